@@ -1,0 +1,68 @@
+import cookie from '@fastify/cookie';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { jsonSchemaTransform, validatorCompiler } from 'fastify-type-provider-zod';
+import type { AppContext } from './context.ts';
+import { registerApiKeyRoutes } from './modules/api-keys/api-keys.routes.ts';
+import { registerAuthRoutes } from './modules/auth/auth.routes.ts';
+import { registerHealthRoutes } from './modules/system/health.routes.ts';
+import { registerIntegrationRoutes } from './modules/tenants/integrations.routes.ts';
+import { registerMeRoutes } from './modules/users/me.routes.ts';
+import { authPlugin } from './plugins/auth.ts';
+import { errorsPlugin } from './plugins/errors.ts';
+import { allResources } from './resources/registry.ts';
+import { registerResource } from './resources/routes.ts';
+
+export const API_PREFIX = '/api/v1';
+
+/** Builds the whole application without listening, so tests can inject requests into it. */
+export async function buildApp(ctx: AppContext, options: FastifyServerOptions = {}): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: options.logger ?? { level: ctx.config.logLevel },
+    trustProxy: ctx.config.trustProxy,
+    bodyLimit: 1024 * 1024,
+    ...options,
+  });
+
+  app.setValidatorCompiler(validatorCompiler);
+  // Answers are shaped by each resource's present(); the zod response schemas document them.
+  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
+
+  await app.register(cookie);
+  await app.register(errorsPlugin);
+  await app.register(authPlugin, { ctx });
+  await app.register(swagger, {
+    openapi: {
+      info: { title: 'Voxplan API', version: '1.0.0', description: 'Call-flow console API (LoopBack-style filters).' },
+      servers: [{ url: ctx.config.publicUrl }],
+      components: {
+        securitySchemes: {
+          bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT or vxk_ API key' },
+        },
+      },
+      security: [{ bearer: [] }],
+    },
+    transform: jsonSchemaTransform,
+  });
+  await app.register(swaggerUi, { routePrefix: `${API_PREFIX}/docs` });
+
+  await app.register(
+    async (api) => {
+      api.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+      registerHealthRoutes(api, ctx);
+      registerAuthRoutes(api, ctx);
+
+      await api.register(async (secured) => {
+        secured.addHook('onRequest', (request) => secured.authenticate(request));
+        registerMeRoutes(secured, ctx);
+        registerApiKeyRoutes(secured, ctx);
+        registerIntegrationRoutes(secured, ctx);
+        for (const resource of allResources()) registerResource(secured, ctx, resource);
+      });
+    },
+    { prefix: API_PREFIX },
+  );
+
+  return app;
+}

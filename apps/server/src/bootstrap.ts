@@ -1,0 +1,64 @@
+import { systemSettingType } from '@voxplan/contracts';
+import type { Config } from './config.ts';
+import type { AppContext } from './context.ts';
+import { openDatabase } from './db/database.ts';
+import { migrateToLatest } from './db/migrate.ts';
+import { deriveKeys, loadMasterKey, randomToken } from './lib/keys.ts';
+import { hashPassword } from './lib/passwords.ts';
+import { nowIso } from './lib/time.ts';
+
+/** Settings every installation has; type "sistema" so that nobody removes them. */
+const systemSettings = [
+  { name: 'audio_max_size_mb', value: '10', category: 'audio', description: 'Largest audio file accepted, in MB' },
+  { name: 'outbound_allow_loopback', value: 'false', category: 'security', description: 'Let plan requests reach loopback addresses' },
+] as const;
+
+export interface Started {
+  ctx: AppContext;
+  /** Set when this start created the administrator with a generated password. */
+  generatedAdminPassword?: string;
+  close(): Promise<void>;
+}
+
+/** Opens the database, migrates it and makes sure an administrator and the system settings exist. */
+export async function startContext(config: Config): Promise<Started> {
+  const handle = openDatabase(config);
+  try {
+    await migrateToLatest(handle.db, handle.dialect);
+    const ctx: AppContext = { config, db: handle.db, dialect: handle.dialect, keys: deriveKeys(loadMasterKey(config)) };
+    const now = nowIso();
+    for (const setting of systemSettings) {
+      await ctx.db
+        .insertInto('configurations')
+        .values({ ...setting, type: systemSettingType, created_time: now, updated_time: now })
+        .onConflict((oc) => oc.column('name').doNothing())
+        .execute();
+    }
+    let generatedAdminPassword: string | undefined;
+    const anyUser = await ctx.db.selectFrom('users').select('id').limit(1).executeTakeFirst();
+    if (!anyUser) {
+      const password = config.adminPassword ?? randomToken(12);
+      if (!config.adminPassword) generatedAdminPassword = password;
+      await ctx.db.transaction().execute(async (trx) => {
+        const user = await trx
+          .insertInto('users')
+          .values({
+            username: config.adminUsername,
+            email: `${config.adminUsername}@localhost`,
+            name: 'Administrator',
+            password: await hashPassword(password),
+            created_time: now,
+            updated_time: now,
+          })
+          .onConflict((oc) => oc.column('username').doNothing())
+          .returning('id')
+          .executeTakeFirst();
+        if (user) await trx.insertInto('user_roles').values({ user_id: user.id, role: 'admin', tenant_id: null }).execute();
+      });
+    }
+    return { ctx, ...(generatedAdminPassword && { generatedAdminPassword }), close: handle.close };
+  } catch (error) {
+    await handle.close();
+    throw error;
+  }
+}

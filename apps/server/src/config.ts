@@ -1,0 +1,51 @@
+import path from 'node:path';
+
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  /** Unset: SQLite in the data folder. */
+  databaseUrl: string | undefined;
+  publicUrl: string;
+  adminUsername: string;
+  adminPassword: string | undefined;
+  /** 32 bytes as hex or base64; unset: generated into the data folder on first start. */
+  masterKey: string | undefined;
+  accessTokenTtlSeconds: number;
+  refreshTokenTtlSeconds: number;
+  logLevel: string;
+  /** Failed sign-ins allowed per user, and per address, in the window below. */
+  loginMaxFailuresPerUser: number;
+  loginMaxFailuresPerAddress: number;
+  loginFailureWindowSeconds: number;
+  trustProxy: boolean;
+}
+
+function intFrom(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 0) throw new Error(`${name} must be a whole number, got '${raw}'`);
+  return value;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const port = intFrom(env, 'PORT', 8080);
+  return {
+    port,
+    host: env.HOST || '0.0.0.0',
+    dataDir: path.resolve(env.DATA_DIR || './data'),
+    databaseUrl: env.DATABASE_URL || undefined,
+    publicUrl: (env.PUBLIC_URL || `http://localhost:${port}`).replace(/\/+$/, ''),
+    adminUsername: env.ADMIN_USERNAME || 'admin',
+    adminPassword: env.ADMIN_PASSWORD || undefined,
+    masterKey: env.MASTER_KEY || undefined,
+    accessTokenTtlSeconds: intFrom(env, 'ACCESS_TOKEN_TTL', 15 * 60),
+    refreshTokenTtlSeconds: intFrom(env, 'REFRESH_TOKEN_TTL', 30 * 24 * 3600),
+    logLevel: env.LOG_LEVEL || 'info',
+    loginMaxFailuresPerUser: intFrom(env, 'LOGIN_MAX_FAILURES_PER_USER', 5),
+    loginMaxFailuresPerAddress: intFrom(env, 'LOGIN_MAX_FAILURES_PER_ADDRESS', 20),
+    loginFailureWindowSeconds: intFrom(env, 'LOGIN_FAILURE_WINDOW', 15 * 60),
+    trustProxy: env.TRUST_PROXY === 'true',
+  };
+}

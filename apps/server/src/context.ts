@@ -1,0 +1,35 @@
+import type { RoleAssignment, RoleName } from '@voxplan/contracts';
+import type { Kysely } from 'kysely';
+import type { Config } from './config.ts';
+import type { DialectName } from './db/database.ts';
+import type { Database } from './db/schema.ts';
+import type { Keys } from './lib/keys.ts';
+
+/** Everything a request handler needs from the process, passed explicitly instead of imported. */
+export interface AppContext {
+  config: Config;
+  db: Kysely<Database>;
+  dialect: DialectName;
+  keys: Keys;
+}
+
+/** Who is calling, once the credentials have been checked. */
+export interface Actor {
+  userId: number;
+  username: string;
+  roles: RoleAssignment[];
+  role: RoleName;
+  /** The sign-in this access token belongs to; absent for API keys. */
+  sessionId?: string;
+  apiKeyId?: number;
+}
+
+/**
+ * The actor plus the tenant the request works in. null means every tenant for an admin, and no
+ * tenant at all for anybody else (who then cannot touch tenant-owned data).
+ */
+export interface Scope {
+  actor: Actor;
+  tenantId: number | null;
+  sourceIp: string;
+}

@@ -1,0 +1,20 @@
+import { type Kysely, type Migration, Migrator } from 'kysely';
+import type { DialectName } from './database.ts';
+import * as initial from './migrations/0001-initial.ts';
+import type { Database } from './schema.ts';
+
+/** Numbered migrations, applied in order at start. Add one line per new migration file. */
+function migrationsFor(dialect: DialectName): Record<string, Migration> {
+  return {
+    '0001-initial': { up: initial.up(dialect) },
+  };
+}
+
+export async function migrateToLatest(db: Kysely<Database>, dialect: DialectName): Promise<void> {
+  const migrator = new Migrator({
+    db,
+    provider: { getMigrations: async () => migrationsFor(dialect) },
+  });
+  const { error } = await migrator.migrateToLatest();
+  if (error) throw error instanceof Error ? error : new Error(String(error));
+}

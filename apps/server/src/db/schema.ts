@@ -1,0 +1,113 @@
+import type { Generated } from 'kysely';
+
+/** Times are stored as ISO 8601 UTC text on both dialects, so they compare and sort alike. */
+type Time = string;
+
+export interface TenantTable {
+  id: Generated<number>;
+  created_time: Time;
+  name: string;
+  integrations: string | null;
+}
+
+export interface UserTable {
+  id: Generated<number>;
+  created_time: Time;
+  updated_time: Time;
+  username: string;
+  email: string;
+  name: string;
+  password: string;
+}
+
+export interface UserRoleTable {
+  id: Generated<number>;
+  user_id: number;
+  role: 'admin' | 'user' | 'guest';
+  tenant_id: number | null;
+}
+
+export interface AuthSessionTable {
+  id: string;
+  user_id: number;
+  created_time: Time;
+  expires_time: Time;
+  revoked_time: Time | null;
+  source_ip: string | null;
+  user_agent: string | null;
+}
+
+export interface RefreshTokenTable {
+  /** SHA-256 of the token: the token itself is only ever in the client's cookie. */
+  id: string;
+  session_id: string;
+  created_time: Time;
+  used_time: Time | null;
+}
+
+export interface LoginFailureTable {
+  id: Generated<number>;
+  key: string;
+  created_time: Time;
+}
+
+export interface ApiKeyTable {
+  id: Generated<number>;
+  user_id: number;
+  name: string;
+  prefix: string;
+  secret_hash: string;
+  created_time: Time;
+  last_used_time: Time | null;
+}
+
+export interface ConfigurationTable {
+  id: Generated<number>;
+  created_time: Time;
+  updated_time: Time;
+  name: string;
+  value: string;
+  category: string;
+  description: string;
+  type: string;
+}
+
+export interface AuditLogTable {
+  id: Generated<number>;
+  created_time: Time;
+  user_id: number | null;
+  username: string | null;
+  tenant_id: number | null;
+  action: 'create' | 'update' | 'delete';
+  entity: string;
+  entity_id: string | null;
+  before: string | null;
+  after: string | null;
+  source_ip: string | null;
+}
+
+export interface DestinationTable {
+  id: Generated<number>;
+  tenant_id: number;
+  created_time: Time;
+  updated_time: Time;
+  name: string;
+  kind: 'voice' | 'chat';
+  uri: string;
+  description: string;
+}
+
+export interface Database {
+  tenants: TenantTable;
+  users: UserTable;
+  user_roles: UserRoleTable;
+  auth_sessions: AuthSessionTable;
+  refresh_tokens: RefreshTokenTable;
+  login_failures: LoginFailureTable;
+  api_keys: ApiKeyTable;
+  configurations: ConfigurationTable;
+  audit_log: AuditLogTable;
+  destinations: DestinationTable;
+}
+
+export type TableName = keyof Database;

@@ -1,0 +1,2 @@
+export const nowIso = (): string => new Date().toISOString();
+export const isoAfter = (seconds: number, from = Date.now()): string => new Date(from + seconds * 1000).toISOString();

@@ -1,0 +1,28 @@
+import { buildApp } from './app.ts';
+import { startContext } from './bootstrap.ts';
+import { loadConfig } from './config.ts';
+
+const config = loadConfig();
+const started = await startContext(config);
+const app = await buildApp(started.ctx);
+
+if (started.generatedAdminPassword) {
+  // Shown once, on the start that created the administrator; only its hash is stored.
+  app.log.warn(`Created user '${config.adminUsername}' with password: ${started.generatedAdminPassword}`);
+  process.stdout.write(`\n  Administrator: ${config.adminUsername}\n  Password:      ${started.generatedAdminPassword}\n\n`);
+}
+
+let closing = false;
+async function shutdown(signal: string) {
+  if (closing) return;
+  closing = true;
+  app.log.info({ signal }, 'shutting down');
+  // close() stops accepting connections and waits for in-flight requests before the database goes.
+  await app.close();
+  await started.close();
+  process.exit(0);
+}
+process.on('SIGTERM', () => void shutdown('SIGTERM'));
+process.on('SIGINT', () => void shutdown('SIGINT'));
+
+await app.listen({ port: config.port, host: config.host });

@@ -1,0 +1,48 @@
+import type { Kysely } from 'kysely';
+import type { Scope } from '../../context.ts';
+import type { Database } from '../../db/schema.ts';
+import { nowIso } from '../../lib/time.ts';
+
+export interface AuditChange {
+  action: 'create' | 'update' | 'delete';
+  entity: string;
+  entityId: string | number | null;
+  tenantId: number | null;
+  before: unknown;
+  after: unknown;
+}
+
+const MASK = '••••';
+
+/** Removes secrets from a snapshot before it is written to the audit log. */
+export function maskFields(snapshot: unknown, secretFields: readonly string[]): unknown {
+  if (snapshot === null || typeof snapshot !== 'object' || secretFields.length === 0) return snapshot;
+  const copy: Record<string, unknown> = { ...(snapshot as Record<string, unknown>) };
+  for (const field of secretFields) {
+    if (copy[field] !== undefined && copy[field] !== null) copy[field] = MASK;
+  }
+  return copy;
+}
+
+/** Written inside the same transaction as the change, so a change is never left unaudited. */
+export async function recordAudit(trx: Kysely<Database>, scope: Scope, changes: AuditChange[]): Promise<void> {
+  if (changes.length === 0) return;
+  const created_time = nowIso();
+  await trx
+    .insertInto('audit_log')
+    .values(
+      changes.map((change) => ({
+        created_time,
+        user_id: scope.actor.userId,
+        username: scope.actor.username,
+        tenant_id: change.tenantId,
+        action: change.action,
+        entity: change.entity,
+        entity_id: change.entityId === null ? null : String(change.entityId),
+        before: change.before === null || change.before === undefined ? null : JSON.stringify(change.before),
+        after: change.after === null || change.after === undefined ? null : JSON.stringify(change.after),
+        source_ip: scope.sourceIp,
+      })),
+    )
+    .execute();
+}

@@ -1,0 +1,141 @@
+import type { AppContext } from '../../context.ts';
+import { AppError, unauthorized } from '../../errors.ts';
+import { decoyHash, verifyPassword } from '../../lib/passwords.ts';
+import { randomToken, sha256 } from '../../lib/keys.ts';
+import { isoAfter, nowIso } from '../../lib/time.ts';
+import { signAccessToken } from '../../plugins/auth.ts';
+
+export interface Issued {
+  accessToken: string;
+  refreshToken: string;
+}
+
+export interface ClientInfo {
+  ip: string;
+  userAgent: string | undefined;
+}
+
+/** Sign-in, refresh-token rotation with reuse detection, and sign-out. */
+export class AuthService {
+  constructor(private readonly ctx: AppContext) {}
+
+  private failureKeys(username: string, ip: string) {
+    return { user: `user:${username.toLowerCase()}`, address: `ip:${ip}` };
+  }
+
+  private async assertNotThrottled(username: string, ip: string): Promise<void> {
+    const { config, db } = this.ctx;
+    const since = isoAfter(-config.loginFailureWindowSeconds);
+    const keys = this.failureKeys(username, ip);
+    const counts = await db
+      .selectFrom('login_failures')
+      .select(['key', (eb) => eb.fn.countAll().as('failures')])
+      .where('key', 'in', [keys.user, keys.address])
+      .where('created_time', '>', since)
+      .groupBy('key')
+      .execute();
+    const failuresOf = (key: string) => Number(counts.find((row) => row.key === key)?.failures ?? 0);
+    if (failuresOf(keys.user) >= config.loginMaxFailuresPerUser || failuresOf(keys.address) >= config.loginMaxFailuresPerAddress) {
+      throw new AppError(429, 'too_many_attempts');
+    }
+  }
+
+  async login(username: string, password: string, client: ClientInfo): Promise<Issued> {
+    await this.assertNotThrottled(username, client.ip);
+    const { db } = this.ctx;
+    const user = await db
+      .selectFrom('users')
+      .select(['id', 'password'])
+      .where((eb) => eb.or([eb('username', '=', username), eb('email', '=', username.toLowerCase())]))
+      .executeTakeFirst();
+    // The decoy keeps the time of an unknown user equal to that of a wrong password.
+    const matches = await verifyPassword(user?.password ?? (await decoyHash), password);
+    const keys = this.failureKeys(username, client.ip);
+    if (!user || !matches) {
+      const created_time = nowIso();
+      await db
+        .insertInto('login_failures')
+        .values([
+          { key: keys.user, created_time },
+          { key: keys.address, created_time },
+        ])
+        .execute();
+      throw unauthorized('invalid_credentials');
+    }
+    await db.deleteFrom('login_failures').where('key', '=', keys.user).execute();
+    const sessionId = randomToken(18);
+    const refreshToken = randomToken();
+    const now = nowIso();
+    await db.transaction().execute(async (trx) => {
+      await trx
+        .insertInto('auth_sessions')
+        .values({
+          id: sessionId,
+          user_id: user.id,
+          created_time: now,
+          expires_time: isoAfter(this.ctx.config.refreshTokenTtlSeconds),
+          revoked_time: null,
+          source_ip: client.ip,
+          user_agent: client.userAgent?.slice(0, 300) ?? null,
+        })
+        .execute();
+      await trx.insertInto('refresh_tokens').values({ id: sha256(refreshToken), session_id: sessionId, created_time: now, used_time: null }).execute();
+    });
+    return { accessToken: await this.issueAccessToken(user.id, sessionId), refreshToken };
+  }
+
+  private async issueAccessToken(userId: number, sessionId: string): Promise<string> {
+    try {
+      return await signAccessToken(this.ctx, userId, sessionId);
+    } catch {
+      throw new AppError(500, 'generating_token_error');
+    }
+  }
+
+  /**
+   * Trades a refresh token for a new pair. A token that was already traded means it leaked (or a
+   * client misbehaved): the whole sign-in it descends from is revoked.
+   */
+  async refresh(refreshToken: string | undefined): Promise<Issued> {
+    if (!refreshToken) throw unauthorized('refresh_token_not_found');
+    const { db } = this.ctx;
+    const tokenId = sha256(refreshToken);
+    const outcome = await db.transaction().execute(async (trx) => {
+      const found = await trx
+        .selectFrom('refresh_tokens as t')
+        .innerJoin('auth_sessions as s', 's.id', 't.session_id')
+        .select(['t.id', 't.used_time', 's.id as session_id', 's.user_id', 's.revoked_time', 's.expires_time'])
+        .where('t.id', '=', tokenId)
+        .executeTakeFirst();
+      if (!found || found.revoked_time !== null || found.expires_time <= nowIso()) return undefined;
+      const now = nowIso();
+      const claimed = await trx
+        .updateTable('refresh_tokens')
+        .set({ used_time: now })
+        .where('id', '=', tokenId)
+        .where('used_time', 'is', null)
+        .executeTakeFirst();
+      if (Number(claimed.numUpdatedRows) === 0) {
+        await trx.updateTable('auth_sessions').set({ revoked_time: now }).where('id', '=', found.session_id).execute();
+        return 'reused' as const;
+      }
+      const next = randomToken();
+      await trx.insertInto('refresh_tokens').values({ id: sha256(next), session_id: found.session_id, created_time: now, used_time: null }).execute();
+      return { userId: found.user_id, sessionId: found.session_id, refreshToken: next };
+    });
+    if (outcome === undefined || outcome === 'reused') throw unauthorized('refresh_token_not_found');
+    return { accessToken: await this.issueAccessToken(outcome.userId, outcome.sessionId), refreshToken: outcome.refreshToken };
+  }
+
+  /** Ends the sign-in a refresh token or an access token's session belongs to. */
+  async logout(refreshToken: string | undefined, sessionId: string | undefined): Promise<void> {
+    const { db } = this.ctx;
+    let target = sessionId;
+    if (!target && refreshToken) {
+      const token = await db.selectFrom('refresh_tokens').select('session_id').where('id', '=', sha256(refreshToken)).executeTakeFirst();
+      target = token?.session_id;
+    }
+    if (!target) return;
+    await db.updateTable('auth_sessions').set({ revoked_time: nowIso() }).where('id', '=', target).where('revoked_time', 'is', null).execute();
+  }
+}

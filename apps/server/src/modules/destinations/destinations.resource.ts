@@ -1,0 +1,36 @@
+import { destinationCreateSchema, destinationSchema, destinationUpdateSchema, isValidDestinationUri } from '@voxplan/contracts';
+import { badRequest } from '../../errors.ts';
+import { defineResource } from '../../resources/definition.ts';
+
+export const destinationsResource = defineResource({
+  entity: 'destination',
+  path: '/destinations',
+  table: 'destinations',
+  tenantOwned: true,
+  read: 'member',
+  write: 'member',
+  fields: {
+    id: 'integer',
+    tenant_id: 'integer',
+    name: 'string',
+    kind: 'string',
+    uri: 'string',
+    description: 'string',
+    created_time: 'date',
+    updated_time: 'date',
+  },
+  defaultOrder: [{ field: 'name', direction: 'asc' }],
+  output: destinationSchema,
+  createInput: destinationCreateSchema,
+  updateInput: destinationUpdateSchema,
+  unique: [{ columns: ['tenant_id', 'uri'], code: 'uri_already_exists' }],
+  toValues(input, _write, before) {
+    // A patch may change the kind or the URI alone: the pair must still agree.
+    if (before && (input.kind !== undefined || input.uri !== undefined)) {
+      const kind = (input.kind ?? before.kind) as 'voice' | 'chat';
+      const uri = (input.uri ?? before.uri) as string;
+      if (!isValidDestinationUri(kind, uri)) throw badRequest('invalid_input', [{ path: 'uri', message: `invalid ${kind} URI` }]);
+    }
+    return input;
+  },
+});

@@ -1,0 +1,33 @@
+import { tenantInputSchema, tenantSchema } from '@voxplan/contracts';
+import { conflict } from '../../errors.ts';
+import { defineResource, type Row } from '../../resources/definition.ts';
+import { tenantOwnedTables } from '../../resources/registry.ts';
+
+export const tenantsResource = defineResource({
+  entity: 'tenant',
+  path: '/tenants',
+  table: 'tenants',
+  tenantOwned: false,
+  read: 'admin',
+  write: 'admin',
+  fields: { id: 'integer', name: 'string', created_time: 'date' },
+  defaultOrder: [{ field: 'name', direction: 'asc' }],
+  output: tenantSchema,
+  createInput: tenantInputSchema,
+  updateInput: tenantInputSchema,
+  unique: [{ columns: ['name'], code: 'tenant_already_exists' }],
+  timestamps: { created: true, updated: false },
+  auditTenant: (row) => row.id,
+  present: (rows: Row[]) => rows.map(({ id, created_time, name }) => ({ id, created_time: created_time as string, name: name as string })),
+  async beforeDelete(rows, { trx, scope }) {
+    const ids = rows.map((row) => row.id);
+    // The console sends the selected tenant as the scope: removing it would leave the admin nowhere.
+    if (scope.tenantId !== null && ids.includes(scope.tenantId)) throw conflict('tenant_in_use');
+    const users = await trx.selectFrom('user_roles').select('id').where('tenant_id', 'in', ids).limit(1).executeTakeFirst();
+    if (users) throw conflict('tenant_in_use');
+    for (const table of tenantOwnedTables()) {
+      const owned = await trx.selectFrom(table).select('id').where('tenant_id', 'in', ids).limit(1).executeTakeFirst();
+      if (owned) throw conflict('tenant_in_use');
+    }
+  },
+});

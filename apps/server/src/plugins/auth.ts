@@ -1,0 +1,154 @@
+import { effectiveRole, type ErrorCode, type RoleAssignment } from '@voxplan/contracts';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import { errors as joseErrors, jwtVerify, SignJWT } from 'jose';
+import type { Actor, AppContext, Scope } from '../context.ts';
+import { AppError, badRequest, forbidden, unauthorized } from '../errors.ts';
+import { safeEqualHex, sha256 } from '../lib/keys.ts';
+import { nowIso } from '../lib/time.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    actor?: Actor;
+  }
+}
+
+const API_KEY_PREFIX = 'vxk_';
+const TOKEN_ISSUER = 'voxplan';
+
+export async function signAccessToken(ctx: AppContext, userId: number, sessionId: string): Promise<string> {
+  return new SignJWT({ sid: sessionId })
+    .setProtectedHeader({ alg: 'HS256' })
+    .setSubject(String(userId))
+    .setIssuer(TOKEN_ISSUER)
+    .setIssuedAt()
+    .setExpirationTime(`${ctx.config.accessTokenTtlSeconds}s`)
+    .sign(ctx.keys.tokenKey);
+}
+
+export function formatApiKey(id: number, secret: string): string {
+  return `${API_KEY_PREFIX}${id}_${secret}`;
+}
+
+export async function loadRoles(ctx: AppContext, userId: number): Promise<RoleAssignment[]> {
+  return ctx.db
+    .selectFrom('user_roles')
+    .select(['id', 'role', 'tenant_id', 'user_id'])
+    .where('user_id', '=', userId)
+    .orderBy('id')
+    .execute();
+}
+
+async function actorFromUser(ctx: AppContext, user: { id: number; username: string }, extra: Partial<Actor>): Promise<Actor> {
+  const roles = await loadRoles(ctx, user.id);
+  return { userId: user.id, username: user.username, roles, role: effectiveRole(roles), ...extra };
+}
+
+async function actorFromAccessToken(ctx: AppContext, token: string): Promise<Actor> {
+  let sessionId: string;
+  let userId: number;
+  try {
+    const { payload } = await jwtVerify(token, ctx.keys.tokenKey, { issuer: TOKEN_ISSUER, algorithms: ['HS256'] });
+    if (typeof payload.sid !== 'string' || !payload.sub) throw unauthorized('verifying_token_error');
+    sessionId = payload.sid;
+    userId = Number(payload.sub);
+  } catch (error) {
+    if (error instanceof AppError) throw error;
+    const expiredOrForged =
+      error instanceof joseErrors.JWTExpired || error instanceof joseErrors.JWSSignatureVerificationFailed;
+    throw unauthorized(expiredOrForged ? 'invalid_token' : 'verifying_token_error');
+  }
+  const user = await ctx.db
+    .selectFrom('auth_sessions as s')
+    .innerJoin('users as u', 'u.id', 's.user_id')
+    .select(['u.id', 'u.username'])
+    .where('s.id', '=', sessionId)
+    .where('s.user_id', '=', userId)
+    .where('s.revoked_time', 'is', null)
+    .where('s.expires_time', '>', nowIso())
+    .executeTakeFirst();
+  if (!user) throw unauthorized('token_not_found');
+  return actorFromUser(ctx, user, { sessionId });
+}
+
+async function actorFromApiKey(ctx: AppContext, key: string): Promise<Actor> {
+  const match = /^vxk_(\d{1,12})_([A-Za-z0-9_-]{20,100})$/.exec(key);
+  if (!match) throw unauthorized('invalid_api_key');
+  const row = await ctx.db
+    .selectFrom('api_keys as k')
+    .innerJoin('users as u', 'u.id', 'k.user_id')
+    .select(['k.id', 'k.secret_hash', 'u.id as user_id', 'u.username'])
+    .where('k.id', '=', Number(match[1]))
+    .executeTakeFirst();
+  if (!row) throw unauthorized('api_key_not_found');
+  if (!safeEqualHex(row.secret_hash, sha256(match[2]!))) throw unauthorized('invalid_secret');
+  await ctx.db.updateTable('api_keys').set({ last_used_time: nowIso() }).where('id', '=', row.id).execute();
+  return actorFromUser(ctx, { id: row.user_id, username: row.username }, { apiKeyId: row.id });
+}
+
+function credentialsOf(request: FastifyRequest): { kind: 'jwt' | 'api_key'; value: string } {
+  const apiKeyHeader = request.headers['x-api-key'];
+  if (typeof apiKeyHeader === 'string' && apiKeyHeader !== '') return { kind: 'api_key', value: apiKeyHeader };
+  const header = request.headers.authorization;
+  if (header === undefined || header === '') throw unauthorized('auth_header_not_found');
+  const [scheme = '', ...rest] = header.trim().split(/\s+/);
+  if (scheme.toLowerCase() !== 'bearer') throw unauthorized('auth_not_bearer');
+  if (rest.length !== 1) throw unauthorized('auth_header_malformed');
+  const value = rest[0]!;
+  return { kind: value.startsWith(API_KEY_PREFIX) ? 'api_key' : 'jwt', value };
+}
+
+/** Adds `authenticate` (an onRequest hook) for the routes that need a signed-in caller. */
+export const authPlugin = fp(async (app: FastifyInstance, opts: { ctx: AppContext }) => {
+  const { ctx } = opts;
+  app.decorateRequest('actor', undefined);
+  app.decorate('authenticate', async (request: FastifyRequest) => {
+    const credentials = credentialsOf(request);
+    request.actor =
+      credentials.kind === 'api_key'
+        ? await actorFromApiKey(ctx, credentials.value)
+        : await actorFromAccessToken(ctx, credentials.value);
+  });
+});
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    authenticate: (request: FastifyRequest) => Promise<void>;
+  }
+}
+
+export function actorOf(request: FastifyRequest): Actor {
+  if (!request.actor) throw unauthorized('auth_header_not_found');
+  return request.actor;
+}
+
+const TENANT_HEADER = 'x-tenant-id';
+
+/**
+ * Admins choose the tenant with a header (0 or none: every tenant); everybody else is confined to
+ * the tenant of their first role, whatever they send.
+ */
+export function scopeOf(request: FastifyRequest): Scope {
+  const actor = actorOf(request);
+  const sourceIp = request.ip;
+  if (actor.role === 'admin') {
+    const raw = request.headers[TENANT_HEADER];
+    const value = Array.isArray(raw) ? raw[0] : raw;
+    if (value === undefined || value === '' || value === '0') return { actor, tenantId: null, sourceIp };
+    if (!/^\d{1,10}$/.test(value)) {
+      throw badRequest('invalid_input', [{ path: TENANT_HEADER, message: 'expected a tenant id' }]);
+    }
+    return { actor, tenantId: Number(value), sourceIp };
+  }
+  return { actor, tenantId: actor.roles[0]?.tenant_id ?? null, sourceIp };
+}
+
+export type Access = 'member' | 'admin';
+
+/** The role rules: admin-only areas answer no_role_permission, guests never write. */
+export function assertAllowed(actor: Actor, access: Access, isWrite: boolean): void {
+  let code: ErrorCode | undefined;
+  if (access === 'admin' && actor.role !== 'admin') code = 'no_role_permission';
+  else if (isWrite && actor.role === 'guest') code = 'readonly_only';
+  if (code) throw forbidden(code);
+}

@@ -1,0 +1,60 @@
+import { errorMessage, localeFromAcceptLanguage, type ApiErrorBody, type ErrorCode, type ErrorDetail } from '@voxplan/contracts';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import { z } from 'zod';
+import { FilterError } from '@voxplan/contracts';
+import { AppError, statusName } from '../errors.ts';
+
+export function detailsFromZod(error: z.ZodError): ErrorDetail[] {
+  return error.issues.map((issue) => ({
+    path: issue.path.map(String).join('.'),
+    message: issue.message,
+    code: issue.code,
+  }));
+}
+
+function send(request: FastifyRequest, reply: FastifyReply, statusCode: number, code: ErrorCode, details?: ErrorDetail[], message?: string) {
+  const locale = localeFromAcceptLanguage(request.headers['accept-language']);
+  const body: ApiErrorBody = {
+    error: {
+      statusCode,
+      name: statusName(statusCode),
+      message: message ?? errorMessage(code, locale),
+      code,
+      ...(details && details.length > 0 && { details }),
+    },
+  };
+  return reply.status(statusCode).send(body);
+}
+
+/** Turns every failure into the error shape of spec section 8; a 5xx never shows internals. */
+export const errorsPlugin = fp(async (app: FastifyInstance) => {
+  app.setErrorHandler((error: FastifyError | Error, request, reply) => {
+    if (error instanceof AppError) {
+      return send(request, reply, error.statusCode, error.code, error.details, error.clientMessage);
+    }
+    if (error instanceof z.ZodError) return send(request, reply, 400, 'invalid_input', detailsFromZod(error));
+    if (error instanceof FilterError) {
+      return send(request, reply, 400, 'invalid_filter', [{ path: error.path, message: error.message }]);
+    }
+    const fastifyError = error as FastifyError;
+    if (fastifyError.validation) {
+      const details = fastifyError.validation.map((v) => ({
+        path: [fastifyError.validationContext, ...v.instancePath.split('/').filter(Boolean)].filter(Boolean).join('.'),
+        message: v.message ?? 'invalid',
+      }));
+      return send(request, reply, 400, 'invalid_input', details);
+    }
+    const status = fastifyError.statusCode ?? 500;
+    if (status === 413) return send(request, reply, 413, 'payload_too_large');
+    if (status === 415) return send(request, reply, 415, 'unsupported_media_type');
+    if (status >= 400 && status < 500) {
+      // Fastify's own client errors (malformed JSON, bad content length): their messages are safe.
+      return send(request, reply, status, 'invalid_input', undefined, fastifyError.message);
+    }
+    request.log.error({ err: error }, 'request failed');
+    return send(request, reply, 500, 'internal_error');
+  });
+
+  app.setNotFoundHandler((request, reply) => send(request, reply, 404, 'not_found'));
+});

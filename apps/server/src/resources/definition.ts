@@ -1,0 +1,60 @@
+import type { ErrorCode, FieldMap, OrderTerm } from '@voxplan/contracts';
+import type { Kysely } from 'kysely';
+import type { z } from 'zod';
+import type { AppContext, Scope } from '../context.ts';
+import type { Database, TableName } from '../db/schema.ts';
+import type { Access } from '../plugins/auth.ts';
+
+export type Row = Record<string, unknown> & { id: number };
+export type Values = Record<string, unknown>;
+
+export interface WriteContext {
+  app: AppContext;
+  scope: Scope;
+  trx: Kysely<Database>;
+}
+
+/**
+ * One resource of the generic API (spec section 7). The generic layer gives it count, list, get,
+ * create, patch, bulk patch, delete and bulk delete, with filters, tenant scope, roles and audit;
+ * the definition says only what is particular to it.
+ */
+export interface ResourceDefinition<Out = unknown> {
+  /** Singular, as written to the audit log. */
+  entity: string;
+  /** Under /api/v1. */
+  path: string;
+  table: TableName;
+  /** Rows carry tenant_id and are confined to the caller's tenant. */
+  tenantOwned: boolean;
+  read: Access;
+  write: Access;
+  /** Only the read calls exist (e.g. the audit log). */
+  readOnly?: boolean;
+  /** The columns a filter may name, with their types. */
+  fields: FieldMap;
+  defaultOrder?: OrderTerm[];
+  output: z.ZodType<Out>;
+  createInput: z.ZodType;
+  updateInput: z.ZodType;
+  /** Unique indexes and the code a duplicate answers with. */
+  unique?: { columns: string[]; code: ErrorCode }[];
+  /** Fields masked in the audit log. */
+  secretFields?: readonly string[];
+  /** Turns the parsed input into column values; the generic layer adds ids, times and tenant. */
+  toValues?(input: Values, write: WriteContext, before?: Row): Promise<Values> | Values;
+  /** Runs after the row is written, inside the transaction (e.g. a user's roles). */
+  afterWrite?(id: number, input: Values, write: WriteContext): Promise<void>;
+  /** Refuses a removal (throws an AppError); all rows are checked before any is removed. */
+  beforeDelete?(rows: Row[], write: WriteContext): Promise<void>;
+  /** Shapes stored rows for the client; loads related rows in one go. */
+  present?(rows: Row[], db: Kysely<Database>): Promise<Out[]> | Out[];
+  /** The tenant an audit entry belongs to, for resources that are not tenant-owned. */
+  auditTenant?(row: Row): number | null;
+  /** Columns with created_time/updated_time. */
+  timestamps?: { created: boolean; updated: boolean };
+}
+
+export function defineResource<Out>(definition: ResourceDefinition<Out>): ResourceDefinition<Out> {
+  return definition;
+}

@@ -1,0 +1,61 @@
+import type { Condition, FieldMap, OrderTerm, Scalar } from '@voxplan/contracts';
+import { type Expression, type ExpressionBuilder, type SelectQueryBuilder, sql, type SqlBool } from 'kysely';
+import type { DialectName } from '../db/database.ts';
+
+// The builders here are generic over tables: every field name reaching them has been checked
+// against the resource's field map by parseFilter, so the loose table typing is contained.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- generic over every resource table
+type AnyBuilder = ExpressionBuilder<any, any>;
+
+const toColumnValue = (value: Scalar): string | number => (typeof value === 'boolean' ? (value ? 1 : 0) : value);
+
+const operatorSql = { eq: '=', neq: '<>', lt: '<', gt: '>', lte: '<=', gte: '>=' } as const;
+
+/** Compiles a parsed where clause to a Kysely expression: values are always bound parameters. */
+export function compileCondition(eb: AnyBuilder, condition: Condition, dialect: DialectName): Expression<SqlBool> {
+  switch (condition.kind) {
+    case 'and':
+      return eb.and(condition.items.map((item) => compileCondition(eb, item, dialect)));
+    case 'or':
+      return eb.or(condition.items.map((item) => compileCondition(eb, item, dialect)));
+    case 'between':
+      return eb.between(eb.ref(condition.field), toColumnValue(condition.low), toColumnValue(condition.high));
+    case 'in': {
+      const column = eb.ref(condition.field);
+      if (condition.values.length === 0) return condition.negate ? sql<SqlBool>`1 = 1` : sql<SqlBool>`1 = 0`;
+      const values = condition.values.map(toColumnValue);
+      // "not in" keeps rows whose value is unknown, as a person reading the filter expects.
+      return condition.negate
+        ? eb.or([eb(column, 'not in', values), eb(column, 'is', null)])
+        : eb(column, 'in', values);
+    }
+    case 'compare': {
+      const column = eb.ref(condition.field);
+      const { op, value } = condition;
+      if (value === null) {
+        if (op === 'eq') return eb(column, 'is', null);
+        if (op === 'neq') return eb(column, 'is not', null);
+        throw new Error(`operator ${op} cannot compare with null`);
+      }
+      if (op === 'like' || op === 'nlike') {
+        // ILIKE on PostgreSQL; SQLite's LIKE already ignores case.
+        const likeOp = dialect === 'postgres' ? 'ilike' : 'like';
+        const pattern = String(value);
+        return op === 'like'
+          ? eb(column, likeOp, pattern)
+          : eb.or([eb(column, dialect === 'postgres' ? 'not ilike' : 'not like', pattern), eb(column, 'is', null)]);
+      }
+      if (op === 'neq') return eb.or([eb(column, '<>', toColumnValue(value)), eb(column, 'is', null)]);
+      return eb(column, operatorSql[op], toColumnValue(value));
+    }
+  }
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- generic over every resource table
+export function applyOrder<Q extends SelectQueryBuilder<any, any, any>>(query: Q, order: OrderTerm[], fields: FieldMap): Q {
+  let ordered = query;
+  for (const term of order) ordered = ordered.orderBy(term.field, term.direction) as Q;
+  // A unique last key makes paging stable when the chosen order has ties.
+  if (Object.hasOwn(fields, 'id') && !order.some((term) => term.field === 'id')) ordered = ordered.orderBy('id', 'asc') as Q;
+  return ordered;
+}

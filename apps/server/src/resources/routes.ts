@@ -1,0 +1,76 @@
+import { countSchema, decodeJsonParam, idListSchema, idsOf } from '@voxplan/contracts';
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { AppContext } from '../context.ts';
+import { scopeOf } from '../plugins/auth.ts';
+import type { ResourceDefinition, Values } from './definition.ts';
+import { ResourceService } from './service.ts';
+
+const idParams = z.object({ id: z.coerce.number().int().positive().max(2 ** 31 - 1) });
+const filterQuery = z.object({
+  filter: z.string().optional().describe('JSON: {"where":{...},"order":["name ASC"],"limit":10,"skip":0}'),
+});
+const whereQuery = z.object({ where: z.string().optional().describe('JSON where clause') });
+
+/** Registers the eight calls of spec section 7 for one resource; answers are the same shape for all. */
+export function registerResource<Out>(app: FastifyInstance, ctx: AppContext, definition: ResourceDefinition<Out>): ResourceService<Out> {
+  const service = new ResourceService(definition, ctx);
+  const routes = app.withTypeProvider<ZodTypeProvider>();
+  const tags = [definition.path.replace(/^\//, '')];
+  const base = definition.path;
+  const list = z.array(definition.output);
+
+  routes.get(`${base}/count`, { schema: { tags, querystring: whereQuery, response: { 200: countSchema } } }, async (request) => ({
+    count: await service.count(scopeOf(request), decodeJsonParam(request.query.where, 'where')),
+  }));
+
+  routes.get(base, { schema: { tags, querystring: filterQuery, response: { 200: list } } }, async (request) =>
+    service.list(scopeOf(request), decodeJsonParam(request.query.filter, 'filter')),
+  );
+
+  routes.get(`${base}/:id`, { schema: { tags, params: idParams, response: { 200: definition.output } } }, async (request) =>
+    service.get(scopeOf(request), request.params.id),
+  );
+
+  if (definition.readOnly) return service;
+
+  // Role checks come before body validation, so a guest learns it may not write, not what to fix.
+  const writeGuard = { preValidation: async (request: Parameters<typeof scopeOf>[0]) => void service.assertWritable(scopeOf(request)) };
+
+  routes.post(base, { ...writeGuard, schema: { tags, body: definition.createInput, response: { 201: definition.output } } }, async (request, reply) => {
+    const created = await service.create(scopeOf(request), request.body as Values);
+    return reply.status(201).send(created);
+  });
+
+  routes.patch(
+    `${base}/:id`,
+    { ...writeGuard, schema: { tags, params: idParams, body: definition.updateInput, response: { 200: definition.output } } },
+    async (request) => service.patch(scopeOf(request), request.params.id, request.body as Values),
+  );
+
+  routes.put(
+    `${base}/:id`,
+    { ...writeGuard, schema: { tags, params: idParams, body: definition.updateInput, response: { 200: definition.output } } },
+    async (request) => service.patch(scopeOf(request), request.params.id, request.body as Values),
+  );
+
+  routes.patch(
+    base,
+    { ...writeGuard, schema: { tags, querystring: whereQuery, body: definition.updateInput, response: { 200: countSchema } } },
+    async (request) => ({
+      count: await service.patchMany(scopeOf(request), decodeJsonParam(request.query.where, 'where'), request.body as Values),
+    }),
+  );
+
+  routes.delete(`${base}/:id`, { ...writeGuard, schema: { tags, params: idParams, response: { 204: z.null() } } }, async (request, reply) => {
+    await service.remove(scopeOf(request), request.params.id);
+    return reply.status(204).send(null);
+  });
+
+  routes.delete(base, { ...writeGuard, schema: { tags, body: idListSchema, response: { 200: countSchema } } }, async (request) => ({
+    count: await service.removeMany(scopeOf(request), idsOf(request.body)),
+  }));
+
+  return service;
+}

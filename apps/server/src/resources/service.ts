@@ -1,0 +1,278 @@
+import { type Condition, type FieldMap, filterLimits, type ParsedFilter, parseFilter, parseWhere } from '@voxplan/contracts';
+import type { Kysely } from 'kysely';
+import type { AppContext, Scope } from '../context.ts';
+import { isForeignKeyViolation, uniqueViolationColumns } from '../db/constraint-errors.ts';
+import { AppError, badRequest, conflict, forbidden, notFound } from '../errors.ts';
+import { nowIso } from '../lib/time.ts';
+import { type AuditChange, maskFields, recordAudit } from '../modules/audit/audit.recorder.ts';
+import { assertAllowed } from '../plugins/auth.ts';
+import type { ResourceDefinition, Row, Values, WriteContext } from './definition.ts';
+import { applyOrder, compileCondition } from './filter-sql.ts';
+
+// Kysely is typed per table; this layer serves every table, and checks every column name it uses
+// against the resource's field map before it reaches a query.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- see above
+type LooseDb = Kysely<any>;
+
+export class ResourceService<Out> {
+  private readonly fields: FieldMap;
+
+  constructor(
+    readonly definition: ResourceDefinition<Out>,
+    private readonly app: AppContext,
+  ) {
+    this.fields = definition.fields;
+  }
+
+  private get db(): LooseDb {
+    return this.app.db as LooseDb;
+  }
+
+  /** The tenant rows must belong to, or undefined when the scope sees every tenant. */
+  private tenantFilter(scope: Scope): number | undefined {
+    if (!this.definition.tenantOwned) return undefined;
+    if (scope.tenantId !== null) return scope.tenantId;
+    if (scope.actor.role === 'admin') return undefined;
+    throw forbidden('forbidden_tenant');
+  }
+
+  private scopedSelect(db: LooseDb, scope: Scope, where?: Condition) {
+    const tenantId = this.tenantFilter(scope);
+    let query = db.selectFrom(this.definition.table);
+    if (tenantId !== undefined) query = query.where('tenant_id', '=', tenantId);
+    if (where) query = query.where((eb) => compileCondition(eb, where, this.app.dialect));
+    return query;
+  }
+
+  private async present(rows: Row[], db: LooseDb = this.db): Promise<Out[]> {
+    if (this.definition.present) return this.definition.present(rows, db);
+    return rows as Out[];
+  }
+
+  private snapshot(out: Out | undefined): unknown {
+    return out === undefined ? null : maskFields(out, this.definition.secretFields ?? []);
+  }
+
+  private auditTenant(row: Row, scope: Scope): number | null {
+    if (this.definition.tenantOwned) return row.tenant_id as number;
+    if (this.definition.auditTenant) return this.definition.auditTenant(row);
+    return scope.tenantId;
+  }
+
+  private checkRead(scope: Scope) {
+    assertAllowed(scope.actor, this.definition.read, false);
+  }
+
+  private checkWrite(scope: Scope) {
+    assertAllowed(scope.actor, this.definition.write, true);
+  }
+
+  assertWritable(scope: Scope): void {
+    this.checkWrite(scope);
+  }
+
+  parseFilter(filter: unknown): ParsedFilter {
+    return parseFilter(filter, this.fields);
+  }
+
+  async count(scope: Scope, where: unknown): Promise<number> {
+    this.checkRead(scope);
+    const condition = parseWhere(where, this.fields);
+    const row = await this.scopedSelect(this.db, scope, condition)
+      .select((eb) => eb.fn.countAll().as('count'))
+      .executeTakeFirstOrThrow();
+    return Number(row.count);
+  }
+
+  async list(scope: Scope, filter: unknown): Promise<Out[]> {
+    this.checkRead(scope);
+    const parsed = this.parseFilter(filter);
+    const order = parsed.order.length > 0 ? parsed.order : (this.definition.defaultOrder ?? []);
+    // Without a limit a list answers at most the largest page a filter may ask for.
+    let query = applyOrder(this.scopedSelect(this.db, scope, parsed.where).selectAll(), order, this.fields).limit(
+      parsed.limit ?? filterLimits.maxLimit,
+    );
+    if (parsed.skip > 0) query = query.offset(parsed.skip);
+    const rows = (await query.execute()) as Row[];
+    return this.present(rows);
+  }
+
+  private async findRow(db: LooseDb, scope: Scope, id: number): Promise<Row> {
+    const row = (await this.scopedSelect(db, scope).selectAll().where('id', '=', id).executeTakeFirst()) as Row | undefined;
+    if (!row) throw notFound();
+    return row;
+  }
+
+  async get(scope: Scope, id: number): Promise<Out> {
+    this.checkRead(scope);
+    const [out] = await this.present([await this.findRow(this.db, scope, id)]);
+    return out!;
+  }
+
+  private async inTransaction<T>(scope: Scope, work: (write: WriteContext) => Promise<T>): Promise<T> {
+    try {
+      return await this.app.db.transaction().execute((trx) => work({ app: this.app, scope, trx }));
+    } catch (error) {
+      throw this.translateConstraintError(error);
+    }
+  }
+
+  private translateConstraintError(error: unknown): unknown {
+    if (error instanceof AppError) return error;
+    const columns = uniqueViolationColumns(error);
+    if (columns) {
+      const rule = this.definition.unique?.find(
+        (candidate) => candidate.columns.length === columns.length && candidate.columns.every((c) => columns.includes(c)),
+      );
+      const field = columns.filter((c) => c !== 'tenant_id').join(', ');
+      return conflict(rule?.code ?? 'name_already_exists', [{ path: field, message: 'already exists' }]);
+    }
+    if (isForeignKeyViolation(error)) return badRequest('tenant_not_found');
+    return error;
+  }
+
+  private async values(input: Values, write: WriteContext, before?: Row): Promise<Values> {
+    return this.definition.toValues ? this.definition.toValues(input, write, before) : input;
+  }
+
+  async create(scope: Scope, input: Values): Promise<Out> {
+    this.checkWrite(scope);
+    let tenantId: number | undefined;
+    if (this.definition.tenantOwned) {
+      tenantId = this.tenantFilter(scope);
+      if (tenantId === undefined) throw badRequest('no_tenant_provided');
+    }
+    return this.inTransaction(scope, async (write) => {
+      const now = nowIso();
+      const timestamps = this.definition.timestamps ?? { created: true, updated: true };
+      const row = {
+        ...(await this.values(input, write)),
+        ...(tenantId !== undefined && { tenant_id: tenantId }),
+        ...(timestamps.created && { created_time: now }),
+        ...(timestamps.updated && { updated_time: now }),
+      };
+      const inserted = (await (write.trx as LooseDb)
+        .insertInto(this.definition.table)
+        .values(row)
+        .returningAll()
+        .executeTakeFirstOrThrow()) as Row;
+      await this.definition.afterWrite?.(inserted.id, input, write);
+      const [out] = await this.present([inserted], write.trx as LooseDb);
+      await recordAudit(write.trx, scope, [
+        {
+          action: 'create',
+          entity: this.definition.entity,
+          entityId: inserted.id,
+          tenantId: this.auditTenant(inserted, scope),
+          before: null,
+          after: this.snapshot(out),
+        },
+      ]);
+      return out!;
+    });
+  }
+
+  private async updateRows(write: WriteContext, rows: Row[], input: Values): Promise<AuditChange[]> {
+    const trx = write.trx as LooseDb;
+    const timestamps = this.definition.timestamps ?? { created: true, updated: true };
+    const beforeOut = await this.present(rows, trx);
+    const changes: AuditChange[] = [];
+    for (const [index, row] of rows.entries()) {
+      const values = { ...(await this.values(input, write, row)), ...(timestamps.updated && { updated_time: nowIso() }) };
+      if (Object.keys(values).length > 0) {
+        await trx.updateTable(this.definition.table).set(values).where('id', '=', row.id).execute();
+      }
+      await this.definition.afterWrite?.(row.id, input, write);
+      const after = (await trx.selectFrom(this.definition.table).selectAll().where('id', '=', row.id).executeTakeFirstOrThrow()) as Row;
+      const [afterOut] = await this.present([after], trx);
+      changes.push({
+        action: 'update',
+        entity: this.definition.entity,
+        entityId: row.id,
+        tenantId: this.auditTenant(after, write.scope),
+        before: this.snapshot(beforeOut[index]),
+        after: this.snapshot(afterOut),
+      });
+    }
+    await recordAudit(write.trx, write.scope, changes);
+    return changes;
+  }
+
+  async patch(scope: Scope, id: number, input: Values): Promise<Out> {
+    this.checkWrite(scope);
+    return this.patchRow(scope, id, input);
+  }
+
+  /** A user editing their own record: allowed whatever the role rules for the resource say. */
+  async patchAsOwner(scope: Scope, id: number, input: Values): Promise<Out> {
+    return this.patchRow(scope, id, input);
+  }
+
+  private async patchRow(scope: Scope, id: number, input: Values): Promise<Out> {
+    return this.inTransaction(scope, async (write) => {
+      const row = await this.findRow(write.trx as LooseDb, scope, id);
+      await this.updateRows(write, [row], input);
+      const after = await this.findRow(write.trx as LooseDb, scope, id);
+      const [out] = await this.present([after], write.trx as LooseDb);
+      return out!;
+    });
+  }
+
+  async patchMany(scope: Scope, where: unknown, input: Values): Promise<number> {
+    this.checkWrite(scope);
+    const condition = parseWhere(where, this.fields);
+    return this.inTransaction(scope, async (write) => {
+      const rows = (await this.scopedSelect(write.trx as LooseDb, scope, condition).selectAll().orderBy('id').execute()) as Row[];
+      await this.updateRows(write, rows, input);
+      return rows.length;
+    });
+  }
+
+  private async deleteRows(write: WriteContext, rows: Row[]): Promise<number> {
+    if (rows.length === 0) return 0;
+    await this.definition.beforeDelete?.(rows, write);
+    const trx = write.trx as LooseDb;
+    const before = await this.present(rows, trx);
+    await trx
+      .deleteFrom(this.definition.table)
+      .where(
+        'id',
+        'in',
+        rows.map((row) => row.id),
+      )
+      .execute();
+    await recordAudit(
+      write.trx,
+      write.scope,
+      rows.map((row, index) => ({
+        action: 'delete',
+        entity: this.definition.entity,
+        entityId: row.id,
+        tenantId: this.auditTenant(row, write.scope),
+        before: this.snapshot(before[index]),
+        after: null,
+      })),
+    );
+    return rows.length;
+  }
+
+  async remove(scope: Scope, id: number): Promise<void> {
+    this.checkWrite(scope);
+    await this.inTransaction(scope, async (write) => {
+      const row = await this.findRow(write.trx as LooseDb, scope, id);
+      await this.deleteRows(write, [row]);
+    });
+  }
+
+  async removeMany(scope: Scope, ids: number[]): Promise<number> {
+    this.checkWrite(scope);
+    return this.inTransaction(scope, async (write) => {
+      const rows = (await this.scopedSelect(write.trx as LooseDb, scope)
+        .selectAll()
+        .where('id', 'in', ids)
+        .orderBy('id')
+        .execute()) as Row[];
+      return this.deleteRows(write, rows);
+    });
+  }
+}

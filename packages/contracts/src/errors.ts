@@ -1,0 +1,112 @@
+import en from './i18n/errors.en.json' with { type: 'json' };
+import pt from './i18n/errors.pt.json' with { type: 'json' };
+
+/**
+ * The error catalogue of spec section 8, plus the codes this project added (marked in
+ * docs/errors.md). Server answers carry one of these codes; the console translates them.
+ */
+export const errorCodes = [
+  // spec section 8
+  'email_exists',
+  'no_role_permission',
+  'token_not_found',
+  'wrong_password',
+  'forbidden',
+  'access_forbidden',
+  'readonly_only',
+  'initial_date_after_final_date',
+  'tenant_already_exists',
+  'uri_already_exists',
+  'no_name_provided',
+  'no_tenant_provided',
+  'name_already_exists',
+  'audio_not_found',
+  'error_deleting_file',
+  'invalid_credentials',
+  'generating_token_error',
+  'refresh_token_not_found',
+  'copy_cache_error',
+  'api_key_not_found',
+  'invalid_api_key',
+  'user_not_found',
+  'auth_header_not_found',
+  'auth_not_bearer',
+  'auth_header_malformed',
+  'invalid_secret',
+  'forbidden_tenant',
+  'invalid_token',
+  'verifying_token_error',
+  'ai_key_not_found',
+  'ai_key_invalid',
+  'ai_access_error',
+  'license_already_licensed',
+  'license_missing_configuration',
+  'license_invalid_serial',
+  'license_not_found',
+  'license_missing_hardware_id',
+  'license_create_error',
+  'license_get_error',
+  'license_update_error',
+  'license_sync_error',
+  'license_decrypt_error',
+  // added by this project
+  'invalid_input',
+  'invalid_filter',
+  'not_found',
+  'internal_error',
+  'too_many_attempts',
+  'username_exists',
+  'tenant_in_use',
+  'tenant_not_found',
+  'cannot_remove_self',
+  'system_setting_not_removable',
+  'passwords_do_not_match',
+  'destination_in_use',
+  'payload_too_large',
+  'unsupported_media_type',
+] as const;
+
+export type ErrorCode = (typeof errorCodes)[number];
+
+export type Locale = 'en' | 'pt';
+
+export const errorMessages: Record<Locale, Record<ErrorCode, string>> = { en, pt };
+
+/** Picks the catalogue language from an Accept-Language header ("pt-BR,pt;q=0.9,en;q=0.8"). */
+export function localeFromAcceptLanguage(header: string | undefined): Locale {
+  if (!header) return 'en';
+  const ranked = header
+    .split(',')
+    .map((part) => {
+      const [tag = '', ...params] = part.trim().split(';');
+      const q = params.find((p) => p.trim().startsWith('q='));
+      return { tag: tag.toLowerCase(), q: q ? Number(q.trim().slice(2)) : 1 };
+    })
+    .sort((a, b) => b.q - a.q);
+  for (const { tag } of ranked) {
+    if (tag.startsWith('pt')) return 'pt';
+    if (tag.startsWith('en')) return 'en';
+  }
+  return 'en';
+}
+
+export function errorMessage(code: ErrorCode, locale: Locale): string {
+  return errorMessages[locale][code];
+}
+
+/** The error body every API answer uses on failure (spec section 8). */
+export interface ApiErrorBody {
+  error: {
+    statusCode: number;
+    name: string;
+    message: string;
+    code?: ErrorCode;
+    details?: ErrorDetail[];
+  };
+}
+
+export interface ErrorDetail {
+  path: string;
+  message: string;
+  code?: string;
+}

@@ -1,0 +1,65 @@
+import { z } from 'zod';
+import { idSchema, timestampSchema } from './common.ts';
+
+export const tenantNameMaxLength = 50;
+/** Spec section 5: typing is restricted to letters, digits and these symbols, and lowercased. */
+export const tenantNamePattern = /^[\p{L}\p{N}\-@:%._+~#=/?&]+$/u;
+
+/** What the console's input mask does to a tenant name as it is typed. */
+export function normalizeTenantName(raw: string): string {
+  return [...raw.toLowerCase()].filter((ch) => tenantNamePattern.test(ch)).join('');
+}
+
+export const tenantNameSchema = z
+  .string()
+  .trim()
+  .min(1)
+  .max(tenantNameMaxLength)
+  .regex(tenantNamePattern)
+  .transform((name) => name.toLowerCase());
+
+export const tenantSchema = z.object({
+  id: idSchema,
+  created_time: timestampSchema,
+  name: z.string(),
+});
+export type Tenant = z.infer<typeof tenantSchema>;
+
+export const tenantInputSchema = z.object({ name: tenantNameSchema }).strict();
+export type TenantInput = z.input<typeof tenantInputSchema>;
+
+export const integrationsSchema = z.object({
+  twilio_sid: z.string().optional(),
+  twilio_token: z.string().optional(),
+  openai_key: z.string().optional(),
+  sippulse_ai_key: z.string().optional(),
+});
+export type Integrations = z.infer<typeof integrationsSchema>;
+
+/** Spec section 5: a provider that is on needs all of its keys. Absent providers are off. */
+export const integrationsInputSchema = z
+  .object({
+    twilio_sid: z.string().trim().min(1).max(200).optional(),
+    twilio_token: z.string().trim().min(1).max(500).optional(),
+    openai_key: z.string().trim().min(1).max(500).optional(),
+    sippulse_ai_key: z.string().trim().min(1).max(500).optional(),
+  })
+  .strict()
+  .superRefine((value, ctx) => {
+    if (value.twilio_sid !== undefined && value.twilio_token === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['twilio_token'], message: 'required' });
+    }
+    if (value.twilio_token !== undefined && value.twilio_sid === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['twilio_sid'], message: 'required' });
+    }
+  });
+export type IntegrationsInput = z.input<typeof integrationsInputSchema>;
+
+export const secretIntegrationFields = ['twilio_token', 'openai_key', 'sippulse_ai_key'] as const;
+
+/** The visible form of a stored secret; sending it back unchanged keeps the stored value. */
+export const secretMaskPrefix = '••••';
+export function maskSecret(secret: string): string {
+  return secretMaskPrefix + (secret.length > 8 ? secret.slice(-4) : '');
+}
+export const isMaskedSecret = (value: string): boolean => value.startsWith(secretMaskPrefix);

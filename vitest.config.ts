@@ -1,0 +1,27 @@
+import { defineConfig } from 'vitest/config';
+
+const apiTests = ['apps/server/test/**/*.test.ts'];
+
+/**
+ * The API suite runs twice, once per database; unit tests of the packages run once.
+ * The postgres project starts its own throwaway server (apps/server/test/postgres-global-setup.ts).
+ */
+export default defineConfig({
+  test: {
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    projects: [
+      { test: { name: 'unit', include: ['packages/*/src/**/*.test.ts', 'apps/server/src/**/*.test.ts'] } },
+      { test: { name: 'sqlite', include: apiTests, env: { TEST_DIALECT: 'sqlite' } } },
+      {
+        test: {
+          name: 'postgres',
+          include: apiTests,
+          exclude: ['apps/server/test/postgres-server.test.ts'],
+          env: { TEST_DIALECT: 'postgres' },
+          globalSetup: ['apps/server/test/postgres-global-setup.ts'],
+        },
+      },
+    ],
+  },
+});

@@ -11,9 +11,10 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     projects: [
-      { test: { name: 'unit', include: ['packages/*/src/**/*.test.ts', 'apps/server/src/**/*.test.ts'] } },
-      { test: { name: 'sqlite', include: apiTests, env: { TEST_DIALECT: 'sqlite' } } },
+      { extends: true, test: { name: 'unit', include: ['packages/*/src/**/*.test.ts', 'apps/server/src/**/*.test.ts'] } },
+      { extends: true, test: { name: 'sqlite', include: apiTests, env: { TEST_DIALECT: 'sqlite' } } },
       {
+        extends: true,
         test: {
           name: 'postgres',
           include: apiTests,

@@ -8,17 +8,24 @@ const app = await buildApp(started.ctx);
 
 if (started.generatedAdminPassword) {
   // Shown once, on the start that created the administrator; only its hash is stored.
-  app.log.warn(`Created user '${config.adminUsername}' with password: ${started.generatedAdminPassword}`);
   process.stdout.write(`\n  Administrator: ${config.adminUsername}\n  Password:      ${started.generatedAdminPassword}\n\n`);
 }
 
+const shutdownGraceMs = 10_000;
 let closing = false;
 async function shutdown(signal: string) {
   if (closing) return;
   closing = true;
   app.log.info({ signal }, 'shutting down');
   // close() stops accepting connections and waits for in-flight requests before the database goes.
-  await app.close();
+  // A keep-alive connection that finishes its request after close() began stays open unless
+  // closed here, and past the grace period every connection is cut.
+  const closed = app.close();
+  const sweep = setInterval(() => app.server.closeIdleConnections(), 50);
+  const deadline = setTimeout(() => app.server.closeAllConnections(), shutdownGraceMs);
+  await closed;
+  clearInterval(sweep);
+  clearTimeout(deadline);
   await started.close();
   process.exit(0);
 }

@@ -1,0 +1,75 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, expect, inject, test } from 'vitest';
+import { ADMIN, dialect } from './harness.ts';
+import { createTestDatabase } from './postgres-server.ts';
+
+const serverEntry = path.resolve(import.meta.dirname, '../src/main.ts');
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const probe = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as net.AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+function request(agent: http.Agent, port: number, method: string, urlPath: string, body?: unknown) {
+  return new Promise<{ status: number; body: string }>((resolve, reject) => {
+    const req = http.request({ agent, host: '127.0.0.1', port, method, path: urlPath, headers: { 'content-type': 'application/json' } }, (res) => {
+      let text = '';
+      res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+    });
+    req.on('error', reject);
+    req.end(body === undefined ? undefined : JSON.stringify(body));
+  });
+}
+
+const cleanups: (() => Promise<void> | void)[] = [];
+afterAll(async () => {
+  for (const cleanup of cleanups.reverse()) await cleanup();
+});
+
+test('SIGTERM lets the request in flight finish, then the process exits cleanly', async () => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'voxplan-shutdown-'));
+  cleanups.push(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, ADMIN_PASSWORD: ADMIN.password, LOG_LEVEL: 'warn', HOST: '127.0.0.1' };
+  if (dialect === 'postgres') {
+    const database = await createTestDatabase(inject('postgresUrl'));
+    cleanups.push(database.drop);
+    env.DATABASE_URL = database.url;
+  }
+  const port = await freePort();
+  env.PORT = String(port);
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', serverEntry], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  child.stderr?.on('data', (d: Buffer) => console.error(String(d)));
+  cleanups.push(() => void child.kill('SIGKILL'));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  for (let attempt = 0; ; attempt++) {
+    try {
+      if ((await request(agent, port, 'GET', '/api/v1/health')).status === 200) break;
+    } catch (error) {
+      if (attempt > 150) throw error;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+
+  // Password hashing makes a sign-in take long enough to still be running when the signal lands.
+  const inFlight = request(agent, port, 'POST', '/api/v1/login', { username: ADMIN.username, password: ADMIN.password });
+  await new Promise((resolve) => setTimeout(resolve, 5));
+  child.kill('SIGTERM');
+
+  const answer = await inFlight;
+  expect(answer.status).toBe(200);
+  expect(JSON.parse(answer.body)).toHaveProperty('token');
+  expect(await exited).toBe(0);
+  await expect(request(new http.Agent(), port, 'GET', '/api/v1/health')).rejects.toThrow(/ECONNREFUSED/);
+});

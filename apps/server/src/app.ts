@@ -7,9 +7,11 @@ import type { AppContext } from './context.ts';
 import { registerApiKeyRoutes } from './modules/api-keys/api-keys.routes.ts';
 import { registerAuthRoutes } from './modules/auth/auth.routes.ts';
 import { registerHealthRoutes } from './modules/system/health.routes.ts';
+import { registerSystemInfoRoutes } from './modules/system/system-info.routes.ts';
 import { registerIntegrationRoutes } from './modules/tenants/integrations.routes.ts';
 import { registerMeRoutes } from './modules/users/me.routes.ts';
 import { authPlugin } from './plugins/auth.ts';
+import { consolePlugin } from './plugins/console.ts';
 import { errorsPlugin } from './plugins/errors.ts';
 import { allResources } from './resources/registry.ts';
 import { registerResource } from './resources/routes.ts';
@@ -58,11 +60,13 @@ export async function buildApp(ctx: AppContext, options: FastifyServerOptions = 
         registerMeRoutes(secured, ctx);
         registerApiKeyRoutes(secured, ctx);
         registerIntegrationRoutes(secured, ctx);
+        registerSystemInfoRoutes(secured);
         for (const resource of allResources()) registerResource(secured, ctx, resource);
       });
     },
     { prefix: API_PREFIX },
   );
+  await app.register(consolePlugin, { dir: ctx.config.consoleDir, apiPrefix: API_PREFIX });
 
   return app;
 }

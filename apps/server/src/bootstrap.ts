@@ -10,6 +10,7 @@ import { nowIso } from './lib/time.ts';
 /** Settings every installation has; type "sistema" so that nobody removes them. */
 const systemSettings = [
   { name: 'audio_max_size_mb', value: '10', category: 'audio', description: 'Largest audio file accepted, in MB' },
+  { name: 'feature_second_ai_provider', value: 'false', category: 'features', description: 'Offer a second AI provider in tenant integrations' },
   { name: 'outbound_allow_loopback', value: 'false', category: 'security', description: 'Let plan requests reach loopback addresses' },
 ] as const;
 
@@ -22,7 +23,7 @@ export interface Started {
 
 /** Opens the database, migrates it and makes sure an administrator and the system settings exist. */
 export async function startContext(config: Config): Promise<Started> {
-  const handle = openDatabase(config);
+  const handle = openDatabase({ ...config, onPoolError: (error) => console.warn(`database connection lost: ${error.message}`) });
   try {
     await migrateToLatest(handle.db, handle.dialect);
     const ctx: AppContext = { config, db: handle.db, dialect: handle.dialect, keys: deriveKeys(loadMasterKey(config)) };
@@ -44,7 +45,7 @@ export async function startContext(config: Config): Promise<Started> {
           .insertInto('users')
           .values({
             username: config.adminUsername,
-            email: `${config.adminUsername}@localhost`,
+            email: config.adminEmail,
             name: 'Administrator',
             password: await hashPassword(password),
             created_time: now,

@@ -9,6 +9,7 @@ export interface Config {
   publicUrl: string;
   adminUsername: string;
   adminPassword: string | undefined;
+  adminEmail: string;
   /** 32 bytes as hex or base64; unset: generated into the data folder on first start. */
   masterKey: string | undefined;
   accessTokenTtlSeconds: number;
@@ -19,6 +20,8 @@ export interface Config {
   loginMaxFailuresPerAddress: number;
   loginFailureWindowSeconds: number;
   trustProxy: boolean;
+  /** The built console (apps/console/dist), served at /. */
+  consoleDir: string;
 }
 
 function intFrom(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
@@ -39,6 +42,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicUrl: (env.PUBLIC_URL || `http://localhost:${port}`).replace(/\/+$/, ''),
     adminUsername: env.ADMIN_USERNAME || 'admin',
     adminPassword: env.ADMIN_PASSWORD || undefined,
+    adminEmail: env.ADMIN_EMAIL || 'admin@example.com',
     masterKey: env.MASTER_KEY || undefined,
     accessTokenTtlSeconds: intFrom(env, 'ACCESS_TOKEN_TTL', 15 * 60),
     refreshTokenTtlSeconds: intFrom(env, 'REFRESH_TOKEN_TTL', 30 * 24 * 3600),
@@ -47,5 +51,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     loginMaxFailuresPerAddress: intFrom(env, 'LOGIN_MAX_FAILURES_PER_ADDRESS', 20),
     loginFailureWindowSeconds: intFrom(env, 'LOGIN_FAILURE_WINDOW', 15 * 60),
     trustProxy: env.TRUST_PROXY === 'true',
+    consoleDir: path.resolve(env.CONSOLE_DIR || path.join(import.meta.dirname, '../../console/dist')),
   };
 }

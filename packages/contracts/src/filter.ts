@@ -37,7 +37,15 @@ export const filterLimits = {
   maxLimit: 1000,
   maxListItems: 1000,
   maxOrderTerms: 10,
+  /**
+   * Values one where clause may compare with, all conditions together (a condition without a
+   * value counts as one): a query's bound parameters are limited (SQLite 32766, PostgreSQL 65535).
+   */
+  maxValues: 10_000,
 } as const;
+
+/** Integer fields are 32-bit columns (PostgreSQL `integer`): a larger value is a mistake, not a query. */
+export const integerRange = { min: -(2 ** 31), max: 2 ** 31 - 1 } as const;
 
 export class FilterError extends Error {
   constructor(
@@ -53,17 +61,30 @@ const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
+/** Numbers written as text: plain decimals only, so "0x10" or "1e3" are not read as 16 or 1000. */
+const DECIMAL = /^\s*-?\d+(\.\d+)?\s*$/;
+
+/** Text columns cannot hold NUL on PostgreSQL, so no value may contain one on either database. */
+function checkText(field: string, text: string, path: string): string {
+  if (text.includes('\u0000')) throw new FilterError(`'${field}' values may not contain the NUL character`, path);
+  return text;
+}
 
 function coerceValue(field: string, type: FieldType, value: unknown, path: string): Scalar {
   switch (type) {
     case 'string':
-      if (typeof value === 'string') return value;
+      if (typeof value === 'string') return checkText(field, value, path);
       if (typeof value === 'number' && Number.isFinite(value)) return String(value);
       break;
     case 'integer':
     case 'number': {
-      const n = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
-      if (typeof n === 'number' && Number.isFinite(n) && (type === 'number' || Number.isInteger(n))) return n;
+      const n = typeof value === 'string' && DECIMAL.test(value) ? Number(value) : value;
+      if (typeof n === 'number' && Number.isFinite(n) && (type === 'number' || Number.isInteger(n))) {
+        if (type === 'integer' && (n < integerRange.min || n > integerRange.max)) {
+          throw new FilterError(`'${field}' expects a whole number from ${integerRange.min} to ${integerRange.max}`, path);
+        }
+        return n;
+      }
       break;
     }
     case 'boolean':
@@ -117,7 +138,7 @@ function parseFieldCondition(field: string, type: FieldType, spec: unknown, path
       case 'nlike':
         if (type !== 'string') throw new FilterError(`'${op}' applies to text fields only`, opPath);
         if (typeof operand !== 'string') throw new FilterError(`'${op}' expects a text pattern`, opPath);
-        return { kind: 'compare', field, op, value: operand };
+        return { kind: 'compare', field, op, value: checkText(field, operand, opPath) };
       case 'between': {
         if (type === 'boolean') throw new FilterError(`'between' does not apply to a boolean field`, opPath);
         const bounds = parseList(field, type, operand, opPath);
@@ -134,7 +155,28 @@ function parseFieldCondition(field: string, type: FieldType, spec: unknown, path
   return items.length === 1 ? items[0]! : { kind: 'and', items };
 }
 
-export function parseWhere(where: unknown, fields: FieldMap, path = 'where', depth = 1): Condition | undefined {
+/** What a condition costs against filterLimits.maxValues. */
+function weight(condition: Condition): number {
+  switch (condition.kind) {
+    case 'and':
+    case 'or':
+      return condition.items.reduce((sum, item) => sum + weight(item), 0);
+    case 'compare':
+      return 1;
+    case 'between':
+      return 2;
+    case 'in':
+      return Math.max(1, condition.values.length);
+  }
+}
+
+function parseClause(
+  where: unknown,
+  fields: FieldMap,
+  path: string,
+  depth: number,
+  budget: { values: number },
+): Condition | undefined {
   if (where === undefined || where === null) return undefined;
   if (!isPlainObject(where)) throw new FilterError('a where clause must be an object', path);
   if (depth > filterLimits.maxDepth) {
@@ -150,16 +192,33 @@ export function parseWhere(where: unknown, fields: FieldMap, path = 'where', dep
       if (value.length > filterLimits.maxListItems) {
         throw new FilterError(`'${key}' may hold at most ${filterLimits.maxListItems} clauses`, keyPath);
       }
-      const children = value.map((clause, i) => parseWhere(clause, fields, `${keyPath}[${i}]`, depth + 1));
-      items.push({ kind: key, items: children.filter((c): c is Condition => c !== undefined) });
+      const children = value.map((clause, i) => parseClause(clause, fields, `${keyPath}[${i}]`, depth + 1, budget));
+      const conditions = children.filter((c): c is Condition => c !== undefined);
+      // An empty clause ({}) matches every row: it drops out of an 'and', and makes an 'or' always true.
+      if (conditions.length === 0 || (key === 'or' && conditions.length < children.length)) continue;
+      items.push(conditions.length === 1 ? conditions[0]! : { kind: key, items: conditions });
       continue;
     }
     const type = Object.hasOwn(fields, key) ? fields[key] : undefined;
     if (!type) throw new FilterError(`unknown field '${key}'`, keyPath);
-    items.push(parseFieldCondition(key, type, value, keyPath));
+    const condition = parseFieldCondition(key, type, value, keyPath);
+    budget.values += weight(condition);
+    if (budget.values > filterLimits.maxValues) {
+      throw new FilterError(`a where clause may compare with at most ${filterLimits.maxValues} values in all`, keyPath);
+    }
+    items.push(condition);
   }
   if (items.length === 0) return undefined;
   return items.length === 1 ? items[0]! : { kind: 'and', items };
+}
+
+/**
+ * Parses a where clause. `like`/`nlike` patterns use `%` (any run of characters) and `_` (one
+ * character), ignore case, and take `\` as the escape character (`\%` is a literal percent sign);
+ * a lone `\` at the end of a pattern stands for itself.
+ */
+export function parseWhere(where: unknown, fields: FieldMap, path = 'where', depth = 1): Condition | undefined {
+  return parseClause(where, fields, path, depth, { values: 0 });
 }
 
 export function parseOrder(order: unknown, fields: FieldMap): OrderTerm[] {

@@ -1,12 +1,14 @@
 import { type Kysely, type Migration, Migrator } from 'kysely';
 import type { DialectName } from './database.ts';
 import * as initial from './migrations/0001-initial.ts';
+import * as sortIndexes from './migrations/0002-sort-indexes.ts';
 import type { Database } from './schema.ts';
 
 /** Numbered migrations, applied in order at start. Add one line per new migration file. */
 function migrationsFor(dialect: DialectName): Record<string, Migration> {
   return {
     '0001-initial': { up: initial.up(dialect) },
+    '0002-sort-indexes': { up: sortIndexes.up },
   };
 }
 

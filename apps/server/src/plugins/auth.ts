@@ -5,7 +5,7 @@ import { errors as joseErrors, jwtVerify, SignJWT } from 'jose';
 import type { Actor, AppContext, Scope } from '../context.ts';
 import { AppError, badRequest, forbidden, unauthorized } from '../errors.ts';
 import { safeEqualHex, sha256 } from '../lib/keys.ts';
-import { nowIso } from '../lib/time.ts';
+import { isoAfter, nowIso } from '../lib/time.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -15,6 +15,7 @@ declare module 'fastify' {
 
 const API_KEY_PREFIX = 'vxk_';
 const TOKEN_ISSUER = 'voxplan';
+const MAX_ROW_ID = 2 ** 31 - 1;
 
 export async function signAccessToken(ctx: AppContext, userId: number, sessionId: string): Promise<string> {
   return new SignJWT({ sid: sessionId })
@@ -30,18 +31,21 @@ export function formatApiKey(id: number, secret: string): string {
   return `${API_KEY_PREFIX}${id}_${secret}`;
 }
 
-export async function loadRoles(ctx: AppContext, userId: number): Promise<RoleAssignment[]> {
-  return ctx.db
-    .selectFrom('user_roles')
-    .select(['id', 'role', 'tenant_id', 'user_id'])
-    .where('user_id', '=', userId)
-    .orderBy('id')
-    .execute();
+interface ActorRow {
+  user_id: number;
+  username: string;
+  role_id: number | null;
+  role: RoleAssignment['role'] | null;
+  tenant_id: number | null;
 }
 
-async function actorFromUser(ctx: AppContext, user: { id: number; username: string }, extra: Partial<Actor>): Promise<Actor> {
-  const roles = await loadRoles(ctx, user.id);
-  return { userId: user.id, username: user.username, roles, role: effectiveRole(roles), ...extra };
+/** One row per role (or one with no role), from the query that checked the credentials. */
+function actorFromRows(rows: ActorRow[], extra: Partial<Actor>): Actor {
+  const [first] = rows;
+  const roles: RoleAssignment[] = rows
+    .filter((row) => row.role_id !== null && row.role !== null)
+    .map((row) => ({ id: row.role_id!, role: row.role!, tenant_id: row.tenant_id, user_id: row.user_id }));
+  return { userId: first!.user_id, username: first!.username, roles, role: effectiveRole(roles), ...extra };
 }
 
 async function actorFromAccessToken(ctx: AppContext, token: string): Promise<Actor> {
@@ -58,32 +62,45 @@ async function actorFromAccessToken(ctx: AppContext, token: string): Promise<Act
       error instanceof joseErrors.JWTExpired || error instanceof joseErrors.JWSSignatureVerificationFailed;
     throw unauthorized(expiredOrForged ? 'invalid_token' : 'verifying_token_error');
   }
-  const user = await ctx.db
+  // One query checks the sign-in and loads the roles: it runs on every authenticated call.
+  const rows = await ctx.db
     .selectFrom('auth_sessions as s')
     .innerJoin('users as u', 'u.id', 's.user_id')
-    .select(['u.id', 'u.username'])
+    .leftJoin('user_roles as r', 'r.user_id', 'u.id')
+    .select(['u.id as user_id', 'u.username', 'r.id as role_id', 'r.role', 'r.tenant_id'])
     .where('s.id', '=', sessionId)
     .where('s.user_id', '=', userId)
     .where('s.revoked_time', 'is', null)
     .where('s.expires_time', '>', nowIso())
-    .executeTakeFirst();
-  if (!user) throw unauthorized('token_not_found');
-  return actorFromUser(ctx, user, { sessionId });
+    .orderBy('r.id')
+    .execute();
+  if (rows.length === 0) throw unauthorized('token_not_found');
+  return actorFromRows(rows, { sessionId });
 }
 
 async function actorFromApiKey(ctx: AppContext, key: string): Promise<Actor> {
   const match = /^vxk_(\d{1,12})_([A-Za-z0-9_-]{20,100})$/.exec(key);
   if (!match) throw unauthorized('invalid_api_key');
-  const row = await ctx.db
+  const id = Number(match[1]);
+  // Ids are 32-bit integer columns: PostgreSQL refuses a larger parameter instead of finding nothing.
+  if (id > MAX_ROW_ID) throw unauthorized('api_key_not_found');
+  const rows = await ctx.db
     .selectFrom('api_keys as k')
     .innerJoin('users as u', 'u.id', 'k.user_id')
-    .select(['k.id', 'k.secret_hash', 'u.id as user_id', 'u.username'])
-    .where('k.id', '=', Number(match[1]))
-    .executeTakeFirst();
-  if (!row) throw unauthorized('api_key_not_found');
-  if (!safeEqualHex(row.secret_hash, sha256(match[2]!))) throw unauthorized('invalid_secret');
-  await ctx.db.updateTable('api_keys').set({ last_used_time: nowIso() }).where('id', '=', row.id).execute();
-  return actorFromUser(ctx, { id: row.user_id, username: row.username }, { apiKeyId: row.id });
+    .leftJoin('user_roles as r', 'r.user_id', 'u.id')
+    .select(['k.id', 'k.secret_hash', 'k.last_used_time', 'u.id as user_id', 'u.username', 'r.id as role_id', 'r.role', 'r.tenant_id'])
+    .where('k.id', '=', id)
+    .orderBy('r.id')
+    .execute();
+  const found = rows[0];
+  if (!found) throw unauthorized('api_key_not_found');
+  if (!safeEqualHex(found.secret_hash, sha256(match[2]!))) throw unauthorized('invalid_secret');
+  // "Last used" is shown to the minute; writing it on every call would make each call a write.
+  const now = nowIso();
+  if (!found.last_used_time || found.last_used_time < isoAfter(-60)) {
+    await ctx.db.updateTable('api_keys').set({ last_used_time: now }).where('id', '=', found.id).execute();
+  }
+  return actorFromRows(rows, { apiKeyId: found.id });
 }
 
 function credentialsOf(request: FastifyRequest): { kind: 'jwt' | 'api_key'; value: string } {
@@ -135,7 +152,7 @@ export function scopeOf(request: FastifyRequest): Scope {
     const raw = request.headers[TENANT_HEADER];
     const value = Array.isArray(raw) ? raw[0] : raw;
     if (value === undefined || value === '' || value === '0') return { actor, tenantId: null, sourceIp };
-    if (!/^\d{1,10}$/.test(value)) {
+    if (!/^\d{1,10}$/.test(value) || Number(value) > MAX_ROW_ID) {
       throw badRequest('invalid_input', [{ path: TENANT_HEADER, message: 'expected a tenant id' }]);
     }
     return { actor, tenantId: Number(value), sourceIp };

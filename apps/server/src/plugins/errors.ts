@@ -27,6 +27,22 @@ function send(request: FastifyRequest, reply: FastifyReply, statusCode: number, 
   return reply.status(statusCode).send(body);
 }
 
+/**
+ * PostgreSQL data exceptions that only a client's value can cause (a number too large for its
+ * column, text holding NUL): the input is refused, the database's own words are not shown.
+ * SQLite stores such values, so the request layers should refuse them first; this is the net.
+ */
+const clientDataErrors: Record<string, string> = {
+  '22003': 'a number is out of range',
+  '22021': 'text holds a character that cannot be stored',
+  '22P05': 'text holds a character that cannot be stored',
+};
+
+function clientDataError(error: unknown): string | undefined {
+  const code = (error as { code?: unknown }).code;
+  return typeof code === 'string' && Object.hasOwn(clientDataErrors, code) ? clientDataErrors[code] : undefined;
+}
+
 /** Turns every failure into the error shape of spec section 8; a 5xx never shows internals. */
 export const errorsPlugin = fp(async (app: FastifyInstance) => {
   app.setErrorHandler((error: FastifyError | Error, request, reply) => {
@@ -44,6 +60,11 @@ export const errorsPlugin = fp(async (app: FastifyInstance) => {
         message: v.message ?? 'invalid',
       }));
       return send(request, reply, 400, 'invalid_input', details);
+    }
+    const dataError = clientDataError(error);
+    if (dataError) {
+      request.log.warn({ err: error }, 'value refused by the database');
+      return send(request, reply, 400, 'invalid_input', [{ path: '', message: dataError }]);
     }
     const status = fastifyError.statusCode ?? 500;
     if (status === 413) return send(request, reply, 413, 'payload_too_large');

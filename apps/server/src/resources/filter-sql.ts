@@ -11,13 +11,38 @@ const toColumnValue = (value: Scalar): string | number => (typeof value === 'boo
 
 const operatorSql = { eq: '=', neq: '<>', lt: '<', gt: '>', lte: '<=', gte: '>=' } as const;
 
+/**
+ * Joins terms as a balanced tree, ((a AND b) AND (c AND d)), not a flat a AND b AND c AND d:
+ * SQLite parses a flat list into a tree as deep as the list is long and refuses one deeper than
+ * 1000, which a filter's 1000-clause 'or' (nested up to 12 levels) would otherwise reach.
+ */
+function balanced(eb: AnyBuilder, kind: 'and' | 'or', terms: Expression<SqlBool>[]): Expression<SqlBool> {
+  if (terms.length === 0) return kind === 'and' ? sql<SqlBool>`1 = 1` : sql<SqlBool>`1 = 0`;
+  if (terms.length === 1) return terms[0]!;
+  const middle = Math.ceil(terms.length / 2);
+  const halves = [balanced(eb, kind, terms.slice(0, middle)), balanced(eb, kind, terms.slice(middle))];
+  return kind === 'and' ? eb.and(halves) : eb.or(halves);
+}
+
+const LIKE_ESCAPE = '\\';
+
+/** A pattern ending in a lone escape character would be an error on PostgreSQL: it stands for itself. */
+function likePattern(pattern: string): string {
+  let trailing = 0;
+  while (trailing < pattern.length && pattern[pattern.length - 1 - trailing] === LIKE_ESCAPE) trailing += 1;
+  return trailing % 2 === 1 ? pattern + LIKE_ESCAPE : pattern;
+}
+
 /** Compiles a parsed where clause to a Kysely expression: values are always bound parameters. */
 export function compileCondition(eb: AnyBuilder, condition: Condition, dialect: DialectName): Expression<SqlBool> {
   switch (condition.kind) {
     case 'and':
-      return eb.and(condition.items.map((item) => compileCondition(eb, item, dialect)));
     case 'or':
-      return eb.or(condition.items.map((item) => compileCondition(eb, item, dialect)));
+      return balanced(
+        eb,
+        condition.kind,
+        condition.items.map((item) => compileCondition(eb, item, dialect)),
+      );
     case 'between':
       return eb.between(eb.ref(condition.field), toColumnValue(condition.low), toColumnValue(condition.high));
     case 'in': {
@@ -38,12 +63,11 @@ export function compileCondition(eb: AnyBuilder, condition: Condition, dialect: 
         throw new Error(`operator ${op} cannot compare with null`);
       }
       if (op === 'like' || op === 'nlike') {
-        // ILIKE on PostgreSQL; SQLite's LIKE already ignores case.
-        const likeOp = dialect === 'postgres' ? 'ilike' : 'like';
-        const pattern = String(value);
-        return op === 'like'
-          ? eb(column, likeOp, pattern)
-          : eb.or([eb(column, dialect === 'postgres' ? 'not ilike' : 'not like', pattern), eb(column, 'is', null)]);
+        // ILIKE on PostgreSQL; SQLite's LIKE already ignores case (of ASCII letters). Backslash is
+        // the escape character on both: PostgreSQL's default, stated explicitly for SQLite.
+        const likeOp = sql.raw(`${op === 'nlike' ? 'not ' : ''}${dialect === 'postgres' ? 'ilike' : 'like'}`);
+        const matches = sql<SqlBool>`${column} ${likeOp} ${likePattern(String(value))} escape ${LIKE_ESCAPE}`;
+        return op === 'like' ? matches : eb.or([matches, eb(column, 'is', null)]);
       }
       if (op === 'neq') return eb.or([eb(column, '<>', toColumnValue(value)), eb(column, 'is', null)]);
       return eb(column, operatorSql[op], toColumnValue(value));

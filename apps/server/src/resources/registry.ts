@@ -1,4 +1,4 @@
-import type { TableName } from '../db/schema.ts';
+import type { Database, TableName } from '../db/schema.ts';
 import { auditResource } from '../modules/audit/audit.resource.ts';
 import { configurationsResource } from '../modules/configurations/configurations.resource.ts';
 import { destinationsResource } from '../modules/destinations/destinations.resource.ts';
@@ -11,9 +11,14 @@ export function allResources(): ResourceDefinition[] {
   return [tenantsResource, usersResource, configurationsResource, auditResource, destinationsResource] as ResourceDefinition[];
 }
 
-/** Tables whose rows belong to a tenant: a tenant with rows in any of them is in use. */
-export function tenantOwnedTables(): ('destinations')[] {
+type TableWithTenant = { [T in TableName]: Database[T] extends { tenant_id: number } ? T : never }[TableName];
+
+/**
+ * Tables whose rows are a tenant's data: a tenant with rows in any of them is in use. The audit
+ * log is left out: it is the history of what happened in a tenant (its creation included).
+ */
+export function tenantOwnedTables(): TableWithTenant[] {
   return allResources()
-    .filter((resource) => resource.tenantOwned)
-    .map((resource) => resource.table as TableName as 'destinations');
+    .filter((resource) => resource.tenantOwned && !resource.readOnly)
+    .map((resource) => resource.table as TableWithTenant);
 }

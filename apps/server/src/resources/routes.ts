@@ -7,7 +7,12 @@ import { scopeOf } from '../plugins/auth.ts';
 import type { ResourceDefinition, Values } from './definition.ts';
 import { ResourceService } from './service.ts';
 
-const idParams = z.object({ id: z.coerce.number().int().positive().max(2 ** 31 - 1) });
+const MAX_ID = 2 ** 31 - 1;
+const idParams = z.object({ id: z.coerce.number().int().positive().max(MAX_ID) });
+// Ids are 32-bit columns: a larger one cannot exist, and PostgreSQL would fail comparing with it.
+const bulkDeleteBody = idListSchema.refine((body) => idsOf(body).every((id) => id <= MAX_ID), {
+  message: `ids are at most ${MAX_ID}`,
+});
 const filterQuery = z.object({
   filter: z.string().optional().describe('JSON: {"where":{...},"order":["name ASC"],"limit":10,"skip":0}'),
 });
@@ -68,7 +73,7 @@ export function registerResource<Out>(app: FastifyInstance, ctx: AppContext, def
     return reply.status(204).send(null);
   });
 
-  routes.delete(base, { ...writeGuard, schema: { tags, body: idListSchema, response: { 200: countSchema } } }, async (request) => ({
+  routes.delete(base, { ...writeGuard, schema: { tags, body: bulkDeleteBody, response: { 200: countSchema } } }, async (request) => ({
     count: await service.removeMany(scopeOf(request), idsOf(request.body)),
   }));
 

@@ -14,6 +14,33 @@ import { applyOrder, compileCondition } from './filter-sql.ts';
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- see above
 type LooseDb = Kysely<any>;
 
+const NUL = '\u0000';
+
+/** Where a written value holds the NUL character, which PostgreSQL text cannot store. */
+function nulPath(value: unknown, path: string): string | undefined {
+  if (typeof value === 'string') return value.includes(NUL) ? path : undefined;
+  if (Array.isArray(value)) {
+    for (const [i, item] of value.entries()) {
+      const found = nulPath(item, `${path}.${i}`);
+      if (found !== undefined) return found;
+    }
+    return undefined;
+  }
+  if (typeof value === 'object' && value !== null) {
+    for (const [key, item] of Object.entries(value)) {
+      const found = nulPath(item, path === '' ? key : `${path}.${key}`);
+      if (found !== undefined) return found;
+    }
+  }
+  return undefined;
+}
+
+/** Refused alike on both databases (SQLite would store it, PostgreSQL fails). */
+function assertStorable(input: Values): void {
+  const path = nulPath(input, '');
+  if (path !== undefined) throw badRequest('invalid_input', [{ path, message: 'text may not contain the NUL character' }]);
+}
+
 export class ResourceService<Out> {
   private readonly fields: FieldMap;
 
@@ -137,6 +164,7 @@ export class ResourceService<Out> {
 
   async create(scope: Scope, input: Values): Promise<Out> {
     this.checkWrite(scope);
+    assertStorable(input);
     let tenantId: number | undefined;
     if (this.definition.tenantOwned) {
       tenantId = this.tenantFilter(scope);
@@ -209,6 +237,7 @@ export class ResourceService<Out> {
   }
 
   private async patchRow(scope: Scope, id: number, input: Values): Promise<Out> {
+    assertStorable(input);
     return this.inTransaction(scope, async (write) => {
       const row = await this.findRow(write.trx as LooseDb, scope, id);
       await this.updateRows(write, [row], input);
@@ -221,6 +250,7 @@ export class ResourceService<Out> {
   async patchMany(scope: Scope, where: unknown, input: Values): Promise<number> {
     this.checkWrite(scope);
     const condition = parseWhere(where, this.fields);
+    assertStorable(input);
     return this.inTransaction(scope, async (write) => {
       const rows = (await this.scopedSelect(write.trx as LooseDb, scope, condition).selectAll().orderBy('id').execute()) as Row[];
       await this.updateRows(write, rows, input);

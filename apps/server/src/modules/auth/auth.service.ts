@@ -19,14 +19,17 @@ export interface ClientInfo {
 export class AuthService {
   constructor(private readonly ctx: AppContext) {}
 
-  private failureKeys(username: string, ip: string) {
-    return { user: `user:${username.toLowerCase()}`, address: `ip:${ip}` };
+  /**
+   * Failures of a known account are counted against the account, so that alternating its username
+   * and its e-mail does not double the attempts; unknown names are counted by the name typed.
+   */
+  private failureKeys(user: { id: number } | undefined, identifier: string, ip: string) {
+    return { user: user ? `user:${user.id}` : `name:${identifier.toLowerCase()}`, address: `ip:${ip}` };
   }
 
-  private async assertNotThrottled(username: string, ip: string): Promise<void> {
+  private async assertNotThrottled(keys: { user: string; address: string }): Promise<void> {
     const { config, db } = this.ctx;
     const since = isoAfter(-config.loginFailureWindowSeconds);
-    const keys = this.failureKeys(username, ip);
     const counts = await db
       .selectFrom('login_failures')
       .select(['key', (eb) => eb.fn.countAll().as('failures')])
@@ -40,17 +43,25 @@ export class AuthService {
     }
   }
 
-  async login(username: string, password: string, client: ClientInfo): Promise<Issued> {
-    await this.assertNotThrottled(username, client.ip);
-    const { db } = this.ctx;
-    const user = await db
+  /** The account a sign-in names: by username, else by e-mail (a username may look like an e-mail). */
+  private async findAccount(identifier: string): Promise<{ id: number; password: string } | undefined> {
+    const candidates = await this.ctx.db
       .selectFrom('users')
-      .select(['id', 'password'])
-      .where((eb) => eb.or([eb('username', '=', username), eb('email', '=', username.toLowerCase())]))
-      .executeTakeFirst();
+      .select(['id', 'username', 'password'])
+      .where((eb) => eb.or([eb('username', '=', identifier), eb('email', '=', identifier.toLowerCase())]))
+      .orderBy('id')
+      .limit(2)
+      .execute();
+    return candidates.find((candidate) => candidate.username === identifier) ?? candidates[0];
+  }
+
+  async login(username: string, password: string, client: ClientInfo): Promise<Issued> {
+    const { db } = this.ctx;
+    const user = await this.findAccount(username);
+    const keys = this.failureKeys(user, username, client.ip);
+    await this.assertNotThrottled(keys);
     // The decoy keeps the time of an unknown user equal to that of a wrong password.
     const matches = await verifyPassword(user?.password ?? (await decoyHash), password);
-    const keys = this.failureKeys(username, client.ip);
     if (!user || !matches) {
       const created_time = nowIso();
       await db
@@ -60,6 +71,8 @@ export class AuthService {
           { key: keys.address, created_time },
         ])
         .execute();
+      // Counts older than the window no longer matter; dropping them keeps the table small.
+      await db.deleteFrom('login_failures').where('created_time', '<=', isoAfter(-this.ctx.config.loginFailureWindowSeconds)).execute();
       throw unauthorized('invalid_credentials');
     }
     await db.deleteFrom('login_failures').where('key', '=', keys.user).execute();

@@ -1,5 +1,5 @@
 import { configurationCreateSchema, configurationSchema, configurationUpdateSchema, systemSettingType } from '@voxplan/contracts';
-import { conflict } from '../../errors.ts';
+import { badRequest, conflict } from '../../errors.ts';
 import { defineResource } from '../../resources/definition.ts';
 
 export const configurationsResource = defineResource({
@@ -28,6 +28,13 @@ export const configurationsResource = defineResource({
   updateInput: configurationUpdateSchema,
   unique: [{ columns: ['name'], code: 'name_already_exists' }],
   auditTenant: () => null,
+  toValues(input, _write, before) {
+    // System settings come with the installation; one created through the API could never be removed.
+    if (!before && input.type === systemSettingType) {
+      throw badRequest('invalid_input', [{ path: 'type', message: `'${systemSettingType}' is reserved for system settings` }]);
+    }
+    return input;
+  },
   async beforeDelete(rows) {
     if (rows.some((row) => row.type === systemSettingType)) throw conflict('system_setting_not_removable');
   },

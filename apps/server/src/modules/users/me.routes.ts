@@ -45,6 +45,10 @@ export function registerMeRoutes(app: FastifyInstance, ctx: AppContext): void {
     const hashed = await hashPassword(password);
     await ctx.db.transaction().execute(async (trx) => {
       await trx.updateTable('users').set({ password: hashed, updated_time: nowIso() }).where('id', '=', row.id).execute();
+      // Whoever knew the old password is signed out everywhere but here.
+      let others = trx.updateTable('auth_sessions').set({ revoked_time: nowIso() }).where('user_id', '=', row.id).where('revoked_time', 'is', null);
+      if (scope.actor.sessionId) others = others.where('id', '<>', scope.actor.sessionId);
+      await others.execute();
       await recordAudit(trx, scope, [
         { action: 'update', entity: 'user_password', entityId: row.id, tenantId: null, before: null, after: { password: '••••' } },
       ]);

@@ -1,0 +1,481 @@
+import { randomBytes } from 'node:crypto';
+import type { LightMyRequestResponse } from 'fastify';
+import { decodeJwt, SignJWT } from 'jose';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { ADMIN, startTestServer, type TestServer } from './harness.ts';
+
+const COOKIE = 'voxplan_refresh';
+
+interface ErrorBody {
+  error: { statusCode: number; name: string; message: string; code?: string; details?: { path: string; message: string }[] };
+}
+
+const errorOf = (response: LightMyRequestResponse): ErrorBody['error'] => response.json<ErrorBody>().error;
+
+function setCookieHeaders(response: LightMyRequestResponse): string[] {
+  const raw = response.headers['set-cookie'];
+  if (raw === undefined) return [];
+  return Array.isArray(raw) ? raw : [raw];
+}
+
+/** The Set-Cookie line for the refresh cookie, split into its attributes (lowercased names). */
+function refreshSetCookie(response: LightMyRequestResponse): { value: string; attributes: Map<string, string> } {
+  const line = setCookieHeaders(response).find((header) => header.startsWith(`${COOKIE}=`));
+  if (!line) throw new Error(`no ${COOKIE} cookie in ${JSON.stringify(response.headers['set-cookie'])}`);
+  const [pair = '', ...parts] = line.split(';').map((part) => part.trim());
+  const attributes = new Map<string, string>();
+  for (const part of parts) {
+    const [name = '', ...value] = part.split('=');
+    attributes.set(name.toLowerCase(), value.join('='));
+  }
+  return { value: decodeURIComponent(pair.slice(COOKIE.length + 1)), attributes };
+}
+
+async function createUser(
+  server: TestServer,
+  adminToken: string,
+  user: { username: string; email: string; password: string; role?: 'admin' | 'user' | 'guest'; tenant_id?: number },
+): Promise<number> {
+  const role = user.role ?? 'admin';
+  const response = await server.call({
+    method: 'POST',
+    url: '/users',
+    token: adminToken,
+    payload: {
+      username: user.username,
+      email: user.email,
+      password: user.password,
+      name: user.username,
+      roles: [{ role, ...(role !== 'admin' && { tenant_id: user.tenant_id }) }],
+    },
+  });
+  expect(response.statusCode, response.body).toBe(201);
+  return response.json<{ id: number }>().id;
+}
+
+describe('sign-in, refresh and sign-out', () => {
+  let server: TestServer;
+  let admin: string;
+
+  beforeAll(async () => {
+    server = await startTestServer();
+    admin = await server.login();
+    await createUser(server, admin, { username: 'ana', email: 'ana@example.com', password: 'ana-password-1' });
+  });
+  afterAll(() => server.close());
+
+  const login = (username: string, password: string, remoteAddress?: string) =>
+    server.call({ method: 'POST', url: '/login', payload: { username, password }, ...(remoteAddress && { remoteAddress }) });
+
+  const whoami = (token: string) => server.call({ method: 'GET', url: '/whoami', token });
+  const refresh = (cookie: string) => server.call({ method: 'GET', url: '/refresh', cookies: { [COOKIE]: cookie } });
+
+  test('signs in by username and by e-mail (any case) and the token identifies the user', async () => {
+    for (const username of ['ana', 'ana@example.com', 'ANA@Example.com']) {
+      const response = await login(username, 'ana-password-1');
+      expect(response.statusCode, `${username}: ${response.body}`).toBe(200);
+      const { token } = response.json<{ token: string }>();
+      const me = await whoami(token);
+      expect(me.statusCode).toBe(200);
+      expect(me.json()).toMatchObject({ username: 'ana', email: 'ana@example.com' });
+      // The access token is short-lived: 15 minutes unless configured otherwise.
+      const claims = decodeJwt(token);
+      expect(claims.exp! - claims.iat!).toBe(15 * 60);
+    }
+  });
+
+  test("a username that looks like another user's e-mail signs in as the user with that username", async () => {
+    // The e-mail owner exists first, so a lookup that takes the first match would pick the wrong account.
+    const emailOwner = await createUser(server, admin, { username: 'joao', email: 'jo@example.com', password: 'joao-password-1' });
+    const usernameOwner = await createUser(server, admin, { username: 'jo@example.com', email: 'other@example.com', password: 'jo-password-1' });
+    for (let i = 0; i < 3; i++) {
+      const response = await login('jo@example.com', 'jo-password-1');
+      expect(response.statusCode, response.body).toBe(200);
+      expect((await whoami(response.json<{ token: string }>().token)).json()).toMatchObject({ id: usernameOwner });
+    }
+    const byUsername = await login('joao', 'joao-password-1');
+    expect((await whoami(byUsername.json<{ token: string }>().token)).json()).toMatchObject({ id: emailOwner });
+  });
+
+  test('a wrong password and an unknown user answer the same 401 invalid_credentials', async () => {
+    const wrongPassword = await login('ana', 'not-her-password', '10.1.0.1');
+    const unknownUser = await login('nobody-here', 'not-her-password', '10.1.0.2');
+    expect(wrongPassword.statusCode).toBe(401);
+    expect(unknownUser.statusCode).toBe(401);
+    expect(wrongPassword.json()).toEqual({
+      error: { statusCode: 401, name: 'UnauthorizedError', code: 'invalid_credentials', message: 'Invalid username or password.' },
+    });
+    expect(unknownUser.body).toBe(wrongPassword.body);
+    // A failed sign-in sets no cookie at all.
+    expect(setCookieHeaders(wrongPassword)).toEqual([]);
+  });
+
+  test('the refresh cookie is httpOnly, SameSite=Strict, scoped to /api/v1 and not Secure over http', async () => {
+    const response = await login('ana', 'ana-password-1');
+    const cookie = refreshSetCookie(response);
+    expect(cookie.value.length).toBeGreaterThanOrEqual(32);
+    expect(cookie.attributes.has('httponly')).toBe(true);
+    expect(cookie.attributes.get('samesite')).toBe('Strict');
+    expect(cookie.attributes.get('path')).toBe('/api/v1');
+    expect(cookie.attributes.has('secure')).toBe(false);
+    expect(Number(cookie.attributes.get('max-age'))).toBeGreaterThan(0);
+    // The refresh token is only in the cookie, never in the body.
+    expect(response.body).not.toContain(cookie.value);
+  });
+
+  test('refresh trades the cookie for a working token and a new cookie; the spent cookie then fails', async () => {
+    const first = refreshSetCookie(await login('ana', 'ana-password-1'));
+    const refreshed = await refresh(first.value);
+    expect(refreshed.statusCode, refreshed.body).toBe(200);
+    const { token } = refreshed.json<{ token: string }>();
+    expect((await whoami(token)).json()).toMatchObject({ username: 'ana' });
+    const second = refreshSetCookie(refreshed);
+    expect(second.value).not.toBe(first.value);
+    expect(second.attributes.has('httponly')).toBe(true);
+    expect(second.attributes.get('path')).toBe('/api/v1');
+
+    const spent = await refresh(first.value);
+    expect(spent.statusCode).toBe(401);
+    expect(errorOf(spent).code).toBe('refresh_token_not_found');
+  });
+
+  test('refresh without a cookie, or with an unknown one, is refresh_token_not_found', async () => {
+    const none = await server.call({ method: 'GET', url: '/refresh' });
+    expect(none.statusCode).toBe(401);
+    expect(errorOf(none).code).toBe('refresh_token_not_found');
+    const unknown = await refresh(randomBytes(32).toString('base64url'));
+    expect(unknown.statusCode).toBe(401);
+    expect(errorOf(unknown).code).toBe('refresh_token_not_found');
+    // A refused cookie is cleared, so the browser stops sending it.
+    expect(refreshSetCookie(unknown).value).toBe('');
+  });
+
+  test('presenting a rotated refresh token revokes the whole sign-in, but not another sign-in of the same user', async () => {
+    const signIn = await login('ana', 'ana-password-1');
+    const firstAccess = signIn.json<{ token: string }>().token;
+    const rotated = refreshSetCookie(signIn).value;
+
+    const step1 = await refresh(rotated);
+    const step1Access = step1.json<{ token: string }>().token;
+    const step2 = await refresh(refreshSetCookie(step1).value);
+    expect(step2.statusCode).toBe(200);
+    const newestAccess = step2.json<{ token: string }>().token;
+    const newestCookie = refreshSetCookie(step2).value;
+
+    const otherSignIn = await login('ana', 'ana-password-1');
+    const otherAccess = otherSignIn.json<{ token: string }>().token;
+    const otherCookie = refreshSetCookie(otherSignIn).value;
+
+    // Everything of this sign-in works before the reuse...
+    expect((await whoami(newestAccess)).statusCode).toBe(200);
+
+    // ...the stolen, already rotated token is presented again...
+    const reuse = await refresh(rotated);
+    expect(reuse.statusCode).toBe(401);
+    expect(errorOf(reuse).code).toBe('refresh_token_not_found');
+
+    // ...and then nothing descended from that sign-in works any more.
+    const newestRefresh = await refresh(newestCookie);
+    expect(newestRefresh.statusCode).toBe(401);
+    expect(errorOf(newestRefresh).code).toBe('refresh_token_not_found');
+    for (const token of [firstAccess, step1Access, newestAccess]) {
+      const response = await whoami(token);
+      expect(response.statusCode).toBe(401);
+      expect(errorOf(response).code).toBe('token_not_found');
+    }
+
+    // The other sign-in of the same user is untouched.
+    expect((await whoami(otherAccess)).statusCode).toBe(200);
+    const otherRefresh = await refresh(otherCookie);
+    expect(otherRefresh.statusCode).toBe(200);
+  });
+
+  test('logout revokes the sign-in: its access token and refresh cookie stop working, and the cookie is cleared', async () => {
+    const signIn = await login('ana', 'ana-password-1');
+    const token = signIn.json<{ token: string }>().token;
+    const cookie = refreshSetCookie(signIn).value;
+
+    const logout = await server.call({ method: 'POST', url: '/logout', token, cookies: { [COOKIE]: cookie } });
+    expect(logout.statusCode).toBe(204);
+    const cleared = refreshSetCookie(logout);
+    expect(cleared.value).toBe('');
+    expect(cleared.attributes.get('path')).toBe('/api/v1');
+    const expires = cleared.attributes.get('expires');
+    const maxAge = cleared.attributes.get('max-age');
+    expect(maxAge === '0' || (expires !== undefined && Date.parse(expires) < Date.now())).toBe(true);
+
+    const afterAccess = await whoami(token);
+    expect(afterAccess.statusCode).toBe(401);
+    expect(errorOf(afterAccess).code).toBe('token_not_found');
+    const afterRefresh = await refresh(cookie);
+    expect(afterRefresh.statusCode).toBe(401);
+    expect(errorOf(afterRefresh).code).toBe('refresh_token_not_found');
+  });
+
+  test('logout with only the cookie (an expired or lost access token) still revokes the sign-in', async () => {
+    const signIn = await login('ana', 'ana-password-1');
+    const token = signIn.json<{ token: string }>().token;
+    const cookie = refreshSetCookie(signIn).value;
+    const logout = await server.call({
+      method: 'POST',
+      url: '/logout',
+      headers: { authorization: 'Bearer not-a-valid-token' },
+      cookies: { [COOKIE]: cookie },
+    });
+    expect(logout.statusCode).toBe(204);
+    expect(errorOf(await whoami(token)).code).toBe('token_not_found');
+    expect(errorOf(await refresh(cookie)).code).toBe('refresh_token_not_found');
+  });
+
+  test('whoami answers id, email, name and roles, and never the password', async () => {
+    const response = await whoami(admin);
+    expect(response.statusCode).toBe(200);
+    const body = response.json<Record<string, unknown>>();
+    expect(body).toMatchObject({
+      id: expect.any(Number),
+      email: 'admin@example.com',
+      name: 'Administrator',
+      roles: [{ role: 'admin', tenant_id: null, user_id: body.id }],
+    });
+    expect(body).not.toHaveProperty('password');
+  });
+
+  describe('each way the Authorization header or token can be wrong', () => {
+    const expectCode = async (headers: Record<string, string>, code: string) => {
+      const response = await server.call({ method: 'GET', url: '/whoami', headers });
+      expect(response.statusCode, JSON.stringify(headers)).toBe(401);
+      expect(errorOf(response).code, JSON.stringify(headers)).toBe(code);
+      expect(errorOf(response).name).toBe('UnauthorizedError');
+    };
+    const payloadOf = (token: string) => {
+      const claims = decodeJwt(token);
+      return { sid: claims.sid as string, sub: claims.sub! };
+    };
+
+    test('no header, another scheme, no token, two tokens', async () => {
+      await expectCode({}, 'auth_header_not_found');
+      await expectCode({ authorization: 'Basic x' }, 'auth_not_bearer');
+      await expectCode({ authorization: 'Bearer' }, 'auth_header_malformed');
+      await expectCode({ authorization: 'Bearer a b' }, 'auth_header_malformed');
+    });
+
+    test('a garbage token cannot be verified', async () => {
+      await expectCode({ authorization: 'Bearer garbage.not.ajwt' }, 'verifying_token_error');
+      await expectCode({ authorization: 'Bearer x' }, 'verifying_token_error');
+    });
+
+    test('a token signed with another key is invalid', async () => {
+      const { sid, sub } = payloadOf(admin);
+      const forged = await new SignJWT({ sid })
+        .setProtectedHeader({ alg: 'HS256' })
+        .setSubject(sub)
+        .setIssuer('voxplan')
+        .setIssuedAt()
+        .setExpirationTime('5m')
+        .sign(new Uint8Array(randomBytes(32)));
+      await expectCode({ authorization: `Bearer ${forged}` }, 'invalid_token');
+    });
+
+    test('an expired token is invalid', async () => {
+      const { sid, sub } = payloadOf(admin);
+      const now = Math.floor(Date.now() / 1000);
+      const expired = await new SignJWT({ sid })
+        .setProtectedHeader({ alg: 'HS256' })
+        .setSubject(sub)
+        .setIssuer('voxplan')
+        .setIssuedAt(now - 3600)
+        .setExpirationTime(now - 60)
+        .sign(server.ctx.keys.tokenKey);
+      await expectCode({ authorization: `Bearer ${expired}` }, 'invalid_token');
+    });
+
+    test('a well-signed token of an unknown sign-in is token_not_found', async () => {
+      const { sub } = payloadOf(admin);
+      const orphan = await new SignJWT({ sid: 'no-such-session' })
+        .setProtectedHeader({ alg: 'HS256' })
+        .setSubject(sub)
+        .setIssuer('voxplan')
+        .setIssuedAt()
+        .setExpirationTime('5m')
+        .sign(server.ctx.keys.tokenKey);
+      await expectCode({ authorization: `Bearer ${orphan}` }, 'token_not_found');
+    });
+
+    test('a token whose subject is not the user of its sign-in is refused', async () => {
+      const { sid } = payloadOf(admin);
+      const ana = (await whoami(await server.login('ana', 'ana-password-1'))).json<{ id: number }>().id;
+      const swapped = await new SignJWT({ sid })
+        .setProtectedHeader({ alg: 'HS256' })
+        .setSubject(String(ana))
+        .setIssuer('voxplan')
+        .setIssuedAt()
+        .setExpirationTime('5m')
+        .sign(server.ctx.keys.tokenKey);
+      await expectCode({ authorization: `Bearer ${swapped}` }, 'token_not_found');
+    });
+  });
+
+  test('an access token expires after ACCESS_TOKEN_TTL and answers invalid_token', async () => {
+    const shortLived = await startTestServer({ ACCESS_TOKEN_TTL: '1' });
+    try {
+      const token = await shortLived.login();
+      expect((await shortLived.call({ method: 'GET', url: '/whoami', token })).statusCode).toBe(200);
+      await new Promise((resolve) => setTimeout(resolve, 2100));
+      const expired = await shortLived.call({ method: 'GET', url: '/whoami', token });
+      expect(expired.statusCode).toBe(401);
+      expect(errorOf(expired).code).toBe('invalid_token');
+    } finally {
+      await shortLived.close();
+    }
+  });
+
+  test('messages follow Accept-Language: Portuguese for pt-BR, English otherwise', async () => {
+    const ask = (language: string | undefined) =>
+      server.call({
+        method: 'POST',
+        url: '/login',
+        payload: { username: 'nobody-here', password: 'whatever-1' },
+        remoteAddress: '10.1.0.3',
+        ...(language && { headers: { 'accept-language': language } }),
+      });
+    const pt = errorOf(await ask('pt-BR,pt;q=0.9,en;q=0.8'));
+    const en = errorOf(await ask('en-US'));
+    const fallback = errorOf(await ask(undefined));
+    expect(pt).toMatchObject({ code: 'invalid_credentials', message: 'Usuário ou senha inválidos.' });
+    expect(en).toMatchObject({ code: 'invalid_credentials', message: 'Invalid username or password.' });
+    expect(fallback.message).toBe('Invalid username or password.');
+    const header = errorOf(await server.call({ method: 'GET', url: '/whoami', headers: { 'accept-language': 'pt-BR' } }));
+    expect(header).toMatchObject({ code: 'auth_header_not_found', message: 'O cabeçalho Authorization está ausente.' });
+  });
+});
+
+describe('secure cookie behind https', () => {
+  test('the refresh cookie is Secure when PUBLIC_URL is https', async () => {
+    const server = await startTestServer({ PUBLIC_URL: 'https://x.example' });
+    try {
+      const response = await server.call({ method: 'POST', url: '/login', payload: ADMIN });
+      expect(response.statusCode).toBe(200);
+      const cookie = refreshSetCookie(response);
+      expect(cookie.attributes.has('secure')).toBe(true);
+      expect(cookie.attributes.has('httponly')).toBe(true);
+      expect(cookie.attributes.get('samesite')).toBe('Strict');
+      const refreshed = await server.call({ method: 'GET', url: '/refresh', cookies: { [COOKIE]: cookie.value } });
+      expect(refreshSetCookie(refreshed).attributes.has('secure')).toBe(true);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('failed sign-ins are limited per user and per address', () => {
+  let server: TestServer;
+  let admin: string;
+
+  beforeAll(async () => {
+    server = await startTestServer({ LOGIN_MAX_FAILURES_PER_USER: '3', LOGIN_MAX_FAILURES_PER_ADDRESS: '5' });
+    admin = await server.login();
+    for (const name of ['bia', 'caio', 'duda', 'enzo', 'fabi', 'gil']) {
+      await createUser(server, admin, { username: name, email: `${name}@example.com`, password: `${name}-password-1` });
+    }
+  });
+  afterAll(() => server.close());
+
+  const attempt = (username: string, password: string, remoteAddress: string) =>
+    server.call({ method: 'POST', url: '/login', payload: { username, password }, remoteAddress });
+
+  test('after N failures the user is refused with 429 even with the right password, from any address', async () => {
+    for (let i = 0; i < 3; i++) {
+      expect((await attempt('bia', 'wrong-password', '10.2.0.1')).statusCode).toBe(401);
+    }
+    const right = await attempt('bia', 'bia-password-1', '10.2.0.1');
+    expect(right.statusCode).toBe(429);
+    expect(errorOf(right)).toMatchObject({ statusCode: 429, code: 'too_many_attempts' });
+    expect(setCookieHeaders(right)).toEqual([]);
+    expect((await attempt('bia', 'bia-password-1', '10.2.0.99')).statusCode).toBe(429);
+    // Other users are not affected by bia's count.
+    expect((await attempt('gil', 'gil-password-1', '10.2.0.98')).statusCode).toBe(200);
+  });
+
+  test('the per-user count covers the username and the e-mail alike', async () => {
+    expect((await attempt('caio', 'wrong-password', '10.3.0.1')).statusCode).toBe(401);
+    expect((await attempt('caio', 'wrong-password', '10.3.0.2')).statusCode).toBe(401);
+    expect((await attempt('caio@example.com', 'wrong-password', '10.3.0.3')).statusCode).toBe(401);
+    expect((await attempt('caio', 'caio-password-1', '10.3.0.4')).statusCode).toBe(429);
+    expect((await attempt('caio@example.com', 'caio-password-1', '10.3.0.5')).statusCode).toBe(429);
+  });
+
+  test('after the address limit another user from the same address is refused too', async () => {
+    // Five failures from one address, spread so that no single user reaches its own limit.
+    for (const username of ['duda', 'duda', 'enzo', 'enzo', 'nobody']) {
+      expect((await attempt(username, 'wrong-password', '10.4.0.1')).statusCode).toBe(401);
+    }
+    const sameAddress = await attempt('fabi', 'fabi-password-1', '10.4.0.1');
+    expect(sameAddress.statusCode).toBe(429);
+    expect(errorOf(sameAddress).code).toBe('too_many_attempts');
+    // The same users from another address are fine: neither reached the per-user limit.
+    expect((await attempt('fabi', 'fabi-password-1', '10.4.0.2')).statusCode).toBe(200);
+    expect((await attempt('duda', 'duda-password-1', '10.4.0.2')).statusCode).toBe(200);
+  });
+
+  test('a successful sign-in resets the per-user count', async () => {
+    for (let i = 0; i < 2; i++) expect((await attempt('gil', 'wrong-password', '10.5.0.1')).statusCode).toBe(401);
+    expect((await attempt('gil', 'gil-password-1', '10.5.0.2')).statusCode).toBe(200);
+    for (let i = 0; i < 2; i++) expect((await attempt('gil', 'wrong-password', '10.5.0.3')).statusCode).toBe(401);
+    // Four failures in all, but never three in a row since the last success.
+    expect((await attempt('gil', 'gil-password-1', '10.5.0.4')).statusCode).toBe(200);
+  });
+});
+
+describe('password storage', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer();
+  });
+  afterAll(() => server.close());
+
+  test('passwords are stored as argon2id at the OWASP parameters and no endpoint returns them', async () => {
+    const admin = await server.login();
+    const created = await server.call({
+      method: 'POST',
+      url: '/users',
+      token: admin,
+      payload: { username: 'hugo', email: 'hugo@example.com', password: 'hugo-password-1', name: 'Hugo', roles: [{ role: 'admin' }] },
+    });
+    expect(created.statusCode).toBe(201);
+    const id = created.json<{ id: number }>().id;
+    const changed = await server.call({
+      method: 'POST',
+      url: '/me/password',
+      token: await server.login('hugo', 'hugo-password-1'),
+      payload: { current_password: 'hugo-password-1', password: 'hugo-password-2', confirmation: 'hugo-password-2' },
+    });
+    expect(changed.statusCode).toBe(204);
+
+    const rows = await server.ctx.db.selectFrom('users').select(['username', 'password']).execute();
+    expect(rows).toHaveLength(2);
+    for (const row of rows) {
+      expect(row.password).toMatch(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
+      expect(row.password).not.toContain('password');
+    }
+    const hugoHash = rows.find((row) => row.username === 'hugo')!.password;
+
+    const token = await server.login('hugo', 'hugo-password-2');
+    const userAnswers = [
+      created,
+      await server.call({ method: 'GET', url: '/whoami', token }),
+      await server.call({ method: 'PATCH', url: '/me', token, payload: { name: 'Hugo H' } }),
+      await server.call({ method: 'GET', url: '/users', token }),
+      await server.call({ method: 'GET', url: `/users/${id}`, token }),
+      await server.call({ method: 'PATCH', url: `/users/${id}`, token: admin, payload: { password: 'hugo-password-3' } }),
+    ];
+    // The audit log records password changes, masked.
+    const audit = await server.call({ method: 'GET', url: '/audit', token });
+    for (const response of [...userAnswers, audit]) {
+      expect(response.statusCode, response.body).toBeLessThan(300);
+      expect(response.body).not.toContain('$argon2');
+      expect(response.body).not.toContain(hugoHash);
+      expect(response.body).not.toMatch(/hugo-password-\d/);
+    }
+    for (const response of userAnswers) expect(response.body).not.toContain('"password"');
+  });
+});

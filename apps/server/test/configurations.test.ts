@@ -1,0 +1,210 @@
+import type { LightMyRequestResponse } from 'fastify';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { q, startTestServer, type TestServer } from './harness.ts';
+
+interface Configuration {
+  id: number;
+  name: string;
+  value: string;
+  category: string;
+  description: string;
+  type: string;
+  created_time: string;
+  updated_time: string;
+}
+interface ErrorBody {
+  error: { statusCode: number; code?: string; message: string; details?: { path: string; message: string }[] };
+}
+
+const errorOf = (response: LightMyRequestResponse): ErrorBody['error'] => response.json<ErrorBody>().error;
+
+let server: TestServer;
+let admin: string;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  admin = await server.login();
+});
+afterAll(() => server.close());
+
+const list = async (): Promise<Configuration[]> => {
+  const response = await server.call({ method: 'GET', url: '/configurations', token: admin });
+  expect(response.statusCode).toBe(200);
+  return response.json<Configuration[]>();
+};
+const names = async (): Promise<string[]> => (await list()).map((setting) => setting.name);
+const create = (payload: Record<string, unknown>) => server.call({ method: 'POST', url: '/configurations', token: admin, payload });
+async function created(payload: Record<string, unknown>): Promise<Configuration> {
+  const response = await create(payload);
+  expect(response.statusCode, response.body).toBe(201);
+  return response.json<Configuration>();
+}
+async function systemSetting(name: string): Promise<Configuration> {
+  const found = (await list()).find((setting) => setting.name === name);
+  if (!found) throw new Error(`${name} is not seeded`);
+  return found;
+}
+
+describe('general settings', () => {
+  test('the system settings are seeded with type sistema', async () => {
+    const settings = await list();
+    expect(settings).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ name: 'audio_max_size_mb', value: '10', category: 'audio', type: 'sistema', description: expect.any(String) }),
+        expect.objectContaining({ name: 'outbound_allow_loopback', value: 'false', category: 'security', type: 'sistema' }),
+      ]),
+    );
+  });
+
+  test('create, read, update and remove a setting', async () => {
+    const setting = await created({ name: 'greeting.text', value: 'Hello', category: 'ivr', description: 'What callers hear first' });
+    expect(setting).toMatchObject({ name: 'greeting.text', value: 'Hello', category: 'ivr', description: 'What callers hear first', type: 'custom' });
+    expect(Date.parse(setting.created_time)).not.toBeNaN();
+
+    const fetched = await server.call({ method: 'GET', url: `/configurations/${setting.id}`, token: admin });
+    expect(fetched.json()).toEqual(setting);
+    const filtered = await server.call({ method: 'GET', url: `/configurations?${q('filter', { where: { category: 'ivr' } })}`, token: admin });
+    expect(filtered.json<Configuration[]>().map((item) => item.name)).toEqual(['greeting.text']);
+
+    const patched = await server.call({
+      method: 'PATCH',
+      url: `/configurations/${setting.id}`,
+      token: admin,
+      payload: { value: 'Olá', description: 'Greeting' },
+    });
+    expect(patched.statusCode, patched.body).toBe(200);
+    expect(patched.json()).toMatchObject({ id: setting.id, name: 'greeting.text', value: 'Olá', description: 'Greeting', category: 'ivr' });
+    expect((await server.call({ method: 'GET', url: `/configurations/${setting.id}`, token: admin })).json()).toMatchObject({ value: 'Olá' });
+
+    const removed = await server.call({ method: 'DELETE', url: `/configurations/${setting.id}`, token: admin });
+    expect(removed.statusCode).toBe(204);
+    expect((await server.call({ method: 'GET', url: `/configurations/${setting.id}`, token: admin })).statusCode).toBe(404);
+    expect(await names()).not.toContain('greeting.text');
+  });
+
+  test('defaults: empty value and description, category general', async () => {
+    const setting = await created({ name: 'bare' });
+    expect(setting).toMatchObject({ name: 'bare', value: '', description: '', category: 'general', type: 'custom' });
+  });
+
+  test('names are unique: name_already_exists, also against a system setting', async () => {
+    await created({ name: 'unique.one', value: '1' });
+    for (const name of ['unique.one', 'audio_max_size_mb']) {
+      const duplicate = await create({ name, value: '2' });
+      expect(duplicate.statusCode, name).toBe(409);
+      expect(errorOf(duplicate)).toMatchObject({ code: 'name_already_exists', message: 'This name is already in use.' });
+    }
+    expect((await names()).filter((name) => name === 'unique.one')).toHaveLength(1);
+  });
+
+  test('invalid input is refused naming the field', async () => {
+    for (const [payload, field] of [
+      [{}, 'name'],
+      [{ name: '' }, 'name'],
+      [{ name: 'Has Spaces' }, 'name'],
+      [{ name: 'ok', value: 42 }, 'value'],
+      [{ name: 'ok', description: 'x'.repeat(501) }, 'description'],
+    ] as const) {
+      const response = await create(payload);
+      expect(response.statusCode, JSON.stringify(payload)).toBe(400);
+      expect(errorOf(response).code).toBe('invalid_input');
+      expect(errorOf(response).details?.map((detail) => detail.path.split('.').pop())).toContain(field);
+    }
+    const unknown = await create({ name: 'ok', secret: 'x' });
+    expect(unknown.statusCode).toBe(400);
+    expect(JSON.stringify(errorOf(unknown).details)).toContain('secret');
+    expect(await names()).not.toContain('ok');
+  });
+
+  test('a setting cannot be renamed or retyped by an update', async () => {
+    const setting = await created({ name: 'fixed.name' });
+    for (const payload of [{ name: 'other.name' }, { type: 'sistema' }]) {
+      const response = await server.call({ method: 'PATCH', url: `/configurations/${setting.id}`, token: admin, payload });
+      expect(response.statusCode, JSON.stringify(payload)).toBe(400);
+      expect(errorOf(response).code).toBe('invalid_input');
+    }
+    expect((await server.call({ method: 'GET', url: `/configurations/${setting.id}`, token: admin })).json()).toMatchObject({
+      name: 'fixed.name',
+      type: 'custom',
+    });
+  });
+
+  test('type sistema is reserved: a setting created through the API cannot claim it', async () => {
+    const response = await create({ name: 'pretend.system', type: 'sistema' });
+    expect(response.statusCode).toBe(400);
+    expect(errorOf(response).code).toBe('invalid_input');
+    expect(errorOf(response).details?.map((detail) => detail.path)).toEqual(['type']);
+    expect(await names()).not.toContain('pretend.system');
+    expect((await created({ name: 'other.type', type: 'tuning' })).type).toBe('tuning');
+  });
+});
+
+describe('system settings cannot be removed', () => {
+  test('a single removal is refused; the value can still be changed', async () => {
+    const setting = await systemSetting('audio_max_size_mb');
+    const refused = await server.call({ method: 'DELETE', url: `/configurations/${setting.id}`, token: admin });
+    expect(refused.statusCode).toBe(409);
+    expect(errorOf(refused)).toMatchObject({ code: 'system_setting_not_removable', message: 'System settings cannot be removed.' });
+    expect(await names()).toContain('audio_max_size_mb');
+
+    const patched = await server.call({ method: 'PATCH', url: `/configurations/${setting.id}`, token: admin, payload: { value: '25' } });
+    expect(patched.statusCode).toBe(200);
+    expect(patched.json()).toMatchObject({ value: '25', type: 'sistema' });
+  });
+
+  test('a bulk removal of system settings is refused', async () => {
+    const ids = [(await systemSetting('audio_max_size_mb')).id, (await systemSetting('outbound_allow_loopback')).id];
+    const refused = await server.call({ method: 'DELETE', url: '/configurations', token: admin, payload: ids });
+    expect(refused.statusCode).toBe(409);
+    expect(errorOf(refused).code).toBe('system_setting_not_removable');
+    expect(await names()).toEqual(expect.arrayContaining(['audio_max_size_mb', 'outbound_allow_loopback']));
+  });
+
+  test('a bulk removal mixing a removable and a system setting removes nothing', async () => {
+    const removable = await created({ name: 'mixed.removable' });
+    const system = await systemSetting('outbound_allow_loopback');
+    const refused = await server.call({ method: 'DELETE', url: '/configurations', token: admin, payload: { ids: [removable.id, system.id] } });
+    expect(refused.statusCode).toBe(409);
+    expect(errorOf(refused).code).toBe('system_setting_not_removable');
+    expect(await names()).toEqual(expect.arrayContaining(['mixed.removable', 'outbound_allow_loopback']));
+
+    const alone = await server.call({ method: 'DELETE', url: '/configurations', token: admin, payload: { ids: [removable.id] } });
+    expect(alone.statusCode).toBe(200);
+    expect(alone.json()).toEqual({ count: 1 });
+    expect(await names()).not.toContain('mixed.removable');
+  });
+});
+
+describe('general settings are for admins only', () => {
+  test('users and guests get 403 no_role_permission', async () => {
+    const tenant = await server.call({ method: 'POST', url: '/tenants', token: admin, payload: { name: 'settings-tenant' } });
+    const tenantId = tenant.json<{ id: number }>().id;
+    const target = await created({ name: 'target.setting', value: 'kept' });
+    for (const role of ['user', 'guest'] as const) {
+      const username = `settings-${role}`;
+      const user = await server.call({
+        method: 'POST',
+        url: '/users',
+        token: admin,
+        payload: { username, password: 'a-good-password', email: `${username}@example.com`, name: username, roles: [{ role, tenant_id: tenantId }] },
+      });
+      expect(user.statusCode).toBe(201);
+      const token = await server.login(username, 'a-good-password');
+      const calls = [
+        () => server.call({ method: 'GET', url: '/configurations', token }),
+        () => server.call({ method: 'GET', url: `/configurations/${target.id}`, token }),
+        () => server.call({ method: 'POST', url: '/configurations', token, payload: { name: `${role}.made` } }),
+        () => server.call({ method: 'PATCH', url: `/configurations/${target.id}`, token, payload: { value: 'changed' } }),
+        () => server.call({ method: 'DELETE', url: `/configurations/${target.id}`, token }),
+        () => server.call({ method: 'DELETE', url: '/configurations', token, payload: [target.id] }),
+      ];
+      for (const call of calls) {
+        const response = await call();
+        expect(response.statusCode, response.body).toBe(403);
+        expect(errorOf(response).code).toBe('no_role_permission');
+      }
+    }
+    expect((await server.call({ method: 'GET', url: `/configurations/${target.id}`, token: admin })).json()).toMatchObject({ value: 'kept' });
+    expect(await names()).not.toEqual(expect.arrayContaining(['user.made']));
+  });
+});

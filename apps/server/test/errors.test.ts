@@ -1,0 +1,186 @@
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { buildApp } from '../src/app.ts';
+import { startTestServer, type TestServer } from './harness.ts';
+
+interface ErrorBody {
+  error: { statusCode: number; name: string; message: string; code?: string; details?: { path: string; message: string }[] };
+}
+
+/** Every failure answers `{error: {statusCode, name, message, code, details?}}` and nothing else. */
+function expectErrorShape(response: LightMyRequestResponse, statusCode: number, code: string): ErrorBody['error'] {
+  expect(response.statusCode, response.body).toBe(statusCode);
+  expect(response.headers['content-type']).toMatch(/^application\/json/);
+  const body = response.json<ErrorBody>();
+  expect(Object.keys(body)).toEqual(['error']);
+  expect(body.error).toMatchObject({ statusCode, code, name: expect.any(String), message: expect.any(String) });
+  for (const key of Object.keys(body.error)) expect(['statusCode', 'name', 'message', 'code', 'details']).toContain(key);
+  expect(response.body).not.toMatch(/\bat .+:\d+:\d+/);
+  return body.error;
+}
+
+let server: TestServer;
+let admin: string;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  admin = await server.login();
+});
+afterAll(() => server.close());
+
+describe('client errors have the error shape', () => {
+  test('an unknown route is a 404 not_found, localized', async () => {
+    const underApi = await server.call({ method: 'GET', url: '/no-such-thing', token: admin });
+    expect(expectErrorShape(underApi, 404, 'not_found')).toEqual({
+      statusCode: 404,
+      name: 'NotFoundError',
+      code: 'not_found',
+      message: 'Record not found.',
+    });
+    // Without credentials too: an unknown route is not an authentication question.
+    expectErrorShape(await server.call({ method: 'POST', url: '/no-such-thing', payload: {} }), 404, 'not_found');
+    const pt = await server.call({ method: 'DELETE', url: '/no-such-thing', headers: { 'accept-language': 'pt-BR' } });
+    expect(expectErrorShape(pt, 404, 'not_found').message).toBe('Registro não encontrado.');
+  });
+
+  test('an unknown record is a 404 not_found', async () => {
+    expectErrorShape(await server.call({ method: 'GET', url: '/tenants/424242', token: admin }), 404, 'not_found');
+  });
+
+  test('a malformed JSON body is a 400 with the shape', async () => {
+    const response = await server.call({
+      method: 'POST',
+      url: '/tenants',
+      token: admin,
+      headers: { 'content-type': 'application/json' },
+      payload: '{"name": "acme",',
+    });
+    const error = expectErrorShape(response, 400, 'invalid_input');
+    expect(error.name).toBe('BadRequestError');
+    expect(error.message).toMatch(/JSON/);
+    const list = await server.call({ method: 'GET', url: '/tenants', token: admin });
+    expect(list.json()).toEqual([]);
+  });
+
+  test('a malformed sign-in body is a 400, not a 500', async () => {
+    const response = await server.call({
+      method: 'POST',
+      url: '/login',
+      headers: { 'content-type': 'application/json' },
+      payload: '{"username": ',
+    });
+    expectErrorShape(response, 400, 'invalid_input');
+  });
+
+  test('validation errors list each invalid field in details', async () => {
+    const response = await server.call({ method: 'POST', url: '/users', token: admin, payload: { password: 'short', email: 'nope' } });
+    const error = expectErrorShape(response, 400, 'invalid_input');
+    expect(error.message).toBe('Some fields are invalid.');
+    expect(error.details).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ path: expect.stringMatching(/password$/), message: expect.any(String) }),
+        expect.objectContaining({ path: expect.stringMatching(/email$/), message: expect.any(String) }),
+      ]),
+    );
+  });
+
+  test('a body that is too large is 413 payload_too_large', async () => {
+    const response = await server.call({
+      method: 'POST',
+      url: '/tenants',
+      token: admin,
+      payload: { name: 'x'.repeat(2 * 1024 * 1024) },
+    });
+    expectErrorShape(response, 413, 'payload_too_large');
+  });
+
+  test('a body that is not JSON is 415 unsupported_media_type', async () => {
+    const response = await server.call({
+      method: 'POST',
+      url: '/tenants',
+      token: admin,
+      headers: { 'content-type': 'application/xml' },
+      payload: '<name>acme</name>',
+    });
+    expectErrorShape(response, 415, 'unsupported_media_type');
+  });
+
+  test("an admin's tenant header must be a tenant id: 400, never a database error", async () => {
+    for (const value of ['abc', '-1', '1.5', '9999999999', '99999999999']) {
+      const response = await server.call({ method: 'GET', url: '/destinations', token: admin, headers: { 'x-tenant-id': value } });
+      const error = expectErrorShape(response, 400, 'invalid_input');
+      expect(error.details?.map((detail) => detail.path), value).toEqual(['x-tenant-id']);
+    }
+    // The largest id is still an id: it simply has no records.
+    const largest = await server.call({ method: 'GET', url: '/destinations', token: admin, headers: { 'x-tenant-id': String(2 ** 31 - 1) } });
+    expect(largest.statusCode).toBe(200);
+    expect(largest.json()).toEqual([]);
+  });
+});
+
+describe('server errors never show internals', () => {
+  let app: FastifyInstance;
+  const leakyMessage =
+    "SQLITE_ERROR: no such column: secret_column in SELECT password FROM users WHERE username = 'admin' at /work/main/apps/server/src/modules/users/users.resource.ts:42:7";
+
+  beforeAll(async () => {
+    // A second app over the same database, with routes that fail the ways real code can.
+    app = await buildApp(server.ctx, { logger: false });
+    app.get('/api/v1/test/throws', async () => {
+      throw new Error(leakyMessage);
+    });
+    app.get('/api/v1/test/database', async () => {
+      await sql`SELECT secret_column FROM no_such_table WHERE password = 'hunter2'`.execute(server.ctx.db);
+      return { unreachable: true };
+    });
+    app.get('/api/v1/test/status-5xx', async () => {
+      throw Object.assign(new Error(`upstream said: ${leakyMessage}`), { statusCode: 502, code: 'ECONNREFUSED' });
+    });
+    app.get('/api/v1/test/not-an-error', async () => {
+      // Some libraries reject with plain objects.
+      throw { message: leakyMessage, sql: 'SELECT 1', path: '/etc/passwd' };
+    });
+    await app.ready();
+  });
+  afterAll(() => app.close());
+
+  const internalError = {
+    error: { statusCode: 500, name: 'InternalServerError', code: 'internal_error', message: 'An error occurred.' },
+  };
+
+  const expectNoLeak = (response: LightMyRequestResponse) => {
+    expect(response.statusCode).toBe(500);
+    expect(response.json()).toEqual(internalError);
+    for (const leak of ['SQLITE', 'SELECT', 'secret_column', 'no_such_table', 'hunter2', '/work/', '.ts', 'stack', 'passwd']) {
+      expect(response.body, leak).not.toContain(leak);
+    }
+  };
+
+  test('an Error with SQL and a file path in its message answers only the generic 500', async () => {
+    expectNoLeak(await app.inject({ method: 'GET', url: '/api/v1/test/throws' }));
+  });
+
+  test('a real database error answers only the generic 500', async () => {
+    expectNoLeak(await app.inject({ method: 'GET', url: '/api/v1/test/database' }));
+  });
+
+  test('an error carrying a 5xx status answers only the generic 500', async () => {
+    expectNoLeak(await app.inject({ method: 'GET', url: '/api/v1/test/status-5xx' }));
+  });
+
+  test('a thrown non-Error answers only the generic 500', async () => {
+    expectNoLeak(await app.inject({ method: 'GET', url: '/api/v1/test/not-an-error' }));
+  });
+
+  test('the generic 500 is localized', async () => {
+    const response = await app.inject({ method: 'GET', url: '/api/v1/test/throws', headers: { 'accept-language': 'pt-BR' } });
+    expect(response.json()).toEqual({ error: { ...internalError.error, message: 'Ocorreu um erro.' } });
+  });
+
+  test('the app keeps serving after a 500', async () => {
+    await app.inject({ method: 'GET', url: '/api/v1/test/database' });
+    const health = await app.inject({ method: 'GET', url: '/api/v1/health' });
+    expect(health.statusCode).toBe(200);
+  });
+});

@@ -1,0 +1,61 @@
+/** Messages between bench/api/run.ts (the load generator) and bench/api/server.ts (the server child). */
+
+/** The administrator the voxplan child creates. */
+export const BENCH_ADMIN = { username: 'admin', password: 'bench-admin-password-1' };
+
+export type ServerKind = 'hello' | 'voxplan';
+
+/** Sent once by the child when it listens. */
+export interface ReadyMessage {
+  type: 'ready';
+  kind: ServerKind;
+  port: number;
+  /** voxplan only: the seeded tenant and how long seeding took. */
+  tenantId?: number;
+  seededRows?: number;
+  seedMs?: number;
+}
+
+export type Command =
+  | { cmd: 'createIndex'; name: string; table: string; columns: string[] }
+  | { cmd: 'dropIndex'; name: string }
+  | { cmd: 'explain'; label: string; filter?: unknown; where?: unknown; tenantId: number }
+  | { cmd: 'profileStart' }
+  | { cmd: 'profileStop'; file: string }
+  | { cmd: 'shutdown' };
+
+export type CommandMessage = Command & { type: 'command'; id: number };
+
+export interface ExplainResult {
+  sql: string;
+  plan: string[];
+  /** Median time of running the query directly through ctx.db (no HTTP), in ms. */
+  medianMs: number;
+  rows: number;
+}
+
+export interface ReplyMessage {
+  type: 'reply';
+  id: number;
+  ok: boolean;
+  error?: string;
+  result?: ExplainResult | { file: string } | null;
+}
+
+export type ChildMessage = ReadyMessage | ReplyMessage;
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null;
+}
+
+export function isChildMessage(value: unknown): value is ChildMessage {
+  return isRecord(value) && (value.type === 'ready' || value.type === 'reply');
+}
+
+export function isCommandMessage(value: unknown): value is CommandMessage {
+  return isRecord(value) && value.type === 'command' && typeof value.id === 'number' && typeof value.cmd === 'string';
+}
+
+export function isExplainResult(value: unknown): value is ExplainResult {
+  return isRecord(value) && typeof value.sql === 'string' && Array.isArray(value.plan) && typeof value.medianMs === 'number';
+}

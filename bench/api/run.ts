@@ -1,0 +1,530 @@
+/**
+ * API throughput/latency bench: `npm run bench:api` (see bench/README.md).
+ *
+ * Servers run in child processes (bench/api/server.ts) so that autocannon, in this process, does
+ * not share the server's event loop; with taskset available each side is pinned to its own core.
+ * Environment:
+ *   BENCH_SECONDS=10          measured seconds per scenario (after BENCH_WARMUP_SECONDS=2 of warm-up)
+ *   BENCH_CONNECTIONS=50      concurrent connections
+ *   BENCH_ROWS=100000         destinations seeded in the tenant
+ *   BENCH_INDEX=with          without | with | both: run the destinations scenarios with the
+ *                             migrated schema and/or with the name index dropped, for comparison
+ *   BENCH_PIN=1               0 to let the OS schedule both processes freely
+ *   BENCH_PROFILE=0           1: afterwards, CPU-profile the server under GET /users/1 load
+ *   BENCH_PROFILE_OUT=path    keep that .cpuprofile (otherwise it goes with the temp dir)
+ *   BENCH_STRICT=0            1: exit 3 when a target FAILs (non-2xx responses always exit 1)
+ */
+import { type ChildProcess, execFileSync, fork, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import { formatSummary, summarize, type CpuProfile } from './cpu-profile.ts';
+import {
+  BENCH_ADMIN,
+  type ChildMessage,
+  type Command,
+  type ExplainResult,
+  isChildMessage,
+  isExplainResult,
+  type ReadyMessage,
+  type ReplyMessage,
+  type ServerKind,
+} from './protocol.ts';
+
+// ---------------------------------------------------------------------------------------------
+// Settings
+
+function envNumber(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value < 0) throw new Error(`${name} must be a non-negative number, got '${raw}'`);
+  return value;
+}
+
+const settings = {
+  seconds: envNumber('BENCH_SECONDS', 10),
+  warmupSeconds: envNumber('BENCH_WARMUP_SECONDS', 2),
+  connections: envNumber('BENCH_CONNECTIONS', 50),
+  rows: envNumber('BENCH_ROWS', 100_000),
+  index: (process.env.BENCH_INDEX ?? 'with') as 'without' | 'with' | 'both',
+  pin: process.env.BENCH_PIN !== '0',
+  profile: process.env.BENCH_PROFILE === '1',
+  profileOut: process.env.BENCH_PROFILE_OUT,
+  strict: process.env.BENCH_STRICT === '1',
+};
+if (!['without', 'with', 'both'].includes(settings.index)) throw new Error('BENCH_INDEX must be without, with or both');
+if (settings.rows < 1000 || settings.rows > 1_000_000) throw new Error('BENCH_ROWS must be between 1000 and 1000000');
+
+const targets = { usersById: 0.5, list: 0.3, count: 0.3, p95Ms: 10 } as const;
+
+/** The index the destinations list and count need (migration 0002-sort-indexes). */
+const NAME_INDEX = { name: 'ix_destinations__tenant_id__name', table: 'destinations', columns: ['tenant_id', 'name'] };
+
+// Names are 'dest 000000'..; this range holds exactly a tenth of the rows, from the middle.
+const rangeLow = Math.floor(settings.rows / 2);
+const rangeHigh = rangeLow + Math.floor(settings.rows / 10) - 1;
+const destName = (n: number) => `dest ${String(n).padStart(6, '0')}`;
+const nameRange = { name: { between: [destName(rangeLow), destName(rangeHigh)] } };
+const listFilter = { where: nameRange, order: ['name ASC'], limit: 25 };
+const expectedCount = rangeHigh - rangeLow + 1;
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const serverScript = path.join(here, 'server.ts');
+
+// ---------------------------------------------------------------------------------------------
+// Child processes
+
+function hasTaskset(): boolean {
+  try {
+    execFileSync('taskset', ['-p', String(process.pid)], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const cpuCount = os.availableParallelism();
+const pinning = settings.pin && cpuCount >= 2 && hasTaskset();
+const LOADGEN_CPU = 0;
+const SERVER_CPU = 1;
+
+class ServerChild {
+  private nextId = 1;
+  private readonly pending = new Map<number, { resolve: (reply: ReplyMessage) => void; reject: (error: Error) => void }>();
+  private exited = false;
+  readonly exit: Promise<number | null>;
+
+  private constructor(
+    readonly kind: ServerKind,
+    readonly process: ChildProcess,
+    readonly ready: ReadyMessage,
+  ) {
+    this.exit = new Promise((resolve) => {
+      if (process.exitCode !== null) resolve(process.exitCode);
+      process.once('exit', (code) => resolve(code));
+    });
+    process.on('exit', () => {
+      this.exited = true;
+      for (const { reject } of this.pending.values()) reject(new Error(`${kind} server exited`));
+      this.pending.clear();
+    });
+    process.on('message', (message: unknown) => {
+      if (!isChildMessage(message) || message.type !== 'reply') return;
+      const waiter = this.pending.get(message.id);
+      this.pending.delete(message.id);
+      waiter?.resolve(message);
+    });
+  }
+
+  static async start(kind: ServerKind, env: NodeJS.ProcessEnv): Promise<ServerChild> {
+    let tsxImport: string;
+    try {
+      tsxImport = import.meta.resolve('tsx');
+    } catch {
+      tsxImport = 'tsx';
+    }
+    const nodeArgs = ['--import', tsxImport, serverScript, kind];
+    const options = { env: { ...process.env, ...env }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] as const };
+    const child = pinning
+      ? spawn('taskset', ['-c', String(SERVER_CPU), process.execPath, ...nodeArgs], { ...options, stdio: [...options.stdio] })
+      : fork(serverScript, [kind], { env: options.env, execArgv: ['--import', tsxImport], stdio: [...options.stdio] });
+    const ready = await new Promise<ReadyMessage>((resolve, reject) => {
+      const onMessage = (message: unknown) => {
+        if (isChildMessage(message) && message.type === 'ready') {
+          cleanup();
+          resolve(message);
+        }
+      };
+      const onExit = (code: number | null) => {
+        cleanup();
+        reject(new Error(`${kind} server exited with code ${code} before it was ready`));
+      };
+      const cleanup = () => {
+        child.off('message', onMessage);
+        child.off('exit', onExit);
+      };
+      child.on('message', onMessage);
+      child.on('exit', onExit);
+    });
+    return new ServerChild(kind, child, ready);
+  }
+
+  get url(): string {
+    return `http://127.0.0.1:${this.ready.port}`;
+  }
+
+  async command(command: Command): Promise<ReplyMessage['result']> {
+    if (this.exited) throw new Error(`${this.kind} server is gone`);
+    const id = this.nextId++;
+    const reply = await new Promise<ReplyMessage>((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      const message: ChildMessage | (Command & { type: 'command'; id: number }) = { ...command, type: 'command', id };
+      this.process.send(message);
+    });
+    if (!reply.ok) throw new Error(`${this.kind} server: ${command.cmd} failed: ${reply.error ?? 'unknown error'}`);
+    return reply.result;
+  }
+
+  /** CPU seconds the child has used so far (Linux /proc), or undefined elsewhere. */
+  cpuSeconds(): number | undefined {
+    try {
+      const stat = fs.readFileSync(`/proc/${this.process.pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      // utime and stime are fields 14 and 15 of the whole line, 12 and 13 after "pid (comm) ".
+      return (Number(fields[11]) + Number(fields[12])) / 100;
+    } catch {
+      return undefined;
+    }
+  }
+
+  async stop(): Promise<void> {
+    if (this.exited) return;
+    try {
+      if (this.process.connected) await Promise.race([this.command({ cmd: 'shutdown' }), delay(2000)]);
+    } catch {
+      // fall through to the timeout below
+    }
+    const exited = await Promise.race([this.exit.then(() => true), delay(5000).then(() => false)]);
+    if (!exited && !this.exited) {
+      this.process.kill('SIGKILL');
+      await this.exit;
+    }
+  }
+}
+
+const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+// ---------------------------------------------------------------------------------------------
+// Load
+
+interface Measurement {
+  name: string;
+  rps: number;
+  /** Standard deviation of the per-second request counts, as a share of their mean. */
+  rpsCv: number;
+  p50: number;
+  p95: number;
+  p99: number;
+  /** autocannon's own p97.5, from its whole-millisecond histogram, as a cross-check. */
+  acP97_5: number;
+  requests: number;
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+  statusCodes: Record<string, number>;
+  serverCpu: number | undefined;
+  loadgenCpu: number;
+}
+
+function percentile(sortedValues: Float64Array, p: number): number {
+  if (sortedValues.length === 0) return Number.NaN;
+  const rank = Math.ceil((p / 100) * sortedValues.length) - 1;
+  return sortedValues[Math.min(sortedValues.length - 1, Math.max(0, rank))]!;
+}
+
+function runAutocannon(
+  url: string,
+  headers: Record<string, string>,
+  seconds: number,
+  onResponse?: (statusCode: number, responseTime: number) => void,
+): Promise<autocannon.Result> {
+  return new Promise((resolve, reject) => {
+    const instance = autocannon(
+      { url, headers, connections: settings.connections, duration: seconds, pipelining: 1, timeout: 10 },
+      (error: unknown, result: autocannon.Result) => (error ? reject(error instanceof Error ? error : new Error(String(error))) : resolve(result)),
+    );
+    if (onResponse) instance.on('response', (_client, statusCode, _bytes, responseTime) => onResponse(statusCode, responseTime));
+  });
+}
+
+function statusCodesOf(result: autocannon.Result): Record<string, number> {
+  const codes: Record<string, number> = {};
+  for (const [code, stat] of Object.entries(result.statusCodeStats ?? {})) codes[code] = stat.count ?? 0;
+  return codes;
+}
+
+const failures: string[] = [];
+
+async function measure(name: string, server: ServerChild, pathAndQuery: string, headers: Record<string, string>): Promise<Measurement> {
+  const url = `${server.url}${pathAndQuery}`;
+  process.stderr.write(`  ${name}: warm-up ${settings.warmupSeconds}s, measure ${settings.seconds}s ...`);
+  if (settings.warmupSeconds > 0) {
+    const warm = await runAutocannon(url, headers, settings.warmupSeconds);
+    if (warm.non2xx > 0 || warm.errors > 0) {
+      failures.push(`${name}: warm-up got ${warm.non2xx} non-2xx and ${warm.errors} errors ${JSON.stringify(statusCodesOf(warm))}`);
+    }
+  }
+  const latencies: number[] = [];
+  const serverCpuBefore = server.cpuSeconds();
+  const loadgenBefore = process.cpuUsage();
+  const wallBefore = process.hrtime.bigint();
+  const result = await runAutocannon(url, headers, settings.seconds, (_status, ms) => latencies.push(ms));
+  const wallSeconds = Number(process.hrtime.bigint() - wallBefore) / 1e9;
+  const loadgen = process.cpuUsage(loadgenBefore);
+  const serverCpuAfter = server.cpuSeconds();
+  const sortedLatencies = Float64Array.from(latencies).sort();
+  const measurement: Measurement = {
+    name,
+    rps: result.requests.total / result.duration,
+    rpsCv: result.requests.mean > 0 ? result.requests.stddev / result.requests.mean : Number.NaN,
+    p50: percentile(sortedLatencies, 50),
+    p95: percentile(sortedLatencies, 95),
+    p99: percentile(sortedLatencies, 99),
+    acP97_5: result.latency.p97_5,
+    requests: result.requests.total,
+    non2xx: result.non2xx,
+    errors: result.errors,
+    timeouts: result.timeouts,
+    statusCodes: statusCodesOf(result),
+    serverCpu: serverCpuBefore !== undefined && serverCpuAfter !== undefined ? (serverCpuAfter - serverCpuBefore) / wallSeconds : undefined,
+    loadgenCpu: (loadgen.user + loadgen.system) / 1e6 / wallSeconds,
+  };
+  process.stderr.write(` ${measurement.rps.toFixed(0)} req/s\n`);
+  if (measurement.non2xx > 0 || measurement.errors > 0) {
+    failures.push(
+      `${name}: ${measurement.non2xx} non-2xx responses, ${measurement.errors} errors (${measurement.timeouts} timeouts), status codes ${JSON.stringify(measurement.statusCodes)}`,
+    );
+  }
+  return measurement;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Output
+
+const fmt = (value: number, digits = 2) => (Number.isFinite(value) ? value.toFixed(digits) : 'n/a');
+const pct = (value: number | undefined) => (value === undefined ? 'n/a' : `${Math.round(value * 100)}%`);
+
+function table(rows: string[][]): string {
+  const widths = rows[0]!.map((_, col) => Math.max(...rows.map((row) => (row[col] ?? '').length)));
+  const line = (row: string[]) => `| ${row.map((cell, col) => cell.padEnd(widths[col]!)).join(' | ')} |`;
+  const rule = `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`;
+  return [line(rows[0]!), rule, ...rows.slice(1).map(line)].join('\n');
+}
+
+interface Verdict {
+  measurement: Measurement;
+  ratioTarget: number | undefined;
+}
+
+let targetFailures = 0;
+
+/** The hello-world runs bracket the others; the best one is the baseline (the lower ratio). */
+function report(title: string, hellos: Measurement[], verdicts: Verdict[]): string {
+  const baseline = hellos.reduce((best, m) => (m.rps > best.rps ? m : best));
+  const header = [
+    'scenario', 'req/s', '±/s', 'p50 ms', 'p95 ms', 'p99 ms', 'ac p97.5', 'non-2xx', 'ratio', 'ratio target', 'p95 < 10ms',
+    'srv CPU', 'loadgen CPU', 'req/CPU-s', 'CPU ratio',
+  ];
+  const perCpu = (m: Measurement) => (m.serverCpu !== undefined && m.serverCpu > 0 ? m.rps / m.serverCpu : Number.NaN);
+  const rows = [header];
+  const helloRows: Verdict[] = hellos.map((measurement) => ({ measurement, ratioTarget: undefined }));
+  for (const { measurement: m, ratioTarget } of [...helloRows, ...verdicts]) {
+    const isHello = hellos.includes(m);
+    const ratio = m.rps / baseline.rps;
+    const ratioOk = ratioTarget === undefined || ratio >= ratioTarget;
+    const p95Ok = m.p95 < targets.p95Ms;
+    if (!isHello && (!ratioOk || !p95Ok)) targetFailures++;
+    rows.push([
+      m.name,
+      fmt(m.rps, 0),
+      Number.isFinite(m.rpsCv) ? `${Math.round(m.rpsCv * 100)}%` : 'n/a',
+      fmt(m.p50),
+      fmt(m.p95),
+      fmt(m.p99),
+      fmt(m.acP97_5, 0),
+      String(m.non2xx + m.errors),
+      fmt(ratio),
+      ratioTarget !== undefined ? `>= ${ratioTarget} ${ratioOk ? 'PASS' : 'FAIL'}` : m === baseline ? '(baseline)' : '',
+      p95Ok ? 'PASS' : 'FAIL',
+      pct(m.serverCpu),
+      pct(m.loadgenCpu),
+      fmt(perCpu(m), 0),
+      fmt(perCpu(m) / perCpu(baseline)),
+    ]);
+  }
+  return `\n${title}\n${table(rows)}\n`;
+}
+
+function printExplain(label: string, result: ExplainResult): void {
+  process.stdout.write(
+    `  ${label}: ${result.rows} row(s), direct query (no HTTP) median ${fmt(result.medianMs, 3)} ms\n` +
+      `    SQL:  ${result.sql}\n` +
+      result.plan.map((line) => `    plan: ${line}\n`).join(''),
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Main
+
+const children = new Set<ServerChild>();
+let dataDir: string | undefined;
+
+async function cleanup(): Promise<void> {
+  await Promise.all([...children].map((child) => child.stop().catch(() => undefined)));
+  children.clear();
+  if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
+  dataDir = undefined;
+}
+
+async function startChild(kind: ServerKind, env: NodeJS.ProcessEnv = {}): Promise<ServerChild> {
+  const child = await ServerChild.start(kind, env);
+  children.add(child);
+  return child;
+}
+
+async function stopChild(child: ServerChild): Promise<void> {
+  await child.stop();
+  children.delete(child);
+}
+
+async function checkedJson(url: string, init: RequestInit, what: string): Promise<unknown> {
+  const response = await fetch(url, init);
+  const text = await response.text();
+  if (!response.ok) throw new Error(`${what}: HTTP ${response.status} ${text.slice(0, 300)}`);
+  return JSON.parse(text) as unknown;
+}
+
+async function main(): Promise<void> {
+  if (pinning) execFileSync('taskset', ['-a', '-p', '-c', String(LOADGEN_CPU), String(process.pid)], { stdio: 'ignore' });
+  const cpuModel = os.cpus()[0]?.model ?? 'unknown CPU';
+  process.stdout.write(
+    `Voxplan API bench — node ${process.version}, ${cpuCount} x ${cpuModel}\n` +
+      `connections ${settings.connections}, warm-up ${settings.warmupSeconds}s + ${settings.seconds}s per scenario, ` +
+      `${settings.rows} destinations, ` +
+      (pinning ? `load generator pinned to CPU ${LOADGEN_CPU}, server child to CPU ${SERVER_CPU}\n` : 'no CPU pinning\n') +
+      `latency percentiles: exact, from every response time autocannon reports (sub-ms); 'ac p97.5' is autocannon's own (whole ms)\n`,
+  );
+
+  // (a) Baseline: bare Fastify hello-world, alone on the server core.
+  process.stderr.write('hello-world server\n');
+  const hello = await startChild('hello');
+  const helloBefore = await measure('hello-world GET / (first)', hello, '/', {});
+  await stopChild(hello);
+
+  // (b) The real app on a fresh SQLite data dir.
+  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'voxplan-bench-'));
+  process.stderr.write(`voxplan server: migrating and seeding ${settings.rows} destinations in ${dataDir}\n`);
+  const app = await startChild('voxplan', { BENCH_DATA_DIR: dataDir, BENCH_ROWS: String(settings.rows) });
+  const tenantId = app.ready.tenantId;
+  if (tenantId === undefined) throw new Error('voxplan server did not report its tenant');
+  process.stdout.write(`seeded tenant ${tenantId} with ${app.ready.seededRows} destinations in ${fmt((app.ready.seedMs ?? 0) / 1000, 1)} s\n`);
+
+  const login = await checkedJson(
+    `${app.url}/api/v1/login`,
+    { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(BENCH_ADMIN) },
+    'login',
+  );
+  const token = (login as { token?: unknown }).token;
+  if (typeof token !== 'string') throw new Error('login answered no token');
+  const auth = { authorization: `Bearer ${token}` };
+  const tenantAuth = { ...auth, 'x-tenant-id': String(tenantId) };
+
+  const usersPath = '/api/v1/users/1';
+  const listPath = `/api/v1/destinations?filter=${encodeURIComponent(JSON.stringify(listFilter))}`;
+  const countPath = `/api/v1/destinations/count?where=${encodeURIComponent(JSON.stringify(nameRange))}`;
+
+  // The answers must be right before their speed means anything.
+  const user = (await checkedJson(`${app.url}${usersPath}`, { headers: auth }, 'GET /users/1')) as { id?: unknown };
+  if (user.id !== 1) throw new Error(`GET /users/1 answered ${JSON.stringify(user)}`);
+  const list = (await checkedJson(`${app.url}${listPath}`, { headers: tenantAuth }, 'list')) as { name: string }[];
+  const names = list.map((row) => row.name);
+  const expectedNames = Array.from({ length: 25 }, (_, i) => destName(rangeLow + i));
+  if (JSON.stringify(names) !== JSON.stringify(expectedNames)) throw new Error(`list answered ${JSON.stringify(names)}`);
+  const count = (await checkedJson(`${app.url}${countPath}`, { headers: tenantAuth }, 'count')) as { count?: unknown };
+  if (count.count !== expectedCount) throw new Error(`count answered ${JSON.stringify(count)}, expected ${expectedCount}`);
+
+  process.stdout.write(
+    `\nscenarios (admin bearer token; destinations with x-tenant-id: ${tenantId}):\n` +
+      `  GET ${usersPath}\n  GET /api/v1/destinations?filter=${JSON.stringify(listFilter)}\n` +
+      `  GET /api/v1/destinations/count?where=${JSON.stringify(nameRange)}   (= ${expectedCount})\n`,
+  );
+
+  const phases: { title: string; withIndex: boolean }[] = [];
+  if (settings.index !== 'with') {
+    phases.push({ title: `*** WITHOUT ${NAME_INDEX.name}: dropped for comparison; the migrations create it ***`, withIndex: false });
+  }
+  if (settings.index !== 'without') phases.push({ title: 'schema as migrated', withIndex: true });
+
+  const phaseResults: { title: string; verdicts: Verdict[] }[] = [];
+  for (const phase of phases) {
+    process.stdout.write(`\n== ${phase.title}\n`);
+    await app.command(phase.withIndex ? { cmd: 'createIndex', ...NAME_INDEX } : { cmd: 'dropIndex', name: NAME_INDEX.name });
+    for (const [label, command] of [
+      ['list ', { cmd: 'explain', label: 'list', filter: listFilter, tenantId }],
+      ['count', { cmd: 'explain', label: 'count', where: nameRange, tenantId }],
+    ] as const) {
+      const result = await app.command(command);
+      if (isExplainResult(result)) printExplain(label, result);
+    }
+    process.stderr.write(`${phase.withIndex ? 'with' : 'without'} index\n`);
+    const usersById = await measure('GET /users/1', app, usersPath, auth);
+    const listed = await measure('list 25 of 100k by name range', app, listPath, tenantAuth);
+    const counted = await measure('count by name range', app, countPath, tenantAuth);
+    phaseResults.push({
+      title: phase.title,
+      verdicts: [
+        { measurement: usersById, ratioTarget: targets.usersById },
+        { measurement: listed, ratioTarget: targets.list },
+        { measurement: counted, ratioTarget: targets.count },
+      ],
+    });
+  }
+
+  let profileText = '';
+  if (settings.profile) {
+    process.stderr.write('profiling GET /users/1\n');
+    const file = settings.profileOut ? path.resolve(settings.profileOut) : path.join(dataDir, 'users-by-id.cpuprofile');
+    await app.command({ cmd: 'profileStart' });
+    const profiled = await runAutocannon(`${app.url}${usersPath}`, auth, settings.seconds);
+    await app.command({ cmd: 'profileStop', file });
+    const summary = summarize(JSON.parse(fs.readFileSync(file, 'utf8')) as CpuProfile, 25);
+    profileText =
+      `\nCPU profile of the server under GET /users/1 (${fmt(profiled.requests.total / profiled.duration, 0)} req/s while sampling every 200 µs; ` +
+      `${profiled.requests.total} requests)${settings.profileOut ? `, saved to ${file}` : ''}\n${formatSummary(summary)}\n`;
+  }
+
+  // The baseline again, after the app is gone: this machine's throughput drifts between runs.
+  await stopChild(app);
+  const helloAgain = await startChild('hello');
+  const helloAfter = await measure('hello-world GET / (last)', helloAgain, '/', {});
+  await stopChild(helloAgain);
+
+  for (const phase of phaseResults) process.stdout.write(report(phase.title, [helloBefore, helloAfter], phase.verdicts));
+  process.stdout.write(profileText);
+  process.stdout.write(
+    `\nratio = req/s / best hello-world req/s (run first and last); ±/s = spread of the per-second samples; targets: GET by id >= ${targets.usersById}, list >= ${targets.list}, count >= ${targets.count}, ` +
+      `p95 < ${targets.p95Ms} ms at ${settings.connections} connections.\n` +
+      `srv CPU / loadgen CPU = share of one core used by the server child / by autocannon during the measured run; ` +
+      `a loadgen near 100% means the baseline is bounded by the load generator, not by Fastify.\n` +
+      `req/CPU-s = req/s per second of server CPU; CPU ratio = that against the baseline's. It is the steadier figure when the ` +
+      `hello-world server is not CPU-bound (srv CPU well under 100%: the VM, not Fastify, limited it), but PASS/FAIL uses the plain ratio.\n` +
+      `With ${settings.connections} connections always busy, mean latency = ${settings.connections} / req/s, so p95 < ${targets.p95Ms} ms needs ` +
+      `well over ${Math.round(settings.connections / (targets.p95Ms / 1000))} req/s.\n`,
+  );
+}
+
+let exitCode = 0;
+process.on('SIGINT', () => {
+  void cleanup().finally(() => process.exit(130));
+});
+try {
+  await main();
+  if (failures.length > 0) {
+    process.stdout.write(
+      `\n!!!!!!!! NON-2XX RESPONSES OR SOCKET ERRORS — THE NUMBERS ABOVE ARE MEANINGLESS !!!!!!!!\n${failures.map((f) => `  ${f}`).join('\n')}\n`,
+    );
+    exitCode = 1;
+  } else if (targetFailures > 0) {
+    process.stdout.write(`\n${targetFailures} scenario(s) missed a target (marked FAIL above).\n`);
+    if (settings.strict) exitCode = 3;
+  }
+} catch (error) {
+  process.stderr.write(`\nbench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  exitCode = 1;
+} finally {
+  await cleanup();
+}
+process.exit(exitCode);

@@ -1,0 +1,222 @@
+/**
+ * The server side of the API bench, run as a child of bench/api/run.ts (IPC channel required):
+ *   node --import tsx bench/api/server.ts hello     bare Fastify, GET / -> {hello:'world'}
+ *   node --import tsx bench/api/server.ts voxplan   the real app on BENCH_DATA_DIR, seeded
+ * It answers the parent's commands (see protocol.ts) and exits when the parent goes away.
+ */
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import { Session } from 'node:inspector/promises';
+import type { AddressInfo } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import { parseFilter, parseWhere } from '@voxplan/contracts';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { CompiledQuery, sql } from 'kysely';
+import { buildApp } from '../../apps/server/src/app.ts';
+import { startContext, type Started } from '../../apps/server/src/bootstrap.ts';
+import { loadConfig } from '../../apps/server/src/config.ts';
+import type { AppContext } from '../../apps/server/src/context.ts';
+import { destinationsResource } from '../../apps/server/src/modules/destinations/destinations.resource.ts';
+import { applyOrder, compileCondition } from '../../apps/server/src/resources/filter-sql.ts';
+import {
+  BENCH_ADMIN,
+  type Command,
+  type ExplainResult,
+  isCommandMessage,
+  type ReadyMessage,
+  type ReplyMessage,
+  type ServerKind,
+} from './protocol.ts';
+
+const send = (message: ReadyMessage | ReplyMessage): void => {
+  process.send?.(message);
+};
+
+/** Tenant plus `rows` destinations, inserted straight through ctx.db in batched transactions. */
+async function seed(ctx: AppContext, rows: number): Promise<number> {
+  const now = new Date().toISOString();
+  const tenant = await ctx.db
+    .insertInto('tenants')
+    .values({ name: 'bench', created_time: now, integrations: null })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  const perInsert = 1000; // 7 columns x 1000 rows stays far below SQLite's bound-parameter limit
+  const perTransaction = 20_000;
+  for (let start = 0; start < rows; start += perTransaction) {
+    const end = Math.min(rows, start + perTransaction);
+    await ctx.db.transaction().execute(async (trx) => {
+      for (let from = start; from < end; from += perInsert) {
+        const values = [];
+        for (let i = from; i < Math.min(end, from + perInsert); i++) {
+          // Names are a permutation of the ids (7919 is prime to 100,000), so name order is not
+          // insertion order and an ordered list cannot ride on the rowid by luck.
+          const n = (i * 7919) % rows;
+          values.push({
+            tenant_id: tenant.id,
+            created_time: now,
+            updated_time: now,
+            name: `dest ${String(n).padStart(6, '0')}`,
+            kind: 'voice' as const,
+            uri: `sip:ext${i}@pbx.example`,
+            description: `bench destination ${i}`,
+          });
+        }
+        await trx.insertInto('destinations').values(values).execute();
+      }
+    });
+  }
+  return tenant.id;
+}
+
+/** The query the destinations list or count route runs, built the way ResourceService builds it. */
+function destinationsQuery(ctx: AppContext, command: Extract<Command, { cmd: 'explain' }>): CompiledQuery {
+  const fields = destinationsResource.fields;
+  if (command.filter !== undefined) {
+    const parsed = parseFilter(command.filter, fields);
+    let query = ctx.db.selectFrom('destinations').selectAll().where('tenant_id', '=', command.tenantId);
+    const where = parsed.where;
+    if (where) query = query.where((eb) => compileCondition(eb, where, ctx.dialect));
+    const order = parsed.order.length > 0 ? parsed.order : (destinationsResource.defaultOrder ?? []);
+    return applyOrder(query, order, fields)
+      .limit(parsed.limit ?? 1000)
+      .compile();
+  }
+  const where = parseWhere(command.where, fields);
+  let query = ctx.db.selectFrom('destinations').where('tenant_id', '=', command.tenantId);
+  if (where) query = query.where((eb) => compileCondition(eb, where, ctx.dialect));
+  return query.select((eb) => eb.fn.countAll().as('count')).compile();
+}
+
+async function explain(ctx: AppContext, command: Extract<Command, { cmd: 'explain' }>): Promise<ExplainResult> {
+  const compiled = destinationsQuery(ctx, command);
+  const planRows = await ctx.db.executeQuery<{ detail: string }>(
+    CompiledQuery.raw(`EXPLAIN QUERY PLAN ${compiled.sql}`, [...compiled.parameters]),
+  );
+  const times: number[] = [];
+  let rows = 0;
+  const deadline = performance.now() + 1500;
+  for (let i = 0; i < 200 && (i < 5 || performance.now() < deadline); i++) {
+    const started = performance.now();
+    const result = await ctx.db.executeQuery(compiled);
+    times.push(performance.now() - started);
+    rows = result.rows.length;
+  }
+  times.sort((a, b) => a - b);
+  return {
+    sql: compiled.sql,
+    plan: planRows.rows.map((row) => row.detail),
+    medianMs: times[Math.floor(times.length / 2)] ?? Number.NaN,
+    rows,
+  };
+}
+
+const quoteIdent = (name: string): string => {
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new Error(`not a plain identifier: ${name}`);
+  return `"${name}"`;
+};
+
+async function main(): Promise<void> {
+  const kind = process.argv[2] as ServerKind | undefined;
+  if (kind !== 'hello' && kind !== 'voxplan') throw new Error('usage: server.ts hello|voxplan');
+  if (!process.send) throw new Error('server.ts runs as a child of bench/api/run.ts (needs an IPC channel)');
+
+  let app: FastifyInstance;
+  let started: Started | undefined;
+  let ready: ReadyMessage;
+
+  if (kind === 'hello') {
+    app = Fastify();
+    app.get('/', async () => ({ hello: 'world' }));
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    ready = { type: 'ready', kind, port: (app.server.address() as AddressInfo).port };
+  } else {
+    const dataDir = process.env.BENCH_DATA_DIR;
+    if (!dataDir) throw new Error('BENCH_DATA_DIR is required');
+    const rows = Number(process.env.BENCH_ROWS ?? 100_000);
+    const config = loadConfig({
+      DATA_DIR: dataDir,
+      HOST: '127.0.0.1',
+      PORT: '0',
+      LOG_LEVEL: 'silent',
+      ADMIN_USERNAME: BENCH_ADMIN.username,
+      ADMIN_PASSWORD: BENCH_ADMIN.password,
+      MASTER_KEY: randomBytes(32).toString('hex'),
+      ACCESS_TOKEN_TTL: '7200',
+    });
+    started = await startContext(config);
+    const seedStart = performance.now();
+    const tenantId = await seed(started.ctx, rows);
+    const seedMs = performance.now() - seedStart;
+    app = await buildApp(started.ctx);
+    await app.listen({ port: 0, host: config.host });
+    ready = { type: 'ready', kind, port: (app.server.address() as AddressInfo).port, tenantId, seededRows: rows, seedMs };
+  }
+
+  let session: Session | undefined;
+  let closing = false;
+  const shutdown = async (): Promise<void> => {
+    if (closing) return;
+    closing = true;
+    await app.close();
+    await started?.close();
+    process.exit(0);
+  };
+  process.on('disconnect', () => void shutdown());
+  process.on('SIGTERM', () => void shutdown());
+
+  const run = async (command: Command): Promise<ReplyMessage['result']> => {
+    const ctx = started?.ctx;
+    switch (command.cmd) {
+      case 'createIndex':
+        if (!ctx) throw new Error('no database in this child');
+        await sql
+          .raw(
+            `CREATE INDEX IF NOT EXISTS ${quoteIdent(command.name)} ON ${quoteIdent(command.table)} (${command.columns
+              .map(quoteIdent)
+              .join(', ')})`,
+          )
+          .execute(ctx.db);
+        return null;
+      case 'dropIndex':
+        if (!ctx) throw new Error('no database in this child');
+        await sql.raw(`DROP INDEX IF EXISTS ${quoteIdent(command.name)}`).execute(ctx.db);
+        return null;
+      case 'explain':
+        if (!ctx) throw new Error('no database in this child');
+        return explain(ctx, command);
+      case 'profileStart':
+        session = new Session();
+        session.connect();
+        await session.post('Profiler.enable');
+        await session.post('Profiler.setSamplingInterval', { interval: 200 });
+        await session.post('Profiler.start');
+        return null;
+      case 'profileStop': {
+        if (!session) throw new Error('profiler not started');
+        const { profile } = await session.post('Profiler.stop');
+        session.disconnect();
+        session = undefined;
+        fs.writeFileSync(command.file, JSON.stringify(profile));
+        return { file: command.file };
+      }
+      case 'shutdown':
+        setImmediate(() => void shutdown());
+        return null;
+    }
+  };
+
+  process.on('message', (message: unknown) => {
+    if (!isCommandMessage(message)) return;
+    run(message).then(
+      (result) => send({ type: 'reply', id: message.id, ok: true, result }),
+      (error: unknown) => send({ type: 'reply', id: message.id, ok: false, error: String(error) }),
+    );
+  });
+
+  send(ready);
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`bench server child failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exit(1);
+});

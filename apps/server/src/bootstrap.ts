@@ -3,6 +3,7 @@ import type { Config } from './config.ts';
 import type { AppContext } from './context.ts';
 import { openDatabase } from './db/database.ts';
 import { migrateToLatest } from './db/migrate.ts';
+import { createAccessTokens } from './lib/access-tokens.ts';
 import { deriveKeys, loadMasterKey, randomToken } from './lib/keys.ts';
 import { hashPassword } from './lib/passwords.ts';
 import { nowIso } from './lib/time.ts';
@@ -26,7 +27,9 @@ export async function startContext(config: Config): Promise<Started> {
   const handle = openDatabase({ ...config, onPoolError: (error) => console.warn(`database connection lost: ${error.message}`) });
   try {
     await migrateToLatest(handle.db, handle.dialect);
-    const ctx: AppContext = { config, db: handle.db, dialect: handle.dialect, keys: deriveKeys(loadMasterKey(config)) };
+    const keys = deriveKeys(loadMasterKey(config));
+    const tokens = createAccessTokens(keys.tokenKey, config.accessTokenTtlSeconds);
+    const ctx: AppContext = { config, db: handle.db, dialect: handle.dialect, keys, tokens };
     const now = nowIso();
     for (const setting of systemSettings) {
       await ctx.db

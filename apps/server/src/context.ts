@@ -3,6 +3,7 @@ import type { Kysely } from 'kysely';
 import type { Config } from './config.ts';
 import type { DialectName } from './db/database.ts';
 import type { Database } from './db/schema.ts';
+import type { AccessTokens } from './lib/access-tokens.ts';
 import type { Keys } from './lib/keys.ts';
 
 /** Everything a request handler needs from the process, passed explicitly instead of imported. */
@@ -11,6 +12,7 @@ export interface AppContext {
   db: Kysely<Database>;
   dialect: DialectName;
   keys: Keys;
+  tokens: AccessTokens;
 }
 
 /** Who is calling, once the credentials have been checked. */

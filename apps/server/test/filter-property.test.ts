@@ -521,13 +521,15 @@ function likePatterns(field: 'name' | 'kind' | 'uri' | 'description'): fc.Arbitr
     fc.oneof(fromValue, fromPieces).map((pattern) => `${pattern}\\`),
   );
 }
-const maxRowId = () => Math.max(...rows.map((row) => row.id));
 function values(field: Field): fc.Arbitrary<Json> {
   switch (field) {
-    case 'id':
-      return fc.integer({ min: -1, max: 2 * SEED.length + 3 }).chain((n) => fc.constantFrom<Json>(n, String(n)));
+    case 'id': {
+      // The tenant's ids and the other tenant's, which sit between them, and a few beyond.
+      const ids = rows.map((row) => row.id);
+      return fc.integer({ min: Math.min(...ids) - 2, max: Math.max(...ids) + 2 }).chain((n) => fc.constantFrom<Json>(n, String(n)));
+    }
     case 'tenant_id':
-      return fc.constantFrom<Json>(1, 2, 3, 0, '2', 999);
+      return fc.constantFrom<Json>(tenant, otherTenant, String(tenant), 0, 999);
     case 'created_time':
     case 'updated_time': {
       // Built when the test runs: the rows' own times, times between them, and times far off.
@@ -553,8 +555,9 @@ function fieldCondition(field: Field): fc.Arbitrary<Json> {
     fc.tuple(fc.constantFrom('inq', 'nin'), fc.array(value, { maxLength: 5 })),
   ];
   if (FIELDS[field] === 'string') {
-    ops.push(fc.tuple(fc.constantFrom('like', 'nlike'), likePatterns(field as 'name')));
-    ops.push(fc.tuple(fc.constantFrom('like', 'nlike'), likePatterns(field as 'name')));
+    // Twice, so that text fields get like/nlike about as often as the other operators together.
+    const like = fc.tuple(fc.constantFrom('like', 'nlike'), likePatterns(field as 'name'));
+    ops.push(like, like);
   }
   return fc.oneof(
     value,
@@ -605,7 +608,6 @@ describe('valid filters agree with a model of the language', () => {
     );
     // The generator must produce clauses that split the rows, or the property proves little.
     expect(nonTrivial).toBeGreaterThanOrEqual(100);
-    expect(maxRowId()).toBeGreaterThan(0);
   });
 
   test('order, limit and skip agree with the model', async () => {

@@ -362,6 +362,20 @@ describe('dates', () => {
     await expectMatches({ created_time: { inq: ['2024-01-20T12:00:00Z', '2024-01-01T12:00:00.000Z'] } }, ['Alpha', 'Tango']);
   });
 
+  test('a time without a zone is UTC, like stored times, whatever the server\'s own zone', async () => {
+    const zone = process.env.TZ;
+    process.env.TZ = 'America/Sao_Paulo';
+    try {
+      expect(new Date(2024, 0, 10, 12).toISOString()).toBe('2024-01-10T15:00:00.000Z'); // the zone took effect
+      await expectMatches({ created_time: '2024-01-10T12:00' }, ['Kilo']);
+      await expectMatches({ created_time: '2024-01-10 12:00:00' }, ['Kilo']);
+      await expectMatches({ created_time: { between: ['2024-01-10T00:00', '2024-01-11T11:59:59.999'] } }, ['Kilo']);
+    } finally {
+      if (zone === undefined) delete process.env.TZ;
+      else process.env.TZ = zone;
+    }
+  });
+
   test('updated_time is set on write and filterable', async () => {
     const rows = await list({ order: ['updated_time DESC'], limit: 1 });
     expect(rows).toHaveLength(1);
@@ -525,6 +539,7 @@ describe('bad filters answer 400 invalid_filter', () => {
     ['an object for text', { name: { eq: { a: 1 } } }, 'where.name.eq'],
     ['a list for text', { name: ['a'] }, 'where.name'],
     ['a non-date for a date', { created_time: 'yesterday' }, 'where.created_time'],
+    ['a day not in the calendar', { created_time: { gte: '2024-02-30' } }, 'where.created_time.gte'],
     ['null for a range operator', { id: { gt: null } }, 'where.id.gt'],
     ['text with a NUL character', { name: 'a\u0000b' }, 'where.name'],
     ['like on a number field', { id: { like: '1%' } }, 'where.id.like'],

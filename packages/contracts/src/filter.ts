@@ -64,6 +64,28 @@ const ISO_DATE = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]
 /** Numbers written as text: plain decimals only, so "0x10" or "1e3" are not read as 16 or 1000. */
 const DECIMAL = /^\s*-?\d+(\.\d+)?\s*$/;
 
+function isoFromMs(ms: number): string | undefined {
+  const date = new Date(ms);
+  return Number.isNaN(date.getTime()) ? undefined : date.toISOString();
+}
+
+/**
+ * An ISO 8601 date or date-time as stored (UTC text). A time without a zone is UTC, like the stored
+ * times, not the server's local time; a day that is not in the calendar (2024-02-30) is refused
+ * rather than rolled over into the next month.
+ */
+function isoFromText(text: string): string | undefined {
+  const match = ISO_DATE.exec(text);
+  if (!match) return undefined;
+  const [year, month, day] = text.slice(0, 10).split('-').map(Number) as [number, number, number];
+  const calendar = new Date(0);
+  calendar.setUTCFullYear(year, month - 1, day);
+  if (calendar.getUTCFullYear() !== year || calendar.getUTCMonth() !== month - 1 || calendar.getUTCDate() !== day) return undefined;
+  const hasTime = match[1] !== undefined;
+  const hasZone = match[4] !== undefined;
+  return isoFromMs(Date.parse(`${text.replace(' ', 'T')}${hasTime && !hasZone ? 'Z' : ''}`));
+}
+
 /** Text columns cannot hold NUL on PostgreSQL, so no value may contain one on either database. */
 function checkText(field: string, text: string, path: string): string {
   if (text.includes('\u0000')) throw new FilterError(`'${field}' values may not contain the NUL character`, path);
@@ -92,10 +114,8 @@ function coerceValue(field: string, type: FieldType, value: unknown, path: strin
       if (value === 'true' || value === 'false') return value === 'true';
       break;
     case 'date': {
-      if ((typeof value === 'string' && ISO_DATE.test(value)) || (typeof value === 'number' && Number.isFinite(value))) {
-        const date = new Date(value);
-        if (!Number.isNaN(date.getTime())) return date.toISOString();
-      }
+      const iso = typeof value === 'string' ? isoFromText(value) : typeof value === 'number' ? isoFromMs(value) : undefined;
+      if (iso !== undefined) return iso;
       break;
     }
   }

@@ -1,12 +1,12 @@
-import { createCipheriv, createDecipheriv, createHash, createSecretKey, hkdfSync, type KeyObject, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 
 export interface Keys {
   /** AES-256-GCM key for secrets stored in the database. */
   secretsKey: Buffer;
-  /** HMAC key for access tokens; a KeyObject, so that it is imported once, not on every check. */
-  tokenKey: KeyObject;
+  /** HMAC key for access tokens. */
+  tokenKey: Buffer;
 }
 
 function parseMasterKey(text: string): Buffer {
@@ -32,7 +32,7 @@ export function loadMasterKey(options: { masterKey: string | undefined; dataDir:
 
 export function deriveKeys(masterKey: Buffer): Keys {
   const derive = (info: string) => Buffer.from(hkdfSync('sha256', masterKey, Buffer.alloc(0), info, 32));
-  return { secretsKey: derive('voxplan secrets v1'), tokenKey: createSecretKey(derive('voxplan access tokens v1')) };
+  return { secretsKey: derive('voxplan secrets v1'), tokenKey: derive('voxplan access tokens v1') };
 }
 
 const CIPHER_PREFIX = 'v1:';

@@ -1,9 +1,9 @@
 import { effectiveRole, type ErrorCode, type RoleAssignment } from '@voxplan/contracts';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { errors as joseErrors, jwtVerify, SignJWT } from 'jose';
 import type { Actor, AppContext, Scope } from '../context.ts';
-import { AppError, badRequest, forbidden, unauthorized } from '../errors.ts';
+import { badRequest, forbidden, unauthorized } from '../errors.ts';
+import { AccessTokenError, type AccessTokenClaims } from '../lib/access-tokens.ts';
 import { safeEqualHex, sha256 } from '../lib/keys.ts';
 import { isoAfter, nowIso } from '../lib/time.ts';
 
@@ -14,18 +14,7 @@ declare module 'fastify' {
 }
 
 const API_KEY_PREFIX = 'vxk_';
-const TOKEN_ISSUER = 'voxplan';
 const MAX_ROW_ID = 2 ** 31 - 1;
-
-export async function signAccessToken(ctx: AppContext, userId: number, sessionId: string): Promise<string> {
-  return new SignJWT({ sid: sessionId })
-    .setProtectedHeader({ alg: 'HS256' })
-    .setSubject(String(userId))
-    .setIssuer(TOKEN_ISSUER)
-    .setIssuedAt()
-    .setExpirationTime(`${ctx.config.accessTokenTtlSeconds}s`)
-    .sign(ctx.keys.tokenKey);
-}
 
 export function formatApiKey(id: number, secret: string): string {
   return `${API_KEY_PREFIX}${id}_${secret}`;
@@ -49,19 +38,13 @@ function actorFromRows(rows: ActorRow[], extra: Partial<Actor>): Actor {
 }
 
 async function actorFromAccessToken(ctx: AppContext, token: string): Promise<Actor> {
-  let sessionId: string;
-  let userId: number;
+  let claims: AccessTokenClaims;
   try {
-    const { payload } = await jwtVerify(token, ctx.keys.tokenKey, { issuer: TOKEN_ISSUER, algorithms: ['HS256'] });
-    if (typeof payload.sid !== 'string' || !payload.sub) throw unauthorized('verifying_token_error');
-    sessionId = payload.sid;
-    userId = Number(payload.sub);
+    claims = ctx.tokens.verify(token);
   } catch (error) {
-    if (error instanceof AppError) throw error;
-    const expiredOrForged =
-      error instanceof joseErrors.JWTExpired || error instanceof joseErrors.JWSSignatureVerificationFailed;
-    throw unauthorized(expiredOrForged ? 'invalid_token' : 'verifying_token_error');
+    throw unauthorized(error instanceof AccessTokenError && error.failure === 'expired_or_forged' ? 'invalid_token' : 'verifying_token_error');
   }
+  const { sessionId, userId } = claims;
   // One query checks the sign-in and loads the roles: it runs on every authenticated call.
   const rows = await ctx.db
     .selectFrom('auth_sessions as s')

@@ -3,7 +3,6 @@ import { AppError, unauthorized } from '../../errors.ts';
 import { decoyHash, verifyPassword } from '../../lib/passwords.ts';
 import { randomToken, sha256 } from '../../lib/keys.ts';
 import { isoAfter, nowIso } from '../../lib/time.ts';
-import { signAccessToken } from '../../plugins/auth.ts';
 
 export interface Issued {
   accessToken: string;
@@ -99,7 +98,7 @@ export class AuthService {
 
   private async issueAccessToken(userId: number, sessionId: string): Promise<string> {
     try {
-      return await signAccessToken(this.ctx, userId, sessionId);
+      return this.ctx.tokens.sign({ userId, sessionId });
     } catch {
       throw new AppError(500, 'generating_token_error');
     }

@@ -238,6 +238,24 @@ describe('roles', () => {
     expect(await lastAuditId()).toBe(auditBefore);
   });
 
+  test('a role held in another tenant lends no rights in the tenant one works in', async () => {
+    const other = (await server.call({ method: 'POST', url: '/tenants', token: admin.token, payload: { name: `other-${next()}` } })).json<Row>().id;
+    const username = `mixed-${next()}`;
+    const created = await server.call({
+      method: 'POST',
+      url: '/users',
+      token: admin.token,
+      // Guest where they work (the first role's tenant), user somewhere else.
+      payload: { username, password: `${username}-pw`, email: `${username}@example.com`, name: username, roles: [{ role: 'guest', tenant_id: other }, { role: 'user', tenant_id: tenant }] },
+    });
+    expect(created.statusCode, created.body).toBe(201);
+    const token = await server.login(username, `${username}-pw`);
+    const write = await server.call({ method: 'POST', url: '/destinations', token, payload: { name: 'x', kind: 'voice', uri: 'sip:x@pbx.example' } });
+    expectCode(write, 403, 'readonly_only');
+    const rows = await server.call({ method: 'GET', url: '/destinations/count', token: admin.token, tenant: other });
+    expect(rows.json()).toEqual({ count: 0 });
+  });
+
   test('a guest may still edit their own profile', async () => {
     const response = await as(guest, { method: 'PATCH', url: '/me', payload: { name: 'Guest Renamed' } });
     expect(response.statusCode, response.body).toBe(200);

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { idSchema, timestampSchema } from './common.ts';
+import { idSchema, storableText, timestampSchema } from './common.ts';
 
 export const loginSchema = z
-  .object({ username: z.string().trim().min(1).max(254), password: z.string().min(1).max(200) })
+  .object({ username: storableText().trim().min(1).max(254), password: storableText().min(1).max(200) })
   .strict();
 export const tokenSchema = z.object({ token: z.string() });
 
@@ -14,7 +14,7 @@ export const apiKeySchema = z.object({
   last_used_time: timestampSchema.nullable(),
 });
 export type ApiKey = z.infer<typeof apiKeySchema>;
-export const apiKeyCreateSchema = z.object({ name: z.string().trim().min(1).max(100) }).strict();
+export const apiKeyCreateSchema = z.object({ name: storableText().trim().min(1).max(100) }).strict();
 export const apiKeyCreatedSchema = apiKeySchema.extend({
   key: z.string().describe('shown once; only a hash is stored'),
 });

@@ -1,4 +1,4 @@
-import { effectiveRole, type ErrorCode, type RoleAssignment } from '@voxplan/contracts';
+import { type ErrorCode, type RoleAssignment, roleInWorkingTenant } from '@voxplan/contracts';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Actor, AppContext, Scope } from '../context.ts';
@@ -34,7 +34,7 @@ function actorFromRows(rows: ActorRow[], extra: Partial<Actor>): Actor {
   const roles: RoleAssignment[] = rows
     .filter((row) => row.role_id !== null && row.role !== null)
     .map((row) => ({ id: row.role_id!, role: row.role!, tenant_id: row.tenant_id, user_id: row.user_id }));
-  return { userId: first!.user_id, username: first!.username, roles, role: effectiveRole(roles), ...extra };
+  return { userId: first!.user_id, username: first!.username, roles, role: roleInWorkingTenant(roles), ...extra };
 }
 
 async function actorFromAccessToken(ctx: AppContext, token: string): Promise<Actor> {

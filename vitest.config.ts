@@ -11,7 +11,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     projects: [
-      { extends: true, test: { name: 'unit', include: ['packages/*/src/**/*.test.ts', 'apps/server/src/**/*.test.ts', 'scripts/**/*.test.ts'] } },
+      { extends: true, test: { name: 'unit', include: ['packages/*/src/**/*.test.ts', 'apps/server/src/**/*.test.ts', 'apps/console/src/**/*.test.ts', 'scripts/**/*.test.ts'] } },
       { extends: true, test: { name: 'sqlite', include: apiTests, env: { TEST_DIALECT: 'sqlite' } } },
       {
         extends: true,
@@ -21,6 +21,17 @@ export default defineConfig({
           exclude: ['apps/server/test/postgres-server.test.ts'],
           env: { TEST_DIALECT: 'postgres' },
           globalSetup: ['apps/server/test/postgres-global-setup.ts'],
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'e2e',
+          include: ['apps/console/e2e/**/*.test.ts'],
+          env: { TEST_DIALECT: 'sqlite' },
+          globalSetup: ['apps/console/e2e/build-console.ts'],
+          // One browser at a time: the machine has two cores.
+          fileParallelism: false,
         },
       },
     ],

@@ -16,3 +16,15 @@ test('health, login and tenants', async () => {
   const list = await server.call({ method: 'GET', url: '/tenants', token });
   expect(list.json()).toHaveLength(1);
 });
+
+test('system info answers what the server runs on, to signed-in users only', async () => {
+  expect((await server.call({ method: 'GET', url: '/system/info' })).statusCode).toBe(401);
+  const token = await server.login();
+  const info = await server.call({ method: 'GET', url: '/system/info', token });
+  expect(info.statusCode).toBe(200);
+  const body = info.json<Record<string, unknown>>();
+  expect(body.ram_gib).toBeGreaterThan(0);
+  expect(body.ram_free_gib).toBeLessThanOrEqual(body.ram_gib as number);
+  expect(body.processor).toMatch(/cores/);
+  expect(Date.parse(body.server_time as string)).toBeGreaterThan(Date.now() - 60_000);
+});

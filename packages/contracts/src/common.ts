@@ -5,7 +5,7 @@ export const maxId = 2 ** 31 - 1;
 export const idSchema = z.number().int().positive().max(maxId);
 
 /** Text a database can store: PostgreSQL refuses the NUL character outright. */
-export const storableText = () => z.string().regex(/^[^\u0000]*$/, 'must not contain NUL characters');
+export const storableText = () => z.string().refine((text) => !text.includes('\0'), 'must not contain NUL characters');
 export const timestampSchema = z.string().describe('ISO 8601 date-time, UTC');
 
 export const roleNames = ['admin', 'user', 'guest'] as const;

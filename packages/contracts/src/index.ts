@@ -7,3 +7,4 @@ export * from './errors.ts';
 export * from './filter.ts';
 export * from './tenant.ts';
 export * from './user.ts';
+export * from './system.ts';

@@ -1,19 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import si from 'systeminformation';
-import { z } from 'zod';
+import { systemInfoSchema } from '@voxplan/contracts';
 
-export const systemInfoSchema = z.object({
-  hardware_id: z.string(),
-  ip_address: z.string(),
-  server_time: z.string(),
-  motherboard: z.string(),
-  processor: z.string(),
-  ram: z.string(),
-  disk: z.string(),
-});
-
-const gib = (bytes: number) => `${(bytes / 1024 ** 3).toFixed(1)} GiB`;
+const gib = (bytes: number) => Math.round((bytes / 1024 ** 3) * 10) / 10;
 const joined = (...parts: (string | undefined)[]) => parts.filter((part) => part && part.trim() !== '' && part !== 'Default string').join(' ') || '—';
 
 /** The "System info" menu item: what the licence is bound to and what the server runs on. */
@@ -39,8 +29,10 @@ export function registerSystemInfoRoutes(app: FastifyInstance): void {
         server_time: new Date().toISOString(),
         motherboard: joined(board.manufacturer, board.model),
         processor: joined(cpu.manufacturer, cpu.brand, `(${cpu.cores} cores)`),
-        ram: `${gib(mem.total)} (${gib(mem.available)} free)`,
-        disk: disk ? `${gib(disk.size)} (${gib(disk.available)} free)` : '—',
+        ram_gib: gib(mem.total),
+        ram_free_gib: gib(mem.available),
+        disk_gib: disk ? gib(disk.size) : null,
+        disk_free_gib: disk ? gib(disk.available) : null,
       };
     },
   );

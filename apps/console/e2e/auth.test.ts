@@ -1,0 +1,129 @@
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { type ConsoleHarness, startConsole } from './harness.ts';
+
+let harness: ConsoleHarness;
+beforeAll(async () => {
+  // Access tokens that expire after 2 s let the tests watch the console refresh them.
+  harness = await startConsole({ ACCESS_TOKEN_TTL: '2' });
+  const token = await harness.server.login();
+  const tenant = await harness.server.call({ method: 'POST', url: '/tenants', token, payload: { name: 'acme' } });
+  await harness.server.call({
+    method: 'POST',
+    url: '/users',
+    token,
+    payload: { username: 'olivia', password: 'olivia-password', email: 'olivia@acme.example', name: 'Olivia', roles: [{ role: 'user', tenant_id: tenant.json<{ id: number }>().id }] },
+  });
+});
+afterAll(() => harness.close());
+
+describe('sign-in and the navigation guard', () => {
+  test('a protected route without a session goes to /login, and back after signing in', async () => {
+    const { page } = await harness.newPage();
+    await page.goto('/tenants');
+    await page.waitForURL('**/login');
+    await page.getByLabel('Username or e-mail').fill('admin');
+    await page.getByLabel('Password', { exact: true }).fill('admin-password-1');
+    await page.getByTestId('login-submit').click();
+    await page.waitForURL('**/tenants');
+    await expect.poll(() => page.getByTestId('table-row').count()).toBe(1);
+  });
+
+  test('wrong credentials are refused with the catalogue text, in Portuguese too', async () => {
+    const { page } = await harness.newPage({ locale: 'pt-BR' });
+    await page.goto('/login');
+    await page.getByLabel('Usuário ou e-mail').fill('admin');
+    await page.getByLabel('Senha', { exact: true }).fill('not-the-password');
+    await page.getByTestId('login-submit').click();
+    await expect.poll(() => page.getByTestId('login-error').textContent()).toBe('Usuário ou senha inválidos.');
+  });
+
+  test('empty fields are shown as required before anything is sent', async () => {
+    const { page } = await harness.newPage();
+    let loginCalls = 0;
+    page.on('request', (request) => {
+      if (request.url().endsWith('/api/v1/login')) loginCalls++;
+    });
+    await page.goto('/login');
+    await page.getByTestId('login-submit').click();
+    await expect.poll(() => page.getByText('Required').count()).toBe(2);
+    expect(loginCalls).toBe(0);
+  });
+
+  test('/ goes to the dashboard; aliases reach the same screen', async () => {
+    const { page } = await harness.newPage();
+    await harness.signIn(page);
+    await page.goto('/');
+    await page.waitForURL('**/dashboard');
+    await page.goto('/usuarios');
+    await expect.poll(() => page.getByRole('heading', { name: 'Users' }).count()).toBe(1);
+  });
+
+  test('a user without the admin role is sent to / from admin-only routes', async () => {
+    const { page } = await harness.newPage();
+    await harness.signIn(page, 'olivia', 'olivia-password');
+    for (const path of ['/tenants', '/users', '/general-settings', '/audit', '/date-ranges/holidays']) {
+      await page.goto(path);
+      await page.waitForURL('**/dashboard');
+    }
+    await expect.poll(() => page.getByRole('link', { name: 'Tenants' }).count()).toBe(0);
+  });
+
+  test('a reload keeps the session through the refresh cookie', async () => {
+    const { page } = await harness.newPage();
+    await harness.signIn(page);
+    await page.goto('/tenants');
+    await page.reload();
+    await expect.poll(() => page.getByTestId('table-row').count()).toBe(1);
+    expect(new URL(page.url()).pathname).toBe('/tenants');
+  });
+
+  test('requests that find the token expired share one refresh and are retried', async () => {
+    const { page } = await harness.newPage();
+    await harness.signIn(page);
+    await page.goto('/tenants');
+    await expect.poll(() => page.getByTestId('table-row').count()).toBe(1);
+    await page.waitForTimeout(2500);
+    const refreshes: string[] = [];
+    const retried: string[] = [];
+    page.on('request', (request) => {
+      const url = new URL(request.url());
+      if (url.pathname === '/api/v1/refresh') refreshes.push(url.pathname);
+      if (url.pathname.startsWith('/api/v1/tenants')) retried.push(url.pathname);
+    });
+    // The refresh button asks for the list and its count at once: two requests, both stale.
+    await page.getByTestId('table-refresh').click();
+    await expect.poll(() => retried.length).toBeGreaterThanOrEqual(4);
+    expect(refreshes).toHaveLength(1);
+    await expect.poll(() => page.getByTestId('table-row').count()).toBe(1);
+    expect(await page.getByTestId('page-error').count()).toBe(0);
+  });
+
+  test('when the refresh fails the user is signed out locally, without calling the server', async () => {
+    const { page, context } = await harness.newPage();
+    await harness.signIn(page);
+    await page.goto('/tenants');
+    await expect.poll(() => page.getByTestId('table-row').count()).toBe(1);
+    await page.waitForTimeout(2500);
+    await context.clearCookies();
+    let logoutCalls = 0;
+    page.on('request', (request) => {
+      if (request.url().endsWith('/api/v1/logout')) logoutCalls++;
+    });
+    await page.getByTestId('table-refresh').click();
+    await page.waitForURL('**/login');
+    await expect.poll(() => page.getByText('Your session has expired, please login again').count()).toBe(1);
+    expect(logoutCalls).toBe(0);
+  });
+
+  test('signing out calls the server and returns to /login; the old session is gone', async () => {
+    const { page } = await harness.newPage();
+    await harness.signIn(page);
+    const logout = page.waitForRequest((request) => request.url().endsWith('/api/v1/logout') && request.method() === 'POST');
+    await page.getByTestId('user-menu').click();
+    await page.getByTestId('logout').click();
+    await logout;
+    await page.waitForURL('**/login');
+    await page.goto('/tenants');
+    await page.waitForURL('**/login');
+  });
+});

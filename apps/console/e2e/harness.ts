@@ -1,0 +1,70 @@
+import { AxeBuilder } from '@axe-core/playwright';
+import type { AddressInfo } from 'node:net';
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { startTestServer, type TestServer } from '../../server/test/harness.ts';
+
+export { ADMIN } from '../../server/test/harness.ts';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+// The machine has no network: without these, Chromium keeps trying to reach Google's services.
+const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--disable-dev-shm-usage',
+];
+
+export interface ConsoleHarness {
+  server: TestServer;
+  baseUrl: string;
+  browser: Browser;
+  newPage(options?: { locale?: string; colorScheme?: 'light' | 'dark' }): Promise<{ context: BrowserContext; page: Page }>;
+  signIn(page: Page, username?: string, password?: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** A real server on a fresh database, serving the built console, and a headless Chromium. */
+export async function startConsole(env: Record<string, string> = {}): Promise<ConsoleHarness> {
+  const server = await startTestServer(env);
+  await server.app.listen({ port: 0, host: '127.0.0.1' });
+  const { port } = server.app.server.address() as AddressInfo;
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true });
+  const contexts: BrowserContext[] = [];
+  return {
+    server,
+    baseUrl,
+    browser,
+    async newPage({ locale = 'en-US', colorScheme = 'light' } = {}) {
+      const context = await browser.newContext({ baseURL: baseUrl, locale, colorScheme, viewport: { width: 1366, height: 860 } });
+      contexts.push(context);
+      const page = await context.newPage();
+      return { context, page };
+    },
+    async signIn(page, username = 'admin', password = 'admin-password-1') {
+      await page.goto('/login');
+      await page.getByLabel(/username|usuário/i).fill(username);
+      await page.getByLabel(/^(password|senha)$/i).fill(password);
+      await page.getByTestId('login-submit').click();
+      await page.waitForURL((url) => !url.pathname.startsWith('/login'));
+    },
+    async close() {
+      for (const context of contexts) await context.close().catch(() => undefined);
+      await browser.close();
+      await server.close();
+    },
+  };
+}
+
+/** axe-core on the current page: the serious and critical violations, described for a failure message. */
+export async function accessibilityViolations(page: Page): Promise<string[]> {
+  const results = await new AxeBuilder({ page }).analyze();
+  return results.violations
+    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+    .map((violation) => `${violation.id}: ${violation.help} (${violation.nodes.map((node) => node.target.join(' ')).slice(0, 3).join(', ')})`);
+}

@@ -1,0 +1,60 @@
+import type { RoleName } from '@voxplan/contracts';
+import { type ComponentType, lazy } from 'react';
+
+export interface AreaRoute {
+  /** Path and its aliases (spec section 2). */
+  paths: string[];
+  /** i18n key of the menu entry and page title. */
+  titleKey: string;
+  roles?: RoleName[];
+  hideFooter?: boolean;
+  /** In the main menu (account pages are reached from the user menu). */
+  inMenu: boolean;
+  icon: string;
+  page: ComponentType;
+}
+
+const placeholder = (titleKey: string) =>
+  lazy(async () => {
+    const { PlaceholderPage } = await import('../features/placeholder/PlaceholderPage.tsx');
+    return { default: () => <PlaceholderPage titleKey={titleKey} /> };
+  });
+
+const admin: RoleName[] = ['admin'];
+
+/** Every screen of the console: one list, read by the router, the menu and the guard. */
+export const areaRoutes: AreaRoute[] = [
+  { paths: ['/dashboard', '/painel-de-controle'], titleKey: 'nav.dashboard', inMenu: true, icon: 'dashboard', page: placeholder('nav.dashboard') },
+  { paths: ['/destination'], titleKey: 'nav.destinations', inMenu: true, icon: 'destination', page: placeholder('nav.destinations') },
+  { paths: ['/numbers', '/numeros'], titleKey: 'nav.numbers', inMenu: true, icon: 'numbers', page: placeholder('nav.numbers') },
+  { paths: ['/date-ranges', '/horarios'], titleKey: 'nav.dateRanges', inMenu: true, icon: 'schedule', page: placeholder('nav.dateRanges') },
+  {
+    paths: ['/date-ranges/holidays', '/horarios/feriados'],
+    titleKey: 'nav.holidays',
+    roles: admin,
+    inMenu: true,
+    icon: 'holiday',
+    page: placeholder('nav.holidays'),
+  },
+  { paths: ['/acl'], titleKey: 'nav.acl', inMenu: true, icon: 'acl', page: placeholder('nav.acl') },
+  { paths: ['/reports', '/relatorios'], titleKey: 'nav.reports', inMenu: true, icon: 'reports', page: placeholder('nav.reports') },
+  { paths: ['/audios'], titleKey: 'nav.audios', inMenu: true, icon: 'audios', page: placeholder('nav.audios') },
+  { paths: ['/visual-plan'], titleKey: 'nav.visualPlan', inMenu: true, hideFooter: true, icon: 'plan', page: placeholder('nav.visualPlan') },
+  {
+    paths: ['/general-settings'],
+    titleKey: 'nav.generalSettings',
+    roles: admin,
+    hideFooter: true,
+    inMenu: true,
+    icon: 'settings',
+    page: lazy(() => import('../features/settings/SettingsPage.tsx')),
+  },
+  { paths: ['/users', '/usuarios'], titleKey: 'nav.users', roles: admin, inMenu: true, icon: 'users', page: lazy(() => import('../features/users/UsersPage.tsx')) },
+  { paths: ['/tenants'], titleKey: 'nav.tenants', roles: admin, inMenu: true, icon: 'tenants', page: lazy(() => import('../features/tenants/TenantsPage.tsx')) },
+  { paths: ['/audit', '/auditoria'], titleKey: 'nav.audit', roles: admin, inMenu: true, icon: 'audit', page: lazy(() => import('../features/audit/AuditPage.tsx')) },
+  { paths: ['/account/profile'], titleKey: 'account.profile', inMenu: false, icon: 'profile', page: lazy(() => import('../features/account/ProfilePage.tsx')) },
+  { paths: ['/account/password'], titleKey: 'account.changePassword', inMenu: false, icon: 'password', page: lazy(() => import('../features/account/PasswordPage.tsx')) },
+  { paths: ['/account/credentials'], titleKey: 'account.credentials', inMenu: false, icon: 'credentials', page: lazy(() => import('../features/account/CredentialsPage.tsx')) },
+  { paths: ['/account/license'], titleKey: 'account.license', inMenu: false, icon: 'license', page: placeholder('account.license') },
+  { paths: ['/account/system-info'], titleKey: 'account.systemInfo', inMenu: false, icon: 'system', page: lazy(() => import('../features/account/SystemInfoPage.tsx')) },
+];

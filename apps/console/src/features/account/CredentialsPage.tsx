@@ -1,0 +1,228 @@
+import { ActionIcon, Alert, Button, Code, CopyButton, Group, Paper, Stack, Table, Text, TextInput, Title, Tooltip } from '@mantine/core';
+import { modals } from '@mantine/modals';
+import { IconAlertTriangle, IconCheck, IconCopy, IconPlus, IconTrash } from '@tabler/icons-react';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { type ApiKey, apiKeyCreateSchema } from '@voxplan/contracts';
+import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { api } from '../../lib/api/client.ts';
+import { AppModal } from '../../lib/AppModal.tsx';
+import { showError } from '../../lib/errors.ts';
+import { useSchemaForm } from '../../lib/forms/use-schema-form.ts';
+import { toast } from '../../lib/notify.ts';
+import { PageError } from '../../lib/PageError.tsx';
+import { MODAL_CLOSE_MS } from '../../app/theme.ts';
+import { formatDateTime } from '../../lib/format.ts';
+
+type CreatedKey = ApiKey & { key: string };
+
+const API_KEYS = ['/api-keys'];
+
+function useApiKeyMutations() {
+  const queryClient = useQueryClient();
+  const invalidate = () => queryClient.invalidateQueries({ queryKey: API_KEYS });
+  return {
+    create: useMutation({ mutationFn: (name: string) => api.post<CreatedKey>('/api-keys', { name }), onSuccess: invalidate }),
+    revoke: useMutation({ mutationFn: (id: number) => api.delete<void>(`/api-keys/${id}`), onSuccess: invalidate }),
+  };
+}
+
+function CreateKeyModal({ onClose, onCreated }: { onClose(): void; onCreated(key: CreatedKey): void }) {
+  const { t } = useTranslation();
+  const { create } = useApiKeyMutations();
+  const { form, formRef, onSubmit, submitting } = useSchemaForm({
+    schema: apiKeyCreateSchema,
+    initialValues: { name: '' },
+    submit: (values) => create.mutateAsync(values.name ?? ''),
+    onSuccess: (created) => onCreated(created as CreatedKey),
+  });
+  return (
+    <AppModal closeButtonProps={{ 'aria-label': t('common.close') }} opened onClose={onClose} size="sm" title={t('credentials.createTitle')}>
+      <form ref={formRef} onSubmit={onSubmit} noValidate>
+        <Stack>
+          <TextInput
+            label={t('credentials.name')}
+            description={t('credentials.nameHint')}
+            autoComplete="off"
+            withAsterisk
+            {...form.getInputProps('name')}
+            data-testid="apikey-name"
+          />
+          <Group justify="flex-end">
+            <Button variant="default" onClick={onClose}>
+              {t('common.cancel')}
+            </Button>
+            <Button type="submit" loading={submitting} data-testid="apikey-save">
+              {t('common.create')}
+            </Button>
+          </Group>
+        </Stack>
+      </form>
+    </AppModal>
+  );
+}
+
+/** The new key, shown once: only its hash is kept on the server. */
+function SecretModal({ created, opened, onClose }: { created: CreatedKey | null; opened: boolean; onClose(): void }) {
+  const { t } = useTranslation();
+  return (
+    <AppModal closeButtonProps={{ 'aria-label': t('common.close') }}
+      opened={opened}
+      onClose={onClose}
+      size="lg"
+      title={t('credentials.createdTitle', { name: created?.name ?? '' })}
+      closeOnClickOutside={false}
+    >
+      {created && (
+        <Stack>
+          <Alert color="yellow" icon={<IconAlertTriangle />} data-testid="apikey-warning">
+            {t('credentials.secretWarning')}
+          </Alert>
+          <Text size="sm" fw={500}>
+            {t('credentials.secretLabel')}
+          </Text>
+          <Group gap="xs" wrap="nowrap" align="center">
+            <Code block data-testid="apikey-secret" style={{ flex: 1, wordBreak: 'break-all', whiteSpace: 'pre-wrap' }}>
+              {created.key}
+            </Code>
+            <CopyButton value={created.key} timeout={2000}>
+              {({ copied, copy }) => (
+                <Tooltip label={copied ? t('common.copied') : t('common.copy')} withArrow>
+                  <ActionIcon
+                    variant={copied ? 'filled' : 'default'}
+                    color={copied ? 'teal' : undefined}
+                    size="lg"
+                    aria-label={copied ? t('common.copied') : t('common.copy')}
+                    onClick={copy}
+                    data-testid="apikey-copy"
+                  >
+                    {copied ? <IconCheck size={16} /> : <IconCopy size={16} />}
+                  </ActionIcon>
+                </Tooltip>
+              )}
+            </CopyButton>
+          </Group>
+          <Group justify="flex-end">
+            <Button onClick={onClose} data-testid="apikey-done">
+              {t('credentials.done')}
+            </Button>
+          </Group>
+        </Stack>
+      )}
+    </AppModal>
+  );
+}
+
+/** Credentials: my API keys, for scripts and integrations that call the API as me. */
+export default function CredentialsPage() {
+  const { t, i18n } = useTranslation();
+  const keys = useQuery({
+    queryKey: API_KEYS,
+    queryFn: ({ signal }) => api.get<ApiKey[]>('/api-keys', { signal }),
+  });
+  const { revoke } = useApiKeyMutations();
+  const [creating, setCreating] = useState(false);
+  const [created, setCreated] = useState<CreatedKey | null>(null);
+  const [secretOpened, setSecretOpened] = useState(false);
+
+  const confirmRevoke = (key: ApiKey) =>
+    modals.openConfirmModal({
+      title: t('credentials.revokeTitle'),
+      children: <Text size="sm">{t('credentials.revokeMessage', { name: key.name })}</Text>,
+      labels: { confirm: t('credentials.revoke'), cancel: t('common.cancel') },
+      confirmProps: { color: 'red', 'data-testid': 'confirm-remove' } as Record<string, string>,
+      onConfirm: () =>
+        revoke.mutate(key.id, {
+          onSuccess: () => toast('success', t('credentials.revoked')),
+          onError: (error) => showError(error, t),
+        }),
+    });
+
+  const rows = keys.data ?? [];
+  return (
+    <Stack>
+      <Group justify="space-between">
+        <Title order={2}>{t('account.credentials')}</Title>
+        <Button leftSection={<IconPlus size={16} />} onClick={() => setCreating(true)} data-testid="apikey-new">
+          {t('credentials.new')}
+        </Button>
+      </Group>
+      <Text size="sm">
+        {t('credentials.intro')}
+      </Text>
+      <Paper withBorder p="sm">
+        {keys.isError ? (
+          <PageError error={keys.error} onRetry={() => void keys.refetch()} />
+        ) : (
+          <Table.ScrollContainer minWidth={560}>
+            <Table striped highlightOnHover verticalSpacing="xs" data-testid="apikey-table" aria-busy={keys.isFetching}>
+              <Table.Thead>
+                <Table.Tr>
+                  <Table.Th>{t('credentials.name')}</Table.Th>
+                  <Table.Th>{t('credentials.prefix')}</Table.Th>
+                  <Table.Th>{t('credentials.createdTime')}</Table.Th>
+                  <Table.Th>{t('credentials.lastUsedTime')}</Table.Th>
+                  <Table.Th w={1}>{t('table.actions')}</Table.Th>
+                </Table.Tr>
+              </Table.Thead>
+              <Table.Tbody>
+                {rows.map((key) => (
+                  <Table.Tr key={key.id} data-testid="apikey-row">
+                    <Table.Td>{key.name}</Table.Td>
+                    <Table.Td>
+                      <Code>{`${key.prefix}…`}</Code>
+                    </Table.Td>
+                    <Table.Td>{formatDateTime(key.created_time, i18n.language)}</Table.Td>
+                    <Table.Td>{formatDateTime(key.last_used_time, i18n.language) ?? t('credentials.neverUsed')}</Table.Td>
+                    <Table.Td>
+                      <Tooltip label={t('credentials.revoke')}>
+                        <ActionIcon
+                          variant="subtle"
+                          color="red"
+                          aria-label={t('credentials.revokeNamed', { name: key.name })}
+                          onClick={() => confirmRevoke(key)}
+                          data-testid="apikey-revoke"
+                        >
+                          <IconTrash size={16} />
+                        </ActionIcon>
+                      </Tooltip>
+                    </Table.Td>
+                  </Table.Tr>
+                ))}
+              </Table.Tbody>
+            </Table>
+            {keys.isPending && (
+              <Text ta="center" py="xl">
+                {t('common.loading')}
+              </Text>
+            )}
+            {keys.isSuccess && rows.length === 0 && (
+              <Text ta="center" py="xl" data-testid="apikey-empty">
+                {t('credentials.empty')}
+              </Text>
+            )}
+          </Table.ScrollContainer>
+        )}
+      </Paper>
+      {creating && (
+        <CreateKeyModal
+          onClose={() => setCreating(false)}
+          onCreated={(key) => {
+            setCreating(false);
+            setCreated(key);
+            setSecretOpened(true);
+          }}
+        />
+      )}
+      <SecretModal
+        created={created}
+        opened={secretOpened}
+        onClose={() => {
+          setSecretOpened(false);
+          // The key is forgotten once the modal has closed: it is never shown again.
+          setTimeout(() => setCreated(null), MODAL_CLOSE_MS);
+        }}
+      />
+    </Stack>
+  );
+}

@@ -1,0 +1,108 @@
+import { ActionIcon, Badge, Button, Text, Tooltip } from '@mantine/core';
+import { modals } from '@mantine/modals';
+import { IconEdit, IconPlus, IconTrash } from '@tabler/icons-react';
+import { type Configuration, systemSettingType } from '@voxplan/contracts';
+import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { showError } from '../../lib/errors.ts';
+import { toast } from '../../lib/notify.ts';
+import { type Column, DataTable } from '../../lib/table/DataTable.tsx';
+import { useResourceMutations } from '../../lib/table/use-resource.ts';
+import { SettingFormModal } from './SettingFormModal.tsx';
+
+const isSystem = (setting: Configuration) => setting.type === systemSettingType;
+
+const columns: Column<Configuration>[] = [
+  { field: 'name', labelKey: 'settings.name', type: 'text' },
+  {
+    field: 'value',
+    labelKey: 'settings.value',
+    type: 'text',
+    render: (setting) => (
+      <Text size="sm" maw={320} truncate="end" title={setting.value}>
+        {setting.value === '' ? '—' : setting.value}
+      </Text>
+    ),
+  },
+  { field: 'category', labelKey: 'settings.category', type: 'text' },
+  {
+    field: 'type',
+    labelKey: 'settings.type',
+    type: 'text',
+    render: (setting) => (
+      <Badge variant="light" color={isSystem(setting) ? 'gray' : 'indigo'}>
+        {setting.type}
+      </Badge>
+    ),
+  },
+  {
+    field: 'description',
+    labelKey: 'settings.description',
+    type: 'text',
+    render: (setting) => (
+      <Text size="sm" maw={360} truncate="end" title={setting.description}>
+        {setting.description === '' ? '—' : setting.description}
+      </Text>
+    ),
+  },
+];
+
+const searchFields = ['name', 'value', 'category', 'description'];
+
+export default function SettingsPage() {
+  const { t } = useTranslation();
+  const [editing, setEditing] = useState<Configuration | 'new' | null>(null);
+  const { remove } = useResourceMutations<Configuration>('/configurations');
+
+  // Spec section 5: settings of type "sistema" cannot be removed.
+  const isRemovable = (setting: Configuration) => !isSystem(setting);
+
+  const confirmRemove = (setting: Configuration) => {
+    modals.openConfirmModal({
+      title: t('table.removeTitle'),
+      children: <Text size="sm">{t('table.removeMessage')}</Text>,
+      labels: { confirm: t('common.remove'), cancel: t('common.cancel') },
+      confirmProps: { color: 'red', 'data-testid': 'confirm-remove' } as Record<string, string>,
+      onConfirm: () =>
+        remove.mutate(setting.id, {
+          onSuccess: () => toast('success', t('table.removed')),
+          onError: (error) => showError(error, t),
+        }),
+    });
+  };
+
+  return (
+    <>
+      <DataTable<Configuration>
+        tableId="settings"
+        resource="/configurations"
+        titleKey="nav.generalSettings"
+        columns={columns}
+        searchFields={searchFields}
+        canRemove={isRemovable}
+        toolbar={
+          <Button leftSection={<IconPlus size={16} />} onClick={() => setEditing('new')} data-testid="setting-new">
+            {t('settings.new')}
+          </Button>
+        }
+        rowActions={(setting) => (
+          <>
+            <Tooltip label={t('common.edit')}>
+              <ActionIcon variant="subtle" aria-label={t('common.edit')} onClick={() => setEditing(setting)} data-testid="setting-edit">
+                <IconEdit size={16} />
+              </ActionIcon>
+            </Tooltip>
+            {isRemovable(setting) && (
+              <Tooltip label={t('common.remove')}>
+                <ActionIcon variant="subtle" color="red" aria-label={t('common.remove')} onClick={() => confirmRemove(setting)} data-testid="setting-remove">
+                  <IconTrash size={16} />
+                </ActionIcon>
+              </Tooltip>
+            )}
+          </>
+        )}
+      />
+      {editing !== null && <SettingFormModal setting={editing === 'new' ? undefined : editing} opened onClose={() => setEditing(null)} />}
+    </>
+  );
+}

@@ -1,0 +1,90 @@
+import { ActionIcon, Button, Tooltip } from '@mantine/core';
+import { modals } from '@mantine/modals';
+import { IconEdit, IconPlugConnected, IconPlus, IconTrash } from '@tabler/icons-react';
+import type { Tenant } from '@voxplan/contracts';
+import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { Text } from '@mantine/core';
+import { useAuth } from '../../lib/auth.tsx';
+import { showError } from '../../lib/errors.ts';
+import { toast } from '../../lib/notify.ts';
+import { type Column, DataTable } from '../../lib/table/DataTable.tsx';
+import { useResourceMutations } from '../../lib/table/use-resource.ts';
+import { IntegrationsModal } from './IntegrationsModal.tsx';
+import { TenantFormModal } from './TenantFormModal.tsx';
+
+const columns: Column<Tenant>[] = [
+  { field: 'name', labelKey: 'tenants.name', type: 'text' },
+  { field: 'created_time', labelKey: 'tenants.createdTime', type: 'date' },
+];
+
+export default function TenantsPage() {
+  const { t } = useTranslation();
+  const { tenantId } = useAuth();
+  const [editing, setEditing] = useState<Tenant | 'new' | null>(null);
+  const [integrationsOf, setIntegrationsOf] = useState<Tenant | null>(null);
+  const { remove } = useResourceMutations<Tenant>('/tenants');
+
+  // Spec section 5: the tenant the admin is working in cannot be removed.
+  const isRemovable = (tenant: Tenant) => tenant.id !== tenantId;
+
+  const confirmRemove = (tenant: Tenant) => {
+    if (!isRemovable(tenant)) {
+      toast('warning', t('tenants.inUse'));
+      return;
+    }
+    modals.openConfirmModal({
+      title: t('table.removeTitle'),
+      children: <Text size="sm">{t('table.removeMessage')}</Text>,
+      labels: { confirm: t('common.remove'), cancel: t('common.cancel') },
+      confirmProps: { color: 'red', 'data-testid': 'confirm-remove' } as Record<string, string>,
+      onConfirm: () =>
+        remove.mutate(tenant.id, {
+          onSuccess: () => toast('success', t('table.removed')),
+          onError: (error) => showError(error, t),
+        }),
+    });
+  };
+
+  return (
+    <>
+      <DataTable<Tenant>
+        tableId="tenants"
+        resource="/tenants"
+        titleKey="nav.tenants"
+        columns={columns}
+        searchFields={['name']}
+        defaultSort={{ field: 'name', direction: 'ASC' }}
+        canRemove={isRemovable}
+        toolbar={
+          <Button leftSection={<IconPlus size={16} />} onClick={() => setEditing('new')} data-testid="tenant-new">
+            {t('tenants.new')}
+          </Button>
+        }
+        rowActions={(tenant) => (
+          <>
+            <Tooltip label={t('common.edit')}>
+              <ActionIcon variant="subtle" aria-label={t('common.edit')} onClick={() => setEditing(tenant)} data-testid="tenant-edit">
+                <IconEdit size={16} />
+              </ActionIcon>
+            </Tooltip>
+            <Tooltip label={t('tenants.integrations')}>
+              <ActionIcon variant="subtle" aria-label={t('tenants.integrations')} onClick={() => setIntegrationsOf(tenant)} data-testid="tenant-integrations">
+                <IconPlugConnected size={16} />
+              </ActionIcon>
+            </Tooltip>
+            <Tooltip label={t('common.remove')}>
+              <ActionIcon variant="subtle" color="red" aria-label={t('common.remove')} onClick={() => confirmRemove(tenant)} data-testid="tenant-remove">
+                <IconTrash size={16} />
+              </ActionIcon>
+            </Tooltip>
+          </>
+        )}
+      />
+      {editing !== null && (
+        <TenantFormModal tenant={editing === 'new' ? undefined : editing} opened onClose={() => setEditing(null)} />
+      )}
+      <IntegrationsModal tenant={integrationsOf} onClose={() => setIntegrationsOf(null)} />
+    </>
+  );
+}

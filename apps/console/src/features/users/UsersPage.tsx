@@ -1,0 +1,97 @@
+import { ActionIcon, Badge, Button, Text, Tooltip } from '@mantine/core';
+import { modals } from '@mantine/modals';
+import { IconEdit, IconPlus, IconTrash } from '@tabler/icons-react';
+import type { User } from '@voxplan/contracts';
+import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { useAuth } from '../../lib/auth.tsx';
+import { showError } from '../../lib/errors.ts';
+import { toast } from '../../lib/notify.ts';
+import { type Column, DataTable } from '../../lib/table/DataTable.tsx';
+import { useResourceMutations } from '../../lib/table/use-resource.ts';
+import { UserFormModal } from './UserFormModal.tsx';
+
+function RoleBadge({ user }: { user: User }) {
+  const { t } = useTranslation();
+  const role = user.roles[0]?.role;
+  return <Badge variant="light">{role ? t(`roles.${role}`) : t('common.none')}</Badge>;
+}
+
+// The role comes from the roles list, which the API cannot sort or filter by.
+const columns: Column<User>[] = [
+  { field: 'name', labelKey: 'users.name', type: 'text' },
+  { field: 'username', labelKey: 'users.username', type: 'text' },
+  { field: 'email', labelKey: 'users.email', type: 'text' },
+  { field: 'role', labelKey: 'users.role', type: 'text', sortable: false, filterable: false, render: (user) => <RoleBadge user={user} /> },
+  { field: 'created_time', labelKey: 'users.createdTime', type: 'date' },
+];
+
+const searchFields = ['name', 'username', 'email'];
+
+export default function UsersPage() {
+  const { t } = useTranslation();
+  const { profile } = useAuth();
+  const [editing, setEditing] = useState<User | 'new' | null>(null);
+  const { remove } = useResourceMutations<User>('/users');
+
+  // Spec section 5: a user cannot remove themselves.
+  const isRemovable = (user: User) => user.id !== profile?.id;
+
+  const confirmRemove = (user: User) => {
+    if (!isRemovable(user)) {
+      toast('warning', t('users.cannotRemoveSelf'));
+      return;
+    }
+    modals.openConfirmModal({
+      title: t('table.removeTitle'),
+      children: <Text size="sm">{t('table.removeMessage')}</Text>,
+      labels: { confirm: t('common.remove'), cancel: t('common.cancel') },
+      confirmProps: { color: 'red', 'data-testid': 'confirm-remove' } as Record<string, string>,
+      onConfirm: () =>
+        remove.mutate(user.id, {
+          onSuccess: () => toast('success', t('table.removed')),
+          onError: (error) => showError(error, t),
+        }),
+    });
+  };
+
+  return (
+    <>
+      <DataTable<User>
+        tableId="users"
+        resource="/users"
+        titleKey="nav.users"
+        columns={columns}
+        searchFields={searchFields}
+        defaultSort={{ field: 'name', direction: 'ASC' }}
+        canRemove={isRemovable}
+        toolbar={
+          <Button leftSection={<IconPlus size={16} />} onClick={() => setEditing('new')} data-testid="user-new">
+            {t('users.new')}
+          </Button>
+        }
+        rowActions={(user) => (
+          <>
+            <Tooltip label={t('common.edit')}>
+              <ActionIcon variant="subtle" aria-label={t('common.edit')} onClick={() => setEditing(user)} data-testid="user-edit">
+                <IconEdit size={16} />
+              </ActionIcon>
+            </Tooltip>
+            <Tooltip label={t('common.remove')}>
+              <ActionIcon
+                variant="subtle"
+                color="red"
+                aria-label={t('common.remove')}
+                onClick={() => confirmRemove(user)}
+                data-testid="user-remove"
+              >
+                <IconTrash size={16} />
+              </ActionIcon>
+            </Tooltip>
+          </>
+        )}
+      />
+      {editing !== null && <UserFormModal user={editing === 'new' ? undefined : editing} opened onClose={() => setEditing(null)} />}
+    </>
+  );
+}

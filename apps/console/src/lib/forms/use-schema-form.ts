@@ -1,0 +1,105 @@
+import { useForm, type UseFormReturnType } from '@mantine/form';
+import { useCallback, useEffect, useRef, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import type { z } from 'zod';
+import { ApiError } from '../api/client.ts';
+import { type ShowErrorOptions, showError } from '../errors.ts';
+import { validateWith, valuesToSubmit } from './validation.ts';
+
+/** Spec section 4: success and error flags reset after 3 s. */
+export const STATUS_RESET_MS = 3000;
+/** Spec section 9: the first field takes focus 50 ms after the form appears. */
+export const FIRST_FIELD_FOCUS_MS = 50;
+
+export function focusFirstInvalid(container: HTMLElement | null): void {
+  // Mantine marks fields in error with aria-invalid once they render.
+  setTimeout(() => {
+    const invalid = container?.querySelector<HTMLElement>('[aria-invalid="true"]');
+    if (!invalid) return;
+    invalid.scrollIntoView({ block: 'center', behavior: 'smooth' });
+    invalid.focus({ preventScroll: true });
+  }, 0);
+}
+
+interface Options<Values extends Record<string, unknown>> extends ShowErrorOptions {
+  schema: z.ZodType;
+  initialValues: Values;
+  /** Receives the valid values with empty ones dropped (a field the user emptied is sent as ''). */
+  submit(values: Partial<Values>): Promise<unknown>;
+  onSuccess?(result: unknown): void;
+}
+
+export interface SchemaForm<Values extends Record<string, unknown>> {
+  form: UseFormReturnType<Values>;
+  formRef: React.RefObject<HTMLFormElement | null>;
+  onSubmit: (event?: React.FormEvent<HTMLFormElement>) => void;
+  submitting: boolean;
+  succeeded: boolean;
+  failed: boolean;
+}
+
+/**
+ * A form validated on submit with a contract schema, with the behaviour of spec sections 4 and 5:
+ * translated messages, scroll to the first invalid field, loading submit, flags that reset,
+ * server field errors shown on their fields.
+ */
+export function useSchemaForm<Values extends Record<string, unknown>>(options: Options<Values>): SchemaForm<Values> {
+  const { t } = useTranslation();
+  const formRef = useRef<HTMLFormElement | null>(null);
+  const [submitting, setSubmitting] = useState(false);
+  const [status, setStatus] = useState<'idle' | 'succeeded' | 'failed'>('idle');
+  const form = useForm<Values>({
+    mode: 'controlled',
+    initialValues: options.initialValues,
+    validate: (values) => validateWith(options.schema, values, t),
+    validateInputOnChange: false,
+  });
+
+  useEffect(() => {
+    const timer = setTimeout(() => {
+      formRef.current?.querySelector<HTMLElement>('input:not([type=hidden]):not([disabled]), textarea, select')?.focus();
+    }, FIRST_FIELD_FOCUS_MS);
+    return () => clearTimeout(timer);
+  }, []);
+
+  useEffect(() => {
+    if (status === 'idle') return;
+    const timer = setTimeout(() => setStatus('idle'), STATUS_RESET_MS);
+    return () => clearTimeout(timer);
+  }, [status]);
+
+  const { submit, onSuccess, hideError, onError } = options;
+  const handleValid = useCallback(
+    async (values: Values) => {
+      setSubmitting(true);
+      try {
+        const result = await submit(valuesToSubmit(values, options.initialValues));
+        setStatus('succeeded');
+        onSuccess?.(result);
+      } catch (error) {
+        setStatus('failed');
+        if (error instanceof ApiError && error.body?.details) {
+          const fieldErrors: Record<string, string> = {};
+          for (const detail of error.body.details) {
+            if (detail.path && detail.path in values) fieldErrors[detail.path] = error.code && error.code !== 'invalid_input' ? t(`errors.${error.code}`) : detail.message;
+          }
+          if (Object.keys(fieldErrors).length > 0) {
+            form.setErrors(fieldErrors);
+            focusFirstInvalid(formRef.current);
+          }
+        }
+        showError(error, t, { hideError, onError });
+      } finally {
+        setSubmitting(false);
+      }
+    },
+    [submit, onSuccess, hideError, onError, form, t, options.initialValues],
+  );
+
+  const onSubmit = form.onSubmit(
+    (values) => void handleValid(values),
+    () => focusFirstInvalid(formRef.current),
+  );
+
+  return { form, formRef, onSubmit, submitting, succeeded: status === 'succeeded', failed: status === 'failed' };
+}

@@ -1,0 +1,323 @@
+import {
+  ActionIcon,
+  Badge,
+  Button,
+  Checkbox,
+  Group,
+  Kbd,
+  Pagination,
+  Paper,
+  ScrollArea,
+  Select,
+  Stack,
+  Table,
+  Text,
+  TextInput,
+  Title,
+  Tooltip,
+  UnstyledButton,
+} from '@mantine/core';
+import { useHotkeys, useLocalStorage } from '@mantine/hooks';
+import { modals } from '@mantine/modals';
+import { IconArrowDown, IconArrowUp, IconArrowsSort, IconRefresh, IconSearch, IconTrash } from '@tabler/icons-react';
+import { type ReactNode, useMemo, useRef, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { showError } from '../errors.ts';
+import { formatDateTime } from '../format.ts';
+import { toast } from '../notify.ts';
+import { PageError } from '../PageError.tsx';
+import { AdvancedFilters } from './AdvancedFilters.tsx';
+import { useResourceCount, useResourceList, useResourceMutations } from './use-resource.ts';
+import { buildWhere, type ColumnType, type FieldFilter, nextSort, type SortState } from './where.ts';
+
+export interface Column<Row> {
+  field: string;
+  labelKey: string;
+  type: ColumnType;
+  /** For enum columns: the values and the i18n key of each. */
+  options?: { value: string; labelKey: string }[];
+  sortable?: boolean;
+  filterable?: boolean;
+  render?: (row: Row) => ReactNode;
+}
+
+export interface DataTableProps<Row extends { id: number }> {
+  /** Remembers this table's page size. */
+  tableId: string;
+  resource: string;
+  titleKey: string;
+  columns: Column<Row>[];
+  searchFields: string[];
+  defaultSort?: SortState;
+  baseWhere?: Record<string, unknown>;
+  toolbar?: ReactNode;
+  rowActions?: (row: Row) => ReactNode;
+  /** Rows that may be selected for bulk removal; omit to hide removal. */
+  canRemove?: (row: Row) => boolean;
+}
+
+export const PAGE_SIZES = ['10', '25', '50', '100'];
+export const DEFAULT_PAGE_SIZE = 10;
+const AUTO_REFRESH = ['0', '5', '10', '30', '60'];
+
+function formatCell(value: unknown, type: ColumnType, locale: string): ReactNode {
+  if (value === null || value === undefined || value === '') return '—';
+  if (type === 'date') return formatDateTime(String(value), locale);
+  return String(value);
+}
+
+/** The table screen every list uses (spec section 2, "Table screens"). */
+export function DataTable<Row extends { id: number }>(props: DataTableProps<Row>) {
+  const { t, i18n } = useTranslation();
+  const searchRef = useRef<HTMLInputElement>(null);
+  const [pageSizeText, setPageSizeText] = useLocalStorage({ key: `page-size:${props.tableId}`, defaultValue: String(DEFAULT_PAGE_SIZE) });
+  const pageSize = Number(pageSizeText) || DEFAULT_PAGE_SIZE;
+  const [page, setPage] = useState(1);
+  const [search, setSearch] = useState('');
+  const [filters, setFilters] = useState<FieldFilter[]>([]);
+  const [sort, setSort] = useState<SortState>(props.defaultSort ?? null);
+  const [selected, setSelected] = useState<Set<number>>(new Set());
+  const [autoRefresh, setAutoRefresh] = useState('0');
+
+  useHotkeys([['shift+K', () => searchRef.current?.focus()]]);
+
+  const where = useMemo(
+    () => buildWhere({ search, searchFields: props.searchFields, filters, base: props.baseWhere }),
+    [search, props.searchFields, filters, props.baseWhere],
+  );
+  const filter = useMemo(
+    () => ({ where, order: sort ? [`${sort.field} ${sort.direction}`] : undefined, limit: pageSize, skip: (page - 1) * pageSize }),
+    [where, sort, pageSize, page],
+  );
+  const interval = Number(autoRefresh);
+  const list = useResourceList<Row>(props.resource, filter, interval);
+  const count = useResourceCount(props.resource, where, interval);
+  const { removeMany } = useResourceMutations<Row>(props.resource);
+
+  const rows = list.data ?? [];
+  const total = count.data?.count ?? 0;
+  const pages = Math.max(1, Math.ceil(total / pageSize));
+  const removable = props.canRemove;
+  const selectableRows = removable ? rows.filter(removable) : [];
+  const allSelected = selectableRows.length > 0 && selectableRows.every((row) => selected.has(row.id));
+
+  const resetPage = () => setPage(1);
+  const toggleRow = (id: number) =>
+    setSelected((current) => {
+      const next = new Set(current);
+      if (next.has(id)) next.delete(id);
+      else next.add(id);
+      return next;
+    });
+
+  const confirmBulkRemove = () => {
+    if (selected.size === 0) {
+      toast('warning', t('table.noneSelected'));
+      return;
+    }
+    modals.openConfirmModal({
+      title: t('table.removeTitle'),
+      children: <Text size="sm">{t('table.removeManyMessage', { count: selected.size })}</Text>,
+      labels: { confirm: t('common.remove'), cancel: t('common.cancel') },
+      confirmProps: { color: 'red', 'data-testid': 'confirm-remove' } as Record<string, string>,
+      onConfirm: () =>
+        removeMany.mutate([...selected], {
+          onSuccess: (result) => {
+            toast('success', t('table.removedMany', { count: result.count }));
+            setSelected(new Set());
+          },
+          onError: (error) => {
+            toast('error', t('table.removeManyError'));
+            showError(error, t);
+          },
+        }),
+    });
+  };
+
+  const sortIcon = (field: string) => {
+    if (sort?.field !== field) return <IconArrowsSort size={14} opacity={0.4} />;
+    return sort.direction === 'ASC' ? <IconArrowUp size={14} /> : <IconArrowDown size={14} />;
+  };
+
+  return (
+    <Stack gap="md">
+      <Group justify="space-between">
+        <Title order={2}>{t(props.titleKey)}</Title>
+        <Group gap="xs">{props.toolbar}</Group>
+      </Group>
+      <Paper withBorder p="sm">
+        <Group justify="space-between" mb="sm" gap="xs">
+          <Group gap="xs">
+            <TextInput
+              ref={searchRef}
+              aria-label={t('table.search')}
+              placeholder={t('table.search')}
+              leftSection={<IconSearch size={16} />}
+              rightSection={<Kbd size="xs">{t('table.searchShortcut')}</Kbd>}
+              rightSectionWidth={44}
+              value={search}
+              onChange={(event) => {
+                setSearch(event.currentTarget.value);
+                resetPage();
+              }}
+              w={260}
+              data-testid="table-search"
+            />
+            <AdvancedFilters
+              columns={props.columns.filter((column) => column.filterable !== false)}
+              filters={filters}
+              onChange={(next) => {
+                setFilters(next);
+                resetPage();
+              }}
+            />
+          </Group>
+          <Group gap="xs">
+            {removable && (
+              <Button
+                variant="light"
+                color="red"
+                leftSection={<IconTrash size={16} />}
+                onClick={confirmBulkRemove}
+                data-testid="bulk-remove"
+              >
+                {t('table.removeSelected', { count: selected.size })}
+              </Button>
+            )}
+            <Select
+              aria-label={t('table.autoRefresh')}
+              data={AUTO_REFRESH.map((value) => ({ value, label: value === '0' ? t('table.autoRefreshOff') : t('table.everySeconds', { count: Number(value) }) }))}
+              value={autoRefresh}
+              onChange={(value) => setAutoRefresh(value ?? '0')}
+              w={130}
+              allowDeselect={false}
+            />
+            <Tooltip label={t('table.refresh')}>
+              <ActionIcon
+                variant="default"
+                size="lg"
+                aria-label={t('table.refresh')}
+                loading={list.isFetching}
+                onClick={() => void Promise.all([list.refetch(), count.refetch()])}
+                data-testid="table-refresh"
+              >
+                <IconRefresh size={16} />
+              </ActionIcon>
+            </Tooltip>
+          </Group>
+        </Group>
+
+        {list.isError ? (
+          <PageError error={list.error} onRetry={() => void list.refetch()} />
+        ) : (
+          <ScrollArea>
+            <Table striped highlightOnHover verticalSpacing="xs" data-testid="data-table" aria-busy={list.isFetching}>
+              <Table.Thead>
+                <Table.Tr>
+                  {removable && (
+                    <Table.Th w={40}>
+                      <Checkbox
+                        aria-label={t('table.selectAll')}
+                        checked={allSelected}
+                        indeterminate={!allSelected && selectableRows.some((row) => selected.has(row.id))}
+                        onChange={() =>
+                          setSelected(allSelected ? new Set() : new Set(selectableRows.map((row) => row.id)))
+                        }
+                      />
+                    </Table.Th>
+                  )}
+                  {props.columns.map((column) => (
+                    <Table.Th key={column.field} aria-sort={sort?.field === column.field ? (sort.direction === 'ASC' ? 'ascending' : 'descending') : undefined}>
+                      {column.sortable === false ? (
+                        t(column.labelKey)
+                      ) : (
+                        <UnstyledButton
+                          onClick={() => setSort((current) => nextSort(current, column.field))}
+                          data-testid={`sort-${column.field}`}
+                          style={{ fontWeight: 700, fontSize: 'inherit' }}
+                        >
+                          <Group gap={4} wrap="nowrap">
+                            {t(column.labelKey)}
+                            {sortIcon(column.field)}
+                          </Group>
+                        </UnstyledButton>
+                      )}
+                    </Table.Th>
+                  ))}
+                  {props.rowActions && <Table.Th w={1}>{t('table.actions')}</Table.Th>}
+                </Table.Tr>
+              </Table.Thead>
+              <Table.Tbody>
+                {rows.map((row) => (
+                  <Table.Tr key={row.id} data-testid="table-row">
+                    {removable && (
+                      <Table.Td>
+                        <Checkbox
+                          aria-label={t('table.selectRow')}
+                          disabled={!removable(row)}
+                          checked={selected.has(row.id)}
+                          onChange={() => toggleRow(row.id)}
+                        />
+                      </Table.Td>
+                    )}
+                    {props.columns.map((column) => (
+                      <Table.Td key={column.field}>
+                        {column.render
+                          ? column.render(row)
+                          : column.type === 'enum'
+                            ? (
+                                <Badge variant="light">
+                                  {t(column.options?.find((o) => o.value === (row as Record<string, unknown>)[column.field])?.labelKey ?? 'common.unknown')}
+                                </Badge>
+                              )
+                            : formatCell((row as Record<string, unknown>)[column.field], column.type, i18n.language)}
+                      </Table.Td>
+                    ))}
+                    {props.rowActions && (
+                      <Table.Td>
+                        <Group gap={4} wrap="nowrap">
+                          {props.rowActions(row)}
+                        </Group>
+                      </Table.Td>
+                    )}
+                  </Table.Tr>
+                ))}
+              </Table.Tbody>
+            </Table>
+            {!list.isPending && rows.length === 0 && (
+              <Text ta="center" c="dimmed" py="xl" data-testid="table-empty">
+                {t('table.empty')}
+              </Text>
+            )}
+            {list.isPending && (
+              <Text ta="center" c="dimmed" py="xl">
+                {t('common.loading')}
+              </Text>
+            )}
+          </ScrollArea>
+        )}
+
+        <Group justify="space-between" mt="sm">
+          <Group gap="xs">
+            <Text size="sm" c="dimmed" data-testid="table-total">
+              {t('table.total', { count: total })}
+            </Text>
+            <Select
+              aria-label={t('table.pageSize')}
+              data-testid="page-size"
+              data={PAGE_SIZES}
+              value={String(pageSize)}
+              onChange={(value) => {
+                setPageSizeText(value ?? String(DEFAULT_PAGE_SIZE));
+                resetPage();
+              }}
+              w={80}
+              allowDeselect={false}
+            />
+          </Group>
+          <Pagination total={pages} value={Math.min(page, pages)} onChange={setPage} size="sm" getControlProps={(control) => ({ 'aria-label': t(`table.page.${control}`) })} />
+        </Group>
+      </Paper>
+    </Stack>
+  );
+}

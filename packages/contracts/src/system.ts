@@ -1,0 +1,16 @@
+import { z } from 'zod';
+
+/** The "System info" menu item: what the licence is bound to and what the server runs on. */
+export const systemInfoSchema = z.object({
+  hardware_id: z.string(),
+  ip_address: z.string(),
+  server_time: z.string(),
+  motherboard: z.string(),
+  processor: z.string(),
+  /** Sizes in GiB, as numbers: the console words them in the user's language. */
+  ram_gib: z.number(),
+  ram_free_gib: z.number(),
+  disk_gib: z.number().nullable(),
+  disk_free_gib: z.number().nullable(),
+});
+export type SystemInfo = z.infer<typeof systemInfoSchema>;

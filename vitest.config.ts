@@ -30,8 +30,10 @@ export default defineConfig({
           include: ['apps/console/e2e/**/*.test.ts'],
           env: { TEST_DIALECT: 'sqlite' },
           globalSetup: ['apps/console/e2e/build-console.ts'],
-          // One browser at a time: the machine has two cores.
+          // One browser at a time: the machine has two cores, and other projects run beside it.
           fileParallelism: false,
+          testTimeout: 120_000,
+          expect: { poll: { timeout: 15_000, interval: 100 } },
         },
       },
     ],

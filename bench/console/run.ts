@@ -36,7 +36,9 @@ function staticClosure(key: string, seen = new Set<string>()): Set<string> {
 const entryKey = Object.keys(manifest).find((key) => manifest[key]!.isEntry)!;
 const loginKey = Object.keys(manifest).find((key) => key.endsWith('features/login/LoginPage.tsx'));
 if (!loginKey) throw new Error('login page chunk not found in the manifest');
-const loginChunks = new Set([...staticClosure(entryKey), ...staticClosure(loginKey)]);
+// The first screen also fetches its language's catalogue before it renders (English here).
+const catalogueKeys = Object.keys(manifest).filter((key) => /(^|\/)(en\.json|errors\.en\.json)$/.test(key));
+const loginChunks = new Set([...staticClosure(entryKey), ...staticClosure(loginKey), ...catalogueKeys]);
 const loginKb = [...loginChunks].reduce((sum, key) => sum + gzipKb(manifest[key]!.file), 0);
 
 const routeChunks = Object.entries(manifest)

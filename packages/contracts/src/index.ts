@@ -5,6 +5,7 @@ export * from './configuration.ts';
 export * from './destination.ts';
 export * from './errors.ts';
 export * from './filter.ts';
+export * from './roles.ts';
 export * from './tenant.ts';
 export * from './user.ts';
 export * from './system.ts';

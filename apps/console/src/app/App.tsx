@@ -1,5 +1,4 @@
 import { type CSSVariablesResolver, localStorageColorSchemeManager, MantineProvider } from '@mantine/core';
-import { ModalsProvider } from '@mantine/modals';
 import { Notifications } from '@mantine/notifications';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { RouterProvider } from 'react-router';
@@ -48,10 +47,8 @@ export function App() {
     >
       <QueryClientProvider client={queryClient}>
         <AuthProvider>
-          <ModalsProvider>
-            <Notifications position="top-center" autoClose={3000} />
-            <RouterProvider router={router} />
-          </ModalsProvider>
+          <Notifications position="top-center" autoClose={3000} />
+          <RouterProvider router={router} />
         </AuthProvider>
       </QueryClientProvider>
     </MantineProvider>

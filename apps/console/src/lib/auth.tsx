@@ -1,4 +1,5 @@
-import { type Profile, type RoleName, roleInWorkingTenant } from '@voxplan/contracts';
+import type { Profile } from '@voxplan/contracts';
+import { type RoleName, roleInWorkingTenant } from '@voxplan/contracts/roles';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { createContext, type ReactNode, useCallback, useContext, useEffect, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';

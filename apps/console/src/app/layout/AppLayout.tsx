@@ -1,5 +1,6 @@
 import { ActionIcon, AppShell, Burger, Group, NavLink, ScrollArea, Text, Tooltip } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
+import { ModalsProvider } from '@mantine/modals';
 import { IconLayoutNavbar, IconLayoutSidebar, IconMaximize, IconMinimize } from '@tabler/icons-react';
 import { Suspense } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -63,7 +64,9 @@ export default function AppLayout() {
     else if (document.fullscreenElement) void document.exitFullscreen();
   };
 
+  // Confirm dialogs live with the screens that open them, so the sign-in screen does not load them.
   return (
+    <ModalsProvider>
     <AppShell
       header={{ height: 56 }}
       navbar={side ? { width: 240, breakpoint: 'sm', collapsed: { mobile: !mobileOpen } } : undefined}
@@ -134,5 +137,6 @@ export default function AppLayout() {
         </AppShell.Footer>
       )}
     </AppShell>
+    </ModalsProvider>
   );
 }

@@ -1,4 +1,4 @@
-import { ActionIcon, Tooltip, useComputedColorScheme, useMantineColorScheme } from '@mantine/core';
+import { ActionIcon, useComputedColorScheme, useMantineColorScheme } from '@mantine/core';
 import { useColorScheme } from '@mantine/hooks';
 import { IconMoon, IconSun } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
@@ -14,9 +14,11 @@ export function ColorSchemeToggle() {
   const system = useColorScheme('light');
   const next = computed === 'dark' ? 'light' : 'dark';
   const label = t(next === 'dark' ? 'layout.darkMode' : 'layout.lightMode');
+  // A native title rather than Mantine's Tooltip: the sign-in screen shows this button, and the
+  // tooltip's positioning library would double what that screen loads.
   return (
-    <Tooltip label={label}>
       <ActionIcon
+        title={label}
         variant="default"
         size="lg"
         aria-label={label}
@@ -25,6 +27,5 @@ export function ColorSchemeToggle() {
       >
         {computed === 'dark' ? <IconSun size={18} /> : <IconMoon size={18} />}
       </ActionIcon>
-    </Tooltip>
   );
 }

@@ -3,7 +3,7 @@ import { IconCheck, IconLanguage, IconLogout } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router';
 import { useAuth } from '../../lib/auth.tsx';
-import { locales } from '../../i18n/index.ts';
+import { changeLocale, locales } from '../../i18n/index.ts';
 import { areaRoutes } from '../routes.tsx';
 import { areaIcons } from './icons.tsx';
 
@@ -51,7 +51,7 @@ export function UserMenu() {
             key={locale}
             data-testid={`locale-${locale}`}
             rightSection={i18n.language === locale ? <IconCheck size={14} /> : null}
-            onClick={() => void i18n.changeLanguage(locale)}
+            onClick={() => void changeLocale(locale)}
           >
             {t(`languages.${locale}`)}
           </Menu.Item>

@@ -15,15 +15,20 @@ export default function PasswordPage() {
   const { t } = useTranslation();
   const schema = useMemo(
     () =>
-      passwordChangeSchema.refine((values) => values.password === values.confirmation, {
-        path: ['confirmation'],
-        message: t('validation.passwordsMismatch'),
-        // Compared as soon as both are typed, even while another field is still wrong.
-        when: ({ value }) => {
-          const typed = value as Partial<Values> | undefined;
-          return typeof typed?.password === 'string' && typeof typed.confirmation === 'string';
+      passwordChangeSchema.superRefine(
+        (values, ctx) => {
+          if (values.password === values.confirmation) return;
+          // Not a "custom" issue: the form would show those as "Invalid format"; this one keeps its message.
+          ctx.addIssue({ code: 'invalid_value', values: [], input: values.confirmation, path: ['confirmation'], message: t('validation.passwordsMismatch') });
         },
-      }),
+        {
+          // Compared as soon as both are typed, even while another field is still wrong.
+          when: ({ value }) => {
+            const typed = value as Partial<Values> | undefined;
+            return typeof typed?.password === 'string' && typeof typed.confirmation === 'string';
+          },
+        },
+      ),
     [t],
   );
   const { form, formRef, onSubmit, submitting, succeeded } = useSchemaForm<Values>({

@@ -1,5 +1,4 @@
 import { Alert, Button, Center, Group, Paper, PasswordInput, Stack, Text, TextInput, Title } from '@mantine/core';
-import { loginSchema } from '@voxplan/contracts';
 import { useTranslation } from 'react-i18next';
 import { Navigate, useLocation, useNavigate } from 'react-router';
 import { ColorSchemeToggle } from '../../app/layout/ColorSchemeToggle.tsx';
@@ -9,7 +8,9 @@ import { useAuth } from '../../lib/auth.tsx';
 import { errorText } from '../../lib/errors.ts';
 import { useSchemaForm } from '../../lib/forms/use-schema-form.ts';
 import { useState } from 'react';
-import { locales } from '../../i18n/index.ts';
+import { changeLocale, locales } from '../../i18n/index.ts';
+
+const loginSchemaLoader = () => import('@voxplan/contracts/auth').then((contracts) => contracts.loginSchema);
 
 export default function LoginPage() {
   const { t, i18n } = useTranslation();
@@ -20,7 +21,7 @@ export default function LoginPage() {
   const from = (location.state as { from?: string } | null)?.from ?? '/dashboard';
 
   const { form, formRef, onSubmit, submitting } = useSchemaForm({
-    schema: loginSchema,
+    schema: loginSchemaLoader,
     initialValues: { username: '', password: '' },
     hideError: true,
     submit: async (values) => {
@@ -64,7 +65,7 @@ export default function LoginPage() {
                   key={locale}
                   variant={i18n.language === locale ? 'light' : 'subtle'}
                   size="compact-xs"
-                  onClick={() => void i18n.changeLanguage(locale)}
+                  onClick={() => void changeLocale(locale)}
                   data-testid={`login-locale-${locale}`}
                 >
                   {t(`languages.${locale}`)}

@@ -24,9 +24,10 @@ export function SettingFormModal({ setting, opened, onClose }: { setting?: Confi
     () =>
       setting
         ? configurationUpdateSchema
-        : configurationCreateSchema.refine((values) => values.type !== systemSettingType, {
-            path: ['type'],
-            message: t('settings.typeReserved', { type: systemSettingType }),
+        : configurationCreateSchema.superRefine((values, ctx) => {
+            if (values.type !== systemSettingType) return;
+            // Not a "custom" issue: the form would show those as "Invalid format"; this one keeps its message.
+            ctx.addIssue({ code: 'invalid_value', values: [], input: values.type, path: ['type'], message: t('settings.typeReserved', { type: systemSettingType }) });
           }),
     [setting, t],
   );

@@ -52,12 +52,13 @@ export function UserFormModal({ user, opened, onClose }: { user?: User; opened: 
       const base: z.ZodType<UserForm> = user ? userFormSchema : userFormSchema.required({ password: true });
       return base.refine((values) => values.role === 'admin' || (values.tenant_id !== undefined && values.tenant_id !== null), {
         path: ['tenant_id'],
-        message: t('validation.required'),
+        // The form translates a refinement's message only when it is "required" (else "Invalid format").
+        message: 'required',
         // Checked along with the other fields, so that every missing one shows on the first submit.
         when: () => true,
       });
     },
-    [user, t],
+    [user],
   );
 
   const { form, formRef, onSubmit, submitting } = useSchemaForm<Values>({

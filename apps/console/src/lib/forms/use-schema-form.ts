@@ -22,7 +22,8 @@ export function focusFirstInvalid(container: HTMLElement | null): void {
 }
 
 interface Options<Values extends Record<string, unknown>> extends ShowErrorOptions {
-  schema: z.ZodType;
+  /** The contract schema, or a loader for it: the sign-in screen loads zod only when submitted. */
+  schema: z.ZodType | (() => Promise<z.ZodType>);
   initialValues: Values;
   /** Receives the valid values with empty ones dropped (a field the user emptied is sent as ''). */
   submit(values: Partial<Values>): Promise<unknown>;
@@ -48,12 +49,7 @@ export function useSchemaForm<Values extends Record<string, unknown>>(options: O
   const formRef = useRef<HTMLFormElement | null>(null);
   const [submitting, setSubmitting] = useState(false);
   const [status, setStatus] = useState<'idle' | 'succeeded' | 'failed'>('idle');
-  const form = useForm<Values>({
-    mode: 'controlled',
-    initialValues: options.initialValues,
-    validate: (values) => validateWith(options.schema, values, t),
-    validateInputOnChange: false,
-  });
+  const form = useForm<Values>({ mode: 'controlled', initialValues: options.initialValues });
 
   useEffect(() => {
     const timer = setTimeout(() => {
@@ -96,9 +92,22 @@ export function useSchemaForm<Values extends Record<string, unknown>>(options: O
     [submit, onSuccess, hideError, onError, form, t, options.initialValues],
   );
 
-  const onSubmit = form.onSubmit(
-    (values) => void handleValid(values),
-    () => focusFirstInvalid(formRef.current),
+  const { schema } = options;
+  const onSubmit = useCallback(
+    (event?: React.FormEvent<HTMLFormElement>) => {
+      event?.preventDefault();
+      void (async () => {
+        const values = form.getValues();
+        const errors = validateWith(typeof schema === 'function' ? await schema() : schema, values, t);
+        form.setErrors(errors);
+        if (Object.keys(errors).length > 0) {
+          focusFirstInvalid(formRef.current);
+          return;
+        }
+        await handleValid(values);
+      })();
+    },
+    [form, schema, t, handleValid],
   );
 
   return { form, formRef, onSubmit, submitting, succeeded: status === 'succeeded', failed: status === 'failed' };

@@ -66,7 +66,13 @@ async function openAs(path: string, locale = 'en-US'): Promise<Page> {
 /** Narrows a table screen with its search box to the rows that match. */
 async function search(page: Page, text: string, rows: number): Promise<void> {
   await page.getByTestId('table-search').fill(text);
-  await expect.poll(() => page.getByTestId('table-row').count()).toBe(rows);
+  // Waits for the answer to this search: every row shown holds the text.
+  await expect
+    .poll(async () => {
+      const shown = await page.getByTestId('table-row').allTextContents();
+      return shown.every((row) => row.toLowerCase().includes(text.toLowerCase())) ? shown.length : -1;
+    })
+    .toBe(rows);
 }
 
 const rowWith = (page: Page, text: string): Locator => page.getByTestId('table-row').filter({ hasText: text });
@@ -246,6 +252,22 @@ describe('general settings', () => {
     await expect.poll(() => page.getByRole('dialog').getByText('This name is already in use.').count()).toBe(1);
     expect(await page.getByTestId('setting-name').getAttribute('aria-invalid')).toBe('true');
     expect(await settingNamed('audio_max_size_mb')).toMatchObject({ value: '10', type: 'sistema' });
+  });
+
+  test('the type "sistema" is reserved: refused in the browser with its own message', async () => {
+    const page = await openAs('/general-settings');
+    let posts = 0;
+    page.on('request', (request) => {
+      if (request.method() === 'POST' && new URL(request.url()).pathname === '/api/v1/configurations') posts++;
+    });
+    await page.getByTestId('setting-new').click();
+    await page.getByTestId('setting-name').fill('e2e.fake_system');
+    await page.getByTestId('setting-type').fill('sistema');
+    await page.getByTestId('setting-save').click();
+    await expect.poll(() => page.getByRole('dialog').getByText('The type “sistema” is reserved for system settings.').count()).toBe(1);
+    expect(await page.getByTestId('setting-type').getAttribute('aria-invalid')).toBe('true');
+    expect(posts).toBe(0);
+    expect(await settingNamed('e2e.fake_system')).toBeUndefined();
   });
 });
 

@@ -141,4 +141,25 @@ describe('tenants', () => {
     await expect.poll(() => page.getByTestId('table-row').count()).toBe(1);
     expect(drop!.statusCode).toBe(201);
   });
+
+  test('the tenant picker: the choice is stored under default-tenant and sent as x-tenant-id', async () => {
+    const [picked] = await tenantRows(['picked-tenant']);
+    const pickedId = picked!.json<{ id: number }>().id;
+    const { page } = await harness.newPage();
+    await harness.signIn(page);
+    await page.goto('/users');
+    const tenantHeaders: string[] = [];
+    page.on('request', (request) => {
+      if (request.url().includes('/api/v1/users')) tenantHeaders.push(request.headers()['x-tenant-id'] ?? '');
+    });
+    await page.getByTestId('tenant-picker').click();
+    await page.getByRole('option', { name: 'picked-tenant' }).click();
+    await expect.poll(() => tenantHeaders.at(-1)).toBe(String(pickedId));
+    expect(await page.evaluate(() => localStorage.getItem('default-tenant'))).toBe(String(pickedId));
+    await page.reload();
+    await expect.poll(() => page.getByTestId('tenant-picker').inputValue()).toBe('picked-tenant');
+    await page.getByTestId('tenant-picker').click();
+    await page.getByRole('option', { name: 'All tenants' }).click();
+    await expect.poll(() => tenantHeaders.at(-1)).toBe('0');
+  });
 });

@@ -1,5 +1,4 @@
 import { ActionIcon, Alert, Button, Code, CopyButton, Group, Paper, Stack, Table, Text, TextInput, Title, Tooltip } from '@mantine/core';
-import { modals } from '@mantine/modals';
 import { IconAlertTriangle, IconCheck, IconCopy, IconPlus, IconTrash } from '@tabler/icons-react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type ApiKey, apiKeyCreateSchema } from '@voxplan/contracts';
@@ -7,12 +6,14 @@ import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api } from '../../lib/api/client.ts';
 import { AppModal } from '../../lib/AppModal.tsx';
+import { confirmRemoval } from '../../lib/confirm.tsx';
 import { showError } from '../../lib/errors.ts';
 import { useSchemaForm } from '../../lib/forms/use-schema-form.ts';
 import { toast } from '../../lib/notify.ts';
 import { PageError } from '../../lib/PageError.tsx';
 import { MODAL_CLOSE_MS } from '../../app/theme.ts';
 import { formatDateTime } from '../../lib/format.ts';
+import { FormActions } from '../../lib/forms/FormActions.tsx';
 
 type CreatedKey = ApiKey & { key: string };
 
@@ -48,14 +49,7 @@ function CreateKeyModal({ onClose, onCreated }: { onClose(): void; onCreated(key
             {...form.getInputProps('name')}
             data-testid="apikey-name"
           />
-          <Group justify="flex-end">
-            <Button variant="default" onClick={onClose}>
-              {t('common.cancel')}
-            </Button>
-            <Button type="submit" loading={submitting} data-testid="apikey-save">
-              {t('common.create')}
-            </Button>
-          </Group>
+          <FormActions onCancel={onClose} submitting={submitting} submitTestId="apikey-save" submitLabel={t('common.create')} />
         </Stack>
       </form>
     </AppModal>
@@ -126,11 +120,10 @@ export default function CredentialsPage() {
   const [secretOpened, setSecretOpened] = useState(false);
 
   const confirmRevoke = (key: ApiKey) =>
-    modals.openConfirmModal({
+    confirmRemoval({
       title: t('credentials.revokeTitle'),
-      children: <Text size="sm">{t('credentials.revokeMessage', { name: key.name })}</Text>,
-      labels: { confirm: t('credentials.revoke'), cancel: t('common.cancel') },
-      confirmProps: { color: 'red', 'data-testid': 'confirm-remove' } as Record<string, string>,
+      message: t('credentials.revokeMessage', { name: key.name }),
+      confirmLabel: t('credentials.revoke'),
       onConfirm: () =>
         revoke.mutate(key.id, {
           onSuccess: () => toast('success', t('credentials.revoked')),

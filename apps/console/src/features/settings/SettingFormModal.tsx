@@ -1,4 +1,4 @@
-import { Button, Group, Stack, Textarea, TextInput } from '@mantine/core';
+import { Group, Stack, Textarea, TextInput } from '@mantine/core';
 import { type Configuration, configurationCreateSchema, configurationUpdateSchema, systemSettingType } from '@voxplan/contracts';
 import { useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -6,6 +6,7 @@ import { AppModal } from '../../lib/AppModal.tsx';
 import { useSchemaForm } from '../../lib/forms/use-schema-form.ts';
 import { toast } from '../../lib/notify.ts';
 import { useResourceMutations } from '../../lib/table/use-resource.ts';
+import { FormActions } from '../../lib/forms/FormActions.tsx';
 
 // The contract's defaults, applied by the server when the field is left empty.
 const DEFAULT_TYPE = 'custom';
@@ -84,14 +85,7 @@ export function SettingFormModal({ setting, opened, onClose }: { setting?: Confi
             data-testid="setting-category"
           />
           <Textarea label={t('settings.description')} autosize minRows={2} maxRows={6} {...form.getInputProps('description')} data-testid="setting-description" />
-          <Group justify="flex-end">
-            <Button variant="default" onClick={onClose}>
-              {t('common.cancel')}
-            </Button>
-            <Button type="submit" loading={submitting} data-testid="setting-save">
-              {t('common.save')}
-            </Button>
-          </Group>
+          <FormActions onCancel={onClose} submitting={submitting} submitTestId="setting-save" />
         </Stack>
       </form>
     </AppModal>

@@ -1,13 +1,10 @@
 import { ActionIcon, Badge, Button, Text, Tooltip } from '@mantine/core';
-import { modals } from '@mantine/modals';
 import { IconEdit, IconPlus, IconTrash } from '@tabler/icons-react';
 import { type Configuration, systemSettingType } from '@voxplan/contracts';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { showError } from '../../lib/errors.ts';
-import { toast } from '../../lib/notify.ts';
 import { type Column, DataTable } from '../../lib/table/DataTable.tsx';
-import { useResourceMutations } from '../../lib/table/use-resource.ts';
+import { useRemoveRow } from '../../lib/table/use-remove-row.ts';
 import { SettingFormModal } from './SettingFormModal.tsx';
 
 const isSystem = (setting: Configuration) => setting.type === systemSettingType;
@@ -52,23 +49,13 @@ const searchFields = ['name', 'value', 'category', 'description'];
 export default function SettingsPage() {
   const { t } = useTranslation();
   const [editing, setEditing] = useState<Configuration | 'new' | null>(null);
-  const { remove } = useResourceMutations<Configuration>('/configurations');
+  const removeRow = useRemoveRow('/configurations');
 
   // Spec section 5: settings of type "sistema" cannot be removed.
   const isRemovable = (setting: Configuration) => !isSystem(setting);
 
   const confirmRemove = (setting: Configuration) => {
-    modals.openConfirmModal({
-      title: t('table.removeTitle'),
-      children: <Text size="sm">{t('table.removeMessage')}</Text>,
-      labels: { confirm: t('common.remove'), cancel: t('common.cancel') },
-      confirmProps: { color: 'red', 'data-testid': 'confirm-remove' } as Record<string, string>,
-      onConfirm: () =>
-        remove.mutate(setting.id, {
-          onSuccess: () => toast('success', t('table.removed')),
-          onError: (error) => showError(error, t),
-        }),
-    });
+    removeRow(setting.id);
   };
 
   return (

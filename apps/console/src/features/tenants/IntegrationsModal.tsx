@@ -1,4 +1,4 @@
-import { Button, Divider, Group, LoadingOverlay, PasswordInput, Stack, Switch, TextInput } from '@mantine/core';
+import { Divider, Group, LoadingOverlay, PasswordInput, Stack, Switch, TextInput } from '@mantine/core';
 import { useForm } from '@mantine/form';
 import { type Configuration, type Integrations, type Tenant } from '@voxplan/contracts';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
@@ -10,6 +10,7 @@ import { showError } from '../../lib/errors.ts';
 import { focusFirstInvalid } from '../../lib/forms/use-schema-form.ts';
 import { toast } from '../../lib/notify.ts';
 import { PageError } from '../../lib/PageError.tsx';
+import { FormActions } from '../../lib/forms/FormActions.tsx';
 
 export const SECOND_AI_FLAG = 'feature_second_ai_provider';
 
@@ -98,14 +99,7 @@ function IntegrationsForm({ tenant, initial, secondAiEnabled, onClose }: { tenan
             {secondAi && <PasswordInput label={t('integrations.secondAiKey')} {...form.getInputProps('sippulse_ai_key')} data-testid="second-ai-key" />}
           </>
         )}
-        <Group justify="flex-end">
-          <Button variant="default" onClick={onClose}>
-            {t('common.cancel')}
-          </Button>
-          <Button type="submit" loading={saving} disabled={!form.isDirty()} data-testid="integrations-save">
-            {t('common.save')}
-          </Button>
-        </Group>
+        <FormActions onCancel={onClose} submitting={saving} submitTestId="integrations-save" disabled={!form.isDirty()} />
       </Stack>
     </form>
   );

@@ -1,10 +1,11 @@
-import { Button, Group, Stack, TextInput } from '@mantine/core';
+import { Stack, TextInput } from '@mantine/core';
 import { normalizeTenantName, type Tenant, tenantInputSchema } from '@voxplan/contracts';
 import { useTranslation } from 'react-i18next';
 import { AppModal } from '../../lib/AppModal.tsx';
 import { useSchemaForm } from '../../lib/forms/use-schema-form.ts';
 import { toast } from '../../lib/notify.ts';
 import { useResourceMutations } from '../../lib/table/use-resource.ts';
+import { FormActions } from '../../lib/forms/FormActions.tsx';
 
 /** Create (no tenant) or edit (a tenant) in a small modal (spec section 2). */
 export function TenantFormModal({ tenant, opened, onClose }: { tenant?: Tenant; opened: boolean; onClose(): void }) {
@@ -31,14 +32,7 @@ export function TenantFormModal({ tenant, opened, onClose }: { tenant?: Tenant; 
             onChange={(event) => form.setFieldValue('name', normalizeTenantName(event.currentTarget.value))}
             data-testid="tenant-name"
           />
-          <Group justify="flex-end">
-            <Button variant="default" onClick={onClose}>
-              {t('common.cancel')}
-            </Button>
-            <Button type="submit" loading={submitting} data-testid="tenant-save">
-              {t('common.save')}
-            </Button>
-          </Group>
+          <FormActions onCancel={onClose} submitting={submitting} submitTestId="tenant-save" />
         </Stack>
       </form>
     </AppModal>

@@ -1,15 +1,12 @@
 import { ActionIcon, Button, Tooltip } from '@mantine/core';
-import { modals } from '@mantine/modals';
 import { IconEdit, IconPlugConnected, IconPlus, IconTrash } from '@tabler/icons-react';
 import type { Tenant } from '@voxplan/contracts';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { Text } from '@mantine/core';
 import { useAuth } from '../../lib/auth.tsx';
-import { showError } from '../../lib/errors.ts';
 import { toast } from '../../lib/notify.ts';
 import { type Column, DataTable } from '../../lib/table/DataTable.tsx';
-import { useResourceMutations } from '../../lib/table/use-resource.ts';
+import { useRemoveRow } from '../../lib/table/use-remove-row.ts';
 import { IntegrationsModal } from './IntegrationsModal.tsx';
 import { TenantFormModal } from './TenantFormModal.tsx';
 
@@ -23,7 +20,7 @@ export default function TenantsPage() {
   const { tenantId } = useAuth();
   const [editing, setEditing] = useState<Tenant | 'new' | null>(null);
   const [integrationsOf, setIntegrationsOf] = useState<Tenant | null>(null);
-  const { remove } = useResourceMutations<Tenant>('/tenants');
+  const removeRow = useRemoveRow('/tenants');
 
   // Spec section 5: the tenant the admin is working in cannot be removed.
   const isRemovable = (tenant: Tenant) => tenant.id !== tenantId;
@@ -33,17 +30,7 @@ export default function TenantsPage() {
       toast('warning', t('tenants.inUse'));
       return;
     }
-    modals.openConfirmModal({
-      title: t('table.removeTitle'),
-      children: <Text size="sm">{t('table.removeMessage')}</Text>,
-      labels: { confirm: t('common.remove'), cancel: t('common.cancel') },
-      confirmProps: { color: 'red', 'data-testid': 'confirm-remove' } as Record<string, string>,
-      onConfirm: () =>
-        remove.mutate(tenant.id, {
-          onSuccess: () => toast('success', t('table.removed')),
-          onError: (error) => showError(error, t),
-        }),
-    });
+    removeRow(tenant.id);
   };
 
   return (

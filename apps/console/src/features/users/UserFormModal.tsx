@@ -1,4 +1,4 @@
-import { Button, Group, PasswordInput, Select, Stack, TextInput } from '@mantine/core';
+import { PasswordInput, Select, Stack, TextInput } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { type RoleName, roleNames, rolesFromForm, type Tenant, type User, type UserCreate, type UserForm, type UserUpdate, userFormSchema } from '@voxplan/contracts';
 import { useMemo } from 'react';
@@ -10,6 +10,7 @@ import { errorText } from '../../lib/errors.ts';
 import { useSchemaForm } from '../../lib/forms/use-schema-form.ts';
 import { toast } from '../../lib/notify.ts';
 import { useResourceMutations } from '../../lib/table/use-resource.ts';
+import { FormActions } from '../../lib/forms/FormActions.tsx';
 
 type Values = {
   username: string;
@@ -131,14 +132,7 @@ export function UserFormModal({ user, opened, onClose }: { user?: User; opened: 
               data-testid="user-tenant"
             />
           )}
-          <Group justify="flex-end">
-            <Button variant="default" onClick={onClose}>
-              {t('common.cancel')}
-            </Button>
-            <Button type="submit" loading={submitting} data-testid="user-save">
-              {t('common.save')}
-            </Button>
-          </Group>
+          <FormActions onCancel={onClose} submitting={submitting} submitTestId="user-save" />
         </Stack>
       </form>
     </AppModal>

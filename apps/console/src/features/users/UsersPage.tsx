@@ -1,14 +1,12 @@
-import { ActionIcon, Badge, Button, Text, Tooltip } from '@mantine/core';
-import { modals } from '@mantine/modals';
+import { ActionIcon, Badge, Button, Tooltip } from '@mantine/core';
 import { IconEdit, IconPlus, IconTrash } from '@tabler/icons-react';
 import type { User } from '@voxplan/contracts';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useAuth } from '../../lib/auth.tsx';
-import { showError } from '../../lib/errors.ts';
 import { toast } from '../../lib/notify.ts';
 import { type Column, DataTable } from '../../lib/table/DataTable.tsx';
-import { useResourceMutations } from '../../lib/table/use-resource.ts';
+import { useRemoveRow } from '../../lib/table/use-remove-row.ts';
 import { UserFormModal } from './UserFormModal.tsx';
 
 function RoleBadge({ user }: { user: User }) {
@@ -32,7 +30,7 @@ export default function UsersPage() {
   const { t } = useTranslation();
   const { profile } = useAuth();
   const [editing, setEditing] = useState<User | 'new' | null>(null);
-  const { remove } = useResourceMutations<User>('/users');
+  const removeRow = useRemoveRow('/users');
 
   // Spec section 5: a user cannot remove themselves.
   const isRemovable = (user: User) => user.id !== profile?.id;
@@ -42,17 +40,7 @@ export default function UsersPage() {
       toast('warning', t('users.cannotRemoveSelf'));
       return;
     }
-    modals.openConfirmModal({
-      title: t('table.removeTitle'),
-      children: <Text size="sm">{t('table.removeMessage')}</Text>,
-      labels: { confirm: t('common.remove'), cancel: t('common.cancel') },
-      confirmProps: { color: 'red', 'data-testid': 'confirm-remove' } as Record<string, string>,
-      onConfirm: () =>
-        remove.mutate(user.id, {
-          onSuccess: () => toast('success', t('table.removed')),
-          onError: (error) => showError(error, t),
-        }),
-    });
+    removeRow(user.id);
   };
 
   return (

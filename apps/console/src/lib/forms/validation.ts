@@ -60,8 +60,14 @@ export function validateWith(schema: z.ZodType, values: Record<string, unknown>,
   const errors: Record<string, string> = {};
   for (const issue of result.error.issues) {
     const path = issue.path.map(String).join('.') || 'form';
-    // A refinement keeps its own (English) message instead of asking the error map: translate it here.
-    const message = issue.code === 'custom' ? (issue.message === 'required' ? t('validation.required') : t('validation.invalidFormat')) : issue.message;
+    // A refinement keeps its own message instead of asking the error map. The console's own
+    // refinements pass translated text; a contract's says 'required' or names a validation.custom key.
+    const message =
+      issue.code === 'custom'
+        ? issue.message === 'required'
+          ? t('validation.required')
+          : t(`validation.custom.${issue.message}`, { defaultValue: issue.message })
+        : issue.message;
     errors[path] ??= message;
   }
   return errors;

@@ -18,10 +18,10 @@ import {
   UnstyledButton,
 } from '@mantine/core';
 import { useHotkeys, useLocalStorage } from '@mantine/hooks';
-import { modals } from '@mantine/modals';
 import { IconArrowDown, IconArrowUp, IconArrowsSort, IconRefresh, IconSearch, IconTrash } from '@tabler/icons-react';
 import { type ReactNode, useMemo, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { confirmRemoval } from '../confirm.tsx';
 import { showError } from '../errors.ts';
 import { formatDateTime } from '../format.ts';
 import { toast } from '../notify.ts';
@@ -115,11 +115,8 @@ export function DataTable<Row extends { id: number }>(props: DataTableProps<Row>
       toast('warning', t('table.noneSelected'));
       return;
     }
-    modals.openConfirmModal({
-      title: t('table.removeTitle'),
-      children: <Text size="sm">{t('table.removeManyMessage', { count: selected.size })}</Text>,
-      labels: { confirm: t('common.remove'), cancel: t('common.cancel') },
-      confirmProps: { color: 'red', 'data-testid': 'confirm-remove' } as Record<string, string>,
+    confirmRemoval({
+      message: t('table.removeManyMessage', { count: selected.size }),
       onConfirm: () =>
         removeMany.mutate([...selected], {
           onSuccess: (result) => {
@@ -189,7 +186,7 @@ export function DataTable<Row extends { id: number }>(props: DataTableProps<Row>
               data={AUTO_REFRESH.map((value) => ({ value, label: value === '0' ? t('table.autoRefreshOff') : t('table.everySeconds', { count: Number(value) }) }))}
               value={autoRefresh}
               onChange={(value) => setAutoRefresh(value ?? '0')}
-              w={130}
+              w={190}
               allowDeselect={false}
             />
             <Tooltip label={t('table.refresh')}>

@@ -1,13 +1,17 @@
 import { type CSSVariablesResolver, localStorageColorSchemeManager, MantineProvider } from '@mantine/core';
-import { Notifications } from '@mantine/notifications';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { RouterProvider } from 'react-router';
+import { lazy, Suspense } from 'react';
+import { BrowserRouter } from 'react-router';
 import { AuthProvider } from '../lib/auth.tsx';
 import { ApiError } from '../lib/api/client.ts';
-import { router } from './router.tsx';
-import { theme } from './theme.ts';
+import { AppRoutes } from './router.tsx';
+import { theme, TOAST_MS } from './theme.ts';
 
 export const COLOR_SCHEME_KEY = 'color-scheme';
+
+// Toasts are queued in Mantine's store until this container arrives, so it need not hold up the
+// first screen.
+const Notifications = lazy(() => import('@mantine/notifications').then((module) => ({ default: module.Notifications })));
 
 /**
  * Mantine's dimmed and error text, and the brand blue on a dark header, fall under WCAG AA's 4.5:1
@@ -47,8 +51,12 @@ export function App() {
     >
       <QueryClientProvider client={queryClient}>
         <AuthProvider>
-          <Notifications position="top-center" autoClose={3000} />
-          <RouterProvider router={router} />
+          <Suspense>
+            <Notifications position="top-center" autoClose={TOAST_MS} />
+          </Suspense>
+          <BrowserRouter>
+            <AppRoutes />
+          </BrowserRouter>
         </AuthProvider>
       </QueryClientProvider>
     </MantineProvider>

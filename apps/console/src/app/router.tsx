@@ -1,5 +1,5 @@
 import { lazy, type ReactNode, Suspense } from 'react';
-import { createBrowserRouter, Navigate, type RouteObject } from 'react-router';
+import { Navigate, Route, Routes } from 'react-router';
 import { FullPageLoader, RequireAuth } from './guard.tsx';
 import { areaRoutes } from './routes.tsx';
 
@@ -8,27 +8,38 @@ const LoginPage = lazy(() => import('../features/login/LoginPage.tsx'));
 
 const withSuspense = (element: ReactNode) => <Suspense fallback={<FullPageLoader />}>{element}</Suspense>;
 
-const areaChildren: RouteObject[] = areaRoutes.flatMap((area) =>
-  area.paths.map((path) => ({
-    path: path.slice(1),
-    handle: { area },
-    element: withSuspense(
-      <RequireAuth roles={area.roles}>
-        <area.page />
-      </RequireAuth>,
-    ),
-  })),
-);
-
-export const router = createBrowserRouter([
-  { path: '/login', element: withSuspense(<LoginPage />) },
-  {
-    path: '/',
-    element: withSuspense(
-      <RequireAuth>
-        <AppLayout />
-      </RequireAuth>,
-    ),
-    children: [{ index: true, element: <Navigate to="/dashboard" replace /> }, ...areaChildren, { path: '*', element: <Navigate to="/dashboard" replace /> }],
-  },
-]);
+/**
+ * Declarative routes rather than a data router: the console loads its data with TanStack Query,
+ * and the data router's loaders and fetchers would add a third to what the sign-in screen loads.
+ */
+export function AppRoutes() {
+  return (
+    <Routes>
+      <Route path="/login" element={withSuspense(<LoginPage />)} />
+      <Route
+        path="/"
+        element={withSuspense(
+          <RequireAuth>
+            <AppLayout />
+          </RequireAuth>,
+        )}
+      >
+        <Route index element={<Navigate to="/dashboard" replace />} />
+        {areaRoutes.flatMap((area) =>
+          area.paths.map((path) => (
+            <Route
+              key={path}
+              path={path.slice(1)}
+              element={withSuspense(
+                <RequireAuth roles={area.roles}>
+                  <area.page />
+                </RequireAuth>,
+              )}
+            />
+          )),
+        )}
+        <Route path="*" element={<Navigate to="/dashboard" replace />} />
+      </Route>
+    </Routes>
+  );
+}

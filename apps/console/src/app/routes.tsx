@@ -58,3 +58,14 @@ export const areaRoutes: AreaRoute[] = [
   { paths: ['/account/license'], titleKey: 'account.license', inMenu: false, icon: 'license', page: placeholder('account.license') },
   { paths: ['/account/system-info'], titleKey: 'account.systemInfo', inMenu: false, icon: 'system', page: lazy(() => import('../features/account/SystemInfoPage.tsx')) },
 ];
+
+/** The area a path belongs to: the one whose path or alias is the longest prefix of it. */
+export function areaOf(pathname: string, areas: AreaRoute[] = areaRoutes): AreaRoute | undefined {
+  let best: { area: AreaRoute; length: number } | undefined;
+  for (const area of areas) {
+    for (const path of area.paths) {
+      if ((pathname === path || pathname.startsWith(`${path}/`)) && (!best || path.length > best.length)) best = { area, length: path.length };
+    }
+  }
+  return best?.area;
+}

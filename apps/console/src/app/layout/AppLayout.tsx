@@ -4,10 +4,10 @@ import { ModalsProvider } from '@mantine/modals';
 import { IconLayoutNavbar, IconLayoutSidebar, IconMaximize, IconMinimize } from '@tabler/icons-react';
 import { Suspense } from 'react';
 import { useTranslation } from 'react-i18next';
-import { Link, Outlet, useLocation, useMatches } from 'react-router';
+import { Link, Outlet, useLocation } from 'react-router';
 import { useAuth } from '../../lib/auth.tsx';
 import { FullPageLoader } from '../guard.tsx';
-import { type AreaRoute, areaRoutes } from '../routes.tsx';
+import { type AreaRoute, areaOf, areaRoutes } from '../routes.tsx';
 import { ColorSchemeToggle } from './ColorSchemeToggle.tsx';
 import { areaIcons } from './icons.tsx';
 import { useLayoutPreferences } from './preferences.ts';
@@ -23,9 +23,7 @@ function MenuLinks({ orientation, onNavigate }: { orientation: 'vertical' | 'hor
   const { t } = useTranslation();
   const { pathname } = useLocation();
   const areas = useMenuAreas();
-  const current = areas
-    .filter((area) => area.paths.some((path) => pathname === path || pathname.startsWith(`${path}/`)))
-    .sort((a, b) => b.paths[0]!.length - a.paths[0]!.length)[0];
+  const current = areaOf(pathname, areas);
   return (
     <Group gap={4} wrap={orientation === 'horizontal' ? 'nowrap' : 'wrap'} style={orientation === 'vertical' ? { flexDirection: 'column', alignItems: 'stretch' } : undefined}>
       {areas.map((area) => {
@@ -52,8 +50,7 @@ export default function AppLayout() {
   const { t } = useTranslation();
   const [mobileOpen, mobile] = useDisclosure(false);
   const { layout, setLayout, fullscreen, setFullscreen } = useLayoutPreferences();
-  const matches = useMatches();
-  const area = matches.map((match) => (match.handle as { area?: AreaRoute } | undefined)?.area).find(Boolean);
+  const area = areaOf(useLocation().pathname);
   const showFooter = !area?.hideFooter && !fullscreen;
   const side = layout === 'side' && !fullscreen;
 

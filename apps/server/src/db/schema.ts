@@ -97,6 +97,30 @@ export interface DestinationTable {
   description: string;
 }
 
+export interface AclTable {
+  id: Generated<number>;
+  tenant_id: number;
+  created_time: Time;
+  updated_time: Time;
+  name: string;
+  address: string;
+  description: string;
+}
+
+export interface HolidayTable {
+  id: Generated<number>;
+  created_time: Time;
+  updated_time: Time;
+  name: string;
+  date: string;
+  /** 0 or 1: SQLite has no boolean type, so both dialects store an integer. */
+  recurring: number;
+  level: 'national' | 'state' | 'city';
+  country: string;
+  state: string;
+  city: string;
+}
+
 export interface Database {
   tenants: TenantTable;
   users: UserTable;
@@ -108,6 +132,8 @@ export interface Database {
   configurations: ConfigurationTable;
   audit_log: AuditLogTable;
   destinations: DestinationTable;
+  acl: AclTable;
+  holidays: HolidayTable;
 }
 
 export type TableName = keyof Database;

@@ -4,7 +4,7 @@ import type { DialectName } from '../database.ts';
 // Migrations see an untyped database: they describe the schema the typed one is checked against.
 type AnyDb = Kysely<unknown>;
 
-function withId<T extends string>(table: CreateTableBuilder<T, never>, dialect: DialectName) {
+export function withId<T extends string>(table: CreateTableBuilder<T, never>, dialect: DialectName) {
   return dialect === 'postgres'
     ? table.addColumn('id', 'serial', (c) => c.primaryKey())
     : table.addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement());

@@ -100,4 +100,38 @@ describe('the table screen', () => {
     await expect.poll(() => page.getByTestId('page-error').textContent()).toContain('Database unavailable');
     expect(await page.getByTestId('page-error').textContent()).toContain('An error occurred');
   });
+
+  test('a newer search cancels the request still running for the older one', async () => {
+    const { page } = await openTenants();
+    // Answers take a while, so the first request is still running when the second starts.
+    await page.route('**/api/v1/tenants?**', async (route) => {
+      await new Promise((resolve) => setTimeout(resolve, 700));
+      await route.continue().catch(() => undefined);
+    });
+    const aborted: string[] = [];
+    page.on('requestfailed', (request) => {
+      if (request.url().includes('/api/v1/tenants?')) aborted.push(request.failure()?.errorText ?? '');
+    });
+    await page.getByTestId('table-search').pressSequentially('t2', { delay: 150 });
+    await expect.poll(() => page.getByTestId('table-row').count()).toBe(8);
+    expect(aborted.length).toBeGreaterThan(0);
+    expect(aborted.every((text) => text.includes('ABORTED'))).toBe(true);
+  });
+
+  test('automatic refresh asks again every N seconds without a click', async () => {
+    const { page } = await openTenants();
+    let listCalls = 0;
+    page.on('request', (request) => {
+      if (request.url().includes('/api/v1/tenants?')) listCalls++;
+    });
+    await page.getByLabel('Refresh automatically').first().click();
+    await page.getByRole('option', { name: 'Every 5 s' }).click();
+    await expect.poll(() => listCalls, { timeout: 12_000 }).toBeGreaterThanOrEqual(2);
+  });
+
+  test('a form gives its first field the focus when it opens', async () => {
+    const { page } = await openTenants();
+    await page.getByTestId('tenant-new').click();
+    await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe('tenant-name');
+  });
 });

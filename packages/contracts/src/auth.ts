@@ -18,3 +18,4 @@ export const apiKeyCreateSchema = z.object({ name: storableText().trim().min(1).
 export const apiKeyCreatedSchema = apiKeySchema.extend({
   key: z.string().describe('shown once; only a hash is stored'),
 });
+export type ApiKeyCreated = z.infer<typeof apiKeyCreatedSchema>;

@@ -37,3 +37,5 @@ export const configurationUpdateSchema = z
   })
   .partial()
   .strict();
+export type ConfigurationCreate = z.input<typeof configurationCreateSchema>;
+export type ConfigurationUpdate = z.input<typeof configurationUpdateSchema>;

@@ -1,7 +1,7 @@
 import { ActionIcon, Alert, Button, Code, CopyButton, Group, Paper, Stack, Table, Text, TextInput, Title, Tooltip } from '@mantine/core';
 import { IconAlertTriangle, IconCheck, IconCopy, IconPlus, IconTrash } from '@tabler/icons-react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { type ApiKey, apiKeyCreateSchema } from '@voxplan/contracts';
+import { type ApiKey, type ApiKeyCreated, apiKeyCreateSchema } from '@voxplan/contracts';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api } from '../../lib/api/client.ts';
@@ -15,7 +15,6 @@ import { MODAL_CLOSE_MS } from '../../app/theme.ts';
 import { formatDateTime } from '../../lib/format.ts';
 import { FormActions } from '../../lib/forms/FormActions.tsx';
 
-type CreatedKey = ApiKey & { key: string };
 
 const API_KEYS = ['/api-keys'];
 
@@ -23,19 +22,19 @@ function useApiKeyMutations() {
   const queryClient = useQueryClient();
   const invalidate = () => queryClient.invalidateQueries({ queryKey: API_KEYS });
   return {
-    create: useMutation({ mutationFn: (name: string) => api.post<CreatedKey>('/api-keys', { name }), onSuccess: invalidate }),
+    create: useMutation({ mutationFn: (name: string) => api.post<ApiKeyCreated>('/api-keys', { name }), onSuccess: invalidate }),
     revoke: useMutation({ mutationFn: (id: number) => api.delete<void>(`/api-keys/${id}`), onSuccess: invalidate }),
   };
 }
 
-function CreateKeyModal({ onClose, onCreated }: { onClose(): void; onCreated(key: CreatedKey): void }) {
+function CreateKeyModal({ onClose, onCreated }: { onClose(): void; onCreated(key: ApiKeyCreated): void }) {
   const { t } = useTranslation();
   const { create } = useApiKeyMutations();
   const { form, formRef, onSubmit, submitting } = useSchemaForm({
     schema: apiKeyCreateSchema,
     initialValues: { name: '' },
     submit: (values) => create.mutateAsync(values.name ?? ''),
-    onSuccess: (created) => onCreated(created as CreatedKey),
+    onSuccess: (created) => onCreated(created as ApiKeyCreated),
   });
   return (
     <AppModal closeButtonProps={{ 'aria-label': t('common.close') }} opened onClose={onClose} size="sm" title={t('credentials.createTitle')}>
@@ -57,7 +56,7 @@ function CreateKeyModal({ onClose, onCreated }: { onClose(): void; onCreated(key
 }
 
 /** The new key, shown once: only its hash is kept on the server. */
-function SecretModal({ created, opened, onClose }: { created: CreatedKey | null; opened: boolean; onClose(): void }) {
+function SecretModal({ created, opened, onClose }: { created: ApiKeyCreated | null; opened: boolean; onClose(): void }) {
   const { t } = useTranslation();
   return (
     <AppModal closeButtonProps={{ 'aria-label': t('common.close') }}
@@ -116,7 +115,7 @@ export default function CredentialsPage() {
   });
   const { revoke } = useApiKeyMutations();
   const [creating, setCreating] = useState(false);
-  const [created, setCreated] = useState<CreatedKey | null>(null);
+  const [created, setCreated] = useState<ApiKeyCreated | null>(null);
   const [secretOpened, setSecretOpened] = useState(false);
 
   const confirmRevoke = (key: ApiKey) =>

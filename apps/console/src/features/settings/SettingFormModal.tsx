@@ -1,5 +1,5 @@
 import { Group, Stack, Textarea, TextInput } from '@mantine/core';
-import { type Configuration, configurationCreateSchema, configurationUpdateSchema, systemSettingType } from '@voxplan/contracts';
+import { type Configuration, type ConfigurationCreate, type ConfigurationUpdate, configurationCreateSchema, configurationUpdateSchema, systemSettingType } from '@voxplan/contracts';
 import { useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
 import { AppModal } from '../../lib/AppModal.tsx';
@@ -12,8 +12,8 @@ import { FormActions } from '../../lib/forms/FormActions.tsx';
 const DEFAULT_TYPE = 'custom';
 const DEFAULT_CATEGORY = 'general';
 
-type CreateValues = { name: string; value: string; category: string; description: string; type: string };
-type UpdateValues = { value: string; category: string; description: string };
+type CreateValues = Required<ConfigurationCreate>;
+type UpdateValues = Required<ConfigurationUpdate>;
 
 /** Create (no setting) or edit (a setting); name and type are chosen on creation only. */
 export function SettingFormModal({ setting, opened, onClose }: { setting?: Configuration; opened: boolean; onClose(): void }) {

@@ -1,0 +1,40 @@
+import i18n from 'i18next';
+import { beforeAll, describe, expect, test } from 'vitest';
+import en from '../i18n/en.json';
+import errorsEn from '../../../../packages/contracts/src/i18n/errors.en.json';
+import { ApiError } from './api/client.ts';
+import { errorText } from './errors.ts';
+
+beforeAll(async () => {
+  await i18n.init({ lng: 'en', resources: { en: { translation: { ...en, errors: errorsEn } } } });
+});
+
+const apiError = (body: ConstructorParameters<typeof ApiError>[1], status = 400) => new ApiError(status, body);
+
+describe('the error display rules of spec section 8', () => {
+  test('a code shows its translated text', () => {
+    expect(errorText(apiError({ statusCode: 409, name: 'ConflictError', message: 'x', code: 'email_exists' }), i18n.t)).toBe(
+      'This e-mail is already in use.',
+    );
+  });
+
+  test('without a specific code, the details, one per line', () => {
+    const error = apiError({
+      statusCode: 400,
+      name: 'BadRequestError',
+      message: 'Some fields are invalid.',
+      code: 'invalid_input',
+      details: [
+        { path: 'name', message: 'Too long' },
+        { path: '', message: 'Something else' },
+      ],
+    });
+    expect(errorText(error, i18n.t)).toBe('name: Too long\nSomething else');
+  });
+
+  test('else the message, else "An error occurred"', () => {
+    expect(errorText(apiError({ statusCode: 500, name: 'InternalServerError', message: 'Database unavailable' }), i18n.t)).toBe('Database unavailable');
+    expect(errorText(apiError(undefined, 502), i18n.t)).toBe('An error occurred');
+    expect(errorText(new TypeError('Failed to fetch'), i18n.t)).toBe('An error occurred');
+  });
+});

@@ -75,6 +75,15 @@ const samples: Record<string, Sample> = {
     create: (n) => ({ name: `Audited ${n}`, kind: 'voice', uri: `sip:audited-${n}@pbx.example`, description: 'first' }),
     patch: (n) => ({ description: `changed ${n}` }),
   },
+  '/acl': {
+    create: (n) => ({ name: `Audited ${n}`, address: `10.${Math.floor(n / 256) % 256}.${n % 256}.0/24`, description: 'first' }),
+    patch: (n) => ({ description: `changed ${n}` }),
+  },
+  '/holidays': {
+    create: (n) => ({ name: `Audited holiday ${n}`, date: '2026-05-20', level: 'state', country: 'BR', state: 'SP' }),
+    // A rename could make two holidays of one day and place alike; switching to yearly cannot.
+    patch: () => ({ recurring: true }),
+  },
 };
 function sampleOf(resource: ResourceDefinition): Sample {
   const sample = samples[resource.path];

@@ -23,6 +23,10 @@ const samples: Record<string, Sample> = {
     create: (n) => ({ name: `Isolated ${n}`, kind: 'voice', uri: `sip:isolated-${n}@pbx.example`, description: `row ${n}` }),
     patch: { description: 'changed' },
   },
+  '/acl': {
+    create: (n) => ({ name: `Isolated ${n}`, address: `10.${Math.floor(n / 256) % 256}.${n % 256}.0/24`, description: `row ${n}` }),
+    patch: { description: 'changed' },
+  },
 };
 
 interface Row {

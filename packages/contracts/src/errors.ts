@@ -64,6 +64,9 @@ export const errorCodes = [
   'destination_in_use',
   'payload_too_large',
   'unsupported_media_type',
+  'address_already_exists',
+  'holiday_already_exists',
+  'holiday_region_unknown',
 ] as const;
 
 export type ErrorCode = (typeof errorCodes)[number];

@@ -1,3 +1,4 @@
+export * from './acl.ts';
 export * from './audit.ts';
 export * from './auth.ts';
 export * from './common.ts';
@@ -5,6 +6,7 @@ export * from './configuration.ts';
 export * from './destination.ts';
 export * from './errors.ts';
 export * from './filter.ts';
+export * from './holiday.ts';
 export * from './roles.ts';
 export * from './tenant.ts';
 export * from './user.ts';

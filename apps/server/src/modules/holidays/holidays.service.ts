@@ -1,0 +1,69 @@
+import type { Holiday, HolidayLevel } from '@voxplan/contracts';
+import { type Kysely, sql } from 'kysely';
+import type { Database, HolidayTable } from '../../db/schema.ts';
+
+type HolidayRow = Omit<HolidayTable, 'id'> & { id: number };
+
+/** Stored rows keep recurring as 0/1 (SQLite has no boolean); the API speaks booleans. */
+export function presentHoliday(row: Record<string, unknown>): Holiday {
+  const holiday = row as unknown as HolidayRow;
+  return {
+    id: holiday.id,
+    created_time: holiday.created_time,
+    updated_time: holiday.updated_time,
+    name: holiday.name,
+    date: holiday.date,
+    recurring: Number(holiday.recurring) === 1,
+    level: holiday.level,
+    country: holiday.country,
+    state: holiday.state,
+    city: holiday.city,
+  };
+}
+
+/**
+ * Keeps the place fields to what the level uses: a national holiday names no state or city, a
+ * state one no city. Lookups (holidayOn) and the import's duplicate check rely on it.
+ */
+export function placeForLevel<T extends { level: HolidayLevel; state: string; city: string }>(value: T): T {
+  if (value.level === 'national') return { ...value, state: '', city: '' };
+  if (value.level === 'state') return { ...value, city: '' };
+  return value;
+}
+
+export interface HolidayPlace {
+  /** ISO 3166-1 alpha-2, e.g. BR. */
+  country: string;
+  /** e.g. SP. */
+  state?: string;
+  city?: string;
+}
+
+const specificity = { city: 0, state: 1, national: 2 } as const;
+
+/**
+ * The holiday falling on a date (YYYY-MM-DD) at a place, if any: the country's national ones, the
+ * state's own ones and the city's own ones; a recurring holiday matches on month and day in any
+ * year. When several match, the most local one is answered (city, then state, then national).
+ */
+export async function holidayOn(db: Kysely<Database>, date: string, where: HolidayPlace): Promise<Holiday | undefined> {
+  const country = where.country.trim().toUpperCase();
+  const state = where.state?.trim() ?? '';
+  const city = where.city?.trim() ?? '';
+  const monthDay = date.slice(5);
+  const rows = await db
+    .selectFrom('holidays')
+    .selectAll()
+    .where('country', '=', country)
+    .where((eb) => {
+      const places = [eb('level', '=', 'national')];
+      if (state !== '') places.push(eb.and([eb('level', '=', 'state'), eb('state', '=', state)]));
+      if (state !== '' && city !== '') places.push(eb.and([eb('level', '=', 'city'), eb('state', '=', state), eb('city', '=', city)]));
+      return eb.or(places);
+    })
+    .where((eb) => eb.or([eb('date', '=', date), eb.and([eb('recurring', '=', 1), eb(sql<string>`substr(${sql.ref('date')}, 6)`, '=', monthDay)])]))
+    .orderBy('id')
+    .execute();
+  const [best] = rows.sort((a, b) => specificity[a.level] - specificity[b.level]);
+  return best ? presentHoliday(best) : undefined;
+}

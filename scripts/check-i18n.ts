@@ -28,6 +28,7 @@ export function compareCatalogues(en: Tree, pt: Tree): string[] {
 
 const pairs = [
   ['apps/console/src/i18n/en.json', 'apps/console/src/i18n/pt.json'],
+  ['apps/console/src/i18n/en.screens.json', 'apps/console/src/i18n/pt.screens.json'],
   ['packages/contracts/src/i18n/errors.en.json', 'packages/contracts/src/i18n/errors.pt.json'],
 ];
 

@@ -1,9 +1,10 @@
 import { lazy, type ReactNode, Suspense } from 'react';
 import { Navigate, Route, Routes } from 'react-router';
+import { loadScreenTexts } from '../i18n/index.ts';
 import { FullPageLoader, RequireAuth } from './guard.tsx';
 import { areaRoutes } from './routes.tsx';
 
-const AppLayout = lazy(() => import('./layout/AppLayout.tsx'));
+const AppLayout = lazy(() => Promise.all([import('./layout/AppLayout.tsx'), loadScreenTexts()]).then(([layout]) => layout));
 const LoginPage = lazy(() => import('../features/login/LoginPage.tsx'));
 
 const withSuspense = (element: ReactNode) => <Suspense fallback={<FullPageLoader />}>{element}</Suspense>;

@@ -6,15 +6,41 @@ export const locales = ['en', 'pt'] as const;
 export type AppLocale = (typeof locales)[number];
 export const LOCALE_KEY = 'locale';
 
-/** Each language is its own chunk: the first screen loads only the one it shows. */
-const catalogues: Record<AppLocale, () => Promise<[{ default: object }, { default: object }]>> = {
+type Catalogue = () => Promise<{ default: object }[]>;
+
+/**
+ * Each language is its own chunk, in two parts: what the sign-in screen needs (`en.json`, with the
+ * error catalogue) and the texts of the screens behind it (`en.screens.json`), which arrive with
+ * the layout.
+ */
+const core: Record<AppLocale, Catalogue> = {
   en: () => Promise.all([import('./en.json'), import('@voxplan/contracts/i18n/errors.en.json')]),
   pt: () => Promise.all([import('./pt.json'), import('@voxplan/contracts/i18n/errors.pt.json')]),
 };
+const screens: Record<AppLocale, Catalogue> = {
+  en: () => Promise.all([import('./en.screens.json')]),
+  pt: () => Promise.all([import('./pt.screens.json')]),
+};
 
-async function loadCatalogue(locale: AppLocale): Promise<object> {
-  const [app, errors] = await catalogues[locale]();
-  return { ...app.default, errors: errors.default };
+async function loadCore(locale: AppLocale): Promise<object> {
+  const [app, errors] = await core[locale]();
+  return { ...app!.default, errors: errors!.default };
+}
+
+const screensLoaded = new Set<AppLocale>();
+let screensWanted = false;
+
+async function addScreenTexts(locale: AppLocale): Promise<void> {
+  if (screensLoaded.has(locale)) return;
+  const [texts] = await screens[locale]();
+  i18n.addResourceBundle(locale, 'translation', texts!.default, true, false);
+  screensLoaded.add(locale);
+}
+
+/** Called with the layout's chunk: the screens' texts in the current language (and later ones). */
+export async function loadScreenTexts(): Promise<void> {
+  screensWanted = true;
+  await addScreenTexts(i18n.language === 'pt' ? 'pt' : 'en');
 }
 
 /** Spec section 4: the stored choice, else the browser's language if pt or en, else English. */
@@ -38,7 +64,7 @@ export async function setupI18n(): Promise<typeof i18n> {
     lng,
     fallbackLng: false,
     partialBundledLanguages: true,
-    resources: { [lng]: { translation: await loadCatalogue(lng) } },
+    resources: { [lng]: { translation: await loadCore(lng) } },
     interpolation: { escapeValue: false },
   });
   applyLocale(lng);
@@ -47,7 +73,8 @@ export async function setupI18n(): Promise<typeof i18n> {
 
 /** Switches the interface and the accept-language header, and remembers the choice. */
 export async function changeLocale(locale: AppLocale): Promise<void> {
-  if (!i18n.hasResourceBundle(locale, 'translation')) i18n.addResourceBundle(locale, 'translation', await loadCatalogue(locale));
+  if (!i18n.hasResourceBundle(locale, 'translation')) i18n.addResourceBundle(locale, 'translation', await loadCore(locale));
+  if (screensWanted) await addScreenTexts(locale);
   localStorage.setItem(LOCALE_KEY, locale);
   applyLocale(locale);
   await i18n.changeLanguage(locale);

@@ -12,6 +12,10 @@ function emptyFilter(column: Column<never>): FieldFilter {
 }
 
 /** Per column type: text contains or equals, ranges for numbers and dates, a list for enums. */
+// Option lists open inside the popover: in a portal, a click on an option counts as a click
+// outside the popover, which may close it before the filter is applied.
+const inPopover = { withinPortal: false } as const;
+
 export function AdvancedFilters<Row>({
   columns,
   filters,
@@ -54,6 +58,7 @@ export function AdvancedFilters<Row>({
                 {item.type === 'text' && (
                   <>
                     <Select
+                      comboboxProps={inPopover}
                       label={t(column.labelKey)}
                       data={[
                         { value: 'contains', label: t('table.contains') },
@@ -87,6 +92,7 @@ export function AdvancedFilters<Row>({
                 )}
                 {item.type === 'enum' && (
                   <MultiSelect
+                    comboboxProps={inPopover}
                     label={t(column.labelKey)}
                     data={(column.options ?? []).map((option) => ({ value: option.value, label: t(option.labelKey) }))}
                     value={item.values}
@@ -102,6 +108,7 @@ export function AdvancedFilters<Row>({
           })}
           {unused.length > 0 && (
             <Select
+              comboboxProps={inPopover}
               aria-label={t('table.addFilter')}
               placeholder={t('table.addFilter')}
               data={unused.map((column) => ({ value: column.field, label: t(column.labelKey) }))}

@@ -1,6 +1,6 @@
-import type { Locator, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { type ConsoleHarness, startConsole } from './harness.ts';
+import { chooseOption, type ConsoleHarness, rowWith, searchTable, startConsole } from './harness.ts';
 
 interface RoleRow {
   role: string;
@@ -63,26 +63,6 @@ async function openAs(path: string, locale = 'en-US'): Promise<Page> {
   return page;
 }
 
-/** Narrows a table screen with its search box to the rows that match. */
-async function search(page: Page, text: string, rows: number): Promise<void> {
-  await page.getByTestId('table-search').fill(text);
-  // Waits for the answer to this search: every row shown holds the text.
-  await expect
-    .poll(async () => {
-      const shown = await page.getByTestId('table-row').allTextContents();
-      return shown.every((row) => row.toLowerCase().includes(text.toLowerCase())) ? shown.length : -1;
-    })
-    .toBe(rows);
-}
-
-const rowWith = (page: Page, text: string): Locator => page.getByTestId('table-row').filter({ hasText: text });
-
-/** Picks an option of a Mantine select: opens it, then clicks the option by its visible label. */
-async function choose(page: Page, testId: string, label: string): Promise<void> {
-  await page.getByTestId(testId).click();
-  await page.getByRole('option', { name: label, exact: true }).click();
-}
-
 async function fillUser(page: Page, user: { username: string; name: string; email: string; password: string }): Promise<void> {
   await page.getByTestId('user-username').fill(user.username);
   await page.getByTestId('user-name').fill(user.name);
@@ -96,7 +76,7 @@ describe('users', () => {
     await page.getByTestId('user-new').click();
     await fillUser(page, { username: 'ursula', name: 'Ursula Lima', email: 'ursula@acme.example', password: 'ursula-password' });
     expect(await page.getByTestId('user-role').inputValue()).toBe('User');
-    await choose(page, 'user-tenant', 'acme');
+    await chooseOption(page, 'user-tenant', 'acme');
     await page.getByTestId('user-save').click();
     await expect.poll(() => page.getByText('User created.').count()).toBe(1);
     await expect.poll(() => page.getByRole('dialog').count()).toBe(0);
@@ -114,8 +94,8 @@ describe('users', () => {
     await page.getByTestId('user-new').click();
     await fillUser(page, { username: 'adele', name: 'Adele Admin', email: 'adele@acme.example', password: 'adele-password' });
     // A tenant picked first is dropped when the role becomes Administrator.
-    await choose(page, 'user-tenant', 'acme');
-    await choose(page, 'user-role', 'Administrator');
+    await chooseOption(page, 'user-tenant', 'acme');
+    await chooseOption(page, 'user-role', 'Administrator');
     await expect.poll(() => page.getByTestId('user-tenant').count()).toBe(0);
     const sent = page.waitForRequest((request) => request.url().endsWith('/api/v1/users') && request.method() === 'POST');
     await page.getByTestId('user-save').click();
@@ -144,7 +124,7 @@ describe('users', () => {
       await expect.poll(() => dialog.getByText(required, { exact: true }).count()).toBe(5);
 
       await fillUser(page, { username: 'valid', name: 'Valid Name', email: 'not-an-email', password: 'short' });
-      await choose(page, 'user-tenant', 'acme');
+      await chooseOption(page, 'user-tenant', 'acme');
       await page.getByTestId('user-save').click();
       await expect.poll(() => dialog.getByText(short, { exact: true }).count()).toBe(1);
       expect(await dialog.getByText(badEmail, { exact: true }).count()).toBe(1);
@@ -160,7 +140,7 @@ describe('users', () => {
     const page = await openAs('/users');
     await page.getByTestId('user-new').click();
     await fillUser(page, { username: 'second-owner', name: 'Second Owner', email: 'taken@acme.example', password: 'second-password' });
-    await choose(page, 'user-tenant', 'acme');
+    await chooseOption(page, 'user-tenant', 'acme');
     await page.getByTestId('user-save').click();
     await expect.poll(() => page.getByRole('dialog').getByText('This e-mail is already in use.').count()).toBe(1);
     expect(await page.getByTestId('user-email').getAttribute('aria-invalid')).toBe('true');
@@ -173,7 +153,7 @@ describe('users', () => {
     const doomedId = await seedUser('doomed', 'doomed@acme.example');
     const page = await openAs('/users');
 
-    await search(page, 'admin@', 1);
+    await searchTable(page, 'admin@', 1);
     const ownRow = page.getByTestId('table-row');
     expect(await ownRow.getByRole('checkbox', { name: 'Select row' }).isDisabled()).toBe(true);
     await ownRow.getByTestId('user-remove').click();
@@ -181,7 +161,7 @@ describe('users', () => {
     expect(await page.getByTestId('confirm-remove').count()).toBe(0);
     expect(await usersNamed('admin')).toHaveLength(1);
 
-    await search(page, 'doomed', 1);
+    await searchTable(page, 'doomed', 1);
     expect(await page.getByTestId('table-row').getByRole('checkbox', { name: 'Select row' }).isDisabled()).toBe(false);
     await page.getByTestId('user-remove').click();
     await expect.poll(() => page.getByText('Remove this record? This cannot be undone.').count()).toBe(1);
@@ -218,7 +198,7 @@ describe('general settings', () => {
     await page.getByTestId('setting-description').fill('What the plan says first');
     await page.getByTestId('setting-save').click();
     await expect.poll(() => page.getByText('Setting created.').count()).toBe(1);
-    await search(page, 'e2e.greeting', 1);
+    await searchTable(page, 'e2e.greeting', 1);
     expect(await page.getByTestId('table-row').locator('td').allTextContents()).toEqual(
       expect.arrayContaining(['e2e.greeting', 'hello', 'tests', 'custom', 'What the plan says first']),
     );
@@ -295,11 +275,13 @@ describe('audit', () => {
     expect(await dialog.getByTestId('audit-before').textContent()).toBe('Nothing recorded.');
     expect(await dialog.getByTestId('audit-after').textContent()).toContain('"name": "audited"');
     expect(await dialog.getByTestId('audit-after').textContent()).toContain(`"id": ${tenantId}`);
-    const before = await dialog.getByTestId('audit-before').boundingBox();
-    const after = await dialog.getByTestId('audit-after').boundingBox();
-    expect(before && after).toBeTruthy();
-    // Side by side: same top, "before" on the left.
-    expect(Math.abs(before!.y - after!.y)).toBeLessThan(2);
-    expect(before!.x + before!.width).toBeLessThanOrEqual(after!.x);
+    // Side by side: same top, "before" on the left (polled: the dialog may still be opening).
+    await expect
+      .poll(async () => {
+        const before = await dialog.getByTestId('audit-before').boundingBox();
+        const after = await dialog.getByTestId('audit-after').boundingBox();
+        return Boolean(before && after && Math.abs(before.y - after.y) < 2 && before.x + before.width <= after.x);
+      })
+      .toBe(true);
   });
 });

@@ -1,6 +1,7 @@
 import { AxeBuilder } from '@axe-core/playwright';
 import type { AddressInfo } from 'node:net';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { type Browser, type BrowserContext, chromium, type Locator, type Page } from 'playwright-core';
+import { expect } from 'vitest';
 import { startTestServer, type TestServer } from '../../server/test/harness.ts';
 
 export { ADMIN } from '../../server/test/harness.ts';
@@ -67,4 +68,23 @@ export async function accessibilityViolations(page: Page): Promise<string[]> {
   return results.violations
     .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
     .map((violation) => `${violation.id}: ${violation.help} (${violation.nodes.map((node) => node.target.join(' ')).slice(0, 3).join(', ')})`);
+}
+
+/** Narrows a table screen with its search box until every row shown holds the text. */
+export async function searchTable(page: Page, text: string, rows: number): Promise<void> {
+  await page.getByTestId('table-search').fill(text);
+  await expect
+    .poll(async () => {
+      const shown = await page.getByTestId('table-row').allTextContents();
+      return shown.every((row) => row.toLowerCase().includes(text.toLowerCase())) ? shown.length : -1;
+    })
+    .toBe(rows);
+}
+
+export const rowWith = (page: Page, text: string): Locator => page.getByTestId('table-row').filter({ hasText: text });
+
+/** Picks an option of a Mantine select: opens it, then clicks the option by its visible label. */
+export async function chooseOption(page: Page, testId: string, label: string): Promise<void> {
+  await page.getByTestId(testId).click();
+  await page.getByRole('option', { name: label, exact: true }).click();
 }

@@ -1,7 +1,7 @@
 import type { Holiday } from '@voxplan/contracts';
-import type { Locator, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { type ConsoleHarness, startConsole } from './harness.ts';
+import { chooseOption, type ConsoleHarness, rowWith, searchTable, startConsole } from './harness.ts';
 
 let harness: ConsoleHarness;
 let token: string;
@@ -24,24 +24,6 @@ async function openHolidays(locale = 'en-US'): Promise<Page> {
   return page;
 }
 
-async function choose(page: Page, testId: string, label: string): Promise<void> {
-  await page.getByTestId(testId).click();
-  await page.getByRole('option', { name: label, exact: true }).click();
-}
-
-/** Narrows the table with its search box until every row shown holds the text. */
-async function search(page: Page, text: string, rows: number): Promise<void> {
-  await page.getByTestId('table-search').fill(text);
-  await expect
-    .poll(async () => {
-      const shown = await page.getByTestId('table-row').allTextContents();
-      return shown.every((row) => row.toLowerCase().includes(text.toLowerCase())) ? shown.length : -1;
-    })
-    .toBe(rows);
-}
-
-const rowWith = (page: Page, text: string): Locator => page.getByTestId('table-row').filter({ hasText: text });
-
 describe('holidays', () => {
   test('an admin imports BR 2026: the summary says what was added, and the rows appear', async () => {
     const page = await openHolidays();
@@ -59,7 +41,7 @@ describe('holidays', () => {
     await page.getByTestId('holiday-import-close').click();
     await expect.poll(() => page.getByRole('dialog').count()).toBe(0);
 
-    await search(page, 'Tiradentes', 1);
+    await searchTable(page, 'Tiradentes', 1);
     expect(await rowWith(page, 'Tiradentes').locator('td').allTextContents()).toEqual(expect.arrayContaining(['2026-04-21', 'Dia de Tiradentes', 'National', 'BR']));
 
     // Again: nothing new, everything already there.
@@ -85,7 +67,7 @@ describe('holidays', () => {
       await page.getByTestId('holiday-name').fill(name);
       await page.getByTestId('holiday-date').fill('2026-01-25');
       await page.getByTestId('holiday-recurring').check({ force: true });
-      await choose(page, 'holiday-level', level);
+      await chooseOption(page, 'holiday-level', level);
       await page.getByTestId('holiday-country').fill('br');
       expect(await page.getByTestId('holiday-country').inputValue()).toBe('BR');
       await page.getByTestId('holiday-state').fill('SP');
@@ -115,7 +97,7 @@ describe('holidays', () => {
     });
     expect(response.statusCode).toBe(201);
     const page = await openHolidays();
-    await search(page, 'Doomed', 1);
+    await searchTable(page, 'Doomed', 1);
     await page.getByTestId('holiday-remove').click();
     await expect.poll(() => page.getByText('Remove this record? This cannot be undone.').count()).toBe(1);
     await page.getByTestId('confirm-remove').click();

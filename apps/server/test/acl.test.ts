@@ -122,7 +122,7 @@ describe('ACL entries: validation', () => {
     expectInvalid(await create(token, { name: 'x'.repeat(101), address: '10.9.0.1' }), 'name');
     expectInvalid(await create(token, { name: 'ok', address: '10.9.0.1', description: 'x'.repeat(501) }), 'description');
     expectInvalid(await create(token, { name: 'ok' }), 'address');
-    expectInvalid(await create(token, { name: 'ok', address: '10.9.0.1', extra: 1 }), 'body');
+    expectInvalid(await create(token, { name: 'ok', address: '10.9.0.1', extra: 1 }), 'extra');
     const entry = await created(token, '10.9.0.1', 'x'.repeat(100));
     expect(entry.description).toBe('');
   });

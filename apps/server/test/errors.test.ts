@@ -30,6 +30,14 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 describe('client errors have the error shape', () => {
+  test('details name a body field as the form does, an unknown field by its name, and other parts with their context', async () => {
+    const invalid = await server.call({ method: 'POST', url: '/users', token: admin, payload: { username: 'x', password: 'short', email: 'x', name: 'X', roles: [], nickname: 'y' } });
+    const paths = (expectErrorShape(invalid, 400, 'invalid_input').details ?? []).map((detail) => detail.path).sort();
+    expect(paths).toEqual(['email', 'nickname', 'password', 'roles']);
+    const badId = await server.call({ method: 'GET', url: '/users/abc', token: admin });
+    expect((expectErrorShape(badId, 400, 'invalid_input').details ?? []).map((detail) => detail.path)).toEqual(['params.id']);
+  });
+
   test('an unknown route is a 404 not_found, localized', async () => {
     const underApi = await server.call({ method: 'GET', url: '/no-such-thing', token: admin });
     expect(expectErrorShape(underApi, 404, 'not_found')).toEqual({

@@ -14,7 +14,7 @@ interface Tenant {
 }
 
 const errorOf = (response: LightMyRequestResponse): ErrorBody['error'] => response.json<ErrorBody>().error;
-/** The field names a validation error points at ("body.name" and "name" both name the field name). */
+/** The field names a validation error points at. */
 const detailFields = (response: LightMyRequestResponse): string[] =>
   (errorOf(response).details ?? []).map((detail) => detail.path.split('.').pop() ?? '');
 

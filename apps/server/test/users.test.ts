@@ -20,7 +20,7 @@ interface User {
 }
 
 const errorOf = (response: LightMyRequestResponse): ErrorBody['error'] => response.json<ErrorBody>().error;
-/** The field each detail points at ("body.email" and "email" both name email). */
+/** The field each detail points at. */
 const detailFields = (response: LightMyRequestResponse): string[] =>
   (errorOf(response).details ?? []).map((detail) => detail.path.split('.').pop() ?? '');
 

@@ -1,8 +1,7 @@
-import { errorMessage, localeFromAcceptLanguage, type ApiErrorBody, type ErrorCode, type ErrorDetail } from '@voxplan/contracts';
+import { type ApiErrorBody, type ErrorCode, type ErrorDetail, errorMessage, FilterError, localeFromAcceptLanguage } from '@voxplan/contracts';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { z } from 'zod';
-import { FilterError } from '@voxplan/contracts';
 import { AppError, statusName } from '../errors.ts';
 
 export function detailsFromZod(error: z.ZodError): ErrorDetail[] {
@@ -55,10 +54,16 @@ export const errorsPlugin = fp(async (app: FastifyInstance) => {
     }
     const fastifyError = error as FastifyError;
     if (fastifyError.validation) {
-      const details = fastifyError.validation.map((v) => ({
-        path: [fastifyError.validationContext, ...v.instancePath.split('/').filter(Boolean)].filter(Boolean).join('.'),
-        message: v.message ?? 'invalid',
-      }));
+      // A body field is named as the form names it ("email"), like the errors the services raise,
+      // so the console can put the message on its field; other parts keep their context
+      // ("querystring.filter"). An unknown field is named itself, not its parent.
+      const context = fastifyError.validationContext === 'body' ? [] : [fastifyError.validationContext];
+      const details = fastifyError.validation.flatMap((v) => {
+        const parent = [...context, ...v.instancePath.split('/').filter(Boolean)];
+        const unknownKeys = (v.params as { keys?: unknown } | undefined)?.keys;
+        const fields = v.keyword === 'unrecognized_keys' && Array.isArray(unknownKeys) ? unknownKeys.map((key) => [...parent, String(key)]) : [parent];
+        return fields.map((path) => ({ path: path.filter(Boolean).join('.'), message: v.message ?? 'invalid' }));
+      });
       return send(request, reply, 400, 'invalid_input', details);
     }
     const dataError = clientDataError(error);

@@ -17,16 +17,9 @@ export const consolePlugin = fp(async (app: FastifyInstance, opts: { dir: string
   await app.register(fastifyStatic, { root: opts.dir, wildcard: false, index: false, maxAge: '1h', immutable: false });
   const html = fs.readFileSync(index);
   app.get('/', (_request, reply) => reply.type('text/html').header('cache-control', 'no-cache').send(html));
+  // Every built file has its own route (registered by @fastify/static); anything else is a client route.
   app.get('/*', (request, reply) => {
     if (request.url.startsWith(opts.apiPrefix)) return reply.callNotFound();
-    const file = path.join(opts.dir, decodeURIComponent(request.url.split('?')[0]!));
-    if (file.startsWith(opts.dir + path.sep) && fs.existsSync(file) && fs.statSync(file).isFile()) {
-      return reply.sendFile(path.relative(opts.dir, file), {
-        // Built assets carry a content hash in their names: they never change.
-        maxAge: request.url.startsWith('/assets/') ? 31_536_000_000 : 0,
-        immutable: request.url.startsWith('/assets/'),
-      });
-    }
     return reply.type('text/html').header('cache-control', 'no-cache').send(html);
   });
 });

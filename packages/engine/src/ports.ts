@@ -52,3 +52,12 @@ export class OutboundError extends Error {
     this.name = 'OutboundError';
   }
 }
+
+/** Where an instant falls in a date range, holidays included (the `date_range` block's exits). */
+export type ScheduleStatus = 'in_hours' | 'out_of_hours' | 'holiday';
+
+/** Answers the `date_range` block; the host reads the range and the holidays from its database. */
+export interface Schedules {
+  /** `undefined` when the range does not exist in the tenant (the block then takes its `error` path). */
+  statusAt(tenantId: number, dateRangeId: number, instant: Date): Promise<ScheduleStatus | undefined>;
+}

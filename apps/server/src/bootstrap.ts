@@ -29,7 +29,7 @@ export async function startContext(config: Config): Promise<Started> {
     await migrateToLatest(handle.db, handle.dialect);
     const keys = deriveKeys(loadMasterKey(config));
     const tokens = createAccessTokens(keys.tokenKey, config.accessTokenTtlSeconds);
-    const ctx: AppContext = { config, db: handle.db, dialect: handle.dialect, keys, tokens };
+    const ctx: AppContext = { config, db: handle.db, dialect: handle.dialect, readCache: handle.readCache, keys, tokens };
     const now = nowIso();
     for (const setting of systemSettings) {
       await ctx.db

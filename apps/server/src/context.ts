@@ -2,6 +2,7 @@ import type { RoleAssignment, RoleName } from '@voxplan/contracts';
 import type { Kysely } from 'kysely';
 import type { Config } from './config.ts';
 import type { DialectName } from './db/database.ts';
+import type { ReadCache } from './db/read-cache.ts';
 import type { Database } from './db/schema.ts';
 import type { AccessTokens } from './lib/access-tokens.ts';
 import type { Keys } from './lib/keys.ts';
@@ -11,6 +12,8 @@ export interface AppContext {
   config: Config;
   db: Kysely<Database>;
   dialect: DialectName;
+  /** Repeated reads, until a table they read is written. */
+  readCache: ReadCache;
   keys: Keys;
   tokens: AccessTokens;
 }

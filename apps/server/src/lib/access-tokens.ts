@@ -22,7 +22,10 @@ const ISSUER = 'voxplan';
  */
 export function createAccessTokens(key: Buffer, ttlSeconds: number) {
   const sign = createSigner({ key, algorithm: 'HS256', iss: ISSUER, expiresIn: ttlSeconds * 1000 });
-  const verify = createVerifier({ key, algorithms: ['HS256'], allowedIss: ISSUER });
+  // The cache skips the HMAC for a token already checked; it honours exp (tokens carry iat, which
+  // fast-jwt needs for that: CVE-2026-107719, fixed in 6.3.4). Keyed by the token itself: hashing
+  // it cost as much as the check saved, and the token is in this process's memory anyway.
+  const verify = createVerifier({ key, algorithms: ['HS256'], allowedIss: ISSUER, cache: true, cacheKeyBuilder: (token: string) => token });
   return {
     sign(claims: AccessTokenClaims): string {
       return sign({ sub: String(claims.userId), sid: claims.sessionId });

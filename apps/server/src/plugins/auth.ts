@@ -15,6 +15,7 @@ declare module 'fastify' {
 
 const API_KEY_PREFIX = 'vxk_';
 const MAX_ROW_ID = 2 ** 31 - 1;
+const SIGN_IN_TABLES = ['auth_sessions', 'users', 'user_roles'] as const;
 
 export function formatApiKey(id: number, secret: string): string {
   return `${API_KEY_PREFIX}${id}_${secret}`;
@@ -45,20 +46,25 @@ async function actorFromAccessToken(ctx: AppContext, token: string): Promise<Act
     throw unauthorized(error instanceof AccessTokenError && error.failure === 'expired_or_forged' ? 'invalid_token' : 'verifying_token_error');
   }
   const { sessionId, userId } = claims;
-  // One query checks the sign-in and loads the roles: it runs on every authenticated call.
-  const rows = await ctx.db
-    .selectFrom('auth_sessions as s')
-    .innerJoin('users as u', 'u.id', 's.user_id')
-    .leftJoin('user_roles as r', 'r.user_id', 'u.id')
-    .select(['u.id as user_id', 'u.username', 'r.id as role_id', 'r.role', 'r.tenant_id'])
-    .where('s.id', '=', sessionId)
-    .where('s.user_id', '=', userId)
-    .where('s.revoked_time', 'is', null)
-    .where('s.expires_time', '>', nowIso())
-    .orderBy('r.id')
-    .execute();
-  if (rows.length === 0) throw unauthorized('token_not_found');
-  return actorFromRows(rows, { sessionId });
+  // Every authenticated call asks this, so the answer is cached until one of the tables changes;
+  // the time limits are checked here, on every call, not in the cached query.
+  const signIn = await ctx.readCache.read(`auth\u0000${sessionId}\u0000${userId}`, SIGN_IN_TABLES, async () => {
+    // One query checks the sign-in and loads the roles.
+    const rows = await ctx.db
+      .selectFrom('auth_sessions as s')
+      .innerJoin('users as u', 'u.id', 's.user_id')
+      .leftJoin('user_roles as r', 'r.user_id', 'u.id')
+      .select(['u.id as user_id', 'u.username', 'r.id as role_id', 'r.role', 'r.tenant_id', 's.expires_time', 's.revoked_time'])
+      .where('s.id', '=', sessionId)
+      .where('s.user_id', '=', userId)
+      .orderBy('r.id')
+      .execute();
+    const [first] = rows;
+    if (!first) return undefined;
+    return { actor: actorFromRows(rows, { sessionId }), expiresAt: Date.parse(first.expires_time), revoked: first.revoked_time !== null };
+  });
+  if (!signIn || signIn.revoked || signIn.expiresAt <= Date.now()) throw unauthorized('token_not_found');
+  return signIn.actor;
 }
 
 async function actorFromApiKey(ctx: AppContext, key: string): Promise<Actor> {

@@ -49,6 +49,8 @@ export interface ResourceDefinition<Out = unknown> {
   beforeDelete?(rows: Row[], write: WriteContext): Promise<void>;
   /** Shapes stored rows for the client; loads related rows in one go. */
   present?(rows: Row[], db: Kysely<Database>): Promise<Out[]> | Out[];
+  /** The other tables `present` reads: a write to one of them drops cached answers (db/read-cache.ts). */
+  readTables?: readonly TableName[];
   /** The tenant an audit entry belongs to, for resources that are not tenant-owned. */
   auditTenant?(row: Row): number | null;
   /** Columns with created_time/updated_time. */

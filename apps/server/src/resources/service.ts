@@ -102,26 +102,41 @@ export class ResourceService<Out> {
     return parseFilter(filter, this.fields);
   }
 
+  /** The tables an answer depends on: a write to any of them drops it from the read cache. */
+  private get readTables(): readonly string[] {
+    return [this.definition.table, ...(this.definition.readTables ?? [])];
+  }
+
+  /** Reads by the caller's tenant and the request's own terms, answered from the cache when nothing they read changed. */
+  private cachedRead<T>(operation: string, scope: Scope, terms: unknown, load: () => Promise<T>): Promise<T> {
+    const key = `${this.definition.table}\u0000${operation}\u0000${this.tenantFilter(scope) ?? '*'}\u0000${JSON.stringify(terms ?? null)}`;
+    return this.app.readCache.read(key, this.readTables, load);
+  }
+
   async count(scope: Scope, where: unknown): Promise<number> {
     this.checkRead(scope);
-    const condition = parseWhere(where, this.fields);
-    const row = await this.scopedSelect(this.db, scope, condition)
-      .select((eb) => eb.fn.countAll().as('count'))
-      .executeTakeFirstOrThrow();
-    return Number(row.count);
+    return this.cachedRead('count', scope, where, async () => {
+      const condition = parseWhere(where, this.fields);
+      const row = await this.scopedSelect(this.db, scope, condition)
+        .select((eb) => eb.fn.countAll().as('count'))
+        .executeTakeFirstOrThrow();
+      return Number(row.count);
+    });
   }
 
   async list(scope: Scope, filter: unknown): Promise<Out[]> {
     this.checkRead(scope);
-    const parsed = this.parseFilter(filter);
-    const order = parsed.order.length > 0 ? parsed.order : (this.definition.defaultOrder ?? []);
-    // Without a limit a list answers at most the largest page a filter may ask for.
-    let query = applyOrder(this.scopedSelect(this.db, scope, parsed.where).selectAll(), order, this.fields).limit(
-      parsed.limit ?? filterLimits.maxLimit,
-    );
-    if (parsed.skip > 0) query = query.offset(parsed.skip);
-    const rows = (await query.execute()) as Row[];
-    return this.present(rows);
+    return this.cachedRead('list', scope, filter, async () => {
+      const parsed = this.parseFilter(filter);
+      const order = parsed.order.length > 0 ? parsed.order : (this.definition.defaultOrder ?? []);
+      // Without a limit a list answers at most the largest page a filter may ask for.
+      let query = applyOrder(this.scopedSelect(this.db, scope, parsed.where).selectAll(), order, this.fields).limit(
+        parsed.limit ?? filterLimits.maxLimit,
+      );
+      if (parsed.skip > 0) query = query.offset(parsed.skip);
+      const rows = (await query.execute()) as Row[];
+      return this.present(rows);
+    });
   }
 
   private async findRow(db: LooseDb, scope: Scope, id: number): Promise<Row> {
@@ -132,8 +147,10 @@ export class ResourceService<Out> {
 
   async get(scope: Scope, id: number): Promise<Out> {
     this.checkRead(scope);
-    const [out] = await this.present([await this.findRow(this.db, scope, id)]);
-    return out!;
+    return this.cachedRead('get', scope, id, async () => {
+      const [out] = await this.present([await this.findRow(this.db, scope, id)]);
+      return out!;
+    });
   }
 
   private async inTransaction<T>(scope: Scope, work: (write: WriteContext) => Promise<T>): Promise<T> {

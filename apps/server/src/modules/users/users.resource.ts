@@ -63,6 +63,7 @@ export const usersResource = defineResource({
     { columns: ['email'], code: 'email_exists' },
   ],
   present: presentUsers,
+  readTables: ['user_roles'],
   auditTenant: () => null,
   async toValues(input) {
     const { roles: _roles, password, ...rest } = input;

@@ -1,0 +1,64 @@
+import { describe, expect, it } from 'vitest';
+import { createReadCache, tableWrittenBy, WriteTracker } from './read-cache.ts';
+
+describe('tableWrittenBy', () => {
+  it('names the table of the statements Kysely writes', () => {
+    expect(tableWrittenBy('insert into "destinations" ("name") values (?) returning *')).toBe('destinations');
+    expect(tableWrittenBy('update "user_roles" set "role" = ? where "id" = ?')).toBe('user_roles');
+    expect(tableWrittenBy('delete from "acl" where "id" in (?, ?)')).toBe('acl');
+    expect(tableWrittenBy('insert or replace into settings values (?)')).toBe('settings');
+  });
+
+  it('counts reads and transaction boundaries as no write, and anything else as a write to every table', () => {
+    for (const sql of ['select * from "users"', 'begin', 'commit', 'savepoint "sp1"', 'release "sp1"']) expect(tableWrittenBy(sql)).toBeNull();
+    for (const sql of ['rollback', 'rollback to "sp1"', 'create table "x" (id integer)', 'drop index "ix"']) expect(tableWrittenBy(sql)).toBeUndefined();
+  });
+});
+
+describe('createReadCache', () => {
+  const setUp = () => {
+    const tracker = new WriteTracker();
+    let externalVersion = 1;
+    let loads = 0;
+    const cache = createReadCache(tracker, () => externalVersion);
+    const read = (key: string, tables: string[]) => cache.read(key, tables, async () => ++loads);
+    return { tracker, read, bumpExternal: () => externalVersion++ };
+  };
+
+  it('answers again from the cache until a table read is written', async () => {
+    const { tracker, read } = setUp();
+    expect(await read('a', ['users', 'user_roles'])).toBe(1);
+    expect(await read('a', ['users', 'user_roles'])).toBe(1);
+    tracker.noteWrite('destinations');
+    expect(await read('a', ['users', 'user_roles'])).toBe(1);
+    tracker.noteWrite('user_roles');
+    expect(await read('a', ['users', 'user_roles'])).toBe(2);
+  });
+
+  it('drops everything on an unattributed write or a write by another process', async () => {
+    const { tracker, read, bumpExternal } = setUp();
+    expect(await read('a', ['users'])).toBe(1);
+    tracker.noteWrite(undefined);
+    expect(await read('a', ['users'])).toBe(2);
+    bumpExternal();
+    expect(await read('a', ['users'])).toBe(3);
+  });
+
+  it('does not keep an answer loaded while a write landed', async () => {
+    const tracker = new WriteTracker();
+    const cache = createReadCache(tracker, () => 0);
+    let loads = 0;
+    const first = await cache.read('a', ['users'], async () => {
+      tracker.noteWrite('users');
+      return ++loads;
+    });
+    expect(first).toBe(1);
+    expect(await cache.read('a', ['users'], async () => ++loads)).toBe(2);
+  });
+
+  it('does not cache failures', async () => {
+    const cache = createReadCache(new WriteTracker(), () => 0);
+    await expect(cache.read('a', ['users'], () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
+    expect(await cache.read('a', ['users'], async () => 'ok')).toBe('ok');
+  });
+});

@@ -1,0 +1,80 @@
+/**
+ * Answers of repeated reads, kept until a table they read is written.
+ *
+ * The console asks the same count, page and record again and again (auto refresh, paging back
+ * and forth), and every authenticated call checks the same sign-in. On SQLite the writes of this
+ * process are seen statement by statement (see `trackWrites`), and those of any other process
+ * through `PRAGMA data_version`, so an answer is never served after a write that could change it.
+ * PostgreSQL has no such cheap signal across instances, so there the cache passes every read
+ * through until one exists (LISTEN/NOTIFY).
+ */
+export interface ReadCache {
+  /**
+   * The value `load` gives, or the one it gave before if no write touched `tables` since.
+   * Cached values are shared between callers: they must not be mutated.
+   */
+  read<T>(key: string, tables: readonly string[], load: () => Promise<T>): Promise<T>;
+}
+
+export const passThroughReadCache: ReadCache = {
+  read: (_key, _tables, load) => load(),
+};
+
+const MAX_ENTRIES = 2000;
+
+interface Entry {
+  externalVersion: number;
+  stamp: number;
+  value: unknown;
+}
+
+/**
+ * Write counters by table; any statement the tracker cannot attribute to one table (a rollback,
+ * a schema change) counts against every table through `everything`.
+ */
+export class WriteTracker {
+  private readonly byTable = new Map<string, number>();
+  private everything = 0;
+
+  noteWrite(table: string | undefined): void {
+    if (table === undefined) this.everything++;
+    else this.byTable.set(table, (this.byTable.get(table) ?? 0) + 1);
+  }
+
+  /** A number that grows whenever one of the tables (or anything unattributed) is written. */
+  stampOf(tables: readonly string[]): number {
+    let stamp = this.everything;
+    for (const table of tables) stamp += this.byTable.get(table) ?? 0;
+    return stamp;
+  }
+}
+
+// Kysely writes `insert into "t"`, `update "t"`, `delete from "t"`; anything else that is not a
+// plain read (or a transaction boundary, which changes nothing by itself) is unattributed.
+const WRITE_TABLE = /^\s*(?:insert\s+(?:or\s+\w+\s+)?into|update(?:\s+or\s+\w+)?|delete\s+from|replace\s+into)\s+"?(\w+)"?/i;
+const NOT_A_WRITE = /^\s*(?:select|begin|commit|end|savepoint|release)\b/i;
+
+/** What a statement writes: a table, everything (undefined), or nothing (null). */
+export function tableWrittenBy(sql: string): string | undefined | null {
+  const table = WRITE_TABLE.exec(sql)?.[1];
+  if (table !== undefined) return table;
+  return NOT_A_WRITE.test(sql) ? null : undefined;
+}
+
+export function createReadCache(tracker: WriteTracker, externalVersion: () => number): ReadCache {
+  const entries = new Map<string, Entry>();
+  return {
+    async read<T>(key: string, tables: readonly string[], load: () => Promise<T>): Promise<T> {
+      // Both taken before loading: a write landing while `load` runs leaves the entry already stale.
+      // Another process's write cannot be told apart by table, so it makes every entry stale.
+      const version = externalVersion();
+      const stamp = tracker.stampOf(tables);
+      const cached = entries.get(key);
+      if (cached && cached.stamp === stamp && cached.externalVersion === version) return cached.value as T;
+      const value = await load();
+      if (entries.size >= MAX_ENTRIES) entries.delete(entries.keys().next().value!);
+      entries.set(key, { externalVersion: version, stamp, value });
+      return value;
+    },
+  };
+}

@@ -19,6 +19,22 @@ import { registerResource } from './resources/routes.ts';
 
 export const API_PREFIX = '/api/v1';
 
+const serialized = new WeakMap<object, string>();
+
+/**
+ * A frozen answer (one from the read cache) cannot change, so its JSON is written once and
+ * reused for every request that gets the same answer.
+ */
+function serializeJson(data: unknown): string {
+  if (typeof data !== 'object' || data === null || !Object.isFrozen(data)) return JSON.stringify(data);
+  let json = serialized.get(data);
+  if (json === undefined) {
+    json = JSON.stringify(data);
+    serialized.set(data, json);
+  }
+  return json;
+}
+
 /** Builds the whole application without listening, so tests can inject requests into it. */
 export async function buildApp(ctx: AppContext, options: FastifyServerOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
@@ -30,7 +46,7 @@ export async function buildApp(ctx: AppContext, options: FastifyServerOptions = 
 
   app.setValidatorCompiler(validatorCompiler);
   // Answers are shaped by each resource's present(); the zod response schemas document them.
-  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
+  app.setSerializerCompiler(() => serializeJson);
 
   await app.register(cookie);
   await app.register(errorsPlugin);

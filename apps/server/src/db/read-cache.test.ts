@@ -62,3 +62,14 @@ describe('createReadCache', () => {
     expect(await cache.read('a', ['users'], async () => 'ok')).toBe('ok');
   });
 });
+
+describe('cached values', () => {
+  it('are frozen, so no caller can change what the next one gets', async () => {
+    const cache = createReadCache(new WriteTracker(), () => 0);
+    const value = await cache.read('a', ['users'], async () => [{ id: 1, roles: [{ role: 'user' }] }]);
+    expect(() => value.push({ id: 2, roles: [] })).toThrow(TypeError);
+    expect(() => {
+      value[0]!.roles[0]!.role = 'admin';
+    }).toThrow(TypeError);
+  });
+});

@@ -11,9 +11,18 @@
 export interface ReadCache {
   /**
    * The value `load` gives, or the one it gave before if no write touched `tables` since.
-   * Cached values are shared between callers: they must not be mutated.
+   * Cached values are shared between callers, so they are frozen (deeply).
    */
   read<T>(key: string, tables: readonly string[], load: () => Promise<T>): Promise<T>;
+}
+
+/** Frozen values are also what the HTTP layer serialises once and reuses (app.ts). */
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const item of Object.values(value)) deepFreeze(item);
+  }
+  return value;
 }
 
 export const passThroughReadCache: ReadCache = {
@@ -71,7 +80,7 @@ export function createReadCache(tracker: WriteTracker, externalVersion: () => nu
       const stamp = tracker.stampOf(tables);
       const cached = entries.get(key);
       if (cached && cached.stamp === stamp && cached.externalVersion === version) return cached.value as T;
-      const value = await load();
+      const value = deepFreeze(await load());
       if (entries.size >= MAX_ENTRIES) entries.delete(entries.keys().next().value!);
       entries.set(key, { externalVersion: version, stamp, value });
       return value;

@@ -128,7 +128,7 @@ function forbidden(host: string, address: string, range: string): OutboundError 
  * every address, so the answer does not depend on which record the resolver happens to list
  * first, drops the forbidden ones, and fails when none is left.
  */
-function guardLookup(resolve: LookupFunction, policy: AddressPolicy): LookupFunction {
+export function guardLookup(resolve: LookupFunction, policy: AddressPolicy): LookupFunction {
   return (hostname, options, callback) => {
     resolve(hostname, { ...options, all: true }, (error, addresses) => {
       if (error) return callback(error, '');

@@ -10,7 +10,7 @@ describe('judgeAddress', () => {
     ['2606:2800:21f:cb07:6820:80da:af6b:8b2c', 'public IPv6'],
     ['::ffff:93.184.215.14', 'a public IPv4 address written as IPv4-mapped IPv6'],
   ])('%s (%s) is allowed under the strictest policy', (address) => {
-    expect(judgeAddress(address, strict)).toEqual({ allowed: true });
+    expect(judgeAddress(address, strict)).toEqual({ allowed: true, range: 'unicast' });
   });
 
   test.each([
@@ -27,7 +27,7 @@ describe('judgeAddress', () => {
     ['100.64.0.1', 'carrierGradeNat'],
   ])('%s is refused as %s unless the policy opens it', (address, range) => {
     expect(judgeAddress(address, strict)).toEqual({ allowed: false, range });
-    expect(judgeAddress(address, open)).toEqual({ allowed: true });
+    expect(judgeAddress(address, open)).toEqual({ allowed: true, range });
   });
 
   test('loopback and private ranges open independently', () => {

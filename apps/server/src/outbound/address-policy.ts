@@ -10,7 +10,11 @@ export interface AddressPolicy {
 
 export const strictPolicy: AddressPolicy = { allowLoopback: false, allowPrivate: false };
 
-export type AddressVerdict = { allowed: true } | { allowed: false; range: string };
+/** `range` is ipaddr.js's name for the address's range (`unicast` for the public internet), or `invalid`. */
+export interface AddressVerdict {
+  allowed: boolean;
+  range: string;
+}
 
 const privateRanges = new Set(['private', 'uniqueLocal', 'carrierGradeNat']);
 
@@ -30,8 +34,6 @@ export function judgeAddress(text: string, policy: AddressPolicy): AddressVerdic
     address = (address as ipaddr.IPv6).toIPv4Address();
   }
   const range = address.range();
-  if (range === 'unicast') return { allowed: true };
-  if (range === 'loopback' && policy.allowLoopback) return { allowed: true };
-  if (privateRanges.has(range) && policy.allowPrivate) return { allowed: true };
-  return { allowed: false, range };
+  const allowed = range === 'unicast' || (range === 'loopback' && policy.allowLoopback) || (privateRanges.has(range) && policy.allowPrivate);
+  return { allowed, range };
 }

@@ -50,7 +50,7 @@ export function createOutboundHttp(options: OutboundHttpOptions = {}): OutboundH
     allowLoopback: options.allowLoopback ?? strictPolicy.allowLoopback,
     allowPrivate: options.allowPrivate ?? strictPolicy.allowPrivate,
   };
-  const lookup = guardLookup(options.lookup ?? (dns.lookup as LookupFunction), policy);
+  const lookup = guardLookup(options.lookup ?? dns.lookup, policy);
 
   return {
     async request(request: OutboundRequest): Promise<OutboundResponse> {
@@ -58,7 +58,8 @@ export function createOutboundHttp(options: OutboundHttpOptions = {}): OutboundH
         throw new OutboundError('timeout', `the timeout must be a positive number of milliseconds, got ${request.timeoutMs}`);
       }
       const deadline = new AbortController();
-      const timer = setTimeout(() => deadline.abort(), request.timeoutMs);
+      // setTimeout takes at most 2^31-1 ms and fires at once beyond it.
+      const timer = setTimeout(() => deadline.abort(), Math.min(request.timeoutMs, 2 ** 31 - 1));
       try {
         let hop = firstHop(request);
         for (let redirects = 0; ; redirects++) {
@@ -120,7 +121,7 @@ function nextHop(previous: Hop, location: string, status: number): Hop {
 
 function forbidden(host: string, address: string, range: string): OutboundError {
   const where = host === address ? address : `${host} (${address})`;
-  return new OutboundError('forbidden_address', `${where} is a ${range} address, which plan requests may not reach`);
+  return new OutboundError('forbidden_address', `${where} is a ${range} address, closed to requests leaving the server`);
 }
 
 /**
@@ -138,8 +139,7 @@ export function guardLookup(resolve: LookupFunction, policy: AddressPolicy): Loo
       if (!first) {
         const refused = found[0];
         if (!refused) return callback(new OutboundError('network', `${hostname} has no address`), '');
-        const verdict = judgeAddress(refused.address, policy);
-        return callback(forbidden(hostname, refused.address, verdict.allowed ? 'refused' : verdict.range), '');
+        return callback(forbidden(hostname, refused.address, judgeAddress(refused.address, policy).range), '');
       }
       if (options.all) callback(null, allowed);
       else callback(null, first.address, first.family);

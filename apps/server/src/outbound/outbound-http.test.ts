@@ -329,6 +329,16 @@ describe('loopback and private targets', () => {
     expect(server.connections()).toBe(0);
   });
 
+  test('https goes through the same check', async () => {
+    const server = await serve((_request, response) => response.end('plain http'));
+    const lookup = resolverOf({ 'secure.voxplan.test': ['127.0.0.1'] });
+    expect((await failureOf(createOutboundHttp({ lookup }).request(get(`https://secure.voxplan.test:${server.port}/`)))).failure).toBe('forbidden_address');
+    expect(server.connections()).toBe(0);
+    // Allowed, the socket does connect, and the TLS handshake with a plain-HTTP server fails.
+    expect((await failureOf(createOutboundHttp({ lookup, allowLoopback: true }).request(get(`https://secure.voxplan.test:${server.port}/`)))).failure).toBe('network');
+    expect(server.connections()).toBe(1);
+  });
+
   test('IPv6 loopback is refused unless allowed', async () => {
     const server = await serve((_request, response) => response.end('inside over IPv6'), '::1');
     expect((await failureOf(strict.request(get(server.base)))).failure).toBe('forbidden_address');

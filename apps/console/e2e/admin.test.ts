@@ -177,8 +177,8 @@ describe('general settings', () => {
     const page = await openAs('/general-settings');
     await expect.poll(() => rowWith(page, 'audio_max_size_mb').count()).toBe(1);
     const systemRows = rowWith(page, 'sistema');
-    // The three settings every installation brings.
-    expect(await systemRows.count()).toBe(3);
+    // The four settings every installation brings.
+    expect(await systemRows.count()).toBe(4);
     for (const row of await systemRows.all()) {
       expect(await row.getByTestId('setting-remove').count()).toBe(0);
       expect(await row.getByTestId('setting-edit').count()).toBe(1);

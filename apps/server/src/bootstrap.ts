@@ -7,12 +7,14 @@ import { createAccessTokens } from './lib/access-tokens.ts';
 import { deriveKeys, loadMasterKey, randomToken } from './lib/keys.ts';
 import { hashPassword } from './lib/passwords.ts';
 import { nowIso } from './lib/time.ts';
+import { createSettingsOutboundHttp } from './outbound/settings.ts';
 
 /** Settings every installation has; type "sistema" so that nobody removes them. */
 const systemSettings = [
   { name: 'audio_max_size_mb', value: '10', category: 'audio', description: 'Largest audio file accepted, in MB' },
   { name: 'feature_second_ai_provider', value: 'false', category: 'features', description: 'Offer a second AI provider in tenant integrations' },
   { name: 'outbound_allow_loopback', value: 'false', category: 'security', description: 'Let plan requests reach loopback addresses' },
+  { name: 'outbound_allow_private', value: 'false', category: 'security', description: 'Let plan requests reach private network addresses' },
 ] as const;
 
 export interface Started {
@@ -29,7 +31,15 @@ export async function startContext(config: Config): Promise<Started> {
     await migrateToLatest(handle.db, handle.dialect);
     const keys = deriveKeys(loadMasterKey(config));
     const tokens = createAccessTokens(keys.tokenKey, config.accessTokenTtlSeconds);
-    const ctx: AppContext = { config, db: handle.db, dialect: handle.dialect, readCache: handle.readCache, keys, tokens };
+    const ctx: AppContext = {
+      config,
+      db: handle.db,
+      dialect: handle.dialect,
+      readCache: handle.readCache,
+      keys,
+      tokens,
+      outbound: createSettingsOutboundHttp(handle.db),
+    };
     const now = nowIso();
     for (const setting of systemSettings) {
       await ctx.db

@@ -1,4 +1,5 @@
 import type { RoleAssignment, RoleName } from '@voxplan/contracts';
+import type { OutboundHttp } from '@voxplan/engine/ports';
 import type { Kysely } from 'kysely';
 import type { Config } from './config.ts';
 import type { DialectName } from './db/database.ts';
@@ -16,6 +17,8 @@ export interface AppContext {
   readCache: ReadCache;
   keys: Keys;
   tokens: AccessTokens;
+  /** Requests leaving the server (plan blocks, the plan webhook, AI calls), under the address policy of the general settings. */
+  outbound: OutboundHttp;
 }
 
 /** Who is calling, once the credentials have been checked. */

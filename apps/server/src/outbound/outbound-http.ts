@@ -1,0 +1,281 @@
+import dns from 'node:dns';
+import http from 'node:http';
+import https from 'node:https';
+import type { LookupFunction } from 'node:net';
+import { isIP } from 'node:net';
+import { pipeline, type Readable } from 'node:stream';
+import zlib from 'node:zlib';
+import { OutboundError, type OutboundHttp, type OutboundRequest, type OutboundResponse } from '@voxplan/engine/ports';
+import { type AddressPolicy, judgeAddress, strictPolicy } from './address-policy.ts';
+
+/** blocks.md, "Requests leaving the server". */
+export const MAX_REDIRECTS = 3;
+export const MAX_ANSWER_BYTES = 1024 * 1024;
+
+export interface OutboundHttpOptions extends Partial<AddressPolicy> {
+  /**
+   * Resolves host names; dns.lookup unless given. Whatever it answers is judged before a socket
+   * connects to it, so tests can point a name at 127.0.0.1 without touching the system resolver.
+   */
+  lookup?: LookupFunction;
+}
+
+const redirectStatuses = new Set([301, 302, 303, 307, 308]);
+/** Headers that describe one connection or one body framing: Node sets them for the request it sends. */
+const hopHeaders = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'upgrade', 'content-length', 'host', 'trailer']);
+/** Credentials meant for one origin; a redirect to another origin must not carry them (as fetch does). */
+const originCredentials = new Set(['authorization', 'cookie', 'proxy-authorization']);
+const tokenPattern = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+interface Hop {
+  method: string;
+  url: URL;
+  headers: Record<string, string>;
+  body: string | undefined;
+}
+
+type HopResult =
+  | { kind: 'redirect'; status: number; location: string }
+  | { kind: 'answer'; status: number; headers: Record<string, string>; body: string };
+
+/**
+ * The host's side of the engine's OutboundHttp port. Every connection, first request and every
+ * redirect hop alike, goes to an address judged by the policy at the moment the socket resolves
+ * it: the check lives in the socket's lookup, so a name cannot resolve to one address when checked
+ * and another when connected (DNS rebinding). No connection is pooled, so a policy change or a
+ * new DNS answer applies to the next request.
+ */
+export function createOutboundHttp(options: OutboundHttpOptions = {}): OutboundHttp {
+  const policy: AddressPolicy = {
+    allowLoopback: options.allowLoopback ?? strictPolicy.allowLoopback,
+    allowPrivate: options.allowPrivate ?? strictPolicy.allowPrivate,
+  };
+  const lookup = guardLookup(options.lookup ?? dns.lookup, policy);
+
+  return {
+    async request(request: OutboundRequest): Promise<OutboundResponse> {
+      if (!(request.timeoutMs > 0) || !Number.isFinite(request.timeoutMs)) {
+        throw new OutboundError('timeout', `the timeout must be a positive number of milliseconds, got ${request.timeoutMs}`);
+      }
+      const deadline = new AbortController();
+      // setTimeout takes at most 2^31-1 ms and fires at once beyond it.
+      const timer = setTimeout(() => deadline.abort(), Math.min(request.timeoutMs, 2 ** 31 - 1));
+      try {
+        let hop = firstHop(request);
+        for (let redirects = 0; ; redirects++) {
+          const result = await send(hop, policy, lookup, deadline.signal, request.timeoutMs);
+          if (result.kind === 'answer') return { status: result.status, headers: result.headers, body: result.body, url: hop.url.href };
+          if (redirects === MAX_REDIRECTS) {
+            throw new OutboundError('too_many_redirects', `more than ${MAX_REDIRECTS} redirects, the last to ${result.location}`);
+          }
+          hop = nextHop(hop, result.location, result.status);
+        }
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+  };
+}
+
+function parseUrl(text: string, base?: URL): URL {
+  let url: URL;
+  try {
+    url = new URL(text, base);
+  } catch {
+    throw new OutboundError('invalid_url', `'${text}' is not a valid URL`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new OutboundError('invalid_url', `only http and https URLs are allowed, got '${url.protocol}'`);
+  }
+  return url;
+}
+
+function firstHop(request: OutboundRequest): Hop {
+  const method = request.method.toUpperCase();
+  // CONNECT turns the socket into a tunnel; no plan request means that.
+  if (!tokenPattern.test(method) || method === 'CONNECT') throw new OutboundError('invalid_url', `'${request.method}' is not a usable HTTP method`);
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(request.headers ?? {})) {
+    if (!tokenPattern.test(name)) throw new OutboundError('invalid_url', `'${name}' is not a valid header name`);
+    // Node refuses these characters too, but with a message that names no header.
+    if (/[\r\n\0]/.test(value)) throw new OutboundError('invalid_url', `the value of header '${name}' holds a line break or NUL`);
+    const lower = name.toLowerCase();
+    if (!hopHeaders.has(lower)) headers[lower] = value;
+  }
+  return { method, url: parseUrl(request.url), headers, body: request.body };
+}
+
+/** What the next request is after a redirect: the rules browsers follow (fetch, "HTTP-redirect fetch"). */
+function nextHop(previous: Hop, location: string, status: number): Hop {
+  const url = parseUrl(location, previous.url);
+  let { method, body } = previous;
+  const headers = { ...previous.headers };
+  if ((status === 303 && method !== 'HEAD') || ((status === 301 || status === 302) && method === 'POST')) {
+    method = 'GET';
+    body = undefined;
+    for (const name of Object.keys(headers)) if (name.startsWith('content-')) delete headers[name];
+  }
+  if (url.origin !== previous.url.origin) for (const name of originCredentials) delete headers[name];
+  return { method, url, headers, body };
+}
+
+function forbidden(host: string, address: string, range: string): OutboundError {
+  const where = host === address ? address : `${host} (${address})`;
+  return new OutboundError('forbidden_address', `${where} is a ${range} address, closed to requests leaving the server`);
+}
+
+/**
+ * Wraps a resolver so that sockets connect only to addresses the policy allows. It always asks for
+ * every address, so the answer does not depend on which record the resolver happens to list
+ * first, drops the forbidden ones, and fails when none is left.
+ */
+export function guardLookup(resolve: LookupFunction, policy: AddressPolicy): LookupFunction {
+  return (hostname, options, callback) => {
+    resolve(hostname, { ...options, all: true }, (error, addresses) => {
+      if (error) return callback(error, '');
+      const found = typeof addresses === 'string' ? [{ address: addresses, family: isIP(addresses) }] : addresses;
+      const allowed = found.filter((entry) => judgeAddress(entry.address, policy).allowed);
+      const first = allowed[0];
+      if (!first) {
+        const refused = found[0];
+        if (!refused) return callback(new OutboundError('network', `${hostname} has no address`), '');
+        return callback(forbidden(hostname, refused.address, judgeAddress(refused.address, policy).range), '');
+      }
+      if (options.all) callback(null, allowed);
+      else callback(null, first.address, first.family);
+    });
+  };
+}
+
+function send(hop: Hop, policy: AddressPolicy, lookup: LookupFunction, signal: AbortSignal, timeoutMs: number): Promise<HopResult> {
+  // URL keeps the brackets of an IPv6 literal; sockets want the bare address.
+  const host = hop.url.hostname.replace(/^\[(.*)\]$/, '$1');
+  // The socket skips the lookup for a literal address, so it is judged here.
+  if (isIP(host)) {
+    const verdict = judgeAddress(host, policy);
+    if (!verdict.allowed) return Promise.reject(forbidden(host, host, verdict.range));
+  }
+  const timedOut = () => new OutboundError('timeout', `no complete answer within ${timeoutMs} ms`);
+  if (signal.aborted) return Promise.reject(timedOut());
+
+  return new Promise<HopResult>((resolve, reject) => {
+    const fail = (error: unknown) => {
+      if (signal.aborted) reject(timedOut());
+      else if (error instanceof OutboundError) reject(error);
+      else reject(new OutboundError('network', `${hop.method} ${hop.url.origin}: ${error instanceof Error ? error.message : String(error)}`));
+    };
+    const transport = hop.url.protocol === 'https:' ? https : http;
+    let request: http.ClientRequest;
+    try {
+      request = transport.request({
+        method: hop.method,
+        host,
+        port: hop.url.port || undefined,
+        path: `${hop.url.pathname}${hop.url.search}`,
+        headers: hop.headers,
+        ...(hop.url.username && { auth: `${decodeURIComponent(hop.url.username)}:${decodeURIComponent(hop.url.password)}` }),
+        lookup,
+        signal,
+        // A pooled socket would have been judged under an earlier policy and DNS answer.
+        agent: false,
+      });
+    } catch (error) {
+      fail(error);
+      return;
+    }
+    request.on('error', fail);
+    request.on('response', (response) => {
+      const status = response.statusCode ?? 0;
+      const location = response.headers.location;
+      if (redirectStatuses.has(status) && location) {
+        // The redirect's own body is of no use; closing the socket is cheaper than reading it.
+        response.destroy();
+        request.destroy();
+        resolve({ kind: 'redirect', status, location });
+        return;
+      }
+      readBody(response, hop.method, signal).then(
+        (body) => resolve({ kind: 'answer', status, headers: flattenHeaders(response.headers), body }),
+        (error: unknown) => {
+          request.destroy();
+          fail(error);
+        },
+      );
+    });
+    request.end(hop.body);
+  });
+}
+
+function flattenHeaders(headers: http.IncomingHttpHeaders): Record<string, string> {
+  const flat: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value !== undefined) flat[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return flat;
+}
+
+function decompressed(response: http.IncomingMessage): Readable {
+  const encoding = response.headers['content-encoding']?.trim().toLowerCase();
+  const decoder =
+    encoding === 'gzip' || encoding === 'x-gzip'
+      ? zlib.createGunzip()
+      : encoding === 'deflate'
+        ? zlib.createInflate()
+        : encoding === 'br'
+          ? zlib.createBrotliDecompress()
+          : undefined;
+  if (!decoder) return response;
+  // Errors end up on the iterator of the last stream; the callback only keeps them from being unhandled.
+  return pipeline(response, decoder, () => {});
+}
+
+/**
+ * Reads the answer up to MAX_ANSWER_BYTES, counted after decompression so that a small gzip bomb
+ * is caught too. Content-Length only lets a too-large answer fail before its first byte; a server
+ * that sends none, or lies, is stopped by the count.
+ */
+async function readBody(response: http.IncomingMessage, method: string, signal: AbortSignal): Promise<string> {
+  const status = response.statusCode ?? 0;
+  if (method === 'HEAD' || status === 204 || status === 304) {
+    response.destroy();
+    return '';
+  }
+  const declared = Number(response.headers['content-length']);
+  if (Number.isFinite(declared) && declared > MAX_ANSWER_BYTES) {
+    response.destroy();
+    throw new OutboundError('too_large', `the answer declares ${declared} bytes, more than the ${MAX_ANSWER_BYTES} allowed`);
+  }
+  const stream = decompressed(response);
+  const stop = () => stream.destroy();
+  signal.addEventListener('abort', stop, { once: true });
+  try {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of stream as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > MAX_ANSWER_BYTES) {
+        stream.destroy();
+        throw new OutboundError('too_large', `the answer is larger than the ${MAX_ANSWER_BYTES} bytes allowed`);
+      }
+      chunks.push(chunk);
+    }
+    // A stream destroyed by the deadline may end its iteration quietly instead of throwing.
+    if (signal.aborted) throw new Error('aborted');
+    return decodeText(Buffer.concat(chunks), response.headers['content-type']);
+  } finally {
+    signal.removeEventListener('abort', stop);
+  }
+}
+
+/** The charset the answer names, UTF-8 when it names none or one this runtime cannot decode. */
+function decodeText(bytes: Buffer, contentType: string | undefined): string {
+  const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(contentType ?? '')?.[1];
+  if (charset) {
+    try {
+      return new TextDecoder(charset).decode(bytes);
+    } catch {
+      // An unknown label: fall through to UTF-8, the web's default.
+    }
+  }
+  return new TextDecoder('utf-8').decode(bytes);
+}

@@ -1,0 +1,31 @@
+import type { OutboundHttp } from '@voxplan/engine/ports';
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/schema.ts';
+import type { AddressPolicy } from './address-policy.ts';
+import { createOutboundHttp, type OutboundHttpOptions } from './outbound-http.ts';
+
+/** The general settings (seeded by bootstrap.ts) that open address ranges to requests leaving the server. */
+export const outboundSettings = {
+  allowLoopback: 'outbound_allow_loopback',
+  allowPrivate: 'outbound_allow_private',
+} as const satisfies Record<keyof AddressPolicy, string>;
+
+/** Reads the policy from the general settings; a missing setting, or any value but "true", keeps its range closed. */
+export async function readAddressPolicy(db: Kysely<Database>): Promise<AddressPolicy> {
+  const rows = await db.selectFrom('configurations').select(['name', 'value']).where('name', 'in', Object.values(outboundSettings)).execute();
+  const isOn = (name: string) => rows.some((row) => row.name === name && row.value.trim().toLowerCase() === 'true');
+  return { allowLoopback: isOn(outboundSettings.allowLoopback), allowPrivate: isOn(outboundSettings.allowPrivate) };
+}
+
+/**
+ * The OutboundHttp the server hands to the engine, the plan webhook and AI calls. It reads the
+ * settings on every request, so an administrator's change applies to the next one without a
+ * restart.
+ */
+export function createSettingsOutboundHttp(db: Kysely<Database>, options: Omit<OutboundHttpOptions, keyof AddressPolicy> = {}): OutboundHttp {
+  return {
+    async request(request) {
+      return createOutboundHttp({ ...options, ...(await readAddressPolicy(db)) }).request(request);
+    },
+  };
+}

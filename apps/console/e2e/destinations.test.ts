@@ -1,49 +1,26 @@
 import type { Destination } from '@voxplan/contracts';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { createTenantMember, q, type TenantMember } from '../../server/test/harness.ts';
 import { accessibilityViolations, chooseOption, type ConsoleHarness, rowWith, searchTable, startConsole } from './harness.ts';
 
 let harness: ConsoleHarness;
 let admin: string;
-
-interface Member {
-  username: string;
-  password: string;
-  tenantId: number;
-}
-let member: Member;
-let other: Member;
-
-/** A tenant and a member with role user in it, seeded through the API with the admin's token. */
-async function createMember(name: string): Promise<Member> {
-  const tenant = await harness.server.call({ method: 'POST', url: '/tenants', token: admin, payload: { name } });
-  expect(tenant.statusCode, tenant.body).toBe(201);
-  const tenantId = tenant.json<{ id: number }>().id;
-  const user = { username: `${name}-member`, password: `${name}-member-password-1` };
-  const created = await harness.server.call({
-    method: 'POST',
-    url: '/users',
-    token: admin,
-    payload: { ...user, email: `${name}-member@example.com`, name: `${name} member`, roles: [{ role: 'user', tenant_id: tenantId }] },
-  });
-  expect(created.statusCode, created.body).toBe(201);
-  return { ...user, tenantId };
-}
+let member: TenantMember;
+let other: TenantMember;
 
 beforeAll(async () => {
   harness = await startConsole();
   admin = await harness.server.login();
-  member = await createMember('desttenant');
-  other = await createMember('otherdest');
+  member = await createTenantMember(harness.server, admin, 'desttenant');
+  other = await createTenantMember(harness.server, admin, 'otherdest');
 });
 afterAll(() => harness.close());
 
-const stored = async (who: Member = member): Promise<Destination[]> => {
-  const token = await harness.server.login(who.username, who.password);
-  return (await harness.server.call({ method: 'GET', url: `/destinations?filter=${encodeURIComponent(JSON.stringify({ order: ['id ASC'] }))}`, token })).json<Destination[]>();
-};
+const stored = async (who: TenantMember = member): Promise<Destination[]> =>
+  (await harness.server.call({ method: 'GET', url: `/destinations?${q('filter', { order: ['id ASC'] })}`, token: who.token })).json<Destination[]>();
 
-async function openDestinations(who: Member = member, locale = 'en-US'): Promise<Page> {
+async function openDestinations(who: TenantMember = member, locale = 'en-US'): Promise<Page> {
   const { page } = await harness.newPage({ locale });
   await harness.signIn(page, who.username, who.password);
   await page.goto('/destination');
@@ -210,8 +187,7 @@ describe('destinations screen', () => {
   });
 
   test('remove one with the confirm dialog, then the rest in bulk', async () => {
-    const token = await harness.server.login(member.username, member.password);
-    const extra = await harness.server.call({ method: 'POST', url: '/destinations', token, payload: { name: 'Night line', kind: 'voice', uri: 'tel:+5511999990000' } });
+    const extra = await harness.server.call({ method: 'POST', url: '/destinations', token: member.token, payload: { name: 'Night line', kind: 'voice', uri: 'tel:+5511999990000' } });
     expect(extra.statusCode, extra.body).toBe(201);
     const page = await openDestinations();
     await expect.poll(() => page.getByTestId('table-row').count()).toBe(3);

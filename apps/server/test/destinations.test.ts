@@ -1,7 +1,7 @@
 import type { Destination } from '@voxplan/contracts';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { q, startTestServer, type TestServer } from './harness.ts';
+import { createTenantMember, q, startTestServer, type TestServer } from './harness.ts';
 
 /**
  * Destinations: validation per field, the URI checked for its kind (also when a patch changes one
@@ -24,22 +24,7 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-async function tenantWithMember(): Promise<{ tenantId: number; token: string }> {
-  const n = next();
-  const tenant = await server.call({ method: 'POST', url: '/tenants', token: admin, payload: { name: `dest-${n}` } });
-  expect(tenant.statusCode, tenant.body).toBe(201);
-  const tenantId = tenant.json<{ id: number }>().id;
-  const username = `dest-user-${n}`;
-  const password = `${username}-password`;
-  const user = await server.call({
-    method: 'POST',
-    url: '/users',
-    token: admin,
-    payload: { username, password, email: `${username}@example.com`, name: username, roles: [{ role: 'user', tenant_id: tenantId }] },
-  });
-  expect(user.statusCode, user.body).toBe(201);
-  return { tenantId, token: await server.login(username, password) };
-}
+const tenantWithMember = () => createTenantMember(server, admin, `dest-${next()}`);
 
 const create = (token: string, payload: Record<string, unknown>) => server.call({ method: 'POST', url: '/destinations', token, payload });
 const patch = (token: string, id: number, payload: Record<string, unknown>) => server.call({ method: 'PATCH', url: `/destinations/${id}`, token, payload });

@@ -1,11 +1,7 @@
-import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { isAddressAllowed } from '../src/modules/acl/acl.service.ts';
-import { createTenantMember, startTestServer, type TestServer } from './harness.ts';
+import { createTenantMember, errorOf, expectInvalid, startTestServer, type TestServer } from './harness.ts';
 
-interface ErrorBody {
-  error: { statusCode: number; code?: string; details?: { path: string; message: string }[] };
-}
 interface AclEntry {
   id: number;
   tenant_id: number;
@@ -34,14 +30,6 @@ async function created(token: string, address: string, name = `entry ${next()}`)
   const response = await create(token, { name, address });
   expect(response.statusCode, response.body).toBe(201);
   return response.json<AclEntry>();
-}
-const errorOf = (response: LightMyRequestResponse) => response.json<ErrorBody>().error;
-const detailFields = (response: LightMyRequestResponse) => (errorOf(response).details ?? []).map((d) => d.path.split('.').pop());
-
-function expectInvalid(response: LightMyRequestResponse, field: string) {
-  expect(response.statusCode, response.body).toBe(400);
-  expect(errorOf(response).code).toBe('invalid_input');
-  expect(detailFields(response)).toContain(field);
 }
 
 describe('ACL entries: validation', () => {

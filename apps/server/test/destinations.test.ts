@@ -1,17 +1,12 @@
 import type { Destination } from '@voxplan/contracts';
-import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { createTenantMember, q, startTestServer, type TestServer } from './harness.ts';
+import { createTenantMember, errorOf, expectInvalid, q, startTestServer, type TestServer } from './harness.ts';
 
 /**
  * Destinations: validation per field, the URI checked for its kind (also when a patch changes one
  * of the two), one URI once per tenant. Isolation between tenants and the roles and audit of every
  * write are covered for every resource by tenant-isolation.test.ts and roles-and-audit.test.ts.
  */
-
-interface ErrorBody {
-  error: { statusCode: number; code?: string; details?: { path: string; message: string }[] };
-}
 
 let server: TestServer;
 let admin: string;
@@ -34,17 +29,6 @@ async function created(token: string, payload: Partial<Destination> & Pick<Desti
   const response = await create(token, { name: `Destination ${next()}`, ...payload });
   expect(response.statusCode, response.body).toBe(201);
   return response.json<Destination>();
-}
-
-const errorOf = (response: LightMyRequestResponse) => response.json<ErrorBody>().error;
-
-/** A 400 invalid_input whose details name the field (and, when given, the message). */
-function expectInvalid(response: LightMyRequestResponse, field: string, message?: string) {
-  expect(response.statusCode, response.body).toBe(400);
-  expect(errorOf(response).code).toBe('invalid_input');
-  const details = errorOf(response).details ?? [];
-  expect(details.map((detail) => detail.path)).toContain(field);
-  if (message !== undefined) expect(details).toContainEqual({ path: field, message });
 }
 
 describe('destinations: validation per field', () => {

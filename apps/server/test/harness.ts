@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
-import { inject } from 'vitest';
+import { expect, inject } from 'vitest';
 import { buildApp } from '../src/app.ts';
 import { startContext } from '../src/bootstrap.ts';
 import { type Config, loadConfig } from '../src/config.ts';
@@ -100,4 +100,19 @@ export async function createTenantMember(server: TestServer, adminToken: string,
   });
   if (user.statusCode !== 201) throw new Error(`creating user ${username} failed: ${user.statusCode} ${user.body}`);
   return { tenantId, userId: user.json<{ id: number }>().id, username, password, token: await server.login(username, password) };
+}
+
+export interface ErrorBody {
+  error: { statusCode: number; name?: string; message?: string; code?: string; details?: { path: string; message: string }[] };
+}
+
+export const errorOf = (response: LightMyRequestResponse): ErrorBody['error'] => response.json<ErrorBody>().error;
+
+/** A 400 invalid_input whose details name the field (a body field by its own name) and, when given, the message. */
+export function expectInvalid(response: LightMyRequestResponse, field: string, message?: string): void {
+  expect(response.statusCode, response.body).toBe(400);
+  expect(errorOf(response).code).toBe('invalid_input');
+  const details = errorOf(response).details ?? [];
+  expect(details.map((detail) => detail.path)).toContain(field);
+  if (message !== undefined) expect(details).toContainEqual({ path: field, message });
 }

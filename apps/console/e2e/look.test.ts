@@ -80,6 +80,7 @@ describe('language and colour scheme', () => {
 const screens = [
   '/login',
   '/dashboard',
+  '/destination',
   '/tenants',
   '/users',
   '/general-settings',

@@ -1,11 +1,7 @@
-import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { isAddressAllowed } from '../src/modules/acl/acl.service.ts';
-import { startTestServer, type TestServer } from './harness.ts';
+import { createTenantMember, errorOf, expectInvalid, startTestServer, type TestServer } from './harness.ts';
 
-interface ErrorBody {
-  error: { statusCode: number; code?: string; details?: { path: string; message: string }[] };
-}
 interface AclEntry {
   id: number;
   tenant_id: number;
@@ -27,36 +23,13 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-async function tenantWithMember(): Promise<{ tenantId: number; token: string }> {
-  const n = next();
-  const tenant = await server.call({ method: 'POST', url: '/tenants', token: admin, payload: { name: `acl-${n}` } });
-  expect(tenant.statusCode, tenant.body).toBe(201);
-  const tenantId = tenant.json<{ id: number }>().id;
-  const username = `acl-user-${n}`;
-  const password = `${username}-password`;
-  const user = await server.call({
-    method: 'POST',
-    url: '/users',
-    token: admin,
-    payload: { username, password, email: `${username}@example.com`, name: username, roles: [{ role: 'user', tenant_id: tenantId }] },
-  });
-  expect(user.statusCode, user.body).toBe(201);
-  return { tenantId, token: await server.login(username, password) };
-}
+const tenantWithMember = () => createTenantMember(server, admin, `acl-${next()}`);
 
 const create = (token: string, payload: Record<string, unknown>) => server.call({ method: 'POST', url: '/acl', token, payload });
 async function created(token: string, address: string, name = `entry ${next()}`): Promise<AclEntry> {
   const response = await create(token, { name, address });
   expect(response.statusCode, response.body).toBe(201);
   return response.json<AclEntry>();
-}
-const errorOf = (response: LightMyRequestResponse) => response.json<ErrorBody>().error;
-const detailFields = (response: LightMyRequestResponse) => (errorOf(response).details ?? []).map((d) => d.path.split('.').pop());
-
-function expectInvalid(response: LightMyRequestResponse, field: string) {
-  expect(response.statusCode, response.body).toBe(400);
-  expect(errorOf(response).code).toBe('invalid_input');
-  expect(detailFields(response)).toContain(field);
 }
 
 describe('ACL entries: validation', () => {

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
-import { inject } from 'vitest';
+import { expect, inject } from 'vitest';
 import { buildApp } from '../src/app.ts';
 import { startContext } from '../src/bootstrap.ts';
 import { type Config, loadConfig } from '../src/config.ts';
@@ -76,3 +76,43 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
 
 /** Builds the query string for a filter or where parameter, as the console sends it. */
 export const q = (name: 'filter' | 'where', value: unknown): string => `${name}=${encodeURIComponent(JSON.stringify(value))}`;
+
+export interface TenantMember {
+  tenantId: number;
+  userId: number;
+  username: string;
+  password: string;
+  token: string;
+}
+
+/** A new tenant named `name` and a user `<name>-<role>` with that role in it, made through the API by the administrator. */
+export async function createTenantMember(server: TestServer, adminToken: string, name: string, role: 'user' | 'guest' = 'user'): Promise<TenantMember> {
+  const tenant = await server.call({ method: 'POST', url: '/tenants', token: adminToken, payload: { name } });
+  if (tenant.statusCode !== 201) throw new Error(`creating tenant ${name} failed: ${tenant.statusCode} ${tenant.body}`);
+  const tenantId = tenant.json<{ id: number }>().id;
+  const username = `${name}-${role}`;
+  const password = `${username}-password-1`;
+  const user = await server.call({
+    method: 'POST',
+    url: '/users',
+    token: adminToken,
+    payload: { username, password, email: `${username}@example.com`, name: username, roles: [{ role, tenant_id: tenantId }] },
+  });
+  if (user.statusCode !== 201) throw new Error(`creating user ${username} failed: ${user.statusCode} ${user.body}`);
+  return { tenantId, userId: user.json<{ id: number }>().id, username, password, token: await server.login(username, password) };
+}
+
+export interface ErrorBody {
+  error: { statusCode: number; name?: string; message?: string; code?: string; details?: { path: string; message: string }[] };
+}
+
+export const errorOf = (response: LightMyRequestResponse): ErrorBody['error'] => response.json<ErrorBody>().error;
+
+/** A 400 invalid_input whose details name the field (a body field by its own name) and, when given, the message. */
+export function expectInvalid(response: LightMyRequestResponse, field: string, message?: string): void {
+  expect(response.statusCode, response.body).toBe(400);
+  expect(errorOf(response).code).toBe('invalid_input');
+  const details = errorOf(response).details ?? [];
+  expect(details.map((detail) => detail.path)).toContain(field);
+  if (message !== undefined) expect(details).toContainEqual({ path: field, message });
+}

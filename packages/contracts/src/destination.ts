@@ -1,19 +1,60 @@
+import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
 import { idSchema, timestampSchema } from './common.ts';
 
 export const destinationKinds = ['voice', 'chat'] as const;
+export type DestinationKind = (typeof destinationKinds)[number];
 
-const SIP_URI = /^sips?:[^\s@]+@[^\s@]+$|^sips?:[^\s@:]+(:\d{1,5})?(;[^\s]*)?$/i;
-const TEL_URI = /^tel:\+?[0-9*#().-]{1,32}(;[^\s]*)?$/i;
+export const destinationUriMaxLength = 500;
 
-/** A voice destination is a SIP or tel URI; a chat destination is an https URL. */
-export function isValidDestinationUri(kind: (typeof destinationKinds)[number], uri: string): boolean {
-  if (kind === 'voice') return SIP_URI.test(uri) || TEL_URI.test(uri);
+/**
+ * The refinement messages name console translation keys (validation.custom.<message>), so that
+ * the form and the API's details say the same thing.
+ */
+export const destinationUriMessages: Record<DestinationKind, string> = { voice: 'invalidVoiceUri', chat: 'invalidChatUri' };
+
+// RFC 3261 section 25.1, narrowed to what a PBX is dialled with: sip: or sips:, an optional
+// user part (with an optional password), a host, an optional port, then ;parameters and ?headers.
+const SIP = /^sips?:(?:([^\s@;?]+)@)?(\[[^\]\s]+\]|[^\s:;?[\]]+)(?::(\d{1,5}))?(?:;[^\s?;]+)*(?:\?\S+)?$/i;
+const LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/i;
+const DECIMAL_PARTS = /^\d+(?:\.\d+)*$/;
+const IPV4 = /^(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(?:\.(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
+
+/** A host name whose last label starts with a letter, an IPv4 address, or an IPv6 one in brackets. */
+function isSipHost(host: string): boolean {
+  if (host.startsWith('[')) return ipaddr.IPv6.isValid(host.slice(1, -1)) && !host.includes('%');
+  if (DECIMAL_PARTS.test(host)) return IPV4.test(host);
+  const labels = (host.endsWith('.') ? host.slice(0, -1) : host).split('.');
+  return labels.every((label) => LABEL.test(label)) && /^[a-z]/i.test(labels.at(-1) ?? '');
+}
+
+function isSipUri(uri: string): boolean {
+  const match = SIP.exec(uri);
+  if (!match) return false;
+  const [, , host, port] = match;
+  if (port !== undefined && (Number(port) < 1 || Number(port) > 65535)) return false;
+  return isSipHost(host!);
+}
+
+// RFC 3966: a global number (+ and digits, with - . ( ) as visual separators) or a local one
+// (digits, * and #), followed by ;name or ;name=value parameters. At least one digit either way.
+const TEL = /^tel:(?:\+[\d().-]*\d[\d().-]*|[\d*#().-]*[\d*#][\d*#().-]*)(?:;[a-z0-9-]+(?:=[^\s;]+)?)*$/i;
+
+/** Only https, written out in full ("https:host" is something URL would quietly repair). */
+function isHttpsUrl(uri: string): boolean {
+  if (!/^https:\/\/[^\s/?#]/i.test(uri) || /\s/.test(uri)) return false;
   try {
-    return new URL(uri).protocol === 'https:';
+    const url = new URL(uri);
+    return url.protocol === 'https:' && url.hostname !== '';
   } catch {
     return false;
   }
+}
+
+/** A voice destination is a SIP or tel URI; a chat destination is an https URL. */
+export function isValidDestinationUri(kind: DestinationKind, uri: string): boolean {
+  if (kind === 'voice') return isSipUri(uri) || TEL.test(uri);
+  return isHttpsUrl(uri);
 }
 
 export const destinationSchema = z.object({
@@ -31,16 +72,32 @@ export type Destination = z.infer<typeof destinationSchema>;
 const destinationFields = {
   name: z.string().trim().min(1).max(100),
   kind: z.enum(destinationKinds),
-  uri: z.string().trim().min(1).max(500),
+  uri: z.string().trim().min(1).max(destinationUriMaxLength),
   description: z.string().max(500),
+};
+
+/** The URI must suit the kind; checked when both are known, so a patch of one alone is checked by the server against the record. */
+export function checkDestinationUri(value: { kind?: DestinationKind; uri?: string }, ctx: z.RefinementCtx): void {
+  if (value.kind === undefined || value.uri === undefined) return;
+  if (!isValidDestinationUri(value.kind, value.uri)) ctx.addIssue({ code: 'custom', path: ['uri'], message: destinationUriMessages[value.kind] });
+}
+
+/**
+ * Runs the check even when another field (the name) is missing, so that every mistake shows at
+ * once, but not when the kind or the URI is itself wrong: that field already has its message.
+ */
+const uriCheckParams = {
+  when: (payload: z.core.ParsePayload): boolean => {
+    const value = payload.value as { kind?: unknown; uri?: unknown } | null;
+    if (typeof value !== 'object' || value === null) return false;
+    if (payload.issues.some((issue) => issue.path?.[0] === 'kind' || issue.path?.[0] === 'uri')) return false;
+    return (destinationKinds as readonly unknown[]).includes(value.kind) && typeof value.uri === 'string';
+  },
 };
 
 export const destinationCreateSchema = z
   .object({ ...destinationFields, description: destinationFields.description.default('') })
   .strict()
-  .superRefine((value, ctx) => {
-    if (!isValidDestinationUri(value.kind, value.uri)) {
-      ctx.addIssue({ code: 'custom', path: ['uri'], message: `invalid ${value.kind} URI` });
-    }
-  });
-export const destinationUpdateSchema = z.object(destinationFields).partial().strict();
+  .superRefine(checkDestinationUri, uriCheckParams);
+export const destinationUpdateSchema = z.object(destinationFields).partial().strict().superRefine(checkDestinationUri, uriCheckParams);
+export type DestinationInput = z.input<typeof destinationCreateSchema>;

@@ -1,9 +1,10 @@
-import { ActionIcon, Button, Tooltip } from '@mantine/core';
-import { IconEdit, IconPlus, IconTrash } from '@tabler/icons-react';
+import { Button } from '@mantine/core';
+import { IconPlus } from '@tabler/icons-react';
 import type { AclEntry } from '@voxplan/contracts';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { type Column, DataTable } from '../../lib/table/DataTable.tsx';
+import { EditRemoveActions } from '../../lib/table/EditRemoveActions.tsx';
 import { useRemoveRow } from '../../lib/table/use-remove-row.ts';
 import { AclFormModal } from './AclFormModal.tsx';
 
@@ -35,20 +36,7 @@ export default function AclPage() {
             {t('acl.new')}
           </Button>
         }
-        rowActions={(entry) => (
-          <>
-            <Tooltip label={t('common.edit')}>
-              <ActionIcon variant="subtle" aria-label={t('common.edit')} onClick={() => setEditing(entry)} data-testid="acl-edit">
-                <IconEdit size={16} />
-              </ActionIcon>
-            </Tooltip>
-            <Tooltip label={t('common.remove')}>
-              <ActionIcon variant="subtle" color="red" aria-label={t('common.remove')} onClick={() => removeRow(entry.id)} data-testid="acl-remove">
-                <IconTrash size={16} />
-              </ActionIcon>
-            </Tooltip>
-          </>
-        )}
+        rowActions={(entry) => <EditRemoveActions testIdPrefix="acl" onEdit={() => setEditing(entry)} onRemove={() => removeRow(entry.id)} />}
       />
       {editing !== null && <AclFormModal entry={editing === 'new' ? undefined : editing} opened onClose={() => setEditing(null)} />}
     </>

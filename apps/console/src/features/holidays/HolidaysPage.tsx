@@ -1,9 +1,10 @@
-import { ActionIcon, Badge, Button, Group, Text, Tooltip } from '@mantine/core';
-import { IconCalendarDown, IconEdit, IconPlus, IconTrash } from '@tabler/icons-react';
+import { Badge, Button, Group, Text } from '@mantine/core';
+import { IconCalendarDown, IconPlus } from '@tabler/icons-react';
 import type { Holiday } from '@voxplan/contracts';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { type Column, DataTable } from '../../lib/table/DataTable.tsx';
+import { EditRemoveActions } from '../../lib/table/EditRemoveActions.tsx';
 import { useRemoveRow } from '../../lib/table/use-remove-row.ts';
 import { HolidayFormModal } from './HolidayFormModal.tsx';
 import { HolidayImportModal } from './HolidayImportModal.tsx';
@@ -64,20 +65,7 @@ export default function HolidaysPage() {
             </Button>
           </Group>
         }
-        rowActions={(holiday) => (
-          <>
-            <Tooltip label={t('common.edit')}>
-              <ActionIcon variant="subtle" aria-label={t('common.edit')} onClick={() => setEditing(holiday)} data-testid="holiday-edit">
-                <IconEdit size={16} />
-              </ActionIcon>
-            </Tooltip>
-            <Tooltip label={t('common.remove')}>
-              <ActionIcon variant="subtle" color="red" aria-label={t('common.remove')} onClick={() => removeRow(holiday.id)} data-testid="holiday-remove">
-                <IconTrash size={16} />
-              </ActionIcon>
-            </Tooltip>
-          </>
-        )}
+        rowActions={(holiday) => <EditRemoveActions testIdPrefix="holiday" onEdit={() => setEditing(holiday)} onRemove={() => removeRow(holiday.id)} />}
       />
       {editing !== null && <HolidayFormModal holiday={editing === 'new' ? undefined : editing} opened onClose={() => setEditing(null)} />}
       {importing && <HolidayImportModal opened onClose={() => setImporting(false)} />}

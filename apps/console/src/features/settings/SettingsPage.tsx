@@ -1,9 +1,10 @@
-import { ActionIcon, Badge, Button, Text, Tooltip } from '@mantine/core';
-import { IconEdit, IconPlus, IconTrash } from '@tabler/icons-react';
+import { Badge, Button, Text } from '@mantine/core';
+import { IconPlus } from '@tabler/icons-react';
 import { type Configuration, systemSettingType } from '@voxplan/contracts';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { type Column, DataTable } from '../../lib/table/DataTable.tsx';
+import { EditRemoveActions } from '../../lib/table/EditRemoveActions.tsx';
 import { useRemoveRow } from '../../lib/table/use-remove-row.ts';
 import { SettingFormModal } from './SettingFormModal.tsx';
 
@@ -73,20 +74,7 @@ export default function SettingsPage() {
           </Button>
         }
         rowActions={(setting) => (
-          <>
-            <Tooltip label={t('common.edit')}>
-              <ActionIcon variant="subtle" aria-label={t('common.edit')} onClick={() => setEditing(setting)} data-testid="setting-edit">
-                <IconEdit size={16} />
-              </ActionIcon>
-            </Tooltip>
-            {isRemovable(setting) && (
-              <Tooltip label={t('common.remove')}>
-                <ActionIcon variant="subtle" color="red" aria-label={t('common.remove')} onClick={() => confirmRemove(setting)} data-testid="setting-remove">
-                  <IconTrash size={16} />
-                </ActionIcon>
-              </Tooltip>
-            )}
-          </>
+          <EditRemoveActions testIdPrefix="setting" onEdit={() => setEditing(setting)} onRemove={isRemovable(setting) ? () => confirmRemove(setting) : undefined} />
         )}
       />
       {editing !== null && <SettingFormModal setting={editing === 'new' ? undefined : editing} opened onClose={() => setEditing(null)} />}

@@ -1,11 +1,12 @@
 import { ActionIcon, Button, Tooltip } from '@mantine/core';
-import { IconEdit, IconPlugConnected, IconPlus, IconTrash } from '@tabler/icons-react';
+import { IconPlugConnected, IconPlus } from '@tabler/icons-react';
 import type { Tenant } from '@voxplan/contracts';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useAuth } from '../../lib/auth.tsx';
 import { toast } from '../../lib/notify.ts';
 import { type Column, DataTable } from '../../lib/table/DataTable.tsx';
+import { EditRemoveActions } from '../../lib/table/EditRemoveActions.tsx';
 import { useRemoveRow } from '../../lib/table/use-remove-row.ts';
 import { IntegrationsModal } from './IntegrationsModal.tsx';
 import { TenantFormModal } from './TenantFormModal.tsx';
@@ -49,23 +50,13 @@ export default function TenantsPage() {
           </Button>
         }
         rowActions={(tenant) => (
-          <>
-            <Tooltip label={t('common.edit')}>
-              <ActionIcon variant="subtle" aria-label={t('common.edit')} onClick={() => setEditing(tenant)} data-testid="tenant-edit">
-                <IconEdit size={16} />
-              </ActionIcon>
-            </Tooltip>
+          <EditRemoveActions testIdPrefix="tenant" onEdit={() => setEditing(tenant)} onRemove={() => confirmRemove(tenant)}>
             <Tooltip label={t('tenants.integrations')}>
               <ActionIcon variant="subtle" aria-label={t('tenants.integrations')} onClick={() => setIntegrationsOf(tenant)} data-testid="tenant-integrations">
                 <IconPlugConnected size={16} />
               </ActionIcon>
             </Tooltip>
-            <Tooltip label={t('common.remove')}>
-              <ActionIcon variant="subtle" color="red" aria-label={t('common.remove')} onClick={() => confirmRemove(tenant)} data-testid="tenant-remove">
-                <IconTrash size={16} />
-              </ActionIcon>
-            </Tooltip>
-          </>
+          </EditRemoveActions>
         )}
       />
       {editing !== null && (

@@ -1,11 +1,12 @@
-import { ActionIcon, Badge, Button, Tooltip } from '@mantine/core';
-import { IconEdit, IconPlus, IconTrash } from '@tabler/icons-react';
+import { Badge, Button } from '@mantine/core';
+import { IconPlus } from '@tabler/icons-react';
 import type { User } from '@voxplan/contracts';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useAuth } from '../../lib/auth.tsx';
 import { toast } from '../../lib/notify.ts';
 import { type Column, DataTable } from '../../lib/table/DataTable.tsx';
+import { EditRemoveActions } from '../../lib/table/EditRemoveActions.tsx';
 import { useRemoveRow } from '../../lib/table/use-remove-row.ts';
 import { UserFormModal } from './UserFormModal.tsx';
 
@@ -58,26 +59,7 @@ export default function UsersPage() {
             {t('users.new')}
           </Button>
         }
-        rowActions={(user) => (
-          <>
-            <Tooltip label={t('common.edit')}>
-              <ActionIcon variant="subtle" aria-label={t('common.edit')} onClick={() => setEditing(user)} data-testid="user-edit">
-                <IconEdit size={16} />
-              </ActionIcon>
-            </Tooltip>
-            <Tooltip label={t('common.remove')}>
-              <ActionIcon
-                variant="subtle"
-                color="red"
-                aria-label={t('common.remove')}
-                onClick={() => confirmRemove(user)}
-                data-testid="user-remove"
-              >
-                <IconTrash size={16} />
-              </ActionIcon>
-            </Tooltip>
-          </>
-        )}
+        rowActions={(user) => <EditRemoveActions testIdPrefix="user" onEdit={() => setEditing(user)} onRemove={() => confirmRemove(user)} />}
       />
       {editing !== null && <UserFormModal user={editing === 'new' ? undefined : editing} opened onClose={() => setEditing(null)} />}
     </>

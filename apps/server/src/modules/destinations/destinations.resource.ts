@@ -1,4 +1,11 @@
-import { destinationCreateSchema, destinationSchema, destinationUpdateSchema, isValidDestinationUri } from '@voxplan/contracts';
+import {
+  type DestinationKind,
+  destinationCreateSchema,
+  destinationSchema,
+  destinationUpdateSchema,
+  destinationUriMessages,
+  isValidDestinationUri,
+} from '@voxplan/contracts';
 import { badRequest } from '../../errors.ts';
 import { defineResource } from '../../resources/definition.ts';
 
@@ -25,11 +32,12 @@ export const destinationsResource = defineResource({
   updateInput: destinationUpdateSchema,
   unique: [{ columns: ['tenant_id', 'uri'], code: 'uri_already_exists' }],
   toValues(input, _write, before) {
-    // A patch may change the kind or the URI alone: the pair must still agree.
+    // A patch may change the kind or the URI alone (the schema checks them when both are sent):
+    // the record as it will be must still agree.
     if (before && (input.kind !== undefined || input.uri !== undefined)) {
-      const kind = (input.kind ?? before.kind) as 'voice' | 'chat';
+      const kind = (input.kind ?? before.kind) as DestinationKind;
       const uri = (input.uri ?? before.uri) as string;
-      if (!isValidDestinationUri(kind, uri)) throw badRequest('invalid_input', [{ path: 'uri', message: `invalid ${kind} URI` }]);
+      if (!isValidDestinationUri(kind, uri)) throw badRequest('invalid_input', [{ path: 'uri', message: destinationUriMessages[kind] }]);
     }
     return input;
   },

@@ -1,0 +1,88 @@
+import { Select, Stack, Textarea, TextInput } from '@mantine/core';
+import { type Destination, type DestinationKind, destinationCreateSchema, destinationKinds, destinationUpdateSchema, destinationUriMaxLength } from '@voxplan/contracts';
+import { useTranslation } from 'react-i18next';
+import { AppModal } from '../../lib/AppModal.tsx';
+import { FormActions } from '../../lib/forms/FormActions.tsx';
+import { MaskedInput } from '../../lib/forms/MaskedInput.tsx';
+import { useSchemaForm } from '../../lib/forms/use-schema-form.ts';
+import { toast } from '../../lib/notify.ts';
+import { useResourceMutations } from '../../lib/table/use-resource.ts';
+import { kindLabelKey } from './kinds.ts';
+
+type Values = { name: string; kind: DestinationKind; uri: string; description: string };
+
+/**
+ * Create (no destination) or edit (a destination). The URI field's hint and example follow the
+ * kind; an edit sends the kind and the URI together, so the schema checks them as a pair.
+ */
+export function DestinationFormModal({ destination, opened, onClose }: { destination?: Destination; opened: boolean; onClose(): void }) {
+  const { t } = useTranslation();
+  const { create, update } = useResourceMutations<Destination, Partial<Values>>('/destinations');
+  const { form, formRef, onSubmit, submitting } = useSchemaForm<Values>({
+    schema: destination ? destinationUpdateSchema : destinationCreateSchema,
+    initialValues: {
+      name: destination?.name ?? '',
+      kind: destination?.kind ?? 'voice',
+      uri: destination?.uri ?? '',
+      description: destination?.description ?? '',
+    },
+    submit: (values) => (destination ? update.mutateAsync({ id: destination.id, input: values }) : create.mutateAsync(values)),
+    onSuccess: () => {
+      toast('success', t(destination ? 'destinations.edited' : 'destinations.created'));
+      onClose();
+    },
+  });
+  const kind = form.getValues().kind;
+
+  return (
+    <AppModal
+      closeButtonProps={{ 'aria-label': t('common.close') }}
+      opened={opened}
+      onClose={onClose}
+      size="md"
+      title={t(destination ? 'destinations.editTitle' : 'destinations.createTitle')}
+    >
+      <form ref={formRef} onSubmit={onSubmit} noValidate>
+        <Stack>
+          <TextInput label={t('destinations.name')} withAsterisk autoComplete="off" maxLength={100} {...form.getInputProps('name')} data-testid="destination-name" />
+          <Select
+            label={t('destinations.kind')}
+            withAsterisk
+            allowDeselect={false}
+            data={destinationKinds.map((value) => ({ value, label: t(kindLabelKey(value)) }))}
+            {...form.getInputProps('kind')}
+            onChange={(value) => {
+              form.setFieldValue('kind', (value ?? 'voice') as DestinationKind);
+              // The message said what the other kind wants; the next submit says what this one does.
+              form.clearFieldError('uri');
+            }}
+            data-testid="destination-kind"
+          />
+          <MaskedInput
+            mask="uri"
+            label={t('destinations.uri')}
+            description={t(`destinations.uriHint.${kind}`)}
+            placeholder={t(`destinations.uriPlaceholder.${kind}`)}
+            withAsterisk
+            autoComplete="off"
+            spellCheck={false}
+            maxLength={destinationUriMaxLength}
+            {...form.getInputProps('uri')}
+            value={form.values.uri}
+            data-testid="destination-uri"
+          />
+          <Textarea
+            label={t('destinations.description')}
+            autosize
+            minRows={2}
+            maxRows={6}
+            maxLength={500}
+            {...form.getInputProps('description')}
+            data-testid="destination-description"
+          />
+          <FormActions onCancel={onClose} submitting={submitting} submitTestId="destination-save" />
+        </Stack>
+      </form>
+    </AppModal>
+  );
+}

@@ -9,6 +9,8 @@
  */
 import { Worker } from 'node:worker_threads';
 import type { ScriptRequest, ScriptResult, ScriptRunner } from '../ports.ts';
+import { workerSource } from './bundle.ts';
+import { MAX_SCRIPT_BYTES, MEMORY_LIMIT_BYTES } from './limits.ts';
 import type { RunMessage, WorkerMessage } from './protocol.ts';
 
 export { CPU_LIMIT_MS, MEMORY_LIMIT_BYTES } from './limits.ts';
@@ -35,7 +37,8 @@ interface Job {
 }
 
 interface Slot {
-  worker: Worker;
+  /** Absent while the worker's code is being bundled. */
+  worker?: Worker;
   ready: boolean;
   /** Settles once the worker is ready or gone. */
   readyPromise: Promise<void>;
@@ -43,14 +46,6 @@ interface Slot {
   job?: Job;
   watchdog?: NodeJS.Timeout;
 }
-
-const WORKER_URL = new URL('./worker.ts', import.meta.url).href;
-
-/**
- * Node 20 runs no TypeScript by itself, and a worker does not inherit the module hooks tsx set up
- * in the main thread, so the worker registers tsx before it imports its entry.
- */
-const BOOTSTRAP = `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((tsx) => { tsx.register(); return import(${JSON.stringify(WORKER_URL)}); });`;
 
 /** What a worker's V8 heap may grow to (Lua's own memory is counted and capped separately). */
 const WORKER_HEAP_MB = 128;
@@ -78,12 +73,15 @@ export class LuaScriptRunner implements ScriptRunner {
   run(request: ScriptRequest): Promise<ScriptResult> {
     if (this.#closed) return Promise.resolve(failure('error', 'the Lua runner is closed'));
     if (typeof request.script !== 'string') return Promise.resolve(failure('error', 'the script must be text'));
+    if (Buffer.byteLength(request.script) > MAX_SCRIPT_BYTES) return Promise.resolve(failure('error', `the script is longer than ${MAX_SCRIPT_BYTES / 1024} KiB`));
     let varsJson: string;
     try {
       varsJson = varsToJson(request.vars);
     } catch (error) {
       return Promise.resolve(failure('error', `the session variables cannot be given to Lua: ${(error as Error).message}`));
     }
+    // They could not fit in the state anyway, and would first be copied into wasm memory.
+    if (varsJson.length > MEMORY_LIMIT_BYTES) return Promise.resolve(failure('memory_limit', 'the session variables are larger than the memory limit'));
     return new Promise((resolve) => {
       this.#queue.push({ id: this.#nextId++, script: request.script, varsJson, resolve });
       this.#pump();
@@ -103,7 +101,7 @@ export class LuaScriptRunner implements ScriptRunner {
     const slots = [...this.#slots];
     this.#slots.clear();
     for (const slot of slots) this.#finish(slot, failure('error', 'the Lua runner is closed'));
-    await Promise.all(slots.map((slot) => slot.worker.terminate()));
+    await Promise.all(slots.map((slot) => slot.worker?.terminate()));
   }
 
   #pump(): void {
@@ -120,12 +118,23 @@ export class LuaScriptRunner implements ScriptRunner {
   }
 
   #spawn(): void {
-    const worker = new Worker(BOOTSTRAP, { eval: true, resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB } });
     let settleReady = () => {};
     const readyPromise = new Promise<void>((resolve) => (settleReady = resolve));
-    const slot: Slot = { worker, ready: false, readyPromise, settleReady };
+    const slot: Slot = { ready: false, readyPromise, settleReady };
     this.#slots.add(slot);
+    workerSource().then(
+      (source) => {
+        if (this.#slots.has(slot)) this.#start(slot, source);
+      },
+      (error: Error) => this.#failedToStart(slot, error),
+    );
+  }
 
+  #start(slot: Slot, source: string): void {
+    const worker = new Worker(new URL(`data:text/javascript,${encodeURIComponent(source)}`), {
+      resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB },
+    });
+    slot.worker = worker;
     worker.on('message', (message: WorkerMessage) => {
       if (message.type === 'ready') {
         slot.ready = true;
@@ -137,12 +146,17 @@ export class LuaScriptRunner implements ScriptRunner {
       this.#pump();
     });
     worker.on('error', (error: Error & { code?: string }) => {
-      const started = slot.ready;
+      if (!slot.ready) {
+        this.#failedToStart(slot, error);
+        return;
+      }
       this.#retire(slot);
-      this.#finish(slot, error.code === 'ERR_WORKER_OUT_OF_MEMORY' ? failure('memory_limit', 'the script’s results exhausted the worker’s memory') : failure('error', `the Lua worker failed: ${error.message}`));
-      // A worker that cannot even start would fail the same way for every queued run: fail them
-      // now instead of starting worker after worker.
-      if (!started) for (const job of this.#queue.splice(0)) job.resolve(failure('error', `the Lua worker could not start: ${error.message}`));
+      this.#finish(
+        slot,
+        error.code === 'ERR_WORKER_OUT_OF_MEMORY'
+          ? failure('memory_limit', 'the script’s results exhausted the worker’s memory')
+          : failure('error', `the Lua worker failed: ${error.message}`),
+      );
       this.#pump();
     });
     worker.on('exit', () => {
@@ -152,17 +166,27 @@ export class LuaScriptRunner implements ScriptRunner {
     });
   }
 
+  /**
+   * A worker that cannot even start would fail the same way for every queued run: those fail now,
+   * instead of the pool starting worker after worker. The next run tries again.
+   */
+  #failedToStart(slot: Slot, error: Error): void {
+    this.#retire(slot);
+    for (const job of this.#queue.splice(0)) job.resolve(failure('error', `the Lua worker could not start: ${error.message}`));
+  }
+
   #dispatch(slot: Slot, job: Job): void {
+    const worker = slot.worker!;
     slot.job = job;
-    slot.worker.ref();
+    worker.ref();
     slot.watchdog = setTimeout(() => {
       this.#retire(slot);
       this.#finish(slot, failure('cpu_limit', `the script was stopped after ${this.#watchdogMs} ms inside a call Lua could not interrupt`));
-      void slot.worker.terminate();
+      void worker.terminate();
       this.#pump();
     }, this.#watchdogMs);
     const message: RunMessage = { id: job.id, script: job.script, varsJson: job.varsJson };
-    slot.worker.postMessage(message);
+    worker.postMessage(message);
   }
 
   #finish(slot: Slot, result: ScriptResult): void {
@@ -170,7 +194,7 @@ export class LuaScriptRunner implements ScriptRunner {
     const job = slot.job;
     slot.job = undefined;
     job?.resolve(result);
-    if (this.#slots.has(slot)) slot.worker.unref();
+    if (this.#slots.has(slot)) slot.worker?.unref();
   }
 
   /** Takes a worker out of the pool; it is never given another run. */

@@ -345,7 +345,7 @@ export function createSandbox(m: LuaModule): Sandbox {
   const readTable = (L: number, index: number, path: string, depth: number, state: ReadState): JsonValue[] | JsonObject => {
     const table = m._lua_absindex(L, index);
     const identity = m._lua_topointer(L, table);
-    if (state.open.has(identity)) throw new BadReturn(`${path} contains itself`);
+    if (state.open.has(identity)) throw new BadReturn(`${path} refers back to a table that contains it`);
     if (depth >= MAX_DEPTH) throw new BadReturn(`${path} nests more than ${MAX_DEPTH} levels deep`);
     if (m._lua_checkstack(L, 2) === 0) throw new BadReturn(`${path} nests too deeply`);
     state.open.add(identity);

@@ -100,6 +100,12 @@ describe('failures', () => {
     expect(await run('error({ code = 1 })')).toEqual({ ok: false, reason: 'error', message: '(error object is a table value)' });
   });
 
+  test('a long error message is cut', async () => {
+    const result = await run('error(("x"):rep(100000))');
+    expect(result).toMatchObject({ ok: false, reason: 'error' });
+    expect(!result.ok && result.message.length).toBeLessThanOrEqual(1001);
+  });
+
   test.each([
     ['nothing returned', 'local x = 1'],
     ['a number as exit', 'return 42'],

@@ -89,6 +89,9 @@ interface JsonObject {
   [key: string]: JsonValue;
 }
 
+/** A script chooses its error messages, and the names in a bad_return path, so they are cut. */
+const clip = (text: string) => (text.length > MAX_MESSAGE_LENGTH ? `${text.slice(0, MAX_MESSAGE_LENGTH)}…` : text);
+
 /** A result the script handed back that is not an exit and plain values. */
 class BadReturn extends Error {}
 
@@ -178,7 +181,10 @@ export function createSandbox(m: LuaModule): Sandbox {
    * too, or Lua gives up without one (it raises "not enough memory" then), is the limit reached,
    * and the run is stopped even if the script catches the error.
    */
-  const alloc = m.addFunction((_ud: number, pointer: number, oldSize: number, newSize: number): number => {
+  const alloc = m.addFunction((_ud: number, pointer: number, signedOldSize: number, signedNewSize: number): number => {
+    // Sizes are size_t, which reaches JavaScript as a signed 32-bit integer.
+    const oldSize = signedOldSize >>> 0;
+    const newSize = signedNewSize >>> 0;
     if (newSize === 0) {
       if (pointer !== 0) {
         run.used -= oldSize;
@@ -296,9 +302,7 @@ export function createSandbox(m: LuaModule): Sandbox {
   const message = (L: number, index: number): string => {
     const type = m._lua_type(L, index);
     // A number is formatted here: lua_tolstring would allocate, outside any protected call.
-    const text =
-      type === T_STRING ? readString(L, index) : type === T_NUMBER ? String(readNumber(L, index)) : `(error object is a ${typeName(type)} value)`;
-    return text.length > MAX_MESSAGE_LENGTH ? `${text.slice(0, MAX_MESSAGE_LENGTH)}…` : text;
+    return type === T_STRING ? readString(L, index) : type === T_NUMBER ? String(readNumber(L, index)) : `(error object is a ${typeName(type)} value)`;
   };
 
   /** Reads what the script returned, raw (no metamethod runs), into plain JSON values. */
@@ -386,7 +390,7 @@ export function createSandbox(m: LuaModule): Sandbox {
     const setupStatus = m._lua_pcallk(L, 0, 0, 0, 0, 0);
     if (setupStatus !== LUA_OK) {
       if (setupStatus === LUA_ERRMEM || run.stop !== undefined) return { ok: false, reason: 'memory_limit', message: 'the session variables do not fit in the memory limit' };
-      return { ok: false, reason: 'error', message: message(L, -1) };
+      return { ok: false, reason: 'error', message: clip(message(L, -1)) };
     }
     m._lua_sethook(L, hook, MASK_COUNT, HOOK_EVERY);
     run.deadline = performance.now() + CPU_LIMIT_MS;
@@ -395,13 +399,13 @@ export function createSandbox(m: LuaModule): Sandbox {
     if (status === LUA_OK) status = m._lua_pcallk(L, 0, LUA_MULTRET, 0, 0, 0);
     if (run.refused !== undefined || status === LUA_ERRMEM) run.stop ??= 'memory_limit';
     if (run.stop !== undefined) return { ok: false, reason: run.stop, message: STOP_MESSAGES[run.stop] };
-    if (status !== LUA_OK) return { ok: false, reason: 'error', message: message(L, -1) };
+    if (status !== LUA_OK) return { ok: false, reason: 'error', message: clip(message(L, -1)) };
     try {
       return readResults(L);
     } catch (error) {
       if (!(error instanceof BadReturn)) throw error;
       if (run.stop !== undefined) return { ok: false, reason: run.stop, message: STOP_MESSAGES[run.stop] };
-      return { ok: false, reason: 'bad_return', message: error.message };
+      return { ok: false, reason: 'bad_return', message: clip(error.message) };
     }
   };
 

@@ -11,6 +11,10 @@ afterAll(() => runner.close());
 
 const run = (script: string, vars: Record<string, unknown> = {}) => runner.run({ script, vars });
 const failed = (result: ScriptResult) => (result.ok ? undefined : result.reason);
+/** A test.each body: the named script ends with this reason. */
+const endsAs = (reason: ReturnType<typeof failed>) => async (_: string, script: string) => {
+  expect(failed(await run(script))).toBe(reason);
+};
 const CPU_STOP = { ok: false, reason: 'cpu_limit', message: 'the script ran for more than 100 ms' };
 const MEMORY_STOP = { ok: false, reason: 'memory_limit', message: 'the script needed more than 16 MiB of memory' };
 
@@ -124,9 +128,7 @@ describe('failures', () => {
     ['names mixed with positions', 'return "ok", { t = { "a", b = "b" } }'],
     ['a boolean key', 'return "ok", { t = { [true] = 1 } }'],
     ['a table that unfolds into millions of values', 'local t = {1} for i = 1, 30 do t = { t, t } end return "ok", { t = t }'],
-  ])('a bad return: %s', async (_, script) => {
-    expect(failed(await run(script))).toBe('bad_return');
-  });
+  ])('a bad return: %s', endsAs('bad_return'));
 
   test('bad_return says what is wrong and where', async () => {
     expect(await run('return "ok", { caller = { greet = function() end } }')).toEqual({
@@ -196,9 +198,7 @@ describe('the sandbox', () => {
     ['rawget on _G', 'rawget(_G, "io").open("/etc/passwd")'],
     ['collectgarbage("stop")', 'collectgarbage("stop")'],
     ['__gc', 'setmetatable({}, { __gc = function() end })'],
-  ])('%s fails', async (_, script) => {
-    expect(failed(await run(script))).toBe('error');
-  });
+  ])('%s fails', endsAs('error'));
 
   test('the string metatable is not reachable', async () => {
     expect(await run('return tostring(getmetatable(""))')).toEqual({ ok: true, exit: 'false', set: {} });

@@ -4,7 +4,9 @@ import { LuaScriptRunner } from './index.ts';
 
 let runner: LuaScriptRunner;
 beforeAll(async () => {
-  runner = new LuaScriptRunner({ workers: 2 });
+  // A generous watchdog: these tests check the orderly stops inside Lua, which must come first
+  // even when the machine is busy.
+  runner = new LuaScriptRunner({ workers: 2, watchdogMs: 5000 });
   await runner.warm();
 });
 afterAll(() => runner.close());
@@ -168,8 +170,8 @@ describe('limits', () => {
   test('memory under the limit is fine, and garbage is collected', async () => {
     // string.rep builds its result in a buffer and then copies it: 6 MiB peaks at about 12 MiB.
     expect(await run('local s = ("x"):rep(1024):rep(6 * 1024) return "ok", { size = #s }')).toEqual({ ok: true, exit: 'ok', set: { size: 6 * 1024 * 1024 } });
-    // 64 MiB allocated over the run, never more than 1 MiB of it alive.
-    expect(await run('for i = 1, 64 do local s = ("x"):rep(1024):rep(1024) .. i end return "ok"')).toEqual({ ok: true, exit: 'ok', set: {} });
+    // About 100 MiB allocated over the run, never more than a few MiB of it alive.
+    expect(await run('for i = 1, 32 do local s = ("x"):rep(1024):rep(1024) .. i end return "ok"')).toEqual({ ok: true, exit: 'ok', set: {} });
   });
 
   test('session variables larger than the memory limit are refused', async () => {

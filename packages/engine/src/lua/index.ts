@@ -100,7 +100,10 @@ export class LuaScriptRunner implements ScriptRunner {
     for (const job of this.#queue.splice(0)) job.resolve(failure('error', 'the Lua runner is closed'));
     const slots = [...this.#slots];
     this.#slots.clear();
-    for (const slot of slots) this.#finish(slot, failure('error', 'the Lua runner is closed'));
+    for (const slot of slots) {
+      slot.settleReady();
+      this.#finish(slot, failure('error', 'the Lua runner is closed'));
+    }
     await Promise.all(slots.map((slot) => slot.worker?.terminate()));
   }
 

@@ -174,6 +174,13 @@ describe('limits', () => {
     expect(await run('for i = 1, 32 do local s = ("x"):rep(1024):rep(1024) .. i end return "ok"')).toEqual({ ok: true, exit: 'ok', set: {} });
   });
 
+  test('an allocation over the limit first waits for garbage to be collected', async () => {
+    // 6 MiB of garbage not yet collected, then a 7 MiB string that peaks at 14 MiB: the allocator
+    // refuses, Lua collects and asks again, and the run goes on.
+    const script = 'local t = {} for i = 1, 6 do t[i] = ("x"):rep(1024):rep(1024) .. i end t = nil local s = ("y"):rep(1024):rep(7 * 1024) return "ok", { n = #s }';
+    expect(await run(script)).toEqual({ ok: true, exit: 'ok', set: { n: 7 * 1024 * 1024 } });
+  });
+
   test('session variables larger than the memory limit are refused', async () => {
     expect(failed(await run('return "ok"', { big: 'x'.repeat(17 * 1024 * 1024) }))).toBe('memory_limit');
   });

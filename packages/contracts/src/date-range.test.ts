@@ -26,6 +26,10 @@ describe('time zones', () => {
   test('the spelling is the database one', () => {
     expect(timeZoneSchema.parse('america/sao_paulo')).toBe('America/Sao_Paulo');
     expect(timeZoneSchema.parse(' Europe/Lisbon ')).toBe('Europe/Lisbon');
+    expect(timeZoneSchema.parse('utc')).toBe('UTC');
+    // Aliases stay as chosen, whatever name the runtime's own list prefers.
+    expect(timeZoneSchema.parse('Asia/Kolkata')).toBe('Asia/Kolkata');
+    expect(timeZoneSchema.parse('America/Argentina/Buenos_Aires')).toBe('America/Argentina/Buenos_Aires');
   });
 });
 

@@ -49,10 +49,19 @@ export function isValidTimeZone(name: string): boolean {
   }
 }
 
-/** The zone as the time-zone database spells it ("america/sao_paulo" → "America/Sao_Paulo"). */
+let knownZones: Map<string, string> | undefined;
+
+/**
+ * The zone spelled as the runtime's list spells it ("america/sao_paulo" → "America/Sao_Paulo").
+ * Aliases are kept as given: Node's ICU would turn "Asia/Kolkata" into the older "Asia/Calcutta".
+ */
 export function canonicalTimeZone(name: string): string {
+  knownZones ??= new Map(['UTC', ...Intl.supportedValuesOf('timeZone')].map((zone) => [zone.toLowerCase(), zone]));
+  const listed = knownZones.get(name.toLowerCase());
+  if (listed) return listed;
   try {
-    return new Intl.DateTimeFormat('en-US', { timeZone: name }).resolvedOptions().timeZone;
+    const resolved = new Intl.DateTimeFormat('en-US', { timeZone: name }).resolvedOptions().timeZone;
+    return resolved.toLowerCase() === name.toLowerCase() ? resolved : name;
   } catch {
     return name;
   }

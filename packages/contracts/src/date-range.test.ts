@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { z } from 'zod';
+import type { z } from 'zod';
 import {
   checkExceptionOrder,
   dateRangeCreateSchema,

@@ -83,6 +83,7 @@ const screens = [
   '/tenants',
   '/users',
   '/general-settings',
+  '/date-ranges',
   '/date-ranges/holidays',
   '/audit',
   '/acl',

@@ -107,7 +107,7 @@ export function DateRangeFormModal({ range, opened, onClose }: { range?: DateRan
           </Section>
 
           <Section title={t('dateRanges.location')} hint={t('dateRanges.locationHint')}>
-            <Group grow align="flex-start">
+            <Group grow align="flex-end">
               <TextInput
                 label={t('dateRanges.country')}
                 description={t('dateRanges.countryHint')}

@@ -12,17 +12,8 @@ let tenantId: number;
 beforeAll(async () => {
   harness = await startConsole();
   admin = await harness.server.login();
-  const tenant = await harness.server.call({ method: 'POST', url: '/tenants', token: admin, payload: { name: 'schedules' } });
-  expect(tenant.statusCode, tenant.body).toBe(201);
-  tenantId = tenant.json<{ id: number }>().id;
-  user = { username: 'schedule-member', password: 'schedule-member-password-1' };
-  const created = await harness.server.call({
-    method: 'POST',
-    url: '/users',
-    token: admin,
-    payload: { ...user, email: 'schedule-member@example.com', name: 'Schedule member', roles: [{ role: 'user', tenant_id: tenantId }] },
-  });
-  expect(created.statusCode, created.body).toBe(201);
+  tenantId = await harness.server.createTenant(admin, 'schedules');
+  user = await harness.server.createMember(admin, tenantId, 'user', 'schedule-member');
 });
 afterAll(() => harness.close());
 

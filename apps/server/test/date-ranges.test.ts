@@ -19,25 +19,12 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-async function tenantWith(role: 'user' | 'guest' = 'user'): Promise<{ tenantId: number; token: string; guest: string }> {
+async function tenantWith(): Promise<{ tenantId: number; token: string; guest: string }> {
   const n = next();
-  const tenant = await server.call({ method: 'POST', url: '/tenants', token: admin, payload: { name: `ranges-${n}` } });
-  expect(tenant.statusCode, tenant.body).toBe(201);
-  const tenantId = tenant.json<{ id: number }>().id;
-  const tokens: string[] = [];
-  for (const as of [role, 'guest'] as const) {
-    const username = `ranges-${as}-${n}`;
-    const password = `${username}-password`;
-    const user = await server.call({
-      method: 'POST',
-      url: '/users',
-      token: admin,
-      payload: { username, password, email: `${username}@example.com`, name: username, roles: [{ role: as, tenant_id: tenantId }] },
-    });
-    expect(user.statusCode, user.body).toBe(201);
-    tokens.push(await server.login(username, password));
-  }
-  return { tenantId, token: tokens[0]!, guest: tokens[1]! };
+  const tenantId = await server.createTenant(admin, `ranges-${n}`);
+  const member = await server.createMember(admin, tenantId, 'user', `ranges-user-${n}`);
+  const guest = await server.createMember(admin, tenantId, 'guest', `ranges-guest-${n}`);
+  return { tenantId, token: member.token, guest: guest.token };
 }
 
 const create = (token: string, payload: Record<string, unknown>, headers: Record<string, string> = {}) =>
@@ -126,8 +113,7 @@ describe('date ranges: records', () => {
   });
 
   test('a tenant that has date ranges is in use and cannot be removed', async () => {
-    const tenant = await server.call({ method: 'POST', url: '/tenants', token: admin, payload: { name: `ranges-owner-${next()}` } });
-    const id = tenant.json<{ id: number }>().id;
+    const id = await server.createTenant(admin, `ranges-owner-${next()}`);
     const range = await server.call({ method: 'POST', url: '/date-ranges', token: admin, tenant: id, payload: { name: 'Only', time_zone: 'UTC' } });
     expect(range.statusCode, range.body).toBe(201);
     const refused = await server.call({ method: 'DELETE', url: `/tenants/${id}`, token: admin });

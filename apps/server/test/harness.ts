@@ -19,7 +19,18 @@ export interface TestServer {
   /** Sends a request to /api/v1 + path with an optional bearer token. */
   call(options: InjectOptions & { token?: string; tenant?: number }): Promise<LightMyRequestResponse>;
   login(username?: string, password?: string): Promise<string>;
+  /** A tenant made by the administrator (its token given); answers its id. */
+  createTenant(adminToken: string, name: string): Promise<number>;
+  /** A user with one role in a tenant, made by the administrator, and signed in. */
+  createMember(adminToken: string, tenantId: number, role: 'user' | 'guest', username: string): Promise<Member>;
   close(): Promise<void>;
+}
+
+export interface Member {
+  id: number;
+  username: string;
+  password: string;
+  token: string;
 }
 
 /** A real server on a fresh database of the dialect under test: SQLite file or PostgreSQL database. */
@@ -55,15 +66,33 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
       },
     });
 
+  async function login(username = ADMIN.username, password = ADMIN.password) {
+    const response = await call({ method: 'POST', url: '/login', payload: { username, password } });
+    if (response.statusCode !== 200) throw new Error(`login failed: ${response.statusCode} ${response.body}`);
+    return response.json<{ token: string }>().token;
+  }
+
   return {
     app,
     ctx: started.ctx,
     config,
     call,
-    async login(username = ADMIN.username, password = ADMIN.password) {
-      const response = await call({ method: 'POST', url: '/login', payload: { username, password } });
-      if (response.statusCode !== 200) throw new Error(`login failed: ${response.statusCode} ${response.body}`);
-      return response.json<{ token: string }>().token;
+    login,
+    async createTenant(adminToken, name) {
+      const response = await call({ method: 'POST', url: '/tenants', token: adminToken, payload: { name } });
+      if (response.statusCode !== 201) throw new Error(`tenant not created: ${response.statusCode} ${response.body}`);
+      return response.json<{ id: number }>().id;
+    },
+    async createMember(adminToken, tenantId, role, username) {
+      const password = `${username}-password`;
+      const response = await call({
+        method: 'POST',
+        url: '/users',
+        token: adminToken,
+        payload: { username, password, email: `${username}@example.com`, name: username, roles: [{ role, tenant_id: tenantId }] },
+      });
+      if (response.statusCode !== 201) throw new Error(`user not created: ${response.statusCode} ${response.body}`);
+      return { id: response.json<{ id: number }>().id, username, password, token: await login(username, password) };
     },
     async close() {
       await app.close();

@@ -9,8 +9,17 @@ let tenantId: number;
 beforeAll(async () => {
   harness = await startConsole();
   const admin = await harness.server.login();
-  tenantId = await harness.server.createTenant(admin, 'acltenant');
-  user = await harness.server.createMember(admin, tenantId, 'user', 'acl-member');
+  const tenant = await harness.server.call({ method: 'POST', url: '/tenants', token: admin, payload: { name: 'acltenant' } });
+  expect(tenant.statusCode, tenant.body).toBe(201);
+  tenantId = tenant.json<{ id: number }>().id;
+  user = { username: 'acl-member', password: 'acl-member-password-1' };
+  const created = await harness.server.call({
+    method: 'POST',
+    url: '/users',
+    token: admin,
+    payload: { ...user, email: 'acl-member@example.com', name: 'ACL member', roles: [{ role: 'user', tenant_id: tenantId }] },
+  });
+  expect(created.statusCode, created.body).toBe(201);
 });
 afterAll(() => harness.close());
 

@@ -1,19 +1,18 @@
 import { type DateRange, presetIntervals } from '@voxplan/contracts';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { createTenantMember, type TenantMember } from '../../server/test/harness.ts';
 import { accessibilityViolations, type ConsoleHarness, rowWith, searchTable, startConsole } from './harness.ts';
 
 let harness: ConsoleHarness;
 let admin: string;
-let user: { username: string; password: string };
-let tenantId: number;
+let user: TenantMember;
 
 /** A tenant and a member (role user) in it, seeded through the API. */
 beforeAll(async () => {
   harness = await startConsole();
   admin = await harness.server.login();
-  tenantId = await harness.server.createTenant(admin, 'schedules');
-  user = await harness.server.createMember(admin, tenantId, 'user', 'schedule-member');
+  user = await createTenantMember(harness.server, admin, 'schedules');
 });
 afterAll(() => harness.close());
 
@@ -86,7 +85,7 @@ describe('schedules screen', () => {
     expect(await rowWith(page, 'Support desk').locator('td').allTextContents()).toEqual(expect.arrayContaining(['America/Sao_Paulo', 'BR', 'SP', 'Campinas']));
 
     const [stored] = await storedRanges();
-    expect(stored).toMatchObject({ name: 'Support desk', time_zone: 'America/Sao_Paulo', country: 'BR', state: 'SP', city: 'Campinas', exceptions: [], tenant_id: tenantId });
+    expect(stored).toMatchObject({ name: 'Support desk', time_zone: 'America/Sao_Paulo', country: 'BR', state: 'SP', city: 'Campinas', exceptions: [], tenant_id: user.tenantId });
     expect(stored!.intervals).toEqual(expect.arrayContaining(presetIntervals('weekdays_with_break')));
     expect(stored!.intervals).toHaveLength(10);
   });

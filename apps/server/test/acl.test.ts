@@ -29,9 +29,19 @@ afterAll(() => server.close());
 
 async function tenantWithMember(): Promise<{ tenantId: number; token: string }> {
   const n = next();
-  const tenantId = await server.createTenant(admin, `acl-${n}`);
-  const { token } = await server.createMember(admin, tenantId, 'user', `acl-user-${n}`);
-  return { tenantId, token };
+  const tenant = await server.call({ method: 'POST', url: '/tenants', token: admin, payload: { name: `acl-${n}` } });
+  expect(tenant.statusCode, tenant.body).toBe(201);
+  const tenantId = tenant.json<{ id: number }>().id;
+  const username = `acl-user-${n}`;
+  const password = `${username}-password`;
+  const user = await server.call({
+    method: 'POST',
+    url: '/users',
+    token: admin,
+    payload: { username, password, email: `${username}@example.com`, name: username, roles: [{ role: 'user', tenant_id: tenantId }] },
+  });
+  expect(user.statusCode, user.body).toBe(201);
+  return { tenantId, token: await server.login(username, password) };
 }
 
 const create = (token: string, payload: Record<string, unknown>) => server.call({ method: 'POST', url: '/acl', token, payload });

@@ -1,12 +1,7 @@
 import { type DateRange, type DateRangeStatus, presetIntervals } from '@voxplan/contracts';
-import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createSchedules } from '../src/modules/date-ranges/schedules.ts';
-import { q, startTestServer, type TestServer } from './harness.ts';
-
-interface ErrorBody {
-  error: { statusCode: number; code?: string; message: string; details?: { path: string; message: string }[] };
-}
+import { createTenantMember, errorOf, expectInvalid, q, startTestServer, type TestServer } from './harness.ts';
 
 let server: TestServer;
 let admin: string;
@@ -19,12 +14,19 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
+/** A tenant with a member (role user) and a guest. */
 async function tenantWith(): Promise<{ tenantId: number; token: string; guest: string }> {
-  const n = next();
-  const tenantId = await server.createTenant(admin, `ranges-${n}`);
-  const member = await server.createMember(admin, tenantId, 'user', `ranges-user-${n}`);
-  const guest = await server.createMember(admin, tenantId, 'guest', `ranges-guest-${n}`);
-  return { tenantId, token: member.token, guest: guest.token };
+  const { tenantId, token } = await createTenantMember(server, admin, `ranges-${next()}`);
+  const username = `ranges-guest-${next()}`;
+  const password = `${username}-password`;
+  const guest = await server.call({
+    method: 'POST',
+    url: '/users',
+    token: admin,
+    payload: { username, password, email: `${username}@example.com`, name: username, roles: [{ role: 'guest', tenant_id: tenantId }] },
+  });
+  expect(guest.statusCode, guest.body).toBe(201);
+  return { tenantId, token, guest: await server.login(username, password) };
 }
 
 const create = (token: string, payload: Record<string, unknown>, headers: Record<string, string> = {}) =>
@@ -39,16 +41,6 @@ async function statusOf(token: string, id: number, at?: string): Promise<DateRan
   expect(response.statusCode, response.body).toBe(200);
   return response.json<DateRangeStatus>();
 }
-const errorOf = (response: LightMyRequestResponse) => response.json<ErrorBody>().error;
-
-function expectInvalid(response: LightMyRequestResponse, path: string, message?: string) {
-  expect(response.statusCode, response.body).toBe(400);
-  expect(errorOf(response).code).toBe('invalid_input');
-  const details = errorOf(response).details ?? [];
-  expect(details.map((detail) => detail.path), response.body).toContain(path);
-  if (message) expect(details).toContainEqual(expect.objectContaining({ path, message }));
-}
-
 describe('date ranges: records', () => {
   let token: string;
   let tenantId: number;
@@ -113,7 +105,8 @@ describe('date ranges: records', () => {
   });
 
   test('a tenant that has date ranges is in use and cannot be removed', async () => {
-    const id = await server.createTenant(admin, `ranges-owner-${next()}`);
+    const tenant = await server.call({ method: 'POST', url: '/tenants', token: admin, payload: { name: `ranges-owner-${next()}` } });
+    const id = tenant.json<{ id: number }>().id;
     const range = await server.call({ method: 'POST', url: '/date-ranges', token: admin, tenant: id, payload: { name: 'Only', time_zone: 'UTC' } });
     expect(range.statusCode, range.body).toBe(201);
     const refused = await server.call({ method: 'DELETE', url: `/tenants/${id}`, token: admin });

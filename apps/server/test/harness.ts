@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
-import { inject } from 'vitest';
+import { expect, inject } from 'vitest';
 import { buildApp } from '../src/app.ts';
 import { startContext } from '../src/bootstrap.ts';
 import { type Config, loadConfig } from '../src/config.ts';
@@ -19,18 +19,7 @@ export interface TestServer {
   /** Sends a request to /api/v1 + path with an optional bearer token. */
   call(options: InjectOptions & { token?: string; tenant?: number }): Promise<LightMyRequestResponse>;
   login(username?: string, password?: string): Promise<string>;
-  /** A tenant made by the administrator (its token given); answers its id. */
-  createTenant(adminToken: string, name: string): Promise<number>;
-  /** A user with one role in a tenant, made by the administrator, and signed in. */
-  createMember(adminToken: string, tenantId: number, role: 'user' | 'guest', username: string): Promise<Member>;
   close(): Promise<void>;
-}
-
-export interface Member {
-  id: number;
-  username: string;
-  password: string;
-  token: string;
 }
 
 /** A real server on a fresh database of the dialect under test: SQLite file or PostgreSQL database. */
@@ -66,33 +55,15 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
       },
     });
 
-  async function login(username = ADMIN.username, password = ADMIN.password) {
-    const response = await call({ method: 'POST', url: '/login', payload: { username, password } });
-    if (response.statusCode !== 200) throw new Error(`login failed: ${response.statusCode} ${response.body}`);
-    return response.json<{ token: string }>().token;
-  }
-
   return {
     app,
     ctx: started.ctx,
     config,
     call,
-    login,
-    async createTenant(adminToken, name) {
-      const response = await call({ method: 'POST', url: '/tenants', token: adminToken, payload: { name } });
-      if (response.statusCode !== 201) throw new Error(`tenant not created: ${response.statusCode} ${response.body}`);
-      return response.json<{ id: number }>().id;
-    },
-    async createMember(adminToken, tenantId, role, username) {
-      const password = `${username}-password`;
-      const response = await call({
-        method: 'POST',
-        url: '/users',
-        token: adminToken,
-        payload: { username, password, email: `${username}@example.com`, name: username, roles: [{ role, tenant_id: tenantId }] },
-      });
-      if (response.statusCode !== 201) throw new Error(`user not created: ${response.statusCode} ${response.body}`);
-      return { id: response.json<{ id: number }>().id, username, password, token: await login(username, password) };
+    async login(username = ADMIN.username, password = ADMIN.password) {
+      const response = await call({ method: 'POST', url: '/login', payload: { username, password } });
+      if (response.statusCode !== 200) throw new Error(`login failed: ${response.statusCode} ${response.body}`);
+      return response.json<{ token: string }>().token;
     },
     async close() {
       await app.close();
@@ -105,3 +76,43 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
 
 /** Builds the query string for a filter or where parameter, as the console sends it. */
 export const q = (name: 'filter' | 'where', value: unknown): string => `${name}=${encodeURIComponent(JSON.stringify(value))}`;
+
+export interface TenantMember {
+  tenantId: number;
+  userId: number;
+  username: string;
+  password: string;
+  token: string;
+}
+
+/** A new tenant named `name` and a user `<name>-<role>` with that role in it, made through the API by the administrator. */
+export async function createTenantMember(server: TestServer, adminToken: string, name: string, role: 'user' | 'guest' = 'user'): Promise<TenantMember> {
+  const tenant = await server.call({ method: 'POST', url: '/tenants', token: adminToken, payload: { name } });
+  if (tenant.statusCode !== 201) throw new Error(`creating tenant ${name} failed: ${tenant.statusCode} ${tenant.body}`);
+  const tenantId = tenant.json<{ id: number }>().id;
+  const username = `${name}-${role}`;
+  const password = `${username}-password-1`;
+  const user = await server.call({
+    method: 'POST',
+    url: '/users',
+    token: adminToken,
+    payload: { username, password, email: `${username}@example.com`, name: username, roles: [{ role, tenant_id: tenantId }] },
+  });
+  if (user.statusCode !== 201) throw new Error(`creating user ${username} failed: ${user.statusCode} ${user.body}`);
+  return { tenantId, userId: user.json<{ id: number }>().id, username, password, token: await server.login(username, password) };
+}
+
+export interface ErrorBody {
+  error: { statusCode: number; name?: string; message?: string; code?: string; details?: { path: string; message: string }[] };
+}
+
+export const errorOf = (response: LightMyRequestResponse): ErrorBody['error'] => response.json<ErrorBody>().error;
+
+/** A 400 invalid_input whose details name the field (a body field by its own name) and, when given, the message. */
+export function expectInvalid(response: LightMyRequestResponse, field: string, message?: string): void {
+  expect(response.statusCode, response.body).toBe(400);
+  expect(errorOf(response).code).toBe('invalid_input');
+  const details = errorOf(response).details ?? [];
+  expect(details.map((detail) => detail.path)).toContain(field);
+  if (message !== undefined) expect(details).toContainEqual({ path: field, message });
+}

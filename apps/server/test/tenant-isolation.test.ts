@@ -58,11 +58,23 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-const createTenant = (): Promise<number> => server.createTenant(admin, `iso-${next()}`);
+async function createTenant(): Promise<number> {
+  const response = await server.call({ method: 'POST', url: '/tenants', token: admin, payload: { name: `iso-${next()}` } });
+  expect(response.statusCode, response.body).toBe(201);
+  return response.json<{ id: number }>().id;
+}
 
 async function createUser(tenantId: number, role: 'user' | 'guest'): Promise<{ id: number; token: string }> {
-  const { id, token } = await server.createMember(admin, tenantId, role, `iso-${role}-${next()}`);
-  return { id, token };
+  const username = `iso-${role}-${next()}`;
+  const password = `${username}-password`;
+  const response = await server.call({
+    method: 'POST',
+    url: '/users',
+    token: admin,
+    payload: { username, password, email: `${username}@example.com`, name: username, roles: [{ role, tenant_id: tenantId }] },
+  });
+  expect(response.statusCode, response.body).toBe(201);
+  return { id: response.json<{ id: number }>().id, token: await server.login(username, password) };
 }
 
 function sampleOf(resource: ResourceDefinition): Sample {

@@ -1,9 +1,10 @@
-import { ActionIcon, Button, Tooltip } from '@mantine/core';
-import { IconEdit, IconPlus, IconTrash } from '@tabler/icons-react';
+import { Button } from '@mantine/core';
+import { IconPlus } from '@tabler/icons-react';
 import type { DateRange } from '@voxplan/contracts';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { type Column, DataTable } from '../../lib/table/DataTable.tsx';
+import { EditRemoveActions } from '../../lib/table/EditRemoveActions.tsx';
 import { useRemoveRow } from '../../lib/table/use-remove-row.ts';
 import { DateRangeFormModal } from './DateRangeFormModal.tsx';
 
@@ -37,20 +38,7 @@ export default function DateRangesPage() {
             {t('dateRanges.new')}
           </Button>
         }
-        rowActions={(range) => (
-          <>
-            <Tooltip label={t('common.edit')}>
-              <ActionIcon variant="subtle" aria-label={t('common.edit')} onClick={() => setEditing(range)} data-testid="date-range-edit">
-                <IconEdit size={16} />
-              </ActionIcon>
-            </Tooltip>
-            <Tooltip label={t('common.remove')}>
-              <ActionIcon variant="subtle" color="red" aria-label={t('common.remove')} onClick={() => removeRow(range.id)} data-testid="date-range-remove">
-                <IconTrash size={16} />
-              </ActionIcon>
-            </Tooltip>
-          </>
-        )}
+        rowActions={(range) => <EditRemoveActions testIdPrefix="date-range" onEdit={() => setEditing(range)} onRemove={() => removeRow(range.id)} />}
       />
       {editing !== null && <DateRangeFormModal range={editing === 'new' ? undefined : editing} opened onClose={() => setEditing(null)} />}
     </>

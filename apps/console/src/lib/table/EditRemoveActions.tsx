@@ -1,0 +1,29 @@
+import { ActionIcon, Tooltip } from '@mantine/core';
+import { IconEdit, IconTrash } from '@tabler/icons-react';
+import type { ReactNode } from 'react';
+import { useTranslation } from 'react-i18next';
+
+/**
+ * A row's edit and remove buttons, with the screen's own actions between them; test ids are
+ * `<prefix>-edit` and `<prefix>-remove`. Without onRemove the row shows no remove button.
+ */
+export function EditRemoveActions({ testIdPrefix, onEdit, onRemove, children }: { testIdPrefix: string; onEdit(): void; onRemove?(): void; children?: ReactNode }) {
+  const { t } = useTranslation();
+  return (
+    <>
+      <Tooltip label={t('common.edit')}>
+        <ActionIcon variant="subtle" aria-label={t('common.edit')} onClick={onEdit} data-testid={`${testIdPrefix}-edit`}>
+          <IconEdit size={16} />
+        </ActionIcon>
+      </Tooltip>
+      {children}
+      {onRemove && (
+        <Tooltip label={t('common.remove')}>
+          <ActionIcon variant="subtle" color="red" aria-label={t('common.remove')} onClick={onRemove} data-testid={`${testIdPrefix}-remove`}>
+            <IconTrash size={16} />
+          </ActionIcon>
+        </Tooltip>
+      )}
+    </>
+  );
+}

@@ -1,7 +1,7 @@
 import { ESLint } from 'eslint';
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { compareCatalogues } from './check-i18n.ts';
+import { compareCatalogues, duplicateKeys } from './check-i18n.ts';
 
 describe('npm run check guards the translations', () => {
   test('a key missing on either side, or an empty text, is reported', () => {
@@ -11,6 +11,12 @@ describe('npm run check guards the translations', () => {
       'missing in en: d',
       'empty text: d',
     ]);
+  });
+
+  test('a key given twice in one object is reported: JSON.parse would keep only the last', () => {
+    expect(duplicateKeys('{"a": {"b": "x"}, "c": "y, \\"a\\": z", "a": {"d": "z"}}')).toEqual(['a']);
+    expect(duplicateKeys('{"v": {"custom": {"k": "1", "k": "2"}}, "w": {"k": "3"}}')).toEqual(['v.custom.k']);
+    expect(duplicateKeys('{"a": {"b": "x"}, "c": {"b": "y"}}')).toEqual([]);
   });
 
   test('text written straight into JSX fails the lint, text through t() passes', async () => {

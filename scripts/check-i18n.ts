@@ -1,5 +1,6 @@
 /**
- * en.json and pt.json must have the same keys, and no value may be empty. Run by `npm run check`.
+ * en.json and pt.json must have the same keys, and no value may be empty; no object may name a
+ * key twice. Run by `npm run check`.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -26,6 +27,37 @@ export function compareCatalogues(en: Tree, pt: Tree): string[] {
   return problems;
 }
 
+/**
+ * Keys an object of the JSON text names twice, by their dotted path. JSON.parse keeps the last one
+ * silently: two branches that each add a top-level "validation" merge cleanly as text and lose one.
+ */
+export function duplicateKeys(text: string): string[] {
+  const found: string[] = [];
+  const objects: { keys: Set<string>; path: string }[] = [];
+  let lastKey = '';
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i];
+    if (ch === '"') {
+      let end = i + 1;
+      while (end < text.length && text[end] !== '"') end += text[end] === '\\' ? 2 : 1;
+      const value = JSON.parse(text.slice(i, end + 1)) as string;
+      i = end;
+      const top = objects.at(-1);
+      if (top && /^\s*:/.test(text.slice(end + 1, end + 20))) {
+        const full = top.path ? `${top.path}.${value}` : value;
+        if (top.keys.has(value)) found.push(full);
+        top.keys.add(value);
+        lastKey = full;
+      }
+    } else if (ch === '{') {
+      objects.push({ keys: new Set(), path: objects.length === 0 ? '' : lastKey });
+    } else if (ch === '}') {
+      objects.pop();
+    }
+  }
+  return found;
+}
+
 const pairs = [
   ['apps/console/src/i18n/en.json', 'apps/console/src/i18n/pt.json'],
   ['apps/console/src/i18n/en.screens.json', 'apps/console/src/i18n/pt.screens.json'],
@@ -34,11 +66,13 @@ const pairs = [
 
 if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(import.meta.filename)) {
   const root = path.resolve(import.meta.dirname, '..');
-  const problems = pairs.flatMap(([en, pt]) =>
-    compareCatalogues(JSON.parse(fs.readFileSync(path.join(root, en!), 'utf8')) as Tree, JSON.parse(fs.readFileSync(path.join(root, pt!), 'utf8')) as Tree).map(
-      (problem) => `${path.dirname(en!)}: ${problem}`,
+  const read = (file: string) => fs.readFileSync(path.join(root, file), 'utf8');
+  const problems = [
+    ...pairs.flat().flatMap((file) => duplicateKeys(read(file!)).map((key) => `${file}: key given twice: ${key}`)),
+    ...pairs.flatMap(([en, pt]) =>
+      compareCatalogues(JSON.parse(read(en!)) as Tree, JSON.parse(read(pt!)) as Tree).map((problem) => `${path.dirname(en!)}: ${problem}`),
     ),
-  );
+  ];
   for (const problem of problems) console.error(problem);
   if (problems.length > 0) process.exit(1);
   console.log('i18n: en and pt have the same keys');

@@ -84,6 +84,7 @@ const screens = [
   '/tenants',
   '/users',
   '/general-settings',
+  '/date-ranges',
   '/date-ranges/holidays',
   '/audit',
   '/acl',

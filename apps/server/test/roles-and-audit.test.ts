@@ -84,6 +84,11 @@ const samples: Record<string, Sample> = {
     // A rename could make two holidays of one day and place alike; switching to yearly cannot.
     patch: () => ({ recurring: true }),
   },
+  '/date-ranges': {
+    create: (n) => ({ name: `Audited range ${n}`, time_zone: 'Europe/Lisbon', intervals: [{ day: 'friday', start: '22:00', end: '02:00' }] }),
+    // Not the name, which is unique in a tenant: the bulk patch changes two rows alike.
+    patch: (n) => ({ time_zone: 'America/New_York', exceptions: [{ name: `Closed ${n}`, initial_date: '2026-08-01', final_date: '2026-08-15' }] }),
+  },
 };
 function sampleOf(resource: ResourceDefinition): Sample {
   const sample = samples[resource.path];

@@ -27,6 +27,11 @@ const samples: Record<string, Sample> = {
     create: (n) => ({ name: `Isolated ${n}`, address: `10.${Math.floor(n / 256) % 256}.${n % 256}.0/24`, description: `row ${n}` }),
     patch: { description: 'changed' },
   },
+  '/date-ranges': {
+    create: (n) => ({ name: `Isolated ${n}`, time_zone: 'America/Sao_Paulo', intervals: [{ day: 'monday', start: '08:00', end: '18:00' }], country: 'BR' }),
+    // Names are unique in a tenant, so the bulk patch changes something else.
+    patch: { time_zone: 'Europe/Lisbon' },
+  },
 };
 
 interface Row {

@@ -21,16 +21,19 @@ export const holidaySchema = z.object({
 });
 export type Holiday = z.infer<typeof holidaySchema>;
 
+/** ISO 3166-1 alpha-2, uppercase (BR): the country of holidays and of the places that consult them. */
+export const countryCodeSchema = z
+  .string()
+  .trim()
+  .regex(/^[A-Z]{2}$/);
+
 const holidayFields = {
   name: z.string().trim().min(1).max(200),
   // YYYY-MM-DD and a real calendar date (no 2026-02-30; 29 February in leap years only).
   date: z.iso.date(),
   recurring: z.boolean(),
   level: z.enum(holidayLevels),
-  country: z
-    .string()
-    .trim()
-    .regex(/^[A-Z]{2}$/),
+  country: countryCodeSchema,
   state: z.string().trim().max(100),
   city: z.string().trim().max(100),
 };

@@ -3,6 +3,7 @@ export * from './audit.ts';
 export * from './auth.ts';
 export * from './common.ts';
 export * from './configuration.ts';
+export * from './date-range.ts';
 export * from './destination.ts';
 export * from './errors.ts';
 export * from './filter.ts';

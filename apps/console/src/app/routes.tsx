@@ -27,7 +27,13 @@ export const areaRoutes: AreaRoute[] = [
   { paths: ['/dashboard', '/painel-de-controle'], titleKey: 'nav.dashboard', inMenu: true, icon: 'dashboard', page: placeholder('nav.dashboard') },
   { paths: ['/destination'], titleKey: 'nav.destinations', inMenu: true, icon: 'destination', page: lazy(() => import('../features/destinations/DestinationsPage.tsx')) },
   { paths: ['/numbers', '/numeros'], titleKey: 'nav.numbers', inMenu: true, icon: 'numbers', page: placeholder('nav.numbers') },
-  { paths: ['/date-ranges', '/horarios'], titleKey: 'nav.dateRanges', inMenu: true, icon: 'schedule', page: placeholder('nav.dateRanges') },
+  {
+    paths: ['/date-ranges', '/horarios'],
+    titleKey: 'nav.dateRanges',
+    inMenu: true,
+    icon: 'schedule',
+    page: lazy(() => import('../features/date-ranges/DateRangesPage.tsx')),
+  },
   {
     paths: ['/date-ranges/holidays', '/horarios/feriados'],
     titleKey: 'nav.holidays',

@@ -121,6 +121,22 @@ export interface HolidayTable {
   city: string;
 }
 
+export interface DateRangeTable {
+  id: Generated<number>;
+  tenant_id: number;
+  created_time: Time;
+  updated_time: Time;
+  name: string;
+  time_zone: string;
+  /** JSON: [{day, start, end}]. */
+  intervals: string;
+  /** JSON: [{name, initial_date, final_date}]. */
+  exceptions: string;
+  country: string;
+  state: string;
+  city: string;
+}
+
 export interface Database {
   tenants: TenantTable;
   users: UserTable;
@@ -134,6 +150,7 @@ export interface Database {
   destinations: DestinationTable;
   acl: AclTable;
   holidays: HolidayTable;
+  date_ranges: DateRangeTable;
 }
 
 export type TableName = keyof Database;

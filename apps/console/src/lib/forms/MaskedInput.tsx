@@ -10,6 +10,7 @@ const inputModes: Partial<Record<MaskKind, TextInputProps['inputMode']>> = {
   money: 'decimal',
   url: 'url',
   uri: 'url',
+  time: 'numeric',
 };
 
 /** A text field that shapes what is typed with one of the masks of spec section 5 (passwords use PasswordInput). */

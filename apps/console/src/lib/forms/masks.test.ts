@@ -14,6 +14,10 @@ describe('input masks', () => {
     ['ip', '192.168.0.1/24 x', '192.168.0.1/24'],
     ['shortId', 'My Plan #1', 'myplan1'],
     ['url', ' https://a.example/x y', 'https://a.example/xy'],
+    ['time', '0830', '08:30'],
+    ['time', '8:3', '83'],
+    ['time', '24:00h', '24:00'],
+    ['time', '12:345', '12:34'],
   ] as const)('%s mask turns %s into %s', (kind, raw, shown) => {
     expect(applyMask(kind, raw)).toBe(shown);
   });

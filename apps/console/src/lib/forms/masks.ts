@@ -13,7 +13,8 @@ export type MaskKind =
   | 'postalCode'
   | 'phone'
   | 'money'
-  | 'shortId';
+  | 'shortId'
+  | 'time';
 
 const digitsOf = (raw: string) => raw.replace(/\D/g, '');
 
@@ -72,6 +73,9 @@ export function applyMask(kind: MaskKind, raw: string): string {
       return maskMoney(raw);
     case 'shortId':
       return raw.toLowerCase().replace(/[^a-z0-9_-]/g, '').slice(0, 32);
+    case 'time':
+      // HH:MM from the digits typed ("0830" → "08:30"); the schema checks the hours and minutes.
+      return fillPattern('##:##', digitsOf(raw).slice(0, 4));
     case 'password':
       return raw;
   }

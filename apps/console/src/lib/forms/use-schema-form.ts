@@ -4,7 +4,7 @@ import { useTranslation } from 'react-i18next';
 import type { z } from 'zod';
 import { ApiError } from '../api/client.ts';
 import { type ShowErrorOptions, showError } from '../errors.ts';
-import { validateWith, valuesToSubmit } from './validation.ts';
+import { refinementText, validateWith, valuesToSubmit } from './validation.ts';
 
 /** Spec section 4: success and error flags reset after 3 s. */
 export const STATUS_RESET_MS = 3000;
@@ -77,7 +77,10 @@ export function useSchemaForm<Values extends Record<string, unknown>>(options: O
         if (error instanceof ApiError && error.body?.details) {
           const fieldErrors: Record<string, string> = {};
           for (const detail of error.body.details) {
-            if (detail.path && detail.path in values) fieldErrors[detail.path] = error.code && error.code !== 'invalid_input' ? t(`errors.${error.code}`) : detail.message;
+            // A nested path (intervals.0.start) lands on its field too, when its top-level field is in the form.
+            const field = detail.path?.split('.')[0];
+            if (!field || !(field in values)) continue;
+            fieldErrors[detail.path] = error.code && error.code !== 'invalid_input' ? t(`errors.${error.code}`) : refinementText(detail.message, t);
           }
           if (Object.keys(fieldErrors).length > 0) {
             form.setErrors(fieldErrors);

@@ -53,6 +53,13 @@ export function translateIssue(issue: Issue, t: TFunction): string {
   }
 }
 
+/** A contract refinement's message ('required' or a validation.custom key) in the user's language; other text as it is. */
+export function refinementText(message: string, t: TFunction): string {
+  if (message === 'required') return t('validation.required');
+  // Only a key-like message names a text: others (a server's prose) would read as nested keys.
+  return /^\w+$/.test(message) ? t(`validation.custom.${message}`, { defaultValue: message }) : message;
+}
+
 /** Validates with a shared contract schema and returns Mantine-style errors, keyed by field path. */
 export function validateWith(schema: z.ZodType, values: Record<string, unknown>, t: TFunction): Record<string, string> {
   const result = schema.safeParse(dropEmpty(values), { error: (issue) => translateIssue(issue, t) });
@@ -62,12 +69,7 @@ export function validateWith(schema: z.ZodType, values: Record<string, unknown>,
     const path = issue.path.map(String).join('.') || 'form';
     // A refinement keeps its own message instead of asking the error map. The console's own
     // refinements pass translated text; a contract's says 'required' or names a validation.custom key.
-    const message =
-      issue.code === 'custom'
-        ? issue.message === 'required'
-          ? t('validation.required')
-          : t(`validation.custom.${issue.message}`, { defaultValue: issue.message })
-        : issue.message;
+    const message = issue.code === 'custom' ? refinementText(issue.message, t) : issue.message;
     errors[path] ??= message;
   }
   return errors;

@@ -1,0 +1,48 @@
+import { dateRangeCreateSchema, dateRangeSchema, dateRangeUpdateSchema, exceptionOrderProblems, locationProblems } from '@voxplan/contracts';
+import { badRequest } from '../../errors.ts';
+import { defineResource } from '../../resources/definition.ts';
+import { presentDateRange } from './date-ranges.service.ts';
+
+/** A tenant's schedules: the date_range block asks them whether it is in hours (schedules.ts). */
+export const dateRangesResource = defineResource({
+  entity: 'date_range',
+  path: '/date-ranges',
+  table: 'date_ranges',
+  tenantOwned: true,
+  read: 'member',
+  write: 'member',
+  fields: {
+    id: 'integer',
+    tenant_id: 'integer',
+    name: 'string',
+    time_zone: 'string',
+    country: 'string',
+    state: 'string',
+    city: 'string',
+    created_time: 'date',
+    updated_time: 'date',
+  },
+  defaultOrder: [{ field: 'name', direction: 'asc' }],
+  output: dateRangeSchema,
+  createInput: dateRangeCreateSchema,
+  updateInput: dateRangeUpdateSchema,
+  unique: [{ columns: ['tenant_id', 'name'], code: 'name_already_exists' }],
+  present: (rows) => rows.map(presentDateRange),
+  toValues(input, _write, before) {
+    const misordered = exceptionOrderProblems(input.exceptions as { initial_date: string; final_date: string }[] | undefined);
+    if (misordered.length > 0) throw badRequest('initial_date_after_final_date', misordered);
+    const values = { ...input };
+    if (values.intervals !== undefined) values.intervals = JSON.stringify(values.intervals);
+    if (values.exceptions !== undefined) values.exceptions = JSON.stringify(values.exceptions);
+    if (before && ['country', 'state', 'city'].some((field) => values[field] !== undefined)) {
+      // A patch may change one part of the place: the place as it will be must still hold together.
+      const place = { country: (values.country ?? before.country) as string, state: (values.state ?? before.state) as string, city: (values.city ?? before.city) as string };
+      const problems = locationProblems(place);
+      if (problems.length > 0) throw badRequest('invalid_input', problems);
+    }
+    return values;
+  },
+  // Removal rule to come with plans: a date range used by a plan cannot be removed. It belongs here
+  // as a beforeDelete hook (all rows are checked before any is removed) answering 409 with its own
+  // code. Today nothing refers to a date range, so every removal goes through.
+});

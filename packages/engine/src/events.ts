@@ -14,8 +14,8 @@ export type EngineEvent =
    * idle for the plan's `session_timeout_min`, which ends it.
    */
   | { type: 'timeout' }
-  /** How a `dial` ended; `failed` stands for any provider failure not in the report's list. */
-  | { type: 'dial_result'; status: DialStatus | 'failed' }
+  /** How a `dial` ended (Twilio's `DialCallStatus`, Asterisk's `DIALSTATUS`, as mapped by the adapter). */
+  | { type: 'dial_result'; status: DialStatus }
   /** A recording started by a `recording` block is available (often after the call ended). */
   | { type: 'recording_ready'; url: string; duration_s: number }
   /** The caller hung up, or the chat was closed by the user. */

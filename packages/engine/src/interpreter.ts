@@ -111,18 +111,6 @@ async function runTurn(input: Session, event: EngineEvent, ports: EnginePorts, p
   return turn.result(ports);
 }
 
-const dialExits: Readonly<Record<DialStatus | 'failed', string>> = {
-  answer: 'answer',
-  busy: 'busy',
-  no_answer: 'no_answer',
-  cancel: 'failed',
-  dont_call: 'failed',
-  invalid_args: 'failed',
-  failed: 'failed',
-};
-/** Exported for the `destination` block: the exit a dial outcome takes. */
-export const exitOfDialStatus = (status: DialStatus | 'failed'): string => dialExits[status];
-
 class TurnState implements Turn {
   readonly actions: Action[] = [];
   readonly now: Date;

@@ -17,8 +17,12 @@ export type Direction = 'inbound' | 'outbound';
 export type SessionStatus = 'new' | 'waiting' | 'ended';
 export const dispositions = ['routed', 'retained', 'abandoned', 'failed'] as const;
 export type Disposition = (typeof dispositions)[number];
-/** The call report's dial statuses (spec section 3, "Call report"). */
-export const dialStatuses = ['answer', 'busy', 'cancel', 'dont_call', 'no_answer', 'invalid_args'] as const;
+/**
+ * The call report's dial statuses (spec section 3, "Call report"), and `failed` for what that
+ * list has no word for: the provider could not place the call (Twilio `failed`, Asterisk
+ * `CONGESTION` or `CHANUNAVAIL`). `invalid_args` also stands for a destination that no longer exists.
+ */
+export const dialStatuses = ['answer', 'busy', 'cancel', 'dont_call', 'no_answer', 'invalid_args', 'failed'] as const;
 export type DialStatus = (typeof dialStatuses)[number];
 /**
  * The `hangup` block's causes, and the ways a session ends without it: the caller hung up, a

@@ -1,5 +1,5 @@
 /** Builds small plans and runs them through the real engine, for the blocks' own tests. */
-import { type Action, type Channel, type EngineEvent, type Session, type TurnResult, handleEvent, startSession } from '@voxplan/engine';
+import { type Action, type Channel, type EngineEvent, type Session, type SessionInit, type TurnResult, handleEvent, startSession } from '@voxplan/engine';
 import { type MemoryWorld, memoryPorts } from '@voxplan/engine/testing';
 import { compilePlan } from './compile.ts';
 
@@ -43,11 +43,11 @@ export interface Run {
   exitOf(id: string): string | undefined;
 }
 
-export async function runPlan(document: unknown, options: { channel?: Channel; world?: MemoryWorld; events?: EngineEvent[]; plans?: unknown[] } = {}): Promise<Run> {
+export async function runPlan(document: unknown, options: { channel?: Channel; world?: MemoryWorld; events?: EngineEvent[]; plans?: unknown[]; init?: Partial<SessionInit> } = {}): Promise<Run> {
   const plans = [document, ...(options.plans ?? [])].map((plan) => compilePlan(plan));
   const ports = memoryPorts({ ...options.world, plans });
   const results = [
-    await startSession({ id: 'session-1', tenant_id: 1, plan_id: 1, channel: options.channel ?? 'voice', provider: 'simulator', caller: '+5511999990000', called: '+551130000000' }, ports),
+    await startSession({ id: 'session-1', tenant_id: 1, plan_id: 1, channel: options.channel ?? 'voice', provider: 'simulator', caller: '+5511999990000', called: '+551130000000', ...options.init }, ports),
   ];
   for (const event of options.events ?? []) results.push(await handleEvent(results.at(-1)!.session, event, ports));
   const session = results.at(-1)!.session;

@@ -35,7 +35,11 @@ export interface BlockDefinition<T extends string = string, S extends z.ZodType 
   exits(data: z.output<S>): readonly string[];
   /** Exits every instance has, whatever its data (the ones the texts label). */
   readonly staticExits: readonly string[];
+  /** Whether some exits come from the data (menu options, API cases, Lua returns). */
+  readonly hasDataExits: boolean;
   readonly references: readonly ReferenceField[];
+  /** Exits usually left unconnected on purpose (a `destination` answered): lint does not warn about them. */
+  readonly quietExits: readonly string[];
   /**
    * Whether the block waits for something from outside (input, a dial) before it leaves. A loop
    * through blocks that never wait spins until the step limit: lint warns about it.
@@ -49,6 +53,7 @@ export function defineBlock<const T extends string, S extends z.ZodType>(definit
   schema: S;
   exits: readonly string[] | { static: readonly string[]; of: (data: z.output<S>) => readonly string[] };
   references?: readonly ReferenceField[];
+  quietExits?: readonly string[];
   waitsForInput?: boolean;
   texts: { en: BlockTexts; pt: BlockTexts };
 }): BlockDefinition<T, S> {
@@ -59,8 +64,10 @@ export function defineBlock<const T extends string, S extends z.ZodType>(definit
     type: definition.type,
     schema: definition.schema,
     staticExits,
+    hasDataExits: !isStatic,
     exits: isStatic ? () => staticExits : (exits as { of: (data: z.output<S>) => readonly string[] }).of,
     references: definition.references ?? [],
+    quietExits: definition.quietExits ?? [],
     waitsForInput: definition.waitsForInput ?? false,
     texts: definition.texts,
   };

@@ -13,6 +13,8 @@ export const destinationBlock = defineBlock({
   }),
   exits: ['answer', 'busy', 'no_answer', 'failed'],
   references: [{ path: 'destination_id', kind: 'destination' }],
+  // After an answer the bridge is the call; an exit there is only for what follows it.
+  quietExits: ['answer'],
   waitsForInput: true,
   texts: { en, pt },
 });

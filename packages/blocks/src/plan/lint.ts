@@ -25,8 +25,9 @@ export function lintPlan(content: ValidatedDocument): Array<PlanIssue<PlanWarnin
       continue;
     }
     const targets = next.get(node.id)!;
+    const quiet = blockDefinition(node.type)?.quietExits ?? [];
     for (const exit of exitsOf(node)) {
-      if (targets.has(exit)) continue;
+      if (targets.has(exit) || quiet.includes(exit)) continue;
       const isMenuFallback = node.type === 'voice_menu' && (exit === 'timeout' || exit === 'invalid');
       warnings.push({
         code: isMenuFallback ? 'voice_menu_exit_unconnected' : 'unconnected_exit',

@@ -154,6 +154,16 @@ describe('lint', () => {
     ]);
   });
 
+  test("a destination's answer exit may stay unconnected without a warning: the bridge is the call", () => {
+    const result = validatePlanDocument(
+      planDocument(
+        [{ id: 'start', type: 'start' }, { id: 'dest', type: 'destination', data: { destination_id: 1 } }, { id: 'end', type: 'hangup' }],
+        [['start', 'next', 'dest'], ['dest', 'busy', 'end'], ['dest', 'no_answer', 'end']],
+      ),
+    );
+    expect(warningsOf(result)).toEqual([{ code: 'unconnected_exit', node_id: 'dest', path: 'exits.failed' }]);
+  });
+
   test('warns about a loop that waits for no input, not about one through a menu', () => {
     const busy = validatePlanDocument(
       planDocument(

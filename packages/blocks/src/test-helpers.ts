@@ -56,6 +56,6 @@ export async function runPlan(document: unknown, options: { channel?: Channel; w
     results,
     actions: results.flatMap((result) => result.actions),
     ports,
-    exitOf: (id) => session.path.findLast((entry) => entry.node_id === id)?.exit,
+    exitOf: (id) => session.path.findLast((entry) => entry.node_id === id)?.exit ?? undefined,
   };
 }

@@ -48,7 +48,7 @@ test.each(['voice', 'chat'] as const)('coverage: on %s the scenarios enter every
     for (const entry of (await runScenario(scenario, plans, world)).session.path) {
       entered.add(entry.type);
       // Exits that come from the data (menu options, API cases, Lua returns) count once per block type.
-      if (entry.exit !== undefined) taken.add(`${entry.type}:${staticExits.get(entry.type)?.includes(entry.exit) ? entry.exit : '<data>'}`);
+      if (entry.exit !== null) taken.add(`${entry.type}:${staticExits.get(entry.type)?.includes(entry.exit) ? entry.exit : '<data>'}`);
     }
   }
   const wanted = blockDefinitions

@@ -97,7 +97,7 @@ export async function runScenario(scenario: Scenario, plans = loadFixturePlans()
   const names = new Map([...plans].map(([name, item]) => [item.plan.id, name]));
   const notation = session.path.map((entry) => {
     const prefix = entry.plan_id !== session.plan_id ? `${names.get(entry.plan_id)}/` : '';
-    return `${prefix}${entry.node_id}${entry.exit === undefined ? '' : `:${entry.exit}`}`;
+    return `${prefix}${entry.node_id}${entry.exit === null ? '' : `:${entry.exit}`}`;
   });
   return { results, session, ports, plans: byId, path: notation };
 }

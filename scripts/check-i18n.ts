@@ -66,6 +66,11 @@ const pairs = [
 
 if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(import.meta.filename)) {
   const root = path.resolve(import.meta.dirname, '..');
+  // Each block keeps its texts in its own folder (packages/blocks/src/<type>/en.json, pt.json).
+  const blocks = path.join(root, 'packages/blocks/src');
+  for (const folder of fs.readdirSync(blocks).sort()) {
+    if (fs.existsSync(path.join(blocks, folder, 'en.json'))) pairs.push([`packages/blocks/src/${folder}/en.json`, `packages/blocks/src/${folder}/pt.json`]);
+  }
   const read = (file: string) => fs.readFileSync(path.join(root, file), 'utf8');
   const problems = [
     ...pairs.flat().flatMap((file) => duplicateKeys(read(file!)).map((key) => `${file}: key given twice: ${key}`)),

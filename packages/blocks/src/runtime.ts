@@ -1,1 +1,4 @@
-export {};
+/** Server only: block runtimes and the plan compiler. Import definitions from `./definitions`. */
+export { type BlockRuntimeModule } from './core/define.ts';
+export { blockRuntimes } from './runtime-registry.ts';
+export { compilePlan, type PlanIdentity } from './compile.ts';

@@ -1,3 +1,5 @@
+import type { CompiledPlan } from './runtime.ts';
+
 /**
  * What the engine asks of its host. Blocks that do I/O reach it only through these, so the
  * interpreter stays pure and is tested without a network (blocks.md, "The session").
@@ -60,4 +62,155 @@ export type ScheduleStatus = 'in_hours' | 'out_of_hours' | 'holiday';
 export interface Schedules {
   /** `undefined` when the range does not exist in the tenant (the block then takes its `error` path). */
   statusAt(tenantId: number, dateRangeId: number, instant: Date): Promise<ScheduleStatus | undefined>;
+}
+
+/* ------------------------------------------------------------------------------------------- *
+ * Ports the interpreter adds. Each is the smallest question a block needs answered; the host
+ * implements them over its database, its integrations and the real clock.
+ * ------------------------------------------------------------------------------------------- */
+
+/**
+ * Plans as the engine runs them: compiled once per version by `compilePlan` of
+ * `@voxplan/blocks/runtime` (the host caches them; a published version never changes).
+ */
+export interface PlanLoader {
+  /** A version the session pinned when it started or entered the plan. */
+  load(tenantId: number, planId: number, version: number): Promise<CompiledPlan | undefined>;
+  /** The latest published version, for `call_plan`; `undefined` when the tenant has no such published plan. */
+  loadPublished(tenantId: number, planId: number): Promise<CompiledPlan | undefined>;
+}
+
+/** What the `destination` block dials or hands a chat to. */
+export interface DestinationInfo {
+  id: number;
+  name: string;
+  kind: 'voice' | 'chat';
+  /** A SIP or tel URI (voice) or an https URL (chat). */
+  uri: string;
+}
+
+export interface DestinationLookup {
+  /** `undefined` when the destination is not in the tenant (any more). */
+  find(tenantId: number, destinationId: number): Promise<DestinationInfo | undefined>;
+}
+
+export interface AudioInfo {
+  id: number;
+  /** Where a channel adapter fetches the file (the server's own audio URL). */
+  url: string;
+}
+
+export interface AudioLookup {
+  find(tenantId: number, audioId: number): Promise<AudioInfo | undefined>;
+}
+
+export interface OutgoingMessage {
+  tenantId: number;
+  channel: 'sms' | 'whatsapp';
+  to: string;
+  /** The number the session runs on: the sender, when the provider needs one. */
+  from: string;
+  text: string;
+}
+
+export type MessagingResult = { ok: true; id?: string } | { ok: false; reason: string };
+
+/** The `send_message` block: through the tenant's integrations or the number's WhatsApp configuration. */
+export interface Messaging {
+  send(message: OutgoingMessage): Promise<MessagingResult>;
+}
+
+/**
+ * Why an AI request failed. Codes of the error catalogue, so reports and the console can show
+ * them translated.
+ */
+export type AiFailureCode = 'api_key_not_found' | 'ai_key_invalid' | 'ai_access_error';
+export type AiResult<T> = ({ ok: true } & T) | { ok: false; code: AiFailureCode; message?: string };
+
+export interface TranscriptEntry {
+  from: 'caller' | 'plan';
+  text: string;
+  at: string;
+}
+
+/** `speech_detection`: fill the named variables from what the caller said. */
+export interface ExtractRequest {
+  tenantId: number;
+  transcript: string;
+  variables: ReadonlyArray<{ name: string; description: string }>;
+  prompt: string;
+  language: string;
+}
+
+export type ChatbotProvider = 'openai' | 'sippulse';
+
+/** One `chatbot` turn: the history so far and the caller's new input. */
+export interface ChatbotRequest {
+  tenantId: number;
+  provider: ChatbotProvider;
+  assistantId: string;
+  agentId: string;
+  instructions: string;
+  history: ReadonlyArray<{ role: 'user' | 'assistant'; text: string }>;
+  input: string;
+  channel: 'voice' | 'chat';
+}
+
+/** `continue` waits for the next input; `done` and `transfer` are the block's exits. */
+export type ChatbotOutcome = 'continue' | 'done' | 'transfer';
+
+export type RecordingAnalysis =
+  | { kind: 'sentiment'; items: string[] }
+  | { kind: 'topics'; items: string[] }
+  | { kind: 'keywords'; items: string[] }
+  | { kind: 'questions'; items: string[] }
+  | { kind: 'summary'; max_length: number };
+
+export interface AnalyseRequest {
+  tenantId: number;
+  analyses: readonly RecordingAnalysis[];
+  /** The recording (voice) or the conversation text (chat). */
+  source: { kind: 'audio'; url: string } | { kind: 'transcript'; text: string };
+  anonymization: boolean;
+}
+
+/** Analysis results by kind, as they go on the report. */
+export type AnalysisResults = Record<string, unknown>;
+
+export interface AiPort {
+  extract(request: ExtractRequest): Promise<AiResult<{ values: Record<string, string> }>>;
+  chat(request: ChatbotRequest): Promise<AiResult<{ reply: string; outcome: ChatbotOutcome }>>;
+  analyse(request: AnalyseRequest): Promise<AiResult<{ results: AnalysisResults }>>;
+}
+
+/** The AI port of a host with no AI configured: every block that needs it takes its failure exit. */
+export const unconfiguredAi: AiPort = {
+  extract: () => Promise.resolve({ ok: false, code: 'api_key_not_found' }),
+  chat: () => Promise.resolve({ ok: false, code: 'api_key_not_found' }),
+  analyse: () => Promise.resolve({ ok: false, code: 'api_key_not_found' }),
+};
+
+export interface Clock {
+  now(): Date;
+}
+
+export const systemClock: Clock = { now: () => new Date() };
+
+/** Protocol numbers such as `20261122-000123`: unique per tenant, so the host keeps the counter. */
+export interface ProtocolGenerator {
+  next(tenantId: number, at: Date): Promise<string>;
+}
+
+/** Everything the host passes to `startSession` and `handleEvent`. */
+export interface EnginePorts {
+  plans: PlanLoader;
+  scripts: ScriptRunner;
+  http: OutboundHttp;
+  schedules: Schedules;
+  destinations: DestinationLookup;
+  audios: AudioLookup;
+  messaging: Messaging;
+  ai: AiPort;
+  clock: Clock;
+  protocols: ProtocolGenerator;
 }

@@ -1,0 +1,56 @@
+import { expect, test } from 'vitest';
+import { validatePlanDocument } from '../plan/validate.ts';
+import { planDocument, runPlan } from '../test-helpers.ts';
+
+function planWith(rules: unknown[], match = 'all') {
+  return planDocument(
+    [
+      { id: 'start', type: 'start' },
+      { id: 'set', type: 'variable', data: { assignments: [{ name: 'digits', value: '2' }, { name: 'name', value: 'Ana Silva' }, { name: 'score', value: '=10' }] } },
+      { id: 'check', type: 'condition', data: { match, rules } },
+    ],
+    [
+      ['start', 'next', 'set'],
+      ['set', 'next', 'check'],
+    ],
+  );
+}
+
+test.each([
+  [{ left: '{{digits}}', op: 'eq', right: '2' }, 'true'],
+  [{ left: '{{digits}}', op: 'eq', right: '02' }, 'true'],
+  [{ left: '{{digits}}', op: 'neq', right: '3' }, 'true'],
+  [{ left: '=score', op: 'gt', right: '9' }, 'true'],
+  [{ left: '=score', op: 'gte', right: '10' }, 'true'],
+  [{ left: '=score', op: 'lt', right: '9' }, 'false'],
+  [{ left: '=score', op: 'lte', right: '=score' }, 'true'],
+  [{ left: '{{name}}', op: 'contains', right: 'Silva' }, 'true'],
+  [{ left: '{{name}}', op: 'starts_with', right: 'Silva' }, 'false'],
+  [{ left: '{{name}}', op: 'matches', right: '^Ana\\s+\\w+$' }, 'true'],
+  [{ left: '{{missing}}', op: 'empty', right: '' }, 'true'],
+  [{ left: '{{name}}', op: 'not_empty', right: '' }, 'true'],
+  [{ left: '=len(name) > 3 and digits == 2', op: 'eq', right: '=true' }, 'true'],
+])('%j takes %s', async (rule, exit) => {
+  for (const channel of ['voice', 'chat'] as const) expect((await runPlan(planWith([rule]), { channel })).exitOf('check')).toBe(exit);
+});
+
+test('all needs every rule, any needs one', async () => {
+  const rules = [
+    { left: '{{digits}}', op: 'eq', right: '2' },
+    { left: '{{digits}}', op: 'eq', right: '3' },
+  ];
+  expect((await runPlan(planWith(rules, 'all'))).exitOf('check')).toBe('false');
+  expect((await runPlan(planWith(rules, 'any'))).exitOf('check')).toBe('true');
+});
+
+test('a pattern that could take too long to match, or is not a pattern, is refused when saved', () => {
+  for (const right of ['(a+)+$', '([a-z]*)*', '(', 'x'.repeat(201)]) {
+    const result = validatePlanDocument(planWith([{ left: '{{name}}', op: 'matches', right }]));
+    expect(result.errors.map((error) => [error.code, error.node_id, error.path]), right).toEqual([['unsafe_pattern', 'check', 'rules.0.right']]);
+  }
+});
+
+test('an expression that does not parse is refused when saved', () => {
+  const result = validatePlanDocument(planWith([{ left: '=score >', op: 'eq', right: '1' }]));
+  expect(result.errors.map((error) => [error.code, error.path])).toEqual([['invalid_expression', 'rules.0.left']]);
+});

@@ -1,0 +1,43 @@
+import safeRegex from 'safe-regex2';
+import { z } from 'zod';
+import { defineBlock } from '../core/define.ts';
+import { customIssue, valueText } from '../core/fields.ts';
+import en from './en.json' with { type: 'json' };
+import pt from './pt.json' with { type: 'json' };
+
+export const conditionOperators = ['eq', 'neq', 'gt', 'gte', 'lt', 'lte', 'contains', 'starts_with', 'matches', 'empty', 'not_empty'] as const;
+export type ConditionOperator = (typeof conditionOperators)[number];
+
+/** Longest pattern `matches` accepts; with the star-height check it keeps matching time bounded. */
+export const maxPatternLength = 200;
+
+export const conditionBlock = defineBlock({
+  type: 'condition',
+  schema: z.strictObject({
+    match: z.enum(['all', 'any']).default('all'),
+    rules: z
+      .array(
+        z
+          .strictObject({ left: valueText(), op: z.enum(conditionOperators), right: valueText() })
+          .superRefine((rule, ctx) => {
+            if (rule.op !== 'matches') return;
+            // The pattern is fixed when the plan is saved, so it is checked (and compiled) once.
+            if (rule.right.length > maxPatternLength) {
+              customIssue(ctx, 'unsafe_pattern', ['right'], `a pattern has at most ${maxPatternLength} characters`);
+              return;
+            }
+            try {
+              new RegExp(rule.right, 'u');
+            } catch (error) {
+              customIssue(ctx, 'unsafe_pattern', ['right'], `not a valid pattern: ${(error as Error).message}`);
+              return;
+            }
+            if (!safeRegex(rule.right)) customIssue(ctx, 'unsafe_pattern', ['right'], 'nested repetition could take too long to match');
+          }),
+      )
+      .min(1)
+      .max(20),
+  }),
+  exits: ['true', 'false'],
+  texts: { en, pt },
+});

@@ -1,0 +1,90 @@
+/** Sends the request of an `http_request` or `api_switch` block through the OutboundHttp port. */
+import { compileTemplate, type Template, type Turn } from '@voxplan/engine';
+
+export interface HttpRequestData {
+  method: string;
+  url: string;
+  headers: Record<string, string>;
+  query: Record<string, string>;
+  body: string;
+  timeout_ms: number;
+}
+
+/** A JSON body whose strings are templates: rendered value by value, so a `"` in a variable cannot break the JSON. */
+type BodyTemplate = null | boolean | number | Template | BodyTemplate[] | { [key: string]: BodyTemplate };
+
+export interface CompiledHttpRequest {
+  method: string;
+  url: Template;
+  headers: Array<[string, Template]>;
+  query: Array<[string, Template]>;
+  body: { template: BodyTemplate } | null;
+  timeoutMs: number;
+}
+
+function compileBody(value: unknown): BodyTemplate {
+  if (typeof value === 'string') return compileTemplate(value);
+  if (Array.isArray(value)) return value.map(compileBody);
+  if (value !== null && typeof value === 'object') {
+    const out: { [key: string]: BodyTemplate } = {};
+    for (const [key, item] of Object.entries(value)) Object.defineProperty(out, key, { value: compileBody(item), enumerable: true, writable: true });
+    return out;
+  }
+  return value as null | boolean | number;
+}
+
+function renderBody(turn: Turn, body: BodyTemplate): unknown {
+  if (body === null || typeof body !== 'object') return body;
+  if (Array.isArray(body)) return body.map((item) => renderBody(turn, item));
+  if ('render' in body && typeof body.render === 'function') return turn.render(body as Template);
+  const out: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(body as { [key: string]: BodyTemplate })) {
+    Object.defineProperty(out, key, { value: renderBody(turn, item), enumerable: true, writable: true });
+  }
+  return out;
+}
+
+export function compileHttpRequest(data: HttpRequestData): CompiledHttpRequest {
+  return {
+    method: data.method,
+    url: compileTemplate(data.url),
+    headers: Object.entries(data.headers).map(([name, value]) => [name, compileTemplate(value)]),
+    query: Object.entries(data.query).map(([name, value]) => [name, compileTemplate(value)]),
+    body: data.body.trim() === '' ? null : { template: compileBody(JSON.parse(data.body)) },
+    timeoutMs: data.timeout_ms,
+  };
+}
+
+export type HttpOutcome = { ok: true; status: number; json: unknown } | { ok: false; reason: string };
+
+/** Builds the request from the session and sends it; the answer's JSON is `undefined` when it is not JSON. */
+export async function sendHttpRequest(turn: Turn, request: CompiledHttpRequest): Promise<HttpOutcome> {
+  let url: URL;
+  try {
+    url = new URL(turn.render(request.url));
+  } catch {
+    return { ok: false, reason: 'invalid_url' };
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return { ok: false, reason: 'invalid_url' };
+  for (const [name, value] of request.query) url.searchParams.set(name, turn.render(value));
+  const headers: Record<string, string> = {};
+  for (const [name, value] of request.headers) headers[name] = turn.render(value);
+  let body: string | undefined;
+  if (request.body) {
+    body = JSON.stringify(renderBody(turn, request.body.template));
+    if (!Object.keys(headers).some((name) => name.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json';
+  }
+  try {
+    const response = await turn.ports.http.request({ method: request.method, url: url.toString(), headers, body, timeoutMs: request.timeoutMs });
+    let json: unknown;
+    try {
+      json = response.body === '' ? undefined : JSON.parse(response.body);
+    } catch {
+      json = undefined;
+    }
+    return { ok: true, status: response.status, json };
+  } catch (error) {
+    const failure = (error as { failure?: unknown }).failure;
+    return { ok: false, reason: typeof failure === 'string' ? failure : 'network' };
+  }
+}

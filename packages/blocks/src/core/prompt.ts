@@ -1,0 +1,42 @@
+/** Plays a prompt (`play_message`, and the prompt of `voice_menu` and `speech_detection`). */
+import { compileTemplate, type Template, type Turn } from '@voxplan/engine';
+
+export interface PromptData {
+  text_to_speech: boolean;
+  voice_text: string;
+  audio_id: number | null;
+  chat_text: string;
+}
+
+export interface CompiledPrompt {
+  textToSpeech: boolean;
+  voice: Template;
+  audioId: number | null;
+  chat: Template;
+}
+
+export function compilePrompt(data: PromptData): CompiledPrompt {
+  return { textToSpeech: data.text_to_speech, voice: compileTemplate(data.voice_text), audioId: data.audio_id, chat: compileTemplate(data.chat_text) };
+}
+
+/**
+ * Voice: speaks the text, or plays the audio. An audio removed since the plan was saved falls back
+ * to the spoken text, so the caller still hears something when there is one.
+ */
+export async function playPrompt(turn: Turn, prompt: CompiledPrompt, language?: string): Promise<void> {
+  if (!prompt.textToSpeech && prompt.audioId !== null) {
+    const audio = await turn.ports.audios.find(turn.session.tenant_id, prompt.audioId);
+    if (audio) {
+      turn.emit({ type: 'play', audio_id: audio.id, url: audio.url });
+      return;
+    }
+  }
+  const text = turn.render(prompt.voice);
+  if (text.trim() !== '') turn.emit(language ? { type: 'say', text, language } : { type: 'say', text });
+}
+
+/** Chat: the chat text, or the voice text when the plan syncs them or the chat text is empty. */
+export function chatPromptText(turn: Turn, prompt: CompiledPrompt): string {
+  const chat = turn.render(prompt.chat);
+  return turn.plan.settings.sync_with_voice_text || chat.trim() === '' ? turn.render(prompt.voice) : chat;
+}

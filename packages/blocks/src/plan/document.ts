@@ -1,0 +1,113 @@
+/**
+ * The plan document (blocks.md, "The plan document"): settings, nodes and edges, with the format
+ * version it was written in. Documents are migrated to the current format when read.
+ */
+import { z } from 'zod';
+
+export const planFormatVersion = 1;
+
+export const planSettingsSchema = z.strictObject({
+  /** Chat: a conversation idle this long ends (with `chat_text`). */
+  session_timeout_min: z.number().int().min(1).max(10_080).default(30),
+  chat_text: z.string().max(1_000).default(''),
+  /** Chat texts follow the voice texts. */
+  sync_with_voice_text: z.boolean().default(false),
+  /** Receives signed JSON events; empty when none. */
+  webhook: z
+    .string()
+    .trim()
+    .max(2_000)
+    .refine((url) => url === '' || /^https?:\/\/[^\s]+$/i.test(url), 'must be an http or https URL')
+    .default(''),
+});
+export type PlanSettings = z.output<typeof planSettingsSchema>;
+
+/** Node and edge ids: chosen by the editor, unique in the plan. */
+const elementId = z
+  .string()
+  .min(1)
+  .max(64)
+  .regex(/^[A-Za-z0-9_.:-]+$/, 'letters, digits and _ . : - only');
+
+export const planNodeSchema = z.strictObject({
+  id: elementId,
+  /** One of the block types; checked against the registry with the data. */
+  type: z.string().min(1).max(40),
+  position: z.strictObject({ x: z.number().finite(), y: z.number().finite() }).default({ x: 0, y: 0 }),
+  /** The block's fields; checked against the block's own schema. */
+  data: z.unknown().default({}),
+});
+
+export const planEdgeSchema = z.strictObject({
+  id: elementId,
+  source: elementId,
+  source_exit: z.string().min(1).max(64),
+  target: elementId,
+});
+
+export const planLimits = { maxNodes: 500, maxEdges: 2_000 } as const;
+
+/** What a plan version stores: the graph and its settings. */
+export const planContentSchema = z.strictObject({
+  format_version: z.literal(planFormatVersion),
+  settings: planSettingsSchema.default(planSettingsSchema.parse({})),
+  nodes: z.array(planNodeSchema).max(planLimits.maxNodes),
+  edges: z.array(planEdgeSchema).max(planLimits.maxEdges).default([]),
+});
+export type PlanContent = z.output<typeof planContentSchema>;
+export type PlanNode = z.output<typeof planNodeSchema>;
+export type PlanEdge = z.output<typeof planEdgeSchema>;
+
+/**
+ * A plan as blocks.md describes it: the content plus who and what it is. The server keeps those
+ * in their own columns, so they are optional here; `compilePlan` needs id, tenant, name and version.
+ */
+export const planDocumentSchema = planContentSchema.extend({
+  id: z.number().int().positive().max(2 ** 31 - 1).optional(),
+  tenant_id: z.number().int().positive().max(2 ** 31 - 1).optional(),
+  name: z.string().max(100).optional(),
+  version: z.number().int().min(0).optional(),
+  updated_time: z.string().optional(),
+  updated_by: z.number().int().nullable().optional(),
+});
+export type PlanDocument = z.output<typeof planDocumentSchema>;
+
+export class PlanFormatError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'PlanFormatError';
+  }
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
+
+/**
+ * Steps from each format to the next. Format 0 is the shape before versioning: the same graph
+ * without `format_version`, where a node might lack `data` or `position`.
+ */
+const migrations: ReadonlyArray<(document: Record<string, unknown>) => Record<string, unknown>> = [
+  (document) => ({
+    ...document,
+    nodes: Array.isArray(document.nodes)
+      ? document.nodes.map((node: unknown) => (isRecord(node) ? { position: { x: 0, y: 0 }, data: {}, ...node } : node))
+      : document.nodes,
+    edges: document.edges ?? [],
+    format_version: 1,
+  }),
+];
+
+/**
+ * Brings a stored document to the current format. It does not validate: `validatePlanDocument`
+ * (or `readPlanDocument`) does that on the result.
+ */
+export function migratePlanDocument(raw: unknown): unknown {
+  if (!isRecord(raw)) throw new PlanFormatError('a plan document is a JSON object');
+  const version = raw.format_version ?? 0;
+  if (typeof version !== 'number' || !Number.isInteger(version) || version < 0) throw new PlanFormatError('format_version must be a whole number');
+  if (version > planFormatVersion) {
+    throw new PlanFormatError(`format_version ${version} is newer than this server understands (${planFormatVersion})`);
+  }
+  let document = raw;
+  for (let step = version; step < planFormatVersion; step++) document = migrations[step]!(document);
+  return document;
+}

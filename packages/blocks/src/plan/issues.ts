@@ -1,0 +1,28 @@
+import type { CustomIssueCode } from '../core/fields.ts';
+
+/** What structural validation and lint report (docs/engine.md, "Plan validation"). */
+export type PlanErrorCode =
+  | 'unsupported_format'
+  | 'invalid_field'
+  | CustomIssueCode
+  | 'unknown_block_type'
+  | 'duplicate_id'
+  | 'missing_start'
+  | 'multiple_starts'
+  | 'unknown_node'
+  | 'unknown_exit'
+  | 'exit_already_connected'
+  | 'plan_calls_itself';
+
+export type PlanWarningCode = 'unreachable' | 'unconnected_exit' | 'voice_menu_exit_unconnected' | 'loop_without_input';
+
+export interface PlanIssue<C extends string = PlanErrorCode | PlanWarningCode> {
+  code: C;
+  message: string;
+  /** The node the issue is about; `path` is then inside its `data` (or `type`, `id` for those fields). */
+  node_id?: string;
+  /** The edge the issue is about; `path` is then one of its fields. */
+  edge_id?: string;
+  /** Dotted path (`options.0.digits`); relative to the node's data, the edge, or the document. */
+  path: string;
+}

@@ -1,0 +1,101 @@
+/** Warnings about a valid plan: things that run, but probably not as the author meant. */
+import type { PlanIssue, PlanWarningCode } from './issues.ts';
+import { blockDefinition, exitsOf } from '../registry.ts';
+import type { ValidatedDocument } from './validate.ts';
+
+export function lintPlan(content: ValidatedDocument): Array<PlanIssue<PlanWarningCode>> {
+  const warnings: Array<PlanIssue<PlanWarningCode>> = [];
+  const next = new Map<string, Map<string, string>>();
+  for (const node of content.nodes) next.set(node.id, new Map());
+  for (const edge of content.edges) next.get(edge.source)?.set(edge.source_exit, edge.target);
+
+  const start = content.nodes.find((node) => node.type === 'start');
+  const reached = new Set<string>();
+  const queue = start ? [start.id] : [];
+  while (queue.length > 0) {
+    const id = queue.pop()!;
+    if (reached.has(id)) continue;
+    reached.add(id);
+    for (const target of next.get(id)?.values() ?? []) queue.push(target);
+  }
+
+  for (const node of content.nodes) {
+    if (!reached.has(node.id)) {
+      warnings.push({ code: 'unreachable', message: `no path from the start block leads to '${node.id}'`, node_id: node.id, path: '' });
+      continue;
+    }
+    const targets = next.get(node.id)!;
+    const quiet = blockDefinition(node.type)?.quietExits ?? [];
+    for (const exit of exitsOf(node)) {
+      if (targets.has(exit) || quiet.includes(exit)) continue;
+      const isMenuFallback = node.type === 'voice_menu' && (exit === 'timeout' || exit === 'invalid');
+      warnings.push({
+        code: isMenuFallback ? 'voice_menu_exit_unconnected' : 'unconnected_exit',
+        message: isMenuFallback
+          ? `the menu's '${exit}' exit is not connected: a caller who ${exit === 'timeout' ? 'presses nothing' : 'keeps pressing wrong keys'} is hung up on`
+          : `exit '${exit}' is not connected: the session ends there`,
+        node_id: node.id,
+        path: `exits.${exit}`,
+      });
+    }
+  }
+
+  for (const loop of loopsWithoutInput(content, next)) {
+    warnings.push({
+      code: 'loop_without_input',
+      message: `blocks ${loop.map((id) => `'${id}'`).join(', ')} form a loop that waits for no input; it runs until the step limit ends the session`,
+      node_id: loop[0]!,
+      path: '',
+    });
+  }
+  return warnings;
+}
+
+/** Strongly connected groups of blocks that never wait (Tarjan's algorithm), iteratively to spare the stack. */
+function loopsWithoutInput(content: ValidatedDocument, next: ReadonlyMap<string, ReadonlyMap<string, string>>): string[][] {
+  const isBusy = new Map(content.nodes.map((node) => [node.id, blockDefinition(node.type)?.waitsForInput === false]));
+  const successors = (id: string) => [...(next.get(id)?.values() ?? [])].filter((target) => isBusy.get(target) === true);
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const onStack = new Set<string>();
+  const stack: string[] = [];
+  const loops: string[][] = [];
+  let counter = 0;
+
+  for (const root of content.nodes) {
+    if (!isBusy.get(root.id) || index.has(root.id)) continue;
+    const work: Array<{ id: string; children: string[]; position: number }> = [];
+    const open = (id: string) => {
+      index.set(id, counter);
+      low.set(id, counter);
+      counter++;
+      stack.push(id);
+      onStack.add(id);
+      work.push({ id, children: successors(id), position: 0 });
+    };
+    open(root.id);
+    while (work.length > 0) {
+      const frame = work.at(-1)!;
+      if (frame.position < frame.children.length) {
+        const child = frame.children[frame.position++]!;
+        if (!index.has(child)) open(child);
+        else if (onStack.has(child)) low.set(frame.id, Math.min(low.get(frame.id)!, index.get(child)!));
+        continue;
+      }
+      work.pop();
+      const parent = work.at(-1);
+      if (parent) low.set(parent.id, Math.min(low.get(parent.id)!, low.get(frame.id)!));
+      if (low.get(frame.id) !== index.get(frame.id)) continue;
+      const group: string[] = [];
+      let member: string;
+      do {
+        member = stack.pop()!;
+        onStack.delete(member);
+        group.push(member);
+      } while (member !== frame.id);
+      const isSelfLoop = group.length === 1 && successors(group[0]!).includes(group[0]!);
+      if (group.length > 1 || isSelfLoop) loops.push(group.reverse());
+    }
+  }
+  return loops;
+}

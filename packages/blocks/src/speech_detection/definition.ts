@@ -1,0 +1,34 @@
+import { z } from 'zod';
+import { defineBlock } from '../core/define.ts';
+import { checkPrompt, checkUnique, promptFields, templateText, variableName } from '../core/fields.ts';
+import en from './en.json' with { type: 'json' };
+import pt from './pt.json' with { type: 'json' };
+
+export const speechDetectionBlock = defineBlock({
+  type: 'speech_detection',
+  schema: z
+    .strictObject({
+      ...promptFields,
+      /** What the AI model fills from what the caller said. */
+      variables: z
+        .array(z.strictObject({ name: variableName(), description: z.string().max(500).default('') }))
+        .min(1)
+        .max(10),
+      max_retries: z.number().int().min(0).max(10).default(2),
+      retry_text: templateText(1_000),
+      transcription_prompt: z.string().max(1_000).default(''),
+      /** BCP 47, for the transcription and the spoken prompt. */
+      language: z
+        .string()
+        .regex(/^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/, 'a language tag such as en-US or pt-BR')
+        .default('en-US'),
+    })
+    .superRefine((data, ctx) => {
+      checkPrompt(data, ctx);
+      checkUnique(data.variables, (variable) => variable.name, 'name', 'variables', ctx);
+    }),
+  exits: ['success', 'failed'],
+  references: [{ path: 'audio_id', kind: 'audio' }],
+  waitsForInput: true,
+  texts: { en, pt },
+});

@@ -1,0 +1,47 @@
+/**
+ * Channel-neutral actions (blocks.md, "The session"). Adapters turn them into TwiML, AGI
+ * commands, WhatsApp messages or simulator frames, in the order given.
+ */
+import type { TranscriptEntry } from './ports.ts';
+import type { HangupCause } from './session.ts';
+import type { Value } from './values.ts';
+
+export interface ReplyOption {
+  /** What the user sends back (a button's id): the menu option's digits. */
+  id: string;
+  label: string;
+}
+
+export type Action =
+  /** Voice: speak the text (text to speech). */
+  | { type: 'say'; text: string; language?: string }
+  /** Voice: play a stored audio. */
+  | { type: 'play'; audio_id: number; url: string }
+  /** Voice: collect keys or speech; the answer comes back as `digits`, `speech` or `timeout`. */
+  | { type: 'gather'; input: 'dtmf' | 'speech'; timeout_s: number; max_digits?: number; language?: string; hints?: string }
+  /**
+   * Voice: dial the URI and bridge the call. Chat: hand the conversation, with its transcript
+   * and variables, to the destination's URL. The outcome comes back as `dial_result`.
+   */
+  | {
+      type: 'dial';
+      destination_id: number;
+      name: string;
+      uri: string;
+      timeout_s: number;
+      transcript?: TranscriptEntry[];
+      variables?: Record<string, Value>;
+    }
+  /** Voice: send tones (`w` is a half-second pause). */
+  | { type: 'send_dtmf'; digits: string }
+  /** Voice: record the rest of the call; the file comes back as `recording_ready`. */
+  | { type: 'record'; format: 'wav' | 'mp3' }
+  /**
+   * A message the `send_message` block has already sent through the Messaging port (its exit
+   * depends on the outcome). It is a record for the simulator and logs: adapters do not send it.
+   */
+  | { type: 'send_message'; channel: 'sms' | 'whatsapp'; to: string; text: string; status: 'sent' | 'failed' }
+  /** Chat: a message to the user, with choices to offer as buttons or a list. */
+  | { type: 'reply'; text: string; options?: ReplyOption[] }
+  /** End the call or the chat. `reject`: refuse the call without answering it. */
+  | { type: 'hangup'; cause: HangupCause; reject?: boolean };

@@ -1,0 +1,282 @@
+import { compilePlan } from '@voxplan/blocks/runtime';
+import { describe, expect, test } from 'vitest';
+import type { EngineEvent } from './events.ts';
+import { handleEvent, startSession, type TurnResult } from './interpreter.ts';
+import { engineLimits } from './limits.ts';
+import type { EnginePorts } from './ports.ts';
+import type { Session, SessionInit } from './session.ts';
+import { type MemoryWorld, memoryPorts } from './testing/memory-ports.ts';
+
+type Edge = [string, string, string];
+
+function plan(nodes: Array<{ id: string; type: string; data?: object }>, edges: Edge[], extra: object = {}) {
+  return {
+    id: 1,
+    tenant_id: 1,
+    name: 'Main line',
+    version: 4,
+    format_version: 1,
+    nodes: nodes.map((node) => ({ position: { x: 0, y: 0 }, data: {}, ...node })),
+    edges: edges.map(([source, source_exit, target], index) => ({ id: `e${index}`, source, source_exit, target })),
+    ...extra,
+  };
+}
+
+const init: SessionInit = { id: 'CA123', tenant_id: 1, plan_id: 1, channel: 'voice', provider: 'twilio', caller: '+5511999990000', called: '+551130000000' };
+
+async function play(document: object, events: EngineEvent[], options: { init?: Partial<SessionInit>; world?: MemoryWorld; storeAsJson?: boolean } = {}) {
+  const ports = memoryPorts({ ...options.world, plans: [compilePlan(document)] });
+  const results: TurnResult[] = [await startSession({ ...init, ...options.init }, ports)];
+  for (const event of events) {
+    const stored = options.storeAsJson ? (JSON.parse(JSON.stringify(results.at(-1)!.session)) as Session) : results.at(-1)!.session;
+    results.push(await handleEvent(stored, event, ports));
+  }
+  return { results, session: results.at(-1)!.session, ports };
+}
+
+const menuPlan = plan(
+  [
+    { id: 'start', type: 'start' },
+    { id: 'menu', type: 'voice_menu', data: { voice_text: 'Press 1', options: [{ digits: '1', label: 'Sales' }], max_retries: 0 } },
+    { id: 'sales', type: 'destination', data: { destination_id: 1 } },
+    { id: 'bye', type: 'play_message', data: { voice_text: 'Bye', chat_text: 'Bye!' } },
+  ],
+  [
+    ['start', 'next', 'menu'],
+    ['menu', '1', 'sales'],
+    ['menu', 'invalid', 'menu'],
+    ['menu', 'timeout', 'bye'],
+  ],
+  { settings: { chat_text: 'Are you still there? Closing this chat.' } },
+);
+const world: MemoryWorld = { destinations: [{ id: 1, name: 'Sales', kind: 'voice', uri: 'sip:sales@pbx.example' }] };
+
+describe('sessions', () => {
+  test('a session is plain JSON: stored between turns, it goes on the same', async () => {
+    const events: EngineEvent[] = [{ type: 'digits', digits: '1' }, { type: 'dial_result', status: 'answer' }];
+    const inMemory = await play(menuPlan, events, { world });
+    const stored = await play(menuPlan, events, { world, storeAsJson: true });
+    expect(stored.session).toEqual(inMemory.session);
+    expect(stored.results.map((result) => result.actions)).toEqual(inMemory.results.map((result) => result.actions));
+  });
+
+  test('a turn never changes the session it was given', async () => {
+    const ports = memoryPorts({ ...world, plans: [compilePlan(menuPlan)] });
+    const { session } = await startSession(init, ports);
+    const before = JSON.stringify(session);
+    const deepFreeze = (value: unknown): void => {
+      if (value && typeof value === 'object') {
+        Object.freeze(value);
+        Object.values(value).forEach(deepFreeze);
+      }
+    };
+    deepFreeze(session);
+    await handleEvent(session, { type: 'digits', digits: '1' }, ports);
+    await handleEvent(session, { type: 'digits', digits: '7' }, ports);
+    await handleEvent(session, { type: 'hangup' }, ports);
+    expect(JSON.stringify(session)).toBe(before);
+  });
+
+  test('the report of an ended session has what the call report needs', async () => {
+    const { results } = await play(menuPlan, [{ type: 'digits', digits: '1' }, { type: 'dial_result', status: 'busy' }], {
+      world,
+      init: { direction: 'outbound', source_ip: '203.0.113.9' },
+    });
+    expect(results.slice(0, 2).map((result) => result.report)).toEqual([undefined, undefined]);
+    expect(results[2]!.report).toEqual({
+      session_id: 'CA123',
+      tenant_id: 1,
+      plan_id: 1,
+      plan_name: 'Main line',
+      plan_version: 4,
+      channel: 'voice',
+      provider: 'twilio',
+      direction: 'outbound',
+      caller: '+5511999990000',
+      called: '+551130000000',
+      source_ip: '203.0.113.9',
+      protocol: null,
+      last_node: { plan_id: 1, node_id: 'sales', type: 'destination' },
+      nodes: [
+        { plan_id: 1, node_id: 'start', type: 'start', at: '2026-11-22T12:00:00.000Z', exit: 'next' },
+        { plan_id: 1, node_id: 'menu', type: 'voice_menu', at: '2026-11-22T12:00:00.000Z', exit: '1' },
+        { plan_id: 1, node_id: 'sales', type: 'destination', at: '2026-11-22T12:00:00.000Z', exit: 'busy' },
+      ],
+      pressed_digits: [{ plan_id: 1, node_id: 'menu', digits: '1', at: '2026-11-22T12:00:00.000Z' }],
+      hangup_cause: 'normal_clearing',
+      disposition: 'retained',
+      dial_status: 'busy',
+      failure: null,
+      started_at: '2026-11-22T12:00:00.000Z',
+      ended_at: '2026-11-22T12:00:00.000Z',
+      duration_s: 0,
+      recording: null,
+      variables: {},
+    });
+  });
+
+  test('times come from the clock port: entry times, the end, and the duration', async () => {
+    const ports = memoryPorts({ ...world, plans: [compilePlan(menuPlan)] });
+    const first = await startSession(init, ports);
+    ports.clockAt(new Date('2026-11-22T12:00:35.000Z'));
+    const second = await handleEvent(first.session, { type: 'digits', digits: '1' }, ports);
+    ports.clockAt(new Date('2026-11-22T12:02:00.000Z'));
+    const third = await handleEvent(second.session, { type: 'hangup' }, ports);
+    expect(third.report).toMatchObject({ started_at: '2026-11-22T12:00:00.000Z', ended_at: '2026-11-22T12:02:00.000Z', duration_s: 120 });
+    expect(third.report!.nodes.map((entry) => entry.at)).toEqual(['2026-11-22T12:00:00.000Z', '2026-11-22T12:00:00.000Z', '2026-11-22T12:00:35.000Z']);
+  });
+});
+
+describe('how sessions end', () => {
+  test('the caller hanging up abandons the session, with no action to send', async () => {
+    const { results, session } = await play(menuPlan, [{ type: 'hangup' }]);
+    expect(results[1]!.actions).toEqual([]);
+    expect(session).toMatchObject({ status: 'ended', hangup_cause: 'caller_hangup', disposition: 'abandoned' });
+    expect(results[1]!.report?.last_node?.node_id).toBe('menu');
+  });
+
+  test('a session that reached its destination stays routed when the caller hangs up afterwards', async () => {
+    const withSurvey = plan(
+      [...menuPlan.nodes, { id: 'survey', type: 'voice_menu', data: { voice_text: 'Rate us', options: [{ digits: '5' }] } }],
+      [...menuPlan.edges.map((edge): Edge => [edge.source, edge.source_exit, edge.target]), ['sales', 'answer', 'survey']],
+    );
+    const { results, session } = await play(withSurvey, [{ type: 'digits', digits: '1' }, { type: 'dial_result', status: 'answer' }, { type: 'hangup' }], { world });
+    expect(results[2]!.actions[0]).toEqual({ type: 'say', text: 'Rate us' });
+    expect(session).toMatchObject({ disposition: 'routed', dial_status: 'answer', hangup_cause: 'caller_hangup' });
+  });
+
+  test('an unconnected exit ends the session as hangup does', async () => {
+    const { session, results } = await play(menuPlan, [{ type: 'timeout' }]);
+    expect(results[1]!.actions).toEqual([{ type: 'say', text: 'Bye' }, { type: 'hangup', cause: 'normal_clearing' }]);
+    expect(session).toMatchObject({ status: 'ended', disposition: 'retained', hangup_cause: 'normal_clearing' });
+  });
+
+  test('chat: idle past the session timeout ends the conversation with the plan chat text', async () => {
+    const { session, results } = await play(menuPlan, [{ type: 'timeout' }], { init: { channel: 'chat', provider: 'webchat' } });
+    expect(results[1]!.actions).toEqual([
+      { type: 'reply', text: 'Are you still there? Closing this chat.' },
+      { type: 'hangup', cause: 'session_timeout' },
+    ]);
+    expect(session).toMatchObject({ disposition: 'abandoned', hangup_cause: 'session_timeout' });
+  });
+
+  test('a plan that cannot be loaded fails the session at once', async () => {
+    const ports = memoryPorts({ plans: [compilePlan(menuPlan)] });
+    const result = await startSession({ ...init, plan_id: 99 }, ports);
+    expect(result.actions).toEqual([{ type: 'hangup', cause: 'engine_error' }]);
+    expect(result.session.failure).toMatchObject({ code: 'plan_not_found', plan_id: 99 });
+    expect(result.report?.disposition).toBe('failed');
+    const pinned = await startSession({ ...init, plan_version: 3 }, ports);
+    expect(pinned.session.failure?.code).toBe('plan_not_found');
+  });
+
+  test('a block that throws fails the session, saying which block', async () => {
+    const ports: EnginePorts = { ...memoryPorts({ plans: [compilePlan(menuPlan)] }) };
+    ports.audios = { find: () => Promise.reject(new Error('database is down')) };
+    const audioPlan = plan(
+      [
+        { id: 'start', type: 'start' },
+        { id: 'msg', type: 'play_message', data: { text_to_speech: false, audio_id: 1 } },
+      ],
+      [['start', 'next', 'msg']],
+    );
+    ports.plans = memoryPorts({ plans: [compilePlan(audioPlan)] }).plans;
+    const result = await startSession(init, ports);
+    expect(result.session.failure).toEqual({ code: 'block_error', message: 'block msg (play_message) failed: database is down', plan_id: 1, node_id: 'msg' });
+  });
+});
+
+describe('events that do not apply are ignored and change nothing', () => {
+  test.each<[string, EngineEvent[], EngineEvent]>([
+    ['speech at a key menu', [], { type: 'speech', text: 'one' }],
+    ['a dial result at a menu', [], { type: 'dial_result', status: 'answer' }],
+    ['a second start', [], { type: 'start' }],
+    ['keys after the end', [{ type: 'hangup' }], { type: 'digits', digits: '1' }],
+    ['a recording with no recording block', [], { type: 'recording_ready', url: 'u', duration_s: 1 }],
+  ])('%s', async (_name, before, event) => {
+    const { session } = await play(menuPlan, before);
+    const ports = memoryPorts({ plans: [compilePlan(menuPlan)] });
+    const result = await handleEvent(session, event, ports);
+    expect(result).toEqual({ session, actions: [], ignored: true });
+  });
+});
+
+describe('loops', () => {
+  const busyLoop = plan(
+    [
+      { id: 'start', type: 'start' },
+      { id: 'count', type: 'variable', data: { assignments: [{ name: 'n', value: '=n + 1' }] } },
+      { id: 'check', type: 'condition', data: { rules: [{ left: '=n', op: 'gt', right: '0' }] } },
+    ],
+    [
+      ['start', 'next', 'count'],
+      ['count', 'next', 'check'],
+      ['check', 'true', 'count'],
+    ],
+  );
+
+  test(`a loop that waits for nothing is stopped at ${engineLimits.maxSteps} steps, as failed with a reason`, async () => {
+    const { session, results } = await play(busyLoop, []);
+    expect(session.steps).toBe(engineLimits.maxSteps);
+    expect(session.variables.n).toBe(500);
+    expect(session.failure).toMatchObject({ code: 'step_limit', node_id: 'check' });
+    expect(session.failure?.message).toContain('1000 blocks');
+    expect(results[0]!.actions).toEqual([{ type: 'hangup', cause: 'engine_error' }]);
+    expect(results[0]!.report).toMatchObject({ disposition: 'failed', hangup_cause: 'engine_error' });
+  });
+
+  test(`the same block entered ${engineLimits.maxSameNodeInARow} times in a row ends the session, even across turns`, async () => {
+    const wrongKeys = Array.from({ length: engineLimits.maxSameNodeInARow - 2 }, (): EngineEvent => ({ type: 'digits', digits: '9' }));
+    const patient = await play(menuPlan, wrongKeys);
+    expect(patient.session.status).toBe('waiting');
+    expect(patient.session.same_node_streak).toBe(engineLimits.maxSameNodeInARow - 1);
+    const { session } = await play(menuPlan, [...wrongKeys, { type: 'digits', digits: '9' }]);
+    expect(session.failure).toMatchObject({ code: 'loop_limit', node_id: 'menu' });
+    expect(session.disposition).toBe('failed');
+  });
+
+  test('a block looping on itself without input is stopped in the same turn', async () => {
+    const spin = plan(
+      [
+        { id: 'start', type: 'start' },
+        { id: 'spin', type: 'voice_chat_switch' },
+      ],
+      [
+        ['start', 'next', 'spin'],
+        ['spin', 'voice', 'spin'],
+      ],
+    );
+    const { session } = await play(spin, []);
+    expect(session.failure?.code).toBe('loop_limit');
+    expect(session.steps).toBe(engineLimits.maxSameNodeInARow);
+  });
+});
+
+test('built-in variables reach templates', async () => {
+  const document = plan(
+    [
+      { id: 'start', type: 'start', data: { generate_protocol: true } },
+      { id: 'menu', type: 'voice_menu', data: { voice_text: 'Press', options: [{ digits: '4' }] } },
+      {
+        id: 'say',
+        type: 'play_message',
+        data: { voice_text: '{{caller}}|{{called}}|{{channel}}|{{protocol}}|{{session_id}}|{{plan_id}}|{{tenant_id}}|{{last_digits}}|{{last_input}}|{{now}}' },
+      },
+    ],
+    [
+      ['start', 'next', 'menu'],
+      ['menu', '4', 'say'],
+    ],
+  );
+  const { results } = await play(document, [{ type: 'digits', digits: '4' }]);
+  expect(results[1]!.actions[0]).toEqual({
+    type: 'say',
+    text: '+5511999990000|+551130000000|voice|20261122-000001|CA123|1|1|4||2026-11-22T12:00:00.000Z',
+  });
+});
+
+test('variables given at the start are kept, except names a plan may not assign', async () => {
+  const { session } = await play(menuPlan, [], { init: { variables: { campaign: 'xmas', caller: 'spoof', ...JSON.parse('{"__proto__": {"x": 1}}') } } });
+  expect(session.variables).toEqual({ campaign: 'xmas' });
+  expect(session.caller).toBe('+5511999990000');
+});

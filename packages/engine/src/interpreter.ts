@@ -1,0 +1,390 @@
+/**
+ * The interpreter: a session and an event in, the new session and channel-neutral actions out.
+ * It knows no block by name; each node carries its runtime (runtime.ts). The input session is
+ * never changed: a turn works on a copy, so a host can retry a turn that failed to be stored.
+ */
+import type { Action } from './actions.ts';
+import type { EngineEvent } from './events.ts';
+import type { Scope } from './expression.ts';
+import { engineLimits } from './limits.ts';
+import type { EnginePorts } from './ports.ts';
+import { analyseRecording, isSampled } from './recording.ts';
+import { type CallReport, buildReport } from './report.ts';
+import type { CompiledPlan, Outcome, RecordingStart, RuntimeNode, Turn } from './runtime.ts';
+import {
+  type DialStatus,
+  type Disposition,
+  type FailureCode,
+  type HangupCause,
+  type JsonValue,
+  type Session,
+  type SessionInit,
+  copySession,
+  currentFrame,
+  sessionFormatVersion,
+} from './session.ts';
+import type { Template } from './template.ts';
+import { type Value, isAssignableVariableName, normaliseValue } from './values.ts';
+
+export interface TurnResult {
+  session: Session;
+  actions: Action[];
+  /** Set when the session ended in this turn, or when a recording's analysis completed after it ended. */
+  report?: CallReport;
+  /** The event does not apply to the session as it stands; the session is returned unchanged. */
+  ignored?: boolean;
+}
+
+export function createSession(init: SessionInit, plan: { version: number; name: string } | undefined, now: Date): Session {
+  const variables: Record<string, Value> = {};
+  for (const [name, value] of Object.entries(init.variables ?? {})) if (isAssignableVariableName(name)) variables[name] = normaliseValue(value);
+  return {
+    format_version: sessionFormatVersion,
+    id: init.id,
+    tenant_id: init.tenant_id,
+    plan_id: init.plan_id,
+    plan_version: plan?.version ?? init.plan_version ?? 0,
+    plan_name: plan?.name ?? '',
+    call_stack: [],
+    channel: init.channel,
+    provider: init.provider,
+    direction: init.direction ?? 'inbound',
+    caller: init.caller,
+    called: init.called,
+    source_ip: init.source_ip ?? null,
+    status: 'new',
+    node_id: null,
+    node_state: null,
+    variables,
+    last_digits: '',
+    last_input: '',
+    protocol: null,
+    path: [],
+    digits: [],
+    transcript: [],
+    steps: 0,
+    same_node_streak: 0,
+    started_at: now.toISOString(),
+    ended_at: null,
+    hangup_cause: null,
+    disposition: null,
+    dial_status: null,
+    failure: null,
+    recording: null,
+  };
+}
+
+/** Starts a session on the plan's latest published version (or `init.plan_version`) and runs it to its first wait. */
+export async function startSession(init: SessionInit, ports: EnginePorts): Promise<TurnResult> {
+  const plan =
+    init.plan_version === undefined
+      ? await ports.plans.loadPublished(init.tenant_id, init.plan_id)
+      : await ports.plans.load(init.tenant_id, init.plan_id, init.plan_version);
+  const session = createSession(init, plan, ports.clock.now());
+  return runTurn(session, { type: 'start' }, ports, plan);
+}
+
+export async function handleEvent(session: Session, event: EngineEvent, ports: EnginePorts): Promise<TurnResult> {
+  if (session.status === 'ended') {
+    if (event.type === 'recording_ready' && session.recording?.status === 'recording') {
+      const copy = copySession(session);
+      copy.recording = { ...copy.recording!, url: event.url, duration_s: event.duration_s };
+      await analyseRecording(copy, ports);
+      return { session: copy, actions: [], report: buildReport(copy) };
+    }
+    return { session, actions: [], ignored: true };
+  }
+  if ((event.type === 'start') !== (session.status === 'new')) return { session, actions: [], ignored: true };
+  const frame = currentFrame(session);
+  return runTurn(session, event, ports, await ports.plans.load(session.tenant_id, frame.plan_id, frame.plan_version));
+}
+
+async function runTurn(input: Session, event: EngineEvent, ports: EnginePorts, plan: CompiledPlan | undefined): Promise<TurnResult> {
+  const turn = new TurnState(copySession(input), ports, plan);
+  if (!plan) {
+    const frame = currentFrame(input);
+    turn.fail('plan_not_found', `plan ${frame.plan_id} version ${frame.plan_version} is not available`, null);
+    return turn.result(ports);
+  }
+  const handled = await turn.handle(event);
+  if (!handled) return { session: input, actions: [], ignored: true };
+  return turn.result(ports);
+}
+
+class TurnState implements Turn {
+  readonly actions: Action[] = [];
+  readonly now: Date;
+  readonly scope: Scope;
+  private readonly nowText: string;
+  private ended = false;
+  plan: CompiledPlan;
+
+  constructor(
+    readonly session: Session,
+    readonly ports: EnginePorts,
+    plan: CompiledPlan | undefined,
+  ) {
+    // A turn without a plan only records its failure; every other member needs `plan`.
+    this.plan = plan as CompiledPlan;
+    this.now = ports.clock.now();
+    this.nowText = this.now.toISOString();
+    this.scope = (name) => this.lookup(name);
+  }
+
+  get state(): JsonValue | null {
+    return this.session.node_state;
+  }
+
+  /** `false` when the event does not apply to the session as it stands. */
+  async handle(event: EngineEvent): Promise<boolean> {
+    const session = this.session;
+    switch (event.type) {
+      case 'start': {
+        const start = this.plan.nodes.get(this.plan.startNodeId);
+        if (!start) {
+          this.fail('node_not_found', `start node ${this.plan.startNodeId} is missing`, this.plan.startNodeId);
+          return true;
+        }
+        const outcome = this.enter(start);
+        await this.advance(start, outcome instanceof Promise ? await outcome : outcome);
+        return true;
+      }
+      case 'hangup':
+        this.finish('caller_hangup');
+        return true;
+      case 'recording_ready':
+        if (!session.recording) return false;
+        session.recording = { ...session.recording, url: event.url, duration_s: event.duration_s };
+        return true;
+      case 'timeout':
+        if (session.channel === 'chat') {
+          this.finish('session_timeout');
+          return true;
+        }
+        break;
+      default:
+        break;
+    }
+    const node = session.node_id === null ? undefined : this.plan.nodes.get(session.node_id);
+    if (!node?.runtime.resume) return false;
+    let outcome: Outcome | undefined;
+    try {
+      const resumed = node.runtime.resume(this, node, event);
+      outcome = resumed instanceof Promise ? await resumed : resumed;
+    } catch (error) {
+      outcome = blockError(node, error);
+    }
+    if (outcome === undefined) return false;
+    await this.advance(node, outcome);
+    return true;
+  }
+
+  /** Follows outcomes from block to block until one waits or the session ends. */
+  private async advance(node: RuntimeNode, outcome: Outcome): Promise<void> {
+    for (;;) {
+      if ('wait' in outcome) {
+        this.session.status = 'waiting';
+        return;
+      }
+      if ('fail' in outcome) return this.fail(outcome.fail, outcome.message, node.id);
+      if ('end' in outcome) return this.finish(outcome.end, outcome.reject === true);
+      let next: RuntimeNode | undefined;
+      if ('enterPlan' in outcome) {
+        const plan = outcome.enterPlan;
+        this.session.call_stack.push({ plan_id: plan.id, plan_version: plan.version, plan_name: plan.name });
+        this.plan = plan;
+        next = plan.nodes.get(plan.startNodeId);
+        if (!next) return this.fail('node_not_found', `plan ${plan.id} has no start node`, null);
+      } else {
+        this.markExit(outcome.exit);
+        const target = node.targets.get(outcome.exit);
+        // An exit left unconnected ends the session the way `hangup` does (blocks.md).
+        if (target === undefined) return this.finish('normal_clearing');
+        next = this.plan.nodes.get(target);
+        if (!next) return this.fail('node_not_found', `exit ${outcome.exit} leads to a missing node ${target}`, node.id);
+      }
+      node = next;
+      const entered = this.enter(node);
+      // Most blocks answer at once; awaiting only real promises spares a microtask per block.
+      outcome = entered instanceof Promise ? await entered : entered;
+    }
+  }
+
+  private enter(node: RuntimeNode): Outcome | Promise<Outcome> {
+    const session = this.session;
+    if (session.steps >= engineLimits.maxSteps) {
+      return { fail: 'step_limit', message: `the session entered ${engineLimits.maxSteps} blocks; it is stopped to end a loop` };
+    }
+    const last = session.path.at(-1);
+    const isSameNode = last !== undefined && last.node_id === node.id && last.plan_id === this.plan.id;
+    session.same_node_streak = isSameNode ? session.same_node_streak + 1 : 1;
+    if (session.same_node_streak >= engineLimits.maxSameNodeInARow) {
+      return { fail: 'loop_limit', message: `block ${node.id} was entered ${engineLimits.maxSameNodeInARow} times in a row` };
+    }
+    session.steps++;
+    session.node_id = node.id;
+    session.node_state = null;
+    session.path.push({ plan_id: this.plan.id, node_id: node.id, type: node.type, at: this.nowText, exit: null });
+    try {
+      const outcome = node.runtime.enter(this, node);
+      return outcome instanceof Promise ? outcome.catch((error: unknown) => blockError(node, error)) : outcome;
+    } catch (error) {
+      return blockError(node, error);
+    }
+  }
+
+  private markExit(exit: string): void {
+    const path = this.session.path;
+    const last = path.at(-1);
+    if (last) path[path.length - 1] = { plan_id: last.plan_id, node_id: last.node_id, type: last.type, at: last.at, exit };
+  }
+
+  finish(cause: HangupCause, reject = false): void {
+    if (this.ended) return;
+    const session = this.session;
+    if (cause !== 'caller_hangup') {
+      if (session.channel === 'chat') {
+        const text = this.render(cause === 'session_timeout' ? this.plan.chatTimeoutText : this.plan.hangupChatMessage).trim();
+        if (text !== '') this.emit({ type: 'reply', text });
+      }
+      this.emit(reject ? { type: 'hangup', cause, reject: true } : { type: 'hangup', cause });
+    }
+    const disposition: Disposition =
+      session.dial_status === 'answer' ? 'routed' : cause === 'caller_hangup' || cause === 'session_timeout' ? 'abandoned' : 'retained';
+    this.close(cause, disposition);
+  }
+
+  fail(code: FailureCode, message: string, nodeId: string | null): void {
+    if (this.ended) return;
+    const session = this.session;
+    session.failure = { code, message, plan_id: this.plan?.id ?? currentFrame(session).plan_id, node_id: nodeId };
+    this.emit({ type: 'hangup', cause: 'engine_error' });
+    // A session that reached its destination stays routed: that is what the caller got.
+    this.close('engine_error', session.dial_status === 'answer' ? 'routed' : 'failed');
+  }
+
+  private close(cause: HangupCause, disposition: Disposition): void {
+    const session = this.session;
+    this.ended = true;
+    session.status = 'ended';
+    session.ended_at = this.nowText;
+    session.hangup_cause = cause;
+    session.disposition = disposition;
+    session.node_state = null;
+  }
+
+  async result(ports: EnginePorts): Promise<TurnResult> {
+    if (!this.ended) return { session: this.session, actions: this.actions };
+    await analyseRecording(this.session, ports);
+    return { session: this.session, actions: this.actions, report: buildReport(this.session) };
+  }
+
+  /* Turn, as blocks see it. */
+
+  private lookup(name: string): Value {
+    const session = this.session;
+    switch (name) {
+      case 'caller':
+        return session.caller;
+      case 'called':
+        return session.called;
+      case 'channel':
+        return session.channel;
+      case 'protocol':
+        return session.protocol ?? '';
+      case 'session_id':
+        return session.id;
+      case 'plan_id':
+        return currentFrame(session).plan_id;
+      case 'tenant_id':
+        return session.tenant_id;
+      case 'last_digits':
+        return session.last_digits;
+      case 'last_input':
+        return session.last_input;
+      case 'now':
+        return this.nowText;
+      default:
+        return Object.hasOwn(session.variables, name) ? (session.variables[name] ?? null) : null;
+    }
+  }
+
+  render(template: Template): string {
+    return template.isStatic ? template.source : template.render(this.scope);
+  }
+
+  emit(action: Action): void {
+    this.actions.push(action);
+    if (action.type === 'say' || action.type === 'reply') this.addTranscript('plan', action.text);
+  }
+
+  private addTranscript(from: 'caller' | 'plan', text: string): void {
+    const transcript = this.session.transcript;
+    transcript.push({ from, text, at: this.nowText });
+    if (transcript.length > engineLimits.maxTranscript) transcript.splice(0, transcript.length - engineLimits.maxTranscript);
+  }
+
+  setVariable(name: string, value: Value): boolean {
+    if (!isAssignableVariableName(name)) return false;
+    this.session.variables[name] = normaliseValue(value);
+    return true;
+  }
+
+  variables(): Record<string, Value> {
+    const all: Record<string, Value> = { ...this.session.variables };
+    for (const name of ['caller', 'called', 'channel', 'protocol', 'session_id', 'plan_id', 'tenant_id', 'last_digits', 'last_input', 'now']) {
+      all[name] = this.lookup(name);
+    }
+    return all;
+  }
+
+  setState(state: JsonValue | null): void {
+    this.session.node_state = state;
+  }
+
+  recordDigits(digits: string): void {
+    const session = this.session;
+    session.last_digits = digits;
+    if (session.digits.length < engineLimits.maxDigitEntries) {
+      session.digits.push({ plan_id: this.plan.id, node_id: session.node_id ?? '', digits, at: this.nowText });
+    }
+  }
+
+  recordInput(text: string): void {
+    this.session.last_input = text;
+    this.addTranscript('caller', text);
+  }
+
+  setProtocol(protocol: string): void {
+    this.session.protocol = protocol;
+  }
+
+  setDialStatus(status: DialStatus): void {
+    this.session.dial_status = status;
+  }
+
+  startRecording(recording: RecordingStart): void {
+    const session = this.session;
+    // The first recording block wins: the call is recorded once, from that point on.
+    if (session.recording) return;
+    session.recording = {
+      plan_id: this.plan.id,
+      node_id: session.node_id ?? '',
+      format: recording.format,
+      analyses: recording.analyses,
+      min_duration_s: recording.min_duration_s,
+      anonymization: recording.anonymization,
+      selected: isSampled(session.id, recording.percentage),
+      status: 'recording',
+      url: null,
+      duration_s: null,
+      results: null,
+      error: null,
+    };
+  }
+}
+
+function blockError(node: RuntimeNode, error: unknown): Outcome {
+  const message = error instanceof Error ? error.message : String(error);
+  return { fail: 'block_error', message: `block ${node.id} (${node.type}) failed: ${message}` };
+}

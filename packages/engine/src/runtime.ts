@@ -1,0 +1,103 @@
+/**
+ * What a block's runtime is, and what it sees of a turn. Block runtimes live in
+ * `@voxplan/blocks` (one folder per block); `compilePlan` there turns a plan document into a
+ * `CompiledPlan` whose nodes carry their runtime and their data, validated and precompiled once.
+ */
+import type { Action } from './actions.ts';
+import type { InputEvent } from './events.ts';
+import type { Scope } from './expression.ts';
+import type { EnginePorts, RecordingAnalysis } from './ports.ts';
+import type { DialStatus, FailureCode, HangupCause, JsonValue, Session } from './session.ts';
+import type { Template } from './template.ts';
+import type { Value } from './values.ts';
+
+export interface RuntimeSettings {
+  session_timeout_min: number;
+  sync_with_voice_text: boolean;
+  webhook: string;
+}
+
+export interface CompiledPlan {
+  readonly id: number;
+  readonly tenant_id: number;
+  readonly name: string;
+  readonly version: number;
+  readonly settings: RuntimeSettings;
+  readonly startNodeId: string;
+  /** The start block's `hangup_chat_message`, sent when a chat ends (blocks.md, `hangup`). */
+  readonly hangupChatMessage: Template;
+  /** The plan's `chat_text`, sent when a chat ends by idle timeout. */
+  readonly chatTimeoutText: Template;
+  readonly nodes: ReadonlyMap<string, RuntimeNode>;
+}
+
+export interface RuntimeNode<C = unknown> {
+  readonly id: string;
+  readonly type: string;
+  /** The block's data, validated and precompiled (templates, expressions, paths). */
+  readonly config: C;
+  readonly runtime: BlockRuntime<C>;
+  /** Exit name → the node it leads to; an exit not here is unconnected. */
+  readonly targets: ReadonlyMap<string, string>;
+}
+
+/** What a block does next. */
+export type Outcome =
+  /** Leave by this exit. */
+  | { exit: string }
+  /** Stay, and wait for the next input event. */
+  | { wait: true }
+  /** End the session as `hangup` does. */
+  | { end: HangupCause; reject?: boolean }
+  /** Go on at the start of another plan (`call_plan`). */
+  | { enterPlan: CompiledPlan }
+  /** Stop the session as failed. */
+  | { fail: FailureCode; message: string };
+
+export type MaybePromise<T> = T | Promise<T>;
+
+export interface BlockRuntime<C = unknown> {
+  /** The session arrives at the block. */
+  enter(turn: Turn, node: RuntimeNode<C>): MaybePromise<Outcome>;
+  /**
+   * An input event while the session waits in the block. `undefined`: the block has no use for
+   * this event, which is then ignored. Blocks that never wait leave this out.
+   */
+  resume?(turn: Turn, node: RuntimeNode<C>, event: InputEvent): MaybePromise<Outcome | undefined>;
+}
+
+export interface RecordingStart {
+  format: 'wav' | 'mp3';
+  analyses: RecordingAnalysis[];
+  min_duration_s: number;
+  percentage: number;
+  anonymization: boolean;
+}
+
+/** A block's view of the turn: read the session, change it only through these methods. */
+export interface Turn {
+  readonly session: Readonly<Session>;
+  readonly plan: CompiledPlan;
+  readonly ports: EnginePorts;
+  /** The clock, read once per turn. */
+  readonly now: Date;
+  /** Built-in and session variables, for templates and expressions. */
+  readonly scope: Scope;
+  /** What the block kept while waiting; `null` when it just arrived. Treat it as read-only. */
+  readonly state: JsonValue | null;
+  render(template: Template): string;
+  /** Adds an action; what is said or replied also goes on the transcript. */
+  emit(action: Action): void;
+  /** Sets a variable; names a plan may not assign (built-ins, `__proto__`) are refused with `false`. */
+  setVariable(name: string, value: Value): boolean;
+  /** User variables and built-ins, as a Lua script sees them. */
+  variables(): Record<string, Value>;
+  setState(state: JsonValue | null): void;
+  /** Digits the caller pressed in this block: `{{last_digits}}` and the report. */
+  recordDigits(digits: string): void;
+  /** Text the caller said or wrote: `{{last_input}}` and the transcript. */
+  recordInput(text: string): void;
+  setProtocol(protocol: string): void;
+  setDialStatus(status: DialStatus): void;
+  startRecording(recording: RecordingStart): void;
+}

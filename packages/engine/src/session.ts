@@ -1,0 +1,197 @@
+/**
+ * A session is one call or one chat conversation (blocks.md, "The session"). It is plain JSON:
+ * the host stores it between turns, so any server instance can take the next one.
+ */
+import type { AnalysisResults, RecordingAnalysis, TranscriptEntry } from './ports.ts';
+import type { Value } from './values.ts';
+
+export const sessionFormatVersion = 1;
+
+export const channels = ['voice', 'chat'] as const;
+export type Channel = (typeof channels)[number];
+export const providers = ['twilio', 'asterisk', 'whatsapp', 'webchat', 'simulator'] as const;
+export type Provider = (typeof providers)[number];
+export type Direction = 'inbound' | 'outbound';
+
+/** `new` before the first turn; a stored session is `waiting` (for input) or `ended`. */
+export type SessionStatus = 'new' | 'waiting' | 'ended';
+export const dispositions = ['routed', 'retained', 'abandoned', 'failed'] as const;
+export type Disposition = (typeof dispositions)[number];
+/**
+ * The call report's dial statuses (spec section 3, "Call report"), and `failed` for what that
+ * list has no word for: the provider could not place the call (Twilio `failed`, Asterisk
+ * `CONGESTION` or `CHANUNAVAIL`). `invalid_args` also stands for a destination that no longer exists.
+ */
+export const dialStatuses = ['answer', 'busy', 'cancel', 'dont_call', 'no_answer', 'invalid_args', 'failed'] as const;
+export type DialStatus = (typeof dialStatuses)[number];
+/**
+ * The `hangup` block's causes, and the ways a session ends without it: the caller hung up, a
+ * chat went idle past the plan's session timeout, or the engine stopped it (`failure` says why).
+ */
+export const hangupCauses = ['normal_clearing', 'busy', 'rejected', 'caller_hangup', 'session_timeout', 'engine_error'] as const;
+export type HangupCause = (typeof hangupCauses)[number];
+
+/** Why the engine stopped a session (docs/engine.md, "Failures"). */
+export type FailureCode =
+  | 'plan_not_found'
+  | 'node_not_found'
+  | 'step_limit'
+  | 'loop_limit'
+  | 'plan_depth_limit'
+  | 'plan_recursion'
+  | 'reference_not_found'
+  | 'block_error';
+
+export interface SessionFailure {
+  code: FailureCode;
+  message: string;
+  plan_id: number | null;
+  node_id: string | null;
+}
+
+export interface PlanFrame {
+  plan_id: number;
+  plan_version: number;
+  plan_name: string;
+}
+
+export interface PathEntry {
+  plan_id: number;
+  node_id: string;
+  type: string;
+  /** When the session entered the block. */
+  at: string;
+  /** The exit it left by; `null` while the session is in it, or when it ended there. */
+  exit: string | null;
+}
+
+export interface DigitsEntry {
+  plan_id: number;
+  node_id: string;
+  digits: string;
+  at: string;
+}
+
+export interface RecordingState {
+  plan_id: number;
+  node_id: string;
+  format: 'wav' | 'mp3';
+  analyses: RecordingAnalysis[];
+  min_duration_s: number;
+  anonymization: boolean;
+  /** Whether this session falls in the block's `percentage` of sessions analysed. */
+  selected: boolean;
+  /** `recorded`: kept without analysis (not sampled, too short, or no analyses asked). */
+  status: 'recording' | 'recorded' | 'analysed' | 'failed';
+  url: string | null;
+  duration_s: number | null;
+  results: AnalysisResults | null;
+  error: string | null;
+}
+
+/** A JSON value: what a block keeps between turns while the session waits in it. */
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+
+export interface Session {
+  format_version: typeof sessionFormatVersion;
+  id: string;
+  tenant_id: number;
+  /** The plan the session started in, at the version pinned then. */
+  plan_id: number;
+  plan_version: number;
+  plan_name: string;
+  /** Plans entered through `call_plan`, each at the version pinned when entered; the last is current. */
+  call_stack: PlanFrame[];
+  channel: Channel;
+  provider: Provider;
+  direction: Direction;
+  caller: string;
+  called: string;
+  source_ip: string | null;
+  status: SessionStatus;
+  /** The block the session is in (of the current plan). */
+  node_id: string | null;
+  /** What that block keeps while it waits (retries, chatbot history). */
+  node_state: JsonValue | null;
+  variables: Record<string, Value>;
+  last_digits: string;
+  last_input: string;
+  protocol: string | null;
+  path: PathEntry[];
+  digits: DigitsEntry[];
+  transcript: TranscriptEntry[];
+  /** Blocks entered so far, and how many times in a row the current one was entered. */
+  steps: number;
+  same_node_streak: number;
+  started_at: string;
+  ended_at: string | null;
+  hangup_cause: HangupCause | null;
+  disposition: Disposition | null;
+  dial_status: DialStatus | null;
+  failure: SessionFailure | null;
+  recording: RecordingState | null;
+}
+
+export interface SessionInit {
+  /** Chosen by the host (a call SID, a UUID): the session's `{{session_id}}`. */
+  id: string;
+  tenant_id: number;
+  plan_id: number;
+  /** A version to run (the simulator runs drafts); the latest published one when left out. */
+  plan_version?: number;
+  channel: Channel;
+  provider: Provider;
+  direction?: Direction;
+  caller: string;
+  called: string;
+  source_ip?: string | null;
+  /** Variables set before the first block, e.g. by an outbound campaign. */
+  variables?: Record<string, Value>;
+}
+
+/** The plan the session is in now: the last one `call_plan` entered, else the first. */
+export function currentFrame(session: Session): PlanFrame {
+  return session.call_stack.at(-1) ?? { plan_id: session.plan_id, plan_version: session.plan_version, plan_name: session.plan_name };
+}
+
+/**
+ * A copy whose mutable parts are fresh, so a turn never changes the session it was given.
+ * Entries of the lists are replaced, never changed in place, so the lists are copied shallowly.
+ * Field by field rather than by spread: every turn makes one, and one object shape keeps it fast.
+ */
+export function copySession(session: Session): Session {
+  return {
+    format_version: session.format_version,
+    id: session.id,
+    tenant_id: session.tenant_id,
+    plan_id: session.plan_id,
+    plan_version: session.plan_version,
+    plan_name: session.plan_name,
+    call_stack: session.call_stack.slice(),
+    channel: session.channel,
+    provider: session.provider,
+    direction: session.direction,
+    caller: session.caller,
+    called: session.called,
+    source_ip: session.source_ip,
+    status: session.status,
+    node_id: session.node_id,
+    node_state: session.node_state,
+    variables: { ...session.variables },
+    last_digits: session.last_digits,
+    last_input: session.last_input,
+    protocol: session.protocol,
+    path: session.path.slice(),
+    digits: session.digits.slice(),
+    transcript: session.transcript.slice(),
+    steps: session.steps,
+    same_node_streak: session.same_node_streak,
+    started_at: session.started_at,
+    ended_at: session.ended_at,
+    hangup_cause: session.hangup_cause,
+    disposition: session.disposition,
+    dial_status: session.dial_status,
+    failure: session.failure,
+    recording: session.recording && { ...session.recording },
+  };
+}

@@ -1,0 +1,156 @@
+/**
+ * Ports kept in memory, for tests and the in-process benchmark: the engine runs without a
+ * network or a database, and every request a block made can be looked at afterwards.
+ */
+import {
+  type AiPort,
+  type AnalyseRequest,
+  type AnalysisResults,
+  type AudioInfo,
+  type ChatbotOutcome,
+  type ChatbotRequest,
+  type DestinationInfo,
+  type EnginePorts,
+  type ExtractRequest,
+  type OutboundRequest,
+  type OutboundResponse,
+  type OutgoingMessage,
+  type ScheduleStatus,
+  type ScriptRequest,
+  type ScriptResult,
+  type AiFailureCode,
+  OutboundError,
+  type OutboundFailure,
+  unconfiguredAi,
+} from '../ports.ts';
+import type { CompiledPlan } from '../runtime.ts';
+
+/** An answer the fake HTTP port gives to requests whose URL starts with `url` (and whose method matches). */
+export interface HttpStub {
+  url: string;
+  method?: string;
+  status?: number;
+  /** Sent as JSON unless it is a string. */
+  body?: unknown;
+  failure?: OutboundFailure;
+}
+
+export type AiStub<T> = T | { fail: AiFailureCode };
+
+export interface MemoryWorld {
+  plans?: CompiledPlan[];
+  destinations?: DestinationInfo[];
+  audios?: AudioInfo[];
+  /** Status per date range id; a range not listed does not exist. */
+  schedules?: Record<string, ScheduleStatus>;
+  http?: HttpStub[];
+  /** Result per script text; a script not listed fails with a Lua error. */
+  scripts?: Record<string, ScriptResult>;
+  messaging?: 'ok' | 'fail';
+  /** Left out: the AI port of a host with no key (`api_key_not_found`). */
+  ai?: {
+    extract?: AiStub<{ values: Record<string, string> }>;
+    /** One answer per turn, in order; the last repeats. */
+    chat?: Array<AiStub<{ reply: string; outcome: ChatbotOutcome }>>;
+    analyse?: AiStub<{ results: AnalysisResults }>;
+  };
+  now?: Date;
+}
+
+export interface MemoryLog {
+  http: OutboundRequest[];
+  messages: OutgoingMessage[];
+  scripts: ScriptRequest[];
+  extract: ExtractRequest[];
+  chat: ChatbotRequest[];
+  analyse: AnalyseRequest[];
+}
+
+function aiResult<T extends object>(stub: AiStub<T>) {
+  return 'fail' in stub ? ({ ok: false, code: stub.fail } as const) : ({ ok: true, ...stub } as const);
+}
+
+export function memoryPorts(world: MemoryWorld = {}): EnginePorts & { log: MemoryLog; clockAt(date: Date): void } {
+  const log: MemoryLog = { http: [], messages: [], scripts: [], extract: [], chat: [], analyse: [] };
+  const plans = world.plans ?? [];
+  let now = world.now ?? new Date('2026-11-22T12:00:00.000Z');
+  const protocolCounters = new Map<number, number>();
+  let chatTurn = 0;
+
+  const ai: AiPort = world.ai
+    ? {
+        extract(request) {
+          log.extract.push(request);
+          return world.ai?.extract ? Promise.resolve(aiResult(world.ai.extract)) : unconfiguredAi.extract(request);
+        },
+        chat(request) {
+          log.chat.push(request);
+          const answers = world.ai?.chat;
+          if (!answers || answers.length === 0) return unconfiguredAi.chat(request);
+          const answer = answers[Math.min(chatTurn++, answers.length - 1)]!;
+          return Promise.resolve(aiResult(answer));
+        },
+        analyse(request) {
+          log.analyse.push(request);
+          return world.ai?.analyse ? Promise.resolve(aiResult(world.ai.analyse)) : unconfiguredAi.analyse(request);
+        },
+      }
+    : {
+        extract: (request) => (log.extract.push(request), unconfiguredAi.extract(request)),
+        chat: (request) => (log.chat.push(request), unconfiguredAi.chat(request)),
+        analyse: (request) => (log.analyse.push(request), unconfiguredAi.analyse(request)),
+      };
+
+  return {
+    log,
+    clockAt(date) {
+      now = date;
+    },
+    plans: {
+      load: (tenantId, planId, version) => Promise.resolve(plans.find((plan) => plan.tenant_id === tenantId && plan.id === planId && plan.version === version)),
+      loadPublished: (tenantId, planId) =>
+        Promise.resolve(
+          plans
+            .filter((plan) => plan.tenant_id === tenantId && plan.id === planId)
+            .reduce<CompiledPlan | undefined>((latest, plan) => (!latest || plan.version > latest.version ? plan : latest), undefined),
+        ),
+    },
+    destinations: { find: (_tenantId, id) => Promise.resolve(world.destinations?.find((destination) => destination.id === id)) },
+    audios: { find: (_tenantId, id) => Promise.resolve(world.audios?.find((audio) => audio.id === id)) },
+    schedules: {
+      statusAt: (_tenantId, id) => Promise.resolve(world.schedules && Object.hasOwn(world.schedules, String(id)) ? world.schedules[String(id)] : undefined),
+    },
+    http: {
+      request(request): Promise<OutboundResponse> {
+        log.http.push(request);
+        const stub = world.http?.find((item) => request.url.startsWith(item.url) && (!item.method || item.method === request.method));
+        if (!stub) return Promise.reject(new OutboundError('network', `no stub for ${request.method} ${request.url}`));
+        if (stub.failure) return Promise.reject(new OutboundError(stub.failure, `stubbed ${stub.failure}`));
+        const body = typeof stub.body === 'string' ? stub.body : stub.body === undefined ? '' : JSON.stringify(stub.body);
+        return Promise.resolve({ status: stub.status ?? 200, headers: { 'content-type': 'application/json' }, body, url: request.url });
+      },
+    },
+    scripts: {
+      run(request) {
+        log.scripts.push(request);
+        const result = world.scripts && Object.hasOwn(world.scripts, request.script) ? world.scripts[request.script]! : undefined;
+        return Promise.resolve(result ?? { ok: false, reason: 'error', message: 'no scripted result for this script' });
+      },
+    },
+    messaging: {
+      send(message) {
+        log.messages.push(message);
+        return Promise.resolve(world.messaging === 'fail' ? { ok: false, reason: 'stubbed failure' } : { ok: true, id: `msg-${log.messages.length}` });
+      },
+    },
+    ai,
+    clock: { now: () => now },
+    protocols: {
+      next(tenantId, at) {
+        const count = (protocolCounters.get(tenantId) ?? 0) + 1;
+        protocolCounters.set(tenantId, count);
+        return Promise.resolve(`${at.toISOString().slice(0, 10).replaceAll('-', '')}-${String(count).padStart(6, '0')}`);
+      },
+    },
+  };
+}

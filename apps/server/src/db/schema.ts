@@ -137,6 +137,41 @@ export interface DateRangeTable {
   city: string;
 }
 
+export interface VisualPlanTable {
+  id: Generated<number>;
+  tenant_id: number;
+  created_time: Time;
+  updated_time: Time;
+  name: string;
+  description: string;
+  /** JSON of the draft: {format_version, settings, nodes, edges}. */
+  document: string;
+  version: number;
+  published_version: number | null;
+  updated_by: number | null;
+}
+
+export interface VisualPlanVersionTable {
+  id: Generated<number>;
+  tenant_id: number;
+  plan_id: number;
+  version: number;
+  /** The plan's name when this version was published. */
+  name: string;
+  /** JSON, as VisualPlanTable.document. */
+  document: string;
+  published_time: Time;
+  published_by: number | null;
+}
+
+export interface PlanReferenceTable {
+  id: Generated<number>;
+  tenant_id: number;
+  plan_id: number;
+  kind: 'destination' | 'audio' | 'date_range' | 'plan';
+  ref_id: number;
+}
+
 export interface Database {
   tenants: TenantTable;
   users: UserTable;
@@ -151,6 +186,9 @@ export interface Database {
   acl: AclTable;
   holidays: HolidayTable;
   date_ranges: DateRangeTable;
+  visual_plans: VisualPlanTable;
+  visual_plan_versions: VisualPlanVersionTable;
+  plan_references: PlanReferenceTable;
 }
 
 export type TableName = keyof Database;

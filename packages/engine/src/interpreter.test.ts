@@ -280,3 +280,23 @@ test('variables given at the start are kept, except names a plan may not assign'
   expect(session.variables).toEqual({ campaign: 'xmas' });
   expect(session.caller).toBe('+5511999990000');
 });
+
+test('a recording that is ready before the call ends is analysed when it ends', async () => {
+  const recorded = plan(
+    [
+      { id: 'start', type: 'start' },
+      { id: 'rec', type: 'recording', data: { analyses: [{ kind: 'keywords', items: ['refund'] }] } },
+      { id: 'menu', type: 'voice_menu', data: { voice_text: 'Press 1', options: [{ digits: '1' }] } },
+    ],
+    [
+      ['start', 'next', 'rec'],
+      ['rec', 'next', 'menu'],
+    ],
+  );
+  const { results, ports } = await play(recorded, [{ type: 'recording_ready', url: 'https://media.example/r.wav', duration_s: 30 }, { type: 'hangup' }], {
+    world: { ai: { analyse: { results: { keywords: ['refund'] } } } },
+  });
+  expect(results[1]).toMatchObject({ actions: [], session: { status: 'waiting', recording: { status: 'recording', url: 'https://media.example/r.wav' } } });
+  expect(ports.log.analyse).toHaveLength(1);
+  expect(results[2]!.report?.recording).toMatchObject({ status: 'analysed', results: { keywords: ['refund'] } });
+});

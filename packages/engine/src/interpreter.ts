@@ -24,7 +24,7 @@ import {
   sessionFormatVersion,
 } from './session.ts';
 import type { Template } from './template.ts';
-import { type Value, isAssignableVariableName, normaliseValue } from './values.ts';
+import { type Value, builtinVariables, isAssignableVariableName, normaliseValue } from './values.ts';
 
 export interface TurnResult {
   session: Session;
@@ -332,9 +332,7 @@ class TurnState implements Turn {
 
   variables(): Record<string, Value> {
     const all: Record<string, Value> = { ...this.session.variables };
-    for (const name of ['caller', 'called', 'channel', 'protocol', 'session_id', 'plan_id', 'tenant_id', 'last_digits', 'last_input', 'now']) {
-      all[name] = this.lookup(name);
-    }
+    for (const name of builtinVariables) all[name] = this.lookup(name);
     return all;
   }
 

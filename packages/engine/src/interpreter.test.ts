@@ -57,6 +57,7 @@ describe('sessions', () => {
     const inMemory = await play(menuPlan, events, { world });
     const stored = await play(menuPlan, events, { world, storeAsJson: true });
     expect(stored.session).toEqual(inMemory.session);
+    expect(stored.session.turns).toBe(3);
     expect(stored.results.map((result) => result.actions)).toEqual(inMemory.results.map((result) => result.actions));
   });
 
@@ -198,6 +199,7 @@ describe('events that do not apply are ignored and change nothing', () => {
     const ports = memoryPorts({ plans: [compilePlan(menuPlan)] });
     const result = await handleEvent(session, event, ports);
     expect(result).toEqual({ session, actions: [], ignored: true });
+    expect(result.session.turns).toBe(1 + before.length);
   });
 });
 

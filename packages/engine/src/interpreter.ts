@@ -62,6 +62,7 @@ export function createSession(init: SessionInit, plan: { version: number; name: 
     path: [],
     digits: [],
     transcript: [],
+    turns: 0,
     steps: 0,
     same_node_streak: 0,
     started_at: now.toISOString(),
@@ -88,6 +89,7 @@ export async function handleEvent(session: Session, event: EngineEvent, ports: E
   if (session.status === 'ended') {
     if (event.type === 'recording_ready' && session.recording?.status === 'recording') {
       const copy = copySession(session);
+      copy.turns++;
       copy.recording = { ...copy.recording!, url: event.url, duration_s: event.duration_s };
       await analyseRecording(copy, ports);
       return { session: copy, actions: [], report: buildReport(copy) };
@@ -101,6 +103,7 @@ export async function handleEvent(session: Session, event: EngineEvent, ports: E
 
 async function runTurn(input: Session, event: EngineEvent, ports: EnginePorts, plan: CompiledPlan | undefined): Promise<TurnResult> {
   const turn = new TurnState(copySession(input), ports, plan);
+  turn.session.turns++;
   if (!plan) {
     const frame = currentFrame(input);
     turn.fail('plan_not_found', `plan ${frame.plan_id} version ${frame.plan_version} is not available`, null);

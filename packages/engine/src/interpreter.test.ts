@@ -57,6 +57,7 @@ describe('sessions', () => {
     const inMemory = await play(menuPlan, events, { world });
     const stored = await play(menuPlan, events, { world, storeAsJson: true });
     expect(stored.session).toEqual(inMemory.session);
+    expect(stored.session.turns).toBe(3);
     expect(stored.results.map((result) => result.actions)).toEqual(inMemory.results.map((result) => result.actions));
   });
 
@@ -198,6 +199,7 @@ describe('events that do not apply are ignored and change nothing', () => {
     const ports = memoryPorts({ plans: [compilePlan(menuPlan)] });
     const result = await handleEvent(session, event, ports);
     expect(result).toEqual({ session, actions: [], ignored: true });
+    expect(result.session.turns).toBe(1 + before.length);
   });
 });
 
@@ -279,4 +281,24 @@ test('variables given at the start are kept, except names a plan may not assign'
   const { session } = await play(menuPlan, [], { init: { variables: { campaign: 'xmas', caller: 'spoof', ...JSON.parse('{"__proto__": {"x": 1}}') } } });
   expect(session.variables).toEqual({ campaign: 'xmas' });
   expect(session.caller).toBe('+5511999990000');
+});
+
+test('a recording that is ready before the call ends is analysed when it ends', async () => {
+  const recorded = plan(
+    [
+      { id: 'start', type: 'start' },
+      { id: 'rec', type: 'recording', data: { analyses: [{ kind: 'keywords', items: ['refund'] }] } },
+      { id: 'menu', type: 'voice_menu', data: { voice_text: 'Press 1', options: [{ digits: '1' }] } },
+    ],
+    [
+      ['start', 'next', 'rec'],
+      ['rec', 'next', 'menu'],
+    ],
+  );
+  const { results, ports } = await play(recorded, [{ type: 'recording_ready', url: 'https://media.example/r.wav', duration_s: 30 }, { type: 'hangup' }], {
+    world: { ai: { analyse: { results: { keywords: ['refund'] } } } },
+  });
+  expect(results[1]).toMatchObject({ actions: [], session: { status: 'waiting', recording: { status: 'recording', url: 'https://media.example/r.wav' } } });
+  expect(ports.log.analyse).toHaveLength(1);
+  expect(results[2]!.report?.recording).toMatchObject({ status: 'analysed', results: { keywords: ['refund'] } });
 });

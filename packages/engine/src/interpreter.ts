@@ -24,7 +24,7 @@ import {
   sessionFormatVersion,
 } from './session.ts';
 import type { Template } from './template.ts';
-import { type Value, isAssignableVariableName, normaliseValue } from './values.ts';
+import { type Value, builtinVariables, isAssignableVariableName, normaliseValue } from './values.ts';
 
 export interface TurnResult {
   session: Session;
@@ -62,6 +62,7 @@ export function createSession(init: SessionInit, plan: { version: number; name: 
     path: [],
     digits: [],
     transcript: [],
+    turns: 0,
     steps: 0,
     same_node_streak: 0,
     started_at: now.toISOString(),
@@ -88,6 +89,7 @@ export async function handleEvent(session: Session, event: EngineEvent, ports: E
   if (session.status === 'ended') {
     if (event.type === 'recording_ready' && session.recording?.status === 'recording') {
       const copy = copySession(session);
+      copy.turns++;
       copy.recording = { ...copy.recording!, url: event.url, duration_s: event.duration_s };
       await analyseRecording(copy, ports);
       return { session: copy, actions: [], report: buildReport(copy) };
@@ -101,6 +103,7 @@ export async function handleEvent(session: Session, event: EngineEvent, ports: E
 
 async function runTurn(input: Session, event: EngineEvent, ports: EnginePorts, plan: CompiledPlan | undefined): Promise<TurnResult> {
   const turn = new TurnState(copySession(input), ports, plan);
+  turn.session.turns++;
   if (!plan) {
     const frame = currentFrame(input);
     turn.fail('plan_not_found', `plan ${frame.plan_id} version ${frame.plan_version} is not available`, null);
@@ -332,9 +335,7 @@ class TurnState implements Turn {
 
   variables(): Record<string, Value> {
     const all: Record<string, Value> = { ...this.session.variables };
-    for (const name of ['caller', 'called', 'channel', 'protocol', 'session_id', 'plan_id', 'tenant_id', 'last_digits', 'last_input', 'now']) {
-      all[name] = this.lookup(name);
-    }
+    for (const name of builtinVariables) all[name] = this.lookup(name);
     return all;
   }
 

@@ -120,6 +120,12 @@ export interface Session {
   path: PathEntry[];
   digits: DigitsEntry[];
   transcript: TranscriptEntry[];
+  /**
+   * Turns the session has taken (ignored events do not count). A host that stores sessions can
+   * write a turn's result only if the stored session still has the count it read, so two
+   * instances handling events of one call at once cannot overwrite each other.
+   */
+  turns: number;
   /** Blocks entered so far, and how many times in a row the current one was entered. */
   steps: number;
   same_node_streak: number;
@@ -184,6 +190,7 @@ export function copySession(session: Session): Session {
     path: session.path.slice(),
     digits: session.digits.slice(),
     transcript: session.transcript.slice(),
+    turns: session.turns,
     steps: session.steps,
     same_node_streak: session.same_node_streak,
     started_at: session.started_at,

@@ -1,0 +1,37 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { expect, test } from 'vitest';
+
+const packagesDir = path.resolve(import.meta.dirname, '../..');
+
+/** Every file a module loads at run time (type-only imports are erased), following relative and workspace imports. */
+function runtimeClosure(entry: string, seen = new Set<string>()): Set<string> {
+  if (seen.has(entry)) return seen;
+  seen.add(entry);
+  const source = fs.readFileSync(entry, 'utf8');
+  for (const match of source.matchAll(/^(?:import|export)\s+(?!type\s)[^'"]*?from\s+'([^']+)'/gm)) {
+    const specifier = match[1]!;
+    let resolved: string | undefined;
+    if (specifier.startsWith('.')) resolved = path.resolve(path.dirname(entry), specifier);
+    else if (specifier === '@voxplan/engine') resolved = path.join(packagesDir, 'engine/src/index.ts');
+    else if (specifier.startsWith('@voxplan/')) throw new Error(`unexpected workspace import ${specifier} in ${entry}`);
+    else {
+      seen.add(`package:${specifier}`);
+      continue;
+    }
+    if (resolved.endsWith('.ts')) runtimeClosure(resolved, seen);
+  }
+  return seen;
+}
+
+test('the definitions entry point loads no block runtime, no Node module and nothing but zod and safe-regex2 from outside', () => {
+  const files = [...runtimeClosure(path.join(import.meta.dirname, 'definitions.ts'))];
+  expect(files.filter((file) => file.endsWith('/runtime.ts') && file.includes('/blocks/src/'))).toEqual([]);
+  expect(files.filter((file) => file.startsWith('package:')).sort()).toEqual(['package:safe-regex2', 'package:zod']);
+  expect(files.some((file) => file.includes('compile.ts') || file.includes('runtime-registry.ts'))).toBe(false);
+});
+
+test('the runtime entry point loads every block runtime', () => {
+  const files = [...runtimeClosure(path.join(import.meta.dirname, 'runtime.ts'))];
+  expect(files.filter((file) => /\/blocks\/src\/[a-z_]+\/runtime\.ts$/.test(file))).toHaveLength(18);
+});

@@ -110,3 +110,8 @@ export function useAuth(): AuthValue {
   if (!value) throw new Error('useAuth outside AuthProvider');
   return value;
 }
+
+/** Guests read and never write (spec section 4): screens show them no way to. */
+export function useCanWrite(): boolean {
+  return useAuth().role !== 'guest';
+}

@@ -26,6 +26,7 @@ import { showError } from '../errors.ts';
 import { formatDateTime } from '../format.ts';
 import { toast } from '../notify.ts';
 import { PageError } from '../PageError.tsx';
+import { useCanWrite } from '../auth.tsx';
 import { AdvancedFilters } from './AdvancedFilters.tsx';
 import { useResourceCount, useResourceList, useResourceMutations } from './use-resource.ts';
 import { buildWhere, type ColumnType, type FieldFilter, nextSort, type SortState } from './where.ts';
@@ -97,7 +98,9 @@ export function DataTable<Row extends { id: number }>(props: DataTableProps<Row>
   const rows = list.data ?? [];
   const total = count.data?.count ?? 0;
   const pages = Math.max(1, Math.ceil(total / pageSize));
-  const removable = props.canRemove;
+  // Guests read and never write: no bulk removal, and the toolbar (creating, importing) is not theirs.
+  const canWrite = useCanWrite();
+  const removable = canWrite ? props.canRemove : undefined;
   const selectableRows = removable ? rows.filter(removable) : [];
   const allSelected = selectableRows.length > 0 && selectableRows.every((row) => selected.has(row.id));
 
@@ -140,7 +143,7 @@ export function DataTable<Row extends { id: number }>(props: DataTableProps<Row>
     <Stack gap="md">
       <Group justify="space-between">
         <Title order={2}>{t(props.titleKey)}</Title>
-        <Group gap="xs">{props.toolbar}</Group>
+        <Group gap="xs">{canWrite && props.toolbar}</Group>
       </Group>
       <Paper withBorder p="sm">
         <Group justify="space-between" mb="sm" gap="xs">

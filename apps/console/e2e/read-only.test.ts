@@ -1,0 +1,67 @@
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { type ConsoleHarness, startConsole } from './harness.ts';
+
+/** Guests read and never write (spec section 4): the console offers them no way to. */
+let harness: ConsoleHarness;
+const guest = { username: 'guest-reader', password: 'guest-reader-password-1' };
+const member = { username: 'member-writer', password: 'member-writer-password-1' };
+
+beforeAll(async () => {
+  harness = await startConsole();
+  const admin = await harness.server.login();
+  const tenant = await harness.server.call({ method: 'POST', url: '/tenants', token: admin, payload: { name: 'readonly' } });
+  const tenantId = tenant.json<{ id: number }>().id;
+  for (const [person, role] of [
+    [guest, 'guest'],
+    [member, 'user'],
+  ] as const) {
+    const created = await harness.server.call({
+      method: 'POST',
+      url: '/users',
+      token: admin,
+      payload: { ...person, email: `${person.username}@example.com`, name: person.username, roles: [{ role, tenant_id: tenantId }] },
+    });
+    expect(created.statusCode, created.body).toBe(201);
+  }
+  const token = await harness.server.login(member.username, member.password);
+  const entry = await harness.server.call({ method: 'POST', url: '/acl', token, payload: { name: 'Office', address: '10.0.0.0/8', description: 'HQ' } });
+  expect(entry.statusCode, entry.body).toBe(201);
+});
+afterAll(() => harness.close());
+
+describe('a guest', () => {
+  test('sees the rows but no way to create, edit or remove them', async () => {
+    const { page } = await harness.newPage();
+    await harness.signIn(page, guest.username, guest.password);
+    await page.goto('/acl');
+    await expect.poll(() => page.getByTestId('data-table').getByText('Office').count()).toBe(1);
+    expect(await page.getByTestId('acl-new').count()).toBe(0);
+    expect(await page.getByTestId('acl-edit').count()).toBe(0);
+    expect(await page.getByTestId('acl-remove').count()).toBe(0);
+    expect(await page.getByRole('checkbox').count()).toBe(0);
+  });
+
+  test("opens a row's form read-only, with nothing to submit", async () => {
+    const { page } = await harness.newPage({ locale: 'pt-BR' });
+    await harness.signIn(page, guest.username, guest.password);
+    await page.goto('/acl');
+    await page.getByTestId('acl-view').click();
+    await expect.poll(() => page.getByTestId('acl-name').inputValue()).toBe('Office');
+    expect(await page.getByTestId('acl-name').isDisabled()).toBe(true);
+    expect(await page.getByTestId('acl-address').isDisabled()).toBe(true);
+    expect(await page.getByRole('dialog').getByRole('button', { name: /salvar/i }).count()).toBe(0);
+    await page.keyboard.press('Escape');
+    await expect.poll(() => page.getByRole('dialog').count()).toBe(0);
+  });
+
+  test('a member of the same tenant still gets every write action', async () => {
+    const { page } = await harness.newPage();
+    await harness.signIn(page, member.username, member.password);
+    await page.goto('/acl');
+    await expect.poll(() => page.getByTestId('acl-edit').count()).toBe(1);
+    expect(await page.getByTestId('acl-new').count()).toBe(1);
+    expect(await page.getByTestId('acl-remove').count()).toBe(1);
+    await page.getByTestId('acl-edit').click();
+    expect(await page.getByTestId('acl-name').isDisabled()).toBe(false);
+  });
+});

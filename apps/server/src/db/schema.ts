@@ -121,6 +121,31 @@ export interface HolidayTable {
   city: string;
 }
 
+export interface AudioTable {
+  id: Generated<number>;
+  tenant_id: number;
+  created_time: Time;
+  updated_time: Time;
+  name: string;
+  source: 'upload' | 'tts';
+  language: string;
+  voice: string;
+  text: string;
+  format: 'wav' | 'mp3' | 'ogg';
+  mime_type: string;
+  size: number;
+  duration_ms: number | null;
+  status: 'generating' | 'ready' | 'failed';
+  progress: number;
+}
+
+export interface AudioDataTable {
+  audio_id: number;
+  variant: 'original' | 'telephony';
+  mime_type: string;
+  data: Buffer;
+}
+
 export interface Database {
   tenants: TenantTable;
   users: UserTable;
@@ -134,6 +159,8 @@ export interface Database {
   destinations: DestinationTable;
   acl: AclTable;
   holidays: HolidayTable;
+  audios: AudioTable;
+  audio_data: AudioDataTable;
 }
 
 export type TableName = keyof Database;

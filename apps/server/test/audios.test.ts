@@ -358,6 +358,17 @@ describe('text to speech (espeak-ng)', () => {
     expect(probe((await fileOf(audio.id, '?format=telephony')).rawPayload)).toMatchObject({ sampleRate: 8000, channels: 1 });
   });
 
+  test('starting one is audited as a create by its member; the generation itself writes no entry', async () => {
+    const lastId = async () =>
+      (await server.call({ method: 'GET', url: `/audit?${q('filter', { order: ['id DESC'], limit: 1 })}`, token: admin })).json<{ id: number }[]>()[0]!.id;
+    const since = await lastId();
+    const response = await server.call({ method: 'POST', url: '/audios/tts', token: member, payload: { name: 'Audited speech', text: 'Good morning.', language: 'en-us' } });
+    const created = response.json<Audio>();
+    await generated(created.id);
+    const entries = (await server.call({ method: 'GET', url: `/audit?${q('filter', { where: { id: { gt: since } } })}`, token: admin })).json<Record<string, unknown>[]>();
+    expect(entries).toEqual([expect.objectContaining({ action: 'create', entity: 'audio', entity_id: String(created.id), tenant_id: tenantId, username: 'audio-member', after: created })]);
+  });
+
   test('each field is refused on its own, in both languages', async () => {
     const before = await audioCount();
     const tts = (payload: Record<string, unknown>, language = 'en') =>

@@ -77,7 +77,9 @@ export function useSchemaForm<Values extends Record<string, unknown>>(options: O
         if (error instanceof ApiError && error.body?.details) {
           const fieldErrors: Record<string, string> = {};
           for (const detail of error.body.details) {
-            if (detail.path && detail.path in values) fieldErrors[detail.path] = error.code && error.code !== 'invalid_input' ? t(`errors.${error.code}`) : detail.message;
+            if (detail.path && detail.path in values) {
+              fieldErrors[detail.path] = error.code && error.code !== 'invalid_input' ? t(`errors.${error.code}`, error.body.params ?? {}) : detail.message;
+            }
           }
           if (Object.keys(fieldErrors).length > 0) {
             form.setErrors(fieldErrors);

@@ -1,0 +1,95 @@
+import { ActionIcon, Badge, Button, Group, Progress, Text, Tooltip } from '@mantine/core';
+import { IconCursorText, IconMicrophone, IconTrash, IconUpload } from '@tabler/icons-react';
+import { type Audio, audioSources, audioStatuses } from '@voxplan/contracts';
+import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { formatDuration } from '../../lib/format.ts';
+import { type Column, DataTable } from '../../lib/table/DataTable.tsx';
+import { useRemoveRow } from '../../lib/table/use-remove-row.ts';
+import { AudioPlayer } from './AudioPlayer.tsx';
+import { AudioRenameModal } from './AudioRenameModal.tsx';
+import { AudioTtsModal } from './AudioTtsModal.tsx';
+import { AudioUploadModal } from './AudioUploadModal.tsx';
+import { AUDIOS, useLiveAudio } from './use-audios.ts';
+
+const statusColors = { generating: 'indigo', ready: 'teal', failed: 'red' } as const;
+
+/** Ready or failed as a badge; while generating, the progress, followed until it is done. */
+function StatusCell({ audio }: { audio: Audio }) {
+  const { t } = useTranslation();
+  const live = useLiveAudio(audio);
+  if (live.status === 'generating') {
+    return (
+      <Group gap={6} wrap="nowrap" miw={120}>
+        <Progress value={live.progress} animated w={70} aria-label={t('audios.progress')} />
+        <Text size="xs">{live.progress}%</Text>
+      </Group>
+    );
+  }
+  return (
+    <Badge variant="light" color={statusColors[live.status]} data-testid="audio-status">
+      {t(`audios.statuses.${live.status}`)}
+    </Badge>
+  );
+}
+
+const columns: Column<Audio>[] = [
+  { field: 'name', labelKey: 'audios.name', type: 'text' },
+  { field: 'source', labelKey: 'audios.source', type: 'enum', options: audioSources.map((value) => ({ value, labelKey: `audios.sources.${value}` })) },
+  { field: 'language', labelKey: 'audios.language', type: 'text', render: (audio) => audio.language || '—' },
+  { field: 'duration_ms', labelKey: 'audios.duration', type: 'number', filterable: false, render: (audio) => <span data-testid="audio-duration">{formatDuration(audio.duration_ms)}</span> },
+  { field: 'id', labelKey: 'audios.player', type: 'number', sortable: false, filterable: false, render: (audio) => <AudioPlayer audio={audio} /> },
+  { field: 'status', labelKey: 'audios.status', type: 'enum', options: audioStatuses.map((value) => ({ value, labelKey: `audios.statuses.${value}` })), render: (audio) => <StatusCell audio={audio} /> },
+  { field: 'created_time', labelKey: 'audios.createdTime', type: 'date' },
+];
+
+const searchFields = ['name', 'language', 'text'];
+
+/** Audios: uploaded or spoken from text, played in the row, renamed and removed. */
+export default function AudiosPage() {
+  const { t } = useTranslation();
+  const [modal, setModal] = useState<'upload' | 'tts' | null>(null);
+  const [renaming, setRenaming] = useState<Audio | null>(null);
+  const removeRow = useRemoveRow(AUDIOS);
+
+  return (
+    <>
+      <DataTable<Audio>
+        tableId="audios"
+        resource={AUDIOS}
+        titleKey="nav.audios"
+        columns={columns}
+        searchFields={searchFields}
+        defaultSort={{ field: 'name', direction: 'ASC' }}
+        canRemove={() => true}
+        toolbar={
+          <Group gap="xs">
+            <Button variant="default" leftSection={<IconMicrophone size={16} />} onClick={() => setModal('tts')} data-testid="audio-tts">
+              {t('audios.generate')}
+            </Button>
+            <Button leftSection={<IconUpload size={16} />} onClick={() => setModal('upload')} data-testid="audio-upload">
+              {t('audios.upload')}
+            </Button>
+          </Group>
+        }
+        rowActions={(audio) => (
+          <>
+            <Tooltip label={t('audios.rename')}>
+              <ActionIcon variant="subtle" aria-label={t('audios.rename')} onClick={() => setRenaming(audio)} data-testid="audio-rename">
+                <IconCursorText size={16} />
+              </ActionIcon>
+            </Tooltip>
+            <Tooltip label={t('common.remove')}>
+              <ActionIcon variant="subtle" color="red" aria-label={t('common.remove')} onClick={() => removeRow(audio.id)} data-testid="audio-remove">
+                <IconTrash size={16} />
+              </ActionIcon>
+            </Tooltip>
+          </>
+        )}
+      />
+      {modal === 'upload' && <AudioUploadModal opened onClose={() => setModal(null)} />}
+      {modal === 'tts' && <AudioTtsModal opened onClose={() => setModal(null)} />}
+      {renaming && <AudioRenameModal audio={renaming} onClose={() => setRenaming(null)} />}
+    </>
+  );
+}

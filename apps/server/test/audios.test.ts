@@ -320,6 +320,9 @@ describe('text to speech (espeak-ng)', () => {
     expect(voices.languages).toEqual(expect.arrayContaining([{ code: 'pt-br', name: 'Portuguese (Brazil)' }, { code: 'en-us', name: 'English (America)' }]));
     expect(voices.voices).toEqual(expect.arrayContaining([{ id: 'f3', name: 'female3', gender: 'female' }]));
     expect(voices.languages.some((language) => language.code === 'variant')).toBe(false);
+    // Each once: the console offers them as options.
+    expect(new Set(voices.languages.map((language) => language.code)).size).toBe(voices.languages.length);
+    expect(new Set(voices.voices.map((voice) => voice.id)).size).toBe(voices.voices.length);
   });
 
   test('answers at once with a generating record, then the audio is ready, decodes and lasts as long as the text', async () => {

@@ -6,10 +6,10 @@ export function formatDateTime(value: string | null | undefined, language: strin
   return date.toLocaleString(language === 'pt' ? 'pt-BR' : 'en');
 }
 
-/** A length of time as players show it: m:ss, or h:mm:ss from an hour up; "—" when unknown. */
+/** A length of time as players show it (whole seconds gone by): m:ss, or h:mm:ss from an hour up; "—" when unknown. */
 export function formatDuration(milliseconds: number | null | undefined): string {
   if (milliseconds === null || milliseconds === undefined || !Number.isFinite(milliseconds) || milliseconds < 0) return '—';
-  const total = Math.round(milliseconds / 1000);
+  const total = Math.floor(milliseconds / 1000);
   const hours = Math.floor(total / 3600);
   const minutes = Math.floor((total % 3600) / 60);
   const seconds = String(total % 60).padStart(2, '0');

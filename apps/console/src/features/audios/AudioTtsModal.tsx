@@ -98,6 +98,7 @@ export function AudioTtsModal({ opened, onClose }: { opened: boolean; onClose():
                 clearable
                 data={voices}
                 {...form.getInputProps('voice')}
+                value={form.values.voice || null}
                 onChange={(value) => form.setFieldValue('voice', value ?? '')}
                 data-testid="tts-voice"
               />

@@ -89,6 +89,7 @@ export function AudioUploadModal({ opened, onClose }: { opened: boolean; onClose
             data={languages}
             nothingFoundMessage={t('audios.noLanguage')}
             {...form.getInputProps('language')}
+            value={form.values.language || null}
             onChange={(value) => form.setFieldValue('language', value ?? '')}
             data-testid="audio-upload-language"
           />

@@ -1,5 +1,5 @@
 import { ActionIcon, Badge, Button, Group, Progress, Text, Tooltip } from '@mantine/core';
-import { IconCursorText, IconMicrophone, IconTrash, IconUpload } from '@tabler/icons-react';
+import { IconEdit, IconMicrophone, IconTrash, IconUpload } from '@tabler/icons-react';
 import { type Audio, audioSources, audioStatuses } from '@voxplan/contracts';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -12,6 +12,7 @@ import { AudioTtsModal } from './AudioTtsModal.tsx';
 import { AudioUploadModal } from './AudioUploadModal.tsx';
 import { AUDIOS, useLiveAudio } from './use-audios.ts';
 
+// Dot badges: the text keeps the page's colour, so it reads on striped and hovered rows in both schemes.
 const statusColors = { generating: 'indigo', ready: 'teal', failed: 'red' } as const;
 
 /** Ready or failed as a badge; while generating, the progress, followed until it is done. */
@@ -27,15 +28,29 @@ function StatusCell({ audio }: { audio: Audio }) {
     );
   }
   return (
-    <Badge variant="light" color={statusColors[live.status]} data-testid="audio-status">
+    <Badge variant="dot" color={statusColors[live.status]} data-testid="audio-status">
       {t(`audios.statuses.${live.status}`)}
     </Badge>
   );
 }
 
+const sourceOptions = audioSources.map((value) => ({ value, labelKey: `audios.sources.${value}` }));
+
+function SourceCell({ audio }: { audio: Audio }) {
+  const { t } = useTranslation();
+  return <Text size="sm">{t(`audios.sources.${audio.source}`)}</Text>;
+}
+
 const columns: Column<Audio>[] = [
   { field: 'name', labelKey: 'audios.name', type: 'text' },
-  { field: 'source', labelKey: 'audios.source', type: 'enum', options: audioSources.map((value) => ({ value, labelKey: `audios.sources.${value}` })) },
+  {
+    field: 'source',
+    labelKey: 'audios.source',
+    type: 'enum',
+    options: sourceOptions,
+    // Plain text: a badge would be cut short beside the player.
+    render: (audio) => <SourceCell audio={audio} />,
+  },
   { field: 'language', labelKey: 'audios.language', type: 'text', render: (audio) => audio.language || '—' },
   { field: 'duration_ms', labelKey: 'audios.duration', type: 'number', filterable: false, render: (audio) => <span data-testid="audio-duration">{formatDuration(audio.duration_ms)}</span> },
   { field: 'id', labelKey: 'audios.player', type: 'number', sortable: false, filterable: false, render: (audio) => <AudioPlayer audio={audio} /> },
@@ -76,7 +91,7 @@ export default function AudiosPage() {
           <>
             <Tooltip label={t('audios.rename')}>
               <ActionIcon variant="subtle" aria-label={t('audios.rename')} onClick={() => setRenaming(audio)} data-testid="audio-rename">
-                <IconCursorText size={16} />
+                <IconEdit size={16} />
               </ActionIcon>
             </Tooltip>
             <Tooltip label={t('common.remove')}>

@@ -182,17 +182,21 @@ export async function listEspeakVoices(): Promise<AudioVoices> {
     run('espeak-ng', ['--voices=variant'], { timeoutMs: VOICES_TIMEOUT_MS }),
   ]);
   const byName = (a: { name: string }, b: { name: string }) => a.name.localeCompare(b.name);
+  // A code may be listed twice (espeak-ng 1.51 has two "yue" voices): the first, as -v picks it.
+  const firstOf = <T>(key: (item: T) => string) => (item: T, index: number, all: T[]) => all.findIndex((other) => key(other) === key(item)) === index;
   return {
     engine: 'espeak-ng',
     languages: parseEspeakVoices(languages)
       .filter((row) => row.code !== 'variant')
       .map(({ code, name }) => ({ code, name }))
+      .filter(firstOf((language) => language.code))
       .sort(byName),
     voices: parseEspeakVoices(variants)
       .filter((row) => row.code === 'variant' && row.file.startsWith('!v/'))
       .map(({ file, name, gender }) => ({ id: file.slice(3), name, gender }))
       // Ids with spaces ("Mr serious") are left out: they are spelled differently after "+".
       .filter((voice) => /^[A-Za-z0-9_-]+$/.test(voice.id))
+      .filter(firstOf((voice) => voice.id))
       .sort(byName),
   };
 }

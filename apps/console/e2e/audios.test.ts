@@ -2,6 +2,7 @@ import type { Audio } from '@voxplan/contracts';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { makeAudio, probe } from '../../server/test/audio-fixtures.ts';
+import { tenantWithMember } from '../../server/test/harness.ts';
 import { accessibilityViolations, chooseOption, type ConsoleHarness, rowWith, startConsole } from './harness.ts';
 
 let harness: ConsoleHarness;
@@ -12,16 +13,7 @@ let member: { username: string; password: string };
 beforeAll(async () => {
   harness = await startConsole();
   admin = await harness.server.login();
-  const tenant = await harness.server.call({ method: 'POST', url: '/tenants', token: admin, payload: { name: 'audiotenant' } });
-  expect(tenant.statusCode, tenant.body).toBe(201);
-  member = { username: 'audio-member', password: 'audio-member-password-1' };
-  const created = await harness.server.call({
-    method: 'POST',
-    url: '/users',
-    token: admin,
-    payload: { ...member, email: 'audio-member@example.com', name: 'Audio member', roles: [{ role: 'user', tenant_id: tenant.json<{ id: number }>().id }] },
-  });
-  expect(created.statusCode, created.body).toBe(201);
+  member = await tenantWithMember(harness.server, admin, 'audiotenant');
 });
 afterAll(() => harness.close());
 

@@ -1,27 +1,11 @@
+import type { Audio } from '@voxplan/contracts';
 import type { LightMyRequestResponse } from 'fastify';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { espeakSynthesizer, failAbandonedGenerations, TtsJobs } from '../src/modules/audios/tts-jobs.ts';
 import { makeAudio, probe, uploadCall } from './audio-fixtures.ts';
-import { dialect, q, startTestServer, type TestServer } from './harness.ts';
+import { dialect, q, startTestServer, tenantWithMember, type TestServer } from './harness.ts';
 
-interface Audio {
-  id: number;
-  tenant_id: number;
-  name: string;
-  source: 'upload' | 'tts';
-  language: string;
-  voice: string;
-  text: string;
-  format: 'wav' | 'mp3' | 'ogg';
-  mime_type: string;
-  size: number;
-  duration_ms: number | null;
-  status: 'generating' | 'ready' | 'failed';
-  progress: number;
-  created_time: string;
-  updated_time: string;
-}
 interface ErrorBody {
   error: { statusCode: number; code?: string; message: string; details?: { path: string; message: string }[]; params?: Record<string, unknown> };
 }
@@ -36,17 +20,7 @@ const next = () => (serial += 1);
 beforeAll(async () => {
   server = await startTestServer();
   admin = await server.login();
-  const tenant = await server.call({ method: 'POST', url: '/tenants', token: admin, payload: { name: 'audios' } });
-  tenantId = tenant.json<{ id: number }>().id;
-  const username = 'audio-member';
-  const created = await server.call({
-    method: 'POST',
-    url: '/users',
-    token: admin,
-    payload: { username, password: `${username}-password`, email: `${username}@example.com`, name: username, roles: [{ role: 'user', tenant_id: tenantId }] },
-  });
-  expect(created.statusCode, created.body).toBe(201);
-  member = await server.login(username, `${username}-password`);
+  ({ tenantId, token: member } = await tenantWithMember(server, admin, 'audios'));
 });
 afterAll(() => server.close());
 
@@ -369,7 +343,7 @@ describe('text to speech (espeak-ng)', () => {
     const created = response.json<Audio>();
     await generated(created.id);
     const entries = (await server.call({ method: 'GET', url: `/audit?${q('filter', { where: { id: { gt: since } } })}`, token: admin })).json<Record<string, unknown>[]>();
-    expect(entries).toEqual([expect.objectContaining({ action: 'create', entity: 'audio', entity_id: String(created.id), tenant_id: tenantId, username: 'audio-member', after: created })]);
+    expect(entries).toEqual([expect.objectContaining({ action: 'create', entity: 'audio', entity_id: String(created.id), tenant_id: tenantId, username: 'audios-user', after: created })]);
   });
 
   test('each field is refused on its own, in both languages', async () => {

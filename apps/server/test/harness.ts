@@ -76,3 +76,25 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
 
 /** Builds the query string for a filter or where parameter, as the console sends it. */
 export const q = (name: 'filter' | 'where', value: unknown): string => `${name}=${encodeURIComponent(JSON.stringify(value))}`;
+
+/** A new tenant and a user with the role in it, made by the administrator; with the user's token. */
+export async function tenantWithMember(
+  server: TestServer,
+  adminToken: string,
+  name: string,
+  role: 'user' | 'guest' = 'user',
+): Promise<{ tenantId: number; username: string; password: string; token: string }> {
+  const tenant = await server.call({ method: 'POST', url: '/tenants', token: adminToken, payload: { name } });
+  if (tenant.statusCode !== 201) throw new Error(`tenant not created: ${tenant.statusCode} ${tenant.body}`);
+  const tenantId = tenant.json<{ id: number }>().id;
+  const username = `${name}-${role}`;
+  const password = `${username}-password-1`;
+  const user = await server.call({
+    method: 'POST',
+    url: '/users',
+    token: adminToken,
+    payload: { username, password, email: `${username}@example.com`, name: username, roles: [{ role, tenant_id: tenantId }] },
+  });
+  if (user.statusCode !== 201) throw new Error(`user not created: ${user.statusCode} ${user.body}`);
+  return { tenantId, username, password, token: await server.login(username, password) };
+}

@@ -9,7 +9,7 @@ import { FormActions } from '../../lib/forms/FormActions.tsx';
 import { useSchemaForm } from '../../lib/forms/use-schema-form.ts';
 import { useResourceMutations } from '../../lib/table/use-resource.ts';
 import { AUDIOS, useLiveAudio } from './use-audios.ts';
-import { useLanguageOptions, useVoiceOptions } from './voice-options.ts';
+import { LanguageSelect, useVoiceOptions } from './voice-options.tsx';
 
 type Values = { name: string; text: string; language: string; voice: string };
 
@@ -48,7 +48,6 @@ function GenerationProgress({ audio, onClose }: { audio: Audio; onClose(): void 
 export function AudioTtsModal({ opened, onClose }: { opened: boolean; onClose(): void }) {
   const { t, i18n } = useTranslation();
   const { invalidate } = useResourceMutations(AUDIOS);
-  const languages = useLanguageOptions();
   const voices = useVoiceOptions();
   const [started, setStarted] = useState<Audio | null>(null);
 
@@ -81,14 +80,11 @@ export function AudioTtsModal({ opened, onClose }: { opened: boolean; onClose():
               data-testid="tts-text"
             />
             <Group grow align="flex-start">
-              <Select
-                label={t('audios.language')}
+              <LanguageSelect
                 withAsterisk
-                searchable
-                data={languages}
-                nothingFoundMessage={t('audios.noLanguage')}
                 {...form.getInputProps('language')}
-                onChange={(value) => form.setFieldValue('language', value ?? '')}
+                value={form.values.language}
+                onChange={(value) => form.setFieldValue('language', value)}
                 data-testid="tts-language"
               />
               <Select

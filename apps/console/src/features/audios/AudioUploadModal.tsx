@@ -1,4 +1,4 @@
-import { FileInput, Select, Stack, TextInput } from '@mantine/core';
+import { FileInput, Stack, TextInput } from '@mantine/core';
 import { IconUpload } from '@tabler/icons-react';
 import { type Audio, audioNameMaxLength, audioUploadFieldsSchema, bytesPerMb } from '@voxplan/contracts';
 import { useMemo } from 'react';
@@ -11,7 +11,7 @@ import { useSchemaForm } from '../../lib/forms/use-schema-form.ts';
 import { toast } from '../../lib/notify.ts';
 import { useResourceMutations } from '../../lib/table/use-resource.ts';
 import { AUDIOS, useAudioLimits } from './use-audios.ts';
-import { useLanguageOptions } from './voice-options.ts';
+import { LanguageSelect } from './voice-options.tsx';
 
 type Values = { name: string; language: string; file: File | null };
 
@@ -29,7 +29,6 @@ export function AudioUploadModal({ opened, onClose }: { opened: boolean; onClose
   const { t } = useTranslation();
   const { invalidate } = useResourceMutations(AUDIOS);
   const limits = useAudioLimits();
-  const languages = useLanguageOptions();
   const maxSize = limits.data?.max_size_mb;
 
   const schema = useMemo(
@@ -81,16 +80,12 @@ export function AudioUploadModal({ opened, onClose }: { opened: boolean; onClose
             }}
             data-testid="audio-upload-file"
           />
-          <Select
-            label={t('audios.language')}
+          <LanguageSelect
             placeholder={t('audios.languageNone')}
-            searchable
             clearable
-            data={languages}
-            nothingFoundMessage={t('audios.noLanguage')}
             {...form.getInputProps('language')}
-            value={form.values.language || null}
-            onChange={(value) => form.setFieldValue('language', value ?? '')}
+            value={form.values.language}
+            onChange={(value) => form.setFieldValue('language', value)}
             data-testid="audio-upload-language"
           />
           <FormActions onCancel={onClose} submitting={submitting} disabled={limits.isPending} submitTestId="audio-upload-submit" submitLabel={t('audios.uploadAction')} />

@@ -1,10 +1,11 @@
-import { ActionIcon, Badge, Button, Group, Progress, Text, Tooltip } from '@mantine/core';
+import { Badge, Button, Group, Progress, Text } from '@mantine/core';
 import { IconEdit, IconMicrophone, IconTrash, IconUpload } from '@tabler/icons-react';
 import { type Audio, audioSources, audioStatuses } from '@voxplan/contracts';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { formatDuration } from '../../lib/format.ts';
 import { type Column, DataTable } from '../../lib/table/DataTable.tsx';
+import { RowAction } from '../../lib/table/RowAction.tsx';
 import { useRemoveRow } from '../../lib/table/use-remove-row.ts';
 import { AudioPlayer } from './AudioPlayer.tsx';
 import { AudioRenameModal } from './AudioRenameModal.tsx';
@@ -89,16 +90,8 @@ export default function AudiosPage() {
         }
         rowActions={(audio) => (
           <>
-            <Tooltip label={t('audios.rename')}>
-              <ActionIcon variant="subtle" aria-label={t('audios.rename')} onClick={() => setRenaming(audio)} data-testid="audio-rename">
-                <IconEdit size={16} />
-              </ActionIcon>
-            </Tooltip>
-            <Tooltip label={t('common.remove')}>
-              <ActionIcon variant="subtle" color="red" aria-label={t('common.remove')} onClick={() => removeRow(audio.id)} data-testid="audio-remove">
-                <IconTrash size={16} />
-              </ActionIcon>
-            </Tooltip>
+            <RowAction label={t('audios.rename')} icon={<IconEdit size={16} />} onClick={() => setRenaming(audio)} testId="audio-rename" />
+            <RowAction label={t('common.remove')} icon={<IconTrash size={16} />} color="red" onClick={() => removeRow(audio.id)} testId="audio-remove" />
           </>
         )}
       />

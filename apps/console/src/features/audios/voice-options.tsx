@@ -1,11 +1,24 @@
+import { Select, type SelectProps } from '@mantine/core';
 import { useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useAudioVoices } from './use-audios.ts';
 
-/** espeak-ng's languages as select options: "Portuguese (Brazil) · pt-br". */
-export function useLanguageOptions(): { value: string; label: string }[] {
+/** A select of espeak-ng's languages ("Portuguese (Brazil) · pt-br"), searchable; '' is no language. */
+export function LanguageSelect({ value, onChange, ...props }: Omit<SelectProps, 'data' | 'value' | 'onChange'> & { value: string; onChange(value: string): void }) {
+  const { t } = useTranslation();
   const voices = useAudioVoices();
-  return useMemo(() => (voices.data?.languages ?? []).map(({ code, name }) => ({ value: code, label: `${name} · ${code}` })), [voices.data]);
+  const data = useMemo(() => (voices.data?.languages ?? []).map(({ code, name }) => ({ value: code, label: `${name} · ${code}` })), [voices.data]);
+  return (
+    <Select
+      label={t('audios.language')}
+      searchable
+      nothingFoundMessage={t('audios.noLanguage')}
+      {...props}
+      data={data}
+      value={value || null}
+      onChange={(next) => onChange(next ?? '')}
+    />
+  );
 }
 
 /** espeak-ng's voice variants, grouped by gender. */

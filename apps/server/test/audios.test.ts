@@ -171,6 +171,15 @@ describe('upload', () => {
     expect((await upload({ name: 'big again' }, { bytes: big, filename: 'big.wav' })).statusCode).toBe(201);
   });
 
+  test('a file of several MB under the limit goes in whole (the JSON body limit does not apply)', async () => {
+    const bytes = makeAudio('wav', 40); // 44.1 kHz stereo 16-bit: about 7 MB
+    expect(bytes.length).toBeGreaterThan(5 * 1024 * 1024);
+    const response = await upload({ name: 'long recording' }, { bytes, filename: 'long.wav' });
+    expect(response.statusCode, response.body).toBe(201);
+    expect(response.json<Audio>().size).toBe(bytes.length);
+    expect(Buffer.compare((await fileOf(response.json<Audio>().id)).rawPayload, bytes)).toBe(0);
+  });
+
   test('a setting that is not a positive number counts as the default 10 MB', async () => {
     try {
       await setMaxSize('lots');

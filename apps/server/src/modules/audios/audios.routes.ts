@@ -175,7 +175,9 @@ export async function registerAudioRoutes(app: FastifyInstance, ctx: AppContext)
       async (request, reply) => {
         const maxSizeMb = await uploadLimitMb(ctx.db);
         const upload = await readUpload(request, maxSizeMb);
-        const { name, language, bytes } = checkUpload(upload, await languageCodes());
+        // espeak-ng is asked only when a language is given: uploads need no text to speech.
+        const languages = upload.fields.language === undefined ? new Set<string>() : await languageCodes();
+        const { name, language, bytes } = checkUpload(upload, languages);
         const { format, durationMs } = await inspectUpload(bytes);
         const values = { name, source: 'upload', language, voice: '', text: '', format, mime_type: mimeTypes[format], size: bytes.length, duration_ms: durationMs, status: 'ready', progress: 100 };
         const created = await service.create(scopeOf(request), values, async (row, write) => {

@@ -1,7 +1,7 @@
 /**
  * The test suite needs programs npm cannot install: a PostgreSQL server (the API suite runs on it
- * too) and, for the console, Chromium. On a Debian machine where we are root, install what is
- * missing; anywhere else, say what to install and stop.
+ * too), Chromium for the console, and espeak-ng and ffmpeg for audios. On a Debian machine where
+ * we are root, install what is missing; anywhere else, say what to install and stop.
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -9,6 +9,9 @@ import fs from 'node:fs';
 const requirements = [
   { debianPackage: 'postgresql', present: () => fs.existsSync('/usr/lib/postgresql') && fs.readdirSync('/usr/lib/postgresql').length > 0 },
   { debianPackage: 'chromium', present: () => fs.existsSync('/usr/bin/chromium') },
+  // Audios: text to speech, and probing and converting sound (the server needs them too).
+  { debianPackage: 'espeak-ng', present: () => fs.existsSync('/usr/bin/espeak-ng') },
+  { debianPackage: 'ffmpeg', present: () => fs.existsSync('/usr/bin/ffmpeg') && fs.existsSync('/usr/bin/ffprobe') },
 ];
 
 const missing = requirements.filter((requirement) => !requirement.present()).map((requirement) => requirement.debianPackage);

@@ -88,6 +88,7 @@ const screens = [
   '/date-ranges/holidays',
   '/audit',
   '/acl',
+  '/audios',
   '/account/profile',
   '/account/password',
   '/account/credentials',

@@ -5,6 +5,7 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import { jsonSchemaTransform, validatorCompiler } from 'fastify-type-provider-zod';
 import type { AppContext } from './context.ts';
 import { registerApiKeyRoutes } from './modules/api-keys/api-keys.routes.ts';
+import { registerAudioRoutes } from './modules/audios/audios.routes.ts';
 import { registerAuthRoutes } from './modules/auth/auth.routes.ts';
 import { registerDateRangeRoutes } from './modules/date-ranges/date-ranges.routes.ts';
 import { registerHolidayImportRoutes } from './modules/holidays/holidays-import.routes.ts';
@@ -81,6 +82,7 @@ export async function buildApp(ctx: AppContext, options: FastifyServerOptions = 
         registerHolidayImportRoutes(secured, ctx);
         registerDateRangeRoutes(secured, ctx);
         registerSystemInfoRoutes(secured);
+        await registerAudioRoutes(secured, ctx);
         for (const resource of allResources()) registerResource(secured, ctx, resource);
       });
     },

@@ -6,6 +6,7 @@ import { migrateToLatest } from './db/migrate.ts';
 import { createAccessTokens } from './lib/access-tokens.ts';
 import { deriveKeys, loadMasterKey, randomToken } from './lib/keys.ts';
 import { hashPassword } from './lib/passwords.ts';
+import { failAbandonedGenerations } from './modules/audios/tts-jobs.ts';
 import { nowIso } from './lib/time.ts';
 import { createSettingsOutboundHttp } from './outbound/settings.ts';
 
@@ -48,6 +49,7 @@ export async function startContext(config: Config): Promise<Started> {
         .onConflict((oc) => oc.column('name').doNothing())
         .execute();
     }
+    await failAbandonedGenerations(ctx.db);
     let generatedAdminPassword: string | undefined;
     const anyUser = await ctx.db.selectFrom('users').select('id').limit(1).executeTakeFirst();
     if (!anyUser) {

@@ -1,4 +1,4 @@
-import type { ErrorCode, ErrorDetail } from '@voxplan/contracts';
+import type { ErrorCode, ErrorDetail, ErrorParams } from '@voxplan/contracts';
 
 const namesByStatus: Record<number, string> = {
   400: 'BadRequestError',
@@ -21,6 +21,8 @@ export class AppError extends Error {
     readonly details?: ErrorDetail[],
     /** Overrides the catalogue text, for messages that name what was wrong. */
     readonly clientMessage?: string,
+    /** The values the catalogue text names ({{maxSize}}), sent along for the console to word. */
+    readonly params?: ErrorParams,
   ) {
     super(clientMessage ?? code);
     this.name = namesByStatus[statusCode] ?? 'Error';
@@ -33,6 +35,12 @@ export const unauthorized = (code: ErrorCode) => new AppError(401, code);
 export const forbidden = (code: ErrorCode) => new AppError(403, code);
 export const notFound = (code: ErrorCode = 'not_found') => new AppError(404, code);
 export const conflict = (code: ErrorCode, details?: ErrorDetail[]) => new AppError(409, code, details);
+/** A failure of the server's own (logged with its cause), told to the client by a catalogue code. */
+export function serverError(code: ErrorCode, cause?: unknown): AppError {
+  const error = new AppError(500, code);
+  if (cause !== undefined) error.cause = cause;
+  return error;
+}
 
 export function statusName(statusCode: number): string {
   return namesByStatus[statusCode] ?? 'Error';

@@ -3,6 +3,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { ResourceDefinition } from '../src/resources/definition.ts';
 import { allResources } from '../src/resources/registry.ts';
+import { uploadCall } from './audio-fixtures.ts';
 import { ADMIN, q, startTestServer, type TestServer } from './harness.ts';
 
 /**
@@ -15,6 +16,8 @@ type Body = Record<string, unknown>;
 interface Sample {
   create(n: number): Body;
   patch(n: number): Body;
+  /** For rows made elsewhere than POST {path}: the call that sends the body (audios are uploaded). */
+  createCall?(body: Body): Parameters<TestServer['call']>[0];
 }
 interface Row {
   id: number;
@@ -89,11 +92,22 @@ const samples: Record<string, Sample> = {
     // Not the name, which is unique in a tenant: the bulk patch changes two rows alike.
     patch: (n) => ({ time_zone: 'America/New_York', exceptions: [{ name: `Closed ${n}`, initial_date: '2026-08-01', final_date: '2026-08-15' }] }),
   },
+  '/audios': {
+    create: (n) => ({ name: `Audited audio ${n}`, language: 'pt-br' }),
+    patch: (n) => ({ name: `Renamed audio ${n}` }),
+    createCall: (body) => uploadCall(body),
+  },
 };
 function sampleOf(resource: ResourceDefinition): Sample {
   const sample = samples[resource.path];
   if (!sample) throw new Error(`writable resource ${resource.path} has no sample body in roles-and-audit.test.ts: add one`);
   return sample;
+}
+
+/** The call that creates a row of the resource with the body. */
+function createCall(resource: ResourceDefinition, body: Body): Parameters<TestServer['call']>[0] {
+  const sample = samples[resource.path];
+  return sample?.createCall ? sample.createCall(body) : { method: 'POST', url: resource.path, payload: body };
 }
 
 /** Calls from a known address, as the user given. */
@@ -116,11 +130,9 @@ async function createUser(role: 'user' | 'guest'): Promise<Actor> {
 /** Creates a row as the administrator (in the test tenant when the resource is tenant-owned). */
 async function seedRow(resource: ResourceDefinition): Promise<Row> {
   const response = await server.call({
-    method: 'POST',
-    url: resource.path,
+    ...createCall(resource, sampleOf(resource).create(next())),
     token: admin.token,
     ...(resource.tenantOwned && { tenant }),
-    payload: sampleOf(resource).create(next()),
   });
   expect(response.statusCode, response.body).toBe(201);
   return response.json<Row>();
@@ -174,7 +186,7 @@ describe('roles', () => {
     const writes = (body: Body): Parameters<TestServer['call']>[0][] => {
       const id = target?.id ?? 1;
       return [
-        { method: 'POST', url: path, payload: body },
+        createCall(resource, body),
         { method: 'PATCH', url: `${path}/${id}`, payload: body },
         { method: 'PUT', url: `${path}/${id}`, payload: body },
         { method: 'PATCH', url: `${path}?${q('where', { id })}`, payload: body },
@@ -309,7 +321,7 @@ describe('the audit log records every write', () => {
     };
     const create = async (): Promise<{ row: Row; entries: AuditEntry[]; raw: string; body: Body }> => {
       const body = sampleOf(resource).create(next());
-      const { response, entries, raw } = await audited(actor(), { method: 'POST', url: path, payload: body }, 201);
+      const { response, entries, raw } = await audited(actor(), createCall(resource, body), 201);
       return { row: response.json<Row>(), entries, raw, body };
     };
     const current = async (id: number): Promise<Row> =>
@@ -412,7 +424,7 @@ describe('the audit log records every write', () => {
       const missing = 2_000_000_000;
       expect((await as(actor(), { method: 'PATCH', url: `${path}/${missing}`, payload: sampleOf(resource).patch(next()) })).statusCode).toBe(404);
       expect((await as(actor(), { method: 'DELETE', url: `${path}/${missing}` })).statusCode).toBe(404);
-      expect((await as(actor(), { method: 'POST', url: path, payload: {} })).statusCode).toBe(400);
+      expect((await as(actor(), createCall(resource, {}))).statusCode).toBe(400);
       expect((await as(actor(), { method: 'PATCH', url: `${path}/${row.id}`, payload: { no_such_field: 1 } })).statusCode).toBe(400);
       expect((await as(actor(), { method: 'DELETE', url: path, payload: [missing] })).json()).toEqual({ count: 0 });
       expect((await as(actor(), { method: 'PATCH', url: `${path}?${q('where', { id: missing })}`, payload: sampleOf(resource).patch(next()) })).json()).toEqual({

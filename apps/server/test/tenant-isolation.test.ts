@@ -2,6 +2,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import type { ResourceDefinition } from '../src/resources/definition.ts';
 import { allResources } from '../src/resources/registry.ts';
+import { uploadCall } from './audio-fixtures.ts';
 import { q, startTestServer, type TestServer } from './harness.ts';
 
 /**
@@ -17,6 +18,8 @@ interface Sample {
   create(n: number): Record<string, unknown>;
   /** A valid patch body that changes something visible. */
   patch: Record<string, unknown>;
+  /** For rows made elsewhere than POST {path}: the call that sends the body (audios are uploaded). */
+  createCall?(body: Record<string, unknown>): Parameters<TestServer['call']>[0];
 }
 const samples: Record<string, Sample> = {
   '/destinations': {
@@ -31,6 +34,11 @@ const samples: Record<string, Sample> = {
     create: (n) => ({ name: `Isolated ${n}`, time_zone: 'America/Sao_Paulo', intervals: [{ day: 'monday', start: '08:00', end: '18:00' }], country: 'BR' }),
     // Names are unique in a tenant, so the bulk patch changes something else.
     patch: { time_zone: 'Europe/Lisbon' },
+  },
+  '/audios': {
+    create: (n) => ({ name: `Isolated ${n}` }),
+    patch: { name: 'changed' },
+    createCall: (body) => uploadCall(body),
   },
 };
 
@@ -77,6 +85,15 @@ async function createUser(tenantId: number, role: 'user' | 'guest'): Promise<{ i
   return { id: response.json<{ id: number }>().id, token: await server.login(username, password) };
 }
 
+/** The call that creates a row of the resource with the body. */
+function createCall(resource: ResourceDefinition, body: Record<string, unknown>): Parameters<TestServer['call']>[0] {
+  const sample = sampleOf(resource);
+  return sample.createCall ? sample.createCall(body) : { method: 'POST', url: resource.path, payload: body };
+}
+
+/** What a missing, or another tenant's, id answers. */
+const notFoundCode = (resource: ResourceDefinition) => resource.notFoundCode ?? 'not_found';
+
 function sampleOf(resource: ResourceDefinition): Sample {
   const sample = samples[resource.path];
   if (!sample) {
@@ -106,7 +123,7 @@ async function buildWorld(resource: ResourceDefinition): Promise<World> {
   const [a, b] = [await createTenant(), await createTenant()];
   const [userA, guestA, userB] = [await createUser(a, 'user'), await createUser(a, 'guest'), await createUser(b, 'user')];
   const make = async (token: string) => {
-    const response = await server.call({ method: 'POST', url: resource.path, token, payload: sample.create(next()) });
+    const response = await server.call({ ...createCall(resource, sample.create(next())), token });
     expect(response.statusCode, response.body).toBe(201);
     return response.json<Row>().id;
   };
@@ -194,9 +211,9 @@ describe.each(memberWritable.map((resource) => [resource.path, resource] as cons
 
   test('get: B\'s ids are not found, even with x-tenant-id pointing at B', async () => {
     for (const id of world.bIds) {
-      expectCode(await asA({ method: 'GET', url: `${path}/${id}` }), 404, 'not_found');
-      expectCode(await asA({ method: 'GET', url: `${path}/${id}`, tenant: world.b }), 404, 'not_found');
-      expectCode(await server.call({ method: 'GET', url: `${path}/${id}`, token: world.guestA.token }), 404, 'not_found');
+      expectCode(await asA({ method: 'GET', url: `${path}/${id}` }), 404, notFoundCode(resource));
+      expectCode(await asA({ method: 'GET', url: `${path}/${id}`, tenant: world.b }), 404, notFoundCode(resource));
+      expectCode(await server.call({ method: 'GET', url: `${path}/${id}`, token: world.guestA.token }), 404, notFoundCode(resource));
     }
     const own = await asA({ method: 'GET', url: `${path}/${world.aIds[0]}` });
     expect(own.statusCode).toBe(200);
@@ -204,14 +221,14 @@ describe.each(memberWritable.map((resource) => [resource.path, resource] as cons
   });
 
   test('create: the row lands in A, whatever the body or the header say', async () => {
-    const withTenantField = await asA({ method: 'POST', url: path, payload: { ...sample().create(next()), tenant_id: world.b } });
+    const withTenantField = await asA(createCall(resource, { ...sample().create(next()), tenant_id: world.b }));
     if (withTenantField.statusCode === 400) {
       expect(withTenantField.json<ErrorBody>().error.code).toBe('invalid_input');
     } else {
       expect(withTenantField.statusCode, withTenantField.body).toBe(201);
       expect(withTenantField.json<Row>().tenant_id).toBe(world.a);
     }
-    const withHeader = await asA({ method: 'POST', url: path, tenant: world.b, payload: sample().create(next()) });
+    const withHeader = await asA({ ...createCall(resource, sample().create(next())), tenant: world.b });
     expect(withHeader.statusCode, withHeader.body).toBe(201);
     const created = withHeader.json<Row>();
     expect(created.tenant_id).toBe(world.a);
@@ -221,8 +238,8 @@ describe.each(memberWritable.map((resource) => [resource.path, resource] as cons
   test('patch and put: B\'s ids are not found; tenant_id in the body cannot move A\'s row', async () => {
     for (const method of ['PATCH', 'PUT'] as const) {
       for (const id of world.bIds) {
-        expectCode(await asA({ method, url: `${path}/${id}`, payload: sample().patch }), 404, 'not_found');
-        expectCode(await asA({ method, url: `${path}/${id}`, tenant: world.b, payload: sample().patch }), 404, 'not_found');
+        expectCode(await asA({ method, url: `${path}/${id}`, payload: sample().patch }), 404, notFoundCode(resource));
+        expectCode(await asA({ method, url: `${path}/${id}`, tenant: world.b, payload: sample().patch }), 404, notFoundCode(resource));
       }
     }
     const target = world.aIds[0]!;
@@ -256,8 +273,8 @@ describe.each(memberWritable.map((resource) => [resource.path, resource] as cons
 
   test('delete: B\'s ids are not found and stay', async () => {
     for (const id of world.bIds) {
-      expectCode(await asA({ method: 'DELETE', url: `${path}/${id}` }), 404, 'not_found');
-      expectCode(await asA({ method: 'DELETE', url: `${path}/${id}`, tenant: world.b }), 404, 'not_found');
+      expectCode(await asA({ method: 'DELETE', url: `${path}/${id}` }), 404, notFoundCode(resource));
+      expectCode(await asA({ method: 'DELETE', url: `${path}/${id}`, tenant: world.b }), 404, notFoundCode(resource));
     }
   });
 
@@ -311,18 +328,18 @@ describe.each(memberWritable.map((resource) => [resource.path, resource] as cons
 
   test('x-tenant-id 0 or absent: creating is refused with no_tenant_provided', async () => {
     const before = await countAll();
-    expectCode(await server.call({ method: 'POST', url: path, token: admin, payload: sampleOf(resource).create(next()) }), 400, 'no_tenant_provided');
-    expectCode(await server.call({ method: 'POST', url: path, token: admin, tenant: 0, payload: sampleOf(resource).create(next()) }), 400, 'no_tenant_provided');
+    expectCode(await server.call({ ...createCall(resource, sampleOf(resource).create(next())), token: admin }), 400, 'no_tenant_provided');
+    expectCode(await server.call({ ...createCall(resource, sampleOf(resource).create(next())), token: admin, tenant: 0 }), 400, 'no_tenant_provided');
     expect(await countAll()).toBe(before);
   });
 
   test('x-tenant-id B: the administrator works in B only', async () => {
-    const created = await server.call({ method: 'POST', url: path, token: admin, tenant: world.b, payload: sampleOf(resource).create(next()) });
+    const created = await server.call({ ...createCall(resource, sampleOf(resource).create(next())), token: admin, tenant: world.b });
     expect(created.statusCode, created.body).toBe(201);
     expect(created.json<Row>().tenant_id).toBe(world.b);
     const listed = await server.call({ method: 'GET', url: `${path}?${q('filter', { order: ['id ASC'] })}`, token: admin, tenant: world.b });
     expect(listed.json<Row[]>().map((row) => row.id)).toEqual([...world.bIds, created.json<Row>().id]);
-    expectCode(await server.call({ method: 'GET', url: `${path}/${world.aIds[0]}`, token: admin, tenant: world.b }), 404, 'not_found');
+    expectCode(await server.call({ method: 'GET', url: `${path}/${world.aIds[0]}`, token: admin, tenant: world.b }), 404, notFoundCode(resource));
     const patched = await server.call({ method: 'PATCH', url: `${path}?${q('where', { id: { inq: world.aIds } })}`, token: admin, tenant: world.b, payload: sampleOf(resource).patch });
     expect(patched.json()).toEqual({ count: 0 });
   });
@@ -366,7 +383,7 @@ describe.each(memberWritable.map((resource) => [resource.path, resource] as cons
       { method: 'GET', url: `${path}/count` },
       { method: 'GET', url: path },
       { method: 'GET', url: `${path}/${id}` },
-      { method: 'POST', url: path, payload: sampleOf(resource).create(next()) },
+      createCall(resource, sampleOf(resource).create(next())),
       { method: 'PATCH', url: `${path}/${id}`, payload: sampleOf(resource).patch },
       { method: 'PATCH', url: path, payload: sampleOf(resource).patch },
       { method: 'DELETE', url: `${path}/${id}` },
@@ -447,5 +464,41 @@ describe.each(adminReadable.map((resource) => [resource.path, resource] as const
     expectCode(await server.call({ method: 'GET', url: path, token: userA }), 403, 'no_role_permission');
     expectCode(await server.call({ method: 'GET', url: `${path}/count`, token: userA }), 403, 'no_role_permission');
     expectCode(await server.call({ method: 'GET', url: `${path}/${aEntries[0]}`, token: userA }), 403, 'no_role_permission');
+  });
+});
+
+describe('/audios: the sound and text to speech stay in the tenant too', () => {
+  let world: World;
+  const audiosResource = () => memberWritable.find((resource) => resource.path === '/audios')!;
+  beforeAll(async () => {
+    world = await buildWorld(audiosResource());
+  });
+
+  test('a member of A gets audio_not_found for B\'s sound, original or telephony, whatever the header', async () => {
+    for (const id of world.bIds) {
+      for (const url of [`/audios/${id}/file`, `/audios/${id}/file?format=telephony`]) {
+        expectCode(await server.call({ method: 'GET', url, token: world.userA.token }), 404, 'audio_not_found');
+        expectCode(await server.call({ method: 'GET', url, token: world.userA.token, tenant: world.b }), 404, 'audio_not_found');
+        expectCode(await server.call({ method: 'GET', url, token: world.guestA.token }), 404, 'audio_not_found');
+      }
+    }
+    // Nothing was converted for them.
+    const copies = await server.ctx.db.selectFrom('audio_data').select('audio_id').where('audio_id', 'in', world.bIds).where('variant', '=', 'telephony').execute();
+    expect(copies).toEqual([]);
+    expect((await server.call({ method: 'GET', url: `/audios/${world.bIds[0]}/file`, token: world.userB.token })).statusCode).toBe(200);
+    expect((await server.call({ method: 'GET', url: `/audios/${world.aIds[0]}/file`, token: world.guestA.token })).statusCode).toBe(200);
+    expect((await server.call({ method: 'GET', url: `/audios/${world.bIds[0]}/file`, token: admin, tenant: world.b })).statusCode).toBe(200);
+    expectCode(await server.call({ method: 'GET', url: `/audios/${world.bIds[0]}/file`, token: admin, tenant: world.a }), 404, 'audio_not_found');
+  });
+
+  test('text to speech lands in A whatever the header says; guests and the all-tenants view may not start one', async () => {
+    const payload = { name: 'Isolated speech', text: 'Hello.', language: 'en-us' };
+    const created = await server.call({ method: 'POST', url: '/audios/tts', token: world.userA.token, tenant: world.b, payload });
+    expect(created.statusCode, created.body).toBe(201);
+    expect(created.json<Row>().tenant_id).toBe(world.a);
+    expectCode(await server.call({ method: 'POST', url: '/audios/tts', token: world.guestA.token, payload }), 403, 'readonly_only');
+    expectCode(await server.call({ method: 'POST', url: '/audios/tts', token: admin, payload }), 400, 'no_tenant_provided');
+    const asAdmin = await server.call({ method: 'POST', url: '/audios/tts', token: admin, tenant: world.b, payload });
+    expect(asAdmin.json<Row>().tenant_id).toBe(world.b);
   });
 });

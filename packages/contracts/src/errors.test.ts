@@ -25,4 +25,11 @@ describe('error catalogue', () => {
     expect(localeFromAcceptLanguage(undefined)).toBe('en');
     expect(errorMessage('invalid_credentials', 'pt')).toBe('Usuário ou senha inválidos.');
   });
+
+  test('a text that names a value shows it, in both languages', () => {
+    expect(errorMessage('file_too_large', 'en', { maxSize: 10 })).toBe('File bigger than 10 Mbs');
+    expect(errorMessage('file_too_large', 'pt', { maxSize: 2.5 })).toBe('Arquivo maior que 2.5 Mbs');
+    // Without the value the placeholder stays, as i18next leaves it.
+    expect(errorMessage('file_too_large', 'en')).toBe('File bigger than {{maxSize}} Mbs');
+  });
 });

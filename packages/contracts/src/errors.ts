@@ -67,6 +67,9 @@ export const errorCodes = [
   'address_already_exists',
   'holiday_already_exists',
   'holiday_region_unknown',
+  'file_too_large',
+  'invalid_audio_format',
+  'audio_not_ready',
 ] as const;
 
 export type ErrorCode = (typeof errorCodes)[number];
@@ -93,8 +96,13 @@ export function localeFromAcceptLanguage(header: string | undefined): Locale {
   return 'en';
 }
 
-export function errorMessage(code: ErrorCode, locale: Locale): string {
-  return errorMessages[locale][code];
+/** Values a catalogue text names as {{name}} (e.g. file_too_large's maxSize), as i18next writes them. */
+export type ErrorParams = Record<string, string | number>;
+
+export function errorMessage(code: ErrorCode, locale: Locale, params?: ErrorParams): string {
+  const text = errorMessages[locale][code];
+  if (!params) return text;
+  return text.replace(/\{\{\s*(\w+)\s*\}\}/g, (whole, name: string) => (Object.hasOwn(params, name) ? String(params[name]) : whole));
 }
 
 /** The error body every API answer uses on failure (spec section 8). */
@@ -105,6 +113,8 @@ export interface ApiErrorBody {
     message: string;
     code?: ErrorCode;
     details?: ErrorDetail[];
+    /** The values the code's text names, so that the console can word it in its own language. */
+    params?: ErrorParams;
   };
 }
 

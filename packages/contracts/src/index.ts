@@ -1,4 +1,5 @@
 export * from './acl.ts';
+export * from './audio.ts';
 export * from './audit.ts';
 export * from './auth.ts';
 export * from './common.ts';

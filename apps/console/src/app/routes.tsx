@@ -44,7 +44,7 @@ export const areaRoutes: AreaRoute[] = [
   },
   { paths: ['/acl'], titleKey: 'nav.acl', inMenu: true, icon: 'acl', page: lazy(() => import('../features/acl/AclPage.tsx')) },
   { paths: ['/reports', '/relatorios'], titleKey: 'nav.reports', inMenu: true, icon: 'reports', page: placeholder('nav.reports') },
-  { paths: ['/audios'], titleKey: 'nav.audios', inMenu: true, icon: 'audios', page: placeholder('nav.audios') },
+  { paths: ['/audios'], titleKey: 'nav.audios', inMenu: true, icon: 'audios', page: lazy(() => import('../features/audios/AudiosPage.tsx')) },
   { paths: ['/visual-plan'], titleKey: 'nav.visualPlan', inMenu: true, hideFooter: true, icon: 'plan', page: placeholder('nav.visualPlan') },
   {
     paths: ['/general-settings'],

@@ -18,6 +18,11 @@ describe('the error display rules of spec section 8', () => {
     );
   });
 
+  test('a code whose text names a value shows the value the answer carries', () => {
+    const error = apiError({ statusCode: 413, name: 'PayloadTooLargeError', message: 'x', code: 'file_too_large', params: { maxSize: 10 } }, 413);
+    expect(errorText(error, i18n.t)).toBe('File bigger than 10 Mbs');
+  });
+
   test('without a specific code, the details, one per line', () => {
     const error = apiError({
       statusCode: 400,

@@ -8,9 +8,9 @@ import { toast } from './notify.ts';
  */
 export function errorText(error: unknown, t: TFunction): string {
   if (error instanceof ApiError && error.body) {
-    const { code, details, message } = error.body;
+    const { code, details, message, params } = error.body;
     if (code && code !== 'invalid_input' && t(`errors.${code}`, { defaultValue: '' })) {
-      return t(`errors.${code}`);
+      return t(`errors.${code}`, params ?? {});
     }
     if (details && details.length > 0) return details.map((d) => (d.path ? `${d.path}: ${d.message}` : d.message)).join('\n');
     if (code) return t(`errors.${code}`);

@@ -172,6 +172,31 @@ export interface PlanReferenceTable {
   ref_id: number;
 }
 
+export interface AudioTable {
+  id: Generated<number>;
+  tenant_id: number;
+  created_time: Time;
+  updated_time: Time;
+  name: string;
+  source: 'upload' | 'tts';
+  language: string;
+  voice: string;
+  text: string;
+  format: 'wav' | 'mp3' | 'ogg';
+  mime_type: string;
+  size: number;
+  duration_ms: number | null;
+  status: 'generating' | 'ready' | 'failed';
+  progress: number;
+}
+
+export interface AudioDataTable {
+  audio_id: number;
+  variant: 'original' | 'telephony';
+  mime_type: string;
+  data: Buffer;
+}
+
 export interface Database {
   tenants: TenantTable;
   users: UserTable;
@@ -189,6 +214,8 @@ export interface Database {
   visual_plans: VisualPlanTable;
   visual_plan_versions: VisualPlanVersionTable;
   plan_references: PlanReferenceTable;
+  audios: AudioTable;
+  audio_data: AudioDataTable;
 }
 
 export type TableName = keyof Database;

@@ -1,26 +1,35 @@
-import { type ApiErrorBody, type ErrorCode, type ErrorDetail, errorMessage, FilterError, localeFromAcceptLanguage } from '@voxplan/contracts';
+import { type ApiErrorBody, type ErrorCode, type ErrorDetail, type ErrorParams, errorMessage, FilterError, localeFromAcceptLanguage } from '@voxplan/contracts';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { z } from 'zod';
 import { AppError, statusName } from '../errors.ts';
 
 export function detailsFromZod(error: z.ZodError): ErrorDetail[] {
-  return error.issues.map((issue) => ({
-    path: issue.path.map(String).join('.'),
-    message: issue.message,
-    code: issue.code,
-  }));
+  return error.issues.flatMap((issue) => {
+    // An unknown field is named itself, as the body validation names it.
+    const fields = issue.code === 'unrecognized_keys' ? issue.keys.map((key) => [...issue.path, key]) : [issue.path];
+    return fields.map((path) => ({ path: path.map(String).join('.'), message: issue.message, code: issue.code }));
+  });
 }
 
-function send(request: FastifyRequest, reply: FastifyReply, statusCode: number, code: ErrorCode, details?: ErrorDetail[], message?: string) {
+function send(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  statusCode: number,
+  code: ErrorCode,
+  details?: ErrorDetail[],
+  message?: string,
+  params?: ErrorParams,
+) {
   const locale = localeFromAcceptLanguage(request.headers['accept-language']);
   const body: ApiErrorBody = {
     error: {
       statusCode,
       name: statusName(statusCode),
-      message: message ?? errorMessage(code, locale),
+      message: message ?? errorMessage(code, locale, params),
       code,
       ...(details && details.length > 0 && { details }),
+      ...(params && { params }),
     },
   };
   return reply.status(statusCode).send(body);
@@ -46,7 +55,8 @@ function clientDataError(error: unknown): string | undefined {
 export const errorsPlugin = fp(async (app: FastifyInstance) => {
   app.setErrorHandler((error: FastifyError | Error, request, reply) => {
     if (error instanceof AppError) {
-      return send(request, reply, error.statusCode, error.code, error.details, error.clientMessage);
+      if (error.statusCode >= 500) request.log.error({ err: error.cause ?? error, code: error.code }, 'request failed');
+      return send(request, reply, error.statusCode, error.code, error.details, error.clientMessage, error.params);
     }
     if (error instanceof z.ZodError) return send(request, reply, 400, 'invalid_input', detailsFromZod(error));
     if (error instanceof FilterError) {

@@ -35,10 +35,13 @@ export interface ResourceDefinition<Out = unknown> {
   fields: FieldMap;
   defaultOrder?: OrderTerm[];
   output: z.ZodType<Out>;
-  createInput: z.ZodType;
+  /** Absent: no generic POST; rows are made by the resource's own routes (audios are uploaded). */
+  createInput?: z.ZodType;
   updateInput: z.ZodType;
   /** Unique indexes and the code a duplicate answers with. */
   unique?: { columns: string[]; code: ErrorCode }[];
+  /** What a missing or out-of-scope id answers (404); not_found unless the catalogue has one of its own. */
+  notFoundCode?: ErrorCode;
   /** Fields masked in the audit log. */
   secretFields?: readonly string[];
   /** Turns the parsed input into column values; the generic layer adds ids, times and tenant. */

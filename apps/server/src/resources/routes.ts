@@ -43,10 +43,12 @@ export function registerResource<Out>(app: FastifyInstance, ctx: AppContext, def
   // Role checks come before body validation, so a guest learns it may not write, not what to fix.
   const writeGuard = { preValidation: async (request: Parameters<typeof scopeOf>[0]) => void service.assertWritable(scopeOf(request)) };
 
-  routes.post(base, { ...writeGuard, schema: { tags, body: definition.createInput, response: { 201: definition.output } } }, async (request, reply) => {
-    const created = await service.create(scopeOf(request), request.body as Values);
-    return reply.status(201).send(created);
-  });
+  if (definition.createInput) {
+    routes.post(base, { ...writeGuard, schema: { tags, body: definition.createInput, response: { 201: definition.output } } }, async (request, reply) => {
+      const created = await service.create(scopeOf(request), request.body as Values);
+      return reply.status(201).send(created);
+    });
+  }
 
   routes.patch(
     `${base}/:id`,

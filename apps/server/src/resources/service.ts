@@ -141,7 +141,7 @@ export class ResourceService<Out> {
 
   private async findRow(db: LooseDb, scope: Scope, id: number): Promise<Row> {
     const row = (await this.scopedSelect(db, scope).selectAll().where('id', '=', id).executeTakeFirst()) as Row | undefined;
-    if (!row) throw notFound();
+    if (!row) throw notFound(this.definition.notFoundCode);
     return row;
   }
 
@@ -179,14 +179,25 @@ export class ResourceService<Out> {
     return this.definition.toValues ? this.definition.toValues(input, write, before) : input;
   }
 
-  async create(scope: Scope, input: Values): Promise<Out> {
+  /**
+   * Refuses a create before anything is read or made: the role, and for tenant-owned rows a tenant
+   * to put them in. Answers that tenant (undefined for rows that belong to none).
+   */
+  assertCreatable(scope: Scope): number | undefined {
     this.checkWrite(scope);
+    if (!this.definition.tenantOwned) return undefined;
+    const tenantId = this.tenantFilter(scope);
+    if (tenantId === undefined) throw badRequest('no_tenant_provided');
+    return tenantId;
+  }
+
+  /**
+   * Inserts a row, with its audit entry, in one transaction. `afterInsert` writes what belongs with
+   * the row but is not part of it (an audio's bytes), in the same transaction.
+   */
+  async create(scope: Scope, input: Values, afterInsert?: (row: Row, write: WriteContext) => Promise<void>): Promise<Out> {
+    const tenantId = this.assertCreatable(scope);
     assertStorable(input);
-    let tenantId: number | undefined;
-    if (this.definition.tenantOwned) {
-      tenantId = this.tenantFilter(scope);
-      if (tenantId === undefined) throw badRequest('no_tenant_provided');
-    }
     return this.inTransaction(scope, async (write) => {
       const now = nowIso();
       const timestamps = this.definition.timestamps ?? { created: true, updated: true };
@@ -202,6 +213,7 @@ export class ResourceService<Out> {
         .returningAll()
         .executeTakeFirstOrThrow()) as Row;
       await this.definition.afterWrite?.(inserted.id, input, write);
+      await afterInsert?.(inserted, write);
       const [out] = await this.present([inserted], write.trx as LooseDb);
       await recordAudit(write.trx, scope, [
         {

@@ -76,12 +76,14 @@ export class ApiClient {
     const headers: Record<string, string> = { 'accept-language': this.acceptLanguage };
     if (token) headers.authorization = `Bearer ${token}`;
     if (this.tenantId !== null) headers['x-tenant-id'] = String(this.tenantId);
-    if (options.body !== undefined) headers['content-type'] = 'application/json';
+    // A FormData body (a file upload) sets its own multipart content type with the boundary.
+    const isForm = options.body instanceof FormData;
+    if (options.body !== undefined && !isForm) headers['content-type'] = 'application/json';
     return fetch(`${API_BASE}${path}${toQueryString(options.query)}`, {
       method,
       headers,
       credentials: 'include',
-      body: options.body === undefined ? undefined : JSON.stringify(options.body),
+      body: options.body === undefined ? undefined : isForm ? (options.body as FormData) : JSON.stringify(options.body),
       signal: options.signal,
     });
   }
@@ -102,17 +104,30 @@ export class ApiClient {
     return (text ? JSON.parse(text) : undefined) as T;
   }
 
-  async request<T>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
+  /** A successful response, after one shared refresh when the token was stale; an ApiError otherwise. */
+  private async fetchOk(method: string, path: string, options: RequestOptions): Promise<Response> {
     const sentWith = this.token;
     const response = await this.send(method, path, options, sentWith);
-    if (response.ok) return ApiClient.parse<T>(response);
+    if (response.ok) return response;
     const error = await ApiClient.errorOf(response);
     if (response.status !== 401 || !error.code || !REFRESHABLE.includes(error.code)) throw error;
     // Another request may have refreshed meanwhile; otherwise join (or start) the one refresh.
     const token = this.token !== sentWith && this.token ? this.token : await this.refreshShared();
     const retried = await this.send(method, path, options, token);
-    if (retried.ok) return ApiClient.parse<T>(retried);
+    if (retried.ok) return retried;
     throw await ApiClient.errorOf(retried);
+  }
+
+  async request<T>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
+    return ApiClient.parse<T>(await this.fetchOk(method, path, options));
+  }
+
+  /**
+   * A file the API serves (an audio), fetched with the bearer token: elements such as <audio>
+   * cannot send it, so they play an object URL of this blob instead.
+   */
+  async blob(path: string, options: Omit<RequestOptions, 'body'> = {}): Promise<Blob> {
+    return (await this.fetchOk('GET', path, options)).blob();
   }
 
   private refreshShared(): Promise<string> {

@@ -80,7 +80,7 @@ export function useSchemaForm<Values extends Record<string, unknown>>(options: O
             // A nested path (intervals.0.start) lands on its field too, when its top-level field is in the form.
             const field = detail.path?.split('.')[0];
             if (!field || !(field in values)) continue;
-            fieldErrors[detail.path] = error.code && error.code !== 'invalid_input' ? t(`errors.${error.code}`) : refinementText(detail.message, t);
+            fieldErrors[detail.path] = error.code && error.code !== 'invalid_input' ? t(`errors.${error.code}`, error.body.params ?? {}) : refinementText(detail.message, t);
           }
           if (Object.keys(fieldErrors).length > 0) {
             form.setErrors(fieldErrors);

@@ -1,0 +1,54 @@
+import { audioSchema, audioUpdateSchema } from '@voxplan/contracts';
+import { serverError } from '../../errors.ts';
+import { defineResource } from '../../resources/definition.ts';
+
+/**
+ * Audio metadata through the generic layer (list, count, get, rename, remove). Audios are made by
+ * their own routes (audios.routes.ts: upload and text to speech), not by the generic POST.
+ */
+export const audiosResource = defineResource({
+  entity: 'audio',
+  path: '/audios',
+  table: 'audios',
+  tenantOwned: true,
+  read: 'member',
+  write: 'member',
+  fields: {
+    id: 'integer',
+    tenant_id: 'integer',
+    name: 'string',
+    source: 'string',
+    language: 'string',
+    voice: 'string',
+    text: 'string',
+    format: 'string',
+    mime_type: 'string',
+    size: 'integer',
+    duration_ms: 'integer',
+    status: 'string',
+    progress: 'integer',
+    created_time: 'date',
+    updated_time: 'date',
+  },
+  defaultOrder: [{ field: 'name', direction: 'asc' }],
+  output: audioSchema,
+  updateInput: audioUpdateSchema,
+  notFoundCode: 'audio_not_found',
+  async beforeDelete(rows, write) {
+    // Plans check here that no plan plays one of these audios (409 with their own code), before
+    // anything is removed.
+    try {
+      await write.trx
+        .deleteFrom('audio_data')
+        .where(
+          'audio_id',
+          'in',
+          rows.map((row) => row.id),
+        )
+        .execute();
+    } catch (error) {
+      // The transaction is rolled back: the audio and its sound stay as they were.
+      throw serverError('error_deleting_file', error);
+    }
+  },
+});

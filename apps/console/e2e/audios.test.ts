@@ -194,7 +194,7 @@ describe('audios screen', () => {
   test('rename an audio, then remove it with the confirm dialog', async () => {
     const page = await openAudios();
     const row = rowWith(page, 'Welcome message');
-    await row.getByTestId('audio-rename').click();
+    await row.getByTestId('audio-edit').click();
     expect(await page.getByTestId('audio-rename-name').inputValue()).toBe('Welcome message');
     await page.getByTestId('audio-rename-name').fill('Greeting');
     await page.getByTestId('audio-rename-save').click();

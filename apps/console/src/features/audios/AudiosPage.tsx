@@ -1,11 +1,11 @@
 import { Badge, Button, Group, Progress, Text } from '@mantine/core';
-import { IconEdit, IconMicrophone, IconTrash, IconUpload } from '@tabler/icons-react';
+import { IconMicrophone, IconUpload } from '@tabler/icons-react';
 import { type Audio, audioSources, audioStatuses } from '@voxplan/contracts';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { formatDuration } from '../../lib/format.ts';
 import { type Column, DataTable } from '../../lib/table/DataTable.tsx';
-import { RowAction } from '../../lib/table/RowAction.tsx';
+import { EditRemoveActions } from '../../lib/table/EditRemoveActions.tsx';
 import { useRemoveRow } from '../../lib/table/use-remove-row.ts';
 import { AudioPlayer } from './AudioPlayer.tsx';
 import { AudioRenameModal } from './AudioRenameModal.tsx';
@@ -89,10 +89,7 @@ export default function AudiosPage() {
           </Group>
         }
         rowActions={(audio) => (
-          <>
-            <RowAction label={t('audios.rename')} icon={<IconEdit size={16} />} onClick={() => setRenaming(audio)} testId="audio-rename" />
-            <RowAction label={t('common.remove')} icon={<IconTrash size={16} />} color="red" onClick={() => removeRow(audio.id)} testId="audio-remove" />
-          </>
+          <EditRemoveActions testIdPrefix="audio" editLabel={t('audios.rename')} onEdit={() => setRenaming(audio)} onRemove={() => removeRow(audio.id)} />
         )}
       />
       {modal === 'upload' && <AudioUploadModal opened onClose={() => setModal(null)} />}

@@ -31,30 +31,24 @@ test('the script reads the variables, picks a declared exit and sets variables',
   expect(regular.session.variables).toEqual({ orders: 3 });
 });
 
-test.each([
-  ['a syntax error', 'return "vip" {', 'error'],
-  ['a runtime error', 'return "vip", { tier = vars.customer.tier }', 'error'],
-  ['a script that never ends', 'while true do end', 'cpu_limit'],
-  ['a script that needs too much memory', 'return "vip", { tier = ("x"):rep(1024):rep(17 * 1024) }', 'memory_limit'],
-  ['a value that is not an exit name', 'return 42', 'bad_return'],
-])('%s takes error and sets nothing', async (_name, script, reason) => {
-  for (const channel of ['voice', 'chat'] as const) {
-    const result = await run(script, { channel });
-    expect(result.ports.log.scripts.map((entry) => entry.result)).toEqual([{ ok: false, reason, message: expect.any(String) }]);
-    expect(result.exitOf('lua')).toBe('error');
-    expect(result.session.variables).toEqual({});
-  }
-});
+/** Lua failed the run. */
+const failed = (reason: string) => ({ ok: false, reason, message: expect.any(String) });
+/** Lua answered normally; the block is what turns the answer into its error exit. */
+const answered = (exit: string) => ({ ok: true, exit, set: { tier: 'x' } });
 
 test.each([
-  ['an exit the block does not declare', 'return "gold", { tier = "x" }', 'gold'],
+  ['a syntax error', 'return "vip" {', failed('error')],
+  ['a runtime error', 'return "vip", { tier = vars.customer.tier }', failed('error')],
+  ['a script that never ends', 'while true do end', failed('cpu_limit')],
+  ['a script that needs too much memory', 'return "vip", { tier = ("x"):rep(1024):rep(17 * 1024) }', failed('memory_limit')],
+  ['a value that is not an exit name', 'return 42', failed('bad_return')],
+  ['an exit the block does not declare', 'return "gold", { tier = "x" }', answered('gold')],
   // `error` is built in, not a return a script may choose (the block refuses it in `returns`).
-  ['the name of the built-in exit', 'return "error", { tier = "x" }', 'error'],
-])('%s takes error and sets nothing', async (_name, script, exit) => {
+  ['the name of the built-in exit', 'return "error", { tier = "x" }', answered('error')],
+])('%s takes error and sets nothing', async (_name, script, answer) => {
   for (const channel of ['voice', 'chat'] as const) {
     const result = await run(script, { channel });
-    // Lua answered normally; the block is what turns the answer into its error exit.
-    expect(result.ports.log.scripts.map((entry) => entry.result)).toEqual([{ ok: true, exit, set: { tier: 'x' } }]);
+    expect(result.ports.log.scripts.map((entry) => entry.result)).toEqual([answer]);
     expect(result.exitOf('lua')).toBe('error');
     expect(result.session.variables).toEqual({});
   }

@@ -1,5 +1,6 @@
 /** Builds small plans and runs them through the real engine, for the blocks' own tests. */
 import { type Action, type Channel, type EngineEvent, type Session, type SessionInit, type TurnResult, handleEvent, startSession } from '@voxplan/engine';
+import type { ScriptRunner } from '@voxplan/engine/ports';
 import { type MemoryWorld, memoryPorts } from '@voxplan/engine/testing';
 import { compilePlan } from './compile.ts';
 
@@ -43,9 +44,19 @@ export interface Run {
   exitOf(id: string): string | undefined;
 }
 
-export async function runPlan(document: unknown, options: { channel?: Channel; world?: MemoryWorld; events?: EngineEvent[]; plans?: unknown[]; init?: Partial<SessionInit> } = {}): Promise<Run> {
+export interface RunOptions {
+  channel?: Channel;
+  world?: MemoryWorld;
+  events?: EngineEvent[];
+  plans?: unknown[];
+  init?: Partial<SessionInit>;
+  /** Runs `fx` scripts: the test file's own `LuaScriptRunner` (memoryPorts' shared one if left out). */
+  scripts?: ScriptRunner;
+}
+
+export async function runPlan(document: unknown, options: RunOptions = {}): Promise<Run> {
   const plans = [document, ...(options.plans ?? [])].map((plan) => compilePlan(plan));
-  const ports = memoryPorts({ ...options.world, plans });
+  const ports = memoryPorts({ ...options.world, plans }, options.scripts);
   const results = [
     await startSession({ id: 'session-1', tenant_id: 1, plan_id: 1, channel: options.channel ?? 'voice', provider: 'simulator', caller: '+5511999990000', called: '+551130000000', ...options.init }, ports),
   ];

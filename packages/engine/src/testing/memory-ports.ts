@@ -1,6 +1,7 @@
 /**
  * Ports kept in memory, for tests and the in-process benchmark: the engine runs without a
- * network or a database, and every request a block made can be looked at afterwards.
+ * network or a database, and every request a block made can be looked at afterwards. Lua is the
+ * exception: `fx` scripts run in the real sandbox (`LuaScriptRunner`), never a canned answer.
  */
 import {
   type AiPort,
@@ -18,11 +19,13 @@ import {
   type ScheduleStatus,
   type ScriptRequest,
   type ScriptResult,
+  type ScriptRunner,
   type AiFailureCode,
   OutboundError,
   type OutboundFailure,
   unconfiguredAi,
 } from '../ports.ts';
+import { LuaScriptRunner } from '../lua/index.ts';
 import type { CompiledPlan } from '../runtime.ts';
 
 /** An answer the fake HTTP port gives to requests whose URL starts with `url` (and whose method matches). */
@@ -44,8 +47,6 @@ export interface MemoryWorld {
   /** Status per date range id; a range not listed does not exist. */
   schedules?: Record<string, ScheduleStatus>;
   http?: HttpStub[];
-  /** Result per script text; a script not listed fails with a Lua error. */
-  scripts?: Record<string, ScriptResult>;
   messaging?: 'ok' | 'fail';
   /** Left out: the AI port of a host with no key (`api_key_not_found`). */
   ai?: {
@@ -60,7 +61,8 @@ export interface MemoryWorld {
 export interface MemoryLog {
   http: OutboundRequest[];
   messages: OutgoingMessage[];
-  scripts: ScriptRequest[];
+  /** Every Lua run: what the `fx` block asked, and what the runner answered. */
+  scripts: Array<{ request: ScriptRequest; result: ScriptResult }>;
   extract: ExtractRequest[];
   chat: ChatbotRequest[];
   analyse: AnalyseRequest[];
@@ -70,7 +72,16 @@ function aiResult<T extends object>(stub: AiStub<T>) {
   return 'fail' in stub ? ({ ok: false, code: stub.fail } as const) : ({ ok: true, ...stub } as const);
 }
 
-export function memoryPorts(world: MemoryWorld = {}): EnginePorts & { log: MemoryLog; clockAt(date: Date): void } {
+let sharedLua: LuaScriptRunner | undefined;
+/**
+ * For callers that bring no runner: one real runner per process, made on the first run. Its idle
+ * workers do not keep the process alive, so it needs no closing; a test file that runs many
+ * scripts should still pass its own, started in `beforeAll` and closed in `afterAll`.
+ */
+const defaultScripts: ScriptRunner = { run: (request) => (sharedLua ??= new LuaScriptRunner()).run(request) };
+
+/** `scripts` runs the `fx` blocks' Lua: a `LuaScriptRunner` (the in-process benchmark passes its own). */
+export function memoryPorts(world: MemoryWorld = {}, scripts: ScriptRunner = defaultScripts): EnginePorts & { log: MemoryLog; clockAt(date: Date): void } {
   const log: MemoryLog = { http: [], messages: [], scripts: [], extract: [], chat: [], analyse: [] };
   const plans = world.plans ?? [];
   let now = world.now ?? new Date('2026-11-22T12:00:00.000Z');
@@ -131,10 +142,10 @@ export function memoryPorts(world: MemoryWorld = {}): EnginePorts & { log: Memor
       },
     },
     scripts: {
-      run(request) {
-        log.scripts.push(request);
-        const result = world.scripts && Object.hasOwn(world.scripts, request.script) ? world.scripts[request.script]! : undefined;
-        return Promise.resolve(result ?? { ok: false, reason: 'error', message: 'no scripted result for this script' });
+      async run(request) {
+        const result = await scripts.run(request);
+        log.scripts.push({ request, result });
+        return result;
       },
     },
     messaging: {

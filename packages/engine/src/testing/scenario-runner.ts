@@ -1,6 +1,7 @@
 /**
  * Runs the scenarios of fixtures/plans/scenarios against the plans of fixtures/plans, with the
- * in-memory ports. Used by fixtures.test.ts; channel and end-to-end tests can drive the same files.
+ * in-memory ports and real Lua: an `fx` block's exit is what its script answers for the session's
+ * variables. Used by fixtures.test.ts; channel and end-to-end tests can drive the same files.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -8,6 +9,7 @@ import { compilePlan } from '@voxplan/blocks/runtime';
 import type { Action } from '../actions.ts';
 import type { EngineEvent } from '../events.ts';
 import { handleEvent, startSession, type TurnResult } from '../interpreter.ts';
+import type { ScriptResult, ScriptRunner } from '../ports.ts';
 import type { CompiledPlan } from '../runtime.ts';
 import type { Channel, Provider, Session } from '../session.ts';
 import { type MemoryWorld, memoryPorts } from './memory-ports.ts';
@@ -37,7 +39,14 @@ export interface Scenario {
   /** Fields the last report must have (a partial match). */
   report?: Record<string, unknown>;
   variables?: Record<string, unknown>;
+  /**
+   * What each Lua run answered, in order: an exit and the variables it set (`{}` when left out),
+   * or a failure's reason and a text its message contains. Left out: the session runs no Lua.
+   */
+  lua?: ExpectedLua[];
 }
+
+export type ExpectedLua = { exit: string; set?: Record<string, unknown> } | { reason: Extract<ScriptResult, { ok: false }>['reason']; message?: string };
 
 export interface ScenarioRun {
   results: TurnResult[];
@@ -70,11 +79,18 @@ export function loadWorld(): MemoryWorld {
   return JSON.parse(fs.readFileSync(path.join(fixturesDir, 'scenarios', 'world.json'), 'utf8')) as MemoryWorld;
 }
 
-export async function runScenario(scenario: Scenario, plans = loadFixturePlans(), world = loadWorld()): Promise<ScenarioRun> {
+export interface ScenarioOptions {
+  plans?: ReturnType<typeof loadFixturePlans>;
+  world?: MemoryWorld;
+  /** Runs the `fx` scripts: a `LuaScriptRunner` the caller starts and closes (memoryPorts' own if left out). */
+  scripts?: ScriptRunner;
+}
+
+export async function runScenario(scenario: Scenario, { plans = loadFixturePlans(), world = loadWorld(), scripts }: ScenarioOptions = {}): Promise<ScenarioRun> {
   const entry = plans.get(scenario.plan);
   if (!entry) throw new Error(`no fixture plan '${scenario.plan}'`);
   const compiled = [...plans.values()].map((item) => item.plan);
-  const ports = memoryPorts({ ...world, ...scenario.world, plans: compiled });
+  const ports = memoryPorts({ ...world, ...scenario.world, plans: compiled }, scripts);
   const [first, ...rest] = scenario.turns;
   if (first && first.event.type !== 'start') throw new Error(`${scenario.name}: the first turn starts the session`);
   const results: TurnResult[] = [

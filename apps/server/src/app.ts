@@ -7,6 +7,7 @@ import type { AppContext } from './context.ts';
 import { registerApiKeyRoutes } from './modules/api-keys/api-keys.routes.ts';
 import { registerAuthRoutes } from './modules/auth/auth.routes.ts';
 import { registerHolidayImportRoutes } from './modules/holidays/holidays-import.routes.ts';
+import { registerPlanWebhookRoutes } from './modules/plan-webhook/plan-webhook.routes.ts';
 import { registerHealthRoutes } from './modules/system/health.routes.ts';
 import { registerSystemInfoRoutes } from './modules/system/system-info.routes.ts';
 import { registerIntegrationRoutes } from './modules/tenants/integrations.routes.ts';
@@ -78,6 +79,7 @@ export async function buildApp(ctx: AppContext, options: FastifyServerOptions = 
         registerApiKeyRoutes(secured, ctx);
         registerIntegrationRoutes(secured, ctx);
         registerHolidayImportRoutes(secured, ctx);
+        registerPlanWebhookRoutes(secured, ctx);
         registerSystemInfoRoutes(secured);
         for (const resource of allResources()) registerResource(secured, ctx, resource);
       });

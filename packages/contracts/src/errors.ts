@@ -67,6 +67,7 @@ export const errorCodes = [
   'address_already_exists',
   'holiday_already_exists',
   'holiday_region_unknown',
+  'webhook_delivery_in_progress',
 ] as const;
 
 export type ErrorCode = (typeof errorCodes)[number];

@@ -3,6 +3,7 @@ import type { DialectName } from './database.ts';
 import * as initial from './migrations/0001-initial.ts';
 import * as sortIndexes from './migrations/0002-sort-indexes.ts';
 import * as aclAndHolidays from './migrations/0003-acl-and-holidays.ts';
+import * as webhookDeliveries from './migrations/0006-webhook-deliveries.ts';
 import type { Database } from './schema.ts';
 
 /** Numbered migrations, applied in order at start. Add one line per new migration file. */
@@ -11,6 +12,7 @@ function migrationsFor(dialect: DialectName): Record<string, Migration> {
     '0001-initial': { up: initial.up(dialect) },
     '0002-sort-indexes': { up: sortIndexes.up },
     '0003-acl-and-holidays': { up: aclAndHolidays.up(dialect) },
+    '0006-webhook-deliveries': { up: webhookDeliveries.up(dialect) },
   };
 }
 

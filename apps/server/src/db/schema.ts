@@ -121,6 +121,31 @@ export interface HolidayTable {
   city: string;
 }
 
+export interface WebhookDeliveryTable {
+  id: Generated<number>;
+  tenant_id: number;
+  plan_id: number;
+  url: string;
+  event: 'session.started' | 'session.ended';
+  /** The event's data, as JSON text. */
+  payload: string;
+  attempts: number;
+  status: 'pending' | 'delivered' | 'failed';
+  next_attempt_time: Time;
+  lease_until: Time | null;
+  last_error: string | null;
+  last_status: number | null;
+  created_time: Time;
+  delivered_time: Time | null;
+}
+
+export interface WebhookSecretTable {
+  tenant_id: number;
+  /** Encrypted with the master key (lib/keys.ts). */
+  secret: string;
+  created_time: Time;
+}
+
 export interface Database {
   tenants: TenantTable;
   users: UserTable;
@@ -134,6 +159,8 @@ export interface Database {
   destinations: DestinationTable;
   acl: AclTable;
   holidays: HolidayTable;
+  webhook_deliveries: WebhookDeliveryTable;
+  webhook_secrets: WebhookSecretTable;
 }
 
 export type TableName = keyof Database;

@@ -529,6 +529,22 @@ describe('the deliveries API', () => {
   });
 });
 
+describe('a removed tenant', () => {
+  test('takes its queued deliveries and its secret with it: nothing is sent for it any more', async () => {
+    receiver = await startReceiver();
+    const created = await server.call({ method: 'POST', url: '/tenants', token: admin, payload: { name: 'webhook-gone' } });
+    const gone = created.json<{ id: number }>().id;
+    expect((await server.call({ method: 'GET', url: '/webhook-secret', token: admin, tenant: gone })).statusCode).toBe(200);
+    await enqueuePlanEvent(server.ctx.db, event({ tenantId: gone }));
+    expect((await server.call({ method: 'DELETE', url: `/tenants/${gone}`, token: admin })).statusCode).toBe(204);
+
+    expect(await dispatcherFor(server).runOnce()).toEqual([]);
+    expect(receiver.received).toEqual([]);
+    expect(await server.ctx.db.selectFrom('webhook_deliveries').select('id').where('tenant_id', '=', gone).execute()).toEqual([]);
+    expect(await server.ctx.db.selectFrom('webhook_secrets').select('tenant_id').where('tenant_id', '=', gone).execute()).toEqual([]);
+  });
+});
+
 describe('the webhook secret', () => {
   test('members read it; the same secret until rotated; each tenant has its own', async () => {
     const first = await secretOf();

@@ -26,7 +26,7 @@ test('the OpenAPI document describes every resource call, with the bodies of the
   }
   const tenantBody = doc.paths['/api/v1/tenants']!.post!.requestBody!.content['application/json']!.schema;
   expect(Object.keys(tenantBody.properties ?? {})).toEqual(['name']);
-  for (const path of ['/api/v1/login', '/api/v1/refresh', '/api/v1/logout', '/api/v1/whoami', '/api/v1/api-keys', '/api/v1/tenants/{id}/integrations']) {
+  for (const path of ['/api/v1/login', '/api/v1/refresh', '/api/v1/logout', '/api/v1/whoami', '/api/v1/api-keys', '/api/v1/tenants/{id}/integrations', '/api/v1/webhook-secret', '/api/v1/webhook-deliveries/{id}/redeliver']) {
     expect(doc.paths[path], path).toBeDefined();
   }
 });

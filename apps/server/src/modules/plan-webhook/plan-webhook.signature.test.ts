@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import { describe, expect, test } from 'vitest';
 import { isValidPlanWebhookSignature, signPlanWebhook } from './plan-webhook.signature.ts';
 
@@ -15,6 +16,11 @@ describe('plan webhook signatures', () => {
     expect(signPlanWebhook(secret, Number(timestamp), body)).toBe(signature);
     expect(isValidPlanWebhookSignature(secret, { body, timestamp, signature }, { nowSeconds })).toBe(true);
     expect(isValidPlanWebhookSignature(secret, { body, timestamp, signature: signature.toUpperCase().replace('SHA256=', 'sha256=') }, { nowSeconds })).toBe(true);
+  });
+
+  test('docs/webhooks.md shows this very example', () => {
+    const doc = fs.readFileSync(new URL('../../../../../docs/webhooks.md', import.meta.url), 'utf8');
+    for (const text of [secret, timestamp, body, signature]) expect(doc).toContain(text);
   });
 
   test('another secret, a changed body or a changed timestamp fail', () => {

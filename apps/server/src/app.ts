@@ -9,6 +9,7 @@ import { registerAudioRoutes } from './modules/audios/audios.routes.ts';
 import { registerAuthRoutes } from './modules/auth/auth.routes.ts';
 import { registerDateRangeRoutes } from './modules/date-ranges/date-ranges.routes.ts';
 import { registerHolidayImportRoutes } from './modules/holidays/holidays-import.routes.ts';
+import { registerPlanWebhookRoutes } from './modules/plan-webhook/plan-webhook.routes.ts';
 import { registerHealthRoutes } from './modules/system/health.routes.ts';
 import { registerSystemInfoRoutes } from './modules/system/system-info.routes.ts';
 import { registerIntegrationRoutes } from './modules/tenants/integrations.routes.ts';
@@ -81,6 +82,7 @@ export async function buildApp(ctx: AppContext, options: FastifyServerOptions = 
         registerIntegrationRoutes(secured, ctx);
         registerHolidayImportRoutes(secured, ctx);
         registerDateRangeRoutes(secured, ctx);
+        registerPlanWebhookRoutes(secured, ctx);
         registerSystemInfoRoutes(secured);
         await registerAudioRoutes(secured, ctx);
         for (const resource of allResources()) registerResource(secured, ctx, resource);

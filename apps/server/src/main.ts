@@ -1,10 +1,12 @@
 import { buildApp } from './app.ts';
 import { startContext } from './bootstrap.ts';
 import { loadConfig } from './config.ts';
+import { createPlanWebhookDispatcher } from './modules/plan-webhook/plan-webhook.dispatcher.ts';
 
 const config = loadConfig();
 const started = await startContext(config);
 const app = await buildApp(started.ctx);
+const dispatcher = createPlanWebhookDispatcher(started.ctx, { log: app.log });
 
 if (started.generatedAdminPassword) {
   // Shown once, on the start that created the administrator; only its hash is stored.
@@ -23,7 +25,9 @@ async function shutdown(signal: string) {
   const closed = app.close();
   const sweep = setInterval(() => app.server.closeIdleConnections(), 50);
   const deadline = setTimeout(() => app.server.closeAllConnections(), shutdownGraceMs);
-  await closed;
+  // Webhook attempts in progress end within their own timeout (10 s) and are recorded before the
+  // database closes; a delivery not yet due waits in the database for the next start.
+  await Promise.all([closed, dispatcher.stop()]);
   clearInterval(sweep);
   clearTimeout(deadline);
   await started.close();
@@ -33,3 +37,4 @@ process.on('SIGTERM', () => void shutdown('SIGTERM'));
 process.on('SIGINT', () => void shutdown('SIGINT'));
 
 await app.listen({ port: config.port, host: config.host });
+dispatcher.start();

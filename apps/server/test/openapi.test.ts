@@ -41,6 +41,8 @@ test('the OpenAPI document describes every resource call, with the bodies of the
     '/api/v1/audios/{id}/file',
     '/api/v1/audios/voices',
     '/api/v1/audios/limits',
+    '/api/v1/webhook-secret',
+    '/api/v1/webhook-deliveries/{id}/redeliver',
   ]) {
     expect(doc.paths[path], path).toBeDefined();
   }

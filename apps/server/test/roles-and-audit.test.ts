@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { ResourceDefinition } from '../src/resources/definition.ts';
+import { enqueuePlanEvent } from '../src/modules/plan-webhook/plan-webhook.service.ts';
 import { allResources } from '../src/resources/registry.ts';
 import { uploadCall } from './audio-fixtures.ts';
 import { ADMIN, q, startTestServer, type TestServer } from './harness.ts';
@@ -98,6 +99,15 @@ const samples: Record<string, Sample> = {
     createCall: (body) => uploadCall(body),
   },
 };
+/**
+ * Rows of read-only resources that members read come from the server's own code paths; a seed
+ * writes one in the test tenant and answers its id. (The audit log, read by admins only, always
+ * has rows.)
+ */
+const readOnlySeeds: Record<string, (tenantId: number, n: number) => Promise<number>> = {
+  '/webhook-deliveries': (tenantId, n) =>
+    enqueuePlanEvent(server.ctx.db, { tenantId, planId: n, url: `https://hooks.example/${n}`, event: 'session.ended', payload: { n } }),
+};
 function sampleOf(resource: ResourceDefinition): Sample {
   const sample = samples[resource.path];
   if (!sample) throw new Error(`writable resource ${resource.path} has no sample body in roles-and-audit.test.ts: add one`);
@@ -172,14 +182,18 @@ afterAll(() => server.close());
 // ---------------------------------------------------------------------------------------------
 
 describe('roles', () => {
-  test('every writable resource has a sample body', () => {
+  test('every writable resource has a sample body, every read-only one members read a seed', () => {
     for (const resource of writable) expect(samples[resource.path], `add a sample body for ${resource.path}`).toBeDefined();
+    const memberReadOnly = allResources().filter((resource) => resource.readOnly && resource.read === 'member');
+    expect(Object.keys(readOnlySeeds).sort()).toEqual(memberReadOnly.map((resource) => resource.path).sort());
   });
 
   describe.each(allResources().map((resource) => [resource.path, resource] as const))('%s', (path, resource) => {
     let target: Row | undefined;
     beforeAll(async () => {
+      const seed = readOnlySeeds[path];
       if (!resource.readOnly) target = await seedRow(resource);
+      else if (seed) target = (await server.call({ method: 'GET', url: `${path}/${await seed(tenant, next())}`, token: admin.token })).json<Row>();
     });
 
     /** The six writes of the generic API, against the seeded row. */

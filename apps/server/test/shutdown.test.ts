@@ -5,6 +5,9 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, expect, inject, test } from 'vitest';
+import { loadConfig } from '../src/config.ts';
+import { openDatabase } from '../src/db/database.ts';
+import { enqueuePlanEvent } from '../src/modules/plan-webhook/plan-webhook.service.ts';
 import { ADMIN, dialect } from './harness.ts';
 import { createTestDatabase } from './postgres-server.ts';
 
@@ -19,9 +22,10 @@ async function freePort(): Promise<number> {
   });
 }
 
-function request(agent: http.Agent, port: number, method: string, urlPath: string, body?: unknown) {
+function request(agent: http.Agent, port: number, method: string, urlPath: string, body?: unknown, token?: string) {
+  const headers = { 'content-type': 'application/json', ...(token && { authorization: `Bearer ${token}` }) };
   return new Promise<{ status: number; body: string }>((resolve, reject) => {
-    const req = http.request({ agent, host: '127.0.0.1', port, method, path: urlPath, headers: { 'content-type': 'application/json' } }, (res) => {
+    const req = http.request({ agent, host: '127.0.0.1', port, method, path: urlPath, headers }, (res) => {
       let text = '';
       res.on('data', (chunk: Buffer) => (text += chunk.toString()));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
@@ -36,7 +40,8 @@ afterAll(async () => {
   for (const cleanup of cleanups.reverse()) await cleanup();
 });
 
-test('SIGTERM lets the request in flight finish, then the process exits cleanly', async () => {
+/** The server as `npm start` runs it, in a child process on a fresh database. */
+async function startServerProcess() {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'voxplan-shutdown-'));
   cleanups.push(() => fs.rmSync(dataDir, { recursive: true, force: true }));
   const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, ADMIN_PASSWORD: ADMIN.password, LOG_LEVEL: 'warn', HOST: '127.0.0.1' };
@@ -61,6 +66,11 @@ test('SIGTERM lets the request in flight finish, then the process exits cleanly'
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
+  return { child, exited, agent, port, config: loadConfig(env) };
+}
+
+test('SIGTERM lets the request in flight finish, then the process exits cleanly', async () => {
+  const { child, exited, agent, port } = await startServerProcess();
 
   // Password hashing makes a sign-in take long enough to still be running when the signal lands.
   const inFlight = request(agent, port, 'POST', '/api/v1/login', { username: ADMIN.username, password: ADMIN.password });
@@ -72,4 +82,54 @@ test('SIGTERM lets the request in flight finish, then the process exits cleanly'
   expect(JSON.parse(answer.body)).toHaveProperty('token');
   expect(await exited).toBe(0);
   await expect(request(new http.Agent(), port, 'GET', '/api/v1/health')).rejects.toThrow(/ECONNREFUSED/);
+});
+
+test('SIGTERM while a plan webhook is being sent: the answer is recorded before the process exits', async () => {
+  const { child, exited, agent, port, config } = await startServerProcess();
+  const call = async <T>(method: string, urlPath: string, body?: unknown, token?: string): Promise<T> => {
+    const answer = await request(agent, port, method, `/api/v1${urlPath}`, body, token);
+    expect(answer.status, answer.body).toBeLessThan(300);
+    return JSON.parse(answer.body) as T;
+  };
+  const { token } = await call<{ token: string }>('POST', '/login', { username: ADMIN.username, password: ADMIN.password });
+  const tenant = await call<{ id: number }>('POST', '/tenants', { name: 'shutdown-hooks' }, token);
+  const filter = encodeURIComponent(JSON.stringify({ where: { name: 'outbound_allow_loopback' } }));
+  const [loopback] = await call<{ id: number }[]>('GET', `/configurations?filter=${filter}`, undefined, token);
+  await call('PATCH', `/configurations/${loopback!.id}`, { value: 'true' }, token);
+
+  // The receiver holds its answer until the server has been told to stop.
+  let answer: () => void = () => {};
+  let reached: () => void = () => {};
+  const isReached = new Promise<void>((resolve) => (reached = resolve));
+  const receiver = http.createServer((req, res) => {
+    req.resume();
+    answer = () => res.end('ok');
+    reached();
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  cleanups.push(() => {
+    receiver.closeAllConnections();
+    receiver.close();
+  });
+
+  // The session runtime's side: the event is queued in the database the server runs on.
+  const database = openDatabase(config);
+  cleanups.push(() => database.close());
+  const id = await enqueuePlanEvent(database.db, {
+    tenantId: tenant.id,
+    planId: 1,
+    url: `http://127.0.0.1:${(receiver.address() as net.AddressInfo).port}/hook`,
+    event: 'session.started',
+    payload: { session_id: 'shutdown' },
+  });
+
+  await isReached;
+  child.kill('SIGTERM');
+  // Long enough for the server to be well into its shutdown before the receiver answers.
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  answer();
+
+  expect(await exited).toBe(0);
+  const row = await database.db.selectFrom('webhook_deliveries').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+  expect(row).toMatchObject({ status: 'delivered', attempts: 1, last_status: 200, lease_until: null });
 });

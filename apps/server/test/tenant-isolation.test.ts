@@ -1,6 +1,7 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import type { ResourceDefinition } from '../src/resources/definition.ts';
+import { enqueuePlanEvent } from '../src/modules/plan-webhook/plan-webhook.service.ts';
 import { allResources } from '../src/resources/registry.ts';
 import { uploadCall } from './audio-fixtures.ts';
 import { q, startTestServer, type TestServer } from './harness.ts';
@@ -10,7 +11,8 @@ import { q, startTestServer, type TestServer } from './harness.ts';
  * can neither see nor touch tenant B's rows, whatever the filter, body or headers say.
  *
  * The matrix is built from the registry. A new tenant-owned resource that members write is covered
- * by adding its sample row below; without one the suite fails and says so.
+ * by adding its sample row below, one that members only read (its rows written by the server
+ * itself) by adding its seed; without one the suite fails and says so.
  */
 
 interface Sample {
@@ -42,6 +44,12 @@ const samples: Record<string, Sample> = {
   },
 };
 
+/** Rows of read-only resources come from the server's own code paths: a seed writes one in a tenant and answers its id. */
+const seeds: Record<string, (tenantId: number, n: number) => Promise<number>> = {
+  '/webhook-deliveries': (tenantId, n) =>
+    enqueuePlanEvent(server.ctx.db, { tenantId, planId: n, url: `https://hooks.example/${n}`, event: 'session.started', payload: { n } }),
+};
+
 interface Row {
   id: number;
   tenant_id: number;
@@ -54,6 +62,7 @@ interface ErrorBody {
 const tenantOwned = allResources().filter((resource) => resource.tenantOwned);
 const memberWritable = tenantOwned.filter((resource) => !resource.readOnly && resource.write === 'member');
 const adminReadable = tenantOwned.filter((resource) => resource.read === 'admin');
+const memberReadOnly = tenantOwned.filter((resource) => resource.readOnly && resource.read === 'member');
 
 let server: TestServer;
 let admin: string;
@@ -133,17 +142,20 @@ async function buildWorld(resource: ResourceDefinition): Promise<World> {
 }
 
 describe('the matrix covers every tenant-owned resource', () => {
-  test('each is member-writable with a sample factory, or admin-only', () => {
+  test('each is member-writable with a sample factory, member-read-only with a seed, or admin-only', () => {
     expect(tenantOwned.length).toBeGreaterThan(0);
     for (const resource of tenantOwned) {
       if (memberWritable.includes(resource)) {
         expect(samples[resource.path], `add a sample-row factory for ${resource.path}`).toBeDefined();
+      } else if (memberReadOnly.includes(resource)) {
+        expect(seeds[resource.path], `add a seed for ${resource.path}`).toBeDefined();
       } else {
         expect(adminReadable.map((r) => r.path), `extend the matrix for ${resource.path}`).toContain(resource.path);
       }
     }
     // No stale factories either.
     expect(Object.keys(samples).sort()).toEqual(memberWritable.map((resource) => resource.path).sort());
+    expect(Object.keys(seeds).sort()).toEqual(memberReadOnly.map((resource) => resource.path).sort());
   });
 });
 
@@ -500,5 +512,75 @@ describe('/audios: the sound and text to speech stay in the tenant too', () => {
     expectCode(await server.call({ method: 'POST', url: '/audios/tts', token: admin, payload }), 400, 'no_tenant_provided');
     const asAdmin = await server.call({ method: 'POST', url: '/audios/tts', token: admin, tenant: world.b, payload });
     expect(asAdmin.json<Row>().tenant_id).toBe(world.b);
+  });
+});
+
+describe.each(memberReadOnly.map((resource) => [resource.path, resource] as const))('%s: read-only, each member reads its own tenant\'s rows', (path) => {
+  let a: number;
+  let b: number;
+  let userA: string;
+  let guestA: string;
+  let userB: string;
+  let orphan: string;
+  const aIds: number[] = [];
+  const bIds: number[] = [];
+
+  const read = async (token: string, url: string, tenantHeader?: number) => {
+    const response = await server.call({ method: 'GET', url, token, ...(tenantHeader !== undefined && { tenant: tenantHeader }) });
+    expect(response.statusCode, response.body).toBe(200);
+    return response.json<unknown>();
+  };
+  const listIds = async (token: string, filter: unknown, tenantHeader?: number) =>
+    ((await read(token, `${path}?${q('filter', filter)}`, tenantHeader)) as Row[]).map((row) => row.id);
+  const count = async (token: string, where: unknown, tenantHeader?: number) =>
+    ((await read(token, `${path}/count?${q('where', where)}`, tenantHeader)) as { count: number }).count;
+
+  beforeAll(async () => {
+    const seed = seeds[path]!;
+    [a, b] = [await createTenant(), await createTenant()];
+    [userA, guestA, userB] = [(await createUser(a, 'user')).token, (await createUser(a, 'guest')).token, (await createUser(b, 'user')).token];
+    for (let i = 0; i < 3; i++) aIds.push(await seed(a, next()));
+    for (let i = 0; i < 3; i++) bIds.push(await seed(b, next()));
+    const stray = await createUser(a, 'user');
+    // Older data may hold a non-admin role without a tenant (see "a member whose role has no tenant").
+    await server.ctx.db.updateTable('user_roles').set({ tenant_id: null }).where('user_id', '=', stray.id).execute();
+    orphan = stray.token;
+  });
+
+  test('members and guests of A: count, list and get see A\'s rows only, whatever the filter or the header says', async () => {
+    const reachingForB = [{ tenant_id: b }, { id: { inq: bIds } }, { or: [{ tenant_id: b }, { id: { inq: bIds } }] }, { and: [{ tenant_id: { neq: a } }] }];
+    for (const token of [userA, guestA]) {
+      expect(await listIds(token, { order: ['id ASC'] })).toEqual(aIds);
+      expect(await listIds(token, { order: ['id ASC'] }, b)).toEqual(aIds);
+      expect(await count(token, {})).toBe(aIds.length);
+      expect(await count(token, {}, b)).toBe(aIds.length);
+      for (const where of reachingForB) {
+        expect(await listIds(token, { where }), JSON.stringify(where)).toEqual([]);
+        expect(await count(token, where), JSON.stringify(where)).toBe(0);
+      }
+      for (const id of bIds) {
+        expectCode(await server.call({ method: 'GET', url: `${path}/${id}`, token }), 404, 'not_found');
+        expectCode(await server.call({ method: 'GET', url: `${path}/${id}`, token, tenant: b }), 404, 'not_found');
+      }
+      expect(((await read(token, `${path}/${aIds[0]}`)) as Row).tenant_id).toBe(a);
+    }
+  });
+
+  test('B\'s member, the other way round, sees B\'s rows only', async () => {
+    expect(await listIds(userB, { order: ['id ASC'] }, a)).toEqual(bIds);
+    expectCode(await server.call({ method: 'GET', url: `${path}/${aIds[0]}`, token: userB }), 404, 'not_found');
+  });
+
+  test('the administrator reads one tenant with x-tenant-id, every tenant without it', async () => {
+    expect(await listIds(admin, { order: ['id ASC'] }, a)).toEqual(aIds);
+    expect(await listIds(admin, { where: { id: { inq: [...aIds, ...bIds] } }, order: ['id ASC'] })).toEqual([...aIds, ...bIds]);
+    expect(await count(admin, { id: { inq: [...aIds, ...bIds] } }, 0)).toBe(aIds.length + bIds.length);
+    expectCode(await server.call({ method: 'GET', url: `${path}/${bIds[0]}`, token: admin, tenant: a }), 404, 'not_found');
+  });
+
+  test('a member whose role has no tenant reads nothing: forbidden_tenant', async () => {
+    for (const url of [path, `${path}/count`, `${path}/${aIds[0]}`]) {
+      expectCode(await server.call({ method: 'GET', url, token: orphan }), 403, 'forbidden_tenant');
+    }
   });
 });

@@ -70,6 +70,7 @@ export const errorCodes = [
   'file_too_large',
   'invalid_audio_format',
   'audio_not_ready',
+  'webhook_delivery_in_progress',
 ] as const;
 
 export type ErrorCode = (typeof errorCodes)[number];

@@ -13,3 +13,4 @@ export * from './roles.ts';
 export * from './tenant.ts';
 export * from './user.ts';
 export * from './system.ts';
+export * from './webhook.ts';

@@ -5,6 +5,7 @@ import * as sortIndexes from './migrations/0002-sort-indexes.ts';
 import * as aclAndHolidays from './migrations/0003-acl-and-holidays.ts';
 import * as dateRanges from './migrations/0004-date-ranges.ts';
 import * as audios from './migrations/0005-audios.ts';
+import * as webhookDeliveries from './migrations/0006-webhook-deliveries.ts';
 import * as visualPlans from './migrations/0007-visual-plans.ts';
 import type { Database } from './schema.ts';
 
@@ -16,6 +17,7 @@ function migrationsFor(dialect: DialectName): Record<string, Migration> {
     '0003-acl-and-holidays': { up: aclAndHolidays.up(dialect) },
     '0004-date-ranges': { up: dateRanges.up(dialect) },
     '0005-audios': { up: audios.up(dialect) },
+    '0006-webhook-deliveries': { up: webhookDeliveries.up(dialect) },
     '0007-visual-plans': { up: visualPlans.up(dialect) },
   };
 }

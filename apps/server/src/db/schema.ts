@@ -197,6 +197,31 @@ export interface AudioDataTable {
   data: Buffer;
 }
 
+export interface WebhookDeliveryTable {
+  id: Generated<number>;
+  tenant_id: number;
+  plan_id: number;
+  url: string;
+  event: 'session.started' | 'session.ended';
+  /** The event's data, as JSON text. */
+  payload: string;
+  attempts: number;
+  status: 'pending' | 'delivered' | 'failed';
+  next_attempt_time: Time;
+  lease_until: Time | null;
+  last_error: string | null;
+  last_status: number | null;
+  created_time: Time;
+  delivered_time: Time | null;
+}
+
+export interface WebhookSecretTable {
+  tenant_id: number;
+  /** Encrypted with the master key (lib/keys.ts). */
+  secret: string;
+  created_time: Time;
+}
+
 export interface Database {
   tenants: TenantTable;
   users: UserTable;
@@ -216,6 +241,8 @@ export interface Database {
   plan_references: PlanReferenceTable;
   audios: AudioTable;
   audio_data: AudioDataTable;
+  webhook_deliveries: WebhookDeliveryTable;
+  webhook_secrets: WebhookSecretTable;
 }
 
 export type TableName = keyof Database;

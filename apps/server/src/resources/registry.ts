@@ -6,13 +6,14 @@ import { configurationsResource } from '../modules/configurations/configurations
 import { dateRangesResource } from '../modules/date-ranges/date-ranges.resource.ts';
 import { destinationsResource } from '../modules/destinations/destinations.resource.ts';
 import { holidaysResource } from '../modules/holidays/holidays.resource.ts';
+import { webhookDeliveriesResource } from '../modules/plan-webhook/webhook-deliveries.resource.ts';
 import { tenantsResource } from '../modules/tenants/tenants.resource.ts';
 import { usersResource } from '../modules/users/users.resource.ts';
 import type { ResourceDefinition } from './definition.ts';
 
 /** Every resource of the generic API: adding one is adding its definition here. */
 export function allResources(): ResourceDefinition[] {
-  return [tenantsResource, usersResource, configurationsResource, auditResource, destinationsResource, aclResource, holidaysResource, dateRangesResource, audiosResource] as ResourceDefinition[];
+  return [tenantsResource, usersResource, configurationsResource, auditResource, destinationsResource, aclResource, holidaysResource, dateRangesResource, audiosResource, webhookDeliveriesResource] as ResourceDefinition[];
 }
 
 type TableWithTenant = { [T in TableName]: Database[T] extends { tenant_id: number } ? T : never }[TableName];

@@ -12,6 +12,7 @@ import { registerHealthRoutes } from './modules/system/health.routes.ts';
 import { registerSystemInfoRoutes } from './modules/system/system-info.routes.ts';
 import { registerIntegrationRoutes } from './modules/tenants/integrations.routes.ts';
 import { registerMeRoutes } from './modules/users/me.routes.ts';
+import { registerVisualPlanRoutes } from './modules/visual-plans/visual-plans.routes.ts';
 import { authPlugin } from './plugins/auth.ts';
 import { consolePlugin } from './plugins/console.ts';
 import { errorsPlugin } from './plugins/errors.ts';
@@ -80,6 +81,7 @@ export async function buildApp(ctx: AppContext, options: FastifyServerOptions = 
         registerIntegrationRoutes(secured, ctx);
         registerHolidayImportRoutes(secured, ctx);
         registerDateRangeRoutes(secured, ctx);
+        registerVisualPlanRoutes(secured, ctx);
         registerSystemInfoRoutes(secured);
         for (const resource of allResources()) registerResource(secured, ctx, resource);
       });

@@ -89,6 +89,11 @@ const samples: Record<string, Sample> = {
     // Not the name, which is unique in a tenant: the bulk patch changes two rows alike.
     patch: (n) => ({ time_zone: 'America/New_York', exceptions: [{ name: `Closed ${n}`, initial_date: '2026-08-01', final_date: '2026-08-15' }] }),
   },
+  '/visual-plans': {
+    create: (n) => ({ name: `Audited plan ${n}`, description: 'first' }),
+    // Names are unique in a tenant: the bulk patch changes the description of two plans alike.
+    patch: (n) => ({ description: `changed ${n}` }),
+  },
 };
 function sampleOf(resource: ResourceDefinition): Sample {
   const sample = samples[resource.path];

@@ -32,6 +32,10 @@ const samples: Record<string, Sample> = {
     // Names are unique in a tenant, so the bulk patch changes something else.
     patch: { time_zone: 'Europe/Lisbon' },
   },
+  '/visual-plans': {
+    create: (n) => ({ name: `Isolated plan ${n}`, description: `row ${n}` }),
+    patch: { description: 'changed' },
+  },
 };
 
 interface Row {

@@ -114,3 +114,8 @@ export const visualPlanVersionParams = z.object({ id: z.coerce.number().int().po
 export const visualPlanExportQuery = z.object({
   version: z.coerce.number().int().positive().max(maxId).optional().describe('a published version; absent: the draft'),
 });
+
+export type VisualPlanDocument = z.output<typeof visualPlanDocumentSchema>;
+export type VisualPlanVersionDocument = z.output<typeof visualPlanVersionDocumentSchema>;
+export type VisualPlanPublished = z.output<typeof visualPlanPublishedSchema>;
+export type VisualPlanExport = z.output<typeof visualPlanExportSchema>;

@@ -81,7 +81,7 @@ export function registerVisualPlanRoutes(app: FastifyInstance, ctx: AppContext):
 
   routes.post(
     '/visual-plans/:id/duplicate',
-    { ...writeGuard, schema: { tags, params: idParams, body: visualPlanDuplicateSchema.optional(), response: { 201: visualPlanDocumentSchema } } },
+    { ...writeGuard, schema: { tags, params: idParams, body: visualPlanDuplicateSchema.nullish(), response: { 201: visualPlanDocumentSchema } } },
     async (request, reply) => reply.status(201).send(await service.duplicate(scopeOf(request), request.params.id, request.body?.name)),
   );
 

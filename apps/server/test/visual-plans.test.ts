@@ -611,6 +611,23 @@ describe('records plans refer to cannot be removed', () => {
   });
 });
 
+test('a tenant removed while a plan is made in it: the removal says the tenant is in use, or the plan finds no tenant', async () => {
+  for (let round = 0; round < 4; round++) {
+    const tenant = await server.call({ method: 'POST', url: '/tenants', token: admin, payload: { name: `racing-${next()}` } });
+    const tenantId = tenant.json<{ id: number }>().id;
+    const [created, removed] = await Promise.all([
+      server.call({ method: 'POST', url: '/visual-plans', token: admin, tenant: tenantId, payload: { name: 'Racer' } }),
+      server.call({ method: 'DELETE', url: `/tenants/${tenantId}`, token: admin }),
+    ]);
+    if (created.statusCode === 201) {
+      expectCode(removed, 409, 'tenant_in_use');
+    } else {
+      expectCode(created, 400, 'tenant_not_found');
+      expect(removed.statusCode).toBe(204);
+    }
+  }
+});
+
 describe('admins', () => {
   test('work in the plan\'s own tenant without a tenant header; import needs one', async () => {
     const a = await newTenant();

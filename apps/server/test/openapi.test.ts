@@ -35,6 +35,15 @@ test('the OpenAPI document describes every resource call, with the bodies of the
     '/api/v1/tenants/{id}/integrations',
     '/api/v1/date-ranges/{id}/status',
     '/api/v1/date-ranges/preview',
+    '/api/v1/visual-plans/{id}/document',
+    '/api/v1/visual-plans/{id}/publish',
+    '/api/v1/visual-plans/{id}/versions',
+    '/api/v1/visual-plans/{id}/versions/{version}',
+    '/api/v1/visual-plans/{id}/versions/{version}/restore',
+    '/api/v1/visual-plans/{id}/save-as',
+    '/api/v1/visual-plans/{id}/duplicate',
+    '/api/v1/visual-plans/import',
+    '/api/v1/visual-plans/{id}/export',
   ]) {
     expect(doc.paths[path], path).toBeDefined();
   }

@@ -216,6 +216,10 @@ describe('drafts', () => {
     expect(errorOf(noVersion).details?.map((detail) => detail.path)).toContain('base_version');
     const notJson = await a.call({ method: 'PUT', url: `/visual-plans/${plan.id}/document`, headers: { 'content-type': 'application/json' }, payload: '{"base_version": 1, "nodes": [' });
     expectCode(notJson, 400, 'invalid_input');
+    // PostgreSQL cannot store the NUL character: refused alike on both databases.
+    const nul = await a.save(plan.id, 1, greeting('Hel\u0000lo'));
+    expectCode(nul, 400, 'invalid_input');
+    expect(errorOf(nul).details?.[0]?.path).toBe('nodes.1.data.voice_text');
     expect((await a.document(plan.id)).version).toBe(1);
   });
 

@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import type { VisualPlan, VisualPlanDocument, VisualPlanExport, VisualPlanPublished, VisualPlanVersion } from '@voxplan/contracts/visual-plan';
 import type { LightMyRequestResponse } from 'fastify';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { createTenantMember, errorOf, q, startTestServer, type TenantMember, type TestServer } from './harness.ts';
+import { beforeAll, describe, expect, test } from 'vitest';
+import { createTenantMember, errorOf, q, serverForFile, type TenantMember, type TestServer } from './harness.ts';
 
 /**
  * The plans API (docs/api.md, "Visual plans"): drafts saved with the version they were based on,
@@ -10,16 +10,15 @@ import { createTenantMember, errorOf, q, startTestServer, type TenantMember, typ
  * with the blocks' ids, lint warnings, and the records plans refer to kept from removal.
  */
 
-let server: TestServer;
-let admin: string;
+const suite = serverForFile();
 let serial = 0;
 const next = () => (serial += 1);
-
+/** Two tenants, each with a member (role user); tests make plans of their own in them. */
+let a: Client;
+let b: Client;
 beforeAll(async () => {
-  server = await startTestServer();
-  admin = await server.login();
+  [a, b] = [await newTenant(), await newTenant()];
 });
-afterAll(() => server.close());
 
 type Body = Record<string, unknown>;
 interface AuditEntry {
@@ -64,7 +63,7 @@ function expectCode(response: LightMyRequestResponse, status: number, code: stri
 
 /** Calls as one member of one tenant. */
 function client(member: TenantMember) {
-  const call = (options: Parameters<TestServer['call']>[0]) => server.call({ ...options, token: member.token });
+  const call = (options: Parameters<TestServer['call']>[0]) => suite.server.call({ ...options, token: member.token });
   const api = {
     member,
     call,
@@ -116,22 +115,18 @@ function client(member: TenantMember) {
 }
 type Client = ReturnType<typeof client>;
 
-const newTenant = async () => client(await createTenantMember(server, admin, `plans-${next()}`));
+const newTenant = async () => client(await createTenantMember(suite.server, suite.admin, `plans-${next()}`));
 
 async function auditAfter(id: number): Promise<AuditEntry[]> {
-  const response = await server.call({ method: 'GET', url: `/audit?${q('filter', { where: { id: { gt: id } }, order: ['id ASC'] })}`, token: admin });
+  const response = await suite.server.call({ method: 'GET', url: `/audit?${q('filter', { where: { id: { gt: id } }, order: ['id ASC'] })}`, token: suite.admin });
   return response.json<AuditEntry[]>();
 }
 async function lastAuditId(): Promise<number> {
-  const response = await server.call({ method: 'GET', url: `/audit?${q('filter', { order: ['id DESC'], limit: 1 })}`, token: admin });
+  const response = await suite.server.call({ method: 'GET', url: `/audit?${q('filter', { order: ['id DESC'], limit: 1 })}`, token: suite.admin });
   return response.json<AuditEntry[]>()[0]?.id ?? 0;
 }
 
 describe('drafts', () => {
-  let a: Client;
-  beforeAll(async () => {
-    a = await newTenant();
-  });
 
   test('a new plan has one start block; lists and records show the plan without its blocks', async () => {
     const plan = await a.create('Reception');
@@ -226,7 +221,7 @@ describe('drafts', () => {
   test('a document stored in an older format is migrated when read', async () => {
     const plan = await a.create();
     // Format 0: no format_version, nodes without position or data.
-    await server.ctx.db
+    await suite.server.ctx.db
       .updateTable('visual_plans')
       .set({ document: JSON.stringify({ nodes: [{ id: 'start', type: 'start' }, { id: 'end', type: 'hangup' }], edges: [edge('start', 'next', 'end')] }) })
       .where('id', '=', plan.id)
@@ -241,10 +236,6 @@ describe('drafts', () => {
 });
 
 describe('publishing, versions and restore', () => {
-  let a: Client;
-  beforeAll(async () => {
-    a = await newTenant();
-  });
 
   test('publish keeps every version, newest first; publishing the same draft again writes nothing', async () => {
     const plan = await a.create();
@@ -278,7 +269,7 @@ describe('publishing, versions and restore', () => {
     expect(old.json()).not.toHaveProperty('warnings');
     expectCode(await a.call({ method: 'GET', url: `/visual-plans/${plan.id}/versions/1` }), 404, 'not_found');
     // The session runtime reads the newest published version from the table.
-    const row = await server.ctx.db.selectFrom('visual_plan_versions').select('document').where('plan_id', '=', plan.id).where('version', '=', 3).executeTakeFirstOrThrow();
+    const row = await suite.server.ctx.db.selectFrom('visual_plan_versions').select('document').where('plan_id', '=', plan.id).where('version', '=', 3).executeTakeFirstOrThrow();
     expect(JSON.parse(row.document)).toMatchObject({ format_version: 1, nodes: expect.arrayContaining([expect.objectContaining({ id: 'hello', data: expect.objectContaining({ voice_text: 'Two' }) })]) });
   });
 
@@ -305,10 +296,6 @@ describe('publishing, versions and restore', () => {
 });
 
 describe('plans made from others: save as, duplicate, import, export', () => {
-  let a: Client;
-  beforeAll(async () => {
-    a = await newTenant();
-  });
 
   test('duplicate copies the draft under a free name, unpublished', async () => {
     const source = await a.planWith(greeting('Copied'), `Sales ${next()}`);
@@ -387,11 +374,8 @@ describe('plans made from others: save as, duplicate, import, export', () => {
 });
 
 describe('validation on save and on publish', () => {
-  let a: Client;
-  let b: Client;
   let plan: VisualPlan;
   beforeAll(async () => {
-    [a, b] = [await newTenant(), await newTenant()];
     plan = await a.create();
   });
   const expectUnchanged = async () => expect((await a.document(plan.id)).version).toBe(1);
@@ -474,7 +458,7 @@ describe('validation on save and on publish', () => {
   test('publishing validates the draft again', async () => {
     const other = await a.create();
     // A draft that today's rules refuse (written before they grew stricter): shown with its errors, not published.
-    await server.ctx.db
+    await suite.server.ctx.db
       .updateTable('visual_plans')
       .set({ document: JSON.stringify(content([node('start', 'start'), node('m', 'voice_menu', { options: [{ digits: '123' }] })])) })
       .where('id', '=', other.id)
@@ -488,10 +472,6 @@ describe('validation on save and on publish', () => {
 });
 
 describe('lint warnings come back with the save and the publish', () => {
-  let a: Client;
-  beforeAll(async () => {
-    a = await newTenant();
-  });
 
   test('unreachable blocks, unconnected exits, a menu without timeout or invalid exit, a loop that waits for nothing', async () => {
     const plan = await a.create();
@@ -536,10 +516,6 @@ describe('lint warnings come back with the save and the publish', () => {
 });
 
 describe('records plans refer to cannot be removed', () => {
-  let a: Client;
-  beforeAll(async () => {
-    a = await newTenant();
-  });
   const using = (field: 'destination_id' | 'date_range_id', type: 'destination' | 'date_range', id: number) =>
     content([node('start', 'start'), node('ref', type, { [field]: id })], [edge('start', 'next', 'ref')]);
 
@@ -586,9 +562,9 @@ describe('records plans refer to cannot be removed', () => {
     const plan = await a.planWith(using('destination_id', 'destination', destination));
     await a.published(plan.id, 2);
     expect((await a.call({ method: 'DELETE', url: `/visual-plans/${plan.id}` })).statusCode).toBe(204);
-    expect(await server.ctx.db.selectFrom('visual_plan_versions').select('id').where('plan_id', '=', plan.id).execute()).toEqual([]);
+    expect(await suite.server.ctx.db.selectFrom('visual_plan_versions').select('id').where('plan_id', '=', plan.id).execute()).toEqual([]);
     expect((await a.call({ method: 'DELETE', url: `/destinations/${destination}` })).statusCode).toBe(204);
-    expectCode(await server.call({ method: 'DELETE', url: `/tenants/${a.member.tenantId}`, token: admin }), 409, 'tenant_in_use');
+    expectCode(await suite.server.call({ method: 'DELETE', url: `/tenants/${a.member.tenantId}`, token: suite.admin }), 409, 'tenant_in_use');
   });
 
   test('a removal and a save naming the same record, at once: never both', async () => {
@@ -617,11 +593,11 @@ describe('records plans refer to cannot be removed', () => {
 
 test('a tenant removed while a plan is made in it: the removal says the tenant is in use, or the plan finds no tenant', async () => {
   for (let round = 0; round < 4; round++) {
-    const tenant = await server.call({ method: 'POST', url: '/tenants', token: admin, payload: { name: `racing-${next()}` } });
+    const tenant = await suite.server.call({ method: 'POST', url: '/tenants', token: suite.admin, payload: { name: `racing-${next()}` } });
     const tenantId = tenant.json<{ id: number }>().id;
     const [created, removed] = await Promise.all([
-      server.call({ method: 'POST', url: '/visual-plans', token: admin, tenant: tenantId, payload: { name: 'Racer' } }),
-      server.call({ method: 'DELETE', url: `/tenants/${tenantId}`, token: admin }),
+      suite.server.call({ method: 'POST', url: '/visual-plans', token: suite.admin, tenant: tenantId, payload: { name: 'Racer' } }),
+      suite.server.call({ method: 'DELETE', url: `/tenants/${tenantId}`, token: suite.admin }),
     ]);
     if (created.statusCode === 201) {
       expectCode(removed, 409, 'tenant_in_use');
@@ -634,10 +610,9 @@ test('a tenant removed while a plan is made in it: the removal says the tenant i
 
 describe('admins', () => {
   test('work in the plan\'s own tenant without a tenant header; import needs one', async () => {
-    const a = await newTenant();
     const destination = await a.destination();
     const plan = await a.create();
-    const asAdmin = (options: Parameters<TestServer['call']>[0]) => server.call({ ...options, token: admin });
+    const asAdmin = (options: Parameters<TestServer['call']>[0]) => suite.server.call({ ...options, token: suite.admin });
     const saved = await asAdmin({ method: 'PUT', url: `/visual-plans/${plan.id}/document`, payload: { base_version: 1, ...content([node('start', 'start'), node('d', 'destination', { destination_id: destination })], [edge('start', 'next', 'd')]) } });
     expect(saved.statusCode, saved.body).toBe(200);
     const copy = await asAdmin({ method: 'POST', url: `/visual-plans/${plan.id}/duplicate` });

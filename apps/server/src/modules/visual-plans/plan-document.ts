@@ -27,30 +27,14 @@ export type PlanVersionRow = Selectable<VisualPlanVersionTable>;
 export const planSummaryColumns = ['id', 'tenant_id', 'created_time', 'updated_time', 'name', 'description', 'version', 'published_version', 'updated_by'] as const;
 
 export function presentPlan(row: Record<string, unknown>): VisualPlan {
-  const plan = row as unknown as PlanRow;
-  return {
-    id: plan.id,
-    tenant_id: plan.tenant_id,
-    created_time: plan.created_time,
-    updated_time: plan.updated_time,
-    name: plan.name,
-    description: plan.description,
-    version: plan.version,
-    published_version: plan.published_version,
-    updated_by: plan.updated_by,
-  };
+  return Object.fromEntries(planSummaryColumns.map((column) => [column, row[column]])) as VisualPlan;
 }
 
+/** The columns of a published version but its document. */
+export const versionSummaryColumns = ['id', 'tenant_id', 'plan_id', 'version', 'name', 'published_time', 'published_by'] as const;
+
 export function presentVersion(row: Omit<PlanVersionRow, 'document'>): VisualPlanVersion {
-  return {
-    id: row.id,
-    tenant_id: row.tenant_id,
-    plan_id: row.plan_id,
-    version: row.version,
-    name: row.name,
-    published_time: row.published_time,
-    published_by: row.published_by,
-  };
+  return Object.fromEntries(versionSummaryColumns.map((column) => [column, row[column]])) as VisualPlanVersion;
 }
 
 /** What is stored: the document without what the plan's own columns hold (id, name, version…). */

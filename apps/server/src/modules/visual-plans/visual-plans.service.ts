@@ -25,6 +25,7 @@ import {
   readStoredDocument,
   storedReferences,
   validDocument,
+  versionSummaryColumns,
 } from './plan-document.ts';
 import { missingReferences, planCalls, writePlanReferences } from './plan-references.ts';
 
@@ -184,7 +185,7 @@ export class VisualPlanService {
     await this.findPlan(this.ctx.db, scope, id);
     const rows = await this.ctx.db
       .selectFrom('visual_plan_versions')
-      .select(['id', 'tenant_id', 'plan_id', 'version', 'name', 'published_time', 'published_by'])
+      .select(versionSummaryColumns)
       .where('plan_id', '=', id)
       .orderBy('version', 'desc')
       .execute();

@@ -437,7 +437,7 @@ describe('validation on save and on publish', () => {
       { code: 'reference_not_found', node_id: 'dest', path: 'destination_id' },
       { code: 'reference_not_found', node_id: 'hours', path: 'date_range_id' },
       { code: 'reference_not_found', node_id: 'other', path: 'plan_id' },
-      // No audio exists yet (audios come in their own issue), so every audio is not found.
+      // An audio the tenant does not have (on this branch there are no audios at all).
       { code: 'reference_not_found', node_id: 'prompt', path: 'audio_id' },
     ]);
     const missing = await a.save(plan.id, 1, referring(2_000_000_000, 2_000_000_001, 2_000_000_002));

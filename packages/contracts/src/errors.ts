@@ -72,6 +72,7 @@ export const errorCodes = [
   'plan_in_use',
   'date_range_in_use',
   'record_in_use',
+  'audio_in_use',
 ] as const;
 
 export type ErrorCode = (typeof errorCodes)[number];

@@ -21,7 +21,7 @@ type ReferencedTable = 'destinations' | 'date_ranges' | 'visual_plans';
 /**
  * The table of each kind. There is no audios table yet, so no audio exists and every audio
  * reference is not found; when audios land, their table goes here, and their resource's
- * beforeDelete calls `assertNotReferenced(write, 'audio', rows, <a code of its own>)`.
+ * beforeDelete calls `assertNotReferenced(write, 'audio', rows, 'audio_in_use')`.
  */
 const referenceTables: Record<ReferenceKind, ReferencedTable | undefined> = {
   destination: 'destinations',

@@ -14,6 +14,7 @@ import { registerHealthRoutes } from './modules/system/health.routes.ts';
 import { registerSystemInfoRoutes } from './modules/system/system-info.routes.ts';
 import { registerIntegrationRoutes } from './modules/tenants/integrations.routes.ts';
 import { registerMeRoutes } from './modules/users/me.routes.ts';
+import { registerVisualPlanRoutes } from './modules/visual-plans/visual-plans.routes.ts';
 import { authPlugin } from './plugins/auth.ts';
 import { consolePlugin } from './plugins/console.ts';
 import { errorsPlugin } from './plugins/errors.ts';
@@ -83,6 +84,7 @@ export async function buildApp(ctx: AppContext, options: FastifyServerOptions = 
         registerHolidayImportRoutes(secured, ctx);
         registerDateRangeRoutes(secured, ctx);
         registerPlanWebhookRoutes(secured, ctx);
+        registerVisualPlanRoutes(secured, ctx);
         registerSystemInfoRoutes(secured);
         await registerAudioRoutes(secured, ctx);
         for (const resource of allResources()) registerResource(secured, ctx, resource);

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
-import { expect, inject } from 'vitest';
+import { afterAll, beforeAll, expect, inject } from 'vitest';
 import { buildApp } from '../src/app.ts';
 import { startContext } from '../src/bootstrap.ts';
 import { type Config, loadConfig } from '../src/config.ts';
@@ -72,6 +72,20 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * A server for the tests of one file, started before them with the administrator signed in, and
+ * closed after them. Its fields are set once the file's beforeAll hooks run.
+ */
+export function serverForFile(): { server: TestServer; admin: string } {
+  const suite = { server: undefined as unknown as TestServer, admin: '' };
+  beforeAll(async () => {
+    suite.server = await startTestServer();
+    suite.admin = await suite.server.login();
+  });
+  afterAll(() => suite.server.close());
+  return suite;
 }
 
 /** Builds the query string for a filter or where parameter, as the console sends it. */

@@ -43,6 +43,15 @@ test('the OpenAPI document describes every resource call, with the bodies of the
     '/api/v1/audios/limits',
     '/api/v1/webhook-secret',
     '/api/v1/webhook-deliveries/{id}/redeliver',
+    '/api/v1/visual-plans/{id}/document',
+    '/api/v1/visual-plans/{id}/publish',
+    '/api/v1/visual-plans/{id}/versions',
+    '/api/v1/visual-plans/{id}/versions/{version}',
+    '/api/v1/visual-plans/{id}/versions/{version}/restore',
+    '/api/v1/visual-plans/{id}/save-as',
+    '/api/v1/visual-plans/{id}/duplicate',
+    '/api/v1/visual-plans/import',
+    '/api/v1/visual-plans/{id}/export',
   ]) {
     expect(doc.paths[path], path).toBeDefined();
   }

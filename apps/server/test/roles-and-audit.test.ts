@@ -98,6 +98,11 @@ const samples: Record<string, Sample> = {
     patch: (n) => ({ name: `Renamed audio ${n}` }),
     createCall: (body) => uploadCall(body),
   },
+  '/visual-plans': {
+    create: (n) => ({ name: `Audited plan ${n}`, description: 'first' }),
+    // Names are unique in a tenant: the bulk patch changes the description of two plans alike.
+    patch: (n) => ({ description: `changed ${n}` }),
+  },
 };
 /**
  * Rows of read-only resources that members read come from the server's own code paths; a seed
@@ -257,6 +262,36 @@ describe('roles', () => {
         expect(await lastAuditId()).toBe(auditBefore);
       },
     );
+  });
+
+  test('visual plans: a guest reads a plan\'s document, versions and export; every plan call that writes answers readonly_only', async () => {
+    const plan = await seedRow(allResources().find((resource) => resource.path === '/visual-plans')!);
+    const content = { format_version: 1, nodes: [{ id: 'start', type: 'start' }] };
+    const published = await as(member, { method: 'POST', url: `/visual-plans/${plan.id}/publish`, payload: { base_version: 1 } });
+    expect(published.statusCode, published.body).toBe(200);
+    for (const url of [`/visual-plans/${plan.id}/document`, `/visual-plans/${plan.id}/versions`, `/visual-plans/${plan.id}/versions/1`, `/visual-plans/${plan.id}/export`]) {
+      expect((await as(guest, { method: 'GET', url })).statusCode, url).toBe(200);
+    }
+    const document = (await as(member, { method: 'GET', url: `/visual-plans/${plan.id}/document` })).json<unknown>();
+    const auditBefore = await lastAuditId();
+    const countBefore = (await as(admin, { method: 'GET', url: '/visual-plans/count' })).json<{ count: number }>().count;
+    const writes: Parameters<TestServer['call']>[0][] = [
+      { method: 'PUT', url: `/visual-plans/${plan.id}/document`, payload: { base_version: 1, ...content } },
+      { method: 'POST', url: `/visual-plans/${plan.id}/publish`, payload: { base_version: 1 } },
+      { method: 'POST', url: `/visual-plans/${plan.id}/versions/1/restore`, payload: { base_version: 1 } },
+      { method: 'POST', url: `/visual-plans/${plan.id}/save-as`, payload: { name: `Guest's ${next()}`, ...content } },
+      { method: 'POST', url: `/visual-plans/${plan.id}/duplicate`, payload: { name: `Guest's copy ${next()}` } },
+      { method: 'POST', url: '/visual-plans/import', payload: { name: `Guest's import ${next()}`, ...content } },
+    ];
+    for (const call of writes) {
+      for (const payload of [call.payload, {}]) {
+        expectCode(await as(guest, { ...call, payload }), 403, 'readonly_only', `guest ${call.method} ${call.url}`);
+        expectCode(await as(guest, { ...call, payload, tenant }), 403, 'readonly_only', `guest ${call.method} ${call.url}`);
+      }
+    }
+    expect((await as(member, { method: 'GET', url: `/visual-plans/${plan.id}/document` })).json()).toEqual(document);
+    expect((await as(admin, { method: 'GET', url: '/visual-plans/count' })).json<{ count: number }>().count).toBe(countBefore);
+    expect(await lastAuditId()).toBe(auditBefore);
   });
 
   test('GET /users is for administrators only, even for one\'s own record', async () => {
@@ -546,6 +581,32 @@ describe('the audit log records every write', () => {
     const { entries } = await audited(member, { method: 'PATCH', url: '/me', payload: { name: 'Member Renamed' } }, 200);
     expect(entries).toHaveLength(1);
     expect(entries[0]).toMatchObject({ action: 'update', entity: 'user', entity_id: String(member.id), after: { name: 'Member Renamed' } });
+  });
+
+  test('the plan calls: save, publish, restore, save as, duplicate and import each leave their entries', async () => {
+    const plan = await seedRow(allResources().find((resource) => resource.path === '/visual-plans')!);
+    const content = { format_version: 1, nodes: [{ id: 'start', type: 'start' }, { id: 'end', type: 'hangup' }], edges: [{ id: 'e', source: 'start', source_exit: 'next', target: 'end' }] };
+    const kinds = (entries: AuditEntry[]) => entries.map((entry) => [entry.action, entry.entity, entry.tenant_id]);
+    const saved = await audited(member, { method: 'PUT', url: `/visual-plans/${plan.id}/document`, payload: { base_version: 1, ...content } }, 200);
+    expect(kinds(saved.entries)).toEqual([['update', 'visual_plan', tenant]]);
+    expect(saved.entries[0]).toMatchObject({ entity_id: String(plan.id), before: { version: 1 }, after: { version: 2 } });
+    const published = await audited(member, { method: 'POST', url: `/visual-plans/${plan.id}/publish`, payload: { base_version: 2 } }, 200);
+    expect(kinds(published.entries)).toEqual([
+      ['create', 'visual_plan_version', tenant],
+      ['update', 'visual_plan', tenant],
+    ]);
+    expect(published.entries[0]).toMatchObject({ entity_id: String(published.response.json<Row>().id), before: null, after: { plan_id: plan.id, version: 2 } });
+    const restored = await audited(member, { method: 'POST', url: `/visual-plans/${plan.id}/versions/2/restore`, payload: { base_version: 2 } }, 200);
+    expect(kinds(restored.entries)).toEqual([['update', 'visual_plan', tenant]]);
+    for (const call of [
+      { method: 'POST' as const, url: `/visual-plans/${plan.id}/save-as`, payload: { name: `Saved as ${next()}`, ...content } },
+      { method: 'POST' as const, url: `/visual-plans/${plan.id}/duplicate` },
+      { method: 'POST' as const, url: '/visual-plans/import', payload: { name: `Imported ${next()}`, ...content } },
+    ]) {
+      const made = await audited(member, call, 201);
+      expect(kinds(made.entries), call.url).toEqual([['create', 'visual_plan', tenant]]);
+      expect(made.entries[0]).toMatchObject({ entity_id: String(made.response.json<Row>().id), before: null, after: { version: 1 } });
+    }
   });
 
   test('an entry reads back by id, for administrators only', async () => {

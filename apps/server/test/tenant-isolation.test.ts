@@ -42,6 +42,10 @@ const samples: Record<string, Sample> = {
     patch: { name: 'changed' },
     createCall: (body) => uploadCall(body),
   },
+  '/visual-plans': {
+    create: (n) => ({ name: `Isolated plan ${n}`, description: `row ${n}` }),
+    patch: { description: 'changed' },
+  },
 };
 
 /** Rows of read-only resources come from the server's own code paths: a seed writes one in a tenant and answers its id. */
@@ -582,5 +586,90 @@ describe.each(memberReadOnly.map((resource) => [resource.path, resource] as cons
     for (const url of [path, `${path}/count`, `${path}/${aIds[0]}`]) {
       expectCode(await server.call({ method: 'GET', url, token: orphan }), 403, 'forbidden_tenant');
     }
+  });
+});
+
+describe('/visual-plans: the plan calls beside the generic ones', () => {
+  let a: number;
+  let b: number;
+  let userA: string;
+  let userB: string;
+  let orphan: string;
+  let bPlan: number;
+  let bDestination: number;
+  /** B's plan as B sees it: document, versions and export. */
+  let bState: unknown[];
+  const greeting = { format_version: 1, nodes: [{ id: 'start', type: 'start' }, { id: 'end', type: 'hangup' }], edges: [{ id: 'e', source: 'start', source_exit: 'next', target: 'end' }] };
+  const stateOfB = async () =>
+    Promise.all(
+      [`/visual-plans/${bPlan}/document`, `/visual-plans/${bPlan}/versions`, `/visual-plans/${bPlan}/export`, '/visual-plans?filter={"order":["id ASC"]}'].map(async (url) =>
+        (await server.call({ method: 'GET', url, token: userB })).json<unknown>(),
+      ),
+    );
+  /** Every plan call on plan `id`, reads and writes, with valid bodies. */
+  const planCalls = (id: number): Parameters<TestServer['call']>[0][] => [
+    { method: 'GET', url: `/visual-plans/${id}/document` },
+    { method: 'PUT', url: `/visual-plans/${id}/document`, payload: { base_version: 2, ...greeting } },
+    { method: 'POST', url: `/visual-plans/${id}/publish`, payload: { base_version: 2 } },
+    { method: 'GET', url: `/visual-plans/${id}/versions` },
+    { method: 'GET', url: `/visual-plans/${id}/versions/2` },
+    { method: 'POST', url: `/visual-plans/${id}/versions/2/restore`, payload: { base_version: 2 } },
+    { method: 'POST', url: `/visual-plans/${id}/save-as`, payload: { name: `Taken from B ${next()}`, ...greeting } },
+    { method: 'POST', url: `/visual-plans/${id}/duplicate`, payload: { name: `Copied from B ${next()}` } },
+    { method: 'GET', url: `/visual-plans/${id}/export` },
+    { method: 'GET', url: `/visual-plans/${id}/export?version=2` },
+  ];
+
+  beforeAll(async () => {
+    [a, b] = [await createTenant(), await createTenant()];
+    [userA, userB] = [(await createUser(a, 'user')).token, (await createUser(b, 'user')).token];
+    const stray = await createUser(a, 'user');
+    await server.ctx.db.updateTable('user_roles').set({ tenant_id: null }).where('user_id', '=', stray.id).execute();
+    orphan = stray.token;
+    const destination = await server.call({ method: 'POST', url: '/destinations', token: userB, payload: { name: 'B desk', kind: 'voice', uri: `sip:b-${next()}@pbx.example` } });
+    bDestination = destination.json<Row>().id;
+    bPlan = (await server.call({ method: 'POST', url: '/visual-plans', token: userB, payload: { name: 'B plan' } })).json<Row>().id;
+    const saved = await server.call({ method: 'PUT', url: `/visual-plans/${bPlan}/document`, token: userB, payload: { base_version: 1, ...greeting } });
+    expect(saved.statusCode, saved.body).toBe(200);
+    expect((await server.call({ method: 'POST', url: `/visual-plans/${bPlan}/publish`, token: userB, payload: { base_version: 2 } })).statusCode).toBe(200);
+    bState = await stateOfB();
+  });
+  afterEach(async () => {
+    expect(await stateOfB()).toEqual(bState);
+  });
+
+  test('every call on B\'s plan is not found for A\'s member, with or without x-tenant-id B, and A gains no plan', async () => {
+    const countA = async () => (await server.call({ method: 'GET', url: '/visual-plans/count', token: userA })).json<{ count: number }>().count;
+    const before = await countA();
+    for (const call of planCalls(bPlan)) {
+      expectCode(await server.call({ ...call, token: userA }), 404, 'not_found');
+      expectCode(await server.call({ ...call, token: userA, tenant: b }), 404, 'not_found');
+    }
+    expect(await countA()).toBe(before);
+  });
+
+  test('a member whose role has no tenant gets forbidden_tenant from every call', async () => {
+    for (const call of [...planCalls(bPlan), { method: 'POST' as const, url: '/visual-plans/import', payload: { name: 'Orphan', ...greeting } }]) {
+      expectCode(await server.call({ ...call, token: orphan }), 403, 'forbidden_tenant');
+    }
+  });
+
+  test('a plan of A cannot name B\'s destination or plan, and an import lands in A whatever the header says', async () => {
+    const referring = {
+      format_version: 1,
+      nodes: [{ id: 'start', type: 'start' }, { id: 'desk', type: 'destination', data: { destination_id: bDestination } }, { id: 'other', type: 'call_plan', data: { plan_id: bPlan } }],
+      edges: [{ id: 'e', source: 'start', source_exit: 'next', target: 'desk' }, { id: 'f', source: 'desk', source_exit: 'busy', target: 'other' }],
+    };
+    const refused = await server.call({ method: 'POST', url: '/visual-plans/import', token: userA, tenant: b, payload: { name: `Reaching ${next()}`, ...referring } });
+    expectCode(refused, 400, 'invalid_plan');
+    expect(refused.json<{ error: { details: { node_id: string; code: string }[] } }>().error.details.map(({ node_id, code }) => [node_id, code])).toEqual([
+      ['desk', 'reference_not_found'],
+      ['other', 'reference_not_found'],
+    ]);
+    const imported = await server.call({ method: 'POST', url: '/visual-plans/import', token: userA, tenant: b, payload: { name: `Landing ${next()}`, ...greeting } });
+    expect(imported.statusCode, imported.body).toBe(201);
+    expect(imported.json<Row>().tenant_id).toBe(a);
+    // B's records still cannot be removed by A, and are not held by A's plans either.
+    expectCode(await server.call({ method: 'DELETE', url: `/destinations/${bDestination}`, token: userA }), 404, 'not_found');
   });
 });

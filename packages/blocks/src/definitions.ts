@@ -8,6 +8,6 @@ export { conditionOperators, type ConditionOperator } from './condition/definiti
 export { blockDefinition, blockDefinitions, blockTypes, exitsOf, isBlockType, type BlockData, type BlockType } from './registry.ts';
 export * from './plan/document.ts';
 export * from './plan/issues.ts';
-export { lintPlan } from './plan/lint.ts';
+export { callPlanCycles, lintPlan } from './plan/lint.ts';
 export * from './plan/references.ts';
 export * from './plan/validate.ts';

@@ -71,6 +71,12 @@ export const errorCodes = [
   'invalid_audio_format',
   'audio_not_ready',
   'webhook_delivery_in_progress',
+  'plan_out_of_sync',
+  'invalid_plan',
+  'plan_in_use',
+  'date_range_in_use',
+  'record_in_use',
+  'audio_in_use',
 ] as const;
 
 export type ErrorCode = (typeof errorCodes)[number];
@@ -123,4 +129,8 @@ export interface ErrorDetail {
   path: string;
   message: string;
   code?: string;
+  /** A plan's block the detail is about (`invalid_plan`); `path` is then inside the block's data. */
+  node_id?: string;
+  /** A plan's edge the detail is about; `path` is then one of its fields. */
+  edge_id?: string;
 }

@@ -50,6 +50,13 @@ export interface ResourceDefinition<Out = unknown> {
   afterWrite?(id: number, input: Values, write: WriteContext): Promise<void>;
   /** Refuses a removal (throws an AppError); all rows are checked before any is removed. */
   beforeDelete?(rows: Row[], write: WriteContext): Promise<void>;
+  /**
+   * What a removal answers (409) when the database still finds a row referring to one being
+   * removed: a row written by a concurrent request after `beforeDelete` looked. Default `record_in_use`.
+   */
+  inUseCode?: ErrorCode;
+  /** The columns a list reads, when some are too heavy to read for every row (a plan's document); default all. */
+  listColumns?: readonly string[];
   /** Shapes stored rows for the client; loads related rows in one go. */
   present?(rows: Row[], db: Kysely<Database>): Promise<Out[]> | Out[];
   /** The other tables `present` reads: a write to one of them drops cached answers (db/read-cache.ts). */

@@ -9,11 +9,12 @@ import { holidaysResource } from '../modules/holidays/holidays.resource.ts';
 import { webhookDeliveriesResource } from '../modules/plan-webhook/webhook-deliveries.resource.ts';
 import { tenantsResource } from '../modules/tenants/tenants.resource.ts';
 import { usersResource } from '../modules/users/users.resource.ts';
+import { visualPlansResource } from '../modules/visual-plans/visual-plans.resource.ts';
 import type { ResourceDefinition } from './definition.ts';
 
 /** Every resource of the generic API: adding one is adding its definition here. */
 export function allResources(): ResourceDefinition[] {
-  return [tenantsResource, usersResource, configurationsResource, auditResource, destinationsResource, aclResource, holidaysResource, dateRangesResource, audiosResource, webhookDeliveriesResource] as ResourceDefinition[];
+  return [tenantsResource, usersResource, configurationsResource, auditResource, destinationsResource, aclResource, holidaysResource, dateRangesResource, audiosResource, webhookDeliveriesResource, visualPlansResource] as ResourceDefinition[];
 }
 
 type TableWithTenant = { [T in TableName]: Database[T] extends { tenant_id: number } ? T : never }[TableName];

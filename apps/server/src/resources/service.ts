@@ -36,7 +36,7 @@ function nulPath(value: unknown, path: string): string | undefined {
 }
 
 /** Refused alike on both databases (SQLite would store it, PostgreSQL fails). */
-function assertStorable(input: Values): void {
+export function assertStorable(input: Values): void {
   const path = nulPath(input, '');
   if (path !== undefined) throw badRequest('invalid_input', [{ path, message: 'text may not contain the NUL character' }]);
 }
@@ -71,7 +71,8 @@ export class ResourceService<Out> {
     return query;
   }
 
-  private async present(rows: Row[], db: LooseDb = this.db): Promise<Out[]> {
+  /** Stored rows as the client sees them. */
+  async present(rows: Row[], db: LooseDb = this.db): Promise<Out[]> {
     if (this.definition.present) return this.definition.present(rows, db);
     return rows as Out[];
   }
@@ -96,6 +97,10 @@ export class ResourceService<Out> {
 
   assertWritable(scope: Scope): void {
     this.checkWrite(scope);
+  }
+
+  assertReadable(scope: Scope): void {
+    this.checkRead(scope);
   }
 
   parseFilter(filter: unknown): ParsedFilter {
@@ -130,7 +135,9 @@ export class ResourceService<Out> {
       const parsed = this.parseFilter(filter);
       const order = parsed.order.length > 0 ? parsed.order : (this.definition.defaultOrder ?? []);
       // Without a limit a list answers at most the largest page a filter may ask for.
-      let query = applyOrder(this.scopedSelect(this.db, scope, parsed.where).selectAll(), order, this.fields).limit(
+      const { listColumns } = this.definition;
+      const selected = listColumns ? this.scopedSelect(this.db, scope, parsed.where).select([...listColumns]) : this.scopedSelect(this.db, scope, parsed.where).selectAll();
+      let query = applyOrder(selected, order, this.fields).limit(
         parsed.limit ?? filterLimits.maxLimit,
       );
       if (parsed.skip > 0) query = query.offset(parsed.skip);
@@ -139,7 +146,8 @@ export class ResourceService<Out> {
     });
   }
 
-  private async findRow(db: LooseDb, scope: Scope, id: number): Promise<Row> {
+  /** The row with this id in the caller's scope; 404 when there is none. */
+  async findRow(db: LooseDb, scope: Scope, id: number): Promise<Row> {
     const row = (await this.scopedSelect(db, scope).selectAll().where('id', '=', id).executeTakeFirst()) as Row | undefined;
     if (!row) throw notFound(this.definition.notFoundCode);
     return row;
@@ -153,15 +161,19 @@ export class ResourceService<Out> {
     });
   }
 
-  private async inTransaction<T>(scope: Scope, work: (write: WriteContext) => Promise<T>): Promise<T> {
+  /**
+   * Runs a write in one transaction; constraint violations become the resource's codes.
+   * `removing`: the write removes rows, so a foreign key violation means a row still refers to one.
+   */
+  async inTransaction<T>(scope: Scope, work: (write: WriteContext) => Promise<T>, removing = false): Promise<T> {
     try {
       return await this.app.db.transaction().execute((trx) => work({ app: this.app, scope, trx }));
     } catch (error) {
-      throw this.translateConstraintError(error);
+      throw this.translateConstraintError(error, removing);
     }
   }
 
-  private translateConstraintError(error: unknown): unknown {
+  private translateConstraintError(error: unknown, removing: boolean): unknown {
     if (error instanceof AppError) return error;
     const columns = uniqueViolationColumns(error);
     if (columns) {
@@ -171,7 +183,11 @@ export class ResourceService<Out> {
       const field = columns.filter((c) => c !== 'tenant_id').join(', ');
       return conflict(rule?.code ?? 'name_already_exists', [{ path: field, message: 'already exists' }]);
     }
-    if (isForeignKeyViolation(error)) return badRequest('tenant_not_found');
+    if (isForeignKeyViolation(error)) {
+      // Writing, the only reference a client's request can break is its tenant, removed meanwhile;
+      // removing, a row written since beforeDelete looked still refers to the one going.
+      return removing ? conflict(this.definition.inUseCode ?? 'record_in_use') : badRequest('tenant_not_found');
+    }
     return error;
   }
 
@@ -317,21 +333,29 @@ export class ResourceService<Out> {
 
   async remove(scope: Scope, id: number): Promise<void> {
     this.checkWrite(scope);
-    await this.inTransaction(scope, async (write) => {
-      const row = await this.findRow(write.trx as LooseDb, scope, id);
-      await this.deleteRows(write, [row]);
-    });
+    await this.inTransaction(
+      scope,
+      async (write) => {
+        const row = await this.findRow(write.trx as LooseDb, scope, id);
+        await this.deleteRows(write, [row]);
+      },
+      true,
+    );
   }
 
   async removeMany(scope: Scope, ids: number[]): Promise<number> {
     this.checkWrite(scope);
-    return this.inTransaction(scope, async (write) => {
-      const rows = (await this.scopedSelect(write.trx as LooseDb, scope)
-        .selectAll()
-        .where('id', 'in', ids)
-        .orderBy('id')
-        .execute()) as Row[];
-      return this.deleteRows(write, rows);
-    });
+    return this.inTransaction(
+      scope,
+      async (write) => {
+        const rows = (await this.scopedSelect(write.trx as LooseDb, scope)
+          .selectAll()
+          .where('id', 'in', ids)
+          .orderBy('id')
+          .execute()) as Row[];
+        return this.deleteRows(write, rows);
+      },
+      true,
+    );
   }
 }

@@ -12,9 +12,11 @@ export type PlanErrorCode =
   | 'unknown_node'
   | 'unknown_exit'
   | 'exit_already_connected'
-  | 'plan_calls_itself';
+  | 'plan_calls_itself'
+  /** A destination, audio, date range or plan the tenant does not have (found by the server). */
+  | 'reference_not_found';
 
-export type PlanWarningCode = 'unreachable' | 'unconnected_exit' | 'voice_menu_exit_unconnected' | 'loop_without_input';
+export type PlanWarningCode = 'unreachable' | 'unconnected_exit' | 'voice_menu_exit_unconnected' | 'loop_without_input' | 'call_plan_cycle';
 
 export interface PlanIssue<C extends string = PlanErrorCode | PlanWarningCode> {
   code: C;

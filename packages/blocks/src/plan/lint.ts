@@ -99,3 +99,45 @@ function loopsWithoutInput(content: ValidatedDocument, next: ReadonlyMap<string,
   }
   return loops;
 }
+
+/**
+ * Warnings for `call_plan` blocks whose call comes back to this plan through other plans
+ * (A → B → A). `calls` maps the tenant's other plans to the plans their blocks call; this plan's
+ * own calls are read from `content`. The engine stops such a session at call depth 8.
+ */
+export function callPlanCycles(content: ValidatedDocument, planId: number, calls: ReadonlyMap<number, Iterable<number>>): Array<PlanIssue<PlanWarningCode>> {
+  const warnings: Array<PlanIssue<PlanWarningCode>> = [];
+  for (const node of content.nodes) {
+    if (node.type !== 'call_plan') continue;
+    const target = (node.data as { plan_id: number }).plan_id;
+    const route = routeBack(target, planId, calls);
+    if (!route) continue;
+    warnings.push({
+      code: 'call_plan_cycle',
+      message: `the call goes round plans ${[planId, ...route].join(' → ')}: a session that follows it ends at the call depth limit`,
+      node_id: node.id,
+      path: 'plan_id',
+    });
+  }
+  return warnings;
+}
+
+/** The shortest chain of calls from `from` to `to` (both included), breadth first; undefined when there is none. */
+function routeBack(from: number, to: number, calls: ReadonlyMap<number, Iterable<number>>): number[] | undefined {
+  const cameFrom = new Map<number, number | undefined>([[from, undefined]]);
+  const queue = [from];
+  for (let head = 0; head < queue.length; head++) {
+    const plan = queue[head]!;
+    if (plan === to) {
+      const route: number[] = [];
+      for (let step: number | undefined = plan; step !== undefined; step = cameFrom.get(step)) route.unshift(step);
+      return route;
+    }
+    for (const next of calls.get(plan) ?? []) {
+      if (cameFrom.has(next)) continue;
+      cameFrom.set(next, plan);
+      queue.push(next);
+    }
+  }
+  return undefined;
+}

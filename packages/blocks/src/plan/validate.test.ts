@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { planDocument } from '../test-helpers.ts';
 import { migratePlanDocument, PlanFormatError } from './document.ts';
+import { callPlanCycles } from './lint.ts';
 import { planReferences } from './references.ts';
 import { type PlanValidation, readPlanDocument, PlanValidationError, validatePlanDocument } from './validate.ts';
 
@@ -221,4 +222,31 @@ test('references name every destination, audio, date range and plan a plan point
     { node_id: 'audio', path: 'audio_id', kind: 'audio', id: 9 },
     { node_id: 'other', path: 'plan_id', kind: 'plan', id: 3 },
   ]);
+});
+
+describe('call_plan cycles between plans', () => {
+  const caller = (calls: Array<[string, number]>) => {
+    const result = validatePlanDocument(
+      planDocument([{ id: 'start', type: 'start' }, ...calls.map(([id, plan_id]) => ({ id, type: 'call_plan', data: { plan_id } }))], [['start', 'next', calls[0]![0]]]),
+      { planId: 1 },
+    );
+    if (!result.ok) throw new Error('the test plan should be valid');
+    return result.document;
+  };
+  const cyclesOf = (document: ReturnType<typeof caller>, calls: Array<[number, number[]]>) =>
+    callPlanCycles(document, 1, new Map(calls)).map(({ code, node_id, path, message }) => ({ code, node_id, path, message }));
+
+  test('a call that comes back to this plan is named with the route it takes', () => {
+    expect(cyclesOf(caller([['to_b', 2]]), [[2, [1]]])).toEqual([
+      { code: 'call_plan_cycle', node_id: 'to_b', path: 'plan_id', message: expect.stringContaining('1 → 2 → 1') },
+    ]);
+    // The shortest way back is the one told.
+    expect(cyclesOf(caller([['to_b', 2]]), [[2, [3, 4]], [3, [5]], [5, [1]], [4, [1]]])[0]!.message).toContain('1 → 2 → 4 → 1');
+  });
+
+  test('calls that never come back, and other plans\' own cycles, are left alone', () => {
+    expect(cyclesOf(caller([['to_b', 2]]), [[2, [3]], [3, [2]]])).toEqual([]);
+    expect(cyclesOf(caller([['to_b', 2], ['to_c', 3]]), [[2, []], [3, [4]], [4, [1]]]).map((w) => w.node_id)).toEqual(['to_c']);
+    expect(cyclesOf(caller([['to_b', 2]]), [])).toEqual([]);
+  });
 });

@@ -1,5 +1,6 @@
 import { audioSchema, audioUpdateSchema } from '@voxplan/contracts';
 import { serverError } from '../../errors.ts';
+import { assertNotReferenced } from '../visual-plans/plan-references.ts';
 import { defineResource } from '../../resources/definition.ts';
 
 /**
@@ -34,9 +35,10 @@ export const audiosResource = defineResource({
   output: audioSchema,
   updateInput: audioUpdateSchema,
   notFoundCode: 'audio_not_found',
+  inUseCode: 'audio_in_use',
   async beforeDelete(rows, write) {
-    // Plans check here that no plan plays one of these audios (409 with their own code), before
-    // anything is removed.
+    // No plan may still play one of these audios; checked before anything is removed.
+    await assertNotReferenced(write, 'audio', rows, 'audio_in_use');
     try {
       await write.trx
         .deleteFrom('audio_data')

@@ -1,6 +1,7 @@
 import { dateRangeCreateSchema, dateRangeSchema, dateRangeUpdateSchema, exceptionOrderProblems, locationProblems } from '@voxplan/contracts';
 import { badRequest } from '../../errors.ts';
 import { defineResource } from '../../resources/definition.ts';
+import { assertNotReferenced } from '../visual-plans/plan-references.ts';
 import { presentDateRange } from './date-ranges.service.ts';
 
 /** A tenant's schedules: the date_range block asks them whether it is in hours (schedules.ts). */
@@ -42,7 +43,7 @@ export const dateRangesResource = defineResource({
     }
     return values;
   },
-  // Removal rule to come with plans: a date range used by a plan cannot be removed. It belongs here
-  // as a beforeDelete hook (all rows are checked before any is removed) answering 409 with its own
-  // code. Today nothing refers to a date range, so every removal goes through.
+  // A plan's date_range block asks it: not removable while a plan's draft or published version names it.
+  inUseCode: 'date_range_in_use',
+  beforeDelete: (rows, write) => assertNotReferenced(write, 'date_range', rows, 'date_range_in_use'),
 });

@@ -8,6 +8,7 @@ import {
 } from '@voxplan/contracts';
 import { badRequest } from '../../errors.ts';
 import { defineResource } from '../../resources/definition.ts';
+import { assertNotReferenced } from '../visual-plans/plan-references.ts';
 
 export const destinationsResource = defineResource({
   entity: 'destination',
@@ -41,4 +42,7 @@ export const destinationsResource = defineResource({
     }
     return input;
   },
+  // A plan's destination block dials it: not removable while a plan's draft or published version names it.
+  inUseCode: 'destination_in_use',
+  beforeDelete: (rows, write) => assertNotReferenced(write, 'destination', rows, 'destination_in_use'),
 });

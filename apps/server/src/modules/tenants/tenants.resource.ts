@@ -19,6 +19,8 @@ export const tenantsResource = defineResource({
   timestamps: { created: true, updated: false },
   auditTenant: (row) => row.id,
   present: (rows: Row[]) => rows.map(({ id, created_time, name }) => ({ id, created_time: created_time as string, name: name as string })),
+  // A row added to the tenant while it is being removed (after beforeDelete looked) stops the removal.
+  inUseCode: 'tenant_in_use',
   async beforeDelete(rows, { trx, scope }) {
     const ids = rows.map((row) => row.id);
     // The console sends the selected tenant as the scope: removing it would leave the admin nowhere.

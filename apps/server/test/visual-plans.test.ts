@@ -1,0 +1,632 @@
+import fs from 'node:fs';
+import type { VisualPlan, VisualPlanDocument, VisualPlanExport, VisualPlanPublished, VisualPlanVersion } from '@voxplan/contracts/visual-plan';
+import type { LightMyRequestResponse } from 'fastify';
+import { beforeAll, describe, expect, test } from 'vitest';
+import { createTenantMember, errorOf, q, serverForFile, type TenantMember, type TestServer } from './harness.ts';
+import { uploadCall } from './audio-fixtures.ts';
+
+/**
+ * The plans API (docs/api.md, "Visual plans"): drafts saved with the version they were based on,
+ * published versions kept and restorable, plans made from content, import and export, validation
+ * with the blocks' ids, lint warnings, and the records plans refer to kept from removal.
+ */
+
+const suite = serverForFile();
+let serial = 0;
+const next = () => (serial += 1);
+/** Two tenants, each with a member (role user); tests make plans of their own in them. */
+let a: Client;
+let b: Client;
+beforeAll(async () => {
+  [a, b] = [await newTenant(), await newTenant()];
+});
+
+type Body = Record<string, unknown>;
+interface AuditEntry {
+  id: number;
+  action: string;
+  entity: string;
+  entity_id: string;
+  tenant_id: number | null;
+  user_id: number | null;
+  before: Body | null;
+  after: Body | null;
+}
+interface Issue {
+  code: string;
+  message: string;
+  node_id?: string;
+  edge_id?: string;
+  path: string;
+}
+
+const node = (id: string, type: string, data: Body = {}) => ({ id, type, position: { x: 0, y: 0 }, data });
+const edge = (source: string, exit: string, target: string) => ({ id: `${source}-${exit}`, source, source_exit: exit, target });
+/** A plan's content: nodes and edges in the current format, with the default settings. */
+const content = (nodes: Body[], edges: Body[] = []) => ({ format_version: 1, nodes, edges });
+/** Start, a message, hang up: valid and without warnings. */
+const greeting = (text = 'Hello') =>
+  content([node('start', 'start'), node('hello', 'play_message', { voice_text: text }), node('end', 'hangup')], [edge('start', 'next', 'hello'), edge('hello', 'next', 'end')]);
+
+const issues = (response: LightMyRequestResponse): Issue[] => (errorOf(response).details ?? []) as Issue[];
+const brief = (list: Issue[]) => list.map(({ code, node_id, edge_id, path }) => ({ code, ...(node_id && { node_id }), ...(edge_id && { edge_id }), path }));
+
+function expectPlanErrors(response: LightMyRequestResponse, expected: Array<Partial<Issue>>) {
+  expect(response.statusCode, response.body).toBe(400);
+  expect(errorOf(response).code).toBe('invalid_plan');
+  expect(brief(issues(response))).toEqual(expect.arrayContaining(expected.map((issue) => expect.objectContaining(issue))));
+}
+
+function expectCode(response: LightMyRequestResponse, status: number, code: string) {
+  expect(response.statusCode, response.body).toBe(status);
+  expect(errorOf(response).code).toBe(code);
+}
+
+/** Calls as one member of one tenant. */
+function client(member: TenantMember) {
+  const call = (options: Parameters<TestServer['call']>[0]) => suite.server.call({ ...options, token: member.token });
+  const api = {
+    member,
+    call,
+    async create(name = `Plan ${next()}`): Promise<VisualPlan> {
+      const response = await call({ method: 'POST', url: '/visual-plans', payload: { name } });
+      expect(response.statusCode, response.body).toBe(201);
+      return response.json<VisualPlan>();
+    },
+    save: (id: number, base: number, body: Body) => call({ method: 'PUT', url: `/visual-plans/${id}/document`, payload: { base_version: base, ...body } }),
+    async saved(id: number, base: number, body: Body): Promise<VisualPlanDocument> {
+      const response = await api.save(id, base, body);
+      expect(response.statusCode, response.body).toBe(200);
+      return response.json<VisualPlanDocument>();
+    },
+    /** A new plan whose draft is `body`. */
+    async planWith(body: Body, name?: string): Promise<VisualPlanDocument> {
+      const plan = await api.create(name);
+      return api.saved(plan.id, plan.version, body);
+    },
+    async document(id: number): Promise<VisualPlanDocument> {
+      const response = await call({ method: 'GET', url: `/visual-plans/${id}/document` });
+      expect(response.statusCode, response.body).toBe(200);
+      return response.json<VisualPlanDocument>();
+    },
+    publish: (id: number, base: number) => call({ method: 'POST', url: `/visual-plans/${id}/publish`, payload: { base_version: base } }),
+    async published(id: number, base: number): Promise<VisualPlanPublished> {
+      const response = await api.publish(id, base);
+      expect(response.statusCode, response.body).toBe(200);
+      return response.json<VisualPlanPublished>();
+    },
+    async versions(id: number): Promise<VisualPlanVersion[]> {
+      const response = await call({ method: 'GET', url: `/visual-plans/${id}/versions` });
+      expect(response.statusCode, response.body).toBe(200);
+      return response.json<VisualPlanVersion[]>();
+    },
+    async destination(): Promise<number> {
+      const n = next();
+      const response = await call({ method: 'POST', url: '/destinations', payload: { name: `Desk ${n}`, kind: 'voice', uri: `sip:desk-${n}@pbx.example` } });
+      expect(response.statusCode, response.body).toBe(201);
+      return response.json<{ id: number }>().id;
+    },
+    async dateRange(): Promise<number> {
+      const response = await call({ method: 'POST', url: '/date-ranges', payload: { name: `Hours ${next()}`, time_zone: 'UTC' } });
+      expect(response.statusCode, response.body).toBe(201);
+      return response.json<{ id: number }>().id;
+    },
+    async audio(): Promise<number> {
+      const response = await call(uploadCall({ name: `Greeting ${next()}` }));
+      expect(response.statusCode, response.body).toBe(201);
+      return response.json<{ id: number }>().id;
+    },
+  };
+  return api;
+}
+type Client = ReturnType<typeof client>;
+
+const newTenant = async () => client(await createTenantMember(suite.server, suite.admin, `plans-${next()}`));
+
+async function auditAfter(id: number): Promise<AuditEntry[]> {
+  const response = await suite.server.call({ method: 'GET', url: `/audit?${q('filter', { where: { id: { gt: id } }, order: ['id ASC'] })}`, token: suite.admin });
+  return response.json<AuditEntry[]>();
+}
+async function lastAuditId(): Promise<number> {
+  const response = await suite.server.call({ method: 'GET', url: `/audit?${q('filter', { order: ['id DESC'], limit: 1 })}`, token: suite.admin });
+  return response.json<AuditEntry[]>()[0]?.id ?? 0;
+}
+
+describe('drafts', () => {
+
+  test('a new plan has one start block; lists and records show the plan without its blocks', async () => {
+    const plan = await a.create('Reception');
+    expect(plan).toMatchObject({ name: 'Reception', description: '', version: 1, published_version: null, tenant_id: a.member.tenantId, updated_by: a.member.userId });
+    expect(plan).not.toHaveProperty('nodes');
+    const document = await a.document(plan.id);
+    expect(document).toMatchObject({ id: plan.id, version: 1, format_version: 1, edges: [], errors: [] });
+    expect(document.nodes).toEqual([{ id: 'start', type: 'start', position: { x: 0, y: 0 }, data: { generate_protocol: false, hangup_chat_message: '', ignore_call: false } }]);
+    expect(document.settings).toEqual({ session_timeout_min: 30, chat_text: '', sync_with_voice_text: false, webhook: '' });
+    expect(brief(document.warnings)).toEqual([{ code: 'unconnected_exit', node_id: 'start', path: 'exits.next' }]);
+
+    const list = await a.call({ method: 'GET', url: `/visual-plans?${q('filter', { where: { id: plan.id } })}` });
+    expect(list.json()).toEqual([plan]);
+    expect(list.body).not.toContain('"nodes"');
+    expect((await a.call({ method: 'GET', url: `/visual-plans/${plan.id}` })).json()).toEqual(plan);
+    expect((await a.call({ method: 'GET', url: `/visual-plans/count?${q('where', { published_version: { eq: null }, id: plan.id })}` })).json()).toEqual({ count: 1 });
+  });
+
+  test('a save carries the version it was based on, and each save adds one; a rename keeps the version', async () => {
+    const plan = await a.create();
+    const auditFrom = await lastAuditId();
+    const first = await a.saved(plan.id, 1, { ...greeting('Welcome'), settings: { session_timeout_min: 5 } });
+    expect(first).toMatchObject({ id: plan.id, version: 2, published_version: null, warnings: [], errors: [] });
+    expect(first.settings.session_timeout_min).toBe(5);
+    expect(first.nodes.find((n) => n.id === 'hello')!.data).toMatchObject({ voice_text: 'Welcome', text_to_speech: true });
+    const second = await a.saved(plan.id, 2, greeting('Welcome back'));
+    expect(second.version).toBe(3);
+    expect(await a.document(plan.id)).toEqual(second);
+
+    const renamed = await a.call({ method: 'PATCH', url: `/visual-plans/${plan.id}`, payload: { name: `Renamed ${next()}`, description: 'the front door' } });
+    expect(renamed.json()).toMatchObject({ version: 3, description: 'the front door' });
+
+    const entries = await auditAfter(auditFrom);
+    expect(entries.map((entry) => [entry.action, entry.entity, entry.entity_id])).toEqual([
+      ['update', 'visual_plan', String(plan.id)],
+      ['update', 'visual_plan', String(plan.id)],
+      ['update', 'visual_plan', String(plan.id)],
+    ]);
+    expect(entries[0]).toMatchObject({ tenant_id: a.member.tenantId, user_id: a.member.userId, before: { version: 1 }, after: { version: 2 } });
+    expect(entries[1]).toMatchObject({ before: { version: 2 }, after: { version: 3 } });
+  });
+
+  test('a save over someone else\'s newer save is refused with plan_out_of_sync, and nothing is written', async () => {
+    const plan = await a.create();
+    const mine = await a.saved(plan.id, 1, greeting('Mine'));
+    const auditFrom = await lastAuditId();
+    const stale = await a.save(plan.id, 1, greeting('Stale'));
+    expectCode(stale, 409, 'plan_out_of_sync');
+    expect(errorOf(stale).details).toEqual([{ path: 'base_version', message: 'the plan is at version 2' }]);
+    expect(errorOf(await a.save(plan.id, 7, greeting('Ahead')))).toMatchObject({ code: 'plan_out_of_sync' });
+    expect(await a.document(plan.id)).toEqual(mine);
+    expect(await auditAfter(auditFrom)).toEqual([]);
+    // The way out the spec gives: save the stale content under another name.
+    const copy = await a.call({ method: 'POST', url: `/visual-plans/${plan.id}/save-as`, payload: { name: `Mine, stale ${next()}`, ...greeting('Stale') } });
+    expect(copy.statusCode, copy.body).toBe(201);
+    expect(copy.json<VisualPlanDocument>()).toMatchObject({ version: 1, published_version: null });
+    expect(copy.json<VisualPlanDocument>().nodes.find((n) => n.id === 'hello')!.data).toMatchObject({ voice_text: 'Stale' });
+    expect(await a.document(plan.id)).toEqual(mine);
+  });
+
+  test('two saves over the same version at once: exactly one wins, the other is out of sync', async () => {
+    for (let round = 0; round < 3; round++) {
+      const plan = await a.create();
+      const texts = ['Left', 'Right', 'Middle'];
+      const answers = await Promise.all(texts.map((text) => a.save(plan.id, 1, greeting(text))));
+      const won = answers.filter((response) => response.statusCode === 200);
+      expect(won).toHaveLength(1);
+      for (const lost of answers.filter((response) => response.statusCode !== 200)) expectCode(lost, 409, 'plan_out_of_sync');
+      const winner = won[0]!.json<VisualPlanDocument>();
+      const stored = await a.document(plan.id);
+      expect(stored.version).toBe(2);
+      expect(stored).toEqual(winner);
+    }
+  });
+
+  test('unknown ids and malformed bodies', async () => {
+    const plan = await a.create();
+    expectCode(await a.save(2_000_000_000, 1, greeting()), 404, 'not_found');
+    expectCode(await a.call({ method: 'GET', url: '/visual-plans/2000000000/document' }), 404, 'not_found');
+    const noVersion = await a.call({ method: 'PUT', url: `/visual-plans/${plan.id}/document`, payload: greeting() });
+    expectCode(noVersion, 400, 'invalid_input');
+    expect(errorOf(noVersion).details?.map((detail) => detail.path)).toContain('base_version');
+    const notJson = await a.call({ method: 'PUT', url: `/visual-plans/${plan.id}/document`, headers: { 'content-type': 'application/json' }, payload: '{"base_version": 1, "nodes": [' });
+    expectCode(notJson, 400, 'invalid_input');
+    // PostgreSQL cannot store the NUL character: refused alike on both databases.
+    const nul = await a.save(plan.id, 1, greeting('Hel\u0000lo'));
+    expectCode(nul, 400, 'invalid_input');
+    expect(errorOf(nul).details?.[0]?.path).toBe('nodes.1.data.voice_text');
+    expect((await a.document(plan.id)).version).toBe(1);
+  });
+
+  test('a document stored in an older format is migrated when read', async () => {
+    const plan = await a.create();
+    // Format 0: no format_version, nodes without position or data.
+    await suite.server.ctx.db
+      .updateTable('visual_plans')
+      .set({ document: JSON.stringify({ nodes: [{ id: 'start', type: 'start' }, { id: 'end', type: 'hangup' }], edges: [edge('start', 'next', 'end')] }) })
+      .where('id', '=', plan.id)
+      .execute();
+    const document = await a.document(plan.id);
+    expect(document).toMatchObject({ format_version: 1, errors: [], warnings: [] });
+    expect(document.nodes[1]).toEqual({ id: 'end', type: 'hangup', position: { x: 0, y: 0 }, data: { cause: 'normal_clearing' } });
+    const published = await a.published(plan.id, 1);
+    const version = await a.call({ method: 'GET', url: `/visual-plans/${plan.id}/versions/${published.version}` });
+    expect(version.json()).toMatchObject({ format_version: 1, nodes: document.nodes });
+  });
+});
+
+describe('publishing, versions and restore', () => {
+
+  test('publish keeps every version, newest first; publishing the same draft again writes nothing', async () => {
+    const plan = await a.create();
+    await a.saved(plan.id, 1, greeting('One'));
+    const auditFrom = await lastAuditId();
+    const first = await a.published(plan.id, 2);
+    expect(first).toMatchObject({ plan_id: plan.id, tenant_id: a.member.tenantId, version: 2, name: plan.name, published_by: a.member.userId, warnings: [] });
+    const entries = await auditAfter(auditFrom);
+    expect(entries.map((entry) => [entry.action, entry.entity])).toEqual([
+      ['create', 'visual_plan_version'],
+      ['update', 'visual_plan'],
+    ]);
+    expect(entries[1]).toMatchObject({ before: { published_version: null }, after: { published_version: 2, version: 2 } });
+
+    const again = await a.published(plan.id, 2);
+    expect(again.id).toBe(first.id);
+    expect(await auditAfter(entries[1]!.id)).toEqual([]);
+
+    await a.saved(plan.id, 2, greeting('Two'));
+    expectCode(await a.publish(plan.id, 2), 409, 'plan_out_of_sync');
+    const second = await a.published(plan.id, 3);
+    expect((await a.versions(plan.id)).map((version) => [version.id, version.version])).toEqual([
+      [second.id, 3],
+      [first.id, 2],
+    ]);
+    expect((await a.call({ method: 'GET', url: `/visual-plans/${plan.id}` })).json()).toMatchObject({ version: 3, published_version: 3 });
+
+    const old = await a.call({ method: 'GET', url: `/visual-plans/${plan.id}/versions/2` });
+    expect(old.statusCode, old.body).toBe(200);
+    expect(old.json<VisualPlanDocument>().nodes.find((n) => n.id === 'hello')!.data).toMatchObject({ voice_text: 'One' });
+    expect(old.json()).not.toHaveProperty('warnings');
+    expectCode(await a.call({ method: 'GET', url: `/visual-plans/${plan.id}/versions/1` }), 404, 'not_found');
+    // The session runtime reads the newest published version from the table.
+    const row = await suite.server.ctx.db.selectFrom('visual_plan_versions').select('document').where('plan_id', '=', plan.id).where('version', '=', 3).executeTakeFirstOrThrow();
+    expect(JSON.parse(row.document)).toMatchObject({ format_version: 1, nodes: expect.arrayContaining([expect.objectContaining({ id: 'hello', data: expect.objectContaining({ voice_text: 'Two' }) })]) });
+  });
+
+  test('an older version is restored into the draft, over the version the caller saw', async () => {
+    const plan = await a.create();
+    await a.saved(plan.id, 1, greeting('Original'));
+    await a.published(plan.id, 2);
+    await a.saved(plan.id, 2, greeting('Experiment'));
+    const auditFrom = await lastAuditId();
+
+    expectCode(await a.call({ method: 'POST', url: `/visual-plans/${plan.id}/versions/2/restore`, payload: { base_version: 2 } }), 409, 'plan_out_of_sync');
+    expectCode(await a.call({ method: 'POST', url: `/visual-plans/${plan.id}/versions/9/restore`, payload: { base_version: 3 } }), 404, 'not_found');
+    const restored = await a.call({ method: 'POST', url: `/visual-plans/${plan.id}/versions/2/restore`, payload: { base_version: 3 } });
+    expect(restored.statusCode, restored.body).toBe(200);
+    const document = restored.json<VisualPlanDocument>();
+    expect(document).toMatchObject({ version: 4, published_version: 2 });
+    expect(document.nodes.find((n) => n.id === 'hello')!.data).toMatchObject({ voice_text: 'Original' });
+    const entries = await auditAfter(auditFrom);
+    expect(entries).toHaveLength(1);
+    expect(entries[0]).toMatchObject({ action: 'update', entity: 'visual_plan', before: { version: 3 }, after: { version: 4, restored_version: 2 } });
+    // Restoring does not publish: the restored draft is published like any other.
+    expect((await a.published(plan.id, 4)).version).toBe(4);
+  });
+});
+
+describe('plans made from others: save as, duplicate, import, export', () => {
+
+  test('duplicate copies the draft under a free name, unpublished', async () => {
+    const source = await a.planWith(greeting('Copied'), `Sales ${next()}`);
+    await a.published(source.id, source.version);
+    const auditFrom = await lastAuditId();
+    const duplicate = async (payload?: Body) => {
+      const response = await a.call({ method: 'POST', url: `/visual-plans/${source.id}/duplicate`, ...(payload && { payload }) });
+      expect(response.statusCode, response.body).toBe(201);
+      return response.json<VisualPlanDocument>();
+    };
+    const one = await duplicate();
+    const two = await duplicate({});
+    const named = await duplicate({ name: `Hand picked ${next()}` });
+    expect([one.name, two.name]).toEqual([`${source.name} (copy)`, `${source.name} (copy 2)`]);
+    for (const copy of [one, two, named]) {
+      expect(copy).toMatchObject({ version: 1, published_version: null, settings: source.settings, nodes: source.nodes, edges: source.edges });
+      expect(copy.id).not.toBe(source.id);
+    }
+    expect((await auditAfter(auditFrom)).map((entry) => [entry.action, entry.entity, entry.entity_id])).toEqual(
+      [one, two, named].map((copy) => ['create', 'visual_plan', String(copy.id)]),
+    );
+    expectCode(await a.call({ method: 'POST', url: `/visual-plans/${source.id}/duplicate`, payload: { name: named.name } }), 409, 'name_already_exists');
+  });
+
+  test('save as refuses a name in use', async () => {
+    const source = await a.create();
+    const taken = await a.call({ method: 'POST', url: `/visual-plans/${source.id}/save-as`, payload: { name: source.name, ...greeting() } });
+    expectCode(taken, 409, 'name_already_exists');
+    expect(errorOf(taken).details).toEqual([{ path: 'name', message: 'already exists' }]);
+  });
+
+  test('export then import: the same plan, with its name and format, as an attachment', async () => {
+    const source = await a.planWith({ ...greeting('Round trip'), settings: { chat_text: 'Bye', session_timeout_min: 12 } }, `Exported 计划 ${next()}`);
+    await a.published(source.id, source.version);
+    await a.saved(source.id, source.version, greeting('Draft after publishing'));
+
+    const exported = await a.call({ method: 'GET', url: `/visual-plans/${source.id}/export` });
+    expect(exported.statusCode, exported.body).toBe(200);
+    expect(exported.headers['content-disposition']).toMatch(/^attachment; filename="Exported \?\? \d+\.json"; filename\*=UTF-8''Exported%20%E8%AE%A1%E5%88%92%20\d+\.json$/);
+    const file = exported.json<VisualPlanExport>();
+    expect(Object.keys(file)).toEqual(['format_version', 'name', 'description', 'settings', 'nodes', 'edges']);
+    expect(file.nodes.find((n) => n.id === 'hello')!.data).toMatchObject({ voice_text: 'Draft after publishing' });
+    const publishedFile = (await a.call({ method: 'GET', url: `/visual-plans/${source.id}/export?version=${source.version}` })).json<VisualPlanExport>();
+    expect(publishedFile.nodes.find((n) => n.id === 'hello')!.data).toMatchObject({ voice_text: 'Round trip' });
+
+    const imported = await a.call({ method: 'POST', url: '/visual-plans/import', payload: { ...file, name: `Imported ${next()}` } });
+    expect(imported.statusCode, imported.body).toBe(201);
+    const plan = imported.json<VisualPlanDocument>();
+    expect(plan).toMatchObject({ tenant_id: a.member.tenantId, version: 1, published_version: null, settings: file.settings, nodes: file.nodes, edges: file.edges });
+    const again = (await a.call({ method: 'GET', url: `/visual-plans/${plan.id}/export` })).json<VisualPlanExport>();
+    expect({ ...again, name: file.name }).toEqual(file);
+    expectCode(await a.call({ method: 'POST', url: '/visual-plans/import', payload: file }), 409, 'name_already_exists');
+  });
+
+  test('an old file is migrated on import; a file from another installation keeps its blocks, not its ids', async () => {
+    const old = { name: `Old file ${next()}`, nodes: [{ id: 'start', type: 'start' }, { id: 'bye', type: 'hangup', data: { cause: 'busy' } }], edges: [edge('start', 'next', 'bye')] };
+    const response = await a.call({ method: 'POST', url: '/visual-plans/import', payload: old });
+    expect(response.statusCode, response.body).toBe(201);
+    expect(response.json<VisualPlanDocument>()).toMatchObject({ format_version: 1, nodes: [{ id: 'start', position: { x: 0, y: 0 } }, { id: 'bye', data: { cause: 'busy' } }] });
+
+    const fixture = JSON.parse(fs.readFileSync(new URL('../../../fixtures/plans/self-service.json', import.meta.url), 'utf8')) as Body;
+    const foreign = await a.call({ method: 'POST', url: '/visual-plans/import', payload: { ...fixture, name: `Self service ${next()}` } });
+    expect(foreign.statusCode, foreign.body).toBe(201);
+    const plan = foreign.json<VisualPlanDocument>();
+    expect(plan.id).not.toBe(fixture.id);
+    expect(plan).toMatchObject({ tenant_id: a.member.tenantId, version: 1 });
+    expect(plan.nodes.map((n) => n.id)).toEqual((fixture.nodes as Body[]).map((n) => n.id));
+
+    expectPlanErrors(await a.call({ method: 'POST', url: '/visual-plans/import', payload: { ...old, name: `Future ${next()}`, format_version: 99 } }), [
+      { code: 'unsupported_format', path: 'format_version' },
+    ]);
+    const nameless = await a.call({ method: 'POST', url: '/visual-plans/import', payload: { nodes: old.nodes } });
+    expectCode(nameless, 400, 'invalid_input');
+    expect(errorOf(nameless).details?.map((detail) => detail.path)).toEqual(['name']);
+  });
+});
+
+describe('validation on save and on publish', () => {
+  let plan: VisualPlan;
+  beforeAll(async () => {
+    plan = await a.create();
+  });
+  const expectUnchanged = async () => expect((await a.document(plan.id)).version).toBe(1);
+
+  test('a block\'s invalid data is reported with its node id and field path', async () => {
+    const response = await a.save(plan.id, 1, content([
+      node('start', 'start'),
+      node('m', 'voice_menu', { voice_text: 'Press', options: [{ digits: '1x' }] }),
+      node('w', 'destination', { destination_id: 'four' }),
+      node('q', 'no_such_block'),
+    ]));
+    expectPlanErrors(response, [
+      { code: 'invalid_field', node_id: 'm', path: 'options.0.digits' },
+      { code: 'invalid_field', node_id: 'w', path: 'destination_id' },
+      { code: 'unknown_block_type', node_id: 'q', path: 'type' },
+    ]);
+    await expectUnchanged();
+  });
+
+  test('an HTTP request whose body is not JSON is refused', async () => {
+    const response = await a.save(plan.id, 1, content(
+      [node('start', 'start'), node('req', 'http_request', { url: 'https://api.example/x', method: 'POST', body: '{"caller": {{caller}}}' })],
+      [edge('start', 'next', 'req')],
+    ));
+    expectPlanErrors(response, [{ code: 'invalid_json', node_id: 'req', path: 'body' }]);
+    await expectUnchanged();
+  });
+
+  test('edges by exits a block does not have, and a second start, are refused', async () => {
+    const response = await a.save(plan.id, 1, content(
+      [node('start', 'start'), node('again', 'start'), node('end', 'hangup')],
+      [edge('start', 'nowhere', 'end'), { id: 'dangling', source: 'start', source_exit: 'next', target: 'ghost' }],
+    ));
+    expectPlanErrors(response, [
+      { code: 'multiple_starts', node_id: 'again', path: 'type' },
+      { code: 'unknown_exit', edge_id: 'start-nowhere', path: 'source_exit' },
+      { code: 'unknown_node', edge_id: 'dangling', path: 'target' },
+    ]);
+    expectPlanErrors(await a.save(plan.id, 1, content([node('end', 'hangup')])), [{ code: 'missing_start', path: 'nodes' }]);
+    await expectUnchanged();
+  });
+
+  test('references must exist in the plan\'s tenant: another tenant\'s records are not found, as if they did not exist', async () => {
+    const [theirs, theirRange, theirPlan, theirAudio] = [await b.destination(), await b.dateRange(), (await b.create()).id, await b.audio()];
+    const [mine, myRange, myAudio] = [await a.destination(), await a.dateRange(), await a.audio()];
+    const referring = (destination: number, range: number, called: number, audio?: number) =>
+      content(
+        [
+          node('start', 'start'),
+          node('hours', 'date_range', { date_range_id: range }),
+          node('dest', 'destination', { destination_id: destination }),
+          node('other', 'call_plan', { plan_id: called }),
+          node('prompt', 'play_message', audio === undefined ? { voice_text: 'hi' } : { text_to_speech: false, audio_id: audio }),
+        ],
+        [edge('start', 'next', 'hours'), edge('hours', 'in_hours', 'dest'), edge('hours', 'out_of_hours', 'prompt'), edge('prompt', 'next', 'other')],
+      );
+    const foreign = await a.save(plan.id, 1, referring(theirs, theirRange, theirPlan, theirAudio));
+    expectPlanErrors(foreign, [
+      { code: 'reference_not_found', node_id: 'dest', path: 'destination_id' },
+      { code: 'reference_not_found', node_id: 'hours', path: 'date_range_id' },
+      { code: 'reference_not_found', node_id: 'other', path: 'plan_id' },
+      { code: 'reference_not_found', node_id: 'prompt', path: 'audio_id' },
+    ]);
+    const missing = await a.save(plan.id, 1, referring(2_000_000_000, 2_000_000_001, 2_000_000_002));
+    const wording = (response: LightMyRequestResponse) => issues(response).map((issue) => issue.message.replace(/\d+/g, 'N'));
+    expect(wording(foreign).slice(0, 3)).toEqual(wording(missing));
+    expect(foreign.body).not.toContain(`"tenant_id":${b.member.tenantId}`);
+    expectPlanErrors(await a.save(plan.id, 1, referring(mine, myRange, plan.id, myAudio)), [{ code: 'plan_calls_itself', node_id: 'other', path: 'plan_id' }]);
+    await expectUnchanged();
+
+    const callee = await a.create();
+    const fine = await a.saved(plan.id, 1, referring(mine, myRange, callee.id, myAudio));
+    expect(fine.version).toBe(2);
+    expectPlanErrors(await a.call({ method: 'POST', url: '/visual-plans/import', payload: { name: `Foreign refs ${next()}`, ...referring(theirs, myRange, callee.id) } }), [
+      { code: 'reference_not_found', node_id: 'dest', path: 'destination_id' },
+    ]);
+  });
+
+  test('publishing validates the draft again', async () => {
+    const other = await a.create();
+    // A draft that today's rules refuse (written before they grew stricter): shown with its errors, not published.
+    await suite.server.ctx.db
+      .updateTable('visual_plans')
+      .set({ document: JSON.stringify(content([node('start', 'start'), node('m', 'voice_menu', { options: [{ digits: '123' }] })])) })
+      .where('id', '=', other.id)
+      .execute();
+    const document = await a.document(other.id);
+    expect(brief(document.errors)).toEqual([{ code: 'invalid_field', node_id: 'm', path: 'options.0.digits' }]);
+    expect(document.nodes).toHaveLength(2);
+    expectPlanErrors(await a.publish(other.id, 1), [{ code: 'invalid_field', node_id: 'm', path: 'options.0.digits' }]);
+    expect(await a.versions(other.id)).toEqual([]);
+  });
+});
+
+describe('lint warnings come back with the save and the publish', () => {
+
+  test('unreachable blocks, unconnected exits, a menu without timeout or invalid exit, a loop that waits for nothing', async () => {
+    const plan = await a.create();
+    const saved = await a.saved(plan.id, 1, content(
+      [
+        node('start', 'start'),
+        node('menu', 'voice_menu', { voice_text: 'Press 1', options: [{ digits: '1' }] }),
+        node('count', 'variable', { assignments: [{ name: 'n', value: '=n + 1' }] }),
+        node('check', 'condition', { rules: [{ left: '{{n}}', op: 'lt', right: '3' }] }),
+        node('island', 'hangup'),
+        node('end', 'hangup'),
+      ],
+      [edge('start', 'next', 'menu'), edge('menu', '1', 'count'), edge('count', 'next', 'check'), edge('check', 'true', 'count'), edge('check', 'false', 'end')],
+    ));
+    const expected = [
+      { code: 'voice_menu_exit_unconnected', node_id: 'menu', path: 'exits.timeout' },
+      { code: 'voice_menu_exit_unconnected', node_id: 'menu', path: 'exits.invalid' },
+      { code: 'unreachable', node_id: 'island', path: '' },
+      { code: 'loop_without_input', node_id: 'count', path: '' },
+    ];
+    expect(brief(saved.warnings)).toEqual(expected);
+    expect(brief((await a.published(plan.id, 2)).warnings)).toEqual(expected);
+    expect(brief((await a.document(plan.id)).warnings)).toEqual(expected);
+  });
+
+  test('call_plan cycles between plans (A → B → A) are named on the calling block', async () => {
+    const [first, second] = [await a.create(), await a.create()];
+    const calling = (id: number) => content([node('start', 'start'), node('go', 'call_plan', { plan_id: id })], [edge('start', 'next', 'go')]);
+    expect((await a.saved(first.id, 1, calling(second.id))).warnings).toEqual([]);
+    const closing = await a.saved(second.id, 1, calling(first.id));
+    expect(brief(closing.warnings)).toEqual([{ code: 'call_plan_cycle', node_id: 'go', path: 'plan_id' }]);
+    expect(closing.warnings[0]!.message).toContain(`${second.id} → ${first.id} → ${second.id}`);
+    // The other side of the cycle says so too, when it is opened.
+    expect(brief((await a.document(first.id)).warnings)).toEqual([{ code: 'call_plan_cycle', node_id: 'go', path: 'plan_id' }]);
+    // A published version still counts: the draft of B no longer calls A, its published version does.
+    await a.published(second.id, 2);
+    await a.saved(second.id, 2, greeting());
+    expect(brief((await a.document(first.id)).warnings)).toEqual([{ code: 'call_plan_cycle', node_id: 'go', path: 'plan_id' }]);
+    await a.published(second.id, 3);
+    expect((await a.document(first.id)).warnings).toEqual([]);
+  });
+});
+
+describe('records plans refer to cannot be removed', () => {
+  const using = (field: 'destination_id' | 'date_range_id' | 'audio_id', type: 'destination' | 'date_range' | 'play_message', id: number) =>
+    content([node('start', 'start'), node('ref', type, { [field]: id })], [edge('start', 'next', 'ref')]);
+  const makers = { destination: () => a.destination(), date_range: () => a.dateRange(), play_message: () => a.audio() };
+
+  test.each([
+    ['/destinations', 'destination', 'destination_id', 'destination_in_use'],
+    ['/date-ranges', 'date_range', 'date_range_id', 'date_range_in_use'],
+    ['/audios', 'play_message', 'audio_id', 'audio_in_use'],
+  ] as const)('%s: refused while a draft or the published version uses it', async (path, type, field, code) => {
+    const id = await makers[type]();
+    const spare = await makers[type]();
+    const plan = await a.planWith(using(field, type, id), `Uses ${type} ${next()}`);
+
+    const refused = await a.call({ method: 'DELETE', url: `${path}/${id}` });
+    expectCode(refused, 409, code);
+    expect(errorOf(refused).details).toEqual([{ path: String(id), message: expect.stringContaining(`"${plan.name}" (${plan.id})`) }]);
+    const bulk = await a.call({ method: 'DELETE', url: path, payload: [spare, id] });
+    expectCode(bulk, 409, code);
+    expect((await a.call({ method: 'GET', url: `${path}/${spare}` })).statusCode).toBe(200);
+
+    // Published, then the draft moves on: the published version still runs it.
+    await a.published(plan.id, 2);
+    await a.saved(plan.id, 2, greeting());
+    expectCode(await a.call({ method: 'DELETE', url: `${path}/${id}` }), 409, code);
+    await a.published(plan.id, 3);
+    expect((await a.call({ method: 'DELETE', url: `${path}/${id}` })).statusCode).toBe(204);
+  });
+
+  test('a plan another plan calls cannot be removed; both together can', async () => {
+    const callee = await a.planWith(greeting(), `Callee ${next()}`);
+    const caller = await a.planWith(content([node('start', 'start'), node('go', 'call_plan', { plan_id: callee.id })], [edge('start', 'next', 'go')]), `Caller ${next()}`);
+    const refused = await a.call({ method: 'DELETE', url: `/visual-plans/${callee.id}` });
+    expectCode(refused, 409, 'plan_in_use');
+    expect(errorOf(refused).details?.[0]?.message).toContain(`"${caller.name}" (${caller.id})`);
+    const auditFrom = await lastAuditId();
+    const both = await a.call({ method: 'DELETE', url: '/visual-plans', payload: [callee.id, caller.id] });
+    expect(both.json()).toEqual({ count: 2 });
+    expect((await auditAfter(auditFrom)).map((entry) => [entry.action, entry.entity_id])).toEqual([
+      ['delete', String(callee.id)],
+      ['delete', String(caller.id)],
+    ]);
+  });
+
+  test('a removed plan takes its versions and references with it; a tenant with plans is in use', async () => {
+    const destination = await a.destination();
+    const plan = await a.planWith(using('destination_id', 'destination', destination));
+    await a.published(plan.id, 2);
+    expect((await a.call({ method: 'DELETE', url: `/visual-plans/${plan.id}` })).statusCode).toBe(204);
+    expect(await suite.server.ctx.db.selectFrom('visual_plan_versions').select('id').where('plan_id', '=', plan.id).execute()).toEqual([]);
+    expect((await a.call({ method: 'DELETE', url: `/destinations/${destination}` })).statusCode).toBe(204);
+    expectCode(await suite.server.call({ method: 'DELETE', url: `/tenants/${a.member.tenantId}`, token: suite.admin }), 409, 'tenant_in_use');
+  });
+
+  test('a removal and a save naming the same record, at once: never both', async () => {
+    for (let round = 0; round < 4; round++) {
+      const destination = await a.destination();
+      const plan = await a.create();
+      const [saved, removed] = await Promise.all([a.save(plan.id, 1, using('destination_id', 'destination', destination)), a.call({ method: 'DELETE', url: `/destinations/${destination}` })]);
+      if (saved.statusCode === 200) {
+        expectCode(removed, 409, 'destination_in_use');
+      } else {
+        expectPlanErrors(saved, [{ code: 'reference_not_found', node_id: 'ref' }]);
+        expect(removed.statusCode).toBe(204);
+      }
+    }
+  });
+
+  test('a plan removed while it is published: either publishes first, and no other code', async () => {
+    for (let round = 0; round < 4; round++) {
+      const plan = await a.planWith(greeting());
+      const [published, removed] = await Promise.all([a.publish(plan.id, 2), a.call({ method: 'DELETE', url: `/visual-plans/${plan.id}` })]);
+      expect(removed.statusCode, removed.body).toBe(204);
+      if (published.statusCode !== 200) expectCode(published, 404, 'not_found');
+    }
+  });
+});
+
+test('a tenant removed while a plan is made in it: the removal says the tenant is in use, or the plan finds no tenant', async () => {
+  for (let round = 0; round < 4; round++) {
+    const tenant = await suite.server.call({ method: 'POST', url: '/tenants', token: suite.admin, payload: { name: `racing-${next()}` } });
+    const tenantId = tenant.json<{ id: number }>().id;
+    const [created, removed] = await Promise.all([
+      suite.server.call({ method: 'POST', url: '/visual-plans', token: suite.admin, tenant: tenantId, payload: { name: 'Racer' } }),
+      suite.server.call({ method: 'DELETE', url: `/tenants/${tenantId}`, token: suite.admin }),
+    ]);
+    if (created.statusCode === 201) {
+      expectCode(removed, 409, 'tenant_in_use');
+    } else {
+      expectCode(created, 400, 'tenant_not_found');
+      expect(removed.statusCode).toBe(204);
+    }
+  }
+});
+
+describe('admins', () => {
+  test('work in the plan\'s own tenant without a tenant header; import needs one', async () => {
+    const destination = await a.destination();
+    const plan = await a.create();
+    const asAdmin = (options: Parameters<TestServer['call']>[0]) => suite.server.call({ ...options, token: suite.admin });
+    const saved = await asAdmin({ method: 'PUT', url: `/visual-plans/${plan.id}/document`, payload: { base_version: 1, ...content([node('start', 'start'), node('d', 'destination', { destination_id: destination })], [edge('start', 'next', 'd')]) } });
+    expect(saved.statusCode, saved.body).toBe(200);
+    const copy = await asAdmin({ method: 'POST', url: `/visual-plans/${plan.id}/duplicate` });
+    expect(copy.statusCode, copy.body).toBe(201);
+    expect(copy.json()).toMatchObject({ tenant_id: a.member.tenantId });
+    expectCode(await asAdmin({ method: 'POST', url: '/visual-plans/import', payload: { name: 'Nowhere', ...greeting() } }), 400, 'no_tenant_provided');
+    const imported = await asAdmin({ method: 'POST', url: '/visual-plans/import', tenant: a.member.tenantId, payload: { name: `Admin's ${next()}`, ...greeting() } });
+    expect(imported.json()).toMatchObject({ tenant_id: a.member.tenantId });
+  });
+});

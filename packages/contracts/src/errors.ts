@@ -67,6 +67,8 @@ export const errorCodes = [
   'address_already_exists',
   'holiday_already_exists',
   'holiday_region_unknown',
+  'session_not_found',
+  'session_busy',
 ] as const;
 
 export type ErrorCode = (typeof errorCodes)[number];

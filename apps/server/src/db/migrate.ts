@@ -5,6 +5,7 @@ import * as sortIndexes from './migrations/0002-sort-indexes.ts';
 import * as aclAndHolidays from './migrations/0003-acl-and-holidays.ts';
 import * as dateRanges from './migrations/0004-date-ranges.ts';
 import * as visualPlans from './migrations/0007-visual-plans.ts';
+import * as sessions from './migrations/0008-sessions.ts';
 import type { Database } from './schema.ts';
 
 /** Numbered migrations, applied in order at start. Add one line per new migration file. */
@@ -15,6 +16,7 @@ function migrationsFor(dialect: DialectName): Record<string, Migration> {
     '0003-acl-and-holidays': { up: aclAndHolidays.up(dialect) },
     '0004-date-ranges': { up: dateRanges.up(dialect) },
     '0007-visual-plans': { up: visualPlans.up(dialect) },
+    '0008-sessions': { up: sessions.up(dialect) },
   };
 }
 

@@ -5,23 +5,28 @@ import { configurationsResource } from '../modules/configurations/configurations
 import { dateRangesResource } from '../modules/date-ranges/date-ranges.resource.ts';
 import { destinationsResource } from '../modules/destinations/destinations.resource.ts';
 import { holidaysResource } from '../modules/holidays/holidays.resource.ts';
+import { reportsResource } from '../modules/reports/reports.resource.ts';
 import { tenantsResource } from '../modules/tenants/tenants.resource.ts';
 import { usersResource } from '../modules/users/users.resource.ts';
 import type { ResourceDefinition } from './definition.ts';
 
 /** Every resource of the generic API: adding one is adding its definition here. */
 export function allResources(): ResourceDefinition[] {
-  return [tenantsResource, usersResource, configurationsResource, auditResource, destinationsResource, aclResource, holidaysResource, dateRangesResource] as ResourceDefinition[];
+  return [tenantsResource, usersResource, configurationsResource, auditResource, destinationsResource, aclResource, holidaysResource, dateRangesResource, reportsResource] as ResourceDefinition[];
 }
 
 type TableWithTenant = { [T in TableName]: Database[T] extends { tenant_id: number } ? T : never }[TableName];
 
 /**
  * Tables whose rows are a tenant's data: a tenant with rows in any of them is in use. The audit
- * log is left out: it is the history of what happened in a tenant (its creation included).
+ * log is left out: it is the history of what happened in a tenant (its creation included). Call
+ * reports, read-only as they are, and the sessions they come from are the tenant's calls.
  */
 export function tenantOwnedTables(): TableWithTenant[] {
-  return allResources()
-    .filter((resource) => resource.tenantOwned && !resource.readOnly)
-    .map((resource) => resource.table as TableWithTenant);
+  return [
+    ...allResources()
+      .filter((resource) => resource.tenantOwned && resource.table !== 'audit_log')
+      .map((resource) => resource.table as TableWithTenant),
+    'sessions',
+  ];
 }

@@ -191,9 +191,10 @@ export function createSessionRuntime(ctx: Omit<AppContext, 'sessions'>, options:
     return new Date(now.getTime() + minutes * 60_000).toISOString();
   }
 
-  async function hookContext(session: Session, isTest: boolean, draftPlanId: number | null): Promise<SessionHookContext> {
+  /** The webhook of the plan version the session started in. Read before the turn's transaction: on SQLite a query outside it would wait for it. */
+  async function webhookOf(session: Session, draftPlanId: number | null): Promise<string> {
     const first = { plan_id: session.plan_id, plan_version: session.plan_version, plan_name: session.plan_name };
-    return { session, is_test: isTest, webhook: (await planOf(session, draftPlanId, first))?.settings.webhook ?? '' };
+    return (await planOf(session, draftPlanId, first))?.settings.webhook ?? '';
   }
 
   function outcomeOf(before: Session | null, result: TurnResult, revision: number): StoredOutcome {
@@ -214,20 +215,20 @@ export function createSessionRuntime(ctx: Omit<AppContext, 'sessions'>, options:
 
   async function finishTurn(
     trx: Kysely<Database>,
-    context: { before: Session | null; result: TurnResult; isTest: boolean; draftPlanId: number | null; unprompted: boolean },
+    context: { before: Session | null; result: TurnResult; isTest: boolean; webhook: string; unprompted: boolean },
     outcome: StoredOutcome,
     sessionId: string,
     eventId: string,
     now: string,
   ): Promise<TurnOutcome> {
-    const { before, result, isTest, draftPlanId } = context;
+    const { before, result, isTest, webhook } = context;
     await insertEvent(trx, sessionId, eventId, outcome, now);
     const report = result.report && !result.ignored ? await saveReport(trx, result.report, isTest, now) : null;
     const hasStarted = before === null;
     const hasEnded = before?.status !== 'ended' && result.session.status === 'ended';
     const wantsUnprompted = context.unprompted && outcome.actions.length > 0;
     if (hasStarted || hasEnded || wantsUnprompted) {
-      const hook = await hookContext(result.session, isTest, draftPlanId);
+      const hook: SessionHookContext = { session: result.session, is_test: isTest, webhook };
       if (hasStarted) await events.started?.(hook, trx);
       if (hasEnded && report) await events.ended?.({ ...hook, report }, trx);
       if (wantsUnprompted) await events.unprompted?.({ ...hook, actions: outcome.actions }, trx);
@@ -271,6 +272,7 @@ export function createSessionRuntime(ctx: Omit<AppContext, 'sessions'>, options:
       const nowText = now.toISOString();
       const outcome = outcomeOf(null, result, 1);
       const timeoutTime = await timeoutOf(session, draftPlanId, now);
+      const webhook = await webhookOf(session, draftPlanId);
       try {
         return await db.transaction().execute(async (trx) => {
           await insertSession(trx, {
@@ -295,7 +297,7 @@ export function createSessionRuntime(ctx: Omit<AppContext, 'sessions'>, options:
             updated_time: nowText,
             ended_time: session.ended_at,
           });
-          return finishTurn(trx, { before: null, result, isTest, draftPlanId, unprompted: false }, outcome, id, 'start', nowText);
+          return finishTurn(trx, { before: null, result, isTest, webhook, unprompted: false }, outcome, id, 'start', nowText);
         });
       } catch (error) {
         // Another instance stored the same id first: its first turn is the answer.
@@ -342,11 +344,13 @@ export function createSessionRuntime(ctx: Omit<AppContext, 'sessions'>, options:
             updated_time: nowText,
             ended_time: session.ended_at,
           };
+      const isHooked = (before.status !== 'ended' && session.status === 'ended') || (turn.unprompted === true && outcome.actions.length > 0);
+      const webhook = isHooked ? await webhookOf(session, draftPlanId) : '';
       let committed: TurnOutcome | null;
       try {
         committed = await db.transaction().execute(async (trx) => {
           if (!(await updateSessionAtRevision(trx, sessionId, row.revision, changes))) return null;
-          return finishTurn(trx, { before, result, isTest, draftPlanId, unprompted: turn.unprompted === true }, outcome, sessionId, eventId, nowText);
+          return finishTurn(trx, { before, result, isTest, webhook, unprompted: turn.unprompted === true }, outcome, sessionId, eventId, nowText);
         });
       } catch (error) {
         // The same event id stored meanwhile by a turn this one did not see: read again.

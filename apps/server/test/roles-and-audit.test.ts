@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { ResourceDefinition } from '../src/resources/definition.ts';
 import { allResources } from '../src/resources/registry.ts';
 import { ADMIN, q, startTestServer, type TestServer } from './harness.ts';
+import { insertReport } from './sessions-helpers.ts';
 
 /**
  * Roles (spec section 6, architecture "API conventions"): guests never write, admin-only areas
@@ -90,6 +91,11 @@ const samples: Record<string, Sample> = {
     patch: (n) => ({ time_zone: 'America/New_York', exceptions: [{ name: `Closed ${n}`, initial_date: '2026-08-01', final_date: '2026-08-15' }] }),
   },
 };
+/** A row of each read-only resource members read (written by the server itself), in the test tenant. */
+const readOnlyRows: Record<string, () => Promise<{ id: number }>> = {
+  '/reports': () => insertReport(server.ctx, tenant, { sessionId: `audited-call-${next()}` }),
+};
+
 function sampleOf(resource: ResourceDefinition): Sample {
   const sample = samples[resource.path];
   if (!sample) throw new Error(`writable resource ${resource.path} has no sample body in roles-and-audit.test.ts: add one`);
@@ -168,6 +174,11 @@ describe('roles', () => {
     let target: Row | undefined;
     beforeAll(async () => {
       if (!resource.readOnly) target = await seedRow(resource);
+      const store = readOnlyRows[path];
+      if (store) {
+        const { id } = await store();
+        target = (await server.call({ method: 'GET', url: `${path}/${id}`, token: admin.token })).json<Row>();
+      }
     });
 
     /** The six writes of the generic API, against the seeded row. */

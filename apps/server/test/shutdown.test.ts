@@ -5,8 +5,13 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, expect, inject, test } from 'vitest';
+import { LuaScriptRunner } from '@voxplan/engine/lua';
+import { startContext } from '../src/bootstrap.ts';
+import { loadConfig } from '../src/config.ts';
+import { createSessionRuntime } from '../src/modules/sessions/sessions.service.ts';
 import { ADMIN, dialect } from './harness.ts';
 import { createTestDatabase } from './postgres-server.ts';
+import { type FixtureDocument, storePlan } from './sessions-helpers.ts';
 
 const serverEntry = path.resolve(import.meta.dirname, '../src/main.ts');
 
@@ -36,10 +41,11 @@ afterAll(async () => {
   for (const cleanup of cleanups.reverse()) await cleanup();
 });
 
-test('SIGTERM lets the request in flight finish, then the process exits cleanly', async () => {
+/** The server as `npm start` runs it, in its own process on a fresh database, once it answers. */
+async function startServerProcess(extraEnv: NodeJS.ProcessEnv = {}) {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'voxplan-shutdown-'));
   cleanups.push(() => fs.rmSync(dataDir, { recursive: true, force: true }));
-  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, ADMIN_PASSWORD: ADMIN.password, LOG_LEVEL: 'warn', HOST: '127.0.0.1' };
+  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, ADMIN_PASSWORD: ADMIN.password, LOG_LEVEL: 'warn', HOST: '127.0.0.1', ...extraEnv };
   if (dialect === 'postgres') {
     const database = await createTestDatabase(inject('postgresUrl'));
     cleanups.push(database.drop);
@@ -61,6 +67,11 @@ test('SIGTERM lets the request in flight finish, then the process exits cleanly'
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
+  return { env, port, child, exited, agent };
+}
+
+test('SIGTERM lets the request in flight finish, then the process exits cleanly', async () => {
+  const { port, child, exited, agent } = await startServerProcess();
 
   // Password hashing makes a sign-in take long enough to still be running when the signal lands.
   const inFlight = request(agent, port, 'POST', '/api/v1/login', { username: ADMIN.username, password: ADMIN.password });
@@ -72,4 +83,35 @@ test('SIGTERM lets the request in flight finish, then the process exits cleanly'
   expect(JSON.parse(answer.body)).toHaveProperty('token');
   expect(await exited).toBe(0);
   await expect(request(new http.Agent(), port, 'GET', '/api/v1/health')).rejects.toThrow(/ECONNREFUSED/);
+});
+
+test('the server sweeps idle chats until it shuts down', async () => {
+  const { env, child, exited } = await startServerProcess({ SESSION_SWEEP_INTERVAL: '1' });
+  // This process starts a chat on the same database, with a clock an hour behind: the chat is
+  // already past its plan's timeout, and only the server's own sweeper will end it.
+  const started = await startContext(loadConfig({ ...env, LOG_LEVEL: 'silent' }));
+  cleanups.push(() => started.close());
+  const { db } = started.ctx;
+  const tenant = await db.insertInto('tenants').values({ name: 'sweeper', created_time: new Date().toISOString(), integrations: null }).returning('id').executeTakeFirstOrThrow();
+  const waitingChat: FixtureDocument = {
+    format_version: 1,
+    settings: { session_timeout_min: 1, chat_text: 'Closed for inactivity.' },
+    nodes: [
+      { id: 'start', type: 'start', data: {} },
+      { id: 'ask', type: 'voice_menu', data: { voice_text: 'Pick one.', options: [{ digits: '1', label: 'One' }] } },
+    ],
+    edges: [{ id: 'e1', source: 'start', source_exit: 'next', target: 'ask' }],
+  };
+  const planId = await storePlan(started.ctx, tenant.id, waitingChat, { name: 'Waiting chat' });
+  const scripts = new LuaScriptRunner();
+  cleanups.push(() => scripts.close());
+  const runtime = createSessionRuntime(started.ctx, { scripts, clock: { now: () => new Date(Date.now() - 3_600_000) } });
+  await runtime.start({ id: 'idle-chat', tenantId: tenant.id, planId, channel: 'chat', provider: 'webchat', caller: 'visitor', called: 'site' });
+
+  await expect.poll(async () => (await runtime.find('idle-chat'))?.session.hangup_cause, { timeout: 20_000 }).toBe('session_timeout');
+  const report = await db.selectFrom('call_reports').select(['hangup_cause', 'disposition']).where('session_id', '=', 'idle-chat').executeTakeFirst();
+  expect(report).toEqual({ hangup_cause: 'session_timeout', disposition: 'abandoned' });
+
+  child.kill('SIGTERM');
+  expect(await exited).toBe(0);
 });

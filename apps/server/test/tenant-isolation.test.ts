@@ -3,13 +3,15 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import type { ResourceDefinition } from '../src/resources/definition.ts';
 import { allResources } from '../src/resources/registry.ts';
 import { q, startTestServer, type TestServer } from './harness.ts';
+import { insertReport } from './sessions-helpers.ts';
 
 /**
  * The tenant isolation matrix: for every tenant-owned resource and every verb, a member of tenant A
  * can neither see nor touch tenant B's rows, whatever the filter, body or headers say.
  *
  * The matrix is built from the registry. A new tenant-owned resource that members write is covered
- * by adding its sample row below; without one the suite fails and says so.
+ * by adding its sample row below; one that members only read (written by the server itself) by a
+ * factory that stores a row directly; without one the suite fails and says so.
  */
 
 interface Sample {
@@ -34,6 +36,11 @@ const samples: Record<string, Sample> = {
   },
 };
 
+/** Rows of read-only resources, stored the way the server stores them: answers the row's id. */
+const readOnlyRows: Record<string, (tenantId: number, n: number) => Promise<number>> = {
+  '/reports': async (tenantId, n) => (await insertReport(server.ctx, tenantId, { sessionId: `isolated-${n}` })).id,
+};
+
 interface Row {
   id: number;
   tenant_id: number;
@@ -45,6 +52,7 @@ interface ErrorBody {
 
 const tenantOwned = allResources().filter((resource) => resource.tenantOwned);
 const memberWritable = tenantOwned.filter((resource) => !resource.readOnly && resource.write === 'member');
+const memberReadOnly = tenantOwned.filter((resource) => resource.readOnly && resource.read !== 'admin');
 const adminReadable = tenantOwned.filter((resource) => resource.read === 'admin');
 
 let server: TestServer;
@@ -102,31 +110,35 @@ interface World {
 }
 
 async function buildWorld(resource: ResourceDefinition): Promise<World> {
-  const sample = sampleOf(resource);
   const [a, b] = [await createTenant(), await createTenant()];
   const [userA, guestA, userB] = [await createUser(a, 'user'), await createUser(a, 'guest'), await createUser(b, 'user')];
-  const make = async (token: string) => {
-    const response = await server.call({ method: 'POST', url: resource.path, token, payload: sample.create(next()) });
+  const store = readOnlyRows[resource.path];
+  const make = async (user: { token: string }, tenantId: number) => {
+    if (resource.readOnly && store) return store(tenantId, next());
+    const response = await server.call({ method: 'POST', url: resource.path, token: user.token, payload: sampleOf(resource).create(next()) });
     expect(response.statusCode, response.body).toBe(201);
     return response.json<Row>().id;
   };
-  const aIds = [await make(userA.token), await make(userA.token), await make(userA.token)];
-  const bIds = [await make(userB.token), await make(userB.token), await make(userB.token)];
+  const aIds = [await make(userA, a), await make(userA, a), await make(userA, a)];
+  const bIds = [await make(userB, b), await make(userB, b), await make(userB, b)];
   return { a, b, userA, guestA, userB, aIds, bIds };
 }
 
 describe('the matrix covers every tenant-owned resource', () => {
-  test('each is member-writable with a sample factory, or admin-only', () => {
+  test('each is member-writable with a sample factory, member-read-only with a row factory, or admin-only', () => {
     expect(tenantOwned.length).toBeGreaterThan(0);
     for (const resource of tenantOwned) {
       if (memberWritable.includes(resource)) {
         expect(samples[resource.path], `add a sample-row factory for ${resource.path}`).toBeDefined();
+      } else if (memberReadOnly.includes(resource)) {
+        expect(readOnlyRows[resource.path], `add a row factory for ${resource.path}`).toBeDefined();
       } else {
         expect(adminReadable.map((r) => r.path), `extend the matrix for ${resource.path}`).toContain(resource.path);
       }
     }
     // No stale factories either.
     expect(Object.keys(samples).sort()).toEqual(memberWritable.map((resource) => resource.path).sort());
+    expect(Object.keys(readOnlyRows).sort()).toEqual(memberReadOnly.map((resource) => resource.path).sort());
   });
 });
 
@@ -379,6 +391,54 @@ describe.each(memberWritable.map((resource) => [resource.path, resource] as cons
       expectCode(asGuest, 403, call.method === 'GET' ? 'forbidden_tenant' : 'readonly_only');
     }
     expect([...(await rowsOfAll(path, world.a)), ...(await rowsOfAll(path, world.b))]).toEqual(before);
+  });
+});
+
+describe.each(memberReadOnly.map((resource) => [resource.path, resource] as const))('%s: read-only, read by members of their own tenant', (path, resource) => {
+  let world: World;
+  const read = (token: string, url: string, tenantHeader?: number) =>
+    server.call({ method: 'GET', url: `${path}${url}`, token, ...(tenantHeader !== undefined && { tenant: tenantHeader }) });
+  const idsRead = async (token: string, filter: unknown, tenantHeader?: number) => {
+    const response = await read(token, `?${q('filter', filter)}`, tenantHeader);
+    expect(response.statusCode, response.body).toBe(200);
+    return response.json<Row[]>().map((row) => row.id);
+  };
+  const countRead = async (token: string, where: unknown, tenantHeader?: number) => {
+    const response = await read(token, `/count?${q('where', where)}`, tenantHeader);
+    expect(response.statusCode, response.body).toBe(200);
+    return response.json<{ count: number }>().count;
+  };
+
+  beforeAll(async () => {
+    world = await buildWorld(resource);
+  });
+
+  test('a member and a guest of A read A\'s rows only, whatever the filter or the header says', async () => {
+    const byId = { order: ['id ASC'] };
+    for (const token of [world.userA.token, world.guestA.token]) {
+      for (const header of [undefined, world.b]) {
+        expect(await idsRead(token, byId, header)).toEqual(world.aIds);
+        expect(await countRead(token, {}, header)).toBe(world.aIds.length);
+      }
+      for (const where of [{ tenant_id: world.b }, { id: { inq: world.bIds } }, { or: [{ tenant_id: world.b }, { id: { inq: world.bIds } }] }]) {
+        expect(await idsRead(token, { where }), JSON.stringify(where)).toEqual([]);
+        expect(await countRead(token, where), JSON.stringify(where)).toBe(0);
+      }
+      for (const id of world.bIds) {
+        expectCode(await read(token, `/${id}`), 404, 'not_found');
+        expectCode(await read(token, `/${id}`, world.b), 404, 'not_found');
+      }
+      expect((await read(token, `/${world.aIds[0]}`)).json<Row>().tenant_id).toBe(world.a);
+    }
+    expect(await idsRead(world.userB.token, byId, world.a)).toEqual(world.bIds);
+  });
+
+  test('the administrator reads every tenant without a header, and one tenant with it', async () => {
+    const both = { where: { id: { inq: [...world.aIds, ...world.bIds] } }, order: ['id ASC'] };
+    expect(await idsRead(admin, both)).toEqual([...world.aIds, ...world.bIds]);
+    expect(await idsRead(admin, both, 0)).toEqual([...world.aIds, ...world.bIds]);
+    expect(await idsRead(admin, both, world.b)).toEqual(world.bIds);
+    expectCode(await read(admin, `/${world.aIds[0]}`, world.b), 404, 'not_found');
   });
 });
 

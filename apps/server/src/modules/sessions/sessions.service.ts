@@ -21,7 +21,6 @@ import {
   type EnginePorts,
   handleEvent,
   type Messaging,
-  type PathEntry,
   type Provider,
   type ScriptRunner,
   type Session,

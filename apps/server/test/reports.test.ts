@@ -15,6 +15,12 @@ let b: TenantMember;
 const reports: Record<string, CallReportRecord> = {};
 
 const at = (day: number) => `2026-11-${String(day).padStart(2, '0')}T10:00:00.000Z`;
+/** The second report's path: a menu, then a destination that answered. */
+const routedPath = [
+  { plan_id: 7, node_id: 'start', type: 'start', at: at(21), exit: 'next' },
+  { plan_id: 7, node_id: 'menu', type: 'voice_menu', at: at(21), exit: '1' },
+  { plan_id: 7, node_id: 'sales', type: 'destination', at: at(21), exit: 'answer' },
+];
 
 async function list(token: string, filter: unknown, tenant?: number): Promise<string[]> {
   const response = await server.call({ method: 'GET', url: `/reports?${q('filter', filter)}`, token, ...(tenant !== undefined && { tenant }) });
@@ -40,11 +46,7 @@ beforeAll(async () => {
     session: {
       disposition: 'routed',
       dial_status: 'answer',
-      path: [
-        { plan_id: 7, node_id: 'start', type: 'start', at: at(21), exit: 'next' },
-        { plan_id: 7, node_id: 'menu', type: 'voice_menu', at: at(21), exit: '1' },
-        { plan_id: 7, node_id: 'sales', type: 'destination', at: at(21), exit: 'answer' },
-      ],
+      path: routedPath,
       digits: [{ plan_id: 7, node_id: 'menu', digits: '1', at: at(21) }],
       variables: { tier: 'gold', visits: 2 },
     },
@@ -98,11 +100,7 @@ describe('what a tenant reads', () => {
       last_node_plan_id: 7,
       last_node_id: 'sales',
       last_node_type: 'destination',
-      nodes: [
-        { plan_id: 7, node_id: 'start', type: 'start', at: at(21), exit: 'next' },
-        { plan_id: 7, node_id: 'menu', type: 'voice_menu', at: at(21), exit: '1' },
-        { plan_id: 7, node_id: 'sales', type: 'destination', at: at(21), exit: 'answer' },
-      ],
+      nodes: routedPath,
       pressed_digits: [{ plan_id: 7, node_id: 'menu', digits: '1', at: at(21) }],
       hangup_cause: 'normal_clearing',
       disposition: 'routed',

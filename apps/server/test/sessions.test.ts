@@ -79,15 +79,15 @@ async function setLoopback(isOpen: boolean) {
 
 const voiceCall = (id: string, planId = ids.frontDesk): StartRequest => ({
   id,
-  tenantId,
-  planId,
+  tenant_id: tenantId,
+  plan_id: planId,
   channel: 'voice',
   provider: 'twilio',
   caller: CALLER,
   called: CALLED,
-  sourceIp: SOURCE_IP,
+  source_ip: SOURCE_IP,
 });
-const chat = (id: string, planId = ids.frontDesk): StartRequest => ({ id, tenantId, planId, channel: 'chat', provider: 'webchat', caller: 'visitor-1', called: 'site' });
+const chat = (id: string, planId = ids.frontDesk): StartRequest => ({ id, tenant_id: tenantId, plan_id: planId, channel: 'chat', provider: 'webchat', caller: 'visitor-1', called: 'site' });
 
 async function reportsOf(sessionId: string): Promise<CallReportRecord[]> {
   const response = await server.call({ method: 'GET', url: `/reports?${q('filter', { where: { session_id: sessionId, is_test: { inq: [true, false] } } })}`, token: member.token });

@@ -106,7 +106,7 @@ test('the server sweeps idle chats until it shuts down', async () => {
   const scripts = new LuaScriptRunner();
   cleanups.push(() => scripts.close());
   const runtime = createSessionRuntime(started.ctx, { scripts, clock: { now: () => new Date(Date.now() - 3_600_000) } });
-  await runtime.start({ id: 'idle-chat', tenantId: tenant.id, planId, channel: 'chat', provider: 'webchat', caller: 'visitor', called: 'site' });
+  await runtime.start({ id: 'idle-chat', tenant_id: tenant.id, plan_id: planId, channel: 'chat', provider: 'webchat', caller: 'visitor', called: 'site' });
 
   await expect.poll(async () => (await runtime.find('idle-chat'))?.session.hangup_cause, { timeout: 20_000 }).toBe('session_timeout');
   const report = await db.selectFrom('call_reports').select(['hangup_cause', 'disposition']).where('session_id', '=', 'idle-chat').executeTakeFirst();

@@ -44,6 +44,13 @@ export async function findEventOutcome(db: Kysely<Database>, sessionId: string, 
   return row && (JSON.parse(row.outcome) as StoredOutcome);
 }
 
+/** The session's facts the sessions table copies into columns, for queries. */
+const copiedFacts = ['id', 'tenant_id', 'plan_id', 'plan_version', 'channel', 'provider', 'direction', 'caller', 'called', 'source_ip'] as const;
+
+export function sessionColumns(session: Session): Pick<Session, (typeof copiedFacts)[number]> {
+  return Object.fromEntries(copiedFacts.map((key) => [key, session[key]])) as Pick<Session, (typeof copiedFacts)[number]>;
+}
+
 export async function insertSession(trx: Kysely<Database>, values: Insertable<SessionTable>): Promise<void> {
   await trx.insertInto('sessions').values(values).execute();
 }

@@ -12,23 +12,20 @@ import { randomUUID } from 'node:crypto';
 import {
   type AiPort,
   type AudioLookup,
-  type Channel,
   type Clock,
   type CompiledPlan,
   currentFrame,
-  type Direction,
   type EngineEvent,
   type EnginePorts,
   handleEvent,
   type Messaging,
-  type Provider,
   type ScriptRunner,
   type Session,
+  type SessionInit,
   startSession,
   systemClock,
   type TurnResult,
   unconfiguredAi,
-  type Value,
 } from '@voxplan/engine';
 import type { Kysely } from 'kysely';
 import type { AppContext } from '../../context.ts';
@@ -49,6 +46,7 @@ import {
   insertEvent,
   insertSession,
   parseSession,
+  sessionColumns,
   saveReport,
   type SessionRow,
   type StoredOutcome,
@@ -65,22 +63,14 @@ export interface TurnOutcome extends StoredOutcome {
   report: StoredReport | null;
 }
 
-export interface StartRequest {
+/** The engine's session init (tenant, plan, channel, provider, caller, called, ...), and what the host adds. */
+export interface StartRequest extends Omit<SessionInit, 'id' | 'plan_version'> {
   /** The channel's id for the call or chat (a call SID); a UUID when left out. At most 200 characters. */
   id?: string;
-  tenantId: number;
-  planId: number;
-  channel: Channel;
-  provider: Provider;
-  direction?: Direction;
-  caller: string;
-  called: string;
-  sourceIp?: string | null;
-  variables?: Record<string, Value>;
   /** Run the plan's draft at its current version (the simulator's test runs). */
   draft?: boolean;
   /** A test session: its report stays out of lists and counts unless asked for. Default: `draft`. */
-  isTest?: boolean;
+  is_test?: boolean;
 }
 
 export interface TurnOptions {
@@ -245,27 +235,13 @@ export function createSessionRuntime(ctx: Omit<AppContext, 'sessions'>, options:
     return inTurn(id, async () => {
       const existing = await duplicateOf(id, 'start');
       if (existing) return existing;
-      const isDraft = request.draft === true;
-      const isTest = request.isTest ?? isDraft;
-      const draftPlanId = isDraft ? request.planId : null;
+      const { draft, is_test, ...init } = request;
+      const isDraft = draft === true;
+      const isTest = is_test ?? isDraft;
+      const draftPlanId = isDraft ? init.plan_id : null;
       // A plan without a draft pins version 0, which does not exist: the session fails as plan_not_found.
-      const planVersion = isDraft ? ((await plans.draftVersion(request.tenantId, request.planId)) ?? 0) : undefined;
-      const result = await startSession(
-        {
-          id,
-          tenant_id: request.tenantId,
-          plan_id: request.planId,
-          ...(planVersion !== undefined && { plan_version: planVersion }),
-          channel: request.channel,
-          provider: request.provider,
-          direction: request.direction ?? 'inbound',
-          caller: request.caller,
-          called: request.called,
-          source_ip: request.sourceIp ?? null,
-          ...(request.variables && { variables: request.variables }),
-        },
-        portsFor(draftPlanId),
-      );
+      const planVersion = isDraft ? ((await plans.draftVersion(init.tenant_id, init.plan_id)) ?? 0) : undefined;
+      const result = await startSession({ ...init, id, ...(planVersion !== undefined && { plan_version: planVersion }) }, portsFor(draftPlanId));
       const session = result.session;
       const now = clock.now();
       const nowText = now.toISOString();
@@ -275,17 +251,8 @@ export function createSessionRuntime(ctx: Omit<AppContext, 'sessions'>, options:
       try {
         return await db.transaction().execute(async (trx) => {
           await insertSession(trx, {
-            id,
-            tenant_id: session.tenant_id,
-            plan_id: session.plan_id,
-            plan_version: session.plan_version,
+            ...sessionColumns(session),
             is_draft: isDraft ? 1 : 0,
-            channel: session.channel,
-            provider: session.provider,
-            direction: session.direction,
-            caller: session.caller,
-            called: session.called,
-            source_ip: session.source_ip,
             status: storedStatus(session),
             state: JSON.stringify(session),
             revision: 1,

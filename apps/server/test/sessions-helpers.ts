@@ -99,9 +99,9 @@ export function recordingEvents(): SessionEvents & { calls: HookCall[]; failOn: 
   const recorder = {
     calls: [] as HookCall[],
     failOn: null as HookCall['hook'] | null,
-    started: async (event: SessionHookContext) => note('started', event),
-    ended: async (event: SessionHookContext & { report: StoredReport }) => note('ended', event),
-    unprompted: async (event: SessionHookContext & { actions: unknown[] }) => note('unprompted', event),
+    onStarted: async (event: SessionHookContext) => note('started', event),
+    onEnded: async (event: SessionHookContext & { report: StoredReport }) => note('ended', event),
+    onUnprompted: async (event: SessionHookContext & { actions: unknown[] }) => note('unprompted', event),
   };
   function note(hook: HookCall['hook'], event: HookCall['event']) {
     if (recorder.failOn === hook) throw new Error(`the ${hook} hook failed`);

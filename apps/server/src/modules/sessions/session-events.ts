@@ -23,14 +23,14 @@ export interface SessionHookContext {
  */
 export interface SessionEvents {
   /** The session was stored for the first time (its first turn may also have ended it). */
-  started?(event: SessionHookContext, trx: Kysely<Database>): Promise<void>;
+  onStarted?(event: SessionHookContext, trx: Kysely<Database>): Promise<void>;
   /** The session ended; its call report is stored. */
-  ended?(event: SessionHookContext & { report: StoredReport }, trx: Kysely<Database>): Promise<void>;
+  onEnded?(event: SessionHookContext & { report: StoredReport }, trx: Kysely<Database>): Promise<void>;
   /**
    * Actions of a turn nobody is waiting on, for the session's channel to deliver: the chat sweeper's
    * timeout (the plan's `chat_text`, then the hangup). They are also kept with the turn's event.
    */
-  unprompted?(event: SessionHookContext & { actions: Action[] }, trx: Kysely<Database>): Promise<void>;
+  onUnprompted?(event: SessionHookContext & { actions: Action[] }, trx: Kysely<Database>): Promise<void>;
 }
 
 export const noSessionEvents: SessionEvents = {};

@@ -218,9 +218,9 @@ export function createSessionRuntime(ctx: Omit<AppContext, 'sessions'>, options:
     const wantsUnprompted = context.unprompted && outcome.actions.length > 0;
     if (hasStarted || hasEnded || wantsUnprompted) {
       const hook: SessionHookContext = { session: result.session, is_test: isTest, webhook };
-      if (hasStarted) await events.started?.(hook, trx);
-      if (hasEnded && report) await events.ended?.({ ...hook, report }, trx);
-      if (wantsUnprompted) await events.unprompted?.({ ...hook, actions: outcome.actions }, trx);
+      if (hasStarted) await events.onStarted?.(hook, trx);
+      if (hasEnded && report) await events.onEnded?.({ ...hook, report }, trx);
+      if (wantsUnprompted) await events.onUnprompted?.({ ...hook, actions: outcome.actions }, trx);
     }
     return { ...outcome, session_id: sessionId, duplicate: false, report };
   }

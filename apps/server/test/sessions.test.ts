@@ -3,7 +3,9 @@ import type { AddressInfo } from 'node:net';
 import type { CallReportRecord } from '@voxplan/contracts';
 import { LuaScriptRunner } from '@voxplan/engine/lua';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { badRequest } from '../src/errors.ts';
 import { startChatSweeper } from '../src/modules/sessions/chat-sweeper.ts';
+import { type EnqueuePlanEvent, planWebhookEvents } from '../src/modules/sessions/plan-webhook-events.ts';
 import { createProtocolGenerator } from '../src/modules/sessions/protocols.ts';
 import { createSessionRuntime, type SessionRuntime, type StartRequest } from '../src/modules/sessions/sessions.service.ts';
 import { createTenantMember, q, startTestServer, type TenantMember, type TestServer } from './harness.ts';
@@ -458,6 +460,49 @@ describe('test sessions on a draft (the simulator)', () => {
     const outcome = await runtime.start(chat('published-1', ids.drafted));
     expect(outcome.actions[0]).toEqual({ type: 'reply', text: 'Published hello.' });
     expect(outcome.report).toMatchObject({ is_test: false, plan_version: 1 });
+  });
+});
+
+describe('the plan webhook\'s hooks', () => {
+  type Queued = Parameters<EnqueuePlanEvent>[1];
+
+  test('a plan with a webhook queues session.started and session.ended with the turns that did them', async () => {
+    const queued: Queued[] = [];
+    const hooked = createSessionRuntime(server.ctx, { scripts, clock, events: planWebhookEvents(async (_trx, event) => void queued.push(event)) });
+    clock.set('2026-11-23T16:30:00.000Z');
+    const outcome = await hooked.start(voiceCall('CA-webhook', ids.selfService));
+    expect(queued.map((event) => event.event)).toEqual(['session.started', 'session.ended']);
+    const data = {
+      session_id: 'CA-webhook',
+      channel: 'voice',
+      provider: 'twilio',
+      direction: 'inbound',
+      caller: CALLER,
+      called: CALLED,
+      protocol: outcome.report?.protocol,
+      started_at: '2026-11-23T16:30:00.000Z',
+      plan_version: 1,
+    };
+    expect(queued[0]).toEqual({ tenantId, planId: ids.selfService, url: 'https://hooks.example/voxplan', event: 'session.started', payload: data });
+    expect(queued[1]).toMatchObject({ event: 'session.ended', payload: { ...data, report: { session_id: 'CA-webhook', disposition: 'retained', last_node: { node_id: 'bye' } } } });
+
+    // A plan without a webhook, and a test session, queue nothing.
+    await hooked.start(voiceCall('CA-no-webhook'));
+    await hooked.start({ ...voiceCall('CA-webhook-test', ids.selfService), is_test: true });
+    expect(queued).toHaveLength(2);
+  });
+
+  test('an event the queue refuses is logged, and the call still ends with its report', async () => {
+    const logged: string[] = [];
+    const refusing = planWebhookEvents(
+      () => Promise.reject(badRequest('invalid_input', [{ path: 'payload', message: 'at most 262144 bytes of JSON' }])),
+      (message) => logged.push(message),
+    );
+    const hooked = createSessionRuntime(server.ctx, { scripts, clock, events: refusing });
+    const outcome = await hooked.start(voiceCall('CA-webhook-refused', ids.selfService));
+    expect(outcome.report).toMatchObject({ disposition: 'retained' });
+    expect(logged).toHaveLength(2);
+    expect(logged[1]).toContain('session.ended');
   });
 });
 

@@ -19,14 +19,15 @@ type TableWithTenant = { [T in TableName]: Database[T] extends { tenant_id: numb
 
 /**
  * Tables whose rows are a tenant's data: a tenant with rows in any of them is in use. The audit
- * log is left out: it is the history of what happened in a tenant (its creation included). Call
- * reports, read-only as they are, and the sessions they come from are the tenant's calls.
+ * log is left out: it is the history of what happened in a tenant (its creation included). The
+ * tenant's calls and chats are its data, read-only as their reports are.
  */
 export function tenantOwnedTables(): TableWithTenant[] {
   return [
     ...allResources()
-      .filter((resource) => resource.tenantOwned && resource.table !== 'audit_log')
+      .filter((resource) => resource.tenantOwned && !resource.readOnly)
       .map((resource) => resource.table as TableWithTenant),
     'sessions',
+    'call_reports',
   ];
 }

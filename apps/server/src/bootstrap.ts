@@ -1,4 +1,5 @@
 import { systemSettingType } from '@voxplan/contracts';
+import { LuaScriptRunner } from '@voxplan/engine/lua';
 import type { Config } from './config.ts';
 import type { AppContext } from './context.ts';
 import { openDatabase } from './db/database.ts';
@@ -8,6 +9,10 @@ import { deriveKeys, loadMasterKey, randomToken } from './lib/keys.ts';
 import { hashPassword } from './lib/passwords.ts';
 import { failAbandonedGenerations } from './modules/audios/tts-jobs.ts';
 import { nowIso } from './lib/time.ts';
+import { createAudioLookup } from './modules/audios/audio-lookup.ts';
+import { enqueuePlanEvent } from './modules/plan-webhook/plan-webhook.service.ts';
+import { planWebhookEvents } from './modules/sessions/plan-webhook-events.ts';
+import { createSessionRuntime } from './modules/sessions/sessions.service.ts';
 import { createSettingsOutboundHttp } from './outbound/settings.ts';
 
 /** Settings every installation has; type "sistema" so that nobody removes them. */
@@ -22,17 +27,26 @@ export interface Started {
   ctx: AppContext;
   /** Set when this start created the administrator with a generated password. */
   generatedAdminPassword?: string;
+  /** Starts the Lua workers now, rather than on the first script a plan runs. */
+  warm(): Promise<void>;
+  /** Stops the Lua workers and closes the database; stop the chat sweeper first. */
   close(): Promise<void>;
 }
 
 /** Opens the database, migrates it and makes sure an administrator and the system settings exist. */
 export async function startContext(config: Config): Promise<Started> {
   const handle = openDatabase({ ...config, onPoolError: (error) => console.warn(`database connection lost: ${error.message}`) });
+  // One Lua runner per server: its workers start on the first script, or at warm().
+  const scripts = new LuaScriptRunner();
+  const close = async () => {
+    await scripts.close();
+    await handle.close();
+  };
   try {
     await migrateToLatest(handle.db, handle.dialect);
     const keys = deriveKeys(loadMasterKey(config));
     const tokens = createAccessTokens(keys.tokenKey, config.accessTokenTtlSeconds);
-    const ctx: AppContext = {
+    const base = {
       config,
       db: handle.db,
       dialect: handle.dialect,
@@ -41,6 +55,14 @@ export async function startContext(config: Config): Promise<Started> {
       tokens,
       outbound: createSettingsOutboundHttp(handle.db),
     };
+    const log = (message: string) => console.warn(message);
+    const sessions = createSessionRuntime(base, {
+      scripts,
+      log,
+      audios: createAudioLookup(base.db, config.publicUrl),
+      events: planWebhookEvents(enqueuePlanEvent, log),
+    });
+    const ctx: AppContext = { ...base, sessions };
     const now = nowIso();
     for (const setting of systemSettings) {
       await ctx.db
@@ -72,9 +94,9 @@ export async function startContext(config: Config): Promise<Started> {
         if (user) await trx.insertInto('user_roles').values({ user_id: user.id, role: 'admin', tenant_id: null }).execute();
       });
     }
-    return { ctx, ...(generatedAdminPassword && { generatedAdminPassword }), close: handle.close };
+    return { ctx, ...(generatedAdminPassword && { generatedAdminPassword }), warm: () => scripts.warm(), close };
   } catch (error) {
-    await handle.close();
+    await close();
     throw error;
   }
 }

@@ -22,6 +22,8 @@ export interface Config {
   trustProxy: boolean;
   /** The built console (apps/console/dist), served at /. */
   consoleDir: string;
+  /** Seconds between passes of the sweeper that ends idle chats. */
+  sessionSweepIntervalSeconds: number;
 }
 
 function intFrom(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
@@ -52,5 +54,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     loginFailureWindowSeconds: intFrom(env, 'LOGIN_FAILURE_WINDOW', 15 * 60),
     trustProxy: env.TRUST_PROXY === 'true',
     consoleDir: path.resolve(env.CONSOLE_DIR || path.join(import.meta.dirname, '../../console/dist')),
+    sessionSweepIntervalSeconds: Math.max(1, intFrom(env, 'SESSION_SWEEP_INTERVAL', 10)),
   };
 }

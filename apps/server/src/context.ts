@@ -7,6 +7,7 @@ import type { ReadCache } from './db/read-cache.ts';
 import type { Database } from './db/schema.ts';
 import type { AccessTokens } from './lib/access-tokens.ts';
 import type { Keys } from './lib/keys.ts';
+import type { SessionRuntime } from './modules/sessions/sessions.service.ts';
 
 /** Everything a request handler needs from the process, passed explicitly instead of imported. */
 export interface AppContext {
@@ -19,6 +20,8 @@ export interface AppContext {
   tokens: AccessTokens;
   /** Requests leaving the server (plan blocks, the plan webhook, AI calls), under the address policy of the general settings. */
   outbound: OutboundHttp;
+  /** Sessions of calls and chats: start one, run its turns, sweep idle chats (docs/sessions.md). */
+  sessions: SessionRuntime;
 }
 
 /** Who is calling, once the credentials have been checked. */

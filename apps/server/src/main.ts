@@ -2,11 +2,17 @@ import { buildApp } from './app.ts';
 import { startContext } from './bootstrap.ts';
 import { loadConfig } from './config.ts';
 import { createPlanWebhookDispatcher } from './modules/plan-webhook/plan-webhook.dispatcher.ts';
+import { startChatSweeper } from './modules/sessions/chat-sweeper.ts';
 
 const config = loadConfig();
 const started = await startContext(config);
 const app = await buildApp(started.ctx);
 const dispatcher = createPlanWebhookDispatcher(started.ctx, { log: app.log });
+await started.warm();
+const sweeper = startChatSweeper(started.ctx.sessions, {
+  intervalMs: config.sessionSweepIntervalSeconds * 1000,
+  onError: (error) => app.log.error({ err: error }, 'chat sweep failed'),
+});
 
 if (started.generatedAdminPassword) {
   // Shown once, on the start that created the administrator; only its hash is stored.
@@ -30,6 +36,8 @@ async function shutdown(signal: string) {
   await Promise.all([closed, dispatcher.stop()]);
   clearInterval(sweep);
   clearTimeout(deadline);
+  // A sweep in progress finishes its turns before the database goes.
+  await sweeper.stop();
   await started.close();
   process.exit(0);
 }

@@ -6,6 +6,7 @@ import { enqueuePlanEvent } from '../src/modules/plan-webhook/plan-webhook.servi
 import { allResources } from '../src/resources/registry.ts';
 import { uploadCall } from './audio-fixtures.ts';
 import { ADMIN, q, startTestServer, type TestServer } from './harness.ts';
+import { insertReport } from './sessions-helpers.ts';
 
 /**
  * Roles (spec section 6, architecture "API conventions"): guests never write, admin-only areas
@@ -110,6 +111,7 @@ const samples: Record<string, Sample> = {
  * has rows.)
  */
 const readOnlySeeds: Record<string, (tenantId: number, n: number) => Promise<number>> = {
+  '/reports': async (tenantId, n) => (await insertReport(server.ctx, tenantId, { sessionId: `roles-and-audit-${n}` })).id,
   '/webhook-deliveries': (tenantId, n) =>
     enqueuePlanEvent(server.ctx.db, { tenantId, planId: n, url: `https://hooks.example/${n}`, event: 'session.ended', payload: { n } }),
 };

@@ -5,11 +5,15 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, expect, inject, test } from 'vitest';
+import { LuaScriptRunner } from '@voxplan/engine/lua';
+import { startContext } from '../src/bootstrap.ts';
 import { loadConfig } from '../src/config.ts';
 import { openDatabase } from '../src/db/database.ts';
 import { enqueuePlanEvent } from '../src/modules/plan-webhook/plan-webhook.service.ts';
+import { createSessionRuntime } from '../src/modules/sessions/sessions.service.ts';
 import { ADMIN, dialect } from './harness.ts';
 import { createTestDatabase } from './postgres-server.ts';
+import { type FixtureDocument, storePlan } from './sessions-helpers.ts';
 
 const serverEntry = path.resolve(import.meta.dirname, '../src/main.ts');
 
@@ -41,10 +45,10 @@ afterAll(async () => {
 });
 
 /** The server as `npm start` runs it, in a child process on a fresh database. */
-async function startServerProcess() {
+async function startServerProcess(extraEnv: NodeJS.ProcessEnv = {}) {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'voxplan-shutdown-'));
   cleanups.push(() => fs.rmSync(dataDir, { recursive: true, force: true }));
-  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, ADMIN_PASSWORD: ADMIN.password, LOG_LEVEL: 'warn', HOST: '127.0.0.1' };
+  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, ADMIN_PASSWORD: ADMIN.password, LOG_LEVEL: 'warn', HOST: '127.0.0.1', ...extraEnv };
   if (dialect === 'postgres') {
     const database = await createTestDatabase(inject('postgresUrl'));
     cleanups.push(database.drop);
@@ -66,7 +70,7 @@ async function startServerProcess() {
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  return { child, exited, agent, port, config: loadConfig(env) };
+  return { env, child, exited, agent, port, config: loadConfig(env) };
 }
 
 test('SIGTERM lets the request in flight finish, then the process exits cleanly', async () => {
@@ -132,4 +136,35 @@ test('SIGTERM while a plan webhook is being sent: the answer is recorded before 
   expect(await exited).toBe(0);
   const row = await database.db.selectFrom('webhook_deliveries').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
   expect(row).toMatchObject({ status: 'delivered', attempts: 1, last_status: 200, lease_until: null });
+});
+
+test('the server sweeps idle chats until it shuts down', async () => {
+  const { env, child, exited } = await startServerProcess({ SESSION_SWEEP_INTERVAL: '1' });
+  // This process starts a chat on the same database, with a clock an hour behind: the chat is
+  // already past its plan's timeout, and only the server's own sweeper will end it.
+  const started = await startContext(loadConfig({ ...env, LOG_LEVEL: 'silent' }));
+  cleanups.push(() => started.close());
+  const { db } = started.ctx;
+  const tenant = await db.insertInto('tenants').values({ name: 'sweeper', created_time: new Date().toISOString(), integrations: null }).returning('id').executeTakeFirstOrThrow();
+  const waitingChat: FixtureDocument = {
+    format_version: 1,
+    settings: { session_timeout_min: 1, chat_text: 'Closed for inactivity.' },
+    nodes: [
+      { id: 'start', type: 'start', data: {} },
+      { id: 'ask', type: 'voice_menu', data: { voice_text: 'Pick one.', options: [{ digits: '1', label: 'One' }] } },
+    ],
+    edges: [{ id: 'e1', source: 'start', source_exit: 'next', target: 'ask' }],
+  };
+  const planId = await storePlan(started.ctx, tenant.id, waitingChat, { name: 'Waiting chat' });
+  const scripts = new LuaScriptRunner();
+  cleanups.push(() => scripts.close());
+  const runtime = createSessionRuntime(started.ctx, { scripts, clock: { now: () => new Date(Date.now() - 3_600_000) } });
+  await runtime.start({ id: 'idle-chat', tenant_id: tenant.id, plan_id: planId, channel: 'chat', provider: 'webchat', caller: 'visitor', called: 'site' });
+
+  await expect.poll(async () => (await runtime.find('idle-chat'))?.session.hangup_cause, { timeout: 20_000 }).toBe('session_timeout');
+  const report = await db.selectFrom('call_reports').select(['hangup_cause', 'disposition']).where('session_id', '=', 'idle-chat').executeTakeFirst();
+  expect(report).toEqual({ hangup_cause: 'session_timeout', disposition: 'abandoned' });
+
+  child.kill('SIGTERM');
+  expect(await exited).toBe(0);
 });

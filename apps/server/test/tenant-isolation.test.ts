@@ -5,6 +5,7 @@ import { enqueuePlanEvent } from '../src/modules/plan-webhook/plan-webhook.servi
 import { allResources } from '../src/resources/registry.ts';
 import { uploadCall } from './audio-fixtures.ts';
 import { q, startTestServer, type TestServer } from './harness.ts';
+import { insertReport } from './sessions-helpers.ts';
 
 /**
  * The tenant isolation matrix: for every tenant-owned resource and every verb, a member of tenant A
@@ -50,6 +51,7 @@ const samples: Record<string, Sample> = {
 
 /** Rows of read-only resources come from the server's own code paths: a seed writes one in a tenant and answers its id. */
 const seeds: Record<string, (tenantId: number, n: number) => Promise<number>> = {
+  '/reports': async (tenantId, n) => (await insertReport(server.ctx, tenantId, { sessionId: `tenant-isolation-${n}` })).id,
   '/webhook-deliveries': (tenantId, n) =>
     enqueuePlanEvent(server.ctx.db, { tenantId, planId: n, url: `https://hooks.example/${n}`, event: 'session.started', payload: { n } }),
 };

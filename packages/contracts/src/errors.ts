@@ -77,6 +77,8 @@ export const errorCodes = [
   'date_range_in_use',
   'record_in_use',
   'audio_in_use',
+  'session_not_found',
+  'session_busy',
 ] as const;
 
 export type ErrorCode = (typeof errorCodes)[number];

@@ -222,6 +222,89 @@ export interface WebhookSecretTable {
   created_time: Time;
 }
 
+export interface SessionTable {
+  id: string;
+  tenant_id: number;
+  plan_id: number;
+  plan_version: number;
+  /** 0 or 1. */
+  is_draft: number;
+  channel: 'voice' | 'chat';
+  provider: string;
+  direction: 'inbound' | 'outbound';
+  caller: string;
+  called: string;
+  source_ip: string | null;
+  status: 'waiting' | 'ended';
+  /** JSON of the engine's Session. */
+  state: string;
+  revision: number;
+  /** 0 or 1. */
+  is_test: number;
+  last_activity_time: Time;
+  timeout_time: Time | null;
+  created_time: Time;
+  updated_time: Time;
+  ended_time: Time | null;
+}
+
+export interface SessionEventTable {
+  id: Generated<number>;
+  session_id: string;
+  event_id: string;
+  revision: number;
+  /** JSON of the turn's stored outcome. */
+  outcome: string;
+  created_time: Time;
+}
+
+export interface CallReportTable {
+  id: Generated<number>;
+  tenant_id: number;
+  session_id: string;
+  plan_id: number;
+  plan_name: string;
+  plan_version: number;
+  channel: string;
+  provider: string;
+  direction: string;
+  caller: string;
+  called: string;
+  source_ip: string | null;
+  protocol: string | null;
+  last_node_plan_id: number | null;
+  last_node_id: string | null;
+  last_node_type: string | null;
+  /** JSON: the path of blocks entered. */
+  nodes: string;
+  /** JSON: key entries per menu. */
+  pressed_digits: string;
+  hangup_cause: string | null;
+  disposition: string | null;
+  dial_status: string | null;
+  /** JSON or null. */
+  failure: string | null;
+  /** JSON or null. */
+  recording: string | null;
+  /** JSON. */
+  variables: string;
+  /** 0 or 1. */
+  is_test: number;
+  start_time: Time;
+  end_time: Time;
+  duration_s: number;
+  created_time: Time;
+  updated_time: Time;
+}
+
+export interface ProtocolCounterTable {
+  id: Generated<number>;
+  tenant_id: number;
+  /** YYYYMMDD, UTC. */
+  day: string;
+  value: number;
+}
+
 export interface Database {
   tenants: TenantTable;
   users: UserTable;
@@ -243,6 +326,10 @@ export interface Database {
   audio_data: AudioDataTable;
   webhook_deliveries: WebhookDeliveryTable;
   webhook_secrets: WebhookSecretTable;
+  sessions: SessionTable;
+  session_events: SessionEventTable;
+  call_reports: CallReportTable;
+  protocol_counters: ProtocolCounterTable;
 }
 
 export type TableName = keyof Database;

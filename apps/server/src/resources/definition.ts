@@ -1,4 +1,4 @@
-import type { ErrorCode, FieldMap, OrderTerm } from '@voxplan/contracts';
+import type { ErrorCode, FieldMap, OrderTerm, Scalar } from '@voxplan/contracts';
 import type { Kysely } from 'kysely';
 import type { z } from 'zod';
 import type { AppContext, Scope } from '../context.ts';
@@ -34,6 +34,11 @@ export interface ResourceDefinition<Out = unknown> {
   /** The columns a filter may name, with their types. */
   fields: FieldMap;
   defaultOrder?: OrderTerm[];
+  /**
+   * Equalities that lists and counts apply unless their where clause names the field anywhere
+   * (test sessions' reports stay out unless `is_test` is asked for). A record by id is found either way.
+   */
+  defaultWhere?: Readonly<Record<string, Scalar>>;
   output: z.ZodType<Out>;
   /** Absent: no generic POST; rows are made by the resource's own routes (audios are uploaded). */
   createInput?: z.ZodType;

@@ -41,6 +41,11 @@ export function assertStorable(input: Values): void {
   if (path !== undefined) throw badRequest('invalid_input', [{ path, message: 'text may not contain the NUL character' }]);
 }
 
+function namesField(condition: Condition, field: string): boolean {
+  if ('items' in condition) return condition.items.some((item) => namesField(item, field));
+  return condition.field === field;
+}
+
 export class ResourceService<Out> {
   private readonly fields: FieldMap;
 
@@ -61,6 +66,16 @@ export class ResourceService<Out> {
     if (scope.tenantId !== null) return scope.tenantId;
     if (scope.actor.role === 'admin') return undefined;
     throw forbidden('forbidden_tenant');
+  }
+
+  /** The where clause with the resource's defaults for the fields it does not name. */
+  private withDefaults(where: Condition | undefined): Condition | undefined {
+    const defaults = Object.entries(this.definition.defaultWhere ?? {})
+      .filter(([field]) => !where || !namesField(where, field))
+      .map(([field, value]): Condition => ({ kind: 'compare', field, op: 'eq', value }));
+    if (defaults.length === 0) return where;
+    const items = where ? [where, ...defaults] : defaults;
+    return items.length === 1 ? items[0] : { kind: 'and', items };
   }
 
   private scopedSelect(db: LooseDb, scope: Scope, where?: Condition) {
@@ -121,7 +136,7 @@ export class ResourceService<Out> {
   async count(scope: Scope, where: unknown): Promise<number> {
     this.checkRead(scope);
     return this.cachedRead('count', scope, where, async () => {
-      const condition = parseWhere(where, this.fields);
+      const condition = this.withDefaults(parseWhere(where, this.fields));
       const row = await this.scopedSelect(this.db, scope, condition)
         .select((eb) => eb.fn.countAll().as('count'))
         .executeTakeFirstOrThrow();
@@ -136,7 +151,8 @@ export class ResourceService<Out> {
       const order = parsed.order.length > 0 ? parsed.order : (this.definition.defaultOrder ?? []);
       // Without a limit a list answers at most the largest page a filter may ask for.
       const { listColumns } = this.definition;
-      const selected = listColumns ? this.scopedSelect(this.db, scope, parsed.where).select([...listColumns]) : this.scopedSelect(this.db, scope, parsed.where).selectAll();
+      const where = this.withDefaults(parsed.where);
+      const selected = listColumns ? this.scopedSelect(this.db, scope, where).select([...listColumns]) : this.scopedSelect(this.db, scope, where).selectAll();
       let query = applyOrder(selected, order, this.fields).limit(
         parsed.limit ?? filterLimits.maxLimit,
       );

@@ -19,7 +19,7 @@ const params = z.object({ id: z.coerce.number().int().positive().max(2 ** 31 - 1
 const isSecretField = (field: string): boolean => (secretIntegrationFields as readonly string[]).includes(field);
 
 /** Stored as JSON with the secret fields encrypted; this reads it back in clear. */
-export function readIntegrations(ctx: AppContext, stored: string | null): Integrations {
+export function readIntegrations(ctx: Pick<AppContext, 'keys'>, stored: string | null): Integrations {
   if (!stored) return {};
   const parsed = integrationsSchema.parse(JSON.parse(stored));
   const clear: Integrations = {};

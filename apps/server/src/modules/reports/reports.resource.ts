@@ -1,0 +1,57 @@
+import { callReportSchema } from '@voxplan/contracts';
+import type { Selectable } from 'kysely';
+import { z } from 'zod';
+import type { CallReportTable } from '../../db/schema.ts';
+import { defineResource, type Row } from '../../resources/definition.ts';
+import { presentReport } from '../sessions/sessions.repository.ts';
+
+/**
+ * Call reports (spec section 3): written by the turn runner when a session ends, read here.
+ * Reports of test sessions (the simulator) are left out of lists and counts unless the where
+ * clause names `is_test`.
+ */
+export const reportsResource = defineResource({
+  entity: 'report',
+  path: '/reports',
+  table: 'call_reports',
+  tenantOwned: true,
+  readOnly: true,
+  read: 'member',
+  write: 'admin',
+  fields: {
+    id: 'integer',
+    tenant_id: 'integer',
+    session_id: 'string',
+    plan_id: 'integer',
+    plan_name: 'string',
+    plan_version: 'integer',
+    channel: 'string',
+    provider: 'string',
+    direction: 'string',
+    caller: 'string',
+    called: 'string',
+    source_ip: 'string',
+    protocol: 'string',
+    last_node_plan_id: 'integer',
+    last_node_id: 'string',
+    last_node_type: 'string',
+    hangup_cause: 'string',
+    disposition: 'string',
+    dial_status: 'string',
+    is_test: 'boolean',
+    start_time: 'date',
+    end_time: 'date',
+    duration_s: 'integer',
+    created_time: 'date',
+    updated_time: 'date',
+  },
+  defaultOrder: [
+    { field: 'start_time', direction: 'desc' },
+    { field: 'id', direction: 'desc' },
+  ],
+  defaultWhere: { is_test: false },
+  output: callReportSchema,
+  createInput: z.never(),
+  updateInput: z.never(),
+  present: (rows: Row[]) => rows.map((row) => presentReport(row as unknown as Selectable<CallReportTable>)),
+});

@@ -1,0 +1,119 @@
+import { maxId } from '@voxplan/contracts';
+import { PlanValidationError } from '@voxplan/blocks/definitions';
+import { compilePlan } from '@voxplan/blocks/runtime';
+import type { CompiledPlan, PlanLoader } from '@voxplan/engine';
+import type { Kysely } from 'kysely';
+import type { Database } from '../../db/schema.ts';
+
+/** Compiled versions kept per server; the oldest goes first past this many. */
+const CACHE_SIZE = 200;
+
+const isRowId = (...ids: number[]) => ids.every((id) => Number.isInteger(id) && id > 0 && id <= maxId);
+
+export interface PlanLoaders {
+  /** Published versions only: what calls and chats run, and what `call_plan` enters. */
+  published: PlanLoader;
+  /** The same, except that `planId` runs its draft (the simulator's test sessions). */
+  withDraft(planId: number): PlanLoader;
+  /** The draft's current version, the one a test session pins when it starts; undefined when the tenant has no such plan. */
+  draftVersion(tenantId: number, planId: number): Promise<number | undefined>;
+}
+
+/**
+ * The engine's PlanLoader over `visual_plan_versions` (published) and `visual_plans` (drafts).
+ *
+ * A version is compiled once and kept: a published version never changes, and a draft's version
+ * grows on every save, so (plan, version) names one document either way. A draft is still looked
+ * up on each load, so that a session pinned to a draft saved since fails alike on every instance
+ * (`plan_not_found`) instead of running on where the old version happens to be cached.
+ */
+export function createPlanLoaders(db: Kysely<Database>, log: (message: string) => void = () => {}): PlanLoaders {
+  const cache = new Map<string, CompiledPlan>();
+
+  function remember(key: string, plan: CompiledPlan): CompiledPlan {
+    if (cache.size >= CACHE_SIZE) cache.delete(cache.keys().next().value!);
+    cache.set(key, plan);
+    return plan;
+  }
+
+  /** A stored document that no longer validates is treated as missing: the session fails with plan_not_found. */
+  function compileStored(document: string, identity: { id: number; tenant_id: number; name: string; version: number }): CompiledPlan | undefined {
+    try {
+      return compilePlan(JSON.parse(document), identity);
+    } catch (error) {
+      if (!(error instanceof PlanValidationError || error instanceof SyntaxError)) throw error;
+      log(`plan ${identity.id} version ${identity.version} cannot run: ${error.message}`);
+      return undefined;
+    }
+  }
+
+  async function loadVersion(tenantId: number, planId: number, version: number): Promise<CompiledPlan | undefined> {
+    if (!isRowId(tenantId, planId) || !Number.isInteger(version)) return undefined;
+    const key = `${planId}:${version}`;
+    const cached = cache.get(key);
+    if (cached) return cached.tenant_id === tenantId ? cached : undefined;
+    const row = await db
+      .selectFrom('visual_plan_versions')
+      .select(['tenant_id', 'name', 'document'])
+      .where('plan_id', '=', planId)
+      .where('version', '=', version)
+      .executeTakeFirst();
+    if (!row || row.tenant_id !== tenantId) return undefined;
+    const plan = compileStored(row.document, { id: planId, tenant_id: row.tenant_id, name: row.name, version });
+    return plan && remember(key, plan);
+  }
+
+  async function loadDraft(tenantId: number, planId: number, version: number): Promise<CompiledPlan | undefined> {
+    if (!isRowId(tenantId, planId)) return undefined;
+    const current = await draftVersion(tenantId, planId);
+    if (current !== version) return undefined;
+    const key = `draft:${planId}:${version}`;
+    const cached = cache.get(key);
+    if (cached) return cached;
+    const row = await db
+      .selectFrom('visual_plans')
+      .select(['tenant_id', 'name', 'document', 'version'])
+      .where('id', '=', planId)
+      .where('tenant_id', '=', tenantId)
+      .executeTakeFirst();
+    // Saved again between the two reads: this version is gone.
+    if (!row || row.version !== version) return undefined;
+    const plan = compileStored(row.document, { id: planId, tenant_id: row.tenant_id, name: row.name, version });
+    return plan && remember(key, plan);
+  }
+
+  async function draftVersion(tenantId: number, planId: number): Promise<number | undefined> {
+    if (!isRowId(tenantId, planId)) return undefined;
+    const row = await db.selectFrom('visual_plans').select('version').where('id', '=', planId).where('tenant_id', '=', tenantId).executeTakeFirst();
+    return row?.version;
+  }
+
+  const published: PlanLoader = {
+    load: loadVersion,
+    async loadPublished(tenantId, planId) {
+      if (!isRowId(tenantId, planId)) return undefined;
+      const row = await db
+        .selectFrom('visual_plans')
+        .select('published_version')
+        .where('id', '=', planId)
+        .where('tenant_id', '=', tenantId)
+        .executeTakeFirst();
+      if (row?.published_version === null || row?.published_version === undefined) return undefined;
+      return loadVersion(tenantId, planId, row.published_version);
+    },
+  };
+
+  return {
+    published,
+    draftVersion,
+    withDraft(draftPlanId) {
+      return {
+        // A draft version that was published as it stood is the same document, so it may run
+        // from the published copy once the draft has moved on.
+        load: async (tenantId, planId, version) =>
+          planId === draftPlanId ? ((await loadDraft(tenantId, planId, version)) ?? (await loadVersion(tenantId, planId, version))) : loadVersion(tenantId, planId, version),
+        loadPublished: published.loadPublished,
+      };
+    },
+  };
+}

@@ -1,0 +1,36 @@
+import type { Action, Session } from '@voxplan/engine';
+import type { Kysely } from 'kysely';
+import type { Database } from '../../db/schema.ts';
+import type { StoredReport } from './sessions.repository.ts';
+
+/** What the hooks learn about the session, besides the engine's own record of it. */
+export interface SessionHookContext {
+  session: Session;
+  is_test: boolean;
+  /** The `webhook` setting of the plan version the session started in; empty when none. */
+  webhook: string;
+}
+
+/**
+ * What else happens when a session starts, ends or speaks on its own: the plan webhook plugs in
+ * here (`enqueuePlanEvent`), and later the channels.
+ *
+ * Every hook runs inside the transaction that stores the turn, after its revision check passed,
+ * with that transaction as `trx`: what a hook writes is committed with the turn or not at all, so
+ * a turn that lost its race (docs/sessions.md) never announces anything, and a turn is never
+ * announced twice. A hook must only write to the database (an outbox that another worker sends);
+ * calling out from inside the transaction would hold it open. A hook that throws fails the turn.
+ */
+export interface SessionEvents {
+  /** The session was stored for the first time (its first turn may also have ended it). */
+  onStarted?(event: SessionHookContext, trx: Kysely<Database>): Promise<void>;
+  /** The session ended; its call report is stored. */
+  onEnded?(event: SessionHookContext & { report: StoredReport }, trx: Kysely<Database>): Promise<void>;
+  /**
+   * Actions of a turn nobody is waiting on, for the session's channel to deliver: the chat sweeper's
+   * timeout (the plan's `chat_text`, then the hangup). They are also kept with the turn's event.
+   */
+  onUnprompted?(event: SessionHookContext & { actions: Action[] }, trx: Kysely<Database>): Promise<void>;
+}
+
+export const noSessionEvents: SessionEvents = {};

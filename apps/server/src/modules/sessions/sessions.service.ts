@@ -1,0 +1,377 @@
+/**
+ * The turn runner: sessions of calls and chats kept in the database, so any instance can take the
+ * next turn (docs/sessions.md).
+ *
+ * A turn reads the stored session, runs the engine outside any transaction (blocks may call out
+ * over HTTP or run Lua for up to 30 s), then writes the result in one transaction only if the
+ * stored revision is still the one it read, together with the event's id. When another turn got
+ * there first, it reads the session again and runs the event on what that turn left. The same
+ * event id delivered twice answers the outcome stored the first time.
+ */
+import { randomUUID } from 'node:crypto';
+import {
+  type AiPort,
+  type AudioLookup,
+  type Clock,
+  type CompiledPlan,
+  currentFrame,
+  type EngineEvent,
+  type EnginePorts,
+  handleEvent,
+  type Messaging,
+  type ScriptRunner,
+  type Session,
+  type SessionInit,
+  startSession,
+  systemClock,
+  type TurnResult,
+  unconfiguredAi,
+} from '@voxplan/engine';
+import type { Kysely } from 'kysely';
+import type { AppContext } from '../../context.ts';
+import { uniqueViolationColumns } from '../../db/constraint-errors.ts';
+import type { Database } from '../../db/schema.ts';
+import { badRequest, conflict, notFound } from '../../errors.ts';
+import { createSchedules } from '../date-ranges/schedules.ts';
+import { createDestinationLookup } from '../destinations/destination-lookup.ts';
+import { createMessaging, type MessagingOptions } from './messaging.ts';
+import { createPlanLoaders } from './plan-loader.ts';
+import { createProtocolGenerator } from './protocols.ts';
+import { noSessionEvents, type SessionEvents, type SessionHookContext } from './session-events.ts';
+import {
+  claimTimeout,
+  dueChatSessions,
+  findEventOutcome,
+  findSession,
+  insertEvent,
+  insertSession,
+  parseSession,
+  sessionColumns,
+  saveReport,
+  type SessionRow,
+  type StoredOutcome,
+  type StoredReport,
+  updateSessionAtRevision,
+} from './sessions.repository.ts';
+
+/** What a caller (a channel, the simulator) gets back from each turn. */
+export interface TurnOutcome extends StoredOutcome {
+  session_id: string;
+  /** This event id was handled before: the outcome is the one stored then; nothing ran again. */
+  duplicate: boolean;
+  /** The call report, when the turn ended the session (or updated the report of an ended one); null on a duplicate. */
+  report: StoredReport | null;
+}
+
+/** The engine's session init (tenant, plan, channel, provider, caller, called, ...), and what the host adds. */
+export interface StartRequest extends Omit<SessionInit, 'id' | 'plan_version'> {
+  /** The channel's id for the call or chat (a call SID); a UUID when left out. At most 200 characters. */
+  id?: string;
+  /** Run the plan's draft at its current version (the simulator's test runs). */
+  draft?: boolean;
+  /** A test session: its report stays out of lists and counts unless asked for. Default: `draft`. */
+  is_test?: boolean;
+}
+
+export interface TurnOptions {
+  /** The tenant the caller works in: another tenant's session is not found. */
+  tenantId?: number;
+}
+
+export interface StoredSession {
+  session: Session;
+  revision: number;
+  is_test: boolean;
+  is_draft: boolean;
+  /** When a waiting chat times out; null otherwise. */
+  timeout_time: string | null;
+}
+
+export interface SessionRuntime {
+  /** Stores a new session and runs it to its first wait. Starting an id that exists answers its first turn again (`duplicate`). */
+  start(request: StartRequest): Promise<TurnOutcome>;
+  /** Runs one event of a stored session. `eventId` is the channel's id for this delivery (at most 200 characters). */
+  handleTurn(sessionId: string, eventId: string, event: EngineEvent, options?: TurnOptions): Promise<TurnOutcome>;
+  find(sessionId: string): Promise<StoredSession | undefined>;
+  /** One pass of the chat sweeper: ends chats idle past their plan's timeout; answers the ids it ended. */
+  sweepTimeouts(): Promise<string[]>;
+}
+
+export interface SessionRuntimeOptions {
+  scripts: ScriptRunner;
+  clock?: Clock;
+  events?: SessionEvents;
+  /** The audios module's port; until it is wired, every audio counts as removed (prompts fall back to their voice text). */
+  audios?: AudioLookup;
+  ai?: AiPort;
+  messaging?: Messaging | MessagingOptions;
+  /** Runs of one turn that lost its race before it answers `session_busy`. Default 10. */
+  maxAttempts?: number;
+  /** Chats the sweeper takes per pass. Default 200. */
+  sweepBatch?: number;
+  /** How long a sweeper's claim on a timeout lasts, should it die before ending the chat. Default 60 s. */
+  claimLeaseMs?: number;
+  log?: (message: string) => void;
+}
+
+/** The audio port until the audios module provides one: no audio is found. */
+export const missingAudios: AudioLookup = { find: () => Promise.resolve(undefined) };
+
+const MAX_ID_LENGTH = 200;
+
+function checkId(value: unknown, path: string): string {
+  if (typeof value !== 'string' || value.length === 0 || value.length > MAX_ID_LENGTH || value.includes('\0')) {
+    throw badRequest('invalid_input', [{ path, message: `must be text of 1 to ${MAX_ID_LENGTH} characters` }]);
+  }
+  return value;
+}
+
+const isMessaging = (value: Messaging | MessagingOptions): value is Messaging => typeof (value as Messaging).send === 'function';
+
+export function createSessionRuntime(ctx: Omit<AppContext, 'sessions'>, options: SessionRuntimeOptions): SessionRuntime {
+  const db = ctx.db;
+  const clock = options.clock ?? systemClock;
+  const events = options.events ?? noSessionEvents;
+  const maxAttempts = options.maxAttempts ?? 10;
+  const sweepBatch = options.sweepBatch ?? 200;
+  const claimLeaseMs = options.claimLeaseMs ?? 60_000;
+  const log = options.log ?? (() => {});
+  const plans = createPlanLoaders(db, log);
+  const ports: EnginePorts = {
+    plans: plans.published,
+    scripts: options.scripts,
+    http: ctx.outbound,
+    schedules: createSchedules(ctx),
+    destinations: createDestinationLookup(db),
+    audios: options.audios ?? missingAudios,
+    messaging: options.messaging && isMessaging(options.messaging) ? options.messaging : createMessaging(ctx, options.messaging ?? {}),
+    ai: options.ai ?? unconfiguredAi,
+    clock,
+    protocols: createProtocolGenerator(db),
+  };
+  const portsFor = (draftPlanId: number | null): EnginePorts => (draftPlanId === null ? ports : { ...ports, plans: plans.withDraft(draftPlanId) });
+
+  /**
+   * Turns of one session in this instance wait for each other, so they never race here; only
+   * instances racing each other make a turn run again.
+   */
+  const queues = new Map<string, Promise<unknown>>();
+  function inTurn<T>(sessionId: string, work: () => Promise<T>): Promise<T> {
+    const run = (queues.get(sessionId) ?? Promise.resolve()).then(work);
+    const tail = run.then(
+      () => {},
+      () => {},
+    );
+    queues.set(sessionId, tail);
+    void tail.then(() => {
+      if (queues.get(sessionId) === tail) queues.delete(sessionId);
+    });
+    return run;
+  }
+
+  async function planOf(session: Session, draftPlanId: number | null, frame = currentFrame(session)): Promise<CompiledPlan | undefined> {
+    return portsFor(draftPlanId).plans.load(session.tenant_id, frame.plan_id, frame.plan_version);
+  }
+
+  /** When a waiting chat times out: the current plan's session_timeout_min after now. */
+  async function timeoutOf(session: Session, draftPlanId: number | null, now: Date): Promise<string | null> {
+    if (session.channel !== 'chat' || session.status !== 'waiting') return null;
+    const minutes = (await planOf(session, draftPlanId))?.settings.session_timeout_min ?? 30;
+    return new Date(now.getTime() + minutes * 60_000).toISOString();
+  }
+
+  /** The webhook of the plan version the session started in. Read before the turn's transaction: on SQLite a query outside it would wait for it. */
+  async function webhookOf(session: Session, draftPlanId: number | null): Promise<string> {
+    const first = { plan_id: session.plan_id, plan_version: session.plan_version, plan_name: session.plan_name };
+    return (await planOf(session, draftPlanId, first))?.settings.webhook ?? '';
+  }
+
+  function outcomeOf(before: Session | null, result: TurnResult, revision: number): StoredOutcome {
+    const after = result.session;
+    if (result.ignored) return { revision, status: storedStatus(after), actions: [], resumed: null, entered: [], ignored: true };
+    const known = before?.path.length ?? 0;
+    const last = before?.path.at(-1);
+    const resumedEntry = known > 0 ? after.path[known - 1] : undefined;
+    return {
+      revision,
+      status: storedStatus(after),
+      actions: result.actions,
+      resumed: resumedEntry && resumedEntry.exit !== last?.exit ? resumedEntry : null,
+      entered: after.path.slice(known),
+      ignored: false,
+    };
+  }
+
+  async function finishTurn(
+    trx: Kysely<Database>,
+    context: { before: Session | null; result: TurnResult; isTest: boolean; webhook: string; unprompted: boolean },
+    outcome: StoredOutcome,
+    sessionId: string,
+    eventId: string,
+    now: string,
+  ): Promise<TurnOutcome> {
+    const { before, result, isTest, webhook } = context;
+    await insertEvent(trx, sessionId, eventId, outcome, now);
+    const report = result.report && !result.ignored ? await saveReport(trx, result.report, isTest, now) : null;
+    const hasStarted = before === null;
+    const hasEnded = before?.status !== 'ended' && result.session.status === 'ended';
+    const wantsUnprompted = context.unprompted && outcome.actions.length > 0;
+    if (hasStarted || hasEnded || wantsUnprompted) {
+      const hook: SessionHookContext = { session: result.session, is_test: isTest, webhook };
+      if (hasStarted) await events.onStarted?.(hook, trx);
+      if (hasEnded && report) await events.onEnded?.({ ...hook, report }, trx);
+      if (wantsUnprompted) await events.onUnprompted?.({ ...hook, actions: outcome.actions }, trx);
+    }
+    return { ...outcome, session_id: sessionId, duplicate: false, report };
+  }
+
+  async function duplicateOf(sessionId: string, eventId: string): Promise<TurnOutcome | undefined> {
+    const stored = await findEventOutcome(db, sessionId, eventId);
+    return stored && { ...stored, session_id: sessionId, duplicate: true, report: null };
+  }
+
+  async function start(request: StartRequest): Promise<TurnOutcome> {
+    const id = checkId(request.id ?? randomUUID(), 'id');
+    return inTurn(id, async () => {
+      const existing = await duplicateOf(id, 'start');
+      if (existing) return existing;
+      const { draft, is_test, ...init } = request;
+      const isDraft = draft === true;
+      const isTest = is_test ?? isDraft;
+      const draftPlanId = isDraft ? init.plan_id : null;
+      // A plan without a draft pins version 0, which does not exist: the session fails as plan_not_found.
+      const planVersion = isDraft ? ((await plans.draftVersion(init.tenant_id, init.plan_id)) ?? 0) : undefined;
+      const result = await startSession({ ...init, id, ...(planVersion !== undefined && { plan_version: planVersion }) }, portsFor(draftPlanId));
+      const session = result.session;
+      const now = clock.now();
+      const nowText = now.toISOString();
+      const outcome = outcomeOf(null, result, 1);
+      const timeoutTime = await timeoutOf(session, draftPlanId, now);
+      const webhook = await webhookOf(session, draftPlanId);
+      try {
+        return await db.transaction().execute(async (trx) => {
+          await insertSession(trx, {
+            ...sessionColumns(session),
+            is_draft: isDraft ? 1 : 0,
+            status: storedStatus(session),
+            state: JSON.stringify(session),
+            revision: 1,
+            is_test: isTest ? 1 : 0,
+            last_activity_time: nowText,
+            timeout_time: timeoutTime,
+            created_time: nowText,
+            updated_time: nowText,
+            ended_time: session.ended_at,
+          });
+          return finishTurn(trx, { before: null, result, isTest, webhook, unprompted: false }, outcome, id, 'start', nowText);
+        });
+      } catch (error) {
+        // Another instance stored the same id first: its first turn is the answer.
+        if (uniqueViolationColumns(error) === undefined) throw error;
+        const stored = await duplicateOf(id, 'start');
+        if (!stored) throw error;
+        return stored;
+      }
+    });
+  }
+
+  /**
+   * One event, run until it is stored over the revision it read. `guard` is asked before every
+   * run: false ends the attempt with null (the sweeper's timeout no longer applies).
+   */
+  async function runTurn(
+    sessionId: string,
+    eventId: string,
+    event: EngineEvent,
+    turn: { tenantId?: number; guard?: (row: SessionRow) => boolean; unprompted?: boolean },
+  ): Promise<TurnOutcome | null> {
+    for (let attempt = 1; ; attempt++) {
+      const row = await findSession(db, sessionId);
+      if (!row || (turn.tenantId !== undefined && row.tenant_id !== turn.tenantId)) throw notFound('session_not_found');
+      const stored = await duplicateOf(sessionId, eventId);
+      if (stored) return stored;
+      if (turn.guard && !turn.guard(row)) return null;
+      const before = parseSession(row);
+      const isTest = row.is_test === 1;
+      const draftPlanId = row.is_draft === 1 ? row.plan_id : null;
+      const result = await handleEvent(before, event, portsFor(draftPlanId));
+      const now = clock.now();
+      const nowText = now.toISOString();
+      const outcome = outcomeOf(before, result, row.revision + 1);
+      const session = result.session;
+      const changes = result.ignored
+        ? { revision: outcome.revision, updated_time: nowText }
+        : {
+            revision: outcome.revision,
+            status: storedStatus(session),
+            state: JSON.stringify(session),
+            last_activity_time: nowText,
+            timeout_time: await timeoutOf(session, draftPlanId, now),
+            updated_time: nowText,
+            ended_time: session.ended_at,
+          };
+      const isHooked = (before.status !== 'ended' && session.status === 'ended') || (turn.unprompted === true && outcome.actions.length > 0);
+      const webhook = isHooked ? await webhookOf(session, draftPlanId) : '';
+      let committed: TurnOutcome | null;
+      try {
+        committed = await db.transaction().execute(async (trx) => {
+          if (!(await updateSessionAtRevision(trx, sessionId, row.revision, changes))) return null;
+          return finishTurn(trx, { before, result, isTest, webhook, unprompted: turn.unprompted === true }, outcome, sessionId, eventId, nowText);
+        });
+      } catch (error) {
+        // The same event id stored meanwhile by a turn this one did not see: read again.
+        if (uniqueViolationColumns(error) === undefined) throw error;
+        committed = null;
+      }
+      if (committed) return committed;
+      if (attempt >= maxAttempts) throw conflict('session_busy');
+    }
+  }
+
+  async function handleTurn(sessionId: string, eventId: string, event: EngineEvent, options: TurnOptions = {}): Promise<TurnOutcome> {
+    checkId(sessionId, 'session_id');
+    checkId(eventId, 'event_id');
+    const outcome = await inTurn(sessionId, () => runTurn(sessionId, eventId, event, options));
+    // Without a guard a turn always ends stored or thrown.
+    return outcome!;
+  }
+
+  async function sweepTimeouts(): Promise<string[]> {
+    const now = clock.now();
+    const due = await dueChatSessions(db, now.toISOString(), sweepBatch);
+    const ended: string[] = [];
+    for (const candidate of due) {
+      const timeoutTime = candidate.timeout_time!;
+      const leaseUntil = new Date(now.getTime() + claimLeaseMs).toISOString();
+      try {
+        if (!(await claimTimeout(db, candidate.id, candidate.revision, timeoutTime, leaseUntil))) continue;
+        // A message that arrives after the claim moves the revision on; the timeout then no longer applies.
+        const outcome = await inTurn(candidate.id, () =>
+          runTurn(candidate.id, `timeout:${timeoutTime}`, { type: 'timeout' }, { guard: (row) => row.revision === candidate.revision, unprompted: true }),
+        );
+        if (outcome && !outcome.duplicate && outcome.status === 'ended') ended.push(candidate.id);
+      } catch (error) {
+        // One session's failure must not stop the others; its claim runs out and it is tried again.
+        log(`chat timeout of session ${candidate.id} failed: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    }
+    return ended;
+  }
+
+  return {
+    start,
+    handleTurn,
+    sweepTimeouts,
+    async find(sessionId) {
+      const row = await findSession(db, sessionId);
+      if (!row) return undefined;
+      return { session: parseSession(row), revision: row.revision, is_test: row.is_test === 1, is_draft: row.is_draft === 1, timeout_time: row.timeout_time };
+    },
+  };
+}
+
+/** A stored session is never `new`: its first turn ran before it was stored. */
+function storedStatus(session: Session): 'waiting' | 'ended' {
+  return session.status === 'ended' ? 'ended' : 'waiting';
+}
+

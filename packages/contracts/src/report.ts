@@ -1,0 +1,81 @@
+import { z } from 'zod';
+import { idSchema, timestampSchema } from './common.ts';
+
+/**
+ * Call reports (spec section 3, "Call report"): what a session becomes when it ends. The value
+ * lists are the engine's (packages/engine/src/session.ts); the server checks at compile time that
+ * the two agree, so the console can use these without loading the engine.
+ */
+export const reportChannels = ['voice', 'chat'] as const;
+export const reportProviders = ['twilio', 'asterisk', 'whatsapp', 'webchat', 'simulator'] as const;
+export const reportDirections = ['inbound', 'outbound'] as const;
+export const reportDispositions = ['routed', 'retained', 'abandoned', 'failed'] as const;
+/** Spec section 3's dial statuses, and `failed` for what that list has no word for. */
+export const reportDialStatuses = ['answer', 'busy', 'cancel', 'dont_call', 'no_answer', 'invalid_args', 'failed'] as const;
+export const reportHangupCauses = ['normal_clearing', 'busy', 'rejected', 'caller_hangup', 'session_timeout', 'engine_error'] as const;
+
+/** A block the session entered: when, and the exit it left by (null where it ended). */
+export const reportNodeSchema = z.object({
+  plan_id: z.number().int(),
+  node_id: z.string(),
+  type: z.string(),
+  at: timestampSchema,
+  exit: z.string().nullable(),
+});
+
+/** Keys pressed at a voice menu (or a chat reply matched to a menu option). */
+export const reportDigitsSchema = z.object({
+  plan_id: z.number().int(),
+  node_id: z.string(),
+  digits: z.string(),
+  at: timestampSchema,
+});
+
+export const callReportSchema = z.object({
+  id: idSchema,
+  tenant_id: idSchema,
+  session_id: z.string(),
+  plan_id: z.number().int(),
+  plan_name: z.string(),
+  plan_version: z.number().int(),
+  channel: z.enum(reportChannels),
+  provider: z.enum(reportProviders),
+  direction: z.enum(reportDirections),
+  caller: z.string(),
+  called: z.string(),
+  source_ip: z.string().nullable(),
+  protocol: z.string().nullable(),
+  /** Where the session was when it ended (the plan it was in, after call_plan). */
+  last_node_plan_id: z.number().int().nullable(),
+  last_node_id: z.string().nullable(),
+  last_node_type: z.string().nullable(),
+  nodes: z.array(reportNodeSchema),
+  pressed_digits: z.array(reportDigitsSchema),
+  hangup_cause: z.enum(reportHangupCauses).nullable(),
+  disposition: z.enum(reportDispositions).nullable(),
+  dial_status: z.enum(reportDialStatuses).nullable(),
+  /** Why the engine stopped the session (docs/engine.md, "Failures"); null when it did not. */
+  failure: z
+    .object({ code: z.string(), message: z.string(), plan_id: z.number().int().nullable(), node_id: z.string().nullable() })
+    .nullable(),
+  /** The call's recording and its analyses, when a recording block ran. */
+  recording: z
+    .object({
+      format: z.enum(['wav', 'mp3']),
+      url: z.string().nullable(),
+      duration_s: z.number().nullable(),
+      status: z.enum(['recording', 'recorded', 'analysed', 'failed']),
+      results: z.record(z.string(), z.unknown()).nullable(),
+      error: z.string().nullable(),
+    })
+    .nullable(),
+  variables: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()])),
+  /** A session of the simulator: left out of lists and counts unless the filter names is_test. */
+  is_test: z.boolean(),
+  start_time: timestampSchema,
+  end_time: timestampSchema,
+  duration_s: z.number().int().nonnegative(),
+  created_time: timestampSchema,
+  updated_time: timestampSchema,
+});
+export type CallReportRecord = z.infer<typeof callReportSchema>;

@@ -72,6 +72,13 @@ export interface ResourceDefinition<Out = unknown> {
   timestamps?: { created: boolean; updated: boolean };
 }
 
+/**
+ * What a tenant's own records share: members of the tenant read and write them (guests read),
+ * and their rows carry an id, the tenant and the times of creation and change.
+ */
+export const memberKeptTenantRecords = { tenantOwned: true, read: 'member', write: 'member' } as const;
+export const tenantRecordFields = { id: 'integer', tenant_id: 'integer', created_time: 'date', updated_time: 'date' } as const satisfies FieldMap;
+
 export function defineResource<Out>(definition: ResourceDefinition<Out>): ResourceDefinition<Out> {
   return definition;
 }

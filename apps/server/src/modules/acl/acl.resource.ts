@@ -1,22 +1,17 @@
 import { aclCreateSchema, aclEntrySchema, aclUpdateSchema } from '@voxplan/contracts';
-import { defineResource } from '../../resources/definition.ts';
+import { defineResource, memberKeptTenantRecords, tenantRecordFields } from '../../resources/definition.ts';
 
 /** The networks a tenant's voice channels accept calls from (see acl.service.ts). */
 export const aclResource = defineResource({
   entity: 'acl',
   path: '/acl',
   table: 'acl',
-  tenantOwned: true,
-  read: 'member',
-  write: 'member',
+  ...memberKeptTenantRecords,
   fields: {
-    id: 'integer',
-    tenant_id: 'integer',
+    ...tenantRecordFields,
     name: 'string',
     address: 'string',
     description: 'string',
-    created_time: 'date',
-    updated_time: 'date',
   },
   defaultOrder: [{ field: 'name', direction: 'asc' }],
   output: aclEntrySchema,

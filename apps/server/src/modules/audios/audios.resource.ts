@@ -1,7 +1,7 @@
 import { audioSchema, audioUpdateSchema } from '@voxplan/contracts';
 import { serverError } from '../../errors.ts';
 import { assertNotReferenced } from '../visual-plans/plan-references.ts';
-import { defineResource } from '../../resources/definition.ts';
+import { defineResource, memberKeptTenantRecords, tenantRecordFields } from '../../resources/definition.ts';
 
 /**
  * Audio metadata through the generic layer (list, count, get, rename, remove). Audios are made by
@@ -11,12 +11,9 @@ export const audiosResource = defineResource({
   entity: 'audio',
   path: '/audios',
   table: 'audios',
-  tenantOwned: true,
-  read: 'member',
-  write: 'member',
+  ...memberKeptTenantRecords,
   fields: {
-    id: 'integer',
-    tenant_id: 'integer',
+    ...tenantRecordFields,
     name: 'string',
     source: 'string',
     language: 'string',
@@ -28,8 +25,6 @@ export const audiosResource = defineResource({
     duration_ms: 'integer',
     status: 'string',
     progress: 'integer',
-    created_time: 'date',
-    updated_time: 'date',
   },
   defaultOrder: [{ field: 'name', direction: 'asc' }],
   output: audioSchema,

@@ -1,6 +1,6 @@
 import { dateRangeCreateSchema, dateRangeSchema, dateRangeUpdateSchema, exceptionOrderProblems, locationProblems } from '@voxplan/contracts';
 import { badRequest } from '../../errors.ts';
-import { defineResource } from '../../resources/definition.ts';
+import { defineResource, memberKeptTenantRecords, tenantRecordFields } from '../../resources/definition.ts';
 import { assertNotReferenced } from '../visual-plans/plan-references.ts';
 import { presentDateRange } from './date-ranges.service.ts';
 
@@ -9,19 +9,14 @@ export const dateRangesResource = defineResource({
   entity: 'date_range',
   path: '/date-ranges',
   table: 'date_ranges',
-  tenantOwned: true,
-  read: 'member',
-  write: 'member',
+  ...memberKeptTenantRecords,
   fields: {
-    id: 'integer',
-    tenant_id: 'integer',
+    ...tenantRecordFields,
     name: 'string',
     time_zone: 'string',
     country: 'string',
     state: 'string',
     city: 'string',
-    created_time: 'date',
-    updated_time: 'date',
   },
   defaultOrder: [{ field: 'name', direction: 'asc' }],
   output: dateRangeSchema,

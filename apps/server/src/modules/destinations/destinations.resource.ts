@@ -7,25 +7,20 @@ import {
   isValidDestinationUri,
 } from '@voxplan/contracts';
 import { badRequest } from '../../errors.ts';
-import { defineResource } from '../../resources/definition.ts';
+import { defineResource, memberKeptTenantRecords, tenantRecordFields } from '../../resources/definition.ts';
 import { assertNotReferenced } from '../visual-plans/plan-references.ts';
 
 export const destinationsResource = defineResource({
   entity: 'destination',
   path: '/destinations',
   table: 'destinations',
-  tenantOwned: true,
-  read: 'member',
-  write: 'member',
+  ...memberKeptTenantRecords,
   fields: {
-    id: 'integer',
-    tenant_id: 'integer',
+    ...tenantRecordFields,
     name: 'string',
     kind: 'string',
     uri: 'string',
     description: 'string',
-    created_time: 'date',
-    updated_time: 'date',
   },
   defaultOrder: [{ field: 'name', direction: 'asc' }],
   output: destinationSchema,

@@ -1,6 +1,6 @@
 import { type PlanContent, planReferences } from '@voxplan/blocks/definitions';
 import { visualPlanCreateSchema, visualPlanSchema, visualPlanUpdateSchema } from '@voxplan/contracts/visual-plan';
-import { defineResource } from '../../resources/definition.ts';
+import { defineResource, memberKeptTenantRecords, tenantRecordFields } from '../../resources/definition.ts';
 import { invalidPlan, newPlanContent, planSummaryColumns, presentPlan } from './plan-document.ts';
 import { assertNotReferenced, missingReferences, writePlanReferences } from './plan-references.ts';
 
@@ -15,19 +15,14 @@ export const visualPlansResource = defineResource({
   entity: 'visual_plan',
   path: '/visual-plans',
   table: 'visual_plans',
-  tenantOwned: true,
-  read: 'member',
-  write: 'member',
+  ...memberKeptTenantRecords,
   fields: {
-    id: 'integer',
-    tenant_id: 'integer',
+    ...tenantRecordFields,
     name: 'string',
     description: 'string',
     version: 'integer',
     published_version: 'integer',
     updated_by: 'integer',
-    created_time: 'date',
-    updated_time: 'date',
   },
   defaultOrder: [{ field: 'name', direction: 'asc' }],
   output: visualPlanSchema,

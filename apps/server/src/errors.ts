@@ -9,6 +9,7 @@ const namesByStatus: Record<number, string> = {
   413: 'PayloadTooLargeError',
   415: 'UnsupportedMediaTypeError',
   422: 'UnprocessableEntityError',
+  426: 'UpgradeRequiredError',
   429: 'TooManyRequestsError',
   500: 'InternalServerError',
 };

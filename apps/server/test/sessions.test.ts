@@ -618,7 +618,14 @@ describe('two server instances on one database', () => {
     await runtime.start(chat(id, ids.race));
     const gate = hold();
     const before = requestsTo('/slow').length;
-    const slow = runtime.handleTurn(id, 'slow', { type: 'message', text: '1' });
+    const told: string[] = [];
+    const observer = {
+      entered: (entry: { node_id: string }) => told.push(`enter ${entry.node_id}`),
+      exited: (entry: { node_id: string; exit: string | null }) => told.push(`exit ${entry.node_id} ${entry.exit}`),
+      action: (action: { type: string }) => told.push(action.type),
+      discarded: () => told.push('discarded'),
+    };
+    const slow = runtime.handleTurn(id, 'slow', { type: 'message', text: '1' }, { observer });
     await expect.poll(() => requestsTo('/slow').length).toBe(before + 1);
     // While this instance waits on the slow service, the other one stores a turn.
     expect(await other.handleTurn(id, 'quick', { type: 'message', text: '2' })).toMatchObject({ revision: 2 });
@@ -627,6 +634,9 @@ describe('two server instances on one database', () => {
     expect(outcome).toMatchObject({ revision: 3, duplicate: false, resumed: { node_id: 'ask', exit: '1' } });
     expect(outcome.entered.map((entry) => entry.node_id)).toEqual(['slow', 'ask']);
     expect(requestsTo('/slow').length).toBe(before + 2);
+    // Whoever watched the turn is told to forget the first run, then told the run that was stored.
+    const run = ['exit ask 1', 'enter slow', 'exit slow success', 'enter ask', 'reply'];
+    expect(told).toEqual([...run, 'discarded', ...run]);
     const { session } = (await runtime.find(id))!;
     expect(session.path.map((entry) => `${entry.node_id}:${entry.exit}`)).toEqual(['start:next', 'ask:2', 'quick:next', 'ask:1', 'slow:success', 'ask:null']);
     expect(await callerLines(id)).toEqual(['2', '1']);

@@ -79,6 +79,8 @@ export const errorCodes = [
   'audio_in_use',
   'session_not_found',
   'session_busy',
+  'plan_not_published',
+  'upgrade_required',
 ] as const;
 
 export type ErrorCode = (typeof errorCodes)[number];

@@ -61,6 +61,25 @@ describe('sessions', () => {
     expect(stored.results.map((result) => result.actions)).toEqual(inMemory.results.map((result) => result.actions));
   });
 
+  test('an observer is told of each block entered, each exit and each action as the turn runs, in order', async () => {
+    const told: string[] = [];
+    const ports: EnginePorts = {
+      ...memoryPorts({ ...world, plans: [compilePlan(menuPlan)] }),
+      observer: {
+        entered: (entry) => told.push(`enter ${entry.node_id}`),
+        exited: (entry) => told.push(`exit ${entry.node_id} ${entry.exit}`),
+        action: (action) => told.push(`action ${action.type}`),
+      },
+    };
+    const first = await startSession(init, ports);
+    expect(told).toEqual(['enter start', 'exit start next', 'enter menu', 'action say', 'action gather']);
+    expect(first.session.path.map((entry) => entry.node_id)).toEqual(['start', 'menu']);
+    told.length = 0;
+    const second = await handleEvent(first.session, { type: 'digits', digits: '1' }, ports);
+    expect(told).toEqual(['exit menu 1', 'enter sales', 'action dial']);
+    expect(second.actions.map((action) => action.type)).toEqual(['dial']);
+  });
+
   test('a turn never changes the session it was given', async () => {
     const ports = memoryPorts({ ...world, plans: [compilePlan(menuPlan)] });
     const { session } = await startSession(init, ports);

@@ -227,7 +227,9 @@ class TurnState implements Turn {
     session.steps++;
     session.node_id = node.id;
     session.node_state = null;
-    session.path.push({ plan_id: this.plan.id, node_id: node.id, type: node.type, at: this.nowText, exit: null });
+    const entry = { plan_id: this.plan.id, node_id: node.id, type: node.type, at: this.nowText, exit: null };
+    session.path.push(entry);
+    this.ports.observer?.entered(entry);
     try {
       const outcome = node.runtime.enter(this, node);
       return outcome instanceof Promise ? outcome.catch((error: unknown) => blockError(node, error)) : outcome;
@@ -239,7 +241,10 @@ class TurnState implements Turn {
   private markExit(exit: string): void {
     const path = this.session.path;
     const last = path.at(-1);
-    if (last) path[path.length - 1] = { plan_id: last.plan_id, node_id: last.node_id, type: last.type, at: last.at, exit };
+    if (!last) return;
+    const entry = { plan_id: last.plan_id, node_id: last.node_id, type: last.type, at: last.at, exit };
+    path[path.length - 1] = entry;
+    this.ports.observer?.exited(entry);
   }
 
   finish(cause: HangupCause, reject = false): void {
@@ -318,6 +323,7 @@ class TurnState implements Turn {
 
   emit(action: Action): void {
     this.actions.push(action);
+    this.ports.observer?.action(action);
     if (action.type === 'say' || action.type === 'reply') this.addTranscript('plan', action.text);
   }
 

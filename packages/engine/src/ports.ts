@@ -1,4 +1,6 @@
+import type { Action } from './actions.ts';
 import type { CompiledPlan } from './runtime.ts';
+import type { PathEntry } from './session.ts';
 
 /**
  * What the engine asks of its host. Blocks that do I/O reach it only through these, so the
@@ -201,6 +203,20 @@ export interface ProtocolGenerator {
   next(tenantId: number, at: Date): Promise<string>;
 }
 
+/**
+ * Told of a turn's progress while it runs, before the turn's result exists: the simulator streams
+ * it, so a block that waits on a remote server shows as entered while it waits. Calls must not
+ * throw, and must not change what they are given.
+ */
+export interface TurnObserver {
+  /** The session entered a block (`exit` is null). */
+  entered(entry: PathEntry): void;
+  /** The session left the block it was in by `entry.exit`. */
+  exited(entry: PathEntry): void;
+  /** An action, in the order of the turn's `actions`. */
+  action(action: Action): void;
+}
+
 /** Everything the host passes to `startSession` and `handleEvent`. */
 export interface EnginePorts {
   plans: PlanLoader;
@@ -213,4 +229,6 @@ export interface EnginePorts {
   ai: AiPort;
   clock: Clock;
   protocols: ProtocolGenerator;
+  /** Left out by hosts that only want the turn's result. */
+  observer?: TurnObserver;
 }

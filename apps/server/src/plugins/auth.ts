@@ -1,4 +1,5 @@
 import { type ErrorCode, type RoleAssignment, roleInWorkingTenant } from '@voxplan/contracts';
+import { bearerProtocolPrefix } from '@voxplan/contracts/simulator';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Actor, AppContext, Scope } from '../context.ts';
@@ -92,10 +93,24 @@ async function actorFromApiKey(ctx: AppContext, key: string): Promise<Actor> {
   return actorFromRows(rows, { apiKeyId: found.id });
 }
 
+/**
+ * A browser cannot set headers on a WebSocket handshake, so it offers the token as a subprotocol
+ * (`bearer.<token>`) beside the real one; the server never echoes it back (docs/simulator.md).
+ */
+function bearerFromWebSocketProtocols(request: FastifyRequest): string | undefined {
+  const offered = request.headers['sec-websocket-protocol'];
+  if (typeof offered !== 'string') return undefined;
+  const token = offered
+    .split(',')
+    .map((protocol) => protocol.trim())
+    .find((protocol) => protocol.startsWith(bearerProtocolPrefix));
+  return token && `Bearer ${token.slice(bearerProtocolPrefix.length)}`;
+}
+
 function credentialsOf(request: FastifyRequest): { kind: 'jwt' | 'api_key'; value: string } {
   const apiKeyHeader = request.headers['x-api-key'];
   if (typeof apiKeyHeader === 'string' && apiKeyHeader !== '') return { kind: 'api_key', value: apiKeyHeader };
-  const header = request.headers.authorization;
+  const header = request.headers.authorization || bearerFromWebSocketProtocols(request);
   if (header === undefined || header === '') throw unauthorized('auth_header_not_found');
   const [scheme = '', ...rest] = header.trim().split(/\s+/);
   if (scheme.toLowerCase() !== 'bearer') throw unauthorized('auth_not_bearer');

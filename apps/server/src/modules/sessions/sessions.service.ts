@@ -24,6 +24,7 @@ import {
   type SessionInit,
   startSession,
   systemClock,
+  type TurnObserver,
   type TurnResult,
   unconfiguredAi,
 } from '@voxplan/engine';
@@ -73,10 +74,24 @@ export interface StartRequest extends Omit<SessionInit, 'id' | 'plan_version'> {
   is_test?: boolean;
 }
 
+/** Told of a turn while it runs (the simulator streams it). */
+export interface TurnProgress extends TurnObserver {
+  /**
+   * What the observer was told since the turn began will not be stored: another instance stored
+   * the session (or this start) first. The event then runs again on what that left, or the start
+   * answers the stored first turn.
+   */
+  discarded(): void;
+}
+
 export interface TurnOptions {
   /** The tenant the caller works in: another tenant's session is not found. */
   tenantId?: number;
+  observer?: TurnProgress;
 }
+
+/** A turn nobody asked for (the sweeper's), for whoever watches the session in this instance. */
+export type SessionWatcher = (outcome: TurnOutcome) => void;
 
 export interface StoredSession {
   session: Session;
@@ -89,12 +104,17 @@ export interface StoredSession {
 
 export interface SessionRuntime {
   /** Stores a new session and runs it to its first wait. Starting an id that exists answers its first turn again (`duplicate`). */
-  start(request: StartRequest): Promise<TurnOutcome>;
+  start(request: StartRequest, options?: { observer?: TurnProgress }): Promise<TurnOutcome>;
   /** Runs one event of a stored session. `eventId` is the channel's id for this delivery (at most 200 characters). */
   handleTurn(sessionId: string, eventId: string, event: EngineEvent, options?: TurnOptions): Promise<TurnOutcome>;
   find(sessionId: string): Promise<StoredSession | undefined>;
   /** One pass of the chat sweeper: ends chats idle past their plan's timeout; answers the ids it ended. */
   sweepTimeouts(): Promise<string[]>;
+  /**
+   * Tells `watcher` of the turns this instance's sweeper takes on the session, once stored; one
+   * watcher per session. Answers the function that stops it.
+   */
+  watch(sessionId: string, watcher: SessionWatcher): () => void;
 }
 
 export interface SessionRuntimeOptions {
@@ -149,7 +169,11 @@ export function createSessionRuntime(ctx: Omit<AppContext, 'sessions'>, options:
     clock,
     protocols: createProtocolGenerator(db),
   };
-  const portsFor = (draftPlanId: number | null): EnginePorts => (draftPlanId === null ? ports : { ...ports, plans: plans.withDraft(draftPlanId) });
+  const portsFor = (draftPlanId: number | null, observer?: TurnObserver): EnginePorts => {
+    if (draftPlanId === null && observer === undefined) return ports;
+    return { ...ports, ...(draftPlanId !== null && { plans: plans.withDraft(draftPlanId) }), ...(observer && { observer }) };
+  };
+  const watchers = new Map<string, SessionWatcher>();
 
   /**
    * Turns of one session in this instance wait for each other, so they never race here; only
@@ -230,7 +254,7 @@ export function createSessionRuntime(ctx: Omit<AppContext, 'sessions'>, options:
     return stored && { ...stored, session_id: sessionId, duplicate: true, report: null };
   }
 
-  async function start(request: StartRequest): Promise<TurnOutcome> {
+  async function start(request: StartRequest, options: { observer?: TurnProgress } = {}): Promise<TurnOutcome> {
     const id = checkId(request.id ?? randomUUID(), 'id');
     return inTurn(id, async () => {
       const existing = await duplicateOf(id, 'start');
@@ -241,7 +265,7 @@ export function createSessionRuntime(ctx: Omit<AppContext, 'sessions'>, options:
       const draftPlanId = isDraft ? init.plan_id : null;
       // A plan without a draft pins version 0, which does not exist: the session fails as plan_not_found.
       const planVersion = isDraft ? ((await plans.draftVersion(init.tenant_id, init.plan_id)) ?? 0) : undefined;
-      const result = await startSession({ ...init, id, ...(planVersion !== undefined && { plan_version: planVersion }) }, portsFor(draftPlanId));
+      const result = await startSession({ ...init, id, ...(planVersion !== undefined && { plan_version: planVersion }) }, portsFor(draftPlanId, options.observer));
       const session = result.session;
       const now = clock.now();
       const nowText = now.toISOString();
@@ -270,6 +294,7 @@ export function createSessionRuntime(ctx: Omit<AppContext, 'sessions'>, options:
         if (uniqueViolationColumns(error) === undefined) throw error;
         const stored = await duplicateOf(id, 'start');
         if (!stored) throw error;
+        options.observer?.discarded();
         return stored;
       }
     });
@@ -283,7 +308,7 @@ export function createSessionRuntime(ctx: Omit<AppContext, 'sessions'>, options:
     sessionId: string,
     eventId: string,
     event: EngineEvent,
-    turn: { tenantId?: number; guard?: (row: SessionRow) => boolean; unprompted?: boolean },
+    turn: { tenantId?: number; guard?: (row: SessionRow) => boolean; unprompted?: boolean; observer?: TurnProgress },
   ): Promise<TurnOutcome | null> {
     for (let attempt = 1; ; attempt++) {
       const row = await findSession(db, sessionId);
@@ -294,7 +319,7 @@ export function createSessionRuntime(ctx: Omit<AppContext, 'sessions'>, options:
       const before = parseSession(row);
       const isTest = row.is_test === 1;
       const draftPlanId = row.is_draft === 1 ? row.plan_id : null;
-      const result = await handleEvent(before, event, portsFor(draftPlanId));
+      const result = await handleEvent(before, event, portsFor(draftPlanId, turn.observer));
       const now = clock.now();
       const nowText = now.toISOString();
       const outcome = outcomeOf(before, result, row.revision + 1);
@@ -324,6 +349,7 @@ export function createSessionRuntime(ctx: Omit<AppContext, 'sessions'>, options:
         committed = null;
       }
       if (committed) return committed;
+      turn.observer?.discarded();
       if (attempt >= maxAttempts) throw conflict('session_busy');
     }
   }
@@ -349,7 +375,9 @@ export function createSessionRuntime(ctx: Omit<AppContext, 'sessions'>, options:
         const outcome = await inTurn(candidate.id, () =>
           runTurn(candidate.id, `timeout:${timeoutTime}`, { type: 'timeout' }, { guard: (row) => row.revision === candidate.revision, unprompted: true }),
         );
-        if (outcome && !outcome.duplicate && outcome.status === 'ended') ended.push(candidate.id);
+        if (!outcome || outcome.duplicate) continue;
+        watchers.get(candidate.id)?.(outcome);
+        if (outcome.status === 'ended') ended.push(candidate.id);
       } catch (error) {
         // One session's failure must not stop the others; its claim runs out and it is tried again.
         log(`chat timeout of session ${candidate.id} failed: ${error instanceof Error ? error.message : String(error)}`);
@@ -362,6 +390,12 @@ export function createSessionRuntime(ctx: Omit<AppContext, 'sessions'>, options:
     start,
     handleTurn,
     sweepTimeouts,
+    watch(sessionId, watcher) {
+      watchers.set(sessionId, watcher);
+      return () => {
+        if (watchers.get(sessionId) === watcher) watchers.delete(sessionId);
+      };
+    },
     async find(sessionId) {
       const row = await findSession(db, sessionId);
       if (!row) return undefined;

@@ -1,0 +1,220 @@
+/**
+ * One simulator WebSocket (docs/simulator.md): the editor's test panel runs a plan as a voice call
+ * or a chat. Frames are handled one at a time, in the order they came; each input is a turn of the
+ * session runtime, whose progress is streamed as it happens, so the panel lights a block while a
+ * slow request in it is still under way.
+ */
+import type { Locale } from '@voxplan/contracts';
+import {
+  type SimulatorInputFrame,
+  type SimulatorServerFrame,
+  type SimulatorStartFrame,
+  simulatorClientFrameSchema,
+} from '@voxplan/contracts/simulator';
+import type { EngineEvent } from '@voxplan/engine';
+import type { FastifyBaseLogger } from 'fastify';
+import type { WebSocket } from 'ws';
+import type { AppContext } from '../../context.ts';
+import { badRequest, notFound } from '../../errors.ts';
+import { apiErrorOf } from '../../plugins/errors.ts';
+import type { TurnOutcome, TurnProgress } from '../sessions/sessions.service.ts';
+
+/** Frames a client may have waiting before the connection is closed as abusive. */
+const MAX_QUEUED_FRAMES = 32;
+/** WebSocket close code for a peer that breaks the protocol's rules (RFC 6455, 7.4.1). */
+const POLICY_VIOLATION = 1008;
+/**
+ * Event ids as the session runtime stores them: a client's frame ids under `frame:`, the
+ * simulator's own events under `simulator:`, so that no client id can pass for one of these (an
+ * event id seen before answers its stored outcome and runs nothing).
+ */
+const clientEventId = (frameId: string): string => `frame:${frameId}`;
+const RESTART_EVENT = 'simulator:restart';
+const SOCKET_CLOSED_EVENT = 'simulator:closed';
+const SWEPT_EVENT = 'simulator:timeout';
+
+export interface SimulatedPlan {
+  id: number;
+  tenant_id: number;
+}
+
+export interface ConnectionContext {
+  ctx: AppContext;
+  plan: SimulatedPlan;
+  locale: Locale;
+  sourceIp: string;
+  log: FastifyBaseLogger;
+}
+
+const inputEvent = (frame: SimulatorInputFrame): EngineEvent => {
+  const { id: _id, ...event } = frame;
+  return event;
+};
+
+export class SimulatorConnection {
+  private queue: Promise<void> = Promise.resolve();
+  private queued = 0;
+  /** The session this socket runs, while it has not ended. */
+  private live: { id: string; stopWatching: () => void } | null = null;
+  /** Settles once the socket closed and the live session, if any, was hung up. */
+  readonly finished: Promise<void>;
+
+  constructor(
+    private readonly socket: WebSocket,
+    private readonly context: ConnectionContext,
+  ) {
+    // Listeners go on before anything is awaited, or frames sent at once would be lost.
+    socket.on('message', (data, isBinary) => this.enqueue(() => this.receive(isBinary ? null : data.toString())));
+    this.finished = new Promise((resolve) => {
+      socket.on('close', () => {
+        this.enqueue(() => this.hangUpLive(SOCKET_CLOSED_EVENT), true);
+        void this.queue.then(resolve);
+      });
+    });
+  }
+
+  private enqueue(work: () => Promise<void>, always = false): void {
+    if (!always && ++this.queued > MAX_QUEUED_FRAMES) {
+      this.socket.close(POLICY_VIOLATION, 'too many frames waiting');
+      return;
+    }
+    this.queue = this.queue
+      .then(work)
+      .catch((error: unknown) => this.context.log.error({ err: error }, 'simulator frame failed'))
+      .finally(() => {
+        if (!always) this.queued--;
+      });
+  }
+
+  private send(frame: SimulatorServerFrame): void {
+    if (this.socket.readyState === this.socket.OPEN) this.socket.send(JSON.stringify(frame));
+  }
+
+  private sendError(eventId: string | null, error: unknown): void {
+    this.send({ type: 'error', event_id: eventId, error: apiErrorOf(error, this.context.locale, this.context.log).body.error });
+  }
+
+  private async receive(text: string | null): Promise<void> {
+    let raw: unknown;
+    try {
+      if (text === null) throw new Error('frames are JSON text, not binary');
+      raw = JSON.parse(text);
+    } catch (error) {
+      this.sendError(null, badRequest('invalid_input', [{ path: '', message: error instanceof Error ? error.message : 'not JSON' }]));
+      return;
+    }
+    const parsed = simulatorClientFrameSchema.safeParse(raw);
+    if (!parsed.success) {
+      const id = (raw as { id?: unknown } | null)?.id;
+      this.sendError(typeof id === 'string' ? id : null, parsed.error);
+      return;
+    }
+    const frame = parsed.data;
+    try {
+      if (frame.type === 'start') await this.start(frame);
+      else await this.input(frame);
+    } catch (error) {
+      this.sendError(frame.type === 'start' ? 'start' : frame.id, error);
+    }
+  }
+
+  /** Streams a turn's blocks and actions to the client while it runs. */
+  private progress(eventId: string): TurnProgress {
+    return {
+      entered: (node) => this.send({ type: 'node', event_id: eventId, node }),
+      exited: (node) => this.send({ type: 'exit', event_id: eventId, node }),
+      action: (action) => this.send({ type: 'action', event_id: eventId, action }),
+      discarded: () => this.send({ type: 'discarded', event_id: eventId }),
+    };
+  }
+
+  /** A new session; one still running on this socket is hung up first (the panel's restart). */
+  private async start(frame: SimulatorStartFrame): Promise<void> {
+    await this.hangUpLive(RESTART_EVENT);
+    const { ctx, plan } = this.context;
+    const current = await ctx.db
+      .selectFrom('visual_plans')
+      .select('published_version')
+      .where('id', '=', plan.id)
+      .where('tenant_id', '=', plan.tenant_id)
+      .executeTakeFirst();
+    if (!current) throw notFound();
+    if (frame.version === 'published' && current.published_version === null) throw badRequest('plan_not_published');
+    const sessionId = crypto.randomUUID();
+    this.send({ type: 'started', session_id: sessionId, plan_id: plan.id, channel: frame.channel, version: frame.version });
+    const outcome = await ctx.sessions.start(
+      {
+        id: sessionId,
+        tenant_id: plan.tenant_id,
+        plan_id: plan.id,
+        channel: frame.channel,
+        provider: 'simulator',
+        direction: 'inbound',
+        caller: frame.caller,
+        called: frame.called,
+        source_ip: this.context.sourceIp,
+        ...(frame.variables && { variables: frame.variables }),
+        draft: frame.version === 'draft',
+        is_test: true,
+      },
+      { observer: this.progress('start') },
+    );
+    if (outcome.status !== 'ended') {
+      this.live = { id: sessionId, stopWatching: ctx.sessions.watch(sessionId, (swept) => this.enqueue(() => this.sweptTurn(swept), true)) };
+    }
+    this.finishTurn('start', outcome);
+  }
+
+  private async input(frame: SimulatorInputFrame): Promise<void> {
+    if (!this.live) throw notFound('session_not_found');
+    const { id: sessionId } = this.live;
+    const outcome = await this.context.ctx.sessions.handleTurn(sessionId, clientEventId(frame.id), inputEvent(frame), {
+      tenantId: this.context.plan.tenant_id,
+      observer: this.progress(frame.id),
+    });
+    this.finishTurn(frame.id, outcome);
+  }
+
+  /** A turn the sweeper took (a chat left idle): nothing was streamed, so its frames are sent now. */
+  private async sweptTurn(outcome: TurnOutcome): Promise<void> {
+    const eventId = SWEPT_EVENT;
+    if (outcome.resumed) this.send({ type: 'exit', event_id: eventId, node: outcome.resumed });
+    for (const node of outcome.entered) this.send({ type: 'node', event_id: eventId, node });
+    for (const action of outcome.actions) this.send({ type: 'action', event_id: eventId, action });
+    this.finishTurn(eventId, outcome);
+  }
+
+  /** The input's last frames: the report when the session ended, then `turn`. */
+  private finishTurn(eventId: string, outcome: TurnOutcome): void {
+    const status = outcome.status === 'ended' ? 'ended' : 'waiting';
+    if (outcome.report) this.send({ type: 'ended', event_id: eventId, session_id: outcome.session_id, report: outcome.report });
+    this.send({
+      type: 'turn',
+      event_id: eventId,
+      session_id: outcome.session_id,
+      revision: outcome.revision,
+      status,
+      ignored: outcome.ignored,
+      duplicate: outcome.duplicate,
+    });
+    if (status === 'ended' && this.live?.id === outcome.session_id) {
+      this.live.stopWatching();
+      this.live = null;
+    }
+  }
+
+  /** Ends the running session as the caller hanging up, so that no test call is left waiting. */
+  private async hangUpLive(eventId: string): Promise<void> {
+    if (!this.live) return;
+    const { id } = this.live;
+    try {
+      const outcome = await this.context.ctx.sessions.handleTurn(id, eventId, { type: 'hangup' }, { observer: this.progress(eventId) });
+      this.finishTurn(eventId, outcome);
+    } finally {
+      if (this.live?.id === id) {
+        this.live.stopWatching();
+        this.live = null;
+      }
+    }
+  }
+}

@@ -1,0 +1,82 @@
+/**
+ * The simulator's WebSocket frames (docs/simulator.md): the editor's test panel runs a plan as a
+ * voice call or a chat, sends what the caller does and receives what the plan does, block by
+ * block, as it happens. Frames are JSON text messages with a `type`.
+ */
+import type { Action, PathEntry } from '@voxplan/engine';
+import { z } from 'zod';
+import type { ApiErrorBody } from './errors.ts';
+import { type CallReportRecord, reportDialStatuses } from './report.ts';
+
+/** The subprotocol a client offers; the access token may ride beside it as `bearer.<token>`. */
+export const simulatorProtocol = 'voxplan.simulator.v1';
+export const bearerProtocolPrefix = 'bearer.';
+
+/** The largest frame a client may send, in bytes. */
+export const simulatorMaxFrameBytes = 64 * 1024;
+
+const textOf = (max: number) => z.string().max(max).refine((text) => !text.includes('\0'), 'must not contain NUL characters');
+
+/** The client's name for one input, so that a frame sent twice is applied once (1 to 190 characters). */
+const frameIdSchema = textOf(190).min(1);
+const variableValueSchema = z.union([z.string().max(4000), z.number(), z.boolean(), z.null()]);
+
+const startFrame = z.strictObject({
+  type: z.literal('start'),
+  channel: z.enum(['voice', 'chat']),
+  /** `draft`: the plan as last saved; `published`: the version calls run now. */
+  version: z.enum(['draft', 'published']).default('draft'),
+  caller: textOf(100).default('+15550000001'),
+  called: textOf(100).default('+15550000002'),
+  /** Variables set before the first block, as an outbound campaign would. */
+  variables: z.record(z.string().max(100), variableValueSchema).refine((value) => Object.keys(value).length <= 100, 'at most 100 variables').optional(),
+});
+
+const inputFrames = [
+  z.strictObject({ type: z.literal('digits'), id: frameIdSchema, digits: z.string().regex(/^[0-9*#]{1,32}$/, 'keys 0-9, * and #, 1 to 32 of them') }),
+  z.strictObject({ type: z.literal('speech'), id: frameIdSchema, text: textOf(4000) }),
+  z.strictObject({ type: z.literal('message'), id: frameIdSchema, text: textOf(4096).min(1) }),
+  /** Voice: the gather got no answer in time. Chat: the conversation stays idle past the plan's timeout. */
+  z.strictObject({ type: z.literal('timeout'), id: frameIdSchema }),
+  /** How the dialled destination answered: the simulator places no real call. */
+  z.strictObject({ type: z.literal('dial_result'), id: frameIdSchema, status: z.enum(reportDialStatuses) }),
+  /** The caller hangs up, or closes the chat. */
+  z.strictObject({ type: z.literal('hangup'), id: frameIdSchema }),
+] as const;
+
+export const simulatorClientFrameSchema = z.discriminatedUnion('type', [startFrame, ...inputFrames]);
+
+/** A frame as the client writes it (defaults left out). */
+export type SimulatorClientFrame = z.input<typeof simulatorClientFrameSchema>;
+/** A frame as the server reads it, defaults filled in. */
+export type SimulatorFrame = z.output<typeof simulatorClientFrameSchema>;
+export type SimulatorStartFrame = Extract<SimulatorFrame, { type: 'start' }>;
+export type SimulatorInputFrame = Exclude<SimulatorFrame, SimulatorStartFrame>;
+
+/**
+ * What the server sends for each input, in this order: `node`, `exit` and `action` frames as the
+ * plan runs, `ended` when the session ended, and `turn` last.
+ */
+export type SimulatorServerFrame =
+  /** A session began (answer to `start`); the frames of its first turn follow. */
+  | { type: 'started'; session_id: string; plan_id: number; channel: 'voice' | 'chat'; version: 'draft' | 'published' }
+  /** The session entered a block. */
+  | { type: 'node'; event_id: string; node: PathEntry }
+  /** The session left a block by `node.exit`. */
+  | { type: 'exit'; event_id: string; node: PathEntry }
+  /** What the plan does: say, play, gather, dial, reply, hangup... */
+  | { type: 'action'; event_id: string; action: Action }
+  /**
+   * The input was applied and stored. `ignored`: the session had no use for it. `duplicate`: a
+   * frame with this id was applied before; nothing ran again.
+   */
+  | { type: 'turn'; event_id: string; session_id: string; revision: number; status: 'waiting' | 'ended'; ignored: boolean; duplicate: boolean }
+  /**
+   * The frames of `event_id` since its last `turn` frame are void: another server instance
+   * changed the session meanwhile, and the input runs again on what it left.
+   */
+  | { type: 'discarded'; event_id: string }
+  /** The session ended; its call report (kept as a test session's). */
+  | { type: 'ended'; event_id: string; session_id: string; report: CallReportRecord }
+  /** The frame `event_id` (null when it could not be read) was refused, with the API's error body. */
+  | { type: 'error'; event_id: string | null; error: ApiErrorBody['error'] };

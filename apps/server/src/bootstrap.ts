@@ -53,7 +53,7 @@ export async function startContext(config: Config): Promise<Started> {
       readCache: handle.readCache,
       keys,
       tokens,
-      outbound: createSettingsOutboundHttp(handle.db),
+      outbound: createSettingsOutboundHttp(handle.db, handle.readCache),
     };
     const log = (message: string) => console.warn(message);
     const sessions = createSessionRuntime(base, {

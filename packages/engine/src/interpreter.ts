@@ -7,7 +7,7 @@ import type { Action } from './actions.ts';
 import type { EngineEvent } from './events.ts';
 import type { Scope } from './expression.ts';
 import { engineLimits } from './limits.ts';
-import type { EnginePorts } from './ports.ts';
+import type { EnginePorts, TurnObserver } from './ports.ts';
 import { analyseRecording, isSampled } from './recording.ts';
 import { type CallReport, buildReport } from './report.ts';
 import type { CompiledPlan, Outcome, RecordingStart, RuntimeNode, Turn } from './runtime.ts';
@@ -120,6 +120,8 @@ class TurnState implements Turn {
   readonly scope: Scope;
   private readonly nowText: string;
   private ended = false;
+  /** Read once: a field is cheaper to test on every block than a missing property of the ports. */
+  private readonly observer: TurnObserver | undefined;
   plan: CompiledPlan;
 
   constructor(
@@ -129,6 +131,7 @@ class TurnState implements Turn {
   ) {
     // A turn without a plan only records its failure; every other member needs `plan`.
     this.plan = plan as CompiledPlan;
+    this.observer = ports.observer;
     this.now = ports.clock.now();
     this.nowText = this.now.toISOString();
     this.scope = (name) => this.lookup(name);
@@ -229,7 +232,7 @@ class TurnState implements Turn {
     session.node_state = null;
     const entry = { plan_id: this.plan.id, node_id: node.id, type: node.type, at: this.nowText, exit: null };
     session.path.push(entry);
-    this.ports.observer?.entered(entry);
+    this.observer?.entered(entry);
     try {
       const outcome = node.runtime.enter(this, node);
       return outcome instanceof Promise ? outcome.catch((error: unknown) => blockError(node, error)) : outcome;
@@ -244,7 +247,7 @@ class TurnState implements Turn {
     if (!last) return;
     const entry = { plan_id: last.plan_id, node_id: last.node_id, type: last.type, at: last.at, exit };
     path[path.length - 1] = entry;
-    this.ports.observer?.exited(entry);
+    this.observer?.exited(entry);
   }
 
   finish(cause: HangupCause, reject = false): void {
@@ -323,7 +326,7 @@ class TurnState implements Turn {
 
   emit(action: Action): void {
     this.actions.push(action);
-    this.ports.observer?.action(action);
+    this.observer?.action(action);
     if (action.type === 'say' || action.type === 'reply') this.addTranscript('plan', action.text);
   }
 

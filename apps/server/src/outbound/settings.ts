@@ -1,5 +1,6 @@
 import type { OutboundHttp } from '@voxplan/engine/ports';
 import type { Kysely } from 'kysely';
+import type { ReadCache } from '../db/read-cache.ts';
 import type { Database } from '../db/schema.ts';
 import type { AddressPolicy } from './address-policy.ts';
 import { createOutboundHttp, type OutboundHttpOptions } from './outbound-http.ts';
@@ -22,10 +23,16 @@ export async function readAddressPolicy(db: Kysely<Database>): Promise<AddressPo
  * settings on every request, so an administrator's change applies to the next one without a
  * restart.
  */
-export function createSettingsOutboundHttp(db: Kysely<Database>, options: Omit<OutboundHttpOptions, keyof AddressPolicy> = {}): OutboundHttp {
+export function createSettingsOutboundHttp(
+  db: Kysely<Database>,
+  readCache: ReadCache,
+  options: Omit<OutboundHttpOptions, keyof AddressPolicy> = {},
+): OutboundHttp {
   return {
     async request(request) {
-      return createOutboundHttp({ ...options, ...(await readAddressPolicy(db)) }).request(request);
+      // Read again only after the general settings were written.
+      const policy = await readCache.read('outbound-address-policy', ['configurations'], () => readAddressPolicy(db));
+      return createOutboundHttp({ ...options, ...policy }).request(request);
     },
   };
 }

@@ -4,13 +4,16 @@ import type { AppContext } from '../../context.ts';
 import { presentDateRange, scheduleStatus } from './date-ranges.service.ts';
 
 /** The engine's Schedules port: the date_range block's question, answered from the database. */
-export function createSchedules(ctx: Pick<AppContext, 'db'>): Schedules {
+export function createSchedules(ctx: Pick<AppContext, 'db' | 'readCache'>): Schedules {
   return {
     async statusAt(tenantId, dateRangeId, instant) {
       // The id comes from a plan document: one that cannot be a row id names no range (and
       // PostgreSQL would refuse it as a parameter rather than find nothing).
       if (![tenantId, dateRangeId].every((id) => Number.isInteger(id) && id > 0 && id <= maxId)) return undefined;
-      const row = await ctx.db.selectFrom('date_ranges').selectAll().where('id', '=', dateRangeId).where('tenant_id', '=', tenantId).executeTakeFirst();
+      // Asked on every call that passes the block: read again only after date_ranges was written.
+      const row = await ctx.readCache.read(`date-range\u0000${tenantId}\u0000${dateRangeId}`, ['date_ranges'], () =>
+        ctx.db.selectFrom('date_ranges').selectAll().where('id', '=', dateRangeId).where('tenant_id', '=', tenantId).executeTakeFirst(),
+      );
       if (!row) return undefined;
       return (await scheduleStatus(ctx.db, presentDateRange(row), instant)).status;
     },

@@ -3,7 +3,10 @@ import { PlanValidationError } from '@voxplan/blocks/definitions';
 import { compilePlan } from '@voxplan/blocks/runtime';
 import type { CompiledPlan, PlanLoader } from '@voxplan/engine';
 import type { Kysely } from 'kysely';
+import type { ReadCache } from '../../db/read-cache.ts';
 import type { Database } from '../../db/schema.ts';
+
+const PLAN_TABLES = ['visual_plans'] as const;
 
 /** Compiled versions kept per server; the oldest goes first past this many. */
 const CACHE_SIZE = 200;
@@ -27,7 +30,7 @@ export interface PlanLoaders {
  * up on each load, so that a session pinned to a draft saved since fails alike on every instance
  * (`plan_not_found`) instead of running on where the old version happens to be cached.
  */
-export function createPlanLoaders(db: Kysely<Database>, log: (message: string) => void = () => {}): PlanLoaders {
+export function createPlanLoaders(db: Kysely<Database>, readCache: ReadCache, log: (message: string) => void = () => {}): PlanLoaders {
   const cache = new Map<string, CompiledPlan>();
 
   function remember(key: string, plan: CompiledPlan): CompiledPlan {
@@ -82,22 +85,26 @@ export function createPlanLoaders(db: Kysely<Database>, log: (message: string) =
     return plan && remember(key, plan);
   }
 
+  /**
+   * The plan's draft and published versions, asked on every turn: from the read cache, which
+   * answers again until `visual_plans` is written, by this instance or another.
+   */
+  function versionsOf(tenantId: number, planId: number): Promise<{ version: number; published_version: number | null } | undefined> {
+    return readCache.read(`plan-versions\u0000${tenantId}\u0000${planId}`, PLAN_TABLES, () =>
+      db.selectFrom('visual_plans').select(['version', 'published_version']).where('id', '=', planId).where('tenant_id', '=', tenantId).executeTakeFirst(),
+    );
+  }
+
   async function draftVersion(tenantId: number, planId: number): Promise<number | undefined> {
     if (!isRowId(tenantId, planId)) return undefined;
-    const row = await db.selectFrom('visual_plans').select('version').where('id', '=', planId).where('tenant_id', '=', tenantId).executeTakeFirst();
-    return row?.version;
+    return (await versionsOf(tenantId, planId))?.version;
   }
 
   const published: PlanLoader = {
     load: loadVersion,
     async loadPublished(tenantId, planId) {
       if (!isRowId(tenantId, planId)) return undefined;
-      const row = await db
-        .selectFrom('visual_plans')
-        .select('published_version')
-        .where('id', '=', planId)
-        .where('tenant_id', '=', tenantId)
-        .executeTakeFirst();
+      const row = await versionsOf(tenantId, planId);
       if (row?.published_version === null || row?.published_version === undefined) return undefined;
       return loadVersion(tenantId, planId, row.published_version);
     },

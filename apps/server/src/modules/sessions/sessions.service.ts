@@ -156,7 +156,7 @@ export function createSessionRuntime(ctx: Omit<AppContext, 'sessions'>, options:
   const sweepBatch = options.sweepBatch ?? 200;
   const claimLeaseMs = options.claimLeaseMs ?? 60_000;
   const log = options.log ?? (() => {});
-  const plans = createPlanLoaders(db, log);
+  const plans = createPlanLoaders(db, ctx.readCache, log);
   const ports: EnginePorts = {
     plans: plans.published,
     scripts: options.scripts,

@@ -1,0 +1,17 @@
+/** Messages between bench/engine/simulator.ts and its server child (simulator-server.ts). */
+
+export const BENCH_ADMIN = { username: 'admin', password: 'bench-admin-password-1' };
+
+export type ServerCommand =
+  | { cmd: 'memory' }
+  | { cmd: 'cpu' }
+  /** Starts `count` chats of the plan through the session runtime, one after the other. */
+  | { cmd: 'startChats'; tenantId: number; planId: number; count: number; offset: number };
+
+export interface ServerMemory {
+  rss: number;
+  heapUsed: number;
+  external: number;
+  /** Sessions stored as waiting: the live ones. */
+  waitingSessions: number;
+}

@@ -1,7 +1,6 @@
 /** Messages between bench/api/run.ts (the load generator) and bench/api/server.ts (the server child). */
 
-/** The administrator the voxplan child creates. */
-export const BENCH_ADMIN = { username: 'admin', password: 'bench-admin-password-1' };
+export { BENCH_ADMIN } from '../lib/server-config.ts';
 
 export type ServerKind = 'hello' | 'voxplan';
 

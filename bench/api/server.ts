@@ -4,7 +4,6 @@
  *   node --import tsx bench/api/server.ts voxplan   the real app on BENCH_DATA_DIR, seeded
  * It answers the parent's commands (see protocol.ts) and exits when the parent goes away.
  */
-import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import type { AddressInfo } from 'node:net';
@@ -14,12 +13,11 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { CompiledQuery, sql } from 'kysely';
 import { buildApp } from '../../apps/server/src/app.ts';
 import { startContext, type Started } from '../../apps/server/src/bootstrap.ts';
-import { loadConfig } from '../../apps/server/src/config.ts';
 import type { AppContext } from '../../apps/server/src/context.ts';
+import { benchServerConfig } from '../lib/server-config.ts';
 import { destinationsResource } from '../../apps/server/src/modules/destinations/destinations.resource.ts';
 import { applyOrder, compileCondition } from '../../apps/server/src/resources/filter-sql.ts';
 import {
-  BENCH_ADMIN,
   type Command,
   type ExplainResult,
   isCommandMessage,
@@ -133,16 +131,7 @@ async function main(): Promise<void> {
     const dataDir = process.env.BENCH_DATA_DIR;
     if (!dataDir) throw new Error('BENCH_DATA_DIR is required');
     const rows = Number(process.env.BENCH_ROWS ?? 100_000);
-    const config = loadConfig({
-      DATA_DIR: dataDir,
-      HOST: '127.0.0.1',
-      PORT: '0',
-      LOG_LEVEL: 'silent',
-      ADMIN_USERNAME: BENCH_ADMIN.username,
-      ADMIN_PASSWORD: BENCH_ADMIN.password,
-      MASTER_KEY: randomBytes(32).toString('hex'),
-      ACCESS_TOKEN_TTL: '7200',
-    });
+    const config = benchServerConfig(dataDir);
     started = await startContext(config);
     const seedStart = performance.now();
     const tenantId = await seed(started.ctx, rows);

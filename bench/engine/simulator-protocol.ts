@@ -1,6 +1,6 @@
 /** Messages between bench/engine/simulator.ts and its server child (simulator-server.ts). */
 
-export const BENCH_ADMIN = { username: 'admin', password: 'bench-admin-password-1' };
+export { BENCH_ADMIN } from '../lib/server-config.ts';
 
 export type ServerCommand =
   | { cmd: 'memory' }

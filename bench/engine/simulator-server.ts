@@ -6,24 +6,15 @@
 import type { AddressInfo } from 'node:net';
 import { buildApp } from '../../apps/server/src/app.ts';
 import { startContext } from '../../apps/server/src/bootstrap.ts';
-import { loadConfig } from '../../apps/server/src/config.ts';
-import { BENCH_ADMIN, type ServerCommand, type ServerMemory } from './simulator-protocol.ts';
+import { benchServerConfig } from '../lib/server-config.ts';
+import type { ServerCommand, ServerMemory } from './simulator-protocol.ts';
 
 const dataDir = process.env.BENCH_DATA_DIR;
 if (!dataDir || !process.send) throw new Error('simulator-server.ts runs as a child of bench/engine/simulator.ts, with BENCH_DATA_DIR');
 const collectGarbage = (globalThis as { gc?: () => void }).gc;
 if (!collectGarbage) throw new Error('run with --expose-gc: resident memory is read after a full collection');
 
-const config = loadConfig({
-  DATA_DIR: dataDir,
-  HOST: '127.0.0.1',
-  PORT: '0',
-  LOG_LEVEL: 'silent',
-  ADMIN_USERNAME: BENCH_ADMIN.username,
-  ADMIN_PASSWORD: BENCH_ADMIN.password,
-  MASTER_KEY: '42'.repeat(32),
-  ACCESS_TOKEN_TTL: '7200',
-});
+const config = benchServerConfig(dataDir);
 const started = await startContext(config);
 await started.warm();
 const app = await buildApp(started.ctx, { logger: false });

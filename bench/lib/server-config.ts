@@ -1,0 +1,20 @@
+/** What every bench's server child runs with: the real app's configuration on a throwaway data dir. */
+import { randomBytes } from 'node:crypto';
+import { type Config, loadConfig } from '../../apps/server/src/config.ts';
+
+/** The administrator a bench server creates on its first start, and signs in as. */
+export const BENCH_ADMIN = { username: 'admin', password: 'bench-admin-password-1' };
+
+/** Silent, on loopback, on a free port, with tokens that outlive any run. */
+export function benchServerConfig(dataDir: string): Config {
+  return loadConfig({
+    DATA_DIR: dataDir,
+    HOST: '127.0.0.1',
+    PORT: '0',
+    LOG_LEVEL: 'silent',
+    ADMIN_USERNAME: BENCH_ADMIN.username,
+    ADMIN_PASSWORD: BENCH_ADMIN.password,
+    MASTER_KEY: randomBytes(32).toString('hex'),
+    ACCESS_TOKEN_TTL: '7200',
+  });
+}

@@ -14,6 +14,7 @@ import { createSessionRuntime } from '../src/modules/sessions/sessions.service.t
 import { ADMIN, dialect } from './harness.ts';
 import { createTestDatabase } from './postgres-server.ts';
 import { type FixtureDocument, storePlan } from './sessions-helpers.ts';
+import { connectSimulator } from './simulator-client.ts';
 
 const serverEntry = path.resolve(import.meta.dirname, '../src/main.ts');
 
@@ -168,3 +169,43 @@ test('the server sweeps idle chats until it shuts down', async () => {
   child.kill('SIGTERM');
   expect(await exited).toBe(0);
 });
+
+test('SIGTERM with a simulator call open: the socket is closed and its call hung up and stored before the process exits', async () => {
+  const { child, exited, agent, port, config } = await startServerProcess();
+  const call = async <T>(method: string, urlPath: string, body?: unknown, token?: string): Promise<T> => {
+    const answer = await request(agent, port, method, `/api/v1${urlPath}`, body, token);
+    expect(answer.status, answer.body).toBeLessThan(300);
+    return JSON.parse(answer.body) as T;
+  };
+  const { token } = await call<{ token: string }>('POST', '/login', { username: ADMIN.username, password: ADMIN.password });
+  const user = await createTenantMemberOver(call, token);
+  const plan = await call<{ id: number; version: number }>('POST', '/visual-plans', { name: 'Held call' }, user.token);
+  await call('PUT', `/visual-plans/${plan.id}/document`, {
+    base_version: plan.version,
+    nodes: [
+      { id: 'start', type: 'start', position: { x: 0, y: 0 }, data: {} },
+      { id: 'ask', type: 'voice_menu', position: { x: 0, y: 100 }, data: { voice_text: 'Pick one.', options: [{ digits: '1', label: 'One' }] } },
+    ],
+    edges: [{ id: 'e1', source: 'start', source_exit: 'next', target: 'ask' }],
+  }, user.token);
+
+  const client = await connectSimulator(`http://127.0.0.1:${port}`, plan.id, user.token);
+  const started = await client.turn({ type: 'start', channel: 'voice' });
+  const sessionId = started.find((frame) => frame.type === 'started')!.session_id as string;
+  child.kill('SIGTERM');
+  await client.closed;
+  expect(await exited).toBe(0);
+
+  const database = openDatabase(config);
+  cleanups.push(() => database.close());
+  const report = await database.db.selectFrom('call_reports').select(['hangup_cause', 'disposition', 'is_test']).where('session_id', '=', sessionId).executeTakeFirst();
+  expect(report).toEqual({ hangup_cause: 'caller_hangup', disposition: 'abandoned', is_test: 1 });
+});
+
+/** A tenant and a member of it, made through the API of the server process. */
+async function createTenantMemberOver(call: <T>(method: string, urlPath: string, body?: unknown, token?: string) => Promise<T>, adminToken: string) {
+  const tenant = await call<{ id: number }>('POST', '/tenants', { name: 'shutdown-simulator' }, adminToken);
+  const member = { username: 'simulating', password: 'simulating-password-1' };
+  await call('POST', '/users', { ...member, email: 'simulating@example.com', name: 'Simulating', roles: [{ role: 'user', tenant_id: tenant.id }] }, adminToken);
+  return call<{ token: string }>('POST', '/login', member);
+}

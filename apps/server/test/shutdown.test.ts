@@ -91,11 +91,7 @@ test('SIGTERM lets the request in flight finish, then the process exits cleanly'
 
 test('SIGTERM while a plan webhook is being sent: the answer is recorded before the process exits', async () => {
   const { child, exited, agent, port, config } = await startServerProcess();
-  const call = async <T>(method: string, urlPath: string, body?: unknown, token?: string): Promise<T> => {
-    const answer = await request(agent, port, method, `/api/v1${urlPath}`, body, token);
-    expect(answer.status, answer.body).toBeLessThan(300);
-    return JSON.parse(answer.body) as T;
-  };
+  const call = apiOf(agent, port);
   const { token } = await call<{ token: string }>('POST', '/login', { username: ADMIN.username, password: ADMIN.password });
   const tenant = await call<{ id: number }>('POST', '/tenants', { name: 'shutdown-hooks' }, token);
   const filter = encodeURIComponent(JSON.stringify({ where: { name: 'outbound_allow_loopback' } }));
@@ -172,11 +168,7 @@ test('the server sweeps idle chats until it shuts down', async () => {
 
 test('SIGTERM with a simulator call open: the socket is closed and its call hung up and stored before the process exits', async () => {
   const { child, exited, agent, port, config } = await startServerProcess();
-  const call = async <T>(method: string, urlPath: string, body?: unknown, token?: string): Promise<T> => {
-    const answer = await request(agent, port, method, `/api/v1${urlPath}`, body, token);
-    expect(answer.status, answer.body).toBeLessThan(300);
-    return JSON.parse(answer.body) as T;
-  };
+  const call = apiOf(agent, port);
   const { token } = await call<{ token: string }>('POST', '/login', { username: ADMIN.username, password: ADMIN.password });
   const user = await createTenantMemberOver(call, token);
   const plan = await call<{ id: number; version: number }>('POST', '/visual-plans', { name: 'Held call' }, user.token);
@@ -202,8 +194,19 @@ test('SIGTERM with a simulator call open: the socket is closed and its call hung
   expect(report).toEqual({ hangup_cause: 'caller_hangup', disposition: 'abandoned', is_test: 1 });
 });
 
+type ApiCall = <T>(method: string, urlPath: string, body?: unknown, token?: string) => Promise<T>;
+
+/** Calls to /api/v1 of the server process that must succeed; answers the JSON body. */
+function apiOf(agent: http.Agent, port: number): ApiCall {
+  return async <T>(method: string, urlPath: string, body?: unknown, token?: string): Promise<T> => {
+    const answer = await request(agent, port, method, `/api/v1${urlPath}`, body, token);
+    expect(answer.status, answer.body).toBeLessThan(300);
+    return JSON.parse(answer.body) as T;
+  };
+}
+
 /** A tenant and a member of it, made through the API of the server process. */
-async function createTenantMemberOver(call: <T>(method: string, urlPath: string, body?: unknown, token?: string) => Promise<T>, adminToken: string) {
+async function createTenantMemberOver(call: ApiCall, adminToken: string) {
   const tenant = await call<{ id: number }>('POST', '/tenants', { name: 'shutdown-simulator' }, adminToken);
   const member = { username: 'simulating', password: 'simulating-password-1' };
   await call('POST', '/users', { ...member, email: 'simulating@example.com', name: 'Simulating', roles: [{ role: 'user', tenant_id: tenant.id }] }, adminToken);

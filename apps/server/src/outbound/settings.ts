@@ -19,9 +19,9 @@ export async function readAddressPolicy(db: Kysely<Database>): Promise<AddressPo
 }
 
 /**
- * The OutboundHttp the server hands to the engine, the plan webhook and AI calls. It reads the
+ * The OutboundHttp the server hands to the engine, the plan webhook and AI calls. It asks for the
  * settings on every request, so an administrator's change applies to the next one without a
- * restart.
+ * restart; the read cache answers until the general settings are written.
  */
 export function createSettingsOutboundHttp(
   db: Kysely<Database>,
@@ -30,7 +30,6 @@ export function createSettingsOutboundHttp(
 ): OutboundHttp {
   return {
     async request(request) {
-      // Read again only after the general settings were written.
       const policy = await readCache.read('outbound-address-policy', ['configurations'], () => readAddressPolicy(db));
       return createOutboundHttp({ ...options, ...policy }).request(request);
     },

@@ -8,6 +8,21 @@ import type { Database } from '../../db/schema.ts';
 
 const PLAN_TABLES = ['visual_plans'] as const;
 
+/**
+ * A plan's draft and published versions, asked on every turn and every simulator start: from the
+ * read cache, which answers again until `visual_plans` is written, by this instance or another.
+ */
+export function readPlanVersions(
+  db: Kysely<Database>,
+  readCache: ReadCache,
+  tenantId: number,
+  planId: number,
+): Promise<{ version: number; published_version: number | null } | undefined> {
+  return readCache.read(`plan-versions\u0000${tenantId}\u0000${planId}`, PLAN_TABLES, () =>
+    db.selectFrom('visual_plans').select(['version', 'published_version']).where('id', '=', planId).where('tenant_id', '=', tenantId).executeTakeFirst(),
+  );
+}
+
 /** Compiled versions kept per server; the oldest goes first past this many. */
 const CACHE_SIZE = 200;
 
@@ -85,15 +100,7 @@ export function createPlanLoaders(db: Kysely<Database>, readCache: ReadCache, lo
     return plan && remember(key, plan);
   }
 
-  /**
-   * The plan's draft and published versions, asked on every turn: from the read cache, which
-   * answers again until `visual_plans` is written, by this instance or another.
-   */
-  function versionsOf(tenantId: number, planId: number): Promise<{ version: number; published_version: number | null } | undefined> {
-    return readCache.read(`plan-versions\u0000${tenantId}\u0000${planId}`, PLAN_TABLES, () =>
-      db.selectFrom('visual_plans').select(['version', 'published_version']).where('id', '=', planId).where('tenant_id', '=', tenantId).executeTakeFirst(),
-    );
-  }
+  const versionsOf = (tenantId: number, planId: number) => readPlanVersions(db, readCache, tenantId, planId);
 
   async function draftVersion(tenantId: number, planId: number): Promise<number | undefined> {
     if (!isRowId(tenantId, planId)) return undefined;

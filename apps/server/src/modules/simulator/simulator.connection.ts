@@ -17,6 +17,7 @@ import type { WebSocket } from 'ws';
 import type { AppContext } from '../../context.ts';
 import { badRequest, notFound } from '../../errors.ts';
 import { apiErrorOf } from '../../plugins/errors.ts';
+import { readPlanVersions } from '../sessions/plan-loader.ts';
 import type { TurnOutcome, TurnProgress } from '../sessions/sessions.service.ts';
 
 /** Frames a client may have waiting before the connection is closed as abusive. */
@@ -132,12 +133,7 @@ export class SimulatorConnection {
   private async start(frame: SimulatorStartFrame): Promise<void> {
     await this.hangUpLive(RESTART_EVENT);
     const { ctx, plan } = this.context;
-    const current = await ctx.db
-      .selectFrom('visual_plans')
-      .select('published_version')
-      .where('id', '=', plan.id)
-      .where('tenant_id', '=', plan.tenant_id)
-      .executeTakeFirst();
+    const current = await readPlanVersions(ctx.db, ctx.readCache, plan.tenant_id, plan.id);
     if (!current) throw notFound();
     if (frame.version === 'published' && current.published_version === null) throw badRequest('plan_not_published');
     const sessionId = crypto.randomUUID();

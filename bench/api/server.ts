@@ -4,8 +4,6 @@
  *   node --import tsx bench/api/server.ts voxplan   the real app on BENCH_DATA_DIR, seeded
  * It answers the parent's commands (see protocol.ts) and exits when the parent goes away.
  */
-import fs from 'node:fs';
-import { Session } from 'node:inspector/promises';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { parseFilter, parseWhere } from '@voxplan/contracts';
@@ -14,6 +12,7 @@ import { CompiledQuery, sql } from 'kysely';
 import { buildApp } from '../../apps/server/src/app.ts';
 import { startContext, type Started } from '../../apps/server/src/bootstrap.ts';
 import type { AppContext } from '../../apps/server/src/context.ts';
+import { windowProfiler } from '../lib/profiler.ts';
 import { benchServerConfig } from '../lib/server-config.ts';
 import { destinationsResource } from '../../apps/server/src/modules/destinations/destinations.resource.ts';
 import { applyOrder, compileCondition } from '../../apps/server/src/resources/filter-sql.ts';
@@ -141,7 +140,7 @@ async function main(): Promise<void> {
     ready = { type: 'ready', kind, port: (app.server.address() as AddressInfo).port, tenantId, seededRows: rows, seedMs };
   }
 
-  let session: Session | undefined;
+  const profiler = windowProfiler();
   let closing = false;
   const shutdown = async (): Promise<void> => {
     if (closing) return;
@@ -174,20 +173,9 @@ async function main(): Promise<void> {
         if (!ctx) throw new Error('no database in this child');
         return explain(ctx, command);
       case 'profileStart':
-        session = new Session();
-        session.connect();
-        await session.post('Profiler.enable');
-        await session.post('Profiler.setSamplingInterval', { interval: 200 });
-        await session.post('Profiler.start');
-        return null;
-      case 'profileStop': {
-        if (!session) throw new Error('profiler not started');
-        const { profile } = await session.post('Profiler.stop');
-        session.disconnect();
-        session = undefined;
-        fs.writeFileSync(command.file, JSON.stringify(profile));
-        return { file: command.file };
-      }
+        return profiler.start();
+      case 'profileStop':
+        return profiler.stop(command.file);
       case 'shutdown':
         setImmediate(() => void shutdown());
         return null;

@@ -6,7 +6,10 @@ export type ServerCommand =
   | { cmd: 'memory' }
   | { cmd: 'cpu' }
   /** Starts `count` chats of the plan through the session runtime, one after the other. */
-  | { cmd: 'startChats'; tenantId: number; planId: number; count: number; offset: number };
+  | { cmd: 'startChats'; tenantId: number; planId: number; count: number; offset: number }
+  /** CPU-profiles the server over a measured window (BENCH_PROFILE_DIR). */
+  | { cmd: 'profileStart' }
+  | { cmd: 'profileStop'; file: string };
 
 export interface ServerMemory {
   rss: number;

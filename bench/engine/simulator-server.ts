@@ -6,6 +6,7 @@
 import type { AddressInfo } from 'node:net';
 import { buildApp } from '../../apps/server/src/app.ts';
 import { startContext } from '../../apps/server/src/bootstrap.ts';
+import { windowProfiler } from '../lib/profiler.ts';
 import { benchServerConfig } from '../lib/server-config.ts';
 import type { ServerCommand, ServerMemory } from './simulator-protocol.ts';
 
@@ -35,8 +36,14 @@ async function memory(): Promise<ServerMemory> {
   return { rss: usage.rss, heapUsed: usage.heapUsed, external: usage.external, waitingSessions: Number(waiting.count) };
 }
 
+const profiler = windowProfiler();
+
 async function run(command: ServerCommand): Promise<unknown> {
   switch (command.cmd) {
+    case 'profileStart':
+      return profiler.start();
+    case 'profileStop':
+      return profiler.stop(command.file);
     case 'memory':
       return memory();
     case 'cpu':

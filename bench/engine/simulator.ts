@@ -29,7 +29,7 @@ const settings = {
   liveSessions: Number(process.env.BENCH_LIVE_SESSIONS ?? 10_000),
   pin: process.env.BENCH_PIN !== '0',
   strict: process.env.BENCH_STRICT === '1',
-  /** A folder: the server children write V8 CPU profiles there (`npx tsx bench/api/cpu-profile.ts FILE` summarises one). */
+  /** A folder: the server writes a V8 CPU profile of each measured run there (`npx tsx bench/api/cpu-profile.ts FILE` summarises one). */
   profileDir: process.env.BENCH_PROFILE_DIR,
 };
 
@@ -63,8 +63,7 @@ interface Server {
 
 async function startServer(): Promise<Server> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'voxplan-bench-simulator-'));
-  const profile = settings.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(settings.profileDir)}`] : [];
-  const args = ['--expose-gc', ...profile, '--import', import.meta.resolve('tsx'), path.join(here, 'simulator-server.ts')];
+  const args = ['--expose-gc', '--import', import.meta.resolve('tsx'), path.join(here, 'simulator-server.ts')];
   const child: ChildProcess = spawn(pinning ? 'taskset' : process.execPath, pinning ? ['-c', '1', process.execPath, ...args] : args, {
     env: { ...process.env, BENCH_DATA_DIR: dataDir },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
@@ -208,7 +207,7 @@ async function checkCall(panel: Panel, channel: 'voice' | 'chat'): Promise<void>
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? Number.NaN;
 
-async function throughput(server: Server, seeded: Seeded, planId: number) {
+async function throughput(server: Server, seeded: Seeded, planId: number, name: string) {
   const panels = await Promise.all(Array.from({ length: settings.connections }, () => Panel.open(server, seeded, planId)));
   if (planId === seeded.planId) {
     await checkCall(panels[0]!, 'voice');
@@ -240,7 +239,13 @@ async function throughput(server: Server, seeded: Seeded, planId: number) {
     return { sessions, wallS, serverCpuS, p50: percentile(startLatencies, 0.5), p95: percentile(startLatencies, 0.95) };
   };
   await run(settings.warmupSeconds);
+  if (settings.profileDir) await server.command({ cmd: 'profileStart' });
   const result = await run(settings.seconds);
+  if (settings.profileDir) {
+    fs.mkdirSync(settings.profileDir, { recursive: true });
+    const { file } = await server.command<{ file: string }>({ cmd: 'profileStop', file: path.resolve(settings.profileDir, `simulator-${name}.cpuprofile`) });
+    console.log(`  (CPU profile of the server: ${file})`);
+  }
   await Promise.all(panels.map((panel) => new Promise((resolve) => (panel.socket.once('close', resolve), panel.socket.close()))));
   return result;
 }
@@ -273,8 +278,8 @@ async function main() {
   // New sessions per second through the simulator.
   let server = await startServer();
   let seeded = await seed(server, crmUrl);
-  const speed = await throughput(server, seeded, seeded.planId);
-  const floor = await throughput(server, seeded, seeded.menuPlanId);
+  const speed = await throughput(server, seeded, seeded.planId, 'ivr');
+  const floor = await throughput(server, seeded, seeded.menuPlanId, 'menu-only');
   await server.stop();
   const perSecond = speed.sessions / speed.wallS;
   const describe = (figure: typeof speed) =>

@@ -29,7 +29,7 @@ export interface Started {
   generatedAdminPassword?: string;
   /** Starts the Lua workers now, rather than on the first script a plan runs. */
   warm(): Promise<void>;
-  /** Stops the Lua workers and closes the database; stop the chat sweeper first. */
+  /** Drops kept outbound connections, stops the Lua workers and closes the database; stop the chat sweeper first. */
   close(): Promise<void>;
 }
 
@@ -38,7 +38,9 @@ export async function startContext(config: Config): Promise<Started> {
   const handle = openDatabase({ ...config, onPoolError: (error) => console.warn(`database connection lost: ${error.message}`) });
   // One Lua runner per server: its workers start on the first script, or at warm().
   const scripts = new LuaScriptRunner();
+  const outbound = createSettingsOutboundHttp(handle.db, handle.readCache);
   const close = async () => {
+    outbound.close();
     await scripts.close();
     await handle.close();
   };
@@ -53,7 +55,7 @@ export async function startContext(config: Config): Promise<Started> {
       readCache: handle.readCache,
       keys,
       tokens,
-      outbound: createSettingsOutboundHttp(handle.db, handle.readCache),
+      outbound,
     };
     const log = (message: string) => console.warn(message);
     const sessions = createSessionRuntime(base, {

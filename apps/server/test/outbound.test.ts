@@ -59,6 +59,18 @@ describe('the outbound address policy follows the general settings', () => {
     expect(await failureOf(request())).toBe('forbidden_address');
   });
 
+  test('a connection kept while loopback was open serves no request once it is closed', async () => {
+    // By name, so that only the socket's lookup can refuse it.
+    const { port } = target.address() as AddressInfo;
+    const request = () => server.ctx.outbound.request({ method: 'GET', url: `http://localhost:${port}/`, timeoutMs: 5000 });
+    await change('outbound_allow_loopback', 'true');
+    expect(await request()).toMatchObject({ status: 200, body: 'reached' });
+    expect(await request()).toMatchObject({ status: 200, body: 'reached' });
+
+    await change('outbound_allow_loopback', 'false');
+    expect(await failureOf(request())).toBe('forbidden_address');
+  });
+
   test('the private setting does not open loopback', async () => {
     await change('outbound_allow_private', 'true');
     try {

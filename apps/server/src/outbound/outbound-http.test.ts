@@ -122,6 +122,55 @@ describe('a request that succeeds', () => {
   });
 });
 
+describe('kept connections', () => {
+  test('requests to one server share a connection, except a POST, which opens its own', async () => {
+    const server = await serve((request, response) => response.end(`${request.method} ${request.url}`));
+    const client = createOutboundHttp({ allowLoopback: true });
+    try {
+      expect((await client.request(get(`${server.base}/a`))).body).toBe('GET /a');
+      expect((await client.request(get(`${server.base}/b`))).body).toBe('GET /b');
+      expect(server.connections()).toBe(1);
+      expect((await client.request(get(`${server.base}/c`, { method: 'POST', body: 'x' }))).body).toBe('POST /c');
+      expect(server.connections()).toBe(2);
+    } finally {
+      client.close();
+    }
+  });
+
+  test('a kept connection that dies before the answer is replaced, and the request answered', async () => {
+    const served = new WeakSet<object>();
+    const server = await serve((request, response) => {
+      // The second request on a connection finds it closing, as when the server's idle timer fires.
+      if (served.has(request.socket)) {
+        request.socket.destroy();
+        return;
+      }
+      served.add(request.socket);
+      response.end(`answered ${request.url}`);
+    });
+    const client = createOutboundHttp({ allowLoopback: true });
+    try {
+      expect((await client.request(get(`${server.base}/first`))).body).toBe('answered /first');
+      expect((await client.request(get(`${server.base}/second`))).body).toBe('answered /second');
+      expect(server.connections()).toBe(2);
+    } finally {
+      client.close();
+    }
+  });
+
+  test('close drops the kept connections', async () => {
+    let closed = 0;
+    const server = await serve((request, response) => {
+      request.socket.once('close', () => closed++);
+      response.end('ok');
+    });
+    const client = createOutboundHttp({ allowLoopback: true });
+    await client.request(get(server.base));
+    client.close();
+    await expect.poll(() => closed).toBe(1);
+  });
+});
+
 describe('the timeout covers the whole request', () => {
   test('a server that never answers', async () => {
     const server = await serve(() => {});

@@ -38,19 +38,41 @@ type HopResult =
   | { kind: 'redirect'; status: number; location: string }
   | { kind: 'answer'; status: number; headers: Record<string, string>; body: string };
 
+/** An OutboundHttp that keeps connections open between requests; `close` drops them. */
+export interface PooledOutboundHttp extends OutboundHttp {
+  close(): void;
+}
+
+/**
+ * An idle kept connection is closed after this long. Servers commonly close theirs after 5 s
+ * (Node's default); closing first keeps a request from being sent on a socket the server is
+ * closing at that moment.
+ */
+const IDLE_CONNECTION_MS = 4_000;
+
 /**
  * The host's side of the engine's OutboundHttp port. Every connection, first request and every
  * redirect hop alike, goes to an address judged by the policy at the moment the socket resolves
  * it: the check lives in the socket's lookup, so a name cannot resolve to one address when checked
- * and another when connected (DNS rebinding). No connection is pooled, so a policy change or a
- * new DNS answer applies to the next request.
+ * and another when connected (DNS rebinding).
+ *
+ * Connections are kept for the next request to the same host and port: opening one costs more
+ * than the request (a plan calling its CRM on every call paid a TCP handshake each time). Each
+ * instance has its own pool, judged under its own policy, so a pooled connection never serves a
+ * request under another policy (createSettingsOutboundHttp keeps one instance per policy); a new
+ * DNS answer applies to the next new connection.
  */
-export function createOutboundHttp(options: OutboundHttpOptions = {}): OutboundHttp {
+export function createOutboundHttp(options: OutboundHttpOptions = {}): PooledOutboundHttp {
   const policy: AddressPolicy = {
     allowLoopback: options.allowLoopback ?? strictPolicy.allowLoopback,
     allowPrivate: options.allowPrivate ?? strictPolicy.allowPrivate,
   };
   const lookup = guardLookup(options.lookup ?? dns.lookup, policy);
+  const pool: Pool = {
+    http: new http.Agent({ keepAlive: true, timeout: IDLE_CONNECTION_MS }),
+    https: new https.Agent({ keepAlive: true, timeout: IDLE_CONNECTION_MS }),
+    lookup,
+  };
 
   return {
     async request(request: OutboundRequest): Promise<OutboundResponse> {
@@ -63,7 +85,7 @@ export function createOutboundHttp(options: OutboundHttpOptions = {}): OutboundH
       try {
         let hop = firstHop(request);
         for (let redirects = 0; ; redirects++) {
-          const result = await send(hop, policy, lookup, deadline.signal, request.timeoutMs);
+          const result = await send(hop, policy, pool, deadline.signal, request.timeoutMs);
           if (result.kind === 'answer') return { status: result.status, headers: result.headers, body: result.body, url: hop.url.href };
           if (redirects === MAX_REDIRECTS) {
             throw new OutboundError('too_many_redirects', `more than ${MAX_REDIRECTS} redirects, the last to ${result.location}`);
@@ -74,7 +96,18 @@ export function createOutboundHttp(options: OutboundHttpOptions = {}): OutboundH
         clearTimeout(timer);
       }
     },
+    close() {
+      pool.http.destroy();
+      pool.https.destroy();
+    },
   };
+}
+
+interface Pool {
+  http: http.Agent;
+  https: https.Agent;
+  /** The guarded lookup every new connection resolves its host with. */
+  lookup: LookupFunction;
 }
 
 function parseUrl(text: string, base?: URL): URL {
@@ -147,7 +180,31 @@ export function guardLookup(resolve: LookupFunction, policy: AddressPolicy): Loo
   };
 }
 
-function send(hop: Hop, policy: AddressPolicy, lookup: LookupFunction, signal: AbortSignal, timeoutMs: number): Promise<HopResult> {
+/**
+ * One hop. A kept connection the server closed while it sat idle fails at once, before any answer:
+ * the hop is sent again, once, on a new connection (what Node's documentation advises for
+ * `request.reusedSocket`).
+ */
+async function send(hop: Hop, policy: AddressPolicy, pool: Pool, signal: AbortSignal, timeoutMs: number): Promise<HopResult> {
+  try {
+    return await sendOnce(hop, policy, pool, signal, timeoutMs, true);
+  } catch (error) {
+    if (!(error instanceof StaleConnection)) throw error;
+    return sendOnce(hop, policy, pool, signal, timeoutMs, false);
+  }
+}
+
+/** A kept connection found closed by the server. */
+class StaleConnection extends Error {}
+
+/**
+ * Methods that may be sent twice (RFC 9110, 9.2.2). Only these use kept connections: a request on
+ * one that dies before the answer may or may not have reached the server, and only these may then
+ * be sent again. A POST always opens its own connection, so it never needs sending twice.
+ */
+const idempotentMethods = new Set(['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE', 'TRACE']);
+
+function sendOnce(hop: Hop, policy: AddressPolicy, pool: Pool, signal: AbortSignal, timeoutMs: number, mayReuse: boolean): Promise<HopResult> {
   // URL keeps the brackets of an IPv6 literal; sockets want the bare address.
   const host = hop.url.hostname.replace(/^\[(.*)\]$/, '$1');
   // The socket skips the lookup for a literal address, so it is judged here.
@@ -159,50 +216,55 @@ function send(hop: Hop, policy: AddressPolicy, lookup: LookupFunction, signal: A
   if (signal.aborted) return Promise.reject(timedOut());
 
   return new Promise<HopResult>((resolve, reject) => {
+    let request: http.ClientRequest | undefined;
+    let answered = false;
     const fail = (error: unknown) => {
       if (signal.aborted) reject(timedOut());
       else if (error instanceof OutboundError) reject(error);
+      else if (!answered && request?.reusedSocket === true && (error as NodeJS.ErrnoException).code === 'ECONNRESET') reject(new StaleConnection());
       else reject(new OutboundError('network', `${hop.method} ${hop.url.origin}: ${error instanceof Error ? error.message : String(error)}`));
     };
-    const transport = hop.url.protocol === 'https:' ? https : http;
-    let request: http.ClientRequest;
+    const isHttps = hop.url.protocol === 'https:';
+    const reuses = mayReuse && idempotentMethods.has(hop.method);
     try {
-      request = transport.request({
+      request = (isHttps ? https : http).request({
         method: hop.method,
         host,
         port: hop.url.port || undefined,
         path: `${hop.url.pathname}${hop.url.search}`,
         headers: hop.headers,
         ...(hop.url.username && { auth: `${decodeURIComponent(hop.url.username)}:${decodeURIComponent(hop.url.password)}` }),
-        lookup,
+        lookup: pool.lookup,
         signal,
-        // A pooled socket would have been judged under an earlier policy and DNS answer.
-        agent: false,
+        // The retry after a stale connection opens a new one rather than trying the next kept one.
+        agent: reuses ? (isHttps ? pool.https : pool.http) : false,
       });
     } catch (error) {
       fail(error);
       return;
     }
-    request.on('error', fail);
-    request.on('response', (response) => {
+    const sent = request;
+    sent.on('error', fail);
+    sent.on('response', (response) => {
+      answered = true;
       const status = response.statusCode ?? 0;
       const location = response.headers.location;
       if (redirectStatuses.has(status) && location) {
         // The redirect's own body is of no use; closing the socket is cheaper than reading it.
         response.destroy();
-        request.destroy();
+        sent.destroy();
         resolve({ kind: 'redirect', status, location });
         return;
       }
       readBody(response, hop.method, signal).then(
         (body) => resolve({ kind: 'answer', status, headers: flattenHeaders(response.headers), body }),
         (error: unknown) => {
-          request.destroy();
+          sent.destroy();
           fail(error);
         },
       );
     });
-    request.end(hop.body);
+    sent.end(hop.body);
   });
 }
 

@@ -1,9 +1,8 @@
-import type { OutboundHttp } from '@voxplan/engine/ports';
 import type { Kysely } from 'kysely';
 import type { ReadCache } from '../db/read-cache.ts';
 import type { Database } from '../db/schema.ts';
 import type { AddressPolicy } from './address-policy.ts';
-import { createOutboundHttp, type OutboundHttpOptions } from './outbound-http.ts';
+import { createOutboundHttp, type OutboundHttpOptions, type PooledOutboundHttp } from './outbound-http.ts';
 
 /** The general settings (seeded by bootstrap.ts) that open address ranges to requests leaving the server. */
 export const outboundSettings = {
@@ -21,17 +20,30 @@ export async function readAddressPolicy(db: Kysely<Database>): Promise<AddressPo
 /**
  * The OutboundHttp the server hands to the engine, the plan webhook and AI calls. It asks for the
  * settings on every request, so an administrator's change applies to the next one without a
- * restart; the read cache answers until the general settings are written.
+ * restart; the read cache answers until the general settings are written. Each policy has its own
+ * client and so its own kept connections: one opened while loopback was allowed never serves a
+ * request made after it was closed again.
  */
 export function createSettingsOutboundHttp(
   db: Kysely<Database>,
   readCache: ReadCache,
   options: Omit<OutboundHttpOptions, keyof AddressPolicy> = {},
-): OutboundHttp {
+): PooledOutboundHttp {
+  const clients = new Map<string, PooledOutboundHttp>();
+  const clientFor = (policy: AddressPolicy): PooledOutboundHttp => {
+    const key = `${policy.allowLoopback}/${policy.allowPrivate}`;
+    let client = clients.get(key);
+    if (!client) clients.set(key, (client = createOutboundHttp({ ...options, ...policy })));
+    return client;
+  };
   return {
     async request(request) {
       const policy = await readCache.read('outbound-address-policy', ['configurations'], () => readAddressPolicy(db));
-      return createOutboundHttp({ ...options, ...policy }).request(request);
+      return clientFor(policy).request(request);
+    },
+    close() {
+      for (const client of clients.values()) client.close();
+      clients.clear();
     },
   };
 }

@@ -39,8 +39,15 @@ export interface SimulatedPlan {
   tenant_id: number;
 }
 
+/** The TCP socket under the WebSocket: what frames are written to. */
+export interface FrameTransport {
+  cork(): void;
+  uncork(): void;
+}
+
 export interface ConnectionContext {
   ctx: AppContext;
+  transport: FrameTransport;
   plan: SimulatedPlan;
   locale: Locale;
   sourceIp: string;
@@ -57,6 +64,7 @@ export class SimulatorConnection {
   private queued = 0;
   /** The session this socket runs, while it has not ended. */
   private live: { id: string; stopWatching: () => void } | null = null;
+  private corked = false;
   /** Settles once the socket closed and the live session, if any, was hung up. */
   readonly finished: Promise<void>;
 
@@ -87,8 +95,23 @@ export class SimulatorConnection {
       });
   }
 
+  /**
+   * Frames sent in one pass of the event loop leave in one write: a turn's blocks run on without
+   * waiting for each other unless one calls out, and a write to a socket costs a system call that
+   * wakes the reader; one per frame made writing the bulk of a simulated call's cost. A block that
+   * waits (a request, a script) ends the pass, so the panel still sees the blocks before it light up.
+   */
   private send(frame: SimulatorServerFrame): void {
-    if (this.socket.readyState === this.socket.OPEN) this.socket.send(JSON.stringify(frame));
+    if (this.socket.readyState !== this.socket.OPEN) return;
+    if (!this.corked) {
+      this.corked = true;
+      this.context.transport.cork();
+      setImmediate(() => {
+        this.corked = false;
+        this.context.transport.uncork();
+      });
+    }
+    this.socket.send(JSON.stringify(frame));
   }
 
   private sendError(eventId: string | null, error: unknown): void {

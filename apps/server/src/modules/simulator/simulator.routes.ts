@@ -49,6 +49,7 @@ export function registerSimulatorRoutes(app: FastifyInstance, ctx: AppContext): 
     wsHandler: (socket, request) => {
       const connection = new SimulatorConnection(socket, {
         ctx,
+        transport: request.raw.socket,
         plan: planOf.get(request)!,
         locale: localeOf(request),
         sourceIp: request.ip,

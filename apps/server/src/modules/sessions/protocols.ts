@@ -1,6 +1,15 @@
 import type { ProtocolGenerator } from '@voxplan/engine';
 import type { Kysely } from 'kysely';
+import { prepareQuery } from '../../db/prepared.ts';
 import type { Database } from '../../db/schema.ts';
+
+const raiseCounter = prepareQuery<{ tenant_id: number; day: string }, { value: number }>(['tenant_id', 'day'], (db, values) =>
+  db
+    .insertInto('protocol_counters')
+    .values({ ...values, value: 1 })
+    .onConflict((oc) => oc.columns(['tenant_id', 'day']).doUpdateSet((eb) => ({ value: eb('protocol_counters.value', '+', 1) })))
+    .returning('value'),
+);
 
 /**
  * Protocol numbers `YYYYMMDD-NNNNNN` (blocks.md, `start`): the UTC day, then a counter per tenant
@@ -12,12 +21,8 @@ export function createProtocolGenerator(db: Kysely<Database>): ProtocolGenerator
   return {
     async next(tenantId, at) {
       const day = at.toISOString().slice(0, 10).replaceAll('-', '');
-      const row = await db
-        .insertInto('protocol_counters')
-        .values({ tenant_id: tenantId, day, value: 1 })
-        .onConflict((oc) => oc.columns(['tenant_id', 'day']).doUpdateSet((eb) => ({ value: eb('protocol_counters.value', '+', 1) })))
-        .returning('value')
-        .executeTakeFirstOrThrow();
+      const [row] = (await raiseCounter(db, { tenant_id: tenantId, day })).rows;
+      if (!row) throw new Error(`no protocol counter for tenant ${tenantId} on ${day}`);
       return `${day}-${String(row.value).padStart(6, '0')}`;
     },
   };

@@ -1,6 +1,7 @@
 import type { CallReportRecord } from '@voxplan/contracts';
 import type { Action, CallReport, Channel, DialStatus, Direction, Disposition, HangupCause, PathEntry, Provider, Session, SessionStatus } from '@voxplan/engine';
-import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
+import type { Insertable, Kysely, Selectable } from 'kysely';
+import { prepareQuery } from '../../db/prepared.ts';
 import type { CallReportTable, Database, SessionTable } from '../../db/schema.ts';
 
 export type SessionRow = Selectable<SessionTable>;
@@ -30,18 +31,42 @@ export interface StoredOutcome {
   ignored: boolean;
 }
 
-export function findSession(db: Kysely<Database>, id: string): Promise<SessionRow | undefined> {
-  return db.selectFrom('sessions').selectAll().where('id', '=', id).executeTakeFirst();
+// The statements every turn runs are prepared (db/prepared.ts): building them was a good part of a turn's cost.
+
+const selectSession = prepareQuery<{ id: string }, SessionRow>(['id'], (db, values) => db.selectFrom('sessions').selectAll().where('id', '=', values.id));
+
+export async function findSession(db: Kysely<Database>, id: string): Promise<SessionRow | undefined> {
+  return (await selectSession(db, { id })).rows[0];
 }
 
+const selectEventOutcome = prepareQuery<{ session_id: string; event_id: string }, { outcome: string }>(['session_id', 'event_id'], (db, values) =>
+  db.selectFrom('session_events').select('outcome').where('session_id', '=', values.session_id).where('event_id', '=', values.event_id),
+);
+
 export async function findEventOutcome(db: Kysely<Database>, sessionId: string, eventId: string): Promise<StoredOutcome | undefined> {
-  const row = await db
-    .selectFrom('session_events')
-    .select('outcome')
-    .where('session_id', '=', sessionId)
-    .where('event_id', '=', eventId)
-    .executeTakeFirst();
+  const row = (await selectEventOutcome(db, { session_id: sessionId, event_id: eventId })).rows[0];
   return row && (JSON.parse(row.outcome) as StoredOutcome);
+}
+
+const selectSessionAndEvent = prepareQuery<{ id: string; event_id: string }, SessionRow & { outcome: string | null }>(['id', 'event_id'], (db, values) =>
+  db
+    .selectFrom('sessions')
+    .leftJoin('session_events', (join) => join.onRef('session_events.session_id', '=', 'sessions.id').on('session_events.event_id', '=', values.event_id))
+    .selectAll('sessions')
+    .select('session_events.outcome')
+    .where('sessions.id', '=', values.id),
+);
+
+/** The stored session, and the outcome of `eventId` if the session took that event before: one read for a turn's two questions. */
+export async function findSessionForEvent(
+  db: Kysely<Database>,
+  id: string,
+  eventId: string,
+): Promise<{ row: SessionRow; stored: StoredOutcome | undefined } | undefined> {
+  const found = (await selectSessionAndEvent(db, { id, event_id: eventId })).rows[0];
+  if (!found) return undefined;
+  const { outcome, ...row } = found;
+  return { row, stored: outcome === null ? undefined : (JSON.parse(outcome) as StoredOutcome) };
 }
 
 /** The session's facts the sessions table copies into columns, for queries. */
@@ -51,32 +76,77 @@ export function sessionColumns(session: Session): Pick<Session, (typeof copiedFa
   return Object.fromEntries(copiedFacts.map((key) => [key, session[key]])) as Pick<Session, (typeof copiedFacts)[number]>;
 }
 
-export async function insertSession(trx: Kysely<Database>, values: Insertable<SessionTable>): Promise<void> {
-  await trx.insertInto('sessions').values(values).execute();
+/** Every column of a new session. */
+export type NewSession = Required<Insertable<SessionTable>>;
+
+const sessionColumnNames = [
+  'id',
+  'tenant_id',
+  'plan_id',
+  'plan_version',
+  'is_draft',
+  'channel',
+  'provider',
+  'direction',
+  'caller',
+  'called',
+  'source_ip',
+  'status',
+  'state',
+  'revision',
+  'is_test',
+  'last_activity_time',
+  'timeout_time',
+  'created_time',
+  'updated_time',
+  'ended_time',
+] as const satisfies ReadonlyArray<keyof NewSession>;
+
+const insertSessionRow = prepareQuery<NewSession, never>(sessionColumnNames, (db, values) => db.insertInto('sessions').values(values));
+
+export async function insertSession(trx: Kysely<Database>, values: NewSession): Promise<void> {
+  await insertSessionRow(trx, values);
 }
+
+/** What a turn changes in its session's row. */
+export type SessionTurnChanges = Pick<NewSession, 'revision' | 'status' | 'state' | 'last_activity_time' | 'timeout_time' | 'updated_time' | 'ended_time'>;
+
+const updateSessionRow = prepareQuery<SessionTurnChanges & { id: string; read_revision: number }, never>(
+  ['revision', 'status', 'state', 'last_activity_time', 'timeout_time', 'updated_time', 'ended_time', 'id', 'read_revision'],
+  (db, { id, read_revision, ...changes }) => db.updateTable('sessions').set(changes).where('id', '=', id).where('revision', '=', read_revision),
+);
+
+/** An event the session could not use moves only its revision. */
+const touchSessionRow = prepareQuery<{ revision: number; updated_time: string; id: string; read_revision: number }, never>(
+  ['revision', 'updated_time', 'id', 'read_revision'],
+  (db, { id, read_revision, ...changes }) => db.updateTable('sessions').set(changes).where('id', '=', id).where('revision', '=', read_revision),
+);
 
 /** Writes the turn only over the revision it read; false when another turn got there first. */
 export async function updateSessionAtRevision(
   trx: Kysely<Database>,
   id: string,
   revision: number,
-  values: Updateable<SessionTable>,
+  changes: SessionTurnChanges | { revision: number; updated_time: string },
 ): Promise<boolean> {
-  const result = await trx.updateTable('sessions').set(values).where('id', '=', id).where('revision', '=', revision).executeTakeFirst();
-  return result.numUpdatedRows > 0n;
+  const keys = { id, read_revision: revision };
+  const result = 'state' in changes ? await updateSessionRow(trx, { ...changes, ...keys }) : await touchSessionRow(trx, { ...changes, ...keys });
+  return (result.numAffectedRows ?? 0n) > 0n;
 }
 
+const insertEventRow = prepareQuery<{ session_id: string; event_id: string; revision: number; outcome: string; created_time: string }, never>(
+  ['session_id', 'event_id', 'revision', 'outcome', 'created_time'],
+  (db, values) => db.insertInto('session_events').values(values),
+);
+
 export async function insertEvent(trx: Kysely<Database>, sessionId: string, eventId: string, outcome: StoredOutcome, now: string): Promise<void> {
-  await trx
-    .insertInto('session_events')
-    .values({ session_id: sessionId, event_id: eventId, revision: outcome.revision, outcome: JSON.stringify(outcome), created_time: now })
-    .execute();
+  await insertEventRow(trx, { session_id: sessionId, event_id: eventId, revision: outcome.revision, outcome: JSON.stringify(outcome), created_time: now });
 }
 
 const json = (value: unknown): string => JSON.stringify(value);
 const parsed = <T>(text: string | null): T | null => (text === null ? null : (JSON.parse(text) as T));
 
-function reportValues(report: CallReport, isTest: boolean, now: string): Omit<Insertable<CallReportTable>, 'created_time'> {
+function reportValues(report: CallReport, isTest: boolean, now: string) {
   const ended = report.ended_at ?? now;
   return {
     tenant_id: report.tenant_id,
@@ -107,7 +177,7 @@ function reportValues(report: CallReport, isTest: boolean, now: string): Omit<In
     end_time: ended,
     duration_s: report.duration_s ?? 0,
     updated_time: now,
-  };
+  } satisfies Omit<Insertable<CallReportTable>, 'created_time'>;
 }
 
 /** The report as /reports answers it. */
@@ -133,14 +203,55 @@ export function presentReport(row: Selectable<CallReportTable>): StoredReport {
  * Stores the report of a session that ended, or replaces it when it comes again (a recording's
  * analysis completed after the end): one row per session.
  */
-export async function saveReport(trx: Kysely<Database>, report: CallReport, isTest: boolean, now: string): Promise<StoredReport> {
-  const values = reportValues(report, isTest, now);
-  const row = await trx
+type ReportValues = ReturnType<typeof reportValues>;
+
+const reportColumnNames = [
+  'tenant_id',
+  'session_id',
+  'plan_id',
+  'plan_name',
+  'plan_version',
+  'channel',
+  'provider',
+  'direction',
+  'caller',
+  'called',
+  'source_ip',
+  'protocol',
+  'last_node_plan_id',
+  'last_node_id',
+  'last_node_type',
+  'nodes',
+  'pressed_digits',
+  'hangup_cause',
+  'disposition',
+  'dial_status',
+  'failure',
+  'recording',
+  'variables',
+  'is_test',
+  'start_time',
+  'end_time',
+  'duration_s',
+  'updated_time',
+] as const satisfies ReadonlyArray<keyof ReportValues>;
+
+const upsertReport = prepareQuery<ReportValues & { created_time: string }, Selectable<CallReportTable>>([...reportColumnNames, 'created_time'], (db, values) => {
+  const { created_time: _created, ...updated } = values;
+  return db
     .insertInto('call_reports')
-    .values({ ...values, created_time: now })
-    .onConflict((oc) => oc.column('session_id').doUpdateSet(values))
-    .returningAll()
-    .executeTakeFirstOrThrow();
+    .values(values)
+    .onConflict((oc) => oc.column('session_id').doUpdateSet(updated))
+    .returningAll();
+});
+
+/**
+ * Stores the report of a session that ended, or replaces it when it comes again (a recording's
+ * analysis completed after the end): one row per session.
+ */
+export async function saveReport(trx: Kysely<Database>, report: CallReport, isTest: boolean, now: string): Promise<StoredReport> {
+  const row = (await upsertReport(trx, { ...reportValues(report, isTest, now), created_time: now })).rows[0];
+  if (!row) throw new Error(`the report of session ${report.session_id} was not stored`);
   return presentReport(row);
 }
 

@@ -44,6 +44,7 @@ import {
   dueChatSessions,
   findEventOutcome,
   findSession,
+  findSessionForEvent,
   insertEvent,
   insertSession,
   parseSession,
@@ -311,10 +312,10 @@ export function createSessionRuntime(ctx: Omit<AppContext, 'sessions'>, options:
     turn: { tenantId?: number; guard?: (row: SessionRow) => boolean; unprompted?: boolean; observer?: TurnProgress },
   ): Promise<TurnOutcome | null> {
     for (let attempt = 1; ; attempt++) {
-      const row = await findSession(db, sessionId);
-      if (!row || (turn.tenantId !== undefined && row.tenant_id !== turn.tenantId)) throw notFound('session_not_found');
-      const stored = await duplicateOf(sessionId, eventId);
-      if (stored) return stored;
+      const found = await findSessionForEvent(db, sessionId, eventId);
+      if (!found || (turn.tenantId !== undefined && found.row.tenant_id !== turn.tenantId)) throw notFound('session_not_found');
+      const { row } = found;
+      if (found.stored) return { ...found.stored, session_id: sessionId, duplicate: true, report: null };
       if (turn.guard && !turn.guard(row)) return null;
       const before = parseSession(row);
       const isTest = row.is_test === 1;

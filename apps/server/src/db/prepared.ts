@@ -1,0 +1,61 @@
+import type { Compilable, CompiledQuery, DialectAdapter, Kysely, QueryResult } from 'kysely';
+import type { Database } from './schema.ts';
+
+const NAME = Symbol('prepared value');
+
+/** Stands for a value in the query a prepared query compiles; the compiled parameters hold it where the value goes. */
+interface Placeholder {
+  readonly [NAME]: string;
+}
+
+const isPlaceholder = (value: unknown): value is Placeholder => typeof value === 'object' && value !== null && NAME in value;
+
+/** The compiled query of one dialect, and which value each of its parameters is. */
+interface Template {
+  compiled: CompiledQuery;
+  /** The value's name, or null where the query has a constant of its own. */
+  slots: Array<string | null>;
+}
+
+export type PreparedQuery<Values, Row> = (db: Kysely<Database>, values: Values) => Promise<QueryResult<Row>>;
+
+/**
+ * A query built with Kysely once per dialect and then run with new values, for the statements of
+ * every turn of a session. Building and compiling a query costs more than running it on SQLite:
+ * for the call report's insert of 28 columns, 150 µs against 50. `build` gets a placeholder for
+ * each of `names` in place of the values; it must use every one of them, each as a bound value
+ * (not in a raw SQL fragment, and not to choose the query's shape), and the query runs with
+ * exactly those values.
+ *
+ * Transactions share their database's dialect adapter, so a query prepared on the database is
+ * used as it is on its transactions.
+ */
+export function prepareQuery<Values extends object, Row>(
+  names: ReadonlyArray<keyof Values & string>,
+  build: (db: Kysely<Database>, values: Values) => Compilable<Row>,
+): PreparedQuery<Values, Row> {
+  const templates = new WeakMap<DialectAdapter, Template>();
+
+  function templateFor(db: Kysely<Database>): Template {
+    const adapter = db.getExecutor().adapter;
+    let template = templates.get(adapter);
+    if (template) return template;
+    const placeholders = Object.fromEntries(names.map((name) => [name, { [NAME]: name } satisfies Placeholder])) as unknown as Values;
+    const compiled = build(db, placeholders).compile();
+    const slots = compiled.parameters.map((parameter) => (isPlaceholder(parameter) ? parameter[NAME] : null));
+    const unused = names.filter((name) => !slots.includes(name));
+    if (unused.length > 0) throw new Error(`a prepared query leaves out ${unused.join(', ')}: ${compiled.sql}`);
+    template = { compiled, slots };
+    templates.set(adapter, template);
+    return template;
+  }
+
+  return async (db, values) => {
+    const { compiled, slots } = templateFor(db);
+    // A value the query does not take would be dropped without a word: a caller out of step with the query.
+    if (Object.keys(values).length !== names.length) throw new Error(`a prepared query takes ${names.join(', ')}, given ${Object.keys(values).join(', ')}`);
+    const given = values as Record<string, unknown>;
+    const parameters = slots.map((slot, index) => (slot === null ? compiled.parameters[index] : given[slot]));
+    return db.executeQuery<Row>({ ...compiled, parameters });
+  };
+}

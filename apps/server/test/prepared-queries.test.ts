@@ -1,0 +1,56 @@
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { prepareQuery } from '../src/db/prepared.ts';
+import { startTestServer, type TestServer } from './harness.ts';
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startTestServer();
+});
+afterAll(async () => {
+  await server.close();
+});
+
+const insertTenant = prepareQuery<{ name: string; created_time: string }, { id: number; name: string; integrations: string | null }>(['name', 'created_time'], (db, values) =>
+  db
+    .insertInto('tenants')
+    .values({ ...values, integrations: '{"kept":true}' })
+    .returning(['id', 'name', 'integrations']),
+);
+const tenantNamed = prepareQuery<{ name: string }, { id: number }>(['name'], (db, values) => db.selectFrom('tenants').select('id').where('name', '=', values.name));
+
+describe('a prepared query', () => {
+  test('runs with the values of each call, and keeps the constants of the query it was built from', async () => {
+    const first = (await insertTenant(server.ctx.db, { name: 'prepared one', created_time: '2026-11-23T10:00:00.000Z' })).rows[0];
+    const second = (await insertTenant(server.ctx.db, { name: 'prepared two', created_time: '2026-11-23T11:00:00.000Z' })).rows[0];
+    expect(first).toMatchObject({ name: 'prepared one', integrations: '{"kept":true}' });
+    expect(second).toMatchObject({ name: 'prepared two', integrations: '{"kept":true}' });
+    expect(second!.id).not.toBe(first!.id);
+    expect((await tenantNamed(server.ctx.db, { name: 'prepared two' })).rows).toEqual([{ id: second!.id }]);
+    expect((await tenantNamed(server.ctx.db, { name: 'nobody' })).rows).toEqual([]);
+  });
+
+  test('runs in a transaction, and what a rolled-back transaction wrote is gone', async () => {
+    await expect(
+      server.ctx.db.transaction().execute(async (trx) => {
+        await insertTenant(trx, { name: 'prepared, rolled back', created_time: '2026-11-23T12:00:00.000Z' });
+        expect((await tenantNamed(trx, { name: 'prepared, rolled back' })).rows).toHaveLength(1);
+        throw new Error('roll back');
+      }),
+    ).rejects.toThrow('roll back');
+    expect((await tenantNamed(server.ctx.db, { name: 'prepared, rolled back' })).rows).toEqual([]);
+  });
+
+  test('refuses values it does not take, and values left out', async () => {
+    const extra = { name: 'x', created_time: 'y', integrations: 'z' } as unknown as { name: string; created_time: string };
+    await expect(insertTenant(server.ctx.db, extra)).rejects.toThrow(/takes name, created_time/);
+    const missing = { name: 'x' } as unknown as { name: string; created_time: string };
+    await expect(insertTenant(server.ctx.db, missing)).rejects.toThrow(/takes name, created_time/);
+  });
+
+  test('a query built without one of its values is refused when it is first run', async () => {
+    const forgetful = prepareQuery<{ name: string; created_time: string }, { id: number }>(['name', 'created_time'], (db, values) =>
+      db.selectFrom('tenants').select('id').where('name', '=', values.name),
+    );
+    await expect(forgetful(server.ctx.db, { name: 'x', created_time: 'y' })).rejects.toThrow(/leaves out created_time/);
+  });
+});

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import { Kysely, PostgresDialect, SqliteDialect, type SqliteDatabase } from 'kysely';
 import pg from 'pg';
 import { createReadCache, passThroughReadCache, type ReadCache, tableWrittenBy, WriteTracker } from './read-cache.ts';
 import type { Database } from './schema.ts';
@@ -17,48 +17,67 @@ export interface DatabaseHandle {
 
 const STATEMENT_CACHE_SIZE = 500;
 
-const RUNNERS = new Set<PropertyKey>(['run', 'all', 'get', 'iterate']);
+/** What Kysely's SQLite dialect asks of a statement: better-sqlite3's, or one that tracks its writes. */
+type Statement = Pick<SQLite.Statement, 'reader' | 'all' | 'run' | 'iterate'>;
 
 /** A statement that tells the tracker, each time it runs, which table it wrote. */
-function trackWrites(statement: SQLite.Statement, table: string | undefined, tracker: WriteTracker): SQLite.Statement {
-  return new Proxy(statement, {
-    get(target, property, receiver) {
-      const value = Reflect.get(target, property, receiver) as unknown;
-      if (!RUNNERS.has(property) || typeof value !== 'function') return value;
-      return (...args: unknown[]) => {
-        try {
-          return (value as (...a: unknown[]) => unknown).apply(target, args);
-        } finally {
-          tracker.noteWrite(table);
-        }
-      };
-    },
-  });
+class TrackedStatement implements Statement {
+  readonly reader: boolean;
+
+  constructor(
+    private readonly statement: SQLite.Statement,
+    private readonly table: string | undefined,
+    private readonly tracker: WriteTracker,
+  ) {
+    this.reader = statement.reader;
+  }
+
+  all(...parameters: unknown[]): unknown[] {
+    try {
+      return this.statement.all(...parameters);
+    } finally {
+      this.tracker.noteWrite(this.table);
+    }
+  }
+
+  run(...parameters: unknown[]): SQLite.RunResult {
+    try {
+      return this.statement.run(...parameters);
+    } finally {
+      this.tracker.noteWrite(this.table);
+    }
+  }
+
+  iterate(...parameters: unknown[]): IterableIterator<unknown> {
+    try {
+      return this.statement.iterate(...parameters);
+    } finally {
+      this.tracker.noteWrite(this.table);
+    }
+  }
 }
 
 /**
  * Kysely prepares every query anew; with better-sqlite3 preparing costs several times more than
  * running. Queries are built from a fixed set of shapes with bound values, so a cache keyed by
  * the SQL text stays small; it is bounded all the same, oldest out first. Statements that write
- * report to the tracker, for the read cache.
+ * report to the tracker, for the read cache. Plain objects rather than proxies of better-sqlite3's:
+ * every query of every request goes through here.
  */
-function withStatementCache(sqlite: SQLite.Database, tracker: WriteTracker): SQLite.Database {
-  const cache = new Map<string, SQLite.Statement>();
-  const prepare = sqlite.prepare.bind(sqlite);
-  return new Proxy(sqlite, {
-    get(target, property, receiver) {
-      if (property !== 'prepare') return Reflect.get(target, property, receiver) as unknown;
-      return (source: string) => {
-        let statement = cache.get(source);
-        if (statement) return statement;
-        const written = tableWrittenBy(source);
-        statement = written === null ? prepare(source) : trackWrites(prepare(source), written, tracker);
-        if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value!);
-        cache.set(source, statement);
-        return statement;
-      };
+function withStatementCache(sqlite: SQLite.Database, tracker: WriteTracker): SqliteDatabase {
+  const cache = new Map<string, Statement>();
+  return {
+    close: () => sqlite.close(),
+    prepare(source: string) {
+      let statement = cache.get(source);
+      if (statement) return statement;
+      const written = tableWrittenBy(source);
+      statement = written === null ? sqlite.prepare(source) : new TrackedStatement(sqlite.prepare(source), written, tracker);
+      if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value!);
+      cache.set(source, statement);
+      return statement;
     },
-  });
+  };
 }
 
 export function openDatabase(options: {

@@ -14,6 +14,8 @@ export class AccessTokenError extends Error {
 }
 
 const ISSUER = 'voxplan';
+/** Tokens whose check is remembered; past this many the oldest is forgotten. */
+const CHECKED_TOKENS = 10_000;
 
 /**
  * Short-lived HS256 access tokens. fast-jwt rather than jose here: jose goes through WebCrypto,
@@ -22,26 +24,42 @@ const ISSUER = 'voxplan';
  */
 export function createAccessTokens(key: Buffer, ttlSeconds: number) {
   const sign = createSigner({ key, algorithm: 'HS256', iss: ISSUER, expiresIn: ttlSeconds * 1000 });
-  // The cache skips the HMAC for a token already checked; it honours exp (tokens carry iat, which
-  // fast-jwt needs for that: CVE-2026-107719, fixed in 6.3.4). Keyed by the token itself: hashing
-  // it cost as much as the check saved, and the token is in this process's memory anyway.
-  const verify = createVerifier({ key, algorithms: ['HS256'], allowedIss: ISSUER, cache: true, cacheKeyBuilder: (token: string) => token });
+  const verify = createVerifier({ key, algorithms: ['HS256'], allowedIss: ISSUER });
+  // Every authenticated call checks its token; the claims of a token already checked are kept
+  // until it expires, which skips the HMAC. Keyed by the token itself, so no two tokens can share
+  // an entry, and hashing it would cost as much as the check saves. Our own map rather than
+  // fast-jwt's cache, whose custom-key option warns on every start.
+  const checked = new Map<string, { claims: AccessTokenClaims; expiresAtMs: number }>();
+
+  function check(token: string): AccessTokenClaims {
+    let payload: { sub?: unknown; sid?: unknown; exp?: unknown };
+    try {
+      payload = verify(token) as typeof payload;
+    } catch (error) {
+      const code = error instanceof TokenError ? error.code : undefined;
+      const expiredOrForged = code === TokenError.codes.expired || code === TokenError.codes.invalidSignature;
+      throw new AccessTokenError(expiredOrForged ? 'expired_or_forged' : 'malformed');
+    }
+    const userId = Number(payload.sub);
+    if (typeof payload.sid !== 'string' || !Number.isInteger(userId) || userId <= 0 || typeof payload.exp !== 'number') throw new AccessTokenError('malformed');
+    const claims = { userId, sessionId: payload.sid };
+    if (checked.size >= CHECKED_TOKENS) checked.delete(checked.keys().next().value!);
+    checked.set(token, { claims, expiresAtMs: payload.exp * 1000 });
+    return claims;
+  }
+
   return {
     sign(claims: AccessTokenClaims): string {
       return sign({ sub: String(claims.userId), sid: claims.sessionId });
     },
     verify(token: string): AccessTokenClaims {
-      let payload: { sub?: unknown; sid?: unknown };
-      try {
-        payload = verify(token) as { sub?: unknown; sid?: unknown };
-      } catch (error) {
-        const code = error instanceof TokenError ? error.code : undefined;
-        const expiredOrForged = code === TokenError.codes.expired || code === TokenError.codes.invalidSignature;
-        throw new AccessTokenError(expiredOrForged ? 'expired_or_forged' : 'malformed');
+      const known = checked.get(token);
+      if (known) {
+        if (Date.now() < known.expiresAtMs) return known.claims;
+        checked.delete(token);
+        throw new AccessTokenError('expired_or_forged');
       }
-      const userId = Number(payload.sub);
-      if (typeof payload.sid !== 'string' || !Number.isInteger(userId) || userId <= 0) throw new AccessTokenError('malformed');
-      return { userId, sessionId: payload.sid };
+      return check(token);
     },
   };
 }

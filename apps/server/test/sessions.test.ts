@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { CallReportRecord } from '@voxplan/contracts';
 import { LuaScriptRunner } from '@voxplan/engine/lua';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { createTransactionRunner } from '../src/db/write-batch.ts';
 import { badRequest } from '../src/errors.ts';
 import { startChatSweeper } from '../src/modules/sessions/chat-sweeper.ts';
 import { type EnqueuePlanEvent, planWebhookEvents } from '../src/modules/sessions/plan-webhook-events.ts';
@@ -536,7 +537,7 @@ describe('the plan webhook\'s hooks', () => {
 
 describe('protocols', () => {
   test('are unique per tenant and day, also when asked for at once', async () => {
-    const protocols = createProtocolGenerator(server.ctx.db);
+    const protocols = createProtocolGenerator(createTransactionRunner(server.ctx.db, server.ctx.dialect));
     const day = new Date('2030-01-02T23:59:59.000Z');
     const numbers = await Promise.all(Array.from({ length: 25 }, () => protocols.next(tenantId, day)));
     expect(new Set(numbers).size).toBe(25);

@@ -1,7 +1,6 @@
 import type { ProtocolGenerator } from '@voxplan/engine';
-import type { Kysely } from 'kysely';
 import { prepareQuery } from '../../db/prepared.ts';
-import type { Database } from '../../db/schema.ts';
+import type { TransactionRunner } from '../../db/write-batch.ts';
 
 const raiseCounter = prepareQuery<{ tenant_id: number; day: string }, { value: number }>(['tenant_id', 'day'], (db, values) =>
   db
@@ -17,11 +16,11 @@ const raiseCounter = prepareQuery<{ tenant_id: number; day: string }, { value: n
  * same number. Numbers are unique, not gapless: a turn that lost its race (docs/sessions.md)
  * has used one.
  */
-export function createProtocolGenerator(db: Kysely<Database>): ProtocolGenerator {
+export function createProtocolGenerator(writes: TransactionRunner): ProtocolGenerator {
   return {
     async next(tenantId, at) {
       const day = at.toISOString().slice(0, 10).replaceAll('-', '');
-      const [row] = (await raiseCounter(db, { tenant_id: tenantId, day })).rows;
+      const [row] = (await writes.run((trx) => raiseCounter(trx, { tenant_id: tenantId, day }))).rows;
       if (!row) throw new Error(`no protocol counter for tenant ${tenantId} on ${day}`);
       return `${day}-${String(row.value).padStart(6, '0')}`;
     },

@@ -32,6 +32,7 @@ import type { Kysely } from 'kysely';
 import type { AppContext } from '../../context.ts';
 import { uniqueViolationColumns } from '../../db/constraint-errors.ts';
 import type { Database } from '../../db/schema.ts';
+import { createTransactionRunner } from '../../db/write-batch.ts';
 import { badRequest, conflict, notFound } from '../../errors.ts';
 import { createSchedules } from '../date-ranges/schedules.ts';
 import { createDestinationLookup } from '../destinations/destination-lookup.ts';
@@ -158,6 +159,8 @@ export function createSessionRuntime(ctx: Omit<AppContext, 'sessions'>, options:
   const claimLeaseMs = options.claimLeaseMs ?? 60_000;
   const log = options.log ?? (() => {});
   const plans = createPlanLoaders(db, ctx.readCache, log);
+  // Turns that end together commit together on SQLite (db/write-batch.ts).
+  const writes = createTransactionRunner(db, ctx.dialect);
   const ports: EnginePorts = {
     plans: plans.published,
     scripts: options.scripts,
@@ -168,7 +171,7 @@ export function createSessionRuntime(ctx: Omit<AppContext, 'sessions'>, options:
     messaging: options.messaging && isMessaging(options.messaging) ? options.messaging : createMessaging(ctx, options.messaging ?? {}),
     ai: options.ai ?? unconfiguredAi,
     clock,
-    protocols: createProtocolGenerator(db),
+    protocols: createProtocolGenerator(writes),
   };
   const portsFor = (draftPlanId: number | null, observer?: TurnObserver): EnginePorts => {
     if (draftPlanId === null && observer === undefined) return ports;
@@ -274,7 +277,7 @@ export function createSessionRuntime(ctx: Omit<AppContext, 'sessions'>, options:
       const timeoutTime = await timeoutOf(session, draftPlanId, now);
       const webhook = await webhookOf(session, draftPlanId);
       try {
-        return await db.transaction().execute(async (trx) => {
+        return await writes.run(async (trx) => {
           await insertSession(trx, {
             ...sessionColumns(session),
             is_draft: isDraft ? 1 : 0,
@@ -340,7 +343,7 @@ export function createSessionRuntime(ctx: Omit<AppContext, 'sessions'>, options:
       const webhook = isHooked ? await webhookOf(session, draftPlanId) : '';
       let committed: TurnOutcome | null;
       try {
-        committed = await db.transaction().execute(async (trx) => {
+        committed = await writes.run(async (trx) => {
           if (!(await updateSessionAtRevision(trx, sessionId, row.revision, changes))) return null;
           return finishTurn(trx, { before, result, isTest, webhook, unprompted: turn.unprompted === true }, outcome, sessionId, eventId, nowText);
         });

@@ -1,0 +1,88 @@
+import { CompiledQuery, type Kysely } from 'kysely';
+import type { DialectName } from './database.ts';
+import type { Database } from './schema.ts';
+
+/** Runs short units of database work, each all or nothing. */
+export interface TransactionRunner {
+  /**
+   * Runs `work` atomically: everything it wrote is stored, or nothing is. The promise settles once
+   * that is durable. `work` must only use the database: on SQLite it may share its transaction
+   * with others, which wait for it.
+   */
+  run<T>(work: (trx: Kysely<Database>) => Promise<T>): Promise<T>;
+}
+
+interface Pending {
+  work: (trx: Kysely<Database>) => Promise<unknown>;
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
+}
+
+type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
+
+const SAVEPOINT = CompiledQuery.raw('savepoint batched_work');
+const RELEASE = CompiledQuery.raw('release batched_work');
+const ROLLBACK_TO = CompiledQuery.raw('rollback to batched_work');
+
+/**
+ * Group commit on SQLite. A commit is most of what a session's turn costs the database (the WAL
+ * pages it writes), and SQLite writes one transaction at a time anyway. So units of work asked
+ * for in the same pass of the event loop run in one transaction, each inside a savepoint of its
+ * own: one that fails is rolled back alone and rejects alone, and the pages they share are written
+ * once. None of them is answered before the commit. On PostgreSQL, which commits on many
+ * connections at once, each unit is a transaction of its own.
+ */
+export function createTransactionRunner(db: Kysely<Database>, dialect: DialectName): TransactionRunner {
+  if (dialect !== 'sqlite') return { run: (work) => db.transaction().execute(work) };
+
+  let pending: Pending[] = [];
+
+  async function runBatch(batch: Pending[]): Promise<void> {
+    if (batch.length === 1) {
+      const [only] = batch as [Pending];
+      await db.transaction().execute(only.work).then(only.resolve, only.reject);
+      return;
+    }
+    const outcomes: Outcome[] = [];
+    try {
+      await db.transaction().execute(async (trx) => {
+        for (const unit of batch) {
+          await trx.executeQuery(SAVEPOINT);
+          try {
+            const value = await unit.work(trx);
+            await trx.executeQuery(RELEASE);
+            outcomes.push({ ok: true, value });
+          } catch (error) {
+            await trx.executeQuery(ROLLBACK_TO);
+            await trx.executeQuery(RELEASE);
+            outcomes.push({ ok: false, error });
+          }
+        }
+      });
+    } catch (error) {
+      // The commit failed: nothing of the batch is stored.
+      for (const unit of batch) unit.reject(error);
+      return;
+    }
+    batch.forEach((unit, index) => {
+      const outcome = outcomes[index]!;
+      if (outcome.ok) unit.resolve(outcome.value);
+      else unit.reject(outcome.error);
+    });
+  }
+
+  return {
+    run<T>(work: (trx: Kysely<Database>) => Promise<T>): Promise<T> {
+      return new Promise<T>((resolve, reject) => {
+        if (pending.length === 0) {
+          setImmediate(() => {
+            const batch = pending;
+            pending = [];
+            void runBatch(batch);
+          });
+        }
+        pending.push({ work, resolve: resolve as (value: unknown) => void, reject });
+      });
+    },
+  };
+}

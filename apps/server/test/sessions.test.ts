@@ -535,6 +535,36 @@ describe('the plan webhook\'s hooks', () => {
   });
 });
 
+describe('a date range edited between calls', () => {
+  test('the next call is placed by the new hours', async () => {
+    clock.set('2026-11-23T12:00:00.000Z');
+    const days = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'];
+    const created = await server.call({
+      method: 'POST',
+      url: '/date-ranges',
+      token: member.token,
+      payload: { name: 'Edited hours', time_zone: 'UTC', intervals: days.map((day) => ({ day, start: '00:00', end: '24:00' })) },
+    });
+    expect(created.statusCode, created.body).toBe(201);
+    const rangeId = created.json<{ id: number }>().id;
+    const planId = await storePlan(server.ctx, tenantId, readFixture('front-desk'), {
+      name: 'Front desk, hours edited',
+      references: { destination: { 1: ids.salesDesk, 2: ids.salesChat }, date_range: { 1: rangeId }, plan: { 102: ids.selfService } },
+    });
+    const hoursExit = async (id: string) => {
+      const outcome = await runtime.start(voiceCall(id, planId));
+      if (outcome.status !== 'ended') await runtime.handleTurn(id, `${id}:bye`, { type: 'hangup' });
+      return outcome.entered.find((entry) => entry.node_id === 'hours')?.exit;
+    };
+
+    expect(await hoursExit('CA-hours-before-edit')).toBe('in_hours');
+    expect(await hoursExit('CA-hours-before-edit-again')).toBe('in_hours');
+    const edited = await server.call({ method: 'PATCH', url: `/date-ranges/${rangeId}`, token: member.token, payload: { intervals: [] } });
+    expect(edited.statusCode, edited.body).toBe(200);
+    expect(await hoursExit('CA-hours-after-edit')).toBe('out_of_hours');
+  });
+});
+
 describe('protocols', () => {
   test('are unique per tenant and day, also when asked for at once', async () => {
     const protocols = createProtocolGenerator(createTransactionRunner(server.ctx.db, server.ctx.dialect));

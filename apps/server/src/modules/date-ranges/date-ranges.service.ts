@@ -2,7 +2,7 @@ import type { DateRange, DateRangeStatus } from '@voxplan/contracts';
 import type { Kysely } from 'kysely';
 import type { Database, DateRangeTable } from '../../db/schema.ts';
 import { holidayOn } from '../holidays/holidays.service.ts';
-import { evaluateSchedule, localMoment, type ScheduleDefinition } from './schedule.ts';
+import { evaluateSchedule, localMoment, type ScheduleDefinition, type ScheduleEvaluation } from './schedule.ts';
 
 type DateRangeRow = Omit<DateRangeTable, 'id'> & { id: number };
 
@@ -31,10 +31,15 @@ export type ScheduledPlace = ScheduleDefinition & Pick<DateRange, 'country' | 's
  * instant's local date (holidayOn: national, that state's, that city's), then the pure evaluation.
  * A range without a country consults no holidays.
  */
+export async function scheduleEvaluation(db: Kysely<Database>, range: ScheduledPlace, instant: Date): Promise<ScheduleEvaluation> {
+  const local = localMoment(range.time_zone, instant);
+  const holiday = range.country === '' ? undefined : await holidayOn(db, local.date, { country: range.country, state: range.state, city: range.city });
+  return evaluateSchedule(range, instant, holiday, local);
+}
+
+/** The evaluation as the API answers it (`GET /date-ranges/{id}/status`). */
 export async function scheduleStatus(db: Kysely<Database>, range: ScheduledPlace, instant: Date): Promise<DateRangeStatus> {
-  const { date } = localMoment(range.time_zone, instant);
-  const holiday = range.country === '' ? undefined : await holidayOn(db, date, { country: range.country, state: range.state, city: range.city });
-  const evaluation = evaluateSchedule(range, instant, holiday);
+  const evaluation = await scheduleEvaluation(db, range, instant);
   return {
     status: evaluation.status,
     at: instant.toISOString(),

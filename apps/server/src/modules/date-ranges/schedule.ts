@@ -1,4 +1,4 @@
-import { type DateRangeException, type DateRangeInterval, type DateRangeStatusName, type Holiday, type Weekday, weekdays, weekSegments } from '@voxplan/contracts';
+import { type DateRangeException, type DateRangeInterval, type DateRangeStatusName, type DaySegment, type Holiday, type Weekday, weekdays, weekSegments } from '@voxplan/contracts';
 import { DateTime } from 'luxon';
 
 /** What the evaluation reads of a date range. */
@@ -37,6 +37,15 @@ export interface ScheduleEvaluation {
   exception: DateRangeException | null;
 }
 
+/** A stored range's intervals are the same array until the range is written (the read cache's frozen row), so its week is worked out once. */
+const weeks = new WeakMap<readonly DateRangeInterval[], Record<Weekday, DaySegment[]>>();
+
+function segmentsOf(intervals: readonly DateRangeInterval[]): Record<Weekday, DaySegment[]> {
+  let week = weeks.get(intervals);
+  if (!week) weeks.set(intervals, (week = weekSegments(intervals)));
+  return week;
+}
+
 /**
  * Where an instant falls in a date range: `holiday` when `holiday` is given (the holiday of the
  * range's place on the instant's local date; it wins over everything), else `out_of_hours` when the
@@ -47,12 +56,11 @@ export interface ScheduleEvaluation {
  * Wall-clock semantics: on a spring-forward day the skipped hour contains no instant, so an
  * interval inside it is never open; on a fall-back day the repeated hour is open twice.
  */
-export function evaluateSchedule(range: ScheduleDefinition, instant: Date, holiday?: Holiday): ScheduleEvaluation {
-  const local = localMoment(range.time_zone, instant);
+export function evaluateSchedule(range: ScheduleDefinition, instant: Date, holiday?: Holiday, local = localMoment(range.time_zone, instant)): ScheduleEvaluation {
   const exception = range.exceptions.find((candidate) => candidate.initial_date <= local.date && local.date <= candidate.final_date) ?? null;
   if (holiday) return { status: 'holiday', local, holiday, exception };
   if (exception) return { status: 'out_of_hours', local, holiday: null, exception };
-  const open = weekSegments(range.intervals)[local.day].some(
+  const open = segmentsOf(range.intervals)[local.day].some(
     (segment) => segment.start * 60 <= local.clockSeconds && local.clockSeconds < segment.end * 60,
   );
   return { status: open ? 'in_hours' : 'out_of_hours', local, holiday: null, exception: null };

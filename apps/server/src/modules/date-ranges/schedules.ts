@@ -1,10 +1,18 @@
 import { maxId } from '@voxplan/contracts';
 import type { Schedules } from '@voxplan/engine/ports';
 import type { AppContext } from '../../context.ts';
-import { presentDateRange, scheduleStatus } from './date-ranges.service.ts';
+import type { DateRange } from '@voxplan/contracts';
+import { presentDateRange, scheduleEvaluation } from './date-ranges.service.ts';
 
 /** The engine's Schedules port: the date_range block's question, answered from the database. */
 export function createSchedules(ctx: Pick<AppContext, 'db' | 'readCache'>): Schedules {
+  // The read cache answers the same frozen row until the range is written: its parsed form is kept with it.
+  const presented = new WeakMap<object, DateRange>();
+  const rangeOf = (row: Record<string, unknown>): DateRange => {
+    let range = presented.get(row);
+    if (!range) presented.set(row, (range = presentDateRange(row)));
+    return range;
+  };
   return {
     async statusAt(tenantId, dateRangeId, instant) {
       // The id comes from a plan document: one that cannot be a row id names no range (and
@@ -15,7 +23,7 @@ export function createSchedules(ctx: Pick<AppContext, 'db' | 'readCache'>): Sche
         ctx.db.selectFrom('date_ranges').selectAll().where('id', '=', dateRangeId).where('tenant_id', '=', tenantId).executeTakeFirst(),
       );
       if (!row) return undefined;
-      return (await scheduleStatus(ctx.db, presentDateRange(row), instant)).status;
+      return (await scheduleEvaluation(ctx.db, rangeOf(row), instant)).status;
     },
   };
 }

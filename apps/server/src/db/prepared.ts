@@ -23,27 +23,25 @@ export type PreparedQuery<Values, Row> = (db: Kysely<Database>, values: Values) 
  * A query built with Kysely once per dialect and then run with new values, for the statements of
  * every turn of a session. Building and compiling a query costs more than running it on SQLite:
  * for the call report's insert of 28 columns, 150 µs against 50. `build` gets a placeholder for
- * each of `names` in place of the values; it must use every one of them, each as a bound value
- * (not in a raw SQL fragment, and not to choose the query's shape), and the query runs with
- * exactly those values.
+ * each value, named as the values of the first run are; it must use every one of them, each as a
+ * bound value (not in a raw SQL fragment, and not to choose the query's shape), and every later
+ * run must give values of the same names.
  *
  * Transactions share their database's dialect adapter, so a query prepared on the database is
  * used as it is on its transactions.
  */
-export function prepareQuery<Values extends object, Row>(
-  names: ReadonlyArray<keyof Values & string>,
-  build: (db: Kysely<Database>, values: Values) => Compilable<Row>,
-): PreparedQuery<Values, Row> {
+export function prepareQuery<Values extends object, Row>(build: (db: Kysely<Database>, values: Values) => Compilable<Row>): PreparedQuery<Values, Row> {
   const templates = new WeakMap<DialectAdapter, Template>();
+  let names: string[] | undefined;
 
-  function templateFor(db: Kysely<Database>): Template {
+  function templateFor(db: Kysely<Database>, valueNames: string[]): Template {
     const adapter = db.getExecutor().adapter;
     let template = templates.get(adapter);
     if (template) return template;
-    const placeholders = Object.fromEntries(names.map((name) => [name, { [NAME]: name } satisfies Placeholder])) as unknown as Values;
+    const placeholders = Object.fromEntries(valueNames.map((name) => [name, { [NAME]: name } satisfies Placeholder])) as Values;
     const compiled = build(db, placeholders).compile();
     const slots = compiled.parameters.map((parameter) => (isPlaceholder(parameter) ? parameter[NAME] : null));
-    const unused = names.filter((name) => !slots.includes(name));
+    const unused = valueNames.filter((name) => !slots.includes(name));
     if (unused.length > 0) throw new Error(`a prepared query leaves out ${unused.join(', ')}: ${compiled.sql}`);
     template = { compiled, slots };
     templates.set(adapter, template);
@@ -51,10 +49,13 @@ export function prepareQuery<Values extends object, Row>(
   }
 
   return async (db, values) => {
-    const { compiled, slots } = templateFor(db);
-    // A value the query does not take would be dropped without a word: a caller out of step with the query.
-    if (Object.keys(values).length !== names.length) throw new Error(`a prepared query takes ${names.join(', ')}, given ${Object.keys(values).join(', ')}`);
     const given = values as Record<string, unknown>;
+    names ??= Object.keys(given);
+    // A value the query does not take would be dropped without a word: a caller out of step with the query.
+    if (Object.keys(given).length !== names.length || !names.every((name) => name in given)) {
+      throw new Error(`a prepared query takes ${names.join(', ')}, given ${Object.keys(given).join(', ')}`);
+    }
+    const { compiled, slots } = templateFor(db, names);
     const parameters = slots.map((slot, index) => (slot === null ? compiled.parameters[index] : given[slot]));
     return db.executeQuery<Row>({ ...compiled, parameters });
   };

@@ -2,7 +2,7 @@ import type { ProtocolGenerator } from '@voxplan/engine';
 import { prepareQuery } from '../../db/prepared.ts';
 import type { TransactionRunner } from '../../db/write-batch.ts';
 
-const raiseCounter = prepareQuery<{ tenant_id: number; day: string }, { value: number }>(['tenant_id', 'day'], (db, values) =>
+const raiseCounter = prepareQuery<{ tenant_id: number; day: string }, { value: number }>((db, values) =>
   db
     .insertInto('protocol_counters')
     .values({ ...values, value: 1 })

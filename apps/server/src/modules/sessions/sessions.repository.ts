@@ -33,13 +33,13 @@ export interface StoredOutcome {
 
 // The statements every turn runs are prepared (db/prepared.ts): building them was a good part of a turn's cost.
 
-const selectSession = prepareQuery<{ id: string }, SessionRow>(['id'], (db, values) => db.selectFrom('sessions').selectAll().where('id', '=', values.id));
+const selectSession = prepareQuery<{ id: string }, SessionRow>((db, values) => db.selectFrom('sessions').selectAll().where('id', '=', values.id));
 
 export async function findSession(db: Kysely<Database>, id: string): Promise<SessionRow | undefined> {
   return (await selectSession(db, { id })).rows[0];
 }
 
-const selectEventOutcome = prepareQuery<{ session_id: string; event_id: string }, { outcome: string }>(['session_id', 'event_id'], (db, values) =>
+const selectEventOutcome = prepareQuery<{ session_id: string; event_id: string }, { outcome: string }>((db, values) =>
   db.selectFrom('session_events').select('outcome').where('session_id', '=', values.session_id).where('event_id', '=', values.event_id),
 );
 
@@ -48,7 +48,7 @@ export async function findEventOutcome(db: Kysely<Database>, sessionId: string, 
   return row && (JSON.parse(row.outcome) as StoredOutcome);
 }
 
-const selectSessionAndEvent = prepareQuery<{ id: string; event_id: string }, SessionRow & { outcome: string | null }>(['id', 'event_id'], (db, values) =>
+const selectSessionAndEvent = prepareQuery<{ id: string; event_id: string }, SessionRow & { outcome: string | null }>((db, values) =>
   db
     .selectFrom('sessions')
     .leftJoin('session_events', (join) => join.onRef('session_events.session_id', '=', 'sessions.id').on('session_events.event_id', '=', values.event_id))
@@ -79,30 +79,7 @@ export function sessionColumns(session: Session): Pick<Session, (typeof copiedFa
 /** Every column of a new session. */
 export type NewSession = Required<Insertable<SessionTable>>;
 
-const sessionColumnNames = [
-  'id',
-  'tenant_id',
-  'plan_id',
-  'plan_version',
-  'is_draft',
-  'channel',
-  'provider',
-  'direction',
-  'caller',
-  'called',
-  'source_ip',
-  'status',
-  'state',
-  'revision',
-  'is_test',
-  'last_activity_time',
-  'timeout_time',
-  'created_time',
-  'updated_time',
-  'ended_time',
-] as const satisfies ReadonlyArray<keyof NewSession>;
-
-const insertSessionRow = prepareQuery<NewSession, never>(sessionColumnNames, (db, values) => db.insertInto('sessions').values(values));
+const insertSessionRow = prepareQuery<NewSession, never>((db, values) => db.insertInto('sessions').values(values));
 
 export async function insertSession(trx: Kysely<Database>, values: NewSession): Promise<void> {
   await insertSessionRow(trx, values);
@@ -112,13 +89,11 @@ export async function insertSession(trx: Kysely<Database>, values: NewSession): 
 export type SessionTurnChanges = Pick<NewSession, 'revision' | 'status' | 'state' | 'last_activity_time' | 'timeout_time' | 'updated_time' | 'ended_time'>;
 
 const updateSessionRow = prepareQuery<SessionTurnChanges & { id: string; read_revision: number }, never>(
-  ['revision', 'status', 'state', 'last_activity_time', 'timeout_time', 'updated_time', 'ended_time', 'id', 'read_revision'],
   (db, { id, read_revision, ...changes }) => db.updateTable('sessions').set(changes).where('id', '=', id).where('revision', '=', read_revision),
 );
 
 /** An event the session could not use moves only its revision. */
 const touchSessionRow = prepareQuery<{ revision: number; updated_time: string; id: string; read_revision: number }, never>(
-  ['revision', 'updated_time', 'id', 'read_revision'],
   (db, { id, read_revision, ...changes }) => db.updateTable('sessions').set(changes).where('id', '=', id).where('revision', '=', read_revision),
 );
 
@@ -135,7 +110,6 @@ export async function updateSessionAtRevision(
 }
 
 const insertEventRow = prepareQuery<{ session_id: string; event_id: string; revision: number; outcome: string; created_time: string }, never>(
-  ['session_id', 'event_id', 'revision', 'outcome', 'created_time'],
   (db, values) => db.insertInto('session_events').values(values),
 );
 
@@ -199,44 +173,9 @@ export function presentReport(row: Selectable<CallReportTable>): StoredReport {
   };
 }
 
-/**
- * Stores the report of a session that ended, or replaces it when it comes again (a recording's
- * analysis completed after the end): one row per session.
- */
 type ReportValues = ReturnType<typeof reportValues>;
 
-const reportColumnNames = [
-  'tenant_id',
-  'session_id',
-  'plan_id',
-  'plan_name',
-  'plan_version',
-  'channel',
-  'provider',
-  'direction',
-  'caller',
-  'called',
-  'source_ip',
-  'protocol',
-  'last_node_plan_id',
-  'last_node_id',
-  'last_node_type',
-  'nodes',
-  'pressed_digits',
-  'hangup_cause',
-  'disposition',
-  'dial_status',
-  'failure',
-  'recording',
-  'variables',
-  'is_test',
-  'start_time',
-  'end_time',
-  'duration_s',
-  'updated_time',
-] as const satisfies ReadonlyArray<keyof ReportValues>;
-
-const upsertReport = prepareQuery<ReportValues & { created_time: string }, Selectable<CallReportTable>>([...reportColumnNames, 'created_time'], (db, values) => {
+const upsertReport = prepareQuery<ReportValues & { created_time: string }, Selectable<CallReportTable>>((db, values) => {
   const { created_time: _created, ...updated } = values;
   return db
     .insertInto('call_reports')

@@ -88,21 +88,22 @@ export async function insertSession(trx: Kysely<Database>, values: NewSession): 
 /** What a turn changes in its session's row. */
 export type SessionTurnChanges = Pick<NewSession, 'revision' | 'status' | 'state' | 'last_activity_time' | 'timeout_time' | 'updated_time' | 'ended_time'>;
 
-const updateSessionRow = prepareQuery<SessionTurnChanges & { id: string; read_revision: number }, never>(
-  (db, { id, read_revision, ...changes }) => db.updateTable('sessions').set(changes).where('id', '=', id).where('revision', '=', read_revision),
-);
-
 /** An event the session could not use moves only its revision. */
-const touchSessionRow = prepareQuery<{ revision: number; updated_time: string; id: string; read_revision: number }, never>(
-  (db, { id, read_revision, ...changes }) => db.updateTable('sessions').set(changes).where('id', '=', id).where('revision', '=', read_revision),
-);
+type IgnoredEventChanges = Pick<SessionTurnChanges, 'revision' | 'updated_time'>;
+
+const updateAtRevision = (db: Kysely<Database>, { id, read_revision, ...changes }: Partial<SessionTurnChanges> & { id: string; read_revision: number }) =>
+  db.updateTable('sessions').set(changes).where('id', '=', id).where('revision', '=', read_revision);
+
+// One statement per shape of the changes: a prepared query has a fixed set of values.
+const updateSessionRow = prepareQuery<SessionTurnChanges & { id: string; read_revision: number }, never>(updateAtRevision);
+const touchSessionRow = prepareQuery<IgnoredEventChanges & { id: string; read_revision: number }, never>(updateAtRevision);
 
 /** Writes the turn only over the revision it read; false when another turn got there first. */
 export async function updateSessionAtRevision(
   trx: Kysely<Database>,
   id: string,
   revision: number,
-  changes: SessionTurnChanges | { revision: number; updated_time: string },
+  changes: SessionTurnChanges | IgnoredEventChanges,
 ): Promise<boolean> {
   const keys = { id, read_revision: revision };
   const result = 'state' in changes ? await updateSessionRow(trx, { ...changes, ...keys }) : await touchSessionRow(trx, { ...changes, ...keys });

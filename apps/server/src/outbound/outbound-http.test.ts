@@ -115,6 +115,14 @@ describe('a request that succeeds', () => {
     expect(JSON.parse((await loopbackAllowed.request(get(`${server.base}/gzip`))).body)).toEqual({ cidade: 'São Paulo' });
   });
 
+  test('a UTF-8 byte order mark is not part of the body', async () => {
+    const server = await serve((_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"ok":true}')]));
+    });
+    expect(JSON.parse((await loopbackAllowed.request(get(server.base))).body)).toEqual({ ok: true });
+  });
+
   test('user and password in the URL become basic authentication', async () => {
     const server = await serve((request, response) => response.end(request.headers.authorization ?? 'none'));
     const answer = await loopbackAllowed.request(get(`http://ana:p%40ss@127.0.0.1:${server.port}/`));
@@ -457,5 +465,14 @@ describe('requests that cannot be sent', () => {
     expect((await failureOf(loopbackAllowed.request(get(`http://127.0.0.1:${port}/`)))).failure).toBe('network');
     const lookup = resolverOf({});
     expect((await failureOf(createOutboundHttp({ lookup }).request(get('http://nowhere.voxplan.test/')))).failure).toBe('network');
+  });
+
+  test.each([false, true])('an answer cut off before its end is a network failure, not a shorter body (gzip: %s)', async (gzip) => {
+    const whole = gzip ? zlib.gzipSync('{"customer":"Ana"}'.repeat(200)) : Buffer.from('{"customer":"Ana"}'.repeat(200));
+    const server = await serve((_request, response) => {
+      response.writeHead(200, { 'content-length': String(whole.length), ...(gzip && { 'content-encoding': 'gzip' }) });
+      response.write(whole.subarray(0, whole.length / 2), () => response.socket?.destroy());
+    });
+    expect((await failureOf(loopbackAllowed.request(get(server.base)))).failure).toBe('network');
   });
 });

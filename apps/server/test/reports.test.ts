@@ -117,6 +117,39 @@ describe('what a tenant reads', () => {
     });
   });
 
+  test('the report a session ending answers (its ended frame, its webhook) is the one /reports reads', async () => {
+    const c = await createTenantMember(server, admin, 'reports-c');
+    const failed = await insertReport(server.ctx, c.tenantId, {
+      sessionId: 'c-1',
+      startedAt: at(19),
+      session: {
+        disposition: 'failed',
+        failure: { code: 'step_limit', message: 'the plan ran 1,000 steps without waiting', plan_id: 7, node_id: 'loop' },
+        recording: {
+          plan_id: 7,
+          node_id: 'rec',
+          format: 'mp3',
+          analyses: [{ kind: 'summary', max_length: 200 }],
+          min_duration_s: 5,
+          anonymization: false,
+          selected: true,
+          status: 'analysed',
+          url: 'https://media.example.com/c-1.mp3',
+          duration_s: 42,
+          results: { summary: 'quer falar com vendas', transcript: [{ from: 'caller', text: 'quero falar com vendas' }] },
+          error: null,
+        },
+        variables: { tier: 'gold', visits: 3, vip: true, note: null, empty: '' },
+      },
+    });
+    const answered = [...[reports.a1!, reports.a2!, reports.a3!, reports.aTest!].map((report) => ({ token: a.token, report })), { token: c.token, report: failed }];
+    for (const { token, report: stored } of answered) {
+      const response = await server.call({ method: 'GET', url: `/reports/${stored.id}`, token });
+      expect(response.json()).toEqual(JSON.parse(JSON.stringify(stored)));
+    }
+    expect(failed).toMatchObject({ failure: { code: 'step_limit' }, recording: { status: 'analysed', duration_s: 42 } });
+  });
+
   test('filters on the report\'s fields', async () => {
     expect(await list(a.token, { where: { disposition: 'routed' } })).toEqual(['a-2']);
     expect(await list(a.token, { where: { channel: 'chat', hangup_cause: 'session_timeout' } })).toEqual(['a-3']);

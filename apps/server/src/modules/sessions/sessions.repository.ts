@@ -155,8 +155,11 @@ function reportValues(report: CallReport, isTest: boolean, now: string) {
   } satisfies Omit<Insertable<CallReportTable>, 'created_time'>;
 }
 
-/** The report as /reports answers it. */
-export function presentReport(row: Selectable<CallReportTable>): StoredReport {
+/**
+ * The report as /reports answers it. `written`, when the row was just stored from it, gives the
+ * values its JSON columns were written from, so they need not be parsed back.
+ */
+export function presentReport(row: Selectable<CallReportTable>, written?: CallReport): StoredReport {
   return {
     ...row,
     channel: row.channel as StoredReport['channel'],
@@ -165,34 +168,37 @@ export function presentReport(row: Selectable<CallReportTable>): StoredReport {
     hangup_cause: row.hangup_cause as StoredReport['hangup_cause'],
     disposition: row.disposition as StoredReport['disposition'],
     dial_status: row.dial_status as StoredReport['dial_status'],
-    nodes: parsed<StoredReport['nodes']>(row.nodes) ?? [],
-    pressed_digits: parsed<StoredReport['pressed_digits']>(row.pressed_digits) ?? [],
-    failure: parsed<StoredReport['failure']>(row.failure),
-    recording: parsed<StoredReport['recording']>(row.recording),
-    variables: parsed<StoredReport['variables']>(row.variables) ?? {},
+    nodes: written ? written.nodes : (parsed<StoredReport['nodes']>(row.nodes) ?? []),
+    pressed_digits: written ? written.pressed_digits : (parsed<StoredReport['pressed_digits']>(row.pressed_digits) ?? []),
+    failure: written ? written.failure : parsed<StoredReport['failure']>(row.failure),
+    recording: written ? written.recording : parsed<StoredReport['recording']>(row.recording),
+    variables: written ? written.variables : (parsed<StoredReport['variables']>(row.variables) ?? {}),
     is_test: row.is_test === 1,
   };
 }
 
 type ReportValues = ReturnType<typeof reportValues>;
 
-const upsertReport = prepareQuery<ReportValues & { created_time: string }, Selectable<CallReportTable>>((db, values) => {
+const upsertReport = prepareQuery<ReportValues & { created_time: string }, Pick<Selectable<CallReportTable>, 'id' | 'created_time'>>((db, values) => {
   const { created_time: _created, ...updated } = values;
   return db
     .insertInto('call_reports')
     .values(values)
     .onConflict((oc) => oc.column('session_id').doUpdateSet(updated))
-    .returningAll();
+    .returning(['id', 'created_time']);
 });
 
 /**
  * Stores the report of a session that ended, or replaces it when it comes again (a recording's
- * analysis completed after the end): one row per session.
+ * analysis completed after the end): one row per session. The answer is the report as /reports
+ * will read it, built from what was written rather than read back: only the id and the first
+ * store's time come from the row.
  */
 export async function saveReport(trx: Kysely<Database>, report: CallReport, isTest: boolean, now: string): Promise<StoredReport> {
-  const row = (await upsertReport(trx, { ...reportValues(report, isTest, now), created_time: now })).rows[0];
+  const values = reportValues(report, isTest, now);
+  const row = (await upsertReport(trx, { ...values, created_time: now })).rows[0];
   if (!row) throw new Error(`the report of session ${report.session_id} was not stored`);
-  return presentReport(row);
+  return presentReport({ id: row.id, ...values, created_time: row.created_time }, report);
 }
 
 /** Chats waiting past their timeout, oldest first. */

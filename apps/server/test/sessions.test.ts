@@ -355,6 +355,18 @@ describe('turns are atomic', () => {
     expect((await runtime.find('CA-other-tenant'))?.session.status).toBe('waiting');
   });
 
+  test('a session no channel named gets an id that sorts by when it started', async () => {
+    const { id: _named, ...unnamed } = chat('unused');
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      ids.push((await runtime.start(unnamed)).session_id);
+      await new Promise((resolve) => setTimeout(resolve, 2));
+    }
+    for (const id of ids) expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect([...ids].sort()).toEqual(ids);
+    expect(new Set(ids).size).toBe(5);
+  });
+
   test('a plan that does not exist ends the session as failed, with a report', async () => {
     const outcome = await runtime.start(voiceCall('CA-no-plan', 999_999));
     expect(outcome).toMatchObject({ status: 'ended', actions: [{ type: 'hangup', cause: 'engine_error' }] });

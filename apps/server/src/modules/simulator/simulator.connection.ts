@@ -18,7 +18,7 @@ import type { AppContext } from '../../context.ts';
 import { badRequest, notFound } from '../../errors.ts';
 import { apiErrorOf } from '../../plugins/errors.ts';
 import { readPlanVersions } from '../sessions/plan-loader.ts';
-import type { TurnOutcome, TurnProgress } from '../sessions/sessions.service.ts';
+import { newSessionId, type TurnOutcome, type TurnProgress } from '../sessions/sessions.service.ts';
 
 /** Frames a client may have waiting before the connection is closed as abusive. */
 const MAX_QUEUED_FRAMES = 32;
@@ -159,7 +159,7 @@ export class SimulatorConnection {
     const current = await readPlanVersions(ctx.db, ctx.readCache, plan.tenant_id, plan.id);
     if (!current) throw notFound();
     if (frame.version === 'published' && current.published_version === null) throw badRequest('plan_not_published');
-    const sessionId = crypto.randomUUID();
+    const sessionId = newSessionId();
     this.send({ type: 'started', session_id: sessionId, plan_id: plan.id, channel: frame.channel, version: frame.version });
     const outcome = await ctx.sessions.start(
       {

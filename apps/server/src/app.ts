@@ -1,8 +1,6 @@
 import cookie from '@fastify/cookie';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import websocket from '@fastify/websocket';
-import { simulatorMaxFrameBytes, simulatorProtocol } from '@voxplan/contracts/simulator';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { jsonSchemaTransform, validatorCompiler } from 'fastify-type-provider-zod';
 import type { AppContext } from './context.ts';
@@ -12,7 +10,7 @@ import { registerAuthRoutes } from './modules/auth/auth.routes.ts';
 import { registerDateRangeRoutes } from './modules/date-ranges/date-ranges.routes.ts';
 import { registerHolidayImportRoutes } from './modules/holidays/holidays-import.routes.ts';
 import { registerPlanWebhookRoutes } from './modules/plan-webhook/plan-webhook.routes.ts';
-import { registerSimulatorRoutes } from './modules/simulator/simulator.routes.ts';
+import { simulatorPlugin } from './modules/simulator/simulator.routes.ts';
 import { registerHealthRoutes } from './modules/system/health.routes.ts';
 import { registerSystemInfoRoutes } from './modules/system/system-info.routes.ts';
 import { registerIntegrationRoutes } from './modules/tenants/integrations.routes.ts';
@@ -56,14 +54,6 @@ export async function buildApp(ctx: AppContext, options: FastifyServerOptions = 
   app.setSerializerCompiler(() => serializeJson);
 
   await app.register(cookie);
-  await app.register(websocket, {
-    options: {
-      maxPayload: simulatorMaxFrameBytes,
-      // Only the real subprotocol is ever chosen: a `bearer.<token>` offered beside it (a browser's
-      // way of sending its token) must never be echoed back in the answer's headers.
-      handleProtocols: (offered) => (offered.has(simulatorProtocol) ? simulatorProtocol : false),
-    },
-  });
   await app.register(errorsPlugin);
   await app.register(authPlugin, { ctx });
   await app.register(swagger, {
@@ -86,6 +76,7 @@ export async function buildApp(ctx: AppContext, options: FastifyServerOptions = 
       api.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
       registerHealthRoutes(api, ctx);
       registerAuthRoutes(api, ctx);
+      await api.register(simulatorPlugin, { ctx, apiPrefix: API_PREFIX });
 
       await api.register(async (secured) => {
         secured.addHook('onRequest', (request) => secured.authenticate(request));
@@ -96,7 +87,6 @@ export async function buildApp(ctx: AppContext, options: FastifyServerOptions = 
         registerDateRangeRoutes(secured, ctx);
         registerPlanWebhookRoutes(secured, ctx);
         registerVisualPlanRoutes(secured, ctx);
-        registerSimulatorRoutes(secured, ctx);
         registerSystemInfoRoutes(secured);
         await registerAudioRoutes(secured, ctx);
         for (const resource of allResources()) registerResource(secured, ctx, resource);

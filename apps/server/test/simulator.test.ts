@@ -1,5 +1,5 @@
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import type { CallReportRecord } from '@voxplan/contracts';
 import type { SimulatorServerFrame } from '@voxplan/contracts/simulator';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -324,6 +324,27 @@ describe('refusals', () => {
     expect(await refusal(open(plans.frontLine, guest.token))).toEqual({ statusCode: 403, code: 'readonly_only' });
     expect(await refusal(open(plans.frontLine, outsider.token))).toEqual({ statusCode: 404, code: 'not_found' });
     expect(await refusal(open(999_999))).toEqual({ statusCode: 404, code: 'not_found' });
+  });
+
+  test('an upgrade to any other path is answered 404 and closed, and runs nothing', async () => {
+    const { port } = server.app.server.address() as AddressInfo;
+    const upgradeTo = (method: string, path: string, body = '') =>
+      new Promise<string>((resolve, reject) => {
+        const socket = net.connect(port, '127.0.0.1');
+        let answer = '';
+        socket.on('data', (chunk) => (answer += chunk.toString()));
+        // Resolves only once the server closed the connection.
+        socket.on('close', () => resolve(answer));
+        socket.on('error', reject);
+        socket.write(
+          `${method} ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${member.token}\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n` +
+            `Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+        );
+      });
+    expect(await upgradeTo('GET', '/api/v1/health')).toMatch(/^HTTP\/1\.1 404 /);
+    expect(await upgradeTo('POST', '/api/v1/destinations', JSON.stringify({ name: 'Through an upgrade', kind: 'voice', uri: 'sip:x@pbx.example.com' }))).toMatch(/^HTTP\/1\.1 404 /);
+    const created = await server.call({ method: 'GET', url: `/destinations?${q('filter', { where: { name: 'Through an upgrade' } })}`, token: member.token });
+    expect(created.json()).toEqual([]);
   });
 
   test('a browser sends its token as a subprotocol, which is never echoed back', async () => {

@@ -10,7 +10,8 @@
  *   BENCH_INDEX=with          without | with | both: run the destinations scenarios with the
  *                             migrated schema and/or with the name index dropped, for comparison
  *   BENCH_PIN=1               0 to let the OS schedule both processes freely
- *   BENCH_PROFILE=0           1: afterwards, CPU-profile the server under GET /users/1 load
+ *   BENCH_PROFILE=0           1: afterwards, CPU-profile the server under one scenario's load
+ *   BENCH_PROFILE_SCENARIO=users  users | list | count: the scenario BENCH_PROFILE profiles
  *   BENCH_PROFILE_OUT=path    keep that .cpuprofile (otherwise it goes with the temp dir)
  *   BENCH_STRICT=0            1: exit 3 when a target FAILs (non-2xx responses always exit 1)
  */
@@ -53,9 +54,11 @@ const settings = {
   pin: process.env.BENCH_PIN !== '0',
   profile: process.env.BENCH_PROFILE === '1',
   profileOut: process.env.BENCH_PROFILE_OUT,
+  profileScenario: (process.env.BENCH_PROFILE_SCENARIO ?? 'users') as 'users' | 'list' | 'count',
   strict: process.env.BENCH_STRICT === '1',
 };
 if (!['without', 'with', 'both'].includes(settings.index)) throw new Error('BENCH_INDEX must be without, with or both');
+if (!['users', 'list', 'count'].includes(settings.profileScenario)) throw new Error('BENCH_PROFILE_SCENARIO must be users, list or count');
 if (settings.rows < 1000 || settings.rows > 1_000_000) throw new Error('BENCH_ROWS must be between 1000 and 1000000');
 
 const targets = { usersById: 0.5, list: 0.3, count: 0.3, p95Ms: 10 } as const;
@@ -475,15 +478,20 @@ async function main(): Promise<void> {
 
   let profileText = '';
   if (settings.profile) {
-    process.stderr.write('profiling GET /users/1\n');
-    const file = settings.profileOut ? path.resolve(settings.profileOut) : path.join(dataDir, 'users-by-id.cpuprofile');
+    const profiled = {
+      users: { label: 'GET /users/1', path: usersPath, headers: auth },
+      list: { label: 'the list', path: listPath, headers: tenantAuth },
+      count: { label: 'the count', path: countPath, headers: tenantAuth },
+    }[settings.profileScenario];
+    process.stderr.write(`profiling ${profiled.label}\n`);
+    const file = settings.profileOut ? path.resolve(settings.profileOut) : path.join(dataDir, `${settings.profileScenario}.cpuprofile`);
     await app.command({ cmd: 'profileStart' });
-    const profiled = await runAutocannon(`${app.url}${usersPath}`, auth, settings.seconds);
+    const load = await runAutocannon(`${app.url}${profiled.path}`, profiled.headers, settings.seconds);
     await app.command({ cmd: 'profileStop', file });
     const summary = summarize(JSON.parse(fs.readFileSync(file, 'utf8')) as CpuProfile, 25);
     profileText =
-      `\nCPU profile of the server under GET /users/1 (${fmt(profiled.requests.total / profiled.duration, 0)} req/s while sampling every 200 µs; ` +
-      `${profiled.requests.total} requests)${settings.profileOut ? `, saved to ${file}` : ''}\n${formatSummary(summary)}\n`;
+      `\nCPU profile of the server under ${profiled.label} (${fmt(load.requests.total / load.duration, 0)} req/s while sampling every 200 µs; ` +
+      `${load.requests.total} requests)${settings.profileOut ? `, saved to ${file}` : ''}\n${formatSummary(summary)}\n`;
   }
 
   // The baseline again, after the app is gone: this machine's throughput drifts between runs.

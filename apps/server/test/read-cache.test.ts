@@ -110,3 +110,24 @@ describe('answers follow writes made by another instance', () => {
     expect(await readTwice(url)).toMatchObject([{ roles: [{ role: 'user' }] }]);
   });
 });
+
+describe('answers are kept by the text of the request', () => {
+  it('one filter written two ways answers the same rows, before and after a write', async () => {
+    await createDestination('spelled-a');
+    const compact = `/destinations?filter=${encodeURIComponent('{"where":{"name":{"like":"spelled%"}},"order":["name ASC"]}')}`;
+    const spaced = `/destinations?filter=${encodeURIComponent('{ "order": ["name ASC"], "where": { "name": { "like": "spelled%" } } }')}`;
+    expect(await readTwice(compact)).toMatchObject([{ name: 'spelled-a' }]);
+    expect(await readTwice(spaced)).toEqual(await readTwice(compact));
+    await createDestination('spelled-b');
+    for (const url of [compact, spaced]) expect(await readTwice(url)).toMatchObject([{ name: 'spelled-a' }, { name: 'spelled-b' }]);
+  });
+
+  it('a malformed filter is refused every time it comes', async () => {
+    for (const url of [`/destinations?filter=${encodeURIComponent('{"where":')}`, `/destinations/count?where=${encodeURIComponent('{"name":')}`]) {
+      for (let attempt = 0; attempt < 2; attempt++) {
+        const response = await server.call({ method: 'GET', url, token: admin, tenant: tenantId });
+        expect(response.statusCode, response.body).toBe(400);
+      }
+    }
+  });
+});

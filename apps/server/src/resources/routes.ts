@@ -27,11 +27,11 @@ export function registerResource<Out>(app: FastifyInstance, ctx: AppContext, def
   const list = z.array(definition.output);
 
   routes.get(`${base}/count`, { schema: { tags, querystring: whereQuery, response: { 200: countSchema } } }, async (request) => ({
-    count: await service.count(scopeOf(request), decodeJsonParam(request.query.where, 'where')),
+    count: await service.count(scopeOf(request), request.query.where),
   }));
 
   routes.get(base, { schema: { tags, querystring: filterQuery, response: { 200: list } } }, async (request) =>
-    service.list(scopeOf(request), decodeJsonParam(request.query.filter, 'filter')),
+    service.list(scopeOf(request), request.query.filter),
   );
 
   routes.get(`${base}/:id`, { schema: { tags, params: idParams, response: { 200: definition.output } } }, async (request) =>

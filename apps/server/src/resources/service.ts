@@ -1,4 +1,4 @@
-import { type Condition, type FieldMap, filterLimits, type ParsedFilter, parseFilter, parseWhere } from '@voxplan/contracts';
+import { type Condition, decodeJsonParam, type FieldMap, filterLimits, type ParsedFilter, parseFilter, parseWhere } from '@voxplan/contracts';
 import type { Kysely } from 'kysely';
 import type { AppContext, Scope } from '../context.ts';
 import { isForeignKeyViolation, uniqueViolationColumns } from '../db/constraint-errors.ts';
@@ -127,16 +127,22 @@ export class ResourceService<Out> {
     return [this.definition.table, ...(this.definition.readTables ?? [])];
   }
 
-  /** Reads by the caller's tenant and the request's own terms, answered from the cache when nothing they read changed. */
-  private cachedRead<T>(operation: string, scope: Scope, terms: unknown, load: () => Promise<T>): Promise<T> {
-    const key = `${this.definition.table}\u0000${operation}\u0000${this.tenantFilter(scope) ?? '*'}\u0000${JSON.stringify(terms ?? null)}`;
+  /**
+   * Reads by the caller's tenant and the request's own terms, answered from the cache when nothing
+   * they read changed. The terms are the text the request carried, so a repeated request is
+   * answered without its JSON being parsed: the same filter written twice differently is cached
+   * twice, with the same answer.
+   */
+  private cachedRead<T>(operation: string, scope: Scope, terms: string, load: () => Promise<T>): Promise<T> {
+    const key = `${this.definition.table}\u0000${operation}\u0000${this.tenantFilter(scope) ?? '*'}\u0000${terms}`;
     return this.app.readCache.read(key, this.readTables, load);
   }
 
-  async count(scope: Scope, where: unknown): Promise<number> {
+  /** `where`: the JSON text of the query string's `where`, or nothing. */
+  async count(scope: Scope, where: string | undefined): Promise<number> {
     this.checkRead(scope);
-    return this.cachedRead('count', scope, where, async () => {
-      const condition = this.withDefaults(parseWhere(where, this.fields));
+    return this.cachedRead('count', scope, where ?? '', async () => {
+      const condition = this.withDefaults(parseWhere(decodeJsonParam(where, 'where'), this.fields));
       const row = await this.scopedSelect(this.db, scope, condition)
         .select((eb) => eb.fn.countAll().as('count'))
         .executeTakeFirstOrThrow();
@@ -144,10 +150,11 @@ export class ResourceService<Out> {
     });
   }
 
-  async list(scope: Scope, filter: unknown): Promise<Out[]> {
+  /** `filter`: the JSON text of the query string's `filter`, or nothing. */
+  async list(scope: Scope, filter: string | undefined): Promise<Out[]> {
     this.checkRead(scope);
-    return this.cachedRead('list', scope, filter, async () => {
-      const parsed = this.parseFilter(filter);
+    return this.cachedRead('list', scope, filter ?? '', async () => {
+      const parsed = this.parseFilter(decodeJsonParam(filter, 'filter'));
       const order = parsed.order.length > 0 ? parsed.order : (this.definition.defaultOrder ?? []);
       // Without a limit a list answers at most the largest page a filter may ask for.
       const { listColumns } = this.definition;
@@ -171,7 +178,7 @@ export class ResourceService<Out> {
 
   async get(scope: Scope, id: number): Promise<Out> {
     this.checkRead(scope);
-    return this.cachedRead('get', scope, id, async () => {
+    return this.cachedRead('get', scope, String(id), async () => {
       const [out] = await this.present([await this.findRow(this.db, scope, id)]);
       return out!;
     });

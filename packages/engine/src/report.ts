@@ -2,27 +2,27 @@
 import type { DigitsEntry, PathEntry, RecordingState, Session } from './session.ts';
 
 /** What a report takes from the session as it is. */
-const sessionFacts = [
-  'tenant_id',
-  'plan_id',
-  'plan_name',
-  'plan_version',
-  'channel',
-  'provider',
-  'direction',
-  'caller',
-  'called',
-  'source_ip',
-  'protocol',
-  'hangup_cause',
-  'disposition',
-  'dial_status',
-  'failure',
-  'started_at',
-  'ended_at',
-  'variables',
-] as const satisfies ReadonlyArray<keyof Session>;
-type SessionFacts = Pick<Session, (typeof sessionFacts)[number]>;
+type SessionFacts = Pick<
+  Session,
+  | 'tenant_id'
+  | 'plan_id'
+  | 'plan_name'
+  | 'plan_version'
+  | 'channel'
+  | 'provider'
+  | 'direction'
+  | 'caller'
+  | 'called'
+  | 'source_ip'
+  | 'protocol'
+  | 'hangup_cause'
+  | 'disposition'
+  | 'dial_status'
+  | 'failure'
+  | 'started_at'
+  | 'ended_at'
+  | 'variables'
+>;
 
 export interface CallReport extends SessionFacts {
   session_id: string;
@@ -34,13 +34,30 @@ export interface CallReport extends SessionFacts {
   recording: Pick<RecordingState, 'format' | 'url' | 'duration_s' | 'status' | 'results' | 'error'> | null;
 }
 
+// Written out field by field: built from a list of keys, the report took a quarter of a session's last turn.
 export function buildReport(session: Session): CallReport {
-  const facts = Object.fromEntries(sessionFacts.map((key) => [key, session[key]])) as SessionFacts;
   const last = session.path.at(-1);
   const recording = session.recording;
   return {
     session_id: session.id,
-    ...facts,
+    tenant_id: session.tenant_id,
+    plan_id: session.plan_id,
+    plan_name: session.plan_name,
+    plan_version: session.plan_version,
+    channel: session.channel,
+    provider: session.provider,
+    direction: session.direction,
+    caller: session.caller,
+    called: session.called,
+    source_ip: session.source_ip,
+    protocol: session.protocol,
+    hangup_cause: session.hangup_cause,
+    disposition: session.disposition,
+    dial_status: session.dial_status,
+    failure: session.failure,
+    started_at: session.started_at,
+    ended_at: session.ended_at,
+    variables: session.variables,
     last_node: last ? { plan_id: last.plan_id, node_id: last.node_id, type: last.type } : null,
     nodes: session.path,
     pressed_digits: session.digits,

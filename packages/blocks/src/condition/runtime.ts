@@ -40,7 +40,11 @@ export const conditionRuntime = defineRuntime(conditionBlock, {
   }),
   enter(turn, node) {
     const { isAll, rules } = node.config;
-    const holds = (rule: CompiledRule) => rule.test(rule.left(turn), rule.right(turn));
-    return { exit: (isAll ? rules.every(holds) : rules.some(holds)) ? 'true' : 'false' };
+    // All: the first rule that fails decides; any: the first that holds does. A loop rather than
+    // every/some with a closure made on each entry.
+    for (const rule of rules) {
+      if (rule.test(rule.left(turn), rule.right(turn)) !== isAll) return { exit: isAll ? 'false' : 'true' };
+    }
+    return { exit: isAll ? 'true' : 'false' };
   },
 });

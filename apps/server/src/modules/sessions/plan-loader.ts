@@ -107,6 +107,7 @@ export function createPlanLoaders(db: Kysely<Database>, readCache: ReadCache, lo
     return (await versionsOf(tenantId, planId))?.version;
   }
 
+  const draftLoaders = new Map<number, PlanLoader>();
   const published: PlanLoader = {
     load: loadVersion,
     async loadPublished(tenantId, planId) {
@@ -121,13 +122,19 @@ export function createPlanLoaders(db: Kysely<Database>, readCache: ReadCache, lo
     published,
     draftVersion,
     withDraft(draftPlanId) {
-      return {
+      // Kept per plan: every turn of a test session asks for its loader.
+      let loader = draftLoaders.get(draftPlanId);
+      if (loader) return loader;
+      loader = {
         // A draft version that was published as it stood is the same document, so it may run
         // from the published copy once the draft has moved on.
         load: async (tenantId, planId, version) =>
           planId === draftPlanId ? ((await loadDraft(tenantId, planId, version)) ?? (await loadVersion(tenantId, planId, version))) : loadVersion(tenantId, planId, version),
         loadPublished: published.loadPublished,
       };
+      if (draftLoaders.size >= CACHE_SIZE) draftLoaders.delete(draftLoaders.keys().next().value!);
+      draftLoaders.set(draftPlanId, loader);
+      return loader;
     },
   };
 }

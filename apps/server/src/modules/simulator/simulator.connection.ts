@@ -11,7 +11,7 @@ import {
   type SimulatorStartFrame,
   simulatorClientFrameSchema,
 } from '@voxplan/contracts/simulator';
-import type { EngineEvent } from '@voxplan/engine';
+import type { Action, EngineEvent, PathEntry } from '@voxplan/engine';
 import type { FastifyBaseLogger } from 'fastify';
 import type { WebSocket } from 'ws';
 import type { AppContext } from '../../context.ts';
@@ -59,12 +59,37 @@ const inputEvent = (frame: SimulatorInputFrame): EngineEvent => {
   return event;
 };
 
+/** A turn's progress as frames: an object with methods, not four closures made for every input. */
+class TurnFrames implements TurnProgress {
+  constructor(
+    private readonly send: (frame: SimulatorServerFrame) => void,
+    private readonly eventId: string,
+  ) {}
+
+  entered(node: PathEntry): void {
+    this.send({ type: 'node', event_id: this.eventId, node });
+  }
+
+  exited(node: PathEntry): void {
+    this.send({ type: 'exit', event_id: this.eventId, node });
+  }
+
+  action(action: Action): void {
+    this.send({ type: 'action', event_id: this.eventId, action });
+  }
+
+  discarded(): void {
+    this.send({ type: 'discarded', event_id: this.eventId });
+  }
+}
+
 export class SimulatorConnection {
   private queue: Promise<void> = Promise.resolve();
   private queued = 0;
   /** The session this socket runs, while it has not ended. */
   private live: { id: string; stopWatching: () => void } | null = null;
   private corked = false;
+  private readonly sendFrame = (frame: SimulatorServerFrame): void => this.send(frame);
   /** Settles once the socket closed and the live session, if any, was hung up. */
   readonly finished: Promise<void>;
 
@@ -144,12 +169,7 @@ export class SimulatorConnection {
 
   /** Streams a turn's blocks and actions to the client while it runs. */
   private progress(eventId: string): TurnProgress {
-    return {
-      entered: (node) => this.send({ type: 'node', event_id: eventId, node }),
-      exited: (node) => this.send({ type: 'exit', event_id: eventId, node }),
-      action: (action) => this.send({ type: 'action', event_id: eventId, action }),
-      discarded: () => this.send({ type: 'discarded', event_id: eventId }),
-    };
+    return new TurnFrames(this.sendFrame, eventId);
   }
 
   /** A new session; one still running on this socket is hung up first (the panel's restart). */

@@ -6,7 +6,7 @@ import { isIP } from 'node:net';
 import { pipeline, type Readable } from 'node:stream';
 import zlib from 'node:zlib';
 import { OutboundError, type OutboundHttp, type OutboundRequest, type OutboundResponse } from '@voxplan/engine/ports';
-import { type AddressPolicy, judgeAddress, strictPolicy } from './address-policy.ts';
+import { type AddressPolicy, type AddressVerdict, judgeAddress, strictPolicy } from './address-policy.ts';
 
 /** blocks.md, "Requests leaving the server". */
 export const MAX_REDIRECTS = 3;
@@ -72,6 +72,7 @@ export function createOutboundHttp(options: OutboundHttpOptions = {}): PooledOut
     http: new http.Agent({ keepAlive: true, timeout: IDLE_CONNECTION_MS }),
     https: new https.Agent({ keepAlive: true, timeout: IDLE_CONNECTION_MS }),
     lookup,
+    judgeLiteral: keptVerdicts(policy),
   };
 
   return {
@@ -83,7 +84,7 @@ export function createOutboundHttp(options: OutboundHttpOptions = {}): PooledOut
       try {
         let hop = firstHop(request);
         for (let redirects = 0; ; redirects++) {
-          const result = await send(hop, policy, pool, deadline);
+          const result = await send(hop, pool, deadline);
           if (result.kind === 'answer') return { status: result.status, headers: result.headers, body: result.body, url: hop.url.href };
           if (redirects === MAX_REDIRECTS) {
             throw new OutboundError('too_many_redirects', `more than ${MAX_REDIRECTS} redirects, the last to ${result.location}`);
@@ -138,6 +139,28 @@ interface Pool {
   https: https.Agent;
   /** The guarded lookup every new connection resolves its host with. */
   lookup: LookupFunction;
+  /** The policy's verdict on an address written in a URL. */
+  judgeLiteral: (address: string) => AddressVerdict;
+}
+
+const KEPT_VERDICTS = 256;
+
+/**
+ * Verdicts on the addresses URLs name, kept: a plan calling its CRM by IP address asks about the
+ * same one on every call, and parsing it and finding its range costs more than the rest of a
+ * request's checks. A verdict depends only on the address and the policy, which is the pool's.
+ */
+function keptVerdicts(policy: AddressPolicy): (address: string) => AddressVerdict {
+  const verdicts = new Map<string, AddressVerdict>();
+  return (address) => {
+    let verdict = verdicts.get(address);
+    if (!verdict) {
+      verdict = judgeAddress(address, policy);
+      if (verdicts.size >= KEPT_VERDICTS) verdicts.delete(verdicts.keys().next().value!);
+      verdicts.set(address, verdict);
+    }
+    return verdict;
+  };
 }
 
 function parseUrl(text: string, base?: URL): URL {
@@ -215,12 +238,12 @@ export function guardLookup(resolve: LookupFunction, policy: AddressPolicy): Loo
  * the hop is sent again, once, on a new connection (what Node's documentation advises for
  * `request.reusedSocket`).
  */
-async function send(hop: Hop, policy: AddressPolicy, pool: Pool, deadline: Deadline): Promise<HopResult> {
+async function send(hop: Hop, pool: Pool, deadline: Deadline): Promise<HopResult> {
   try {
-    return await sendOnce(hop, policy, pool, deadline, true);
+    return await sendOnce(hop, pool, deadline, true);
   } catch (error) {
     if (!(error instanceof StaleConnection)) throw error;
-    return sendOnce(hop, policy, pool, deadline, false);
+    return sendOnce(hop, pool, deadline, false);
   }
 }
 
@@ -234,12 +257,12 @@ class StaleConnection extends Error {}
  */
 const idempotentMethods = new Set(['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE', 'TRACE']);
 
-function sendOnce(hop: Hop, policy: AddressPolicy, pool: Pool, deadline: Deadline, mayReuse: boolean): Promise<HopResult> {
+function sendOnce(hop: Hop, pool: Pool, deadline: Deadline, mayReuse: boolean): Promise<HopResult> {
   // URL keeps the brackets of an IPv6 literal; sockets want the bare address.
   const host = hop.url.hostname.replace(/^\[(.*)\]$/, '$1');
   // The socket skips the lookup for a literal address, so it is judged here.
   if (isIP(host)) {
-    const verdict = judgeAddress(host, policy);
+    const verdict = pool.judgeLiteral(host);
     if (!verdict.allowed) return Promise.reject(forbidden(host, host, verdict.range));
   }
   if (deadline.expired) return Promise.reject(deadline.error());

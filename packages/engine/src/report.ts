@@ -34,7 +34,8 @@ export interface CallReport extends SessionFacts {
   recording: Pick<RecordingState, 'format' | 'url' | 'duration_s' | 'status' | 'results' | 'error'> | null;
 }
 
-// Written out field by field: built from a list of keys, the report took a quarter of a session's last turn.
+// Written out field by field: built from a list of keys (Object.fromEntries and a spread) it took
+// 5.2 µs against 0.65, 6 % of the in-process bench.
 export function buildReport(session: Session): CallReport {
   const last = session.path.at(-1);
   const recording = session.recording;

@@ -155,11 +155,22 @@ function reportValues(report: CallReport, isTest: boolean, now: string) {
   } satisfies Omit<Insertable<CallReportTable>, 'created_time'>;
 }
 
+/** What the report's JSON columns hold. */
+type ReportJson = Pick<StoredReport, 'nodes' | 'pressed_digits' | 'failure' | 'recording' | 'variables'>;
+
+const storedJson = (row: Selectable<CallReportTable>): ReportJson => ({
+  nodes: parsed<StoredReport['nodes']>(row.nodes) ?? [],
+  pressed_digits: parsed<StoredReport['pressed_digits']>(row.pressed_digits) ?? [],
+  failure: parsed<StoredReport['failure']>(row.failure),
+  recording: parsed<StoredReport['recording']>(row.recording),
+  variables: parsed<StoredReport['variables']>(row.variables) ?? {},
+});
+
 /**
- * The report as /reports answers it. `written`, when the row was just stored from it, gives the
- * values its JSON columns were written from, so they need not be parsed back.
+ * The report as /reports answers it. `json`: the values the JSON columns were written from, when
+ * the row was just stored, so that they need not be parsed back.
  */
-export function presentReport(row: Selectable<CallReportTable>, written?: CallReport): StoredReport {
+export function presentReport(row: Selectable<CallReportTable>, json: ReportJson = storedJson(row)): StoredReport {
   return {
     ...row,
     channel: row.channel as StoredReport['channel'],
@@ -168,11 +179,11 @@ export function presentReport(row: Selectable<CallReportTable>, written?: CallRe
     hangup_cause: row.hangup_cause as StoredReport['hangup_cause'],
     disposition: row.disposition as StoredReport['disposition'],
     dial_status: row.dial_status as StoredReport['dial_status'],
-    nodes: written ? written.nodes : (parsed<StoredReport['nodes']>(row.nodes) ?? []),
-    pressed_digits: written ? written.pressed_digits : (parsed<StoredReport['pressed_digits']>(row.pressed_digits) ?? []),
-    failure: written ? written.failure : parsed<StoredReport['failure']>(row.failure),
-    recording: written ? written.recording : parsed<StoredReport['recording']>(row.recording),
-    variables: written ? written.variables : (parsed<StoredReport['variables']>(row.variables) ?? {}),
+    nodes: json.nodes,
+    pressed_digits: json.pressed_digits,
+    failure: json.failure,
+    recording: json.recording,
+    variables: json.variables,
     is_test: row.is_test === 1,
   };
 }

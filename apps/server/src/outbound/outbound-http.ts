@@ -350,7 +350,7 @@ function decompressed(response: http.IncomingMessage): Readable {
           ? zlib.createBrotliDecompress()
           : undefined;
   if (!decoder) return response;
-  // Errors end up on the iterator of the last stream; the callback only keeps them from being unhandled.
+  // Errors end up on the last stream, where readBody listens; the callback only keeps them from being unhandled.
   return pipeline(response, decoder, () => {});
 }
 

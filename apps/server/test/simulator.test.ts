@@ -341,7 +341,9 @@ describe('refusals', () => {
             `Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
         );
       });
-    expect(await upgradeTo('GET', '/api/v1/health')).toMatch(/^HTTP\/1\.1 404 /);
+    const refused = await upgradeTo('GET', '/api/v1/health');
+    expect(refused).toMatch(/^HTTP\/1\.1 404 /);
+    expect(JSON.parse(refused.slice(refused.indexOf('\r\n\r\n') + 4))).toMatchObject({ error: { statusCode: 404, code: 'not_found' } });
     expect(await upgradeTo('POST', '/api/v1/destinations', JSON.stringify({ name: 'Through an upgrade', kind: 'voice', uri: 'sip:x@pbx.example.com' }))).toMatch(/^HTTP\/1\.1 404 /);
     const created = await server.call({ method: 'GET', url: `/destinations?${q('filter', { where: { name: 'Through an upgrade' } })}`, token: member.token });
     expect(created.json()).toEqual([]);

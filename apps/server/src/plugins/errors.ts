@@ -97,7 +97,8 @@ export function apiErrorOf(error: unknown, locale: Locale, log: FastifyBaseLogge
   return answer(locale, 500, 'internal_error');
 }
 
-export const localeOf = (request: FastifyRequest): Locale => localeFromAcceptLanguage(request.headers['accept-language']);
+/** The language of a request's error texts: a Fastify request, or a raw one (an upgrade refused before routing). */
+export const localeOf = (request: Pick<FastifyRequest, 'headers'>): Locale => localeFromAcceptLanguage(request.headers['accept-language']);
 
 /** Turns every failure into the error shape of spec section 8. */
 export const errorsPlugin = fp(async (app: FastifyInstance) => {

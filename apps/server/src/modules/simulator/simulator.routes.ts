@@ -8,8 +8,8 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
-import { AppError } from '../../errors.ts';
-import { localeOf } from '../../plugins/errors.ts';
+import { AppError, notFound } from '../../errors.ts';
+import { apiErrorOf, localeOf } from '../../plugins/errors.ts';
 import { scopeOf } from '../../plugins/auth.ts';
 import { ResourceService } from '../../resources/service.ts';
 import { visualPlansResource } from '../visual-plans/visual-plans.resource.ts';
@@ -36,8 +36,11 @@ export async function simulatorPlugin(app: FastifyInstance, options: { ctx: AppC
       simulatorUpgrades.emit('upgrade', request, socket, head);
       return;
     }
+    const body = JSON.stringify(apiErrorOf(notFound(), localeOf(request), app.log).body);
     socket.on('error', () => socket.destroy());
-    socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+    socket.end(
+      `HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    );
   };
   app.server.on('upgrade', onUpgrade);
   app.addHook('onClose', () => {

@@ -7,9 +7,22 @@ export type ServerCommand =
   | { cmd: 'cpu' }
   /** Starts `count` chats of the plan through the session runtime, one after the other. */
   | { cmd: 'startChats'; tenantId: number; planId: number; count: number; offset: number }
+  /**
+   * Runs the simulator's sessions (voice, the draft: start, then hang-up) through the session
+   * runtime in the server's own process, `concurrency` at a time for `seconds`: the same work
+   * without the WebSocket and its frames.
+   */
+  | { cmd: 'runtimeLoop'; tenantId: number; planId: number; seconds: number; concurrency: number }
   /** CPU-profiles the server over a measured window (BENCH_PROFILE_DIR). */
   | { cmd: 'profileStart' }
   | { cmd: 'profileStop'; file: string };
+
+export interface RuntimeLoopResult {
+  sessions: number;
+  wallS: number;
+  /** The server process's CPU over the loop, user and system, in seconds. */
+  cpuS: number;
+}
 
 export interface ServerMemory {
   rss: number;

@@ -8,7 +8,8 @@ import { buildApp } from '../../apps/server/src/app.ts';
 import { startContext } from '../../apps/server/src/bootstrap.ts';
 import { windowProfiler } from '../lib/profiler.ts';
 import { benchServerConfig } from '../lib/server-config.ts';
-import type { ServerCommand, ServerMemory } from './simulator-protocol.ts';
+import { newSessionId } from '../../apps/server/src/modules/sessions/sessions.service.ts';
+import type { RuntimeLoopResult, ServerCommand, ServerMemory } from './simulator-protocol.ts';
 
 const dataDir = process.env.BENCH_DATA_DIR;
 if (!dataDir || !process.send) throw new Error('simulator-server.ts runs as a child of bench/engine/simulator.ts, with BENCH_DATA_DIR');
@@ -36,6 +37,39 @@ async function memory(): Promise<ServerMemory> {
   return { rss: usage.rss, heapUsed: usage.heapUsed, external: usage.external, waitingSessions: Number(waiting.count) };
 }
 
+/** The simulator's sessions without the simulator: what the session runtime and the database cost alone. */
+async function runtimeLoop(command: Extract<ServerCommand, { cmd: 'runtimeLoop' }>): Promise<RuntimeLoopResult> {
+  const { sessions } = started.ctx;
+  const cpuBefore = process.cpuUsage();
+  const wallStart = performance.now();
+  const deadline = wallStart + command.seconds * 1000;
+  let count = 0;
+  await Promise.all(
+    Array.from({ length: command.concurrency }, async () => {
+      while (performance.now() < deadline) {
+        const id = newSessionId();
+        const first = await sessions.start({
+          id,
+          tenant_id: command.tenantId,
+          plan_id: command.planId,
+          channel: 'voice',
+          provider: 'simulator',
+          direction: 'inbound',
+          caller: 'bench',
+          called: 'ivr',
+          draft: true,
+          is_test: true,
+        });
+        const end = await sessions.handleTurn(id, 'hangup', { type: 'hangup' }, { tenantId: command.tenantId });
+        if (first.status !== 'waiting' || end.status !== 'ended') throw new Error(`a session went ${first.status}, then ${end.status}`);
+        count++;
+      }
+    }),
+  );
+  const cpu = process.cpuUsage(cpuBefore);
+  return { sessions: count, wallS: (performance.now() - wallStart) / 1000, cpuS: (cpu.user + cpu.system) / 1e6 };
+}
+
 const profiler = windowProfiler();
 
 async function run(command: ServerCommand): Promise<unknown> {
@@ -48,6 +82,8 @@ async function run(command: ServerCommand): Promise<unknown> {
       return memory();
     case 'cpu':
       return process.cpuUsage();
+    case 'runtimeLoop':
+      return runtimeLoop(command);
     case 'startChats': {
       // Chats as a channel starts them (a web chat, WhatsApp): no socket stays open for them.
       for (let i = 0; i < command.count; i++) {

@@ -17,7 +17,7 @@ import path from 'node:path';
 import { presetIntervals } from '@voxplan/contracts';
 import { simulatorProtocol, type SimulatorServerFrame } from '@voxplan/contracts/simulator';
 import WebSocket from 'ws';
-import { BENCH_ADMIN, type ServerCommand, type ServerMemory } from './simulator-protocol.ts';
+import { BENCH_ADMIN, type RuntimeLoopResult, type ServerCommand, type ServerMemory } from './simulator-protocol.ts';
 
 const TARGET_SESSIONS_PER_SECOND = 1_000;
 const TARGET_BYTES_PER_LIVE_SESSION = 20 * 1024;
@@ -253,6 +253,14 @@ async function throughput(server: Server, seeded: Seeded, planId: number, name: 
   return result;
 }
 
+/** The same sessions with no socket: the session runtime driven inside the server process. */
+async function withoutSimulator(server: Server, seeded: Seeded, planId: number): Promise<RuntimeLoopResult> {
+  const loop = (seconds: number) =>
+    server.command<RuntimeLoopResult>({ cmd: 'runtimeLoop', tenantId: seeded.tenantId, planId, seconds, concurrency: settings.connections });
+  await loop(settings.warmupSeconds);
+  return loop(settings.seconds);
+}
+
 const kib = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;
 const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
 
@@ -283,6 +291,8 @@ async function main() {
   let seeded = await seed(server, crmUrl);
   const speed = await throughput(server, seeded, seeded.planId, 'ivr');
   const floor = await throughput(server, seeded, seeded.menuPlanId, 'menu-only');
+  const runtimeIvr = await withoutSimulator(server, seeded, seeded.planId);
+  const runtimeMenu = await withoutSimulator(server, seeded, seeded.menuPlanId);
   await server.stop();
   const perSecond = speed.sessions / speed.wallS;
   const describe = (figure: typeof speed) =>
@@ -293,6 +303,22 @@ async function main() {
   console.log(`\nnew sessions through the simulator API (${settings.connections} WebSockets; each session: start, first turn to the menu, hang-up and report)`);
   console.log(`  the IVR (protocol, date range, HTTP lookup, 9 blocks to the menu): ${describe(speed)}`);
   console.log(`  a menu-only plan (the floor: the simulator and the session runtime alone): ${describe(floor)}`);
+  const describeRuntime = (figure: RuntimeLoopResult) => {
+    const cpuMs = (figure.cpuS / figure.sessions) * 1000;
+    return (
+      `${Math.round(figure.sessions / figure.wallS).toLocaleString('en')} sessions/s, ${cpuMs.toFixed(2)} ms CPU a session: ` +
+      `at most ${Math.round(1000 / cpuMs).toLocaleString('en')} a second on one core, before any socket`
+    );
+  };
+  console.log(`  the same sessions without the simulator (the session runtime called in the server's process, the lookup still to the CRM stub):`);
+  console.log(`    the IVR: ${describeRuntime(runtimeIvr)}`);
+  console.log(`    the menu-only plan: ${describeRuntime(runtimeMenu)}`);
+  const simulatorShareMs = (figure: typeof speed, runtime: RuntimeLoopResult) =>
+    (((figure.serverCpuS / figure.sessions - runtime.cpuS / runtime.sessions) * 1000).toFixed(2));
+  console.log(
+    `  the simulator's own CPU a session (its frames, their writes, the sockets' reads): ` +
+      `${simulatorShareMs(speed, runtimeIvr)} ms on the IVR, ${simulatorShareMs(floor, runtimeMenu)} ms on the menu-only plan`,
+  );
   const speedPass = perSecond >= TARGET_SESSIONS_PER_SECOND;
   console.log(`  new sessions/s (the IVR): ${Math.round(perSecond).toLocaleString('en')}   target ≥ ${TARGET_SESSIONS_PER_SECOND.toLocaleString('en')}   ${speedPass ? 'PASS' : 'FAIL'}`);
 

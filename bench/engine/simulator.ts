@@ -24,7 +24,12 @@ const TARGET_BYTES_PER_LIVE_SESSION = 20 * 1024;
 
 const settings = {
   seconds: Number(process.env.BENCH_SECONDS ?? 5),
-  warmupSeconds: Number(process.env.BENCH_WARMUP_SECONDS ?? 1),
+  /**
+   * Long enough for V8 to have compiled what a session runs: a session runs much of its code once,
+   * so it is hot only after thousands of sessions. After 1 s, a fifth of the IVR's first measured
+   * second still went to the optimizing compiler (perf), and the figure came out 30 to 50 % low.
+   */
+  warmupSeconds: Number(process.env.BENCH_WARMUP_SECONDS ?? 6),
   connections: Number(process.env.BENCH_CONNECTIONS ?? 16),
   liveSessions: Number(process.env.BENCH_LIVE_SESSIONS ?? 10_000),
   pin: process.env.BENCH_PIN !== '0',
@@ -242,6 +247,7 @@ async function throughput(server: Server, seeded: Seeded, planId: number, name: 
     return { sessions, wallS, serverCpuS, benchCpuS, p50: percentile(startLatencies, 0.5), p95: percentile(startLatencies, 0.95) };
   };
   await run(settings.warmupSeconds);
+  console.log('PHASE sim', name, Date.now() / 1000);
   if (settings.profileDir) await server.command({ cmd: 'profileStart' });
   const result = await run(settings.seconds);
   if (settings.profileDir) {
@@ -258,6 +264,7 @@ async function withoutSimulator(server: Server, seeded: Seeded, planId: number):
   const loop = (seconds: number) =>
     server.command<RuntimeLoopResult>({ cmd: 'runtimeLoop', tenantId: seeded.tenantId, planId, seconds, concurrency: settings.connections });
   await loop(settings.warmupSeconds);
+  console.log('PHASE runtime', planId, Date.now() / 1000);
   return loop(settings.seconds);
 }
 

@@ -26,8 +26,8 @@ const settings = {
   seconds: Number(process.env.BENCH_SECONDS ?? 5),
   /**
    * Long enough for V8 to have compiled what a session runs: a session runs much of its code once,
-   * so it is hot only after thousands of sessions. After 1 s, a fifth of the IVR's first measured
-   * second still went to the optimizing compiler (perf), and the figure came out 30 to 50 % low.
+   * so it is hot only after thousands of sessions. After 1 s, the optimizing compiler still took
+   * about 0.29 ms of each of the IVR's measured sessions (perf), and the figure came out 30 to 50 % low.
    */
   warmupSeconds: Number(process.env.BENCH_WARMUP_SECONDS ?? 6),
   connections: Number(process.env.BENCH_CONNECTIONS ?? 16),
@@ -247,7 +247,6 @@ async function throughput(server: Server, seeded: Seeded, planId: number, name: 
     return { sessions, wallS, serverCpuS, benchCpuS, p50: percentile(startLatencies, 0.5), p95: percentile(startLatencies, 0.95) };
   };
   await run(settings.warmupSeconds);
-  console.log('PHASE sim', name, Date.now() / 1000);
   if (settings.profileDir) await server.command({ cmd: 'profileStart' });
   const result = await run(settings.seconds);
   if (settings.profileDir) {
@@ -264,10 +263,10 @@ async function withoutSimulator(server: Server, seeded: Seeded, planId: number):
   const loop = (seconds: number) =>
     server.command<RuntimeLoopResult>({ cmd: 'runtimeLoop', tenantId: seeded.tenantId, planId, seconds, concurrency: settings.connections });
   await loop(settings.warmupSeconds);
-  console.log('PHASE runtime', planId, Date.now() / 1000);
   return loop(settings.seconds);
 }
 
+const cpuMsPerSession = (cpuSeconds: number, sessions: number) => (cpuSeconds / sessions) * 1000;
 const kib = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;
 const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
 
@@ -304,14 +303,14 @@ async function main() {
   const perSecond = speed.sessions / speed.wallS;
   const describe = (figure: typeof speed) =>
     `${Math.round(figure.sessions / figure.wallS).toLocaleString('en')} sessions/s (${figure.sessions.toLocaleString('en')} in ${figure.wallS.toFixed(2)} s); ` +
-    `server ${((figure.serverCpuS / figure.wallS) * 100).toFixed(0)} % of a core, ${((figure.serverCpuS / figure.sessions) * 1000).toFixed(2)} ms CPU a session; ` +
+    `server ${((figure.serverCpuS / figure.wallS) * 100).toFixed(0)} % of a core, ${cpuMsPerSession(figure.serverCpuS, figure.sessions).toFixed(2)} ms CPU a session; ` +
     `bench (the panels and the CRM stub) ${((figure.benchCpuS / figure.wallS) * 100).toFixed(0)} % of a core; ` +
     `start answered in p50 ${figure.p50.toFixed(2)} ms, p95 ${figure.p95.toFixed(2)} ms`;
   console.log(`\nnew sessions through the simulator API (${settings.connections} WebSockets; each session: start, first turn to the menu, hang-up and report)`);
   console.log(`  the IVR (protocol, date range, HTTP lookup, 9 blocks to the menu): ${describe(speed)}`);
   console.log(`  a menu-only plan (the floor: the simulator and the session runtime alone): ${describe(floor)}`);
   const describeRuntime = (figure: RuntimeLoopResult) => {
-    const cpuMs = (figure.cpuS / figure.sessions) * 1000;
+    const cpuMs = cpuMsPerSession(figure.cpuS, figure.sessions);
     return (
       `${Math.round(figure.sessions / figure.wallS).toLocaleString('en')} sessions/s, ${cpuMs.toFixed(2)} ms CPU a session: ` +
       `at most ${Math.round(1000 / cpuMs).toLocaleString('en')} a second on one core, before any socket`
@@ -321,7 +320,7 @@ async function main() {
   console.log(`    the IVR: ${describeRuntime(runtimeIvr)}`);
   console.log(`    the menu-only plan: ${describeRuntime(runtimeMenu)}`);
   const simulatorShareMs = (figure: typeof speed, runtime: RuntimeLoopResult) =>
-    (((figure.serverCpuS / figure.sessions - runtime.cpuS / runtime.sessions) * 1000).toFixed(2));
+    (cpuMsPerSession(figure.serverCpuS, figure.sessions) - cpuMsPerSession(runtime.cpuS, runtime.sessions)).toFixed(2);
   console.log(
     `  the simulator's own CPU a session (its frames, their writes, the sockets' reads): ` +
       `${simulatorShareMs(speed, runtimeIvr)} ms on the IVR, ${simulatorShareMs(floor, runtimeMenu)} ms on the menu-only plan`,

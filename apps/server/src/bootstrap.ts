@@ -1,4 +1,4 @@
-import { systemSettingType } from '@voxplan/contracts';
+import { systemSettings, systemSettingType } from '@voxplan/contracts';
 import { LuaScriptRunner } from '@voxplan/engine/lua';
 import type { Config } from './config.ts';
 import type { AppContext } from './context.ts';
@@ -14,14 +14,6 @@ import { enqueuePlanEvent } from './modules/plan-webhook/plan-webhook.service.ts
 import { planWebhookEvents } from './modules/sessions/plan-webhook-events.ts';
 import { createSessionRuntime } from './modules/sessions/sessions.service.ts';
 import { createSettingsOutboundHttp } from './outbound/settings.ts';
-
-/** Settings every installation has; type "sistema" so that nobody removes them. */
-const systemSettings = [
-  { name: 'audio_max_size_mb', value: '10', category: 'audio', description: 'Largest audio file accepted, in MB' },
-  { name: 'feature_second_ai_provider', value: 'false', category: 'features', description: 'Offer a second AI provider in tenant integrations' },
-  { name: 'outbound_allow_loopback', value: 'false', category: 'security', description: 'Let plan requests reach loopback addresses' },
-  { name: 'outbound_allow_private', value: 'false', category: 'security', description: 'Let plan requests reach private network addresses' },
-] as const;
 
 export interface Started {
   ctx: AppContext;
@@ -66,10 +58,12 @@ export async function startContext(config: Config): Promise<Started> {
     });
     const ctx: AppContext = { ...base, sessions };
     const now = nowIso();
-    for (const setting of systemSettings) {
+    // Type "sistema", so that nobody removes them.
+    for (const [name, setting] of Object.entries(systemSettings)) {
+      const { category, description } = setting;
       await ctx.db
         .insertInto('configurations')
-        .values({ ...setting, type: systemSettingType, created_time: now, updated_time: now })
+        .values({ name, value: setting.default, category, description, type: systemSettingType, created_time: now, updated_time: now })
         .onConflict((oc) => oc.column('name').doNothing())
         .execute();
     }

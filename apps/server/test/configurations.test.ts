@@ -208,3 +208,68 @@ describe('general settings are for admins only', () => {
     expect(await names()).not.toEqual(expect.arrayContaining(['user.made']));
   });
 });
+
+describe('system settings take only values of their kind', () => {
+  const patch = (id: number, payload: Record<string, unknown>, headers?: Record<string, string>) =>
+    server.call({ method: 'PATCH', url: `/configurations/${id}`, token: admin, payload, headers });
+  const expectRefused = (response: LightMyRequestResponse, name: string, allowed: string) => {
+    expect(response.statusCode, response.body).toBe(400);
+    expect(errorOf(response)).toMatchObject({
+      code: 'invalid_setting_value',
+      message: `${name} does not take this value; allowed: ${allowed}.`,
+      details: [{ path: 'value', message: `${name} takes ${allowed}` }],
+    });
+  };
+
+  test('a number setting refuses text, other notations and values out of its range, and keeps its value', async () => {
+    const setting = await systemSetting('audio_max_size_mb');
+    expect((await patch(setting.id, { value: '10' })).statusCode).toBe(200);
+    for (const value of ['abc', '', '1e3', '0x10', '0', '0.05', '1025', '-5', '10 MB']) {
+      expectRefused(await patch(setting.id, { value }), 'audio_max_size_mb', '0.1–1024');
+    }
+    expect((await systemSetting('audio_max_size_mb')).value).toBe('10');
+    const portuguese = await patch(setting.id, { value: 'abc' }, { 'accept-language': 'pt-BR' });
+    expect(errorOf(portuguese).message).toBe('audio_max_size_mb não aceita este valor; permitido: 0.1–1024.');
+
+    for (const value of ['0.1', '1024', ' 25 ']) {
+      const accepted = await patch(setting.id, { value });
+      expect(accepted.statusCode, value).toBe(200);
+      expect(accepted.json<Configuration>().value).toBe(value.trim());
+    }
+  });
+
+  test('a boolean setting takes only true or false', async () => {
+    const setting = await systemSetting('feature_second_ai_provider');
+    for (const value of ['yes', '1', 'TRUE', 'on', '']) {
+      expectRefused(await patch(setting.id, { value }), 'feature_second_ai_provider', 'true, false');
+    }
+    expect((await systemSetting('feature_second_ai_provider')).value).toBe('false');
+    expect((await patch(setting.id, { value: 'true' })).json<Configuration>().value).toBe('true');
+    expect((await patch(setting.id, { value: 'false' })).json<Configuration>().value).toBe('false');
+  });
+
+  test('a bulk PATCH that would give one system setting a wrong value changes no row', async () => {
+    const kept = (await systemSetting('audio_max_size_mb')).value;
+    const custom = await created({ name: 'bulk.custom', value: 'before', category: 'audio' });
+    const refused = await server.call({ method: 'PATCH', url: `/configurations?${q('where', { category: 'audio' })}`, token: admin, payload: { value: 'abc' } });
+    expectRefused(refused, 'audio_max_size_mb', '0.1–1024');
+    expect((await server.call({ method: 'GET', url: `/configurations/${custom.id}`, token: admin })).json()).toMatchObject({ value: 'before' });
+    expect((await systemSetting('audio_max_size_mb')).value).toBe(kept);
+
+    const accepted = await server.call({ method: 'PATCH', url: `/configurations?${q('where', { category: 'audio' })}`, token: admin, payload: { value: '12' } });
+    expect(accepted.statusCode, accepted.body).toBe(200);
+    expect((await systemSetting('audio_max_size_mb')).value).toBe('12');
+  });
+
+  test('a create naming a system setting is checked too, before its name is found taken', async () => {
+    const kept = (await systemSetting('audio_max_size_mb')).value;
+    expectRefused(await create({ name: 'audio_max_size_mb', value: 'abc' }), 'audio_max_size_mb', '0.1–1024');
+    expect((await create({ name: 'audio_max_size_mb', value: '5' })).statusCode).toBe(409);
+    expect((await systemSetting('audio_max_size_mb')).value).toBe(kept);
+  });
+
+  test('custom settings take any text', async () => {
+    const setting = await created({ name: 'free.text', value: 'abc' });
+    expect((await patch(setting.id, { value: '1e3 or so' })).json<Configuration>().value).toBe('1e3 or so');
+  });
+});

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { audioMaxSizeDefaultMb } from './audio.ts';
 import { idSchema, timestampSchema } from './common.ts';
 
 export const systemSettingType = 'sistema';
@@ -39,3 +40,93 @@ export const configurationUpdateSchema = z
   .strict();
 export type ConfigurationCreate = z.input<typeof configurationCreateSchema>;
 export type ConfigurationUpdate = z.input<typeof configurationUpdateSchema>;
+
+/** What a system setting holds: a number in a range, on/off, or free text. */
+export type SettingKind = { kind: 'number'; min: number; max: number } | { kind: 'boolean' } | { kind: 'text' };
+
+export type SystemSettingDefinition = SettingKind & {
+  /** The value a fresh installation starts with, and what readers use while the stored one is unusable. */
+  default: string;
+  category: string;
+  /** Seeded into the description column; the console shows the translation under `descriptionKey`. */
+  description: string;
+  /** In the console's screens catalogue (en.screens.json, pt.screens.json). */
+  descriptionKey: string;
+};
+
+/**
+ * The settings every installation brings (type "sistema"): the one list the seeding, the API's
+ * validation, the server's readers and the console's form all go by.
+ */
+export const systemSettings = {
+  audio_max_size_mb: {
+    kind: 'number',
+    // 0.1 MB still takes a short prompt; past 1 GB an upload held in memory would hurt the server.
+    min: 0.1,
+    max: 1024,
+    default: String(audioMaxSizeDefaultMb),
+    category: 'audio',
+    description: 'Largest audio file accepted, in MB',
+    descriptionKey: 'settings.descriptions.audio_max_size_mb',
+  },
+  feature_second_ai_provider: {
+    kind: 'boolean',
+    default: 'false',
+    category: 'features',
+    description: 'Offer a second AI provider in tenant integrations',
+    descriptionKey: 'settings.descriptions.feature_second_ai_provider',
+  },
+  outbound_allow_loopback: {
+    kind: 'boolean',
+    default: 'false',
+    category: 'security',
+    description: 'Let plan requests reach loopback addresses',
+    descriptionKey: 'settings.descriptions.outbound_allow_loopback',
+  },
+  outbound_allow_private: {
+    kind: 'boolean',
+    default: 'false',
+    category: 'security',
+    description: 'Let plan requests reach private network addresses',
+    descriptionKey: 'settings.descriptions.outbound_allow_private',
+  },
+} as const satisfies Record<string, SystemSettingDefinition>;
+
+export type SystemSettingName = keyof typeof systemSettings;
+type SettingValue<D extends SettingKind> = D extends { kind: 'number' } ? number : D extends { kind: 'boolean' } ? boolean : string;
+
+export function systemSettingNamed(name: string): SystemSettingDefinition | undefined {
+  return Object.hasOwn(systemSettings, name) ? systemSettings[name as SystemSettingName] : undefined;
+}
+
+/** What a value may be, in words that read the same in every language ("0.1–1024", "true, false"). */
+export function allowedSettingValues(kind: SettingKind): string | undefined {
+  if (kind.kind === 'number') return `${kind.min}–${kind.max}`;
+  if (kind.kind === 'boolean') return 'true, false';
+  return undefined;
+}
+
+/**
+ * The value as its kind reads it, or undefined when the text is not one: a number is plain decimal
+ * notation ("1e3", "0x10" and "" are refused, though Number() would take them) within the range;
+ * a boolean is "true" or "false".
+ */
+export function parseSettingValue<D extends SettingKind>(kind: D, text: string): SettingValue<D> | undefined {
+  const trimmed = text.trim();
+  if (kind.kind === 'number') {
+    if (!/^-?\d+(\.\d+)?$/.test(trimmed)) return undefined;
+    const value = Number(trimmed);
+    return (value >= kind.min && value <= kind.max ? value : undefined) as SettingValue<D> | undefined;
+  }
+  if (kind.kind === 'boolean') {
+    return (trimmed === 'true' ? true : trimmed === 'false' ? false : undefined) as SettingValue<D> | undefined;
+  }
+  return text as SettingValue<D>;
+}
+
+/** A system setting's value for its readers: the stored text when it is valid, else the default. */
+export function systemSettingValue<N extends SystemSettingName>(name: N, stored: string | undefined): SettingValue<(typeof systemSettings)[N]> {
+  const definition: (typeof systemSettings)[N] = systemSettings[name];
+  const value = stored === undefined ? undefined : parseSettingValue(definition, stored);
+  return value ?? parseSettingValue(definition, definition.default)!;
+}

@@ -60,6 +60,7 @@ export const errorCodes = [
   'tenant_not_found',
   'cannot_remove_self',
   'system_setting_not_removable',
+  'invalid_setting_value',
   'passwords_do_not_match',
   'destination_in_use',
   'payload_too_large',

@@ -1,19 +1,20 @@
+import { type SystemSettingName, systemSettingValue } from '@voxplan/contracts';
 import type { Kysely } from 'kysely';
 import type { ReadCache } from '../db/read-cache.ts';
 import type { Database } from '../db/schema.ts';
 import type { AddressPolicy } from './address-policy.ts';
 import { createOutboundHttp, type OutboundHttpOptions, type PooledOutboundHttp } from './outbound-http.ts';
 
-/** The general settings (seeded by bootstrap.ts) that open address ranges to requests leaving the server. */
+/** The system settings that open address ranges to requests leaving the server. */
 export const outboundSettings = {
   allowLoopback: 'outbound_allow_loopback',
   allowPrivate: 'outbound_allow_private',
-} as const satisfies Record<keyof AddressPolicy, string>;
+} as const satisfies Record<keyof AddressPolicy, SystemSettingName>;
 
-/** Reads the policy from the general settings; a missing setting, or any value but "true", keeps its range closed. */
+/** Reads the policy from the general settings; a missing setting, or one that is not "true", keeps its range closed. */
 export async function readAddressPolicy(db: Kysely<Database>): Promise<AddressPolicy> {
   const rows = await db.selectFrom('configurations').select(['name', 'value']).where('name', 'in', Object.values(outboundSettings)).execute();
-  const isOn = (name: string) => rows.some((row) => row.name === name && row.value.trim().toLowerCase() === 'true');
+  const isOn = (name: SystemSettingName) => systemSettingValue(name, rows.find((row) => row.name === name)?.value) === true;
   return { allowLoopback: isOn(outboundSettings.allowLoopback), allowPrivate: isOn(outboundSettings.allowPrivate) };
 }
 

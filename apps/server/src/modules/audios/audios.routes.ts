@@ -6,7 +6,6 @@ import {
   type AudioFormat,
   audioFileQuerySchema,
   audioLimitsSchema,
-  audioMaxSizeDefaultMb,
   audioMaxSizeSetting,
   audioSchema,
   audioTtsSchema,
@@ -28,17 +27,16 @@ import { AppError, badRequest, conflict } from '../../errors.ts';
 import { detailsFromZod } from '../../plugins/errors.ts';
 import { scopeOf } from '../../plugins/auth.ts';
 import { ResourceService } from '../../resources/service.ts';
-import { settingValue } from '../configurations/settings.ts';
+import { readSystemSetting } from '../configurations/settings.ts';
 import { convertToTelephony, listEspeakVoices, mimeTypes, probeAudio, sniffAudioFormat, withTempDir } from './audio-tools.ts';
 import { audiosResource } from './audios.resource.ts';
 import { espeakSynthesizer, TtsJobs } from './tts-jobs.ts';
 
 const idParams = z.object({ id: z.coerce.number().int().positive().max(2 ** 31 - 1) });
 
-/** The upload limit as the setting says now, in MB; a value that is not a positive number counts as the default. */
+/** The upload limit as the setting says now, in MB. */
 export async function uploadLimitMb(db: Kysely<Database>): Promise<number> {
-  const value = Number(await settingValue(db, audioMaxSizeSetting));
-  return Number.isFinite(value) && value > 0 ? value : audioMaxSizeDefaultMb;
+  return readSystemSetting(db, audioMaxSizeSetting);
 }
 
 function fileTooLarge(maxSize: number): AppError {

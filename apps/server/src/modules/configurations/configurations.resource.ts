@@ -1,6 +1,29 @@
-import { configurationCreateSchema, configurationSchema, configurationUpdateSchema, systemSettingType } from '@voxplan/contracts';
-import { badRequest, conflict } from '../../errors.ts';
-import { defineResource } from '../../resources/definition.ts';
+import {
+  allowedSettingValues,
+  configurationCreateSchema,
+  configurationSchema,
+  configurationUpdateSchema,
+  parseSettingValue,
+  systemSettingNamed,
+  systemSettingType,
+} from '@voxplan/contracts';
+import { AppError, badRequest, conflict } from '../../errors.ts';
+import { defineResource, type Values } from '../../resources/definition.ts';
+
+/**
+ * Refuses a value a system setting cannot hold (400 invalid_setting_value, naming what it takes),
+ * and keeps its text trimmed. Thrown inside the write's transaction, so a bulk PATCH refused on
+ * one row changes none.
+ */
+function checkedValue(name: string, input: Values): Values {
+  const definition = systemSettingNamed(name);
+  if (!definition || typeof input.value !== 'string') return input;
+  if (parseSettingValue(definition, input.value) === undefined) {
+    const allowed = allowedSettingValues(definition) ?? '';
+    throw new AppError(400, 'invalid_setting_value', [{ path: 'value', message: `${name} takes ${allowed}` }], undefined, { name, allowed });
+  }
+  return definition.kind === 'text' ? input : { ...input, value: input.value.trim() };
+}
 
 export const configurationsResource = defineResource({
   entity: 'configuration',
@@ -33,7 +56,7 @@ export const configurationsResource = defineResource({
     if (!before && input.type === systemSettingType) {
       throw badRequest('invalid_input', [{ path: 'type', message: `'${systemSettingType}' is reserved for system settings` }]);
     }
-    return input;
+    return checkedValue(String(before?.name ?? input.name), input);
   },
   async beforeDelete(rows) {
     if (rows.some((row) => row.type === systemSettingType)) throw conflict('system_setting_not_removable');

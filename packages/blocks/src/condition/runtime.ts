@@ -1,9 +1,9 @@
 import { compareValues, toText, type Turn, type Value } from '@voxplan/engine';
 import { defineRuntime } from '../core/define.ts';
 import { compileValue } from '../core/value.ts';
-import { type ConditionOperator, conditionBlock } from './definition.ts';
+import { type ConditionOperator, compilePattern, conditionBlock } from './definition.ts';
 
-/** Text `matches` reads at most: with the pattern checks of the definition, matching stays quick. */
+/** Text `matches` reads at most: matching is linear in it (RE2), this bounds the constant. */
 const maxSubjectLength = 2_000;
 
 type Test = (left: Value, right: Value) => boolean;
@@ -32,7 +32,7 @@ export const conditionRuntime = defineRuntime(conditionBlock, {
     isAll: data.match === 'all',
     rules: data.rules.map((rule): CompiledRule => {
       if (rule.op === 'matches') {
-        const pattern = new RegExp(rule.right, 'u');
+        const pattern = compilePattern(rule.right);
         return { left: compileValue(rule.left), right: () => null, test: (l) => pattern.test(toText(l).slice(0, maxSubjectLength)) };
       }
       return { left: compileValue(rule.left), right: compileValue(rule.right), test: tests[rule.op] };

@@ -9,8 +9,11 @@ export interface ReadyMessage {
   type: 'ready';
   kind: ServerKind;
   port: number;
-  /** voxplan only: the seeded tenant and how long seeding took. */
+  /** voxplan only: the database, the seeded tenant, its destinations' ids and how long seeding took. */
+  dialect?: 'sqlite' | 'postgres';
   tenantId?: number;
+  firstId?: number;
+  lastId?: number;
   seededRows?: number;
   seedMs?: number;
 }

@@ -1,7 +1,7 @@
 /**
  * The server side of the API bench, run as a child of bench/api/run.ts (IPC channel required):
  *   node --import tsx bench/api/server.ts hello     bare Fastify, GET / -> {hello:'world'}
- *   node --import tsx bench/api/server.ts voxplan   the real app on BENCH_DATA_DIR, seeded
+ *   node --import tsx bench/api/server.ts voxplan   the real app on BENCH_DATA_DIR (or on BENCH_DATABASE_URL, PostgreSQL), seeded
  * It answers the parent's commands (see protocol.ts) and exits when the parent goes away.
  */
 import type { AddressInfo } from 'node:net';
@@ -30,7 +30,7 @@ const send = (message: ReadyMessage | ReplyMessage): void => {
 };
 
 /** Tenant plus `rows` destinations, inserted straight through ctx.db in batched transactions. */
-async function seed(ctx: AppContext, rows: number): Promise<number> {
+async function seed(ctx: AppContext, rows: number): Promise<{ tenantId: number; firstId: number; lastId: number }> {
   const now = new Date().toISOString();
   const tenant = await ctx.db
     .insertInto('tenants')
@@ -62,7 +62,19 @@ async function seed(ctx: AppContext, rows: number): Promise<number> {
       }
     });
   }
-  return tenant.id;
+  // As autovacuum would soon after such a load: without statistics PostgreSQL guesses the name
+  // range holds 2 rows and reads it through a bitmap scan and a sort (2.8 ms instead of 0.1).
+  if (ctx.dialect === 'postgres') await sql`analyze`.execute(ctx.db);
+  const ids = await ctx.db
+    .selectFrom('destinations')
+    .where('tenant_id', '=', tenant.id)
+    .select((eb) => [eb.fn.min('id').as('first'), eb.fn.max('id').as('last')])
+    .executeTakeFirstOrThrow();
+  const firstId = Number(ids.first);
+  const lastId = Number(ids.last);
+  // The bench picks random ids in this range: every one of them must be a seeded row.
+  if (lastId - firstId + 1 !== rows) throw new Error(`seeded ids ${firstId}..${lastId} are not ${rows} in a row`);
+  return { tenantId: tenant.id, firstId, lastId };
 }
 
 /** The query the destinations list or count route runs, built the way ResourceService builds it. */
@@ -86,8 +98,8 @@ function destinationsQuery(ctx: AppContext, command: Extract<Command, { cmd: 'ex
 
 async function explain(ctx: AppContext, command: Extract<Command, { cmd: 'explain' }>): Promise<ExplainResult> {
   const compiled = destinationsQuery(ctx, command);
-  const planRows = await ctx.db.executeQuery<{ detail: string }>(
-    CompiledQuery.raw(`EXPLAIN QUERY PLAN ${compiled.sql}`, [...compiled.parameters]),
+  const planRows = await ctx.db.executeQuery<Record<string, string>>(
+    CompiledQuery.raw(`${ctx.dialect === 'postgres' ? 'EXPLAIN' : 'EXPLAIN QUERY PLAN'} ${compiled.sql}`, [...compiled.parameters]),
   );
   const times: number[] = [];
   let rows = 0;
@@ -101,7 +113,7 @@ async function explain(ctx: AppContext, command: Extract<Command, { cmd: 'explai
   times.sort((a, b) => a - b);
   return {
     sql: compiled.sql,
-    plan: planRows.rows.map((row) => row.detail),
+    plan: planRows.rows.map((row) => row.detail ?? row['QUERY PLAN'] ?? JSON.stringify(row)),
     medianMs: times[Math.floor(times.length / 2)] ?? Number.NaN,
     rows,
   };
@@ -130,14 +142,15 @@ async function main(): Promise<void> {
     const dataDir = process.env.BENCH_DATA_DIR;
     if (!dataDir) throw new Error('BENCH_DATA_DIR is required');
     const rows = Number(process.env.BENCH_ROWS ?? 100_000);
-    const config = benchServerConfig(dataDir);
+    const config = benchServerConfig(dataDir, process.env.BENCH_DATABASE_URL);
     started = await startContext(config);
     const seedStart = performance.now();
-    const tenantId = await seed(started.ctx, rows);
+    const seeded = await seed(started.ctx, rows);
     const seedMs = performance.now() - seedStart;
     app = await buildApp(started.ctx);
     await app.listen({ port: 0, host: config.host });
-    ready = { type: 'ready', kind, port: (app.server.address() as AddressInfo).port, tenantId, seededRows: rows, seedMs };
+    const port = (app.server.address() as AddressInfo).port;
+    ready = { type: 'ready', kind, port, dialect: started.ctx.dialect, ...seeded, seededRows: rows, seedMs };
   }
 
   const profiler = windowProfiler();

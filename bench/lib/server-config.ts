@@ -5,10 +5,11 @@ import { type Config, loadConfig } from '../../apps/server/src/config.ts';
 /** The administrator a bench server creates on its first start, and signs in as. */
 export const BENCH_ADMIN = { username: 'admin', password: 'bench-admin-password-1' };
 
-/** Silent, on loopback, on a free port, with tokens that outlive any run. */
-export function benchServerConfig(dataDir: string): Config {
+/** Silent, on loopback, on a free port, with tokens that outlive any run; on SQLite in `dataDir` unless given a database URL. */
+export function benchServerConfig(dataDir: string, databaseUrl?: string): Config {
   return loadConfig({
     DATA_DIR: dataDir,
+    ...(databaseUrl !== undefined && { DATABASE_URL: databaseUrl }),
     HOST: '127.0.0.1',
     PORT: '0',
     LOG_LEVEL: 'silent',

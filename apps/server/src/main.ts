@@ -16,7 +16,10 @@ const sweeper = startChatSweeper(started.ctx.sessions, {
 
 if (started.generatedAdminPassword) {
   // Shown once, on the start that created the administrator; only its hash is stored.
-  process.stdout.write(`\n  Administrator: ${config.adminUsername}\n  Password:      ${started.generatedAdminPassword}\n\n`);
+  process.stdout.write(
+    `\n  Administrator: ${config.adminUsername}\n  Password:      ${started.generatedAdminPassword}\n` +
+      `  Lost it? npm run set-password -- ${config.adminUsername}\n\n`,
+  );
 }
 
 const shutdownGraceMs = 10_000;

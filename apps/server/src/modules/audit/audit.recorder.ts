@@ -1,5 +1,4 @@
 import type { Kysely } from 'kysely';
-import type { Scope } from '../../context.ts';
 import type { Database } from '../../db/schema.ts';
 import { nowIso } from '../../lib/time.ts';
 
@@ -24,8 +23,17 @@ export function maskFields(snapshot: unknown, secretFields: readonly string[]): 
   return copy;
 }
 
+/**
+ * Who made a change: a request's scope, or a command run on the server (no user, no address).
+ * A request's `Scope` fits as it is.
+ */
+export interface AuditAuthor {
+  actor: { userId: number | null; username: string | null };
+  sourceIp: string | null;
+}
+
 /** Written inside the same transaction as the change, so a change is never left unaudited. */
-export async function recordAudit(trx: Kysely<Database>, scope: Scope, changes: AuditChange[]): Promise<void> {
+export async function recordAudit(trx: Kysely<Database>, scope: AuditAuthor, changes: AuditChange[]): Promise<void> {
   if (changes.length === 0) return;
   const created_time = nowIso();
   await trx

@@ -15,6 +15,9 @@ export interface ClientInfo {
 }
 
 /** Sign-in, refresh-token rotation with reuse detection, and sign-out. */
+/** The key a known user's failed sign-ins are counted under. */
+export const userFailureKey = (userId: number): string => `user:${userId}`;
+
 export class AuthService {
   constructor(private readonly ctx: AppContext) {}
 
@@ -23,7 +26,7 @@ export class AuthService {
    * and its e-mail does not double the attempts; unknown names are counted by the name typed.
    */
   private failureKeys(user: { id: number } | undefined, identifier: string, ip: string) {
-    return { user: user ? `user:${user.id}` : `name:${identifier.toLowerCase()}`, address: `ip:${ip}` };
+    return { user: user ? userFailureKey(user.id) : `name:${identifier.toLowerCase()}`, address: `ip:${ip}` };
   }
 
   private async assertNotThrottled(keys: { user: string; address: string }): Promise<void> {

@@ -4,10 +4,9 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
 import { badRequest, notFound } from '../../errors.ts';
-import { hashPassword, verifyPassword } from '../../lib/passwords.ts';
-import { nowIso } from '../../lib/time.ts';
+import { verifyPassword } from '../../lib/passwords.ts';
 import { actorOf, scopeOf } from '../../plugins/auth.ts';
-import { recordAudit } from '../audit/audit.recorder.ts';
+import { replacePassword } from './user-password.ts';
 import { usersResource } from './users.resource.ts';
 import { ResourceService } from '../../resources/service.ts';
 
@@ -42,17 +41,7 @@ export function registerMeRoutes(app: FastifyInstance, ctx: AppContext): void {
     if (!(await verifyPassword(row.password, current_password))) {
       throw badRequest('wrong_password', [{ path: 'current_password', message: 'wrong password' }]);
     }
-    const hashed = await hashPassword(password);
-    await ctx.db.transaction().execute(async (trx) => {
-      await trx.updateTable('users').set({ password: hashed, updated_time: nowIso() }).where('id', '=', row.id).execute();
-      // Whoever knew the old password is signed out everywhere but here.
-      let others = trx.updateTable('auth_sessions').set({ revoked_time: nowIso() }).where('user_id', '=', row.id).where('revoked_time', 'is', null);
-      if (scope.actor.sessionId) others = others.where('id', '<>', scope.actor.sessionId);
-      await others.execute();
-      await recordAudit(trx, scope, [
-        { action: 'update', entity: 'user_password', entityId: row.id, tenantId: null, before: null, after: { password: '••••' } },
-      ]);
-    });
+    await replacePassword(ctx.db, scope, row.id, password, { keepSessionId: scope.actor.sessionId });
     return reply.status(204).send(null);
   });
 }

@@ -208,9 +208,11 @@ describe('system info', () => {
     expect(ram).toMatch(new RegExp(`^${info.ram_gib.toLocaleString('en').replace(/[.,]/g, '\\$&')} GiB \\([\\d.,]+ GiB free\\)$`));
     expect(await page.getByText('Memory (RAM)').count()).toBe(1);
     expect(await page.getByText('Processor').count()).toBe(1);
-    for (const field of ['hardware-id', 'ip-address', 'server-time', 'motherboard', 'disk']) {
+    for (const field of ['server-time', 'motherboard', 'disk']) {
       expect(((await page.getByTestId(`system-info-${field}`).textContent()) ?? '').length).toBeGreaterThan(0);
     }
+    // Kate is a user: what the licence is bound to, and the address, are an administrator's.
+    for (const field of ['hardware-id', 'ip-address']) expect(await page.getByTestId(`system-info-${field}`).textContent()).toBe('Shown to administrators only');
 
     const refresh = page.getByRole('button', { name: 'Refresh' });
     expect(await refresh.getAttribute('data-testid')).toBe('system-info-refresh');
@@ -218,5 +220,10 @@ describe('system info', () => {
     await refresh.click();
     expect((await asked).status()).toBe(200);
     await expect.poll(() => page.getByTestId('system-info-processor').textContent()).toBe(info.processor);
+  });
+
+  test('says in Portuguese that the hardware id is for administrators', async () => {
+    const page = await openAs('/account/system-info', 'kate', 'pt-BR');
+    await expect.poll(() => page.getByTestId('system-info-hardware-id').textContent()).toBe('Visível só para administradores');
   });
 });

@@ -2,8 +2,9 @@ import { z } from 'zod';
 
 /** The "System info" menu item: what the licence is bound to and what the server runs on. */
 export const systemInfoSchema = z.object({
-  hardware_id: z.string(),
-  ip_address: z.string(),
+  /** What the licence is bound to, and the server's address: null unless the caller is an administrator. */
+  hardware_id: z.string().nullable(),
+  ip_address: z.string().nullable(),
   server_time: z.string(),
   motherboard: z.string(),
   processor: z.string(),

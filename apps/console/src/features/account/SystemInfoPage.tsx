@@ -1,4 +1,4 @@
-import { ActionIcon, DataList, Group, Paper, Skeleton, Stack, Title, Tooltip } from '@mantine/core';
+import { ActionIcon, DataList, Group, Paper, Skeleton, Stack, Text, Title, Tooltip } from '@mantine/core';
 import { IconRefresh } from '@tabler/icons-react';
 import { useQuery } from '@tanstack/react-query';
 import type { SystemInfo } from '@voxplan/contracts';
@@ -31,6 +31,14 @@ export default function SystemInfoPage() {
     if (key === 'server_time') return formatDateTime(data.server_time, i18n.language) || '—';
     if (key === 'ram') return size(data.ram_gib, data.ram_free_gib) || '—';
     if (key === 'disk') return size(data.disk_gib, data.disk_free_gib) || '—';
+    // The server leaves out what only an administrator may see (docs/decisions.md).
+    if ((key === 'hardware_id' || key === 'ip_address') && data[key] === null) {
+      return (
+        <Text span c="dimmed" fs="italic" inherit>
+          {t('systemInfo.adminOnly')}
+        </Text>
+      );
+    }
     return data[key] || '—';
   };
 

@@ -1,38 +1,71 @@
+import type { SystemInfo } from '@voxplan/contracts';
+import { systemInfoSchema } from '@voxplan/contracts';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import si from 'systeminformation';
-import { systemInfoSchema } from '@voxplan/contracts';
+import { actorOf } from '../../plugins/auth.ts';
 
 const gib = (bytes: number) => Math.round((bytes / 1024 ** 3) * 10) / 10;
 const joined = (...parts: (string | undefined)[]) => parts.filter((part) => part && part.trim() !== '' && part !== 'Default string').join(' ') || '—';
 
-/** The "System info" menu item: what the licence is bound to and what the server runs on. */
+/** How long one reading of the host answers every request: memory and disk figures this old are still true enough. */
+export const SYSTEM_INFO_TTL_MS = 5_000;
+
+type HostReading = Omit<SystemInfo, 'server_time'> & { hardware_id: string; ip_address: string };
+
+/** Reads the host: systeminformation runs commands (dmidecode, ip, df…), a few dozen milliseconds of work each time. */
+async function readHost(): Promise<HostReading> {
+  const [uuid, interfaces, board, cpu, mem, disks] = await Promise.all([si.uuid(), si.networkInterfaces(), si.baseboard(), si.cpu(), si.mem(), si.fsSize()]);
+  const list = Array.isArray(interfaces) ? interfaces : [interfaces];
+  const primary = list.find((nic) => nic.default) ?? list.find((nic) => !nic.internal && nic.ip4) ?? list[0];
+  const disk = disks.find((entry) => entry.mount === '/') ?? disks[0];
+  return {
+    hardware_id: uuid.hardware || uuid.os || '—',
+    ip_address: primary?.ip4 || primary?.ip6 || '—',
+    motherboard: joined(board.manufacturer, board.model),
+    processor: joined(cpu.manufacturer, cpu.brand, `(${cpu.cores} cores)`),
+    ram_gib: gib(mem.total),
+    ram_free_gib: gib(mem.available),
+    disk_gib: disk ? gib(disk.size) : null,
+    disk_free_gib: disk ? gib(disk.available) : null,
+  };
+}
+
+/**
+ * `read` at most once per `ttlMs`, and never twice at once: callers while a reading runs share it
+ * (single flight). Fifty users opening the page at once used to start fifty sets of host
+ * commands and held every other request for seconds. A failed reading is not kept.
+ */
+export function cachedReading<T>(read: () => Promise<T>, ttlMs: number, now: () => number = Date.now): () => Promise<T> {
+  let current: { value: Promise<T>; readAt: number } | undefined;
+  return () => {
+    if (current && now() - current.readAt < ttlMs) return current.value;
+    const entry = { value: read(), readAt: now() };
+    current = entry;
+    entry.value.catch(() => {
+      if (current === entry) current = undefined;
+    });
+    return entry.value;
+  };
+}
+
+/**
+ * The "System info" menu item: what the licence is bound to and what the server runs on. The
+ * hardware id and the address are an administrator's (docs/decisions.md): null for anybody else.
+ */
 export function registerSystemInfoRoutes(app: FastifyInstance): void {
+  const reading = cachedReading(readHost, SYSTEM_INFO_TTL_MS);
   app.withTypeProvider<ZodTypeProvider>().get(
     '/system/info',
     { schema: { tags: ['system'], response: { 200: systemInfoSchema } } },
-    async () => {
-      const [uuid, interfaces, board, cpu, mem, disks] = await Promise.all([
-        si.uuid(),
-        si.networkInterfaces(),
-        si.baseboard(),
-        si.cpu(),
-        si.mem(),
-        si.fsSize(),
-      ]);
-      const list = Array.isArray(interfaces) ? interfaces : [interfaces];
-      const primary = list.find((nic) => nic.default) ?? list.find((nic) => !nic.internal && nic.ip4) ?? list[0];
-      const disk = disks.find((entry) => entry.mount === '/') ?? disks[0];
+    async (request): Promise<SystemInfo> => {
+      const host = await reading();
+      const isAdmin = actorOf(request).role === 'admin';
       return {
-        hardware_id: uuid.hardware || uuid.os || '—',
-        ip_address: primary?.ip4 || primary?.ip6 || '—',
+        ...host,
+        hardware_id: isAdmin ? host.hardware_id : null,
+        ip_address: isAdmin ? host.ip_address : null,
         server_time: new Date().toISOString(),
-        motherboard: joined(board.manufacturer, board.model),
-        processor: joined(cpu.manufacturer, cpu.brand, `(${cpu.cores} cores)`),
-        ram_gib: gib(mem.total),
-        ram_free_gib: gib(mem.available),
-        disk_gib: disk ? gib(disk.size) : null,
-        disk_free_gib: disk ? gib(disk.available) : null,
       };
     },
   );

@@ -19,6 +19,7 @@ import { registerVisualPlanRoutes } from './modules/visual-plans/visual-plans.ro
 import { authPlugin } from './plugins/auth.ts';
 import { consolePlugin } from './plugins/console.ts';
 import { errorsPlugin } from './plugins/errors.ts';
+import { RequestLogController } from './plugins/request-log.ts';
 import { allResources } from './resources/registry.ts';
 import { registerResource } from './resources/routes.ts';
 
@@ -46,6 +47,7 @@ export async function buildApp(ctx: AppContext, options: FastifyServerOptions = 
     logger: options.logger ?? { level: ctx.config.logLevel },
     trustProxy: ctx.config.trustProxy,
     bodyLimit: 1024 * 1024,
+    logController: new RequestLogController(),
     ...options,
   });
 

@@ -48,4 +48,7 @@ process.on('SIGTERM', () => void shutdown('SIGTERM'));
 process.on('SIGINT', () => void shutdown('SIGINT'));
 
 await app.listen({ port: config.port, host: config.host });
+// Fastify names each address it listens on; this is the line a person starting it looks for.
+const database = config.databaseUrl ? `${started.ctx.dialect} (DATABASE_URL)` : `SQLite in ${config.dataDir}`;
+app.log.info(`Voxplan is ready at ${config.publicUrl} on ${database}`);
 dispatcher.start();

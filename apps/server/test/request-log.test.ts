@@ -1,0 +1,49 @@
+import { Writable } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { buildApp } from '../src/app.ts';
+import { startTestServer, type TestServer } from './harness.ts';
+
+/** The app as main.ts builds it, logging at `level` into an array of parsed lines. */
+async function appLoggingAt(server: TestServer, level: string) {
+  const lines: { level: number; msg: string; status?: number }[] = [];
+  const stream = new Writable({
+    write(chunk: Buffer, _encoding, callback) {
+      for (const line of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(line) as (typeof lines)[number]);
+      callback();
+    },
+  });
+  const app = await buildApp(server.ctx, { logger: { level, stream } });
+  await app.ready();
+  // What the app logged while starting (such as a console not built) is not about requests.
+  lines.length = 0;
+  return { app, lines };
+}
+
+describe('the request log: what matters at info, one line per request', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer();
+  });
+  afterAll(() => server.close());
+
+  test('at info a successful request writes nothing, a refused or missing one writes one line', async () => {
+    const { app, lines } = await appLoggingAt(server, 'info');
+    expect((await app.inject({ url: '/api/v1/health' })).statusCode).toBe(200);
+    expect(lines).toEqual([]);
+    expect((await app.inject({ url: '/api/v1/destinations' })).statusCode).toBe(401);
+    expect((await app.inject({ url: '/api/v1/no-such-thing' })).statusCode).toBe(404);
+    expect(lines.map((line) => line.msg)).toEqual([
+      expect.stringMatching(/^GET \/api\/v1\/destinations 401 [\d.]+ ms$/),
+      expect.stringMatching(/^GET \/api\/v1\/no-such-thing 404 [\d.]+ ms$/),
+    ]);
+    await app.close();
+  });
+
+  test('at debug every request is one line, not an incoming and a completed one', async () => {
+    const { app, lines } = await appLoggingAt(server, 'debug');
+    await app.inject({ url: '/api/v1/health' });
+    expect(lines.filter((line) => line.msg.includes('/api/v1/health'))).toEqual([expect.objectContaining({ status: 200, level: 20 })]);
+    expect(lines.some((line) => /incoming request|request completed/.test(line.msg))).toBe(false);
+    await app.close();
+  });
+});

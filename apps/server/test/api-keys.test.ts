@@ -108,18 +108,35 @@ describe('API keys (credentials)', () => {
     expect(used?.last_used_time).not.toBeNull();
   });
 
-  test("a guest's key keeps the guest read-only", async () => {
-    const { key } = await createKey(davi.token, 'read only');
-    const read = await server.call({ method: 'GET', url: '/destinations', headers: { 'x-api-key': key } });
-    expect(read.statusCode).toBe(200);
-    const write = await server.call({
-      method: 'POST',
-      url: '/destinations',
-      headers: { 'x-api-key': key },
-      payload: { name: 'x', kind: 'voice', uri: 'sip:x@example.com' },
-    });
-    expect(write.statusCode).toBe(403);
-    expect(codeOf(write)).toBe('readonly_only');
+  test('a guest creates no key (readonly_only), and nothing is stored', async () => {
+    const before = await server.call({ method: 'GET', url: '/api-keys', token: davi.token });
+    const refused = await server.call({ method: 'POST', url: '/api-keys', token: davi.token, payload: { name: 'read only' } });
+    expect(refused.statusCode).toBe(403);
+    expect(codeOf(refused)).toBe('readonly_only');
+    const after = await server.call({ method: 'GET', url: '/api-keys', token: davi.token });
+    expect(after.json()).toEqual(before.json());
+  });
+
+  test("a key made by a user who became a guest writes nothing, and the guest can still revoke it", async () => {
+    const fabio = await createUser('fabio', 'user', tenantId);
+    const { id, key } = await createKey(fabio.token, 'made as a user');
+    const write = () =>
+      server.call({ method: 'POST', url: '/destinations', headers: { 'x-api-key': key }, payload: { name: `by key ${Date.now()}`, kind: 'voice', uri: `sip:${Date.now()}@example.com` } });
+    expect((await write()).statusCode).toBe(201);
+
+    const demoted = await server.call({ method: 'PATCH', url: `/users/${fabio.id}`, token: admin, payload: { roles: [{ role: 'guest', tenant_id: tenantId }] } });
+    expect(demoted.statusCode, demoted.body).toBe(200);
+    expect((await server.call({ method: 'GET', url: '/destinations', headers: { 'x-api-key': key } })).statusCode).toBe(200);
+    const refused = await write();
+    expect(refused.statusCode).toBe(403);
+    expect(codeOf(refused)).toBe('readonly_only');
+    const minted = await server.call({ method: 'POST', url: '/api-keys', headers: { 'x-api-key': key }, payload: { name: 'another' } });
+    expect(minted.statusCode).toBe(403);
+    expect(codeOf(minted)).toBe('readonly_only');
+
+    const guest = await server.login('fabio', 'fabio-password-1');
+    expect((await server.call({ method: 'DELETE', url: `/api-keys/${id}`, token: guest })).statusCode).toBe(204);
+    expect((await whoamiWith({ 'x-api-key': key })).statusCode).toBe(401);
   });
 
   test('malformed key → invalid_api_key, unknown id → api_key_not_found, wrong secret → invalid_secret', async () => {

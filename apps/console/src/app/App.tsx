@@ -1,9 +1,11 @@
-import { type CSSVariablesResolver, localStorageColorSchemeManager, MantineProvider } from '@mantine/core';
+import { type CSSVariablesResolver, localStorageColorSchemeManager, MantineProvider, mergeThemeOverrides } from '@mantine/core';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { lazy, Suspense } from 'react';
+import { lazy, Suspense, useMemo } from 'react';
+import { useTranslation } from 'react-i18next';
 import { BrowserRouter } from 'react-router';
 import { AuthProvider } from '../lib/auth.tsx';
 import { ApiError } from '../lib/api/client.ts';
+import { translatedComponentLabels } from './mantine-labels.ts';
 import { AppRoutes } from './router.tsx';
 import { theme, TOAST_MS } from './theme.ts';
 
@@ -42,9 +44,11 @@ const queryClient = new QueryClient({
 });
 
 export function App() {
+  const { t } = useTranslation();
+  const translatedTheme = useMemo(() => mergeThemeOverrides(theme, { components: translatedComponentLabels(t) }), [t]);
   return (
     <MantineProvider
-      theme={theme}
+      theme={translatedTheme}
       defaultColorScheme="auto"
       cssVariablesResolver={contrastSafeColors}
       colorSchemeManager={localStorageColorSchemeManager({ key: COLOR_SCHEME_KEY })}

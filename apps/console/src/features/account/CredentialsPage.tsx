@@ -6,6 +6,7 @@ import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api } from '../../lib/api/client.ts';
 import { AppModal } from '../../lib/AppModal.tsx';
+import { useCanWrite } from '../../lib/auth.tsx';
 import { confirmRemoval } from '../../lib/confirm.tsx';
 import { showError } from '../../lib/errors.ts';
 import { useSchemaForm } from '../../lib/forms/use-schema-form.ts';
@@ -14,7 +15,6 @@ import { PageError } from '../../lib/PageError.tsx';
 import { MODAL_CLOSE_MS } from '../../app/theme.ts';
 import { formatDateTime } from '../../lib/format.ts';
 import { FormActions } from '../../lib/forms/FormActions.tsx';
-
 
 const API_KEYS = ['/api-keys'];
 
@@ -106,9 +106,13 @@ function SecretModal({ created, opened, onClose }: { created: ApiKeyCreated | nu
   );
 }
 
-/** Credentials: my API keys, for scripts and integrations that call the API as me. */
+/**
+ * Credentials: my API keys, for scripts and integrations that call the API as me. A guest creates
+ * none (the server answers readonly_only) but may revoke one made before becoming a guest.
+ */
 export default function CredentialsPage() {
   const { t, i18n } = useTranslation();
+  const canWrite = useCanWrite();
   const keys = useQuery({
     queryKey: API_KEYS,
     queryFn: ({ signal }) => api.get<ApiKey[]>('/api-keys', { signal }),
@@ -135,13 +139,20 @@ export default function CredentialsPage() {
     <Stack>
       <Group justify="space-between">
         <Title order={2}>{t('account.credentials')}</Title>
-        <Button leftSection={<IconPlus size={16} />} onClick={() => setCreating(true)} data-testid="apikey-new">
-          {t('credentials.new')}
-        </Button>
+        {canWrite && (
+          <Button leftSection={<IconPlus size={16} />} onClick={() => setCreating(true)} data-testid="apikey-new">
+            {t('credentials.new')}
+          </Button>
+        )}
       </Group>
       <Text size="sm">
         {t('credentials.intro')}
       </Text>
+      {!canWrite && (
+        <Alert color="gray" data-testid="apikey-guest-note">
+          {t('credentials.guestNote')}
+        </Alert>
+      )}
       <Paper withBorder p="sm">
         {keys.isError ? (
           <PageError error={keys.error} onRetry={() => void keys.refetch()} />

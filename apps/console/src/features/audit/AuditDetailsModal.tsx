@@ -1,5 +1,6 @@
 import { Badge, Box, Code, Group, SimpleGrid, Stack, Text, Title, VisuallyHidden } from '@mantine/core';
 import type { AuditEntry } from '@voxplan/contracts';
+import type { TFunction } from 'i18next';
 import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { AppModal } from '../../lib/AppModal.tsx';
@@ -66,6 +67,11 @@ function SnapshotBlock({ value, changed, tone, testId }: { value: unknown; chang
   );
 }
 
+/** What the audit log calls an entity ("configuration"), in the user's language; an unknown one as written. */
+export function entityName(entity: string, t: TFunction): string {
+  return t(`audit.entities.${entity}`, { defaultValue: entity });
+}
+
 /** One audit entry: who did what, and the record before and after, side by side. */
 export function AuditDetailsModal({ entry, opened, onClose }: { entry: AuditEntry | null; opened: boolean; onClose(): void }) {
   const { t, i18n } = useTranslation();
@@ -78,7 +84,7 @@ export function AuditDetailsModal({ entry, opened, onClose }: { entry: AuditEntr
             <Badge variant="light">{t(`audit.actions.${entry.action}`)}</Badge>
             <Text size="sm">
               {t('audit.summary', {
-                entity: entry.entity,
+                entity: entityName(entry.entity, t),
                 id: entry.entity_id ?? '—',
                 user: entry.username ?? '—',
                 time: new Date(entry.created_time).toLocaleString(i18n.language === 'pt' ? 'pt-BR' : 'en'),

@@ -4,7 +4,12 @@ import { type AuditEntry, auditActions } from '@voxplan/contracts';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { type Column, DataTable } from '../../lib/table/DataTable.tsx';
-import { AuditDetailsModal } from './AuditDetailsModal.tsx';
+import { AuditDetailsModal, entityName } from './AuditDetailsModal.tsx';
+
+function EntityName({ entity }: { entity: string }) {
+  const { t } = useTranslation();
+  return entityName(entity, t);
+}
 
 const columns: Column<AuditEntry>[] = [
   { field: 'created_time', labelKey: 'audit.createdTime', type: 'date' },
@@ -15,7 +20,7 @@ const columns: Column<AuditEntry>[] = [
     type: 'enum',
     options: auditActions.map((action) => ({ value: action, labelKey: `audit.actions.${action}` })),
   },
-  { field: 'entity', labelKey: 'audit.entity', type: 'text' },
+  { field: 'entity', labelKey: 'audit.entity', type: 'text', render: (entry) => <EntityName entity={entry.entity} /> },
   { field: 'entity_id', labelKey: 'audit.entityId', type: 'text' },
   { field: 'source_ip', labelKey: 'audit.sourceIp', type: 'text' },
 ];

@@ -1,12 +1,23 @@
-import { Group, Stack, Textarea, TextInput } from '@mantine/core';
-import { type Configuration, type ConfigurationCreate, type ConfigurationUpdate, configurationCreateSchema, configurationUpdateSchema, systemSettingType } from '@voxplan/contracts';
+import { Group, NumberInput, Stack, Switch, Textarea, TextInput } from '@mantine/core';
+import {
+  type Configuration,
+  type ConfigurationCreate,
+  type ConfigurationUpdate,
+  configurationCreateSchema,
+  configurationUpdateSchema,
+  parseSettingValue,
+  type SystemSettingDefinition,
+  systemSettingNamed,
+  systemSettingType,
+} from '@voxplan/contracts';
 import { useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
+import { z } from 'zod';
 import { AppModal } from '../../lib/AppModal.tsx';
+import { FormActions } from '../../lib/forms/FormActions.tsx';
 import { useSchemaForm } from '../../lib/forms/use-schema-form.ts';
 import { toast } from '../../lib/notify.ts';
 import { useResourceMutations } from '../../lib/table/use-resource.ts';
-import { FormActions } from '../../lib/forms/FormActions.tsx';
 
 // The contract's defaults, applied by the server when the field is left empty.
 const DEFAULT_TYPE = 'custom';
@@ -14,9 +25,68 @@ const DEFAULT_CATEGORY = 'general';
 
 type CreateValues = Required<ConfigurationCreate>;
 type UpdateValues = Required<ConfigurationUpdate>;
+/** A system setting's value as its input holds it: a number ('' while empty), a switch, or text. */
+type SystemValues = { value: number | boolean | string };
 
-/** Create (no setting) or edit (a setting); name and type are chosen on creation only. */
-export function SettingFormModal({ setting, opened, onClose }: { setting?: Configuration; opened: boolean; onClose(): void }) {
+/** What the value of a system setting may be, checked in the browser as the server checks it. */
+function systemValueSchema(definition: SystemSettingDefinition): z.ZodType {
+  if (definition.kind === 'number') return z.object({ value: z.number().min(definition.min).max(definition.max) });
+  if (definition.kind === 'boolean') return z.object({ value: z.boolean() });
+  return configurationUpdateSchema.pick({ value: true });
+}
+
+/** The form of a system setting: only its value changes, through the input its kind calls for. */
+function SystemSettingForm({ setting, definition, onClose }: { setting: Configuration; definition: SystemSettingDefinition; onClose(): void }) {
+  const { t } = useTranslation();
+  const { update } = useResourceMutations<Configuration, ConfigurationUpdate>('/configurations');
+  const stored = parseSettingValue(definition, setting.value);
+  const { form, formRef, onSubmit, submitting } = useSchemaForm<SystemValues>({
+    schema: systemValueSchema(definition),
+    // A stored value its kind cannot read (kept from before values were checked) starts the input empty.
+    initialValues: { value: stored ?? (definition.kind === 'boolean' ? false : '') },
+    submit: (values) => update.mutateAsync({ id: setting.id, input: { value: String(values.value ?? '') } }),
+    onSuccess: () => {
+      toast('success', t('settings.edited'));
+      onClose();
+    },
+  });
+
+  return (
+    <form ref={formRef} onSubmit={onSubmit} noValidate>
+      <Stack>
+        <Group grow align="flex-start">
+          <TextInput label={t('settings.name')} value={setting.name} disabled data-testid="setting-name" />
+          <TextInput label={t('settings.type')} value={setting.type} disabled data-testid="setting-type" />
+        </Group>
+        {definition.kind === 'number' && (
+          <NumberInput
+            label={t('settings.value')}
+            description={t('settings.range', { min: definition.min, max: definition.max })}
+            min={definition.min}
+            max={definition.max}
+            // Clamping would change what the user typed without a word; the message says what is allowed.
+            clampBehavior="none"
+            decimalSeparator="."
+            {...form.getInputProps('value')}
+            data-testid="setting-value"
+          />
+        )}
+        {definition.kind === 'boolean' && (
+          <Switch label={t('settings.value')} {...form.getInputProps('value', { type: 'checkbox' })} data-testid="setting-value" />
+        )}
+        {definition.kind === 'text' && (
+          <Textarea label={t('settings.value')} autosize minRows={2} maxRows={10} {...form.getInputProps('value')} data-testid="setting-value" />
+        )}
+        <TextInput label={t('settings.category')} value={setting.category} disabled data-testid="setting-category" />
+        <Textarea label={t('settings.description')} value={t(definition.descriptionKey)} autosize disabled data-testid="setting-description" />
+        <FormActions onCancel={onClose} submitting={submitting} submitTestId="setting-save" />
+      </Stack>
+    </form>
+  );
+}
+
+/** Create or edit a setting of the administrator's own; name and type are chosen on creation only. */
+function CustomSettingForm({ setting, onClose }: { setting?: Configuration; onClose(): void }) {
   const { t } = useTranslation();
   const { create, update } = useResourceMutations<Configuration, Partial<CreateValues>>('/configurations');
 
@@ -49,45 +119,57 @@ export function SettingFormModal({ setting, opened, onClose }: { setting?: Confi
   });
 
   return (
-    <AppModal closeButtonProps={{ 'aria-label': t('common.close') }} opened={opened} onClose={onClose} size="lg" title={t(setting ? 'settings.editTitle' : 'settings.createTitle')}>
-      <form ref={formRef} onSubmit={onSubmit} noValidate>
-        <Stack>
-          {setting ? (
-            <Group grow align="flex-start">
-              <TextInput label={t('settings.name')} value={setting.name} disabled data-testid="setting-name" />
-              <TextInput label={t('settings.type')} value={setting.type} disabled data-testid="setting-type" />
-            </Group>
-          ) : (
-            <Group grow align="flex-start">
-              <TextInput
-                label={t('settings.name')}
-                description={t('settings.nameHint')}
-                withAsterisk
-                autoComplete="off"
-                {...form.getInputProps('name')}
-                data-testid="setting-name"
-              />
-              <TextInput
-                label={t('settings.type')}
-                description={t('settings.typeHint', { value: DEFAULT_TYPE })}
-                autoComplete="off"
-                {...form.getInputProps('type')}
-                data-testid="setting-type"
-              />
-            </Group>
-          )}
-          <Textarea label={t('settings.value')} autosize minRows={2} maxRows={10} {...form.getInputProps('value')} data-testid="setting-value" />
-          <TextInput
-            label={t('settings.category')}
-            description={setting ? undefined : t('settings.categoryHint', { value: DEFAULT_CATEGORY })}
-            autoComplete="off"
-            {...form.getInputProps('category')}
-            data-testid="setting-category"
-          />
-          <Textarea label={t('settings.description')} autosize minRows={2} maxRows={6} {...form.getInputProps('description')} data-testid="setting-description" />
-          <FormActions onCancel={onClose} submitting={submitting} submitTestId="setting-save" />
-        </Stack>
-      </form>
+    <form ref={formRef} onSubmit={onSubmit} noValidate>
+      <Stack>
+        {setting ? (
+          <Group grow align="flex-start">
+            <TextInput label={t('settings.name')} value={setting.name} disabled data-testid="setting-name" />
+            <TextInput label={t('settings.type')} value={setting.type} disabled data-testid="setting-type" />
+          </Group>
+        ) : (
+          <Group grow align="flex-start">
+            <TextInput
+              label={t('settings.name')}
+              description={t('settings.nameHint')}
+              withAsterisk
+              autoComplete="off"
+              {...form.getInputProps('name')}
+              data-testid="setting-name"
+            />
+            <TextInput
+              label={t('settings.type')}
+              description={t('settings.typeHint', { value: DEFAULT_TYPE })}
+              autoComplete="off"
+              {...form.getInputProps('type')}
+              data-testid="setting-type"
+            />
+          </Group>
+        )}
+        <Textarea label={t('settings.value')} autosize minRows={2} maxRows={10} {...form.getInputProps('value')} data-testid="setting-value" />
+        <TextInput
+          label={t('settings.category')}
+          description={setting ? undefined : t('settings.categoryHint', { value: DEFAULT_CATEGORY })}
+          autoComplete="off"
+          {...form.getInputProps('category')}
+          data-testid="setting-category"
+        />
+        <Textarea label={t('settings.description')} autosize minRows={2} maxRows={6} {...form.getInputProps('description')} data-testid="setting-description" />
+        <FormActions onCancel={onClose} submitting={submitting} submitTestId="setting-save" />
+      </Stack>
+    </form>
+  );
+}
+
+/**
+ * Create (no setting) or edit (a setting). A system setting takes the input of its kind in the
+ * registry (a number within its range, a switch, text); the others are free text.
+ */
+export function SettingFormModal({ setting, opened, onClose }: { setting?: Configuration; opened: boolean; onClose(): void }) {
+  const { t } = useTranslation();
+  const definition = setting ? systemSettingNamed(setting.name) : undefined;
+  return (
+    <AppModal opened={opened} onClose={onClose} size="lg" title={t(setting ? 'settings.editTitle' : 'settings.createTitle')}>
+      {setting && definition ? <SystemSettingForm setting={setting} definition={definition} onClose={onClose} /> : <CustomSettingForm setting={setting} onClose={onClose} />}
     </AppModal>
   );
 }

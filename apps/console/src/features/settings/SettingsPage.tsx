@@ -1,6 +1,6 @@
 import { Badge, Button, Text } from '@mantine/core';
 import { IconPlus } from '@tabler/icons-react';
-import { type Configuration, systemSettingType } from '@voxplan/contracts';
+import { type Configuration, parseSettingValue, systemSettingNamed, systemSettingType } from '@voxplan/contracts';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { type Column, DataTable } from '../../lib/table/DataTable.tsx';
@@ -10,17 +10,38 @@ import { SettingFormModal } from './SettingFormModal.tsx';
 
 const isSystem = (setting: Configuration) => setting.type === systemSettingType;
 
+function Truncated({ text, maw, title }: { text: string; maw: number; title: string }) {
+  return (
+    <Text size="sm" maw={maw} truncate="end" title={title}>
+      {text === '' ? '—' : text}
+    </Text>
+  );
+}
+
+/** A system setting's on/off value in the user's language; any other value as stored. */
+function SettingValue({ setting }: { setting: Configuration }) {
+  const { t } = useTranslation();
+  const definition = systemSettingNamed(setting.name);
+  const on = definition?.kind === 'boolean' ? parseSettingValue(definition, setting.value) : undefined;
+  const text = on === undefined ? setting.value : t(on ? 'settings.on' : 'settings.off');
+  return <Truncated text={text} maw={320} title={setting.value} />;
+}
+
+/** A system setting's description comes from the registry, translated; the others' as written. */
+function SettingDescription({ setting }: { setting: Configuration }) {
+  const { t } = useTranslation();
+  const definition = systemSettingNamed(setting.name);
+  const text = definition ? t(definition.descriptionKey) : setting.description;
+  return <Truncated text={text} maw={360} title={text} />;
+}
+
 const columns: Column<Configuration>[] = [
   { field: 'name', labelKey: 'settings.name', type: 'text' },
   {
     field: 'value',
     labelKey: 'settings.value',
     type: 'text',
-    render: (setting) => (
-      <Text size="sm" maw={320} truncate="end" title={setting.value}>
-        {setting.value === '' ? '—' : setting.value}
-      </Text>
-    ),
+    render: (setting) => <SettingValue setting={setting} />,
   },
   { field: 'category', labelKey: 'settings.category', type: 'text' },
   {
@@ -37,11 +58,7 @@ const columns: Column<Configuration>[] = [
     field: 'description',
     labelKey: 'settings.description',
     type: 'text',
-    render: (setting) => (
-      <Text size="sm" maw={360} truncate="end" title={setting.description}>
-        {setting.description === '' ? '—' : setting.description}
-      </Text>
-    ),
+    render: (setting) => <SettingDescription setting={setting} />,
   },
 ];
 

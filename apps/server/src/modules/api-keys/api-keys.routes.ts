@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
-import { notFound } from '../../errors.ts';
+import { forbidden, notFound } from '../../errors.ts';
 import { randomToken, sha256 } from '../../lib/keys.ts';
 import { nowIso } from '../../lib/time.ts';
 import { formatApiKey, scopeOf } from '../../plugins/auth.ts';
@@ -12,7 +12,11 @@ import { recordAudit } from '../audit/audit.recorder.ts';
 const params = z.object({ id: z.coerce.number().int().positive().max(2 ** 31 - 1) });
 const publicColumns = ['id', 'name', 'prefix', 'created_time', 'last_used_time'] as const;
 
-/** Credentials: each user's own API keys. The secret is shown once and only its hash is kept. */
+/**
+ * Credentials: each user's own API keys. The secret is shown once and only its hash is kept.
+ * Guests read and never write, so they create no key (readonly_only); they may still revoke their
+ * own (made before they became guests), which only takes access away (docs/decisions.md).
+ */
 export function registerApiKeyRoutes(app: FastifyInstance, ctx: AppContext): void {
   const routes = app.withTypeProvider<ZodTypeProvider>();
   const tags = ['credentials'];
@@ -24,6 +28,7 @@ export function registerApiKeyRoutes(app: FastifyInstance, ctx: AppContext): voi
 
   routes.post('/api-keys', { schema: { tags, body: apiKeyCreateSchema, response: { 201: apiKeyCreatedSchema } } }, async (request, reply) => {
     const scope = scopeOf(request);
+    if (scope.actor.role === 'guest') throw forbidden('readonly_only');
     const secret = randomToken(24);
     const created = await ctx.db.transaction().execute(async (trx) => {
       // The id is part of the key, so the row is written first and the prefix filled in after.

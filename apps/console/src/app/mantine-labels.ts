@@ -1,0 +1,14 @@
+import type { MantineThemeComponents } from '@mantine/core';
+import type { TFunction } from 'i18next';
+
+/**
+ * Mantine writes a few labels of its own in English (PasswordInput's visibility button says
+ * "Toggle password visibility" to screen readers): the theme gives each a translated one.
+ * `npm run check` lists the components that carry such a label and fails when one the console
+ * uses is missing here.
+ */
+export function translatedComponentLabels(t: TFunction): MantineThemeComponents {
+  return {
+    PasswordInput: { defaultProps: { visibilityToggleButtonProps: { 'aria-label': t('common.togglePasswordVisibility') } } },
+  };
+}

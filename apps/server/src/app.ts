@@ -20,6 +20,7 @@ import { authPlugin } from './plugins/auth.ts';
 import { consolePlugin } from './plugins/console.ts';
 import { errorsPlugin } from './plugins/errors.ts';
 import { RequestLogController } from './plugins/request-log.ts';
+import { securityHeadersPlugin } from './plugins/security-headers.ts';
 import { allResources } from './resources/registry.ts';
 import { registerResource } from './resources/routes.ts';
 
@@ -56,6 +57,7 @@ export async function buildApp(ctx: AppContext, options: FastifyServerOptions = 
   app.setSerializerCompiler(() => serializeJson);
 
   await app.register(cookie);
+  await app.register(securityHeadersPlugin, { publicUrl: ctx.config.publicUrl });
   await app.register(errorsPlugin);
   await app.register(authPlugin, { ctx });
   await app.register(swagger, {
@@ -71,7 +73,8 @@ export async function buildApp(ctx: AppContext, options: FastifyServerOptions = 
     },
     transform: jsonSchemaTransform,
   });
-  await app.register(swaggerUi, { routePrefix: `${API_PREFIX}/docs` });
+  // No validator badge: it is an image from validator.swagger.io, which the page's policy refuses.
+  await app.register(swaggerUi, { routePrefix: `${API_PREFIX}/docs`, uiConfig: { validatorUrl: null } });
 
   await app.register(
     async (api) => {

@@ -1,5 +1,5 @@
-import { ActionIcon, AppShell, Burger, Group, NavLink, ScrollArea, Text, Tooltip } from '@mantine/core';
-import { useDisclosure } from '@mantine/hooks';
+import { ActionIcon, AppShell, Burger, Divider, Drawer, Group, NavLink, ScrollArea, Stack, Text, Tooltip, useMantineTheme } from '@mantine/core';
+import { useDisclosure, useMediaQuery } from '@mantine/hooks';
 import { ModalsProvider } from '@mantine/modals';
 import { IconLayoutNavbar, IconLayoutSidebar, IconMaximize, IconMinimize } from '@tabler/icons-react';
 import { Suspense } from 'react';
@@ -12,6 +12,7 @@ import { ColorSchemeToggle } from './ColorSchemeToggle.tsx';
 import { areaIcons } from './icons.tsx';
 import { useLayoutPreferences } from './preferences.ts';
 import { TenantPicker } from './TenantPicker.tsx';
+import { TopMenu } from './TopMenu.tsx';
 import { UserMenu } from './UserMenu.tsx';
 
 function useMenuAreas(): AreaRoute[] {
@@ -19,13 +20,11 @@ function useMenuAreas(): AreaRoute[] {
   return areaRoutes.filter((area) => area.inMenu && (!area.roles || area.roles.includes(role)));
 }
 
-function MenuLinks({ orientation, onNavigate }: { orientation: 'vertical' | 'horizontal'; onNavigate?: () => void }) {
+function MenuLinks({ areas, onNavigate }: { areas: AreaRoute[]; onNavigate?: () => void }) {
   const { t } = useTranslation();
-  const { pathname } = useLocation();
-  const areas = useMenuAreas();
-  const current = areaOf(pathname, areas);
+  const current = areaOf(useLocation().pathname, areas);
   return (
-    <Group gap={4} wrap={orientation === 'horizontal' ? 'nowrap' : 'wrap'} style={orientation === 'vertical' ? { flexDirection: 'column', alignItems: 'stretch' } : undefined}>
+    <Stack gap={4}>
       {areas.map((area) => {
         const Icon = areaIcons[area.icon]!;
         return (
@@ -37,22 +36,33 @@ function MenuLinks({ orientation, onNavigate }: { orientation: 'vertical' | 'hor
             leftSection={<Icon size={18} />}
             active={area === current}
             onClick={onNavigate}
-            w={orientation === 'horizontal' ? 'auto' : undefined}
-            style={{ borderRadius: 'var(--mantine-radius-md)', whiteSpace: 'nowrap' }}
+            style={{ borderRadius: 'var(--mantine-radius-md)' }}
           />
         );
       })}
-    </Group>
+    </Stack>
   );
 }
 
+/**
+ * The shell. From the sm breakpoint up the menu is on the side or on top (with a "More" menu for
+ * what does not fit); below it, and in full screen, a burger opens a drawer with every menu item.
+ * On a phone the header keeps the colour toggle and the user menu (language, sign-out), and the
+ * drawer takes the tenant picker and the full-screen button, so that everything is reachable from
+ * 360 px up.
+ */
 export default function AppLayout() {
   const { t } = useTranslation();
-  const [mobileOpen, mobile] = useDisclosure(false);
+  const [drawerOpen, drawer] = useDisclosure(false);
   const { layout, setLayout, fullscreen, setFullscreen } = useLayoutPreferences();
   const area = areaOf(useLocation().pathname);
+  const areas = useMenuAreas();
+  // Read at once rather than after the first paint, so a wide screen never starts with the phone's header.
+  const wide = useMediaQuery(`(min-width: ${useMantineTheme().breakpoints.sm})`, true, { getInitialValueInEffect: false });
   const showFooter = !area?.hideFooter && !fullscreen;
-  const side = layout === 'side' && !fullscreen;
+  const side = layout === 'side' && !fullscreen && wide;
+  const top = layout === 'top' && !fullscreen && wide;
+  const withDrawer = !wide || fullscreen;
 
   const toggleFullscreen = () => {
     const next = !fullscreen;
@@ -61,52 +71,54 @@ export default function AppLayout() {
     else if (document.fullscreenElement) void document.exitFullscreen();
   };
 
+  const fullscreenButton = (
+    <Tooltip label={t(fullscreen ? 'layout.exitFullscreen' : 'layout.fullscreen')}>
+      <ActionIcon
+        variant="default"
+        size="lg"
+        aria-label={t(fullscreen ? 'layout.exitFullscreen' : 'layout.fullscreen')}
+        data-testid="fullscreen-toggle"
+        onClick={toggleFullscreen}
+      >
+        {fullscreen ? <IconMinimize size={18} /> : <IconMaximize size={18} />}
+      </ActionIcon>
+    </Tooltip>
+  );
+
   // Confirm dialogs live with the screens that open them, so the sign-in screen does not load them.
   return (
     <ModalsProvider>
     <AppShell
       header={{ height: 56 }}
-      navbar={side ? { width: 240, breakpoint: 'sm', collapsed: { mobile: !mobileOpen } } : undefined}
+      navbar={side ? { width: 240, breakpoint: 'sm' } : undefined}
       footer={showFooter ? { height: 36 } : undefined}
       padding="md"
     >
       <AppShell.Header>
         <Group h="100%" px="md" justify="space-between" wrap="nowrap">
-          <Group gap="sm" wrap="nowrap">
-            {side && <Burger opened={mobileOpen} onClick={mobile.toggle} hiddenFrom="sm" size="sm" aria-label={t('layout.menu')} />}
+          <Group gap="sm" wrap="nowrap" style={{ flexShrink: 0 }}>
+            {withDrawer && <Burger opened={drawerOpen} onClick={drawer.toggle} size="sm" aria-label={t('layout.menu')} data-testid="menu-burger" />}
             <Text component={Link} to="/dashboard" fw={700} size="lg" c="var(--app-brand-text)" style={{ textDecoration: 'none' }}>
               {t('app.name')}
             </Text>
           </Group>
-          {layout === 'top' && !fullscreen && (
-            <ScrollArea type="never" style={{ flex: 1 }} visibleFrom="sm">
-              <MenuLinks orientation="horizontal" />
-            </ScrollArea>
-          )}
-          <Group gap="xs" wrap="nowrap">
-            <TenantPicker />
-            <Tooltip label={t(layout === 'side' ? 'layout.top' : 'layout.side')}>
-              <ActionIcon
-                variant="default"
-                size="lg"
-                aria-label={t(layout === 'side' ? 'layout.top' : 'layout.side')}
-                data-testid="layout-toggle"
-                onClick={() => setLayout(layout === 'side' ? 'top' : 'side')}
-              >
-                {layout === 'side' ? <IconLayoutNavbar size={18} /> : <IconLayoutSidebar size={18} />}
-              </ActionIcon>
-            </Tooltip>
-            <Tooltip label={t(fullscreen ? 'layout.exitFullscreen' : 'layout.fullscreen')}>
-              <ActionIcon
-                variant="default"
-                size="lg"
-                aria-label={t(fullscreen ? 'layout.exitFullscreen' : 'layout.fullscreen')}
-                data-testid="fullscreen-toggle"
-                onClick={toggleFullscreen}
-              >
-                {fullscreen ? <IconMinimize size={18} /> : <IconMaximize size={18} />}
-              </ActionIcon>
-            </Tooltip>
+          {top && <TopMenu areas={areas} />}
+          <Group gap="xs" wrap="nowrap" style={{ flexShrink: 0 }}>
+            {wide && <TenantPicker />}
+            {wide && (
+              <Tooltip label={t(layout === 'side' ? 'layout.top' : 'layout.side')}>
+                <ActionIcon
+                  variant="default"
+                  size="lg"
+                  aria-label={t(layout === 'side' ? 'layout.top' : 'layout.side')}
+                  data-testid="layout-toggle"
+                  onClick={() => setLayout(layout === 'side' ? 'top' : 'side')}
+                >
+                  {layout === 'side' ? <IconLayoutNavbar size={18} /> : <IconLayoutSidebar size={18} />}
+                </ActionIcon>
+              </Tooltip>
+            )}
+            {wide && fullscreenButton}
             <ColorSchemeToggle />
             <UserMenu />
           </Group>
@@ -115,9 +127,27 @@ export default function AppLayout() {
       {side && (
         <AppShell.Navbar p="sm" aria-label={t('layout.menu')}>
           <ScrollArea>
-            <MenuLinks orientation="vertical" onNavigate={mobile.close} />
+            <MenuLinks areas={areas} />
           </ScrollArea>
         </AppShell.Navbar>
+      )}
+      {withDrawer && (
+        <Drawer opened={drawerOpen} onClose={drawer.close} size={280} title={t('app.name')} closeButtonProps={{ 'aria-label': t('common.close') }} data-testid="menu-drawer">
+          <Stack gap="md">
+            {!wide && (
+              <Group gap="xs" wrap="nowrap">
+                <div style={{ flex: 1 }}>
+                  <TenantPicker fullWidth />
+                </div>
+                {fullscreenButton}
+              </Group>
+            )}
+            {!wide && <Divider />}
+            <nav aria-label={t('layout.menu')}>
+              <MenuLinks areas={areas} onNavigate={drawer.close} />
+            </nav>
+          </Stack>
+        </Drawer>
       )}
       <AppShell.Main>
         <Suspense fallback={<FullPageLoader />}>

@@ -21,7 +21,7 @@ export function UserMenu() {
             <Avatar radius="xl" size="sm" color="indigo">
               {(profile?.name ?? '?').slice(0, 1).toUpperCase()}
             </Avatar>
-            <Text size="sm" visibleFrom="sm">
+            <Text size="sm" visibleFrom="sm" maw={140} truncate>
               {profile?.name}
             </Text>
           </Group>

@@ -4,6 +4,7 @@ import { useTranslation } from 'react-i18next';
 import { AppModal } from '../../lib/AppModal.tsx';
 import { FormActions } from '../../lib/forms/FormActions.tsx';
 import { MaskedInput } from '../../lib/forms/MaskedInput.tsx';
+import { TenantChoiceField, useTenantChoice } from '../../lib/forms/tenant-choice.tsx';
 import { useSchemaForm } from '../../lib/forms/use-schema-form.ts';
 import { toast } from '../../lib/notify.ts';
 import { useResourceMutations } from '../../lib/table/use-resource.ts';
@@ -13,9 +14,11 @@ type AclValues = { name: string; address: string; description: string };
 /** Create (no entry) or edit (an entry); the server stores the address in its canonical form. */
 export function AclFormModal({ entry, opened, onClose }: { entry?: AclEntry; opened: boolean; onClose(): void }) {
   const { t } = useTranslation();
-  const { create, update } = useResourceMutations<AclEntry, Partial<AclValues>>('/acl');
+  const tenant = useTenantChoice(!entry);
+  const { create, update } = useResourceMutations<AclEntry, Partial<AclValues>>('/acl', { createIn: tenant.tenantId });
   const { form, formRef, onSubmit, submitting } = useSchemaForm<AclValues>({
     schema: entry ? aclUpdateSchema : aclCreateSchema,
+    tenant,
     initialValues: { name: entry?.name ?? '', address: entry?.address ?? '', description: entry?.description ?? '' },
     submit: (values) => (entry ? update.mutateAsync({ id: entry.id, input: values }) : create.mutateAsync(values)),
     onSuccess: () => {
@@ -27,6 +30,7 @@ export function AclFormModal({ entry, opened, onClose }: { entry?: AclEntry; ope
     <AppModal closeButtonProps={{ 'aria-label': t('common.close') }} opened={opened} onClose={onClose} size="md" title={t(entry ? 'acl.editTitle' : 'acl.createTitle')}>
       <form ref={formRef} onSubmit={onSubmit} noValidate>
         <Stack>
+          <TenantChoiceField choice={tenant} />
           <TextInput label={t('acl.name')} withAsterisk autoComplete="off" maxLength={100} {...form.getInputProps('name')} data-testid="acl-name" />
           <MaskedInput
             mask="ip"

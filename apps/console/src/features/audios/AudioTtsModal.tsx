@@ -6,6 +6,7 @@ import { useTranslation } from 'react-i18next';
 import { api } from '../../lib/api/client.ts';
 import { AppModal } from '../../lib/AppModal.tsx';
 import { FormActions } from '../../lib/forms/FormActions.tsx';
+import { TenantChoiceField, useTenantChoice } from '../../lib/forms/tenant-choice.tsx';
 import { useSchemaForm } from '../../lib/forms/use-schema-form.ts';
 import { useResourceMutations } from '../../lib/table/use-resource.ts';
 import { AUDIOS, useLiveAudio } from './use-audios.ts';
@@ -50,11 +51,13 @@ export function AudioTtsModal({ opened, onClose }: { opened: boolean; onClose():
   const { invalidate } = useResourceMutations(AUDIOS);
   const voices = useVoiceOptions();
   const [started, setStarted] = useState<Audio | null>(null);
+  const tenant = useTenantChoice(true);
 
   const { form, formRef, onSubmit, submitting } = useSchemaForm<Values>({
     schema: audioTtsSchema,
     initialValues: { name: '', text: '', language: i18n.language === 'pt' ? 'pt-br' : 'en-us', voice: '' },
-    submit: (values) => api.post<Audio>(`${AUDIOS}/tts`, values),
+    tenant,
+    submit: (values) => api.post<Audio>(`${AUDIOS}/tts`, values, { tenantId: tenant.tenantId }),
     onSuccess: (audio) => {
       void invalidate();
       setStarted(audio as Audio);
@@ -68,6 +71,7 @@ export function AudioTtsModal({ opened, onClose }: { opened: boolean; onClose():
       ) : (
         <form ref={formRef} onSubmit={onSubmit} noValidate>
           <Stack>
+            <TenantChoiceField choice={tenant} />
             <TextInput label={t('audios.name')} withAsterisk autoComplete="off" maxLength={audioNameMaxLength} {...form.getInputProps('name')} data-testid="tts-name" />
             <Textarea
               label={t('audios.text')}

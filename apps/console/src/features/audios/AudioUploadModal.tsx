@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { api } from '../../lib/api/client.ts';
 import { AppModal } from '../../lib/AppModal.tsx';
 import { FormActions } from '../../lib/forms/FormActions.tsx';
+import { TenantChoiceField, useTenantChoice } from '../../lib/forms/tenant-choice.tsx';
 import { useSchemaForm } from '../../lib/forms/use-schema-form.ts';
 import { toast } from '../../lib/notify.ts';
 import { useResourceMutations } from '../../lib/table/use-resource.ts';
@@ -29,6 +30,7 @@ export function AudioUploadModal({ opened, onClose }: { opened: boolean; onClose
   const { t } = useTranslation();
   const { invalidate } = useResourceMutations(AUDIOS);
   const limits = useAudioLimits();
+  const tenant = useTenantChoice(true);
   const maxSize = limits.data?.max_size_mb;
 
   const schema = useMemo(
@@ -44,13 +46,14 @@ export function AudioUploadModal({ opened, onClose }: { opened: boolean; onClose
   const { form, formRef, onSubmit, submitting } = useSchemaForm<Values>({
     schema,
     initialValues: { name: '', language: '', file: null },
+    tenant,
     submit: (values) => {
       const body = new FormData();
       // The fields before the file: the server reads them as they arrive.
       body.append('name', values.name ?? '');
       if (values.language) body.append('language', values.language);
       if (values.file) body.append('file', values.file, values.file.name);
-      return api.post<Audio>(`${AUDIOS}/upload`, body);
+      return api.post<Audio>(`${AUDIOS}/upload`, body, { tenantId: tenant.tenantId });
     },
     onSuccess: () => {
       void invalidate();
@@ -63,6 +66,7 @@ export function AudioUploadModal({ opened, onClose }: { opened: boolean; onClose
     <AppModal opened={opened} onClose={onClose} size="md" title={t('audios.uploadTitle')}>
       <form ref={formRef} onSubmit={onSubmit} noValidate>
         <Stack>
+          <TenantChoiceField choice={tenant} />
           <TextInput label={t('audios.name')} withAsterisk autoComplete="off" maxLength={audioNameMaxLength} {...form.getInputProps('name')} data-testid="audio-upload-name" />
           <FileInput
             label={t('audios.file')}

@@ -4,6 +4,7 @@ import { useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
 import { AppModal } from '../../lib/AppModal.tsx';
 import { FormActions } from '../../lib/forms/FormActions.tsx';
+import { TenantChoiceField, useTenantChoice } from '../../lib/forms/tenant-choice.tsx';
 import { useSchemaForm } from '../../lib/forms/use-schema-form.ts';
 import { toast } from '../../lib/notify.ts';
 import { useResourceMutations } from '../../lib/table/use-resource.ts';
@@ -41,11 +42,13 @@ function Section({ title, hint, children }: { title: string; hint?: string; chil
 /** Create (no range) or edit (a range): zone, weekly hours, exceptions, place, and what they mean now. */
 export function DateRangeFormModal({ range, opened, onClose }: { range?: DateRange; opened: boolean; onClose(): void }) {
   const { t } = useTranslation();
-  const { create, update } = useResourceMutations<DateRange, Partial<DateRangeValues>>('/date-ranges');
+  const tenant = useTenantChoice(!range);
+  const { create, update } = useResourceMutations<DateRange, Partial<DateRangeValues>>('/date-ranges', { createIn: tenant.tenantId });
   const initial = useMemo(() => initialValues(range), [range]);
   const { form, formRef, onSubmit, submitting } = useSchemaForm<DateRangeValues>({
     schema: formSchema,
     initialValues: initial,
+    tenant,
     submit: (values) => (range ? update.mutateAsync({ id: range.id, input: values }) : create.mutateAsync(values)),
     onSuccess: () => {
       toast('success', t(range ? 'dateRanges.edited' : 'dateRanges.created'));
@@ -63,6 +66,7 @@ export function DateRangeFormModal({ range, opened, onClose }: { range?: DateRan
     <AppModal opened={opened} onClose={onClose} size="5xl" title={t(range ? 'dateRanges.editTitle' : 'dateRanges.createTitle')}>
       <form ref={formRef} onSubmit={onSubmit} noValidate>
         <Stack>
+          <TenantChoiceField choice={tenant} />
           <Grid>
             <Grid.Col span={{ base: 12, md: 6 }}>
               <TextInput label={t('dateRanges.name')} withAsterisk autoComplete="off" maxLength={100} {...form.getInputProps('name')} data-testid="date-range-name" />

@@ -4,6 +4,7 @@ import { useTranslation } from 'react-i18next';
 import { AppModal } from '../../lib/AppModal.tsx';
 import { FormActions } from '../../lib/forms/FormActions.tsx';
 import { MaskedInput } from '../../lib/forms/MaskedInput.tsx';
+import { TenantChoiceField, useTenantChoice } from '../../lib/forms/tenant-choice.tsx';
 import { useSchemaForm } from '../../lib/forms/use-schema-form.ts';
 import { toast } from '../../lib/notify.ts';
 import { useResourceMutations } from '../../lib/table/use-resource.ts';
@@ -17,9 +18,11 @@ type Values = { name: string; kind: DestinationKind; uri: string; description: s
  */
 export function DestinationFormModal({ destination, opened, onClose }: { destination?: Destination; opened: boolean; onClose(): void }) {
   const { t } = useTranslation();
-  const { create, update } = useResourceMutations<Destination, Partial<Values>>('/destinations');
+  const tenant = useTenantChoice(!destination);
+  const { create, update } = useResourceMutations<Destination, Partial<Values>>('/destinations', { createIn: tenant.tenantId });
   const { form, formRef, onSubmit, submitting } = useSchemaForm<Values>({
     schema: destination ? destinationUpdateSchema : destinationCreateSchema,
+    tenant,
     initialValues: {
       name: destination?.name ?? '',
       kind: destination?.kind ?? 'voice',
@@ -44,6 +47,7 @@ export function DestinationFormModal({ destination, opened, onClose }: { destina
     >
       <form ref={formRef} onSubmit={onSubmit} noValidate>
         <Stack>
+          <TenantChoiceField choice={tenant} />
           <TextInput label={t('destinations.name')} withAsterisk autoComplete="off" maxLength={100} {...form.getInputProps('name')} data-testid="destination-name" />
           <Select
             label={t('destinations.kind')}

@@ -39,6 +39,8 @@ export interface RequestOptions {
   query?: Record<string, QueryValue>;
   body?: unknown;
   signal?: AbortSignal;
+  /** The tenant of this request instead of the working one: an admin on all tenants creating a record names its tenant. */
+  tenantId?: number;
 }
 
 type SessionListener = () => void;
@@ -75,7 +77,8 @@ export class ApiClient {
   private async send(method: string, path: string, options: RequestOptions, token: string | null): Promise<Response> {
     const headers: Record<string, string> = { 'accept-language': this.acceptLanguage };
     if (token) headers.authorization = `Bearer ${token}`;
-    if (this.tenantId !== null) headers['x-tenant-id'] = String(this.tenantId);
+    const tenantId = options.tenantId ?? this.tenantId;
+    if (tenantId !== null) headers['x-tenant-id'] = String(tenantId);
     // A FormData body (a file upload) sets its own multipart content type with the boundary.
     const isForm = options.body instanceof FormData;
     if (options.body !== undefined && !isForm) headers['content-type'] = 'application/json';

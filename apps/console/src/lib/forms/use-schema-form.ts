@@ -4,6 +4,7 @@ import { useTranslation } from 'react-i18next';
 import type { z } from 'zod';
 import { ApiError } from '../api/client.ts';
 import { type ShowErrorOptions, showError } from '../errors.ts';
+import type { TenantChoice } from './tenant-choice.tsx';
 import { refinementText, validateWith, valuesToSubmit } from './validation.ts';
 
 /** Spec section 4: success and error flags reset after 3 s. */
@@ -28,6 +29,8 @@ interface Options<Values extends Record<string, unknown>> extends ShowErrorOptio
   /** Receives the valid values with empty ones dropped (a field the user emptied is sent as ''). */
   submit(values: Partial<Values>): Promise<unknown>;
   onSuccess?(result: unknown): void;
+  /** A create form's tenant field (useTenantChoice), checked with the schema's fields. */
+  tenant?: TenantChoice;
 }
 
 export interface SchemaForm<Values extends Record<string, unknown>> {
@@ -95,7 +98,7 @@ export function useSchemaForm<Values extends Record<string, unknown>>(options: O
     [submit, onSuccess, hideError, onError, form, t, options.initialValues],
   );
 
-  const { schema } = options;
+  const { schema, tenant } = options;
   const onSubmit = useCallback(
     (event?: React.FormEvent<HTMLFormElement>) => {
       event?.preventDefault();
@@ -103,14 +106,15 @@ export function useSchemaForm<Values extends Record<string, unknown>>(options: O
         const values = form.getValues();
         const errors = validateWith(typeof schema === 'function' ? await schema() : schema, values, t);
         form.setErrors(errors);
-        if (Object.keys(errors).length > 0) {
+        const tenantChosen = tenant?.validate() ?? true;
+        if (Object.keys(errors).length > 0 || !tenantChosen) {
           focusFirstInvalid(formRef.current);
           return;
         }
         await handleValid(values);
       })();
     },
-    [form, schema, t, handleValid],
+    [form, schema, t, handleValid, tenant],
   );
 
   return { form, formRef, onSubmit, submitting, succeeded: status === 'succeeded', failed: status === 'failed' };

@@ -27,6 +27,7 @@ import { formatDateTime } from '../format.ts';
 import { toast } from '../notify.ts';
 import { PageError } from '../PageError.tsx';
 import { useCanWrite } from '../auth.tsx';
+import { useAllTenants, useTenants } from '../tenants.ts';
 import { AdvancedFilters } from './AdvancedFilters.tsx';
 import { useResourceCount, useResourceList, useResourceMutations } from './use-resource.ts';
 import { buildWhere, type ColumnType, type FieldFilter, nextSort, type SortState } from './where.ts';
@@ -67,6 +68,28 @@ function formatCell(value: unknown, type: ColumnType, locale: string): ReactNode
   return String(value);
 }
 
+/**
+ * On all tenants, the rows of a tenant-owned resource (they carry tenant_id) come from every
+ * tenant: a column names each row's tenant. Undefined when the list is not such a list.
+ */
+function useTenantColumn<Row>(rows: Row[], columns: Column<Row>[]): Column<Row> | undefined {
+  const allTenants = useAllTenants();
+  const tenants = useTenants();
+  const tenantOwned = rows.some((row) => typeof row === 'object' && row !== null && 'tenant_id' in row);
+  if (!allTenants || !tenantOwned || columns.some((column) => column.field === 'tenant_id')) return undefined;
+  const names = new Map((tenants.data ?? []).map((tenant) => [tenant.id, tenant.name]));
+  return {
+    field: 'tenant_id',
+    labelKey: 'table.tenant',
+    type: 'number',
+    filterable: false,
+    render: (row) => {
+      const id = (row as { tenant_id?: number | null }).tenant_id;
+      return id === null || id === undefined ? '—' : (names.get(id) ?? String(id));
+    },
+  };
+}
+
 /** The table screen every list uses (spec section 2, "Table screens"). */
 export function DataTable<Row extends { id: number }>(props: DataTableProps<Row>) {
   const { t, i18n } = useTranslation();
@@ -96,6 +119,8 @@ export function DataTable<Row extends { id: number }>(props: DataTableProps<Row>
   const { removeMany } = useResourceMutations<Row>(props.resource);
 
   const rows = list.data ?? [];
+  const tenantColumn = useTenantColumn(rows, props.columns);
+  const columns = tenantColumn ? [...props.columns, tenantColumn] : props.columns;
   const total = count.data?.count ?? 0;
   const pages = Math.max(1, Math.ceil(total / pageSize));
   // Guests read and never write: no bulk removal, and the toolbar (creating, importing) is not theirs.
@@ -104,7 +129,12 @@ export function DataTable<Row extends { id: number }>(props: DataTableProps<Row>
   const selectableRows = removable ? rows.filter(removable) : [];
   const allSelected = selectableRows.length > 0 && selectableRows.every((row) => selected.has(row.id));
 
-  const resetPage = () => setPage(1);
+  // A selection is of rows the user sees: once the search, the filters or the page size change,
+  // rows selected before may be out of sight, and a bulk removal must not take them unseen.
+  const resetView = () => {
+    setPage(1);
+    setSelected(new Set());
+  };
   const toggleRow = (id: number) =>
     setSelected((current) => {
       const next = new Set(current);
@@ -158,7 +188,7 @@ export function DataTable<Row extends { id: number }>(props: DataTableProps<Row>
               value={search}
               onChange={(event) => {
                 setSearch(event.currentTarget.value);
-                resetPage();
+                resetView();
               }}
               w={260}
               data-testid="table-search"
@@ -168,7 +198,7 @@ export function DataTable<Row extends { id: number }>(props: DataTableProps<Row>
               filters={filters}
               onChange={(next) => {
                 setFilters(next);
-                resetPage();
+                resetView();
               }}
             />
           </Group>
@@ -189,7 +219,7 @@ export function DataTable<Row extends { id: number }>(props: DataTableProps<Row>
               data={AUTO_REFRESH.map((value) => ({ value, label: value === '0' ? t('table.autoRefreshOff') : t('table.everySeconds', { count: Number(value) }) }))}
               value={autoRefresh}
               onChange={(value) => setAutoRefresh(value ?? '0')}
-              w={190}
+              w={230}
               allowDeselect={false}
             />
             <Tooltip label={t('table.refresh')}>
@@ -226,7 +256,7 @@ export function DataTable<Row extends { id: number }>(props: DataTableProps<Row>
                       />
                     </Table.Th>
                   )}
-                  {props.columns.map((column) => (
+                  {columns.map((column) => (
                     <Table.Th key={column.field} aria-sort={sort?.field === column.field ? (sort.direction === 'ASC' ? 'ascending' : 'descending') : undefined}>
                       {column.sortable === false ? (
                         t(column.labelKey)
@@ -260,7 +290,7 @@ export function DataTable<Row extends { id: number }>(props: DataTableProps<Row>
                         />
                       </Table.Td>
                     )}
-                    {props.columns.map((column) => (
+                    {columns.map((column) => (
                       <Table.Td key={column.field}>
                         {column.render
                           ? column.render(row)
@@ -309,7 +339,7 @@ export function DataTable<Row extends { id: number }>(props: DataTableProps<Row>
               value={String(pageSize)}
               onChange={(value) => {
                 setPageSizeText(value ?? String(DEFAULT_PAGE_SIZE));
-                resetPage();
+                resetView();
               }}
               w={80}
               allowDeselect={false}

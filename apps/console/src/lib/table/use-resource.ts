@@ -30,12 +30,15 @@ export function useResourceCount(resource: string, where: Record<string, unknown
   });
 }
 
-/** Create, update and remove calls that refresh every cached list of the resource when done. */
-export function useResourceMutations<Row, Input = Partial<Row>>(resource: string) {
+/**
+ * Create, update and remove calls that refresh every cached list of the resource when done.
+ * `createIn` names the tenant a new record goes to when it is not the working one (useTenantChoice).
+ */
+export function useResourceMutations<Row, Input = Partial<Row>>(resource: string, { createIn }: { createIn?: number } = {}) {
   const queryClient = useQueryClient();
   const invalidate = () => queryClient.invalidateQueries({ queryKey: [resource] });
   return {
-    create: useMutation({ mutationFn: (input: Input) => api.post<Row>(resource, input), onSuccess: invalidate }),
+    create: useMutation({ mutationFn: (input: Input) => api.post<Row>(resource, input, { tenantId: createIn }), onSuccess: invalidate }),
     update: useMutation({
       mutationFn: ({ id, input }: { id: number; input: Input }) => api.patch<Row>(`${resource}/${id}`, input),
       onSuccess: invalidate,

@@ -18,7 +18,7 @@ import { registerMeRoutes } from './modules/users/me.routes.ts';
 import { registerVisualPlanRoutes } from './modules/visual-plans/visual-plans.routes.ts';
 import { authPlugin } from './plugins/auth.ts';
 import { consolePlugin } from './plugins/console.ts';
-import { errorsPlugin } from './plugins/errors.ts';
+import { clientErrorHandler, errorsPlugin, frameworkErrors } from './plugins/errors.ts';
 import { RequestLogController } from './plugins/request-log.ts';
 import { securityHeadersPlugin } from './plugins/security-headers.ts';
 import { allResources } from './resources/registry.ts';
@@ -49,6 +49,9 @@ export async function buildApp(ctx: AppContext, options: FastifyServerOptions = 
     trustProxy: ctx.config.trustProxy,
     bodyLimit: 1024 * 1024,
     logController: new RequestLogController(),
+    // What Fastify or Node's parser refuses before a route runs also answers in the error shape.
+    frameworkErrors,
+    clientErrorHandler,
     ...options,
   });
 

@@ -5,12 +5,15 @@ const namesByStatus: Record<number, string> = {
   401: 'UnauthorizedError',
   403: 'ForbiddenError',
   404: 'NotFoundError',
+  408: 'RequestTimeoutError',
   409: 'ConflictError',
   413: 'PayloadTooLargeError',
+  414: 'UriTooLongError',
   415: 'UnsupportedMediaTypeError',
   422: 'UnprocessableEntityError',
   426: 'UpgradeRequiredError',
   429: 'TooManyRequestsError',
+  431: 'RequestHeaderFieldsTooLargeError',
   500: 'InternalServerError',
 };
 

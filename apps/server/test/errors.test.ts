@@ -1,3 +1,4 @@
+import net, { type AddressInfo } from 'node:net';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -56,17 +57,18 @@ describe('client errors have the error shape', () => {
     expectErrorShape(await server.call({ method: 'GET', url: '/tenants/424242', token: admin }), 404, 'not_found');
   });
 
-  test('a malformed JSON body is a 400 with the shape', async () => {
+  test('a malformed JSON body is a 400 with the shape, in the caller\'s language', async () => {
     const response = await server.call({
       method: 'POST',
       url: '/tenants',
       token: admin,
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', 'accept-language': 'pt-BR' },
       payload: '{"name": "acme",',
     });
     const error = expectErrorShape(response, 400, 'invalid_input');
     expect(error.name).toBe('BadRequestError');
-    expect(error.message).toMatch(/JSON/);
+    expect(error.message).toBe('Alguns campos são inválidos.');
+    expect(error.details?.[0]?.message).toMatch(/JSON/);
     const list = await server.call({ method: 'GET', url: '/tenants', token: admin });
     expect(list.json()).toEqual([]);
   });
@@ -124,6 +126,109 @@ describe('client errors have the error shape', () => {
     const largest = await server.call({ method: 'GET', url: '/destinations', token: admin, headers: { 'x-tenant-id': String(2 ** 31 - 1) } });
     expect(largest.statusCode).toBe(200);
     expect(largest.json()).toEqual([]);
+  });
+});
+
+/** What a server answered on a raw socket: status, headers (lower-case names) and body. */
+interface RawAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+describe('requests refused before or while their body is read, over a real socket', () => {
+  let port: number;
+  let tenantId: number;
+  beforeAll(async () => {
+    await server.app.listen({ port: 0, host: '127.0.0.1' });
+    port = (server.app.server.address() as AddressInfo).port;
+    tenantId = (await server.call({ method: 'POST', url: '/tenants', token: admin, payload: { name: 'uploads' } })).json<{ id: number }>().id;
+  });
+
+  /** Sends `head` (request line and headers, without the blank line) and `body` as bytes, as a client could. */
+  function send(head: string, body = ''): Promise<RawAnswer> {
+    return new Promise((resolve, reject) => {
+      const socket = net.connect(port, '127.0.0.1', () => socket.end(`${head}\r\n\r\n${body}`));
+      const chunks: Buffer[] = [];
+      socket.on('data', (chunk) => chunks.push(chunk));
+      socket.on('error', reject);
+      socket.on('close', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        const [top = '', ...rest] = text.split('\r\n\r\n');
+        const [statusLine = '', ...headerLines] = top.split('\r\n');
+        const headers = Object.fromEntries(headerLines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]));
+        resolve({ status: Number(statusLine.split(' ')[1]), headers, body: rest.join('\r\n\r\n') });
+      });
+    });
+  }
+
+  /** The answer is `{error}` of the shape, with `code`, in Portuguese when asked. */
+  function expectShape(answer: RawAnswer, statusCode: number, code: string): ErrorBody['error'] {
+    expect(answer.status, answer.body).toBe(statusCode);
+    expect(answer.headers['content-type']).toMatch(/^application\/json/);
+    const body = JSON.parse(answer.body) as ErrorBody;
+    expect(Object.keys(body)).toEqual(['error']);
+    expect(body.error).toMatchObject({ statusCode, code, name: expect.any(String), message: expect.any(String) });
+    for (const key of Object.keys(body.error)) expect(['statusCode', 'name', 'message', 'code', 'details']).toContain(key);
+    return body.error;
+  }
+
+  const headers = (lines: Record<string, string | number>) =>
+    Object.entries({ host: 'localhost', connection: 'close', ...lines })
+      .map(([name, value]) => `${name}: ${value}`)
+      .join('\r\n');
+  const upload = (contentType: string, body: string, language = 'en') =>
+    send(
+      `POST /api/v1/audios/upload HTTP/1.1\r\n${headers({ authorization: `Bearer ${admin}`, 'x-tenant-id': tenantId, 'accept-language': language, 'content-type': contentType, 'content-length': Buffer.byteLength(body) })}`,
+      body,
+    );
+
+  test('a multipart body without a boundary is a 400, not a 500', async () => {
+    const error = expectShape(await upload('multipart/form-data', 'name=x', 'pt-BR'), 400, 'invalid_input');
+    expect(error.message).toBe('Alguns campos são inválidos.');
+    expect(error.details?.[0]?.message).toMatch(/boundary/i);
+  });
+
+  test('a multipart body cut short, in a field or in the file, is a 400, not a 500', async () => {
+    const field = '--XX\r\nContent-Disposition: form-data; name="name"\r\n\r\nWelcome';
+    const file = '--XX\r\nContent-Disposition: form-data; name="file"; filename="a.wav"\r\nContent-Type: audio/wav\r\n\r\nRIFF';
+    for (const body of [field, file]) expect(expectShape(await upload('multipart/form-data; boundary=XX', body), 400, 'invalid_input').details?.[0]?.message).toMatch(/end/i);
+    // The server goes on answering uploads.
+    expect((await upload('multipart/form-data; boundary=XX', '--XX--\r\n')).status).toBe(400);
+  });
+
+  test("a 25 KB query string is a 431 in the shape, in the caller's language, as Node's parser refuses it", async () => {
+    const answer = await send(`GET /api/v1/health?padding=${'a'.repeat(25_000)} HTTP/1.1\r\n${headers({ 'accept-language': 'pt-BR' })}`);
+    expect(expectShape(answer, 431, 'headers_too_large').message).toBe('O endereço ou os cabeçalhos da requisição são longos demais.');
+    const english = await send(`GET /api/v1/health HTTP/1.1\r\n${headers({ cookie: 'c'.repeat(25_000) })}`);
+    expect(expectShape(english, 431, 'headers_too_large').message).toBe('The address or the headers of the request are too long.');
+  });
+
+  test('a request Node cannot parse, and a body shorter than its Content-Length, are 400 malformed_request', async () => {
+    expectShape(await send('HELLO'), 400, 'malformed_request');
+    expectShape(await send(`POST /api/v1/login HTTP/1.1\r\n${headers({ 'content-type': 'application/json', 'content-length': 'abc' })}`, '{}'), 400, 'malformed_request');
+    // The client stops sending (socket.end) before the body it announced is complete.
+    expectShape(await send(`POST /api/v1/login HTTP/1.1\r\n${headers({ 'content-type': 'application/json', 'content-length': 500 })}`, '{"username":'), 400, 'malformed_request');
+  });
+
+  test('a path that does not decode is a 400 malformed_request, localized', async () => {
+    const answer = await send(`GET /api/v1/users/%E0%A4%A HTTP/1.1\r\n${headers({ authorization: `Bearer ${admin}`, 'accept-language': 'pt' })}`);
+    expect(expectShape(answer, 400, 'malformed_request').message).toBe('A requisição está malformada.');
+  });
+
+  test("a JSON body: malformed, empty, too large or of another type, each in the shape and the caller's language", async () => {
+    const post = (contentType: string, body: string) =>
+      send(`POST /api/v1/tenants HTTP/1.1\r\n${headers({ authorization: `Bearer ${admin}`, 'accept-language': 'pt-BR', 'content-type': contentType, 'content-length': Buffer.byteLength(body) })}`, body);
+    expect(expectShape(await post('application/json', '{"name":'), 400, 'invalid_input').message).toBe('Alguns campos são inválidos.');
+    expect(expectShape(await post('application/json', ''), 400, 'invalid_input').message).toBe('Alguns campos são inválidos.');
+    expect(expectShape(await post('application/xml', '<name/>'), 415, 'unsupported_media_type').message).toBe('O corpo da requisição deve ser JSON.');
+    expect(expectShape(await post('application/json', JSON.stringify({ name: 'x'.repeat(1_100_000) })), 413, 'payload_too_large').message).toBe('A requisição é grande demais.');
+  });
+
+  test('an unknown route and a method a route does not take are 404 not_found, localized', async () => {
+    for (const line of ['GET /api/v1/no-such-route HTTP/1.1', 'PATCH /api/v1/health HTTP/1.1']) {
+      expect(expectShape(await send(`${line}\r\n${headers({ 'accept-language': 'pt-BR' })}`), 404, 'not_found').message).toBe('Registro não encontrado.');
+    }
   });
 });
 

@@ -8,10 +8,12 @@ import {
   type Locale,
   localeFromAcceptLanguage,
 } from '@voxplan/contracts';
-import type { FastifyBaseLogger, FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
+import http from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { FastifyBaseLogger, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { z } from 'zod';
-import { AppError, statusName } from '../errors.ts';
+import { AppError, badRequest, statusName } from '../errors.ts';
 
 export function detailsFromZod(error: z.ZodError): ErrorDetail[] {
   return error.issues.flatMap((issue) => {
@@ -58,6 +60,15 @@ function clientDataError(error: unknown): string | undefined {
   return typeof code === 'string' && Object.hasOwn(clientDataErrors, code) ? clientDataErrors[code] : undefined;
 }
 
+/** Statuses whose one cause has its own catalogue code, whoever raised them. */
+const codeByStatus: Partial<Record<number, ErrorCode>> = {
+  408: 'request_timeout',
+  413: 'payload_too_large',
+  414: 'uri_too_long',
+  415: 'unsupported_media_type',
+  431: 'headers_too_large',
+};
+
 /**
  * Every failure in the error shape of spec section 8, in the caller's language; a 5xx never shows
  * internals, and is logged with its cause. HTTP answers and the simulator's error frames use it.
@@ -89,16 +100,70 @@ export function apiErrorOf(error: unknown, locale: Locale, log: FastifyBaseLogge
     return answer(locale, 400, 'invalid_input', [{ path: '', message: dataError }]);
   }
   const status = fastifyError.statusCode ?? 500;
-  if (status === 413) return answer(locale, 413, 'payload_too_large');
-  if (status === 415) return answer(locale, 415, 'unsupported_media_type');
-  // Fastify's own client errors (malformed JSON, bad content length): their messages are safe.
-  if (status >= 400 && status < 500) return answer(locale, status, 'invalid_input', undefined, fastifyError.message);
+  const statusCode = codeByStatus[status];
+  if (statusCode) return answer(locale, status, statusCode);
+  if (fastifyError.code === 'FST_ERR_BAD_URL') return answer(locale, 400, 'malformed_request');
+  // Fastify's and its plugins' other client errors (malformed JSON, an empty JSON body): the
+  // catalogue's text in the caller's language; theirs, which names no internals, as the detail.
+  if (status >= 400 && status < 500) return answer(locale, status, 'invalid_input', [{ path: '', message: fastifyError.message }]);
   log.error({ err: error }, 'request failed');
   return answer(locale, 500, 'internal_error');
 }
 
 /** The language of a request's error texts: a Fastify request, or a raw one (an upgrade refused before routing). */
 export const localeOf = (request: Pick<FastifyRequest, 'headers'>): Locale => localeFromAcceptLanguage(request.headers['accept-language']);
+
+/**
+ * Reads a request's body in a handler (a multipart stream): what the parser throws without a
+ * status (busboy: "Boundary not found", "Unexpected end of form") is the client's malformed body,
+ * a 400, not a 500. Errors with a status (the multipart limits, ours) pass as they are.
+ */
+export async function readingBody<T>(read: () => Promise<T>): Promise<T> {
+  try {
+    return await read();
+  } catch (error) {
+    if (error instanceof AppError || typeof (error as Partial<FastifyError>).statusCode === 'number') throw error;
+    throw badRequest('invalid_input', [{ path: '', message: `the body cannot be read: ${error instanceof Error ? error.message : String(error)}` }]);
+  }
+}
+
+const jsonType = 'application/json; charset=utf-8';
+
+/**
+ * Fastify's `frameworkErrors`: a request it cannot route (a URL that does not decode, a path
+ * parameter too long) answers in the error shape. The reply has no route, so no serializer: the
+ * JSON is written here.
+ */
+export function frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  const { statusCode, body } = apiErrorOf(error, localeOf(request), request.log);
+  void reply.code(statusCode).type(jsonType).send(JSON.stringify(body));
+}
+
+/** The Accept-Language of a request Node's parser refused, when its bytes got that far. */
+function acceptLanguageIn(rawPacket: unknown): string | undefined {
+  if (!Buffer.isBuffer(rawPacket)) return undefined;
+  return /\r\naccept-language:[ \t]*([^\r\n]*)/i.exec(rawPacket.toString('latin1'))?.[1];
+}
+
+/**
+ * Fastify's `clientErrorHandler`: what Node's HTTP parser refuses before Fastify sees a request
+ * (a URL or headers beyond maxHeaderSize, a request line that does not parse, a bad
+ * Content-Length, a body cut short) answers in the error shape, as Node would, then closes.
+ */
+export function clientErrorHandler(this: FastifyInstance, error: NodeJS.ErrnoException & { rawPacket?: unknown }, socket: Duplex): void {
+  // A reset connection has nobody to answer.
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
+  this.log.debug({ err: error }, 'request refused by the HTTP parser');
+  const { body } = answer(localeFromAcceptLanguage(acceptLanguageIn(error.rawPacket)), status, codeByStatus[status] ?? 'malformed_request');
+  const json = JSON.stringify(body);
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nContent-Type: ${jsonType}\r\nContent-Length: ${Buffer.byteLength(json)}\r\nX-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n${json}`,
+    );
+  }
+  socket.destroy(error);
+}
 
 /** Turns every failure into the error shape of spec section 8. */
 export const errorsPlugin = fp(async (app: FastifyInstance) => {

@@ -24,7 +24,7 @@ import type { AppContext } from '../../context.ts';
 import { isForeignKeyViolation } from '../../db/constraint-errors.ts';
 import type { Database } from '../../db/schema.ts';
 import { AppError, badRequest, conflict } from '../../errors.ts';
-import { detailsFromZod } from '../../plugins/errors.ts';
+import { detailsFromZod, readingBody } from '../../plugins/errors.ts';
 import { scopeOf } from '../../plugins/auth.ts';
 import { ResourceService } from '../../resources/service.ts';
 import { readSystemSetting } from '../configurations/settings.ts';
@@ -58,25 +58,27 @@ async function readUpload(request: FastifyRequest, maxSizeMb: number): Promise<U
   const upload: Upload = { fields: {} };
   if (!request.isMultipart()) return upload;
   const unexpected: ErrorDetail[] = [];
-  for await (const part of request.parts({ limits: { fileSize: Math.floor(maxSizeMb * bytesPerMb), files: 1, fields: 10, fieldSize: 10_000 } })) {
-    if (part.type === 'file') {
-      if (part.fieldname !== 'file') {
-        unexpected.push({ path: part.fieldname, message: 'unexpected file' });
-        part.file.resume();
-        continue;
+  await readingBody(async () => {
+    for await (const part of request.parts({ limits: { fileSize: Math.floor(maxSizeMb * bytesPerMb), files: 1, fields: 10, fieldSize: 10_000 } })) {
+      if (part.type === 'file') {
+        if (part.fieldname !== 'file') {
+          unexpected.push({ path: part.fieldname, message: 'unexpected file' });
+          part.file.resume();
+          continue;
+        }
+        try {
+          upload.file = { bytes: await part.toBuffer(), filename: part.filename };
+        } catch (error) {
+          if (error instanceof request.server.multipartErrors.RequestFileTooLargeError) throw fileTooLarge(maxSizeMb);
+          throw error;
+        }
+      } else if (Object.hasOwn(upload.fields, part.fieldname)) {
+        unexpected.push({ path: part.fieldname, message: 'sent twice' });
+      } else {
+        upload.fields[part.fieldname] = String(part.value);
       }
-      try {
-        upload.file = { bytes: await part.toBuffer(), filename: part.filename };
-      } catch (error) {
-        if (error instanceof request.server.multipartErrors.RequestFileTooLargeError) throw fileTooLarge(maxSizeMb);
-        throw error;
-      }
-    } else if (Object.hasOwn(upload.fields, part.fieldname)) {
-      unexpected.push({ path: part.fieldname, message: 'sent twice' });
-    } else {
-      upload.fields[part.fieldname] = String(part.value);
     }
-  }
+  });
   if (unexpected.length > 0) throw badRequest('invalid_input', unexpected);
   return upload;
 }

@@ -1,6 +1,7 @@
 import { notifications } from '@mantine/notifications';
 import i18n from 'i18next';
 import { TOAST_MS } from '../app/theme.ts';
+import './toasts.css';
 
 type ToastType = 'info' | 'success' | 'warning' | 'error' | 'loading';
 const colors: Record<ToastType, string> = { info: 'blue', success: 'green', warning: 'yellow', error: 'red', loading: 'indigo' };

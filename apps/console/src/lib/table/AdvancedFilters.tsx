@@ -121,7 +121,16 @@ export function AdvancedFilters<Row>({
             />
           )}
           <Group justify="space-between">
-            <Button variant="subtle" onClick={() => setDraft([])}>
+            {/* Clearing takes effect at once: a list still filtered after "Clear" reads as the whole
+                list, and a bulk removal made there would act on rows the user did not mean. */}
+            <Button
+              variant="subtle"
+              onClick={() => {
+                setDraft([]);
+                onChange([]);
+              }}
+              data-testid="clear-filters"
+            >
               {t('table.clearFilters')}
             </Button>
             <Button

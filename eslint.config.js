@@ -26,7 +26,20 @@ export default tseslint.config(
   },
   {
     // Every string a user reads goes through i18n: text written straight into JSX is an error.
-    files: ['apps/console/src/**/*.tsx'],
+    files: ['apps/console/src/**/*.tsx', 'packages/blocks/src/**/*.tsx'],
     ...i18next.configs['flat/recommended'],
+  },
+  {
+    // The plugin reads JSX text only; what a screen reader says or a field shows is read too.
+    files: ['apps/console/src/**/*.tsx', 'packages/blocks/src/**/*.tsx'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: 'JSXAttribute[name.name=/^(aria-label|aria-description|title|placeholder|label|description|alt)$/] > Literal[value=/[A-Za-z]{2}/]',
+          message: 'Text a person reads or hears goes through t(), not a literal attribute.',
+        },
+      ],
+    },
   },
 );

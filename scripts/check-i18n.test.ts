@@ -32,6 +32,17 @@ describe('npm run check guards the translations', () => {
     expect(translated!.messages.filter((message) => message.ruleId === 'i18next/no-literal-string')).toEqual([]);
   });
 
+  test('a literal label, title or placeholder fails the lint too; one through t() passes', async () => {
+    const eslint = new ESLint({ cwd: path.resolve(import.meta.dirname, '..') });
+    const file = 'apps/console/src/features/example.tsx';
+    const [literal] = await eslint.lintText('export const A = () => <ActionIcon aria-label="Close the dialog" />;\n', { filePath: file });
+    expect(literal!.messages.map((message) => message.ruleId)).toContain('no-restricted-syntax');
+    const [translated] = await eslint.lintText("export const A = ({ t }: { t: (k: string) => string }) => <ActionIcon aria-label={t('common.close')} />;\n", {
+      filePath: file,
+    });
+    expect(translated!.messages.filter((message) => message.ruleId === 'no-restricted-syntax')).toEqual([]);
+  });
+
   test('the keys code names are found in t() calls, both sides of a choice, *Key properties and template prefixes', () => {
     const source = [
       "t('a.b'); t(\"c.d\", { x: 1 }); t(ok ? 'e.f' : 'g.h');",

@@ -1,6 +1,6 @@
 import { Divider, Group, LoadingOverlay, PasswordInput, Stack, Switch, TextInput } from '@mantine/core';
 import { useForm } from '@mantine/form';
-import { type Configuration, type Integrations, type Tenant } from '@voxplan/contracts';
+import { type Configuration, type Integrations, type SystemSettingName, systemSettingValue, type Tenant } from '@voxplan/contracts';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -12,7 +12,7 @@ import { toast } from '../../lib/notify.ts';
 import { PageError } from '../../lib/PageError.tsx';
 import { FormActions } from '../../lib/forms/FormActions.tsx';
 
-export const SECOND_AI_FLAG = 'feature_second_ai_provider';
+export const SECOND_AI_FLAG = 'feature_second_ai_provider' satisfies SystemSettingName;
 
 interface Values {
   voice: boolean;
@@ -119,7 +119,7 @@ export function IntegrationsModal({ tenant, onClose }: { tenant: Tenant | null; 
     queryFn: ({ signal }) => api.get<Configuration[]>('/configurations', { query: { filter: { where: { name: SECOND_AI_FLAG } } }, signal }),
     enabled: tenant !== null,
   });
-  const secondAiEnabled = flag.data?.[0]?.value === 'true';
+  const secondAiEnabled = systemSettingValue(SECOND_AI_FLAG, flag.data?.[0]?.value);
   const [formKey, setFormKey] = useState(0);
   useEffect(() => setFormKey((key) => key + 1), [integrations.dataUpdatedAt]);
 

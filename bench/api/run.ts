@@ -13,7 +13,8 @@
  *                             with `both` and no PostgreSQL installed, SQLite alone and a note)
  *   BENCH_PIN=1               0 to let the OS schedule both processes freely
  *   BENCH_PROFILE=0           1: afterwards, CPU-profile the server under one scenario's load
- *   BENCH_PROFILE_SCENARIO=users  the scenario BENCH_PROFILE profiles (see scenarioKeys)
+ *   BENCH_SCENARIOS=users,list,count,id,rlist,rcount,create,update  the scenarios measured (all by default)
+ *   BENCH_PROFILE_SCENARIO=users  the scenario BENCH_PROFILE profiles (one of the keys above)
  *   BENCH_PROFILE_OUT=path    keep that .cpuprofile (otherwise it goes with the temp dir); with two
  *                             dialects the dialect goes before the extension
  *   BENCH_STRICT=0            1: exit 3 when a target FAILs (non-2xx responses always exit 1)
@@ -71,11 +72,14 @@ const settings = {
   profile: process.env.BENCH_PROFILE === '1',
   profileOut: process.env.BENCH_PROFILE_OUT,
   profileScenario: (process.env.BENCH_PROFILE_SCENARIO ?? 'users') as ScenarioKey,
+  scenarios: (process.env.BENCH_SCENARIOS ?? scenarioKeys.join(',')).split(',').map((key) => key.trim()) as ScenarioKey[],
   strict: process.env.BENCH_STRICT === '1',
 };
 if (!['without', 'with', 'both'].includes(settings.index)) throw new Error('BENCH_INDEX must be without, with or both');
 if (!['sqlite', 'postgres', 'both'].includes(settings.dialect)) throw new Error('BENCH_DIALECT must be sqlite, postgres or both');
 if (!scenarioKeys.includes(settings.profileScenario)) throw new Error(`BENCH_PROFILE_SCENARIO must be one of ${scenarioKeys.join(', ')}`);
+const unknownScenario = settings.scenarios.find((key) => !scenarioKeys.includes(key));
+if (unknownScenario !== undefined) throw new Error(`BENCH_SCENARIOS: unknown scenario '${unknownScenario}'; known: ${scenarioKeys.join(', ')}`);
 if (settings.rows < 1000 || settings.rows > 1_000_000) throw new Error('BENCH_ROWS must be between 1000 and 1000000');
 
 /** The index the destinations list and count need (migration 0002-sort-indexes). */
@@ -652,6 +656,7 @@ async function main(): Promise<void> {
       process.stderr.write(`${dialect}, ${phase.withIndex ? 'with' : 'without'} index\n`);
       const verdicts: Verdict[] = [];
       for (const scenario of scenarios) {
+        if (!settings.scenarios.includes(scenario.key)) continue;
         const measurement = await measure(scenario.name, app, scenario.spec);
         verdicts.push({ measurement, ratioTarget: scenario.ratioTarget, latency: scenario.latency });
       }

@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { type DatabaseHandle, openDatabase } from '../src/db/database.ts';
 import { createTransactionRunner, type TransactionRunner } from '../src/db/write-batch.ts';
-import { startTestServer, type TestServer } from './harness.ts';
+import { createTenantMember, dialect, errorOf, startTestServer, type TestServer } from './harness.ts';
 
 let server: TestServer;
 let writes: TransactionRunner;
@@ -67,5 +67,37 @@ describe('units of work asked for together', () => {
     ).rejects.toThrow('rolled back');
     await writes.run((trx) => trx.insertInto('tenants').values({ name: 'batch c 2', created_time: now }).execute());
     expect(await namesSeenByOthers('batch c')).toEqual(['batch c 2']);
+  });
+});
+
+describe('writes through the API that arrive together', () => {
+  test('each create is stored with its audit entry, a duplicate among them fails alone with its code, and on SQLite they share transactions', async () => {
+    const admin = await server.login();
+    const { token, tenantId } = await createTenantMember(server, admin, 'batched-creates');
+    const transactions = vi.spyOn(server.ctx.db, 'transaction');
+    const uris = ['sip:1@a.example', 'sip:2@a.example', 'sip:3@a.example', 'sip:1@a.example', 'sip:5@a.example', 'sip:6@a.example', 'sip:7@a.example', 'sip:8@a.example'];
+    const responses = await Promise.all(
+      uris.map((uri, index) => server.call({ method: 'POST', url: '/destinations', token, payload: { name: `batched ${index}`, kind: 'voice', uri } })),
+    );
+    const statuses = responses.map((response) => response.statusCode);
+    expect(statuses.filter((status) => status === 201)).toHaveLength(7);
+    const refused = responses.find((response) => response.statusCode !== 201)!;
+    expect(refused.statusCode).toBe(409);
+    expect(errorOf(refused).code).toBe('uri_already_exists');
+    // On PostgreSQL, which commits on many connections at once, each is a transaction of its own.
+    if (dialect === 'sqlite') expect(transactions.mock.calls.length).toBeLessThan(uris.length / 2);
+    else expect(transactions.mock.calls.length).toBe(uris.length);
+    transactions.mockRestore();
+
+    const stored = await otherInstance.db.selectFrom('destinations').select(['id', 'uri']).where('tenant_id', '=', tenantId).orderBy('id').execute();
+    expect(new Set(stored.map((row) => row.uri))).toEqual(new Set(uris));
+    const audited = await otherInstance.db
+      .selectFrom('audit_log')
+      .select('entity_id')
+      .where('entity', '=', 'destination')
+      .where('action', '=', 'create')
+      .where('tenant_id', '=', tenantId)
+      .execute();
+    expect(audited.map((row) => Number(row.entity_id)).sort((a, b) => a - b)).toEqual(stored.map((row) => row.id));
   });
 });

@@ -22,42 +22,57 @@ describe('createReadCache', () => {
     let loads = 0;
     const cache = createReadCache(tracker, () => externalVersion);
     const read = (key: string, tables: string[]) => cache.read(key, tables, async () => ++loads);
-    return { tracker, read, bumpExternal: () => externalVersion++ };
+    return { tracker, read, bumpExternal: () => externalVersion++, loads: () => loads };
   };
 
   it('answers again from the cache until a table read is written', async () => {
     const { tracker, read } = setUp();
     expect(await read('a', ['users', 'user_roles'])).toBe(1);
-    expect(await read('a', ['users', 'user_roles'])).toBe(1);
-    tracker.noteWrite('destinations');
-    expect(await read('a', ['users', 'user_roles'])).toBe(1);
-    tracker.noteWrite('user_roles');
     expect(await read('a', ['users', 'user_roles'])).toBe(2);
+    expect(await read('a', ['users', 'user_roles'])).toBe(2);
+    tracker.noteWrite('destinations');
+    expect(await read('a', ['users', 'user_roles'])).toBe(2);
+    tracker.noteWrite('user_roles');
+    expect(await read('a', ['users', 'user_roles'])).toBe(3);
+    expect(await read('a', ['users', 'user_roles'])).toBe(3);
+  });
+
+  it('keeps an answer from the second time its key is asked for, not the first', async () => {
+    const { read, loads } = setUp();
+    for (let i = 0; i < 100; i++) await read(`once ${i}`, ['destinations']);
+    expect(loads()).toBe(100);
+    expect(await read('once 7', ['destinations'])).toBe(101);
+    expect(await read('once 7', ['destinations'])).toBe(101);
+    expect(await read('once 8', ['destinations'])).toBe(102);
   });
 
   it('drops everything on an unattributed write or a write by another process', async () => {
     const { tracker, read, bumpExternal } = setUp();
-    expect(await read('a', ['users'])).toBe(1);
-    tracker.noteWrite(undefined);
+    await read('a', ['users']);
     expect(await read('a', ['users'])).toBe(2);
-    bumpExternal();
+    tracker.noteWrite(undefined);
     expect(await read('a', ['users'])).toBe(3);
+    bumpExternal();
+    expect(await read('a', ['users'])).toBe(4);
+    expect(await read('a', ['users'])).toBe(4);
   });
 
   it('does not keep an answer loaded while a write landed', async () => {
     const tracker = new WriteTracker();
     const cache = createReadCache(tracker, () => 0);
     let loads = 0;
-    const first = await cache.read('a', ['users'], async () => {
+    await cache.read('a', ['users'], async () => ++loads);
+    const second = await cache.read('a', ['users'], async () => {
       tracker.noteWrite('users');
       return ++loads;
     });
-    expect(first).toBe(1);
-    expect(await cache.read('a', ['users'], async () => ++loads)).toBe(2);
+    expect(second).toBe(2);
+    expect(await cache.read('a', ['users'], async () => ++loads)).toBe(3);
   });
 
   it('does not cache failures', async () => {
     const cache = createReadCache(new WriteTracker(), () => 0);
+    await expect(cache.read('a', ['users'], () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
     await expect(cache.read('a', ['users'], () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
     expect(await cache.read('a', ['users'], async () => 'ok')).toBe('ok');
   });
@@ -66,7 +81,10 @@ describe('createReadCache', () => {
 describe('cached values', () => {
   it('are frozen, so no caller can change what the next one gets', async () => {
     const cache = createReadCache(new WriteTracker(), () => 0);
-    const value = await cache.read('a', ['users'], async () => [{ id: 1, roles: [{ role: 'user' }] }]);
+    const load = async () => [{ id: 1, roles: [{ role: 'user' }] }];
+    await cache.read('a', ['users'], load);
+    const value = await cache.read('a', ['users'], load);
+    expect(await cache.read('a', ['users'], load)).toBe(value);
     expect(() => value.push({ id: 2, roles: [] })).toThrow(TypeError);
     expect(() => {
       value[0]!.roles[0]!.role = 'admin';

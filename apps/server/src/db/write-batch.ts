@@ -86,3 +86,18 @@ export function createTransactionRunner(db: Kysely<Database>, dialect: DialectNa
     },
   };
 }
+
+const sharedRunners = new WeakMap<Kysely<Database>, TransactionRunner>();
+
+/**
+ * The runner of this database that the generic resources' writes share: creates, updates and
+ * removals that arrive together commit together (each in its own savepoint), as turns do.
+ */
+export function sharedTransactionRunner(db: Kysely<Database>, dialect: DialectName): TransactionRunner {
+  let runner = sharedRunners.get(db);
+  if (!runner) {
+    runner = createTransactionRunner(db, dialect);
+    sharedRunners.set(db, runner);
+  }
+  return runner;
+}

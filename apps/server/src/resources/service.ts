@@ -2,6 +2,8 @@ import { type Condition, decodeJsonParam, type FieldMap, filterLimits, type Pars
 import type { Kysely } from 'kysely';
 import type { AppContext, Scope } from '../context.ts';
 import { isForeignKeyViolation, uniqueViolationColumns } from '../db/constraint-errors.ts';
+import { type PreparedQuery, prepareQuery } from '../db/prepared.ts';
+import { sharedTransactionRunner } from '../db/write-batch.ts';
 import { AppError, badRequest, conflict, forbidden, notFound } from '../errors.ts';
 import { nowIso } from '../lib/time.ts';
 import { type AuditChange, maskFields, recordAudit } from '../modules/audit/audit.recorder.ts';
@@ -48,12 +50,20 @@ function namesField(condition: Condition, field: string): boolean {
 
 export class ResourceService<Out> {
   private readonly fields: FieldMap;
+  // A record by id is what get, patch and remove all start with: built and compiled once.
+  private readonly rowById: PreparedQuery<{ id: number }, Row>;
+  private readonly rowByIdInTenant: PreparedQuery<{ tenantId: number; id: number }, Row>;
 
   constructor(
     readonly definition: ResourceDefinition<Out>,
     private readonly app: AppContext,
   ) {
     this.fields = definition.fields;
+    const { table } = definition;
+    this.rowById = prepareQuery<{ id: number }, Row>((db, { id }) => (db as LooseDb).selectFrom(table).selectAll().where('id', '=', id));
+    this.rowByIdInTenant = prepareQuery<{ tenantId: number; id: number }, Row>((db, { tenantId, id }) =>
+      (db as LooseDb).selectFrom(table).selectAll().where('tenant_id', '=', tenantId).where('id', '=', id),
+    );
   }
 
   private get db(): LooseDb {
@@ -171,7 +181,9 @@ export class ResourceService<Out> {
 
   /** The row with this id in the caller's scope; 404 when there is none. */
   async findRow(db: LooseDb, scope: Scope, id: number): Promise<Row> {
-    const row = (await this.scopedSelect(db, scope).selectAll().where('id', '=', id).executeTakeFirst()) as Row | undefined;
+    const tenantId = this.tenantFilter(scope);
+    const { rows } = tenantId === undefined ? await this.rowById(db, { id }) : await this.rowByIdInTenant(db, { tenantId, id });
+    const [row] = rows;
     if (!row) throw notFound(this.definition.notFoundCode);
     return row;
   }
@@ -185,12 +197,14 @@ export class ResourceService<Out> {
   }
 
   /**
-   * Runs a write in one transaction; constraint violations become the resource's codes.
+   * Runs a write all or nothing; constraint violations become the resource's codes. On SQLite the
+   * writes of one pass of the event loop share a transaction, each in a savepoint of its own
+   * (db/write-batch.ts), so `work` must only use the database, through `trx`.
    * `removing`: the write removes rows, so a foreign key violation means a row still refers to one.
    */
   async inTransaction<T>(scope: Scope, work: (write: WriteContext) => Promise<T>, removing = false): Promise<T> {
     try {
-      return await this.app.db.transaction().execute((trx) => work({ app: this.app, scope, trx }));
+      return await sharedTransactionRunner(this.app.db, this.app.dialect).run((trx) => work({ app: this.app, scope, trx }));
     } catch (error) {
       throw this.translateConstraintError(error, removing);
     }

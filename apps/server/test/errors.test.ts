@@ -9,11 +9,14 @@ interface ErrorBody {
   error: { statusCode: number; name: string; message: string; code?: string; details?: { path: string; message: string }[] };
 }
 
+/** An answer from inject() or read off a raw socket. */
+type Answer = Pick<LightMyRequestResponse, 'statusCode' | 'body'> & { headers: Record<string, unknown> };
+
 /** Every failure answers `{error: {statusCode, name, message, code, details?}}` and nothing else. */
-function expectErrorShape(response: LightMyRequestResponse, statusCode: number, code: string): ErrorBody['error'] {
+function expectErrorShape(response: Answer, statusCode: number, code: string): ErrorBody['error'] {
   expect(response.statusCode, response.body).toBe(statusCode);
   expect(response.headers['content-type']).toMatch(/^application\/json/);
-  const body = response.json<ErrorBody>();
+  const body = JSON.parse(response.body) as ErrorBody;
   expect(Object.keys(body)).toEqual(['error']);
   expect(body.error).toMatchObject({ statusCode, code, name: expect.any(String), message: expect.any(String) });
   for (const key of Object.keys(body.error)) expect(['statusCode', 'name', 'message', 'code', 'details']).toContain(key);
@@ -129,13 +132,6 @@ describe('client errors have the error shape', () => {
   });
 });
 
-/** What a server answered on a raw socket: status, headers (lower-case names) and body. */
-interface RawAnswer {
-  status: number;
-  headers: Record<string, string>;
-  body: string;
-}
-
 describe('requests refused before or while their body is read, over a real socket', () => {
   let port: number;
   let tenantId: number;
@@ -150,7 +146,7 @@ describe('requests refused before or while their body is read, over a real socke
    * client could, and reads until the server closes. `hangUp` ends the sending side after them, as
    * a client that stops short does (Node then drops a request still being answered).
    */
-  function send(head: string, body = '', hangUp = false): Promise<RawAnswer> {
+  function send(head: string, body = '', hangUp = false): Promise<Answer> {
     return new Promise((resolve, reject) => {
       const socket = net.connect(port, '127.0.0.1', () => (hangUp ? socket.end(`${head}\r\n\r\n${body}`) : socket.write(`${head}\r\n\r\n${body}`)));
       const chunks: Buffer[] = [];
@@ -161,20 +157,9 @@ describe('requests refused before or while their body is read, over a real socke
         const [top = '', ...rest] = text.split('\r\n\r\n');
         const [statusLine = '', ...headerLines] = top.split('\r\n');
         const headers = Object.fromEntries(headerLines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]));
-        resolve({ status: Number(statusLine.split(' ')[1]), headers, body: rest.join('\r\n\r\n') });
+        resolve({ statusCode: Number(statusLine.split(' ')[1]), headers, body: rest.join('\r\n\r\n') });
       });
     });
-  }
-
-  /** The answer is `{error}` of the shape, with `code`, in Portuguese when asked. */
-  function expectShape(answer: RawAnswer, statusCode: number, code: string): ErrorBody['error'] {
-    expect(answer.status, answer.body).toBe(statusCode);
-    expect(answer.headers['content-type']).toMatch(/^application\/json/);
-    const body = JSON.parse(answer.body) as ErrorBody;
-    expect(Object.keys(body)).toEqual(['error']);
-    expect(body.error).toMatchObject({ statusCode, code, name: expect.any(String), message: expect.any(String) });
-    for (const key of Object.keys(body.error)) expect(['statusCode', 'name', 'message', 'code', 'details']).toContain(key);
-    return body.error;
   }
 
   const headers = (lines: Record<string, string | number>) =>
@@ -188,7 +173,7 @@ describe('requests refused before or while their body is read, over a real socke
     );
 
   test('a multipart body without a boundary is a 400, not a 500', async () => {
-    const error = expectShape(await upload('multipart/form-data', 'name=x', 'pt-BR'), 400, 'invalid_input');
+    const error = expectErrorShape(await upload('multipart/form-data', 'name=x', 'pt-BR'), 400, 'invalid_input');
     expect(error.message).toBe('Alguns campos são inválidos.');
     expect(error.details?.[0]?.message).toMatch(/boundary/i);
   });
@@ -196,42 +181,42 @@ describe('requests refused before or while their body is read, over a real socke
   test('a multipart body cut short, in a field or in the file, is a 400, not a 500', async () => {
     const field = '--XX\r\nContent-Disposition: form-data; name="name"\r\n\r\nWelcome';
     const file = '--XX\r\nContent-Disposition: form-data; name="file"; filename="a.wav"\r\nContent-Type: audio/wav\r\n\r\nRIFF';
-    for (const body of [field, file]) expect(expectShape(await upload('multipart/form-data; boundary=XX', body), 400, 'invalid_input').details?.[0]?.message).toMatch(/end/i);
+    for (const body of [field, file]) expect(expectErrorShape(await upload('multipart/form-data; boundary=XX', body), 400, 'invalid_input').details?.[0]?.message).toMatch(/end/i);
     // The server goes on answering uploads.
-    expect((await upload('multipart/form-data; boundary=XX', '--XX--\r\n')).status).toBe(400);
+    expect((await upload('multipart/form-data; boundary=XX', '--XX--\r\n')).statusCode).toBe(400);
   });
 
   test("a 25 KB query string is a 431 in the shape, in the caller's language, as Node's parser refuses it", async () => {
     const answer = await send(`GET /api/v1/health?padding=${'a'.repeat(25_000)} HTTP/1.1\r\n${headers({ 'accept-language': 'pt-BR' })}`);
-    expect(expectShape(answer, 431, 'headers_too_large').message).toBe('O endereço ou os cabeçalhos da requisição são longos demais.');
+    expect(expectErrorShape(answer, 431, 'headers_too_large').message).toBe('O endereço ou os cabeçalhos da requisição são longos demais.');
     const english = await send(`GET /api/v1/health HTTP/1.1\r\n${headers({ cookie: 'c'.repeat(25_000) })}`);
-    expect(expectShape(english, 431, 'headers_too_large').message).toBe('The address or the headers of the request are too long.');
+    expect(expectErrorShape(english, 431, 'headers_too_large').message).toBe('The address or the headers of the request are too long.');
   });
 
   test('a request Node cannot parse, and a body shorter than its Content-Length, are 400 malformed_request', async () => {
-    expectShape(await send('HELLO'), 400, 'malformed_request');
-    expectShape(await send(`POST /api/v1/login HTTP/1.1\r\n${headers({ 'content-type': 'application/json', 'content-length': 'abc' })}`, '{}'), 400, 'malformed_request');
+    expectErrorShape(await send('HELLO'), 400, 'malformed_request');
+    expectErrorShape(await send(`POST /api/v1/login HTTP/1.1\r\n${headers({ 'content-type': 'application/json', 'content-length': 'abc' })}`, '{}'), 400, 'malformed_request');
     // The client stops sending before the body it announced is complete.
-    expectShape(await send(`POST /api/v1/login HTTP/1.1\r\n${headers({ 'content-type': 'application/json', 'content-length': 500 })}`, '{"username":', true), 400, 'malformed_request');
+    expectErrorShape(await send(`POST /api/v1/login HTTP/1.1\r\n${headers({ 'content-type': 'application/json', 'content-length': 500 })}`, '{"username":', true), 400, 'malformed_request');
   });
 
   test('a path that does not decode is a 400 malformed_request, localized', async () => {
     const answer = await send(`GET /api/v1/users/%E0%A4%A HTTP/1.1\r\n${headers({ authorization: `Bearer ${admin}`, 'accept-language': 'pt' })}`);
-    expect(expectShape(answer, 400, 'malformed_request').message).toBe('A requisição está malformada.');
+    expect(expectErrorShape(answer, 400, 'malformed_request').message).toBe('A requisição está malformada.');
   });
 
   test("a JSON body: malformed, empty, too large or of another type, each in the shape and the caller's language", async () => {
     const post = (contentType: string, body: string) =>
       send(`POST /api/v1/tenants HTTP/1.1\r\n${headers({ authorization: `Bearer ${admin}`, 'accept-language': 'pt-BR', 'content-type': contentType, 'content-length': Buffer.byteLength(body) })}`, body);
-    expect(expectShape(await post('application/json', '{"name":'), 400, 'invalid_input').message).toBe('Alguns campos são inválidos.');
-    expect(expectShape(await post('application/json', ''), 400, 'invalid_input').message).toBe('Alguns campos são inválidos.');
-    expect(expectShape(await post('application/xml', '<name/>'), 415, 'unsupported_media_type').message).toBe('O corpo da requisição deve ser JSON.');
-    expect(expectShape(await post('application/json', JSON.stringify({ name: 'x'.repeat(1_100_000) })), 413, 'payload_too_large').message).toBe('A requisição é grande demais.');
+    expect(expectErrorShape(await post('application/json', '{"name":'), 400, 'invalid_input').message).toBe('Alguns campos são inválidos.');
+    expect(expectErrorShape(await post('application/json', ''), 400, 'invalid_input').message).toBe('Alguns campos são inválidos.');
+    expect(expectErrorShape(await post('application/xml', '<name/>'), 415, 'unsupported_media_type').message).toBe('O corpo da requisição deve ser JSON.');
+    expect(expectErrorShape(await post('application/json', JSON.stringify({ name: 'x'.repeat(1_100_000) })), 413, 'payload_too_large').message).toBe('A requisição é grande demais.');
   });
 
   test('an unknown route and a method a route does not take are 404 not_found, localized', async () => {
     for (const line of ['GET /api/v1/no-such-route HTTP/1.1', 'PATCH /api/v1/health HTTP/1.1']) {
-      expect(expectShape(await send(`${line}\r\n${headers({ 'accept-language': 'pt-BR' })}`), 404, 'not_found').message).toBe('Registro não encontrado.');
+      expect(expectErrorShape(await send(`${line}\r\n${headers({ 'accept-language': 'pt-BR' })}`), 404, 'not_found').message).toBe('Registro não encontrado.');
     }
   });
 });

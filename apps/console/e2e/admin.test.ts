@@ -251,6 +251,69 @@ describe('general settings', () => {
   });
 });
 
+describe('system settings in the form take the input of their kind', () => {
+  async function editSetting(name: string): Promise<{ page: Page; patches: () => number }> {
+    const page = await openAs('/general-settings');
+    await searchTable(page, name, 1);
+    let patches = 0;
+    page.on('request', (request) => {
+      if (request.method() === 'PATCH' && new URL(request.url()).pathname.startsWith('/api/v1/configurations')) patches++;
+    });
+    await rowWith(page, name).getByTestId('setting-edit').click();
+    await page.getByRole('dialog').waitFor();
+    return { page, patches: () => patches };
+  }
+
+  test('a number setting takes no letters and nothing out of its range; a value inside it is saved', async () => {
+    const { page, patches } = await editSetting('audio_max_size_mb');
+    const dialog = page.getByRole('dialog');
+    const value = page.getByTestId('setting-value');
+    expect(await dialog.getByText('From 0.1 to 1024').count()).toBe(1);
+    expect(await page.getByTestId('setting-description').inputValue()).toBe('Largest audio file accepted, in MB');
+
+    await value.fill('');
+    await value.pressSequentially('abc');
+    expect(await value.inputValue()).toBe('');
+    await page.getByTestId('setting-save').click();
+    await expect.poll(() => dialog.getByText('Required', { exact: true }).count()).toBe(1);
+    expect(await value.getAttribute('aria-invalid')).toBe('true');
+
+    await value.pressSequentially('5000');
+    await page.getByTestId('setting-save').click();
+    await expect.poll(() => dialog.getByText('At most 1024', { exact: true }).count()).toBe(1);
+    await value.fill('0.01');
+    await page.getByTestId('setting-save').click();
+    await expect.poll(() => dialog.getByText('At least 0.1', { exact: true }).count()).toBe(1);
+    expect(patches()).toBe(0);
+    expect((await settingNamed('audio_max_size_mb'))?.value).toBe('10');
+
+    await value.fill('25');
+    await page.getByTestId('setting-save').click();
+    await expect.poll(() => page.getByText('Setting edited.').count()).toBe(1);
+    expect((await settingNamed('audio_max_size_mb'))?.value).toBe('25');
+    await expect.poll(() => rowWith(page, 'audio_max_size_mb').locator('td').allTextContents()).toEqual(expect.arrayContaining(['25']));
+    const { id } = (await settingNamed('audio_max_size_mb'))!;
+    await harness.server.call({ method: 'PATCH', url: `/configurations/${id}`, token, payload: { value: '10' } });
+  });
+
+  test('a boolean setting is a switch, and the list says On or Off', async () => {
+    const { page } = await editSetting('feature_second_ai_provider');
+    const toggle = page.getByRole('dialog').getByRole('switch');
+    expect(await toggle.count()).toBe(1);
+    expect(await toggle.isChecked()).toBe(false);
+    expect(await page.getByRole('dialog').getByRole('textbox', { name: 'Value' }).count()).toBe(0);
+    // Mantine's switch input is visually hidden behind its track: the label is what a person clicks.
+    await page.getByRole('dialog').locator('label', { hasText: 'Value' }).click();
+    expect(await toggle.isChecked()).toBe(true);
+    await page.getByTestId('setting-save').click();
+    await expect.poll(() => page.getByText('Setting edited.').count()).toBe(1);
+    expect((await settingNamed('feature_second_ai_provider'))?.value).toBe('true');
+    await expect.poll(() => rowWith(page, 'feature_second_ai_provider').locator('td').allTextContents()).toEqual(expect.arrayContaining(['On']));
+    const { id } = (await settingNamed('feature_second_ai_provider'))!;
+    await harness.server.call({ method: 'PATCH', url: `/configurations/${id}`, token, payload: { value: 'false' } });
+  });
+});
+
 describe('audit', () => {
   test('a tenant created in the console is listed, and its details show before and after side by side', async () => {
     const page = await openAs('/tenants');
@@ -265,7 +328,8 @@ describe('audit', () => {
     await page.getByTestId('table-row').first().waitFor();
     // Newest first: the tenant just created heads the list.
     const cells = await page.getByTestId('table-row').first().locator('td').allTextContents();
-    expect(cells.slice(1, 5)).toEqual(['admin', 'Create', 'tenant', String(tenantId)]);
+    // The entity by its name in the user's language, not the log's "tenant".
+    expect(cells.slice(1, 5)).toEqual(['admin', 'Create', 'Tenant', String(tenantId)]);
 
     await page.getByTestId('table-row').first().getByTestId('audit-details').click();
     const dialog = page.getByRole('dialog');

@@ -27,6 +27,14 @@ beforeAll(async () => {
   const entry = await harness.server.call({ method: 'POST', url: '/acl', token, payload: { name: 'Office', address: '10.0.0.0/8', description: 'HQ' } });
   expect(entry.statusCode, entry.body).toBe(201);
 });
+
+/** Opens a page as one of the two, in a language, and goes to a path. */
+async function openAs(person: { username: string; password: string }, path: string, locale = 'en-US') {
+  const { page } = await harness.newPage({ locale });
+  await harness.signIn(page, person.username, person.password);
+  await page.goto(path);
+  return page;
+}
 afterAll(() => harness.close());
 
 describe('a guest', () => {
@@ -63,5 +71,34 @@ describe('a guest', () => {
     expect(await page.getByTestId('acl-remove').count()).toBe(1);
     await page.getByTestId('acl-edit').click();
     expect(await page.getByTestId('acl-name').isDisabled()).toBe(false);
+  });
+});
+
+/** What a guest's console offers agrees with what the API lets a guest do (docs/decisions.md). */
+describe("a guest's console and the API agree", () => {
+  test('a guest is offered no API key to create, and is told why; a member is', async () => {
+    const page = await openAs(guest, '/account/credentials');
+    await expect.poll(() => page.getByTestId('apikey-empty').count()).toBe(1);
+    expect(await page.getByTestId('apikey-new').count()).toBe(0);
+    expect(await page.getByTestId('apikey-guest-note').textContent()).toBe('Guests have read-only access: they cannot create API keys.');
+
+    const memberPage = await openAs(member, '/account/credentials');
+    await expect.poll(() => memberPage.getByTestId('apikey-new').count()).toBe(1);
+    expect(await memberPage.getByTestId('apikey-guest-note').count()).toBe(0);
+  });
+
+  test.each([
+    ['en-US', 'View ACL entry', 'Edit ACL entry'],
+    ['pt-BR', 'Ver entrada de ACL', 'Editar entrada de ACL'],
+  ])('in %s, a guest views a record in a dialog titled "%s", where a member edits it in "%s"', async (locale, viewTitle, editTitle) => {
+    const page = await openAs(guest, '/acl', locale);
+    await page.getByTestId('acl-view').click();
+    const dialog = page.getByRole('dialog');
+    await expect.poll(() => dialog.getByRole('heading', { name: viewTitle, exact: true }).count()).toBe(1);
+    expect(await dialog.getByText(editTitle).count()).toBe(0);
+
+    const memberPage = await openAs(member, '/acl', locale);
+    await memberPage.getByTestId('acl-edit').click();
+    await expect.poll(() => memberPage.getByRole('dialog').getByRole('heading', { name: editTitle, exact: true }).count()).toBe(1);
   });
 });

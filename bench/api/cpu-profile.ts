@@ -93,10 +93,16 @@ export function summarize(profile: CpuProfile, top = 20): ProfileSummary {
   const samples = profile.samples ?? [];
   const deltas = profile.timeDeltas ?? [];
   const selfUs = new Map<number, number>();
+  // On a machine shared with other work the process is sometimes taken off the CPU between two
+  // samples; that gap is not time spent in the function sampled before it. A gap longer than a few
+  // sampling intervals counts as one interval (2026-11-25: 2 samples in one function weighed 346 ms).
+  const sortedDeltas = deltas.slice(1).sort((a, b) => a - b);
+  const interval = sortedDeltas[Math.floor(sortedDeltas.length / 2)] ?? 0;
   for (let i = 0; i < samples.length; i++) {
     // A sample's time is the gap to the next sample (the last one gets the mean gap).
     const next = deltas[i + 1];
-    const us = next ?? (profile.endTime - profile.startTime) / Math.max(1, samples.length);
+    const gap = next ?? (profile.endTime - profile.startTime) / Math.max(1, samples.length);
+    const us = interval > 0 && gap > 4 * interval ? interval : gap;
     const id = samples[i]!;
     selfUs.set(id, (selfUs.get(id) ?? 0) + us);
   }

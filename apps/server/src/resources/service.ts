@@ -282,19 +282,23 @@ export class ResourceService<Out> {
     });
   }
 
-  private async updateRows(write: WriteContext, rows: Row[], input: Values): Promise<AuditChange[]> {
+  /** Updates the rows and audits each change; answers the rows as they are now, as the client sees them. */
+  private async updateRows(write: WriteContext, rows: Row[], input: Values): Promise<Out[]> {
     const trx = write.trx as LooseDb;
     const timestamps = this.definition.timestamps ?? { created: true, updated: true };
     const beforeOut = await this.present(rows, trx);
     const changes: AuditChange[] = [];
+    const afterOuts: Out[] = [];
     for (const [index, row] of rows.entries()) {
       const values = { ...(await this.values(input, write, row)), ...(timestamps.updated && { updated_time: nowIso() }) };
       if (Object.keys(values).length > 0) {
         await trx.updateTable(this.definition.table).set(values).where('id', '=', row.id).execute();
       }
       await this.definition.afterWrite?.(row.id, input, write);
-      const after = (await trx.selectFrom(this.definition.table).selectAll().where('id', '=', row.id).executeTakeFirstOrThrow()) as Row;
+      const [after] = (await this.rowById(trx, { id: row.id })).rows;
+      if (!after) throw new Error(`${this.definition.table} ${row.id} is gone in the middle of its own update`);
       const [afterOut] = await this.present([after], trx);
+      afterOuts.push(afterOut!);
       changes.push({
         action: 'update',
         entity: this.definition.entity,
@@ -305,7 +309,7 @@ export class ResourceService<Out> {
       });
     }
     await recordAudit(write.trx, write.scope, changes);
-    return changes;
+    return afterOuts;
   }
 
   async patch(scope: Scope, id: number, input: Values): Promise<Out> {
@@ -322,9 +326,8 @@ export class ResourceService<Out> {
     assertStorable(input);
     return this.inTransaction(scope, async (write) => {
       const row = await this.findRow(write.trx as LooseDb, scope, id);
-      await this.updateRows(write, [row], input);
-      const after = await this.findRow(write.trx as LooseDb, scope, id);
-      const [out] = await this.present([after], write.trx as LooseDb);
+      // The row as updated was read back and presented for the audit entry: that is the answer.
+      const [out] = await this.updateRows(write, [row], input);
       return out!;
     });
   }

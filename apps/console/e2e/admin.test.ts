@@ -264,6 +264,11 @@ describe('system settings in the form take the input of their kind', () => {
     return { page, patches: () => patches };
   }
 
+  async function restore(name: string, value: string): Promise<void> {
+    const { id } = (await settingNamed(name))!;
+    await harness.server.call({ method: 'PATCH', url: `/configurations/${id}`, token, payload: { value } });
+  }
+
   test('a number setting takes no letters and nothing out of its range; a value inside it is saved', async () => {
     const { page, patches } = await editSetting('audio_max_size_mb');
     const dialog = page.getByRole('dialog');
@@ -292,8 +297,7 @@ describe('system settings in the form take the input of their kind', () => {
     await expect.poll(() => page.getByText('Setting edited.').count()).toBe(1);
     expect((await settingNamed('audio_max_size_mb'))?.value).toBe('25');
     await expect.poll(() => rowWith(page, 'audio_max_size_mb').locator('td').allTextContents()).toEqual(expect.arrayContaining(['25']));
-    const { id } = (await settingNamed('audio_max_size_mb'))!;
-    await harness.server.call({ method: 'PATCH', url: `/configurations/${id}`, token, payload: { value: '10' } });
+    await restore('audio_max_size_mb', '10');
   });
 
   test('a boolean setting is a switch, and the list says On or Off', async () => {
@@ -309,8 +313,7 @@ describe('system settings in the form take the input of their kind', () => {
     await expect.poll(() => page.getByText('Setting edited.').count()).toBe(1);
     expect((await settingNamed('feature_second_ai_provider'))?.value).toBe('true');
     await expect.poll(() => rowWith(page, 'feature_second_ai_provider').locator('td').allTextContents()).toEqual(expect.arrayContaining(['On']));
-    const { id } = (await settingNamed('feature_second_ai_provider'))!;
-    await harness.server.call({ method: 'PATCH', url: `/configurations/${id}`, token, payload: { value: 'false' } });
+    await restore('feature_second_ai_provider', 'false');
   });
 });
 

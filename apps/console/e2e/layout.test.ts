@@ -79,6 +79,15 @@ describe('the top layout at mid widths', () => {
   }
 });
 
+test('full screen on a wide screen: no menu beside the content, and the burger opens every item', async () => {
+  const expected = await allMenuItems(languages[0]!);
+  const page = await openAt(languages[0]!, 1400, 'side');
+  await page.getByTestId('fullscreen-toggle').click();
+  await expect.poll(() => page.getByRole('navigation').count()).toBe(0);
+  await page.getByTestId('menu-burger').click();
+  await expect.poll(() => page.getByRole('dialog').getByRole('navigation').getByRole('link').allTextContents()).toEqual(expected);
+});
+
 describe('phones', () => {
   for (const [language, width, layout] of [
     [languages[0]!, 360, 'top'],

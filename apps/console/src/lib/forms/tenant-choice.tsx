@@ -53,6 +53,8 @@ export function TenantChoiceField({ choice }: { choice: TenantChoice }) {
       description={t('tenants.recordTenantHint')}
       withAsterisk
       searchable
+      // It takes the form's first focus: an open list would hide the fields below it.
+      openOnFocus={false}
       allowDeselect={false}
       data={(tenants.data ?? []).map((tenant) => ({ value: String(tenant.id), label: tenant.name }))}
       value={choice.value}

@@ -219,7 +219,7 @@ export function DataTable<Row extends { id: number }>(props: DataTableProps<Row>
               data={AUTO_REFRESH.map((value) => ({ value, label: value === '0' ? t('table.autoRefreshOff') : t('table.everySeconds', { count: Number(value) }) }))}
               value={autoRefresh}
               onChange={(value) => setAutoRefresh(value ?? '0')}
-              w={230}
+              w={250}
               allowDeselect={false}
             />
             <Tooltip label={t('table.refresh')}>

@@ -8,7 +8,7 @@ import { startTestServer, type TestServer } from './harness.ts';
 /**
  * Issue 13, item 3: the signed-in console could be framed by another origin, and no answer said
  * how it may be used. Every answer (the console, the API, its documentation page, an error)
- * carries the security headers of @fastify/helmet.
+ * carries helmet's security headers.
  */
 
 let server: TestServer;

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
-import { checkRepository, compareCatalogues, duplicateKeys, keysUsed, untranslated } from './check-i18n.ts';
+import { checkRepository, compareCatalogues, duplicateKeys, keysUsed, untranslated, viewTitlesMissing } from './check-i18n.ts';
 
 describe('npm run check guards the translations', () => {
   test('a key missing on either side, or an empty text, is reported', () => {
@@ -45,6 +45,16 @@ describe('npm run check guards the translations', () => {
       "const column = { labelKey: 'i.j' }; t(`k.l.${kind}`); t('not a key'); t(variable);",
     ].join('\n');
     expect(keysUsed(source)).toEqual({ keys: ['a.b', 'c.d', 'e.f', 'g.h', 'i.j'], prefixes: ['k.l'] });
+  });
+
+  test('an edit or rename title without a view title beside it is reported', () => {
+    const texts = new Map([
+      ['users.editTitle', 'Edit user'],
+      ['users.viewTitle', 'View user'],
+      ['audios.renameTitle', 'Rename audio'],
+      ['audit.detailsTitle', 'Audit entry'],
+    ]);
+    expect(viewTitlesMissing(texts)).toEqual(['no viewTitle beside audios.renameTitle']);
   });
 
   test('Portuguese left equal to the English is reported, unless it is a shared word or holds no word', () => {

@@ -120,10 +120,10 @@ export function untranslated(en: Tree, pt: Tree): string[] {
   return problems;
 }
 
-/** A guest opens the edit dialogs read-only, titled by the `viewTitle` beside each `editTitle` (AppModal). */
+/** A guest opens the edit (and rename) dialogs read-only, titled by the `viewTitle` beside their title (AppModal's changeTitleKeys). */
 export function viewTitlesMissing(texts: Map<string, string>): string[] {
   return [...texts.keys()]
-    .filter((key) => key.endsWith('.editTitle') && !texts.has(key.replace(/editTitle$/, 'viewTitle')))
+    .filter((key) => /\.(editTitle|renameTitle)$/.test(key) && !texts.has(key.replace(/[a-zA-Z]+$/, 'viewTitle')))
     .map((key) => `no viewTitle beside ${key}`);
 }
 

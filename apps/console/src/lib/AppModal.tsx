@@ -5,19 +5,22 @@ import { useTranslation } from 'react-i18next';
 import { useCanWrite } from './auth.tsx';
 import { MODAL_CLOSE_MS, MODAL_MIN_WIDTH, type ModalSize, modalWidth } from '../app/theme.ts';
 
+/** Catalogue keys of the titles that name a change; a read-only dialog shows the `viewTitle` beside them. */
+export const changeTitleKeys = ['editTitle', 'renameTitle'] as const;
+
 /**
  * The title a read-only dialog shows instead of an edit one: the catalogue's `viewTitle` beside the
- * `editTitle` whose text the dialog was given ("Edit user" → "View user"); any other title as it is.
- * Found by the text so that no form has to know who reads it; `npm run check` makes sure every
- * `editTitle` has its `viewTitle`.
+ * `editTitle` (or `renameTitle`) whose text the dialog was given ("Edit user" → "View user"); any
+ * other title as it is. Found by the text so that no form has to know who reads it; `npm run check`
+ * makes sure each of those titles has its `viewTitle`.
  */
 export function readOnlyTitle(title: ReactNode, i18n: I18n): ReactNode {
   if (typeof title !== 'string') return title;
   const texts = i18n.getResourceBundle(i18n.language, 'translation') as Record<string, unknown> | undefined;
   for (const area of Object.values(texts ?? {})) {
     if (typeof area !== 'object' || area === null) continue;
-    const { editTitle, viewTitle } = area as Record<string, unknown>;
-    if (editTitle === title && typeof viewTitle === 'string') return viewTitle;
+    const texts = area as Record<string, unknown>;
+    if (typeof texts.viewTitle === 'string' && changeTitleKeys.some((key) => texts[key] === title)) return texts.viewTitle;
   }
   return title;
 }

@@ -53,6 +53,8 @@ export class ResourceService<Out> {
   // A record by id is what get, patch and remove all start with: built and compiled once.
   private readonly rowById: PreparedQuery<{ id: number }, Row>;
   private readonly rowByIdInTenant: PreparedQuery<{ tenantId: number; id: number }, Row>;
+  /** Inserts compiled once per set of columns a create writes (a few per resource). */
+  private readonly inserts = new Map<string, PreparedQuery<Values, Row>>();
 
   constructor(
     readonly definition: ResourceDefinition<Out>,
@@ -260,11 +262,7 @@ export class ResourceService<Out> {
         ...(timestamps.created && { created_time: now }),
         ...(timestamps.updated && { updated_time: now }),
       };
-      const inserted = (await (write.trx as LooseDb)
-        .insertInto(this.definition.table)
-        .values(row)
-        .returningAll()
-        .executeTakeFirstOrThrow()) as Row;
+      const inserted = await this.insertRow(write.trx as LooseDb, row);
       await this.definition.afterWrite?.(inserted.id, input, write);
       await afterInsert?.(inserted, write);
       const [out] = await this.present([inserted], write.trx as LooseDb);
@@ -283,6 +281,28 @@ export class ResourceService<Out> {
   }
 
   /** Updates the rows and audits each change; answers the rows as they are now, as the client sees them. */
+  /** Inserts one row and answers it as stored. */
+  private async insertRow(trx: LooseDb, row: Values): Promise<Row> {
+    const values: Values = {};
+    let plain = true;
+    for (const [column, value] of Object.entries(row)) {
+      if (value === undefined) continue; // as Kysely does: the column is left out
+      // Kysely writes an array as a list of values and runs an expression: only single values are bound as they come.
+      if (typeof value === 'object' && value !== null && !(value instanceof Uint8Array)) plain = false;
+      values[column] = value;
+    }
+    if (!plain) return (await trx.insertInto(this.definition.table).values(values).returningAll().executeTakeFirstOrThrow()) as Row;
+    const columns = Object.keys(values).join(',');
+    let insert = this.inserts.get(columns);
+    if (!insert) {
+      insert = prepareQuery<Values, Row>((db, placeholders) => (db as LooseDb).insertInto(this.definition.table).values(placeholders).returningAll());
+      this.inserts.set(columns, insert);
+    }
+    const [inserted] = (await insert(trx, values)).rows;
+    if (!inserted) throw new Error(`inserting into ${this.definition.table} answered no row`);
+    return inserted;
+  }
+
   private async updateRows(write: WriteContext, rows: Row[], input: Values): Promise<Out[]> {
     const trx = write.trx as LooseDb;
     const timestamps = this.definition.timestamps ?? { created: true, updated: true };

@@ -47,7 +47,7 @@ const englishIn = (shown: string): string[] => english.filter((text) => shown.in
 
 async function settle(page: Page): Promise<void> {
   await page.waitForLoadState('networkidle');
-  await expect.poll(() => page.locator('[aria-busy="true"]').count()).toBe(0);
+  await expect.poll(() => page.locator('[aria-busy="true"]').count(), { timeout: 10_000 }).toBe(0);
 }
 
 beforeAll(async () => {
@@ -119,7 +119,8 @@ describe('the console in Portuguese', () => {
       expect.arrayContaining(['Maior arquivo de áudio aceito, em MB']),
     );
     await page.getByTestId('setting-edit').click();
-    await expect.poll(() => page.getByTestId('setting-description').inputValue()).toBe('Maior arquivo de áudio aceito, em MB');
+    await page.getByTestId('setting-description').waitFor();
+    expect(await page.getByTestId('setting-description').inputValue()).toBe('Maior arquivo de áudio aceito, em MB');
     expect(await page.getByRole('dialog').getByText('De 0.1 a 1024').count()).toBe(1);
     expect(englishIn(await shownTexts(page))).toEqual([]);
     await page.getByTestId('table-search').fill('outbound');
@@ -133,12 +134,14 @@ describe('the console in Portuguese', () => {
     const { page } = await harness.newPage({ locale: 'pt-BR' });
     await harness.signIn(page);
     await page.goto('/audit');
+    await page.getByTestId('table-row').first().waitFor();
     await settle(page);
     const cells = await page.getByTestId('table-row').locator('td').allTextContents();
     expect(cells).toEqual(expect.arrayContaining(['Tenant', 'Usuário', 'Configuração geral']));
     for (const raw of ['configuration', 'user', 'tenant', 'General setting', 'User']) expect(cells).not.toContain(raw);
     await page.getByTestId('audit-details').first().click();
-    await expect.poll(() => page.getByTestId('audit-details-content').textContent()).toMatch(/^(Criação|Alteração|Remoção)(Tenant|Usuário|Configuração geral) /);
+    await page.getByTestId('audit-details-content').waitFor();
+    expect(await page.getByTestId('audit-details-content').textContent()).toMatch(/^(Criação|Alteração|Remoção)(Tenant|Usuário|Configuração geral) /);
   });
 
   test("users: the password field's visibility button is labelled in Portuguese", async () => {

@@ -78,12 +78,12 @@ describe('a guest', () => {
 describe("a guest's console and the API agree", () => {
   test('a guest is offered no API key to create, and is told why; a member is', async () => {
     const page = await openAs(guest, '/account/credentials');
-    await expect.poll(() => page.getByTestId('apikey-empty').count()).toBe(1);
+    await page.getByTestId('apikey-empty').waitFor();
     expect(await page.getByTestId('apikey-new').count()).toBe(0);
     expect(await page.getByTestId('apikey-guest-note').textContent()).toBe('Guests have read-only access: they cannot create API keys.');
 
     const memberPage = await openAs(member, '/account/credentials');
-    await expect.poll(() => memberPage.getByTestId('apikey-new').count()).toBe(1);
+    await memberPage.getByTestId('apikey-new').waitFor();
     expect(await memberPage.getByTestId('apikey-guest-note').count()).toBe(0);
   });
 
@@ -94,11 +94,11 @@ describe("a guest's console and the API agree", () => {
     const page = await openAs(guest, '/acl', locale);
     await page.getByTestId('acl-view').click();
     const dialog = page.getByRole('dialog');
-    await expect.poll(() => dialog.getByRole('heading', { name: viewTitle, exact: true }).count()).toBe(1);
+    await dialog.getByRole('heading', { name: viewTitle, exact: true }).waitFor();
     expect(await dialog.getByText(editTitle).count()).toBe(0);
 
     const memberPage = await openAs(member, '/acl', locale);
     await memberPage.getByTestId('acl-edit').click();
-    await expect.poll(() => memberPage.getByRole('dialog').getByRole('heading', { name: editTitle, exact: true }).count()).toBe(1);
+    await memberPage.getByRole('dialog').getByRole('heading', { name: editTitle, exact: true }).waitFor();
   });
 });

@@ -280,21 +280,21 @@ describe('system settings in the form take the input of their kind', () => {
     await value.pressSequentially('abc');
     expect(await value.inputValue()).toBe('');
     await page.getByTestId('setting-save').click();
-    await expect.poll(() => dialog.getByText('Required', { exact: true }).count()).toBe(1);
+    await dialog.getByText('Required', { exact: true }).waitFor();
     expect(await value.getAttribute('aria-invalid')).toBe('true');
 
     await value.pressSequentially('5000');
     await page.getByTestId('setting-save').click();
-    await expect.poll(() => dialog.getByText('At most 1024', { exact: true }).count()).toBe(1);
+    await dialog.getByText('At most 1024', { exact: true }).waitFor();
     await value.fill('0.01');
     await page.getByTestId('setting-save').click();
-    await expect.poll(() => dialog.getByText('At least 0.1', { exact: true }).count()).toBe(1);
+    await dialog.getByText('At least 0.1', { exact: true }).waitFor();
     expect(patches()).toBe(0);
     expect((await settingNamed('audio_max_size_mb'))?.value).toBe('10');
 
     await value.fill('25');
     await page.getByTestId('setting-save').click();
-    await expect.poll(() => page.getByText('Setting edited.').count()).toBe(1);
+    await page.getByText('Setting edited.').waitFor();
     expect((await settingNamed('audio_max_size_mb'))?.value).toBe('25');
     await expect.poll(() => rowWith(page, 'audio_max_size_mb').locator('td').allTextContents()).toEqual(expect.arrayContaining(['25']));
     await restore('audio_max_size_mb', '10');
@@ -310,7 +310,7 @@ describe('system settings in the form take the input of their kind', () => {
     await page.getByRole('dialog').locator('label', { hasText: 'Value' }).click();
     expect(await toggle.isChecked()).toBe(true);
     await page.getByTestId('setting-save').click();
-    await expect.poll(() => page.getByText('Setting edited.').count()).toBe(1);
+    await page.getByText('Setting edited.').waitFor();
     expect((await settingNamed('feature_second_ai_provider'))?.value).toBe('true');
     await expect.poll(() => rowWith(page, 'feature_second_ai_provider').locator('td').allTextContents()).toEqual(expect.arrayContaining(['On']));
     await restore('feature_second_ai_provider', 'false');

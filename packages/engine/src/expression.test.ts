@@ -83,6 +83,21 @@ describe('expressions', () => {
     expect(compileExpression('a + len(b) > c ? a : d').variables).toEqual(['a', 'b', 'c', 'd']);
   });
 
+  test('replace builds no more than the text a value keeps: nested replaces of long text answer at once', () => {
+    const long = 'a'.repeat(8192);
+    // Four chains of 28 nested calls: 1,917 characters, within an expression's limits.
+    const nested = Array(4).fill(`${'replace('.repeat(28)}v${", 'a', v)".repeat(28)}`).join(' & ');
+    const startedAt = performance.now();
+    expect(compileExpression(nested).evaluate(() => long)).toBe(long);
+    // Building each replacement whole took 40 to 110 ms a call (5 to 13 s here); generous for a busy machine.
+    expect(performance.now() - startedAt).toBeLessThan(1_000);
+    const cases: [string, string, string][] = [['a-b-c', '-', '..'], ['aaa', 'a', ''], ['abc', 'x', 'y'], ['x'.repeat(8000), 'x', 'yz'], ['ab'.repeat(4096), 'b', 'cc']];
+    for (const [source, find, by] of cases) {
+      const expected = source.split(find).join(by).slice(0, 8192);
+      expect(compileExpression('replace(s, f, b)').evaluate((name) => ({ s: source, f: find, b: by })[name] ?? null), `${source.slice(0, 10)} ${find} ${by}`).toBe(expected);
+    }
+  });
+
   test('text it builds is capped, so a loop that doubles a string cannot run away', () => {
     let value: Value = 'x'.repeat(5000);
     const doubled = compileExpression('v & v');

@@ -1,0 +1,57 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import SQLite from 'better-sqlite3';
+import { sql } from 'kysely';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { type DatabaseHandle, openDatabase } from './database.ts';
+
+describe('SQLite reads (rows made from arrays of values)', () => {
+  let dir: string;
+  let handle: DatabaseHandle;
+  beforeEach(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'voxplan-db-'));
+    handle = openDatabase({ databaseUrl: undefined, dataDir: dir });
+  });
+  afterEach(async () => {
+    await handle.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  const rowsOf = async (query: string) => (await sql.raw(query).execute(handle.db)).rows;
+
+  it('are the objects better-sqlite3 makes, a repeated column name included', async () => {
+    await rowsOf("create table t (id integer primary key, name text, data blob, score real)");
+    await rowsOf("insert into t (name, data, score) values ('a', x'0102', 1.5), (null, null, null)");
+    const query = 'select t.*, u.name, 7 as seven from t join t as u on u.id = t.id order by t.id';
+    const direct = new SQLite(path.join(dir, 'voxplan.db'), { readonly: true });
+    try {
+      const expected = direct.prepare(query).all();
+      // Twice: the second read comes from the statement kept by the first.
+      expect(await rowsOf(query)).toEqual(expected);
+      expect(await rowsOf(query)).toEqual(expected);
+    } finally {
+      direct.close();
+    }
+  });
+
+  it('name the columns as they are after a schema change', async () => {
+    await rowsOf('create table t (id integer primary key, old_name text)');
+    await rowsOf("insert into t (old_name) values ('x')");
+    expect(await rowsOf('select * from t')).toEqual([{ id: 1, old_name: 'x' }]);
+    await rowsOf('alter table t rename column old_name to new_name');
+    expect(await rowsOf('select * from t')).toEqual([{ id: 1, new_name: 'x' }]);
+    await rowsOf("alter table t add column extra text default 'e'");
+    expect(await rowsOf('select * from t')).toEqual([{ id: 1, new_name: 'x', extra: 'e' }]);
+  });
+
+  it('answer a column named __proto__ as better-sqlite3 does, without touching the prototype', async () => {
+    const query = 'select 1 as "__proto__", 2 as b';
+    const direct = new SQLite(':memory:');
+    const [expected] = direct.prepare(query).all() as object[];
+    direct.close();
+    const [row] = (await rowsOf(query)) as object[];
+    expect(Object.getPrototypeOf(row)).toBe(Object.prototype);
+    expect(Object.getOwnPropertyNames(row)).toEqual(Object.getOwnPropertyNames(expected));
+  });
+});

@@ -80,8 +80,8 @@ function remember<V>(map: Map<string, V>, key: string, value: V): void {
 
 export function createReadCache(tracker: WriteTracker, externalVersion: () => number): ReadCache {
   const entries = new Map<string, Entry>();
-  // Keys asked for once, without their values. Freezing an answer, keeping it and letting it age
-  // out costs a request for a random record or range about a tenth of its time (bench/README.md).
+  // Keys asked for once, without their values: freezing an answer, keeping it and letting it age
+  // out is work, and garbage to walk, that a request for a random record or range gains nothing by.
   const seenOnce = new Map<string, true>();
   return {
     async read<T>(key: string, tables: readonly string[], load: () => Promise<T>): Promise<T> {

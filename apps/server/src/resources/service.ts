@@ -1,5 +1,5 @@
 import { type Condition, decodeJsonParam, type FieldMap, filterLimits, type ParsedFilter, parseFilter, parseWhere } from '@voxplan/contracts';
-import type { Kysely } from 'kysely';
+import type { Compilable, Kysely, SelectQueryBuilder } from 'kysely';
 import type { AppContext, Scope } from '../context.ts';
 import { isForeignKeyViolation, uniqueViolationColumns } from '../db/constraint-errors.ts';
 import { type PreparedQuery, prepareQuery } from '../db/prepared.ts';
@@ -9,12 +9,17 @@ import { nowIso } from '../lib/time.ts';
 import { type AuditChange, maskFields, recordAudit } from '../modules/audit/audit.recorder.ts';
 import { assertAllowed } from '../plugins/auth.ts';
 import type { ResourceDefinition, Row, Values, WriteContext } from './definition.ts';
-import { applyOrder, compileCondition } from './filter-sql.ts';
+import { applyOrder, compileCondition, conditionShape, fillShape } from './filter-sql.ts';
 
 // Kysely is typed per table; this layer serves every table, and checks every column name it uses
 // against the resource's field map before it reaches a query.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- see above
 type LooseDb = Kysely<any>;
+// eslint-disable-next-line @typescript-eslint/no-explicit-any, @typescript-eslint/no-empty-object-type -- a select of any resource table, nothing selected yet
+type LooseSelect = SelectQueryBuilder<any, any, {}>;
+
+/** Queries of filters compiled once per shape: a bounded number, oldest out first, as prepared statements are. */
+const MAX_SHAPES = 500;
 
 const NUL = '\u0000';
 
@@ -53,6 +58,7 @@ export class ResourceService<Out> {
   // A record by id is what get, patch and remove all start with: built and compiled once.
   private readonly rowById: PreparedQuery<{ id: number }, Row>;
   private readonly rowByIdInTenant: PreparedQuery<{ tenantId: number; id: number }, Row>;
+  private readonly shapedReads = new Map<string, PreparedQuery<Record<string, unknown>, Row>>();
   /** Inserts compiled once per set of columns a create writes (a few per resource). */
   private readonly inserts = new Map<string, PreparedQuery<Values, Row>>();
 
@@ -90,8 +96,12 @@ export class ResourceService<Out> {
     return items.length === 1 ? items[0] : { kind: 'and', items };
   }
 
-  private scopedSelect(db: LooseDb, scope: Scope, where?: Condition) {
-    const tenantId = this.tenantFilter(scope);
+  private scopedSelect(db: LooseDb, scope: Scope, where?: Condition): LooseSelect {
+    return this.selectIn(db, this.tenantFilter(scope), where);
+  }
+
+  /** `tenantId`: the tenant, or what stands for it in a query compiled once; undefined for every tenant. */
+  private selectIn(db: LooseDb, tenantId: unknown, where?: Condition): LooseSelect {
     let query = db.selectFrom(this.definition.table);
     if (tenantId !== undefined) query = query.where('tenant_id', '=', tenantId);
     if (where) query = query.where((eb) => compileCondition(eb, where, this.app.dialect));
@@ -155,10 +165,8 @@ export class ResourceService<Out> {
     this.checkRead(scope);
     return this.cachedRead('count', scope, where ?? '', async () => {
       const condition = this.withDefaults(parseWhere(decodeJsonParam(where, 'where'), this.fields));
-      const row = await this.scopedSelect(this.db, scope, condition)
-        .select((eb) => eb.fn.countAll().as('count'))
-        .executeTakeFirstOrThrow();
-      return Number(row.count);
+      const [row] = await this.readShaped(scope, condition, 'count', (query) => query.select((eb) => eb.fn.countAll().as('count')));
+      return Number(row!.count);
     });
   }
 
@@ -171,14 +179,52 @@ export class ResourceService<Out> {
       // Without a limit a list answers at most the largest page a filter may ask for.
       const { listColumns } = this.definition;
       const where = this.withDefaults(parsed.where);
-      const selected = listColumns ? this.scopedSelect(this.db, scope, where).select([...listColumns]) : this.scopedSelect(this.db, scope, where).selectAll();
-      let query = applyOrder(selected, order, this.fields).limit(
-        parsed.limit ?? filterLimits.maxLimit,
+      const paging: Record<string, number> = { limit: parsed.limit ?? filterLimits.maxLimit };
+      if (parsed.skip > 0) paging.skip = parsed.skip;
+      const rows = await this.readShaped(
+        scope,
+        where,
+        `list\u0000${JSON.stringify(order)}\u0000${parsed.skip > 0}`,
+        (query, values) => {
+          const selected = listColumns ? query.select([...listColumns]) : query.selectAll();
+          const limited = applyOrder(selected, order, this.fields).limit(values.limit as number);
+          return 'skip' in values ? limited.offset(values.skip as number) : limited;
+        },
+        paging,
       );
-      if (parsed.skip > 0) query = query.offset(parsed.skip);
-      const rows = (await query.execute()) as Row[];
       return this.present(rows);
     });
+  }
+
+  /**
+   * Runs a read of the caller's scope with a filter's condition, compiled once per shape of the
+   * condition (filter-sql.ts) and of what `finish` adds, which `kind` must tell apart; `finish`
+   * gets the values of `extra` as bound values, under the same names.
+   */
+  private async readShaped(
+    scope: Scope,
+    condition: Condition | undefined,
+    kind: string,
+    finish: (query: LooseSelect, values: Record<string, unknown>) => Compilable<unknown>,
+    extra: Record<string, number> = {},
+  ): Promise<Row[]> {
+    const tenantId = this.tenantFilter(scope);
+    const shape = conditionShape(condition);
+    const key = `${kind}\u0000${tenantId === undefined ? '*' : 'tenant'}\u0000${shape.key}`;
+    let query = this.shapedReads.get(key);
+    if (!query) {
+      const { template } = shape;
+      query = prepareQuery<Record<string, unknown>, Row>((db, placeholders) => {
+        const where = fillShape(template, (index) => placeholders[`v${index}`]);
+        return finish(this.selectIn(db as LooseDb, tenantId === undefined ? undefined : placeholders.tenant, where), placeholders) as Compilable<Row>;
+      });
+      if (this.shapedReads.size >= MAX_SHAPES) this.shapedReads.delete(this.shapedReads.keys().next().value!);
+      this.shapedReads.set(key, query);
+    }
+    const values: Record<string, unknown> = { ...extra };
+    if (tenantId !== undefined) values.tenant = tenantId;
+    for (const [index, value] of shape.values.entries()) values[`v${index}`] = value;
+    return (await query(this.db, values)).rows;
   }
 
   /** The row with this id in the caller's scope; 404 when there is none. */

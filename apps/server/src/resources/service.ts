@@ -18,8 +18,37 @@ type LooseDb = Kysely<any>;
 // eslint-disable-next-line @typescript-eslint/no-explicit-any, @typescript-eslint/no-empty-object-type -- a select of any resource table, nothing selected yet
 type LooseSelect = SelectQueryBuilder<any, any, {}>;
 
-/** Queries of filters compiled once per shape: a bounded number, oldest out first, as prepared statements are. */
+/** Queries compiled once per shape (of a filter, of the columns written): a bounded number per resource, oldest out first. */
 const MAX_SHAPES = 500;
+
+/** The query kept under `key`, made by `make` the first time. */
+function compiledFor<V extends object, R>(kept: Map<string, PreparedQuery<V, R>>, key: string, make: () => PreparedQuery<V, R>): PreparedQuery<V, R> {
+  let query = kept.get(key);
+  if (!query) {
+    query = make();
+    if (kept.size >= MAX_SHAPES) kept.delete(kept.keys().next().value!);
+    kept.set(key, query);
+  }
+  return query;
+}
+
+/**
+ * The values Kysely would write (it leaves undefined ones out), or undefined when one of them is
+ * not a single value bound as it comes (Kysely writes an array as a list, runs an expression), so
+ * that the statement cannot be compiled once for its columns.
+ */
+function boundValues(row: Values): Values | undefined {
+  const values: Values = {};
+  for (const [column, value] of Object.entries(row)) {
+    if (value === undefined) continue;
+    if (typeof value === 'object' && value !== null && !(value instanceof Uint8Array)) return undefined;
+    values[column] = value;
+  }
+  return Object.keys(values).length > 0 ? values : undefined;
+}
+
+/** The name a compiled update gives the id of the row it updates: no column is called so. */
+const WHERE_ID = 'where id';
 
 const NUL = '\u0000';
 
@@ -59,8 +88,9 @@ export class ResourceService<Out> {
   private readonly rowById: PreparedQuery<{ id: number }, Row>;
   private readonly rowByIdInTenant: PreparedQuery<{ tenantId: number; id: number }, Row>;
   private readonly shapedReads = new Map<string, PreparedQuery<Record<string, unknown>, Row>>();
-  /** Inserts compiled once per set of columns a create writes (a few per resource). */
+  /** Inserts and updates compiled once per set of columns they write (a few per resource). */
   private readonly inserts = new Map<string, PreparedQuery<Values, Row>>();
+  private readonly updates = new Map<string, PreparedQuery<Values, unknown>>();
 
   constructor(
     readonly definition: ResourceDefinition<Out>,
@@ -211,16 +241,13 @@ export class ResourceService<Out> {
     const tenantId = this.tenantFilter(scope);
     const shape = conditionShape(condition);
     const key = `${kind}\u0000${tenantId === undefined ? '*' : 'tenant'}\u0000${shape.key}`;
-    let query = this.shapedReads.get(key);
-    if (!query) {
-      const { template } = shape;
-      query = prepareQuery<Record<string, unknown>, Row>((db, placeholders) => {
+    const { template } = shape;
+    const query = compiledFor(this.shapedReads, key, () =>
+      prepareQuery<Record<string, unknown>, Row>((db, placeholders) => {
         const where = fillShape(template, (index) => placeholders[`v${index}`]);
         return finish(this.selectIn(db as LooseDb, tenantId === undefined ? undefined : placeholders.tenant, where), placeholders) as Compilable<Row>;
-      });
-      if (this.shapedReads.size >= MAX_SHAPES) this.shapedReads.delete(this.shapedReads.keys().next().value!);
-      this.shapedReads.set(key, query);
-    }
+      }),
+    );
     const values: Record<string, unknown> = { ...extra };
     if (tenantId !== undefined) values.tenant = tenantId;
     for (const [index, value] of shape.values.entries()) values[`v${index}`] = value;
@@ -329,24 +356,29 @@ export class ResourceService<Out> {
   /** Updates the rows and audits each change; answers the rows as they are now, as the client sees them. */
   /** Inserts one row and answers it as stored. */
   private async insertRow(trx: LooseDb, row: Values): Promise<Row> {
-    const values: Values = {};
-    let plain = true;
-    for (const [column, value] of Object.entries(row)) {
-      if (value === undefined) continue; // as Kysely does: the column is left out
-      // Kysely writes an array as a list of values and runs an expression: only single values are bound as they come.
-      if (typeof value === 'object' && value !== null && !(value instanceof Uint8Array)) plain = false;
-      values[column] = value;
-    }
-    if (!plain) return (await trx.insertInto(this.definition.table).values(values).returningAll().executeTakeFirstOrThrow()) as Row;
-    const columns = Object.keys(values).join(',');
-    let insert = this.inserts.get(columns);
-    if (!insert) {
-      insert = prepareQuery<Values, Row>((db, placeholders) => (db as LooseDb).insertInto(this.definition.table).values(placeholders).returningAll());
-      this.inserts.set(columns, insert);
-    }
+    const { table } = this.definition;
+    const values = boundValues(row);
+    if (!values) return (await trx.insertInto(table).values(row).returningAll().executeTakeFirstOrThrow()) as Row;
+    const insert = compiledFor(this.inserts, Object.keys(values).join(','), () =>
+      prepareQuery<Values, Row>((db, placeholders) => (db as LooseDb).insertInto(table).values(placeholders).returningAll()),
+    );
     const [inserted] = (await insert(trx, values)).rows;
-    if (!inserted) throw new Error(`inserting into ${this.definition.table} answered no row`);
+    if (!inserted) throw new Error(`inserting into ${table} answered no row`);
     return inserted;
+  }
+
+  /** Updates one row's columns. */
+  private async updateRow(trx: LooseDb, id: number, row: Values): Promise<void> {
+    const { table } = this.definition;
+    const values = boundValues(row);
+    if (!values) {
+      await trx.updateTable(table).set(row).where('id', '=', id).execute();
+      return;
+    }
+    const update = compiledFor(this.updates, Object.keys(values).join(','), () =>
+      prepareQuery<Values, unknown>((db, { [WHERE_ID]: rowId, ...columns }) => (db as LooseDb).updateTable(table).set(columns).where('id', '=', rowId)),
+    );
+    await update(trx, { ...values, [WHERE_ID]: id });
   }
 
   private async updateRows(write: WriteContext, rows: Row[], input: Values): Promise<Out[]> {
@@ -358,7 +390,7 @@ export class ResourceService<Out> {
     for (const [index, row] of rows.entries()) {
       const values = { ...(await this.values(input, write, row)), ...(timestamps.updated && { updated_time: nowIso() }) };
       if (Object.keys(values).length > 0) {
-        await trx.updateTable(this.definition.table).set(values).where('id', '=', row.id).execute();
+        await this.updateRow(trx, row.id, values);
       }
       await this.definition.afterWrite?.(row.id, input, write);
       const [after] = (await this.rowById(trx, { id: row.id })).rows;

@@ -273,3 +273,53 @@ describe('system settings take only values of their kind', () => {
     expect((await patch(setting.id, { value: '1e3 or so' })).json<Configuration>().value).toBe('1e3 or so');
   });
 });
+
+describe('a system setting changes only its value', () => {
+  const byId = async (id: number) => (await server.call({ method: 'GET', url: `/configurations/${id}`, token: admin })).json<Configuration>();
+  const expectValueOnly = (response: LightMyRequestResponse, fields: string[]) => {
+    expect(response.statusCode, response.body).toBe(400);
+    expect(errorOf(response)).toMatchObject({ code: 'system_setting_value_only', message: 'Only the value of a system setting can be changed.' });
+    expect(errorOf(response).details?.map((detail) => detail.path)).toEqual(fields);
+  };
+
+  test('PATCH by id refuses a new category or description, with or without a value, and stores nothing', async () => {
+    const before = await systemSetting('outbound_allow_private');
+    for (const [payload, fields] of [
+      [{ category: 'mine' }, ['category']],
+      [{ description: 'my words' }, ['description']],
+      [{ value: 'true', category: 'mine', description: 'my words' }, ['category', 'description']],
+    ] as const) {
+      const refused = await server.call({ method: 'PATCH', url: `/configurations/${before.id}`, token: admin, payload });
+      expectValueOnly(refused, [...fields]);
+    }
+    for (const payload of [{ name: 'renamed' }, { type: 'custom' }]) {
+      const refused = await server.call({ method: 'PATCH', url: `/configurations/${before.id}`, token: admin, payload });
+      expect(refused.statusCode, JSON.stringify(payload)).toBe(400);
+    }
+    expect(await byId(before.id)).toEqual(before);
+
+    // The stored category and description sent back with a new value are no change.
+    const accepted = await server.call({
+      method: 'PATCH',
+      url: `/configurations/${before.id}`,
+      token: admin,
+      payload: { value: 'true', category: before.category, description: before.description },
+    });
+    expect(accepted.statusCode, accepted.body).toBe(200);
+    expect(await byId(before.id)).toMatchObject({ name: before.name, value: 'true', category: before.category, description: before.description, type: 'sistema' });
+  });
+
+  test('a bulk PATCH reaching a system setting refuses a new category and changes no row; custom settings still take one', async () => {
+    const custom = await created({ name: 'bulk.security.custom', value: 'x', category: 'security', description: 'mine' });
+    const system = await systemSetting('outbound_allow_loopback');
+    const where = q('where', { category: 'security' });
+    const refused = await server.call({ method: 'PATCH', url: `/configurations?${where}`, token: admin, payload: { category: 'network', description: 'shared' } });
+    expectValueOnly(refused, ['category', 'description']);
+    expect(await byId(custom.id)).toEqual(custom);
+    expect(await byId(system.id)).toEqual(system);
+
+    const onlyCustom = await server.call({ method: 'PATCH', url: `/configurations?${q('where', { name: custom.name })}`, token: admin, payload: { category: 'network' } });
+    expect(onlyCustom.statusCode, onlyCustom.body).toBe(200);
+    expect((await byId(custom.id)).category).toBe('network');
+  });
+});

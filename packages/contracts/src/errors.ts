@@ -61,6 +61,7 @@ export const errorCodes = [
   'cannot_remove_self',
   'system_setting_not_removable',
   'invalid_setting_value',
+  'system_setting_value_only',
   'passwords_do_not_match',
   'destination_in_use',
   'payload_too_large',

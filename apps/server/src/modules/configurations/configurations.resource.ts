@@ -25,6 +25,22 @@ function checkedValue(name: string, input: Values): Values {
   return definition.kind === 'text' ? input : { ...input, value: input.value.trim() };
 }
 
+/**
+ * A system setting's category and description come from the registry (the console shows the
+ * registry's translated description), so only its value may change: anything else sent that
+ * differs from what is stored is refused (400 system_setting_value_only), inside the write's
+ * transaction so that a bulk PATCH changes no row. Name and type are outside the update schema.
+ */
+function refuseMetadataChange(before: Values, input: Values): void {
+  const changed = Object.keys(input).filter((field) => field !== 'value' && input[field] !== undefined && input[field] !== before[field]);
+  if (changed.length > 0) {
+    throw badRequest(
+      'system_setting_value_only',
+      changed.map((path) => ({ path, message: `${String(before.name)} is a system setting: only its value can change` })),
+    );
+  }
+}
+
 export const configurationsResource = defineResource({
   entity: 'configuration',
   path: '/configurations',
@@ -56,6 +72,7 @@ export const configurationsResource = defineResource({
     if (!before && input.type === systemSettingType) {
       throw badRequest('invalid_input', [{ path: 'type', message: `'${systemSettingType}' is reserved for system settings` }]);
     }
+    if (before?.type === systemSettingType) refuseMetadataChange(before, input);
     return checkedValue(String(before?.name ?? input.name), input);
   },
   async beforeDelete(rows) {

@@ -7,6 +7,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { dialogTitleKeys, readOnlyModes, viewTitleKey } from '../apps/console/src/lib/dialog-titles.ts';
 
 type Tree = { [key: string]: string | Tree };
 
@@ -120,11 +121,12 @@ export function untranslated(en: Tree, pt: Tree): string[] {
   return problems;
 }
 
-/** A guest opens the edit (and rename) dialogs read-only, titled by the `viewTitle` beside their title (AppModal's changeTitleKeys). */
+/** A guest opens the edit (and rename) dialogs read-only, titled by the `viewTitle` beside their title (useDialogTitle). */
 export function viewTitlesMissing(texts: Map<string, string>): string[] {
+  const changeTitles = new Set<string>(readOnlyModes.map((mode) => dialogTitleKeys[mode]));
   return [...texts.keys()]
-    .filter((key) => /\.(editTitle|renameTitle)$/.test(key) && !texts.has(key.replace(/[a-zA-Z]+$/, 'viewTitle')))
-    .map((key) => `no viewTitle beside ${key}`);
+    .filter((key) => changeTitles.has(key.split('.').pop()!) && !texts.has(key.replace(/[a-zA-Z]+$/, viewTitleKey)))
+    .map((key) => `no ${viewTitleKey} beside ${key}`);
 }
 
 /** The entities the server writes to the audit log (`entity: 'tenant'`), which the audit screen names. */

@@ -1,42 +1,32 @@
 import { Modal, type ModalProps } from '@mantine/core';
-import type { i18n as I18n } from 'i18next';
-import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useCanWrite } from './auth.tsx';
+import { type DialogMode, dialogTitleKeys, readOnlyModes, viewTitleKey } from './dialog-titles.ts';
 import { MODAL_CLOSE_MS, MODAL_MIN_WIDTH, type ModalSize, modalWidth } from '../app/theme.ts';
 
-/** Catalogue keys of the titles that name a change; a read-only dialog shows the `viewTitle` beside them. */
-export const changeTitleKeys = ['editTitle', 'renameTitle'] as const;
-
 /**
- * The title a read-only dialog shows instead of an edit one: the catalogue's `viewTitle` beside the
- * `editTitle` (or `renameTitle`) whose text the dialog was given ("Edit user" → "View user"); any
- * other title as it is. Found by the text so that no form has to know who reads it; `npm run check`
- * makes sure each of those titles has its `viewTitle`.
+ * A form dialog's title from its screen's catalogue namespace: `createTitle`, `editTitle` or
+ * `renameTitle`, and `viewTitle` when a guest opens one that changes a record (its fields are then
+ * read-only). Given the keys rather than the text, so no dialog depends on how a title is worded.
  */
-export function readOnlyTitle(title: ReactNode, i18n: I18n): ReactNode {
-  if (typeof title !== 'string') return title;
-  const texts = i18n.getResourceBundle(i18n.language, 'translation') as Record<string, unknown> | undefined;
-  for (const area of Object.values(texts ?? {})) {
-    if (typeof area !== 'object' || area === null) continue;
-    const texts = area as Record<string, unknown>;
-    if (typeof texts.viewTitle === 'string' && changeTitleKeys.some((key) => texts[key] === title)) return texts.viewTitle;
-  }
-  return title;
+export function useDialogTitle(namespace: string, mode: DialogMode): string {
+  const { t } = useTranslation();
+  const canWrite = useCanWrite();
+  return t(`${namespace}.${!canWrite && readOnlyModes.includes(mode) ? viewTitleKey : dialogTitleKeys[mode]}`);
 }
 
 /**
  * Every modal of the console: the spec's sizes, a 500 ms close and a 30 rem minimum width. For a
- * guest every field inside is disabled and an edit dialog is titled "View …": guests read and never write.
+ * guest every field inside is disabled: guests read and never write (form dialogs take their title
+ * from useDialogTitle, "View …" for a guest).
  */
-export function AppModal({ size = 'md', children, title, ...props }: Omit<ModalProps, 'size'> & { size?: ModalSize }) {
-  const { t, i18n } = useTranslation();
+export function AppModal({ size = 'md', children, ...props }: Omit<ModalProps, 'size'> & { size?: ModalSize }) {
+  const { t } = useTranslation();
   const canWrite = useCanWrite();
   return (
     <Modal
       closeButtonProps={{ 'aria-label': t('common.close') }}
       {...props}
-      title={canWrite ? title : readOnlyTitle(title, i18n)}
       size={modalWidth(size)}
       fullScreen={size === 'cover'}
       transitionProps={{ transition: 'pop', duration: 200, exitDuration: MODAL_CLOSE_MS }}

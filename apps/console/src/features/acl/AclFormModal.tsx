@@ -1,7 +1,7 @@
 import { Stack, Textarea, TextInput } from '@mantine/core';
 import { type AclEntry, aclAddressMaxLength, aclCreateSchema, aclUpdateSchema } from '@voxplan/contracts';
 import { useTranslation } from 'react-i18next';
-import { AppModal } from '../../lib/AppModal.tsx';
+import { AppModal, useDialogTitle } from '../../lib/AppModal.tsx';
 import { FormActions } from '../../lib/forms/FormActions.tsx';
 import { MaskedInput } from '../../lib/forms/MaskedInput.tsx';
 import { TenantChoiceField, useTenantChoice } from '../../lib/forms/tenant-choice.tsx';
@@ -27,7 +27,7 @@ export function AclFormModal({ entry, opened, onClose }: { entry?: AclEntry; ope
     },
   });
   return (
-    <AppModal closeButtonProps={{ 'aria-label': t('common.close') }} opened={opened} onClose={onClose} size="md" title={t(entry ? 'acl.editTitle' : 'acl.createTitle')}>
+    <AppModal closeButtonProps={{ 'aria-label': t('common.close') }} opened={opened} onClose={onClose} size="md" title={useDialogTitle('acl', entry ? 'edit' : 'create')}>
       <form ref={formRef} onSubmit={onSubmit} noValidate>
         <Stack>
           <TenantChoiceField choice={tenant} />

@@ -1,7 +1,7 @@
 import { Stack, TextInput } from '@mantine/core';
 import { type Audio, type AudioUpdate, audioNameMaxLength, audioUpdateSchema } from '@voxplan/contracts';
 import { useTranslation } from 'react-i18next';
-import { AppModal } from '../../lib/AppModal.tsx';
+import { AppModal, useDialogTitle } from '../../lib/AppModal.tsx';
 import { FormActions } from '../../lib/forms/FormActions.tsx';
 import { useSchemaForm } from '../../lib/forms/use-schema-form.ts';
 import { toast } from '../../lib/notify.ts';
@@ -23,7 +23,7 @@ export function AudioRenameModal({ audio, onClose }: { audio: Audio; onClose(): 
     },
   });
   return (
-    <AppModal opened onClose={onClose} size="md" title={t('audios.renameTitle')}>
+    <AppModal opened onClose={onClose} size="md" title={useDialogTitle('audios', 'rename')}>
       <form ref={formRef} onSubmit={onSubmit} noValidate>
         <Stack>
           <TextInput label={t('audios.name')} withAsterisk autoComplete="off" maxLength={audioNameMaxLength} {...form.getInputProps('name')} data-testid="audio-rename-name" />

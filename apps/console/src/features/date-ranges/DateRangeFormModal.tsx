@@ -2,7 +2,7 @@ import { Divider, Grid, Group, Select, Stack, Text, TextInput, Title } from '@ma
 import { checkExceptionOrder, type DateRange, dateRangeCreateSchema } from '@voxplan/contracts';
 import { useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
-import { AppModal } from '../../lib/AppModal.tsx';
+import { AppModal, useDialogTitle } from '../../lib/AppModal.tsx';
 import { FormActions } from '../../lib/forms/FormActions.tsx';
 import { TenantChoiceField, useTenantChoice } from '../../lib/forms/tenant-choice.tsx';
 import { useSchemaForm } from '../../lib/forms/use-schema-form.ts';
@@ -63,7 +63,7 @@ export function DateRangeFormModal({ range, opened, onClose }: { range?: DateRan
   };
 
   return (
-    <AppModal opened={opened} onClose={onClose} size="5xl" title={t(range ? 'dateRanges.editTitle' : 'dateRanges.createTitle')}>
+    <AppModal opened={opened} onClose={onClose} size="5xl" title={useDialogTitle('dateRanges', range ? 'edit' : 'create')}>
       <form ref={formRef} onSubmit={onSubmit} noValidate>
         <Stack>
           <TenantChoiceField choice={tenant} />

@@ -1,7 +1,7 @@
 import { Select, Stack, Textarea, TextInput } from '@mantine/core';
 import { type Destination, type DestinationKind, destinationCreateSchema, destinationKinds, destinationUpdateSchema, destinationUriMaxLength } from '@voxplan/contracts';
 import { useTranslation } from 'react-i18next';
-import { AppModal } from '../../lib/AppModal.tsx';
+import { AppModal, useDialogTitle } from '../../lib/AppModal.tsx';
 import { FormActions } from '../../lib/forms/FormActions.tsx';
 import { MaskedInput } from '../../lib/forms/MaskedInput.tsx';
 import { TenantChoiceField, useTenantChoice } from '../../lib/forms/tenant-choice.tsx';
@@ -43,7 +43,7 @@ export function DestinationFormModal({ destination, opened, onClose }: { destina
       opened={opened}
       onClose={onClose}
       size="md"
-      title={t(destination ? 'destinations.editTitle' : 'destinations.createTitle')}
+      title={useDialogTitle('destinations', destination ? 'edit' : 'create')}
     >
       <form ref={formRef} onSubmit={onSubmit} noValidate>
         <Stack>

@@ -2,7 +2,7 @@ import { Group, Select, Stack, Switch, TextInput } from '@mantine/core';
 import { checkHolidayLevel, type Holiday, type HolidayLevel, holidayCreateSchema, holidayLevels, holidayUpdateSchema } from '@voxplan/contracts';
 import { useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
-import { AppModal } from '../../lib/AppModal.tsx';
+import { AppModal, useDialogTitle } from '../../lib/AppModal.tsx';
 import { FormActions } from '../../lib/forms/FormActions.tsx';
 import { useSchemaForm } from '../../lib/forms/use-schema-form.ts';
 import { toast } from '../../lib/notify.ts';
@@ -36,7 +36,7 @@ export function HolidayFormModal({ holiday, opened, onClose }: { holiday?: Holid
   };
 
   return (
-    <AppModal opened={opened} onClose={onClose} size="lg" title={t(holiday ? 'holidays.editTitle' : 'holidays.createTitle')}>
+    <AppModal opened={opened} onClose={onClose} size="lg" title={useDialogTitle('holidays', holiday ? 'edit' : 'create')}>
       <form ref={formRef} onSubmit={onSubmit} noValidate>
         <Stack>
           <TextInput label={t('holidays.name')} withAsterisk autoComplete="off" {...form.getInputProps('name')} data-testid="holiday-name" />

@@ -13,7 +13,7 @@ import {
 import { useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
 import { z } from 'zod';
-import { AppModal } from '../../lib/AppModal.tsx';
+import { AppModal, useDialogTitle } from '../../lib/AppModal.tsx';
 import { FormActions } from '../../lib/forms/FormActions.tsx';
 import { useSchemaForm } from '../../lib/forms/use-schema-form.ts';
 import { toast } from '../../lib/notify.ts';
@@ -165,10 +165,9 @@ function CustomSettingForm({ setting, onClose }: { setting?: Configuration; onCl
  * registry (a number within its range, a switch, text); the others are free text.
  */
 export function SettingFormModal({ setting, opened, onClose }: { setting?: Configuration; opened: boolean; onClose(): void }) {
-  const { t } = useTranslation();
   const definition = setting ? systemSettingNamed(setting.name) : undefined;
   return (
-    <AppModal opened={opened} onClose={onClose} size="lg" title={t(setting ? 'settings.editTitle' : 'settings.createTitle')}>
+    <AppModal opened={opened} onClose={onClose} size="lg" title={useDialogTitle('settings', setting ? 'edit' : 'create')}>
       {setting && definition ? <SystemSettingForm setting={setting} definition={definition} onClose={onClose} /> : <CustomSettingForm setting={setting} onClose={onClose} />}
     </AppModal>
   );

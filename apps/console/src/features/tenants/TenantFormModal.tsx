@@ -1,7 +1,7 @@
 import { Stack, TextInput } from '@mantine/core';
 import { normalizeTenantName, type Tenant, tenantInputSchema } from '@voxplan/contracts';
 import { useTranslation } from 'react-i18next';
-import { AppModal } from '../../lib/AppModal.tsx';
+import { AppModal, useDialogTitle } from '../../lib/AppModal.tsx';
 import { useSchemaForm } from '../../lib/forms/use-schema-form.ts';
 import { toast } from '../../lib/notify.ts';
 import { useResourceMutations } from '../../lib/table/use-resource.ts';
@@ -22,7 +22,7 @@ export function TenantFormModal({ tenant, opened, onClose }: { tenant?: Tenant; 
   });
   const nameProps = form.getInputProps('name');
   return (
-    <AppModal opened={opened} onClose={onClose} size="sm" title={t(tenant ? 'tenants.editTitle' : 'tenants.createTitle')}>
+    <AppModal opened={opened} onClose={onClose} size="sm" title={useDialogTitle('tenants', tenant ? 'edit' : 'create')}>
       <form ref={formRef} onSubmit={onSubmit} noValidate>
         <Stack>
           <TextInput

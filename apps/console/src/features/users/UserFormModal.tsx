@@ -5,7 +5,7 @@ import { useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { z } from 'zod';
 import { api } from '../../lib/api/client.ts';
-import { AppModal } from '../../lib/AppModal.tsx';
+import { AppModal, useDialogTitle } from '../../lib/AppModal.tsx';
 import { errorText } from '../../lib/errors.ts';
 import { useSchemaForm } from '../../lib/forms/use-schema-form.ts';
 import { toast } from '../../lib/notify.ts';
@@ -88,7 +88,7 @@ export function UserFormModal({ user, opened, onClose }: { user?: User; opened: 
   const tenantData = (tenants.data ?? []).map((tenant) => ({ value: String(tenant.id), label: tenant.name }));
 
   return (
-    <AppModal closeButtonProps={{ 'aria-label': t('common.close') }} opened={opened} onClose={onClose} size="md" title={t(user ? 'users.editTitle' : 'users.createTitle')}>
+    <AppModal closeButtonProps={{ 'aria-label': t('common.close') }} opened={opened} onClose={onClose} size="md" title={useDialogTitle('users', user ? 'edit' : 'create')}>
       <form ref={formRef} onSubmit={onSubmit} noValidate>
         <Stack>
           <TextInput label={t('users.username')} autoComplete="off" withAsterisk {...form.getInputProps('username')} data-testid="user-username" />

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
-import { checkRepository, compareCatalogues, duplicateKeys, keysUsed, untranslated, viewTitlesMissing } from './check-i18n.ts';
+import { checkRepository, type ConsoleLists, compareCatalogues, duplicateKeys, keysUsed, untranslated, viewTitlesMissing } from './check-i18n.ts';
 
 describe('npm run check guards the translations', () => {
   test('a key missing on either side, or an empty text, is reported', () => {
@@ -70,6 +70,9 @@ describe('npm run check on a repository with a planted mistake', () => {
     for (const root of roots.splice(0)) fs.rmSync(root, { recursive: true, force: true });
   });
 
+  // The console's lists of the planted repository: the entity its audit filter offers, a key built from a list.
+  const planted: ConsoleLists = { auditEntities: ['plan'], labelKeys: ['page.title'] };
+
   /** The smallest repository the checker reads, with every text translated; `change` plants a mistake. */
   function repository(files: Record<string, string | object> = {}): string {
     const root = fs.mkdtempSync(path.join(os.tmpdir(), 'check-i18n-'));
@@ -97,19 +100,19 @@ describe('npm run check on a repository with a planted mistake', () => {
   }
 
   test('a repository with everything translated passes', () => {
-    expect(checkRepository(repository())).toEqual([]);
+    expect(checkRepository(repository(), planted)).toEqual([]);
   });
 
   test('a key the console names that no catalogue has fails, in both languages', () => {
     const root = repository({ 'apps/console/src/Page.tsx': "export const Page = ({ t }) => <Text>{t('page.subtitle')}</Text>;\n" });
-    expect(checkRepository(root)).toEqual(['apps/console/src/Page.tsx: no en text for page.subtitle', 'apps/console/src/Page.tsx: no pt text for page.subtitle']);
+    expect(checkRepository(root, planted)).toEqual(['apps/console/src/Page.tsx: no en text for page.subtitle', 'apps/console/src/Page.tsx: no pt text for page.subtitle']);
   });
 
   test('English left in the Portuguese catalogue fails', () => {
     const root = repository({
       'apps/console/src/i18n/pt.screens.json': { page: { title: 'Plans', editTitle: 'Editar plano', viewTitle: 'Ver plano' }, audit: { entities: { plan: 'Plano' } } },
     });
-    expect(checkRepository(root)).toEqual(['apps/console/src/i18n: not translated in pt: page.title ("Plans")']);
+    expect(checkRepository(root, planted)).toEqual(['apps/console/src/i18n: not translated in pt: page.title ("Plans")']);
   });
 
   test('an audit entity without a name, and an edit title without its view title, fail', () => {
@@ -118,17 +121,28 @@ describe('npm run check on a repository with a planted mistake', () => {
       'apps/console/src/i18n/en.screens.json': { page: { title: 'Plans', editTitle: 'Edit plan' }, audit: { entities: { plan: 'Plan' } } },
       'apps/console/src/i18n/pt.screens.json': { page: { title: 'Planos', editTitle: 'Editar plano' }, audit: { entities: { plan: 'Plano' } } },
     });
-    expect(checkRepository(root)).toEqual([
+    expect(checkRepository(root, planted)).toEqual([
       'en: no viewTitle beside page.editTitle',
       'en: no name for the audit entity plan_version (audit.entities.plan_version)',
       'pt: no viewTitle beside page.editTitle',
       'pt: no name for the audit entity plan_version (audit.entities.plan_version)',
+      'the server audits plan_version: add it to apps/console/src/features/audit/entities.ts so the audit filter offers it',
+    ]);
+  });
+
+  test('an audit entity or a key the console lists without a text fails', () => {
+    const root = repository();
+    expect(checkRepository(root, { auditEntities: ['plan', 'report'], labelKeys: ['page.title', 'settings.categories.audio'] })).toEqual([
+      'en: no name for the audit entity report (audit.entities.report)',
+      'en: no text for settings.categories.audio',
+      'pt: no name for the audit entity report (audit.entities.report)',
+      'pt: no text for settings.categories.audio',
     ]);
   });
 
   test("a Mantine component with an English label of its own, used without a translated one, fails", () => {
     const root = repository({ 'apps/console/src/app/mantine-labels.ts': 'export const labels = () => ({});\n' });
-    expect(checkRepository(root)).toEqual([
+    expect(checkRepository(root, planted)).toEqual([
       "Mantine's PasswordInput carries an English label: give it a translated one in apps/console/src/app/mantine-labels.ts",
     ]);
   });

@@ -7,6 +7,8 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { auditEntities as namedAuditEntities } from '../apps/console/src/features/audit/entities.ts';
+import { categoryOptions, typeOptions } from '../apps/console/src/features/settings/labels.ts';
 import { dialogTitleKeys, readOnlyModes, viewTitleKey } from '../apps/console/src/lib/dialog-titles.ts';
 
 type Tree = { [key: string]: string | Tree };
@@ -151,7 +153,17 @@ function filesUnder(dir: string, extensions: RegExp): string[] {
 }
 
 /** Everything `npm run check` finds wrong with the translations of the repository at `root`. */
-export function checkRepository(root: string): string[] {
+/** What the console lists in code and shows by catalogue key: the audit entities its filter offers, and other keys built from a list. */
+export interface ConsoleLists {
+  auditEntities: readonly string[];
+  labelKeys: readonly string[];
+}
+const consoleLists: ConsoleLists = {
+  auditEntities: namedAuditEntities,
+  labelKeys: [...categoryOptions, ...typeOptions].map((option) => option.labelKey),
+};
+
+export function checkRepository(root: string, lists: ConsoleLists = consoleLists): string[] {
   const pairs = [
     ['apps/console/src/i18n/en.json', 'apps/console/src/i18n/pt.json'],
     ['apps/console/src/i18n/en.screens.json', 'apps/console/src/i18n/pt.screens.json'],
@@ -192,11 +204,15 @@ export function checkRepository(root: string): string[] {
           missingKeys(keysUsed(fs.readFileSync(file, 'utf8')), texts).map((key) => `${path.relative(root, file)}: no ${language} text for ${key}`),
         ),
         ...viewTitlesMissing(texts).map((problem) => `${language}: ${problem}`),
-        ...[...new Set(auditEntities(serverSource))]
+        ...[...new Set([...auditEntities(serverSource), ...lists.auditEntities])]
           .filter((entity) => !texts.has(`audit.entities.${entity}`))
           .map((entity) => `${language}: no name for the audit entity ${entity} (audit.entities.${entity})`),
+        ...lists.labelKeys.filter((key) => !texts.has(key)).map((key) => `${language}: no text for ${key}`),
       ];
     }),
+    ...[...new Set(auditEntities(serverSource))]
+      .filter((entity) => !lists.auditEntities.includes(entity))
+      .map((entity) => `the server audits ${entity}: add it to apps/console/src/features/audit/entities.ts so the audit filter offers it`),
     ...englishLabelledComponents(mantineFiles.map((file) => ({ path: file, text: fs.readFileSync(file, 'utf8') })))
       .filter((component) => new RegExp(`<${component}[\\s>]`).test(consoleSource) && !new RegExp(`\\b${component}:`).test(labelled))
       .map((component) => `Mantine's ${component} carries an English label: give it a translated one in apps/console/src/app/mantine-labels.ts`),

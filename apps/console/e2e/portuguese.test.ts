@@ -130,6 +130,64 @@ describe('the console in Portuguese', () => {
     expect(englishIn(await shownTexts(page))).toEqual([]);
   });
 
+  test('general settings: categories and types are shown and filtered in Portuguese; an own category as written', async () => {
+    const admin = await harness.server.login();
+    const own = await harness.server.call({ method: 'POST', url: '/configurations', token: admin, payload: { name: 'ajuste.proprio', category: 'tuning' } });
+    expect(own.statusCode, own.body).toBe(201);
+    const { page } = await harness.newPage({ locale: 'pt-BR' });
+    await harness.signIn(page);
+    await page.goto('/general-settings');
+    await searchTable(page, 'audio_max_size_mb', 1);
+    const systemCells = await rowWith(page, 'audio_max_size_mb').locator('td').allTextContents();
+    expect(systemCells).toEqual(expect.arrayContaining(['Áudio', 'Sistema']));
+    for (const stored of ['audio', 'sistema']) expect(systemCells).not.toContain(stored);
+    await page.getByTestId('setting-edit').click();
+    await page.getByTestId('setting-category').waitFor();
+    expect(await page.getByTestId('setting-category').inputValue()).toBe('Áudio');
+    expect(await page.getByTestId('setting-type').inputValue()).toBe('Sistema');
+    await page.keyboard.press('Escape');
+    await page.getByRole('dialog').waitFor({ state: 'detached' });
+
+    await searchTable(page, 'ajuste.proprio', 1);
+    expect(await rowWith(page, 'ajuste.proprio').locator('td').allTextContents()).toEqual(expect.arrayContaining(['tuning', 'Personalizada']));
+
+    // The category filter offers the known categories by their Portuguese names.
+    await page.getByTestId('table-search').fill('');
+    await page.getByTestId('advanced-filters').click();
+    await page.getByTestId('add-filter').click();
+    await page.getByRole('option', { name: 'Categoria' }).click();
+    await page.getByRole('combobox', { name: 'Categoria' }).click({ force: true });
+    expect(await page.getByRole('option').allTextContents()).toEqual(['Áudio', 'Recursos', 'Geral', 'Segurança']);
+    await page.getByRole('option', { name: 'Segurança' }).click();
+    // The list of options stays open over the button; a click event reaches it all the same.
+    await page.getByTestId('apply-filters').dispatchEvent('click');
+    await expect
+      .poll(async () => (await page.getByTestId('table-row').allTextContents()).map((row) => /outbound_allow_(loopback|private)/.exec(row)?.[0] ?? row))
+      .toEqual(['outbound_allow_loopback', 'outbound_allow_private']);
+    expect(await page.getByTestId('table-row').first().locator('td').allTextContents()).toEqual(expect.arrayContaining(['Segurança', 'Sistema']));
+  });
+
+  test('audit: the entity filter lists the entities by their Portuguese names ("Usuário" shows the user rows)', async () => {
+    const { page } = await harness.newPage({ locale: 'pt-BR' });
+    await harness.signIn(page);
+    await page.goto('/audit');
+    await page.getByTestId('table-row').first().waitFor();
+    await settle(page);
+    await page.getByTestId('advanced-filters').click();
+    await page.getByTestId('add-filter').click();
+    await page.getByRole('option', { name: 'Entidade' }).click();
+    await page.getByRole('combobox', { name: 'Entidade' }).click({ force: true });
+    await page.getByRole('option', { name: 'Usuário', exact: true }).click();
+    // The list of options stays open over the button; a click event reaches it all the same.
+    await page.getByTestId('apply-filters').dispatchEvent('click');
+    const entities = async () => {
+      const rows = await page.getByTestId('table-row').all();
+      return Promise.all(rows.map(async (row) => (await row.locator('td').allTextContents()).includes('Usuário')));
+    };
+    await expect.poll(entities).not.toContain(false);
+    expect((await entities()).length).toBeGreaterThan(0);
+  });
+
   test('audit: entities are named in Portuguese, in the list and in the details', async () => {
     const { page } = await harness.newPage({ locale: 'pt-BR' });
     await harness.signIn(page);

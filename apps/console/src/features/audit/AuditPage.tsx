@@ -5,6 +5,9 @@ import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { type Column, DataTable } from '../../lib/table/DataTable.tsx';
 import { AuditDetailsModal, entityName } from './AuditDetailsModal.tsx';
+import { auditEntities } from './entities.ts';
+
+const entityOptions = auditEntities.map((entity) => ({ value: entity, labelKey: `audit.entities.${entity}` }));
 
 function EntityName({ entity }: { entity: string }) {
   const { t } = useTranslation();
@@ -20,7 +23,8 @@ const columns: Column<AuditEntry>[] = [
     type: 'enum',
     options: auditActions.map((action) => ({ value: action, labelKey: `audit.actions.${action}` })),
   },
-  { field: 'entity', labelKey: 'audit.entity', type: 'text', render: (entry) => <EntityName entity={entry.entity} /> },
+  // Filtered by the entities' names in the user's language, not by what the server stores.
+  { field: 'entity', labelKey: 'audit.entity', type: 'enum', options: entityOptions, render: (entry) => <EntityName entity={entry.entity} /> },
   { field: 'entity_id', labelKey: 'audit.entityId', type: 'text' },
   { field: 'source_ip', labelKey: 'audit.sourceIp', type: 'text' },
 ];

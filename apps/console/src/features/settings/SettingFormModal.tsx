@@ -18,10 +18,8 @@ import { FormActions } from '../../lib/forms/FormActions.tsx';
 import { useSchemaForm } from '../../lib/forms/use-schema-form.ts';
 import { toast } from '../../lib/notify.ts';
 import { useResourceMutations } from '../../lib/table/use-resource.ts';
+import { categoryLabel, DEFAULT_CATEGORY, DEFAULT_TYPE, typeLabel } from './labels.ts';
 
-// The contract's defaults, applied by the server when the field is left empty.
-const DEFAULT_TYPE = 'custom';
-const DEFAULT_CATEGORY = 'general';
 
 type CreateValues = Required<ConfigurationCreate>;
 type UpdateValues = Required<ConfigurationUpdate>;
@@ -56,7 +54,7 @@ function SystemSettingForm({ setting, definition, onClose }: { setting: Configur
       <Stack>
         <Group grow align="flex-start">
           <TextInput label={t('settings.name')} value={setting.name} disabled data-testid="setting-name" />
-          <TextInput label={t('settings.type')} value={setting.type} disabled data-testid="setting-type" />
+          <TextInput label={t('settings.type')} value={typeLabel(setting.type, t)} disabled data-testid="setting-type" />
         </Group>
         {definition.kind === 'number' && (
           <NumberInput
@@ -77,7 +75,7 @@ function SystemSettingForm({ setting, definition, onClose }: { setting: Configur
         {definition.kind === 'text' && (
           <Textarea label={t('settings.value')} autosize minRows={2} maxRows={10} {...form.getInputProps('value')} data-testid="setting-value" />
         )}
-        <TextInput label={t('settings.category')} value={setting.category} disabled data-testid="setting-category" />
+        <TextInput label={t('settings.category')} value={categoryLabel(setting.category, t)} disabled data-testid="setting-category" />
         <Textarea label={t('settings.description')} value={t(definition.descriptionKey)} autosize disabled data-testid="setting-description" />
         <FormActions onCancel={onClose} submitting={submitting} submitTestId="setting-save" />
       </Stack>
@@ -124,7 +122,7 @@ function CustomSettingForm({ setting, onClose }: { setting?: Configuration; onCl
         {setting ? (
           <Group grow align="flex-start">
             <TextInput label={t('settings.name')} value={setting.name} disabled data-testid="setting-name" />
-            <TextInput label={t('settings.type')} value={setting.type} disabled data-testid="setting-type" />
+            <TextInput label={t('settings.type')} value={typeLabel(setting.type, t)} disabled data-testid="setting-type" />
           </Group>
         ) : (
           <Group grow align="flex-start">
@@ -138,7 +136,7 @@ function CustomSettingForm({ setting, onClose }: { setting?: Configuration; onCl
             />
             <TextInput
               label={t('settings.type')}
-              description={t('settings.typeHint', { value: DEFAULT_TYPE })}
+              description={t('settings.typeHint', { value: typeLabel(DEFAULT_TYPE, t) })}
               autoComplete="off"
               {...form.getInputProps('type')}
               data-testid="setting-type"
@@ -148,7 +146,7 @@ function CustomSettingForm({ setting, onClose }: { setting?: Configuration; onCl
         <Textarea label={t('settings.value')} autosize minRows={2} maxRows={10} {...form.getInputProps('value')} data-testid="setting-value" />
         <TextInput
           label={t('settings.category')}
-          description={setting ? undefined : t('settings.categoryHint', { value: DEFAULT_CATEGORY })}
+          description={setting ? undefined : t('settings.categoryHint', { value: categoryLabel(DEFAULT_CATEGORY, t) })}
           autoComplete="off"
           {...form.getInputProps('category')}
           data-testid="setting-category"

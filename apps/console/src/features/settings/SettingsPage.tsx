@@ -2,10 +2,12 @@ import { Badge, Button, Text } from '@mantine/core';
 import { IconPlus } from '@tabler/icons-react';
 import { type Configuration, parseSettingValue, systemSettingNamed, systemSettingType } from '@voxplan/contracts';
 import { useState } from 'react';
+import type { TFunction } from 'i18next';
 import { useTranslation } from 'react-i18next';
 import { type Column, DataTable } from '../../lib/table/DataTable.tsx';
 import { EditRemoveActions } from '../../lib/table/EditRemoveActions.tsx';
 import { useRemoveRow } from '../../lib/table/use-remove-row.ts';
+import { categoryLabel, categoryOptions, typeLabel, typeOptions } from './labels.ts';
 import { SettingFormModal } from './SettingFormModal.tsx';
 
 const isSystem = (setting: Configuration) => setting.type === systemSettingType;
@@ -35,6 +37,11 @@ function SettingDescription({ setting }: { setting: Configuration }) {
   return <Truncated text={text} maw={360} title={text} />;
 }
 
+function Translated({ text, label }: { text: string; label: (text: string, t: TFunction) => string }) {
+  const { t } = useTranslation();
+  return label(text, t);
+}
+
 const columns: Column<Configuration>[] = [
   { field: 'name', labelKey: 'settings.name', type: 'text' },
   {
@@ -43,14 +50,22 @@ const columns: Column<Configuration>[] = [
     type: 'text',
     render: (setting) => <SettingValue setting={setting} />,
   },
-  { field: 'category', labelKey: 'settings.category', type: 'text' },
+  // Filtered by the known categories and types, by their names in the user's language.
+  {
+    field: 'category',
+    labelKey: 'settings.category',
+    type: 'enum',
+    options: categoryOptions,
+    render: (setting) => <Translated text={setting.category} label={categoryLabel} />,
+  },
   {
     field: 'type',
     labelKey: 'settings.type',
-    type: 'text',
+    type: 'enum',
+    options: typeOptions,
     render: (setting) => (
       <Badge variant="light" color={isSystem(setting) ? 'gray' : 'indigo'}>
-        {setting.type}
+        <Translated text={setting.type} label={typeLabel} />
       </Badge>
     ),
   },

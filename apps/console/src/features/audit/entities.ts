@@ -1,0 +1,24 @@
+/**
+ * The entities the server writes to the audit log, which the audit screen names in the user's
+ * language (`audit.entities.<entity>`) and offers in its entity filter. `npm run check` fails when
+ * the server audits an entity missing here, or one here has no name in a catalogue.
+ */
+export const auditEntities = [
+  'acl',
+  'api_key',
+  'audio',
+  'audit',
+  'configuration',
+  'date_range',
+  'destination',
+  'holiday',
+  'report',
+  'tenant',
+  'tenant_integrations',
+  'user',
+  'user_password',
+  'visual_plan',
+  'visual_plan_version',
+  'webhook_delivery',
+  'webhook_secret',
+] as const;

@@ -50,6 +50,27 @@ async function settle(page: Page): Promise<void> {
   await expect.poll(() => page.locator('[aria-busy="true"]').count(), { timeout: 10_000 }).toBe(0);
 }
 
+async function openAudit(): Promise<Page> {
+  const { page } = await harness.newPage({ locale: 'pt-BR' });
+  await harness.signIn(page);
+  await page.goto('/audit');
+  await page.getByTestId('table-row').first().waitFor();
+  await settle(page);
+  return page;
+}
+
+/** Filters the table by one value of an enum column through the advanced filters, checking the names offered first. */
+async function filterBy(page: Page, column: string, value: string, checkOffered: (offered: string[]) => void): Promise<void> {
+  await page.getByTestId('advanced-filters').click();
+  await page.getByTestId('add-filter').click();
+  await page.getByRole('option', { name: column }).click();
+  await page.getByRole('combobox', { name: column }).click({ force: true });
+  checkOffered(await page.getByRole('option').allTextContents());
+  await page.getByRole('option', { name: value, exact: true }).click();
+  // The list of options stays open over the button; a click event reaches it all the same.
+  await page.getByTestId('apply-filters').dispatchEvent('click');
+}
+
 beforeAll(async () => {
   harness = await startConsole();
   const admin = await harness.server.login();
@@ -153,14 +174,7 @@ describe('the console in Portuguese', () => {
 
     // The category filter offers the known categories by their Portuguese names.
     await page.getByTestId('table-search').fill('');
-    await page.getByTestId('advanced-filters').click();
-    await page.getByTestId('add-filter').click();
-    await page.getByRole('option', { name: 'Categoria' }).click();
-    await page.getByRole('combobox', { name: 'Categoria' }).click({ force: true });
-    expect(await page.getByRole('option').allTextContents()).toEqual(['Áudio', 'Recursos', 'Geral', 'Segurança']);
-    await page.getByRole('option', { name: 'Segurança' }).click();
-    // The list of options stays open over the button; a click event reaches it all the same.
-    await page.getByTestId('apply-filters').dispatchEvent('click');
+    await filterBy(page, 'Categoria', 'Segurança', (offered) => expect(offered).toEqual(['Áudio', 'Recursos', 'Geral', 'Segurança']));
     await expect
       .poll(async () => (await page.getByTestId('table-row').allTextContents()).map((row) => /outbound_allow_(loopback|private)/.exec(row)?.[0] ?? row))
       .toEqual(['outbound_allow_loopback', 'outbound_allow_private']);
@@ -168,18 +182,8 @@ describe('the console in Portuguese', () => {
   });
 
   test('audit: the entity filter lists the entities by their Portuguese names ("Usuário" shows the user rows)', async () => {
-    const { page } = await harness.newPage({ locale: 'pt-BR' });
-    await harness.signIn(page);
-    await page.goto('/audit');
-    await page.getByTestId('table-row').first().waitFor();
-    await settle(page);
-    await page.getByTestId('advanced-filters').click();
-    await page.getByTestId('add-filter').click();
-    await page.getByRole('option', { name: 'Entidade' }).click();
-    await page.getByRole('combobox', { name: 'Entidade' }).click({ force: true });
-    await page.getByRole('option', { name: 'Usuário', exact: true }).click();
-    // The list of options stays open over the button; a click event reaches it all the same.
-    await page.getByTestId('apply-filters').dispatchEvent('click');
+    const page = await openAudit();
+    await filterBy(page, 'Entidade', 'Usuário', (offered) => expect(offered).toEqual(expect.arrayContaining(['Usuário', 'Configuração geral', 'Entrada de ACL'])));
     const entities = async () => {
       const rows = await page.getByTestId('table-row').all();
       return Promise.all(rows.map(async (row) => (await row.locator('td').allTextContents()).includes('Usuário')));
@@ -189,11 +193,7 @@ describe('the console in Portuguese', () => {
   });
 
   test('audit: entities are named in Portuguese, in the list and in the details', async () => {
-    const { page } = await harness.newPage({ locale: 'pt-BR' });
-    await harness.signIn(page);
-    await page.goto('/audit');
-    await page.getByTestId('table-row').first().waitFor();
-    await settle(page);
+    const page = await openAudit();
     const cells = await page.getByTestId('table-row').locator('td').allTextContents();
     expect(cells).toEqual(expect.arrayContaining(['Tenant', 'Usuário', 'Configuração geral']));
     for (const raw of ['configuration', 'user', 'tenant', 'General setting', 'User']) expect(cells).not.toContain(raw);

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { uploadCall } from '../../server/test/audio-fixtures.ts';
 import { type ConsoleHarness, startConsole } from './harness.ts';
 
 /** Guests read and never write (spec section 4): the console offers them no way to. */
@@ -100,5 +101,20 @@ describe("a guest's console and the API agree", () => {
     const memberPage = await openAs(member, '/acl', locale);
     await memberPage.getByTestId('acl-edit').click();
     await memberPage.getByRole('dialog').getByRole('heading', { name: editTitle, exact: true }).waitFor();
+  });
+
+  test('views an audio in a dialog titled "View audio", where a member renames it in "Rename audio"', async () => {
+    const token = await harness.server.login(member.username, member.password);
+    const uploaded = await harness.server.call({ ...uploadCall({ name: 'Greeting' }), token });
+    expect(uploaded.statusCode, uploaded.body).toBe(201);
+    const page = await openAs(guest, '/audios');
+    await page.getByTestId('audio-view').click();
+    const dialog = page.getByRole('dialog');
+    await dialog.getByRole('heading', { name: 'View audio', exact: true }).waitFor();
+    expect(await dialog.getByText('Rename audio').count()).toBe(0);
+
+    const memberPage = await openAs(member, '/audios');
+    await memberPage.getByTestId('audio-edit').click();
+    await memberPage.getByRole('dialog').getByRole('heading', { name: 'Rename audio', exact: true }).waitFor();
   });
 });

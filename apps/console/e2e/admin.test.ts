@@ -176,7 +176,8 @@ describe('general settings', () => {
   test('the system settings have no remove action and cannot be selected', async () => {
     const page = await openAs('/general-settings');
     await expect.poll(() => rowWith(page, 'audio_max_size_mb').count()).toBe(1);
-    const systemRows = rowWith(page, 'sistema');
+    // The type is shown by its translated name.
+    const systemRows = page.getByTestId('table-row').filter({ has: page.getByRole('cell', { name: 'System', exact: true }) });
     // The four settings every installation brings.
     expect(await systemRows.count()).toBe(4);
     for (const row of await systemRows.all()) {
@@ -185,7 +186,7 @@ describe('general settings', () => {
       expect(await row.getByRole('checkbox', { name: 'Select row' }).isDisabled()).toBe(true);
     }
     expect(await rowWith(page, 'audio_max_size_mb').locator('td').allTextContents()).toEqual(
-      expect.arrayContaining(['audio_max_size_mb', '10', 'audio', 'sistema', 'Largest audio file accepted, in MB']),
+      expect.arrayContaining(['audio_max_size_mb', '10', 'Audio', 'System', 'Largest audio file accepted, in MB']),
     );
   });
 
@@ -200,7 +201,7 @@ describe('general settings', () => {
     await expect.poll(() => page.getByText('Setting created.').count()).toBe(1);
     await searchTable(page, 'e2e.greeting', 1);
     expect(await page.getByTestId('table-row').locator('td').allTextContents()).toEqual(
-      expect.arrayContaining(['e2e.greeting', 'hello', 'tests', 'custom', 'What the plan says first']),
+      expect.arrayContaining(['e2e.greeting', 'hello', 'tests', 'Custom', 'What the plan says first']),
     );
     const created = await settingNamed('e2e.greeting');
     expect(created).toMatchObject({ value: 'hello', category: 'tests', type: 'custom', description: 'What the plan says first' });

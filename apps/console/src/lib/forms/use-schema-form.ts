@@ -56,6 +56,8 @@ export function useSchemaForm<Values extends Record<string, unknown>>(options: O
 
   useEffect(() => {
     const timer = setTimeout(() => {
+      // Someone already in a field keeps their place: taking the focus would send their next keys to another field.
+      if (formRef.current?.contains(document.activeElement)) return;
       formRef.current?.querySelector<HTMLElement>('input:not([type=hidden]):not([disabled]), textarea, select')?.focus();
     }, FIRST_FIELD_FOCUS_MS);
     return () => clearTimeout(timer);

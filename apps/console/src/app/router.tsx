@@ -30,7 +30,7 @@ export function AppRoutes() {
           area.paths.map((path) => (
             <Route
               key={path}
-              path={path.slice(1)}
+              path={area.nested ? `${path.slice(1)}/*` : path.slice(1)}
               element={withSuspense(
                 <RequireAuth roles={area.roles}>
                   <area.page />

@@ -8,6 +8,8 @@ export interface AreaRoute {
   titleKey: string;
   roles?: RoleName[];
   hideFooter?: boolean;
+  /** The page routes the paths below its own (`/visual-plan/<id>`). */
+  nested?: boolean;
   /** In the main menu (account pages are reached from the user menu). */
   inMenu: boolean;
   icon: string;
@@ -45,7 +47,15 @@ export const areaRoutes: AreaRoute[] = [
   { paths: ['/acl'], titleKey: 'nav.acl', inMenu: true, icon: 'acl', page: lazy(() => import('../features/acl/AclPage.tsx')) },
   { paths: ['/reports', '/relatorios'], titleKey: 'nav.reports', inMenu: true, icon: 'reports', page: placeholder('nav.reports') },
   { paths: ['/audios'], titleKey: 'nav.audios', inMenu: true, icon: 'audios', page: lazy(() => import('../features/audios/AudiosPage.tsx')) },
-  { paths: ['/visual-plan'], titleKey: 'nav.visualPlan', inMenu: true, hideFooter: true, icon: 'plan', page: placeholder('nav.visualPlan') },
+  {
+    paths: ['/visual-plan'],
+    titleKey: 'nav.visualPlan',
+    inMenu: true,
+    hideFooter: true,
+    nested: true,
+    icon: 'plan',
+    page: lazy(() => import('../features/visual-plans/VisualPlansArea.tsx')),
+  },
   {
     paths: ['/general-settings'],
     titleKey: 'nav.generalSettings',

@@ -1,0 +1,66 @@
+/**
+ * What the editor needs of a block, beside its definition: an icon, a summary for the node body,
+ * hints for the generic form and, only where that form cannot serve, a form of the block's own.
+ * The console provides the services (pickers' records, audio playback, language); the blocks never
+ * import the console.
+ */
+import type { ComponentType } from 'react';
+import type { BlockDefinition, ReferenceKind } from '../define.ts';
+
+export type EditorLanguage = 'en' | 'pt';
+
+/** A record a picker offers (a destination, an audio, a date range, a plan). */
+export interface PickerOption {
+  value: number;
+  label: string;
+}
+
+/** What the console lends the block editors. */
+export interface EditorServices {
+  language: EditorLanguage;
+  /** Guests see every field, changed by none. */
+  readOnly: boolean;
+  /** The tenant's records of a kind, for pickers and for naming a reference in a summary. */
+  useReferenceOptions(kind: ReferenceKind): { options: readonly PickerOption[]; loading: boolean };
+  /** Plays one of the tenant's audios (the console fetches it with the user's token). */
+  playAudio?(audioId: number): void;
+  /** Variable names offered after `{{` in template fields: the built-ins and those the plan assigns. */
+  variableNames: readonly string[];
+}
+
+/** How the generic form shows a field, where the schema alone does not say. */
+export type FieldHint =
+  | { kind: 'template'; multiline?: boolean }
+  | { kind: 'value' }
+  | { kind: 'expression' }
+  | { kind: 'json' }
+  | { kind: 'code'; language: 'lua' }
+  | { kind: 'hidden' };
+
+/** What the summary of a node may read besides its data. */
+export interface SummaryContext {
+  language: EditorLanguage;
+  /** The name of a referenced record, when the console has it. */
+  referenceName(kind: ReferenceKind, id: number | null | undefined): string | undefined;
+}
+
+export interface BlockFormProps {
+  data: Record<string, unknown>;
+  onChange(data: Record<string, unknown>): void;
+  /** Errors by path inside the data (`options.0.digits`), already in the user's language or as the server said. */
+  issues: ReadonlyMap<string, string>;
+  services: EditorServices;
+}
+
+export interface BlockEditor {
+  readonly type: string;
+  readonly definition: BlockDefinition;
+  readonly icon: ComponentType<{ size?: number | string; stroke?: number }>;
+  /** A Mantine colour name: the node's accent and the palette entry's. */
+  readonly color: string;
+  /** A short text (one or two lines) of what the node does with its data, for the node body. */
+  summary(data: unknown, context: SummaryContext): string;
+  readonly fieldHints: Readonly<Record<string, FieldHint>>;
+  /** A form of the block's own, where the generic renderer cannot serve. */
+  readonly Form?: ComponentType<BlockFormProps>;
+}

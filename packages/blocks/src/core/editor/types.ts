@@ -61,6 +61,11 @@ export interface BlockEditor {
   /** A short text (one or two lines) of what the node does with its data, for the node body. */
   summary(data: unknown, context: SummaryContext): string;
   readonly fieldHints: Readonly<Record<string, FieldHint>>;
+  /**
+   * The label of an exit that comes from the data (a menu option's label beside its keys); the
+   * exits every instance has are labelled by the block's texts.
+   */
+  exitLabel?(exit: string, data: unknown, language: EditorLanguage): string | undefined;
   /** A form of the block's own, where the generic renderer cannot serve. */
   readonly Form?: ComponentType<BlockFormProps>;
 }

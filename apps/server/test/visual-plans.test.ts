@@ -151,6 +151,49 @@ describe('drafts', () => {
     expect((await a.call({ method: 'GET', url: `/visual-plans/count?${q('where', { published_version: { eq: null }, id: plan.id })}` })).json()).toEqual({ count: 1 });
   });
 
+  test('plans name who saved them last, to members and guests who may not list users; a renamed or removed user shows so', async () => {
+    const admin = (options: Parameters<TestServer['call']>[0]) => suite.server.call({ ...options, token: suite.admin });
+    const n = next();
+    const colleague = await admin({
+      method: 'POST',
+      url: '/users',
+      payload: { username: `colleague-${n}`, password: `colleague-${n}-password`, email: `colleague-${n}@example.com`, name: 'Ana Souza', roles: [{ role: 'user', tenant_id: a.member.tenantId }] },
+    });
+    expect(colleague.statusCode, colleague.body).toBe(201);
+    const colleagueId = colleague.json<{ id: number }>().id;
+    const guest = await admin({
+      method: 'POST',
+      url: '/users',
+      payload: { username: `viewer-${n}`, password: `viewer-${n}-password`, email: `viewer-${n}@example.com`, name: 'Viewer', roles: [{ role: 'guest', tenant_id: a.member.tenantId }] },
+    });
+    expect(guest.statusCode, guest.body).toBe(201);
+    const asColleague = client({ ...a.member, userId: colleagueId, token: await suite.server.login(`colleague-${n}`, `colleague-${n}-password`) });
+    const guestToken = await suite.server.login(`viewer-${n}`, `viewer-${n}-password`);
+
+    const plan = await asColleague.create();
+    expect(plan).toMatchObject({ updated_by: colleagueId, updated_by_name: 'Ana Souza' });
+    // The guest may not list users (no_role_permission), yet reads the name with the plan.
+    expectCode(await suite.server.call({ method: 'GET', url: '/users', token: guestToken }), 403, 'no_role_permission');
+    const listed = async () => {
+      const response = await suite.server.call({ method: 'GET', url: `/visual-plans?${q('filter', { where: { id: plan.id } })}`, token: guestToken });
+      expect(response.statusCode, response.body).toBe(200);
+      return response.json<VisualPlan[]>()[0];
+    };
+    // Asked twice: the second answer may come from the read cache, which a user's rename must drop.
+    expect(await listed()).toMatchObject({ updated_by_name: 'Ana Souza' });
+    expect(await listed()).toMatchObject({ updated_by_name: 'Ana Souza' });
+    expect((await a.document(plan.id)).updated_by_name).toBe('Ana Souza');
+
+    expect((await admin({ method: 'PATCH', url: `/users/${colleagueId}`, payload: { name: 'Ana Souza Lima' } })).statusCode).toBe(200);
+    expect(await listed()).toMatchObject({ updated_by_name: 'Ana Souza Lima' });
+
+    const saved = await a.saved(plan.id, plan.version, greeting());
+    expect(saved).toMatchObject({ updated_by: a.member.userId, updated_by_name: a.member.username });
+    await asColleague.saved(plan.id, saved.version, greeting('Again'));
+    expect((await admin({ method: 'DELETE', url: `/users/${colleagueId}` })).statusCode).toBe(204);
+    expect(await listed()).toMatchObject({ updated_by: null, updated_by_name: null });
+  });
+
   test('a save carries the version it was based on, and each save adds one; a rename keeps the version', async () => {
     const plan = await a.create();
     const auditFrom = await lastAuditId();

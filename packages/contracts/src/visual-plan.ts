@@ -28,6 +28,11 @@ export const visualPlanSchema = z.object({
   published_version: versionSchema.nullable(),
   /** Who saved the draft (or renamed the plan) last; null once that user is removed. */
   updated_by: idSchema.nullable(),
+  /**
+   * That user's name, so that members and guests, who may not list users, see who it was;
+   * null with updated_by. Read-only, and not a field filters or sorting may name.
+   */
+  updated_by_name: z.string().nullable(),
 });
 export type VisualPlan = z.infer<typeof visualPlanSchema>;
 

@@ -16,8 +16,8 @@ import {
   type ValidatedDocument,
   validatePlanDocument,
 } from '@voxplan/blocks/definitions';
-import type { Selectable } from 'kysely';
-import type { VisualPlanTable, VisualPlanVersionTable } from '../../db/schema.ts';
+import type { Kysely, Selectable } from 'kysely';
+import type { Database, VisualPlanTable, VisualPlanVersionTable } from '../../db/schema.ts';
 import { badRequest } from '../../errors.ts';
 
 export type PlanRow = Selectable<VisualPlanTable>;
@@ -26,8 +26,25 @@ export type PlanVersionRow = Selectable<VisualPlanVersionTable>;
 /** The columns of a plan but its document: what lists read. */
 export const planSummaryColumns = ['id', 'tenant_id', 'created_time', 'updated_time', 'name', 'description', 'version', 'published_version', 'updated_by'] as const;
 
-export function presentPlan(row: Record<string, unknown>): VisualPlan {
-  return Object.fromEntries(planSummaryColumns.map((column) => [column, row[column]])) as VisualPlan;
+/** A plan's own columns, as audit entries hold them. */
+export type PlanSummary = Omit<VisualPlan, 'updated_by_name'>;
+
+export function presentPlan(row: Record<string, unknown>): PlanSummary {
+  return Object.fromEntries(planSummaryColumns.map((column) => [column, row[column]])) as PlanSummary;
+}
+
+/**
+ * Plans as the API answers them: with the name of who saved each last, read for all the rows at
+ * once, since members and guests may not list users to find it themselves.
+ */
+export async function presentPlans(rows: readonly Record<string, unknown>[], db: Kysely<Database>): Promise<VisualPlan[]> {
+  const ids = [...new Set(rows.map((row) => row.updated_by).filter((id): id is number => typeof id === 'number'))];
+  const users = ids.length === 0 ? [] : await db.selectFrom('users').select(['id', 'name']).where('id', 'in', ids).execute();
+  const names = new Map(users.map((user) => [user.id, user.name]));
+  return rows.map((row) => {
+    const plan = presentPlan(row);
+    return { ...plan, updated_by_name: plan.updated_by === null ? null : (names.get(plan.updated_by) ?? null) };
+  });
 }
 
 /** The columns of a published version but its document. */

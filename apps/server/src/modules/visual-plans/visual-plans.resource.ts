@@ -1,7 +1,7 @@
 import { type PlanContent, planReferences } from '@voxplan/blocks/definitions';
 import { visualPlanCreateSchema, visualPlanSchema, visualPlanUpdateSchema } from '@voxplan/contracts/visual-plan';
 import { defineResource, memberKeptTenantRecords, tenantRecordFields } from '../../resources/definition.ts';
-import { invalidPlan, newPlanContent, planSummaryColumns, presentPlan } from './plan-document.ts';
+import { invalidPlan, newPlanContent, planSummaryColumns, presentPlans } from './plan-document.ts';
 import { assertNotReferenced, missingReferences, writePlanReferences } from './plan-references.ts';
 
 /**
@@ -30,7 +30,9 @@ export const visualPlansResource = defineResource({
   updateInput: visualPlanUpdateSchema,
   unique: [{ columns: ['tenant_id', 'name'], code: 'name_already_exists' }],
   listColumns: planSummaryColumns,
-  present: (rows) => rows.map(presentPlan),
+  present: presentPlans,
+  // updated_by_name: a renamed or removed user changes the answers.
+  readTables: ['users'],
   async toValues(input, write, before) {
     const updatedBy = write.scope.actor.userId;
     // A rename or a new description: the document keeps its version (only its saves are versioned).

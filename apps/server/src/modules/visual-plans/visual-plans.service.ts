@@ -21,6 +21,7 @@ import {
   type PlanRow,
   type PlanVersionRow,
   presentPlan,
+  presentPlans,
   presentVersion,
   readStoredDocument,
   storedReferences,
@@ -77,7 +78,8 @@ export class VisualPlanService {
   private async draftOf(db: Kysely<Database>, row: PlanRow): Promise<VisualPlanDocument> {
     const stored = readStoredDocument(row.document, row.id);
     const warnings = stored.document ? await this.warningsOf(db, row, stored.document, stored.warnings) : [];
-    return { ...presentPlan(row), ...stored.content, warnings, errors: stored.errors };
+    const [plan] = await presentPlans([row], db);
+    return { ...plan!, ...stored.content, warnings, errors: stored.errors };
   }
 
   /** What the newest published version refers to: protected as long as calls may run it. */

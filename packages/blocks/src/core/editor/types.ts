@@ -66,6 +66,11 @@ export interface BlockEditor {
    * exits every instance has are labelled by the block's texts.
    */
   exitLabel?(exit: string, data: unknown, language: EditorLanguage): string | undefined;
+  /**
+   * The data of a block just added from the palette, when the schema's defaults alone are not a
+   * usable block (a voice menu starts with one option).
+   */
+  readonly initialData?: Readonly<Record<string, unknown>>;
   /** A form of the block's own, where the generic renderer cannot serve. */
   readonly Form?: ComponentType<BlockFormProps>;
 }

@@ -579,7 +579,7 @@ describe('records plans refer to cannot be removed', () => {
 
     const refused = await a.call({ method: 'DELETE', url: `${path}/${id}` });
     expectCode(refused, 409, code);
-    expect(errorOf(refused).details).toEqual([{ path: String(id), message: expect.stringContaining(`"${plan.name}" (${plan.id})`) }]);
+    expect(errorOf(refused).details).toEqual([{ path: String(id), message: expect.stringContaining(`"${plan.name}" (${plan.id})`), plan_id: plan.id, plan_name: plan.name }]);
     const bulk = await a.call({ method: 'DELETE', url: path, payload: [spare, id] });
     expectCode(bulk, 409, code);
     expect((await a.call({ method: 'GET', url: `${path}/${spare}` })).statusCode).toBe(200);
@@ -597,7 +597,7 @@ describe('records plans refer to cannot be removed', () => {
     const caller = await a.planWith(content([node('start', 'start'), node('go', 'call_plan', { plan_id: callee.id })], [edge('start', 'next', 'go')]), `Caller ${next()}`);
     const refused = await a.call({ method: 'DELETE', url: `/visual-plans/${callee.id}` });
     expectCode(refused, 409, 'plan_in_use');
-    expect(errorOf(refused).details?.[0]?.message).toContain(`"${caller.name}" (${caller.id})`);
+    expect(errorOf(refused).details).toEqual([{ path: String(callee.id), message: expect.stringContaining(`"${caller.name}" (${caller.id})`), plan_id: caller.id, plan_name: caller.name }]);
     const auditFrom = await lastAuditId();
     const both = await a.call({ method: 'DELETE', url: '/visual-plans', payload: [callee.id, caller.id] });
     expect(both.json()).toEqual({ count: 2 });

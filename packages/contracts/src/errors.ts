@@ -143,4 +143,7 @@ export interface ErrorDetail {
   node_id?: string;
   /** A plan's edge the detail is about; `path` is then one of its fields. */
   edge_id?: string;
+  /** The plan that uses the record a removal was refused for (`…_in_use`); `path` is then that record's id. */
+  plan_id?: number;
+  plan_name?: string;
 }

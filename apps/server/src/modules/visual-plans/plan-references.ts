@@ -72,7 +72,8 @@ export async function writePlanReferences(trx: Kysely<Database>, tenantId: numbe
 
 /**
  * Refuses (409 `code`) the removal of records a plan refers to, naming the plans in the details
- * (`path` is the id of the record in use). Plans removed together may refer to each other.
+ * (`path` is the id of the record in use; `plan_id` and `plan_name` the plan using it, so that a
+ * client words it in its own language). Plans removed together may refer to each other.
  * Called from a resource's beforeDelete, in the removal's transaction.
  */
 export async function assertNotReferenced(write: WriteContext, kind: ReferenceKind, rows: readonly Row[], code: ErrorCode): Promise<void> {
@@ -93,7 +94,12 @@ export async function assertNotReferenced(write: WriteContext, kind: ReferenceKi
   if (users.length === 0) return;
   throw conflict(
     code,
-    users.map((user) => ({ path: String(user.ref_id), message: `${kindNames[kind]} ${user.ref_id} is used by the plan "${user.name}" (${user.plan_id})` })),
+    users.map((user) => ({
+      path: String(user.ref_id),
+      message: `${kindNames[kind]} ${user.ref_id} is used by the plan "${user.name}" (${user.plan_id})`,
+      plan_id: user.plan_id,
+      plan_name: user.name,
+    })),
   );
 }
 

@@ -16,7 +16,9 @@ import {
   simulatorReducer,
 } from './simulator-state.ts';
 
-type InputWithoutId = SimulatorInput extends infer Frame ? (Frame extends SimulatorInput ? Omit<Frame, 'id'> : never) : never;
+/** An input as the panel writes it: the client names it (`id`) when it sends it. */
+export type InputWithoutId = SimulatorInput extends infer Frame ? (Frame extends SimulatorInput ? Omit<Frame, 'id'> : never) : never;
+export type SimulatorSend = (input: InputWithoutId, label?: string) => void;
 
 export interface StartOptions {
   channel: SimulatorChannel;
@@ -128,7 +130,7 @@ export function useSimulator(planId: number, enabled: boolean, handlers: Simulat
   );
 
   /** Sends what the caller did; `label` is how the transcript shows it (a chosen option's text). */
-  const send = useCallback(
+  const send: SimulatorSend = useCallback(
     (input: InputWithoutId, label?: string) => {
       // Unique on this socket's sessions: the server applies an input sent twice with one id once.
       const full = { ...input, id: `input-${++inputCount.current}` } as SimulatorInput;

@@ -1,0 +1,254 @@
+import { Accordion, Alert, Badge, Button, CloseButton, Group, SegmentedControl, Stack, Switch, Text, Title } from '@mantine/core';
+import { IconAlertTriangle, IconInfoCircle, IconLock, IconPlayerPlay, IconRefresh } from '@tabler/icons-react';
+import type { Action } from '@voxplan/engine';
+import { useEffect, useId, useMemo, useRef, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { ApiError } from '../../../../lib/api/client.ts';
+import { useCanWrite } from '../../../../lib/auth.tsx';
+import { errorText } from '../../../../lib/errors.ts';
+import { CallerControls } from './CallerControls.tsx';
+import { PromptVoice } from './prompt-voice.ts';
+import { RunPath, RunReport, RunVariables } from './RunDetails.tsx';
+import { pathOnPlan, type Prompt, type SimulatorChannel, type SimulatorVersion } from './simulator-state.ts';
+import { Transcript } from './Transcript.tsx';
+import { useSimulator } from './use-simulator.ts';
+
+/** What the canvas lights as the run moves: blocks entered (in order), exits and edges taken, where it is now. */
+export interface TestPanelPath {
+  nodeIds: string[];
+  exits: Array<{ nodeId: string; exit: string }>;
+  /** Only when the panel was given the plan's edges. */
+  edgeIds?: string[];
+  current?: string;
+}
+
+export interface TestPanelProps {
+  planId: number;
+  /** The block the user chose to start from ("start from this block"). */
+  startNodeId?: string;
+  onPathChange: (path: TestPanelPath) => void;
+  onClose: () => void;
+  /** The plan's edges as saved (the simulator runs the saved draft): with them the path names its edges. */
+  edges?: ReadonlyArray<{ id: string; source: string; source_exit: string }>;
+  /** The language (BCP 47) prompts are spoken in when a `say` names none: the plan's, when known. */
+  language?: string;
+}
+
+/**
+ * Counts a gather's `timeout_s` down once its prompts were spoken, as a provider would, and sends
+ * the timeout when it runs out. Null while no clock runs.
+ */
+function useGatherClock(prompt: Prompt | null, running: boolean, voice: PromptVoice, onExpire: () => void): number | null {
+  const [deadline, setDeadline] = useState<number | null>(null);
+  const [now, setNow] = useState(() => Date.now());
+  const expire = useRef(onExpire);
+  useEffect(() => {
+    expire.current = onExpire;
+  });
+  const gather = running && prompt?.kind === 'gather' ? prompt.action : null;
+
+  useEffect(() => {
+    if (!gather) return;
+    let cancelled = false;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    void voice.settled().then(() => {
+      if (cancelled) return;
+      setDeadline(Date.now() + gather.timeout_s * 1000);
+      timer = setTimeout(() => expire.current(), gather.timeout_s * 1000);
+    });
+    return () => {
+      cancelled = true;
+      clearTimeout(timer);
+      setDeadline(null);
+    };
+  }, [gather, voice]);
+
+  useEffect(() => {
+    if (deadline === null) return;
+    const ticker = setInterval(() => setNow(Date.now()), 250);
+    return () => clearInterval(ticker);
+  }, [deadline]);
+
+  return deadline === null ? null : Math.max(0, Math.ceil((deadline - now) / 1000));
+}
+
+/**
+ * The editor's test panel: runs the saved draft or the published plan as a voice call or a chat
+ * on the simulator (docs/simulator.md), shows what the plan does as it does it, and tells the
+ * canvas the path to light.
+ */
+export function TestPanel({ planId, startNodeId, onPathChange, onClose, edges, language }: TestPanelProps) {
+  const { t, i18n } = useTranslation();
+  const canWrite = useCanWrite();
+  const [version, setVersion] = useState<SimulatorVersion>('draft');
+  const [channel, setChannel] = useState<SimulatorChannel>('voice');
+  const [speaks, setSpeaks] = useState(true);
+  const [timesOut, setTimesOut] = useState(true);
+  const fallbackLanguage = language ?? (i18n.language === 'pt' ? 'pt-BR' : 'en-US');
+  const languageRef = useRef(fallbackLanguage);
+  const speaksRef = useRef(speaks);
+  useEffect(() => {
+    languageRef.current = fallbackLanguage;
+    speaksRef.current = speaks;
+  });
+  const [voice] = useState(() => new PromptVoice(() => languageRef.current));
+  useEffect(() => () => voice.stop(), [voice]);
+
+  // Guests are refused by the server (403 readonly_only): the panel does not even ask.
+  const { state, start, send, reconnect } = useSimulator(planId, canWrite, {
+    onAction: (action: Action, running: SimulatorChannel | null) => {
+      if (running === 'voice' && speaksRef.current) voice.enqueue(action);
+    },
+  });
+
+  const waiting = state.status === 'waiting' && state.connection === 'open';
+  const clock = useGatherClock(state.prompt, waiting && timesOut && state.channel === 'voice', voice, () => send({ type: 'timeout' }));
+
+  const onPathChangeRef = useRef(onPathChange);
+  useEffect(() => {
+    onPathChangeRef.current = onPathChange;
+  });
+  const edgeIdOf = useMemo(() => (edges ? new Map(edges.map((edge) => [`${edge.source}\u0000${edge.source_exit}`, edge.id])) : null), [edges]);
+  useEffect(() => {
+    const path = pathOnPlan(state, planId);
+    const edgeIds = edgeIdOf ? path.exits.flatMap(({ nodeId, exit }) => edgeIdOf.get(`${nodeId}\u0000${exit}`) ?? []) : undefined;
+    onPathChangeRef.current({ ...path, ...(edgeIds && { edgeIds: [...new Set(edgeIds)] }) });
+    // `state` changes with every frame; the path only with these.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [state.path, state.current, planId, edgeIdOf]);
+
+  const versionLabel = useId();
+  const channelLabel = useId();
+  const ready = canWrite && state.connection === 'open';
+  const started = state.status !== 'none';
+  const running = state.channel ?? channel;
+
+  const begin = () => {
+    voice.stop();
+    start({ channel, version });
+  };
+
+  return (
+    <Stack gap="sm" p="sm" component="section" aria-label={t('testPanel.title')} data-testid="test-panel">
+      <Group justify="space-between" wrap="nowrap">
+        <Title order={2} size="h4">
+          {t('testPanel.title')}
+        </Title>
+        <Group gap="xs" wrap="nowrap">
+          <Badge variant="light" color={state.connection === 'open' ? 'green' : state.connection === 'refused' || state.connection === 'closed' ? 'red' : 'gray'} data-testid="test-panel-connection">
+            {t(`testPanel.connection.${canWrite ? state.connection : 'refused'}`)}
+          </Badge>
+          <CloseButton aria-label={t('testPanel.close')} onClick={onClose} />
+        </Group>
+      </Group>
+
+      {!canWrite && (
+        <Alert color="yellow" icon={<IconLock size={18} />} data-testid="test-panel-guest">
+          {t('testPanel.guest')}
+        </Alert>
+      )}
+      {startNodeId !== undefined && (
+        <Alert color="blue" icon={<IconInfoCircle size={18} />}>
+          {t('testPanel.startNodeUnsupported', { node: startNodeId })}
+        </Alert>
+      )}
+
+      <Stack gap={4}>
+        <Text size="sm" fw={500} id={versionLabel}>
+          {t('testPanel.version')}
+        </Text>
+        <SegmentedControl
+          aria-labelledby={versionLabel}
+          disabled={!canWrite}
+          value={version}
+          onChange={(value) => setVersion(value as SimulatorVersion)}
+          data={[
+            { value: 'draft', label: t('testPanel.draft') },
+            { value: 'published', label: t('testPanel.published') },
+          ]}
+        />
+        <Text size="sm" fw={500} id={channelLabel}>
+          {t('testPanel.channel')}
+        </Text>
+        <SegmentedControl
+          aria-labelledby={channelLabel}
+          disabled={!canWrite}
+          value={channel}
+          onChange={(value) => setChannel(value as SimulatorChannel)}
+          data={[
+            { value: 'voice', label: t('testPanel.voice') },
+            { value: 'chat', label: t('testPanel.chat') },
+          ]}
+        />
+      </Stack>
+      {channel === 'voice' && (
+        <Group gap="md">
+          <Switch size="sm" label={t('testPanel.speakPrompts')} checked={speaks} disabled={!canWrite} onChange={(event) => setSpeaks(event.currentTarget.checked)} />
+          <Switch size="sm" label={t('testPanel.autoTimeout')} checked={timesOut} disabled={!canWrite} onChange={(event) => setTimesOut(event.currentTarget.checked)} data-testid="test-panel-auto-timeout" />
+        </Group>
+      )}
+
+      <Group gap="xs">
+        <Button leftSection={started ? <IconRefresh size={16} /> : <IconPlayerPlay size={16} />} disabled={!ready} onClick={begin} data-testid="test-panel-start">
+          {t(started ? 'testPanel.restart' : 'testPanel.start')}
+        </Button>
+        {canWrite && state.connection === 'closed' && (
+          <Button variant="default" onClick={reconnect}>
+            {t('testPanel.reconnect')}
+          </Button>
+        )}
+      </Group>
+
+      {canWrite && state.connection === 'closed' && (
+        <Alert color="red" icon={<IconAlertTriangle size={18} />} role="alert">
+          {t('testPanel.connectionLost')}
+        </Alert>
+      )}
+      {state.errors.slice(-3).map((entry, index) => (
+        <Alert key={index} color="red" icon={<IconAlertTriangle size={18} />} role="alert" data-testid="test-panel-error">
+          {errorText(new ApiError(entry.error.statusCode, entry.error), t)}
+        </Alert>
+      ))}
+
+      <Text size="sm" c="dimmed" aria-live="polite" data-testid="test-panel-status">
+        {clock !== null ? t('testPanel.timesOutIn', { seconds: clock }) : t(`testPanel.status.${state.status}`)}
+      </Text>
+
+      <Transcript entries={state.transcript} />
+
+      {started && state.status !== 'ended' && <CallerControls channel={running} prompt={state.prompt} canAnswer={waiting} send={send} />}
+
+      <Accordion multiple defaultValue={['path', 'variables', 'report']} variant="contained">
+        <Accordion.Item value="path">
+          <Accordion.Control>{t('testPanel.path')}</Accordion.Control>
+          <Accordion.Panel>
+            <RunPath path={state.path} />
+          </Accordion.Panel>
+        </Accordion.Item>
+        <Accordion.Item value="variables">
+          <Accordion.Control>{t('testPanel.variables')}</Accordion.Control>
+          <Accordion.Panel>
+            <Stack gap={4}>
+              <RunVariables variables={state.variables} />
+              {state.status !== 'ended' && (
+                <Text size="xs" c="dimmed">
+                  {t('testPanel.variablesWhen')}
+                </Text>
+              )}
+            </Stack>
+          </Accordion.Panel>
+        </Accordion.Item>
+        {state.report && (
+          <Accordion.Item value="report">
+            <Accordion.Control>{t('testPanel.report.title')}</Accordion.Control>
+            <Accordion.Panel>
+              <RunReport report={state.report} />
+            </Accordion.Panel>
+          </Accordion.Item>
+        )}
+      </Accordion>
+    </Stack>
+  );
+}
+
+export default TestPanel;

@@ -133,6 +133,12 @@ export class ApiClient {
     return (await this.fetchOk('GET', path, options)).blob();
   }
 
+  /** A file the API serves as an attachment, with its content-disposition header: the name the server gives it. */
+  async attachment(path: string, options: Omit<RequestOptions, 'body'> = {}): Promise<{ blob: Blob; contentDisposition: string | null }> {
+    const response = await this.fetchOk('GET', path, options);
+    return { blob: await response.blob(), contentDisposition: response.headers.get('content-disposition') };
+  }
+
   private refreshShared(): Promise<string> {
     this.refreshing ??= this.refresh()
       .catch((error: unknown) => {

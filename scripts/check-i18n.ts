@@ -109,6 +109,7 @@ export const sameInBothLanguages = new Set([
   'Chatbot',
   'Account SID',
   'FX (Lua)',
+  'Webhook',
 ]);
 
 export function untranslated(en: Tree, pt: Tree): string[] {

@@ -3,6 +3,7 @@ import { IconCheck, IconLanguage, IconLogout } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router';
 import { useAuth } from '../../lib/auth.tsx';
+import { mayLeave } from '../../lib/leave-guard.ts';
 import { changeLocale, locales } from '../../i18n/index.ts';
 import { areaRoutes } from '../routes.tsx';
 import { areaIcons } from './icons.tsx';
@@ -34,7 +35,7 @@ export function UserMenu() {
         {accountPages.map((area) => {
           const Icon = areaIcons[area.icon]!;
           return (
-            <Menu.Item key={area.paths[0]} leftSection={<Icon size={16} />} onClick={() => navigate(area.paths[0]!)}>
+            <Menu.Item key={area.paths[0]} leftSection={<Icon size={16} />} onClick={() => void mayLeave().then((leave) => leave && navigate(area.paths[0]!))}>
               {t(area.titleKey)}
             </Menu.Item>
           );
@@ -61,7 +62,11 @@ export function UserMenu() {
           color="red"
           leftSection={<IconLogout size={16} />}
           data-testid="logout"
-          onClick={() => void logout().finally(() => navigate('/login', { replace: true }))}
+          onClick={() =>
+            void mayLeave().then((leave) => {
+              if (leave) void logout().finally(() => navigate('/login', { replace: true }));
+            })
+          }
         >
           {t('auth.logout')}
         </Menu.Item>

@@ -181,6 +181,9 @@ export class ApiClient {
   post<T>(path: string, body?: unknown, options?: RequestOptions) {
     return this.request<T>('POST', path, { ...options, body });
   }
+  put<T>(path: string, body?: unknown, options?: RequestOptions) {
+    return this.request<T>('PUT', path, { ...options, body });
+  }
   patch<T>(path: string, body?: unknown, options?: RequestOptions) {
     return this.request<T>('PATCH', path, { ...options, body });
   }

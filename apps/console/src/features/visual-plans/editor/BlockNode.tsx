@@ -1,0 +1,77 @@
+import { Badge, Group, Text, Tooltip } from '@mantine/core';
+import { blockDefinition } from '@voxplan/blocks/definitions';
+import { Handle, type Node, type NodeProps, Position, useNodeConnections } from '@xyflow/react';
+import { memo, useMemo } from 'react';
+import { useTranslation } from 'react-i18next';
+import { visibleExits } from './block-exits.ts';
+import { useBlockLook } from './block-look.tsx';
+import { useNodeDecoration } from './decorations.ts';
+import { useEditorContext } from './editor-context.tsx';
+import classes from './editor.module.css';
+
+export type BlockFlowNode = Node<Record<string, unknown>, string>;
+
+/**
+ * A block on the canvas: its icon and name, a summary of its settings, and one labelled handle per
+ * exit. Every block type renders through this one component (the type is React Flow's node type).
+ */
+export const BlockNode = memo(function BlockNode({ id, type, data, selected }: NodeProps<BlockFlowNode>) {
+  const { t } = useTranslation();
+  const context = useEditorContext();
+  const decoration = useNodeDecoration(context.decorations, id);
+  const look = useBlockLook(type);
+  const definition = blockDefinition(type);
+  const texts = definition?.texts[context.language];
+  const connections = useNodeConnections({ handleType: 'source' });
+  const connectedExits = useMemo(() => connections.map((connection) => connection.sourceHandle ?? ''), [connections]);
+  const exits = visibleExits(type, data, connectedExits);
+  const summary = look.summary(data, context);
+  const Icon = look.icon;
+  const state = decoration.errors.length > 0 ? 'error' : decoration.warnings.length > 0 ? 'warning' : undefined;
+
+  return (
+    <div
+      className={classes.node}
+      data-selected={selected || undefined}
+      data-state={state}
+      data-visited={decoration.visited || undefined}
+      data-current={decoration.current || undefined}
+      data-testid="plan-node"
+      data-node-id={id}
+      data-node-type={type}
+      style={{ '--block-color': `var(--mantine-color-${look.color}-filled)` } as React.CSSProperties}
+    >
+      {type !== 'start' && <Handle type="target" position={Position.Left} className={classes.targetHandle} aria-label={t('editor.node.input')} />}
+      <Group gap={6} wrap="nowrap" className={classes.nodeHeader}>
+        <Icon size={16} />
+        <Text size="sm" fw={600} truncate>
+          {texts?.name ?? type}
+        </Text>
+        {state && (
+          <Tooltip label={[...decoration.errors, ...decoration.warnings].map((issue) => issue.message).join('\n')} multiline maw={320}>
+            <Badge size="xs" color={state === 'error' ? 'red' : 'yellow'} variant="filled" data-testid={`node-${state}`}>
+              {decoration.errors.length + decoration.warnings.length}
+            </Badge>
+          </Tooltip>
+        )}
+      </Group>
+      {summary && (
+        <Text size="xs" c="dimmed" className={classes.nodeSummary} data-testid="node-summary">
+          {summary}
+        </Text>
+      )}
+      {exits.length > 0 && (
+        <div className={classes.exits}>
+          {exits.map(({ exit, known }) => (
+            <div key={exit} className={classes.exit} data-unknown={!known || undefined}>
+              <Text size="xs" className={classes.exitLabel}>
+                {look.exitLabel(exit, data, texts?.exits) ?? exit}
+              </Text>
+              <Handle type="source" id={exit} position={Position.Right} className={classes.sourceHandle} data-testid={`exit-${exit}`} aria-label={t('editor.node.exit', { exit })} />
+            </div>
+          ))}
+        </div>
+      )}
+    </div>
+  );
+});

@@ -1,0 +1,167 @@
+import { ActionIcon, Button, Group, Kbd, Menu, Modal, Table, Tooltip } from '@mantine/core';
+import { useDisclosure, useHotkeys } from '@mantine/hooks';
+import {
+  IconArrowBackUp,
+  IconArrowForwardUp,
+  IconClipboard,
+  IconCopy,
+  IconDeviceFloppy,
+  IconDots,
+  IconFocusCentered,
+  IconHistory,
+  IconKeyboard,
+  IconLayoutDistributeHorizontal,
+  IconRocket,
+  IconSearch,
+  IconSquaresDiagonal,
+  IconTrash,
+} from '@tabler/icons-react';
+import { useTranslation } from 'react-i18next';
+import { FindBlockDialog } from './FindBlockDialog.tsx';
+import type { Graph } from './graph-state.ts';
+import type { PlanSaving } from './use-plan-saving.tsx';
+import { VersionsDrawer } from './VersionsDrawer.tsx';
+
+/** The keys the editor answers, as the help dialog lists them. */
+const shortcuts: { keys: string[]; labelKey: string }[] = [
+  { keys: ['Ctrl', 'S'], labelKey: 'editor.keys.save' },
+  { keys: ['Ctrl', 'Z'], labelKey: 'editor.keys.undo' },
+  { keys: ['Ctrl', 'Shift', 'Z'], labelKey: 'editor.keys.redo' },
+  { keys: ['Ctrl', 'C'], labelKey: 'editor.keys.copy' },
+  { keys: ['Ctrl', 'X'], labelKey: 'editor.keys.cut' },
+  { keys: ['Ctrl', 'V'], labelKey: 'editor.keys.paste' },
+  { keys: ['Ctrl', 'D'], labelKey: 'editor.keys.duplicate' },
+  { keys: ['Ctrl', 'A'], labelKey: 'editor.keys.selectAll' },
+  { keys: ['Delete'], labelKey: 'editor.keys.delete' },
+  { keys: ['Shift', 'Click'], labelKey: 'editor.keys.multiSelect' },
+  { keys: ['Shift', 'Drag'], labelKey: 'editor.keys.boxSelect' },
+  { keys: ['Ctrl', 'F'], labelKey: 'editor.keys.find' },
+  { keys: ['?'], labelKey: 'editor.keys.help' },
+];
+
+interface Props {
+  readOnly: boolean;
+  canUndo: boolean;
+  canRedo: boolean;
+  hasSelection: boolean;
+  dirty: boolean;
+  graph: Graph;
+  saving: PlanSaving;
+  onUndo(): void;
+  onRedo(): void;
+  onCopy(): void;
+  onPaste(): void;
+  onDuplicate(): void;
+  onRemove(): void;
+  onAutoLayout(): void;
+  onFitView(): void;
+  onFocusNode(nodeId: string): void;
+}
+
+function ToolButton({ label, onClick, disabled, testId, children }: { label: string; onClick(): void; disabled?: boolean; testId: string; children: React.ReactNode }) {
+  return (
+    <Tooltip label={label}>
+      <ActionIcon variant="default" size="lg" aria-label={label} onClick={onClick} disabled={disabled} data-testid={testId}>
+        {children}
+      </ActionIcon>
+    </Tooltip>
+  );
+}
+
+export function EditorToolbar(props: Props) {
+  const { t } = useTranslation();
+  const [findOpened, find] = useDisclosure(false);
+  const [helpOpened, help] = useDisclosure(false);
+  const [versionsOpened, versions] = useDisclosure(false);
+  useHotkeys([
+    ['mod+f', () => find.open()],
+    ['shift+?', () => help.open()],
+  ]);
+  const { readOnly, saving } = props;
+
+  return (
+    <Group gap={6} wrap="nowrap">
+      {!readOnly && (
+        <>
+          <ToolButton label={t('editor.undo')} onClick={props.onUndo} disabled={!props.canUndo} testId="editor-undo">
+            <IconArrowBackUp size={18} />
+          </ToolButton>
+          <ToolButton label={t('editor.redo')} onClick={props.onRedo} disabled={!props.canRedo} testId="editor-redo">
+            <IconArrowForwardUp size={18} />
+          </ToolButton>
+        </>
+      )}
+      <ToolButton label={t('editor.find')} onClick={find.open} testId="editor-find">
+        <IconSearch size={18} />
+      </ToolButton>
+      <ToolButton label={t('editor.fitView')} onClick={props.onFitView} testId="editor-fit">
+        <IconFocusCentered size={18} />
+      </ToolButton>
+      <Menu position="bottom-end" withinPortal>
+        <Menu.Target>
+          <ActionIcon variant="default" size="lg" aria-label={t('editor.more')} data-testid="editor-more">
+            <IconDots size={18} />
+          </ActionIcon>
+        </Menu.Target>
+        <Menu.Dropdown>
+          <Menu.Item leftSection={<IconCopy size={16} />} onClick={props.onCopy} disabled={!props.hasSelection} data-testid="editor-copy">
+            {t('editor.copy')}
+          </Menu.Item>
+          {!readOnly && (
+            <>
+              <Menu.Item leftSection={<IconClipboard size={16} />} onClick={props.onPaste} data-testid="editor-paste">
+                {t('editor.paste')}
+              </Menu.Item>
+              <Menu.Item leftSection={<IconSquaresDiagonal size={16} />} onClick={props.onDuplicate} disabled={!props.hasSelection} data-testid="editor-duplicate">
+                {t('editor.duplicate')}
+              </Menu.Item>
+              <Menu.Item leftSection={<IconTrash size={16} />} color="red" onClick={props.onRemove} disabled={!props.hasSelection} data-testid="editor-delete">
+                {t('editor.delete')}
+              </Menu.Item>
+              <Menu.Divider />
+              <Menu.Item leftSection={<IconLayoutDistributeHorizontal size={16} />} onClick={props.onAutoLayout} data-testid="editor-layout">
+                {t('editor.autoLayout')}
+              </Menu.Item>
+            </>
+          )}
+          <Menu.Item leftSection={<IconHistory size={16} />} onClick={versions.open} data-testid="editor-versions">
+            {t('editor.versions.title')}
+          </Menu.Item>
+          <Menu.Item leftSection={<IconKeyboard size={16} />} onClick={help.open} data-testid="editor-shortcuts">
+            {t('editor.keys.title')}
+          </Menu.Item>
+        </Menu.Dropdown>
+      </Menu>
+      {!readOnly && (
+        <>
+          <Button leftSection={<IconDeviceFloppy size={16} />} variant={props.dirty ? 'filled' : 'default'} onClick={() => void saving.save()} loading={saving.saving} data-testid="editor-save">
+            {t('common.save')}
+          </Button>
+          <Button leftSection={<IconRocket size={16} />} color="teal" onClick={() => void saving.publish()} loading={saving.publishing} data-testid="editor-publish">
+            {t('editor.publish')}
+          </Button>
+        </>
+      )}
+      <FindBlockDialog opened={findOpened} onClose={find.close} graph={props.graph} onFocusNode={props.onFocusNode} />
+      <VersionsDrawer opened={versionsOpened} onClose={versions.close} saving={saving} dirty={props.dirty} />
+      <Modal opened={helpOpened} onClose={help.close} title={t('editor.keys.title')} data-testid="shortcuts-dialog">
+        <Table>
+          <Table.Tbody>
+            {shortcuts.map((shortcut) => (
+              <Table.Tr key={shortcut.labelKey}>
+                <Table.Td>
+                  <Group gap={4} wrap="nowrap">
+                    {shortcut.keys.map((key) => (
+                      <Kbd key={key}>{key}</Kbd>
+                    ))}
+                  </Group>
+                </Table.Td>
+                <Table.Td>{t(shortcut.labelKey)}</Table.Td>
+              </Table.Tr>
+            ))}
+          </Table.Tbody>
+        </Table>
+      </Modal>
+    </Group>
+  );
+}

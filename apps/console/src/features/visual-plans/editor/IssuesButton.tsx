@@ -1,0 +1,52 @@
+import { Badge, Button, NavLink, Popover, ScrollArea, Text } from '@mantine/core';
+import { IconAlertTriangle } from '@tabler/icons-react';
+import { useState, useSyncExternalStore } from 'react';
+import { useTranslation } from 'react-i18next';
+import type { PlanIssue } from './decorations.ts';
+import { useEditorContext } from './editor-context.tsx';
+
+/** The server's errors and warnings about the plan, listed; each takes the user to its block. */
+export function IssuesButton({ onFocusNode }: { onFocusNode(nodeId: string): void }) {
+  const { t } = useTranslation();
+  const { decorations } = useEditorContext();
+  const issues = useSyncExternalStore(decorations.subscribe, () => decorations.getIssues());
+  const [opened, setOpened] = useState(false);
+  const total = issues.errors.length + issues.warnings.length;
+  if (total === 0) return null;
+  const item = (issue: PlanIssue, index: number, severity: 'error' | 'warning') => (
+    <NavLink
+      key={`${severity}-${index}`}
+      leftSection={<Badge size="xs" color={severity === 'error' ? 'red' : 'yellow'}>{t(`editor.issues.${severity}`)}</Badge>}
+      label={t(`editor.issues.codes.${issue.code}`, { defaultValue: issue.code })}
+      description={issue.path ? `${issue.message} (${issue.path})` : issue.message}
+      disabled={!issue.node_id}
+      onClick={() => {
+        if (issue.node_id) onFocusNode(issue.node_id);
+        setOpened(false);
+      }}
+      data-testid={`issue-${severity}`}
+    />
+  );
+  return (
+    <Popover opened={opened} onChange={setOpened} position="bottom-end" width={420} withinPortal>
+      <Popover.Target>
+        <Button
+          variant="light"
+          color={issues.errors.length > 0 ? 'red' : 'yellow'}
+          leftSection={<IconAlertTriangle size={16} />}
+          onClick={() => setOpened((open) => !open)}
+          data-testid="editor-issues"
+        >
+          {t('editor.issues.count', { count: total })}
+        </Button>
+      </Popover.Target>
+      <Popover.Dropdown p={4}>
+        <ScrollArea.Autosize mah={400}>
+          {issues.errors.map((issue, index) => item(issue, index, 'error'))}
+          {issues.warnings.map((issue, index) => item(issue, index, 'warning'))}
+          {total === 0 && <Text size="sm">{t('editor.issues.none')}</Text>}
+        </ScrollArea.Autosize>
+      </Popover.Dropdown>
+    </Popover>
+  );
+}

@@ -1,0 +1,91 @@
+import { ScrollArea, Stack, Text, TextInput } from '@mantine/core';
+import { IconSearch } from '@tabler/icons-react';
+import { blockDefinitions } from '@voxplan/blocks/definitions';
+import { useMemo, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { useBlockLook } from './block-look.tsx';
+import { useEditorContext } from './editor-context.tsx';
+import classes from './editor.module.css';
+
+/** The drag payload's type: a block type dropped on the canvas. */
+export const blockDragType = 'application/x-voxplan-block';
+
+/** Every block but the start one: a plan has exactly one, and it comes with the plan. */
+const paletteTypes = blockDefinitions.map((definition) => definition.type).filter((type) => type !== 'start');
+
+function PaletteItem({ type, onAdd }: { type: string; onAdd(type: string): void }) {
+  const { t } = useTranslation();
+  const { language } = useEditorContext();
+  const look = useBlockLook(type);
+  const texts = blockDefinitions.find((definition) => definition.type === type)!.texts[language];
+  const Icon = look.icon;
+  return (
+    <button
+      type="button"
+      className={classes.paletteItem}
+      draggable
+      onDragStart={(event) => {
+        event.dataTransfer.setData(blockDragType, type);
+        event.dataTransfer.effectAllowed = 'copy';
+      }}
+      onClick={() => onAdd(type)}
+      title={t('editor.palette.addHint')}
+      data-testid={`palette-${type}`}
+    >
+      <span style={{ color: `var(--mantine-color-${look.color}-filled)`, paddingTop: 2 }}>
+        <Icon size={18} />
+      </span>
+      <span>
+        <Text size="sm" fw={500} component="span" display="block">
+          {texts.name}
+        </Text>
+        <Text size="xs" c="dimmed" component="span" display="block" lineClamp={2}>
+          {texts.description}
+        </Text>
+      </span>
+    </button>
+  );
+}
+
+/** The blocks to add: search by name or description, click to add at the centre, or drag onto the canvas. */
+export function Palette({ onAdd }: { onAdd(type: string): void }) {
+  const { t } = useTranslation();
+  const { language } = useEditorContext();
+  const [query, setQuery] = useState('');
+  const shown = useMemo(() => {
+    const wanted = query.trim().toLocaleLowerCase();
+    if (!wanted) return paletteTypes;
+    return paletteTypes.filter((type) => {
+      const texts = blockDefinitions.find((definition) => definition.type === type)!.texts[language];
+      return `${texts.name} ${texts.description} ${type}`.toLocaleLowerCase().includes(wanted);
+    });
+  }, [query, language]);
+  return (
+    <aside className={classes.palette} aria-label={t('editor.palette.title')}>
+      <Stack gap={4} p="xs">
+        <Text size="xs" fw={700} tt="uppercase" c="dimmed">
+          {t('editor.palette.title')}
+        </Text>
+        <TextInput
+          size="xs"
+          leftSection={<IconSearch size={14} />}
+          placeholder={t('editor.palette.search')}
+          aria-label={t('editor.palette.search')}
+          value={query}
+          onChange={(event) => setQuery(event.currentTarget.value)}
+          data-testid="palette-search"
+        />
+      </Stack>
+      <ScrollArea style={{ flex: 1 }} px={4}>
+        {shown.map((type) => (
+          <PaletteItem key={type} type={type} onAdd={onAdd} />
+        ))}
+        {shown.length === 0 && (
+          <Text size="xs" c="dimmed" p="xs">
+            {t('editor.palette.none')}
+          </Text>
+        )}
+      </ScrollArea>
+    </aside>
+  );
+}

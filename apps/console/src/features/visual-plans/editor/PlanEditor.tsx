@@ -1,0 +1,453 @@
+import { Badge, Group, Text, Title, useComputedColorScheme } from '@mantine/core';
+import { useHotkeys } from '@mantine/hooks';
+import { useQueryClient } from '@tanstack/react-query';
+import { blockDefinition, type PlanSettings } from '@voxplan/blocks/definitions';
+import type { VisualPlanDocument } from '@voxplan/contracts/visual-plan';
+import {
+  applyNodeChanges,
+  Background,
+  type Connection,
+  Controls,
+  type Edge,
+  type EdgeChange,
+  MiniMap,
+  type NodeChange,
+  ReactFlow,
+  useReactFlow,
+} from '@xyflow/react';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { useNavigate } from 'react-router';
+import { useCanWrite } from '../../../lib/auth.tsx';
+import { useLeaveGuard } from '../../../lib/leave-guard.ts';
+import { toast } from '../../../lib/notify.ts';
+import type { BlockFlowNode } from './BlockNode.tsx';
+import { nodeTypes } from './node-types.ts';
+import { initialDataOf } from './block-look.tsx';
+import { DecorationStore } from './decorations.ts';
+import { EditorContextProvider } from './editor-context.tsx';
+import classes from './editor.module.css';
+import { EditorToolbar } from './EditorToolbar.tsx';
+import {
+  commit,
+  connect,
+  type EditorHistory,
+  fragmentOf,
+  type Graph,
+  type GraphNode,
+  graphOf,
+  idsOf,
+  newId,
+  paste,
+  readFragment,
+  redo,
+  removeElements,
+  startHistory,
+  touch,
+  undo,
+} from './graph-state.ts';
+import { IssuesButton } from './IssuesButton.tsx';
+import { blockDragType, Palette } from './Palette.tsx';
+import { SidePanel } from './SidePanel.tsx';
+import { usePlanSaving } from './use-plan-saving.tsx';
+
+
+/** React Flow's edge for a plan edge, made once per plan edge object so that unchanged edges are not drawn again. */
+const flowEdges = new WeakMap<object, Edge>();
+function flowEdgeOf(edge: Graph['edges'][number], selected: boolean): Edge {
+  let flow = flowEdges.get(edge);
+  if (!flow) {
+    flow = { id: edge.id, source: edge.source, sourceHandle: edge.source_exit, target: edge.target };
+    flowEdges.set(edge, flow);
+  }
+  return selected ? { ...flow, selected: true } : flow;
+}
+
+interface Selection {
+  nodes: ReadonlySet<string>;
+  edges: ReadonlySet<string>;
+}
+const nothingSelected: Selection = { nodes: new Set(), edges: new Set() };
+
+/** The canvas of one plan: palette, blocks and edges, the side panel, saving and history. */
+export function PlanEditor({ loaded, onReload }: { loaded: VisualPlanDocument; onReload(): void }) {
+  const { t } = useTranslation();
+  const navigate = useNavigate();
+  const queryClient = useQueryClient();
+  const readOnly = !useCanWrite();
+  const colorScheme = useComputedColorScheme('light');
+  const flow = useReactFlow<BlockFlowNode>();
+  const canvasRef = useRef<HTMLDivElement>(null);
+  const [decorations] = useState(() => {
+    const store = new DecorationStore();
+    store.setIssues(loaded.errors, loaded.warnings);
+    return store;
+  });
+  const [history, setHistory] = useState<EditorHistory>(() => startHistory(graphOf(loaded)));
+  const [selection, setSelection] = useState<Selection>(nothingSelected);
+  const dragBase = useRef<Graph | null>(null);
+  const graph = history.graph;
+
+  const saving = usePlanSaving({ loaded, graph, decorations, readOnly, onReload });
+
+  const edit = useCallback((change: Parameters<typeof commit>[1] | undefined, mergeKey?: string) => {
+    if (!change) return;
+    setHistory((current) => commit(current, change, { mergeKey }));
+  }, []);
+
+  /* React Flow's view of the graph */
+
+  const nodes = useMemo(
+    () => graph.nodes.map((node) => (selection.nodes.has(node.id) ? { ...node, selected: true } : node)) as BlockFlowNode[],
+    [graph.nodes, selection.nodes],
+  );
+  const edges = useMemo(() => graph.edges.map((edge) => flowEdgeOf(edge, selection.edges.has(edge.id))), [graph.edges, selection.edges]);
+
+  const onNodesChange = useCallback(
+    (changes: NodeChange<BlockFlowNode>[]) => {
+      const selectChanges = changes.filter((change) => change.type === 'select');
+      if (selectChanges.length > 0) {
+        setSelection((current) => {
+          const next = new Set(current.nodes);
+          for (const change of selectChanges) {
+            if (change.selected) next.add(change.id);
+            else next.delete(change.id);
+          }
+          return { nodes: next, edges: current.edges };
+        });
+      }
+      const removed = changes.filter((change) => change.type === 'remove').map((change) => change.id);
+      const moves = changes.filter((change) => change.type === 'position' || change.type === 'dimensions');
+      setHistory((current) => {
+        let next = current;
+        if (moves.length > 0) next = touch(next, { nodes: applyNodeChanges(moves, next.graph.nodes as BlockFlowNode[]) as GraphNode[] });
+        if (removed.length > 0) {
+          const change = removeElements(next.graph, new Set(removed), new Set());
+          if (change) next = commit(next, change);
+        }
+        return next;
+      });
+    },
+    [],
+  );
+
+  const onEdgesChange = useCallback((changes: EdgeChange[]) => {
+    const selectChanges = changes.filter((change) => change.type === 'select');
+    if (selectChanges.length > 0) {
+      setSelection((current) => {
+        const next = new Set(current.edges);
+        for (const change of selectChanges) {
+          if (change.selected) next.add(change.id);
+          else next.delete(change.id);
+        }
+        return { nodes: current.nodes, edges: next };
+      });
+    }
+    const removed = changes.filter((change) => change.type === 'remove').map((change) => change.id);
+    if (removed.length > 0) setHistory((current) => { const change = removeElements(current.graph, new Set(), new Set(removed)); return change ? commit(current, change) : current; });
+  }, []);
+
+  const onConnect = useCallback(
+    (connection: Connection) => {
+      setHistory((current) => {
+        const change = connect(current.graph, { source: connection.source, sourceExit: connection.sourceHandle ?? '', target: connection.target });
+        return change ? commit(current, change) : current;
+      });
+    },
+    [],
+  );
+
+  const reconnected = useRef(false);
+  const onReconnect = useCallback((old: Edge, connection: Connection) => {
+    reconnected.current = true;
+    setHistory((current) => {
+      const change = connect(current.graph, { source: connection.source, sourceExit: connection.sourceHandle ?? '', target: connection.target }, old.id);
+      return change ? commit(current, change) : current;
+    });
+  }, []);
+  // An edge's end dropped on empty canvas removes the edge, as in most node editors.
+  const onReconnectEnd = useCallback((_event: unknown, old: Edge) => {
+    if (!reconnected.current) setHistory((current) => { const change = removeElements(current.graph, new Set(), new Set([old.id])); return change ? commit(current, change) : current; });
+    reconnected.current = false;
+  }, []);
+
+  const onNodeDragStart = useCallback(() => {
+    setHistory((current) => {
+      dragBase.current = current.graph;
+      return current;
+    });
+  }, []);
+  const onNodeDragStop = useCallback(() => {
+    setHistory((current) => {
+      const base = dragBase.current;
+      dragBase.current = null;
+      if (!base || base.nodes === current.graph.nodes) return current;
+      // One undo step for the whole drag: from where the blocks were when it began.
+      return commit({ ...current, graph: base }, { nodes: current.graph.nodes });
+    });
+  }, []);
+
+  /* Adding, copying and pasting blocks */
+
+  const selectOnly = useCallback((nodeIds: readonly string[]) => setSelection({ nodes: new Set(nodeIds), edges: new Set() }), []);
+
+  const addBlock = useCallback(
+    (type: string, at?: { x: number; y: number }) => {
+      if (readOnly || !blockDefinition(type)) return;
+      const bounds = canvasRef.current?.getBoundingClientRect();
+      const position = at ?? flow.screenToFlowPosition(bounds ? { x: bounds.left + bounds.width / 2, y: bounds.top + bounds.height / 2 } : { x: 0, y: 0 });
+      setHistory((current) => {
+        const id = newId(type.replaceAll('_', '-'), idsOf(current.graph));
+        const node: GraphNode = { id, type, position: { x: Math.round(position.x - 90), y: Math.round(position.y - 30) }, data: initialDataOf(type) };
+        queueMicrotask(() => selectOnly([id]));
+        return commit(current, { nodes: [...current.graph.nodes, node] });
+      });
+    },
+    [flow, readOnly, selectOnly],
+  );
+
+  const pasteFragment = useCallback(
+    (text: string, placement: Parameters<typeof paste>[2]) => {
+      const fragment = readFragment(text);
+      if (!fragment || readOnly) return false;
+      setHistory((current) => {
+        const pasted = paste(current.graph, fragment, placement);
+        if (!pasted) return current;
+        queueMicrotask(() => selectOnly(pasted.nodeIds));
+        return commit(current, pasted.change);
+      });
+      return true;
+    },
+    [readOnly, selectOnly],
+  );
+
+  const copySelection = useCallback((): string | undefined => {
+    const fragment = fragmentOf(graph, selection.nodes);
+    return fragment.nodes.length > 0 ? JSON.stringify(fragment) : undefined;
+  }, [graph, selection.nodes]);
+
+  const duplicateSelection = useCallback(() => {
+    const text = copySelection();
+    if (text) pasteFragment(text, { offset: { x: 40, y: 40 } });
+  }, [copySelection, pasteFragment]);
+
+  const removeSelection = useCallback(() => {
+    if (readOnly) return;
+    setHistory((current) => {
+      const change = removeElements(current.graph, selection.nodes, selection.edges);
+      return change ? commit(current, change) : current;
+    });
+    setSelection(nothingSelected);
+  }, [readOnly, selection]);
+
+  // The system clipboard carries blocks as the plan file's JSON: between plans and browser tabs.
+  useEffect(() => {
+    const inField = () => {
+      const active = document.activeElement;
+      return active instanceof HTMLElement && (active.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(active.tagName));
+    };
+    const onCopy = (event: ClipboardEvent) => {
+      if (inField()) return;
+      const text = copySelection();
+      if (!text || !event.clipboardData) return;
+      event.clipboardData.setData('text/plain', text);
+      event.preventDefault();
+    };
+    const onCut = (event: ClipboardEvent) => {
+      if (inField() || readOnly) return;
+      onCopy(event);
+      if (event.defaultPrevented) removeSelection();
+    };
+    const onPaste = (event: ClipboardEvent) => {
+      if (inField()) return;
+      const text = event.clipboardData?.getData('text/plain');
+      if (text && pasteFragment(text, { offset: { x: 40, y: 40 } })) event.preventDefault();
+    };
+    document.addEventListener('copy', onCopy);
+    document.addEventListener('cut', onCut);
+    document.addEventListener('paste', onPaste);
+    return () => {
+      document.removeEventListener('copy', onCopy);
+      document.removeEventListener('cut', onCut);
+      document.removeEventListener('paste', onPaste);
+    };
+  }, [copySelection, pasteFragment, readOnly, removeSelection]);
+
+  const onDrop = useCallback(
+    (event: React.DragEvent) => {
+      const type = event.dataTransfer.getData(blockDragType);
+      if (!type) return;
+      event.preventDefault();
+      addBlock(type, flow.screenToFlowPosition({ x: event.clientX, y: event.clientY }));
+    },
+    [addBlock, flow],
+  );
+
+  /* Block data and plan settings */
+
+  const updateNodeData = useCallback(
+    (nodeId: string, data: Record<string, unknown>) => {
+      setHistory((current) =>
+        commit(current, { nodes: current.graph.nodes.map((node) => (node.id === nodeId ? { ...node, data } : node)) }, { mergeKey: `node:${nodeId}` }),
+      );
+    },
+    [],
+  );
+  const updateSettings = useCallback((settings: PlanSettings, field: string) => edit({ settings }, `settings.${field}`), [edit]);
+
+  const focusNode = useCallback(
+    (nodeId: string) => {
+      const node = flow.getNode(nodeId);
+      if (!node) return;
+      selectOnly([nodeId]);
+      const width = node.measured?.width ?? 200;
+      const height = node.measured?.height ?? 80;
+      void flow.setCenter(node.position.x + width / 2, node.position.y + height / 2, { zoom: Math.max(flow.getZoom(), 1), duration: 300 });
+    },
+    [flow, selectOnly],
+  );
+
+  const autoLayout = useCallback(async () => {
+    const { layoutGraph } = await import('./auto-layout.ts');
+    const positions = await layoutGraph(history.graph);
+    edit({ nodes: history.graph.nodes.map((node) => ({ ...node, position: positions.get(node.id) ?? node.position })) });
+    requestAnimationFrame(() => void flow.fitView({ duration: 300 }));
+  }, [edit, flow, history.graph]);
+
+  /* Keys, leaving and the tenant */
+
+  const dirty = graph.revision !== saving.savedRevision;
+  useHotkeys([
+    ['mod+z', () => setHistory(undo)],
+    ['mod+shift+z', () => setHistory(redo)],
+    ['mod+y', () => setHistory(redo)],
+    ['mod+d', () => duplicateSelection()],
+    ['mod+s', () => void saving.save()],
+    ['mod+a', () => setSelection({ nodes: new Set(graph.nodes.map((node) => node.id)), edges: new Set(graph.edges.map((edge) => edge.id)) })],
+  ]);
+
+  useLeaveGuard(
+    async (reason) => {
+      if (reason === 'tenant') {
+        // The plan is the old tenant's: it closes either way, once its work is saved or let go.
+        const leave = !dirty || (await saving.askToLeave(reason));
+        if (leave) navigate('/visual-plan');
+        return leave;
+      }
+      return !dirty || saving.askToLeave(reason);
+    },
+    () => dirty,
+    (path) => navigate(path),
+  );
+
+  // The plan list shows the version and the time of the last save.
+  useEffect(() => () => void queryClient.invalidateQueries({ queryKey: ['/visual-plans'] }), [queryClient]);
+
+  const singleNode = selection.nodes.size === 1 ? graph.nodes.find((node) => selection.nodes.has(node.id)) : undefined;
+
+  return (
+    <EditorContextProvider planId={loaded.id} tenantId={loaded.tenant_id} readOnly={readOnly} decorations={decorations}>
+      <div className={classes.shell}>
+        <Group justify="space-between" mb="xs" wrap="nowrap" gap="xs">
+          <Group gap="xs" wrap="nowrap" style={{ minWidth: 0 }}>
+            <Title order={3} style={{ overflow: 'hidden', textOverflow: 'ellipsis', whiteSpace: 'nowrap' }} data-testid="editor-plan-name">
+              {loaded.name}
+            </Title>
+            <Badge variant="light" data-testid="editor-version">
+              {t('editor.version', { version: saving.baseVersion })}
+            </Badge>
+            {saving.publishedVersion !== null ? (
+              <Badge variant="light" color="teal" data-testid="editor-published">
+                {t('editor.publishedVersion', { version: saving.publishedVersion })}
+              </Badge>
+            ) : (
+              <Badge variant="light" color="gray" data-testid="editor-published">
+                {t('editor.neverPublished')}
+              </Badge>
+            )}
+            {readOnly && (
+              <Badge color="gray" data-testid="editor-read-only">
+                {t('editor.readOnly')}
+              </Badge>
+            )}
+            {!readOnly && (
+              <Text size="xs" c={dirty ? 'orange' : 'dimmed'} data-testid="editor-dirty">
+                {dirty ? t('editor.unsaved') : t('editor.saved')}
+              </Text>
+            )}
+          </Group>
+          <Group gap="xs" wrap="nowrap">
+            <IssuesButton onFocusNode={focusNode} />
+            <EditorToolbar
+              readOnly={readOnly}
+              canUndo={history.past.length > 0}
+              canRedo={history.future.length > 0}
+              onUndo={() => setHistory(undo)}
+              onRedo={() => setHistory(redo)}
+              onAutoLayout={() => void autoLayout()}
+              onFitView={() => void flow.fitView({ duration: 300 })}
+              onFocusNode={focusNode}
+              graph={graph}
+              saving={saving}
+              dirty={dirty}
+              hasSelection={selection.nodes.size > 0}
+              onDuplicate={duplicateSelection}
+              onRemove={removeSelection}
+              onCopy={() => {
+                const text = copySelection();
+                if (text) void navigator.clipboard.writeText(text).then(() => toast('success', t('editor.copied')));
+              }}
+              onPaste={() =>
+                void navigator.clipboard.readText().then((text) => {
+                  if (!pasteFragment(text, { offset: { x: 40, y: 40 } })) toast('warning', t('editor.nothingToPaste'));
+                })
+              }
+            />
+          </Group>
+        </Group>
+        <div className={classes.body}>
+          {!readOnly && <Palette onAdd={(type) => addBlock(type)} />}
+          <div className={classes.canvas} ref={canvasRef} onDragOver={(event) => event.preventDefault()} onDrop={onDrop} data-testid="plan-canvas">
+            <ReactFlow<BlockFlowNode>
+              nodes={nodes}
+              edges={edges}
+              nodeTypes={nodeTypes}
+              onNodesChange={onNodesChange}
+              onEdgesChange={onEdgesChange}
+              onConnect={onConnect}
+              onReconnect={onReconnect}
+              onReconnectEnd={onReconnectEnd}
+              onNodeDragStart={onNodeDragStart}
+              onNodeDragStop={onNodeDragStop}
+              nodesDraggable={!readOnly}
+              nodesConnectable={!readOnly}
+              edgesReconnectable={!readOnly}
+              deleteKeyCode={readOnly ? null : ['Delete', 'Backspace']}
+              multiSelectionKeyCode={['Shift', 'Meta', 'Control']}
+              fitView
+              minZoom={0.05}
+              onlyRenderVisibleElements
+              proOptions={{ hideAttribution: false }}
+              colorMode={colorScheme}
+            >
+              <Background />
+              <Controls showInteractive={false} />
+              <MiniMap pannable zoomable ariaLabel={t('editor.minimap')} />
+            </ReactFlow>
+          </div>
+          <aside className={classes.side} aria-label={t('editor.sidePanel')}>
+            <SidePanel
+              node={singleNode}
+              selectedCount={selection.nodes.size}
+              settings={graph.settings}
+              onNodeDataChange={updateNodeData}
+              onSettingsChange={updateSettings}
+            />
+          </aside>
+        </div>
+      </div>
+      {saving.dialogs}
+    </EditorContextProvider>
+  );
+}
+

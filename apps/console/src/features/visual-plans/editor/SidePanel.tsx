@@ -1,0 +1,72 @@
+import { ScrollArea, Stack, Text, Title } from '@mantine/core';
+import { blockDefinition, type PlanSettings } from '@voxplan/blocks/definitions';
+import { useMemo } from 'react';
+import { useTranslation } from 'react-i18next';
+import { BlockFormHost } from './BlockFormHost.tsx';
+import { useNodeDecoration } from './decorations.ts';
+import { useEditorContext } from './editor-context.tsx';
+import type { GraphNode } from './graph-state.ts';
+import { PlanSettingsPanel } from './PlanSettingsPanel.tsx';
+
+/** Issues of a block by the path inside its data: the live check's first, then the server's. */
+function useNodeIssues(node: GraphNode): ReadonlyMap<string, string> {
+  const { decorations } = useEditorContext();
+  const decoration = useNodeDecoration(decorations, node.id);
+  return useMemo(() => {
+    const issues = new Map<string, string>();
+    const parsed = blockDefinition(node.type)?.schema.safeParse(node.data);
+    if (parsed && !parsed.success) for (const issue of parsed.error.issues) if (!issues.has(issue.path.join('.'))) issues.set(issue.path.join('.'), issue.message);
+    for (const issue of [...decoration.errors, ...decoration.warnings]) if (!issues.has(issue.path)) issues.set(issue.path, issue.message);
+    return issues;
+  }, [node.type, node.data, decoration]);
+}
+
+function BlockPanel({ node, onChange }: { node: GraphNode; onChange(nodeId: string, data: Record<string, unknown>): void }) {
+  const { language } = useEditorContext();
+  const texts = blockDefinition(node.type)?.texts[language];
+  const issues = useNodeIssues(node);
+  return (
+    <Stack gap="sm" p="sm" data-testid="block-panel" data-node-id={node.id}>
+      <div>
+        <Title order={4}>{texts?.name ?? node.type}</Title>
+        <Text size="xs" c="dimmed">
+          {texts?.description}
+        </Text>
+      </div>
+      <BlockFormHost node={node} issues={issues} onChange={(data) => onChange(node.id, data)} />
+    </Stack>
+  );
+}
+
+/** The selected block's form, or the plan's settings when no block is selected. */
+export function SidePanel({
+  node,
+  selectedCount,
+  settings,
+  onNodeDataChange,
+  onSettingsChange,
+}: {
+  node: GraphNode | undefined;
+  selectedCount: number;
+  settings: PlanSettings;
+  onNodeDataChange(nodeId: string, data: Record<string, unknown>): void;
+  onSettingsChange(settings: PlanSettings, field: string): void;
+}) {
+  const { t } = useTranslation();
+  return (
+    <ScrollArea style={{ flex: 1 }}>
+      {node ? (
+        <BlockPanel key={node.id} node={node} onChange={onNodeDataChange} />
+      ) : selectedCount > 1 ? (
+        <Stack p="sm" gap="xs">
+          <Title order={4}>{t('editor.selected', { count: selectedCount })}</Title>
+          <Text size="sm" c="dimmed">
+            {t('editor.selectedHint')}
+          </Text>
+        </Stack>
+      ) : (
+        <PlanSettingsPanel settings={settings} onChange={onSettingsChange} />
+      )}
+    </ScrollArea>
+  );
+}

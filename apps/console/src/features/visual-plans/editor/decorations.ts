@@ -1,0 +1,102 @@
+/**
+ * What is drawn on a block besides its data: the server's errors and warnings about it, and the
+ * test panel's path. Kept apart from React Flow's nodes (their data is what gets saved) in a small
+ * store each node subscribes to by id, so that a step of the test panel re-renders the two nodes it
+ * concerns, not the thousand others.
+ */
+import type { VisualPlanDocument } from '@voxplan/contracts/visual-plan';
+
+/** An error or a warning about the plan, as the server answers it. */
+export type PlanIssue = VisualPlanDocument['errors'][number];
+import { useSyncExternalStore } from 'react';
+
+export interface NodeDecoration {
+  errors: readonly PlanIssue[];
+  warnings: readonly PlanIssue[];
+  /** Visited by the test session. */
+  visited: boolean;
+  /** Where the test session is now. */
+  current: boolean;
+}
+
+const plain: NodeDecoration = Object.freeze({ errors: [], warnings: [], visited: false, current: false });
+
+export class DecorationStore {
+  private byNode = new Map<string, NodeDecoration>();
+  private listeners = new Set<() => void>();
+  private issues: { errors: readonly PlanIssue[]; warnings: readonly PlanIssue[] } = { errors: [], warnings: [] };
+  private path: readonly string[] = [];
+  private current: string | undefined;
+  private visitedEdges = new Set<string>();
+
+  subscribe = (listener: () => void): (() => void) => {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  };
+
+  get(nodeId: string): NodeDecoration {
+    return this.byNode.get(nodeId) ?? plain;
+  }
+
+  /** The issues of the last save or load: `errors` refuse a save, `warnings` never do. */
+  setIssues(errors: readonly PlanIssue[], warnings: readonly PlanIssue[]): void {
+    this.issues = { errors, warnings };
+    this.rebuild();
+  }
+
+  getIssues(): { errors: readonly PlanIssue[]; warnings: readonly PlanIssue[] } {
+    return this.issues;
+  }
+
+  /** The nodes a test session went through, in order, and the edges between them. */
+  setPath(nodeIds: readonly string[], current: string | undefined, edges: readonly { id: string; source: string; target: string }[]): void {
+    this.path = nodeIds;
+    this.current = current;
+    this.visitedEdges = new Set();
+    for (let index = 1; index < nodeIds.length; index++) {
+      const edge = edges.find((candidate) => candidate.source === nodeIds[index - 1] && candidate.target === nodeIds[index]);
+      if (edge) this.visitedEdges.add(edge.id);
+    }
+    this.rebuild();
+  }
+
+  isEdgeVisited(edgeId: string): boolean {
+    return this.visitedEdges.has(edgeId);
+  }
+
+  private rebuild(): void {
+    const next = new Map<string, { errors: PlanIssue[]; warnings: PlanIssue[]; visited: boolean; current: boolean }>();
+    const entry = (id: string) => {
+      let found = next.get(id);
+      if (!found) next.set(id, (found = { errors: [], warnings: [], visited: false, current: false }));
+      return found;
+    };
+    for (const issue of this.issues.errors) if (issue.node_id) entry(issue.node_id).errors.push(issue);
+    for (const issue of this.issues.warnings) if (issue.node_id) entry(issue.node_id).warnings.push(issue);
+    for (const id of this.path) entry(id).visited = true;
+    if (this.current) entry(this.current).current = true;
+    // A node whose decoration did not change keeps its object, so its component does not render again.
+    const kept = new Map<string, NodeDecoration>();
+    for (const [id, decoration] of next) {
+      const before = this.byNode.get(id);
+      kept.set(id, before && sameDecoration(before, decoration) ? before : decoration);
+    }
+    this.byNode = kept;
+    for (const listener of this.listeners) listener();
+  }
+}
+
+function sameDecoration(a: NodeDecoration, b: NodeDecoration): boolean {
+  return (
+    a.visited === b.visited &&
+    a.current === b.current &&
+    a.errors.length === b.errors.length &&
+    a.warnings.length === b.warnings.length &&
+    a.errors.every((issue, index) => issue.message === b.errors[index]!.message && issue.path === b.errors[index]!.path) &&
+    a.warnings.every((issue, index) => issue.message === b.warnings[index]!.message && issue.path === b.warnings[index]!.path)
+  );
+}
+
+export function useNodeDecoration(store: DecorationStore, nodeId: string): NodeDecoration {
+  return useSyncExternalStore(store.subscribe, () => store.get(nodeId));
+}

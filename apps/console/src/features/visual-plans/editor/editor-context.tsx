@@ -1,0 +1,77 @@
+import { useQuery } from '@tanstack/react-query';
+import type { ReferenceKind } from '@voxplan/blocks/definitions';
+import { createContext, useContext, useMemo } from 'react';
+import { useTranslation } from 'react-i18next';
+import { api } from '../../../lib/api/client.ts';
+import type { DecorationStore } from './decorations.ts';
+
+export interface PickerOption {
+  value: number;
+  label: string;
+}
+
+/** Where each kind of record a block refers to is listed. */
+const referenceResources: Record<ReferenceKind, string> = {
+  destination: '/destinations',
+  audio: '/audios',
+  date_range: '/date-ranges',
+  plan: '/visual-plans',
+};
+
+/** Pickers offer at most the largest page the API answers; a tenant with more finds them by typing. */
+const pickerLimit = 1000;
+
+/**
+ * The tenant's records of a kind, by name, for pickers and for naming a reference on a block. Read
+ * in the plan's own tenant (an administrator on "All tenants" edits a plan of one tenant).
+ */
+export function useReferenceList(kind: ReferenceKind, tenantId: number) {
+  const resource = referenceResources[kind];
+  return useQuery({
+    queryKey: [resource, tenantId, 'picker'],
+    queryFn: ({ signal }) =>
+      api.get<{ id: number; name: string }[]>(resource, { query: { filter: { fields: ['id', 'name'], order: ['name ASC'], limit: pickerLimit } }, signal, tenantId }),
+    staleTime: 30_000,
+    select: (rows): PickerOption[] => rows.map((row) => ({ value: row.id, label: row.name })),
+  });
+}
+
+export interface EditorContextValue {
+  planId: number;
+  tenantId: number;
+  readOnly: boolean;
+  decorations: DecorationStore;
+  language: 'en' | 'pt';
+  /** The name of a referenced record, when it is loaded. */
+  referenceName(kind: ReferenceKind, id: number | null | undefined): string | undefined;
+}
+
+const EditorContext = createContext<EditorContextValue | null>(null);
+
+export function useEditorContext(): EditorContextValue {
+  const value = useContext(EditorContext);
+  if (!value) throw new Error('useEditorContext outside the plan editor');
+  return value;
+}
+
+export function EditorContextProvider({ planId, tenantId, readOnly, decorations, children }: { planId: number; tenantId: number; readOnly: boolean; decorations: DecorationStore; children: React.ReactNode }) {
+  const { i18n } = useTranslation();
+  const destinations = useReferenceList('destination', tenantId);
+  const audios = useReferenceList('audio', tenantId);
+  const dateRanges = useReferenceList('date_range', tenantId);
+  const plans = useReferenceList('plan', tenantId);
+  const value = useMemo<EditorContextValue>(() => {
+    const lists: Record<ReferenceKind, PickerOption[] | undefined> = { destination: destinations.data, audio: audios.data, date_range: dateRanges.data, plan: plans.data };
+    const names = new Map<string, string>();
+    for (const [kind, options] of Object.entries(lists)) for (const option of options ?? []) names.set(`${kind}:${option.value}`, option.label);
+    return {
+      planId,
+      tenantId,
+      readOnly,
+      decorations,
+      language: i18n.language === 'pt' ? 'pt' : 'en',
+      referenceName: (kind, id) => (id == null ? undefined : names.get(`${kind}:${id}`)),
+    };
+  }, [planId, tenantId, readOnly, decorations, i18n.language, destinations.data, audios.data, dateRanges.data, plans.data]);
+  return <EditorContext.Provider value={value}>{children}</EditorContext.Provider>;
+}

@@ -16,7 +16,8 @@ export default tseslint.config(
     },
   },
   {
-    files: ['apps/console/src/**/*.{ts,tsx}'],
+    // The console, and the blocks' editor forms it renders.
+    files: ['apps/console/src/**/*.{ts,tsx}', 'packages/blocks/src/**/*.tsx'],
     languageOptions: { globals: { ...globals.browser } },
     plugins: { 'react-hooks': reactHooks },
     rules: {

@@ -1,12 +1,21 @@
 /** Field schemas several blocks share, so one rule has one spelling. */
 import { compileExpression, ExpressionError, isAssignableVariableName, parseJsonPath, JsonPathError } from '@voxplan/engine';
 import { z } from 'zod';
+import type { FieldHint } from './editor/types.ts';
+
+/**
+ * How the editor's generic form shows a field whose schema alone does not say (a template, a
+ * value, JSON). Tagged where the field is defined, so every block using it gets the same input.
+ * A registry of its own rather than `.meta()`: the global registry's metadata would be copied
+ * into every JSON Schema generated from the blocks.
+ */
+export const fieldHints = z.registry<FieldHint>();
 
 /** Ids are 32-bit integer columns on both databases (as `idSchema` of the contracts). */
 export const referenceId = () => z.number().int().positive().max(2 ** 31 - 1);
 
 /** Free text that may hold `{{name}}` placeholders. */
-export const templateText = (max = 4_000) => z.string().max(max).default('');
+export const templateText = (max = 4_000) => z.string().max(max).default('').register(fieldHints, { kind: 'template' });
 
 /** The issue codes structural validation reports besides zod's own (docs/engine.md). */
 export type CustomIssueCode = 'invalid_json' | 'invalid_expression' | 'invalid_path' | 'unsafe_pattern' | 'duplicate_value' | 'reserved_name';
@@ -50,7 +59,8 @@ export const valueText = (max = 2_000) =>
         if (error instanceof ExpressionError) customIssue(ctx, 'invalid_expression', [], error.message);
         else throw error;
       }
-    });
+    })
+    .register(fieldHints, { kind: 'value' });
 
 export const jsonPath = () =>
   z

@@ -1,6 +1,6 @@
 /** The request fields `http_request` and `api_switch` share (blocks.md). */
 import { z } from 'zod';
-import { customIssue } from './fields.ts';
+import { customIssue, fieldHints } from './fields.ts';
 
 export const httpMethods = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 
@@ -18,11 +18,11 @@ const queryName = z
 export const httpRequestFields = {
   method: z.enum(httpMethods).default('GET'),
   /** May hold `{{name}}`; what it renders to must be an http or https URL. */
-  url: z.string().trim().min(1).max(2_000),
-  headers: z.record(headerName, z.string().max(4_000)).default({}),
-  query: z.record(queryName, z.string().max(2_000)).default({}),
+  url: z.string().trim().min(1).max(2_000).register(fieldHints, { kind: 'template' }),
+  headers: z.record(headerName, z.string().max(4_000).register(fieldHints, { kind: 'template' })).default({}),
+  query: z.record(queryName, z.string().max(2_000).register(fieldHints, { kind: 'template' })).default({}),
   /** JSON text; `{{name}}` may appear inside its strings. */
-  body: z.string().max(65_536).default(''),
+  body: z.string().max(65_536).default('').register(fieldHints, { kind: 'json' }),
   timeout_ms: z.number().int().min(100).max(30_000).default(5_000),
 };
 

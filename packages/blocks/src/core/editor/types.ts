@@ -60,6 +60,7 @@ export interface BlockEditor {
   readonly color: string;
   /** A short text (one or two lines) of what the node does with its data, for the node body. */
   summary(data: unknown, context: SummaryContext): string;
+  /** By the field's path in the schema, list indices left out (`options.label`, `rules.left`). */
   readonly fieldHints: Readonly<Record<string, FieldHint>>;
   /**
    * The label of an exit that comes from the data (a menu option's label beside its keys); the

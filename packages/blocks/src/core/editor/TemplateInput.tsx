@@ -1,0 +1,97 @@
+/**
+ * A text input (or area) that offers the plan's variables after `{{`: typing `{{cal` lists
+ * `caller` and `called`; choosing one writes `{{caller}}` and puts the caret after it.
+ */
+import { Combobox, Textarea, TextInput, useCombobox } from '@mantine/core';
+import { type ChangeEvent, type ReactNode, useEffect, useRef, useState } from 'react';
+import { useFormContext } from './form-context.ts';
+
+/** The placeholder being typed right before the caret: `{{` and the start of a name. */
+const openPlaceholder = /\{\{\s*(\w*)$/;
+
+/** Most names shown at once; typing more letters narrows the list. */
+const maxSuggestions = 30;
+
+export interface TemplateInputProps {
+  value: string;
+  onChange(value: string): void;
+  label: string;
+  /** Shown under the label, not read as the label. */
+  description?: ReactNode;
+  error?: ReactNode;
+  multiline?: boolean;
+  monospace?: boolean;
+  maxLength?: number;
+  testId: string;
+}
+
+export function TemplateInput({ value, onChange, label, description, error, multiline, monospace, maxLength, testId }: TemplateInputProps) {
+  const { services, readOnly } = useFormContext();
+  const combobox = useCombobox();
+  const element = useRef<HTMLInputElement | HTMLTextAreaElement | null>(null);
+  const [typed, setTyped] = useState<string | null>(null);
+  const suggestions =
+    typed === null ? [] : services.variableNames.filter((name) => name.toLowerCase().startsWith(typed.toLowerCase())).slice(0, maxSuggestions);
+
+  const handleChange = (event: ChangeEvent<HTMLInputElement | HTMLTextAreaElement>) => {
+    const text = event.currentTarget.value;
+    const match = openPlaceholder.exec(text.slice(0, event.currentTarget.selectionStart ?? text.length));
+    onChange(text);
+    setTyped(match ? match[1]! : null);
+    if (match) combobox.openDropdown();
+    else combobox.closeDropdown();
+  };
+
+  // Enter takes the first name offered, once the options for what was typed are drawn.
+  useEffect(() => {
+    if (typed !== null) combobox.selectFirstOption();
+    // Only when what was typed changes: the store is a new object on every render, and an option
+    // the user moved to with the arrow keys must stay chosen.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [typed]);
+
+  const insert = (name: string) => {
+    const caret = element.current?.selectionStart ?? value.length;
+    const before = value.slice(0, caret).replace(openPlaceholder, `{{${name}}}`);
+    // The rest of a name already written after the caret (`{{ca|ller}}`) is replaced, not kept.
+    const after = value.slice(caret).replace(/^\w*\s*\}\}/, '');
+    onChange(before + after);
+    setTyped(null);
+    combobox.closeDropdown();
+    requestAnimationFrame(() => element.current?.setSelectionRange(before.length, before.length));
+  };
+
+  const common = {
+    label,
+    description,
+    error,
+    value,
+    readOnly,
+    maxLength,
+    onChange: handleChange,
+    onBlur: () => combobox.closeDropdown(),
+    spellCheck: !monospace,
+    styles: monospace ? { input: { fontFamily: 'var(--mantine-font-family-monospace)' } } : undefined,
+    'data-testid': testId,
+  };
+  return (
+    <Combobox store={combobox} onOptionSubmit={insert} withinPortal>
+      <Combobox.Target>
+        {multiline ? (
+          <Textarea {...common} ref={(node) => void (element.current = node)} autosize minRows={2} maxRows={12} />
+        ) : (
+          <TextInput {...common} ref={(node) => void (element.current = node)} />
+        )}
+      </Combobox.Target>
+      <Combobox.Dropdown hidden={suggestions.length === 0 || readOnly}>
+        <Combobox.Options>
+          {suggestions.map((name) => (
+            <Combobox.Option value={name} key={name}>
+              {`{{${name}}}`}
+            </Combobox.Option>
+          ))}
+        </Combobox.Options>
+      </Combobox.Dropdown>
+    </Combobox>
+  );
+}

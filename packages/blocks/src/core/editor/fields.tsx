@@ -1,0 +1,411 @@
+/**
+ * One input per field kind of the form model, and the lists (rows of objects, of single values, of
+ * variants, name/value pairs) that hold more fields. Every input carries `data-testid="field-<path>"`
+ * with the data path its issues use (`options.0.digits`).
+ */
+import { ActionIcon, Button, Fieldset, Group, Input, NumberInput, Paper, Select, Stack, Switch, Text, Textarea, TextInput } from '@mantine/core';
+import { IconArrowDown, IconArrowUp, IconPlus, IconTrash } from '@tabler/icons-react';
+import { type ReactNode, useState } from 'react';
+import { useFormContext } from './form-context.ts';
+import type { FieldDescriptor } from './form-model.ts';
+import { ReferencePicker } from './ReferencePicker.tsx';
+import { TemplateInput } from './TemplateInput.tsx';
+import { fieldLabel, formatText, optionLabel } from './texts.ts';
+
+type Row = Record<string, unknown>;
+
+const monospace = { input: { fontFamily: 'var(--mantine-font-family-monospace)' } };
+
+const childPath = (path: string, key: string | number): string => (path === '' ? String(key) : `${path}.${key}`);
+
+const asText = (value: unknown): string => (typeof value === 'string' ? value : value === undefined || value === null ? '' : String(value));
+
+const asRow = (value: unknown): Row => (value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Row) : {});
+
+const asList = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
+
+/** Why a JSON text does not parse, or nothing when it does (an empty body is no body). */
+export function jsonError(text: string): string | undefined {
+  if (text.trim() === '') return undefined;
+  try {
+    JSON.parse(text);
+    return undefined;
+  } catch (error) {
+    return (error as Error).message;
+  }
+}
+
+/** The fields of one object (the block's data, or a row), each under its own label. */
+export function ObjectFields({ fields, value, path, inRow, onChange }: { fields: readonly FieldDescriptor[]; value: Row; path: string; inRow: boolean; onChange(value: Row): void }) {
+  return (
+    <>
+      {fields.map((field) => (
+        <Field key={field.key} field={field} value={value[field.key]} path={childPath(path, field.key)} inRow={inRow} onChange={(next) => onChange({ ...value, [field.key]: next })} />
+      ))}
+    </>
+  );
+}
+
+interface FieldProps {
+  field: FieldDescriptor;
+  value: unknown;
+  /** The field's data path (`options.0.digits`). */
+  path: string;
+  inRow: boolean;
+  onChange(value: unknown): void;
+  /** Replaces the label texts give (the items of a list of single values are named by their list). */
+  label?: string;
+}
+
+export function Field({ field, value, path, inRow, onChange, label: givenLabel }: FieldProps) {
+  const { blockTexts, texts, issues, readOnly } = useFormContext();
+  const label = givenLabel ?? fieldLabel(blockTexts, field.key, inRow);
+  const error = issues.get(path);
+  const testId = `field-${path}`;
+  switch (field.kind) {
+    case 'template':
+      return <TemplateInput value={asText(value)} onChange={onChange} label={label} error={error} multiline={field.multiline} maxLength={field.maxLength} testId={testId} />;
+    case 'value': {
+      const text = asText(value);
+      return <TemplateInput value={text} onChange={onChange} label={label} error={error} description={texts.value_hint} monospace={text.startsWith('=')} testId={testId} />;
+    }
+    case 'expression':
+      return <TemplateInput value={asText(value)} onChange={onChange} label={label} error={error} monospace testId={testId} />;
+    case 'json': {
+      const text = asText(value);
+      const invalid = jsonError(text);
+      // Shown as the user types; the schema's issue (the server's, after a save) takes precedence.
+      const shown = error ?? (invalid === undefined ? undefined : formatText(texts.invalid_json, { message: invalid }));
+      return <TemplateInput value={text} onChange={onChange} label={label} error={shown} multiline monospace testId={testId} />;
+    }
+    case 'code':
+      return (
+        <Textarea
+          label={label}
+          error={error}
+          value={asText(value)}
+          onChange={(event) => onChange(event.currentTarget.value)}
+          readOnly={readOnly}
+          autosize
+          minRows={6}
+          maxRows={24}
+          spellCheck={false}
+          styles={monospace}
+          data-testid={testId}
+        />
+      );
+    case 'text': {
+      const common = {
+        label,
+        error,
+        value: asText(value),
+        readOnly,
+        maxLength: field.maxLength,
+        'data-testid': testId,
+      };
+      return field.multiline ? (
+        <Textarea {...common} onChange={(event) => onChange(event.currentTarget.value)} autosize minRows={2} maxRows={12} />
+      ) : (
+        <TextInput {...common} onChange={(event) => onChange(event.currentTarget.value)} />
+      );
+    }
+    case 'number':
+      return (
+        <NumberInput
+          label={label}
+          error={error}
+          value={typeof value === 'number' ? value : ''}
+          // Emptied, the field holds null: the schema then says it is required, rather than a guessed number.
+          onChange={(next) => onChange(typeof next === 'number' ? next : next === '' ? null : Number(next))}
+          min={field.min}
+          max={field.max}
+          allowDecimal={!field.integer}
+          clampBehavior="none"
+          readOnly={readOnly}
+          data-testid={testId}
+        />
+      );
+    case 'switch':
+      return (
+        <Switch
+          label={label}
+          error={error}
+          checked={value === true}
+          onChange={(event) => onChange(event.currentTarget.checked)}
+          disabled={readOnly}
+          data-testid={testId}
+        />
+      );
+    case 'select':
+      return (
+        <Select
+          label={label}
+          error={error}
+          data={field.options.map((option) => ({ value: option, label: optionLabel(blockTexts, option) }))}
+          value={typeof value === 'string' ? value : null}
+          onChange={(next) => next !== null && onChange(next)}
+          allowDeselect={false}
+          readOnly={readOnly}
+          data-testid={testId}
+        />
+      );
+    case 'reference':
+      return (
+        <ReferencePicker
+          kind={field.reference}
+          value={typeof value === 'number' ? value : null}
+          onChange={onChange}
+          nullable={field.nullable}
+          label={label}
+          error={error}
+          testId={testId}
+        />
+      );
+    case 'list':
+      return <ListField field={field} value={asList(value)} path={path} label={label} onChange={onChange} />;
+    case 'variants':
+      return <VariantsField field={field} value={asList(value)} path={path} label={label} onChange={onChange} />;
+    case 'record':
+      return <RecordField field={field} value={asRow(value)} path={path} label={label} onChange={onChange} />;
+  }
+}
+
+/** The frame of a list: its label, its rows with remove and reorder buttons, an add button. */
+function Rows({
+  path,
+  label,
+  items,
+  min,
+  max,
+  onChange,
+  newItem,
+  renderRow,
+  addButtons,
+}: {
+  path: string;
+  label: string;
+  items: unknown[];
+  min: number;
+  max?: number;
+  onChange(items: unknown[]): void;
+  newItem(): unknown;
+  renderRow(item: unknown, index: number, onChange: (item: unknown) => void): ReactNode;
+  /** Buttons of their own in place of the one "Add" (one per variant). */
+  addButtons?: ReactNode;
+}) {
+  const { texts, issues, readOnly } = useFormContext();
+  const error = issues.get(path);
+  const replace = (index: number, item: unknown) => onChange(items.map((current, at) => (at === index ? item : current)));
+  const move = (from: number, to: number) => {
+    const next = [...items];
+    const [item] = next.splice(from, 1);
+    next.splice(to, 0, item);
+    onChange(next);
+  };
+  const canAdd = !readOnly && (max === undefined || items.length < max);
+  return (
+    <Fieldset legend={label} data-testid={`field-${path}`} variant="filled" p="xs">
+      <Stack gap="xs">
+        {items.length === 0 && (
+          <Text size="sm" c="dimmed">
+            {texts.no_rows}
+          </Text>
+        )}
+        {items.map((item, index) => {
+          const number = index + 1;
+          const rowPath = childPath(path, index);
+          return (
+            // Rows have no identity of their own but their place; the form redraws them from the data.
+            <Paper key={index} withBorder p="xs" data-testid={`row-${rowPath}`}>
+              <Group align="flex-start" gap="xs" wrap="nowrap">
+                <Stack gap="xs" style={{ flex: 1, minWidth: 0 }}>
+                  {renderRow(item, index, (next) => replace(index, next))}
+                </Stack>
+                {!readOnly && (
+                  <Stack gap={4}>
+                    <ActionIcon
+                      variant="subtle"
+                      color="red"
+                      aria-label={formatText(texts.remove_row, { number })}
+                      title={formatText(texts.remove_row, { number })}
+                      disabled={items.length <= min}
+                      onClick={() => onChange(items.filter((_, at) => at !== index))}
+                      data-testid={`remove-${rowPath}`}
+                    >
+                      <IconTrash size={16} />
+                    </ActionIcon>
+                    <ActionIcon
+                      variant="subtle"
+                      aria-label={formatText(texts.move_up, { number })}
+                      title={formatText(texts.move_up, { number })}
+                      disabled={index === 0}
+                      onClick={() => move(index, index - 1)}
+                      data-testid={`up-${rowPath}`}
+                    >
+                      <IconArrowUp size={16} />
+                    </ActionIcon>
+                    <ActionIcon
+                      variant="subtle"
+                      aria-label={formatText(texts.move_down, { number })}
+                      title={formatText(texts.move_down, { number })}
+                      disabled={index === items.length - 1}
+                      onClick={() => move(index, index + 1)}
+                      data-testid={`down-${rowPath}`}
+                    >
+                      <IconArrowDown size={16} />
+                    </ActionIcon>
+                  </Stack>
+                )}
+              </Group>
+            </Paper>
+          );
+        })}
+        {error && <Input.Error>{error}</Input.Error>}
+        {canAdd &&
+          (addButtons ?? (
+            <Button variant="light" size="xs" leftSection={<IconPlus size={14} />} onClick={() => onChange([...items, newItem()])} data-testid={`add-${path}`} style={{ alignSelf: 'flex-start' }}>
+              {texts.add_row}
+            </Button>
+          ))}
+      </Stack>
+    </Fieldset>
+  );
+}
+
+type ListDescriptor = Extract<FieldDescriptor, { kind: 'list' }>;
+
+function ListField({ field, value, path, label, onChange }: { field: ListDescriptor; value: unknown[]; path: string; label: string; onChange(value: unknown[]): void }) {
+  return (
+    <Rows
+      path={path}
+      label={label}
+      items={value}
+      min={field.min}
+      max={field.max}
+      onChange={onChange}
+      newItem={() => structuredClone(field.itemDefault)}
+      renderRow={(item, index, change) =>
+        field.itemIsObject ? (
+          <ObjectFields fields={field.fields} value={asRow(item)} path={childPath(path, index)} inRow onChange={change} />
+        ) : (
+          <Field field={field.fields[0]!} value={item} path={childPath(path, index)} inRow label={`${label} ${index + 1}`} onChange={change} />
+        )
+      }
+    />
+  );
+}
+
+type VariantsDescriptor = Extract<FieldDescriptor, { kind: 'variants' }>;
+
+/** Rows of several shapes (recording's analyses): the kind picked first, its own fields below. */
+function VariantsField({ field, value, path, label, onChange }: { field: VariantsDescriptor; value: unknown[]; path: string; label: string; onChange(value: unknown[]): void }) {
+  const { blockTexts, texts, issues, readOnly } = useFormContext();
+  const variantOf = (item: unknown) => field.variants.find((variant) => variant.value === asRow(item)[field.discriminator]);
+  const used = new Set(value.map((item) => variantOf(item)?.value));
+  const addButtons = (
+    <Group gap="xs">
+      {field.variants
+        // Each kind once (the schema refuses a second): only the ones not in the list yet are offered.
+        .filter((variant) => !used.has(variant.value))
+        .map((variant) => (
+          <Button
+            key={variant.value}
+            variant="light"
+            size="xs"
+            leftSection={<IconPlus size={14} />}
+            onClick={() => onChange([...value, structuredClone(variant.defaultValue)])}
+            data-testid={`add-${path}-${variant.value}`}
+          >
+            {formatText(texts.add_variant, { name: optionLabel(blockTexts, variant.value) })}
+          </Button>
+        ))}
+    </Group>
+  );
+  return (
+    <Rows
+      path={path}
+      label={label}
+      items={value}
+      min={field.min}
+      max={field.max}
+      onChange={onChange}
+      newItem={() => structuredClone(field.variants[0]!.defaultValue)}
+      addButtons={addButtons}
+      renderRow={(item, index, change) => {
+        const rowPath = childPath(path, index);
+        const variant = variantOf(item);
+        const kindPath = childPath(rowPath, field.discriminator);
+        return (
+          <>
+            <Select
+              label={fieldLabel(blockTexts, field.discriminator, true)}
+              error={issues.get(kindPath)}
+              data={field.variants.map((option) => ({ value: option.value, label: optionLabel(blockTexts, option.value) }))}
+              value={variant?.value ?? null}
+              // Another kind is another shape: the row starts over with that kind's defaults.
+              onChange={(next) => {
+                const chosen = field.variants.find((option) => option.value === next);
+                if (chosen && chosen !== variant) change(structuredClone(chosen.defaultValue));
+              }}
+              allowDeselect={false}
+              readOnly={readOnly}
+              data-testid={`field-${kindPath}`}
+            />
+            {variant && <ObjectFields fields={variant.fields} value={asRow(item)} path={rowPath} inRow onChange={change} />}
+          </>
+        );
+      }}
+    />
+  );
+}
+
+type RecordDescriptor = Extract<FieldDescriptor, { kind: 'record' }>;
+
+/**
+ * Name/value pairs kept as an object (headers, query parameters). The rows live in the component
+ * while the user types: an object cannot hold two rows with the same (or no) name yet.
+ */
+function RecordField({ field, value, path, label, onChange }: { field: RecordDescriptor; value: Row; path: string; label: string; onChange(value: Row): void }) {
+  const { texts, issues, readOnly } = useFormContext();
+  const [rows, setRows] = useState<Array<[string, unknown]>>(() => Object.entries(value));
+  // The data changed elsewhere (undo, another block selected): the rows follow it.
+  const fromData = JSON.stringify(value);
+  const [seen, setSeen] = useState(fromData);
+  if (fromData !== seen) {
+    setSeen(fromData);
+    if (fromData !== JSON.stringify(Object.fromEntries(rows))) setRows(Object.entries(value));
+  }
+  const update = (next: Array<[string, unknown]>) => {
+    setRows(next);
+    const object = Object.fromEntries(next);
+    setSeen(JSON.stringify(object));
+    onChange(object);
+  };
+  return (
+    <Rows
+      path={path}
+      label={label}
+      items={rows}
+      min={0}
+      onChange={(next) => update(next as Array<[string, unknown]>)}
+      newItem={() => ['', structuredClone(field.value.defaultValue)]}
+      renderRow={(item, index, change) => {
+        const [name, entry] = item as [string, unknown];
+        const rowPath = childPath(path, index);
+        return (
+          <>
+            <TextInput
+              label={texts.name}
+              value={name}
+              error={issues.get(childPath(path, name))}
+              onChange={(event) => change([event.currentTarget.value, entry])}
+              readOnly={readOnly}
+              data-testid={`field-${rowPath}.name`}
+            />
+            <Field field={field.value} value={entry} path={`${rowPath}.value`} inRow label={texts.value} onChange={(next) => change([name, next])} />
+          </>
+        );
+      }}
+    />
+  );
+}

@@ -1,0 +1,21 @@
+import { createContext, useContext } from 'react';
+import type { BlockTexts } from '../define.ts';
+import type { EditorTexts } from './texts.ts';
+import type { EditorServices } from './types.ts';
+
+/** What every input of one block's form reads: set once by the form, not passed down field by field. */
+export interface FormContextValue {
+  services: EditorServices;
+  blockTexts: BlockTexts;
+  texts: EditorTexts;
+  issues: ReadonlyMap<string, string>;
+  readOnly: boolean;
+}
+
+export const FormContext = createContext<FormContextValue | null>(null);
+
+export function useFormContext(): FormContextValue {
+  const context = useContext(FormContext);
+  if (!context) throw new Error('a block form field is rendered outside its form');
+  return context;
+}

@@ -1,0 +1,230 @@
+/**
+ * The generic form's model: a block's zod schema read into field descriptors, default values for
+ * new blocks and new list rows, and the schema's issues keyed by the path of the field they are
+ * about. Pure functions: the renderer (BlockForm) and the tests read the same model.
+ */
+import { z } from 'zod';
+import type { ReferenceField, ReferenceKind } from '../define.ts';
+import { fieldHints } from '../fields.ts';
+import { editorTexts, type EditorTexts } from './texts.ts';
+import type { EditorLanguage, FieldHint } from './types.ts';
+
+/** Strings longer than this get a text area rather than a one-line input. */
+const multilineFrom = 200;
+
+interface FieldBase {
+  /** The key of the field in its object (`digits`), or `''` for the items of a list of texts. */
+  key: string;
+  /** Where the field sits in the block's schema, list indices left out (`options.digits`): the key of `fieldHints`. */
+  schemaPath: string;
+  /** What a new block or a new row holds in this field. */
+  defaultValue: unknown;
+}
+
+export type FieldDescriptor = FieldBase &
+  (
+    | { kind: 'text'; multiline: boolean; maxLength?: number }
+    | { kind: 'template'; multiline: boolean; maxLength?: number }
+    | { kind: 'value' }
+    | { kind: 'expression' }
+    | { kind: 'json' }
+    | { kind: 'code'; language: 'lua' }
+    | { kind: 'number'; min?: number; max?: number; integer: boolean }
+    | { kind: 'switch' }
+    | { kind: 'select'; options: readonly string[] }
+    | { kind: 'reference'; reference: ReferenceKind; nullable: boolean }
+    /** A list of objects (one row per item, `fields` side by side) or of single values (`fields` holds one descriptor keyed `''`). */
+    | { kind: 'list'; fields: readonly FieldDescriptor[]; itemIsObject: boolean; itemDefault: unknown; min: number; max?: number }
+    /** A list whose rows are one of several shapes, chosen by the `discriminator` field (recording's analyses). */
+    | {
+        kind: 'variants';
+        discriminator: string;
+        variants: ReadonlyArray<{ value: string; fields: readonly FieldDescriptor[]; defaultValue: unknown }>;
+        min: number;
+        max?: number;
+      }
+    /** Name/value pairs stored as an object (http headers, query parameters). */
+    | { kind: 'record'; value: FieldDescriptor }
+  );
+
+export type FieldKind = FieldDescriptor['kind'];
+
+/** What the block's editor adds to what the schema says. */
+export interface DescribeOptions {
+  hints?: Readonly<Record<string, FieldHint>>;
+  references?: readonly ReferenceField[];
+}
+
+type Schema = z.core.$ZodType;
+
+/** The schema under `.default()`, `.nullable()` and `.optional()`, with what those wrappers said. */
+function unwrap(schema: Schema): { inner: Schema; defaultValue?: unknown; hasDefault: boolean; nullable: boolean; hint?: FieldHint } {
+  let current = schema;
+  let hint = fieldHints.get(current);
+  let defaultValue: unknown;
+  let hasDefault = false;
+  let nullable = false;
+  for (;;) {
+    if (current instanceof z.ZodDefault) {
+      if (!hasDefault) defaultValue = current.def.defaultValue;
+      hasDefault = true;
+      current = current.def.innerType;
+    } else if (current instanceof z.ZodNullable) {
+      nullable = true;
+      current = current.def.innerType;
+    } else if (current instanceof z.ZodOptional) {
+      current = current.def.innerType;
+    } else break;
+    hint ??= fieldHints.get(current);
+  }
+  return { inner: current, defaultValue, hasDefault, nullable, ...(hint ? { hint } : {}) };
+}
+
+function lengthBounds(schema: Schema): { min?: number; max?: number } {
+  const bounds: { min?: number; max?: number } = {};
+  for (const check of schema._zod.def.checks ?? []) {
+    const def = check._zod.def as { check: string; minimum?: number; maximum?: number; length?: number };
+    if (def.check === 'min_length') bounds.min = def.minimum;
+    else if (def.check === 'max_length') bounds.max = def.maximum;
+    else if (def.check === 'length_equals') bounds.min = bounds.max = def.length;
+  }
+  return bounds;
+}
+
+/** What a value of this schema starts as when the data has none: its default, else the emptiest valid-looking value. */
+export function defaultValueOf(schema: Schema): unknown {
+  const { inner, defaultValue, hasDefault, nullable } = unwrap(schema);
+  if (hasDefault) return structuredClone(defaultValue);
+  if (nullable) return null;
+  if (inner instanceof z.ZodObject) return Object.fromEntries(Object.entries(inner.shape).map(([key, field]) => [key, defaultValueOf(field)]));
+  if (inner instanceof z.ZodString) return '';
+  if (inner instanceof z.ZodBoolean) return false;
+  if (inner instanceof z.ZodEnum) return inner.options[0];
+  if (inner instanceof z.ZodLiteral) return inner.value;
+  if (inner instanceof z.ZodDiscriminatedUnion) return defaultValueOf(inner.options[0] as Schema);
+  if (inner instanceof z.ZodArray) return Array.from({ length: lengthBounds(inner).min ?? 0 }, () => defaultValueOf(inner.element));
+  if (inner instanceof z.ZodRecord) return {};
+  // A number (or a reference id) is left empty: the form asks for it rather than guessing one.
+  return null;
+}
+
+/** The data a block starts with: every field's default (required references empty, for the user to pick). */
+export function initialDataOf(schema: Schema): Record<string, unknown> {
+  const value = defaultValueOf(schema);
+  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+}
+
+function objectFields(schema: z.ZodObject, prefix: string, options: DescribeOptions, skip?: string): FieldDescriptor[] {
+  return Object.entries(schema.shape)
+    .filter(([key]) => key !== skip)
+    .flatMap(([key, field]) => {
+      const described = describeField(key, field, prefix === '' ? key : `${prefix}.${key}`, options);
+      return described ? [described] : [];
+    });
+}
+
+function describeField(key: string, schema: Schema, schemaPath: string, options: DescribeOptions): FieldDescriptor | undefined {
+  const { inner, nullable, hint: tagged } = unwrap(schema);
+  const hint = options.hints?.[schemaPath] ?? tagged;
+  const base: FieldBase = { key, schemaPath, defaultValue: defaultValueOf(schema) };
+  if (hint?.kind === 'hidden') return undefined;
+  const reference = options.references?.find((field) => field.path === schemaPath);
+  if (reference) return { ...base, kind: 'reference', reference: reference.kind, nullable };
+  const { min, max } = lengthBounds(inner);
+  if (hint) {
+    switch (hint.kind) {
+      case 'template':
+        return { ...base, kind: 'template', multiline: hint.multiline ?? (max ?? Infinity) > multilineFrom, ...(max === undefined ? {} : { maxLength: max }) };
+      case 'code':
+        return { ...base, kind: 'code', language: hint.language };
+      default:
+        return { ...base, kind: hint.kind };
+    }
+  }
+  if (inner instanceof z.ZodString) return { ...base, kind: 'text', multiline: (max ?? Infinity) > multilineFrom, ...(max === undefined ? {} : { maxLength: max }) };
+  if (inner instanceof z.ZodNumber) {
+    return {
+      ...base,
+      kind: 'number',
+      integer: inner.isInt,
+      ...(Number.isFinite(inner.minValue) ? { min: inner.minValue! } : {}),
+      ...(Number.isFinite(inner.maxValue) ? { max: inner.maxValue! } : {}),
+    };
+  }
+  if (inner instanceof z.ZodBoolean) return { ...base, kind: 'switch' };
+  if (inner instanceof z.ZodEnum) return { ...base, kind: 'select', options: inner.options.map(String) };
+  if (inner instanceof z.ZodRecord) {
+    const value = describeField('value', inner.valueType, `${schemaPath}.value`, options);
+    if (!value) throw new Error(`the values of ${schemaPath} cannot be hidden`);
+    return { ...base, kind: 'record', value };
+  }
+  if (inner instanceof z.ZodArray) {
+    const bounds = { min: min ?? 0, ...(max === undefined ? {} : { max }) };
+    const itemDefault = defaultValueOf(inner.element);
+    const element = unwrap(inner.element).inner;
+    if (element instanceof z.ZodObject) return { ...base, kind: 'list', itemIsObject: true, itemDefault, fields: objectFields(element, schemaPath, options), ...bounds };
+    if (element instanceof z.ZodDiscriminatedUnion) {
+      const discriminator = element.def.discriminator;
+      const variants = (element.options as Schema[]).map((option) => {
+        if (!(option instanceof z.ZodObject)) throw new Error(`${schemaPath}: a variant is not an object`);
+        const tag = option.shape[discriminator];
+        if (!(tag instanceof z.ZodLiteral)) throw new Error(`${schemaPath}: a variant's ${discriminator} is not a literal`);
+        return { value: String(tag.value), fields: objectFields(option, schemaPath, options, discriminator), defaultValue: defaultValueOf(option) };
+      });
+      return { ...base, kind: 'variants', discriminator, variants, ...bounds };
+    }
+    const item = describeField('', inner.element, schemaPath, options);
+    if (!item) throw new Error(`the items of ${schemaPath} cannot be hidden`);
+    return { ...base, kind: 'list', itemIsObject: false, itemDefault, fields: [item], ...bounds };
+  }
+  throw new Error(`the generic form has no input for ${schemaPath} (${inner._zod.def.type}): give the block a hint or a form of its own`);
+}
+
+/** The fields of a block's form, in the schema's order. */
+export function describeFields(schema: Schema, options: DescribeOptions = {}): FieldDescriptor[] {
+  const { inner } = unwrap(schema);
+  if (!(inner instanceof z.ZodObject)) throw new Error('a block schema is an object');
+  return objectFields(inner, '', options);
+}
+
+/** The dotted path the issues and the test ids use (`options.0.digits`). */
+export const joinPath = (path: readonly PropertyKey[]): string => path.map(String).join('.');
+
+// English needs no locale: zod's own messages are English.
+const portugueseError = z.locales.ptBR().localeError;
+
+/**
+ * The schema's issues with `data`, one message per path (the first), in the user's language:
+ * an empty required field says so; zod's other issues come from its locale; the blocks' own
+ * issues (core/fields.ts `customIssue`) keep their English message, which names the culprit, or
+ * take the generic text of their code in Portuguese.
+ */
+export function validateData(schema: Schema, data: unknown, language: EditorLanguage = 'en'): Map<string, string> {
+  const result = z.safeParse(schema, data, { reportInput: true });
+  const issues = new Map<string, string>();
+  if (result.success) return issues;
+  for (const issue of result.error.issues) {
+    const path = joinPath(issue.path);
+    if (!issues.has(path)) issues.set(path, issueMessage(issue, language));
+  }
+  return issues;
+}
+
+function isEmptyRequired(issue: z.core.$ZodIssue): boolean {
+  const input = (issue as { input?: unknown }).input;
+  if (issue.code === 'invalid_type') return input === null || input === undefined;
+  return issue.code === 'too_small' && issue.origin === 'string' && input === '';
+}
+
+function issueMessage(issue: z.core.$ZodIssue, language: EditorLanguage): string {
+  const texts = editorTexts[language];
+  if (isEmptyRequired(issue)) return texts.required;
+  if (issue.code === 'custom') {
+    const code = issue.params?.code as string | undefined;
+    return language !== 'en' && code !== undefined && code in texts.issues ? texts.issues[code as keyof EditorTexts['issues']] : issue.message;
+  }
+  if (language === 'en') return issue.message;
+  // The locale reads the raw issue's fields, which the final issue keeps (`input` too, with reportInput).
+  const localised = portugueseError(issue as unknown as z.core.$ZodRawIssue);
+  return (typeof localised === 'string' ? localised : localised?.message) ?? issue.message;
+}

@@ -1,0 +1,11 @@
+import { IconCalendarTime } from '@tabler/icons-react';
+import { defineEditor } from '../core/editor/define-editor.ts';
+import { readNumber } from '../core/editor/summary.ts';
+import { dateRangeBlock } from './definition.ts';
+
+export const dateRangeEditor = defineEditor({
+  definition: dateRangeBlock,
+  icon: IconCalendarTime,
+  color: 'orange',
+  summary: (data, context) => context.referenceName('date_range', readNumber(data, 'date_range_id')) ?? '',
+});

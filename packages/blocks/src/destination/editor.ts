@@ -1,0 +1,14 @@
+import { IconPhoneOutgoing } from '@tabler/icons-react';
+import { defineEditor } from '../core/editor/define-editor.ts';
+import { lines, readNumber, seconds } from '../core/editor/summary.ts';
+import { destinationBlock } from './definition.ts';
+
+export const destinationEditor = defineEditor({
+  definition: destinationBlock,
+  icon: IconPhoneOutgoing,
+  color: 'teal',
+  summary: (data, context) => {
+    const timeout = readNumber(data, 'timeout_s');
+    return lines(context.referenceName('destination', readNumber(data, 'destination_id')), timeout !== undefined && seconds(context, timeout));
+  },
+});

@@ -1,0 +1,19 @@
+import { IconWorld } from '@tabler/icons-react';
+import { defineEditor } from '../core/editor/define-editor.ts';
+import { excerpt, lines, listed, readList, readText } from '../core/editor/summary.ts';
+import { httpRequestBlock } from './definition.ts';
+
+export const httpRequestEditor = defineEditor({
+  definition: httpRequestBlock,
+  icon: IconWorld,
+  color: 'cyan',
+  // The request, and the variables its answer fills.
+  summary: (data, context) =>
+    lines(
+      excerpt(`${readText(data, 'method')} ${readText(data, 'url')}`),
+      listed(
+        readList(data, 'save').map((item) => readText(item, 'variable')),
+        context,
+      ),
+    ),
+});

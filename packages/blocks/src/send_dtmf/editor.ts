@@ -1,0 +1,13 @@
+import { IconDialpad } from '@tabler/icons-react';
+import { defineEditor } from '../core/editor/define-editor.ts';
+import { readText } from '../core/editor/summary.ts';
+import { sendDtmfBlock } from './definition.ts';
+
+export const sendDtmfEditor = defineEditor({
+  definition: sendDtmfBlock,
+  icon: IconDialpad,
+  color: 'gray',
+  // Digits may hold `{{name}}` for digits kept in a variable.
+  fieldHints: { digits: { kind: 'template' } },
+  summary: (data) => readText(data, 'digits'),
+});

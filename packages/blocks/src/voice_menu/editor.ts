@@ -1,0 +1,19 @@
+import { IconListNumbers } from '@tabler/icons-react';
+import { defineEditor } from '../core/editor/define-editor.ts';
+import { countOf, lines, promptSummary, readList, readText } from '../core/editor/summary.ts';
+import { voiceMenuBlock } from './definition.ts';
+
+export const voiceMenuEditor = defineEditor({
+  definition: voiceMenuBlock,
+  icon: IconListNumbers,
+  color: 'indigo',
+  // A menu without options is refused; a new one starts with option 1 for the user to go on from.
+  initialData: { options: [{ digits: '1', label: '' }] },
+  // An option's label beside its keys: "1 · Sales".
+  exitLabel: (exit, data) => {
+    const label = readList(data, 'options').find((option) => readText(option, 'digits') === exit && readText(option, 'label') !== '');
+    return label === undefined ? undefined : `${exit} · ${readText(label, 'label')}`;
+  },
+  summary: (data, context) => lines(promptSummary(data, context), countOf(voiceMenuBlock, context, 'options', readList(data, 'options').length)),
+});
+

@@ -1,4 +1,5 @@
-import { Badge, Group, Text, Title, useComputedColorScheme } from '@mantine/core';
+import { Alert, Badge, Button, Group, Text, Title, useComputedColorScheme } from '@mantine/core';
+import { IconPlayerPlay } from '@tabler/icons-react';
 import { useHotkeys } from '@mantine/hooks';
 import { useQueryClient } from '@tanstack/react-query';
 import { blockDefinition, type PlanSettings } from '@voxplan/blocks/definitions';
@@ -49,18 +50,20 @@ import {
 import { IssuesButton } from './IssuesButton.tsx';
 import { blockDragType, Palette } from './Palette.tsx';
 import { SidePanel } from './SidePanel.tsx';
+import { TestPanel, type TestPanelPath } from './test-panel/TestPanel.tsx';
 import { usePlanSaving } from './use-plan-saving.tsx';
 
 
 /** React Flow's edge for a plan edge, made once per plan edge object so that unchanged edges are not drawn again. */
 const flowEdges = new WeakMap<object, Edge>();
-function flowEdgeOf(edge: Graph['edges'][number], selected: boolean): Edge {
+function flowEdgeOf(edge: Graph['edges'][number], selected: boolean, visited: boolean): Edge {
   let flow = flowEdges.get(edge);
   if (!flow) {
     flow = { id: edge.id, source: edge.source, sourceHandle: edge.source_exit, target: edge.target };
     flowEdges.set(edge, flow);
   }
-  return selected ? { ...flow, selected: true } : flow;
+  if (!selected && !visited) return flow;
+  return { ...flow, selected, ...(visited ? { animated: true, className: classes.visitedEdge } : {}) };
 }
 
 interface Selection {
@@ -101,7 +104,24 @@ export function PlanEditor({ loaded, onReload }: { loaded: VisualPlanDocument; o
     () => graph.nodes.map((node) => (selection.nodes.has(node.id) ? { ...node, selected: true } : node)) as BlockFlowNode[],
     [graph.nodes, selection.nodes],
   );
-  const edges = useMemo(() => graph.edges.map((edge) => flowEdgeOf(edge, selection.edges.has(edge.id))), [graph.edges, selection.edges]);
+  const [testing, setTesting] = useState<{ startNodeId?: string } | null>(null);
+  const [visitedEdges, setVisitedEdges] = useState<ReadonlySet<string>>(new Set());
+  const edges = useMemo(
+    () => graph.edges.map((edge) => flowEdgeOf(edge, selection.edges.has(edge.id), visitedEdges.has(edge.id))),
+    [graph.edges, selection.edges, visitedEdges],
+  );
+  const onPathChange = useCallback(
+    (path: TestPanelPath) => {
+      decorations.setPath(path.nodeIds, path.current);
+      setVisitedEdges(new Set(path.edgeIds ?? []));
+    },
+    [decorations],
+  );
+  const closeTest = useCallback(() => {
+    setTesting(null);
+    decorations.setPath([], undefined);
+    setVisitedEdges(new Set());
+  }, [decorations]);
 
   const onNodesChange = useCallback(
     (changes: NodeChange<BlockFlowNode>[]) => {
@@ -378,6 +398,14 @@ export function PlanEditor({ loaded, onReload }: { loaded: VisualPlanDocument; o
           </Group>
           <Group gap="xs" wrap="nowrap">
             <IssuesButton onFocusNode={focusNode} />
+            <Button
+              variant={testing ? 'filled' : 'light'}
+              leftSection={<IconPlayerPlay size={16} />}
+              onClick={() => (testing ? closeTest() : setTesting({}))}
+              data-testid="editor-test"
+            >
+              {t('editor.test')}
+            </Button>
             <EditorToolbar
               readOnly={readOnly}
               canUndo={history.past.length > 0}
@@ -435,14 +463,38 @@ export function PlanEditor({ loaded, onReload }: { loaded: VisualPlanDocument; o
               <MiniMap pannable zoomable ariaLabel={t('editor.minimap')} />
             </ReactFlow>
           </div>
-          <aside className={classes.side} aria-label={t('editor.sidePanel')}>
-            <SidePanel
-              node={singleNode}
-              selectedCount={selection.nodes.size}
-              settings={graph.settings}
-              onNodeDataChange={updateNodeData}
-              onSettingsChange={updateSettings}
-            />
+          <aside className={classes.side} aria-label={t(testing ? 'editor.testPanel' : 'editor.sidePanel')}>
+            {testing ? (
+              <>
+                {dirty && (
+                  <Alert color="yellow" m="xs" p="xs" data-testid="test-unsaved">
+                    <Group justify="space-between" wrap="nowrap" gap="xs">
+                      <Text size="xs">{t('editor.testUnsaved')}</Text>
+                      <Button size="compact-xs" onClick={() => void saving.save()} loading={saving.saving}>
+                        {t('common.save')}
+                      </Button>
+                    </Group>
+                  </Alert>
+                )}
+                <TestPanel
+                  key={testing.startNodeId ?? ''}
+                  planId={loaded.id}
+                  startNodeId={testing.startNodeId}
+                  edges={saving.savedEdges}
+                  onPathChange={onPathChange}
+                  onClose={closeTest}
+                />
+              </>
+            ) : (
+              <SidePanel
+                node={singleNode}
+                selectedCount={selection.nodes.size}
+                settings={graph.settings}
+                onNodeDataChange={updateNodeData}
+                onSettingsChange={updateSettings}
+                onTestFrom={(nodeId) => setTesting({ startNodeId: nodeId })}
+              />
+            )}
           </aside>
         </div>
       </div>

@@ -1,4 +1,5 @@
-import { ScrollArea, Stack, Text, Title } from '@mantine/core';
+import { Button, Group, ScrollArea, Stack, Text, Title } from '@mantine/core';
+import { IconPlayerPlay } from '@tabler/icons-react';
 import { blockDefinition, type PlanSettings } from '@voxplan/blocks/definitions';
 import { useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -21,18 +22,24 @@ function useNodeIssues(node: GraphNode): ReadonlyMap<string, string> {
   }, [node.type, node.data, decoration]);
 }
 
-function BlockPanel({ node, onChange }: { node: GraphNode; onChange(nodeId: string, data: Record<string, unknown>): void }) {
+function BlockPanel({ node, onChange, onTestFrom }: { node: GraphNode; onChange(nodeId: string, data: Record<string, unknown>): void; onTestFrom(nodeId: string): void }) {
+  const { t } = useTranslation();
   const { language } = useEditorContext();
   const texts = blockDefinition(node.type)?.texts[language];
   const issues = useNodeIssues(node);
   return (
     <Stack gap="sm" p="sm" data-testid="block-panel" data-node-id={node.id}>
-      <div>
-        <Title order={4}>{texts?.name ?? node.type}</Title>
-        <Text size="xs" c="dimmed">
-          {texts?.description}
-        </Text>
-      </div>
+      <Group justify="space-between" align="flex-start" wrap="nowrap">
+        <div>
+          <Title order={4}>{texts?.name ?? node.type}</Title>
+          <Text size="xs" c="dimmed">
+            {texts?.description}
+          </Text>
+        </div>
+        <Button size="compact-xs" variant="light" leftSection={<IconPlayerPlay size={12} />} onClick={() => onTestFrom(node.id)} data-testid="test-from-block">
+          {t('editor.testFromHere')}
+        </Button>
+      </Group>
       <BlockFormHost node={node} issues={issues} onChange={(data) => onChange(node.id, data)} />
     </Stack>
   );
@@ -45,18 +52,20 @@ export function SidePanel({
   settings,
   onNodeDataChange,
   onSettingsChange,
+  onTestFrom,
 }: {
   node: GraphNode | undefined;
   selectedCount: number;
   settings: PlanSettings;
   onNodeDataChange(nodeId: string, data: Record<string, unknown>): void;
   onSettingsChange(settings: PlanSettings, field: string): void;
+  onTestFrom(nodeId: string): void;
 }) {
   const { t } = useTranslation();
   return (
     <ScrollArea style={{ flex: 1 }}>
       {node ? (
-        <BlockPanel key={node.id} node={node} onChange={onNodeDataChange} />
+        <BlockPanel key={node.id} node={node} onChange={onNodeDataChange} onTestFrom={onTestFrom} />
       ) : selectedCount > 1 ? (
         <Stack p="sm" gap="xs">
           <Title order={4}>{t('editor.selected', { count: selectedCount })}</Title>

@@ -27,7 +27,6 @@ export class DecorationStore {
   private issues: { errors: readonly PlanIssue[]; warnings: readonly PlanIssue[] } = { errors: [], warnings: [] };
   private path: readonly string[] = [];
   private current: string | undefined;
-  private visitedEdges = new Set<string>();
 
   subscribe = (listener: () => void): (() => void) => {
     this.listeners.add(listener);
@@ -48,20 +47,11 @@ export class DecorationStore {
     return this.issues;
   }
 
-  /** The nodes a test session went through, in order, and the edges between them. */
-  setPath(nodeIds: readonly string[], current: string | undefined, edges: readonly { id: string; source: string; target: string }[]): void {
+  /** The nodes a test session went through and the node it is at. */
+  setPath(nodeIds: readonly string[], current: string | undefined): void {
     this.path = nodeIds;
     this.current = current;
-    this.visitedEdges = new Set();
-    for (let index = 1; index < nodeIds.length; index++) {
-      const edge = edges.find((candidate) => candidate.source === nodeIds[index - 1] && candidate.target === nodeIds[index]);
-      if (edge) this.visitedEdges.add(edge.id);
-    }
     this.rebuild();
-  }
-
-  isEdgeVisited(edgeId: string): boolean {
-    return this.visitedEdges.has(edgeId);
   }
 
   private rebuild(): void {

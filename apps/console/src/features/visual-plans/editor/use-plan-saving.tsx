@@ -1,6 +1,6 @@
 import { Button, Group, Modal, Stack, Text, TextInput } from '@mantine/core';
 import { useQueryClient } from '@tanstack/react-query';
-import { planFormatVersion } from '@voxplan/blocks/definitions';
+import { type PlanEdge, planFormatVersion } from '@voxplan/blocks/definitions';
 import type { VisualPlanDocument, VisualPlanPublished } from '@voxplan/contracts/visual-plan';
 import { type ReactNode, useCallback, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -20,6 +20,8 @@ export interface PlanSaving {
   publishedVersion: number | null;
   /** The revision of the graph the server holds: equal to the graph's, nothing is unsaved. */
   savedRevision: number;
+  /** The edges of the draft as the server holds it (the test panel runs that draft). */
+  savedEdges: readonly PlanEdge[];
   saving: boolean;
   publishing: boolean;
   /** Saves the draft; answers whether it was saved. */
@@ -55,6 +57,7 @@ export function usePlanSaving({ loaded, graph, decorations, readOnly, onReload }
   const [baseVersion, setBaseVersion] = useState(loaded.version);
   const [publishedVersion, setPublishedVersion] = useState(loaded.published_version);
   const [savedRevision, setSavedRevision] = useState(graph.revision);
+  const [savedEdges, setSavedEdges] = useState<readonly PlanEdge[]>(loaded.edges);
   const [saving, setSaving] = useState(false);
   const [publishing, setPublishing] = useState(false);
   const [conflict, setConflict] = useState(false);
@@ -77,6 +80,7 @@ export function usePlanSaving({ loaded, graph, decorations, readOnly, onReload }
       setBaseVersion(saved.version);
       baseRef.current = saved.version;
       setSavedRevision(current.revision);
+      setSavedEdges(saved.edges);
       decorations.setIssues(saved.errors, saved.warnings);
       toast('success', saved.warnings.length > 0 ? t('editor.savedWithWarnings', { version: saved.version, count: saved.warnings.length }) : t('editor.savedVersion', { version: saved.version }));
       return true;
@@ -198,5 +202,5 @@ export function usePlanSaving({ loaded, graph, decorations, readOnly, onReload }
     </>
   );
 
-  return { baseVersion, publishedVersion, savedRevision, saving, publishing, save, publish, restore, askToLeave, adopt, dialogs };
+  return { baseVersion, publishedVersion, savedRevision, savedEdges, saving, publishing, save, publish, restore, askToLeave, adopt, dialogs };
 }

@@ -127,7 +127,7 @@ export function CallerControls({ channel, prompt, canAnswer, send }: CallerContr
       ) : (
         <SendField label={t('testPanel.message')} buttonLabel={t('testPanel.send')} disabled={disabled} maxLength={4096} onSend={(text) => send({ type: 'message', text })} testId="test-panel-message" />
       )}
-      <Group gap="xs" grow>
+      <Group gap="xs">
         <Button variant="default" disabled={disabled} onClick={() => send({ type: 'timeout' })}>
           {t(channel === 'voice' ? 'testPanel.timeout' : 'testPanel.idleTimeout')}
         </Button>

@@ -15,7 +15,7 @@ function Facts({ rows, label, testId }: { rows: Array<[string, ReactNode]>; labe
             <Table.Th fw={500} style={{ whiteSpace: 'nowrap', verticalAlign: 'top' }}>
               <Text size="sm">{name}</Text>
             </Table.Th>
-            <Table.Td style={{ overflowWrap: 'anywhere' }}>
+            <Table.Td style={{ overflowWrap: 'break-word' }}>
               <Text size="sm">{value}</Text>
             </Table.Td>
           </Table.Tr>

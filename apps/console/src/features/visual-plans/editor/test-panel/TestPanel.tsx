@@ -1,7 +1,7 @@
 import { Accordion, Alert, Badge, Button, CloseButton, Group, SegmentedControl, Stack, Switch, Text, Title } from '@mantine/core';
 import { IconAlertTriangle, IconInfoCircle, IconLock, IconPlayerPlay, IconRefresh } from '@tabler/icons-react';
 import type { Action } from '@voxplan/engine';
-import { useEffect, useId, useMemo, useRef, useState } from 'react';
+import { useEffect, useId, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { ApiError } from '../../../../lib/api/client.ts';
 import { useCanWrite } from '../../../../lib/auth.tsx';
@@ -9,18 +9,12 @@ import { errorText } from '../../../../lib/errors.ts';
 import { CallerControls } from './CallerControls.tsx';
 import { PromptVoice } from './prompt-voice.ts';
 import { RunPath, RunReport, RunVariables } from './RunDetails.tsx';
-import { pathOnPlan, type Prompt, type SimulatorChannel, type SimulatorVersion } from './simulator-state.ts';
+import { type EdgeRef, pathOnPlan, type Prompt, type SimulatorChannel, type SimulatorPath, type SimulatorVersion } from './simulator-state.ts';
 import { Transcript } from './Transcript.tsx';
 import { useSimulator } from './use-simulator.ts';
 
 /** What the canvas lights as the run moves: blocks entered (in order), exits and edges taken, where it is now. */
-export interface TestPanelPath {
-  nodeIds: string[];
-  exits: Array<{ nodeId: string; exit: string }>;
-  /** Only when the panel was given the plan's edges. */
-  edgeIds?: string[];
-  current?: string;
-}
+export type TestPanelPath = SimulatorPath;
 
 export interface TestPanelProps {
   planId: number;
@@ -29,7 +23,7 @@ export interface TestPanelProps {
   onPathChange: (path: TestPanelPath) => void;
   onClose: () => void;
   /** The plan's edges as saved (the simulator runs the saved draft): with them the path names its edges. */
-  edges?: ReadonlyArray<{ id: string; source: string; source_exit: string }>;
+  edges?: readonly EdgeRef[];
   /** The language (BCP 47) prompts are spoken in when a `say` names none: the plan's, when known. */
   language?: string;
 }
@@ -108,14 +102,15 @@ export function TestPanel({ planId, startNodeId, onPathChange, onClose, edges, l
   useEffect(() => {
     onPathChangeRef.current = onPathChange;
   });
-  const edgeIdOf = useMemo(() => (edges ? new Map(edges.map((edge) => [`${edge.source}\u0000${edge.source_exit}`, edge.id])) : null), [edges]);
+  // Read when the path moves, not a reason to tell it again: a host may pass a new array each render.
+  const edgesRef = useRef(edges);
   useEffect(() => {
-    const path = pathOnPlan(state, planId);
-    const edgeIds = edgeIdOf ? path.exits.flatMap(({ nodeId, exit }) => edgeIdOf.get(`${nodeId}\u0000${exit}`) ?? []) : undefined;
-    onPathChangeRef.current({ ...path, ...(edgeIds && { edgeIds: [...new Set(edgeIds)] }) });
-    // `state` changes with every frame; the path only with these.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [state.path, state.current, planId, edgeIdOf]);
+    edgesRef.current = edges;
+  });
+  const { path: entered, current } = state;
+  useEffect(() => {
+    onPathChangeRef.current(pathOnPlan({ path: entered, current }, planId, edgesRef.current));
+  }, [entered, current, planId]);
 
   const versionLabel = useId();
   const channelLabel = useId();
@@ -135,7 +130,7 @@ export function TestPanel({ planId, startNodeId, onPathChange, onClose, edges, l
           {t('testPanel.title')}
         </Title>
         <Group gap="xs" wrap="nowrap">
-          <Badge variant="light" color={state.connection === 'open' ? 'green' : state.connection === 'refused' || state.connection === 'closed' ? 'red' : 'gray'} data-testid="test-panel-connection">
+          <Badge variant="dot" color={state.connection === 'open' ? 'green' : state.connection === 'refused' || state.connection === 'closed' ? 'red' : 'gray'} data-testid="test-panel-connection">
             {t(`testPanel.connection.${canWrite ? state.connection : 'refused'}`)}
           </Badge>
           <CloseButton aria-label={t('testPanel.close')} onClick={onClose} />

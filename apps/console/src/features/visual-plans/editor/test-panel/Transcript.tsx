@@ -57,7 +57,7 @@ export function Transcript({ entries }: { entries: TranscriptEntry[] }) {
   }, [entries.length]);
 
   return (
-    <ScrollArea.Autosize mah={320} viewportRef={viewport} type="auto">
+    <ScrollArea.Autosize mah={320} viewportRef={viewport} type="auto" viewportProps={{ tabIndex: 0 }}>
       <Stack gap={6} role="log" aria-live="polite" aria-label={t('testPanel.conversation')} data-testid="test-panel-transcript">
         {entries.length === 0 && (
           <Text size="sm" c="dimmed">
@@ -75,7 +75,7 @@ export function Transcript({ entries }: { entries: TranscriptEntry[] }) {
                 <Badge size="xs" variant="light" color="gray" style={{ flexShrink: 0 }}>
                   {t(`testPanel.actionType.${entry.action.type}`)}
                 </Badge>
-                <Text size="sm" style={{ overflowWrap: 'anywhere' }}>
+                <Text size="sm" style={{ overflowWrap: 'break-word', minWidth: 0 }}>
                   {actionText(entry.action, t)}
                 </Text>
               </Group>

@@ -80,7 +80,7 @@ describe('simulatorReducer', () => {
     expect(ignored.prompt).toEqual({ kind: 'gather', action: gather });
   });
 
-  test('a chat menu offers its options; a dial waits for its outcome', () => {
+  test('a chat menu offers its options, a plain reply after it none; a dial waits for its outcome', () => {
     const chat = run([
       { kind: 'start', channel: 'chat', version: 'published' },
       node('start', 'menu', 'voice_menu'),
@@ -99,6 +99,18 @@ describe('simulatorReducer', () => {
       chat,
     );
     expect(dialling.prompt?.kind).toBe('dial');
+    // A chatbot's plain reply after the menu: the menu's options are gone with the menu.
+    const chatting = run(
+      [
+        { kind: 'input', input: { type: 'message', id: 'i2', text: '2' } },
+        exit('i2', 'menu', 'voice_menu', '2'),
+        node('i2', 'bot', 'chatbot'),
+        action('i2', { type: 'reply', text: 'How can I help?' }),
+        turn('i2'),
+      ],
+      chat,
+    );
+    expect(chatting.prompt).toBeNull();
     expect(dialling.transcript[1]).toEqual({ from: 'caller', input: { type: 'message', id: 'i1', text: '1' }, label: 'Sales' });
   });
 
@@ -151,6 +163,18 @@ describe('simulatorReducer', () => {
     const refused = run([{ kind: 'connection', status: 'refused', error }]);
     expect(refused.connection).toBe('refused');
     expect(refused.errors).toEqual([{ eventId: null, error }]);
+  });
+
+  test("with the plan's edges, the path names the edges its exits followed", () => {
+    const edges = [
+      { id: 'e1', source: 'start', source_exit: 'next' },
+      { id: 'e2', source: 'menu', source_exit: '1' },
+      { id: 'e3', source: 'menu', source_exit: '2' },
+    ];
+    expect(pathOnPlan(atMenu, PLAN, edges).edgeIds).toEqual(['e1']);
+    const pressed = run([exit('i1', 'menu', 'voice_menu', '2'), node('i1', 'bye', 'hangup')], atMenu);
+    expect(pathOnPlan(pressed, PLAN, edges).edgeIds).toEqual(['e1', 'e3']);
+    expect(pathOnPlan(pressed, PLAN)).not.toHaveProperty('edgeIds');
   });
 
   test('the canvas path leaves out blocks of the plans it called', () => {

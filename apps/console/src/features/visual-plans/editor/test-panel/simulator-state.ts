@@ -162,18 +162,32 @@ export function simulatorReducer(state: SimulatorState, event: SimulatorEvent): 
   }
 }
 
+/** An edge of the plan as saved: the exit `source_exit` of block `source`. */
+export interface EdgeRef {
+  id: string;
+  source: string;
+  source_exit: string;
+}
+
 /** What the canvas lights: the blocks of this plan the run entered, the exits it took, where it is. */
 export interface SimulatorPath {
   nodeIds: string[];
   exits: Array<{ nodeId: string; exit: string }>;
+  /** The edges behind those exits, when the plan's edges are known. */
+  edgeIds?: string[];
   current?: string;
 }
 
-/** The path on plan `planId`'s canvas: blocks of plans it called (`call_plan`) are not on it. */
-export function pathOnPlan(state: Pick<SimulatorState, 'path' | 'current'>, planId: number): SimulatorPath {
+/**
+ * The path on plan `planId`'s canvas: blocks of plans it called (`call_plan`) are not on it. With
+ * the plan's `edges`, the edges the exits taken follow too.
+ */
+export function pathOnPlan(state: Pick<SimulatorState, 'path' | 'current'>, planId: number, edges?: readonly EdgeRef[]): SimulatorPath {
   const own = state.path.filter((entry) => entry.plan_id === planId);
   const nodeIds = [...new Set(own.map((entry) => entry.node_id))];
   const exits = own.flatMap((entry) => (entry.exit === null ? [] : [{ nodeId: entry.node_id, exit: entry.exit }]));
   const current = state.current?.plan_id === planId ? state.current.node_id : undefined;
-  return { nodeIds, exits, ...(current !== undefined && { current }) };
+  const taken = new Set(exits.map(({ nodeId, exit }) => `${nodeId}\u0000${exit}`));
+  const edgeIds = edges?.filter((edge) => taken.has(`${edge.source}\u0000${edge.source_exit}`)).map((edge) => edge.id);
+  return { nodeIds, exits, ...(edgeIds && { edgeIds }), ...(current !== undefined && { current }) };
 }

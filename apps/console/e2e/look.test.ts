@@ -90,6 +90,7 @@ const screens = [
   '/audit',
   '/acl',
   '/audios',
+  '/visual-plan',
   '/account/profile',
   '/account/password',
   '/account/credentials',

@@ -10,5 +10,7 @@ import type { TFunction } from 'i18next';
 export function translatedComponentLabels(t: TFunction): MantineThemeComponents {
   return {
     PasswordInput: { defaultProps: { visibilityToggleButtonProps: { 'aria-label': t('common.togglePasswordVisibility') } } },
+    // FileInput's clear button has no label at all: screen readers would announce a nameless button.
+    FileInput: { defaultProps: { clearButtonProps: { 'aria-label': t('common.clearFile') } } },
   };
 }

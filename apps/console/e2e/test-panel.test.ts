@@ -1,0 +1,146 @@
+import { AxeBuilder } from '@axe-core/playwright';
+import type { VisualPlan } from '@voxplan/contracts/visual-plan';
+import type { Locator, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { createTenantMember, type TenantMember } from '../../server/test/harness.ts';
+import { type ConsoleHarness, startConsole } from './harness.ts';
+
+/**
+ * The editor's test panel on the simulator (docs/simulator.md): a voice call driven with the
+ * keypad while the canvas lights the path, a chat through the menu's option buttons, a refusal in
+ * the user's words, and a guest who may not run plans.
+ */
+let harness: ConsoleHarness;
+let member: TenantMember;
+let guest: { username: string; password: string };
+let planId: number;
+
+const node = (id: string, type: string, x: number, data: Record<string, unknown> = {}) => ({ id, type, position: { x, y: 0 }, data });
+const edge = (source: string, exit: string, target: string) => ({ id: `${source}-${exit}`, source, source_exit: exit, target });
+
+beforeAll(async () => {
+  harness = await startConsole();
+  const admin = await harness.server.login();
+  member = await createTenantMember(harness.server, admin, 'paneltenant');
+  guest = { ...member, username: 'panel-guest', password: 'panel-guest-password-1' };
+  const guestUser = await harness.server.call({
+    method: 'POST',
+    url: '/users',
+    token: admin,
+    payload: { username: guest.username, password: guest.password, email: 'panel-guest@example.com', name: 'Panel Guest', roles: [{ role: 'guest', tenant_id: member.tenantId }] },
+  });
+  expect(guestUser.statusCode, guestUser.body).toBe(201);
+  const created = await harness.server.call({ method: 'POST', url: '/visual-plans', token: member.token, payload: { name: 'Front desk' } });
+  expect(created.statusCode, created.body).toBe(201);
+  planId = created.json<VisualPlan>().id;
+  const saved = await harness.server.call({
+    method: 'PUT',
+    url: `/visual-plans/${planId}/document`,
+    token: member.token,
+    payload: {
+      base_version: 1,
+      nodes: [
+        node('start', 'start', 0),
+        node('menu', 'voice_menu', 250, {
+          voice_text: 'Press 1 to hear our thanks, 2 to leave.',
+          chat_text: 'What would you like?',
+          options: [
+            { digits: '1', label: 'Thanks' },
+            { digits: '2', label: 'Leave' },
+          ],
+        }),
+        node('thanks', 'play_message', 500, { voice_text: 'Thank you for calling', chat_text: 'Thank you for writing' }),
+        node('bye', 'hangup', 750),
+      ],
+      edges: [edge('start', 'next', 'menu'), edge('menu', '1', 'thanks'), edge('menu', '2', 'bye'), edge('menu', 'timeout', 'bye'), edge('menu', 'invalid', 'bye')],
+    },
+  });
+  expect(saved.statusCode, saved.body).toBe(200);
+});
+afterAll(() => harness.close());
+
+/** The editor of the plan with its test panel open and connected. */
+async function openPanel(who: { username: string; password: string }, options: { locale?: string; colorScheme?: 'light' | 'dark' } = {}): Promise<Page> {
+  const { page } = await harness.newPage(options);
+  await harness.signIn(page, who.username, who.password);
+  await page.goto(`/visual-plan/${planId}`);
+  await page.getByTestId('plan-canvas').locator('.react-flow__node').first().waitFor();
+  await page.getByTestId('editor-test').click();
+  await page.getByTestId('test-panel').waitFor();
+  return page;
+}
+
+const panel = (page: Page): Locator => page.getByTestId('test-panel');
+const block = (page: Page, id: string): Locator => page.locator(`[data-testid="plan-node"][data-node-id="${id}"]`);
+const statusOf = (page: Page) => page.getByTestId('test-panel-status').textContent();
+
+/** Serious and critical axe findings inside the panel. */
+async function panelViolations(page: Page): Promise<string[]> {
+  const results = await new AxeBuilder({ page }).include('[data-testid="test-panel"]').analyze();
+  return results.violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical').map((violation) => `${violation.id}: ${violation.help}`);
+}
+
+describe('test panel', () => {
+  test('a voice call: the keypad answers the menu while the canvas lights the path, then the report', async () => {
+    const page = await openPanel(member);
+    await expect.poll(() => page.getByTestId('test-panel-connection').textContent()).toBe('Connected');
+    // The gather's own clock (5 s) could run out on a loaded machine before the key is pressed.
+    await page.getByTestId('test-panel-auto-timeout').click();
+    await page.getByTestId('test-panel-start').click();
+
+    await expect.poll(() => statusOf(page)).toBe('The plan waits for the caller.');
+    expect(await page.getByTestId('test-panel-transcript').textContent()).toContain('Press 1 to hear our thanks, 2 to leave.');
+    expect(await block(page, 'menu').getAttribute('data-current')).toBe('true');
+    expect(await block(page, 'start').getAttribute('data-visited')).toBe('true');
+    expect(await block(page, 'thanks').getAttribute('data-visited')).toBeNull();
+    expect(await panelViolations(page)).toEqual([]);
+
+    await panel(page).getByRole('button', { name: 'Key 1' }).click();
+    await expect.poll(() => statusOf(page)).toBe('The run has ended.');
+    const transcript = await page.getByTestId('test-panel-transcript').textContent();
+    expect(transcript).toContain('Pressed 1');
+    expect(transcript).toContain('Thank you for calling');
+    expect(await block(page, 'thanks').getAttribute('data-visited')).toBe('true');
+    expect(await block(page, 'bye').getAttribute('data-visited')).toBeNull();
+    const report = page.getByTestId('test-panel-report');
+    expect(await report.getByRole('row', { name: /Keys pressed/ }).textContent()).toContain('1');
+    expect(await report.getByRole('row', { name: /Last block/ }).textContent()).toContain('thanks (play_message)');
+
+    // The plan has never been published: the refusal is said in the user's words, and no run starts.
+    await panel(page).getByText('Published', { exact: true }).click();
+    await page.getByTestId('test-panel-start').click();
+    await expect.poll(() => page.getByTestId('test-panel-error').last().textContent()).toBe('This plan has no published version yet: publish it, or run the draft.');
+    expect(await statusOf(page)).toBe('Choose the version and the channel, then start.');
+    expect(await block(page, 'start').getAttribute('data-visited')).toBeNull();
+  });
+
+  test('a chat in Portuguese and the dark scheme: the menu offers its options as buttons', async () => {
+    const page = await openPanel(member, { locale: 'pt-BR', colorScheme: 'dark' });
+    await expect.poll(() => page.getByTestId('test-panel-connection').textContent()).toBe('Conectado');
+    await panel(page).getByText('Chat', { exact: true }).click();
+    await page.getByTestId('test-panel-start').click();
+    await expect.poll(() => statusOf(page)).toBe('O plano aguarda quem liga.');
+    expect(await page.getByTestId('test-panel-transcript').textContent()).toContain('What would you like?');
+    expect(await panelViolations(page)).toEqual([]);
+
+    await panel(page).getByRole('group', { name: 'Opções do menu' }).getByRole('button', { name: 'Leave' }).click();
+    await expect.poll(() => statusOf(page)).toBe('O teste terminou.');
+    expect(await page.getByTestId('test-panel-caller').last().textContent()).toBe('Leave');
+    expect(await block(page, 'bye').getAttribute('data-visited')).toBe('true');
+    expect(await block(page, 'thanks').getAttribute('data-visited')).toBeNull();
+    expect(await page.getByTestId('test-panel-report').getByRole('row', { name: /Desfecho/ }).textContent()).toContain('Retida');
+
+    // Restart: a new run from the start, the old path gone from the canvas.
+    await page.getByTestId('test-panel-start').click();
+    await expect.poll(() => statusOf(page)).toBe('O plano aguarda quem liga.');
+    expect(await block(page, 'bye').getAttribute('data-visited')).toBeNull();
+    expect(await block(page, 'menu').getAttribute('data-current')).toBe('true');
+  });
+
+  test('a guest sees the panel disabled, with the reason', async () => {
+    const page = await openPanel(guest);
+    expect(await page.getByTestId('test-panel-guest').textContent()).toBe('Guests cannot run plans: a test run stores a session and its report.');
+    expect(await page.getByTestId('test-panel-start').isDisabled()).toBe(true);
+    expect(await page.getByTestId('test-panel-connection').textContent()).toBe('Not allowed');
+  });
+});

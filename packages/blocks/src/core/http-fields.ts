@@ -15,12 +15,14 @@ const queryName = z
   .max(200)
   .refine((name) => name !== '__proto__', 'not a valid parameter name');
 
+const oneLineTemplate = { kind: 'template', multiline: false } as const;
+
 export const httpRequestFields = {
   method: z.enum(httpMethods).default('GET'),
   /** May hold `{{name}}`; what it renders to must be an http or https URL. */
-  url: z.string().trim().min(1).max(2_000).register(fieldHints, { kind: 'template' }),
-  headers: z.record(headerName, z.string().max(4_000).register(fieldHints, { kind: 'template' })).default({}),
-  query: z.record(queryName, z.string().max(2_000).register(fieldHints, { kind: 'template' })).default({}),
+  url: z.string().trim().min(1).max(2_000).register(fieldHints, oneLineTemplate),
+  headers: z.record(headerName, z.string().max(4_000).register(fieldHints, oneLineTemplate)).default({}),
+  query: z.record(queryName, z.string().max(2_000).register(fieldHints, oneLineTemplate)).default({}),
   /** JSON text; `{{name}}` may appear inside its strings. */
   body: z.string().max(65_536).default('').register(fieldHints, { kind: 'json' }),
   timeout_ms: z.number().int().min(100).max(30_000).default(5_000),

@@ -4,21 +4,9 @@ import { useMemo } from 'react';
 import { blockEditor } from '../../editor-registry.ts';
 import { ObjectFields } from './fields.tsx';
 import { FormContext, type FormContextValue } from './form-context.ts';
-import { describeFields, type FieldDescriptor } from './form-model.ts';
+import { formFieldsOf } from './form-model.ts';
 import { editorTexts } from './texts.ts';
 import type { BlockEditor, BlockFormProps } from './types.ts';
-
-const described = new WeakMap<BlockEditor, FieldDescriptor[]>();
-
-/** The fields the generic form shows for a block (read from its schema once). */
-export function formFieldsOf(editor: BlockEditor): FieldDescriptor[] {
-  let fields = described.get(editor);
-  if (!fields) {
-    fields = describeFields(editor.definition.schema, { hints: editor.fieldHints, references: editor.definition.references });
-    described.set(editor, fields);
-  }
-  return fields;
-}
 
 export function GenericBlockForm({ editor, data, onChange, issues, services }: BlockFormProps & { editor: BlockEditor }) {
   const context = useMemo<FormContextValue>(

@@ -132,6 +132,8 @@ export function Field({ field, value, path, inRow, onChange, label: givenLabel }
           error={error}
           checked={value === true}
           onChange={(event) => onChange(event.currentTarget.checked)}
+          // Mantine's Switch ties its error to the input but does not mark the input invalid.
+          aria-invalid={error ? true : undefined}
           disabled={readOnly}
           data-testid={testId}
         />

@@ -7,10 +7,12 @@ import { z } from 'zod';
 import type { ReferenceField, ReferenceKind } from '../define.ts';
 import { fieldHints } from '../fields.ts';
 import { editorTexts, type EditorTexts } from './texts.ts';
-import type { EditorLanguage, FieldHint } from './types.ts';
+import type { BlockEditor, EditorLanguage, FieldHint } from './types.ts';
 
-/** Strings longer than this get a text area rather than a one-line input. */
-const multilineFrom = 200;
+/** Strings that may be longer than this get a text area; a name, a path or a pattern keeps one line. */
+const oneLineUpTo = 500;
+
+const isMultiline = (max: number | undefined): boolean => max !== undefined && max > oneLineUpTo;
 
 interface FieldBase {
   /** The key of the field in its object (`digits`), or `''` for the items of a list of texts. */
@@ -134,14 +136,14 @@ function describeField(key: string, schema: Schema, schemaPath: string, options:
   if (hint) {
     switch (hint.kind) {
       case 'template':
-        return { ...base, kind: 'template', multiline: hint.multiline ?? (max ?? Infinity) > multilineFrom, ...(max === undefined ? {} : { maxLength: max }) };
+        return { ...base, kind: 'template', multiline: hint.multiline ?? isMultiline(max), ...(max === undefined ? {} : { maxLength: max }) };
       case 'code':
         return { ...base, kind: 'code', language: hint.language };
       default:
         return { ...base, kind: hint.kind };
     }
   }
-  if (inner instanceof z.ZodString) return { ...base, kind: 'text', multiline: (max ?? Infinity) > multilineFrom, ...(max === undefined ? {} : { maxLength: max }) };
+  if (inner instanceof z.ZodString) return { ...base, kind: 'text', multiline: isMultiline(max), ...(max === undefined ? {} : { maxLength: max }) };
   if (inner instanceof z.ZodNumber) {
     return {
       ...base,
@@ -185,6 +187,18 @@ export function describeFields(schema: Schema, options: DescribeOptions = {}): F
   const { inner } = unwrap(schema);
   if (!(inner instanceof z.ZodObject)) throw new Error('a block schema is an object');
   return objectFields(inner, '', options);
+}
+
+const described = new WeakMap<BlockEditor, FieldDescriptor[]>();
+
+/** The fields of a block's generic form: its schema read with its editor's hints and its definition's references, once. */
+export function formFieldsOf(editor: BlockEditor): FieldDescriptor[] {
+  let fields = described.get(editor);
+  if (!fields) {
+    fields = describeFields(editor.definition.schema, { hints: editor.fieldHints, references: editor.definition.references });
+    described.set(editor, fields);
+  }
+  return fields;
 }
 
 /** The dotted path the issues and the test ids use (`options.0.digits`). */

@@ -3,7 +3,7 @@
  * top of `./definitions`. No block runtime and no Node module is loaded from here.
  */
 export { blockEditor, blockEditors } from './editor-registry.ts';
-export { BlockForm, GenericBlockForm, formFieldsOf } from './core/editor/BlockForm.tsx';
-export { describeFields, defaultValueOf, initialDataOf, joinPath, validateData, type FieldDescriptor, type FieldKind } from './core/editor/form-model.ts';
+export { BlockForm, GenericBlockForm } from './core/editor/BlockForm.tsx';
+export { describeFields, defaultValueOf, formFieldsOf, initialDataOf, joinPath, validateData, type FieldDescriptor, type FieldKind } from './core/editor/form-model.ts';
 export { editorTexts, formatText, type EditorTexts } from './core/editor/texts.ts';
 export type { BlockEditor, BlockFormProps, EditorLanguage, EditorServices, FieldHint, PickerOption, SummaryContext } from './core/editor/types.ts';

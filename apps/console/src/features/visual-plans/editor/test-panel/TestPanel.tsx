@@ -66,6 +66,25 @@ function useGatherClock(prompt: Prompt | null, running: boolean, voice: PromptVo
   return deadline === null ? null : Math.max(0, Math.ceil((deadline - now) / 1000));
 }
 
+/** One of a few values, each a segment, under a visible label the group is named by. */
+function Choice<T extends string>({ label, options, value, onChange, disabled }: { label: string; options: Record<T, string>; value: T; onChange: (value: T) => void; disabled: boolean }) {
+  const labelId = useId();
+  return (
+    <Stack gap={4}>
+      <Text size="sm" fw={500} id={labelId}>
+        {label}
+      </Text>
+      <SegmentedControl
+        aria-labelledby={labelId}
+        disabled={disabled}
+        value={value}
+        onChange={(chosen) => onChange(chosen as T)}
+        data={(Object.entries(options) as Array<[T, string]>).map(([key, text]) => ({ value: key, label: text }))}
+      />
+    </Stack>
+  );
+}
+
 /**
  * The editor's test panel: runs the saved draft or the published plan as a voice call or a chat
  * on the simulator (docs/simulator.md), shows what the plan does as it does it, and tells the
@@ -112,8 +131,6 @@ export function TestPanel({ planId, startNodeId, onPathChange, onClose, edges, l
     onPathChangeRef.current(pathOnPlan({ path: entered, current }, planId, edgesRef.current));
   }, [entered, current, planId]);
 
-  const versionLabel = useId();
-  const channelLabel = useId();
   const ready = canWrite && state.connection === 'open';
   const started = state.status !== 'none';
   const running = state.channel ?? channel;
@@ -148,34 +165,8 @@ export function TestPanel({ planId, startNodeId, onPathChange, onClose, edges, l
         </Alert>
       )}
 
-      <Stack gap={4}>
-        <Text size="sm" fw={500} id={versionLabel}>
-          {t('testPanel.version')}
-        </Text>
-        <SegmentedControl
-          aria-labelledby={versionLabel}
-          disabled={!canWrite}
-          value={version}
-          onChange={(value) => setVersion(value as SimulatorVersion)}
-          data={[
-            { value: 'draft', label: t('testPanel.draft') },
-            { value: 'published', label: t('testPanel.published') },
-          ]}
-        />
-        <Text size="sm" fw={500} id={channelLabel}>
-          {t('testPanel.channel')}
-        </Text>
-        <SegmentedControl
-          aria-labelledby={channelLabel}
-          disabled={!canWrite}
-          value={channel}
-          onChange={(value) => setChannel(value as SimulatorChannel)}
-          data={[
-            { value: 'voice', label: t('testPanel.voice') },
-            { value: 'chat', label: t('testPanel.chat') },
-          ]}
-        />
-      </Stack>
+      <Choice label={t('testPanel.version')} disabled={!canWrite} value={version} onChange={setVersion} options={{ draft: t('testPanel.draft'), published: t('testPanel.published') }} />
+      <Choice label={t('testPanel.channel')} disabled={!canWrite} value={channel} onChange={setChannel} options={{ voice: t('testPanel.voice'), chat: t('testPanel.chat') }} />
       {channel === 'voice' && (
         <Group gap="md">
           <Switch size="sm" label={t('testPanel.speakPrompts')} checked={speaks} disabled={!canWrite} onChange={(event) => setSpeaks(event.currentTarget.checked)} />

@@ -59,6 +59,12 @@ async function openPlans(who: { username: string; password: string } = member, o
 
 const dialog = (page: Page) => page.getByRole('dialog');
 
+/** The error toasts shown now, with how their text wraps; read at once, since a toast lasts 3 s. */
+const errorToasts = (page: Page) =>
+  page
+    .locator('[data-toast="error"] .mantine-Notification-description')
+    .evaluateAll((elements) => elements.map((element) => ({ text: element.textContent, whiteSpace: getComputedStyle(element).whiteSpace })));
+
 describe('plans screen', () => {
   test('a member creates a plan and lands on its editor; the list names who saved it, unpublished', async () => {
     const page = await openPlans();
@@ -128,11 +134,10 @@ describe('plans screen', () => {
 
     await rowWith(page, 'Billing menu').getByTestId('plan-remove').click();
     await page.getByTestId('confirm-remove').click();
-    const toast = page.locator('[data-toast="error"]');
-    await expect.poll(() => toast.textContent()).toContain('This plan is in use and cannot be removed.');
-    expect(await toast.textContent()).toContain(`Used by the plan “${caller.name}”`);
-    // One line each: the code's text, then the plan.
-    expect(await toast.locator('.mantine-Notification-description').evaluate((element) => getComputedStyle(element).whiteSpace)).toBe('pre-line');
+    // One line each (pre-line): the code's text, then the plan.
+    await expect
+      .poll(() => errorToasts(page))
+      .toEqual([{ text: `This plan is in use and cannot be removed.\nUsed by the plan “${caller.name}”`, whiteSpace: 'pre-line' }]);
     expect(await storedNamed('Billing menu')).toBeDefined();
 
     await call({ method: 'PUT', url: `/visual-plans/${caller.id}/document`, payload: { base_version: caller.version, ...greeting('No billing') } });
@@ -227,8 +232,9 @@ describe('plans screen', () => {
 
       await rowWith(page, 'Suporte').getByTestId('plan-remove').click();
       await page.getByTestId('confirm-remove').click();
-      await expect.poll(() => page.locator('[data-toast="error"]').textContent()).toContain('Este plano está em uso e não pode ser removido.');
-      expect(await page.locator('[data-toast="error"]').textContent()).toContain('Usado pelo plano “Atendimento”');
+      await expect
+        .poll(async () => (await errorToasts(page)).map((toast) => toast.text))
+        .toEqual(['Este plano está em uso e não pode ser removido.\nUsado pelo plano “Atendimento”']);
 
       await rowWith(page, 'Suporte').getByTestId('plan-edit').click();
       await expect.poll(() => dialog(page).getByText('Renomear plano').count()).toBe(1);

@@ -1,5 +1,5 @@
-import { Stack, Textarea, TextInput } from '@mantine/core';
-import { type VisualPlan, visualPlanCreateSchema, visualPlanLimits, visualPlanUpdateSchema } from '@voxplan/contracts/visual-plan';
+import { Stack } from '@mantine/core';
+import { type VisualPlan, visualPlanCreateSchema, visualPlanUpdateSchema } from '@voxplan/contracts/visual-plan';
 import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router';
 import { AppModal, useDialogTitle } from '../../lib/AppModal.tsx';
@@ -8,6 +8,7 @@ import { TenantChoiceField, useTenantChoice } from '../../lib/forms/tenant-choic
 import { useSchemaForm } from '../../lib/forms/use-schema-form.ts';
 import { toast } from '../../lib/notify.ts';
 import { useResourceMutations } from '../../lib/table/use-resource.ts';
+import { PlanNameFields } from './PlanNameFields.tsx';
 import { PLANS, planEditorPath } from './plans-api.ts';
 
 type Values = { name: string; description: string };
@@ -36,16 +37,7 @@ export function PlanFormModal({ plan, onClose }: { plan?: VisualPlan; onClose():
       <form ref={formRef} onSubmit={onSubmit} noValidate>
         <Stack>
           <TenantChoiceField choice={tenant} />
-          <TextInput label={t('plans.name')} withAsterisk autoComplete="off" maxLength={visualPlanLimits.name} {...form.getInputProps('name')} data-testid="plan-name" />
-          <Textarea
-            label={t('plans.description')}
-            autosize
-            minRows={2}
-            maxRows={6}
-            maxLength={visualPlanLimits.description}
-            {...form.getInputProps('description')}
-            data-testid="plan-description"
-          />
+          <PlanNameFields name={form.getInputProps('name')} description={form.getInputProps('description')} testIdPrefix="plan" />
           <FormActions onCancel={onClose} submitting={submitting} submitTestId="plan-save" submitLabel={plan ? undefined : t('plans.createAction')} />
         </Stack>
       </form>

@@ -1,4 +1,4 @@
-import { FileInput, Stack, Textarea, TextInput } from '@mantine/core';
+import { FileInput, Stack } from '@mantine/core';
 import { IconFileImport } from '@tabler/icons-react';
 import type { ErrorDetail } from '@voxplan/contracts';
 import { type VisualPlanDocument, visualPlanCreateSchema, visualPlanLimits } from '@voxplan/contracts/visual-plan';
@@ -14,6 +14,7 @@ import { useSchemaForm } from '../../lib/forms/use-schema-form.ts';
 import { toast } from '../../lib/notify.ts';
 import { useResourceMutations } from '../../lib/table/use-resource.ts';
 import { PlanIssueList } from './PlanIssueList.tsx';
+import { PlanNameFields } from './PlanNameFields.tsx';
 import { PLANS } from './plans-api.ts';
 
 type Values = { name: string; description: string; file: File | null };
@@ -104,16 +105,7 @@ export function PlanImportModal({ onClose }: { onClose(): void }) {
             onChange={(file) => void chooseFile(file)}
             data-testid="plan-import-file"
           />
-          <TextInput label={t('plans.name')} withAsterisk autoComplete="off" maxLength={visualPlanLimits.name} {...form.getInputProps('name')} data-testid="plan-import-name" />
-          <Textarea
-            label={t('plans.description')}
-            autosize
-            minRows={2}
-            maxRows={6}
-            maxLength={visualPlanLimits.description}
-            {...form.getInputProps('description')}
-            data-testid="plan-import-description"
-          />
+          <PlanNameFields name={form.getInputProps('name')} description={form.getInputProps('description')} testIdPrefix="plan-import" />
           {issues.length > 0 && <PlanIssueList issues={issues} />}
           <FormActions onCancel={onClose} submitting={submitting} submitTestId="plan-import-save" submitLabel={t('plans.importAction')} />
         </Stack>

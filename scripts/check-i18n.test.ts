@@ -103,6 +103,11 @@ describe('npm run check on a repository with a planted mistake', () => {
     expect(checkRepository(repository(), planted)).toEqual([]);
   });
 
+  test("the blocks' editor texts are held to the same keys in both languages", () => {
+    const root = repository({ 'packages/blocks/src/core/editor/en.json': { add_row: 'Add', none: 'None' }, 'packages/blocks/src/core/editor/pt.json': { add_row: 'Adicionar' } });
+    expect(checkRepository(root, planted)).toEqual(['packages/blocks/src/core/editor: missing in pt: none']);
+  });
+
   test('a key the console names that no catalogue has fails, in both languages', () => {
     const root = repository({ 'apps/console/src/Page.tsx': "export const Page = ({ t }) => <Text>{t('page.subtitle')}</Text>;\n" });
     expect(checkRepository(root, planted)).toEqual(['apps/console/src/Page.tsx: no en text for page.subtitle', 'apps/console/src/Page.tsx: no pt text for page.subtitle']);

@@ -110,6 +110,11 @@ export const sameInBothLanguages = new Set([
   'Account SID',
   'FX (Lua)',
   'Webhook',
+  'SMS',
+  'WhatsApp',
+  'OpenAI',
+  'SipPulse AI',
+  'WAV',
 ]);
 
 export function untranslated(en: Tree, pt: Tree): string[] {
@@ -175,6 +180,8 @@ export function checkRepository(root: string, lists: ConsoleLists = consoleLists
   for (const folder of fs.readdirSync(blocks).sort()) {
     if (fs.existsSync(path.join(blocks, folder, 'en.json'))) pairs.push([`packages/blocks/src/${folder}/en.json`, `packages/blocks/src/${folder}/pt.json`]);
   }
+  // The generic texts of the blocks' editor forms (buttons, placeholders, issue texts).
+  if (fs.existsSync(path.join(blocks, 'core/editor/en.json'))) pairs.push(['packages/blocks/src/core/editor/en.json', 'packages/blocks/src/core/editor/pt.json']);
   const read = (file: string) => fs.readFileSync(path.join(root, file), 'utf8');
   const parse = (file: string) => JSON.parse(read(file)) as Tree;
   // As the console loads them: the screens' texts merged deep into the core ones (i18n/index.ts).

@@ -19,7 +19,7 @@ function runtimeClosure(entry: string, seen = new Set<string>()): Set<string> {
       seen.add(`package:${specifier}`);
       continue;
     }
-    if (resolved.endsWith('.ts')) runtimeClosure(resolved, seen);
+    if (resolved.endsWith('.ts') || resolved.endsWith('.tsx')) runtimeClosure(resolved, seen);
   }
   return seen;
 }
@@ -30,6 +30,25 @@ test('the definitions entry point loads no block runtime, no Node module and not
   // re2js (pure JavaScript): a `matches` pattern is refused when saved by the engine that will run it.
   expect(files.filter((file) => file.startsWith('package:')).sort()).toEqual(['package:re2js', 'package:safe-regex2', 'package:zod']);
   expect(files.some((file) => file.includes('compile.ts') || file.includes('runtime-registry.ts'))).toBe(false);
+  // Nothing of the editor (React, forms) comes along: the server loads this entry.
+  expect(files.filter((file) => file.includes('/core/editor/') || file.endsWith('.tsx') || file.endsWith('editor.ts'))).toEqual([]);
+});
+
+test('the editor entry point loads no block runtime and no Node module: only zod, React, Mantine and the icons besides', () => {
+  const files = [...runtimeClosure(path.join(import.meta.dirname, 'editor.ts'))];
+  expect(files.filter((file) => file.endsWith('/runtime.ts') && file.includes('/blocks/src/'))).toEqual([]);
+  expect(files.some((file) => file.includes('compile.ts') || file.includes('runtime-registry.ts'))).toBe(false);
+  expect(files.filter((file) => file.startsWith('package:')).sort()).toEqual([
+    'package:@mantine/core',
+    'package:@tabler/icons-react',
+    'package:re2js',
+    'package:react',
+    'package:safe-regex2',
+    'package:zod',
+  ]);
+  // Every block's editor part, and the form renderer.
+  expect(files.filter((file) => /\/blocks\/src\/[a-z_]+\/editor\.ts$/.test(file))).toHaveLength(18);
+  expect(files.some((file) => file.endsWith('/core/editor/BlockForm.tsx'))).toBe(true);
 });
 
 test('the runtime entry point loads every block runtime', () => {

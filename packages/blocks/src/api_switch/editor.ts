@@ -1,6 +1,6 @@
 import { IconApi } from '@tabler/icons-react';
 import { defineEditor } from '../core/editor/define-editor.ts';
-import { countOf, excerpt, lines, readList, readText } from '../core/editor/summary.ts';
+import { countOf, lines, readList, readText, requestSummary } from '../core/editor/summary.ts';
 import { apiSwitchBlock } from './definition.ts';
 
 export const apiSwitchEditor = defineEditor({
@@ -9,7 +9,7 @@ export const apiSwitchEditor = defineEditor({
   color: 'cyan',
   summary: (data, context) =>
     lines(
-      excerpt(`${readText(data, 'method')} ${readText(data, 'url')}`),
+      requestSummary(data),
       [readText(data, 'attribute'), countOf(apiSwitchBlock, context, 'cases', readList(data, 'cases').length)].filter(Boolean).join(' · '),
     ),
 });

@@ -1,6 +1,6 @@
 import { IconWorld } from '@tabler/icons-react';
 import { defineEditor } from '../core/editor/define-editor.ts';
-import { excerpt, lines, listed, readList, readText } from '../core/editor/summary.ts';
+import { lines, listed, readList, readText, requestSummary } from '../core/editor/summary.ts';
 import { httpRequestBlock } from './definition.ts';
 
 export const httpRequestEditor = defineEditor({
@@ -10,7 +10,7 @@ export const httpRequestEditor = defineEditor({
   // The request, and the variables its answer fills.
   summary: (data, context) =>
     lines(
-      excerpt(`${readText(data, 'method')} ${readText(data, 'url')}`),
+      requestSummary(data),
       listed(
         readList(data, 'save').map((item) => readText(item, 'variable')),
         context,

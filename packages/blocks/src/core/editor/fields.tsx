@@ -225,37 +225,23 @@ function Rows({
                 </Stack>
                 {!readOnly && (
                   <Stack gap={4}>
-                    <ActionIcon
-                      variant="subtle"
-                      color="red"
-                      aria-label={formatText(texts.remove_row, { number })}
-                      title={formatText(texts.remove_row, { number })}
+                    <RowButton
+                      action="remove"
+                      text={formatText(texts.remove_row, { number })}
+                      icon={<IconTrash size={16} />}
                       disabled={items.length <= min}
                       onClick={() => onChange(items.filter((_, at) => at !== index))}
-                      data-testid={`remove-${rowPath}`}
-                    >
-                      <IconTrash size={16} />
-                    </ActionIcon>
-                    <ActionIcon
-                      variant="subtle"
-                      aria-label={formatText(texts.move_up, { number })}
-                      title={formatText(texts.move_up, { number })}
-                      disabled={index === 0}
-                      onClick={() => move(index, index - 1)}
-                      data-testid={`up-${rowPath}`}
-                    >
-                      <IconArrowUp size={16} />
-                    </ActionIcon>
-                    <ActionIcon
-                      variant="subtle"
-                      aria-label={formatText(texts.move_down, { number })}
-                      title={formatText(texts.move_down, { number })}
+                      rowPath={rowPath}
+                    />
+                    <RowButton action="up" text={formatText(texts.move_up, { number })} icon={<IconArrowUp size={16} />} disabled={index === 0} onClick={() => move(index, index - 1)} rowPath={rowPath} />
+                    <RowButton
+                      action="down"
+                      text={formatText(texts.move_down, { number })}
+                      icon={<IconArrowDown size={16} />}
                       disabled={index === items.length - 1}
                       onClick={() => move(index, index + 1)}
-                      data-testid={`down-${rowPath}`}
-                    >
-                      <IconArrowDown size={16} />
-                    </ActionIcon>
+                      rowPath={rowPath}
+                    />
                   </Stack>
                 )}
               </Group>
@@ -271,6 +257,15 @@ function Rows({
           ))}
       </Stack>
     </Fieldset>
+  );
+}
+
+/** A row's remove or move button: an icon, named for screen readers and in its tooltip by the same text. */
+function RowButton({ action, text, icon, disabled, onClick, rowPath }: { action: 'remove' | 'up' | 'down'; text: string; icon: ReactNode; disabled: boolean; onClick(): void; rowPath: string }) {
+  return (
+    <ActionIcon variant="subtle" color={action === 'remove' ? 'red' : undefined} aria-label={text} title={text} disabled={disabled} onClick={onClick} data-testid={`${action}-${rowPath}`}>
+      {icon}
+    </ActionIcon>
   );
 }
 

@@ -60,5 +60,8 @@ export function promptSummary(data: unknown, context: SummaryContext): string {
   return excerpt(readText(data, 'voice_text') || readText(data, 'chat_text'));
 }
 
+/** The request of `http_request` and `api_switch`: "POST https://…". */
+export const requestSummary = (data: unknown): string => excerpt(`${readText(data, 'method')} ${readText(data, 'url')}`);
+
 /** "30 s" */
 export const seconds = (context: SummaryContext, count: number): string => formatText(editorTexts[context.language].summary.seconds, { count });

@@ -45,6 +45,8 @@ test('the editor entry point loads no block runtime and no Node module: only zod
     'package:react',
     'package:safe-regex2',
     'package:zod',
+    // Portuguese issue texts; the one locale, not `z.locales` with every language.
+    'package:zod/v4/locales/pt-BR.js',
   ]);
   // Every block's editor part, and the form renderer.
   expect(files.filter((file) => /\/blocks\/src\/[a-z_]+\/editor\.ts$/.test(file))).toHaveLength(18);

@@ -4,6 +4,8 @@
  * about. Pure functions: the renderer (BlockForm) and the tests read the same model.
  */
 import { z } from 'zod';
+// One locale by its own path: `z.locales` would bring every language zod has into the editor's bundle.
+import portugueseLocale from 'zod/v4/locales/pt-BR.js';
 import type { ReferenceField, ReferenceKind } from '../define.ts';
 import { fieldHints } from '../fields.ts';
 import { editorTexts, type EditorTexts } from './texts.ts';
@@ -205,7 +207,7 @@ export function formFieldsOf(editor: BlockEditor): FieldDescriptor[] {
 export const joinPath = (path: readonly PropertyKey[]): string => path.map(String).join('.');
 
 // English needs no locale: zod's own messages are English.
-const portugueseError = z.locales.ptBR().localeError;
+const portugueseError = portugueseLocale().localeError;
 
 /**
  * The schema's issues with `data`, one message per path (the first), in the user's language:

@@ -230,6 +230,11 @@ describe('lists of rows', () => {
     fireEvent.click(screen.getByTestId('remove-headers.0'));
     expect(last()!.headers).toEqual({ Authorization: 'Bearer {{token}}' });
   });
+
+  test("a header's issue (zod's path is its name) shows in its row", () => {
+    renderForm('http_request', { data: { ...dataOf('http_request'), headers: { 'X-Tenant': '1', 'bad name': 'x' } }, issues: new Map([['headers.bad name', 'Invalid key in record']]) });
+    expect(within(screen.getByRole('group', { name: 'Row 2' })).getByText('Invalid key in record')).toBeTruthy();
+  });
 });
 
 describe('inputs', () => {

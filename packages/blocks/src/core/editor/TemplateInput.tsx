@@ -26,7 +26,7 @@ export interface TemplateInputProps {
 }
 
 export function TemplateInput({ value, onChange, label, description, error, multiline, monospace, maxLength, testId }: TemplateInputProps) {
-  const { services, readOnly } = useFormContext();
+  const { services, texts, readOnly } = useFormContext();
   const combobox = useCombobox();
   const element = useRef<HTMLInputElement | HTMLTextAreaElement | null>(null);
   const [typed, setTyped] = useState<string | null>(null);
@@ -68,6 +68,7 @@ export function TemplateInput({ value, onChange, label, description, error, mult
     value,
     readOnly,
     maxLength,
+    placeholder: readOnly ? undefined : texts.template_hint,
     onChange: handleChange,
     onBlur: () => combobox.closeDropdown(),
     spellCheck: !monospace,

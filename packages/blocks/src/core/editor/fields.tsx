@@ -218,7 +218,7 @@ function Rows({
           const rowPath = childPath(path, index);
           return (
             // Rows have no identity of their own but their place; the form redraws them from the data.
-            <Paper key={index} withBorder p="xs" data-testid={`row-${rowPath}`}>
+            <Paper key={index} withBorder p="xs" role="group" aria-label={formatText(texts.row, { number })} data-testid={`row-${rowPath}`}>
               <Group align="flex-start" gap="xs" wrap="nowrap">
                 <Stack gap="xs" style={{ flex: 1, minWidth: 0 }}>
                   {renderRow(item, index, (next) => replace(index, next))}

@@ -262,6 +262,14 @@ describe('inputs', () => {
     expect(last()!.to).toBe('{{total}} and {{tally}}');
   });
 
+  test('a value says it takes text or an expression, and shows an expression in monospace', () => {
+    renderForm('condition');
+    expect(input('rules.0.left').placeholder).toBe(editorTexts.en.value_hint);
+    expect(input('rules.0.left').getAttribute('style') ?? '').not.toContain('monospace');
+    fireEvent.change(input('rules.0.left'), { target: { value: '=count + 1' } });
+    expect(input('rules.0.left').getAttribute('style')).toContain('monospace');
+  });
+
   test('a JSON body says it is not JSON as the user types', () => {
     renderForm('http_request');
     fireEvent.change(input('body'), { target: { value: '{"caller": ' } });

@@ -16,8 +16,8 @@ export interface TemplateInputProps {
   value: string;
   onChange(value: string): void;
   label: string;
-  /** Shown under the label, not read as the label. */
-  description?: ReactNode;
+  /** Shown while the field is empty, in place of the hint that `{{` inserts a variable. */
+  placeholder?: string;
   error?: ReactNode;
   multiline?: boolean;
   monospace?: boolean;
@@ -25,7 +25,7 @@ export interface TemplateInputProps {
   testId: string;
 }
 
-export function TemplateInput({ value, onChange, label, description, error, multiline, monospace, maxLength, testId }: TemplateInputProps) {
+export function TemplateInput({ value, onChange, label, placeholder, error, multiline, monospace, maxLength, testId }: TemplateInputProps) {
   const { services, texts, readOnly } = useFormContext();
   const combobox = useCombobox();
   const element = useRef<HTMLInputElement | HTMLTextAreaElement | null>(null);
@@ -63,12 +63,11 @@ export function TemplateInput({ value, onChange, label, description, error, mult
 
   const common = {
     label,
-    description,
     error,
     value,
     readOnly,
     maxLength,
-    placeholder: readOnly ? undefined : texts.template_hint,
+    placeholder: readOnly ? undefined : (placeholder ?? texts.template_hint),
     onChange: handleChange,
     onBlur: () => combobox.closeDropdown(),
     spellCheck: !monospace,

@@ -67,7 +67,7 @@ export function Field({ field, value, path, inRow, onChange, label: givenLabel }
       return <TemplateInput value={asText(value)} onChange={onChange} label={label} error={error} multiline={field.multiline} maxLength={field.maxLength} testId={testId} />;
     case 'value': {
       const text = asText(value);
-      return <TemplateInput value={text} onChange={onChange} label={label} error={error} description={texts.value_hint} monospace={text.startsWith('=')} testId={testId} />;
+      return <TemplateInput value={text} onChange={onChange} label={label} error={error} placeholder={texts.value_hint} monospace={text.startsWith('=')} testId={testId} />;
     }
     case 'expression':
       return <TemplateInput value={asText(value)} onChange={onChange} label={label} error={error} monospace testId={testId} />;

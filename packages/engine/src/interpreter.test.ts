@@ -206,6 +206,42 @@ describe('how sessions end', () => {
   });
 });
 
+describe('a test run from a chosen block', () => {
+  const startWith = (data: object) =>
+    plan(
+      [
+        { id: 'start', type: 'start', data },
+        { id: 'menu', type: 'voice_menu', data: { voice_text: 'Press 1 for {{protocol}}', options: [{ digits: '1', label: 'Sales' }] } },
+        { id: 'bye', type: 'play_message', data: { voice_text: 'Bye', chat_text: 'Bye!' } },
+      ],
+      [
+        ['start', 'next', 'bye'],
+        ['menu', 'timeout', 'bye'],
+      ],
+    );
+
+  test('begins at that block, with the protocol the start block generates, and the start block out of the path', async () => {
+    const ports = memoryPorts({ plans: [compilePlan(startWith({ generate_protocol: true }))] });
+    const { session, actions } = await startSession(init, ports, { startNodeId: 'menu' });
+    expect(session.path.map((entry) => entry.node_id)).toEqual(['menu']);
+    expect(session).toMatchObject({ status: 'waiting', node_id: 'menu', steps: 1 });
+    expect(session.protocol).not.toBeNull();
+    expect(actions[0]).toEqual({ type: 'say', text: `Press 1 for ${session.protocol}` });
+  });
+
+  test('a voice call the start block rejects is rejected from any block', async () => {
+    const ports = memoryPorts({ plans: [compilePlan(startWith({ ignore_call: true }))] });
+    const { session } = await startSession(init, ports, { startNodeId: 'menu' });
+    expect(session).toMatchObject({ status: 'ended', hangup_cause: 'rejected', path: [] });
+  });
+
+  test('a block not in the plan fails the session, naming it', async () => {
+    const ports = memoryPorts({ plans: [compilePlan(startWith({}))] });
+    const { session } = await startSession(init, ports, { startNodeId: 'gone' });
+    expect(session.failure).toMatchObject({ code: 'node_not_found', node_id: 'gone' });
+  });
+});
+
 describe('events that do not apply are ignored and change nothing', () => {
   test.each<[string, EngineEvent[], EngineEvent]>([
     ['speech at a key menu', [], { type: 'speech', text: 'one' }],

@@ -75,14 +75,24 @@ export function createSession(init: SessionInit, plan: { version: number; name: 
   };
 }
 
+export interface StartOptions {
+  /**
+   * The block a test run begins at instead of the one the start block leads to (the simulator's
+   * "test from this block"). The start block still does its work (the protocol; a voice call it
+   * rejects is rejected) but is not entered in the path; a block not in the plan fails the session
+   * with `node_not_found`.
+   */
+  startNodeId?: string;
+}
+
 /** Starts a session on the plan's latest published version (or `init.plan_version`) and runs it to its first wait. */
-export async function startSession(init: SessionInit, ports: EnginePorts): Promise<TurnResult> {
+export async function startSession(init: SessionInit, ports: EnginePorts, options: StartOptions = {}): Promise<TurnResult> {
   const plan =
     init.plan_version === undefined
       ? await ports.plans.loadPublished(init.tenant_id, init.plan_id)
       : await ports.plans.load(init.tenant_id, init.plan_id, init.plan_version);
   const session = createSession(init, plan, ports.clock.now());
-  return runTurn(session, { type: 'start' }, ports, plan);
+  return runTurn(session, { type: 'start' }, ports, plan, options.startNodeId);
 }
 
 export async function handleEvent(session: Session, event: EngineEvent, ports: EnginePorts): Promise<TurnResult> {
@@ -101,8 +111,8 @@ export async function handleEvent(session: Session, event: EngineEvent, ports: E
   return runTurn(session, event, ports, await ports.plans.load(session.tenant_id, frame.plan_id, frame.plan_version));
 }
 
-async function runTurn(input: Session, event: EngineEvent, ports: EnginePorts, plan: CompiledPlan | undefined): Promise<TurnResult> {
-  const turn = new TurnState(copySession(input), ports, plan);
+async function runTurn(input: Session, event: EngineEvent, ports: EnginePorts, plan: CompiledPlan | undefined, startNodeId?: string): Promise<TurnResult> {
+  const turn = new TurnState(copySession(input), ports, plan, startNodeId);
   turn.session.turns++;
   if (!plan) {
     const frame = currentFrame(input);
@@ -128,6 +138,8 @@ class TurnState implements Turn {
     readonly session: Session,
     readonly ports: EnginePorts,
     plan: CompiledPlan | undefined,
+    /** Where a `start` begins when not at the start block (StartOptions). */
+    private readonly startNodeId?: string,
   ) {
     // A turn without a plan only records its failure; every other member needs `plan`.
     this.plan = plan as CompiledPlan;
@@ -151,8 +163,23 @@ class TurnState implements Turn {
           this.fail('node_not_found', `start node ${this.plan.startNodeId} is missing`, this.plan.startNodeId);
           return true;
         }
-        const outcome = this.enter(start);
-        await this.advance(start, outcome instanceof Promise ? await outcome : outcome);
+        const first = this.startNodeId === undefined ? start : this.plan.nodes.get(this.startNodeId);
+        if (!first) {
+          this.fail('node_not_found', `block ${this.startNodeId} to start at is not in plan ${this.plan.id}`, this.startNodeId ?? null);
+          return true;
+        }
+        if (first !== start) {
+          // The start block sets the session up as on any start, out of the path: the run is to
+          // show the chosen block first. Only its way out is replaced; an end or a failure stands.
+          const setUp = this.run(start);
+          const outcome = setUp instanceof Promise ? await setUp : setUp;
+          if (!('exit' in outcome)) {
+            await this.advance(start, outcome);
+            return true;
+          }
+        }
+        const outcome = this.enter(first);
+        await this.advance(first, outcome instanceof Promise ? await outcome : outcome);
         return true;
       }
       case 'hangup':
@@ -233,6 +260,11 @@ class TurnState implements Turn {
     const entry = { plan_id: this.plan.id, node_id: node.id, type: node.type, at: this.nowText, exit: null };
     session.path.push(entry);
     this.observer?.entered(entry);
+    return this.run(node);
+  }
+
+  /** The block's own work on arrival, its errors made the block's failure. */
+  private run(node: RuntimeNode): Outcome | Promise<Outcome> {
     try {
       const outcome = node.runtime.enter(this, node);
       return outcome instanceof Promise ? outcome.catch((error: unknown) => blockError(node, error)) : outcome;

@@ -62,6 +62,8 @@ export function Field({ field, value, path, inRow, onChange, label: givenLabel }
   const label = givenLabel ?? fieldLabel(blockTexts, field.key, inRow);
   const error = issues.get(path);
   const testId = `field-${path}`;
+  // What every scalar input takes: its label, its issue, and the id tests drive it by.
+  const shared = { label, error, 'data-testid': testId };
   switch (field.kind) {
     case 'template':
       return <TemplateInput value={asText(value)} onChange={onChange} label={label} error={error} multiline={field.multiline} maxLength={field.maxLength} testId={testId} />;
@@ -81,8 +83,7 @@ export function Field({ field, value, path, inRow, onChange, label: givenLabel }
     case 'code':
       return (
         <Textarea
-          label={label}
-          error={error}
+          {...shared}
           value={asText(value)}
           onChange={(event) => onChange(event.currentTarget.value)}
           readOnly={readOnly}
@@ -91,18 +92,10 @@ export function Field({ field, value, path, inRow, onChange, label: givenLabel }
           maxRows={24}
           spellCheck={false}
           styles={monospace}
-          data-testid={testId}
         />
       );
     case 'text': {
-      const common = {
-        label,
-        error,
-        value: asText(value),
-        readOnly,
-        maxLength: field.maxLength,
-        'data-testid': testId,
-      };
+      const common = { ...shared, value: asText(value), readOnly, maxLength: field.maxLength };
       return field.multiline ? (
         <Textarea {...common} onChange={(event) => onChange(event.currentTarget.value)} autosize minRows={2} maxRows={12} />
       ) : (
@@ -112,8 +105,7 @@ export function Field({ field, value, path, inRow, onChange, label: givenLabel }
     case 'number':
       return (
         <NumberInput
-          label={label}
-          error={error}
+          {...shared}
           value={typeof value === 'number' ? value : ''}
           // Emptied, the field holds null: the schema then says it is required, rather than a guessed number.
           onChange={(next) => onChange(typeof next === 'number' ? next : next === '' ? null : Number(next))}
@@ -122,33 +114,28 @@ export function Field({ field, value, path, inRow, onChange, label: givenLabel }
           allowDecimal={!field.integer}
           clampBehavior="none"
           readOnly={readOnly}
-          data-testid={testId}
         />
       );
     case 'switch':
       return (
         <Switch
-          label={label}
-          error={error}
+          {...shared}
           checked={value === true}
           onChange={(event) => onChange(event.currentTarget.checked)}
           // Mantine's Switch ties its error to the input but does not mark the input invalid.
           aria-invalid={error ? true : undefined}
           disabled={readOnly}
-          data-testid={testId}
         />
       );
     case 'select':
       return (
         <Select
-          label={label}
-          error={error}
+          {...shared}
           data={field.options.map((option) => ({ value: option, label: optionLabel(blockTexts, option) }))}
           value={typeof value === 'string' ? value : null}
           onChange={(next) => next !== null && onChange(next)}
           allowDeselect={false}
           readOnly={readOnly}
-          data-testid={testId}
         />
       );
     case 'reference':

@@ -209,6 +209,19 @@ describe('running a plan', () => {
     await client.close();
   });
 
+  test('a run started at a chosen block enters it first, and goes on from there as any run', async () => {
+    const client = await open();
+    const started = await client.turn({ type: 'start', channel: 'voice', start_node: 'menu' });
+    expect(describeFrames(started)).toEqual(['started voice draft', 'node menu', 'say Press 1 for our sales team.', 'gather', 'turn waiting']);
+    expect(describeFrames(await client.turn({ type: 'digits', id: 'k1', digits: '1' }))).toEqual(['exit menu 1', 'node sales', 'dial sip:sales@pbx.example.com', 'turn waiting']);
+    const stored = (await server.ctx.sessions.find(sessionIdOf(started)))!.session;
+    expect(stored.path.map((entry) => entry.node_id)).toEqual(['menu', 'sales']);
+    // The published version runs from a chosen block too.
+    const published = await client.turn({ type: 'start', channel: 'chat', version: 'published', start_node: 'bye' });
+    expect(describeFrames(published).slice(2)).toEqual(['started chat published', 'node bye', 'reply Bye!', 'exit bye next', 'reply Thanks for writing.', 'hangup normal_clearing', 'ended retained', 'turn ended']);
+    await client.close();
+  });
+
   test('a block that waits on a remote server shows as entered before the server answers', async () => {
     const client = await open(plans.slow);
     const before = slowRequests;
@@ -315,6 +328,28 @@ describe('refusals', () => {
       expect(client.frames.some((frame) => frame.type === 'started')).toBe(false);
       await client.close();
     }
+  });
+
+  test('a start at a block the plan does not have is refused in the language asked, and starts nothing', async () => {
+    for (const [language, message] of [
+      ['en', 'This block is not in the plan version being run: save the plan, or choose another block.'],
+      ['pt-BR', 'Este bloco não está na versão do plano em execução: salve o plano ou escolha outro bloco.'],
+    ] as const) {
+      const client = await open(plans.frontLine, member.token, { headers: { 'accept-language': language } });
+      client.send({ type: 'start', channel: 'voice', start_node: 'nowhere' });
+      const refused = await client.waitFor('error');
+      expect(refused).toMatchObject({ event_id: 'start', error: { statusCode: 400, code: 'start_node_not_found', message } });
+      expect(refused.error.details).toContainEqual(expect.objectContaining({ path: 'start_node' }));
+      client.send({ type: 'start', channel: 'voice', start_node: 'not an id!' });
+      expect((await client.waitFor('error')).error).toMatchObject({ code: 'invalid_input', details: [expect.objectContaining({ path: 'start_node' })] });
+      expect(client.frames.some((frame) => frame.type === 'started' || frame.type === 'node')).toBe(false);
+      await client.close();
+    }
+  });
+
+  test('only a test session begins elsewhere than the start block', async () => {
+    const request = { tenant_id: member.tenantId, plan_id: plans.frontLine, channel: 'voice', provider: 'twilio', caller: '+15550000001', called: '+15550000002', start_node: 'menu' } as const;
+    await expect(server.ctx.sessions.start({ ...request, is_test: false })).rejects.toMatchObject({ statusCode: 400, code: 'invalid_input' });
   });
 
   test('before the upgrade: no token, a bad token, a guest and another tenant are answered over HTTP', async () => {

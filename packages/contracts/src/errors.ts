@@ -86,6 +86,7 @@ export const errorCodes = [
   'session_not_found',
   'session_busy',
   'plan_not_published',
+  'start_node_not_found',
   'upgrade_required',
 ] as const;
 

@@ -3,6 +3,7 @@
  * voice call or a chat, sends what the caller does and receives what the plan does, block by
  * block, as it happens. Frames are JSON text messages with a `type`.
  */
+import { planNodeSchema } from '@voxplan/blocks/definitions';
 import type { Action, PathEntry } from '@voxplan/engine';
 import { z } from 'zod';
 import type { ApiErrorBody } from './errors.ts';
@@ -30,6 +31,11 @@ const startFrame = z.strictObject({
   called: textOf(100).default('+15550000002'),
   /** Variables set before the first block, as an outbound campaign would. */
   variables: z.record(z.string().max(100), variableValueSchema).refine((value) => Object.keys(value).length <= 100, 'at most 100 variables').optional(),
+  /**
+   * Begin at this block (a node id of the version run) instead of the one the start block leads
+   * to: the panel's "test from this block". A block not in that version answers `start_node_not_found`.
+   */
+  start_node: planNodeSchema.shape.id.optional(),
 });
 
 const inputFrames = [

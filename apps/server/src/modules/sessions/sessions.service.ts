@@ -82,6 +82,17 @@ export interface StartRequest extends Omit<SessionInit, 'id' | 'plan_version'> {
   draft?: boolean;
   /** A test session: its report stays out of lists and counts unless asked for. Default: `draft`. */
   is_test?: boolean;
+  /**
+   * Test sessions only: begin at this block of the version run instead of where the start block
+   * leads (engine StartOptions). A block not in that version is refused with `start_node_not_found`.
+   */
+  start_node?: string;
+}
+
+export interface StartOptions {
+  observer?: TurnProgress;
+  /** Told once the start is accepted, before its first block runs; not told when it is refused. */
+  accepted?: () => void;
 }
 
 /** Told of a turn while it runs (the simulator streams it). */
@@ -114,7 +125,7 @@ export interface StoredSession {
 
 export interface SessionRuntime {
   /** Stores a new session and runs it to its first wait. Starting an id that exists answers its first turn again (`duplicate`). */
-  start(request: StartRequest, options?: { observer?: TurnProgress }): Promise<TurnOutcome>;
+  start(request: StartRequest, options?: StartOptions): Promise<TurnOutcome>;
   /** Runs one event of a stored session. `eventId` is the channel's id for this delivery (at most 200 characters). */
   handleTurn(sessionId: string, eventId: string, event: EngineEvent, options?: TurnOptions): Promise<TurnOutcome>;
   find(sessionId: string): Promise<StoredSession | undefined>;
@@ -266,18 +277,40 @@ export function createSessionRuntime(ctx: Omit<AppContext, 'sessions'>, options:
     return stored && { ...stored, session_id: sessionId, duplicate: true, report: null };
   }
 
-  async function start(request: StartRequest, options: { observer?: TurnProgress } = {}): Promise<TurnOutcome> {
+  /**
+   * The version a start at a chosen block runs, once that block is found in it: pinned here, so
+   * that a publish in between cannot run another version than the one checked. Undefined when the
+   * plan cannot be loaded, which fails the session as on any start.
+   */
+  async function checkStartNode(tenantId: number, planId: number, draftVersion: number | undefined, nodeId: string): Promise<number | undefined> {
+    const plan = draftVersion === undefined ? await plans.published.loadPublished(tenantId, planId) : await plans.withDraft(planId).load(tenantId, planId, draftVersion);
+    if (plan && !plan.nodes.has(nodeId)) throw badRequest('start_node_not_found', [{ path: 'start_node', message: `no block ${nodeId} in version ${plan.version}` }]);
+    return plan?.version;
+  }
+
+  async function start(request: StartRequest, options: StartOptions = {}): Promise<TurnOutcome> {
     const id = checkId(request.id ?? newSessionId(), 'id');
     return inTurn(id, async () => {
       const existing = await duplicateOf(id, 'start');
-      if (existing) return existing;
-      const { draft, is_test, ...init } = request;
+      if (existing) {
+        options.accepted?.();
+        return existing;
+      }
+      const { draft, is_test, start_node, ...init } = request;
       const isDraft = draft === true;
       const isTest = is_test ?? isDraft;
+      // Real calls always begin at the start block: what they run is what the plan says.
+      if (start_node !== undefined && !isTest) throw badRequest('invalid_input', [{ path: 'start_node', message: 'only test sessions begin at a chosen block' }]);
       const draftPlanId = isDraft ? init.plan_id : null;
       // A plan without a draft pins version 0, which does not exist: the session fails as plan_not_found.
-      const planVersion = isDraft ? ((await plans.draftVersion(init.tenant_id, init.plan_id)) ?? 0) : undefined;
-      const result = await startSession({ ...init, id, ...(planVersion !== undefined && { plan_version: planVersion }) }, portsFor(draftPlanId, options.observer));
+      let planVersion = isDraft ? ((await plans.draftVersion(init.tenant_id, init.plan_id)) ?? 0) : undefined;
+      if (start_node !== undefined) planVersion = (await checkStartNode(init.tenant_id, init.plan_id, planVersion, start_node)) ?? planVersion;
+      options.accepted?.();
+      const result = await startSession(
+        { ...init, id, ...(planVersion !== undefined && { plan_version: planVersion }) },
+        portsFor(draftPlanId, options.observer),
+        start_node === undefined ? {} : { startNodeId: start_node },
+      );
       const session = result.session;
       const now = clock.now();
       const nowText = now.toISOString();

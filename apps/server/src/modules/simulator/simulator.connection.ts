@@ -180,7 +180,6 @@ export class SimulatorConnection {
     if (!current) throw notFound();
     if (frame.version === 'published' && current.published_version === null) throw badRequest('plan_not_published');
     const sessionId = newSessionId();
-    this.send({ type: 'started', session_id: sessionId, plan_id: plan.id, channel: frame.channel, version: frame.version });
     const outcome = await ctx.sessions.start(
       {
         id: sessionId,
@@ -195,8 +194,13 @@ export class SimulatorConnection {
         ...(frame.variables && { variables: frame.variables }),
         draft: frame.version === 'draft',
         is_test: true,
+        ...(frame.start_node !== undefined && { start_node: frame.start_node }),
       },
-      { observer: this.progress('start') },
+      {
+        observer: this.progress('start'),
+        // Before the first block's frames; a start refused (a block not in the plan) is never `started`.
+        accepted: () => this.send({ type: 'started', session_id: sessionId, plan_id: plan.id, channel: frame.channel, version: frame.version }),
+      },
     );
     if (outcome.status !== 'ended') {
       this.live = { id: sessionId, stopWatching: ctx.sessions.watch(sessionId, (swept) => this.enqueue(() => this.sweptTurn(swept), true)) };

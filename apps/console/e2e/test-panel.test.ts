@@ -7,8 +7,8 @@ import { type ConsoleHarness, startConsole } from './harness.ts';
 
 /**
  * The editor's test panel on the simulator (docs/simulator.md): a voice call driven with the
- * keypad while the canvas lights the path, a chat through the menu's option buttons, a refusal in
- * the user's words, and a guest who may not run plans.
+ * keypad while the canvas lights the path, a chat through the menu's option buttons, a run from a
+ * chosen block, a refusal in the user's words, and a guest who may not run plans.
  */
 let harness: ConsoleHarness;
 let member: TenantMember;
@@ -135,6 +135,25 @@ describe('test panel', () => {
     await expect.poll(() => statusOf(page)).toBe('O plano aguarda quem liga.');
     expect(await block(page, 'bye').getAttribute('data-visited')).toBeNull();
     expect(await block(page, 'menu').getAttribute('data-current')).toBe('true');
+  });
+
+  test('test from a chosen block: the run begins at that block, and the path with it', async () => {
+    const { page } = await harness.newPage();
+    await harness.signIn(page, member.username, member.password);
+    await page.goto(`/visual-plan/${planId}`);
+    await block(page, 'thanks').click();
+    await page.getByTestId('block-panel').and(page.locator('[data-node-id="thanks"]')).getByTestId('test-from-block').click();
+    expect(await page.getByTestId('test-panel-starts-at').textContent()).toBe('The run begins at block thanks.');
+    await expect.poll(() => page.getByTestId('test-panel-connection').textContent()).toBe('Connected');
+    await panel(page).getByText('Chat', { exact: true }).click();
+    await page.getByTestId('test-panel-start').click();
+
+    // The play_message block leads nowhere: the run says its text and ends, never passing the menu.
+    await expect.poll(() => statusOf(page)).toBe('The run has ended.');
+    expect(await page.getByTestId('test-panel-path').locator('li').evaluateAll((items) => items.map((item) => item.getAttribute('data-node-id')))).toEqual(['thanks']);
+    expect(await page.getByTestId('test-panel-transcript').textContent()).toContain('Thank you for writing');
+    expect(await block(page, 'thanks').getAttribute('data-visited')).toBe('true');
+    for (const other of ['start', 'menu']) expect(await block(page, other).getAttribute('data-visited')).toBeNull();
   });
 
   test('a guest sees the panel disabled, with the reason', async () => {

@@ -1,5 +1,5 @@
 import { Accordion, Alert, Badge, Button, CloseButton, Group, SegmentedControl, Stack, Switch, Text, Title } from '@mantine/core';
-import { IconAlertTriangle, IconInfoCircle, IconLock, IconPlayerPlay, IconRefresh } from '@tabler/icons-react';
+import { IconAlertTriangle, IconLock, IconPlayerPlay, IconRefresh } from '@tabler/icons-react';
 import type { Action } from '@voxplan/engine';
 import { useEffect, useId, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -137,7 +137,7 @@ export function TestPanel({ planId, startNodeId, onPathChange, onClose, edges, l
 
   const begin = () => {
     voice.stop();
-    start({ channel, version });
+    start({ channel, version, ...(startNodeId !== undefined && { start_node: startNodeId }) });
   };
 
   return (
@@ -160,9 +160,9 @@ export function TestPanel({ planId, startNodeId, onPathChange, onClose, edges, l
         </Alert>
       )}
       {startNodeId !== undefined && (
-        <Alert color="blue" icon={<IconInfoCircle size={18} />}>
-          {t('testPanel.startNodeUnsupported', { node: startNodeId })}
-        </Alert>
+        <Text size="sm" data-testid="test-panel-starts-at">
+          {t('testPanel.startsAt', { node: startNodeId })}
+        </Text>
       )}
 
       <Choice label={t('testPanel.version')} disabled={!canWrite} value={version} onChange={setVersion} options={{ draft: t('testPanel.draft'), published: t('testPanel.published') }} />

@@ -24,6 +24,8 @@ export interface StartOptions {
   channel: SimulatorChannel;
   version: SimulatorVersion;
   variables?: Record<string, string | number | boolean | null>;
+  /** The block the run begins at instead of where the Start block leads ("test from this block"). */
+  start_node?: string;
 }
 
 const simulatorPath = (planId: number) => `/visual-plans/${planId}/simulator`;

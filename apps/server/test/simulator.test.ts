@@ -1,7 +1,7 @@
 import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 import type { CallReportRecord } from '@voxplan/contracts';
-import type { SimulatorServerFrame } from '@voxplan/contracts/simulator';
+import type { SimulatorClientFrame, SimulatorServerFrame } from '@voxplan/contracts/simulator';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createTenantMember, q, startTestServer, type TenantMember, type TestServer } from './harness.ts';
 import { connectSimulator, describeFrames } from './simulator-client.ts';
@@ -317,34 +317,43 @@ describe('refusals', () => {
     await client.close();
   });
 
-  test('the published version of a plan never published is refused in the language asked', async () => {
+  test.each<[string, keyof typeof plans, SimulatorClientFrame, string, string, string]>([
+    [
+      'the published version of a plan never published',
+      'unpublished',
+      { type: 'start', channel: 'voice', version: 'published' },
+      'plan_not_published',
+      'This plan has no published version yet: publish it, or run the draft.',
+      'Este plano ainda não tem versão publicada: publique-o ou execute o rascunho.',
+    ],
+    [
+      'a block the plan does not have',
+      'frontLine',
+      { type: 'start', channel: 'voice', start_node: 'nowhere' },
+      'start_node_not_found',
+      'This block is not in the plan version being run: save the plan, or choose another block.',
+      'Este bloco não está na versão do plano em execução: salve o plano ou escolha outro bloco.',
+    ],
+  ])('a start of %s is refused in the language asked, and starts nothing', async (_, plan, frame, code, english, portuguese) => {
     for (const [language, message] of [
-      ['en', 'This plan has no published version yet: publish it, or run the draft.'],
-      ['pt-BR', 'Este plano ainda não tem versão publicada: publique-o ou execute o rascunho.'],
+      ['en', english],
+      ['pt-BR', portuguese],
     ] as const) {
-      const client = await open(plans.unpublished, member.token, { headers: { 'accept-language': language } });
-      client.send({ type: 'start', channel: 'voice', version: 'published' });
-      expect(await client.waitFor('error')).toMatchObject({ event_id: 'start', error: { statusCode: 400, code: 'plan_not_published', message } });
-      expect(client.frames.some((frame) => frame.type === 'started')).toBe(false);
+      const client = await open(plans[plan], member.token, { headers: { 'accept-language': language } });
+      client.send(frame);
+      expect(await client.waitFor('error')).toMatchObject({ event_id: 'start', error: { statusCode: 400, code, message } });
+      expect(client.frames.some((sent) => sent.type === 'started' || sent.type === 'node')).toBe(false);
       await client.close();
     }
   });
 
-  test('a start at a block the plan does not have is refused in the language asked, and starts nothing', async () => {
-    for (const [language, message] of [
-      ['en', 'This block is not in the plan version being run: save the plan, or choose another block.'],
-      ['pt-BR', 'Este bloco não está na versão do plano em execução: salve o plano ou escolha outro bloco.'],
-    ] as const) {
-      const client = await open(plans.frontLine, member.token, { headers: { 'accept-language': language } });
-      client.send({ type: 'start', channel: 'voice', start_node: 'nowhere' });
-      const refused = await client.waitFor('error');
-      expect(refused).toMatchObject({ event_id: 'start', error: { statusCode: 400, code: 'start_node_not_found', message } });
-      expect(refused.error.details).toContainEqual(expect.objectContaining({ path: 'start_node' }));
-      client.send({ type: 'start', channel: 'voice', start_node: 'not an id!' });
-      expect((await client.waitFor('error')).error).toMatchObject({ code: 'invalid_input', details: [expect.objectContaining({ path: 'start_node' })] });
-      expect(client.frames.some((frame) => frame.type === 'started' || frame.type === 'node')).toBe(false);
-      await client.close();
-    }
+  test('a start at a block names the field when refused: a block not in the plan, or no block id at all', async () => {
+    const client = await open();
+    client.send({ type: 'start', channel: 'voice', start_node: 'nowhere' });
+    expect((await client.waitFor('error')).error).toMatchObject({ code: 'start_node_not_found', details: [expect.objectContaining({ path: 'start_node' })] });
+    client.send({ type: 'start', channel: 'voice', start_node: 'not an id!' });
+    expect((await client.waitFor('error')).error).toMatchObject({ code: 'invalid_input', details: [expect.objectContaining({ path: 'start_node' })] });
+    await client.close();
   });
 
   test('only a test session begins elsewhere than the start block', async () => {

@@ -13,7 +13,7 @@ export const COLOR_SCHEME_KEY = 'color-scheme';
 
 // Toasts are queued in Mantine's store until this container arrives, so it need not hold up the
 // first screen.
-const Notifications = lazy(() => import('@mantine/notifications').then((module) => ({ default: module.Notifications })));
+const Notifications = lazy(() => import('./toast-container.ts').then((module) => ({ default: module.Notifications })));
 
 /**
  * Mantine's dimmed and error text, and the brand blue on a dark header, fall under WCAG AA's 4.5:1

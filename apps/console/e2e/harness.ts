@@ -31,7 +31,9 @@ export interface ConsoleHarness {
 
 /** A real server on a fresh database, serving the built console, and a headless Chromium. */
 export async function startConsole(env: Record<string, string> = {}): Promise<ConsoleHarness> {
-  const server = await startTestServer(env);
+  // E2E_CONSOLE_DIR serves a console built elsewhere, so that a build of the working tree cannot
+  // replace the files under a running test.
+  const server = await startTestServer({ ...(process.env.E2E_CONSOLE_DIR ? { CONSOLE_DIR: process.env.E2E_CONSOLE_DIR } : {}), ...env });
   await server.app.listen({ port: 0, host: '127.0.0.1' });
   const { port } = server.app.server.address() as AddressInfo;
   const baseUrl = `http://127.0.0.1:${port}`;

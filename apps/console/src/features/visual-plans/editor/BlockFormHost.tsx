@@ -1,38 +1,62 @@
-import { JsonInput, Stack, Text } from '@mantine/core';
-import { useState } from 'react';
+import { type EditorServices, BlockForm, validateData } from '@voxplan/blocks/editor';
+import { blockDefinition } from '@voxplan/blocks/definitions';
+import { builtinVariables } from '@voxplan/engine';
+import { useMemo } from 'react';
+import { api } from '../../../lib/api/client.ts';
+import { showError } from '../../../lib/errors.ts';
 import { useTranslation } from 'react-i18next';
-import { useEditorContext } from './editor-context.tsx';
+import { useEditorContext, useReferenceList } from './editor-context.tsx';
 import type { GraphNode } from './graph-state.ts';
 
-/** The selected block's form. */
-export function BlockFormHost({ node, issues, onChange }: { node: GraphNode; issues: ReadonlyMap<string, string>; onChange(data: Record<string, unknown>): void }) {
+/** Plays one of the tenant's audios: the file needs the user's token, so it is fetched and played from memory. */
+let playing: { audio: HTMLAudioElement; url: string } | undefined;
+async function playAudio(audioId: number, tenantId: number): Promise<void> {
+  const blob = await api.blob(`/audios/${audioId}/file`, { tenantId });
+  if (playing) {
+    playing.audio.pause();
+    URL.revokeObjectURL(playing.url);
+  }
+  const url = URL.createObjectURL(blob);
+  const audio = new Audio(url);
+  playing = { audio, url };
+  await audio.play();
+}
+
+/** The selected block's form: the blocks' generic form, lent the tenant's records and the plan's variables. */
+export function BlockFormHost({
+  node,
+  issues,
+  variableNames,
+  onChange,
+}: {
+  node: GraphNode;
+  /** The server's errors and warnings about this block, by path in its data. */
+  issues: ReadonlyMap<string, string>;
+  variableNames: readonly string[];
+  onChange(data: Record<string, unknown>): void;
+}) {
   const { t } = useTranslation();
-  const { readOnly } = useEditorContext();
-  const [text, setText] = useState(() => JSON.stringify(node.data, null, 2));
-  return (
-    <Stack gap="xs">
-      <JsonInput
-        label={t('editor.blockData')}
-        autosize
-        minRows={6}
-        value={text}
-        readOnly={readOnly}
-        onChange={(value) => {
-          setText(value);
-          try {
-            const parsed: unknown = JSON.parse(value);
-            if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) onChange(parsed as Record<string, unknown>);
-          } catch {
-            // Half-typed JSON is left for the user to finish.
-          }
-        }}
-        data-testid="block-data"
-      />
-      {[...issues].map(([path, message]) => (
-        <Text key={path} size="xs" c="red">
-          {path}: {message}
-        </Text>
-      ))}
-    </Stack>
+  const { readOnly, language, tenantId } = useEditorContext();
+  const services = useMemo<EditorServices>(
+    () => ({
+      language,
+      readOnly,
+      // Called by the form's pickers as a hook, always in the same order for a given block.
+      useReferenceOptions: (kind) => {
+        const list = useReferenceList(kind, tenantId);
+        return { options: list.data ?? [], loading: list.isLoading };
+      },
+      playAudio: (audioId) => void playAudio(audioId, tenantId).catch((error: unknown) => showError(error, t)),
+      variableNames: [...builtinVariables, ...variableNames],
+    }),
+    [language, readOnly, tenantId, t, variableNames],
   );
+  // What the user types is checked at once; the server's findings show where the live check has none.
+  const merged = useMemo(() => {
+    const schema = blockDefinition(node.type)?.schema;
+    const live = schema ? validateData(schema, node.data, language) : new Map<string, string>();
+    for (const [path, message] of issues) if (!live.has(path)) live.set(path, message);
+    return live;
+  }, [issues, language, node.data, node.type]);
+  return <BlockForm type={node.type} data={node.data} onChange={onChange} issues={merged} services={services} />;
 }

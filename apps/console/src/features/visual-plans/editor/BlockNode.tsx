@@ -2,7 +2,6 @@ import { Badge, Group, Text, Tooltip } from '@mantine/core';
 import { blockDefinition } from '@voxplan/blocks/definitions';
 import { Handle, type Node, type NodeProps, Position, useNodeConnections } from '@xyflow/react';
 import { memo, useMemo } from 'react';
-import { useTranslation } from 'react-i18next';
 import { visibleExits } from './block-exits.ts';
 import { useBlockLook } from './block-look.tsx';
 import { useNodeDecoration } from './decorations.ts';
@@ -16,7 +15,6 @@ export type BlockFlowNode = Node<Record<string, unknown>, string>;
  * exit. Every block type renders through this one component (the type is React Flow's node type).
  */
 export const BlockNode = memo(function BlockNode({ id, type, data, selected }: NodeProps<BlockFlowNode>) {
-  const { t } = useTranslation();
   const context = useEditorContext();
   const decoration = useNodeDecoration(context.decorations, id);
   const look = useBlockLook(type);
@@ -41,7 +39,7 @@ export const BlockNode = memo(function BlockNode({ id, type, data, selected }: N
       data-node-type={type}
       style={{ '--block-color': `var(--mantine-color-${look.color}-filled)` } as React.CSSProperties}
     >
-      {type !== 'start' && <Handle type="target" position={Position.Left} className={classes.targetHandle} aria-label={t('editor.node.input')} />}
+      {type !== 'start' && <Handle type="target" position={Position.Left} className={classes.targetHandle} />}
       <Group gap={6} wrap="nowrap" className={classes.nodeHeader}>
         <Icon size={16} />
         <Text size="sm" fw={600} truncate>
@@ -65,9 +63,9 @@ export const BlockNode = memo(function BlockNode({ id, type, data, selected }: N
           {exits.map(({ exit, known }) => (
             <div key={exit} className={classes.exit} data-unknown={!known || undefined}>
               <Text size="xs" className={classes.exitLabel}>
-                {look.exitLabel(exit, data, texts?.exits) ?? exit}
+                {look.exitLabel(exit, data, context) ?? exit}
               </Text>
-              <Handle type="source" id={exit} position={Position.Right} className={classes.sourceHandle} data-testid={`exit-${exit}`} aria-label={t('editor.node.exit', { exit })} />
+              <Handle type="source" id={exit} position={Position.Right} className={classes.sourceHandle} data-testid={`exit-${exit}`} />
             </div>
           ))}
         </div>

@@ -134,10 +134,10 @@ export function EditorToolbar(props: Props) {
       </Menu>
       {!readOnly && (
         <>
-          <Button leftSection={<IconDeviceFloppy size={16} />} variant={props.dirty ? 'filled' : 'default'} onClick={() => void saving.save()} loading={saving.saving} data-testid="editor-save">
+          <Button leftSection={<IconDeviceFloppy size={16} />} variant={props.dirty ? 'light' : 'default'} onClick={() => void saving.save()} loading={saving.saving} data-testid="editor-save">
             {t('common.save')}
           </Button>
-          <Button leftSection={<IconRocket size={16} />} color="teal" onClick={() => void saving.publish()} loading={saving.publishing} data-testid="editor-publish">
+          <Button leftSection={<IconRocket size={16} />} onClick={() => void saving.publish()} loading={saving.publishing} data-testid="editor-publish">
             {t('editor.publish')}
           </Button>
         </>

@@ -30,9 +30,11 @@ import { EditorContextProvider } from './editor-context.tsx';
 import classes from './editor.module.css';
 import { EditorToolbar } from './EditorToolbar.tsx';
 import {
+  assignedVariables,
   commit,
   connect,
   type EditorHistory,
+  freeSpotNear,
   fragmentOf,
   type Graph,
   type GraphNode,
@@ -211,19 +213,43 @@ export function PlanEditor({ loaded, onReload }: { loaded: VisualPlanDocument; o
 
   const selectOnly = useCallback((nodeIds: readonly string[]) => setSelection({ nodes: new Set(nodeIds), edges: new Set() }), []);
 
+  /** Where added and pasted blocks go: around the middle of what the user is looking at. */
+  const viewCentre = useCallback(() => {
+    const bounds = canvasRef.current?.getBoundingClientRect();
+    const centre = flow.screenToFlowPosition(bounds ? { x: bounds.left + bounds.width / 2, y: bounds.top + bounds.height / 2 } : { x: 0, y: 0 });
+    return { x: Math.round(centre.x - 90), y: Math.round(centre.y - 30) };
+  }, [flow]);
+
+  /** Pans, at the same zoom, to a block placed outside what the user sees. */
+  const revealSpot = useCallback(
+    (position: { x: number; y: number }) => {
+      const bounds = canvasRef.current?.getBoundingClientRect();
+      if (!bounds) return;
+      const topLeft = flow.screenToFlowPosition({ x: bounds.left, y: bounds.top });
+      const bottomRight = flow.screenToFlowPosition({ x: bounds.right, y: bounds.bottom });
+      const inside = position.x >= topLeft.x && position.y >= topLeft.y && position.x + 200 <= bottomRight.x && position.y + 90 <= bottomRight.y;
+      if (!inside) void flow.setCenter(position.x + 100, position.y + 45, { zoom: flow.getZoom(), duration: 200 });
+    },
+    [flow],
+  );
+
   const addBlock = useCallback(
     (type: string, at?: { x: number; y: number }) => {
       if (readOnly || !blockDefinition(type)) return;
-      const bounds = canvasRef.current?.getBoundingClientRect();
-      const position = at ?? flow.screenToFlowPosition(bounds ? { x: bounds.left + bounds.width / 2, y: bounds.top + bounds.height / 2 } : { x: 0, y: 0 });
+      const wanted = at ? { x: Math.round(at.x - 90), y: Math.round(at.y - 30) } : viewCentre();
       setHistory((current) => {
         const id = newId(type.replaceAll('_', '-'), idsOf(current.graph));
-        const node: GraphNode = { id, type, position: { x: Math.round(position.x - 90), y: Math.round(position.y - 30) }, data: initialDataOf(type) };
-        queueMicrotask(() => selectOnly([id]));
+        // A block clicked in twice does not land on the first one.
+        const position = at ? wanted : freeSpotNear(current.graph, wanted);
+        const node: GraphNode = { id, type, position, data: initialDataOf(type) };
+        queueMicrotask(() => {
+          selectOnly([id]);
+          revealSpot(position);
+        });
         return commit(current, { nodes: [...current.graph.nodes, node] });
       });
     },
-    [flow, readOnly, selectOnly],
+    [readOnly, revealSpot, selectOnly, viewCentre],
   );
 
   const pasteFragment = useCallback(
@@ -281,7 +307,7 @@ export function PlanEditor({ loaded, onReload }: { loaded: VisualPlanDocument; o
     const onPaste = (event: ClipboardEvent) => {
       if (inField()) return;
       const text = event.clipboardData?.getData('text/plain');
-      if (text && pasteFragment(text, { offset: { x: 40, y: 40 } })) event.preventDefault();
+      if (text && pasteFragment(text, { at: viewCentre() })) event.preventDefault();
     };
     document.addEventListener('copy', onCopy);
     document.addEventListener('cut', onCut);
@@ -291,7 +317,7 @@ export function PlanEditor({ loaded, onReload }: { loaded: VisualPlanDocument; o
       document.removeEventListener('cut', onCut);
       document.removeEventListener('paste', onPaste);
     };
-  }, [copySelection, pasteFragment, readOnly, removeSelection]);
+  }, [copySelection, pasteFragment, readOnly, removeSelection, viewCentre]);
 
   const onDrop = useCallback(
     (event: React.DragEvent) => {
@@ -363,6 +389,7 @@ export function PlanEditor({ loaded, onReload }: { loaded: VisualPlanDocument; o
   // The plan list shows the version and the time of the last save.
   useEffect(() => () => void queryClient.invalidateQueries({ queryKey: ['/visual-plans'] }), [queryClient]);
 
+  const variableNames = useMemo(() => assignedVariables(graph), [graph]);
   const singleNode = selection.nodes.size === 1 ? graph.nodes.find((node) => selection.nodes.has(node.id)) : undefined;
 
   return (
@@ -427,7 +454,7 @@ export function PlanEditor({ loaded, onReload }: { loaded: VisualPlanDocument; o
               }}
               onPaste={() =>
                 void navigator.clipboard.readText().then((text) => {
-                  if (!pasteFragment(text, { offset: { x: 40, y: 40 } })) toast('warning', t('editor.nothingToPaste'));
+                  if (!pasteFragment(text, { at: viewCentre() })) toast('warning', t('editor.nothingToPaste'));
                 })
               }
             />
@@ -453,6 +480,8 @@ export function PlanEditor({ loaded, onReload }: { loaded: VisualPlanDocument; o
               deleteKeyCode={readOnly ? null : ['Delete', 'Backspace']}
               multiSelectionKeyCode={['Shift', 'Meta', 'Control']}
               fitView
+              // A plan of two blocks is shown at its size, not blown up to fill the canvas.
+              fitViewOptions={{ maxZoom: 1 }}
               minZoom={0.05}
               onlyRenderVisibleElements
               proOptions={{ hideAttribution: false }}
@@ -493,6 +522,7 @@ export function PlanEditor({ loaded, onReload }: { loaded: VisualPlanDocument; o
                 onNodeDataChange={updateNodeData}
                 onSettingsChange={updateSettings}
                 onTestFrom={(nodeId) => setTesting({ startNodeId: nodeId })}
+                variableNames={variableNames}
               />
             )}
           </aside>

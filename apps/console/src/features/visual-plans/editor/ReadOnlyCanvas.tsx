@@ -24,6 +24,7 @@ export function ReadOnlyCanvas({ nodes, edges }: { nodes: readonly PlanNode[]; e
         elementsSelectable={false}
         deleteKeyCode={null}
         fitView
+        fitViewOptions={{ maxZoom: 1 }}
         minZoom={0.05}
         onlyRenderVisibleElements
         colorMode={colorScheme}

@@ -9,24 +9,22 @@ import { useEditorContext } from './editor-context.tsx';
 import type { GraphNode } from './graph-state.ts';
 import { PlanSettingsPanel } from './PlanSettingsPanel.tsx';
 
-/** Issues of a block by the path inside its data: the live check's first, then the server's. */
-function useNodeIssues(node: GraphNode): ReadonlyMap<string, string> {
+/** The server's errors and warnings about a block, by the path inside its data. */
+function useServerIssues(node: GraphNode): ReadonlyMap<string, string> {
   const { decorations } = useEditorContext();
   const decoration = useNodeDecoration(decorations, node.id);
   return useMemo(() => {
     const issues = new Map<string, string>();
-    const parsed = blockDefinition(node.type)?.schema.safeParse(node.data);
-    if (parsed && !parsed.success) for (const issue of parsed.error.issues) if (!issues.has(issue.path.join('.'))) issues.set(issue.path.join('.'), issue.message);
     for (const issue of [...decoration.errors, ...decoration.warnings]) if (!issues.has(issue.path)) issues.set(issue.path, issue.message);
     return issues;
-  }, [node.type, node.data, decoration]);
+  }, [decoration]);
 }
 
-function BlockPanel({ node, onChange, onTestFrom }: { node: GraphNode; onChange(nodeId: string, data: Record<string, unknown>): void; onTestFrom(nodeId: string): void }) {
+function BlockPanel({ node, variableNames, onChange, onTestFrom }: { node: GraphNode; variableNames: readonly string[]; onChange(nodeId: string, data: Record<string, unknown>): void; onTestFrom(nodeId: string): void }) {
   const { t } = useTranslation();
   const { language } = useEditorContext();
   const texts = blockDefinition(node.type)?.texts[language];
-  const issues = useNodeIssues(node);
+  const issues = useServerIssues(node);
   return (
     <Stack gap="sm" p="sm" data-testid="block-panel" data-node-id={node.id}>
       <Group justify="space-between" align="flex-start" wrap="nowrap">
@@ -40,7 +38,7 @@ function BlockPanel({ node, onChange, onTestFrom }: { node: GraphNode; onChange(
           {t('editor.testFromHere')}
         </Button>
       </Group>
-      <BlockFormHost node={node} issues={issues} onChange={(data) => onChange(node.id, data)} />
+      <BlockFormHost node={node} issues={issues} variableNames={variableNames} onChange={(data) => onChange(node.id, data)} />
     </Stack>
   );
 }
@@ -53,6 +51,7 @@ export function SidePanel({
   onNodeDataChange,
   onSettingsChange,
   onTestFrom,
+  variableNames,
 }: {
   node: GraphNode | undefined;
   selectedCount: number;
@@ -60,12 +59,14 @@ export function SidePanel({
   onNodeDataChange(nodeId: string, data: Record<string, unknown>): void;
   onSettingsChange(settings: PlanSettings, field: string): void;
   onTestFrom(nodeId: string): void;
+  /** The variables the plan's blocks set, offered in template fields. */
+  variableNames: readonly string[];
 }) {
   const { t } = useTranslation();
   return (
     <ScrollArea style={{ flex: 1 }}>
       {node ? (
-        <BlockPanel key={node.id} node={node} onChange={onNodeDataChange} onTestFrom={onTestFrom} />
+        <BlockPanel key={node.id} node={node} variableNames={variableNames} onChange={onNodeDataChange} onTestFrom={onTestFrom} />
       ) : selectedCount > 1 ? (
         <Stack p="sm" gap="xs">
           <Title order={4}>{t('editor.selected', { count: selectedCount })}</Title>

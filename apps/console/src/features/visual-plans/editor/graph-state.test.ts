@@ -1,6 +1,6 @@
 import { planSettingsSchema } from '@voxplan/blocks/definitions';
 import { describe, expect, test } from 'vitest';
-import { commit, connect, contentOf, fragmentOf, graphOf, paste, readFragment, redo, removeElements, startHistory, touch, undo } from './graph-state.ts';
+import { commit, connect, contentOf, fragmentOf, freeSpotNear, graphOf, paste, readFragment, redo, removeElements, startHistory, touch, undo } from './graph-state.ts';
 
 const settings = planSettingsSchema.parse({});
 const plan = () =>
@@ -101,4 +101,12 @@ describe('edits', () => {
     const content = contentOf(moved);
     expect(content.nodes[1]).toEqual({ id: 'menu', type: 'voice_menu', position: { x: 200, y: 11 }, data: graph.nodes[1]!.data });
   });
+});
+
+test('a block added where another stands goes below it, clear of every block', () => {
+  const graph = plan();
+  expect(freeSpotNear(graph, { x: 1_000, y: 1_000 })).toEqual({ x: 1_000, y: 1_000 });
+  const spot = freeSpotNear(graph, { x: 210, y: 10 });
+  expect(spot.x).toBe(210);
+  expect(spot.y).toBeGreaterThanOrEqual(90 + 20);
 });

@@ -209,3 +209,41 @@ export function readFragment(text: string): Fragment | undefined {
   );
   return validNodes.length > 0 ? { nodes: validNodes, edges: validEdges } : undefined;
 }
+
+const variableNamePattern = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/**
+ * The variables the plan's blocks set, for completion in template fields: the names in their lists
+ * of rows (a variable block's assignments, a speech detection's variables, an HTTP request's saves).
+ */
+export function assignedVariables(graph: Graph): string[] {
+  const names = new Set<string>();
+  for (const node of graph.nodes) {
+    for (const value of Object.values(node.data)) {
+      if (!Array.isArray(value)) continue;
+      for (const row of value) {
+        if (typeof row !== 'object' || row === null) continue;
+        const name = (row as { name?: unknown; variable?: unknown }).name ?? (row as { variable?: unknown }).variable;
+        if (typeof name === 'string' && variableNamePattern.test(name)) names.add(name);
+      }
+    }
+  }
+  return [...names].sort();
+}
+
+/** The size a block is taken to have before React Flow has measured it. */
+const unmeasured = { width: 200, height: 90 };
+const gap = 20;
+
+/** The first place at or below `wanted` where a new block overlaps none of the plan's blocks. */
+export function freeSpotNear(graph: Graph, wanted: { x: number; y: number }): { x: number; y: number } {
+  const spot = { ...wanted };
+  const overlaps = () =>
+    graph.nodes.some((node) => {
+      const width = node.measured?.width ?? unmeasured.width;
+      const height = node.measured?.height ?? unmeasured.height;
+      return spot.x < node.position.x + width + gap && node.position.x < spot.x + unmeasured.width + gap && spot.y < node.position.y + height + gap && node.position.y < spot.y + unmeasured.height + gap;
+    });
+  for (let attempt = 0; attempt < graph.nodes.length + 1 && overlaps(); attempt++) spot.y += unmeasured.height + gap;
+  return spot;
+}

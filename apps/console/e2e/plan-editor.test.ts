@@ -1,0 +1,317 @@
+import type { VisualPlan, VisualPlanDocument } from '@voxplan/contracts/visual-plan';
+import type { Locator, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { createTenantMember, type TenantMember } from '../../server/test/harness.ts';
+import { accessibilityViolations, type ConsoleHarness, startConsole } from './harness.ts';
+
+/** The plan editor (/visual-plan/<id>): the canvas, its history, saving, conflicts and guards. */
+let harness: ConsoleHarness;
+let admin: string;
+let member: TenantMember;
+const guest = { username: 'editor-guest', password: 'editor-guest-password-1' };
+
+type Body = Record<string, unknown>;
+const node = (id: string, type: string, x: number, data: Body = {}) => ({ id, type, position: { x, y: 0 }, data });
+const edge = (source: string, exit: string, target: string) => ({ id: `${source}-${exit}`, source, source_exit: exit, target });
+
+const call = (options: Parameters<ConsoleHarness['server']['call']>[0]) => harness.server.call({ ...options, token: member.token });
+
+async function planWith(name: string, content?: Body): Promise<VisualPlanDocument> {
+  const created = await call({ method: 'POST', url: '/visual-plans', payload: { name } });
+  expect(created.statusCode, created.body).toBe(201);
+  const id = created.json<VisualPlan>().id;
+  if (!content) return (await call({ method: 'GET', url: `/visual-plans/${id}/document` })).json<VisualPlanDocument>();
+  const saved = await call({ method: 'PUT', url: `/visual-plans/${id}/document`, payload: { base_version: 1, ...content } });
+  expect(saved.statusCode, saved.body).toBe(200);
+  return saved.json<VisualPlanDocument>();
+}
+
+const draftOf = async (id: number) => (await call({ method: 'GET', url: `/visual-plans/${id}/document` })).json<VisualPlanDocument>();
+
+beforeAll(async () => {
+  harness = await startConsole();
+  admin = await harness.server.login();
+  member = await createTenantMember(harness.server, admin, 'editortenant');
+  const created = await harness.server.call({
+    method: 'POST',
+    url: '/users',
+    token: admin,
+    payload: { username: guest.username, password: guest.password, email: 'editor-guest@example.com', name: 'Gil Guest', roles: [{ role: 'guest', tenant_id: member.tenantId }] },
+  });
+  expect(created.statusCode, created.body).toBe(201);
+});
+afterAll(() => harness.close());
+
+async function openEditor(planId: number, who: { username: string; password: string } = member, options: { locale?: string; colorScheme?: 'light' | 'dark' } = {}): Promise<Page> {
+  const { page } = await harness.newPage(options);
+  await harness.signIn(page, who.username, who.password);
+  await page.goto(`/visual-plan/${planId}`);
+  await page.getByTestId('plan-canvas').locator('.react-flow__node').first().waitFor();
+  return page;
+}
+
+const nodeOf = (page: Page, id: string): Locator => page.locator(`[data-testid="plan-node"][data-node-id="${id}"]`);
+const nodesOfType = (page: Page, type: string): Locator => page.locator(`[data-testid="plan-node"][data-node-type="${type}"]`);
+const edgeCount = (page: Page) => page.locator('.react-flow__edge').count();
+
+/** Drags from an exit's handle to a block's input, as a user connects two blocks. */
+async function connectExit(page: Page, from: Locator, exit: string, to: Locator): Promise<void> {
+  const source = (await from.getByTestId(`exit-${exit}`).boundingBox())!;
+  const target = (await to.locator('.react-flow__handle-left').boundingBox())!;
+  await page.mouse.move(source.x + source.width / 2, source.y + source.height / 2);
+  await page.mouse.down();
+  await page.mouse.move(target.x + target.width / 2, target.y + target.height / 2, { steps: 8 });
+  await page.mouse.up();
+}
+
+describe('canvas', () => {
+  test('add a block from the palette, connect it, undo and redo, save, and find it intact after a reload', async () => {
+    const plan = await planWith('Canvas basics');
+    const page = await openEditor(plan.id);
+    expect(await page.getByTestId('editor-dirty').textContent()).toBe('All changes saved');
+
+    await page.getByTestId('palette-search').fill('hang');
+    expect(await page.locator('[data-testid^="palette-"]:not([data-testid="palette-search"])').count()).toBe(1);
+    await page.getByTestId('palette-hangup').click();
+    await expect.poll(() => nodesOfType(page, 'hangup').count()).toBe(1);
+    expect(await page.getByTestId('editor-dirty').textContent()).toBe('Unsaved changes');
+    const hangupId = (await nodesOfType(page, 'hangup').getAttribute('data-node-id'))!;
+    // A block just added is selected: the side panel shows its settings.
+    await expect.poll(() => page.getByTestId('block-panel').getAttribute('data-node-id')).toBe(hangupId);
+
+    await connectExit(page, nodeOf(page, 'start'), 'next', nodeOf(page, hangupId));
+    await expect.poll(() => edgeCount(page)).toBe(1);
+
+    await page.getByTestId('editor-undo').click();
+    await expect.poll(() => edgeCount(page)).toBe(0);
+    await page.getByTestId('editor-undo').click();
+    await expect.poll(() => nodesOfType(page, 'hangup').count()).toBe(0);
+    // Undone back to what was saved: nothing is unsaved.
+    expect(await page.getByTestId('editor-dirty').textContent()).toBe('All changes saved');
+    await page.getByTestId('editor-redo').click();
+    await page.getByTestId('editor-redo').click();
+    await expect.poll(() => edgeCount(page)).toBe(1);
+    // The keyboard does the same.
+    await page.locator('.react-flow__pane').click();
+    await page.keyboard.press('Control+z');
+    await expect.poll(() => edgeCount(page)).toBe(0);
+    await page.keyboard.press('Control+Shift+z');
+    await expect.poll(() => edgeCount(page)).toBe(1);
+
+    await page.getByTestId('editor-save').click();
+    await expect.poll(() => page.getByText(/^Plan saved \(version 2\)/).count()).toBe(1);
+    const stored = await draftOf(plan.id);
+    expect(stored.version).toBe(2);
+    expect(stored.nodes.map((saved) => saved.type).sort()).toEqual(['hangup', 'start']);
+    expect(stored.edges).toEqual([expect.objectContaining({ source: 'start', source_exit: 'next', target: hangupId })]);
+
+    await page.reload();
+    await nodeOf(page, hangupId).waitFor();
+    expect(await edgeCount(page)).toBe(1);
+    expect(await page.getByTestId('editor-version').textContent()).toBe('Version 2');
+  });
+
+  test('build a plan from the palette with a date range, a voice menu and a destination; save, publish, reload: intact', async () => {
+    const range = await call({ method: 'POST', url: '/date-ranges', payload: { name: 'Office hours', time_zone: 'America/Sao_Paulo' } });
+    expect(range.statusCode, range.body).toBe(201);
+    const desk = await call({ method: 'POST', url: '/destinations', payload: { name: 'Front desk', kind: 'voice', uri: 'sip:100@pbx.example.com' } });
+    expect(desk.statusCode, desk.body).toBe(201);
+    const plan = await planWith('Reception line');
+    const page = await openEditor(plan.id);
+    const panel = page.getByTestId('block-panel');
+    const choose = async (testId: string, label: string) => {
+      await panel.getByTestId(testId).click();
+      await page.getByRole('option', { name: label, exact: true }).click();
+    };
+    const added = async (type: string) => {
+      await page.getByTestId(`palette-${type}`).click();
+      const id = (await nodesOfType(page, type).last().getAttribute('data-node-id'))!;
+      await expect.poll(() => panel.getAttribute('data-node-id')).toBe(id);
+      return id;
+    };
+
+    const rangeId = await added('date_range');
+    await choose('field-date_range_id', 'Office hours');
+    await expect.poll(() => nodeOf(page, rangeId).getByTestId('node-summary').textContent()).toContain('Office hours');
+
+    const menuId = await added('voice_menu');
+    await panel.getByTestId('field-voice_text').fill('Press 1 for the front desk');
+    await panel.getByTestId('field-options.0.label').fill('Front desk');
+    // Live validation: a key the menu cannot take is refused under its field as it is typed.
+    await panel.getByTestId('field-options.0.digits').fill('1x');
+    await expect.poll(() => panel.getByText(/0-9, \* and #/).count()).toBeGreaterThan(0);
+    await panel.getByTestId('field-options.0.digits').fill('1');
+    await expect.poll(() => nodeOf(page, menuId).getByTestId('exit-1').count()).toBe(1);
+
+    const deskId = await added('destination');
+    await choose('field-destination_id', 'Front desk');
+
+    // Blocks added at the centre overlap: spread them before connecting.
+    await page.getByTestId('editor-more').click();
+    await page.getByTestId('editor-layout').click();
+    await expect.poll(async () => (await nodeOf(page, deskId).boundingBox())?.x !== (await nodeOf(page, menuId).boundingBox())?.x).toBe(true);
+    await page.getByTestId('editor-fit').click();
+    await page.waitForTimeout(400);
+    await connectExit(page, nodeOf(page, 'start'), 'next', nodeOf(page, rangeId));
+    await connectExit(page, nodeOf(page, rangeId), 'in_hours', nodeOf(page, menuId));
+    await connectExit(page, nodeOf(page, menuId), '1', nodeOf(page, deskId));
+    await expect.poll(() => edgeCount(page)).toBe(3);
+
+    await page.getByTestId('editor-save').click();
+    await expect.poll(() => page.getByText(/^Plan saved \(version 2\)/).count()).toBe(1);
+    await page.getByTestId('editor-publish').click();
+    await expect.poll(() => page.getByText('Version 2 is live: calls and chats now run it.').count()).toBe(1);
+
+    const stored = await draftOf(plan.id);
+    expect(stored.published_version).toBe(2);
+    expect(stored.nodes.find((saved) => saved.id === rangeId)?.data).toMatchObject({ date_range_id: range.json<{ id: number }>().id });
+    expect(stored.nodes.find((saved) => saved.id === menuId)?.data).toMatchObject({ voice_text: 'Press 1 for the front desk', options: [{ digits: '1', label: 'Front desk' }] });
+    expect(stored.nodes.find((saved) => saved.id === deskId)?.data).toMatchObject({ destination_id: desk.json<{ id: number }>().id });
+    expect(stored.edges.map((saved) => `${saved.source}:${saved.source_exit}>${saved.target}`).sort()).toEqual(
+      [`start:next>${rangeId}`, `${rangeId}:in_hours>${menuId}`, `${menuId}:1>${deskId}`].sort(),
+    );
+
+    await page.reload();
+    await nodeOf(page, menuId).waitFor();
+    expect(await edgeCount(page)).toBe(3);
+    await nodeOf(page, menuId).click();
+    expect(await panel.getByTestId('field-voice_text').inputValue()).toBe('Press 1 for the front desk');
+    expect(await page.getByTestId('editor-published').textContent()).toBe('Live: version 2');
+  });
+
+  test('the save and publish buttons, the server’s warnings on their blocks, and the list that takes the user to each', async () => {
+    const plan = await planWith('Warnings', {
+      nodes: [node('start', 'start', 0), node('hello', 'play_message', 250, { voice_text: 'Hello' }), node('lonely', 'hangup', 500)],
+      edges: [edge('start', 'next', 'hello')],
+    });
+    const page = await openEditor(plan.id);
+    // The stored draft's warnings: the message's exit is unconnected, the hang-up unreachable.
+    await expect.poll(() => nodeOf(page, 'hello').getAttribute('data-state')).toBe('warning');
+    await expect.poll(() => nodeOf(page, 'lonely').getAttribute('data-state')).toBe('warning');
+    await page.getByTestId('editor-issues').click();
+    await page.getByTestId('issue-warning').filter({ hasText: 'Unreachable block' }).click();
+    await expect.poll(() => page.getByTestId('block-panel').getAttribute('data-node-id')).toBe('lonely');
+
+    // The draft made through the API is at version 2; publishing makes that version live.
+    await page.getByTestId('editor-publish').click();
+    await expect.poll(() => page.getByText('Version 2 is live: calls and chats now run it.').count()).toBe(1);
+    expect(await page.getByTestId('editor-published').textContent()).toBe('Live: version 2');
+    expect((await call({ method: 'GET', url: `/visual-plans/${plan.id}` })).json<VisualPlan>().published_version).toBe(2);
+  });
+
+  test('copy blocks in one plan and paste them into another, with the edge between them', async () => {
+    const source = await planWith('Copy source', {
+      nodes: [node('start', 'start', 0), node('hello', 'play_message', 250, { voice_text: 'Copied greeting' }), node('end', 'hangup', 500)],
+      edges: [edge('start', 'next', 'hello'), edge('hello', 'next', 'end')],
+    });
+    const target = await planWith('Paste target');
+    const { context, page } = await harness.newPage();
+    await context.grantPermissions(['clipboard-read', 'clipboard-write']);
+    await harness.signIn(page, member.username, member.password);
+    await page.goto(`/visual-plan/${source.id}`);
+    await nodeOf(page, 'hello').waitFor();
+    await nodeOf(page, 'hello').click();
+    await nodeOf(page, 'end').click({ modifiers: ['Shift'] });
+    await page.keyboard.press('Control+c');
+
+    await page.goto(`/visual-plan/${target.id}`);
+    await nodeOf(page, 'start').waitFor();
+    await page.locator('.react-flow__pane').click();
+    await page.keyboard.press('Control+v');
+    await expect.poll(() => nodesOfType(page, 'play_message').count()).toBe(1);
+    await page.getByTestId('editor-save').click();
+    await expect.poll(() => page.getByText(/^Plan saved \(version 2\)/).count()).toBe(1);
+    const stored = await draftOf(target.id);
+    const pasted = stored.nodes.find((saved) => saved.type === 'play_message')!;
+    expect(pasted.data).toMatchObject({ voice_text: 'Copied greeting' });
+    expect(pasted.id).not.toBe('hello');
+    const pastedEnd = stored.nodes.find((saved) => saved.type === 'hangup')!;
+    expect(stored.nodes).toHaveLength(3);
+    expect(stored.edges).toEqual([expect.objectContaining({ source: pasted.id, source_exit: 'next', target: pastedEnd.id })]);
+  });
+});
+
+describe('conflicts and guards', () => {
+  test('two users on one plan: the second save is out of sync, and the work is kept as a new plan', async () => {
+    const plan = await planWith('Shared plan');
+    const first = await openEditor(plan.id);
+    const second = await openEditor(plan.id);
+
+    await first.getByTestId('palette-hangup').click();
+    await first.getByTestId('editor-save').click();
+    await expect.poll(() => first.getByText(/^Plan saved \(version 2\)/).count()).toBe(1);
+
+    await second.getByTestId('palette-play_message').click();
+    await second.getByTestId('editor-save').click();
+    await second.getByRole('dialog', { name: 'Another user saved this plan' }).waitFor();
+    await second.getByTestId('conflict-name').fill('Shared plan, my way');
+    await second.getByTestId('conflict-save-as').click();
+    await second.waitForURL((url) => url.pathname !== `/visual-plan/${plan.id}`);
+
+    // The first user's save stands; the second user's work is a plan of its own, opened.
+    expect((await draftOf(plan.id)).nodes.map((saved) => saved.type).sort()).toEqual(['hangup', 'start']);
+    const copyId = Number(new URL(second.url()).pathname.split('/').pop());
+    const copy = await draftOf(copyId);
+    expect(copy.name).toBe('Shared plan, my way');
+    expect(copy.nodes.map((saved) => saved.type).sort()).toEqual(['play_message', 'start']);
+    await nodesOfType(second, 'play_message').waitFor();
+  });
+
+  test('leaving with unsaved changes asks first; staying keeps the work, leaving without saving drops it', async () => {
+    const plan = await planWith('Guarded');
+    const page = await openEditor(plan.id);
+    await page.getByTestId('palette-hangup').click();
+    await page.getByRole('link', { name: 'Destinations' }).click();
+    await page.getByRole('dialog', { name: 'Unsaved changes' }).waitFor();
+    await page.getByTestId('leave-stay').click();
+    expect(new URL(page.url()).pathname).toBe(`/visual-plan/${plan.id}`);
+    expect(await nodesOfType(page, 'hangup').count()).toBe(1);
+
+    await page.getByRole('link', { name: 'Destinations' }).click();
+    await page.getByTestId('leave-save').click();
+    await page.waitForURL('**/destination');
+    expect((await draftOf(plan.id)).nodes.map((saved) => saved.type).sort()).toEqual(['hangup', 'start']);
+  });
+
+  test('an administrator changing the tenant with a plan open is asked to save it, and the plan closes', async () => {
+    const plan = await planWith('Tenant switch');
+    const { page } = await harness.newPage();
+    await harness.signIn(page);
+    await page.goto(`/visual-plan/${plan.id}`);
+    await nodeOf(page, 'start').waitFor();
+    await page.getByTestId('palette-hangup').click();
+    await page.getByTestId('tenant-picker').click();
+    await page.getByRole('option', { name: 'editortenant' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Close the plan?' });
+    await dialog.waitFor();
+    expect(await dialog.textContent()).toContain('Changing the tenant closes this plan');
+    await page.getByTestId('leave-save').click();
+    await page.waitForURL((url) => url.pathname === '/visual-plan');
+    expect((await draftOf(plan.id)).nodes).toHaveLength(2);
+  });
+});
+
+describe('read only', () => {
+  test('a guest sees the plan and its settings but can change nothing', async () => {
+    const plan = await planWith('Guest view', {
+      nodes: [node('start', 'start', 0), node('end', 'hangup', 250)],
+      edges: [edge('start', 'next', 'end')],
+    });
+    const page = await openEditor(plan.id, guest);
+    expect(await page.getByTestId('editor-read-only').count()).toBe(1);
+    for (const hidden of ['editor-save', 'editor-publish', 'editor-undo', 'palette-search']) expect(await page.getByTestId(hidden).count(), hidden).toBe(0);
+    await nodeOf(page, 'end').click();
+    await page.keyboard.press('Delete');
+    expect(await nodeOf(page, 'end').count()).toBe(1);
+    await page.locator('.react-flow__pane').click();
+    expect(await page.getByTestId('settings-chat-text').getAttribute('readonly')).not.toBeNull();
+  });
+
+  test('the editor in Portuguese and in the dark scheme passes the accessibility checks', async () => {
+    const plan = await planWith('Accessible', { nodes: [node('start', 'start', 0), node('end', 'hangup', 250)], edges: [edge('start', 'next', 'end')] });
+    const page = await openEditor(plan.id, member, { locale: 'pt-BR', colorScheme: 'dark' });
+    expect(await page.getByTestId('editor-save').textContent()).toBe('Salvar');
+    expect(await page.getByTestId('editor-publish').textContent()).toBe('Publicar');
+    expect(await accessibilityViolations(page)).toEqual([]);
+  });
+});

@@ -231,6 +231,74 @@ describe('canvas', () => {
   });
 });
 
+describe('versions, finding and shortcuts', () => {
+  test('a published version is shown read-only and restored as the draft', async () => {
+    const plan = await planWith('Versioned', { nodes: [node('start', 'start', 0), node('first', 'hangup', 250)], edges: [edge('start', 'next', 'first')] });
+    const published = await call({ method: 'POST', url: `/visual-plans/${plan.id}/publish`, payload: { base_version: 2 } });
+    expect(published.statusCode, published.body).toBe(200);
+    const changed = await call({
+      method: 'PUT',
+      url: `/visual-plans/${plan.id}/document`,
+      payload: { base_version: 2, nodes: [node('start', 'start', 0), node('second', 'play_message', 250, { voice_text: 'Later' })], edges: [edge('start', 'next', 'second')] },
+    });
+    expect(changed.statusCode, changed.body).toBe(200);
+
+    const page = await openEditor(plan.id);
+    await nodeOf(page, 'second').waitFor();
+    await page.getByTestId('editor-more').click();
+    await page.getByTestId('editor-versions').click();
+    await expect.poll(() => page.getByTestId('version-row').count()).toBe(1);
+    await page.getByTestId('version-view').click();
+    const viewer = page.getByRole('dialog', { name: 'Version 2 (read only)' });
+    await viewer.waitFor();
+    await expect.poll(() => viewer.locator('[data-testid="plan-node"][data-node-id="first"]').count()).toBe(1);
+    expect(await viewer.locator('[data-testid="plan-node"][data-node-id="second"]').count()).toBe(0);
+    await viewer.locator('.mantine-Modal-close').click();
+    await viewer.waitFor({ state: 'detached' });
+
+    await page.getByTestId('version-restore').click();
+    await page.getByTestId('confirm-restore').click();
+    await nodeOf(page, 'first').waitFor();
+    expect(await nodeOf(page, 'second').count()).toBe(0);
+    const draft = await draftOf(plan.id);
+    expect(draft.version).toBe(4);
+    expect(draft.nodes.map((saved) => saved.id).sort()).toEqual(['first', 'start']);
+    expect(draft.published_version).toBe(2);
+  });
+
+  test('find a block by its text; the shortcuts are listed; an edge dragged to empty canvas is removed', async () => {
+    const plan = await planWith('Findable', {
+      nodes: [node('start', 'start', 0), node('hello', 'play_message', 250, { voice_text: 'Welcome to the needle shop' }), node('end', 'hangup', 500)],
+      edges: [edge('start', 'next', 'hello'), edge('hello', 'next', 'end')],
+    });
+    const page = await openEditor(plan.id);
+    await page.getByTestId('editor-find').click();
+    await page.getByTestId('find-input').fill('needle');
+    await expect.poll(() => page.getByTestId('find-result').count()).toBe(1);
+    await page.getByTestId('find-result').click();
+    await expect.poll(() => page.getByTestId('block-panel').getAttribute('data-node-id')).toBe('hello');
+
+    await page.getByTestId('editor-more').click();
+    await page.getByTestId('editor-shortcuts').click();
+    const shortcuts = page.getByRole('dialog', { name: 'Keyboard shortcuts' });
+    await shortcuts.waitFor();
+    expect(await shortcuts.textContent()).toContain('Undo');
+    await page.keyboard.press('Escape');
+
+    // Reconnect: the end of the edge into "end" is dragged away and dropped on the empty canvas.
+    await page.getByTestId('editor-fit').click();
+    await page.waitForTimeout(400);
+    const edgeEnd = page.getByTestId('rf__edge-hello-next').locator('.react-flow__edgeupdater-target');
+    const handle = (await edgeEnd.boundingBox())!;
+    const canvas = (await page.getByTestId('plan-canvas').boundingBox())!;
+    await page.mouse.move(handle.x + handle.width / 2, handle.y + handle.height / 2);
+    await page.mouse.down();
+    await page.mouse.move(canvas.x + canvas.width / 2, canvas.y + canvas.height - 30, { steps: 8 });
+    await page.mouse.up();
+    await expect.poll(() => edgeCount(page)).toBe(1);
+  });
+});
+
 describe('conflicts and guards', () => {
   test('two users on one plan: the second save is out of sync, and the work is kept as a new plan', async () => {
     const plan = await planWith('Shared plan');

@@ -1,14 +1,14 @@
 import type { VisualPlan, VisualPlanDocument } from '@voxplan/contracts/visual-plan';
 import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { createTenantMember, type TenantMember } from '../../server/test/harness.ts';
+import { createTenantMember, createTenantUser, type TenantMember } from '../../server/test/harness.ts';
 import { accessibilityViolations, type ConsoleHarness, startConsole } from './harness.ts';
 
 /** The plan editor (/visual-plan/<id>): the canvas, its history, saving, conflicts and guards. */
 let harness: ConsoleHarness;
 let admin: string;
 let member: TenantMember;
-const guest = { username: 'editor-guest', password: 'editor-guest-password-1' };
+let guest: TenantMember;
 
 type Body = Record<string, unknown>;
 const node = (id: string, type: string, x: number, data: Body = {}) => ({ id, type, position: { x, y: 0 }, data });
@@ -32,13 +32,7 @@ beforeAll(async () => {
   harness = await startConsole();
   admin = await harness.server.login();
   member = await createTenantMember(harness.server, admin, 'editortenant');
-  const created = await harness.server.call({
-    method: 'POST',
-    url: '/users',
-    token: admin,
-    payload: { username: guest.username, password: guest.password, email: 'editor-guest@example.com', name: 'Gil Guest', roles: [{ role: 'guest', tenant_id: member.tenantId }] },
-  });
-  expect(created.statusCode, created.body).toBe(201);
+  guest = await createTenantUser(harness.server, admin, member.tenantId, 'editor-guest', 'guest');
 });
 afterAll(() => harness.close());
 

@@ -2,7 +2,7 @@ import { AxeBuilder } from '@axe-core/playwright';
 import type { VisualPlan } from '@voxplan/contracts/visual-plan';
 import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { createTenantMember, type TenantMember } from '../../server/test/harness.ts';
+import { createTenantMember, createTenantUser, type TenantMember } from '../../server/test/harness.ts';
 import { type ConsoleHarness, startConsole } from './harness.ts';
 
 /**
@@ -22,14 +22,7 @@ beforeAll(async () => {
   harness = await startConsole();
   const admin = await harness.server.login();
   member = await createTenantMember(harness.server, admin, 'paneltenant');
-  guest = { ...member, username: 'panel-guest', password: 'panel-guest-password-1' };
-  const guestUser = await harness.server.call({
-    method: 'POST',
-    url: '/users',
-    token: admin,
-    payload: { username: guest.username, password: guest.password, email: 'panel-guest@example.com', name: 'Panel Guest', roles: [{ role: 'guest', tenant_id: member.tenantId }] },
-  });
-  expect(guestUser.statusCode, guestUser.body).toBe(201);
+  guest = await createTenantUser(harness.server, admin, member.tenantId, 'panel-guest', 'guest');
   const created = await harness.server.call({ method: 'POST', url: '/visual-plans', token: member.token, payload: { name: 'Front desk' } });
   expect(created.statusCode, created.body).toBe(201);
   planId = created.json<VisualPlan>().id;

@@ -99,12 +99,8 @@ export interface TenantMember {
   token: string;
 }
 
-/** A new tenant named `name` and a user `<name>-<role>` with that role in it, made through the API by the administrator. */
-export async function createTenantMember(server: TestServer, adminToken: string, name: string, role: 'user' | 'guest' = 'user'): Promise<TenantMember> {
-  const tenant = await server.call({ method: 'POST', url: '/tenants', token: adminToken, payload: { name } });
-  if (tenant.statusCode !== 201) throw new Error(`creating tenant ${name} failed: ${tenant.statusCode} ${tenant.body}`);
-  const tenantId = tenant.json<{ id: number }>().id;
-  const username = `${name}-${role}`;
+/** A user `username` (password `<username>-password-1`) with one role in a tenant, made through the API by the administrator. */
+export async function createTenantUser(server: TestServer, adminToken: string, tenantId: number, username: string, role: 'user' | 'guest'): Promise<TenantMember> {
   const password = `${username}-password-1`;
   const user = await server.call({
     method: 'POST',
@@ -114,6 +110,13 @@ export async function createTenantMember(server: TestServer, adminToken: string,
   });
   if (user.statusCode !== 201) throw new Error(`creating user ${username} failed: ${user.statusCode} ${user.body}`);
   return { tenantId, userId: user.json<{ id: number }>().id, username, password, token: await server.login(username, password) };
+}
+
+/** A new tenant named `name` and a user `<name>-<role>` with that role in it, made through the API by the administrator. */
+export async function createTenantMember(server: TestServer, adminToken: string, name: string, role: 'user' | 'guest' = 'user'): Promise<TenantMember> {
+  const tenant = await server.call({ method: 'POST', url: '/tenants', token: adminToken, payload: { name } });
+  if (tenant.statusCode !== 201) throw new Error(`creating tenant ${name} failed: ${tenant.statusCode} ${tenant.body}`);
+  return createTenantUser(server, adminToken, tenant.json<{ id: number }>().id, `${name}-${role}`, role);
 }
 
 export interface ErrorBody {

@@ -6,12 +6,9 @@ import { blockDefinition, type PlanSettings } from '@voxplan/blocks/definitions'
 import type { VisualPlanDocument } from '@voxplan/contracts/visual-plan';
 import {
   applyNodeChanges,
-  Background,
   type Connection,
-  Controls,
   type Edge,
   type EdgeChange,
-  MiniMap,
   type NodeChange,
   ReactFlow,
   useReactFlow,
@@ -24,6 +21,7 @@ import { useLeaveGuard } from '../../../lib/leave-guard.ts';
 import { toast } from '../../../lib/notify.ts';
 import type { BlockFlowNode } from './BlockNode.tsx';
 import { nodeTypes } from './node-types.ts';
+import { CanvasChrome, canvasDefaults } from './ReadOnlyCanvas.tsx';
 import { initialDataOf } from './block-look.tsx';
 import { DecorationStore } from './decorations.ts';
 import { EditorContextProvider } from './editor-context.tsx';
@@ -73,6 +71,16 @@ interface Selection {
   edges: ReadonlySet<string>;
 }
 const nothingSelected: Selection = { nodes: new Set(), edges: new Set() };
+
+/** The selected ids after React Flow's select changes (a click, a box, a deselection). */
+function withSelectChanges(selected: ReadonlySet<string>, changes: readonly { id: string; selected: boolean }[]): ReadonlySet<string> {
+  const next = new Set(selected);
+  for (const change of changes) {
+    if (change.selected) next.add(change.id);
+    else next.delete(change.id);
+  }
+  return next;
+}
 
 /** The canvas of one plan: palette, blocks and edges, the side panel, saving and history. */
 export function PlanEditor({ loaded, onReload }: { loaded: VisualPlanDocument; onReload(): void }) {
@@ -128,16 +136,7 @@ export function PlanEditor({ loaded, onReload }: { loaded: VisualPlanDocument; o
   const onNodesChange = useCallback(
     (changes: NodeChange<BlockFlowNode>[]) => {
       const selectChanges = changes.filter((change) => change.type === 'select');
-      if (selectChanges.length > 0) {
-        setSelection((current) => {
-          const next = new Set(current.nodes);
-          for (const change of selectChanges) {
-            if (change.selected) next.add(change.id);
-            else next.delete(change.id);
-          }
-          return { nodes: next, edges: current.edges };
-        });
-      }
+      if (selectChanges.length > 0) setSelection((current) => ({ nodes: withSelectChanges(current.nodes, selectChanges), edges: current.edges }));
       const removed = changes.filter((change) => change.type === 'remove').map((change) => change.id);
       const moves = changes.filter((change) => change.type === 'position' || change.type === 'dimensions');
       setHistory((current) => {
@@ -155,16 +154,7 @@ export function PlanEditor({ loaded, onReload }: { loaded: VisualPlanDocument; o
 
   const onEdgesChange = useCallback((changes: EdgeChange[]) => {
     const selectChanges = changes.filter((change) => change.type === 'select');
-    if (selectChanges.length > 0) {
-      setSelection((current) => {
-        const next = new Set(current.edges);
-        for (const change of selectChanges) {
-          if (change.selected) next.add(change.id);
-          else next.delete(change.id);
-        }
-        return { nodes: current.nodes, edges: next };
-      });
-    }
+    if (selectChanges.length > 0) setSelection((current) => ({ nodes: current.nodes, edges: withSelectChanges(current.edges, selectChanges) }));
     const removed = changes.filter((change) => change.type === 'remove').map((change) => change.id);
     if (removed.length > 0) setHistory((current) => { const change = removeElements(current.graph, new Set(), new Set(removed)); return change ? commit(current, change) : current; });
   }, []);
@@ -479,17 +469,10 @@ export function PlanEditor({ loaded, onReload }: { loaded: VisualPlanDocument; o
               edgesReconnectable={!readOnly}
               deleteKeyCode={readOnly ? null : ['Delete', 'Backspace']}
               multiSelectionKeyCode={['Shift', 'Meta', 'Control']}
-              fitView
-              // A plan of two blocks is shown at its size, not blown up to fill the canvas.
-              fitViewOptions={{ maxZoom: 1 }}
-              minZoom={0.05}
-              onlyRenderVisibleElements
-              proOptions={{ hideAttribution: false }}
+              {...canvasDefaults}
               colorMode={colorScheme}
             >
-              <Background />
-              <Controls showInteractive={false} />
-              <MiniMap pannable zoomable ariaLabel={t('editor.minimap')} />
+              <CanvasChrome />
             </ReactFlow>
           </div>
           <aside className={classes.side} aria-label={t(testing ? 'editor.testPanel' : 'editor.sidePanel')}>

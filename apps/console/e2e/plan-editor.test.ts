@@ -193,6 +193,23 @@ describe('canvas', () => {
     expect((await call({ method: 'GET', url: `/visual-plans/${plan.id}` })).json<VisualPlan>().published_version).toBe(2);
   });
 
+  test('plan settings: with the texts synced, a block\'s chat text follows its voice text as it is typed', async () => {
+    const plan = await planWith('Synced', {
+      nodes: [node('start', 'start', 0), node('hello', 'play_message', 250, { voice_text: 'Hi', chat_text: 'Written for chat' })],
+      edges: [edge('start', 'next', 'hello')],
+    });
+    const page = await openEditor(plan.id);
+    await page.getByTestId('settings-session-timeout').fill('45');
+    await page.getByTestId('settings-sync').click();
+    await nodeOf(page, 'hello').click();
+    await page.getByTestId('block-panel').getByTestId('field-voice_text').fill('Welcome');
+    await page.getByTestId('editor-save').click();
+    await expect.poll(() => page.getByText(/^Plan saved \(version 3\)/).count()).toBe(1);
+    const stored = await draftOf(plan.id);
+    expect(stored.settings).toMatchObject({ session_timeout_min: 45, sync_with_voice_text: true });
+    expect(stored.nodes.find((saved) => saved.id === 'hello')?.data).toMatchObject({ voice_text: 'Welcome', chat_text: 'Welcome' });
+  });
+
   test('copy blocks in one plan and paste them into another, with the edge between them', async () => {
     const source = await planWith('Copy source', {
       nodes: [node('start', 'start', 0), node('hello', 'play_message', 250, { voice_text: 'Copied greeting' }), node('end', 'hangup', 500)],

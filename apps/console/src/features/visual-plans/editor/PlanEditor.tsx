@@ -33,6 +33,7 @@ import {
   connect,
   type EditorHistory,
   freeSpotNear,
+  withChatFollowingVoice,
   fragmentOf,
   type Graph,
   type GraphNode,
@@ -323,13 +324,21 @@ export function PlanEditor({ loaded, onReload }: { loaded: VisualPlanDocument; o
 
   const updateNodeData = useCallback(
     (nodeId: string, data: Record<string, unknown>) => {
-      setHistory((current) =>
-        commit(current, { nodes: current.graph.nodes.map((node) => (node.id === nodeId ? { ...node, data } : node)) }, { mergeKey: `node:${nodeId}` }),
-      );
+      setHistory((current) => {
+        const synced = current.graph.settings.sync_with_voice_text ? withChatFollowingVoice(data) : data;
+        return commit(current, { nodes: current.graph.nodes.map((node) => (node.id === nodeId ? { ...node, data: synced } : node)) }, { mergeKey: `node:${nodeId}` });
+      });
     },
     [],
   );
-  const updateSettings = useCallback((settings: PlanSettings, field: string) => edit({ settings }, `settings.${field}`), [edit]);
+  const updateSettings = useCallback((settings: PlanSettings, field: string) => {
+    setHistory((current) => {
+      // Turning the sync on brings every block's chat text in line at once (one undo step).
+      const syncing = settings.sync_with_voice_text && !current.graph.settings.sync_with_voice_text;
+      const nodes = syncing ? current.graph.nodes.map((node) => ({ ...node, data: withChatFollowingVoice(node.data) })) : current.graph.nodes;
+      return commit(current, { settings, nodes }, { mergeKey: `settings.${field}` });
+    });
+  }, []);
 
   const focusNode = useCallback(
     (nodeId: string) => {

@@ -1,6 +1,6 @@
 import { planSettingsSchema } from '@voxplan/blocks/definitions';
 import { describe, expect, test } from 'vitest';
-import { commit, connect, contentOf, fragmentOf, freeSpotNear, graphOf, paste, readFragment, redo, removeElements, startHistory, touch, undo } from './graph-state.ts';
+import { commit, connect, contentOf, fragmentOf, freeSpotNear, graphOf, withChatFollowingVoice, paste, readFragment, redo, removeElements, startHistory, touch, undo } from './graph-state.ts';
 
 const settings = planSettingsSchema.parse({});
 const plan = () =>
@@ -109,4 +109,10 @@ test('a block added where another stands goes below it, clear of every block', (
   const spot = freeSpotNear(graph, { x: 210, y: 10 });
   expect(spot.x).toBe(210);
   expect(spot.y).toBeGreaterThanOrEqual(90 + 20);
+});
+
+test('with the texts synced, a block\'s chat text follows its voice text; blocks without both are left alone', () => {
+  expect(withChatFollowingVoice({ voice_text: 'Hi', chat_text: 'old' })).toEqual({ voice_text: 'Hi', chat_text: 'Hi' });
+  const plain = { voice_text: 'Hi' };
+  expect(withChatFollowingVoice(plain)).toBe(plain);
 });

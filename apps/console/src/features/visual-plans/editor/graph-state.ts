@@ -247,3 +247,12 @@ export function freeSpotNear(graph: Graph, wanted: { x: number; y: number }): { 
   for (let attempt = 0; attempt < graph.nodes.length + 1 && overlaps(); attempt++) spot.y += unmeasured.height + gap;
   return spot;
 }
+
+/**
+ * A block's data with its chat text following its voice text: the plan setting
+ * `sync_with_voice_text` (blocks.md) keeps the two alike while the user edits.
+ */
+export function withChatFollowingVoice(data: Record<string, unknown>): Record<string, unknown> {
+  if (typeof data.voice_text !== 'string' || !('chat_text' in data) || data.chat_text === data.voice_text) return data;
+  return { ...data, chat_text: data.voice_text };
+}

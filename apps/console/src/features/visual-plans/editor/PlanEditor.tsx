@@ -1,4 +1,4 @@
-import { Alert, Badge, Button, Group, Text, Title, useComputedColorScheme } from '@mantine/core';
+import { Alert, Badge, Button, Group, Stack, Text, Title, useComputedColorScheme } from '@mantine/core';
 import { IconPlayerPlay } from '@tabler/icons-react';
 import { useHotkeys } from '@mantine/hooks';
 import { useQueryClient } from '@tanstack/react-query';
@@ -395,33 +395,35 @@ export function PlanEditor({ loaded, onReload }: { loaded: VisualPlanDocument; o
     <EditorContextProvider planId={loaded.id} tenantId={loaded.tenant_id} readOnly={readOnly} decorations={decorations}>
       <div className={classes.shell}>
         <Group justify="space-between" mb="xs" wrap="nowrap" gap="xs">
-          <Group gap="xs" wrap="nowrap" style={{ minWidth: 0 }}>
-            <Title order={3} style={{ overflow: 'hidden', textOverflow: 'ellipsis', whiteSpace: 'nowrap' }} data-testid="editor-plan-name">
+          <Stack gap={2} style={{ minWidth: 0 }}>
+            <Title order={4} style={{ overflow: 'hidden', textOverflow: 'ellipsis', whiteSpace: 'nowrap' }} data-testid="editor-plan-name">
               {loaded.name}
             </Title>
-            <Badge variant="light" data-testid="editor-version">
-              {t('editor.version', { version: saving.baseVersion })}
-            </Badge>
-            {saving.publishedVersion !== null ? (
-              <Badge variant="light" color="teal" data-testid="editor-published">
-                {t('editor.publishedVersion', { version: saving.publishedVersion })}
+            <Group gap={6} wrap="nowrap">
+              <Badge size="sm" variant="light" style={{ flexShrink: 0 }} data-testid="editor-version">
+                {t('editor.version', { version: saving.baseVersion })}
               </Badge>
-            ) : (
-              <Badge variant="light" color="gray" data-testid="editor-published">
-                {t('editor.neverPublished')}
-              </Badge>
-            )}
-            {readOnly && (
-              <Badge color="gray" data-testid="editor-read-only">
-                {t('editor.readOnly')}
-              </Badge>
-            )}
-            {!readOnly && (
-              <Text size="xs" c={dirty ? 'orange' : 'dimmed'} data-testid="editor-dirty">
-                {dirty ? t('editor.unsaved') : t('editor.saved')}
-              </Text>
-            )}
-          </Group>
+              {saving.publishedVersion !== null ? (
+                <Badge size="sm" variant="light" color="teal" style={{ flexShrink: 0 }} data-testid="editor-published">
+                  {t('editor.publishedVersion', { version: saving.publishedVersion })}
+                </Badge>
+              ) : (
+                <Badge size="sm" variant="light" color="gray" style={{ flexShrink: 0 }} data-testid="editor-published">
+                  {t('editor.neverPublished')}
+                </Badge>
+              )}
+              {readOnly && (
+                <Badge size="sm" color="gray" style={{ flexShrink: 0 }} data-testid="editor-read-only">
+                  {t('editor.readOnly')}
+                </Badge>
+              )}
+              {!readOnly && (
+                <Text size="xs" c={dirty ? 'orange' : 'dimmed'} truncate data-testid="editor-dirty">
+                  {dirty ? t('editor.unsaved') : t('editor.saved')}
+                </Text>
+              )}
+            </Group>
+          </Stack>
           <Group gap="xs" wrap="nowrap">
             <IssuesButton onFocusNode={focusNode} />
             <Button

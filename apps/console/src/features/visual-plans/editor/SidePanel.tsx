@@ -1,4 +1,4 @@
-import { Button, Group, ScrollArea, Stack, Text, Title } from '@mantine/core';
+import { Button, ScrollArea, Stack, Text, Title } from '@mantine/core';
 import { IconPlayerPlay } from '@tabler/icons-react';
 import { blockDefinition, type PlanSettings } from '@voxplan/blocks/definitions';
 import { useMemo } from 'react';
@@ -27,17 +27,15 @@ function BlockPanel({ node, variableNames, onChange, onTestFrom }: { node: Graph
   const issues = useServerIssues(node);
   return (
     <Stack gap="sm" p="sm" data-testid="block-panel" data-node-id={node.id}>
-      <Group justify="space-between" align="flex-start" wrap="nowrap">
-        <div>
-          <Title order={4}>{texts?.name ?? node.type}</Title>
-          <Text size="xs" c="dimmed">
-            {texts?.description}
-          </Text>
-        </div>
-        <Button size="compact-xs" variant="light" leftSection={<IconPlayerPlay size={12} />} onClick={() => onTestFrom(node.id)} data-testid="test-from-block">
+      <div>
+        <Title order={4}>{texts?.name ?? node.type}</Title>
+        <Text size="xs" c="dimmed">
+          {texts?.description}
+        </Text>
+        <Button mt={6} size="compact-xs" variant="light" leftSection={<IconPlayerPlay size={12} />} onClick={() => onTestFrom(node.id)} data-testid="test-from-block">
           {t('editor.testFromHere')}
         </Button>
-      </Group>
+      </div>
       <BlockFormHost node={node} issues={issues} variableNames={variableNames} onChange={(data) => onChange(node.id, data)} />
     </Stack>
   );

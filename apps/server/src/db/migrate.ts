@@ -8,6 +8,7 @@ import * as audios from './migrations/0005-audios.ts';
 import * as webhookDeliveries from './migrations/0006-webhook-deliveries.ts';
 import * as visualPlans from './migrations/0007-visual-plans.ts';
 import * as sessions from './migrations/0008-sessions.ts';
+import * as numbers from './migrations/0009-numbers.ts';
 import type { Database } from './schema.ts';
 
 /** Numbered migrations, applied in order at start. Add one line per new migration file. */
@@ -21,6 +22,7 @@ function migrationsFor(dialect: DialectName): Record<string, Migration> {
     '0006-webhook-deliveries': { up: webhookDeliveries.up(dialect) },
     '0007-visual-plans': { up: visualPlans.up(dialect) },
     '0008-sessions': { up: sessions.up(dialect) },
+    '0009-numbers': { up: numbers.up(dialect) },
   };
 }
 

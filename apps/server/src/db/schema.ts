@@ -305,6 +305,33 @@ export interface ProtocolCounterTable {
   value: number;
 }
 
+export interface NumberTable {
+  id: Generated<number>;
+  tenant_id: number;
+  created_time: Time;
+  updated_time: Time;
+  /** E.164. */
+  number: string;
+  description: string;
+  provider: 'twilio' | 'asterisk' | 'whatsapp' | 'webchat';
+  voice_plan_id: number | null;
+  chat_plan_id: number | null;
+  whatsapp_verify_token: string;
+  /** Encrypted with the master key (lib/keys.ts); null when none was given. */
+  whatsapp_token: string | null;
+  whatsapp_phone_number_id: string;
+}
+
+export interface NumberRuleTable {
+  id: Generated<number>;
+  number_id: number;
+  position: number;
+  date_range_id: number | null;
+  /** JSON: a list of caller prefixes. */
+  caller_prefixes: string;
+  plan_id: number;
+}
+
 export interface Database {
   tenants: TenantTable;
   users: UserTable;
@@ -330,6 +357,8 @@ export interface Database {
   session_events: SessionEventTable;
   call_reports: CallReportTable;
   protocol_counters: ProtocolCounterTable;
+  numbers: NumberTable;
+  number_rules: NumberRuleTable;
 }
 
 export type TableName = keyof Database;

@@ -1,7 +1,7 @@
-import type { DateRange, DateRangeStatus } from '@voxplan/contracts';
+import type { DateRange, DateRangeStatus, Holiday } from '@voxplan/contracts';
 import type { Kysely } from 'kysely';
 import type { Database, DateRangeTable } from '../../db/schema.ts';
-import { holidayOn } from '../holidays/holidays.service.ts';
+import { holidayOnDate, holidaysAt } from '../holidays/holidays.service.ts';
 import { evaluateSchedule, localMoment, type ScheduleDefinition, type ScheduleEvaluation } from './schedule.ts';
 
 type DateRangeRow = Omit<DateRangeTable, 'id'> & { id: number };
@@ -26,15 +26,24 @@ export function presentDateRange(row: Record<string, unknown>): DateRange {
 
 export type ScheduledPlace = ScheduleDefinition & Pick<DateRange, 'country' | 'state' | 'city'>;
 
+/** The holidays a range consults (holidaysAt its place): none for a range without a country. */
+export async function rangeHolidays(db: Kysely<Database>, range: ScheduledPlace): Promise<Holiday[]> {
+  return range.country === '' ? [] : holidaysAt(db, { country: range.country, state: range.state, city: range.city });
+}
+
+/** Where an instant falls in a range, its place's holidays (rangeHolidays) already read: the holiday on the instant's local date, then the pure evaluation. */
+export function evaluateWithHolidays(range: ScheduleDefinition, holidays: readonly Holiday[], instant: Date): ScheduleEvaluation {
+  const local = localMoment(range.time_zone, instant);
+  return evaluateSchedule(range, instant, holidayOnDate(holidays, local.date), local);
+}
+
 /**
  * Where an instant falls in a range (saved or not): the holiday of the range's place on the
- * instant's local date (holidayOn: national, that state's, that city's), then the pure evaluation.
+ * instant's local date (national, that state's, that city's), then the pure evaluation.
  * A range without a country consults no holidays.
  */
 export async function scheduleEvaluation(db: Kysely<Database>, range: ScheduledPlace, instant: Date): Promise<ScheduleEvaluation> {
-  const local = localMoment(range.time_zone, instant);
-  const holiday = range.country === '' ? undefined : await holidayOn(db, local.date, { country: range.country, state: range.state, city: range.city });
-  return evaluateSchedule(range, instant, holiday, local);
+  return evaluateWithHolidays(range, await rangeHolidays(db, range), instant);
 }
 
 /** The evaluation as the API answers it (`GET /date-ranges/{id}/status`). */

@@ -1,5 +1,5 @@
 import type { Holiday, HolidayLevel } from '@voxplan/contracts';
-import { type Kysely, sql } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { Database, HolidayTable } from '../../db/schema.ts';
 
 type HolidayRow = Omit<HolidayTable, 'id'> & { id: number };
@@ -42,15 +42,13 @@ export interface HolidayPlace {
 const specificity = { city: 0, state: 1, national: 2 } as const;
 
 /**
- * The holiday falling on a date (YYYY-MM-DD) at a place, if any: the country's national ones, the
- * state's own ones and the city's own ones; a recurring holiday matches on month and day in any
- * year. When several match, the most local one is answered (city, then state, then national).
+ * Every holiday that applies at a place: the country's national ones, the state's own ones and the
+ * city's own ones, on any date. Read once, they answer holidayOnDate for any date.
  */
-export async function holidayOn(db: Kysely<Database>, date: string, where: HolidayPlace): Promise<Holiday | undefined> {
+export async function holidaysAt(db: Kysely<Database>, where: HolidayPlace): Promise<Holiday[]> {
   const country = where.country.trim().toUpperCase();
   const state = where.state?.trim() ?? '';
   const city = where.city?.trim() ?? '';
-  const monthDay = date.slice(5);
   const rows = await db
     .selectFrom('holidays')
     .selectAll()
@@ -61,9 +59,23 @@ export async function holidayOn(db: Kysely<Database>, date: string, where: Holid
       if (state !== '' && city !== '') places.push(eb.and([eb('level', '=', 'city'), eb('state', '=', state), eb('city', '=', city)]));
       return eb.or(places);
     })
-    .where((eb) => eb.or([eb('date', '=', date), eb.and([eb('recurring', '=', 1), eb(sql<string>`substr(${sql.ref('date')}, 6)`, '=', monthDay)])]))
     .orderBy('id')
     .execute();
-  const [best] = rows.sort((a, b) => specificity[a.level] - specificity[b.level]);
-  return best ? presentHoliday(best) : undefined;
+  return rows.map(presentHoliday);
+}
+
+/**
+ * The holiday of a place's list (holidaysAt) falling on a date (YYYY-MM-DD), if any: a recurring
+ * holiday matches on month and day in any year. When several match, the most local one is
+ * answered (city, then state, then national).
+ */
+export function holidayOnDate(holidays: readonly Holiday[], date: string): Holiday | undefined {
+  const monthDay = date.slice(5);
+  const matching = holidays.filter((holiday) => holiday.date === date || (holiday.recurring && holiday.date.slice(5) === monthDay));
+  return matching.sort((a, b) => specificity[a.level] - specificity[b.level])[0];
+}
+
+/** The holiday falling on a date (YYYY-MM-DD) at a place, if any (holidayOnDate). */
+export async function holidayOn(db: Kysely<Database>, date: string, where: HolidayPlace): Promise<Holiday | undefined> {
+  return holidayOnDate(await holidaysAt(db, where), date);
 }

@@ -1,0 +1,106 @@
+import { z } from 'zod';
+import { idSchema, timestampSchema } from './common.ts';
+
+/**
+ * Phone numbers (DIDs, spec sections 2 and 3): a number in E.164 belongs to one tenant across the
+ * whole system. A call or chat to it runs the plan of its first matching rule, else its own plan
+ * for the channel (apps/server/src/modules/numbers/number-lookup.ts).
+ */
+
+export const numberProviders = ['twilio', 'asterisk', 'whatsapp', 'webchat'] as const;
+export type NumberProvider = (typeof numberProviders)[number];
+
+export const numberLimits = { rules: 50, callerPrefixes: 50, description: 500, whatsappField: 200, whatsappToken: 1000 } as const;
+
+// ITU-T E.164: a + then up to 15 digits, the first (the country code's) not 0.
+const E164 = /^\+[1-9]\d{1,14}$/;
+export const isE164 = (text: string): boolean => E164.test(text);
+
+// The start of a caller's number: digits, with the + of E.164 allowed in front.
+const CALLER_PREFIX = /^\+?\d{1,15}$/;
+export const isCallerPrefix = (text: string): boolean => CALLER_PREFIX.test(text);
+
+/**
+ * Whether a caller's number starts with a prefix. Compared on digits alone, so "+5511" and
+ * "5511" both match "+551140000000" (providers differ on whether they send the +).
+ */
+export function callerMatchesPrefix(caller: string, prefix: string): boolean {
+  const digits = (text: string) => text.replace(/^\+/, '');
+  return digits(caller).startsWith(digits(prefix));
+}
+
+/**
+ * The refinement messages name console translation keys (validation.custom.<message>), so that
+ * the form and the API's details say the same thing.
+ */
+export const numberMessages = { number: 'invalidE164', prefix: 'invalidCallerPrefix', ruleCondition: 'ruleNeedsCondition' } as const;
+
+export const numberRuleSchema = z.object({
+  /** In hours of this date range (as the date_range block decides it); null: at any time. */
+  date_range_id: idSchema.nullable(),
+  /** The caller's number starts with one of these; empty: any caller. */
+  caller_prefixes: z.array(z.string()),
+  plan_id: idSchema,
+});
+export type NumberRule = z.infer<typeof numberRuleSchema>;
+
+export const numberRuleInputSchema = z
+  .object({
+    date_range_id: idSchema.nullable().default(null),
+    caller_prefixes: z
+      .array(z.string().trim().refine(isCallerPrefix, numberMessages.prefix))
+      .max(numberLimits.callerPrefixes)
+      .default([]),
+    plan_id: idSchema,
+  })
+  .strict()
+  .refine((rule) => rule.date_range_id !== null || rule.caller_prefixes.length > 0, {
+    message: numberMessages.ruleCondition,
+    path: ['caller_prefixes'],
+  });
+export type NumberRuleInput = z.input<typeof numberRuleInputSchema>;
+
+export const numberSchema = z.object({
+  id: idSchema,
+  tenant_id: idSchema,
+  created_time: timestampSchema,
+  updated_time: timestampSchema,
+  number: z.string().describe('E.164, unique across the system'),
+  description: z.string(),
+  provider: z.enum(numberProviders),
+  voice_plan_id: idSchema.nullable(),
+  chat_plan_id: idSchema.nullable(),
+  rules: z.array(numberRuleSchema).describe('tried in order: the first match picks its plan, else the number’s plan for the channel'),
+  whatsapp_verify_token: z.string().describe('what Meta’s webhook verification must echo'),
+  whatsapp_token: z.string().describe('masked (••••abcd); empty when none is stored. Sending the mask back keeps the stored token'),
+  whatsapp_phone_number_id: z.string(),
+  whatsapp_webhook_url: z.string().nullable().describe('where Meta sends this number’s messages (provider whatsapp), else null'),
+});
+export type PhoneNumber = z.infer<typeof numberSchema>;
+
+const numberFields = {
+  number: z.string().trim().refine(isE164, numberMessages.number),
+  description: z.string().max(numberLimits.description),
+  provider: z.enum(numberProviders),
+  voice_plan_id: idSchema.nullable(),
+  chat_plan_id: idSchema.nullable(),
+  rules: z.array(numberRuleInputSchema).max(numberLimits.rules),
+  whatsapp_verify_token: z.string().trim().max(numberLimits.whatsappField),
+  whatsapp_token: z.string().trim().max(numberLimits.whatsappToken),
+  whatsapp_phone_number_id: z.string().trim().max(numberLimits.whatsappField),
+};
+
+export const numberCreateSchema = z
+  .object({
+    ...numberFields,
+    description: numberFields.description.default(''),
+    voice_plan_id: numberFields.voice_plan_id.default(null),
+    chat_plan_id: numberFields.chat_plan_id.default(null),
+    rules: numberFields.rules.default([]),
+    whatsapp_verify_token: numberFields.whatsapp_verify_token.default(''),
+    whatsapp_token: numberFields.whatsapp_token.default(''),
+    whatsapp_phone_number_id: numberFields.whatsapp_phone_number_id.default(''),
+  })
+  .strict();
+export const numberUpdateSchema = z.object(numberFields).partial().strict();
+export type NumberInput = z.input<typeof numberCreateSchema>;

@@ -4,6 +4,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { createTenantMember, errorOf, q, serverForFile, type TenantMember, type TestServer } from './harness.ts';
 import { uploadCall } from './audio-fixtures.ts';
+import { largePlan } from '../../../bench/editor/large-plan.ts';
 
 /**
  * The plans API (docs/api.md, "Visual plans"): drafts saved with the version they were based on,
@@ -265,6 +266,23 @@ describe('drafts', () => {
     expectCode(nul, 400, 'invalid_input');
     expect(errorOf(nul).details?.[0]?.path).toBe('nodes.1.data.voice_text');
     expect((await a.document(plan.id)).version).toBe(1);
+  });
+
+  test('a plan of 2,000 blocks saves and reads back; 2,001 blocks or 8,001 edges are refused', async () => {
+    const references = { destinationId: await a.destination(), dateRangeId: await a.dateRange() };
+    const big = largePlan(2_000, references);
+    const plan = await a.create();
+    const saved = await a.saved(plan.id, plan.version, big);
+    expect(saved.errors).toEqual([]);
+    expect((await a.document(plan.id)).nodes.map((n) => n.id)).toEqual(big.nodes.map((n) => n.id));
+
+    const tooMany = largePlan(2_001, references);
+    const refused = await a.save(plan.id, saved.version, tooMany);
+    expectPlanErrors(refused, [{ code: 'invalid_field', path: 'nodes' }]);
+    const extra = Array.from({ length: 8_001 - big.edges.length }, (_, index) => ({ ...big.edges[index % big.edges.length]!, id: `extra-${index}` }));
+    const tooManyEdges = await a.save(plan.id, saved.version, { ...big, edges: [...big.edges, ...extra] });
+    expectPlanErrors(tooManyEdges, [{ code: 'invalid_field', path: 'edges' }]);
+    expect((await a.document(plan.id)).version).toBe(saved.version);
   });
 
   test('a document stored in an older format is migrated when read', async () => {

@@ -27,7 +27,7 @@ export interface Started {
 
 /** Opens the database, migrates it and makes sure an administrator and the system settings exist. */
 export async function startContext(config: Config): Promise<Started> {
-  const handle = openDatabase({ ...config, onPoolError: (error) => console.warn(`database connection lost: ${error.message}`) });
+  const handle = openDatabase({ ...config, onPoolError: (error) => console.warn(`database connection lost: ${error.message}`), log: (message) => console.warn(message) });
   // One Lua runner per server: its workers start on the first script, or at warm().
   const scripts = new LuaScriptRunner();
   const outbound = createSettingsOutboundHttp(handle.db, handle.readCache);
@@ -38,6 +38,8 @@ export async function startContext(config: Config): Promise<Started> {
   };
   try {
     await migrateToLatest(handle.db, handle.dialect);
+    // Until the bus listens, nothing is served from the read cache; waiting here starts the server with it.
+    await handle.ready;
     const keys = deriveKeys(loadMasterKey(config));
     const tokens = createAccessTokens(keys.tokenKey, config.accessTokenTtlSeconds);
     const base = {
@@ -45,6 +47,7 @@ export async function startContext(config: Config): Promise<Started> {
       db: handle.db,
       dialect: handle.dialect,
       readCache: handle.readCache,
+      bus: handle.bus,
       keys,
       tokens,
       outbound,

@@ -3,6 +3,7 @@ import type { OutboundHttp } from '@voxplan/engine/ports';
 import type { Kysely } from 'kysely';
 import type { Config } from './config.ts';
 import type { DialectName } from './db/database.ts';
+import type { InstanceBus } from './db/instance-bus.ts';
 import type { ReadCache } from './db/read-cache.ts';
 import type { Database } from './db/schema.ts';
 import type { AccessTokens } from './lib/access-tokens.ts';
@@ -16,6 +17,8 @@ export interface AppContext {
   dialect: DialectName;
   /** Repeated reads, until a table they read is written. */
   readCache: ReadCache;
+  /** What the server instances on this database tell each other: writes (for the cache) and live session events. */
+  bus: InstanceBus;
   keys: Keys;
   tokens: AccessTokens;
   /** Requests leaving the server (plan blocks, the plan webhook, AI calls), under the address policy of the general settings. */

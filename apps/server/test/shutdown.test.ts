@@ -1,78 +1,24 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import fs from 'node:fs';
 import http from 'node:http';
-import net from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
-import { afterAll, expect, inject, test } from 'vitest';
+import type net from 'node:net';
+import { afterAll, expect, test } from 'vitest';
 import { LuaScriptRunner } from '@voxplan/engine/lua';
 import { startContext } from '../src/bootstrap.ts';
 import { loadConfig } from '../src/config.ts';
 import { openDatabase } from '../src/db/database.ts';
 import { enqueuePlanEvent } from '../src/modules/plan-webhook/plan-webhook.service.ts';
 import { createSessionRuntime } from '../src/modules/sessions/sessions.service.ts';
-import { ADMIN, dialect } from './harness.ts';
-import { createTestDatabase } from './postgres-server.ts';
+import { ADMIN } from './harness.ts';
+import { type Cleanups, createTenantMemberOver, request, startServerProcess as startProcess } from './server-process.ts';
 import { type FixtureDocument, storePlan } from './sessions-helpers.ts';
 import { connectSimulator } from './simulator-client.ts';
 
-const serverEntry = path.resolve(import.meta.dirname, '../src/main.ts');
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const probe = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as net.AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
-}
-
-function request(agent: http.Agent, port: number, method: string, urlPath: string, body?: unknown, token?: string) {
-  const headers = { 'content-type': 'application/json', ...(token && { authorization: `Bearer ${token}` }) };
-  return new Promise<{ status: number; body: string }>((resolve, reject) => {
-    const req = http.request({ agent, host: '127.0.0.1', port, method, path: urlPath, headers }, (res) => {
-      let text = '';
-      res.on('data', (chunk: Buffer) => (text += chunk.toString()));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
-    });
-    req.on('error', reject);
-    req.end(body === undefined ? undefined : JSON.stringify(body));
-  });
-}
-
-const cleanups: (() => Promise<void> | void)[] = [];
+const cleanups: Cleanups = [];
 afterAll(async () => {
   for (const cleanup of cleanups.reverse()) await cleanup();
 });
 
 /** The server as `npm start` runs it, in a child process on a fresh database. */
-async function startServerProcess(extraEnv: NodeJS.ProcessEnv = {}) {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'voxplan-shutdown-'));
-  cleanups.push(() => fs.rmSync(dataDir, { recursive: true, force: true }));
-  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, ADMIN_PASSWORD: ADMIN.password, LOG_LEVEL: 'warn', HOST: '127.0.0.1', ...extraEnv };
-  if (dialect === 'postgres') {
-    const database = await createTestDatabase(inject('postgresUrl'));
-    cleanups.push(database.drop);
-    env.DATABASE_URL = database.url;
-  }
-  const port = await freePort();
-  env.PORT = String(port);
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', serverEntry], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  child.stderr?.on('data', (d: Buffer) => console.error(String(d)));
-  cleanups.push(() => void child.kill('SIGKILL'));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-  for (let attempt = 0; ; attempt++) {
-    try {
-      if ((await request(agent, port, 'GET', '/api/v1/health')).status === 200) break;
-    } catch (error) {
-      if (attempt > 150) throw error;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  return { env, child, exited, agent, port, config: loadConfig(env) };
-}
+const startServerProcess = (extraEnv: NodeJS.ProcessEnv = {}) => startProcess(cleanups, extraEnv);
 
 test('SIGTERM lets the request in flight finish, then the process exits cleanly', async () => {
   const { child, exited, agent, port } = await startServerProcess();
@@ -90,8 +36,7 @@ test('SIGTERM lets the request in flight finish, then the process exits cleanly'
 });
 
 test('SIGTERM while a plan webhook is being sent: the answer is recorded before the process exits', async () => {
-  const { child, exited, agent, port, config } = await startServerProcess();
-  const call = apiOf(agent, port);
+  const { child, exited, config, call } = await startServerProcess();
   const { token } = await call<{ token: string }>('POST', '/login', { username: ADMIN.username, password: ADMIN.password });
   const tenant = await call<{ id: number }>('POST', '/tenants', { name: 'shutdown-hooks' }, token);
   const filter = encodeURIComponent(JSON.stringify({ where: { name: 'outbound_allow_loopback' } }));
@@ -167,10 +112,9 @@ test('the server sweeps idle chats until it shuts down', async () => {
 });
 
 test('SIGTERM with a simulator call open: the socket is closed and its call hung up and stored before the process exits', async () => {
-  const { child, exited, agent, port, config } = await startServerProcess();
-  const call = apiOf(agent, port);
+  const { child, exited, port, config, call } = await startServerProcess();
   const { token } = await call<{ token: string }>('POST', '/login', { username: ADMIN.username, password: ADMIN.password });
-  const user = await createTenantMemberOver(call, token);
+  const user = await createTenantMemberOver(call, token, 'shutdown-simulator');
   const plan = await call<{ id: number; version: number }>('POST', '/visual-plans', { name: 'Held call' }, user.token);
   await call('PUT', `/visual-plans/${plan.id}/document`, {
     base_version: plan.version,
@@ -193,22 +137,3 @@ test('SIGTERM with a simulator call open: the socket is closed and its call hung
   const report = await database.db.selectFrom('call_reports').select(['hangup_cause', 'disposition', 'is_test']).where('session_id', '=', sessionId).executeTakeFirst();
   expect(report).toEqual({ hangup_cause: 'caller_hangup', disposition: 'abandoned', is_test: 1 });
 });
-
-type ApiCall = <T>(method: string, urlPath: string, body?: unknown, token?: string) => Promise<T>;
-
-/** Calls to /api/v1 of the server process that must succeed; answers the JSON body. */
-function apiOf(agent: http.Agent, port: number): ApiCall {
-  return async <T>(method: string, urlPath: string, body?: unknown, token?: string): Promise<T> => {
-    const answer = await request(agent, port, method, `/api/v1${urlPath}`, body, token);
-    expect(answer.status, answer.body).toBeLessThan(300);
-    return JSON.parse(answer.body) as T;
-  };
-}
-
-/** A tenant and a member of it, made through the API of the server process. */
-async function createTenantMemberOver(call: ApiCall, adminToken: string) {
-  const tenant = await call<{ id: number }>('POST', '/tenants', { name: 'shutdown-simulator' }, adminToken);
-  const member = { username: 'simulating', password: 'simulating-password-1' };
-  await call('POST', '/users', { ...member, email: 'simulating@example.com', name: 'Simulating', roles: [{ role: 'user', tenant_id: tenant.id }] }, adminToken);
-  return call<{ token: string }>('POST', '/login', member);
-}

@@ -3,7 +3,8 @@ import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, type SqliteDatabase } from 'kysely';
 import pg from 'pg';
-import { createReadCache, passThroughReadCache, type ReadCache, tableWrittenBy, WriteTracker } from './read-cache.ts';
+import { createLocalBus, createPostgresBus, type InstanceBus, UNNOTIFIED_TABLES } from './instance-bus.ts';
+import { createReadCache, type ReadCache, tableWrittenBy, WriteTracker } from './read-cache.ts';
 import type { Database } from './schema.ts';
 
 export type DialectName = 'sqlite' | 'postgres';
@@ -12,6 +13,10 @@ export interface DatabaseHandle {
   db: Kysely<Database>;
   dialect: DialectName;
   readCache: ReadCache;
+  /** What the instances on this database tell each other (instance-bus.ts). */
+  bus: InstanceBus;
+  /** Resolves once the bus listens (PostgreSQL), or its first attempt failed and it keeps trying. */
+  ready: Promise<void>;
   close(): Promise<void>;
 }
 
@@ -141,6 +146,7 @@ export function openDatabase(options: {
   databaseUrl: string | undefined;
   dataDir: string;
   onPoolError?: (error: Error) => void;
+  log?: (message: string) => void;
 }): DatabaseHandle {
   if (options.databaseUrl && /^postgres(ql)?:/.test(options.databaseUrl)) {
     const pool = new pg.Pool({ connectionString: options.databaseUrl, max: 10 });
@@ -148,7 +154,25 @@ export function openDatabase(options: {
     // the pool replaces it on the next query.
     pool.on('error', (error) => options.onPoolError?.(error));
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-    return { db, dialect: 'postgres', readCache: passThroughReadCache, close: () => db.destroy() };
+    // Writes are learnt from the bus alone, this instance's own included: they count once
+    // committed, which a statement seen going out cannot tell.
+    const tracker = new WriteTracker(UNNOTIFIED_TABLES);
+    const bus = createPostgresBus({
+      connectionString: options.databaseUrl,
+      pool,
+      onWrite: (table) => tracker.noteWrite(table),
+      onGap: () => {
+        readCache.clear();
+        tracker.noteWrite(undefined);
+      },
+      ...(options.log && { log: options.log }),
+    });
+    const readCache = createReadCache(tracker, () => 0, bus.caughtUp);
+    const close = async () => {
+      await bus.close();
+      await db.destroy();
+    };
+    return { db, dialect: 'postgres', readCache, bus, ready: bus.ready, close };
   }
   let file: string;
   if (options.databaseUrl) {
@@ -179,5 +203,5 @@ export function openDatabase(options: {
   };
   const readCache = createReadCache(tracker, externalVersion);
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite, tracker) }) });
-  return { db, dialect: 'sqlite', readCache, close: () => db.destroy() };
+  return { db, dialect: 'sqlite', readCache, bus: createLocalBus(options.log), ready: Promise.resolve(), close: () => db.destroy() };
 }

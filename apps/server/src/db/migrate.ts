@@ -1,5 +1,6 @@
 import { type Kysely, type Migration, Migrator } from 'kysely';
 import type { DialectName } from './database.ts';
+import { installWriteNotifications } from './instance-bus.ts';
 import * as initial from './migrations/0001-initial.ts';
 import * as sortIndexes from './migrations/0002-sort-indexes.ts';
 import * as aclAndHolidays from './migrations/0003-acl-and-holidays.ts';
@@ -36,4 +37,6 @@ export async function migrateToLatest(db: Kysely<Database>, dialect: DialectName
   });
   const { error } = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));
+  // After every migration, so that the tables a migration adds announce their writes too.
+  if (dialect === 'postgres') await installWriteNotifications(db);
 }

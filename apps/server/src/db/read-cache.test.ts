@@ -78,6 +78,52 @@ describe('createReadCache', () => {
   });
 });
 
+describe('createReadCache with caughtUp (PostgreSQL)', () => {
+  it('serves a kept answer only once the writes committed before the call are in, and loads the new one when one was', async () => {
+    const tracker = new WriteTracker();
+    let pendingWrite: string | undefined;
+    let waits = 0;
+    // What the bus does: the notifications of writes committed before the call arrive, then it resolves.
+    const caughtUp = async () => {
+      waits++;
+      if (pendingWrite) tracker.noteWrite(pendingWrite);
+      pendingWrite = undefined;
+      return true;
+    };
+    const cache = createReadCache(tracker, () => 0, caughtUp);
+    let loads = 0;
+    const read = () => cache.read('a', ['destinations'], async () => ++loads);
+    expect([await read(), await read(), await read()]).toEqual([1, 2, 2]);
+    // Misses load at once: only serving a kept answer waits.
+    expect(waits).toBe(1);
+    pendingWrite = 'destinations';
+    expect(await read()).toBe(3);
+    expect(await read()).toBe(3);
+  });
+
+  it('loads every read while the bus cannot tell, and keeps nothing it could serve stale', async () => {
+    let listening = true;
+    const cache = createReadCache(new WriteTracker(), () => 0, async () => listening);
+    let loads = 0;
+    const read = () => cache.read('a', ['destinations'], async () => ++loads);
+    await read();
+    expect(await read()).toBe(2);
+    listening = false;
+    expect([await read(), await read()]).toEqual([3, 4]);
+    listening = true;
+    expect(await read()).toBe(2);
+    cache.clear();
+    expect([await read(), await read(), await read()]).toEqual([5, 6, 6]);
+  });
+
+  it('never keeps a read of a table whose writes are not reported', async () => {
+    const cache = createReadCache(new WriteTracker(new Set(['sessions'])), () => 0);
+    let loads = 0;
+    for (let i = 0; i < 3; i++) await cache.read('a', ['call_reports', 'sessions'], async () => ++loads);
+    expect(loads).toBe(3);
+  });
+});
+
 describe('cached values', () => {
   it('are frozen, so no caller can change what the next one gets', async () => {
     const cache = createReadCache(new WriteTracker(), () => 0);

@@ -5,8 +5,9 @@
  * and forth), and every authenticated call checks the same sign-in. On SQLite the writes of this
  * process are seen statement by statement (see `trackWrites`), and those of any other process
  * through `PRAGMA data_version`, so an answer is never served after a write that could change it.
- * PostgreSQL has no such cheap signal across instances, so there the cache passes every read
- * through until one exists (LISTEN/NOTIFY).
+ * On PostgreSQL every instance learns of every commit's tables through LISTEN/NOTIFY
+ * (`instance-bus.ts`), and waits, before serving a kept answer, until the notifications of every
+ * commit made before it asked are in (`caughtUp`): docs/decisions.md says why that is enough.
  */
 export interface ReadCache {
   /**
@@ -16,6 +17,8 @@ export interface ReadCache {
    * saves. Cached values are shared between callers, so they are frozen (deeply).
    */
   read<T>(key: string, tables: readonly string[], load: () => Promise<T>): Promise<T>;
+  /** Forgets every answer: a write may have gone unnoticed (the instance bus lost its connection). */
+  clear(): void;
 }
 
 /** Frozen values are also what the HTTP layer serialises once and reuses (app.ts). */
@@ -27,9 +30,6 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
-export const passThroughReadCache: ReadCache = {
-  read: (_key, _tables, load) => load(),
-};
 
 const MAX_ENTRIES = 2000;
 
@@ -47,15 +47,21 @@ export class WriteTracker {
   private readonly byTable = new Map<string, number>();
   private everything = 0;
 
+  /** `untracked`: tables whose writes are not reported; a read of one is never kept. */
+  constructor(private readonly untracked: ReadonlySet<string> = new Set()) {}
+
   noteWrite(table: string | undefined): void {
     if (table === undefined) this.everything++;
     else this.byTable.set(table, (this.byTable.get(table) ?? 0) + 1);
   }
 
-  /** A number that grows whenever one of the tables (or anything unattributed) is written. */
-  stampOf(tables: readonly string[]): number {
+  /** A number that grows whenever one of the tables (or anything unattributed) is written; undefined when one is untracked. */
+  stampOf(tables: readonly string[]): number | undefined {
     let stamp = this.everything;
-    for (const table of tables) stamp += this.byTable.get(table) ?? 0;
+    for (const table of tables) {
+      if (this.untracked.has(table)) return undefined;
+      stamp += this.byTable.get(table) ?? 0;
+    }
     return stamp;
   }
 }
@@ -78,17 +84,26 @@ function remember<V>(map: Map<string, V>, key: string, value: V): void {
   map.set(key, value);
 }
 
-export function createReadCache(tracker: WriteTracker, externalVersion: () => number): ReadCache {
+/**
+ * `externalVersion` changes when writes the tracker was not told of happened (SQLite: another
+ * process's). `caughtUp`, when given, resolves once the tracker has been told of every write
+ * committed before it was called, or false when that cannot be known (the instance bus is down):
+ * a kept answer is served only after it, and otherwise loaded again.
+ */
+export function createReadCache(tracker: WriteTracker, externalVersion: () => number, caughtUp?: () => Promise<boolean>): ReadCache {
   const entries = new Map<string, Entry>();
   // Keys asked for once, without their values: freezing an answer, keeping it and letting it age
   // out is work, and garbage to walk, that a request for a random record or range gains nothing by.
   const seenOnce = new Map<string, true>();
   return {
     async read<T>(key: string, tables: readonly string[], load: () => Promise<T>): Promise<T> {
+      // A miss needs no waiting: the load itself reads what is committed now.
+      if (caughtUp && entries.has(key) && !(await caughtUp())) return load();
       // Both taken before loading: a write landing while `load` runs leaves the entry already stale.
       // Another process's write cannot be told apart by table, so it makes every entry stale.
       const version = externalVersion();
       const stamp = tracker.stampOf(tables);
+      if (stamp === undefined) return load();
       const cached = entries.get(key);
       if (cached && cached.stamp === stamp && cached.externalVersion === version) return cached.value as T;
       // An answer that went stale was asked for again: it is kept again at once.
@@ -100,6 +115,10 @@ export function createReadCache(tracker: WriteTracker, externalVersion: () => nu
       const value = deepFreeze(await load());
       remember(entries, key, { externalVersion: version, stamp, value });
       return value;
+    },
+    clear() {
+      entries.clear();
+      seenOnce.clear();
     },
   };
 }

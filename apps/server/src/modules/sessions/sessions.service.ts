@@ -36,6 +36,7 @@ import { createTransactionRunner } from '../../db/write-batch.ts';
 import { badRequest, conflict, notFound } from '../../errors.ts';
 import { createSchedules } from '../date-ranges/schedules.ts';
 import { createDestinationLookup } from '../destinations/destination-lookup.ts';
+import { liveEventsOf, publishLiveEvents } from './live-events.ts';
 import { createMessaging, type MessagingOptions } from './messaging.ts';
 import { createPlanLoaders } from './plan-loader.ts';
 import { createProtocolGenerator } from './protocols.ts';
@@ -318,7 +319,7 @@ export function createSessionRuntime(ctx: Omit<AppContext, 'sessions'>, options:
       const timeoutTime = await timeoutOf(session, draftPlanId, now);
       const webhook = await webhookOf(session, draftPlanId);
       try {
-        return await writes.run(async (trx) => {
+        const committed = await writes.run(async (trx) => {
           await insertSession(trx, {
             ...sessionColumns(session),
             is_draft: isDraft ? 1 : 0,
@@ -334,6 +335,8 @@ export function createSessionRuntime(ctx: Omit<AppContext, 'sessions'>, options:
           });
           return finishTurn(trx, { before: null, result, isTest, webhook, unprompted: false }, outcome, id, 'start', nowText);
         });
+        publishLiveEvents(ctx.bus, liveEventsOf(null, session, outcome, isTest));
+        return committed;
       } catch (error) {
         // Another instance stored the same id first: its first turn is the answer.
         if (uniqueViolationColumns(error) === undefined) throw error;
@@ -393,7 +396,10 @@ export function createSessionRuntime(ctx: Omit<AppContext, 'sessions'>, options:
         if (uniqueViolationColumns(error) === undefined) throw error;
         committed = null;
       }
-      if (committed) return committed;
+      if (committed) {
+        if (!result.ignored) publishLiveEvents(ctx.bus, liveEventsOf(before, session, outcome, isTest));
+        return committed;
+      }
       turn.observer?.discarded();
       if (attempt >= maxAttempts) throw conflict('session_busy');
     }

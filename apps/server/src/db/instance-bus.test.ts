@@ -1,0 +1,65 @@
+import { describe, expect, it } from 'vitest';
+import { coalesce, createLocalBus } from './instance-bus.ts';
+
+describe('coalesce', () => {
+  it('gives every caller a run that began after it called, shared with the callers of the same moment', async () => {
+    const runs: Array<(ok: boolean) => void> = [];
+    const check = coalesce(() => new Promise<boolean>((resolve) => runs.push(resolve)));
+    const first = check();
+    expect(runs).toHaveLength(1);
+    // Called while the first run is in flight: that run began too early for them.
+    const second = check();
+    const third = check();
+    expect(runs).toHaveLength(1);
+    let secondDone = false;
+    void second.then(() => (secondDone = true));
+    runs[0]!(true);
+    expect(await first).toBe(true);
+    await Promise.resolve();
+    expect(secondDone).toBe(false);
+    expect(runs).toHaveLength(2);
+    runs[1]!(false);
+    expect([await second, await third]).toEqual([false, false]);
+    const fourth = check();
+    expect(runs).toHaveLength(3);
+    runs[2]!(true);
+    expect(await fourth).toBe(true);
+  });
+
+  it('starts the next run after a failed one', async () => {
+    let calls = 0;
+    const check = coalesce(async () => {
+      calls++;
+      if (calls === 1) throw new Error('lost');
+      return true;
+    });
+    const first = check();
+    const second = check();
+    await expect(first).rejects.toThrow('lost');
+    expect(await second).toBe(true);
+  });
+});
+
+describe('createLocalBus', () => {
+  it('hands each listener of a topic a copy of every message, after the publisher, until it stops', async () => {
+    const logged: string[] = [];
+    const bus = createLocalBus((message) => logged.push(message));
+    const heard: unknown[] = [];
+    const stop = bus.subscribe('sessions', (message) => heard.push(message));
+    bus.subscribe('sessions', () => {
+      throw new Error('broken listener');
+    });
+    bus.subscribe('other', (message) => heard.push(['other', message]));
+    const message = { id: 1, list: [1, 2] };
+    bus.publish('sessions', message);
+    expect(heard).toEqual([]);
+    await Promise.resolve();
+    expect(heard).toEqual([{ id: 1, list: [1, 2] }]);
+    expect(heard[0]).not.toBe(message);
+    expect(logged).toEqual(['a listener of sessions failed: broken listener']);
+    stop();
+    bus.publish('sessions', { id: 2 });
+    await Promise.resolve();
+    expect(heard).toHaveLength(1);
+  });
+});

@@ -1,0 +1,310 @@
+/**
+ * What the server instances on one database tell each other: which tables a commit wrote (for the
+ * read cache) and messages such as the live session events (modules/sessions/live-events.ts).
+ *
+ * On PostgreSQL every instance keeps one connection of its own that LISTENs on one channel. A
+ * trigger on every table sends `NOTIFY` in the writing transaction, so a write is announced when,
+ * and only if, it commits, whoever wrote it (this server, another instance, `set-password`, an
+ * operator's psql). On SQLite there is one process, and the bus is a plain in-process one.
+ * docs/decisions.md ("Several instances") gives the reasoning.
+ */
+import { type Kysely, sql } from 'kysely';
+import pg from 'pg';
+import type { Database } from './schema.ts';
+
+/** The one channel every instance listens on. Writes come as `w:<table>`, messages as `e<envelope JSON>`. */
+export const BUS_CHANNEL = 'voxplan';
+
+/**
+ * Tables every turn of a call writes and no cached read names: they send no notification. NOTIFY
+ * serialises the commits of the transactions that send one (PostgreSQL takes a database-wide lock
+ * for it until the commit is flushed), which a call's turns should not pay for nothing. A read
+ * that names one of them is never kept (`WriteTracker`).
+ */
+export const UNNOTIFIED_TABLES: ReadonlySet<string> = new Set(['sessions', 'session_events', 'protocol_counters']);
+
+const NOT_NOTIFIED = new Set([...UNNOTIFIED_TABLES, 'kysely_migration', 'kysely_migration_lock']);
+
+/** How the listening connection shows in `pg_stat_activity`. */
+export const BUS_APPLICATION_NAME = 'voxplan-bus';
+
+/** PostgreSQL refuses a NOTIFY payload of 8000 bytes or more. */
+const MAX_PAYLOAD_BYTES = 7999;
+
+export type BusListener = (message: unknown) => void;
+
+export interface InstanceBus {
+  /**
+   * Tells every instance, this one included, of `message` (JSON), after the fact and without
+   * waiting: the messages of one instance arrive in the order they were published. Call it once
+   * what it announces is committed.
+   */
+  publish(topic: string, message: unknown): void;
+  /** Calls `listener` with every message published on `topic` from now on. Answers the function that stops it. */
+  subscribe(topic: string, listener: BusListener): () => void;
+  close(): Promise<void>;
+}
+
+/** Subscribers by topic; a listener that throws is logged and keeps the others from nothing. */
+function createTopics(log: (message: string) => void) {
+  const byTopic = new Map<string, Set<BusListener>>();
+  return {
+    subscribe(topic: string, listener: BusListener): () => void {
+      let listeners = byTopic.get(topic);
+      if (!listeners) byTopic.set(topic, (listeners = new Set()));
+      // A listener subscribed twice is told twice: each subscription has its own stop function.
+      const own: BusListener = (message) => listener(message);
+      listeners.add(own);
+      return () => {
+        listeners.delete(own);
+        if (listeners.size === 0 && byTopic.get(topic) === listeners) byTopic.delete(topic);
+      };
+    },
+    deliver(topic: string, message: unknown): void {
+      for (const listener of byTopic.get(topic) ?? []) {
+        try {
+          listener(message);
+        } catch (error) {
+          log(`a listener of ${topic} failed: ${error instanceof Error ? error.message : String(error)}`);
+        }
+      }
+    },
+  };
+}
+
+/** SQLite's bus: one process, so messages go straight to this process's listeners (after the publisher's own code, as from another instance). */
+export function createLocalBus(log: (message: string) => void = () => {}): InstanceBus {
+  const topics = createTopics(log);
+  return {
+    publish(topic, message) {
+      // Through JSON, as across instances: a listener gets its own copy, and the same shape on both databases.
+      const copy: unknown = JSON.parse(JSON.stringify(message));
+      queueMicrotask(() => topics.deliver(topic, copy));
+    },
+    subscribe: topics.subscribe,
+    close: async () => {},
+  };
+}
+
+/**
+ * Runs `check` for every caller, sharing runs: a caller gets the result of a run that began after
+ * it called (the one in flight began before, so it waits for the next, which every caller that
+ * came meanwhile shares).
+ */
+export function coalesce(check: () => Promise<boolean>): () => Promise<boolean> {
+  let running: Promise<boolean> | undefined;
+  let next: Promise<boolean> | undefined;
+  const run = (): Promise<boolean> => {
+    if (!running) {
+      running = check().finally(() => {
+        running = undefined;
+      });
+      return running;
+    }
+    next ??= running.then(
+      () => {
+        next = undefined;
+        return run();
+      },
+      () => {
+        next = undefined;
+        return run();
+      },
+    );
+    return next;
+  };
+  return run;
+}
+
+export interface PostgresBus extends InstanceBus {
+  /**
+   * Resolves once every notification of a commit made before the call has been handled; false
+   * when the listening connection is down (nothing can be known) or did not answer in time.
+   */
+  caughtUp(): Promise<boolean>;
+  /** Resolves once the first LISTEN is in place, or the first attempt failed (it is retried meanwhile). */
+  readonly ready: Promise<void>;
+}
+
+export interface PostgresBusOptions {
+  connectionString: string;
+  /** Publishing goes through the server's pool: the listening connection only listens and answers `caughtUp`. */
+  pool: pg.Pool;
+  /** A commit wrote `table`. */
+  onWrite(table: string): void;
+  /** Writes may have gone unnoticed: the connection was lost, or has just been made again. */
+  onGap(): void;
+  log?: (message: string) => void;
+  /** How long `caughtUp` waits for the listening connection before it counts as lost. Default 2 s. */
+  pingTimeoutMs?: number;
+}
+
+const RECONNECT_DELAYS_MS = [50, 200, 1000, 5000];
+
+export function createPostgresBus(options: PostgresBusOptions): PostgresBus {
+  const log = options.log ?? (() => {});
+  const pingTimeoutMs = options.pingTimeoutMs ?? 2000;
+  const topics = createTopics(log);
+  let current: pg.Client | undefined;
+  let listening = false;
+  let closed = false;
+  let failures = 0;
+  let retry: NodeJS.Timeout | undefined;
+
+  function receive(payload: string | undefined): void {
+    if (!payload) return;
+    if (payload.startsWith('w:')) {
+      options.onWrite(payload.slice(2));
+      return;
+    }
+    if (!payload.startsWith('e')) return;
+    let envelope: { t?: unknown; m?: unknown };
+    try {
+      envelope = JSON.parse(payload.slice(1)) as { t?: unknown; m?: unknown };
+    } catch {
+      log(`instance bus: a message that is not JSON was ignored`);
+      return;
+    }
+    if (typeof envelope.t === 'string') topics.deliver(envelope.t, envelope.m);
+  }
+
+  function lost(client: pg.Client, reason: string): void {
+    if (client !== current) return;
+    current = undefined;
+    listening = false;
+    options.onGap();
+    log(`instance bus: the listening connection was lost (${reason}); the read cache is emptied until it is back`);
+    client.end().catch(() => undefined);
+    schedule();
+  }
+
+  function schedule(): void {
+    if (closed || retry) return;
+    const delay = RECONNECT_DELAYS_MS[Math.min(failures, RECONNECT_DELAYS_MS.length - 1)]!;
+    retry = setTimeout(() => {
+      retry = undefined;
+      void connect();
+    }, delay);
+    retry.unref();
+  }
+
+  async function connect(): Promise<void> {
+    const client = new pg.Client({ connectionString: options.connectionString, keepAlive: true, application_name: BUS_APPLICATION_NAME });
+    current = client;
+    client.on('notification', (message) => {
+      if (client === current) receive(message.payload);
+    });
+    client.on('error', (error) => lost(client, error.message));
+    client.on('end', () => lost(client, 'closed'));
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${BUS_CHANNEL}`);
+    } catch (error) {
+      failures++;
+      lost(client, error instanceof Error ? error.message : String(error));
+      return;
+    }
+    if (closed) {
+      await client.end().catch(() => undefined);
+      return;
+    }
+    if (client !== current) return;
+    // Whatever was committed before LISTEN took effect was not heard: kept answers start over.
+    options.onGap();
+    listening = true;
+    failures = 0;
+  }
+
+  const ping = coalesce(async () => {
+    const client = current;
+    if (!client || !listening) return false;
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_resolve, reject) => {
+      timer = setTimeout(() => reject(new Error(`no answer within ${pingTimeoutMs} ms`)), pingTimeoutMs);
+    });
+    try {
+      // PostgreSQL sends a listening session the notifications of every commit made before a
+      // statement ends ahead of that statement's end, and pg hands them out in that order.
+      await Promise.race([client.query('SELECT 1'), timeout]);
+      return client === current && listening;
+    } catch (error) {
+      lost(client, error instanceof Error ? error.message : String(error));
+      return false;
+    } finally {
+      clearTimeout(timer);
+    }
+  });
+
+  // Messages wait while a send is in flight and then go together: one statement, one commit.
+  let queued: string[] = [];
+  let sending = false;
+  let sequence = 0;
+  async function flush(): Promise<void> {
+    sending = true;
+    while (queued.length > 0 && !closed) {
+      const batch = queued;
+      queued = [];
+      try {
+        await options.pool.query('SELECT pg_notify($1, payload) FROM unnest($2::text[]) WITH ORDINALITY AS m(payload, n) ORDER BY n', [BUS_CHANNEL, batch]);
+      } catch (error) {
+        log(`instance bus: ${batch.length} message(s) could not be sent: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    }
+    sending = false;
+  }
+
+  const ready = connect();
+  return {
+    ready,
+    caughtUp: () => (listening ? ping() : Promise.resolve(false)),
+    publish(topic, message) {
+      // The sequence number keeps PostgreSQL from folding two equal messages of one batch into one.
+      const payload = `e${JSON.stringify({ t: topic, n: sequence++, m: message })}`;
+      if (Buffer.byteLength(payload) > MAX_PAYLOAD_BYTES) {
+        log(`instance bus: a ${topic} message of ${Buffer.byteLength(payload)} bytes is past NOTIFY's limit and was not sent`);
+        return;
+      }
+      queued.push(payload);
+      if (!sending) void flush();
+    },
+    subscribe: topics.subscribe,
+    async close() {
+      closed = true;
+      clearTimeout(retry);
+      const client = current;
+      current = undefined;
+      listening = false;
+      await client?.end().catch(() => undefined);
+    },
+  };
+}
+
+/**
+ * Makes every table but the hot ones of a call's turns announce its writes on commit: a statement
+ * trigger that sends `w:<table>` on the bus's channel (PostgreSQL folds the repeats of one
+ * transaction into one). Run after every migration, so that tables added later get it too; under
+ * an advisory lock, since instances may start together.
+ */
+export async function installWriteNotifications(db: Kysely<Database>): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    await sql`SELECT pg_advisory_xact_lock(hashtext('voxplan_notify_write'))`.execute(trx);
+    await sql
+      .raw(
+        `CREATE OR REPLACE FUNCTION voxplan_notify_write() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM pg_notify('${BUS_CHANNEL}', 'w:' || TG_TABLE_NAME);
+  RETURN NULL;
+END $$`,
+      )
+      .execute(trx);
+    const { rows } = await sql<{ name: string }>`
+      SELECT c.relname AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+      WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'p')
+        AND NOT EXISTS (SELECT 1 FROM pg_trigger t WHERE t.tgrelid = c.oid AND t.tgname = 'voxplan_notify_write')`.execute(trx);
+    for (const { name } of rows) {
+      if (NOT_NOTIFIED.has(name)) continue;
+      await sql`CREATE TRIGGER voxplan_notify_write AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON ${sql.id(name)}
+        FOR EACH STATEMENT EXECUTE FUNCTION voxplan_notify_write()`.execute(trx);
+    }
+  });
+}

@@ -104,6 +104,11 @@ const samples: Record<string, Sample> = {
     // Names are unique in a tenant: the bulk patch changes the description of two plans alike.
     patch: (n) => ({ description: `changed ${n}` }),
   },
+  '/numbers': {
+    create: (n) => ({ number: `+5531${String(n).padStart(8, '0')}`, provider: 'whatsapp', whatsapp_token: `audited-token-${n}`, description: 'first' }),
+    // The number is unique across the system: the bulk patch changes the description of two alike.
+    patch: (n) => ({ description: `changed ${n}` }),
+  },
 };
 /**
  * Rows of read-only resources that members read come from the server's own code paths; a seed

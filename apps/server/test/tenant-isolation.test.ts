@@ -47,6 +47,10 @@ const samples: Record<string, Sample> = {
     create: (n) => ({ name: `Isolated plan ${n}`, description: `row ${n}` }),
     patch: { description: 'changed' },
   },
+  '/numbers': {
+    create: (n) => ({ number: `+5521${String(n).padStart(8, '0')}`, provider: 'twilio', description: `row ${n}` }),
+    patch: { description: 'changed' },
+  },
 };
 
 /** Rows of read-only resources come from the server's own code paths: a seed writes one in a tenant and answers its id. */

@@ -83,6 +83,8 @@ export const errorCodes = [
   'date_range_in_use',
   'record_in_use',
   'audio_in_use',
+  'number_already_exists',
+  'reference_not_found',
   'session_not_found',
   'session_busy',
   'plan_not_published',
@@ -147,4 +149,7 @@ export interface ErrorDetail {
   /** The plan that uses the record a removal was refused for (`…_in_use`); `path` is then that record's id. */
   plan_id?: number;
   plan_name?: string;
+  /** The number (DID) that uses the plan or date range a removal was refused for; `path` is then that record's id. */
+  number_id?: number;
+  number?: string;
 }

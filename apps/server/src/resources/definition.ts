@@ -62,8 +62,8 @@ export interface ResourceDefinition<Out = unknown> {
   inUseCode?: ErrorCode;
   /** The columns a list reads, when some are too heavy to read for every row (a plan's document); default all. */
   listColumns?: readonly string[];
-  /** Shapes stored rows for the client; loads related rows in one go. */
-  present?(rows: Row[], db: Kysely<Database>): Promise<Out[]> | Out[];
+  /** Shapes stored rows for the client; loads related rows in one go (`app` for the keys that open stored secrets, the public URL). */
+  present?(rows: Row[], db: Kysely<Database>, app: AppContext): Promise<Out[]> | Out[];
   /** The other tables `present` reads: a write to one of them drops cached answers (db/read-cache.ts). */
   readTables?: readonly TableName[];
   /** The tenant an audit entry belongs to, for resources that are not tenant-owned. */

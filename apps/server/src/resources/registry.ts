@@ -6,6 +6,7 @@ import { configurationsResource } from '../modules/configurations/configurations
 import { dateRangesResource } from '../modules/date-ranges/date-ranges.resource.ts';
 import { destinationsResource } from '../modules/destinations/destinations.resource.ts';
 import { holidaysResource } from '../modules/holidays/holidays.resource.ts';
+import { numbersResource } from '../modules/numbers/numbers.resource.ts';
 import { webhookDeliveriesResource } from '../modules/plan-webhook/webhook-deliveries.resource.ts';
 import { reportsResource } from '../modules/reports/reports.resource.ts';
 import { tenantsResource } from '../modules/tenants/tenants.resource.ts';
@@ -15,7 +16,7 @@ import type { ResourceDefinition } from './definition.ts';
 
 /** Every resource of the generic API: adding one is adding its definition here. */
 export function allResources(): ResourceDefinition[] {
-  return [tenantsResource, usersResource, configurationsResource, auditResource, destinationsResource, aclResource, holidaysResource, dateRangesResource, audiosResource, webhookDeliveriesResource, visualPlansResource, reportsResource] as ResourceDefinition[];
+  return [tenantsResource, usersResource, configurationsResource, auditResource, destinationsResource, aclResource, holidaysResource, dateRangesResource, audiosResource, webhookDeliveriesResource, visualPlansResource, reportsResource, numbersResource] as ResourceDefinition[];
 }
 
 type TableWithTenant = { [T in TableName]: Database[T] extends { tenant_id: number } ? T : never }[TableName];

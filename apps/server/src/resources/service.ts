@@ -140,7 +140,7 @@ export class ResourceService<Out> {
 
   /** Stored rows as the client sees them. */
   async present(rows: Row[], db: LooseDb = this.db): Promise<Out[]> {
-    if (this.definition.present) return this.definition.present(rows, db);
+    if (this.definition.present) return this.definition.present(rows, db, this.app);
     return rows as Out[];
   }
 

@@ -1,6 +1,7 @@
 import { dateRangeCreateSchema, dateRangeSchema, dateRangeUpdateSchema, exceptionOrderProblems, locationProblems } from '@voxplan/contracts';
 import { badRequest } from '../../errors.ts';
 import { defineResource, memberKeptTenantRecords, tenantRecordFields } from '../../resources/definition.ts';
+import { assertNotUsedByNumbers } from '../numbers/numbers.resource.ts';
 import { assertNotReferenced } from '../visual-plans/plan-references.ts';
 import { presentDateRange } from './date-ranges.service.ts';
 
@@ -38,7 +39,11 @@ export const dateRangesResource = defineResource({
     }
     return values;
   },
-  // A plan's date_range block asks it: not removable while a plan's draft or published version names it.
+  // A plan's date_range block and a number's rules ask it: not removable while a plan's draft or
+  // published version, or a number's rule, names it.
   inUseCode: 'date_range_in_use',
-  beforeDelete: (rows, write) => assertNotReferenced(write, 'date_range', rows, 'date_range_in_use'),
+  async beforeDelete(rows, write) {
+    await assertNotReferenced(write, 'date_range', rows, 'date_range_in_use');
+    await assertNotUsedByNumbers(write, 'date_range', rows, 'date_range_in_use');
+  },
 });

@@ -19,7 +19,7 @@ export function registerMeRoutes(app: FastifyInstance, ctx: AppContext): void {
   async function profile(userId: number) {
     const row = await ctx.db.selectFrom('users').selectAll().where('id', '=', userId).executeTakeFirst();
     if (!row) throw notFound('user_not_found');
-    const [user] = await usersResource.present!([row], ctx.db);
+    const [user] = await usersResource.present!([row], ctx.db, ctx);
     return { id: user!.id, email: user!.email, name: user!.name, username: user!.username, roles: user!.roles };
   }
 

@@ -2,6 +2,7 @@ import { type PlanContent, planReferences } from '@voxplan/blocks/definitions';
 import { visualPlanCreateSchema, visualPlanSchema, visualPlanUpdateSchema } from '@voxplan/contracts/visual-plan';
 import { defineResource, memberKeptTenantRecords, tenantRecordFields } from '../../resources/definition.ts';
 import { invalidPlan, newPlanContent, planSummaryColumns, presentPlans } from './plan-document.ts';
+import { assertNotUsedByNumbers } from '../numbers/numbers.resource.ts';
 import { assertNotReferenced, missingReferences, writePlanReferences } from './plan-references.ts';
 
 /**
@@ -50,7 +51,7 @@ export const visualPlansResource = defineResource({
   inUseCode: 'plan_in_use',
   async beforeDelete(rows, write) {
     await assertNotReferenced(write, 'plan', rows, 'plan_in_use');
-    // "A plan used by a number cannot be removed" (spec section 5): numbers (DIDs) do not exist
-    // yet. When they do, their check goes here, answering plan_in_use as well.
+    // "A plan used by a number cannot be removed" (spec section 5): its own plans or a rule's.
+    await assertNotUsedByNumbers(write, 'plan', rows, 'plan_in_use');
   },
 });

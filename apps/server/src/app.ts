@@ -6,6 +6,7 @@ import { jsonSchemaTransform, validatorCompiler } from 'fastify-type-provider-zo
 import type { AppContext } from './context.ts';
 import { registerApiKeyRoutes } from './modules/api-keys/api-keys.routes.ts';
 import { registerAudioRoutes } from './modules/audios/audios.routes.ts';
+import { registerMediaRoutes } from './modules/audios/media.routes.ts';
 import { registerAuthRoutes } from './modules/auth/auth.routes.ts';
 import { registerDateRangeRoutes } from './modules/date-ranges/date-ranges.routes.ts';
 import { registerHolidayImportRoutes } from './modules/holidays/holidays-import.routes.ts';
@@ -14,6 +15,7 @@ import { simulatorPlugin } from './modules/simulator/simulator.routes.ts';
 import { registerHealthRoutes } from './modules/system/health.routes.ts';
 import { registerSystemInfoRoutes } from './modules/system/system-info.routes.ts';
 import { registerIntegrationRoutes } from './modules/tenants/integrations.routes.ts';
+import { twilioHooksPlugin } from './modules/twilio/twilio.routes.ts';
 import { registerMeRoutes } from './modules/users/me.routes.ts';
 import { registerVisualPlanRoutes } from './modules/visual-plans/visual-plans.routes.ts';
 import { authPlugin } from './plugins/auth.ts';
@@ -85,6 +87,9 @@ export async function buildApp(ctx: AppContext, options: FastifyServerOptions = 
       registerHealthRoutes(api, ctx);
       registerAuthRoutes(api, ctx);
       await api.register(simulatorPlugin, { ctx, apiPrefix: API_PREFIX });
+      // Called by Twilio, which signs its requests instead of sending a token.
+      await api.register(twilioHooksPlugin, { ctx });
+      registerMediaRoutes(api, ctx);
 
       await api.register(async (secured) => {
         secured.addHook('onRequest', (request) => secured.authenticate(request));

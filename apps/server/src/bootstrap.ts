@@ -10,6 +10,7 @@ import { hashPassword } from './lib/passwords.ts';
 import { failAbandonedGenerations } from './modules/audios/tts-jobs.ts';
 import { nowIso } from './lib/time.ts';
 import { createAudioLookup } from './modules/audios/audio-lookup.ts';
+import { createMediaUrls } from './modules/audios/media-urls.ts';
 import { enqueuePlanEvent } from './modules/plan-webhook/plan-webhook.service.ts';
 import { planWebhookEvents } from './modules/sessions/plan-webhook-events.ts';
 import { createSessionRuntime } from './modules/sessions/sessions.service.ts';
@@ -56,7 +57,8 @@ export async function startContext(config: Config): Promise<Started> {
     const sessions = createSessionRuntime(base, {
       scripts,
       log,
-      audios: createAudioLookup(base.db, config.publicUrl),
+      audios: createAudioLookup(base.db, createMediaUrls(keys.mediaKey, config.publicUrl)),
+      messaging: { twilioApiUrl: config.twilioApiUrl },
       events: planWebhookEvents(enqueuePlanEvent, log),
     });
     const ctx: AppContext = { ...base, sessions };

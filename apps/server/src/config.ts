@@ -24,6 +24,8 @@ export interface Config {
   consoleDir: string;
   /** Seconds between passes of the sweeper that ends idle chats. */
   sessionSweepIntervalSeconds: number;
+  /** Twilio's REST API (SMS): another address only for a proxy or a test server. */
+  twilioApiUrl: string;
 }
 
 function intFrom(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
@@ -55,5 +57,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustProxy: env.TRUST_PROXY === 'true',
     consoleDir: path.resolve(env.CONSOLE_DIR || path.join(import.meta.dirname, '../../console/dist')),
     sessionSweepIntervalSeconds: Math.max(1, intFrom(env, 'SESSION_SWEEP_INTERVAL', 10)),
+    twilioApiUrl: (env.TWILIO_API_URL || 'https://api.twilio.com').replace(/\/+$/, ''),
   };
 }

@@ -525,7 +525,10 @@ describe('the plan webhook\'s hooks', () => {
     };
     const planId = await storePlan(server.ctx, tenantId, greeting, { name: 'Server runtime greeting' });
     const outcome = await server.ctx.sessions.start({ ...voiceCall('CA-server-runtime', planId) });
-    expect(outcome.actions).toContainEqual(expect.objectContaining({ type: 'play', url: `${server.config.publicUrl}/api/v1/audios/${audioId}/file?format=telephony` }));
+    // A URL the provider fetches without a token: signed, with an expiry (twilio.test.ts fetches it).
+    expect(outcome.actions).toContainEqual(
+      expect.objectContaining({ type: 'play', url: expect.stringMatching(new RegExp(`^${server.config.publicUrl}/api/v1/media/audios/${audioId}\\?exp=\\d+&sig=[\\w-]+$`)) }),
+    );
     const queued = await server.ctx.db.selectFrom('webhook_deliveries').select(['event', 'url']).where('plan_id', '=', planId).orderBy('id').execute();
     expect(queued).toEqual([
       { event: 'session.started', url: 'https://hooks.example/server-runtime' },

@@ -7,6 +7,8 @@ export interface Keys {
   secretsKey: Buffer;
   /** HMAC key for access tokens. */
   tokenKey: Buffer;
+  /** HMAC key for the signed media URLs telephony providers fetch audios by. */
+  mediaKey: Buffer;
 }
 
 function parseMasterKey(text: string): Buffer {
@@ -32,7 +34,7 @@ export function loadMasterKey(options: { masterKey: string | undefined; dataDir:
 
 export function deriveKeys(masterKey: Buffer): Keys {
   const derive = (info: string) => Buffer.from(hkdfSync('sha256', masterKey, Buffer.alloc(0), info, 32));
-  return { secretsKey: derive('voxplan secrets v1'), tokenKey: derive('voxplan access tokens v1') };
+  return { secretsKey: derive('voxplan secrets v1'), tokenKey: derive('voxplan access tokens v1'), mediaKey: derive('voxplan media urls v1') };
 }
 
 const CIPHER_PREFIX = 'v1:';

@@ -108,7 +108,7 @@ async function inspectUpload(bytes: Buffer): Promise<{ format: AudioFormat; dura
 }
 
 /** "audio.wav" style names for Content-Disposition, with the UTF-8 form for other characters. */
-function contentDisposition(audio: Audio, extension: string): string {
+function contentDisposition(audio: Pick<Audio, 'name'>, extension: string): string {
   const filename = `${audio.name}.${extension}`;
   const ascii = filename.replace(/[^\x20-\x7e]|["\\]/g, '_');
   return `inline; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(filename)}`;
@@ -207,44 +207,58 @@ export async function registerAudioRoutes(app: FastifyInstance, ctx: AppContext)
       async (request, reply) => {
         const audio = (await service.get(scopeOf(request), request.params.id)) as Audio;
         if (audio.status !== 'ready') throw conflict('audio_not_ready');
-        const telephony = request.query.format === 'telephony';
-        const stored = await ctx.db
-          .selectFrom('audio_data')
-          .select(['variant', 'mime_type', 'data'])
-          .where('audio_id', '=', audio.id)
-          .where('variant', 'in', telephony ? ['original', 'telephony'] : ['original'])
-          .execute();
-        const original = stored.find((row) => row.variant === 'original');
-        if (!original) throw new AppError(404, 'audio_not_found');
-        if (!telephony) {
+        if (request.query.format !== 'telephony') {
+          const original = await ctx.db
+            .selectFrom('audio_data')
+            .select(['mime_type', 'data'])
+            .where('audio_id', '=', audio.id)
+            .where('variant', '=', 'original')
+            .executeTakeFirst();
+          if (!original) throw new AppError(404, 'audio_not_found');
           reply.header('content-disposition', contentDisposition(audio, audio.format));
           return sendBytes(request, reply, original.data, original.mime_type);
         }
-        let copy = stored.find((row) => row.variant === 'telephony')?.data;
-        if (!copy) {
-          copy = await withTempDir(async (dir) => {
-            const input = path.join(dir, `original.${audio.format}`);
-            const output = path.join(dir, 'telephony.wav');
-            await fs.writeFile(input, original.data);
-            await convertToTelephony(input, output);
-            return fs.readFile(output);
-          });
-          // Converted once: later requests, on any instance, read the stored copy. Two converting
-          // at once store the same bytes; the first one stays.
-          try {
-            await ctx.db
-              .insertInto('audio_data')
-              .values({ audio_id: audio.id, variant: 'telephony', mime_type: mimeTypes.wav, data: copy })
-              .onConflict((oc) => oc.columns(['audio_id', 'variant']).doNothing())
-              .execute();
-          } catch (error) {
-            // Removed meanwhile: the copy is still the answer to this request.
-            if (!isForeignKeyViolation(error)) throw error;
-          }
-        }
-        reply.header('content-disposition', contentDisposition(audio, 'wav'));
-        return sendBytes(request, reply, copy, mimeTypes.wav);
+        return sendTelephonyCopy(ctx, request, reply, audio);
       },
     );
   });
+}
+
+/**
+ * The audio in the telephony format (8 kHz mono WAV), converted from the original on first use and
+ * stored: the console's `format=telephony` and the signed media URLs providers fetch.
+ */
+export async function sendTelephonyCopy(ctx: AppContext, request: FastifyRequest, reply: FastifyReply, audio: Pick<Audio, 'id' | 'name' | 'format'>) {
+  const stored = await ctx.db
+    .selectFrom('audio_data')
+    .select(['variant', 'mime_type', 'data'])
+    .where('audio_id', '=', audio.id)
+    .where('variant', 'in', ['original', 'telephony'])
+    .execute();
+  const original = stored.find((row) => row.variant === 'original');
+  if (!original) throw new AppError(404, 'audio_not_found');
+  let copy = stored.find((row) => row.variant === 'telephony')?.data;
+  if (!copy) {
+    copy = await withTempDir(async (dir) => {
+      const input = path.join(dir, `original.${audio.format}`);
+      const output = path.join(dir, 'telephony.wav');
+      await fs.writeFile(input, original.data);
+      await convertToTelephony(input, output);
+      return fs.readFile(output);
+    });
+    // Converted once: later requests, on any instance, read the stored copy. Two converting
+    // at once store the same bytes; the first one stays.
+    try {
+      await ctx.db
+        .insertInto('audio_data')
+        .values({ audio_id: audio.id, variant: 'telephony', mime_type: mimeTypes.wav, data: copy })
+        .onConflict((oc) => oc.columns(['audio_id', 'variant']).doNothing())
+        .execute();
+    } catch (error) {
+      // Removed meanwhile: the copy is still the answer to this request.
+      if (!isForeignKeyViolation(error)) throw error;
+    }
+  }
+  reply.header('content-disposition', contentDisposition(audio, 'wav'));
+  return sendBytes(request, reply, copy, mimeTypes.wav);
 }

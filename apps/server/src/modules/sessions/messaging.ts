@@ -1,59 +1,66 @@
-import { type Messaging, OutboundError } from '@voxplan/engine';
+import type { Messaging } from '@voxplan/engine';
+import twilio from 'twilio';
+import type RequestClient from 'twilio/lib/base/RequestClient.js';
 import type { AppContext } from '../../context.ts';
-import { readIntegrations } from '../tenants/integrations.routes.ts';
+import { tenantIntegrations } from '../tenants/integrations.routes.ts';
 
 export interface MessagingOptions {
-  /** Twilio's REST API; tests point it at a local server. */
+  /** Twilio's REST API (TWILIO_API_URL); tests point it at a local server. */
   twilioApiUrl?: string;
 }
 
 /** How long a send may hold the turn: the caller is waiting on the line. */
 const SEND_TIMEOUT_MS = 10_000;
 
+export const TWILIO_API_URL = 'https://api.twilio.com';
+
+/**
+ * The library's HTTP client sending to another base URL. The library builds every address on
+ * `api.twilio.com` and offers only `edge` and `region` to change its host (both still under
+ * twilio.com), so a local server (the tests') or a proxy is reached by rewriting the address's
+ * origin here; path, query, authentication and body stay the library's.
+ */
+class BaseUrlRequestClient extends twilio.RequestClient {
+  constructor(private readonly baseUrl: string) {
+    super({ timeout: SEND_TIMEOUT_MS });
+  }
+
+  override request<TData>(options: RequestClient.RequestOptions<TData>) {
+    const url = new URL(options.uri);
+    return super.request({ ...options, uri: `${this.baseUrl}${url.pathname}${url.search}` });
+  }
+}
+
 /**
  * The `send_message` block's port, through the tenant's integrations (spec section 3).
  *
- * SMS goes through Twilio's Messages API when the tenant has its SID and token, from the number
- * the session runs on. WhatsApp needs the number's WhatsApp configuration, which comes with the
- * numbers; until then, and for a tenant without Twilio, the answer is `not_configured` and the
- * block takes `failed`. Nothing is pretended: a message is `sent` only when the provider took it.
+ * SMS goes through Twilio's Messages API with the official client when the tenant has its SID and
+ * token, from the number the session runs on. WhatsApp needs the number's WhatsApp configuration;
+ * until then, and for a tenant without Twilio, the answer is `not_configured` and the block takes
+ * `failed`. Nothing is pretended: a message is `sent` only when the provider took it.
  */
-export function createMessaging(ctx: Pick<AppContext, 'db' | 'keys' | 'outbound'>, options: MessagingOptions = {}): Messaging {
-  const twilioApiUrl = (options.twilioApiUrl ?? 'https://api.twilio.com').replace(/\/+$/, '');
+export function createMessaging(ctx: Pick<AppContext, 'db' | 'keys'>, options: MessagingOptions = {}): Messaging {
+  const baseUrl = (options.twilioApiUrl ?? TWILIO_API_URL).replace(/\/+$/, '');
+  // One HTTP client (and its kept connections) for every tenant's Twilio client.
+  const httpClient = baseUrl === TWILIO_API_URL ? new twilio.RequestClient({ timeout: SEND_TIMEOUT_MS }) : new BaseUrlRequestClient(baseUrl);
   return {
     async send(message) {
       if (message.channel !== 'sms') return { ok: false, reason: 'not_configured' };
-      const tenant = await ctx.db.selectFrom('tenants').select('integrations').where('id', '=', message.tenantId).executeTakeFirst();
-      const { twilio_sid: sid, twilio_token: token } = readIntegrations(ctx, tenant?.integrations ?? null);
+      const { twilio_sid: sid, twilio_token: token } = await tenantIntegrations(ctx, message.tenantId);
       if (!sid || !token) return { ok: false, reason: 'not_configured' };
       try {
-        const response = await ctx.outbound.request({
-          method: 'POST',
-          url: `${twilioApiUrl}/2010-04-01/Accounts/${encodeURIComponent(sid)}/Messages.json`,
-          headers: {
-            authorization: `Basic ${Buffer.from(`${sid}:${token}`).toString('base64')}`,
-            'content-type': 'application/x-www-form-urlencoded',
-          },
-          body: new URLSearchParams({ To: message.to, From: message.from, Body: message.text }).toString(),
-          timeoutMs: SEND_TIMEOUT_MS,
-        });
-        if (response.status < 200 || response.status > 299) return { ok: false, reason: `provider_status_${response.status}` };
-        const id = messageSid(response.body);
-        return id === undefined ? { ok: true } : { ok: true, id };
+        const sent = await twilio(sid, token, { httpClient }).messages.create({ to: message.to, from: message.from, body: message.text });
+        return typeof sent.sid === 'string' && sent.sid !== '' ? { ok: true, id: sent.sid } : { ok: true };
       } catch (error) {
-        if (error instanceof OutboundError) return { ok: false, reason: error.failure };
-        throw error;
+        // The provider's refusal (RestException) carries its HTTP status; anything else never reached it.
+        if (error instanceof twilio.RestException) return { ok: false, reason: `provider_status_${error.status}` };
+        return { ok: false, reason: isTimeout(error) ? 'timeout' : 'network' };
       }
     },
   };
 }
 
-function messageSid(body: string): string | undefined {
-  try {
-    const parsed: unknown = JSON.parse(body);
-    const sid = typeof parsed === 'object' && parsed !== null ? (parsed as { sid?: unknown }).sid : undefined;
-    return typeof sid === 'string' ? sid : undefined;
-  } catch {
-    return undefined;
-  }
+function isTimeout(error: unknown): boolean {
+  const code = typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
+  return code === 'ECONNABORTED' || code === 'ETIMEDOUT';
 }

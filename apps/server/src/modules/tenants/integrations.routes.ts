@@ -29,6 +29,12 @@ export function readIntegrations(ctx: Pick<AppContext, 'keys'>, stored: string |
   return clear;
 }
 
+/** A tenant's integrations in clear (empty for a tenant that is gone): its Twilio SID and token for SMS and call hooks. */
+export async function tenantIntegrations(ctx: Pick<AppContext, 'db' | 'keys'>, tenantId: number): Promise<Integrations> {
+  const tenant = await ctx.db.selectFrom('tenants').select('integrations').where('id', '=', tenantId).executeTakeFirst();
+  return readIntegrations(ctx, tenant?.integrations ?? null);
+}
+
 function maskIntegrations(integrations: Integrations): Integrations {
   const masked: Integrations = {};
   for (const [field, value] of Object.entries(integrations)) {

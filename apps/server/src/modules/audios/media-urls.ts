@@ -1,0 +1,42 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+
+/** Where a provider fetches an audio: `/api/v1/media/audios/<id>?exp=…&sig=…` below PUBLIC_URL. */
+export const mediaAudioPath = (audioId: number): string => `/api/v1/media/audios/${audioId}`;
+
+/**
+ * Long enough for any call to reach the prompt it was made for (a turn's TwiML plays at once; a
+ * retried callback answers the URL stored with the turn), short enough that a URL seen in a
+ * provider's log stops working the same day.
+ */
+export const MEDIA_URL_TTL_SECONDS = 6 * 3600;
+
+export type MediaCheck = 'ok' | 'invalid' | 'expired';
+
+export interface MediaUrls {
+  /** The signed URL of the audio's telephony copy, valid for MEDIA_URL_TTL_SECONDS from `now`. */
+  audioUrl(audioId: number, now?: Date): string;
+  /** Whether `exp` and `sig` (as received, possibly missing) sign this audio and have not expired at `now`. */
+  check(audioId: number, exp: string | undefined, sig: string | undefined, now?: Date): MediaCheck;
+}
+
+/**
+ * Audio URLs a telephony provider can fetch without a user's token (issue 15, media): the path and
+ * an expiry signed with HMAC-SHA256 under a key derived from MASTER_KEY, so every instance signs and
+ * checks alike and nothing is stored. The signature covers the path, so it opens one audio only.
+ */
+export function createMediaUrls(key: Buffer, publicUrl: string): MediaUrls {
+  const sign = (audioId: number, exp: number) => createHmac('sha256', key).update(`${mediaAudioPath(audioId)}\n${exp}`).digest('base64url');
+  return {
+    audioUrl(audioId, now = new Date()) {
+      const exp = Math.floor(now.getTime() / 1000) + MEDIA_URL_TTL_SECONDS;
+      return `${publicUrl}${mediaAudioPath(audioId)}?exp=${exp}&sig=${sign(audioId, exp)}`;
+    },
+    check(audioId, exp, sig, now = new Date()) {
+      if (exp === undefined || sig === undefined || !/^\d{1,12}$/.test(exp)) return 'invalid';
+      const expected = Buffer.from(sign(audioId, Number(exp)));
+      const given = Buffer.from(sig);
+      if (given.length !== expected.length || !timingSafeEqual(given, expected)) return 'invalid';
+      return Number(exp) * 1000 <= now.getTime() ? 'expired' : 'ok';
+    },
+  };
+}

@@ -1,0 +1,206 @@
+/**
+ * Twilio's voice webhooks (docs/channels-twilio.md): the number's voice URL and its status
+ * callback. Every request is checked with the official library's `validateRequest` against the
+ * tenant's auth token and the URL as Twilio called it (PUBLIC_URL + path + query) before anything
+ * runs; the call is a session of the runtime (docs/sessions.md), so any instance answers any callback.
+ */
+import formbody from '@fastify/formbody';
+import type { EngineEvent } from '@voxplan/engine';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import twilio from 'twilio';
+import { z } from 'zod';
+import type { AppContext } from '../../context.ts';
+import { AppError, forbidden } from '../../errors.ts';
+import { choosePlan, findNumber } from '../numbers/number-lookup.ts';
+import type { TurnOutcome } from '../sessions/sessions.service.ts';
+import { tenantIntegrations } from '../tenants/integrations.routes.ts';
+import { type CallbackUrls, dialStatusOf, outcomeTwiml, unavailableTwiml } from './twiml.ts';
+
+export const VOICE_HOOK_PATH = '/api/v1/hooks/twilio/voice';
+export const STATUS_HOOK_PATH = '/api/v1/hooks/twilio/status';
+
+/** Where a callback comes back: which session, the revision answered, and what it answers. */
+const callbackQuery = z.object({
+  session: z.string().min(1).max(200).optional(),
+  rev: z.coerce.number().int().nonnegative().optional(),
+  on: z.enum(['gather', 'dial', 'recording']).optional(),
+});
+type CallbackQuery = z.infer<typeof callbackQuery>;
+
+/** The call's last states (CallStatus): the status callback then ends the session. */
+const finalCallStatuses = new Set(['completed', 'busy', 'no-answer', 'failed', 'canceled']);
+
+type Params = Record<string, string>;
+
+/** The form's fields as Twilio signs them: text values (a repeated field keeps its last value). */
+function formParams(body: unknown): Params {
+  const params: Params = {};
+  if (typeof body !== 'object' || body === null) return params;
+  for (const [name, value] of Object.entries(body)) {
+    const last: unknown = Array.isArray(value) ? value.at(-1) : value;
+    if (typeof last === 'string') params[name] = last;
+  }
+  return params;
+}
+
+function callbackUrls(publicUrl: string): CallbackUrls {
+  const url = (path: string, kind: string, sessionId: string, revision: number) =>
+    `${publicUrl}${path}?${new URLSearchParams({ session: sessionId, rev: String(revision), on: kind }).toString()}`;
+  return {
+    voice: (kind, sessionId, revision) => url(VOICE_HOOK_PATH, kind, sessionId, revision),
+    status: (kind, sessionId, revision) => url(STATUS_HOOK_PATH, kind, sessionId, revision),
+  };
+}
+
+/** The engine event a voice callback carries: keys or speech (none: a timeout), or how a dial ended. */
+function callbackEvent(kind: 'gather' | 'dial', params: Params): EngineEvent {
+  if (kind === 'dial') return { type: 'dial_result', status: dialStatusOf(params.DialCallStatus) };
+  const speech = params.SpeechResult?.trim() ?? '';
+  if (speech !== '') return { type: 'speech', text: speech };
+  const digits = params.Digits ?? '';
+  return digits === '' ? { type: 'timeout' } : { type: 'digits', digits };
+}
+
+export async function twilioHooksPlugin(app: FastifyInstance, options: { ctx: AppContext }): Promise<void> {
+  const { ctx } = options;
+  // Twilio posts forms; only these routes read them.
+  await app.register(formbody);
+  const urls = callbackUrls(ctx.config.publicUrl);
+
+  /**
+   * Refuses (403, logged) a request whose X-Twilio-Signature does not sign this URL and form with
+   * the tenant's auth token; a tenant without Twilio credentials can sign nothing.
+   */
+  async function checkSignature(request: FastifyRequest, tenantId: number, params: Params): Promise<void> {
+    const signature = request.headers['x-twilio-signature'];
+    const { twilio_token: token } = await tenantIntegrations(ctx, tenantId);
+    const url = `${ctx.config.publicUrl}${request.url}`;
+    const reason =
+      typeof signature !== 'string' || signature === ''
+        ? 'missing signature'
+        : !token
+          ? 'tenant without a Twilio auth token'
+          : twilio.validateRequest(token, signature, url, params)
+            ? undefined
+            : 'signature does not match';
+    if (reason !== undefined) {
+      request.log.warn({ url, tenant_id: tenantId, call_sid: params.CallSid, reason }, 'Twilio webhook refused');
+      throw forbidden('invalid_twilio_signature');
+    }
+  }
+
+  const sendTwiml = (reply: FastifyReply, twiml: string) => reply.type('text/xml; charset=utf-8').send(twiml);
+
+  /** The tenant a request acts for: its session's when it names one, else the called number's. */
+  async function tenantOf(query: CallbackQuery, params: Params): Promise<number | undefined> {
+    const sessionId = query.session ?? params.CallSid;
+    const stored = sessionId ? await ctx.sessions.find(sessionId) : undefined;
+    if (stored) return stored.session.tenant_id;
+    if (query.session !== undefined) return undefined;
+    const route = params.To ? await findNumber(ctx.db, params.To) : undefined;
+    return route?.provider === 'twilio' ? route.tenant_id : undefined;
+  }
+
+  async function startCall(request: FastifyRequest, params: Params): Promise<string> {
+    const route = params.To ? await findNumber(ctx.db, params.To) : undefined;
+    if (!route || route.provider !== 'twilio') {
+      request.log.info({ called: params.To, call_sid: params.CallSid }, 'Twilio call to a number nobody has');
+      return unavailableTwiml();
+    }
+    await checkSignature(request, route.tenant_id, params);
+    const caller = params.From ?? '';
+    const planId = choosePlan(route, 'voice', new Date(), caller);
+    if (planId === null || !params.CallSid) {
+      request.log.warn({ number_id: route.id, call_sid: params.CallSid }, 'Twilio call to a number without a voice plan');
+      return unavailableTwiml();
+    }
+    try {
+      const outcome = await ctx.sessions.start({
+        id: params.CallSid,
+        tenant_id: route.tenant_id,
+        plan_id: planId,
+        channel: 'voice',
+        provider: 'twilio',
+        direction: 'inbound',
+        caller,
+        called: params.To ?? '',
+        source_ip: request.ip,
+      });
+      return outcomeTwiml(outcome, urls);
+    } catch (error) {
+      // A plan never published or gone: the caller hears so rather than Twilio's application error.
+      if (!(error instanceof AppError) || error.statusCode >= 500 || error.code === 'session_busy') throw error;
+      request.log.warn({ number_id: route.id, plan_id: planId, code: error.code }, 'Twilio call whose plan cannot start');
+      return unavailableTwiml();
+    }
+  }
+
+  const turn = (sessionId: string, eventId: string, event: EngineEvent, tenantId: number): Promise<TurnOutcome> =>
+    ctx.sessions.handleTurn(sessionId, eventId, event, { tenantId });
+
+  app.post(
+    '/hooks/twilio/voice',
+    {
+      schema: {
+        tags: ['hooks'],
+        security: [],
+        consumes: ['application/x-www-form-urlencoded'],
+        querystring: callbackQuery,
+        description:
+          "Twilio's voice webhook (the number's voice URL), and the action URL of the gathers and dials it answers (session, rev, on). " +
+          'Form fields as Twilio sends them (CallSid, From, To, Digits, SpeechResult, DialCallStatus…); X-Twilio-Signature must sign ' +
+          'PUBLIC_URL + path + query with the tenant’s auth token, else 403 invalid_twilio_signature. Answers TwiML. See docs/channels-twilio.md.',
+      },
+    },
+    async (request, reply) => {
+      const query = request.query as CallbackQuery;
+      const params = formParams(request.body);
+      if (query.session === undefined) return sendTwiml(reply, await startCall(request, params));
+      const tenantId = await tenantOf(query, params);
+      if (tenantId === undefined || query.rev === undefined || (query.on !== 'gather' && query.on !== 'dial')) {
+        request.log.warn({ session: query.session, on: query.on }, 'Twilio callback for no known session');
+        return sendTwiml(reply, unavailableTwiml());
+      }
+      await checkSignature(request, tenantId, params);
+      const outcome = await turn(query.session, `${query.on}:${query.rev}`, callbackEvent(query.on, params), tenantId);
+      return sendTwiml(reply, outcomeTwiml(outcome, urls));
+    },
+  );
+
+  app.post(
+    '/hooks/twilio/status',
+    {
+      schema: {
+        tags: ['hooks'],
+        security: [],
+        consumes: ['application/x-www-form-urlencoded'],
+        querystring: callbackQuery,
+        description:
+          "Twilio's status callback (CallStatus: a final one ends the session and completes its report) and the recording callback of " +
+          'a record action (on=recording: the recording reaches the session as recording_ready). Signed as the voice webhook; answers 204.',
+      },
+    },
+    async (request, reply) => {
+      const query = request.query as CallbackQuery;
+      const params = formParams(request.body);
+      const sessionId = query.session ?? params.CallSid;
+      const tenantId = await tenantOf(query, params);
+      if (tenantId === undefined || !sessionId) {
+        request.log.info({ call_sid: params.CallSid }, 'Twilio status of a call with no session');
+        return reply.status(204).send();
+      }
+      await checkSignature(request, tenantId, params);
+      if (query.on === 'recording') {
+        if (params.RecordingUrl && params.RecordingSid) {
+          const duration = Number(params.RecordingDuration);
+          const event: EngineEvent = { type: 'recording_ready', url: params.RecordingUrl, duration_s: Number.isFinite(duration) ? duration : 0 };
+          await turn(sessionId, `recording:${params.RecordingSid}`, event, tenantId);
+        }
+      } else if (params.CallStatus && finalCallStatuses.has(params.CallStatus)) {
+        // Ignored by a session a hangup block already ended; its report stays as stored.
+        await turn(sessionId, 'call-end', { type: 'hangup' }, tenantId);
+      }
+      return reply.status(204).send();
+    },
+  );
+}

@@ -8,6 +8,8 @@ import { gzipSync } from 'node:zlib';
 
 /** The sign-in route's JavaScript, gzip, at most. */
 export const LOGIN_TARGET_KB = 170;
+/** The plan editor's route (`/visual-plan/<id>`), gzip, at most. */
+export const EDITOR_TARGET_KB = 350;
 
 interface ManifestChunk {
   file: string;
@@ -17,11 +19,20 @@ interface ManifestChunk {
   dynamicImports?: string[];
 }
 
+/** What a route fetches before it shows: the chunks and their gzip KB. */
+export interface RouteSize {
+  kb: number;
+  /** Manifest keys of those chunks. */
+  chunks: string[];
+}
+
 export interface ConsoleSizes {
   /** Gzip (level 9) KB of what the sign-in route fetches before it shows. */
   loginKb: number;
   /** Manifest keys of those chunks. */
   loginChunks: string[];
+  /** What the plan editor (`/visual-plan/<id>`) fetches: the signed-in layout, the plans area and the editor page. */
+  editor: RouteSize;
   /** The largest chunk of a screen (under `features/`). */
   largest?: { key: string; kb: number };
   allKb: number;
@@ -38,15 +49,27 @@ export function consoleSizes(distDir: string): ConsoleSizes {
     for (const imported of manifest[key]?.imports ?? []) staticClosure(imported, seen);
     return seen;
   }
+  const keyOf = (suffix: string) => {
+    const key = Object.keys(manifest).find((candidate) => candidate.endsWith(suffix));
+    if (!key) throw new Error(`${suffix} not found in the manifest`);
+    return key;
+  };
 
   const entryKey = Object.keys(manifest).find((key) => manifest[key]!.isEntry);
   if (!entryKey) throw new Error('no entry chunk in the manifest');
-  const loginKey = Object.keys(manifest).find((key) => key.endsWith('features/login/LoginPage.tsx'));
-  if (!loginKey) throw new Error('login page chunk not found in the manifest');
-  // The first screen also fetches its language's catalogue before it renders (English here).
-  const catalogueKeys = Object.keys(manifest).filter((key) => /(^|\/)(en\.json|errors\.en\.json)$/.test(key));
-  const loginChunks = [...new Set([...staticClosure(entryKey), ...staticClosure(loginKey), ...catalogueKeys])];
-  const loginKb = loginChunks.reduce((sum, key) => sum + gzipKb(manifest[key]!.file), 0);
+  /** The entry, the route's lazy modules (by the end of their source path) and catalogues, each with its static imports. */
+  function route(moduleSuffixes: string[], catalogues: RegExp): RouteSize {
+    const catalogueKeys = Object.keys(manifest).filter((key) => catalogues.test(key));
+    const chunks = [...new Set([...staticClosure(entryKey!), ...moduleSuffixes.flatMap((suffix) => [...staticClosure(keyOf(suffix))]), ...catalogueKeys])];
+    return { kb: chunks.reduce((sum, key) => sum + gzipKb(manifest[key]!.file), 0), chunks };
+  }
+  // The first screen also fetches its language's catalogue before it renders (English here); the
+  // signed-in screens the screens' catalogue too.
+  const login = route(['features/login/LoginPage.tsx'], /(^|\/)(en\.json|errors\.en\.json)$/);
+  const editor = route(
+    ['app/layout/AppLayout.tsx', 'features/visual-plans/VisualPlansArea.tsx', 'features/visual-plans/editor/EditorPage.tsx'],
+    /(^|\/)(en\.json|errors\.en\.json|en\.screens\.json)$/,
+  );
 
   const largest = Object.entries(manifest)
     .filter(([key, chunk]) => !chunk.isEntry && chunk.file.endsWith('.js') && key.includes('/features/'))
@@ -57,5 +80,5 @@ export function consoleSizes(distDir: string): ConsoleSizes {
     .readdirSync(assets)
     .filter((file) => file.endsWith('.js'))
     .reduce((sum, file) => sum + gzipKb(`assets/${file}`), 0);
-  return { loginKb, loginChunks, largest, allKb };
+  return { loginKb: login.kb, loginChunks: login.chunks, editor, largest, allKb };
 }

@@ -231,6 +231,25 @@ describe('signatures', () => {
     expect(stored).toMatchObject({ session: { status: 'waiting', node_id: 'menu' } });
   });
 
+  test('over a real connection behind a proxy: the URL signed is PUBLIC_URL + path, not the address the server was reached at', async () => {
+    const address = await server.app.listen({ port: 0, host: '127.0.0.1' });
+    const form = callForm('CA-proxied', { CallStatus: 'ringing' });
+    const post = (signedFor: string) =>
+      fetch(`${address}/api/v1/hooks/twilio/voice`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': twilio.getExpectedTwilioSignature(TOKEN, signedFor, form) },
+        body: new URLSearchParams(form),
+      });
+    expect((await post(`${address}/api/v1/hooks/twilio/voice`)).status).toBe(403);
+    const answered = await post(`${PUBLIC_URL}/api/v1/hooks/twilio/voice`);
+    expect(answered.status).toBe(200);
+    const twiml = await answered.text();
+    expect(twiml).toContain('<Gather ');
+    // Twilio retrying the first request (no answer in time) hears the same start, not a second call.
+    expect(await (await post(`${PUBLIC_URL}/api/v1/hooks/twilio/voice`)).text()).toBe(twiml);
+    expect(await eventsOf('CA-proxied')).toHaveLength(1);
+  });
+
   test('an unknown number answers TwiML that says so and hangs up', async () => {
     const response = await hook('voice', { ...callForm('CA-unknown'), To: '+15005550006' });
     expect(response.statusCode).toBe(200);

@@ -90,6 +90,9 @@ export const errorCodes = [
   'plan_not_published',
   'start_node_not_found',
   'upgrade_required',
+  'invalid_twilio_signature',
+  'invalid_media_signature',
+  'media_url_expired',
 ] as const;
 
 export type ErrorCode = (typeof errorCodes)[number];

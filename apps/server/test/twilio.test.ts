@@ -98,16 +98,8 @@ beforeAll(async () => {
   const open = await storePlan(server.ctx, tenantId, readFixture('front-desk'), { references: references(always) });
   const closed = await storePlan(server.ctx, tenantId, readFixture('front-desk'), { name: 'Front desk, closed', references: references(never) });
 
-  const now = new Date().toISOString();
-  const number = await server.ctx.db
-    .insertInto('numbers')
-    .values({ tenant_id: tenantId, created_time: now, updated_time: now, number: NUMBER, description: '', provider: 'twilio', voice_plan_id: open, chat_plan_id: null })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  await server.ctx.db
-    .insertInto('number_rules')
-    .values({ number_id: number.id, position: 0, date_range_id: null, caller_prefixes: JSON.stringify(['+5511']), plan_id: closed })
-    .execute();
+  // Callers from +5511 get the closed plan by the number's rule; everyone else the number's plan.
+  await create('/numbers', { number: NUMBER, provider: 'twilio', voice_plan_id: open, rules: [{ caller_prefixes: ['+5511'], plan_id: closed }] });
 });
 
 afterAll(async () => {

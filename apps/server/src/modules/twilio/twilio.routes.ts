@@ -32,6 +32,11 @@ const finalCallStatuses = new Set(['completed', 'busy', 'no-answer', 'failed', '
 
 type Params = Record<string, string>;
 
+/** Both hooks: Twilio's forms, no token (the signature is the credential), a callback's query. */
+const hookSchema = (description: string) => ({
+  schema: { tags: ['hooks'], security: [], consumes: ['application/x-www-form-urlencoded'], querystring: callbackQuery, description },
+});
+
 /** The form's fields as Twilio signs them: text values (a repeated field keeps its last value). */
 function formParams(body: unknown): Params {
   const params: Params = {};
@@ -140,18 +145,11 @@ export async function twilioHooksPlugin(app: FastifyInstance, options: { ctx: Ap
 
   app.post(
     '/hooks/twilio/voice',
-    {
-      schema: {
-        tags: ['hooks'],
-        security: [],
-        consumes: ['application/x-www-form-urlencoded'],
-        querystring: callbackQuery,
-        description:
-          "Twilio's voice webhook (the number's voice URL), and the action URL of the gathers and dials it answers (session, rev, on). " +
-          'Form fields as Twilio sends them (CallSid, From, To, Digits, SpeechResult, DialCallStatus…); X-Twilio-Signature must sign ' +
-          'PUBLIC_URL + path + query with the tenant’s auth token, else 403 invalid_twilio_signature. Answers TwiML. See docs/channels-twilio.md.',
-      },
-    },
+    hookSchema(
+      "Twilio's voice webhook (the number's voice URL), and the action URL of the gathers and dials it answers (session, rev, on). " +
+        'Form fields as Twilio sends them (CallSid, From, To, Digits, SpeechResult, DialCallStatus…); X-Twilio-Signature must sign ' +
+        'PUBLIC_URL + path + query with the tenant’s auth token, else 403 invalid_twilio_signature. Answers TwiML. See docs/channels-twilio.md.',
+    ),
     async (request, reply) => {
       const query = request.query as CallbackQuery;
       const params = formParams(request.body);
@@ -169,17 +167,10 @@ export async function twilioHooksPlugin(app: FastifyInstance, options: { ctx: Ap
 
   app.post(
     '/hooks/twilio/status',
-    {
-      schema: {
-        tags: ['hooks'],
-        security: [],
-        consumes: ['application/x-www-form-urlencoded'],
-        querystring: callbackQuery,
-        description:
-          "Twilio's status callback (CallStatus: a final one ends the session and completes its report) and the recording callback of " +
-          'a record action (on=recording: the recording reaches the session as recording_ready). Signed as the voice webhook; answers 204.',
-      },
-    },
+    hookSchema(
+      "Twilio's status callback (CallStatus: a final one ends the session and completes its report) and the recording callback of " +
+        'a record action (on=recording: the recording reaches the session as recording_ready). Signed as the voice webhook; answers 204.',
+    ),
     async (request, reply) => {
       const query = request.query as CallbackQuery;
       const params = formParams(request.body);

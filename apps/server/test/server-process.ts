@@ -25,7 +25,7 @@ export async function freePort(): Promise<number> {
 }
 
 export function request(agent: http.Agent, port: number, method: string, urlPath: string, body?: unknown, token?: string, headers: Record<string, string> = {}) {
-  const allHeaders = { 'content-type': 'application/json', ...(token && { authorization: `Bearer ${token}` }), ...headers };
+  const allHeaders = { ...(body !== undefined && { 'content-type': 'application/json' }), ...(token && { authorization: `Bearer ${token}` }), ...headers };
   return new Promise<{ status: number; body: string }>((resolve, reject) => {
     const req = http.request({ agent, host: '127.0.0.1', port, method, path: urlPath, headers: allHeaders }, (res) => {
       let text = '';

@@ -1,0 +1,217 @@
+/**
+ * Several server instances on one database (docs/deployment.md): two real server processes, each
+ * with its own read cache, and what one writes seen at once by the other. On PostgreSQL the
+ * instances hear each other's commits over LISTEN/NOTIFY (db/instance-bus.ts); on SQLite two
+ * processes on one file see each other through `PRAGMA data_version`.
+ */
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { type DatabaseHandle, openDatabase } from '../src/db/database.ts';
+import { BUS_APPLICATION_NAME } from '../src/db/instance-bus.ts';
+import { type LiveSessionEvent, subscribeLiveSessions } from '../src/modules/sessions/live-events.ts';
+import { ADMIN, dialect, startTestServer, type TestServer } from './harness.ts';
+import { type Cleanups, createTenantMemberOver, request, type ServerProcess, startServerProcess } from './server-process.ts';
+import { type FixtureDocument, type Instance, startInstance, storePlan } from './sessions-helpers.ts';
+import { connectSimulator } from './simulator-client.ts';
+
+const MASTER_KEY = '42'.repeat(32);
+const cleanups: Cleanups = [];
+afterAll(async () => {
+  for (const cleanup of cleanups.reverse()) await cleanup();
+});
+
+/** A plan that says which version it is, then waits in a menu. */
+const sayingPlan = (words: string) => ({
+  nodes: [
+    { id: 'start', type: 'start', position: { x: 0, y: 0 }, data: {} },
+    { id: 'hello', type: 'play_message', position: { x: 0, y: 100 }, data: { voice_text: words } },
+    { id: 'ask', type: 'voice_menu', position: { x: 0, y: 200 }, data: { voice_text: 'Press 1 to leave.', options: [{ digits: '1', label: 'Leave' }] } },
+    { id: 'bye', type: 'hangup', position: { x: 0, y: 300 }, data: {} },
+  ],
+  edges: [
+    { id: 'e1', source: 'start', source_exit: 'next', target: 'hello' },
+    { id: 'e2', source: 'hello', source_exit: 'next', target: 'ask' },
+    { id: 'e3', source: 'ask', source_exit: '1', target: 'bye' },
+  ],
+});
+
+/** Collects the live events a bus hears, for one session. */
+function listen(handle: Pick<DatabaseHandle, 'bus'>) {
+  const heard: LiveSessionEvent[] = [];
+  cleanups.push(subscribeLiveSessions(handle.bus, (event) => heard.push(event)));
+  return {
+    of: (sessionId: string) => heard.filter((event) => event.session_id === sessionId).map((event) => (event.type === 'node.entered' ? `${event.revision} ${event.node_id}` : `${event.revision} ${event.type}`)),
+  };
+}
+
+describe('two server processes on one database', () => {
+  let a: ServerProcess;
+  let b: ServerProcess;
+  let admin: string;
+  let member: { tenantId: number; token: string };
+
+  beforeAll(async () => {
+    a = await startServerProcess(cleanups, { MASTER_KEY });
+    // The same database and data directory (the audios' files), and the same master key.
+    b = await startServerProcess(cleanups, { MASTER_KEY, DATA_DIR: a.env.DATA_DIR, ...(a.env.DATABASE_URL && { DATABASE_URL: a.env.DATABASE_URL }) });
+    ({ token: admin } = await a.call<{ token: string }>('POST', '/login', ADMIN));
+    member = await createTenantMemberOver(a.call, admin, 'instances');
+  }, 60_000);
+
+  test("a write on one is seen at once by the other's cached reads", async () => {
+    const tenant = { 'x-tenant-id': String(member.tenantId) };
+    const created = await a.call<{ id: number }>('POST', '/destinations', { name: 'desk', kind: 'voice', uri: 'sip:desk@pbx.example.com' }, admin, tenant);
+    const where = encodeURIComponent(JSON.stringify({ description: { like: 'round %' } }));
+    const readOnB = async () => {
+      // The third read of a key is answered from the cache (it is kept from the second).
+      const answers = [];
+      for (let i = 0; i < 3; i++) {
+        const [record, count] = await Promise.all([
+          b.call<{ description: string }>('GET', `/destinations/${created.id}`, undefined, admin, tenant),
+          b.call<{ count: number }>('GET', `/destinations/count?where=${where}`, undefined, admin, tenant),
+        ]);
+        answers.push(`${record.description} (${count.count})`);
+      }
+      return answers;
+    };
+    for (let round = 1; round <= 10; round++) {
+      await a.call('PATCH', `/destinations/${created.id}`, { description: `round ${round}` }, admin, tenant);
+      expect(await readOnB()).toEqual(Array(3).fill(`round ${round} (1)`));
+    }
+  });
+
+  test('a sign-in ended on one is refused at once by the other', async () => {
+    const { token } = await a.call<{ token: string }>('POST', '/login', ADMIN);
+    for (let i = 0; i < 3; i++) expect((await request(b.agent, b.port, 'GET', '/api/v1/whoami', undefined, token)).status).toBe(200);
+    expect((await request(a.agent, a.port, 'POST', '/api/v1/logout', undefined, token)).status).toBe(204);
+    const refused = await request(b.agent, b.port, 'GET', '/api/v1/whoami', undefined, token);
+    expect(refused.status).toBe(401);
+  });
+
+  test('a plan published on one is the one the next call on the other runs', async () => {
+    const plan = await a.call<{ id: number; version: number }>('POST', '/visual-plans', { name: 'Versions' }, member.token);
+    let version = plan.version;
+    const publishOnA = async (words: string) => {
+      ({ version } = await a.call<{ version: number }>('PUT', `/visual-plans/${plan.id}/document`, { base_version: version, ...sayingPlan(words) }, member.token));
+      await a.call('POST', `/visual-plans/${plan.id}/publish`, { base_version: version }, member.token);
+    };
+    const saidOnB = async () => {
+      const client = await connectSimulator(`http://127.0.0.1:${b.port}`, plan.id, member.token);
+      const frames = await client.turn({ type: 'start', channel: 'voice', version: 'published' });
+      await client.close();
+      return frames.flatMap((frame) => (frame.type === 'action' && frame.action.type === 'say' ? [frame.action.text] : []))[0];
+    };
+    await publishOnA('This is version one.');
+    for (let i = 0; i < 3; i++) expect(await saidOnB()).toBe('This is version one.');
+    await publishOnA('This is version two.');
+    expect(await saidOnB()).toBe('This is version two.');
+  });
+
+  test.runIf(dialect === 'postgres')("a simulated call's live events on one reach a subscriber on another instance", async () => {
+    const elsewhere = openDatabase({ databaseUrl: a.env.DATABASE_URL, dataDir: a.env.DATA_DIR! });
+    cleanups.push(() => elsewhere.close());
+    await elsewhere.ready;
+    const heard = listen(elsewhere);
+    const plan = await a.call<{ id: number; version: number }>('POST', '/visual-plans', { name: 'Live' }, member.token);
+    await a.call('PUT', `/visual-plans/${plan.id}/document`, { base_version: plan.version, ...sayingPlan('Hello.') }, member.token);
+    const client = await connectSimulator(`http://127.0.0.1:${a.port}`, plan.id, member.token);
+    const started = await client.turn({ type: 'start', channel: 'voice' });
+    const sessionId = started.find((frame) => frame.type === 'started')!.session_id as string;
+    await client.turn({ type: 'digits', id: 'press-1', digits: '1' });
+    await client.close();
+    await expect.poll(() => heard.of(sessionId)).toEqual(['1 session.started', '1 start', '1 hello', '1 ask', '2 bye', '2 session.ended']);
+  });
+});
+
+describe.runIf(dialect === 'postgres')('a call whose turns alternate between two instances', () => {
+  let server: TestServer;
+  const instances: Instance[] = [];
+  beforeAll(async () => {
+    server = await startTestServer({ MASTER_KEY });
+    cleanups.push(() => server.close());
+    for (let i = 0; i < 2; i++) {
+      const instance = await startInstance(server.config, new Date().toISOString());
+      cleanups.push(() => instance.close());
+      instances.push(instance);
+    }
+  }, 60_000);
+
+  test('each turn runs on the other instance; the live events of both reach a third, in order', async () => {
+    const [one, two] = instances as [Instance, Instance];
+    const tenant = await server.ctx.db.insertInto('tenants').values({ name: 'alternating', created_time: new Date().toISOString(), integrations: null }).returning('id').executeTakeFirstOrThrow();
+    const document: FixtureDocument = { format_version: 1, settings: {}, ...sayingPlan('Hello.') };
+    const planId = await storePlan(server.ctx, tenant.id, document, { name: 'Alternating' });
+    const heard = listen(server.ctx);
+    const id = 'CA-alternating';
+    const init = { id, tenant_id: tenant.id, plan_id: planId, channel: 'voice', provider: 'twilio', caller: '+5511999990000', called: '+5511333330000' } as const;
+    expect(await one.start(init)).toMatchObject({ revision: 1, status: 'waiting' });
+    // A digit the menu does not have: it asks again, in the block it is in (no block entered).
+    expect(await two.handleTurn(id, 'gather:1', { type: 'digits', digits: '9' })).toMatchObject({ revision: 2, status: 'waiting', entered: [] });
+    expect(await one.handleTurn(id, 'gather:2', { type: 'digits', digits: '1' })).toMatchObject({ revision: 3, status: 'ended' });
+    // The provider repeats a callback to the other instance: the stored answer, nothing runs again.
+    expect(await two.handleTurn(id, 'gather:2', { type: 'digits', digits: '1' })).toMatchObject({ revision: 3, duplicate: true });
+    await expect.poll(() => heard.of(id)).toEqual(['1 session.started', '1 start', '1 hello', '1 ask', '3 bye', '3 session.ended']);
+  });
+});
+
+describe('live session events in one process', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer();
+    cleanups.push(() => server.close());
+  });
+
+  test('a subscriber hears the sessions of its own tenant only, from start to end', async () => {
+    const tenants = await server.ctx.db
+      .insertInto('tenants')
+      .values(['mine', 'theirs'].map((name) => ({ name, created_time: new Date().toISOString(), integrations: null })))
+      .returning('id')
+      .execute();
+    const [mine, theirs] = tenants.map((tenant) => tenant.id) as [number, number];
+    const document: FixtureDocument = { format_version: 1, settings: {}, ...sayingPlan('Hello.') };
+    const heard: LiveSessionEvent[] = [];
+    cleanups.push(subscribeLiveSessions(server.ctx.bus, (event) => heard.push(event), { tenantId: mine }));
+    for (const tenantId of [theirs, mine]) {
+      const planId = await storePlan(server.ctx, tenantId, document, { name: 'Live' });
+      const init = { id: `chat-${tenantId}`, tenant_id: tenantId, plan_id: planId, channel: 'chat', provider: 'webchat', caller: 'visitor', called: 'site' } as const;
+      await server.ctx.sessions.start(init);
+      await server.ctx.sessions.handleTurn(init.id, 'm1', { type: 'message', text: '1' });
+    }
+    await expect.poll(() => heard.map((event) => `${event.session_id} ${event.type}`).at(-1)).toBe(`chat-${mine} session.ended`);
+    expect(heard.map((event) => event.type)).toEqual(['session.started', 'node.entered', 'node.entered', 'node.entered', 'node.entered', 'session.ended']);
+    expect(heard[0]).toMatchObject({ session_id: `chat-${mine}`, tenant_id: mine, channel: 'chat', caller: 'visitor', is_test: false, revision: 1 });
+    expect(heard.at(-1)).toMatchObject({ revision: 2, disposition: expect.any(String), hangup_cause: expect.any(String) });
+  });
+});
+
+describe.runIf(dialect === 'postgres')('the listening connection', () => {
+  test('when it is cut, no answer kept before is served, and the cache works again once it is back', async () => {
+    const server = await startTestServer();
+    cleanups.push(() => server.close());
+    const token = await server.login();
+    const tenant = await server.call({ method: 'POST', url: '/tenants', token, payload: { name: 'cut' } });
+    const tenantId = tenant.json<{ id: number }>().id;
+    const created = await server.call({ method: 'POST', url: '/destinations', token, tenant: tenantId, payload: { name: 'cut', kind: 'voice', uri: 'sip:cut@pbx.example.com' } });
+    const id = created.json<{ id: number }>().id;
+    const description = async () => (await server.call({ method: 'GET', url: `/destinations/${id}`, token, tenant: tenantId })).json<{ description: string }>().description;
+    for (let i = 0; i < 3; i++) expect(await description()).toBe('');
+
+    const admin = new pg.Client({ connectionString: server.config.databaseUrl });
+    await admin.connect();
+    cleanups.push(() => admin.end());
+    const cut = await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1 AND datname = current_database()', [BUS_APPLICATION_NAME]);
+    expect(cut.rowCount).toBe(1);
+    // Written while the bus cannot hear them: one before the server reads the record again (and
+    // may keep it), one after.
+    const write = (text: string) => admin.query('UPDATE destinations SET description = $1 WHERE id = $2', [text, id]);
+    await write('while cut');
+    expect([await description(), await description()]).toEqual(['while cut', 'while cut']);
+    await write('still cut');
+    // Back: it listens again (a new backend), and nothing kept before it did is served.
+    await expect.poll(async () => (await admin.query('SELECT 1 FROM pg_stat_activity WHERE application_name = $1 AND datname = current_database()', [BUS_APPLICATION_NAME])).rowCount).toBe(1);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(await description()).toBe('still cut');
+    await admin.query('UPDATE destinations SET description = $1 WHERE id = $2', ['after', id]);
+    expect(await description()).toBe('after');
+  });
+});

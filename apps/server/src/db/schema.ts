@@ -312,14 +312,15 @@ export interface NumberTable {
   updated_time: Time;
   /** E.164. */
   number: string;
-  description: string;
+  /** Generated: the column has a default (''), so an insert may leave it out. */
+  description: Generated<string>;
   provider: 'twilio' | 'asterisk' | 'whatsapp' | 'webchat';
   voice_plan_id: number | null;
   chat_plan_id: number | null;
-  whatsapp_verify_token: string;
+  whatsapp_verify_token: Generated<string>;
   /** Encrypted with the master key (lib/keys.ts); null when none was given. */
   whatsapp_token: string | null;
-  whatsapp_phone_number_id: string;
+  whatsapp_phone_number_id: Generated<string>;
 }
 
 export interface NumberRuleTable {

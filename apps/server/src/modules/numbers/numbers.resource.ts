@@ -9,14 +9,14 @@ import {
   numberUpdateSchema,
   type PhoneNumber,
 } from '@voxplan/contracts';
-import type { Kysely } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
 import type { AppContext } from '../../context.ts';
 import type { Database } from '../../db/schema.ts';
 import { badRequest, conflict } from '../../errors.ts';
 import { decryptSecret, encryptSecret, randomToken } from '../../lib/keys.ts';
 import { defineResource, memberKeptTenantRecords, type Row, tenantRecordFields, type Values, type WriteContext } from '../../resources/definition.ts';
 
-type NumberRow = Omit<Database['numbers'], 'id'> & { id: number };
+type NumberRow = Selectable<Database['numbers']>;
 type RuleInput = Required<Pick<NumberRuleInput, 'plan_id'>> & { date_range_id: number | null; caller_prefixes: string[] };
 
 /**

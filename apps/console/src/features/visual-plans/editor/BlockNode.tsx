@@ -1,4 +1,4 @@
-import { Badge, Group, Text, Tooltip } from '@mantine/core';
+import { Badge, Tooltip } from '@mantine/core';
 import { blockDefinition } from '@voxplan/blocks/definitions';
 import { Handle, type Node, type NodeProps, Position, useNodeConnections } from '@xyflow/react';
 import { memo, useMemo } from 'react';
@@ -40,11 +40,12 @@ export const BlockNode = memo(function BlockNode({ id, type, data, selected }: N
       style={{ '--block-color': `var(--mantine-color-${look.color}-filled)` } as React.CSSProperties}
     >
       {type !== 'start' && <Handle type="target" position={Position.Left} className={classes.targetHandle} />}
-      <Group gap={6} wrap="nowrap" className={classes.nodeHeader}>
+      {/* Plain elements styled by the module, not Mantine's Group and Text: a plan shows a thousand
+          blocks with a few labels each, and every Mantine component resolves its theme, props and
+          styles as it renders, which made up most of the time a large plan took to open or zoom out. */}
+      <div className={classes.nodeHeader}>
         <Icon size={16} />
-        <Text size="sm" fw={600} truncate>
-          {texts?.name ?? type}
-        </Text>
+        <span className={classes.nodeName}>{texts?.name ?? type}</span>
         {state && (
           <Tooltip label={[...decoration.errors, ...decoration.warnings].map((issue) => issue.message).join('\n')} multiline maw={320}>
             <Badge size="xs" color={state === 'error' ? 'red' : 'yellow'} variant="filled" data-testid={`node-${state}`}>
@@ -52,19 +53,17 @@ export const BlockNode = memo(function BlockNode({ id, type, data, selected }: N
             </Badge>
           </Tooltip>
         )}
-      </Group>
+      </div>
       {summary && (
-        <Text size="xs" c="dimmed" className={classes.nodeSummary} data-testid="node-summary">
+        <div className={classes.nodeSummary} data-testid="node-summary">
           {summary}
-        </Text>
+        </div>
       )}
       {exits.length > 0 && (
         <div className={classes.exits}>
           {exits.map(({ exit, known }) => (
             <div key={exit} className={classes.exit} data-unknown={!known || undefined}>
-              <Text size="xs" className={classes.exitLabel}>
-                {look.exitLabel(exit, data, context) ?? exit}
-              </Text>
+              <div className={classes.exitLabel}>{look.exitLabel(exit, data, context) ?? exit}</div>
               <Handle type="source" id={exit} position={Position.Right} className={classes.sourceHandle} data-testid={`exit-${exit}`} />
             </div>
           ))}

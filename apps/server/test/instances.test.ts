@@ -154,6 +154,21 @@ describe.runIf(dialect === 'postgres')('a call whose turns alternate between two
   });
 });
 
+describe.runIf(dialect === 'postgres')('the bus between instances', () => {
+  test('messages published together arrive in order, equal ones too', async () => {
+    const server = await startTestServer();
+    cleanups.push(() => server.close());
+    const other = openDatabase({ databaseUrl: server.config.databaseUrl, dataDir: server.config.dataDir });
+    cleanups.push(() => other.close());
+    await other.ready;
+    const heard: unknown[] = [];
+    cleanups.push(other.bus.subscribe('test', (message) => heard.push(message)));
+    // PostgreSQL folds equal notifications of one transaction into one, and a batch is one.
+    for (const message of [{ n: 1 }, { n: 1 }, { n: 2 }, { n: 1 }]) server.ctx.bus.publish('test', message);
+    await expect.poll(() => heard).toEqual([{ n: 1 }, { n: 1 }, { n: 2 }, { n: 1 }]);
+  });
+});
+
 describe('live session events in one process', () => {
   let server: TestServer;
   beforeAll(async () => {

@@ -1,10 +1,13 @@
 /**
  * Several server instances on one database (docs/deployment.md): two real server processes, each
- * with its own read cache, and what one writes seen at once by the other. On PostgreSQL the
+ * with its own read cache, and what one writes seen at once by the other; a Twilio call whose
+ * callbacks alternate between them; live session events heard across instances. On PostgreSQL the
  * instances hear each other's commits over LISTEN/NOTIFY (db/instance-bus.ts); on SQLite two
  * processes on one file see each other through `PRAGMA data_version`.
  */
+import type { CallReportRecord } from '@voxplan/contracts';
 import pg from 'pg';
+import twilio from 'twilio';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { type DatabaseHandle, openDatabase } from '../src/db/database.ts';
 import { BUS_APPLICATION_NAME } from '../src/db/instance-bus.ts';
@@ -15,6 +18,8 @@ import { type FixtureDocument, type Instance, startInstance, storePlan } from '.
 import { connectSimulator } from './simulator-client.ts';
 
 const MASTER_KEY = '42'.repeat(32);
+/** What both instances are reached at through the proxy, and what Twilio signs its requests for. */
+const PUBLIC_URL = 'https://voice.example.com';
 const cleanups: Cleanups = [];
 afterAll(async () => {
   for (const cleanup of cleanups.reverse()) await cleanup();
@@ -51,9 +56,9 @@ describe('two server processes on one database', () => {
   let member: { tenantId: number; token: string };
 
   beforeAll(async () => {
-    a = await startServerProcess(cleanups, { MASTER_KEY });
-    // The same database and data directory (the audios' files), and the same master key.
-    b = await startServerProcess(cleanups, { MASTER_KEY, DATA_DIR: a.env.DATA_DIR, ...(a.env.DATABASE_URL && { DATABASE_URL: a.env.DATABASE_URL }) });
+    a = await startServerProcess(cleanups, { MASTER_KEY, PUBLIC_URL });
+    // The same database (on SQLite, in the same data directory), master key and public address.
+    b = await startServerProcess(cleanups, { MASTER_KEY, PUBLIC_URL, DATA_DIR: a.env.DATA_DIR, ...(a.env.DATABASE_URL && { DATABASE_URL: a.env.DATABASE_URL }) });
     ({ token: admin } = await a.call<{ token: string }>('POST', '/login', ADMIN));
     member = await createTenantMemberOver(a.call, admin, 'instances');
   }, 60_000);
@@ -105,6 +110,41 @@ describe('two server processes on one database', () => {
     for (let i = 0; i < 3; i++) expect(await saidOnB()).toBe('This is version one.');
     await publishOnA('This is version two.');
     expect(await saidOnB()).toBe('This is version two.');
+  });
+
+  test("a Twilio call whose callbacks alternate between the two", async () => {
+    const [account, authToken, number] = ['AC00000000000000000000000000000042', 'instances-auth-token', '+551140004242'];
+    await a.call('PATCH', `/tenants/${member.tenantId}/integrations`, { twilio_sid: account, twilio_token: authToken }, admin);
+    const plan = await a.call<{ id: number; version: number }>('POST', '/visual-plans', { name: 'Phone' }, member.token);
+    const saved = await a.call<{ version: number }>('PUT', `/visual-plans/${plan.id}/document`, { base_version: plan.version, ...sayingPlan('Hello caller.') }, member.token);
+    await a.call('POST', `/visual-plans/${plan.id}/publish`, { base_version: saved.version }, member.token);
+    await a.call('POST', '/numbers', { number, provider: 'twilio', voice_plan_id: plan.id }, member.token);
+
+    /** A callback as Twilio sends it to `path` (after /hooks/twilio/), signed for PUBLIC_URL, to one instance. */
+    const hook = async (instance: ServerProcess, path: string, form: Record<string, string>) => {
+      const url = `/api/v1/hooks/twilio/${path}`;
+      const headers = { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': twilio.getExpectedTwilioSignature(authToken, `${PUBLIC_URL}${url}`, form) };
+      return request(instance.agent, instance.port, 'POST', url, new URLSearchParams(form).toString(), undefined, headers);
+    };
+    const call = { AccountSid: account, CallSid: 'CA-instances', From: '+14155550100', To: number, Direction: 'inbound', CallStatus: 'in-progress' };
+    const gatherAction = (twiml: string) => /<Gather[^>]* action="([^"]+)"/.exec(twiml)![1]!.replaceAll('&amp;', '&').slice(`${PUBLIC_URL}/api/v1/hooks/twilio/`.length);
+
+    const answered = await hook(a, 'voice', { ...call, CallStatus: 'ringing' });
+    expect(answered.body).toContain('<Say>Hello caller.</Say>');
+    // A key the menu does not have, on the other instance: it asks again.
+    const again = await hook(b, gatherAction(answered.body), { ...call, Digits: '9' });
+    expect(again.status, again.body).toBe(200);
+    expect(again.body).toContain('<Gather');
+    const leave = gatherAction(again.body);
+    const ended = await hook(a, leave, { ...call, Digits: '1' });
+    expect(ended.body).toContain('<Hangup/>');
+    // Twilio retries the same callback on the other instance: answered again, nothing runs twice.
+    expect((await hook(b, leave, { ...call, Digits: '1' })).body).toBe(ended.body);
+    expect((await hook(b, 'status', { ...call, CallStatus: 'completed', CallDuration: '12' })).status).toBe(204);
+    const filter = encodeURIComponent(JSON.stringify({ where: { session_id: 'CA-instances' } }));
+    const [report] = await b.call<CallReportRecord[]>('GET', `/reports?filter=${filter}`, undefined, member.token);
+    expect(report!.nodes.map((node) => `${node.node_id}:${node.exit}`)).toEqual(['start:next', 'hello:next', 'ask:1', 'bye:null']);
+    expect(report).toMatchObject({ hangup_cause: 'normal_clearing', is_test: false });
   });
 
   test.runIf(dialect === 'postgres')("a simulated call's live events on one reach a subscriber on another instance", async () => {

@@ -24,8 +24,10 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/** `body`: JSON, or text sent as it is (give its content-type in `headers`). */
 export function request(agent: http.Agent, port: number, method: string, urlPath: string, body?: unknown, token?: string, headers: Record<string, string> = {}) {
-  const allHeaders = { ...(body !== undefined && { 'content-type': 'application/json' }), ...(token && { authorization: `Bearer ${token}` }), ...headers };
+  const isJson = body !== undefined && typeof body !== 'string';
+  const allHeaders = { ...(isJson && { 'content-type': 'application/json' }), ...(token && { authorization: `Bearer ${token}` }), ...headers };
   return new Promise<{ status: number; body: string }>((resolve, reject) => {
     const req = http.request({ agent, host: '127.0.0.1', port, method, path: urlPath, headers: allHeaders }, (res) => {
       let text = '';
@@ -33,7 +35,7 @@ export function request(agent: http.Agent, port: number, method: string, urlPath
       res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
     });
     req.on('error', reject);
-    req.end(body === undefined ? undefined : JSON.stringify(body));
+    req.end(isJson ? JSON.stringify(body) : body);
   });
 }
 

@@ -112,6 +112,8 @@ export const sameInBothLanguages = new Set([
   'Webhook',
   'SMS',
   'WhatsApp',
+  'Twilio',
+  'Asterisk',
   'OpenAI',
   'SipPulse AI',
   'WAV',

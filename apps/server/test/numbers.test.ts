@@ -139,6 +139,10 @@ describe('numbers: validation', () => {
     expectInvalid(await create(member.token, { number: e164(), provider: 'twilio', rules: [{ plan_id: plan }] }), 'rules.0.caller_prefixes', 'ruleNeedsCondition');
     expectInvalid(await create(member.token, { number: e164(), provider: 'twilio', rules: [{ caller_prefixes: ['+55', '11-3'], plan_id: plan }] }), 'rules.0.caller_prefixes.1', 'invalidCallerPrefix');
     expectInvalid(await create(member.token, { number: e164(), provider: 'twilio', rules: [{ caller_prefixes: ['+55'] }] }), 'rules.0.plan_id');
+    // Both mistakes of an empty rule at once.
+    const empty = await create(member.token, { number: e164(), provider: 'twilio', rules: [{}] });
+    expectInvalid(empty, 'rules.0.plan_id');
+    expectInvalid(empty, 'rules.0.caller_prefixes', 'ruleNeedsCondition');
   });
 
   test('plans and date ranges must be the tenant’s: another tenant’s are not found either', async () => {

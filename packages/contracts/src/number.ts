@@ -57,6 +57,14 @@ export const numberRuleInputSchema = z
   .refine((rule) => rule.date_range_id !== null || rule.caller_prefixes.length > 0, {
     message: numberMessages.ruleCondition,
     path: ['caller_prefixes'],
+    // Said even when the plan is missing too, so that every mistake of a rule shows at once; not
+    // when the date range or the prefixes are themselves wrong: those have their own message.
+    when: (payload) => {
+      const rule = payload.value as { date_range_id?: unknown; caller_prefixes?: unknown } | null;
+      if (typeof rule !== 'object' || rule === null) return false;
+      if (payload.issues.some((issue) => issue.path?.[0] === 'date_range_id' || issue.path?.[0] === 'caller_prefixes')) return false;
+      return Array.isArray(rule.caller_prefixes);
+    },
   });
 export type NumberRuleInput = z.input<typeof numberRuleInputSchema>;
 

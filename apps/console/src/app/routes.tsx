@@ -28,7 +28,7 @@ const admin: RoleName[] = ['admin'];
 export const areaRoutes: AreaRoute[] = [
   { paths: ['/dashboard', '/painel-de-controle'], titleKey: 'nav.dashboard', inMenu: true, icon: 'dashboard', page: placeholder('nav.dashboard') },
   { paths: ['/destination'], titleKey: 'nav.destinations', inMenu: true, icon: 'destination', page: lazy(() => import('../features/destinations/DestinationsPage.tsx')) },
-  { paths: ['/numbers', '/numeros'], titleKey: 'nav.numbers', inMenu: true, icon: 'numbers', page: placeholder('nav.numbers') },
+  { paths: ['/numbers', '/numeros'], titleKey: 'nav.numbers', inMenu: true, icon: 'numbers', page: lazy(() => import('../features/numbers/NumbersPage.tsx')) },
   {
     paths: ['/date-ranges', '/horarios'],
     titleKey: 'nav.dateRanges',

@@ -7,7 +7,7 @@ import { ApiError } from './api/client.ts';
 import { errorText } from './errors.ts';
 
 beforeAll(async () => {
-  await i18n.init({ lng: 'en', resources: { en: { translation: { ...en, plans: enScreens.plans, errors: errorsEn } } } });
+  await i18n.init({ lng: 'en', resources: { en: { translation: { ...en, plans: enScreens.plans, numbers: enScreens.numbers, errors: errorsEn } } } });
 });
 
 const apiError = (body: ConstructorParameters<typeof ApiError>[1], status = 400) => new ApiError(status, body);
@@ -40,6 +40,24 @@ describe('the error display rules of spec section 8', () => {
       409,
     );
     expect(errorText(error, i18n.t)).toBe('This plan is in use and cannot be removed.\nUsed by the plan “Reception”\nUsed by the plan “Sales”');
+  });
+
+  test('a removal refused because numbers use the record names the numbers, each once, after the plans', () => {
+    const error = apiError(
+      {
+        statusCode: 409,
+        name: 'ConflictError',
+        message: 'x',
+        code: 'plan_in_use',
+        details: [
+          { path: '4', message: 'plan 4 is used by the number +551140000001 (3)', number_id: 3, number: '+551140000001' },
+          { path: '4', message: 'plan 4 is used by the plan "Reception" (7)', plan_id: 7, plan_name: 'Reception' },
+          { path: '5', message: 'plan 5 is used by the number +551140000001 (3)', number_id: 3, number: '+551140000001' },
+        ],
+      },
+      409,
+    );
+    expect(errorText(error, i18n.t)).toBe('This plan is in use and cannot be removed.\nUsed by the plan “Reception”\nUsed by the number +551140000001');
   });
 
   test('without a specific code, the details, one per line', () => {

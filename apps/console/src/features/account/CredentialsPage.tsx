@@ -1,11 +1,12 @@
-import { ActionIcon, Alert, Button, Code, CopyButton, Group, Paper, Stack, Table, Text, TextInput, Title, Tooltip } from '@mantine/core';
-import { IconAlertTriangle, IconCheck, IconCopy, IconPlus, IconTrash } from '@tabler/icons-react';
+import { ActionIcon, Alert, Button, Code, Group, Paper, Stack, Table, Text, TextInput, Title, Tooltip } from '@mantine/core';
+import { IconAlertTriangle, IconPlus, IconTrash } from '@tabler/icons-react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type ApiKey, type ApiKeyCreated, apiKeyCreateSchema } from '@voxplan/contracts';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api } from '../../lib/api/client.ts';
 import { AppModal } from '../../lib/AppModal.tsx';
+import { CopyValueButton } from '../../lib/CopyValueButton.tsx';
 import { useCanWrite } from '../../lib/auth.tsx';
 import { confirmRemoval } from '../../lib/confirm.tsx';
 import { showError } from '../../lib/errors.ts';
@@ -78,22 +79,7 @@ function SecretModal({ created, opened, onClose }: { created: ApiKeyCreated | nu
             <Code block data-testid="apikey-secret" style={{ flex: 1, wordBreak: 'break-all', whiteSpace: 'pre-wrap' }}>
               {created.key}
             </Code>
-            <CopyButton value={created.key} timeout={2000}>
-              {({ copied, copy }) => (
-                <Tooltip label={copied ? t('common.copied') : t('common.copy')} withArrow>
-                  <ActionIcon
-                    variant={copied ? 'filled' : 'default'}
-                    color={copied ? 'teal' : undefined}
-                    size="lg"
-                    aria-label={copied ? t('common.copied') : t('common.copy')}
-                    onClick={copy}
-                    data-testid="apikey-copy"
-                  >
-                    {copied ? <IconCheck size={16} /> : <IconCopy size={16} />}
-                  </ActionIcon>
-                </Tooltip>
-              )}
-            </CopyButton>
+            <CopyValueButton value={created.key} testId="apikey-copy" />
           </Group>
           <Group justify="flex-end">
             <Button onClick={onClose} data-testid="apikey-done">

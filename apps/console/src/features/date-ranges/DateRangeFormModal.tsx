@@ -1,9 +1,10 @@
-import { Divider, Grid, Group, Select, Stack, Text, TextInput, Title } from '@mantine/core';
+import { Grid, Group, Select, Stack, TextInput, Title } from '@mantine/core';
 import { checkExceptionOrder, type DateRange, dateRangeCreateSchema } from '@voxplan/contracts';
 import { useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
 import { AppModal, useDialogTitle } from '../../lib/AppModal.tsx';
 import { FormActions } from '../../lib/forms/FormActions.tsx';
+import { FormSection } from '../../lib/forms/FormSection.tsx';
 import { TenantChoiceField, useTenantChoice } from '../../lib/forms/tenant-choice.tsx';
 import { useSchemaForm } from '../../lib/forms/use-schema-form.ts';
 import { toast } from '../../lib/notify.ts';
@@ -22,21 +23,6 @@ const formSchema = dateRangeCreateSchema.superRefine(checkExceptionOrder);
 function zoneOptions(current: string): string[] {
   const zones = ['UTC', ...Intl.supportedValuesOf('timeZone')];
   return current && !zones.includes(current) ? [current, ...zones] : zones;
-}
-
-function Section({ title, hint, children }: { title: string; hint?: string; children: React.ReactNode }) {
-  return (
-    <Stack gap="xs">
-      <Divider />
-      <Title order={4}>{title}</Title>
-      {hint && (
-        <Text size="sm" c="dimmed">
-          {hint}
-        </Text>
-      )}
-      {children}
-    </Stack>
-  );
 }
 
 /** Create (no range) or edit (a range): zone, weekly hours, exceptions, place, and what they mean now. */
@@ -88,9 +74,9 @@ export function DateRangeFormModal({ range, opened, onClose }: { range?: DateRan
             </Grid.Col>
           </Grid>
 
-          <Section title={t('dateRanges.hours')} hint={t('dateRanges.hoursHint')}>
+          <FormSection title={t('dateRanges.hours')} hint={t('dateRanges.hoursHint')}>
             <IntervalEditor form={form} />
-          </Section>
+          </FormSection>
 
           <Grid>
             <Grid.Col span={{ base: 12, md: 7 }}>
@@ -106,11 +92,11 @@ export function DateRangeFormModal({ range, opened, onClose }: { range?: DateRan
             </Grid.Col>
           </Grid>
 
-          <Section title={t('dateRanges.exceptions')} hint={t('dateRanges.exceptionsHint')}>
+          <FormSection title={t('dateRanges.exceptions')} hint={t('dateRanges.exceptionsHint')}>
             <ExceptionsEditor form={form} />
-          </Section>
+          </FormSection>
 
-          <Section title={t('dateRanges.location')} hint={t('dateRanges.locationHint')}>
+          <FormSection title={t('dateRanges.location')} hint={t('dateRanges.locationHint')}>
             <Group grow align="flex-end">
               <TextInput
                 label={t('dateRanges.country')}
@@ -123,7 +109,7 @@ export function DateRangeFormModal({ range, opened, onClose }: { range?: DateRan
               <TextInput label={t('dateRanges.state')} maxLength={100} autoComplete="off" {...upper('state')} data-testid="date-range-state" />
               <TextInput label={t('dateRanges.city')} maxLength={100} autoComplete="off" {...form.getInputProps('city')} data-testid="date-range-city" />
             </Group>
-          </Section>
+          </FormSection>
 
           <FormActions onCancel={onClose} submitting={submitting} submitTestId="date-range-save" />
         </Stack>

@@ -1,0 +1,127 @@
+import { Grid, Select, Stack, Textarea, TextInput } from '@mantine/core';
+import { numberCreateSchema, numberLimits, numberProviders, numberUpdateSchema, type NumberProvider, type PhoneNumber } from '@voxplan/contracts';
+import { useMemo } from 'react';
+import { useTranslation } from 'react-i18next';
+import { z } from 'zod';
+import { api } from '../../lib/api/client.ts';
+import { AppModal, useDialogTitle } from '../../lib/AppModal.tsx';
+import { FormActions } from '../../lib/forms/FormActions.tsx';
+import { FormSection } from '../../lib/forms/FormSection.tsx';
+import { TenantChoiceField, useTenantChoice } from '../../lib/forms/tenant-choice.tsx';
+import { useSchemaForm } from '../../lib/forms/use-schema-form.ts';
+import { toast } from '../../lib/notify.ts';
+import { useResourceMutations } from '../../lib/table/use-resource.ts';
+import { useReferenceList } from '../visual-plans/editor/editor-context.tsx';
+import { initialValues, type NumberValues, toInput } from './form-values.ts';
+import { providerLabelKey } from './providers.ts';
+import { RulesEditor } from './RulesEditor.tsx';
+import { WhatsappSection } from './WhatsappSection.tsx';
+
+/** The number's own plans, one per channel. */
+const planFields = [
+  { field: 'voice_plan_id', labelKey: 'numbers.voicePlan', testId: 'number-voice-plan' },
+  { field: 'chat_plan_id', labelKey: 'numbers.chatPlan', testId: 'number-chat-plan' },
+] as const;
+
+/**
+ * Create (no number) or edit (a number): the number and its provider, the plans it runs, its
+ * rules, and for WhatsApp what Meta needs. Pickers list the plans and date ranges of the
+ * number's tenant.
+ */
+export function NumberFormModal({ number, opened, onClose }: { number?: PhoneNumber; opened: boolean; onClose(): void }) {
+  const { t } = useTranslation();
+  const tenant = useTenantChoice(!number);
+  const { create, update } = useResourceMutations<PhoneNumber, Record<string, unknown>>('/numbers', { createIn: tenant.tenantId });
+  // The form speaks strings for its pickers; the contract is checked on the body they make.
+  const schema = useMemo(() => z.preprocess((values) => toInput(values as Partial<NumberValues>), number ? numberUpdateSchema : numberCreateSchema), [number]);
+  const { form, formRef, onSubmit, submitting } = useSchemaForm<NumberValues>({
+    schema,
+    tenant,
+    initialValues: initialValues(number),
+    submit: (values) => (number ? update.mutateAsync({ id: number.id, input: toInput(values) }) : create.mutateAsync(toInput(values))),
+    onSuccess: () => {
+      toast('success', t(number ? 'numbers.edited' : 'numbers.created'));
+      onClose();
+    },
+  });
+  // The records a picker offers are the number's tenant's: an administrator on all tenants picks that tenant first.
+  const recordTenant = number?.tenant_id ?? tenant.tenantId ?? api.tenantId ?? 0;
+  const pickersWaiting = tenant.needed && tenant.tenantId === undefined;
+  const plans = useReferenceList('plan', recordTenant);
+  const dateRanges = useReferenceList('date_range', recordTenant);
+  const planData = (plans.data ?? []).map((plan) => ({ value: String(plan.value), label: plan.label }));
+  const values = form.getValues();
+
+  return (
+    <AppModal closeButtonProps={{ 'aria-label': t('common.close') }} opened={opened} onClose={onClose} size="xl" title={useDialogTitle('numbers', number ? 'edit' : 'create')}>
+      <form ref={formRef} onSubmit={onSubmit} noValidate>
+        <Stack>
+          <TenantChoiceField choice={tenant} />
+          <Grid>
+            <Grid.Col span={{ base: 12, sm: 6 }}>
+              <TextInput
+                label={t('numbers.number')}
+                description={t('numbers.numberHint')}
+                placeholder="+5511400000000"
+                withAsterisk
+                autoComplete="off"
+                inputMode="tel"
+                maxLength={16}
+                {...form.getInputProps('number')}
+                data-testid="number-number"
+              />
+            </Grid.Col>
+            <Grid.Col span={{ base: 12, sm: 6 }}>
+              <Select
+                label={t('numbers.provider')}
+                withAsterisk
+                allowDeselect={false}
+                data={numberProviders.map((value) => ({ value, label: t(providerLabelKey(value)) }))}
+                {...form.getInputProps('provider')}
+                onChange={(value) => form.setFieldValue('provider', (value ?? 'twilio') as NumberProvider)}
+                data-testid="number-provider"
+              />
+            </Grid.Col>
+          </Grid>
+          <Textarea
+            label={t('numbers.description')}
+            autosize
+            minRows={2}
+            maxRows={6}
+            maxLength={numberLimits.description}
+            {...form.getInputProps('description')}
+            data-testid="number-description"
+          />
+          <FormSection title={t('numbers.plans')} hint={t('numbers.plansHint')}>
+            <Grid>
+              {planFields.map(({ field, labelKey, testId }) => (
+                <Grid.Col key={field} span={{ base: 12, sm: 6 }}>
+                  <Select
+                    label={t(labelKey)}
+                    placeholder={t('numbers.noPlan')}
+                    clearable
+                    clearButtonProps={{ 'aria-label': t('numbers.clearChoice') }}
+                    searchable
+                    disabled={pickersWaiting}
+                    data={planData}
+                    {...form.getInputProps(field)}
+                    data-testid={testId}
+                  />
+                </Grid.Col>
+              ))}
+            </Grid>
+          </FormSection>
+          <FormSection title={t('numbers.rules')} hint={t('numbers.rulesHint')}>
+            <RulesEditor form={form} plans={plans.data} dateRanges={dateRanges.data} disabled={pickersWaiting} />
+          </FormSection>
+          {values.provider === 'whatsapp' && (
+            <FormSection title={t('numbers.whatsapp')} hint={t('numbers.whatsappHint')}>
+              <WhatsappSection form={form} webhookUrl={number?.whatsapp_webhook_url} />
+            </FormSection>
+          )}
+          <FormActions onCancel={onClose} submitting={submitting} submitTestId="number-save" />
+        </Stack>
+      </form>
+    </AppModal>
+  );
+}

@@ -1,0 +1,66 @@
+import { Badge, Button, Text } from '@mantine/core';
+import { IconPlus } from '@tabler/icons-react';
+import type { PhoneNumber } from '@voxplan/contracts';
+import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { type Column, DataTable } from '../../lib/table/DataTable.tsx';
+import { EditRemoveActions } from '../../lib/table/EditRemoveActions.tsx';
+import { useRemoveRow } from '../../lib/table/use-remove-row.ts';
+import { NumberFormModal } from './NumberFormModal.tsx';
+import { providerOptions } from './providers.ts';
+
+function RulesCount({ number }: { number: PhoneNumber }) {
+  const { t } = useTranslation();
+  if (number.rules.length === 0) {
+    return (
+      <Text size="sm" c="dimmed">
+        {t('numbers.noRulesShort')}
+      </Text>
+    );
+  }
+  return <Badge variant="light">{t('numbers.ruleCount', { count: number.rules.length })}</Badge>;
+}
+
+const columns: Column<PhoneNumber>[] = [
+  {
+    field: 'number',
+    labelKey: 'numbers.number',
+    type: 'text',
+    render: (number) => (
+      <Text size="sm" ff="monospace">
+        {number.number}
+      </Text>
+    ),
+  },
+  { field: 'provider', labelKey: 'numbers.provider', type: 'enum', options: providerOptions },
+  { field: 'description', labelKey: 'numbers.description', type: 'text' },
+  { field: 'rules', labelKey: 'numbers.rules', type: 'text', sortable: false, filterable: false, render: (number) => <RulesCount number={number} /> },
+];
+
+/** The tenant's phone numbers (DIDs): which plan a call or chat to each runs. */
+export default function NumbersPage() {
+  const { t } = useTranslation();
+  const [editing, setEditing] = useState<PhoneNumber | 'new' | null>(null);
+  const removeRow = useRemoveRow('/numbers');
+
+  return (
+    <>
+      <DataTable<PhoneNumber>
+        tableId="numbers"
+        resource="/numbers"
+        titleKey="nav.numbers"
+        columns={columns}
+        searchFields={['number', 'description']}
+        defaultSort={{ field: 'number', direction: 'ASC' }}
+        canRemove={() => true}
+        toolbar={
+          <Button leftSection={<IconPlus size={16} />} onClick={() => setEditing('new')} data-testid="number-new">
+            {t('numbers.new')}
+          </Button>
+        }
+        rowActions={(number) => <EditRemoveActions testIdPrefix="number" onEdit={() => setEditing(number)} onRemove={() => removeRow(number.id)} />}
+      />
+      {editing !== null && <NumberFormModal number={editing === 'new' ? undefined : editing} opened onClose={() => setEditing(null)} />}
+    </>
+  );
+}

@@ -1,0 +1,53 @@
+import { Group, PasswordInput, Stack, Text, TextInput } from '@mantine/core';
+import { numberLimits } from '@voxplan/contracts';
+import { useTranslation } from 'react-i18next';
+import { CopyValueButton } from '../../lib/CopyValueButton.tsx';
+import type { NumberForm } from './form-values.ts';
+
+/**
+ * What Meta's WhatsApp Cloud API needs: the webhook URL to paste there (known once the number is
+ * saved), the verification token it echoes, the access token (answered masked: left as it is, it
+ * keeps the stored one) and Meta's id of the phone number.
+ */
+export function WhatsappSection({ form, webhookUrl }: { form: NumberForm; webhookUrl: string | null | undefined }) {
+  const { t } = useTranslation();
+  return (
+    <Stack gap="sm" data-testid="number-whatsapp">
+      {webhookUrl ? (
+        <Group gap="xs" wrap="nowrap" align="flex-end">
+          <TextInput style={{ flex: 1 }} label={t('numbers.webhookUrl')} value={webhookUrl} readOnly data-testid="number-webhook-url" />
+          <CopyValueButton value={webhookUrl} label={t('numbers.copyWebhookUrl')} testId="number-webhook-copy" />
+        </Group>
+      ) : (
+        <Text size="sm" c="dimmed" data-testid="number-webhook-pending">
+          {t('numbers.webhookUrlAfterSave')}
+        </Text>
+      )}
+      <TextInput
+        label={t('numbers.verifyToken')}
+        description={t('numbers.verifyTokenHint')}
+        maxLength={numberLimits.whatsappField}
+        autoComplete="off"
+        spellCheck={false}
+        {...form.getInputProps('whatsapp_verify_token')}
+        data-testid="number-verify-token"
+      />
+      <PasswordInput
+        label={t('numbers.whatsappToken')}
+        description={t('numbers.whatsappTokenHint')}
+        maxLength={numberLimits.whatsappToken}
+        autoComplete="off"
+        {...form.getInputProps('whatsapp_token')}
+        data-testid="number-whatsapp-token"
+      />
+      <TextInput
+        label={t('numbers.phoneNumberId')}
+        description={t('numbers.phoneNumberIdHint')}
+        maxLength={numberLimits.whatsappField}
+        autoComplete="off"
+        {...form.getInputProps('whatsapp_phone_number_id')}
+        data-testid="number-phone-number-id"
+      />
+    </Stack>
+  );
+}

@@ -1,0 +1,60 @@
+import type { UseFormReturnType } from '@mantine/form';
+import type { NumberProvider, PhoneNumber } from '@voxplan/contracts';
+
+/** A rule as the form holds it: pickers speak strings, null while nothing is chosen. */
+export interface RuleValues {
+  date_range_id: string | null;
+  caller_prefixes: string[];
+  plan_id: string | null;
+}
+
+export type NumberValues = {
+  number: string;
+  description: string;
+  provider: NumberProvider;
+  voice_plan_id: string | null;
+  chat_plan_id: string | null;
+  rules: RuleValues[];
+  whatsapp_verify_token: string;
+  whatsapp_token: string;
+  whatsapp_phone_number_id: string;
+};
+
+export type NumberForm = UseFormReturnType<NumberValues>;
+
+const idText = (id: number | null): string | null => (id === null ? null : String(id));
+const idOf = (text: string | null | undefined): number | null => (text ? Number(text) : null);
+
+export function initialValues(number?: PhoneNumber): NumberValues {
+  return {
+    number: number?.number ?? '',
+    description: number?.description ?? '',
+    provider: number?.provider ?? 'twilio',
+    voice_plan_id: idText(number?.voice_plan_id ?? null),
+    chat_plan_id: idText(number?.chat_plan_id ?? null),
+    rules: (number?.rules ?? []).map((rule) => ({ date_range_id: idText(rule.date_range_id), caller_prefixes: [...rule.caller_prefixes], plan_id: idText(rule.plan_id) })),
+    whatsapp_verify_token: number?.whatsapp_verify_token ?? '',
+    whatsapp_token: number?.whatsapp_token ?? '',
+    whatsapp_phone_number_id: number?.whatsapp_phone_number_id ?? '',
+  };
+}
+
+export const emptyRule = (): RuleValues => ({ date_range_id: null, caller_prefixes: [], plan_id: null });
+
+/**
+ * The body the API takes, from the form's values (empty ones already dropped). The plans are
+ * always sent, so that clearing a picker on an edit clears the plan; a rule without a plan is
+ * left without one, for the schema to call it required.
+ */
+export function toInput(values: Partial<NumberValues>): Record<string, unknown> {
+  return {
+    ...values,
+    voice_plan_id: idOf(values.voice_plan_id),
+    chat_plan_id: idOf(values.chat_plan_id),
+    rules: (values.rules ?? []).map((rule) => ({
+      date_range_id: idOf(rule.date_range_id),
+      caller_prefixes: rule.caller_prefixes,
+      ...(rule.plan_id && { plan_id: Number(rule.plan_id) }),
+    })),
+  };
+}

@@ -223,8 +223,9 @@ export function createPostgresBus(options: PostgresBusOptions): PostgresBus {
       timer = setTimeout(() => reject(new Error(`no answer within ${pingTimeoutMs} ms`)), pingTimeoutMs);
     });
     try {
-      // PostgreSQL sends a listening session the notifications of every commit made before a
-      // statement ends ahead of that statement's end, and pg hands them out in that order.
+      // PostgreSQL sends a listening session the notifications pending for it before it reports a
+      // statement finished, and pg hands them to the listener before it resolves the query: once
+      // this answers, every commit made before it was sent has been heard.
       await Promise.race([client.query('SELECT 1'), timeout]);
       return client === current && listening;
     } catch (error) {

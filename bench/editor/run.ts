@@ -57,16 +57,18 @@ function pageProbe() {
     longTasks: { start: number; duration: number }[];
     canvasChangedAt: number | undefined;
     canvasState: string;
+    /** Off once the plan is open: walking a thousand blocks every frame would weigh on what is measured next. */
+    watching: boolean;
     frames: number[];
   }
-  const probe: Probe = { longTasks: [], canvasChangedAt: undefined, canvasState: '', frames: [] };
+  const probe: Probe = { longTasks: [], canvasChangedAt: undefined, canvasState: '', watching: true, frames: [] };
   (window as unknown as { __bench: Probe }).__bench = probe;
   new PerformanceObserver((list) => {
     for (const entry of list.getEntries()) probe.longTasks.push({ start: entry.startTime, duration: entry.duration });
   }).observe({ type: 'longtask', buffered: true });
   const watch = (now: number) => {
     probe.frames.push(now);
-    const nodes = document.querySelectorAll('.react-flow__node');
+    const nodes = probe.watching ? document.querySelectorAll('.react-flow__node') : [];
     if (nodes.length > 0) {
       let hidden = 0;
       for (const node of nodes) if ((node as HTMLElement).style.visibility === 'hidden') hidden++;
@@ -84,6 +86,7 @@ interface ProbeState {
   longTasks: { start: number; duration: number }[];
   canvasChangedAt: number | undefined;
   canvasState: string;
+  watching: boolean;
   frames: number[];
 }
 const probeOf = (page: Page) => page.evaluate(() => (window as unknown as { __bench: ProbeState }).__bench);
@@ -128,6 +131,8 @@ interface Opened {
   longestTaskMs: number;
   rendered: number;
   time: MainThread;
+  /** When the editor's script and the plan's document had arrived (ms from navigation). */
+  arrived: { script: number; document: number };
 }
 
 /** Opens the plan in a new tab (signed in already) and waits until its canvas has been still for a second. */
@@ -156,7 +161,13 @@ async function openPlan(harness: ConsoleHarness, member: TenantMember, planId: n
   });
   const time = since(await mainThread(cdp), before);
   const probe = await probeOf(page);
+  await page.evaluate(() => ((window as unknown as { __bench: ProbeState }).__bench.watching = false));
   const drawnMs = probe.canvasChangedAt!;
+  const arrived = await page.evaluate(() => {
+    const end = (pattern: RegExp) =>
+      Math.max(0, ...performance.getEntriesByType('resource').filter((entry) => pattern.test(entry.name)).map((entry) => (entry as PerformanceResourceTiming).responseEnd));
+    return { script: end(/\/assets\/EditorPage-[^/]*\.js$/), document: end(/\/visual-plans\/\d+\/document$/) };
+  });
   const opening = probe.longTasks.filter((task) => task.start < drawnMs + 1_000);
   const interactiveMs = Math.max(drawnMs, ...opening.map((task) => task.start + task.duration));
   return {
@@ -169,6 +180,7 @@ async function openPlan(harness: ConsoleHarness, member: TenantMember, planId: n
     longestTaskMs: Math.max(0, ...opening.map((task) => task.duration)),
     rendered: await page.locator('.react-flow__node').count(),
     time,
+    arrived,
   };
 }
 
@@ -278,8 +290,28 @@ async function editLatency(opened: Opened, nodeId: string, keystrokes: number) {
   const sorted = (values: number[]) => [...values].sort((a, b) => a - b);
   const shown = sorted(samples.map((sample) => sample.shownMs));
   const frame = sorted(samples.map((sample) => sample.frameMs));
-  const median = (values: number[]) => values[Math.floor(values.length / 2)] ?? Number.NaN;
-  return { count: samples.length, medianMs: median(shown), maxMs: shown.at(-1) ?? Number.NaN, medianFrameMs: median(frame), maxFrameMs: frame.at(-1) ?? Number.NaN };
+  const at = (values: number[], share: number) => values[Math.min(values.length - 1, Math.floor(values.length * share))] ?? Number.NaN;
+  return {
+    count: samples.length,
+    medianMs: at(shown, 0.5),
+    p95Ms: at(shown, 0.95),
+    maxMs: shown.at(-1) ?? Number.NaN,
+    medianFrameMs: at(frame, 0.5),
+    maxFrameMs: frame.at(-1) ?? Number.NaN,
+  };
+}
+
+/** Wheel-zooms in on a block until the view is at 100 % or more, as one does to work on it. */
+async function zoomOnto(page: Page, nodeId: string) {
+  const scale = () =>
+    page.evaluate(() => Number(/scale\(([\d.]+)\)/.exec(document.querySelector<HTMLElement>('.react-flow__viewport')?.style.transform ?? '')?.[1] ?? 0));
+  for (let step = 0; step < 60 && (await scale()) < 1; step++) {
+    const box = await page.locator(`[data-testid="plan-node"][data-node-id="${nodeId}"]`).boundingBox();
+    if (!box) throw new Error(`block ${nodeId} left the view while zooming onto it`);
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    await page.mouse.wheel(0, -200);
+    await page.waitForTimeout(30);
+  }
 }
 
 /** What a save of `body` costs the server in this process: wall time and CPU, from `inject`. */
@@ -349,6 +381,7 @@ async function main() {
     // (a) open
     const opened = await openPlan(harness, member, plan.id, 'open');
     console.log(`${settings.blocks} blocks, open: drawn at ${ms(opened.drawnMs)} from navigation (target ≤ ${ms(targets.openMs)}) ${check('open', opened.drawnMs <= targets.openMs)}`);
+    console.log(`  the editor's script in at ${ms(opened.arrived.script)}, the plan's document at ${ms(opened.arrived.document)}`);
     console.log(`  interactive at ${ms(opened.interactiveMs)}; ${opened.longTasks} long tasks, the longest ${ms(opened.longestTaskMs)}; ${opened.rendered} blocks in the DOM; ${busy(opened.time)}`);
 
     // (b) pan and zoom
@@ -364,10 +397,17 @@ async function main() {
     const beforeEdit = await mainThread(opened.cdp);
     const edit = await profiled('edit', opened.cdp, () => editLatency(opened, edited, settings.keystrokes));
     const editTime = since(await mainThread(opened.cdp), beforeEdit);
-    console.log(
-      `${settings.blocks} blocks, a character typed into a block's field shown on the block: median ${edit.medianMs.toFixed(1)} ms, max ${edit.maxMs.toFixed(1)} ms over ${edit.count} (target ≤ ${targets.editMs} ms) ${check('edit', edit.count === settings.keystrokes && edit.maxMs <= targets.editMs)}`,
-    );
+    const editLine = (where: string, result: typeof edit) =>
+      `${settings.blocks} blocks, ${where}: a character typed into a block's field shown on the block in ${result.medianMs.toFixed(1)} ms (median), p95 ${result.p95Ms.toFixed(1)}, max ${result.maxMs.toFixed(1)} over ${result.count} (target p95 ≤ ${targets.editMs} ms)`;
+    console.log(`${editLine('all in view', edit)} ${check('edit', edit.count === settings.keystrokes && edit.p95Ms <= targets.editMs)}`);
     console.log(`  to the next frame: median ${edit.medianFrameMs.toFixed(1)} ms, max ${edit.maxFrameMs.toFixed(1)} ms; ${busy(editTime)} for the selection and ${settings.keystrokes} characters`);
+    // The same once zoomed in on another block, where React Flow draws only the blocks in view.
+    const other = plan.body.nodes.filter((node) => node.type === 'play_message')[1]!.id;
+    await opened.page.keyboard.press('Escape');
+    await zoomOnto(opened.page, other);
+    const zoomed = await editLatency(opened, other, settings.keystrokes);
+    console.log(`${editLine('zoomed in on it (100 %)', zoomed)} ${check('edit zoomed in', zoomed.count === settings.keystrokes && zoomed.p95Ms <= targets.editMs)}`);
+    console.log(`  ${await opened.page.locator('.react-flow__node').count()} blocks in the DOM`);
     await opened.context.close();
 
     // (d) the 2,000-block plan opens, an edit saves

@@ -244,3 +244,9 @@ export async function claimTimeout(db: Kysely<Database>, id: string, revision: n
 export function parseSession(row: SessionRow): Session {
   return JSON.parse(row.state) as Session;
 }
+
+/** The stored report of a session, as /reports answers it; undefined until the session ended. */
+export async function findReport(db: Kysely<Database>, sessionId: string): Promise<StoredReport | undefined> {
+  const row = await db.selectFrom('call_reports').selectAll().where('session_id', '=', sessionId).executeTakeFirst();
+  return row && presentReport(row);
+}

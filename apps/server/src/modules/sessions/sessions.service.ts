@@ -36,6 +36,7 @@ import { createTransactionRunner } from '../../db/write-batch.ts';
 import { badRequest, conflict, notFound } from '../../errors.ts';
 import { createSchedules } from '../date-ranges/schedules.ts';
 import { createDestinationLookup } from '../destinations/destination-lookup.ts';
+import { deliverChatTurn } from './chat-channels.ts';
 import { liveEventsOf, publishLiveEvents } from './live-events.ts';
 import { createMessaging, type MessagingOptions } from './messaging.ts';
 import { createPlanLoaders } from './plan-loader.ts';
@@ -112,9 +113,6 @@ export interface TurnOptions {
   observer?: TurnProgress;
 }
 
-/** A turn nobody asked for (the sweeper's), for whoever watches the session in this instance. */
-export type SessionWatcher = (outcome: TurnOutcome) => void;
-
 export interface StoredSession {
   session: Session;
   revision: number;
@@ -130,13 +128,11 @@ export interface SessionRuntime {
   /** Runs one event of a stored session. `eventId` is the channel's id for this delivery (at most 200 characters). */
   handleTurn(sessionId: string, eventId: string, event: EngineEvent, options?: TurnOptions): Promise<TurnOutcome>;
   find(sessionId: string): Promise<StoredSession | undefined>;
-  /** One pass of the chat sweeper: ends chats idle past their plan's timeout; answers the ids it ended. */
-  sweepTimeouts(): Promise<string[]>;
   /**
-   * Tells `watcher` of the turns this instance's sweeper takes on the session, once stored; one
-   * watcher per session. Answers the function that stops it.
+   * One pass of the chat sweeper: ends chats idle past their plan's timeout, their last actions
+   * sent through the provider's chat sender (chat-channels.ts); answers the ids it ended.
    */
-  watch(sessionId: string, watcher: SessionWatcher): () => void;
+  sweepTimeouts(): Promise<string[]>;
 }
 
 export interface SessionRuntimeOptions {
@@ -197,8 +193,6 @@ export function createSessionRuntime(ctx: Omit<AppContext, 'sessions'>, options:
     if (draftPlanId === null && observer === undefined) return ports;
     return { ...ports, ...(draftPlanId !== null && { plans: plans.withDraft(draftPlanId) }), ...(observer && { observer }) };
   };
-  const watchers = new Map<string, SessionWatcher>();
-
   /**
    * Turns of one session in this instance wait for each other, so they never race here; only
    * instances racing each other make a turn run again.
@@ -413,6 +407,13 @@ export function createSessionRuntime(ctx: Omit<AppContext, 'sessions'>, options:
     return outcome!;
   }
 
+  /** A stored turn nobody waits on goes to the conversation through its provider's chat sender. */
+  async function deliverUnprompted(sessionId: string, eventId: string, outcome: TurnOutcome): Promise<void> {
+    const row = await findSession(db, sessionId);
+    if (!row) return;
+    await deliverChatTurn(ctx, { session: parseSession(row), is_test: row.is_test === 1, outcome, event_id: eventId }, log);
+  }
+
   async function sweepTimeouts(): Promise<string[]> {
     const now = clock.now();
     const due = await dueChatSessions(db, now.toISOString(), sweepBatch);
@@ -427,7 +428,7 @@ export function createSessionRuntime(ctx: Omit<AppContext, 'sessions'>, options:
           runTurn(candidate.id, `timeout:${timeoutTime}`, { type: 'timeout' }, { guard: (row) => row.revision === candidate.revision, unprompted: true }),
         );
         if (!outcome || outcome.duplicate) continue;
-        watchers.get(candidate.id)?.(outcome);
+        await deliverUnprompted(candidate.id, `timeout:${timeoutTime}`, outcome);
         if (outcome.status === 'ended') ended.push(candidate.id);
       } catch (error) {
         // One session's failure must not stop the others; its claim runs out and it is tried again.
@@ -441,12 +442,6 @@ export function createSessionRuntime(ctx: Omit<AppContext, 'sessions'>, options:
     start,
     handleTurn,
     sweepTimeouts,
-    watch(sessionId, watcher) {
-      watchers.set(sessionId, watcher);
-      return () => {
-        if (watchers.get(sessionId) === watcher) watchers.delete(sessionId);
-      };
-    },
     async find(sessionId) {
       const row = await findSession(db, sessionId);
       if (!row) return undefined;

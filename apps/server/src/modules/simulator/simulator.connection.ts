@@ -17,7 +17,9 @@ import type { WebSocket } from 'ws';
 import type { AppContext } from '../../context.ts';
 import { badRequest, notFound } from '../../errors.ts';
 import { apiErrorOf } from '../../plugins/errors.ts';
+import { registerChatSender } from '../sessions/chat-channels.ts';
 import { readPlanVersions } from '../sessions/plan-loader.ts';
+import { findEventOutcome, findReport } from '../sessions/sessions.repository.ts';
 import { newSessionId, type TurnOutcome, type TurnProgress } from '../sessions/sessions.service.ts';
 
 /** Frames a client may have waiting before the connection is closed as abusive. */
@@ -32,7 +34,26 @@ const POLICY_VIOLATION = 1008;
 const clientEventId = (frameId: string): string => `frame:${frameId}`;
 const RESTART_EVENT = 'simulator:restart';
 const SOCKET_CLOSED_EVENT = 'simulator:closed';
-const SWEPT_EVENT = 'simulator:timeout';
+/** The simulator's event ids for the turns the server takes on its own, by the stored event id's prefix. */
+const unpromptedEventId = (storedEventId: string): string => (storedEventId.startsWith('handoff:') ? 'simulator:handoff' : 'simulator:timeout');
+
+/**
+ * The simulator's chat sender: a turn nobody waits on (an idle chat ended, a hand-off's outcome)
+ * may be taken by any instance, while the panel's socket is open on one. The instance bus tells
+ * every instance which stored turn it was; the one holding the socket reads it back and sends its
+ * frames. Only ids travel: a NOTIFY payload is small, and the turn is stored anyway.
+ */
+const SIMULATOR_TOPIC = 'simulator.turn';
+
+interface SimulatorTurnMessage {
+  session_id: string;
+  event_id: string;
+}
+
+registerChatSender('simulator', (ctx, delivery) => {
+  ctx.bus.publish(SIMULATOR_TOPIC, { session_id: delivery.session.id, event_id: delivery.event_id } satisfies SimulatorTurnMessage);
+  return Promise.resolve();
+});
 
 export interface SimulatedPlan {
   id: number;
@@ -203,7 +224,7 @@ export class SimulatorConnection {
       },
     );
     if (outcome.status !== 'ended') {
-      this.live = { id: sessionId, stopWatching: ctx.sessions.watch(sessionId, (swept) => this.enqueue(() => this.sweptTurn(swept), true)) };
+      this.live = { id: sessionId, stopWatching: this.watch(sessionId) };
     }
     this.finishTurn('start', outcome);
   }
@@ -218,9 +239,25 @@ export class SimulatorConnection {
     this.finishTurn(frame.id, outcome);
   }
 
-  /** A turn the sweeper took (a chat left idle): nothing was streamed, so its frames are sent now. */
-  private async sweptTurn(outcome: TurnOutcome): Promise<void> {
-    const eventId = SWEPT_EVENT;
+  /** Listens for the turns of the session that nobody waits on (the simulator's chat sender). Answers the function that stops it. */
+  private watch(sessionId: string): () => void {
+    return this.context.ctx.bus.subscribe(SIMULATOR_TOPIC, (message) => {
+      // Only instances of this server publish on the topic.
+      const turn = message as SimulatorTurnMessage;
+      if (turn.session_id === sessionId) this.enqueue(() => this.unpromptedTurn(turn), true);
+    });
+  }
+
+  private async unpromptedTurn({ session_id: sessionId, event_id: eventId }: SimulatorTurnMessage): Promise<void> {
+    const { db } = this.context.ctx;
+    const stored = await findEventOutcome(db, sessionId, eventId);
+    if (!stored) return;
+    const report = stored.status === 'ended' ? ((await findReport(db, sessionId)) ?? null) : null;
+    this.sendTurn(unpromptedEventId(eventId), { ...stored, session_id: sessionId, duplicate: false, report });
+  }
+
+  /** A turn the server took on its own (a chat left idle, a hand-off's outcome): nothing was streamed, so its frames are sent now. */
+  private sendTurn(eventId: string, outcome: TurnOutcome): void {
     if (outcome.resumed) this.send({ type: 'exit', event_id: eventId, node: outcome.resumed });
     for (const node of outcome.entered) this.send({ type: 'node', event_id: eventId, node });
     for (const action of outcome.actions) this.send({ type: 'action', event_id: eventId, action });

@@ -18,6 +18,8 @@ import { registerIntegrationRoutes } from './modules/tenants/integrations.routes
 import { twilioHooksPlugin } from './modules/twilio/twilio.routes.ts';
 import { registerMeRoutes } from './modules/users/me.routes.ts';
 import { registerVisualPlanRoutes } from './modules/visual-plans/visual-plans.routes.ts';
+import { webchatPlugin } from './modules/webchat/webchat.routes.ts';
+import { registerWidgetRoute } from './modules/webchat/widget.routes.ts';
 import { authPlugin } from './plugins/auth.ts';
 import { consolePlugin } from './plugins/console.ts';
 import { clientErrorHandler, errorsPlugin, frameworkErrors } from './plugins/errors.ts';
@@ -89,6 +91,8 @@ export async function buildApp(ctx: AppContext, options: FastifyServerOptions = 
       await api.register(simulatorPlugin, { ctx, apiPrefix: API_PREFIX });
       // Called by Twilio, which signs its requests instead of sending a token.
       await api.register(twilioHooksPlugin, { ctx });
+      // Called by other sites' pages: the number's public key and allowed origins stand for a token.
+      await api.register(webchatPlugin, { ctx });
       registerMediaRoutes(api, ctx);
 
       await api.register(async (secured) => {
@@ -107,6 +111,7 @@ export async function buildApp(ctx: AppContext, options: FastifyServerOptions = 
     },
     { prefix: API_PREFIX },
   );
+  registerWidgetRoute(app, ctx);
   await app.register(consolePlugin, { dir: ctx.config.consoleDir, apiPrefix: API_PREFIX });
 
   return app;

@@ -26,6 +26,14 @@ export interface Config {
   sessionSweepIntervalSeconds: number;
   /** Twilio's REST API (SMS): another address only for a proxy or a test server. */
   twilioApiUrl: string;
+  /** Meta's Graph API (WhatsApp Cloud API messages) and the version its paths begin with. */
+  whatsappGraphUrl: string;
+  whatsappGraphVersion: string;
+  /** The built web chat widget (apps/webchat/dist), served at /widget.js. */
+  webchatDir: string;
+  /** Web chat API requests allowed per minute from one address, and for one number's key. */
+  webchatRatePerAddress: number;
+  webchatRatePerKey: number;
 }
 
 function intFrom(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
@@ -58,5 +66,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     consoleDir: path.resolve(env.CONSOLE_DIR || path.join(import.meta.dirname, '../../console/dist')),
     sessionSweepIntervalSeconds: Math.max(1, intFrom(env, 'SESSION_SWEEP_INTERVAL', 10)),
     twilioApiUrl: (env.TWILIO_API_URL || 'https://api.twilio.com').replace(/\/+$/, ''),
+    whatsappGraphUrl: (env.WHATSAPP_GRAPH_URL || 'https://graph.facebook.com').replace(/\/+$/, ''),
+    whatsappGraphVersion: env.WHATSAPP_GRAPH_VERSION || 'v23.0',
+    webchatDir: path.resolve(env.WEBCHAT_DIR || path.join(import.meta.dirname, '../../webchat/dist')),
+    webchatRatePerAddress: intFrom(env, 'WEBCHAT_RATE_PER_ADDRESS', 120),
+    webchatRatePerKey: intFrom(env, 'WEBCHAT_RATE_PER_KEY', 6000),
   };
 }

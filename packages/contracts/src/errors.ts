@@ -93,6 +93,10 @@ export const errorCodes = [
   'invalid_twilio_signature',
   'invalid_media_signature',
   'media_url_expired',
+  'webchat_key_not_found',
+  'webchat_origin_refused',
+  'webchat_rate_limited',
+  'webchat_unavailable',
 ] as const;
 
 export type ErrorCode = (typeof errorCodes)[number];

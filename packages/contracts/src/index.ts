@@ -16,3 +16,4 @@ export * from './tenant.ts';
 export * from './user.ts';
 export * from './system.ts';
 export * from './webhook.ts';
+export * from './webchat.ts';

@@ -10,7 +10,7 @@ import { idSchema, timestampSchema } from './common.ts';
 export const numberProviders = ['twilio', 'asterisk', 'whatsapp', 'webchat'] as const;
 export type NumberProvider = (typeof numberProviders)[number];
 
-export const numberLimits = { rules: 50, callerPrefixes: 50, description: 500, whatsappField: 200, whatsappToken: 1000 } as const;
+export const numberLimits = { rules: 50, callerPrefixes: 50, description: 500, whatsappField: 200, whatsappToken: 1000, webchatOrigins: 50 } as const;
 
 // ITU-T E.164: a + then up to 15 digits, the first (the country code's) not 0.
 const E164 = /^\+[1-9]\d{1,14}$/;
@@ -33,7 +33,14 @@ export function callerMatchesPrefix(caller: string, prefix: string): boolean {
  * The refinement messages name console translation keys (validation.custom.<message>), so that
  * the form and the API's details say the same thing.
  */
-export const numberMessages = { number: 'invalidE164', prefix: 'invalidCallerPrefix', ruleCondition: 'ruleNeedsCondition' } as const;
+export const numberMessages = { number: 'invalidE164', prefix: 'invalidCallerPrefix', ruleCondition: 'ruleNeedsCondition', origin: 'invalidOrigin' } as const;
+
+/**
+ * A web page's origin as browsers send it in `Origin`: http or https, a host, an optional port,
+ * nothing after (no path, no trailing slash), so that it compares equal to the header as is.
+ */
+const ORIGIN = /^https?:\/\/[a-z0-9.-]+(?::\d{1,5})?$|^https?:\/\/\[[0-9a-f:.]+\](?::\d{1,5})?$/;
+export const isWebOrigin = (text: string): boolean => ORIGIN.test(text);
 
 export const numberRuleSchema = z.object({
   /** In hours of this date range (as the date_range block decides it); null: at any time. */
@@ -82,7 +89,11 @@ export const numberSchema = z.object({
   whatsapp_verify_token: z.string().describe('what Meta’s webhook verification must echo'),
   whatsapp_token: z.string().describe('masked (••••abcd); empty when none is stored. Sending the mask back keeps the stored token'),
   whatsapp_phone_number_id: z.string(),
+  whatsapp_app_secret: z.string().describe('the Meta app’s secret that signs deliveries (X-Hub-Signature-256), masked as whatsapp_token; sending the mask back keeps it'),
   whatsapp_webhook_url: z.string().nullable().describe('where Meta sends this number’s messages (provider whatsapp), else null'),
+  webchat_key: z.string().describe('the web chat widget’s public key (provider webchat; generated), else empty'),
+  webchat_origins: z.array(z.string()).describe('origins (scheme://host[:port]) whose pages may use the widget; empty: none'),
+  webchat_script: z.string().nullable().describe('the <script> tag that embeds the widget (provider webchat), else null'),
 });
 export type PhoneNumber = z.infer<typeof numberSchema>;
 
@@ -96,6 +107,11 @@ const numberFields = {
   whatsapp_verify_token: z.string().trim().max(numberLimits.whatsappField),
   whatsapp_token: z.string().trim().max(numberLimits.whatsappToken),
   whatsapp_phone_number_id: z.string().trim().max(numberLimits.whatsappField),
+  whatsapp_app_secret: z.string().trim().max(numberLimits.whatsappField),
+  // Lower case, as browsers send a host in `Origin`.
+  webchat_origins: z
+    .array(z.string().trim().toLowerCase().refine(isWebOrigin, numberMessages.origin))
+    .max(numberLimits.webchatOrigins),
 };
 
 export const numberCreateSchema = z
@@ -108,6 +124,8 @@ export const numberCreateSchema = z
     whatsapp_verify_token: numberFields.whatsapp_verify_token.default(''),
     whatsapp_token: numberFields.whatsapp_token.default(''),
     whatsapp_phone_number_id: numberFields.whatsapp_phone_number_id.default(''),
+    whatsapp_app_secret: numberFields.whatsapp_app_secret.default(''),
+    webchat_origins: numberFields.webchat_origins.default([]),
   })
   .strict();
 export const numberUpdateSchema = z.object(numberFields).partial().strict();

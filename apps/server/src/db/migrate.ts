@@ -10,6 +10,8 @@ import * as webhookDeliveries from './migrations/0006-webhook-deliveries.ts';
 import * as visualPlans from './migrations/0007-visual-plans.ts';
 import * as sessions from './migrations/0008-sessions.ts';
 import * as numbers from './migrations/0009-numbers.ts';
+import * as whatsappAppSecret from './migrations/0010-whatsapp-app-secret.ts';
+import * as webchat from './migrations/0011-webchat.ts';
 import type { Database } from './schema.ts';
 
 /** Numbered migrations, applied in order at start. Add one line per new migration file. */
@@ -24,6 +26,8 @@ function migrationsFor(dialect: DialectName): Record<string, Migration> {
     '0007-visual-plans': { up: visualPlans.up(dialect) },
     '0008-sessions': { up: sessions.up(dialect) },
     '0009-numbers': { up: numbers.up(dialect) },
+    '0010-whatsapp-app-secret': { up: whatsappAppSecret.up },
+    '0011-webchat': { up: webchat.up },
   };
 }
 

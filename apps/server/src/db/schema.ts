@@ -321,6 +321,29 @@ export interface NumberTable {
   /** Encrypted with the master key (lib/keys.ts); null when none was given. */
   whatsapp_token: string | null;
   whatsapp_phone_number_id: Generated<string>;
+  /** The Meta app's secret that signs deliveries, encrypted with the master key; null when none was given. */
+  whatsapp_app_secret: string | null;
+  /** The web chat widget's public key (provider webchat); null otherwise. */
+  webchat_key: string | null;
+  /** JSON list of the origins allowed to use the widget. */
+  webchat_origins: Generated<string>;
+}
+
+/** A WhatsApp message of a number's conversations (migration 0010, modules/whatsapp). */
+export interface WhatsappMessageTable {
+  /** Meta's message id. */
+  id: string;
+  tenant_id: number;
+  number_id: number;
+  direction: 'inbound' | 'outbound';
+  /** The user's wa_id (digits). */
+  contact: string;
+  session_id: string | null;
+  /** inbound: received; outbound: accepted, sent, delivered, read, failed. */
+  status: string;
+  error: Generated<string>;
+  sent_time: Time;
+  updated_time: Time;
 }
 
 export interface NumberRuleTable {
@@ -360,6 +383,7 @@ export interface Database {
   protocol_counters: ProtocolCounterTable;
   numbers: NumberTable;
   number_rules: NumberRuleTable;
+  whatsapp_messages: WhatsappMessageTable;
 }
 
 export type TableName = keyof Database;

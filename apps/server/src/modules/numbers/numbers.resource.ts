@@ -25,6 +25,9 @@ type RuleInput = Required<Pick<NumberRuleInput, 'plan_id'>> & { date_range_id: n
  */
 export const whatsappWebhookPath = (numberId: number): string => `/api/v1/hooks/whatsapp/${numberId}`;
 
+/** The tag a site puts in its pages to show the web chat widget of the number with this key (docs/channels-webchat.md). */
+export const webchatScriptTag = (publicUrl: string, key: string): string => `<script src="${publicUrl}/widget.js" data-key="${key}" async></script>`;
+
 async function rulesByNumber(db: Kysely<Database>, numberIds: number[]): Promise<Map<number, PhoneNumber['rules']>> {
   const byNumber = new Map<number, PhoneNumber['rules']>(numberIds.map((id) => [id, []]));
   if (numberIds.length === 0) return byNumber;
@@ -67,7 +70,11 @@ async function presentNumbers(rows: Row[], db: Kysely<Database>, app: AppContext
       whatsapp_verify_token: number.whatsapp_verify_token,
       whatsapp_token: maskedToken(app, number.whatsapp_token),
       whatsapp_phone_number_id: number.whatsapp_phone_number_id,
+      whatsapp_app_secret: maskedToken(app, number.whatsapp_app_secret),
       whatsapp_webhook_url: number.provider === 'whatsapp' ? app.config.publicUrl + whatsappWebhookPath(number.id) : null,
+      webchat_key: number.webchat_key ?? '',
+      webchat_origins: JSON.parse(number.webchat_origins) as string[],
+      webchat_script: number.provider === 'webchat' && number.webchat_key ? webchatScriptTag(app.config.publicUrl, number.webchat_key) : null,
     };
   });
 }
@@ -108,12 +115,12 @@ async function assertReferencesExist(trx: Kysely<Database>, tenantId: number, in
   }
 }
 
-/** The token column as it will be: a masked value sent back keeps the stored one, empty clears it. */
-function storedToken(write: WriteContext, sent: unknown, before: Row | undefined): string | null | undefined {
+/** A secret column (the WhatsApp token, the app secret) as it will be: a masked value sent back keeps the stored one, empty clears it. */
+function storedToken(write: WriteContext, column: 'whatsapp_token' | 'whatsapp_app_secret', sent: unknown, before: Row | undefined): string | null | undefined {
   if (typeof sent !== 'string') return undefined;
   if (isMaskedSecret(sent)) {
-    const kept = before?.whatsapp_token as string | null | undefined;
-    if (kept === undefined || kept === null) throw badRequest('invalid_input', [{ path: 'whatsapp_token', message: 'required' }]);
+    const kept = before?.[column] as string | null | undefined;
+    if (kept === undefined || kept === null) throw badRequest('invalid_input', [{ path: column, message: 'required' }]);
     return kept;
   }
   return sent === '' ? null : encryptSecret(write.app.keys.secretsKey, sent);
@@ -143,13 +150,18 @@ export const numbersResource = defineResource({
   async toValues(input, write, before) {
     const tenantId = (before?.tenant_id as number | undefined) ?? write.scope.tenantId!;
     await assertReferencesExist(write.trx, tenantId, input);
-    const { rules: _rules, whatsapp_token: token, ...values } = input;
-    const whatsappToken = storedToken(write, token, before);
+    const { rules: _rules, whatsapp_token: token, whatsapp_app_secret: appSecret, webchat_origins: origins, ...values } = input;
+    if (Array.isArray(origins)) values.webchat_origins = JSON.stringify([...new Set(origins as string[])]);
+    const whatsappToken = storedToken(write, 'whatsapp_token', token, before);
     if (whatsappToken !== undefined) values.whatsapp_token = whatsappToken;
+    const whatsappAppSecret = storedToken(write, 'whatsapp_app_secret', appSecret, before);
+    if (whatsappAppSecret !== undefined) values.whatsapp_app_secret = whatsappAppSecret;
     // Meta's verification needs a token: a WhatsApp number without one is given an unguessable one.
     const provider = (values.provider ?? before?.provider) as NumberProvider;
     const verifyToken = (values.whatsapp_verify_token ?? before?.whatsapp_verify_token ?? '') as string;
     if (provider === 'whatsapp' && verifyToken === '') values.whatsapp_verify_token = randomToken(24);
+    // The widget names its number by a public key, generated once and kept if the provider changes back and forth.
+    if (provider === 'webchat' && !before?.webchat_key) values.webchat_key = `wc_${randomToken(24)}`;
     return values;
   },
   async afterWrite(id, input, { trx }) {

@@ -1,0 +1,213 @@
+/**
+ * The web chat widget's API (docs/channels-webchat.md). Public: the number's public key in the path
+ * is what names the number, and only pages of the number's allowed origins get an answer they can
+ * read. Every request is checked in `onRequest`, before its body is even read: an unknown key, a
+ * refused origin or a client over its rate gets its error and nothing runs. The conversation is a
+ * session of the runtime (docs/sessions.md), so any instance answers any request; replies reach the
+ * widget in the answer to its message, and anything the plan says later (the idle timeout, a
+ * hand-off's outcome) through a long poll woken by the sessions' live events.
+ */
+import {
+  webchatConversationSchema,
+  webchatLimits,
+  webchatMessageSchema,
+  webchatPollSchema,
+  type WebchatConversation,
+} from '@voxplan/contracts';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { AppContext } from '../../context.ts';
+import { AppError, conflict, forbidden, notFound } from '../../errors.ts';
+import { choosePlan, findNumber } from '../numbers/number-lookup.ts';
+import { subscribeLiveSessions } from '../sessions/live-events.ts';
+import { newSessionId, type StoredSession } from '../sessions/sessions.service.ts';
+import { conversationView } from './conversation.ts';
+import { WindowCounter } from './rate-limit.ts';
+
+const RATE_WINDOW_MS = 60_000;
+
+interface WebchatNumber {
+  id: number;
+  tenant_id: number;
+  number: string;
+  origins: string[];
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The web chat number the request's key names, once its origin was allowed. */
+    webchatNumber?: WebchatNumber;
+  }
+}
+
+const keyParams = z.object({ key: z.string().min(1).max(100) });
+const conversationParams = keyParams.extend({ id: z.string().min(1).max(200) });
+
+const schemaOf = <Extra extends object>(description: string, extra: Extra) => ({
+  schema: { tags: ['webchat'], security: [], description, response: { 200: webchatConversationSchema }, ...extra },
+});
+
+/** Wakes the long polls waiting on a session when a turn of it is stored, on any instance. */
+class TurnWaiters {
+  private readonly waiting = new Map<string, Set<() => void>>();
+
+  wake(sessionId: string): void {
+    const wakers = this.waiting.get(sessionId);
+    if (!wakers) return;
+    this.waiting.delete(sessionId);
+    for (const wake of wakers) wake();
+  }
+
+  /** Resolves on the session's next turn, after `ms`, or when `signal` aborts, whichever comes first. */
+  wait(sessionId: string, ms: number, signal: AbortSignal): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', done);
+        const wakers = this.waiting.get(sessionId);
+        wakers?.delete(done);
+        if (wakers?.size === 0) this.waiting.delete(sessionId);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      signal.addEventListener('abort', done);
+      let wakers = this.waiting.get(sessionId);
+      if (!wakers) this.waiting.set(sessionId, (wakers = new Set()));
+      wakers.add(done);
+    });
+  }
+}
+
+export async function webchatPlugin(app: FastifyInstance, options: { ctx: AppContext }): Promise<void> {
+  const { ctx } = options;
+  const api = app.withTypeProvider<ZodTypeProvider>();
+  const perAddress = new WindowCounter(ctx.config.webchatRatePerAddress, RATE_WINDOW_MS);
+  const perKey = new WindowCounter(ctx.config.webchatRatePerKey, RATE_WINDOW_MS);
+  const waiters = new TurnWaiters();
+  const stopListening = subscribeLiveSessions(ctx.bus, (event) => waiters.wake(event.session_id));
+  app.addHook('onClose', () => stopListening());
+
+  async function numberOfKey(key: string): Promise<WebchatNumber | undefined> {
+    const row = await ctx.db
+      .selectFrom('numbers')
+      .select(['id', 'tenant_id', 'number', 'webchat_origins'])
+      .where('webchat_key', '=', key)
+      .where('provider', '=', 'webchat')
+      .executeTakeFirst();
+    return row && { id: row.id, tenant_id: row.tenant_id, number: row.number, origins: JSON.parse(row.webchat_origins) as string[] };
+  }
+
+  /**
+   * The gate of every request, preflights included. The CORS headers are set only once the origin
+   * is one of the number's: a refused page's browser then hides the answer from it, and its
+   * preflight fails, so its message is never even sent.
+   */
+  app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
+    const { key } = request.params as { key?: string };
+    const origin = request.headers.origin;
+    const number = key ? await numberOfKey(key) : undefined;
+    if (!number) throw notFound('webchat_key_not_found');
+    if (typeof origin !== 'string' || !number.origins.includes(origin)) {
+      request.log.warn({ number_id: number.id, origin }, 'web chat request from an origin not allowed');
+      throw forbidden('webchat_origin_refused');
+    }
+    reply.header('access-control-allow-origin', origin).header('vary', 'Origin');
+    const retryAfter = perAddress.hit(request.ip) || perKey.hit(key!);
+    if (retryAfter > 0) {
+      reply.header('retry-after', String(retryAfter));
+      throw new AppError(429, 'webchat_rate_limited');
+    }
+    request.webchatNumber = number;
+  });
+
+  /** The conversation, if it is one of this number's web chats (another's is not found). */
+  async function conversationOf(request: FastifyRequest, id: string): Promise<StoredSession> {
+    const number = request.webchatNumber!;
+    const stored = await ctx.sessions.find(id);
+    const session = stored?.session;
+    if (!stored || session?.provider !== 'webchat' || session.tenant_id !== number.tenant_id || session.called !== number.number) throw notFound('session_not_found');
+    return stored;
+  }
+
+  const view = async (request: FastifyRequest, id: string): Promise<WebchatConversation> => conversationView(ctx.db, await conversationOf(request, id));
+
+  api.options(
+    '/webchat/:key/*',
+    { schema: { tags: ['webchat'], security: [], params: keyParams.extend({ '*': z.string() }), description: 'CORS preflight: allowed only for the number’s origins.' } },
+    (_request, reply) =>
+      reply
+        .header('access-control-allow-methods', 'GET, POST')
+        .header('access-control-allow-headers', 'content-type, accept-language')
+        .header('access-control-max-age', '600')
+        .status(204)
+        .send(),
+  );
+
+  api.post(
+    '/webchat/:key/conversations',
+    schemaOf('Starts a conversation with the number’s chat plan (rules first) and answers it, with the plan’s first replies. See docs/channels-webchat.md.', {
+      params: keyParams,
+    }),
+    async (request) => {
+      const number = request.webchatNumber!;
+      const route = await findNumber(ctx.db, number.number);
+      const planId = route ? choosePlan(route, 'chat', new Date(), '') : null;
+      if (planId === null) throw conflict('webchat_unavailable');
+      const outcome = await ctx.sessions.start({
+        id: newSessionId(),
+        tenant_id: number.tenant_id,
+        plan_id: planId,
+        channel: 'chat',
+        provider: 'webchat',
+        direction: 'inbound',
+        caller: '',
+        called: number.number,
+        source_ip: request.ip,
+      });
+      return view(request, outcome.session_id);
+    },
+  );
+
+  api.get(
+    '/webchat/:key/conversations/:id',
+    schemaOf(
+      `The conversation: its transcript, the menu's buttons, its status. With after=<revision> and wait=<seconds> (at most ${webchatLimits.waitSeconds}) ` +
+        'a long poll: answers once a turn past that revision is stored (a reply the plan sends on its own), or when the wait is over.',
+      { params: conversationParams, querystring: webchatPollSchema },
+    ),
+    async (request) => {
+      const { id } = request.params;
+      const { after, wait } = request.query;
+      if (after === undefined || !wait) return view(request, id);
+      // Waiting starts before the read, so that a turn stored while it reads still wakes it.
+      const stop = new AbortController();
+      request.raw.once('close', () => stop.abort());
+      const turn = waiters.wait(id, wait * 1000, stop.signal);
+      const current = await view(request, id).catch((error: unknown) => {
+        stop.abort();
+        throw error;
+      });
+      if (current.revision > after || current.status === 'ended') {
+        stop.abort();
+        return current;
+      }
+      await turn;
+      return view(request, id);
+    },
+  );
+
+  api.post(
+    '/webchat/:key/conversations/:id/messages',
+    schemaOf(
+      'Sends the user’s message (a menu button sends its label) and answers the conversation after the plan’s turn. The message id makes a retry run nothing twice.',
+      { params: conversationParams, body: webchatMessageSchema },
+    ),
+    async (request) => {
+      const { id } = request.params;
+      await conversationOf(request, id);
+      await ctx.sessions.handleTurn(id, `message:${request.body.id}`, { type: 'message', text: request.body.text }, { tenantId: request.webchatNumber!.tenant_id });
+      return view(request, id);
+    },
+  );
+}

@@ -1,0 +1,42 @@
+import { z } from 'zod';
+
+/**
+ * The web chat widget's public API (docs/channels-webchat.md): no token, the number's public key in
+ * the path, answered only to the pages of the number's allowed origins.
+ */
+
+export const webchatLimits = { text: 2000, messageId: 100, waitSeconds: 25 } as const;
+
+export const webchatOptionSchema = z.object({
+  /** What the menu takes back (the option's digits). */
+  id: z.string(),
+  label: z.string(),
+});
+export type WebchatOption = z.infer<typeof webchatOptionSchema>;
+
+export const webchatConversationSchema = z.object({
+  conversation_id: z.string().describe('kept by the widget (localStorage) to resume the conversation after a reload'),
+  status: z.enum(['waiting', 'ended']),
+  revision: z.number().int().describe('grows with every turn: the next poll sends it as `after`'),
+  messages: z
+    .array(z.object({ from: z.enum(['user', 'plan']), text: z.string(), at: z.string() }))
+    .describe('the whole transcript, oldest first (the engine keeps the last 200)'),
+  options: z.array(webchatOptionSchema).describe('the buttons of the menu the plan waits on; empty when none'),
+});
+export type WebchatConversation = z.infer<typeof webchatConversationSchema>;
+
+export const webchatMessageSchema = z
+  .object({
+    /** The widget's id for this message: sent again (a retry), it runs nothing twice. */
+    id: z.string().min(1).max(webchatLimits.messageId),
+    text: z.string().trim().min(1).max(webchatLimits.text),
+  })
+  .strict();
+export type WebchatMessage = z.infer<typeof webchatMessageSchema>;
+
+export const webchatPollSchema = z.object({
+  /** Answer at once when the conversation's revision is past this; else wait for a turn. */
+  after: z.coerce.number().int().nonnegative().optional(),
+  /** Seconds to wait for a turn (long poll); 0 or absent: answer at once. */
+  wait: z.coerce.number().int().min(0).max(webchatLimits.waitSeconds).optional(),
+});

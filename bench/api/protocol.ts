@@ -2,7 +2,8 @@
 
 export { BENCH_ADMIN } from '../lib/server-config.ts';
 
-export type ServerKind = 'hello' | 'voxplan';
+/** `channels`: the real app, unseeded, as bench/channels/run.ts needs it (PUBLIC_URL, a MASTER_KEY shared by its instances). */
+export type ServerKind = 'hello' | 'voxplan' | 'channels';
 
 /** Sent once by the child when it listens. */
 export interface ReadyMessage {

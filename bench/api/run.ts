@@ -19,7 +19,6 @@
  *                             dialects the dialect goes before the extension
  *   BENCH_STRICT=0            1: exit 3 when a target FAILs (non-2xx responses always exit 1)
  */
-import { type ChildProcess, execFileSync, fork, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -27,18 +26,10 @@ import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { startPostgres, type PostgresServer } from '../../apps/server/test/postgres-server.ts';
+import { checkedJson } from '../lib/http-json.ts';
+import { canPin, cpuCount, LOADGEN_CPU, pinSelf, SERVER_CPU, ServerChild } from '../lib/server-child.ts';
 import { formatSummary, summarize, type CpuProfile } from './cpu-profile.ts';
-import {
-  BENCH_ADMIN,
-  type ChildMessage,
-  type Command,
-  type ExplainResult,
-  isChildMessage,
-  isExplainResult,
-  type ReadyMessage,
-  type ReplyMessage,
-  type ServerKind,
-} from './protocol.ts';
+import { BENCH_ADMIN, type ExplainResult, isExplainResult, type ServerKind } from './protocol.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Settings
@@ -97,129 +88,7 @@ const RANDOM_RANGE = 500;
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const serverScript = path.join(here, 'server.ts');
-
-// ---------------------------------------------------------------------------------------------
-// Child processes
-
-function hasTaskset(): boolean {
-  try {
-    execFileSync('taskset', ['-p', String(process.pid)], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-const cpuCount = os.availableParallelism();
-const pinning = settings.pin && cpuCount >= 2 && hasTaskset();
-const LOADGEN_CPU = 0;
-const SERVER_CPU = 1;
-
-class ServerChild {
-  private nextId = 1;
-  private readonly pending = new Map<number, { resolve: (reply: ReplyMessage) => void; reject: (error: Error) => void }>();
-  private exited = false;
-  readonly exit: Promise<number | null>;
-
-  private constructor(
-    readonly kind: ServerKind,
-    readonly process: ChildProcess,
-    readonly ready: ReadyMessage,
-  ) {
-    this.exit = new Promise((resolve) => {
-      if (process.exitCode !== null) resolve(process.exitCode);
-      process.once('exit', (code) => resolve(code));
-    });
-    process.on('exit', () => {
-      this.exited = true;
-      for (const { reject } of this.pending.values()) reject(new Error(`${kind} server exited`));
-      this.pending.clear();
-    });
-    process.on('message', (message: unknown) => {
-      if (!isChildMessage(message) || message.type !== 'reply') return;
-      const waiter = this.pending.get(message.id);
-      this.pending.delete(message.id);
-      waiter?.resolve(message);
-    });
-  }
-
-  static async start(kind: ServerKind, env: NodeJS.ProcessEnv): Promise<ServerChild> {
-    let tsxImport: string;
-    try {
-      tsxImport = import.meta.resolve('tsx');
-    } catch {
-      tsxImport = 'tsx';
-    }
-    const nodeArgs = ['--import', tsxImport, serverScript, kind];
-    const options = { env: { ...process.env, ...env }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] as const };
-    const child = pinning
-      ? spawn('taskset', ['-c', String(SERVER_CPU), process.execPath, ...nodeArgs], { ...options, stdio: [...options.stdio] })
-      : fork(serverScript, [kind], { env: options.env, execArgv: ['--import', tsxImport], stdio: [...options.stdio] });
-    const ready = await new Promise<ReadyMessage>((resolve, reject) => {
-      const onMessage = (message: unknown) => {
-        if (isChildMessage(message) && message.type === 'ready') {
-          cleanup();
-          resolve(message);
-        }
-      };
-      const onExit = (code: number | null) => {
-        cleanup();
-        reject(new Error(`${kind} server exited with code ${code} before it was ready`));
-      };
-      const cleanup = () => {
-        child.off('message', onMessage);
-        child.off('exit', onExit);
-      };
-      child.on('message', onMessage);
-      child.on('exit', onExit);
-    });
-    return new ServerChild(kind, child, ready);
-  }
-
-  get url(): string {
-    return `http://127.0.0.1:${this.ready.port}`;
-  }
-
-  async command(command: Command): Promise<ReplyMessage['result']> {
-    if (this.exited) throw new Error(`${this.kind} server is gone`);
-    const id = this.nextId++;
-    const reply = await new Promise<ReplyMessage>((resolve, reject) => {
-      this.pending.set(id, { resolve, reject });
-      const message: ChildMessage | (Command & { type: 'command'; id: number }) = { ...command, type: 'command', id };
-      this.process.send(message);
-    });
-    if (!reply.ok) throw new Error(`${this.kind} server: ${command.cmd} failed: ${reply.error ?? 'unknown error'}`);
-    return reply.result;
-  }
-
-  /** CPU seconds the child has used so far (Linux /proc), or undefined elsewhere. */
-  cpuSeconds(): number | undefined {
-    try {
-      const stat = fs.readFileSync(`/proc/${this.process.pid}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      // utime and stime are fields 14 and 15 of the whole line, 12 and 13 after "pid (comm) ".
-      return (Number(fields[11]) + Number(fields[12])) / 100;
-    } catch {
-      return undefined;
-    }
-  }
-
-  async stop(): Promise<void> {
-    if (this.exited) return;
-    try {
-      if (this.process.connected) await Promise.race([this.command({ cmd: 'shutdown' }), delay(2000)]);
-    } catch {
-      // fall through to the timeout below
-    }
-    const exited = await Promise.race([this.exit.then(() => true), delay(5000).then(() => false)]);
-    if (!exited && !this.exited) {
-      this.process.kill('SIGKILL');
-      await this.exit;
-    }
-  }
-}
-
-const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+const pinning = settings.pin && canPin();
 
 // ---------------------------------------------------------------------------------------------
 // Load
@@ -446,7 +315,7 @@ async function cleanup(): Promise<void> {
 }
 
 async function startChild(kind: ServerKind, env: NodeJS.ProcessEnv = {}): Promise<ServerChild> {
-  const child = await ServerChild.start(kind, env);
+  const child = await ServerChild.start(serverScript, kind, env, pinning ? SERVER_CPU : undefined);
   children.add(child);
   return child;
 }
@@ -454,13 +323,6 @@ async function startChild(kind: ServerKind, env: NodeJS.ProcessEnv = {}): Promis
 async function stopChild(child: ServerChild): Promise<void> {
   await child.stop();
   children.delete(child);
-}
-
-async function checkedJson(url: string, init: RequestInit, what: string): Promise<unknown> {
-  const response = await fetch(url, init);
-  const text = await response.text();
-  if (!response.ok) throw new Error(`${what}: HTTP ${response.status} ${text.slice(0, 300)}`);
-  return JSON.parse(text) as unknown;
 }
 
 const randomInt = (below: number) => Math.floor(Math.random() * below);
@@ -585,7 +447,7 @@ function profileFile(dialect: Dialect, dialects: Dialect[]): string {
 }
 
 async function main(): Promise<void> {
-  if (pinning) execFileSync('taskset', ['-a', '-p', '-c', String(LOADGEN_CPU), String(process.pid)], { stdio: 'ignore' });
+  if (pinning) pinSelf([LOADGEN_CPU]);
   const cpuModel = os.cpus()[0]?.model ?? 'unknown CPU';
   process.stdout.write(
     `Voxplan API bench — node ${process.version}, ${cpuCount} x ${cpuModel}\n` +

@@ -2,6 +2,7 @@
  * The server side of the API bench, run as a child of bench/api/run.ts (IPC channel required):
  *   node --import tsx bench/api/server.ts hello     bare Fastify, GET / -> {hello:'world'}
  *   node --import tsx bench/api/server.ts voxplan   the real app on BENCH_DATA_DIR (or on BENCH_DATABASE_URL, PostgreSQL), seeded
+ *   node --import tsx bench/api/server.ts channels  the same, unseeded, with BENCH_PUBLIC_URL and BENCH_MASTER_KEY (bench/channels/run.ts)
  * It answers the parent's commands (see protocol.ts) and exits when the parent goes away.
  */
 import type { AddressInfo } from 'node:net';
@@ -127,7 +128,7 @@ const quoteIdent = (name: string): string => {
 
 async function main(): Promise<void> {
   const kind = process.argv[2] as ServerKind | undefined;
-  if (kind !== 'hello' && kind !== 'voxplan') throw new Error('usage: server.ts hello|voxplan');
+  if (kind !== 'hello' && kind !== 'voxplan' && kind !== 'channels') throw new Error('usage: server.ts hello|voxplan|channels');
   if (!process.send) throw new Error('server.ts runs as a child of bench/api/run.ts (needs an IPC channel)');
 
   let app: FastifyInstance;
@@ -139,6 +140,15 @@ async function main(): Promise<void> {
     app.get('/', async () => ({ hello: 'world' }));
     await app.listen({ port: 0, host: '127.0.0.1' });
     ready = { type: 'ready', kind, port: (app.server.address() as AddressInfo).port };
+  } else if (kind === 'channels') {
+    const dataDir = process.env.BENCH_DATA_DIR;
+    const { BENCH_PUBLIC_URL: publicUrl, BENCH_MASTER_KEY: masterKey } = process.env;
+    if (!dataDir || !publicUrl || !masterKey) throw new Error('BENCH_DATA_DIR, BENCH_PUBLIC_URL and BENCH_MASTER_KEY are required');
+    const config = benchServerConfig(dataDir, process.env.BENCH_DATABASE_URL, { PUBLIC_URL: publicUrl, MASTER_KEY: masterKey });
+    started = await startContext(config);
+    app = await buildApp(started.ctx);
+    await app.listen({ port: 0, host: config.host });
+    ready = { type: 'ready', kind, port: (app.server.address() as AddressInfo).port, dialect: started.ctx.dialect };
   } else {
     const dataDir = process.env.BENCH_DATA_DIR;
     if (!dataDir) throw new Error('BENCH_DATA_DIR is required');

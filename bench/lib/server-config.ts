@@ -5,8 +5,12 @@ import { type Config, loadConfig } from '../../apps/server/src/config.ts';
 /** The administrator a bench server creates on its first start, and signs in as. */
 export const BENCH_ADMIN = { username: 'admin', password: 'bench-admin-password-1' };
 
-/** Silent, on loopback, on a free port, with tokens that outlive any run; on SQLite in `dataDir` unless given a database URL. */
-export function benchServerConfig(dataDir: string, databaseUrl?: string): Config {
+/**
+ * Silent, on loopback, on a free port, with tokens that outlive any run; on SQLite in `dataDir`
+ * unless given a database URL. `env` sets more (PUBLIC_URL; a MASTER_KEY that instances of one
+ * database share, else each start makes its own).
+ */
+export function benchServerConfig(dataDir: string, databaseUrl?: string, env: Record<string, string> = {}): Config {
   return loadConfig({
     DATA_DIR: dataDir,
     ...(databaseUrl !== undefined && { DATABASE_URL: databaseUrl }),
@@ -17,5 +21,6 @@ export function benchServerConfig(dataDir: string, databaseUrl?: string): Config
     ADMIN_PASSWORD: BENCH_ADMIN.password,
     MASTER_KEY: randomBytes(32).toString('hex'),
     ACCESS_TOKEN_TTL: '7200',
+    ...env,
   });
 }

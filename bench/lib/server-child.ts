@@ -1,0 +1,139 @@
+/**
+ * A bench's server in a child process, spoken to over IPC (bench/api/protocol.ts: a `ready`
+ * message when it listens, then commands and their replies), optionally pinned to one CPU so that
+ * the load generator, in the parent, does not share the server's core.
+ */
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import { type ChildMessage, type Command, isChildMessage, type ReadyMessage, type ReplyMessage, type ServerKind } from '../api/protocol.ts';
+
+function hasTaskset(): boolean {
+  try {
+    execFileSync('taskset', ['-p', String(process.pid)], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export const cpuCount = os.availableParallelism();
+/** The load generator's core and the server's, when pinning. */
+export const LOADGEN_CPU = 0;
+export const SERVER_CPU = 1;
+
+/** Whether processes can be pinned to a core each: two cores or more and taskset. */
+export const canPin = (): boolean => cpuCount >= 2 && hasTaskset();
+
+/** Pins this process, all its threads, to these CPUs (all of them: no pinning). */
+export function pinSelf(cpus: number[] | 'all'): void {
+  const list = cpus === 'all' ? `0-${cpuCount - 1}` : cpus.join(',');
+  execFileSync('taskset', ['-a', '-p', '-c', list, String(process.pid)], { stdio: 'ignore' });
+}
+
+export const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+export class ServerChild {
+  private nextId = 1;
+  private readonly pending = new Map<number, { resolve: (reply: ReplyMessage) => void; reject: (error: Error) => void }>();
+  private exited = false;
+  readonly exit: Promise<number | null>;
+
+  private constructor(
+    readonly kind: ServerKind,
+    readonly process: ChildProcess,
+    readonly ready: ReadyMessage,
+  ) {
+    this.exit = new Promise((resolve) => {
+      if (process.exitCode !== null) resolve(process.exitCode);
+      process.once('exit', (code) => resolve(code));
+    });
+    process.on('exit', () => {
+      this.exited = true;
+      for (const { reject } of this.pending.values()) reject(new Error(`${kind} server exited`));
+      this.pending.clear();
+    });
+    process.on('message', (message: unknown) => {
+      if (!isChildMessage(message) || message.type !== 'reply') return;
+      const waiter = this.pending.get(message.id);
+      this.pending.delete(message.id);
+      waiter?.resolve(message);
+    });
+  }
+
+  /** Runs `script kind` under tsx, on core `cpu` when given, and waits for its `ready` message. */
+  static async start(script: string, kind: ServerKind, env: NodeJS.ProcessEnv, cpu?: number): Promise<ServerChild> {
+    let tsxImport: string;
+    try {
+      tsxImport = import.meta.resolve('tsx');
+    } catch {
+      tsxImport = 'tsx';
+    }
+    const nodeArgs = ['--import', tsxImport, script, kind];
+    const child =
+      cpu === undefined
+        ? spawn(process.execPath, nodeArgs, { env: { ...process.env, ...env }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
+        : spawn('taskset', ['-c', String(cpu), process.execPath, ...nodeArgs], { env: { ...process.env, ...env }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const ready = await new Promise<ReadyMessage>((resolve, reject) => {
+      const onMessage = (message: unknown) => {
+        if (isChildMessage(message) && message.type === 'ready') {
+          cleanup();
+          resolve(message);
+        }
+      };
+      const onExit = (code: number | null) => {
+        cleanup();
+        reject(new Error(`${kind} server exited with code ${code} before it was ready`));
+      };
+      const cleanup = () => {
+        child.off('message', onMessage);
+        child.off('exit', onExit);
+      };
+      child.on('message', onMessage);
+      child.on('exit', onExit);
+    });
+    return new ServerChild(kind, child, ready);
+  }
+
+  get url(): string {
+    return `http://127.0.0.1:${this.ready.port}`;
+  }
+
+  async command(command: Command): Promise<ReplyMessage['result']> {
+    if (this.exited) throw new Error(`${this.kind} server is gone`);
+    const id = this.nextId++;
+    const reply = await new Promise<ReplyMessage>((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      const message: ChildMessage | (Command & { type: 'command'; id: number }) = { ...command, type: 'command', id };
+      this.process.send(message);
+    });
+    if (!reply.ok) throw new Error(`${this.kind} server: ${command.cmd} failed: ${reply.error ?? 'unknown error'}`);
+    return reply.result;
+  }
+
+  /** CPU seconds the child has used so far (Linux /proc), or undefined elsewhere. */
+  cpuSeconds(): number | undefined {
+    try {
+      const stat = fs.readFileSync(`/proc/${this.process.pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      // utime and stime are fields 14 and 15 of the whole line, 12 and 13 after "pid (comm) ".
+      return (Number(fields[11]) + Number(fields[12])) / 100;
+    } catch {
+      return undefined;
+    }
+  }
+
+  async stop(): Promise<void> {
+    if (this.exited) return;
+    try {
+      if (this.process.connected) await Promise.race([this.command({ cmd: 'shutdown' }), delay(2000)]);
+    } catch {
+      // fall through to the timeout below
+    }
+    const exited = await Promise.race([this.exit.then(() => true), delay(5000).then(() => false)]);
+    if (!exited && !this.exited) {
+      this.process.kill('SIGKILL');
+      await this.exit;
+    }
+  }
+}

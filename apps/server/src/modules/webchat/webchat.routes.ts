@@ -20,12 +20,20 @@ import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
 import { AppError, conflict, forbidden, notFound } from '../../errors.ts';
 import { choosePlan, findNumber } from '../numbers/number-lookup.ts';
+import { registerChatSender } from '../sessions/chat-channels.ts';
 import { subscribeLiveSessions } from '../sessions/live-events.ts';
 import { newSessionId, type StoredSession } from '../sessions/sessions.service.ts';
 import { conversationView } from './conversation.ts';
 import { WindowCounter } from './rate-limit.ts';
 
 const RATE_WINDOW_MS = 60_000;
+
+/**
+ * Nothing to push: what the plan says on its own (the idle timeout's chat_text, a hand-off's
+ * outcome) is in the stored transcript, and the widget's long poll is woken by the turn's live
+ * events on whichever instance it waits.
+ */
+registerChatSender('webchat', () => Promise.resolve());
 
 interface WebchatNumber {
   id: number;

@@ -1,0 +1,287 @@
+/**
+ * The web chat widget's API (docs/channels-webchat.md) as a page of another site calls it: the
+ * number's key and origins, CORS (a refused origin runs nothing and can read nothing), a whole menu,
+ * a retried message, a resumed conversation, the long poll woken by the idle timeout, the rate
+ * limits per address and per key, and the widget's script.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { PhoneNumber, WebchatConversation } from '@voxplan/contracts';
+import type { InjectOptions } from 'fastify';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { createTenantMember, errorOf, expectInvalid, startTestServer, type TenantMember, type TestServer } from './harness.ts';
+
+const SITE = 'https://shop.example.com';
+const OTHER_SITE = 'https://evil.example.net';
+const RATE_PER_ADDRESS = 20;
+const RATE_PER_KEY = 40;
+
+let server: TestServer;
+let member: TenantMember;
+let widgetDir: string;
+/** The number the conversations run on, one kept for the rate limit alone, and a third. */
+let chat: PhoneNumber;
+let limited: PhoneNumber;
+let other: PhoneNumber;
+/** Requests come from addresses in turn, so that only the rate limit's test meets the limit per address. */
+let nextAddress = 0;
+
+const node = (id: string, type: string, data: Record<string, unknown> = {}) => ({ id, type, position: { x: 0, y: 0 }, data });
+const edge = (source: string, exit: string, target: string) => ({ id: `${source}-${exit}`, source, source_exit: exit, target });
+
+const helpDesk = {
+  settings: { session_timeout_min: 10, chat_text: 'Closing this idle chat.', sync_with_voice_text: false, webhook: '' },
+  nodes: [
+    node('start', 'start', { hangup_chat_message: 'Thanks for writing.' }),
+    node('menu', 'voice_menu', {
+      voice_text: 'Press 1 for sales, 2 for support.',
+      chat_text: 'How can we help?',
+      options: [
+        { digits: '1', label: 'Sales' },
+        { digits: '2', label: 'Support' },
+      ],
+      max_retries: 1,
+      invalid_text: 'Sorry, no such option.',
+    }),
+    node('sales', 'play_message', { voice_text: 'Sales', chat_text: 'Our sales team will write to you.' }),
+    node('support', 'play_message', { voice_text: 'Support', chat_text: 'Support is on its way.' }),
+    node('bye', 'hangup', { cause: 'normal_clearing' }),
+  ],
+  edges: [edge('start', 'next', 'menu'), edge('menu', '1', 'sales'), edge('menu', '2', 'support'), edge('sales', 'next', 'bye'), edge('support', 'next', 'bye')],
+};
+
+async function createPlan(name: string, document: object): Promise<number> {
+  const created = await server.call({ method: 'POST', url: '/visual-plans', token: member.token, payload: { name } });
+  expect(created.statusCode, created.body).toBe(201);
+  const id = created.json<{ id: number }>().id;
+  const saved = await server.call({ method: 'PUT', url: `/visual-plans/${id}/document`, token: member.token, payload: { base_version: 1, ...document } });
+  expect(saved.statusCode, saved.body).toBe(200);
+  const published = await server.call({ method: 'POST', url: `/visual-plans/${id}/publish`, token: member.token, payload: { base_version: 2 } });
+  expect(published.statusCode, published.body).toBe(200);
+  return id;
+}
+
+async function createNumber(payload: Record<string, unknown>): Promise<PhoneNumber> {
+  const response = await server.call({ method: 'POST', url: '/numbers', token: member.token, payload });
+  expect(response.statusCode, response.body).toBe(201);
+  return response.json<PhoneNumber>();
+}
+
+/** A request of the widget: from a page of `origin` (null: no Origin header) at `address`. */
+function widget(
+  method: 'GET' | 'POST' | 'OPTIONS',
+  url: string,
+  options: { key?: string; origin?: string | null; address?: string; payload?: object; headers?: Record<string, string> } = {},
+) {
+  const origin = options.origin === undefined ? SITE : options.origin;
+  const request: InjectOptions = {
+    method,
+    url: `/api/v1/webchat/${options.key ?? chat.webchat_key}${url}`,
+    remoteAddress: options.address ?? `203.0.113.${(nextAddress++ % 250) + 1}`,
+    headers: { ...(origin !== null && { origin }), ...options.headers },
+    ...(options.payload && { payload: options.payload }),
+  };
+  return server.app.inject(request);
+}
+
+const countSessions = async () => Number((await server.ctx.db.selectFrom('sessions').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+
+async function startConversation(address?: string): Promise<WebchatConversation> {
+  const response = await widget('POST', '/conversations', { ...(address && { address }) });
+  expect(response.statusCode, response.body).toBe(200);
+  expect(response.headers['access-control-allow-origin']).toBe(SITE);
+  return response.json<WebchatConversation>();
+}
+
+const say = (conversation: string, id: string, text: string, address?: string) =>
+  widget('POST', `/conversations/${conversation}/messages`, { payload: { id, text }, ...(address && { address }) });
+
+beforeAll(async () => {
+  widgetDir = fs.mkdtempSync(path.join(os.tmpdir(), 'voxplan-widget-'));
+  fs.writeFileSync(path.join(widgetDir, 'widget.js'), 'window.voxplanWidget = true;\n');
+  server = await startTestServer({ WEBCHAT_DIR: widgetDir, WEBCHAT_RATE_PER_ADDRESS: String(RATE_PER_ADDRESS), WEBCHAT_RATE_PER_KEY: String(RATE_PER_KEY) });
+  const admin = await server.login();
+  member = await createTenantMember(server, admin, 'webchat');
+  const plan = await createPlan('Help desk', helpDesk);
+  chat = await createNumber({ number: '+551140000001', provider: 'webchat', chat_plan_id: plan, webchat_origins: [' HTTPS://Shop.Example.com ', 'http://localhost:3000'] });
+  limited = await createNumber({ number: '+551140000002', provider: 'webchat', chat_plan_id: plan, webchat_origins: [SITE] });
+  other = await createNumber({ number: '+551140000004', provider: 'webchat', chat_plan_id: plan, webchat_origins: [SITE] });
+});
+
+afterAll(async () => {
+  await server?.close();
+  fs.rmSync(widgetDir, { recursive: true, force: true });
+});
+
+describe('a web chat number', () => {
+  test('gets a public key, its origins as browsers send them, and the <script> tag to copy', async () => {
+    expect(chat.webchat_key).toMatch(/^wc_[\w-]{32}$/);
+    expect(limited.webchat_key).not.toBe(chat.webchat_key);
+    expect(chat.webchat_origins).toEqual([SITE, 'http://localhost:3000']);
+    expect(chat.webchat_script).toBe(`<script src="${server.config.publicUrl}/widget.js" data-key="${chat.webchat_key}" async></script>`);
+    // Saved again, the key stays: pages that embed it keep working.
+    const edited = await server.call({ method: 'PATCH', url: `/numbers/${chat.id}`, token: member.token, payload: { description: 'Shop chat' } });
+    expect(edited.json<PhoneNumber>().webchat_key).toBe(chat.webchat_key);
+  });
+
+  test('refuses an origin with a path, or that is not http(s)', async () => {
+    const response = await server.call({ method: 'POST', url: '/numbers', token: member.token, payload: { number: '+551140000009', provider: 'webchat', webchat_origins: [SITE, 'https://shop.example.com/'] } });
+    expectInvalid(response, 'webchat_origins.1', 'invalidOrigin');
+    expectInvalid(
+      await server.call({ method: 'POST', url: '/numbers', token: member.token, payload: { number: '+551140000009', provider: 'webchat', webchat_origins: ['ftp://shop.example.com'] } }),
+      'webchat_origins.0',
+      'invalidOrigin',
+    );
+  });
+
+  test('a number of another provider has no key and no tag', async () => {
+    const voice = await createNumber({ number: '+551140000003', provider: 'twilio' });
+    expect(voice).toMatchObject({ webchat_key: '', webchat_origins: [], webchat_script: null });
+  });
+});
+
+describe('CORS: only the number’s origins', () => {
+  test('the preflight of an allowed origin names it; a refused one gets 403 without CORS headers', async () => {
+    const preflight = { headers: { 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' } };
+    const allowed = await widget('OPTIONS', '/conversations', preflight);
+    expect(allowed.statusCode, allowed.body).toBe(204);
+    expect(allowed.headers['access-control-allow-origin']).toBe(SITE);
+    expect(allowed.headers['access-control-allow-methods']).toContain('POST');
+    expect(allowed.headers['access-control-allow-headers']).toContain('content-type');
+
+    const refused = await widget('OPTIONS', '/conversations', { ...preflight, origin: OTHER_SITE });
+    expect(refused.statusCode).toBe(403);
+    expect(refused.headers['access-control-allow-origin']).toBeUndefined();
+  });
+
+  test('a start from a refused origin, or with no origin, runs nothing', async () => {
+    const before = await countSessions();
+    for (const origin of [OTHER_SITE, 'https://shop.example.com.evil.net', null]) {
+      const response = await widget('POST', '/conversations', { origin });
+      expect(response.statusCode, response.body).toBe(403);
+      expect(errorOf(response).code).toBe('webchat_origin_refused');
+      expect(response.headers['access-control-allow-origin']).toBeUndefined();
+    }
+    // Another number's allowed origin is not this one's.
+    expect((await widget('POST', '/conversations', { key: limited.webchat_key, origin: 'http://localhost:3000' })).statusCode).toBe(403);
+    expect(await countSessions()).toBe(before);
+  });
+
+  test('a message from a refused origin into a live conversation is not taken', async () => {
+    const conversation = await startConversation();
+    const response = await widget('POST', `/conversations/${conversation.conversation_id}/messages`, { origin: OTHER_SITE, payload: { id: 'm1', text: 'Sales' } });
+    expect(response.statusCode).toBe(403);
+    const after = (await widget('GET', `/conversations/${conversation.conversation_id}`)).json<WebchatConversation>();
+    expect(after.revision).toBe(conversation.revision);
+    expect(after.messages).toEqual(conversation.messages);
+  });
+
+  test('an unknown key is not found', async () => {
+    const response = await widget('POST', '/conversations', { key: 'wc_nobody' });
+    expect(response.statusCode).toBe(404);
+    expect(errorOf(response).code).toBe('webchat_key_not_found');
+  });
+});
+
+describe('a conversation', () => {
+  test('a whole menu: the buttons, a choice by its label, a retried message run once, the end', async () => {
+    const started = await startConversation();
+    expect(started.status).toBe('waiting');
+    expect(started.messages.map((message) => [message.from, message.text])).toEqual([['plan', 'How can we help?']]);
+    expect(started.options).toEqual([
+      { id: '1', label: 'Sales' },
+      { id: '2', label: 'Support' },
+    ]);
+
+    const chosen = await say(started.conversation_id, 'msg-1', 'Support');
+    expect(chosen.statusCode, chosen.body).toBe(200);
+    const ended = chosen.json<WebchatConversation>();
+    expect(ended.messages.map((message) => [message.from, message.text])).toEqual([
+      ['plan', 'How can we help?'],
+      ['user', 'Support'],
+      ['plan', 'Support is on its way.'],
+      ['plan', 'Thanks for writing.'],
+    ]);
+    expect(ended).toMatchObject({ status: 'ended', options: [] });
+
+    // The widget retried (a lost answer): the same message id changes nothing.
+    const retried = await say(started.conversation_id, 'msg-1', 'Support');
+    expect(retried.json<WebchatConversation>()).toEqual(ended);
+    const report = await server.ctx.db.selectFrom('call_reports').select(['provider', 'channel', 'called']).where('session_id', '=', started.conversation_id).executeTakeFirstOrThrow();
+    expect(report).toEqual({ provider: 'webchat', channel: 'chat', called: chat.number });
+  });
+
+  test('resumes after a reload: the transcript and the buttons it waits on', async () => {
+    const started = await startConversation();
+    const wrong = await say(started.conversation_id, 'msg-1', 'Pizza');
+    expect(wrong.json<WebchatConversation>().messages.at(-1)).toMatchObject({ from: 'plan', text: 'How can we help?' });
+
+    const reloaded = await widget('GET', `/conversations/${started.conversation_id}`);
+    expect(reloaded.statusCode, reloaded.body).toBe(200);
+    expect(reloaded.json<WebchatConversation>()).toEqual(wrong.json<WebchatConversation>());
+    expect(reloaded.json<WebchatConversation>().options.map((option) => option.label)).toEqual(['Sales', 'Support']);
+
+    const sales = await say(started.conversation_id, 'msg-2', '1');
+    expect(sales.json<WebchatConversation>().messages.map((message) => message.text)).toContain('Our sales team will write to you.');
+  });
+
+  test('a long poll answers when the plan speaks on its own (the idle timeout)', async () => {
+    const started = await startConversation();
+    const poll = widget('GET', `/conversations/${started.conversation_id}?after=${started.revision}&wait=20`);
+    // Still waiting: nothing happened to the conversation.
+    const early = await Promise.race([poll.then(() => 'answered'), new Promise((resolve) => setTimeout(() => resolve('waiting'), 300))]);
+    expect(early).toBe('waiting');
+    await server.ctx.db.updateTable('sessions').set({ timeout_time: '2000-01-01T00:00:00.000Z' }).where('id', '=', started.conversation_id).execute();
+    expect(await server.ctx.sessions.sweepTimeouts()).toContain(started.conversation_id);
+    const answered = (await poll).json<WebchatConversation>();
+    expect(answered.status).toBe('ended');
+    expect(answered.messages.at(-1)).toMatchObject({ from: 'plan', text: 'Closing this idle chat.' });
+  });
+
+  test('another number’s conversation is not found through this key', async () => {
+    const started = await startConversation();
+    const response = await widget('GET', `/conversations/${started.conversation_id}`, { key: other.webchat_key });
+    expect(response.statusCode).toBe(404);
+    expect(errorOf(response).code).toBe('session_not_found');
+  });
+
+  test('a message that is empty or too long is refused', async () => {
+    const started = await startConversation();
+    expectInvalid(await say(started.conversation_id, 'msg-1', '   '), 'text');
+    expectInvalid(await say(started.conversation_id, 'msg-2', 'x'.repeat(2001)), 'text');
+  });
+});
+
+describe('rate limits', () => {
+  test('per address, then per key: 429 with a readable code and Retry-After', async () => {
+    const key = limited.webchat_key;
+    const at = (address: string) => widget('POST', '/conversations', { key, address });
+    for (let i = 0; i < RATE_PER_ADDRESS; i++) expect((await at('198.51.100.1')).statusCode).toBe(200);
+    const tooMany = await at('198.51.100.1');
+    expect(tooMany.statusCode).toBe(429);
+    expect(errorOf(tooMany).code).toBe('webchat_rate_limited');
+    expect(Number(tooMany.headers['retry-after'])).toBeGreaterThan(0);
+    // The page can read why: its origin is allowed.
+    expect(tooMany.headers['access-control-allow-origin']).toBe(SITE);
+    const sessionsBefore = await countSessions();
+
+    // Other addresses still get in, until the key's own limit is spent.
+    let accepted = 0;
+    for (let i = 2; i < 2 + RATE_PER_KEY; i++) if ((await at(`198.51.100.${i}`)).statusCode === 200) accepted++;
+    expect(accepted).toBe(RATE_PER_KEY - RATE_PER_ADDRESS);
+    expect(await countSessions()).toBe(sessionsBefore + accepted);
+    // Another number's key is not held back by this one.
+    expect((await widget('GET', '/conversations/none', { key: other.webchat_key, address: '198.51.100.99' })).statusCode).toBe(404);
+  });
+});
+
+describe('the widget’s script', () => {
+  test('is served for other sites’ pages', async () => {
+    const response = await server.app.inject({ method: 'GET', url: '/widget.js' });
+    expect(response.statusCode).toBe(200);
+    expect(response.headers['content-type']).toMatch(/^text\/javascript/);
+    expect(response.headers['cross-origin-resource-policy']).toBe('cross-origin');
+    expect(response.body).toContain('voxplanWidget');
+  });
+});

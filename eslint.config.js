@@ -16,6 +16,11 @@ export default tseslint.config(
     },
   },
   {
+    // The web chat widget runs in other sites' pages.
+    files: ['apps/webchat/src/**/*.ts'],
+    languageOptions: { globals: { ...globals.browser } },
+  },
+  {
     // The console, and the blocks' editor forms it renders.
     files: ['apps/console/src/**/*.{ts,tsx}', 'packages/blocks/src/**/*.tsx'],
     languageOptions: { globals: { ...globals.browser } },

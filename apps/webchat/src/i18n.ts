@@ -1,0 +1,45 @@
+/** The widget's words, in the page's language: English, or Brazilian Portuguese. */
+const en = {
+  open: 'Open chat',
+  close: 'Close chat',
+  title: 'Chat',
+  messages: 'Messages',
+  message: 'Your message',
+  placeholder: 'Type your message…',
+  send: 'Send',
+  typing: 'Typing…',
+  you: 'You',
+  them: 'Assistant',
+  options: 'Choose an option',
+  ended: 'This conversation has ended.',
+  restart: 'Start a new conversation',
+  rateLimited: 'Too many messages; wait a moment and try again.',
+  refused: 'This chat is not available on this page.',
+  failed: 'Something went wrong. Try again.',
+};
+
+export type Words = typeof en;
+
+const pt: Words = {
+  open: 'Abrir chat',
+  close: 'Fechar chat',
+  title: 'Chat',
+  messages: 'Mensagens',
+  message: 'Sua mensagem',
+  placeholder: 'Digite sua mensagem…',
+  send: 'Enviar',
+  typing: 'Digitando…',
+  you: 'Você',
+  them: 'Atendente',
+  options: 'Escolha uma opção',
+  ended: 'Esta conversa foi encerrada.',
+  restart: 'Iniciar uma nova conversa',
+  rateLimited: 'Mensagens demais; aguarde um instante e tente novamente.',
+  refused: 'Este chat não está disponível nesta página.',
+  failed: 'Algo deu errado. Tente novamente.',
+};
+
+/** `data-lang` on the script tag wins; else the page's own `lang`. */
+export function wordsFor(lang: string | null | undefined): { lang: 'en' | 'pt'; words: Words } {
+  return lang?.toLowerCase().startsWith('pt') ? { lang: 'pt', words: pt } : { lang: 'en', words: en };
+}

@@ -1,0 +1,256 @@
+/**
+ * The web chat widget (docs/channels-webchat.md): a launcher button and a chat panel that a page
+ * gets from one tag, `<script src=".../widget.js" data-key="wc_..." async></script>`. Plain DOM in
+ * a shadow root, so it neither takes the page's styles nor leaks its own. The conversation's id is
+ * kept in localStorage, so a reload shows the same conversation; what the plan says on its own
+ * arrives through a long poll while the panel is open.
+ */
+import type { WebchatConversation, WebchatOption } from '@voxplan/contracts';
+import { WebchatApi, WidgetApiError } from './api.ts';
+import { wordsFor } from './i18n.ts';
+import { styles } from './styles.ts';
+
+/** Read while the script runs: `document.currentScript` is null once it has. */
+const script = (document.currentScript as HTMLScriptElement | null) ?? document.querySelector<HTMLScriptElement>('script[data-key][src*="widget.js"]');
+
+type Child = Node | string;
+
+function h<K extends keyof HTMLElementTagNameMap>(tag: K, attributes: Record<string, string> = {}, ...children: Child[]): HTMLElementTagNameMap[K] {
+  const element = document.createElement(tag);
+  for (const [name, value] of Object.entries(attributes)) element.setAttribute(name, value);
+  element.append(...children);
+  return element;
+}
+
+/** An id for a message, so that a retry of it runs nothing twice on the server. */
+function messageId(): string {
+  // randomUUID exists only in secure contexts (https, localhost); a plain-http page gets the fallback.
+  return typeof crypto.randomUUID === 'function' ? crypto.randomUUID() : `${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+interface Stored {
+  id?: string;
+  open?: boolean;
+}
+
+function mount(tag: HTMLScriptElement): void {
+  const key = tag.dataset.key ?? '';
+  const base = new URL(tag.src, location.href).origin;
+  const { lang, words } = wordsFor(tag.dataset.lang || document.documentElement.lang);
+  const api = new WebchatApi(base, key, lang);
+  const storageKey = `voxplan-webchat:${key}`;
+
+  const load = (): Stored => {
+    try {
+      return JSON.parse(localStorage.getItem(storageKey) ?? '{}') as Stored;
+    } catch {
+      return {};
+    }
+  };
+  const save = (change: Stored) => {
+    try {
+      localStorage.setItem(storageKey, JSON.stringify({ ...load(), ...change }));
+    } catch {
+      // Storage blocked (private mode, a sandboxed frame): the chat works, a reload starts afresh.
+    }
+  };
+
+  const host = h('div', { 'data-voxplan-webchat': '', 'data-theme': ['light', 'dark'].includes(tag.dataset.theme ?? '') ? tag.dataset.theme! : 'auto', lang });
+  const root = host.attachShadow({ mode: 'open' });
+
+  const launcher = h('button', { type: 'button', class: 'launcher', 'aria-expanded': 'false', 'aria-controls': 'panel', 'aria-label': words.open });
+  launcher.innerHTML = '<svg viewBox="0 0 24 24" aria-hidden="true"><path d="M4 4h16a2 2 0 0 1 2 2v10a2 2 0 0 1-2 2H8l-4 4V6a2 2 0 0 1 2-2z"/></svg>';
+  const close = h('button', { type: 'button', class: 'close', 'aria-label': words.close }, '×');
+  const log = h('div', { class: 'log', role: 'log', 'aria-live': 'polite', 'aria-label': words.messages });
+  const options = h('div', { class: 'options', role: 'group', 'aria-label': words.options, hidden: '' });
+  const status = h('div', { class: 'status', role: 'status' });
+  const alert = h('div', { class: 'status error', role: 'alert' });
+  const restart = h('button', { type: 'button', class: 'restart' }, words.restart);
+  const ended = h('div', { class: 'ended', hidden: '' }, h('span', {}, words.ended), restart);
+  const input = h('input', { type: 'text', name: 'message', autocomplete: 'off', maxlength: '2000', 'aria-label': words.message, placeholder: words.placeholder });
+  const send = h('button', { type: 'submit', class: 'send' }, words.send);
+  const form = h('form', {}, input, send);
+  const panel = h(
+    'div',
+    { id: 'panel', class: 'panel', role: 'dialog', 'aria-labelledby': 'title', hidden: '' },
+    h('header', {}, h('h2', { id: 'title' }, words.title), close),
+    log,
+    options,
+    ended,
+    status,
+    alert,
+    form,
+  );
+  root.append(h('style', {}, styles), panel, launcher);
+  document.body.append(host);
+
+  let conversation: WebchatConversation | null = null;
+  /** Messages of the conversation already in the log; what comes after is appended, so a screen reader hears only that. */
+  let shown = 0;
+  let sending = false;
+  let poll: AbortController | null = null;
+
+  const bubble = (from: 'user' | 'plan', text: string) =>
+    h('div', { class: `msg ${from}` }, h('span', { class: 'sr' }, `${from === 'user' ? words.you : words.them}: `), text);
+
+  function setTyping(on: boolean): void {
+    status.replaceChildren(...(on ? [h('span', { class: 'dots', 'aria-hidden': 'true' }, h('span'), h('span'), h('span')), h('span', { class: 'sr' }, words.typing)] : []));
+  }
+
+  function showError(error: unknown): void {
+    const code = error instanceof WidgetApiError ? error.code : undefined;
+    alert.textContent = code === 'webchat_rate_limited' ? words.rateLimited : code === 'webchat_origin_refused' || code === 'webchat_key_not_found' ? words.refused : words.failed;
+  }
+
+  function render(view: WebchatConversation): void {
+    // A slower answer (a poll) must not undo a newer one (the message's).
+    if (conversation && view.conversation_id === conversation.conversation_id && view.revision < conversation.revision) return;
+    if (view.conversation_id !== conversation?.conversation_id || view.messages.length < shown) {
+      log.replaceChildren();
+      shown = 0;
+    }
+    log.querySelectorAll('.pending').forEach((pending) => pending.remove());
+    for (const message of view.messages.slice(shown)) log.append(bubble(message.from, message.text));
+    shown = view.messages.length;
+    conversation = view;
+    save({ id: view.conversation_id });
+    const isEnded = view.status === 'ended';
+    options.replaceChildren(...(isEnded ? [] : view.options.map(optionButton)));
+    options.hidden = isEnded || view.options.length === 0;
+    ended.hidden = !isEnded;
+    input.disabled = send.disabled = isEnded;
+    log.scrollTop = log.scrollHeight;
+  }
+
+  function optionButton(option: WebchatOption): HTMLButtonElement {
+    const button = h('button', { type: 'button' }, option.label);
+    // The label, as the user would type it: the menu takes it (docs/channels-webchat.md), and the transcript reads well.
+    button.addEventListener('click', () => void say(option.label || option.id));
+    return button;
+  }
+
+  /** The conversation kept from before a reload, else a new one; the plan's first turn runs meanwhile. */
+  async function ensureConversation(): Promise<void> {
+    if (conversation) return;
+    setTyping(true);
+    alert.textContent = '';
+    try {
+      const id = load().id;
+      let view: WebchatConversation | undefined;
+      if (id) {
+        view = await api.read(id).catch((error: unknown) => {
+          if (error instanceof WidgetApiError && error.status === 404 && error.code === 'session_not_found') return undefined;
+          throw error;
+        });
+      }
+      render(view ?? (await api.start()));
+      void listen();
+    } catch (error) {
+      showError(error);
+    } finally {
+      setTyping(false);
+    }
+  }
+
+  /** Long polls while the panel is open and the conversation goes on: the plan may speak on its own. */
+  async function listen(): Promise<void> {
+    if (poll) return;
+    const controller = (poll = new AbortController());
+    while (!controller.signal.aborted && conversation && conversation.status !== 'ended') {
+      try {
+        render(await api.read(conversation.conversation_id, conversation.revision, controller.signal));
+      } catch (error) {
+        if (controller.signal.aborted) break;
+        if (error instanceof WidgetApiError && error.status >= 400 && error.status < 500 && error.status !== 429) break;
+        await sleep(5000);
+      }
+    }
+    if (poll === controller) poll = null;
+  }
+
+  async function say(text: string): Promise<void> {
+    const trimmed = text.trim();
+    if (!trimmed || sending || !conversation || conversation.status === 'ended') return;
+    sending = true;
+    send.disabled = true;
+    alert.textContent = '';
+    const pending = bubble('user', trimmed);
+    pending.classList.add('pending');
+    log.append(pending);
+    log.scrollTop = log.scrollHeight;
+    options.hidden = true;
+    setTyping(true);
+    const id = messageId();
+    try {
+      let view: WebchatConversation;
+      try {
+        view = await api.send(conversation.conversation_id, id, trimmed);
+      } catch (error) {
+        // Lost on the way (the network, a server restarting): sent again under the same id, it runs once.
+        if (!(error instanceof WidgetApiError) || (error.status !== 0 && error.status < 500)) throw error;
+        await sleep(1000);
+        view = await api.send(conversation.conversation_id, id, trimmed);
+      }
+      render(view);
+      void listen();
+    } catch (error) {
+      pending.remove();
+      options.hidden = !conversation || conversation.options.length === 0;
+      showError(error);
+    } finally {
+      sending = false;
+      // render() disabled the input if the conversation ended; the button follows it.
+      send.disabled = input.disabled;
+      setTyping(false);
+    }
+  }
+
+  function setOpen(open: boolean): void {
+    panel.hidden = !open;
+    launcher.setAttribute('aria-expanded', String(open));
+    launcher.setAttribute('aria-label', open ? words.close : words.open);
+    save({ open });
+    if (open) {
+      input.focus();
+      void ensureConversation().then(() => void listen());
+    } else {
+      poll?.abort();
+      poll = null;
+    }
+  }
+
+  launcher.addEventListener('click', () => setOpen(panel.hidden));
+  close.addEventListener('click', () => {
+    setOpen(false);
+    launcher.focus();
+  });
+  panel.addEventListener('keydown', (event) => {
+    if (event.key !== 'Escape') return;
+    setOpen(false);
+    launcher.focus();
+  });
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    const text = input.value;
+    input.value = '';
+    void say(text);
+  });
+  restart.addEventListener('click', () => {
+    poll?.abort();
+    poll = null;
+    conversation = null;
+    save({ id: '' });
+    void ensureConversation().then(() => input.focus());
+  });
+
+  // A reload in the middle of a conversation shows it again, open as it was.
+  if (load().open) setOpen(true);
+}
+
+if (script?.dataset.key && !document.querySelector('[data-voxplan-webchat]')) {
+  const start = () => mount(script);
+  if (document.body) start();
+  else document.addEventListener('DOMContentLoaded', start, { once: true });
+}

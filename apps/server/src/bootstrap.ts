@@ -13,7 +13,8 @@ import { createAudioLookup } from './modules/audios/audio-lookup.ts';
 import { createMediaUrls } from './modules/audios/media-urls.ts';
 import { enqueuePlanEvent } from './modules/plan-webhook/plan-webhook.service.ts';
 import { planWebhookEvents } from './modules/sessions/plan-webhook-events.ts';
-import { createSessionRuntime } from './modules/sessions/sessions.service.ts';
+import { createChatHandOff } from './modules/sessions/chat-handoff.ts';
+import { createSessionRuntime, type SessionRuntime } from './modules/sessions/sessions.service.ts';
 import { createSettingsOutboundHttp } from './outbound/settings.ts';
 
 export interface Started {
@@ -32,7 +33,10 @@ export async function startContext(config: Config): Promise<Started> {
   // One Lua runner per server: its workers start on the first script, or at warm().
   const scripts = new LuaScriptRunner();
   const outbound = createSettingsOutboundHttp(handle.db, handle.readCache);
+  let sessions: SessionRuntime | undefined;
   const close = async () => {
+    // Hand-offs under way finish their attempt and store nothing more once the database is closing.
+    await sessions?.close();
     outbound.close();
     await scripts.close();
     await handle.close();
@@ -54,12 +58,13 @@ export async function startContext(config: Config): Promise<Started> {
       outbound,
     };
     const log = (message: string) => console.warn(message);
-    const sessions = createSessionRuntime(base, {
+    sessions = createSessionRuntime(base, {
       scripts,
       log,
       audios: createAudioLookup(base.db, createMediaUrls(keys.mediaKey, config.publicUrl)),
       messaging: { twilioApiUrl: config.twilioApiUrl },
       events: planWebhookEvents(enqueuePlanEvent, log),
+      handOff: createChatHandOff(base),
     });
     const ctx: AppContext = { ...base, sessions };
     const now = nowIso();

@@ -2,7 +2,7 @@ import { OutboundError } from '@voxplan/engine/ports';
 import type { AppContext } from '../../context.ts';
 import { claimDelivery, type DeliveryRow, findClaimableIds, finishAttempt } from './plan-webhook.repository.ts';
 import { deliveryBody, webhookSecretOf } from './plan-webhook.service.ts';
-import { signPlanWebhook } from './plan-webhook.signature.ts';
+import { signedRequestHeaders } from './plan-webhook.signature.ts';
 
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;
@@ -87,14 +87,7 @@ export function createPlanWebhookDispatcher(ctx: Pick<AppContext, 'db' | 'keys' 
       const answer = await ctx.outbound.request({
         method: 'POST',
         url: row.url,
-        headers: {
-          'content-type': 'application/json',
-          'user-agent': 'Voxplan-Webhook/1',
-          'x-voxplan-event': row.event,
-          'x-voxplan-delivery': String(row.id),
-          'x-voxplan-timestamp': String(timestamp),
-          'x-voxplan-signature': signPlanWebhook(secret, timestamp, body),
-        },
+        headers: signedRequestHeaders(secret, { body, timestampSeconds: timestamp, userAgent: 'Voxplan-Webhook/1', event: row.event, delivery: String(row.id) }),
         body,
         timeoutMs: settings.timeoutMs,
       });

@@ -16,6 +16,25 @@ export function signPlanWebhook(secret: string, timestamp: number | string, body
   return SIGNATURE_PREFIX + createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex');
 }
 
+/**
+ * The headers of a signed request: the plan webhook's deliveries and the chat hand-off
+ * (docs/handoff.md) are signed alike, so that a receiver checks both the same way.
+ */
+export function signedRequestHeaders(
+  secret: string,
+  request: { body: string; timestampSeconds: number; userAgent: string; event: string; delivery: string },
+): Record<string, string> {
+  const { body, timestampSeconds, userAgent, event, delivery } = request;
+  return {
+    'content-type': 'application/json',
+    'user-agent': userAgent,
+    'x-voxplan-event': event,
+    'x-voxplan-delivery': delivery,
+    'x-voxplan-timestamp': String(timestampSeconds),
+    'x-voxplan-signature': signPlanWebhook(secret, timestampSeconds, body),
+  };
+}
+
 export interface SignedRequest {
   /** The body exactly as received, before any JSON parsing. */
   body: string;

@@ -37,6 +37,7 @@ import { badRequest, conflict, notFound } from '../../errors.ts';
 import { createSchedules } from '../date-ranges/schedules.ts';
 import { createDestinationLookup } from '../destinations/destination-lookup.ts';
 import { deliverChatTurn } from './chat-channels.ts';
+import type { ChatHandOff, DialAction } from './chat-handoff.ts';
 import { liveEventsOf, publishLiveEvents } from './live-events.ts';
 import { createMessaging, type MessagingOptions } from './messaging.ts';
 import { createPlanLoaders } from './plan-loader.ts';
@@ -133,6 +134,8 @@ export interface SessionRuntime {
    * sent through the provider's chat sender (chat-channels.ts); answers the ids it ended.
    */
   sweepTimeouts(): Promise<string[]>;
+  /** Starts no more hand-offs and waits for those under way; call it before the database closes. */
+  close(): Promise<void>;
 }
 
 export interface SessionRuntimeOptions {
@@ -145,6 +148,12 @@ export interface SessionRuntimeOptions {
   messaging?: Messaging | MessagingOptions;
   /** Runs of one turn that lost its race before it answers `session_busy`. Default 10. */
   maxAttempts?: number;
+  /**
+   * Posts a chat's conversation to the chat destination a `destination` block reached, and runs
+   * the receiver's answer as the block's `dial_result` (docs/handoff.md). Without it, the
+   * channel supplies the `dial_result` (the runtime's own tests).
+   */
+  handOff?: ChatHandOff;
   /** Chats the sweeper takes per pass. Default 200. */
   sweepBatch?: number;
   /** How long a sweeper's claim on a timeout lasts, should it die before ending the chat. Default 60 s. */
@@ -174,6 +183,10 @@ export function createSessionRuntime(ctx: Omit<AppContext, 'sessions'>, options:
   const sweepBatch = options.sweepBatch ?? 200;
   const claimLeaseMs = options.claimLeaseMs ?? 60_000;
   const log = options.log ?? (() => {});
+  const handOff = options.handOff;
+  /** Hand-offs under way in this instance, with the turns that follow them. */
+  const handOffs = new Set<Promise<void>>();
+  let isClosing = false;
   const plans = createPlanLoaders(db, ctx.readCache, log);
   // Turns that end together commit together on SQLite (db/write-batch.ts).
   const writes = createTransactionRunner(db, ctx.dialect);
@@ -330,6 +343,7 @@ export function createSessionRuntime(ctx: Omit<AppContext, 'sessions'>, options:
           return finishTurn(trx, { before: null, result, isTest, webhook, unprompted: false }, outcome, id, 'start', nowText);
         });
         publishLiveEvents(ctx.bus, liveEventsOf(null, session, outcome, isTest));
+        followHandOff(session, outcome, isTest);
         return committed;
       } catch (error) {
         // Another instance stored the same id first: its first turn is the answer.
@@ -391,7 +405,10 @@ export function createSessionRuntime(ctx: Omit<AppContext, 'sessions'>, options:
         committed = null;
       }
       if (committed) {
-        if (!result.ignored) publishLiveEvents(ctx.bus, liveEventsOf(before, session, outcome, isTest));
+        if (!result.ignored) {
+          publishLiveEvents(ctx.bus, liveEventsOf(before, session, outcome, isTest));
+          followHandOff(session, outcome, isTest);
+        }
         return committed;
       }
       turn.observer?.discarded();
@@ -405,6 +422,33 @@ export function createSessionRuntime(ctx: Omit<AppContext, 'sessions'>, options:
     const outcome = await inTurn(sessionId, () => runTurn(sessionId, eventId, event, options));
     // Without a guard a turn always ends stored or thrown.
     return outcome!;
+  }
+
+  /**
+   * A chat turn that reached a chat destination hands the conversation off once it is stored. The
+   * user's channel answers that turn meanwhile (its replies, then the wait); the receiver's answer
+   * becomes the next turn, `handoff:<revision>`, sent to the conversation through the provider's
+   * chat sender. It runs only while the session still waits at that block: a hangup or a sweep
+   * that came first stands.
+   */
+  function followHandOff(session: Session, outcome: StoredOutcome, isTest: boolean): void {
+    if (!handOff || isClosing || session.channel !== 'chat' || session.status === 'ended') return;
+    const dial = outcome.actions.findLast((action): action is DialAction => action.type === 'dial');
+    if (!dial) return;
+    const sessionId = session.id;
+    const eventId = `handoff:${outcome.revision}`;
+    const pathLength = session.path.length;
+    const stillWaiting = (row: SessionRow) => row.status === 'waiting' && parseSession(row).path.length === pathLength;
+    const task = (async () => {
+      const result = await handOff.send({ session, dial, is_test: isTest, delivery_id: `${sessionId}:${outcome.revision}` });
+      if (result.error) log(`hand-off of session ${sessionId} to destination ${dial.destination_id}: ${result.status} after ${result.attempts} attempts (${result.error})`);
+      // A server that stops leaves the chat waiting: another turn, or the sweeper, moves it on.
+      if (isClosing) return;
+      const turn = await inTurn(sessionId, () => runTurn(sessionId, eventId, { type: 'dial_result', status: result.status }, { guard: stillWaiting, unprompted: true }));
+      if (turn && !turn.duplicate) await deliverUnprompted(sessionId, eventId, turn);
+    })().catch((error: unknown) => log(`hand-off of session ${sessionId} failed: ${error instanceof Error ? error.message : String(error)}`));
+    handOffs.add(task);
+    void task.finally(() => handOffs.delete(task));
   }
 
   /** A stored turn nobody waits on goes to the conversation through its provider's chat sender. */
@@ -442,6 +486,11 @@ export function createSessionRuntime(ctx: Omit<AppContext, 'sessions'>, options:
     start,
     handleTurn,
     sweepTimeouts,
+    async close() {
+      isClosing = true;
+      await handOff?.stop();
+      await Promise.all([...handOffs]);
+    },
     async find(sessionId) {
       const row = await findSession(db, sessionId);
       if (!row) return undefined;

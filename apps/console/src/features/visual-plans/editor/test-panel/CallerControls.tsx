@@ -110,6 +110,11 @@ export function CallerControls({ channel, prompt, canAnswer, send }: CallerContr
           </SimpleGrid>
         </Stack>
       )}
+      {prompt?.kind === 'handoff' && (
+        <Text size="sm" role="status" data-testid="test-panel-handoff">
+          {t('testPanel.handoffWaiting', { name: prompt.action.name })}
+        </Text>
+      )}
       {channel === 'chat' && prompt?.kind === 'options' && (
         <Group gap={6} role="group" aria-label={t('testPanel.options')}>
           {prompt.options.map((option) => (

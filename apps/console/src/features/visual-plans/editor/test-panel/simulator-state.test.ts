@@ -80,7 +80,7 @@ describe('simulatorReducer', () => {
     expect(ignored.prompt).toEqual({ kind: 'gather', action: gather });
   });
 
-  test('a chat menu offers its options, a plain reply after it none; a dial waits for its outcome', () => {
+  test("a chat menu offers its options, a plain reply after it none; a hand-off waits for the server's outcome", () => {
     const chat = run([
       { kind: 'start', channel: 'chat', version: 'published' },
       node('start', 'menu', 'voice_menu'),
@@ -98,7 +98,17 @@ describe('simulatorReducer', () => {
       ],
       chat,
     );
-    expect(dialling.prompt?.kind).toBe('dial');
+    // A chat's hand-off is posted by the server: nothing for the tester to pick, until its outcome comes.
+    expect(dialling.prompt?.kind).toBe('handoff');
+    const handedOff = run(
+      [exit('simulator:handoff', 'sales', 'destination', 'busy'), node('simulator:handoff', 'bye', 'play_message'), action('simulator:handoff', { type: 'reply', text: 'Bye!' })],
+      dialling,
+    );
+    expect(handedOff.prompt).toBeNull();
+    expect(handedOff.path.map((e) => [e.node_id, e.exit]).slice(-2)).toEqual([
+      ['sales', 'busy'],
+      ['bye', null],
+    ]);
     // A chatbot's plain reply after the menu: the menu's options are gone with the menu.
     const chatting = run(
       [

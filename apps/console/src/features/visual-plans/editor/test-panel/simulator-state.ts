@@ -25,10 +25,15 @@ export type TranscriptEntry =
   | { from: 'caller'; input: SimulatorInput; label?: string }
   | { from: 'plan'; action: Action; eventId: string };
 
-/** What the plan waits for after its last turn: keys or speech, a dial's outcome, a choice. */
+/**
+ * What the plan waits for after its last turn: keys or speech, a dial's outcome, a choice, or a
+ * chat's hand-off, which the server posts itself (docs/handoff.md): its outcome arrives as the
+ * server's own `simulator:handoff` turn, so the tester has nothing to choose.
+ */
 export type Prompt =
   | { kind: 'gather'; action: Extract<Action, { type: 'gather' }> }
   | { kind: 'dial'; action: Extract<Action, { type: 'dial' }> }
+  | { kind: 'handoff'; action: Extract<Action, { type: 'dial' }> }
   | { kind: 'options'; options: ReplyOption[] };
 
 export interface SimulatorError {
@@ -86,12 +91,12 @@ const freshSession = {
 export const initialSimulatorState: SimulatorState = { connection: 'idle', ...freshSession };
 
 /** What an action leaves the caller to answer, if anything. */
-function promptOf(action: Action): Prompt | null {
+function promptOf(action: Action, channel: SimulatorChannel | null): Prompt | null {
   switch (action.type) {
     case 'gather':
       return { kind: 'gather', action };
     case 'dial':
-      return { kind: 'dial', action };
+      return { kind: channel === 'chat' ? 'handoff' : 'dial', action };
     case 'reply':
       return action.options && action.options.length > 0 ? { kind: 'options', options: action.options } : null;
     default:
@@ -132,7 +137,7 @@ function applyFrame(state: SimulatorState, frame: SimulatorServerFrame): Simulat
       return {
         ...marked,
         transcript: [...marked.transcript, { from: 'plan', action: frame.action, eventId: frame.event_id }],
-        prompt: promptOf(frame.action) ?? marked.prompt,
+        prompt: promptOf(frame.action, marked.channel) ?? marked.prompt,
       };
     case 'ended':
       return { ...marked, report: frame.report, variables: frame.report.variables, status: 'ended', prompt: null };

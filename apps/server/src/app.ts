@@ -18,6 +18,7 @@ import { registerIntegrationRoutes } from './modules/tenants/integrations.routes
 import { twilioHooksPlugin } from './modules/twilio/twilio.routes.ts';
 import { registerMeRoutes } from './modules/users/me.routes.ts';
 import { registerVisualPlanRoutes } from './modules/visual-plans/visual-plans.routes.ts';
+import { whatsappHooksPlugin } from './modules/whatsapp/whatsapp.routes.ts';
 import { webchatPlugin } from './modules/webchat/webchat.routes.ts';
 import { registerWidgetRoute } from './modules/webchat/widget.routes.ts';
 import { authPlugin } from './plugins/auth.ts';
@@ -91,6 +92,8 @@ export async function buildApp(ctx: AppContext, options: FastifyServerOptions = 
       await api.register(simulatorPlugin, { ctx, apiPrefix: API_PREFIX });
       // Called by Twilio, which signs its requests instead of sending a token.
       await api.register(twilioHooksPlugin, { ctx });
+      // Called by Meta, which signs its deliveries with the number's app secret instead of sending a token.
+      await api.register(whatsappHooksPlugin, { ctx });
       // Called by other sites' pages: the number's public key and allowed origins stand for a token.
       await api.register(webchatPlugin, { ctx });
       registerMediaRoutes(api, ctx);

@@ -91,6 +91,8 @@ export const errorCodes = [
   'start_node_not_found',
   'upgrade_required',
   'invalid_twilio_signature',
+  'invalid_whatsapp_signature',
+  'invalid_whatsapp_verify_token',
   'invalid_media_signature',
   'media_url_expired',
   'webchat_key_not_found',

@@ -3,6 +3,7 @@ import twilio from 'twilio';
 import type RequestClient from 'twilio/lib/base/RequestClient.js';
 import type { AppContext } from '../../context.ts';
 import { tenantIntegrations } from '../tenants/integrations.routes.ts';
+import { sendWhatsAppText } from '../whatsapp/whatsapp-channel.ts';
 
 export interface MessagingOptions {
   /** Twilio's REST API (TWILIO_API_URL); tests point it at a local server. */
@@ -35,17 +36,18 @@ class BaseUrlRequestClient extends twilio.RequestClient {
  * The `send_message` block's port, through the tenant's integrations (spec section 3).
  *
  * SMS goes through Twilio's Messages API with the official client when the tenant has its SID and
- * token, from the number the session runs on. WhatsApp needs the number's WhatsApp configuration;
- * until then, and for a tenant without Twilio, the answer is `not_configured` and the block takes
- * `failed`. Nothing is pretended: a message is `sent` only when the provider took it.
+ * token, from the number the session runs on. WhatsApp goes through the Graph API with that
+ * number's WhatsApp configuration, within the 24-hour customer service window
+ * (docs/channels-whatsapp.md). Without the configuration the answer is `not_configured` and the
+ * block takes `failed`. Nothing is pretended: a message is `sent` only when the provider took it.
  */
-export function createMessaging(ctx: Pick<AppContext, 'db' | 'keys'>, options: MessagingOptions = {}): Messaging {
+export function createMessaging(ctx: Pick<AppContext, 'db' | 'keys' | 'config'>, options: MessagingOptions = {}): Messaging {
   const baseUrl = (options.twilioApiUrl ?? TWILIO_API_URL).replace(/\/+$/, '');
   // One HTTP client (and its kept connections) for every tenant's Twilio client.
   const httpClient = baseUrl === TWILIO_API_URL ? new twilio.RequestClient({ timeout: SEND_TIMEOUT_MS }) : new BaseUrlRequestClient(baseUrl);
   return {
     async send(message) {
-      if (message.channel !== 'sms') return { ok: false, reason: 'not_configured' };
+      if (message.channel === 'whatsapp') return sendWhatsAppText(ctx, message);
       const { twilio_sid: sid, twilio_token: token } = await tenantIntegrations(ctx, message.tenantId);
       if (!sid || !token) return { ok: false, reason: 'not_configured' };
       try {

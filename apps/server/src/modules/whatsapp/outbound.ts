@@ -1,0 +1,108 @@
+/**
+ * Engine actions as WhatsApp Cloud API messages (docs/channels-whatsapp.md, "Actions as
+ * messages"): the bodies of `POST /{phone_number_id}/messages` without `to`, which the sender adds.
+ * Meta refuses a message over its limits as a whole, so texts are split and titles shortened here.
+ */
+import type { ReplyOption } from '@voxplan/engine';
+
+/** Meta's limits, in characters (code points). */
+export const whatsappLimits = {
+  text: 4096,
+  buttons: 3,
+  buttonBody: 1024,
+  buttonTitle: 20,
+  listRows: 10,
+  listBody: 4096,
+  listButton: 20,
+  rowTitle: 24,
+  rowDescription: 72,
+} as const;
+
+/** What opens a list: a symbol rather than a word, since a plan names no language. */
+export const LIST_BUTTON = '☰';
+
+export type GraphMessage =
+  | { type: 'text'; text: { body: string; preview_url: false } }
+  | { type: 'interactive'; interactive: { type: 'button'; body: { text: string }; action: { buttons: Array<{ type: 'reply'; reply: { id: string; title: string } }> } } }
+  | {
+      type: 'interactive';
+      interactive: {
+        type: 'list';
+        body: { text: string };
+        action: { button: string; sections: Array<{ rows: Array<{ id: string; title: string; description?: string }> }> };
+      };
+    };
+
+const codePoints = (text: string): string[] => Array.from(text);
+
+/** At most `max` characters, the last one an ellipsis when something was cut. */
+export function shorten(text: string, max: number): string {
+  const chars = codePoints(text);
+  return chars.length <= max ? text : `${chars.slice(0, max - 1).join('')}…`;
+}
+
+/**
+ * The text in pieces of at most `max` characters, cut after the last line break (else space) of a
+ * piece when it has one in its second half, so that words and lines stay whole where they can.
+ */
+export function splitText(text: string, max: number): string[] {
+  const pieces: string[] = [];
+  let rest = codePoints(text);
+  while (rest.length > max) {
+    const head = rest.slice(0, max);
+    const line = head.lastIndexOf('\n');
+    const space = head.lastIndexOf(' ');
+    const cut = line >= max / 2 ? line + 1 : space >= max / 2 ? space + 1 : max;
+    pieces.push(rest.slice(0, cut).join('').trimEnd());
+    rest = rest.slice(cut);
+  }
+  const last = rest.join('');
+  if (last.trim() !== '' || pieces.length === 0) pieces.push(last);
+  return pieces.filter((piece) => piece.trim() !== '');
+}
+
+const textMessage = (body: string): GraphMessage => ({ type: 'text', text: { body, preview_url: false } });
+
+/** A free-form text: one message, or several when it is longer than Meta takes. */
+export function textMessages(text: string): GraphMessage[] {
+  return splitText(text, whatsappLimits.text).map(textMessage);
+}
+
+/**
+ * The text before an interactive message, and the body it keeps: the last piece that fits the
+ * body's limit goes into it, the rest leaves first as text. A body is required; without a prompt
+ * the choices themselves are its text.
+ */
+function withBody(text: string, max: number, options: readonly ReplyOption[]): { before: GraphMessage[]; body: string } {
+  const pieces = splitText(text, max);
+  const body = pieces.pop() ?? shorten(options.map((option) => option.label).join(' / '), max);
+  return { before: pieces.map(textMessage), body };
+}
+
+/**
+ * A chat reply: its text, with its choices as reply buttons (up to 3, every label whole within 20
+ * characters), else a list (up to 10 rows; a label over 24 characters is shortened in the title and
+ * given whole in the row's description), else numbered lines the user answers by number or label.
+ */
+export function replyMessages(text: string, options: readonly ReplyOption[] = []): GraphMessage[] {
+  if (options.length === 0) return textMessages(text);
+  const fitsButtons =
+    options.length <= whatsappLimits.buttons &&
+    options.every((option) => codePoints(option.label).length <= whatsappLimits.buttonTitle) &&
+    new Set(options.map((option) => option.label)).size === options.length;
+  if (fitsButtons) {
+    const { before, body } = withBody(text, whatsappLimits.buttonBody, options);
+    const buttons = options.map((option) => ({ type: 'reply' as const, reply: { id: option.id, title: option.label } }));
+    return [...before, { type: 'interactive', interactive: { type: 'button', body: { text: body }, action: { buttons } } }];
+  }
+  if (options.length <= whatsappLimits.listRows) {
+    const { before, body } = withBody(text, whatsappLimits.listBody, options);
+    const rows = options.map((option) => {
+      const title = shorten(option.label, whatsappLimits.rowTitle);
+      return { id: option.id, title, ...(title !== option.label && { description: shorten(option.label, whatsappLimits.rowDescription) }) };
+    });
+    return [...before, { type: 'interactive', interactive: { type: 'list', body: { text: body }, action: { button: LIST_BUTTON, sections: [{ rows }] } } }];
+  }
+  const lines = options.map((option) => (option.label === option.id ? option.id : `${option.id} - ${option.label}`));
+  return textMessages([text, ...lines].filter((line) => line.trim() !== '').join('\n'));
+}

@@ -1,0 +1,172 @@
+/**
+ * The WhatsApp Cloud API channel's sending side (docs/channels-whatsapp.md): a number's account,
+ * the 24-hour customer service window, messages through the Graph API and what became of them.
+ *
+ * Everything a number sends goes through `sendWhatsApp`: the replies of a conversation's turns,
+ * the sweeper's last words (registered as the provider's chat sender) and the `send_message`
+ * block (the messaging port), so the window is kept alike for all of them.
+ */
+import type { Action, MessagingResult, OutgoingMessage } from '@voxplan/engine';
+import type { Kysely } from 'kysely';
+import type { Config } from '../../config.ts';
+import type { Database } from '../../db/schema.ts';
+import type { Keys } from '../../lib/keys.ts';
+import { decryptSecret } from '../../lib/keys.ts';
+import { type ChatDelivery, type ChatSenderContext, registerChatSender } from '../sessions/chat-channels.ts';
+import { type GraphMessage, replyMessages, textMessages } from './outbound.ts';
+
+/** How long one request to the Graph API may hold a turn. */
+const SEND_TIMEOUT_MS = 10_000;
+
+/** Meta takes free-form messages only this long after the user's last message (the customer service window). */
+export const CUSTOMER_WINDOW_MS = 24 * 3600 * 1000;
+
+/** What the channel needs of the app. */
+export type WhatsAppContext = { db: Kysely<Database>; keys: Keys; config: Pick<Config, 'whatsappGraphUrl' | 'whatsappGraphVersion'> };
+
+/** A number's WhatsApp configuration, secrets decrypted; null when none is stored. */
+export interface WhatsAppAccount {
+  number_id: number;
+  tenant_id: number;
+  /** E.164. */
+  number: string;
+  provider: Database['numbers']['provider'];
+  chat_plan_id: number | null;
+  verify_token: string;
+  phone_number_id: string;
+  token: string | null;
+  app_secret: string | null;
+}
+
+/** The user's WhatsApp id (wa_id): the phone number's digits, as Meta names users. */
+export const contactOf = (address: string): string => address.trim().replace(/^\+/, '');
+
+async function accountWhere(ctx: WhatsAppContext, where: { id: number } | { tenant_id: number; number: string }): Promise<WhatsAppAccount | undefined> {
+  let query = ctx.db
+    .selectFrom('numbers')
+    .select(['id', 'tenant_id', 'number', 'provider', 'chat_plan_id', 'whatsapp_verify_token', 'whatsapp_phone_number_id', 'whatsapp_token', 'whatsapp_app_secret']);
+  query = 'id' in where ? query.where('id', '=', where.id) : query.where('tenant_id', '=', where.tenant_id).where('number', '=', where.number);
+  const row = await query.executeTakeFirst();
+  if (!row) return undefined;
+  const secret = (stored: string | null) => (stored === null ? null : decryptSecret(ctx.keys.secretsKey, stored));
+  return {
+    number_id: row.id,
+    tenant_id: row.tenant_id,
+    number: row.number,
+    provider: row.provider,
+    chat_plan_id: row.chat_plan_id,
+    verify_token: row.whatsapp_verify_token,
+    phone_number_id: row.whatsapp_phone_number_id,
+    token: secret(row.whatsapp_token),
+    app_secret: secret(row.whatsapp_app_secret),
+  };
+}
+
+/** The number a webhook URL names (`/hooks/whatsapp/{id}`). */
+export const accountById = (ctx: WhatsAppContext, numberId: number) => accountWhere(ctx, { id: numberId });
+
+/** The tenant's number a session runs on (its `called`), which sends in its name. */
+export const accountByNumber = (ctx: WhatsAppContext, tenantId: number, e164: string) => accountWhere(ctx, { tenant_id: tenantId, number: e164 });
+
+/** Whether the user wrote to the number in the last 24 hours: Meta refuses free-form messages otherwise. */
+export async function isInCustomerWindow(db: Kysely<Database>, numberId: number, contact: string, now = new Date()): Promise<boolean> {
+  const since = new Date(now.getTime() - CUSTOMER_WINDOW_MS).toISOString();
+  const last = await db
+    .selectFrom('whatsapp_messages')
+    .select('id')
+    .where('number_id', '=', numberId)
+    .where('contact', '=', contact)
+    .where('direction', '=', 'inbound')
+    .where('sent_time', '>=', since)
+    .limit(1)
+    .executeTakeFirst();
+  return last !== undefined;
+}
+
+/** Meta's answer to a sent message: `{messages: [{id}]}`. */
+function sentIdOf(body: unknown): string | undefined {
+  const messages = typeof body === 'object' && body !== null ? (body as { messages?: unknown }).messages : undefined;
+  const first: unknown = Array.isArray(messages) ? messages[0] : undefined;
+  const id = typeof first === 'object' && first !== null ? (first as { id?: unknown }).id : undefined;
+  return typeof id === 'string' && id !== '' ? id : undefined;
+}
+
+async function post(ctx: WhatsAppContext, account: WhatsAppAccount, token: string, to: string, message: GraphMessage): Promise<MessagingResult> {
+  const { whatsappGraphUrl, whatsappGraphVersion } = ctx.config;
+  const url = `${whatsappGraphUrl}/${whatsappGraphVersion}/${encodeURIComponent(account.phone_number_id)}/messages`;
+  let response: Response;
+  try {
+    response = await fetch(url, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ messaging_product: 'whatsapp', recipient_type: 'individual', to, ...message }),
+      signal: AbortSignal.timeout(SEND_TIMEOUT_MS),
+    });
+  } catch (error) {
+    return { ok: false, reason: error instanceof Error && error.name === 'TimeoutError' ? 'timeout' : 'network' };
+  }
+  const body: unknown = await response.json().catch(() => undefined);
+  const id = response.ok ? sentIdOf(body) : undefined;
+  // Nothing is reported sent that Meta did not take and name.
+  return id ? { ok: true, id } : { ok: false, reason: `provider_status_${response.status}` };
+}
+
+/**
+ * Sends messages to a user in order, each recorded (with the session it belongs to) for the
+ * statuses Meta reports later. Outside the customer service window nothing is sent
+ * (`outside_customer_window`); the first refusal stops the rest. Answers the last message's id.
+ */
+export async function sendWhatsApp(ctx: WhatsAppContext, account: WhatsAppAccount, to: string, messages: readonly GraphMessage[], sessionId: string | null): Promise<MessagingResult> {
+  if (!account.token || account.phone_number_id === '') return { ok: false, reason: 'not_configured' };
+  const contact = contactOf(to);
+  if (!(await isInCustomerWindow(ctx.db, account.number_id, contact))) return { ok: false, reason: 'outside_customer_window' };
+  let result: MessagingResult = { ok: false, reason: 'empty' };
+  for (const message of messages) {
+    result = await post(ctx, account, account.token, contact, message);
+    if (!result.ok) return result;
+    const now = new Date().toISOString();
+    await ctx.db
+      .insertInto('whatsapp_messages')
+      .values({ id: result.id!, tenant_id: account.tenant_id, number_id: account.number_id, direction: 'outbound', contact, session_id: sessionId, status: 'accepted', sent_time: now, updated_time: now })
+      .onConflict((oc) => oc.column('id').doNothing())
+      .execute();
+  }
+  return result;
+}
+
+/** The `send_message` block over WhatsApp: from the number the session runs on, as a free-form text. */
+export async function sendWhatsAppText(ctx: WhatsAppContext, message: OutgoingMessage): Promise<MessagingResult> {
+  const account = await accountByNumber(ctx, message.tenantId, message.from);
+  if (!account) return { ok: false, reason: 'not_configured' };
+  return sendWhatsApp(ctx, account, message.to, textMessages(message.text), null);
+}
+
+/** The replies among a turn's actions, sent to the conversation's user. */
+export function sendReplies(ctx: WhatsAppContext, account: WhatsAppAccount, to: string, sessionId: string, actions: readonly Action[]): Promise<MessagingResult> {
+  const messages = actions.flatMap((action) => (action.type === 'reply' ? replyMessages(action.text, action.options) : []));
+  return messages.length === 0 ? Promise.resolve({ ok: true }) : sendWhatsApp(ctx, account, to, messages, sessionId);
+}
+
+/** How far a sent message got, as Meta reports it; a status never goes back (statuses may arrive out of order). */
+const statusRank: Record<string, number> = { accepted: 0, sent: 1, delivered: 2, read: 3, failed: 4 };
+export const deliveryStatuses = ['sent', 'delivered', 'read', 'failed'] as const;
+
+/** Records a delivery status of one of our messages; one of another sender (unknown id) is left alone. */
+export async function recordStatus(db: Kysely<Database>, numberId: number, messageId: string, status: (typeof deliveryStatuses)[number], error: string): Promise<void> {
+  const before = Object.keys(statusRank).filter((name) => statusRank[name]! < statusRank[status]!);
+  await db
+    .updateTable('whatsapp_messages')
+    .set({ status, error, updated_time: new Date().toISOString() })
+    .where('id', '=', messageId)
+    .where('number_id', '=', numberId)
+    .where('direction', '=', 'outbound')
+    .where('status', 'in', before)
+    .execute();
+}
+
+/** The sweeper's and the hand-off's turns (chat-channels.ts): their replies go out as any turn's. */
+registerChatSender('whatsapp', async (ctx: ChatSenderContext, { session, outcome }: ChatDelivery) => {
+  const account = await accountByNumber(ctx, session.tenant_id, session.called);
+  const result = account ? await sendReplies(ctx, account, session.caller, session.id, outcome.actions) : { ok: false, reason: 'not_configured' };
+  if (!result.ok) throw new Error(`WhatsApp replies of session ${session.id} not sent: ${result.reason}`);
+});

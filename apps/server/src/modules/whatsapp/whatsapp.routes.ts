@@ -1,0 +1,268 @@
+/**
+ * Meta's WhatsApp Cloud API webhook of a number (docs/channels-whatsapp.md): the verification
+ * handshake (GET) and the deliveries (POST) of messages and statuses, at the URL the numbers
+ * screen shows (`/hooks/whatsapp/{number id}`). Every delivery's `X-Hub-Signature-256` is checked
+ * against the raw body with the number's app secret before anything runs. A conversation is a
+ * chat session (docs/sessions.md); Meta's message ids are its event ids, so a redelivery runs
+ * nothing twice.
+ */
+import { createHmac } from 'node:crypto';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import type { AppContext } from '../../context.ts';
+import { AppError, badRequest, forbidden } from '../../errors.ts';
+import { safeEqualHex } from '../../lib/keys.ts';
+import { choosePlan, findNumber } from '../numbers/number-lookup.ts';
+import type { TurnOutcome } from '../sessions/sessions.service.ts';
+import { accountById, contactOf, deliveryStatuses, recordStatus, sendReplies, type WhatsAppAccount } from './whatsapp-channel.ts';
+
+const paramsSchema = z.object({ numberId: z.coerce.number().int().positive() });
+
+const verifyQuery = z.object({
+  'hub.mode': z.string().optional(),
+  'hub.verify_token': z.string().optional(),
+  'hub.challenge': z.string().optional(),
+});
+
+/** The parts of Meta's payload the channel reads; anything else in it is left alone. */
+const inboundMessage = z.object({
+  from: z.string().min(1),
+  id: z.string().min(1).max(180),
+  timestamp: z.string().optional(),
+  type: z.string(),
+  text: z.object({ body: z.string() }).optional(),
+  interactive: z
+    .object({
+      type: z.string(),
+      button_reply: z.object({ id: z.string(), title: z.string() }).optional(),
+      list_reply: z.object({ id: z.string(), title: z.string() }).optional(),
+    })
+    .optional(),
+  // A template's quick-reply button.
+  button: z.object({ payload: z.string().optional(), text: z.string() }).optional(),
+});
+type InboundMessage = z.infer<typeof inboundMessage>;
+
+const deliveryStatus = z.object({
+  id: z.string().min(1),
+  status: z.string(),
+  errors: z.array(z.object({ code: z.number().optional(), title: z.string().optional() })).optional(),
+});
+
+const deliverySchema = z.object({
+  entry: z.array(
+    z.object({
+      changes: z.array(
+        z.object({
+          field: z.string().optional(),
+          value: z.object({
+            metadata: z.object({ phone_number_id: z.string() }).optional(),
+            messages: z.array(inboundMessage).optional(),
+            statuses: z.array(deliveryStatus).optional(),
+          }),
+        }),
+      ),
+    }),
+  ),
+});
+
+/** What a message says to the plan: its text, or the id of the button or row chosen (a menu option's digits). */
+export function textOf(message: InboundMessage): string | undefined {
+  if (message.type === 'text') return message.text?.body;
+  if (message.type === 'interactive') return message.interactive?.button_reply?.id ?? message.interactive?.list_reply?.id;
+  if (message.type === 'button') return message.button?.payload || message.button?.text;
+  return undefined;
+}
+
+/** When the user sent it: Meta's timestamp (Unix seconds), else now. */
+function sentTimeOf(message: InboundMessage): string {
+  const seconds = Number(message.timestamp);
+  return new Date(Number.isFinite(seconds) && message.timestamp !== undefined ? seconds * 1000 : Date.now()).toISOString();
+}
+
+/** The session a first message starts: named by the message, so a redelivered first message starts nothing new. */
+const startIdOf = (messageId: string): string => `whatsapp:${messageId}`;
+
+/** Whether `sent` equals `expected`, in a time that does not tell how much of it matched. */
+const sameText = (sent: string, expected: string): boolean =>
+  safeEqualHex(Buffer.from(sent, 'utf8').toString('hex'), Buffer.from(expected, 'utf8').toString('hex'));
+
+export async function whatsappHooksPlugin(app: FastifyInstance, options: { ctx: AppContext }): Promise<void> {
+  const { ctx } = options;
+  // The signature covers the bytes Meta sent: these routes (and only these) keep the raw body.
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
+
+  const whatsappAccount = async (request: FastifyRequest): Promise<{ numberId: number; account: WhatsAppAccount | undefined }> => {
+    const { numberId } = paramsSchema.parse(request.params);
+    const account = await accountById(ctx, numberId);
+    return { numberId, account: account?.provider === 'whatsapp' ? account : undefined };
+  };
+
+  app.get(
+    '/hooks/whatsapp/:numberId',
+    {
+      schema: {
+        tags: ['hooks'],
+        security: [],
+        params: paramsSchema,
+        querystring: verifyQuery,
+        description:
+          "Meta's webhook verification: hub.mode=subscribe and hub.verify_token equal to the number's verification token answer hub.challenge as text; anything else 403 invalid_whatsapp_verify_token. See docs/channels-whatsapp.md.",
+      },
+    },
+    async (request, reply) => {
+      const query = request.query as z.infer<typeof verifyQuery>;
+      const { numberId, account } = await whatsappAccount(request);
+      const token = query['hub.verify_token'] ?? '';
+      if (query['hub.mode'] !== 'subscribe' || !account || account.verify_token === '' || !sameText(token, account.verify_token)) {
+        request.log.warn({ number_id: numberId, mode: query['hub.mode'] }, 'WhatsApp webhook verification refused');
+        throw forbidden('invalid_whatsapp_verify_token');
+      }
+      return reply.type('text/plain; charset=utf-8').send(query['hub.challenge'] ?? '');
+    },
+  );
+
+  /** Refuses (403, logged) a delivery whose X-Hub-Signature-256 is not the HMAC-SHA256 of its raw body with the number's app secret. */
+  function checkSignature(request: FastifyRequest, numberId: number, account: WhatsAppAccount | undefined, raw: Buffer): asserts account is WhatsAppAccount {
+    const header = request.headers['x-hub-signature-256'];
+    const sent = typeof header === 'string' && header.startsWith('sha256=') ? header.slice('sha256='.length) : undefined;
+    const reason = !account
+      ? 'no WhatsApp number with this id'
+      : !account.app_secret
+        ? 'number without an app secret'
+        : sent === undefined
+          ? 'missing signature'
+          : safeEqualHex(sent, createHmac('sha256', account.app_secret).update(raw).digest('hex'))
+            ? undefined
+            : 'signature does not match';
+    if (reason !== undefined) {
+      request.log.warn({ number_id: numberId, reason }, 'WhatsApp delivery refused');
+      throw forbidden('invalid_whatsapp_signature');
+    }
+  }
+
+  /** The chat waiting for this user on this number, if any: their next message is its next event. */
+  async function waitingChat(account: WhatsAppAccount, contact: string): Promise<string | undefined> {
+    const row = await ctx.db
+      .selectFrom('sessions')
+      .select('id')
+      .where('tenant_id', '=', account.tenant_id)
+      .where('status', '=', 'waiting')
+      .where('provider', '=', 'whatsapp')
+      .where('called', '=', account.number)
+      .where('caller', '=', `+${contact}`)
+      .orderBy('created_time', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+    return row?.id;
+  }
+
+  /**
+   * The session a message belongs to, recorded with it (the message also opens the customer
+   * window): the one it was recorded with before (a redelivery), else the chat waiting for this
+   * user, else a new one. Two instances given the same message agree on the one recorded first.
+   */
+  async function sessionOf(account: WhatsAppAccount, message: InboundMessage, contact: string): Promise<string | null> {
+    const recorded = () => ctx.db.selectFrom('whatsapp_messages').select('session_id').where('id', '=', message.id).executeTakeFirst();
+    const known = await recorded();
+    if (known) return known.session_id;
+    const sessionId = textOf(message) === undefined ? null : ((await waitingChat(account, contact)) ?? startIdOf(message.id));
+    const now = new Date().toISOString();
+    await ctx.db
+      .insertInto('whatsapp_messages')
+      .values({ id: message.id, tenant_id: account.tenant_id, number_id: account.number_id, direction: 'inbound', contact, session_id: sessionId, status: 'received', sent_time: sentTimeOf(message), updated_time: now })
+      .onConflict((oc) => oc.column('id').doNothing())
+      .execute();
+    return (await recorded())?.session_id ?? null;
+  }
+
+  async function startChat(request: FastifyRequest, account: WhatsAppAccount, sessionId: string, caller: string): Promise<TurnOutcome | undefined> {
+    const route = await findNumber(ctx.db, account.number);
+    const planId = route ? choosePlan(route, 'chat', new Date(), caller) : null;
+    if (planId === null) {
+      request.log.warn({ number_id: account.number_id }, 'WhatsApp message to a number without a chat plan');
+      return undefined;
+    }
+    try {
+      return await ctx.sessions.start({
+        id: sessionId,
+        tenant_id: account.tenant_id,
+        plan_id: planId,
+        channel: 'chat',
+        provider: 'whatsapp',
+        direction: 'inbound',
+        caller,
+        called: account.number,
+      });
+    } catch (error) {
+      // A plan never published or gone: nothing can answer; Meta gets its 200 rather than retrying for days.
+      if (!(error instanceof AppError) || error.statusCode >= 500 || error.code === 'session_busy') throw error;
+      request.log.warn({ number_id: account.number_id, plan_id: planId, code: error.code }, 'WhatsApp chat whose plan cannot start');
+      return undefined;
+    }
+  }
+
+  async function receive(request: FastifyRequest, account: WhatsAppAccount, message: InboundMessage): Promise<void> {
+    const contact = contactOf(message.from);
+    const caller = `+${contact}`;
+    const sessionId = await sessionOf(account, message, contact);
+    const text = textOf(message);
+    if (text === undefined || sessionId === null) {
+      request.log.info({ number_id: account.number_id, type: message.type }, 'WhatsApp message of a kind plans do not read');
+      return;
+    }
+    // The first message opens the conversation (the plan greets); the next ones are its answers.
+    const outcome =
+      sessionId === startIdOf(message.id)
+        ? await startChat(request, account, sessionId, caller)
+        : await ctx.sessions.handleTurn(sessionId, message.id, { type: 'message', text }, { tenantId: account.tenant_id });
+    // A redelivery was answered when it first came.
+    if (!outcome || outcome.duplicate) return;
+    const sent = await sendReplies(ctx, account, caller, sessionId, outcome.actions);
+    if (!sent.ok) request.log.warn({ number_id: account.number_id, session_id: sessionId, reason: sent.reason }, 'WhatsApp replies not sent');
+  }
+
+  app.post(
+    '/hooks/whatsapp/:numberId',
+    {
+      schema: {
+        tags: ['hooks'],
+        security: [],
+        params: paramsSchema,
+        consumes: ['application/json'],
+        description:
+          "Meta's deliveries for the number: messages (text, button and list replies) run its chat plan, statuses (sent, delivered, read, failed) are recorded. " +
+          'X-Hub-Signature-256 must be sha256=HMAC-SHA256(raw body, the number’s app secret), else 403 invalid_whatsapp_signature and nothing runs. Answers 200. See docs/channels-whatsapp.md.',
+      },
+    },
+    async (request, reply) => {
+      const { numberId, account } = await whatsappAccount(request);
+      const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+      checkSignature(request, numberId, account, raw);
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(raw.toString('utf8'));
+      } catch {
+        throw badRequest('invalid_input', [{ path: '', message: 'the body is not JSON' }]);
+      }
+      const delivery = deliverySchema.safeParse(parsed);
+      if (!delivery.success) throw badRequest('invalid_input', delivery.error.issues.map((issue) => ({ path: issue.path.join('.'), message: issue.message })));
+      for (const change of delivery.data.entry.flatMap((entry) => entry.changes)) {
+        const { metadata, messages = [], statuses = [] } = change.value;
+        // An app's webhook may carry its other numbers' traffic: each number answers its own.
+        if (metadata && account.phone_number_id !== '' && metadata.phone_number_id !== account.phone_number_id) {
+          request.log.info({ number_id: numberId, phone_number_id: metadata.phone_number_id }, 'WhatsApp delivery for another phone number id left alone');
+          continue;
+        }
+        for (const message of messages) await receive(request, account, message);
+        for (const status of statuses) {
+          const name = deliveryStatuses.find((candidate) => candidate === status.status);
+          const error = status.errors?.[0];
+          if (name) await recordStatus(ctx.db, numberId, status.id, name, error ? `${error.code ?? ''} ${error.title ?? ''}`.trim() : '');
+        }
+      }
+      return reply.status(200).send({ ok: true });
+    },
+  );
+}

@@ -1,0 +1,363 @@
+/**
+ * WhatsApp Cloud API end to end: deliveries as Meta sends them (the documented webhook payloads,
+ * signed with the app secret over the raw body), and a local server playing the Graph API's
+ * messages endpoint, which records what the channel sends and answers as Meta does.
+ */
+import { createHmac } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { PhoneNumber } from '@voxplan/contracts';
+import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
+import { createTenantMember, errorOf, startTestServer, type TenantMember, type TestServer } from './harness.ts';
+import { type FixtureDocument, storePlan } from './sessions-helpers.ts';
+
+const APP_SECRET = 'meta-app-secret-1';
+const TOKEN = 'EAAG-whatsapp-access-token-1';
+const PHONE_ID = '106540352242922';
+const NOTIFY_PHONE_ID = '106540352242923';
+const VERIFY_TOKEN = 'verify-me-please';
+const NUMBER = '+551140000001';
+const NOTIFY_NUMBER = '+551140000002';
+
+let server: TestServer;
+let member: TenantMember;
+let graph: http.Server;
+let menuNumber: PhoneNumber;
+let notifyNumber: PhoneNumber;
+
+interface GraphRequest {
+  url: string;
+  authorization: string | undefined;
+  body: { messaging_product: string; to: string; type: string; text?: { body: string }; interactive?: Record<string, unknown> };
+}
+const sent: GraphRequest[] = [];
+let nextId = 0;
+
+const node = (id: string, type: string, data: Record<string, unknown> = {}) => ({ id, type, position: { x: 0, y: 0 }, data });
+const edge = (source: string, exit: string, target: string) => ({ id: `${source}-${exit}`, source, source_exit: exit, target });
+const plan = (name: string, nodes: FixtureDocument['nodes'], edges: ReturnType<typeof edge>[]): FixtureDocument => ({
+  name,
+  format_version: 1,
+  settings: { session_timeout_min: 30, chat_text: 'Closed for inactivity.', sync_with_voice_text: false, webhook: '' },
+  nodes,
+  edges,
+});
+
+/** A menu answered by a button (3 short options), then a list (5 options, one label too long for a row title). */
+const menuPlan = plan(
+  'WhatsApp menu',
+  [
+    node('start', 'start', { hangup_chat_message: 'Bye!' }),
+    node('welcome', 'play_message', { chat_text: 'Welcome to ACME.' }),
+    node('menu', 'voice_menu', {
+      chat_text: 'How can we help?',
+      options: [
+        { digits: '1', label: 'Plans' },
+        { digits: '2', label: 'Support' },
+        { digits: '3', label: 'Billing' },
+      ],
+    }),
+    node('plans', 'voice_menu', {
+      chat_text: 'Which plan?',
+      options: [
+        { digits: '1', label: 'Basic' },
+        { digits: '2', label: 'Plus' },
+        { digits: '3', label: 'Pro' },
+        { digits: '4', label: 'Enterprise with volume discounts' },
+        { digits: '5', label: 'Other' },
+      ],
+    }),
+    node('enterprise', 'play_message', { chat_text: 'Our sales team will write to you.' }),
+    node('bye', 'hangup', {}),
+  ],
+  [edge('start', 'next', 'welcome'), edge('welcome', 'next', 'menu'), edge('menu', '1', 'plans'), edge('plans', '4', 'enterprise'), edge('enterprise', 'next', 'bye')],
+);
+
+/** send_message over WhatsApp to the user, then says which exit it took. */
+const notifyPlan = plan(
+  'WhatsApp notify',
+  [
+    node('start', 'start', {}),
+    node('notify', 'send_message', { channel: 'whatsapp', to: '{{caller}}', text: 'Your ticket is open.' }),
+    node('ok', 'play_message', { chat_text: 'Sent.' }),
+    node('ko', 'play_message', { chat_text: 'Not sent.' }),
+  ],
+  [edge('start', 'next', 'notify'), edge('notify', 'sent', 'ok'), edge('notify', 'failed', 'ko')],
+);
+
+type Value = Record<string, unknown>;
+
+/** A delivery of Meta's webhook for a phone number id, with the change's value. */
+const delivery = (value: Value, phoneId = PHONE_ID) => ({
+  object: 'whatsapp_business_account',
+  entry: [
+    {
+      id: '102290129340398',
+      changes: [{ field: 'messages', value: { messaging_product: 'whatsapp', metadata: { display_phone_number: '551140000001', phone_number_id: phoneId }, ...value } }],
+    },
+  ],
+});
+
+const nowSeconds = () => String(Math.floor(Date.now() / 1000));
+const contacts = (user: string) => [{ profile: { name: 'Ana' }, wa_id: user }];
+const textMessage = (user: string, id: string, body: string, timestamp = nowSeconds()) => ({
+  contacts: contacts(user),
+  messages: [{ from: user, id, timestamp, type: 'text', text: { body } }],
+});
+const interactiveReply = (user: string, id: string, kind: 'button_reply' | 'list_reply', reply: Value) => ({
+  contacts: contacts(user),
+  messages: [{ context: { from: '551140000001', id: 'wamid.previous' }, from: user, id, timestamp: nowSeconds(), type: 'interactive', interactive: { type: kind, [kind]: reply } }],
+});
+
+const sign = (body: string, secret = APP_SECRET) => `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
+
+/** Posts a delivery as Meta does: the JSON text, signed over those very bytes. */
+function deliver(numberId: number, payload: unknown, options: { signature?: string | null; body?: string } = {}) {
+  const body = options.body ?? JSON.stringify(payload);
+  const signature = options.signature === undefined ? sign(body) : options.signature;
+  return server.app.inject({
+    method: 'POST',
+    url: `/api/v1/hooks/whatsapp/${numberId}`,
+    headers: { 'content-type': 'application/json', ...(signature !== null && { 'x-hub-signature-256': signature }) },
+    payload: body,
+  });
+}
+
+const sessionOf = async (messageId: string) => (await server.ctx.sessions.find(`whatsapp:${messageId}`))!;
+const eventsOf = (sessionId: string) => server.ctx.db.selectFrom('session_events').select(['event_id', 'revision']).where('session_id', '=', sessionId).orderBy('revision').execute();
+const messagesTable = () => server.ctx.db.selectFrom('whatsapp_messages').selectAll().orderBy('id').execute();
+
+beforeAll(async () => {
+  graph = http.createServer((request, response) => {
+    let body = '';
+    request.on('data', (chunk: Buffer) => (body += chunk.toString()));
+    request.on('end', () => {
+      const parsed = JSON.parse(body) as GraphRequest['body'];
+      sent.push({ url: request.url ?? '', authorization: request.headers.authorization, body: parsed });
+      // The documented answer: the contact and the new message's id.
+      const answer = { messaging_product: 'whatsapp', contacts: [{ input: parsed.to, wa_id: parsed.to }], messages: [{ id: `wamid.out.${++nextId}` }] };
+      response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
+    });
+  });
+  await new Promise<void>((resolve) => graph.listen(0, '127.0.0.1', resolve));
+  server = await startTestServer({ WHATSAPP_GRAPH_URL: `http://127.0.0.1:${(graph.address() as AddressInfo).port}/graph`, WHATSAPP_GRAPH_VERSION: 'v23.0' });
+  const admin = await server.login();
+  member = await createTenantMember(server, admin, 'whatsapp');
+  const menu = await storePlan(server.ctx, member.tenantId, menuPlan);
+  const notify = await storePlan(server.ctx, member.tenantId, notifyPlan);
+  const create = async (payload: Value) => {
+    const response = await server.call({ method: 'POST', url: '/numbers', token: member.token, payload });
+    expect(response.statusCode, response.body).toBe(201);
+    return response.json<PhoneNumber>();
+  };
+  const whatsapp = { provider: 'whatsapp', whatsapp_token: TOKEN, whatsapp_app_secret: APP_SECRET };
+  menuNumber = await create({ number: NUMBER, chat_plan_id: menu, whatsapp_verify_token: VERIFY_TOKEN, whatsapp_phone_number_id: PHONE_ID, ...whatsapp });
+  notifyNumber = await create({ number: NOTIFY_NUMBER, chat_plan_id: notify, whatsapp_phone_number_id: NOTIFY_PHONE_ID, ...whatsapp });
+});
+
+afterAll(async () => {
+  await server?.close();
+  await new Promise((resolve) => graph?.close(resolve));
+});
+
+beforeEach(() => {
+  sent.length = 0;
+});
+
+describe('the number’s app secret', () => {
+  test('is stored encrypted, shown masked, kept when the mask comes back and replaced when a new one does', async () => {
+    expect(menuNumber.whatsapp_app_secret).toMatch(/^•+et-1$/);
+    expect(menuNumber.whatsapp_webhook_url).toBe(`${server.config.publicUrl}/api/v1/hooks/whatsapp/${menuNumber.id}`);
+    const stored = await server.ctx.db.selectFrom('numbers').select('whatsapp_app_secret').where('id', '=', menuNumber.id).executeTakeFirstOrThrow();
+    expect(stored.whatsapp_app_secret).not.toContain(APP_SECRET);
+
+    const kept = await server.call({ method: 'PATCH', url: `/numbers/${notifyNumber.id}`, token: member.token, payload: { whatsapp_app_secret: notifyNumber.whatsapp_app_secret } });
+    expect(kept.statusCode, kept.body).toBe(200);
+    expect(kept.json<PhoneNumber>().whatsapp_app_secret).toBe(notifyNumber.whatsapp_app_secret);
+    // Still the secret deliveries are signed with.
+    expect((await deliver(notifyNumber.id, delivery({ statuses: [] }, NOTIFY_PHONE_ID))).statusCode).toBe(200);
+
+    const changed = await server.call({ method: 'PATCH', url: `/numbers/${notifyNumber.id}`, token: member.token, payload: { whatsapp_app_secret: 'another-secret' } });
+    expect(changed.json<PhoneNumber>().whatsapp_app_secret).toMatch(/^•+cret$/);
+    const old = await deliver(notifyNumber.id, delivery({ statuses: [] }, NOTIFY_PHONE_ID));
+    expect(old.statusCode).toBe(403);
+    const restored = await server.call({ method: 'PATCH', url: `/numbers/${notifyNumber.id}`, token: member.token, payload: { whatsapp_app_secret: APP_SECRET } });
+    expect(restored.statusCode).toBe(200);
+  });
+});
+
+describe('the verification handshake', () => {
+  const verify = (numberId: number, query: Record<string, string>) =>
+    server.app.inject({ method: 'GET', url: `/api/v1/hooks/whatsapp/${numberId}?${new URLSearchParams(query).toString()}` });
+
+  test('answers the challenge as text when the mode is subscribe and the token is the number’s', async () => {
+    const response = await verify(menuNumber.id, { 'hub.mode': 'subscribe', 'hub.verify_token': VERIFY_TOKEN, 'hub.challenge': '1158201444' });
+    expect(response.statusCode).toBe(200);
+    expect(response.headers['content-type']).toMatch(/^text\/plain/);
+    expect(response.body).toBe('1158201444');
+  });
+
+  test('refuses another token, another mode, another number’s token and an unknown number', async () => {
+    const cases = [
+      [menuNumber.id, { 'hub.mode': 'subscribe', 'hub.verify_token': 'guess', 'hub.challenge': '1' }],
+      [menuNumber.id, { 'hub.mode': 'unsubscribe', 'hub.verify_token': VERIFY_TOKEN, 'hub.challenge': '1' }],
+      [notifyNumber.id, { 'hub.mode': 'subscribe', 'hub.verify_token': VERIFY_TOKEN, 'hub.challenge': '1' }],
+      [999_999, { 'hub.mode': 'subscribe', 'hub.verify_token': VERIFY_TOKEN, 'hub.challenge': '1' }],
+    ] as const;
+    for (const [numberId, query] of cases) {
+      const response = await verify(numberId, query);
+      expect(response.statusCode, JSON.stringify(query)).toBe(403);
+      expect(errorOf(response).code).toBe('invalid_whatsapp_verify_token');
+      expect(response.body).not.toContain('"1"');
+    }
+  });
+});
+
+describe('a conversation', () => {
+  const USER = '5511988887777';
+
+  test('a menu answered by a button, a list answered by a row, a redelivery that runs nothing twice, and the end', async () => {
+    const first = await deliver(menuNumber.id, delivery(textMessage(USER, 'wamid.in.1', 'Hi')));
+    expect(first.statusCode, first.body).toBe(200);
+    expect(sent.map((request) => request.url)).toEqual([`/graph/v23.0/${PHONE_ID}/messages`, `/graph/v23.0/${PHONE_ID}/messages`]);
+    expect(sent.every((request) => request.authorization === `Bearer ${TOKEN}` && request.body.to === USER && request.body.messaging_product === 'whatsapp')).toBe(true);
+    expect(sent[0]!.body).toMatchObject({ type: 'text', text: { body: 'Welcome to ACME.' } });
+    expect(sent[1]!.body).toMatchObject({
+      type: 'interactive',
+      interactive: {
+        type: 'button',
+        body: { text: 'How can we help?' },
+        action: {
+          buttons: [
+            { type: 'reply', reply: { id: '1', title: 'Plans' } },
+            { type: 'reply', reply: { id: '2', title: 'Support' } },
+            { type: 'reply', reply: { id: '3', title: 'Billing' } },
+          ],
+        },
+      },
+    });
+    const session = await sessionOf('wamid.in.1');
+    expect(session.session).toMatchObject({ channel: 'chat', provider: 'whatsapp', caller: `+${USER}`, called: NUMBER, status: 'waiting' });
+
+    sent.length = 0;
+    const button = delivery(interactiveReply(USER, 'wamid.in.2', 'button_reply', { id: '1', title: 'Plans' }));
+    expect((await deliver(menuNumber.id, button)).statusCode).toBe(200);
+    expect(sent).toHaveLength(1);
+    expect(sent[0]!.body).toMatchObject({
+      type: 'interactive',
+      interactive: {
+        type: 'list',
+        body: { text: 'Which plan?' },
+        action: {
+          sections: [
+            {
+              rows: [
+                { id: '1', title: 'Basic' },
+                { id: '2', title: 'Plus' },
+                { id: '3', title: 'Pro' },
+                // Over 24 characters: shortened in the title, whole in the description.
+                { id: '4', title: 'Enterprise with volume …', description: 'Enterprise with volume discounts' },
+                { id: '5', title: 'Other' },
+              ],
+            },
+          ],
+        },
+      },
+    });
+    const events = await eventsOf('whatsapp:wamid.in.1');
+    expect(events.map((event) => event.event_id)).toEqual(['start', 'wamid.in.2']);
+
+    // Meta delivers the same message again: nothing runs, nothing is sent.
+    sent.length = 0;
+    expect((await deliver(menuNumber.id, button)).statusCode).toBe(200);
+    expect(sent).toEqual([]);
+    expect(await eventsOf('whatsapp:wamid.in.1')).toEqual(events);
+
+    const row = delivery(interactiveReply(USER, 'wamid.in.3', 'list_reply', { id: '4', title: 'Enterprise with volume …', description: 'Enterprise with volume discounts' }));
+    expect((await deliver(menuNumber.id, row)).statusCode).toBe(200);
+    expect(sent.map((request) => request.body.text?.body)).toEqual(['Our sales team will write to you.', 'Bye!']);
+    const ended = await sessionOf('wamid.in.1');
+    expect(ended.session.status).toBe('ended');
+    expect(ended.session.path.map((entry) => [entry.node_id, entry.exit])).toEqual([
+      ['start', 'next'],
+      ['welcome', 'next'],
+      ['menu', '1'],
+      ['plans', '4'],
+      ['enterprise', 'next'],
+      ['bye', null],
+    ]);
+
+    // The next message after the end starts a new conversation.
+    sent.length = 0;
+    expect((await deliver(menuNumber.id, delivery(textMessage(USER, 'wamid.in.4', 'Hello again')))).statusCode).toBe(200);
+    expect(sent.map((request) => request.body.type)).toEqual(['text', 'interactive']);
+    expect((await sessionOf('wamid.in.4')).session.status).toBe('waiting');
+  });
+
+  test('delivery statuses of the messages sent are recorded, never going back', async () => {
+    await deliver(menuNumber.id, delivery(textMessage('5511977776666', 'wamid.in.status', 'Hi')));
+    const [welcome, menu] = sent.map((_, index) => `wamid.out.${nextId - 1 + index}`);
+    const statuses = (list: Value[]) => delivery({ statuses: list });
+    const at = nowSeconds();
+    expect((await deliver(menuNumber.id, statuses([{ id: welcome, status: 'delivered', timestamp: at, recipient_id: '5511977776666' }]))).statusCode).toBe(200);
+    await deliver(menuNumber.id, statuses([{ id: welcome, status: 'read', timestamp: at, recipient_id: '5511977776666' }]));
+    // Out of order: a late "sent" leaves it read.
+    await deliver(menuNumber.id, statuses([{ id: welcome, status: 'sent', timestamp: at, recipient_id: '5511977776666' }]));
+    await deliver(
+      menuNumber.id,
+      statuses([{ id: menu, status: 'failed', timestamp: at, recipient_id: '5511977776666', errors: [{ code: 131026, title: 'Message undeliverable' }] }]),
+    );
+    const rows = (await messagesTable()).filter((message) => message.id === welcome || message.id === menu);
+    expect(rows.map((message) => [message.id, message.direction, message.status, message.error, message.session_id])).toEqual([
+      [welcome, 'outbound', 'read', '', 'whatsapp:wamid.in.status'],
+      [menu, 'outbound', 'failed', '131026 Message undeliverable', 'whatsapp:wamid.in.status'],
+    ]);
+  });
+});
+
+describe('deliveries refused', () => {
+  test('a missing signature, another secret’s, or a body changed after signing: 403, nothing runs', async () => {
+    const payload = delivery(textMessage('5511966665555', 'wamid.in.forged', 'Hi'));
+    const body = JSON.stringify(payload);
+    const before = await messagesTable();
+    const attempts = [
+      deliver(menuNumber.id, payload, { signature: null }),
+      deliver(menuNumber.id, payload, { signature: sign(body, 'not-the-secret') }),
+      deliver(menuNumber.id, payload, { signature: 'sha256=zz' }),
+      // Signed, then changed: the same JSON with other spacing is other bytes.
+      deliver(menuNumber.id, payload, { signature: sign(body), body: JSON.stringify(payload, null, 1) }),
+      // Signed with this number's secret, posted to a number that has none.
+      deliver(999_999, payload),
+    ];
+    for (const response of await Promise.all(attempts)) {
+      expect(response.statusCode, response.body).toBe(403);
+      expect(errorOf(response).code).toBe('invalid_whatsapp_signature');
+    }
+    expect(sent).toEqual([]);
+    expect(await server.ctx.sessions.find('whatsapp:wamid.in.forged')).toBeUndefined();
+    expect(await messagesTable()).toEqual(before);
+  });
+});
+
+describe('send_message over WhatsApp and the 24-hour window', () => {
+  test('inside the window the block sends the text and takes sent', async () => {
+    expect((await deliver(notifyNumber.id, delivery(textMessage('5511955554444', 'wamid.in.fresh', 'Hi'), NOTIFY_PHONE_ID))).statusCode).toBe(200);
+    expect(sent.map((request) => [request.url, request.body.to, request.body.text?.body])).toEqual([
+      [`/graph/v23.0/${NOTIFY_PHONE_ID}/messages`, '5511955554444', 'Your ticket is open.'],
+      [`/graph/v23.0/${NOTIFY_PHONE_ID}/messages`, '5511955554444', 'Sent.'],
+    ]);
+    const { session } = await sessionOf('wamid.in.fresh');
+    expect(session.path.find((entry) => entry.node_id === 'notify')?.exit).toBe('sent');
+  });
+
+  test('a user whose last message is over 24 hours old gets nothing free-form: the block takes failed', async () => {
+    // Meta redelivers for days after an outage: this message was written 25 hours ago.
+    const old = String(Math.floor(Date.now() / 1000) - 25 * 3600);
+    const response = await deliver(notifyNumber.id, delivery(textMessage('5511944443333', 'wamid.in.old', 'Hi', old), NOTIFY_PHONE_ID));
+    expect(response.statusCode).toBe(200);
+    expect(sent).toEqual([]);
+    const { session } = await sessionOf('wamid.in.old');
+    expect(session.path.find((entry) => entry.node_id === 'notify')?.exit).toBe('failed');
+    expect(session.path.some((entry) => entry.node_id === 'ko')).toBe(true);
+  });
+});

@@ -348,6 +348,7 @@ async function profiled(server: ServerChild, dialect: Dialect): Promise<string> 
     ? (() => {
         const out = path.resolve(settings.profileOut);
         const ext = path.extname(out);
+        fs.mkdirSync(path.dirname(out), { recursive: true });
         return `${out.slice(0, out.length - ext.length)}.${dialect}${ext}`;
       })()
     : path.join(dataDir!, `channels-${dialect}.cpuprofile`);

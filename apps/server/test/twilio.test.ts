@@ -23,6 +23,9 @@ const RULE_CALLER = '+5511999990000';
 
 let server: TestServer;
 let member: TenantMember;
+let adminToken: string;
+let numberId: number;
+let closedPlan: number;
 let sms: http.Server;
 const smsRequests: Array<{ url: string; authorization: string | undefined; form: URLSearchParams }> = [];
 
@@ -80,6 +83,7 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => sms.listen(0, '127.0.0.1', resolve));
   server = await startTestServer({ PUBLIC_URL, TWILIO_API_URL: `http://127.0.0.1:${(sms.address() as AddressInfo).port}/twilio-api` });
   const admin = await server.login();
+  adminToken = admin;
   member = await createTenantMember(server, admin, 'twilio');
   const tenantId = member.tenantId;
   const integrations = await server.call({ method: 'PATCH', url: `/tenants/${tenantId}/integrations`, token: admin, payload: { twilio_sid: ACCOUNT, twilio_token: TOKEN } });
@@ -99,7 +103,8 @@ beforeAll(async () => {
   const closed = await storePlan(server.ctx, tenantId, readFixture('front-desk'), { name: 'Front desk, closed', references: references(never) });
 
   // Callers from +5511 get the closed plan by the number's rule; everyone else the number's plan.
-  await create('/numbers', { number: NUMBER, provider: 'twilio', voice_plan_id: open, rules: [{ caller_prefixes: ['+5511'], plan_id: closed }] });
+  closedPlan = closed;
+  numberId = await create('/numbers', { number: NUMBER, provider: 'twilio', voice_plan_id: open, rules: [{ caller_prefixes: ['+5511'], plan_id: closed }] });
 });
 
 afterAll(async () => {
@@ -280,5 +285,46 @@ describe('signed media URLs', () => {
       expect(refused.statusCode, url).toBe(403);
       expect(errorOf(refused).code, url).toBe(code);
     }
+  });
+});
+
+describe('the number and the auth token are kept between calls, and read again once changed', () => {
+  // Each is asked for twice first, so that the read cache keeps it (it keeps an answer from its second ask).
+  const openCall = async (sid: string, from = CALLER) => (await hook('voice', callForm(sid, {}, from))).body;
+
+  test("a new auth token: the next request signed with the old one is refused, the new one's accepted", async () => {
+    expect(await openCall('CA-kept-1')).toContain('<Gather ');
+    expect(await openCall('CA-kept-2')).toContain('<Gather ');
+    const rotate = (token: string) => server.call({ method: 'PATCH', url: `/tenants/${member.tenantId}/integrations`, token: adminToken, payload: { twilio_sid: ACCOUNT, twilio_token: token } });
+    const rotated = await rotate('twilio-auth-token-2');
+    expect(rotated.statusCode, rotated.body).toBe(200);
+    try {
+      const old = await hook('voice', callForm('CA-kept-3'));
+      expect(old.statusCode).toBe(403);
+      expect(errorOf(old).code).toBe('invalid_twilio_signature');
+      const gather = await hook('voice', callForm('CA-kept-3'), { token: 'twilio-auth-token-2' });
+      expect(gather.statusCode, gather.body).toBe(200);
+      expect(gather.body).toContain('<Gather ');
+    } finally {
+      expect((await rotate(TOKEN)).statusCode).toBe(200);
+    }
+  });
+
+  test("the number's rules changed: the next call takes the new route", async () => {
+    expect(await openCall('CA-route-1', RULE_CALLER)).toContain('We are closed');
+    expect(await openCall('CA-route-2', RULE_CALLER)).toContain('We are closed');
+    const patch = (rules: unknown[]) => server.call({ method: 'PATCH', url: `/numbers/${numberId}`, token: member.token, payload: { rules } });
+    expect((await patch([])).statusCode).toBe(200);
+    try {
+      expect(await openCall('CA-route-3', RULE_CALLER)).toContain('<Gather ');
+      expect(await openCall('CA-route-4', RULE_CALLER)).toContain('<Gather ');
+      // Callers from +1 to the closed plan now.
+      const changed = await patch([{ caller_prefixes: ['+1'], plan_id: closedPlan }]);
+      expect(changed.statusCode, changed.body).toBe(200);
+      expect(await openCall('CA-route-5')).toContain('We are closed');
+    } finally {
+      expect((await patch([{ caller_prefixes: ['+5511'], plan_id: closedPlan }])).statusCode).toBe(200);
+    }
+    expect(await openCall('CA-route-6')).toContain('<Gather ');
   });
 });

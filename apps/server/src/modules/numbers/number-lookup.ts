@@ -1,5 +1,6 @@
 import { callerMatchesPrefix, type Holiday, isE164, type NumberProvider } from '@voxplan/contracts';
 import type { Kysely } from 'kysely';
+import type { AppContext } from '../../context.ts';
 import type { Database, TableName } from '../../db/schema.ts';
 import { evaluateWithHolidays, presentDateRange, rangeHolidays, type ScheduledPlace } from '../date-ranges/date-ranges.service.ts';
 
@@ -63,6 +64,16 @@ export async function findNumber(db: Kysely<Database>, e164: string): Promise<Nu
     rules.push({ plan_id: rule.plan_id, caller_prefixes: JSON.parse(rule.caller_prefixes) as string[], date_range: dateRange });
   }
   return { ...row, rules };
+}
+
+/**
+ * findNumber through the read cache: a webhook asks for its number on every call, and the number,
+ * its rules and their schedules change rarely; the answer is dropped when one of their tables is
+ * written (on any instance).
+ */
+export function findNumberCached(ctx: Pick<AppContext, 'db' | 'readCache'>, e164: string): Promise<NumberRoute | undefined> {
+  if (!isE164(e164)) return Promise.resolve(undefined);
+  return ctx.readCache.read(`number-route\u0000${e164}`, numberRouteTables, () => findNumber(ctx.db, e164));
 }
 
 /** Whether a rule applies to a caller at an instant: in hours of its date range (as the date_range block decides) and from one of its prefixes. */

@@ -39,6 +39,13 @@ export async function findSession(db: Kysely<Database>, id: string): Promise<Ses
   return (await selectSession(db, { id })).rows[0];
 }
 
+const selectSessionTenant = prepareQuery<{ id: string }, Pick<SessionRow, 'tenant_id'>>((db, values) => db.selectFrom('sessions').select('tenant_id').where('id', '=', values.id));
+
+/** The tenant of a stored session, without reading and parsing its state: a channel's webhook needs it to check the request before the turn. */
+export async function findSessionTenant(db: Kysely<Database>, id: string): Promise<number | undefined> {
+  return (await selectSessionTenant(db, { id })).rows[0]?.tenant_id;
+}
+
 const selectEventOutcome = prepareQuery<{ session_id: string; event_id: string }, { outcome: string }>((db, values) =>
   db.selectFrom('session_events').select('outcome').where('session_id', '=', values.session_id).where('event_id', '=', values.event_id),
 );

@@ -11,7 +11,8 @@ import twilio from 'twilio';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
 import { AppError, forbidden } from '../../errors.ts';
-import { choosePlan, findNumber } from '../numbers/number-lookup.ts';
+import { choosePlan, findNumberCached } from '../numbers/number-lookup.ts';
+import { findSessionTenant } from '../sessions/sessions.repository.ts';
 import type { TurnOutcome } from '../sessions/sessions.service.ts';
 import { tenantIntegrations } from '../tenants/integrations.routes.ts';
 import { type CallbackUrls, dialStatusOf, outcomeTwiml, unavailableTwiml } from './twiml.ts';
@@ -99,15 +100,15 @@ export async function twilioHooksPlugin(app: FastifyInstance, options: { ctx: Ap
   /** The tenant a request acts for: its session's when it names one, else the called number's. */
   async function tenantOf(query: CallbackQuery, params: Params): Promise<number | undefined> {
     const sessionId = query.session ?? params.CallSid;
-    const stored = sessionId ? await ctx.sessions.find(sessionId) : undefined;
-    if (stored) return stored.session.tenant_id;
+    const tenantId = sessionId ? await findSessionTenant(ctx.db, sessionId) : undefined;
+    if (tenantId !== undefined) return tenantId;
     if (query.session !== undefined) return undefined;
-    const route = params.To ? await findNumber(ctx.db, params.To) : undefined;
+    const route = params.To ? await findNumberCached(ctx, params.To) : undefined;
     return route?.provider === 'twilio' ? route.tenant_id : undefined;
   }
 
   async function startCall(request: FastifyRequest, params: Params): Promise<string> {
-    const route = params.To ? await findNumber(ctx.db, params.To) : undefined;
+    const route = params.To ? await findNumberCached(ctx, params.To) : undefined;
     if (!route || route.provider !== 'twilio') {
       request.log.info({ called: params.To, call_sid: params.CallSid }, 'Twilio call to a number nobody has');
       return unavailableTwiml();

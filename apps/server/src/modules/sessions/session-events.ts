@@ -13,7 +13,7 @@ export interface SessionHookContext {
 
 /**
  * What else happens when a session starts, ends or speaks on its own: the plan webhook plugs in
- * here (`enqueuePlanEvent`), and later the channels.
+ * here (`enqueuePlanEvent`).
  *
  * Every hook runs inside the transaction that stores the turn, after its revision check passed,
  * with that transaction as `trx`: what a hook writes is committed with the turn or not at all, so
@@ -27,8 +27,9 @@ export interface SessionEvents {
   /** The session ended; its call report is stored. */
   onEnded?(event: SessionHookContext & { report: StoredReport }, trx: Kysely<Database>): Promise<void>;
   /**
-   * Actions of a turn nobody is waiting on, for the session's channel to deliver: the chat sweeper's
-   * timeout (the plan's `chat_text`, then the hangup). They are also kept with the turn's event.
+   * Actions of a turn nobody is waiting on: the chat sweeper's timeout (the plan's `chat_text`,
+   * then the hangup) and a chat hand-off's outcome. They are also kept with the turn's event; the
+   * session's chat sender (chat-channels.ts) delivers them once the turn is committed.
    */
   onUnprompted?(event: SessionHookContext & { actions: Action[] }, trx: Kysely<Database>): Promise<void>;
 }

@@ -129,7 +129,7 @@ describe('numbers screen', () => {
     });
   });
 
-  test('WhatsApp: the webhook URL to copy, a generated verification token, the token masked and kept', async () => {
+  test('WhatsApp: the webhook URL to copy, a generated verification token, the token and the app secret masked and kept', async () => {
     const page = await openNumbers();
     await page.getByTestId('number-new').click();
     expect(await page.getByTestId('number-whatsapp').count()).toBe(0);
@@ -137,17 +137,20 @@ describe('numbers screen', () => {
     await expect.poll(() => page.getByTestId('number-webhook-pending').count()).toBe(1);
     await page.getByTestId('number-number').fill('+551140000003');
     await page.getByTestId('number-whatsapp-token').fill('EAAG-secret-token-1234');
+    await page.getByTestId('number-whatsapp-app-secret').fill('meta-app-secret-9876');
     await page.getByTestId('number-phone-number-id').fill('106540352242922');
     await chooseOption(page, 'number-chat-plan', 'Web chat bot');
     await page.getByTestId('number-save').click();
     await expect.poll(() => page.getByText('Number created.').count()).toBe(1);
     const created = (await storedNumber('+551140000003'))!;
-    const { whatsapp_token: storedBefore } = await harness.server.ctx.db.selectFrom('numbers').select('whatsapp_token').where('id', '=', created.id).executeTakeFirstOrThrow();
+    const storedBefore = await harness.server.ctx.db.selectFrom('numbers').select(['whatsapp_token', 'whatsapp_app_secret']).where('id', '=', created.id).executeTakeFirstOrThrow();
+    expect(storedBefore.whatsapp_app_secret).not.toContain('meta-app-secret');
 
     await searchTable(page, '+551140000003', 1);
     await rowWith(page, '+551140000003').getByTestId('number-edit').click();
     expect(await page.getByTestId('number-webhook-url').inputValue()).toBe(`${PUBLIC_URL}/api/v1/hooks/whatsapp/${created.id}`);
     expect(await page.getByTestId('number-whatsapp-token').inputValue()).toBe('••••1234');
+    expect(await page.getByTestId('number-whatsapp-app-secret').inputValue()).toBe('••••9876');
     expect((await page.getByTestId('number-verify-token').inputValue()).length).toBe(32);
     expect(await page.getByTestId('number-phone-number-id').inputValue()).toBe('106540352242922');
     await page.getByTestId('number-webhook-copy').click();
@@ -156,9 +159,9 @@ describe('numbers screen', () => {
     await page.getByTestId('number-description').fill('WhatsApp line');
     await page.getByTestId('number-save').click();
     await expect.poll(() => page.getByText('Number edited.').count()).toBe(1);
-    expect(await storedNumber('+551140000003')).toMatchObject({ description: 'WhatsApp line', whatsapp_token: '••••1234' });
-    const { whatsapp_token: storedAfter } = await harness.server.ctx.db.selectFrom('numbers').select('whatsapp_token').where('id', '=', created.id).executeTakeFirstOrThrow();
-    expect(storedAfter).toBe(storedBefore);
+    expect(await storedNumber('+551140000003')).toMatchObject({ description: 'WhatsApp line', whatsapp_token: '••••1234', whatsapp_app_secret: '••••9876' });
+    const storedAfter = await harness.server.ctx.db.selectFrom('numbers').select(['whatsapp_token', 'whatsapp_app_secret']).where('id', '=', created.id).executeTakeFirstOrThrow();
+    expect(storedAfter).toEqual(storedBefore);
   });
 
   test('a plan a number uses cannot be removed from the plans screen; the message names the number', async () => {

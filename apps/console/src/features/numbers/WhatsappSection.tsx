@@ -6,8 +6,9 @@ import type { NumberForm } from './form-values.ts';
 
 /**
  * What Meta's WhatsApp Cloud API needs: the webhook URL to paste there (known once the number is
- * saved), the verification token it echoes, the access token (answered masked: left as it is, it
- * keeps the stored one) and Meta's id of the phone number.
+ * saved), the verification token it echoes, the access token and the app secret that signs Meta's
+ * deliveries (both answered masked: left as they are, they keep the stored ones) and Meta's id of
+ * the phone number.
  */
 export function WhatsappSection({ form, webhookUrl }: { form: NumberForm; webhookUrl: string | null | undefined }) {
   const { t } = useTranslation();
@@ -39,6 +40,14 @@ export function WhatsappSection({ form, webhookUrl }: { form: NumberForm; webhoo
         autoComplete="off"
         {...form.getInputProps('whatsapp_token')}
         data-testid="number-whatsapp-token"
+      />
+      <PasswordInput
+        label={t('numbers.whatsappAppSecret')}
+        description={t('numbers.whatsappAppSecretHint')}
+        maxLength={numberLimits.whatsappField}
+        autoComplete="off"
+        {...form.getInputProps('whatsapp_app_secret')}
+        data-testid="number-whatsapp-app-secret"
       />
       <TextInput
         label={t('numbers.phoneNumberId')}

@@ -18,6 +18,7 @@ export type NumberValues = {
   whatsapp_verify_token: string;
   whatsapp_token: string;
   whatsapp_phone_number_id: string;
+  whatsapp_app_secret: string;
 };
 
 export type NumberForm = UseFormReturnType<NumberValues>;
@@ -36,6 +37,7 @@ export function initialValues(number?: PhoneNumber): NumberValues {
     whatsapp_verify_token: number?.whatsapp_verify_token ?? '',
     whatsapp_token: number?.whatsapp_token ?? '',
     whatsapp_phone_number_id: number?.whatsapp_phone_number_id ?? '',
+    whatsapp_app_secret: number?.whatsapp_app_secret ?? '',
   };
 }
 

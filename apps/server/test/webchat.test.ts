@@ -11,6 +11,7 @@ import type { PhoneNumber, WebchatConversation } from '@voxplan/contracts';
 import type { InjectOptions } from 'fastify';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createTenantMember, errorOf, expectInvalid, startTestServer, type TenantMember, type TestServer } from './harness.ts';
+import { readFixture, storePlan } from './sessions-helpers.ts';
 
 const SITE = 'https://shop.example.com';
 const OTHER_SITE = 'https://evil.example.net';
@@ -26,41 +27,6 @@ let limited: PhoneNumber;
 let other: PhoneNumber;
 /** Requests come from addresses in turn, so that only the rate limit's test meets the limit per address. */
 let nextAddress = 0;
-
-const node = (id: string, type: string, data: Record<string, unknown> = {}) => ({ id, type, position: { x: 0, y: 0 }, data });
-const edge = (source: string, exit: string, target: string) => ({ id: `${source}-${exit}`, source, source_exit: exit, target });
-
-const helpDesk = {
-  settings: { session_timeout_min: 10, chat_text: 'Closing this idle chat.', sync_with_voice_text: false, webhook: '' },
-  nodes: [
-    node('start', 'start', { hangup_chat_message: 'Thanks for writing.' }),
-    node('menu', 'voice_menu', {
-      voice_text: 'Press 1 for sales, 2 for support.',
-      chat_text: 'How can we help?',
-      options: [
-        { digits: '1', label: 'Sales' },
-        { digits: '2', label: 'Support' },
-      ],
-      max_retries: 1,
-      invalid_text: 'Sorry, no such option.',
-    }),
-    node('sales', 'play_message', { voice_text: 'Sales', chat_text: 'Our sales team will write to you.' }),
-    node('support', 'play_message', { voice_text: 'Support', chat_text: 'Support is on its way.' }),
-    node('bye', 'hangup', { cause: 'normal_clearing' }),
-  ],
-  edges: [edge('start', 'next', 'menu'), edge('menu', '1', 'sales'), edge('menu', '2', 'support'), edge('sales', 'next', 'bye'), edge('support', 'next', 'bye')],
-};
-
-async function createPlan(name: string, document: object): Promise<number> {
-  const created = await server.call({ method: 'POST', url: '/visual-plans', token: member.token, payload: { name } });
-  expect(created.statusCode, created.body).toBe(201);
-  const id = created.json<{ id: number }>().id;
-  const saved = await server.call({ method: 'PUT', url: `/visual-plans/${id}/document`, token: member.token, payload: { base_version: 1, ...document } });
-  expect(saved.statusCode, saved.body).toBe(200);
-  const published = await server.call({ method: 'POST', url: `/visual-plans/${id}/publish`, token: member.token, payload: { base_version: 2 } });
-  expect(published.statusCode, published.body).toBe(200);
-  return id;
-}
 
 async function createNumber(payload: Record<string, unknown>): Promise<PhoneNumber> {
   const response = await server.call({ method: 'POST', url: '/numbers', token: member.token, payload });
@@ -103,7 +69,7 @@ beforeAll(async () => {
   server = await startTestServer({ WEBCHAT_DIR: widgetDir, WEBCHAT_RATE_PER_ADDRESS: String(RATE_PER_ADDRESS), WEBCHAT_RATE_PER_KEY: String(RATE_PER_KEY) });
   const admin = await server.login();
   member = await createTenantMember(server, admin, 'webchat');
-  const plan = await createPlan('Help desk', helpDesk);
+  const plan = await storePlan(server.ctx, member.tenantId, readFixture('help-desk-chat'));
   chat = await createNumber({ number: '+551140000001', provider: 'webchat', chat_plan_id: plan, webchat_origins: [' HTTPS://Shop.Example.com ', 'http://localhost:3000'] });
   limited = await createNumber({ number: '+551140000002', provider: 'webchat', chat_plan_id: plan, webchat_origins: [SITE] });
   other = await createNumber({ number: '+551140000004', provider: 'webchat', chat_plan_id: plan, webchat_origins: [SITE] });
@@ -222,8 +188,10 @@ describe('a conversation', () => {
     expect(reloaded.json<WebchatConversation>()).toEqual(wrong.json<WebchatConversation>());
     expect(reloaded.json<WebchatConversation>().options.map((option) => option.label)).toEqual(['Sales', 'Support']);
 
-    const sales = await say(started.conversation_id, 'msg-2', '1');
-    expect(sales.json<WebchatConversation>().messages.map((message) => message.text)).toContain('Our sales team will write to you.');
+    // A choice by its digits works too; the next menu's buttons replace the first's.
+    const sales = (await say(started.conversation_id, 'msg-2', '1')).json<WebchatConversation>();
+    expect(sales.messages.at(-1)).toMatchObject({ from: 'plan', text: 'Are you already a customer?' });
+    expect(sales.options.map((option) => option.label)).toEqual(['Yes', 'Not yet']);
   });
 
   test('a long poll answers when the plan speaks on its own (the idle timeout)', async () => {

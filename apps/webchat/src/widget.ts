@@ -120,7 +120,10 @@ function mount(tag: HTMLScriptElement): void {
     options.replaceChildren(...(isEnded ? [] : view.options.map(optionButton)));
     options.hidden = isEnded || view.options.length === 0;
     ended.hidden = !isEnded;
+    // A disabled field drops the focus to the page: it moves to the offer of a new conversation instead.
+    const hadFocus = root.activeElement === input || root.activeElement === send;
     input.disabled = send.disabled = isEnded;
+    if (isEnded && hadFocus) restart.focus();
     log.scrollTop = log.scrollHeight;
   }
 

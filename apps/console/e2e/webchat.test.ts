@@ -1,0 +1,169 @@
+/**
+ * The web chat widget in Chromium, on pages of another origin than the server's (a second local
+ * HTTP server, reached as localhost where the server is 127.0.0.1): a whole menu with a reload in
+ * the middle, keyboard use, Portuguese and dark, accessibility, a page whose origin the number does
+ * not allow, and the size of the script.
+ */
+import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { gzipSync } from 'node:zlib';
+import type { PhoneNumber } from '@voxplan/contracts';
+import type { Page } from 'playwright-core';
+import { build } from 'vite';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { createTenantMember } from '../../server/test/harness.ts';
+import { readFixture, storePlan } from '../../server/test/sessions-helpers.ts';
+import { accessibilityViolations, type ConsoleHarness, startConsole } from './harness.ts';
+
+/** The widget's budget (issue 16): what a page downloads for it, gzip. */
+const WIDGET_TARGET_KB = 30;
+const webchatRoot = path.resolve(import.meta.dirname, '../../webchat');
+
+let harness: ConsoleHarness;
+let widgetDir: string;
+let site: http.Server;
+let sitePort: number;
+let number: PhoneNumber;
+
+/** The site's page: the tag copied from the numbers screen, the page's own language. */
+function pageHtml(lang: string, tagExtra: string): string {
+  // The server's PUBLIC_URL is not where this test's server listens: the tag is the copied one's, on that address.
+  const tag = `<script src="${harness.baseUrl}/widget.js" data-key="${number.webchat_key}" ${tagExtra} async></script>`;
+  return `<!doctype html><html lang="${lang}"><head><meta charset="utf-8"><title>Shop</title></head><body><main><h1>Shop</h1><p>Our products.</p></main>${tag}</body></html>`;
+}
+
+/** A page of the site: allowed as http://localhost:<port>, refused as http://127.0.0.1:<port>. */
+async function openSite(options: { host?: string; path?: string; locale?: string; colorScheme?: 'light' | 'dark' } = {}): Promise<Page> {
+  const { page } = await harness.newPage({ locale: options.locale ?? 'en-US', colorScheme: options.colorScheme ?? 'light' });
+  await page.goto(`http://${options.host ?? 'localhost'}:${sitePort}${options.path ?? '/'}`);
+  return page;
+}
+
+const countSessions = async () => Number((await harness.server.ctx.db.selectFrom('sessions').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+
+beforeAll(async () => {
+  widgetDir = fs.mkdtempSync(path.join(os.tmpdir(), 'voxplan-widget-'));
+  await build({ root: webchatRoot, configFile: path.join(webchatRoot, 'vite.config.ts'), logLevel: 'silent', build: { outDir: widgetDir } });
+  harness = await startConsole({ WEBCHAT_DIR: widgetDir });
+  site = http.createServer((request, response) => {
+    const html = request.url === '/pt' ? pageHtml('pt-BR', 'data-theme="dark"') : pageHtml('en', '');
+    response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(html);
+  });
+  await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
+  sitePort = (site.address() as AddressInfo).port;
+
+  const admin = await harness.server.login();
+  const member = await createTenantMember(harness.server, admin, 'webchatsite');
+  const plan = await storePlan(harness.server.ctx, member.tenantId, readFixture('help-desk-chat'));
+  const created = await harness.server.call({
+    method: 'POST',
+    url: '/numbers',
+    token: member.token,
+    payload: { number: '+551140000001', provider: 'webchat', chat_plan_id: plan, webchat_origins: [`http://localhost:${sitePort}`] },
+  });
+  expect(created.statusCode, created.body).toBe(201);
+  number = created.json<PhoneNumber>();
+  expect(number.webchat_script).toBe(`<script src="${harness.server.config.publicUrl}/widget.js" data-key="${number.webchat_key}" async></script>`);
+});
+
+afterAll(async () => {
+  await harness?.close();
+  await new Promise((resolve) => site?.close(resolve));
+  fs.rmSync(widgetDir, { recursive: true, force: true });
+});
+
+const log = (page: Page) => page.getByRole('log');
+const transcript = (page: Page) => log(page).locator('.msg').allTextContents();
+
+describe('the web chat widget on another site', () => {
+  test('a whole menu, with a reload in the middle', async () => {
+    const page = await openSite();
+    const launcher = page.getByRole('button', { name: 'Open chat' });
+    await launcher.click();
+    await expect.poll(() => transcript(page)).toEqual(['Assistant: How can we help?']);
+    await expect.poll(() => page.getByRole('group', { name: 'Choose an option' }).getByRole('button').allInnerTexts()).toEqual(['Sales', 'Support']);
+
+    // The typing indicator shows while the plan works on the message.
+    await page.route('**/messages', async (route) => {
+      await new Promise((resolve) => setTimeout(resolve, 600));
+      await route.continue();
+    });
+    await page.getByRole('button', { name: 'Sales' }).click();
+    await expect.poll(() => page.getByRole('status').innerText()).toBe('Typing…');
+    await expect.poll(() => transcript(page)).toEqual(['Assistant: How can we help?', 'You: Sales', 'Assistant: Are you already a customer?']);
+    await expect.poll(() => page.getByRole('status').innerText()).toBe('');
+
+    // A reload: the same conversation, open, with the buttons of the menu it waits on.
+    await page.reload();
+    await expect.poll(() => transcript(page)).toEqual(['Assistant: How can we help?', 'You: Sales', 'Assistant: Are you already a customer?']);
+    await page.getByRole('button', { name: 'Not yet' }).click();
+    await expect
+      .poll(() => transcript(page))
+      .toEqual(['Assistant: How can we help?', 'You: Sales', 'Assistant: Are you already a customer?', 'You: Not yet', 'Assistant: Welcome! A seller will show you our plans.', 'Assistant: Thanks for writing.']);
+    await expect.poll(() => page.getByText('This conversation has ended.').isVisible()).toBe(true);
+    expect(await page.getByRole('textbox', { name: 'Your message' }).isDisabled()).toBe(true);
+    const report = await harness.server.ctx.db.selectFrom('call_reports').select(['provider', 'disposition']).where('provider', '=', 'webchat').executeTakeFirstOrThrow();
+    expect(report.provider).toBe('webchat');
+
+    // A new conversation starts afresh.
+    await page.getByRole('button', { name: 'Start a new conversation' }).click();
+    await expect.poll(() => transcript(page)).toEqual(['Assistant: How can we help?']);
+  });
+
+  test('by keyboard: typed answers, Escape closes and gives the focus back', async () => {
+    const page = await openSite();
+    await page.getByRole('button', { name: 'Open chat' }).focus();
+    await page.keyboard.press('Enter');
+    const input = page.getByRole('textbox', { name: 'Your message' });
+    await expect.poll(() => input.evaluate((element) => element === (element.getRootNode() as ShadowRoot).activeElement)).toBe(true);
+    await expect.poll(() => transcript(page)).toEqual(['Assistant: How can we help?']);
+    await input.fill('support');
+    await input.press('Enter');
+    await expect.poll(() => transcript(page)).toContain('Assistant: Support is on its way.');
+    // The chat ended and its field was disabled: the focus waits on the offer of a new one, not lost to the page.
+    const restart = page.getByRole('button', { name: 'Start a new conversation' });
+    await expect.poll(() => restart.evaluate((element) => element === (element.getRootNode() as ShadowRoot).activeElement)).toBe(true);
+    await page.keyboard.press('Escape');
+    await expect.poll(() => page.getByRole('dialog').count()).toBe(0);
+    const launcher = page.getByRole('button', { name: 'Open chat' });
+    expect(await launcher.getAttribute('aria-expanded')).toBe('false');
+    expect(await launcher.evaluate((element) => element === (element.getRootNode() as ShadowRoot).activeElement)).toBe(true);
+  });
+
+  test('in Portuguese and dark, from the page, and accessible in both looks', async () => {
+    const page = await openSite({ path: '/pt', locale: 'pt-BR' });
+    await page.getByRole('button', { name: 'Abrir chat' }).click();
+    await expect.poll(() => transcript(page)).toEqual(['Atendente: How can we help?']);
+    const background = await page.getByRole('dialog', { name: 'Chat' }).evaluate((element) => getComputedStyle(element).backgroundColor);
+    expect(background).toBe('rgb(26, 27, 30)');
+    expect(await page.getByRole('textbox', { name: 'Sua mensagem' }).getAttribute('placeholder')).toBe('Digite sua mensagem…');
+    expect(await accessibilityViolations(page)).toEqual([]);
+
+    const light = await openSite();
+    await light.getByRole('button', { name: 'Open chat' }).click();
+    await expect.poll(() => transcript(light)).toHaveLength(1);
+    expect(await light.getByRole('dialog', { name: 'Chat' }).evaluate((element) => getComputedStyle(element).backgroundColor)).toBe('rgb(255, 255, 255)');
+    expect(await accessibilityViolations(light)).toEqual([]);
+  });
+
+  test('a page of an origin the number does not allow gets nothing, and starts nothing', async () => {
+    const before = await countSessions();
+    const page = await openSite({ host: '127.0.0.1' });
+    await page.getByRole('button', { name: 'Open chat' }).click();
+    await expect.poll(() => page.getByRole('alert').innerText()).toBe('Something went wrong. Try again.');
+    expect(await transcript(page)).toEqual([]);
+    expect(await countSessions()).toBe(before);
+  });
+});
+
+describe('the widget’s script', () => {
+  test(`stays within ${WIDGET_TARGET_KB} KB gzip and holds none of the console`, () => {
+    const script = fs.readFileSync(path.join(widgetDir, 'widget.js'));
+    expect(gzipSync(script).length / 1024).toBeLessThanOrEqual(WIDGET_TARGET_KB);
+    expect(fs.readdirSync(widgetDir)).toEqual(['widget.js']);
+    expect(script.toString()).not.toMatch(/react|mantine/i);
+  });
+});

@@ -31,6 +31,8 @@ interface GraphRequest {
   body: { messaging_product: string; to: string; type: string; text?: { body: string }; interactive?: Record<string, unknown> };
 }
 const sent: GraphRequest[] = [];
+/** The conversations the support desk was handed (the chat destination's URL, on the same local server). */
+const handedOff: Array<{ data: { provider: string; caller: string; called: string; transcript: Array<{ from: string; text: string }> } }> = [];
 let nextId = 0;
 
 const node = (id: string, type: string, data: Record<string, unknown> = {}) => ({ id, type, position: { x: 0, y: 0 }, data });
@@ -69,8 +71,18 @@ const menuPlan = plan(
     }),
     node('enterprise', 'play_message', { chat_text: 'Our sales team will write to you.' }),
     node('bye', 'hangup', {}),
+    node('desk', 'destination', { destination_id: 1, timeout_s: 10 }),
+    node('busy', 'play_message', { chat_text: 'All our agents are busy.' }),
   ],
-  [edge('start', 'next', 'welcome'), edge('welcome', 'next', 'menu'), edge('menu', '1', 'plans'), edge('plans', '4', 'enterprise'), edge('enterprise', 'next', 'bye')],
+  [
+    edge('start', 'next', 'welcome'),
+    edge('welcome', 'next', 'menu'),
+    edge('menu', '1', 'plans'),
+    edge('plans', '4', 'enterprise'),
+    edge('enterprise', 'next', 'bye'),
+    edge('menu', '2', 'desk'),
+    edge('desk', 'busy', 'busy'),
+  ],
 );
 
 /** send_message over WhatsApp to the user, then says which exit it took. */
@@ -132,6 +144,11 @@ beforeAll(async () => {
     let body = '';
     request.on('data', (chunk: Buffer) => (body += chunk.toString()));
     request.on('end', () => {
+      if (request.url === '/handoff') {
+        handedOff.push(JSON.parse(body) as (typeof handedOff)[number]);
+        response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ status: 'busy' }));
+        return;
+      }
       const parsed = JSON.parse(body) as GraphRequest['body'];
       sent.push({ url: request.url ?? '', authorization: request.headers.authorization, body: parsed });
       // The documented answer: the contact and the new message's id.
@@ -143,7 +160,15 @@ beforeAll(async () => {
   server = await startTestServer({ WHATSAPP_GRAPH_URL: `http://127.0.0.1:${(graph.address() as AddressInfo).port}/graph`, WHATSAPP_GRAPH_VERSION: 'v23.0' });
   const admin = await server.login();
   member = await createTenantMember(server, admin, 'whatsapp');
-  const menu = await storePlan(server.ctx, member.tenantId, menuPlan);
+  // The support desk lives on 127.0.0.1 over http, which the API's chat destinations (https) and the outbound policy refuse by default.
+  await server.ctx.db.updateTable('configurations').set({ value: 'true' }).where('name', '=', 'outbound_allow_loopback').execute();
+  const now = new Date().toISOString();
+  const desk = await server.ctx.db
+    .insertInto('destinations')
+    .values({ tenant_id: member.tenantId, name: 'Support desk', kind: 'chat', uri: `http://127.0.0.1:${(graph.address() as AddressInfo).port}/handoff`, description: '', created_time: now, updated_time: now })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  const menu = await storePlan(server.ctx, member.tenantId, menuPlan, { references: { destination: { 1: desk.id } } });
   const notify = await storePlan(server.ctx, member.tenantId, notifyPlan);
   const create = async (payload: Value) => {
     const response = await server.call({ method: 'POST', url: '/numbers', token: member.token, payload });
@@ -292,6 +317,38 @@ describe('a conversation', () => {
     expect((await deliver(menuNumber.id, delivery(textMessage(USER, 'wamid.in.4', 'Hello again')))).statusCode).toBe(200);
     expect(sent.map((request) => request.body.type)).toEqual(['text', 'interactive']);
     expect((await sessionOf('wamid.in.4')).session.status).toBe('waiting');
+  });
+
+  test('a chat left idle past the plan’s timeout ends with its chat_text, sent to the user over WhatsApp', async () => {
+    await deliver(menuNumber.id, delivery(textMessage('5511933332222', 'wamid.in.idle', 'Hi')));
+    sent.length = 0;
+    // As if the plan's 30 minutes had gone by.
+    await server.ctx.db.updateTable('sessions').set({ timeout_time: new Date(Date.now() - 1000).toISOString() }).where('id', '=', 'whatsapp:wamid.in.idle').execute();
+    expect(await server.ctx.sessions.sweepTimeouts()).toContain('whatsapp:wamid.in.idle');
+    expect(sent.map((request) => [request.url, request.body.to, request.body.text?.body])).toEqual([
+      [`/graph/v23.0/${PHONE_ID}/messages`, '5511933332222', 'Closed for inactivity.'],
+    ]);
+    expect((await sessionOf('wamid.in.idle')).session.status).toBe('ended');
+  });
+
+  test('a hand-off: the conversation goes to the chat destination, whose answer (busy) reaches the user over WhatsApp', async () => {
+    const USER_HANDOFF = '5511922221111';
+    await deliver(menuNumber.id, delivery(textMessage(USER_HANDOFF, 'wamid.in.desk.1', 'Hi')));
+    sent.length = 0;
+    await deliver(menuNumber.id, delivery(interactiveReply(USER_HANDOFF, 'wamid.in.desk.2', 'button_reply', { id: '2', title: 'Support' })));
+    await expect.poll(() => sent.length, { timeout: 10_000 }).toBe(2);
+    expect(handedOff).toHaveLength(1);
+    expect(handedOff[0]!.data).toMatchObject({ provider: 'whatsapp', caller: `+${USER_HANDOFF}`, called: NUMBER });
+    expect(handedOff[0]!.data.transcript.map((entry) => [entry.from, entry.text])).toEqual([
+      ['plan', 'Welcome to ACME.'],
+      ['plan', 'How can we help?'],
+      ['caller', '2'],
+    ]);
+    expect(sent.map((request) => [request.body.to, request.body.text?.body])).toEqual([
+      [USER_HANDOFF, 'All our agents are busy.'],
+      [USER_HANDOFF, 'Bye!'],
+    ]);
+    await expect.poll(async () => (await sessionOf('wamid.in.desk.1')).session.status).toBe('ended');
   });
 
   test('delivery statuses of the messages sent are recorded, never going back', async () => {

@@ -22,6 +22,10 @@ export function readFixture(name: string): FixtureDocument {
   return JSON.parse(fs.readFileSync(path.join(fixturesDir, `${name}.json`), 'utf8')) as FixtureDocument;
 }
 
+/** A plan document's block and link, for plans a test writes inline. */
+export const planNode = (id: string, type: string, data: Record<string, unknown> = {}) => ({ id, type, position: { x: 0, y: 0 }, data });
+export const planEdge = (source: string, exit: string, target: string) => ({ id: `${source}-${exit}`, source, source_exit: exit, target });
+
 /** Fixture id → the id of the record made for the test, per kind. */
 export type ReferenceMap = Partial<Record<ReferenceKind, Record<number, number>>>;
 

@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import type { PhoneNumber } from '@voxplan/contracts';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { createTenantMember, errorOf, startTestServer, type TenantMember, type TestServer } from './harness.ts';
-import { type FixtureDocument, storePlan } from './sessions-helpers.ts';
+import { type FixtureDocument, planEdge, planNode, storePlan } from './sessions-helpers.ts';
 
 const APP_SECRET = 'meta-app-secret-1';
 const TOKEN = 'EAAG-whatsapp-access-token-1';
@@ -35,8 +35,8 @@ const sent: GraphRequest[] = [];
 const handedOff: Array<{ data: { provider: string; caller: string; called: string; transcript: Array<{ from: string; text: string }> } }> = [];
 let nextId = 0;
 
-const node = (id: string, type: string, data: Record<string, unknown> = {}) => ({ id, type, position: { x: 0, y: 0 }, data });
-const edge = (source: string, exit: string, target: string) => ({ id: `${source}-${exit}`, source, source_exit: exit, target });
+const node = planNode;
+const edge = planEdge;
 const plan = (name: string, nodes: FixtureDocument['nodes'], edges: ReturnType<typeof edge>[]): FixtureDocument => ({
   name,
   format_version: 1,

@@ -171,6 +171,8 @@ interface Measurement {
   /** Server CPU (all servers) per request and per whole call, in ms. */
   cpuMsPerRequest: number;
   cpuMsPerCall: number;
+  /** The machine's 1-minute load average when the run ended: other work on the VM shows here. */
+  load: number;
 }
 
 const percentile = (sorted: Float64Array, p: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? Number.NaN;
@@ -229,6 +231,7 @@ async function measure(name: string, servers: ServerChild[], calls: boolean): Pr
     loadgenCpu: (loadgen.user + loadgen.system) / 1e6 / duration,
     cpuMsPerRequest: (serverCpuS / requests) * 1000,
     cpuMsPerCall: (serverCpuS / completedCalls) * 1000,
+    load: os.loadavg()[0]!,
   };
 }
 
@@ -287,7 +290,7 @@ const verdict = (ok: boolean) => {
 };
 
 function report(baseline: Measurement, rows: Array<{ m: Measurement; targets: boolean }>): string {
-  const header = ['figure', 'turns/s', 'calls/s', 'ratio', 'p50 ms', 'p99 ms', 'ms CPU/turn', 'ms CPU/call', 'srv CPU', 'loadgen CPU', 'failed', 'targets'];
+  const header = ['figure', 'turns/s', 'calls/s', 'ratio', 'p50 ms', 'p99 ms', 'ms CPU/turn', 'ms CPU/call', 'srv CPU', 'loadgen CPU', 'load avg', 'failed', 'targets'];
   const lines = [header];
   for (const { m, targets } of rows) {
     const ratio = m.rps / baseline.rps;
@@ -309,6 +312,7 @@ function report(baseline: Measurement, rows: Array<{ m: Measurement; targets: bo
       m.calls ? fmt(m.cpuMsPerCall, 3) : '',
       m.serverCpu.map(pct).join(' + '),
       pct(m.loadgenCpu),
+      fmt(m.load, 1),
       String(m.failed),
       checks,
     ]);
@@ -416,9 +420,10 @@ async function main(): Promise<void> {
         `\nTwo instances on PostgreSQL (calls spread over them, ${settings.connections / 2} calls at a time each): ` +
         `${fmt(one.callsPerSecond, 0)} → ${fmt(two.callsPerSecond, 0)} calls/s (×${fmt(two.callsPerSecond / one.callsPerSecond)}), ` +
         `${fmt(one.cpuMsPerCall, 3)} → ${fmt(two.cpuMsPerCall, 3)} ms of Node CPU a call; calls/s grow with the instances: ${verdict(grows)}.\n` +
-        `This machine has ${cpuCount} cores for the instances, PostgreSQL and the load generator together: the load generator used ` +
-        `${pct(two.loadgenCpu)} of a core and the instances ${two.serverCpu.map(pct).join(' + ')}, so two instances cannot reach twice one; ` +
-        `the figure shows that calls spread and nothing serializes them, not the gain on machines of their own.\n`;
+        `This machine has ${cpuCount} cores for the instances, PostgreSQL and the load generator together (the load generator used ` +
+        `${pct(two.loadgenCpu)} of a core, the instances ${two.serverCpu.map(pct).join(' + ')}, load average ${fmt(two.load, 1)}): ` +
+        `a second instance can only take what PostgreSQL and the load generator leave of the cores, so twice one is out of reach here; ` +
+        `the figure shows whether calls spread without one instance holding the other back, not the gain on machines of their own.\n`;
     }
   }
 
@@ -433,6 +438,7 @@ async function main(): Promise<void> {
   process.stdout.write(
     `\nturns/s = webhook requests a second (${REQUESTS_PER_CALL} a call); ratio = turns/s ÷ the better hello-world req/s; ` +
       `ms CPU/call = the server process's CPU (user + system, /proc) over the measured run ÷ calls; on PostgreSQL the Node server's alone.\n` +
+      `srv CPU / loadgen CPU = share of one core used by each server / by autocannon; a server well under 100% with a high load average was held back by other work on the machine.\n` +
       `Targets (SQLite): ratio ≥ ${TARGET.ratio}, p99 ≤ ${TARGET.p99Ms} ms, ≤ ${TARGET.cpuMsPerCall} ms of server CPU a call.\n`,
   );
 }

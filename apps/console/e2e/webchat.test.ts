@@ -14,9 +14,9 @@ import type { PhoneNumber } from '@voxplan/contracts';
 import type { Page } from 'playwright-core';
 import { build } from 'vite';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { createTenantMember } from '../../server/test/harness.ts';
+import { createTenantMember, type TenantMember } from '../../server/test/harness.ts';
 import { readFixture, storePlan } from '../../server/test/sessions-helpers.ts';
-import { accessibilityViolations, type ConsoleHarness, startConsole } from './harness.ts';
+import { accessibilityViolations, chooseOption, type ConsoleHarness, rowWith, searchTable, startConsole } from './harness.ts';
 
 /** The widget's budget (issue 16): what a page downloads for it, gzip. */
 const WIDGET_TARGET_KB = 30;
@@ -27,6 +27,7 @@ let widgetDir: string;
 let site: http.Server;
 let sitePort: number;
 let number: PhoneNumber;
+let member: TenantMember;
 
 /** The site's page: the tag copied from the numbers screen, the page's own language. */
 function pageHtml(lang: string, tagExtra: string): string {
@@ -56,7 +57,7 @@ beforeAll(async () => {
   sitePort = (site.address() as AddressInfo).port;
 
   const admin = await harness.server.login();
-  const member = await createTenantMember(harness.server, admin, 'webchatsite');
+  member = await createTenantMember(harness.server, admin, 'webchatsite');
   const plan = await storePlan(harness.server.ctx, member.tenantId, readFixture('help-desk-chat'));
   const created = await harness.server.call({
     method: 'POST',
@@ -156,6 +157,40 @@ describe('the web chat widget on another site', () => {
     await expect.poll(() => page.getByRole('alert').innerText()).toBe('Something went wrong. Try again.');
     expect(await transcript(page)).toEqual([]);
     expect(await countSessions()).toBe(before);
+  });
+});
+
+describe('the numbers screen', () => {
+  test('a web chat number: its origins checked, then its public key and the tag to copy', async () => {
+    const { page } = await harness.newPage();
+    await harness.signIn(page, member.username, member.password);
+    await page.goto('/numbers');
+    await page.getByTestId('number-new').click();
+    expect(await page.getByTestId('number-webchat').count()).toBe(0);
+    await chooseOption(page, 'number-provider', 'Web chat');
+    await expect.poll(() => page.getByTestId('number-webchat-pending').count()).toBe(1);
+    await page.getByTestId('number-number').fill('+551140000077');
+    const origins = page.getByTestId('number-webchat-origins');
+    await origins.fill('https://Store.example.com');
+    await origins.press('Enter');
+    await origins.fill('https://store.example.com/shop');
+    await origins.press('Enter');
+    await page.getByTestId('number-save').click();
+    await expect.poll(() => page.getByText('Enter an origin as scheme://host[:port], without a path (https://shop.example.com)').count()).toBe(1);
+    // The wrong one removed, the number saves.
+    await origins.press('Backspace');
+    await page.getByTestId('number-save').click();
+    await expect.poll(() => page.getByText('Number created.').count()).toBe(1);
+
+    const saved = (await harness.server.call({ method: 'GET', url: '/numbers', token: member.token })).json<PhoneNumber[]>().find((row) => row.number === '+551140000077')!;
+    expect(saved.webchat_origins).toEqual(['https://store.example.com']);
+    await searchTable(page, '+551140000077', 1);
+    await rowWith(page, '+551140000077').getByTestId('number-edit').click();
+    expect(await page.getByTestId('number-webchat-key').inputValue()).toBe(saved.webchat_key);
+    expect(await page.getByTestId('number-webchat-script').inputValue()).toBe(saved.webchat_script);
+    await page.getByTestId('number-webchat-script-copy').click();
+    await expect.poll(() => page.getByRole('button', { name: 'Copied' }).count()).toBe(1);
+    expect(await accessibilityViolations(page)).toEqual([]);
   });
 });
 

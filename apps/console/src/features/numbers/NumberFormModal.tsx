@@ -15,6 +15,7 @@ import { useReferenceList } from '../visual-plans/editor/editor-context.tsx';
 import { initialValues, type NumberValues, toInput } from './form-values.ts';
 import { providerLabelKey } from './providers.ts';
 import { RulesEditor } from './RulesEditor.tsx';
+import { WebchatSection } from './WebchatSection.tsx';
 import { WhatsappSection } from './WhatsappSection.tsx';
 
 /** The number's own plans, one per channel. */
@@ -25,7 +26,7 @@ const planFields = [
 
 /**
  * Create (no number) or edit (a number): the number and its provider, the plans it runs, its
- * rules, and for WhatsApp what Meta needs. Pickers list the plans and date ranges of the
+ * rules, for WhatsApp what Meta needs, and for the web chat its origins, key and tag. Pickers list the plans and date ranges of the
  * number's tenant.
  */
 export function NumberFormModal({ number, opened, onClose }: { number?: PhoneNumber; opened: boolean; onClose(): void }) {
@@ -117,6 +118,11 @@ export function NumberFormModal({ number, opened, onClose }: { number?: PhoneNum
           {values.provider === 'whatsapp' && (
             <FormSection title={t('numbers.whatsapp')} hint={t('numbers.whatsappHint')}>
               <WhatsappSection form={form} webhookUrl={number?.whatsapp_webhook_url} />
+            </FormSection>
+          )}
+          {values.provider === 'webchat' && (
+            <FormSection title={t('numbers.webchat')} hint={t('numbers.webchatHint')}>
+              <WebchatSection form={form} number={number} />
             </FormSection>
           )}
           <FormActions onCancel={onClose} submitting={submitting} submitTestId="number-save" />

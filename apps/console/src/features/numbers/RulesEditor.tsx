@@ -8,7 +8,7 @@ import { emptyRule, type NumberForm } from './form-values.ts';
 const selectData = (options: PickerOption[] | undefined) => (options ?? []).map((option) => ({ value: String(option.value), label: option.label }));
 
 /** The first error under a path (a list's own, or one of its items': `rules.0.caller_prefixes.1`). */
-function errorUnder(errors: Record<string, unknown>, path: string): string | undefined {
+export function errorUnder(errors: Record<string, unknown>, path: string): string | undefined {
   const key = Object.keys(errors).find((candidate) => candidate === path || candidate.startsWith(`${path}.`));
   return key === undefined ? undefined : String(errors[key]);
 }

@@ -19,6 +19,7 @@ export type NumberValues = {
   whatsapp_token: string;
   whatsapp_phone_number_id: string;
   whatsapp_app_secret: string;
+  webchat_origins: string[];
 };
 
 export type NumberForm = UseFormReturnType<NumberValues>;
@@ -38,6 +39,7 @@ export function initialValues(number?: PhoneNumber): NumberValues {
     whatsapp_token: number?.whatsapp_token ?? '',
     whatsapp_phone_number_id: number?.whatsapp_phone_number_id ?? '',
     whatsapp_app_secret: number?.whatsapp_app_secret ?? '',
+    webchat_origins: [...(number?.webchat_origins ?? [])],
   };
 }
 

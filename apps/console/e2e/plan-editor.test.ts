@@ -48,6 +48,19 @@ const nodeOf = (page: Page, id: string): Locator => page.locator(`[data-testid="
 const nodesOfType = (page: Page, type: string): Locator => page.locator(`[data-testid="plan-node"][data-node-type="${type}"]`);
 const edgeCount = (page: Page) => page.locator('.react-flow__edge').count();
 
+/** Waits for the view's animation to end: the block stays where it is for a few frames. */
+async function untilStill(block: Locator): Promise<void> {
+  let last = '';
+  await expect
+    .poll(async () => {
+      const box = JSON.stringify(await block.boundingBox());
+      const still = box === last;
+      last = box;
+      return still;
+    })
+    .toBe(true);
+}
+
 /** Drags from an exit's handle to a block's input, as a user connects two blocks. */
 async function connectExit(page: Page, from: Locator, exit: string, to: Locator): Promise<void> {
   const source = (await from.getByTestId(`exit-${exit}`).boundingBox())!;
@@ -145,9 +158,11 @@ describe('canvas', () => {
     await page.getByTestId('editor-layout').click();
     await expect.poll(async () => (await nodeOf(page, deskId).boundingBox())?.x !== (await nodeOf(page, menuId).boundingBox())?.x).toBe(true);
     await page.getByTestId('editor-fit').click();
-    await page.waitForTimeout(400);
+    await untilStill(nodeOf(page, deskId));
     await connectExit(page, nodeOf(page, 'start'), 'next', nodeOf(page, rangeId));
+    await expect.poll(() => edgeCount(page)).toBe(1);
     await connectExit(page, nodeOf(page, rangeId), 'in_hours', nodeOf(page, menuId));
+    await expect.poll(() => edgeCount(page)).toBe(2);
     await connectExit(page, nodeOf(page, menuId), '1', nodeOf(page, deskId));
     await expect.poll(() => edgeCount(page)).toBe(3);
 
@@ -298,7 +313,7 @@ describe('versions, finding and shortcuts', () => {
 
     // Reconnect: the end of the edge into "end" is dragged away and dropped on the empty canvas.
     await page.getByTestId('editor-fit').click();
-    await page.waitForTimeout(400);
+    await untilStill(nodeOf(page, 'end'));
     const edgeEnd = page.getByTestId('rf__edge-hello-next').locator('.react-flow__edgeupdater-target');
     const handle = (await edgeEnd.boundingBox())!;
     const canvas = (await page.getByTestId('plan-canvas').boundingBox())!;

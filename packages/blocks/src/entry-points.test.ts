@@ -3,9 +3,13 @@ import path from 'node:path';
 import { expect, test } from 'vitest';
 
 const packagesDir = path.resolve(import.meta.dirname, '../..');
+const packageImports = (JSON.parse(fs.readFileSync(path.join(import.meta.dirname, '../package.json'), 'utf8')) as { imports: Record<string, Record<string, string>> }).imports;
 
-/** Every file a module loads at run time (type-only imports are erased), following relative and workspace imports. */
-function runtimeClosure(entry: string, seen = new Set<string>()): Set<string> {
+/**
+ * Every file a module loads at run time (type-only imports are erased), following relative and
+ * workspace imports, and the package's own `#` imports as a server (`default`) or a browser resolves them.
+ */
+function runtimeClosure(entry: string, seen = new Set<string>(), condition: 'default' | 'browser' = 'default'): Set<string> {
   if (seen.has(entry)) return seen;
   seen.add(entry);
   const source = fs.readFileSync(entry, 'utf8');
@@ -13,13 +17,14 @@ function runtimeClosure(entry: string, seen = new Set<string>()): Set<string> {
     const specifier = match[1]!;
     let resolved: string | undefined;
     if (specifier.startsWith('.')) resolved = path.resolve(path.dirname(entry), specifier);
+    else if (specifier.startsWith('#')) resolved = path.resolve(import.meta.dirname, '..', packageImports[specifier]![condition]!);
     else if (specifier === '@voxplan/engine') resolved = path.join(packagesDir, 'engine/src/index.ts');
     else if (specifier.startsWith('@voxplan/')) throw new Error(`unexpected workspace import ${specifier} in ${entry}`);
     else {
       seen.add(`package:${specifier}`);
       continue;
     }
-    if (resolved.endsWith('.ts') || resolved.endsWith('.tsx')) runtimeClosure(resolved, seen);
+    if (resolved.endsWith('.ts') || resolved.endsWith('.tsx')) runtimeClosure(resolved, seen, condition);
   }
   return seen;
 }
@@ -34,16 +39,14 @@ test('the definitions entry point loads no block runtime, no Node module and not
   expect(files.filter((file) => file.includes('/core/editor/') || file.endsWith('.tsx') || file.endsWith('editor.ts'))).toEqual([]);
 });
 
-test('the editor entry point loads no block runtime and no Node module: only zod, React, Mantine and the icons besides', () => {
-  const files = [...runtimeClosure(path.join(import.meta.dirname, 'editor.ts'))];
+test('the editor entry point, as a browser loads it, loads no block runtime, no Node module and no RE2: only zod, React, Mantine and the icons besides', () => {
+  const files = [...runtimeClosure(path.join(import.meta.dirname, 'editor.ts'), new Set(), 'browser')];
   expect(files.filter((file) => file.endsWith('/runtime.ts') && file.includes('/blocks/src/'))).toEqual([]);
   expect(files.some((file) => file.includes('compile.ts') || file.includes('runtime-registry.ts'))).toBe(false);
   expect(files.filter((file) => file.startsWith('package:')).sort()).toEqual([
     'package:@mantine/core',
     'package:@tabler/icons-react',
-    'package:re2js',
     'package:react',
-    'package:safe-regex2',
     'package:zod',
     // Portuguese issue texts; the one locale, not `z.locales` with every language.
     'package:zod/v4/locales/pt-BR.js',
@@ -51,6 +54,11 @@ test('the editor entry point loads no block runtime and no Node module: only zod
   // Every block's editor part, and the form renderer.
   expect(files.filter((file) => /\/blocks\/src\/[a-z_]+\/editor\.ts$/.test(file))).toHaveLength(18);
   expect(files.some((file) => file.endsWith('/core/editor/BlockForm.tsx'))).toBe(true);
+});
+
+test('in a browser, the definitions check a pattern without RE2 (64 KB gzip): the server compiles it with RE2 on save', () => {
+  const files = [...runtimeClosure(path.join(import.meta.dirname, 'definitions.ts'), new Set(), 'browser')];
+  expect(files.filter((file) => file.startsWith('package:')).sort()).toEqual(['package:zod']);
 });
 
 test('the runtime entry point loads every block runtime', () => {

@@ -1,7 +1,8 @@
 import { compareValues, toText, type Turn, type Value } from '@voxplan/engine';
 import { defineRuntime } from '../core/define.ts';
 import { compileValue } from '../core/value.ts';
-import { type ConditionOperator, compilePattern, conditionBlock } from './definition.ts';
+import { type ConditionOperator, conditionBlock } from './definition.ts';
+import { compilePattern } from './pattern.ts';
 
 /** Text `matches` reads at most: matching is linear in it (RE2), this bounds the constant. */
 const maxSubjectLength = 2_000;

@@ -16,11 +16,14 @@ import {
   IconSquaresDiagonal,
   IconTrash,
 } from '@tabler/icons-react';
+import { lazy, Suspense } from 'react';
 import { useTranslation } from 'react-i18next';
-import { FindBlockDialog } from './FindBlockDialog.tsx';
 import type { Graph } from './graph-state.ts';
 import type { PlanSaving } from './use-plan-saving.tsx';
-import { VersionsDrawer } from './VersionsDrawer.tsx';
+
+// Loaded when first opened, so the editor's route carries only the canvas and its forms.
+const FindBlockDialog = lazy(() => import('./FindBlockDialog.tsx').then((module) => ({ default: module.FindBlockDialog })));
+const VersionsDrawer = lazy(() => import('./VersionsDrawer.tsx').then((module) => ({ default: module.VersionsDrawer })));
 
 /** The keys the editor answers, as the help dialog lists them. */
 const shortcuts: { keys: string[]; labelKey: string }[] = [
@@ -142,8 +145,10 @@ export function EditorToolbar(props: Props) {
           </Button>
         </>
       )}
-      <FindBlockDialog opened={findOpened} onClose={find.close} graph={props.graph} onFocusNode={props.onFocusNode} />
-      <VersionsDrawer opened={versionsOpened} onClose={versions.close} saving={saving} dirty={props.dirty} />
+      <Suspense>
+        {findOpened && <FindBlockDialog opened onClose={find.close} graph={props.graph} onFocusNode={props.onFocusNode} />}
+        {versionsOpened && <VersionsDrawer opened onClose={versions.close} saving={saving} dirty={props.dirty} />}
+      </Suspense>
       <Modal opened={helpOpened} onClose={help.close} title={t('editor.keys.title')} data-testid="shortcuts-dialog">
         <Table>
           <Table.Tbody>

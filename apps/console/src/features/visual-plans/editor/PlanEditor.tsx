@@ -1,4 +1,4 @@
-import { Alert, Badge, Button, Group, Stack, Text, Title, useComputedColorScheme } from '@mantine/core';
+import { Alert, Badge, Button, Group, Loader, Stack, Text, Title, useComputedColorScheme } from '@mantine/core';
 import { IconPlayerPlay } from '@tabler/icons-react';
 import { useHotkeys } from '@mantine/hooks';
 import { useQueryClient } from '@tanstack/react-query';
@@ -13,7 +13,7 @@ import {
   ReactFlow,
   useReactFlow,
 } from '@xyflow/react';
-import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { lazy, Suspense, useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router';
 import { useCanWrite } from '../../../lib/auth.tsx';
@@ -51,7 +51,10 @@ import {
 import { IssuesButton } from './IssuesButton.tsx';
 import { blockDragType, Palette } from './Palette.tsx';
 import { SidePanel } from './SidePanel.tsx';
-import { TestPanel, type TestPanelPath } from './test-panel/TestPanel.tsx';
+import type { TestPanelPath } from './test-panel/TestPanel.tsx';
+
+// The test panel loads when it is first opened: most visits to a plan never run it.
+const TestPanel = lazy(() => import('./test-panel/TestPanel.tsx').then((module) => ({ default: module.TestPanel })));
 import { usePlanSaving } from './use-plan-saving.tsx';
 
 
@@ -499,14 +502,16 @@ export function PlanEditor({ loaded, onReload }: { loaded: VisualPlanDocument; o
                     </Group>
                   </Alert>
                 )}
-                <TestPanel
-                  key={testing.startNodeId ?? ''}
-                  planId={loaded.id}
-                  startNodeId={testing.startNodeId}
-                  edges={saving.savedEdges}
-                  onPathChange={onPathChange}
-                  onClose={closeTest}
-                />
+                <Suspense fallback={<Loader m="md" size="sm" aria-label={t('common.loading')} />}>
+                  <TestPanel
+                    key={testing.startNodeId ?? ''}
+                    planId={loaded.id}
+                    startNodeId={testing.startNodeId}
+                    edges={saving.savedEdges}
+                    onPathChange={onPathChange}
+                    onClose={closeTest}
+                  />
+                </Suspense>
               </>
             ) : (
               <SidePanel

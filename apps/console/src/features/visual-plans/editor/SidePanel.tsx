@@ -1,13 +1,15 @@
-import { Button, ScrollArea, Stack, Text, Title } from '@mantine/core';
+import { Button, Loader, ScrollArea, Stack, Text, Title } from '@mantine/core';
 import { IconPlayerPlay } from '@tabler/icons-react';
 import { blockDefinition, type PlanSettings } from '@voxplan/blocks/definitions';
-import { useMemo } from 'react';
+import { lazy, Suspense, useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
-import { BlockFormHost } from './BlockFormHost.tsx';
 import { useNodeDecoration } from './decorations.ts';
 import { useEditorContext } from './editor-context.tsx';
 import type { GraphNode } from './graph-state.ts';
-import { PlanSettingsPanel } from './PlanSettingsPanel.tsx';
+
+// The forms load just after the canvas, which is what the user waits for when opening a plan.
+const BlockFormHost = lazy(() => import('./BlockFormHost.tsx').then((module) => ({ default: module.BlockFormHost })));
+const PlanSettingsPanel = lazy(() => import('./PlanSettingsPanel.tsx').then((module) => ({ default: module.PlanSettingsPanel })));
 
 /** The server's errors and warnings about a block, by the path inside its data. */
 function useServerIssues(node: GraphNode): ReadonlyMap<string, string> {
@@ -36,7 +38,9 @@ function BlockPanel({ node, variableNames, onChange, onTestFrom }: { node: Graph
           {t('editor.testFromHere')}
         </Button>
       </div>
-      <BlockFormHost node={node} issues={issues} variableNames={variableNames} onChange={(data) => onChange(node.id, data)} />
+      <Suspense fallback={<Loader size="sm" aria-label={t('common.loading')} />}>
+        <BlockFormHost node={node} issues={issues} variableNames={variableNames} onChange={(data) => onChange(node.id, data)} />
+      </Suspense>
     </Stack>
   );
 }
@@ -73,7 +77,9 @@ export function SidePanel({
           </Text>
         </Stack>
       ) : (
-        <PlanSettingsPanel settings={settings} onChange={onSettingsChange} />
+        <Suspense fallback={<Loader m="sm" size="sm" aria-label={t('common.loading')} />}>
+          <PlanSettingsPanel settings={settings} onChange={onSettingsChange} />
+        </Suspense>
       )}
     </ScrollArea>
   );

@@ -1,5 +1,7 @@
 import { blockDefinition } from '@voxplan/blocks/definitions';
-import { blockEditor, type BlockEditor } from '@voxplan/blocks/editor';
+import type { BlockEditor } from '@voxplan/blocks/editor';
+// The registry alone (icons, colours, summaries): the forms of `@voxplan/blocks/editor` load with the side panel.
+import { blockEditor } from '@voxplan/blocks/editor/registry';
 import { IconSquareRounded } from '@tabler/icons-react';
 import type { ComponentType } from 'react';
 import type { EditorContextValue } from './editor-context.tsx';

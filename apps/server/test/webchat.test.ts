@@ -70,7 +70,7 @@ beforeAll(async () => {
   const admin = await server.login();
   member = await createTenantMember(server, admin, 'webchat');
   const plan = await storePlan(server.ctx, member.tenantId, readFixture('help-desk-chat'));
-  chat = await createNumber({ number: '+551140000001', provider: 'webchat', chat_plan_id: plan, webchat_origins: [' HTTPS://Shop.Example.com ', 'http://localhost:3000'] });
+  chat = await createNumber({ number: '+551140000001', provider: 'webchat', chat_plan_id: plan, webchat_origins: [' HTTPS://Shop.Example.com:443 ', 'http://localhost:3000', 'http://intranet.example.com:80'] });
   limited = await createNumber({ number: '+551140000002', provider: 'webchat', chat_plan_id: plan, webchat_origins: [SITE] });
   other = await createNumber({ number: '+551140000004', provider: 'webchat', chat_plan_id: plan, webchat_origins: [SITE] });
 });
@@ -84,7 +84,7 @@ describe('a web chat number', () => {
   test('gets a public key, its origins as browsers send them, and the <script> tag to copy', async () => {
     expect(chat.webchat_key).toMatch(/^wc_[\w-]{32}$/);
     expect(limited.webchat_key).not.toBe(chat.webchat_key);
-    expect(chat.webchat_origins).toEqual([SITE, 'http://localhost:3000']);
+    expect(chat.webchat_origins).toEqual([SITE, 'http://localhost:3000', 'http://intranet.example.com']);
     expect(chat.webchat_script).toBe(`<script src="${server.config.publicUrl}/widget.js" data-key="${chat.webchat_key}" async></script>`);
     // Saved again, the key stays: pages that embed it keep working.
     const edited = await server.call({ method: 'PATCH', url: `/numbers/${chat.id}`, token: member.token, payload: { description: 'Shop chat' } });

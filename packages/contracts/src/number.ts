@@ -108,9 +108,16 @@ const numberFields = {
   whatsapp_token: z.string().trim().max(numberLimits.whatsappToken),
   whatsapp_phone_number_id: z.string().trim().max(numberLimits.whatsappField),
   whatsapp_app_secret: z.string().trim().max(numberLimits.whatsappField),
-  // Lower case, as browsers send a host in `Origin`.
+  // As browsers send `Origin`: the host in lower case, the scheme's default port left out.
   webchat_origins: z
-    .array(z.string().trim().toLowerCase().refine(isWebOrigin, numberMessages.origin))
+    .array(
+      z
+        .string()
+        .trim()
+        .toLowerCase()
+        .refine(isWebOrigin, numberMessages.origin)
+        .transform((origin) => origin.replace(/^(https:\/\/.+):443$|^(http:\/\/.+):80$/, '$1$2')),
+    )
     .max(numberLimits.webchatOrigins),
 };
 

@@ -26,21 +26,14 @@ import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { startPostgres, type PostgresServer } from '../../apps/server/test/postgres-server.ts';
+import { envNumber } from '../lib/env.ts';
 import { checkedJson } from '../lib/http-json.ts';
-import { canPin, cpuCount, LOADGEN_CPU, pinSelf, SERVER_CPU, ServerChild } from '../lib/server-child.ts';
+import { canPin, cpuCount, LOADGEN_CPU, pinSelf, SERVER_CPU, type ServerChild, ServerChildren } from '../lib/server-child.ts';
 import { formatSummary, summarize, type CpuProfile } from './cpu-profile.ts';
-import { BENCH_ADMIN, type ExplainResult, isExplainResult, type ServerKind } from './protocol.ts';
+import { BENCH_ADMIN, type ExplainResult, isExplainResult } from './protocol.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Settings
-
-function envNumber(name: string, fallback: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isFinite(value) || value < 0) throw new Error(`${name} must be a non-negative number, got '${raw}'`);
-  return value;
-}
 
 type Dialect = 'sqlite' | 'postgres';
 
@@ -89,6 +82,7 @@ const RANDOM_RANGE = 500;
 const here = path.dirname(fileURLToPath(import.meta.url));
 const serverScript = path.join(here, 'server.ts');
 const pinning = settings.pin && canPin();
+const serverCpu = pinning ? SERVER_CPU : undefined;
 
 // ---------------------------------------------------------------------------------------------
 // Load
@@ -301,28 +295,16 @@ function printExplain(label: string, result: ExplainResult): void {
 // ---------------------------------------------------------------------------------------------
 // Main
 
-const children = new Set<ServerChild>();
+const servers = new ServerChildren(serverScript);
 let dataDir: string | undefined;
 let postgres: PostgresServer | undefined;
 
 async function cleanup(): Promise<void> {
-  await Promise.all([...children].map((child) => child.stop().catch(() => undefined)));
-  children.clear();
+  await servers.stopAll();
   await postgres?.stop().catch(() => undefined);
   postgres = undefined;
   if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
   dataDir = undefined;
-}
-
-async function startChild(kind: ServerKind, env: NodeJS.ProcessEnv = {}): Promise<ServerChild> {
-  const child = await ServerChild.start(serverScript, kind, env, pinning ? SERVER_CPU : undefined);
-  children.add(child);
-  return child;
-}
-
-async function stopChild(child: ServerChild): Promise<void> {
-  await child.stop();
-  children.delete(child);
 }
 
 const randomInt = (below: number) => Math.floor(Math.random() * below);
@@ -461,9 +443,9 @@ async function main(): Promise<void> {
 
   // (a) Baseline: bare Fastify hello-world, alone on the server core.
   process.stderr.write('hello-world server\n');
-  const hello = await startChild('hello');
+  const hello = await servers.start('hello', {}, serverCpu);
   const helloBefore = await measure('hello-world GET / (first)', hello, { method: 'GET', path: '/', headers: {} });
-  await stopChild(hello);
+  await servers.stop(hello);
 
   const phaseResults: { title: string; verdicts: Verdict[] }[] = [];
   const migrated: { dialect: Dialect; verdicts: Verdict[] }[] = [];
@@ -482,7 +464,7 @@ async function main(): Promise<void> {
       env.BENCH_DATABASE_URL = url.toString();
     }
     process.stderr.write(`voxplan server on ${dialect}: migrating and seeding ${settings.rows} destinations\n`);
-    const app = await startChild('voxplan', env);
+    const app = await servers.start('voxplan', env, serverCpu);
     process.stdout.write(`\n[${dialect}] seeded tenant ${app.ready.tenantId} with ${app.ready.seededRows} destinations in ${fmt((app.ready.seedMs ?? 0) / 1000, 1)} s\n`);
 
     const login = await checkedJson(
@@ -538,13 +520,13 @@ async function main(): Promise<void> {
         `\nCPU profile of the server on ${dialect} under ${profiled.name} (${fmt(load.requests.total / load.duration, 0)} req/s while sampling every 200 µs; ` +
         `${load.requests.total} requests)${settings.profileOut ? `, saved to ${file}` : ''}\n${formatSummary(summary)}\n`;
     }
-    await stopChild(app);
+    await servers.stop(app);
   }
 
   // The baseline again, after the app is gone: this machine's throughput drifts between runs.
-  const helloAgain = await startChild('hello');
+  const helloAgain = await servers.start('hello', {}, serverCpu);
   const helloAfter = await measure('hello-world GET / (last)', helloAgain, { method: 'GET', path: '/', headers: {} });
-  await stopChild(helloAgain);
+  await servers.stop(helloAgain);
 
   for (const phase of phaseResults) process.stdout.write(report(phase.title, [helloBefore, helloAfter], phase.verdicts));
   if (migrated.length > 1) process.stdout.write(sideBySide([helloBefore, helloAfter], migrated));

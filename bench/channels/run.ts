@@ -23,20 +23,13 @@ import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import twilio from 'twilio';
-import { createTestDatabase, startPostgres, type PostgresServer } from '../../apps/server/test/postgres-server.ts';
+import { createTestDatabase, startPostgres } from '../../apps/server/test/postgres-server.ts';
 import { formatSummary, summarize, type CpuProfile } from '../api/cpu-profile.ts';
-import { BENCH_ADMIN, type ServerKind } from '../api/protocol.ts';
+import { BENCH_ADMIN } from '../api/protocol.ts';
+import { envNumber } from '../lib/env.ts';
 import { checkedJson } from '../lib/http-json.ts';
-import { canPin, cpuCount, LOADGEN_CPU, pinSelf, SERVER_CPU, ServerChild } from '../lib/server-child.ts';
+import { canPin, cpuCount, LOADGEN_CPU, pinSelf, SERVER_CPU, type ServerChild, ServerChildren } from '../lib/server-child.ts';
 import { BLOCKS_PER_CALL, ivrPlan } from './ivr-plan.ts';
-
-function envNumber(name: string, fallback: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isFinite(value) || value < 0) throw new Error(`${name} must be a non-negative number, got '${raw}'`);
-  return value;
-}
 
 type Dialect = 'sqlite' | 'postgres';
 const settings = {
@@ -323,29 +316,8 @@ function report(baseline: Measurement, rows: Array<{ m: Measurement; targets: bo
 // ---------------------------------------------------------------------------------------------
 // Main
 
-const children = new Set<ServerChild>();
+const servers = new ServerChildren(serverScript);
 let dataDir: string | undefined;
-let postgres: PostgresServer | undefined;
-
-async function startChild(kind: ServerKind, env: NodeJS.ProcessEnv, cpu: number | undefined): Promise<ServerChild> {
-  const child = await ServerChild.start(serverScript, kind, env, cpu);
-  children.add(child);
-  return child;
-}
-
-async function stopChild(child: ServerChild): Promise<void> {
-  await child.stop();
-  children.delete(child);
-}
-
-async function cleanup(): Promise<void> {
-  await Promise.all([...children].map((child) => child.stop().catch(() => undefined)));
-  children.clear();
-  await postgres?.stop().catch(() => undefined);
-  postgres = undefined;
-  if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
-  dataDir = undefined;
-}
 
 async function profiled(server: ServerChild, dialect: Dialect): Promise<string> {
   const file = settings.profileOut
@@ -374,17 +346,22 @@ async function main(): Promise<void> {
       `a call: ${REQUESTS_PER_CALL} signed webhook requests (turns), ${BLOCKS_PER_CALL} blocks; ` +
       (pinning ? `load generator on CPU ${LOADGEN_CPU}, server on CPU ${SERVER_CPU}\n` : 'no CPU pinning\n'),
   );
-  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'voxplan-bench-channels-'));
+  const tempDir = fs.mkdtempSync(path.join(os.tmpdir(), 'voxplan-bench-channels-'));
+  dataDir = tempDir;
+  servers.onStopAll(() => fs.rmSync(tempDir, { recursive: true, force: true }));
+  let postgres: string | undefined;
   const dialects: Dialect[] = settings.dialect === 'both' ? ['sqlite', 'postgres'] : [settings.dialect];
   if (dialects.includes('postgres')) {
     process.stderr.write('starting a throwaway PostgreSQL server\n');
-    postgres = await startPostgres();
+    const started = await startPostgres();
+    servers.onStopAll(() => started.stop());
+    postgres = started.url;
   }
   const serverCpu = pinning ? SERVER_CPU : undefined;
 
-  const hello = await startChild('hello', {}, serverCpu);
+  const hello = await servers.start('hello', {}, serverCpu);
   const helloFirst = await measure('hello-world GET / (first)', [hello], false);
-  await stopChild(hello);
+  await servers.stop(hello);
 
   const rows: Array<{ m: Measurement; targets: boolean }> = [];
   let profileText = '';
@@ -395,24 +372,24 @@ async function main(): Promise<void> {
       BENCH_PUBLIC_URL: PUBLIC_URL,
       BENCH_MASTER_KEY: randomBytes(32).toString('hex'),
     };
-    if (dialect === 'postgres') env.BENCH_DATABASE_URL = (await createTestDatabase(postgres!.url)).url;
+    if (dialect === 'postgres') env.BENCH_DATABASE_URL = (await createTestDatabase(postgres!)).url;
     process.stderr.write(`voxplan on ${dialect}\n`);
-    const app = await startChild('channels', env, serverCpu);
+    const app = await servers.start('channels', env, serverCpu);
     await seed(app);
     await checkOneCall(app);
     rows.push({ m: await measure(`Twilio calls, ${dialect}`, [app], true), targets: dialect === 'sqlite' });
     if (settings.profile) profileText += await profiled(app, dialect);
-    await stopChild(app);
+    await servers.stop(app);
 
     if (dialect === 'postgres' && settings.instances) {
       // Every process may use either core here, the load generator too: one instance against two.
       if (pinning) pinSelf('all');
-      const first = await startChild('channels', env, undefined);
+      const first = await servers.start('channels', env, undefined);
       const one = await measure('PostgreSQL, 1 instance (unpinned)', [first], true);
       const secondDir = fs.mkdtempSync(path.join(dataDir, `${dialect}-b-`));
-      const second = await startChild('channels', { ...env, BENCH_DATA_DIR: secondDir }, undefined);
+      const second = await servers.start('channels', { ...env, BENCH_DATA_DIR: secondDir }, undefined);
       const two = await measure('PostgreSQL, 2 instances (unpinned)', [first, second], true);
-      await Promise.all([stopChild(first), stopChild(second)]);
+      await Promise.all([servers.stop(first), servers.stop(second)]);
       if (pinning) pinSelf([LOADGEN_CPU]);
       rows.push({ m: one, targets: false }, { m: two, targets: false });
       const grows = two.callsPerSecond > one.callsPerSecond;
@@ -427,9 +404,9 @@ async function main(): Promise<void> {
     }
   }
 
-  const helloAgain = await startChild('hello', {}, serverCpu);
+  const helloAgain = await servers.start('hello', {}, serverCpu);
   const helloLast = await measure('hello-world GET / (last)', [helloAgain], false);
-  await stopChild(helloAgain);
+  await servers.stop(helloAgain);
   const baseline = helloLast.rps > helloFirst.rps ? helloLast : helloFirst;
 
   process.stdout.write(`\n${report(baseline, [{ m: helloFirst, targets: false }, { m: helloLast, targets: false }, ...rows])}\n`);
@@ -445,7 +422,7 @@ async function main(): Promise<void> {
 
 let exitCode = 0;
 process.on('SIGINT', () => {
-  void cleanup().finally(() => process.exit(130));
+  void servers.stopAll().finally(() => process.exit(130));
 });
 try {
   await main();
@@ -460,6 +437,6 @@ try {
   process.stderr.write(`\nbench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
   exitCode = 1;
 } finally {
-  await cleanup();
+  await servers.stopAll();
 }
 process.exit(exitCode);

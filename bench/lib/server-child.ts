@@ -137,3 +137,39 @@ export class ServerChild {
     }
   }
 }
+
+/** The server children of one bench run, so that an error or Ctrl-C stops whichever are still running. */
+export class ServerChildren {
+  private readonly running = new Set<ServerChild>();
+  private readonly undo: Array<() => unknown> = [];
+
+  constructor(private readonly script: string) {}
+
+  async start(kind: ServerKind, env: NodeJS.ProcessEnv, cpu: number | undefined): Promise<ServerChild> {
+    const child = await ServerChild.start(this.script, kind, env, cpu);
+    this.running.add(child);
+    return child;
+  }
+
+  async stop(child: ServerChild): Promise<void> {
+    await child.stop();
+    this.running.delete(child);
+  }
+
+  /** Something else stopAll undoes, after the children and in reverse order: a database server, a temp dir. */
+  onStopAll(undo: () => unknown): void {
+    this.undo.push(undo);
+  }
+
+  async stopAll(): Promise<void> {
+    await Promise.all([...this.running].map((child) => child.stop().catch(() => undefined)));
+    this.running.clear();
+    for (const undo of this.undo.splice(0).reverse()) {
+      try {
+        await undo();
+      } catch {
+        // the others still run
+      }
+    }
+  }
+}

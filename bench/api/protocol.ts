@@ -25,6 +25,7 @@ export type Command =
   | { cmd: 'explain'; label: string; filter?: unknown; where?: unknown; tenantId: number }
   | { cmd: 'profileStart' }
   | { cmd: 'profileStop'; file: string }
+  | { cmd: 'memory' }
   | { cmd: 'shutdown' };
 
 export type CommandMessage = Command & { type: 'command'; id: number };
@@ -37,12 +38,20 @@ export interface ExplainResult {
   rows: number;
 }
 
+/** `memory`: the child's process.memoryUsage() in bytes, after a full garbage collection when it runs with --expose-gc. */
+export interface MemoryResult {
+  heapUsed: number;
+  rss: number;
+  external: number;
+  collected: boolean;
+}
+
 export interface ReplyMessage {
   type: 'reply';
   id: number;
   ok: boolean;
   error?: string;
-  result?: ExplainResult | { file: string } | null;
+  result?: ExplainResult | { file: string } | MemoryResult | null;
 }
 
 export type ChildMessage = ReadyMessage | ReplyMessage;
@@ -57,6 +66,10 @@ export function isChildMessage(value: unknown): value is ChildMessage {
 
 export function isCommandMessage(value: unknown): value is CommandMessage {
   return isRecord(value) && value.type === 'command' && typeof value.id === 'number' && typeof value.cmd === 'string';
+}
+
+export function isMemoryResult(value: unknown): value is MemoryResult {
+  return isRecord(value) && typeof value.heapUsed === 'number' && typeof value.rss === 'number' && typeof value.collected === 'boolean';
 }
 
 export function isExplainResult(value: unknown): value is ExplainResult {

@@ -2,7 +2,7 @@
  * The server side of the API bench, run as a child of bench/api/run.ts (IPC channel required):
  *   node --import tsx bench/api/server.ts hello     bare Fastify, GET / -> {hello:'world'}
  *   node --import tsx bench/api/server.ts voxplan   the real app on BENCH_DATA_DIR (or on BENCH_DATABASE_URL, PostgreSQL), seeded
- *   node --import tsx bench/api/server.ts channels  the same, unseeded, with BENCH_PUBLIC_URL and BENCH_MASTER_KEY (bench/channels/run.ts)
+ *   node --import tsx bench/api/server.ts channels  the same, unseeded, with BENCH_PUBLIC_URL and BENCH_MASTER_KEY (bench/channels/run.ts, chat.ts)
  * It answers the parent's commands (see protocol.ts) and exits when the parent goes away.
  */
 import type { AddressInfo } from 'node:net';
@@ -144,7 +144,9 @@ async function main(): Promise<void> {
     const dataDir = process.env.BENCH_DATA_DIR;
     const { BENCH_PUBLIC_URL: publicUrl, BENCH_MASTER_KEY: masterKey } = process.env;
     if (!dataDir || !publicUrl || !masterKey) throw new Error('BENCH_DATA_DIR, BENCH_PUBLIC_URL and BENCH_MASTER_KEY are required');
-    const config = benchServerConfig(dataDir, process.env.BENCH_DATABASE_URL, { PUBLIC_URL: publicUrl, MASTER_KEY: masterKey });
+    // The settings bench/channels/chat.ts changes: the Graph API it plays, web chat limits a single load generator would hit.
+    const passed = ['WHATSAPP_GRAPH_URL', 'WEBCHAT_RATE_PER_ADDRESS', 'WEBCHAT_RATE_PER_KEY'].flatMap((name) => (process.env[name] ? [[name, process.env[name]]] : []));
+    const config = benchServerConfig(dataDir, process.env.BENCH_DATABASE_URL, { PUBLIC_URL: publicUrl, MASTER_KEY: masterKey, ...Object.fromEntries(passed) });
     started = await startContext(config);
     app = await buildApp(started.ctx);
     await app.listen({ port: 0, host: config.host });
@@ -200,6 +202,13 @@ async function main(): Promise<void> {
         return profiler.start();
       case 'profileStop':
         return profiler.stop(command.file);
+      case 'memory': {
+        // Twice: objects with finalizers or weak references are freed by the collection after the one that found them.
+        globalThis.gc?.();
+        globalThis.gc?.();
+        const usage = process.memoryUsage();
+        return { heapUsed: usage.heapUsed, rss: usage.rss, external: usage.external, collected: globalThis.gc !== undefined };
+      }
       case 'shutdown':
         setImmediate(() => void shutdown());
         return null;

@@ -55,3 +55,34 @@ describe('SQLite reads (rows made from arrays of values)', () => {
     expect(Object.getOwnPropertyNames(row)).toEqual(Object.getOwnPropertyNames(expected));
   });
 });
+
+describe('SQLite transactions beside another process on the file', () => {
+  it('a transaction that read first is not failed by another connection writing before its own write', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'voxplan-db-'));
+    const handle = openDatabase({ databaseUrl: undefined, dataDir: dir });
+    const other = new SQLite(path.join(dir, 'voxplan.db'));
+    try {
+      await sql.raw('create table t (id integer primary key, name text)').execute(handle.db);
+      await sql.raw("insert into t (name) values ('a')").execute(handle.db);
+      let otherWrote = true;
+      await handle.db.transaction().execute(async (trx) => {
+        await sql.raw('select count(*) from t').execute(trx);
+        // Another process (a second instance, set-password) writes now. With a deferred `begin`
+        // it would commit, and this transaction's write below would fail at once with SQLITE_BUSY;
+        // with `begin immediate` this transaction holds the write lock, and the other one waits.
+        try {
+          other.prepare("insert into t (name) values ('other')").run();
+        } catch {
+          otherWrote = false;
+        }
+        await sql.raw("insert into t (name) values ('b')").execute(trx);
+      });
+      expect(otherWrote).toBe(false);
+      expect((await sql.raw<{ name: string }>('select name from t order by id').execute(handle.db)).rows.map((row) => row.name)).toEqual(['a', 'b']);
+    } finally {
+      other.close();
+      await handle.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -132,7 +132,11 @@ function withStatementCache(sqlite: SQLite.Database, tracker: WriteTracker): Sql
       let statement = cache.get(source);
       if (statement) return statement;
       const written = tableWrittenBy(source);
-      const prepared = sqlite.prepare(source);
+      // Kysely begins a transaction with a deferred `begin`, which takes the write lock at the first
+      // write. With another process on the file (a second instance, `npm run set-password`), a
+      // transaction that read first then fails that upgrade at once with SQLITE_BUSY, without
+      // waiting for busy_timeout; `begin immediate` waits for the lock at the start instead.
+      const prepared = sqlite.prepare(source === 'begin' ? 'begin immediate' : source);
       if (written !== null) statement = new TrackedStatement(prepared, written, tracker);
       else statement = ReadStatement.suits(prepared) ? new ReadStatement(prepared) : prepared;
       if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value!);

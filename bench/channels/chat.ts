@@ -341,7 +341,7 @@ const kb = (bytes: number) => `${bytes >= 0 ? '+' : ''}${fmt(bytes / 1024, 1)}`;
 function loadReport(baseline: LoadFigures, rows: LoadFigures[]): string {
   const lines = [['figure', 'req/s', 'ratio', 'p50 ms', 'p99 ms', 'ms CPU/req', 'srv CPU', 'loadgen CPU', 'load avg', 'failed']];
   for (const m of rows) {
-    lines.push([m.name, fmt(m.rps, 0), fmt(m.rps / baseline.rps), fmt(m.p50), fmt(m.p99), fmt(m.cpuMsPerRequest, 3), m.serverCpu.map(pct).join(' + '), pct(m.loadgenCpu), fmt(m.load, 1), String(m.failed)]);
+    lines.push([m.name, fmt(m.rps, 0), fmt(m.rps / baseline.rps, 3), fmt(m.p50), fmt(m.p99), fmt(m.cpuMsPerRequest, 3), m.serverCpu.map(pct).join(' + '), pct(m.loadgenCpu), fmt(m.load, 1), String(m.failed)]);
   }
   return table(lines);
 }

@@ -23,27 +23,27 @@ import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import twilio from 'twilio';
-import { createTestDatabase, startPostgres } from '../../apps/server/test/postgres-server.ts';
 import { formatSummary, summarize, type CpuProfile } from '../api/cpu-profile.ts';
 import { BENCH_ADMIN } from '../api/protocol.ts';
+import { apiCall } from '../lib/api-call.ts';
+import { runBench } from '../lib/bench-main.ts';
+import { benchDatabases, dialectsOf } from '../lib/dialects.ts';
 import { envNumber } from '../lib/env.ts';
-import { checkedJson } from '../lib/http-json.ts';
+import { failedOf, fmt, type LoadFigures, measureLoad, pct, runLoad, table } from '../lib/load.ts';
 import { canPin, cpuCount, LOADGEN_CPU, pinSelf, SERVER_CPU, type ServerChild, ServerChildren } from '../lib/server-child.ts';
 import { BLOCKS_PER_CALL, ivrPlan } from './ivr-plan.ts';
 
-type Dialect = 'sqlite' | 'postgres';
 const settings = {
   seconds: envNumber('BENCH_SECONDS', 5),
   warmupSeconds: envNumber('BENCH_WARMUP_SECONDS', 4),
   connections: envNumber('BENCH_CONNECTIONS', 32),
-  dialect: (process.env.BENCH_DIALECT ?? 'both') as Dialect | 'both',
+  dialects: dialectsOf(process.env.BENCH_DIALECT),
   instances: process.env.BENCH_INSTANCES !== '0',
   pin: process.env.BENCH_PIN !== '0',
   profile: process.env.BENCH_PROFILE === '1',
   profileOut: process.env.BENCH_PROFILE_OUT,
   strict: process.env.BENCH_STRICT === '1',
 };
-if (!['sqlite', 'postgres', 'both'].includes(settings.dialect)) throw new Error('BENCH_DIALECT must be sqlite, postgres or both');
 if (settings.connections < 2 || settings.connections % 2 !== 0) throw new Error('BENCH_CONNECTIONS must be an even number, 2 or more (two instances share them)');
 
 /** The issue's targets, on SQLite. */
@@ -148,111 +148,45 @@ const REQUESTS_PER_CALL = callRequests().length;
 // ---------------------------------------------------------------------------------------------
 // Load
 
-interface Measurement {
-  name: string;
+/** A load's figures, and for calls the calls a second and the server CPU of a whole call. */
+interface Measurement extends LoadFigures {
   /** Whole calls, or the hello-world's single requests. */
   calls: boolean;
-  /** Requests (turns) a second, all servers together. */
-  rps: number;
   callsPerSecond: number;
-  p50: number;
-  p99: number;
-  failed: number;
-  /** Share of one core each server used, and the load generator. */
-  serverCpu: number[];
-  loadgenCpu: number;
-  /** Server CPU (all servers) per request and per whole call, in ms. */
-  cpuMsPerRequest: number;
   cpuMsPerCall: number;
-  /** The machine's 1-minute load average when the run ended: other work on the VM shows here. */
-  load: number;
 }
 
-const percentile = (sorted: Float64Array, p: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? Number.NaN;
-
-function load(server: ServerChild, connections: number, seconds: number, calls: boolean, onResponse?: (ms: number) => void): Promise<autocannon.Result> {
-  return new Promise((resolve, reject) => {
-    const instance = autocannon(
-      {
-        url: server.url,
-        ...(calls ? { requests: callRequests() } : { method: 'GET' as const }),
-        connections,
-        duration: seconds,
-        pipelining: 1,
-        timeout: 10,
-      },
-      (error: unknown, result: autocannon.Result) => (error ? reject(error instanceof Error ? error : new Error(String(error))) : resolve(result)),
-    );
-    if (onResponse) instance.on('response', (_client, _status, _bytes, ms) => onResponse(ms));
-  });
-}
-
-const failedOf = (result: autocannon.Result) => result.non2xx + result.errors + result.timeouts;
+const loadOptions = () => ({ connections: settings.connections, seconds: settings.seconds, warmupSeconds: settings.warmupSeconds, failures: wrongAnswers });
 
 /** Warm-up, then the measured run, on one server or spread over several (the connections shared out). */
 async function measure(name: string, servers: ServerChild[], calls: boolean): Promise<Measurement> {
-  process.stderr.write(`  ${name}: warm-up ${settings.warmupSeconds}s, measure ${settings.seconds}s\n`);
-  const perServer = settings.connections / servers.length;
-  if (settings.warmupSeconds > 0) {
-    const warm = await Promise.all(servers.map((server) => load(server, perServer, settings.warmupSeconds, calls)));
-    const failed = warm.reduce((sum, result) => sum + failedOf(result), 0);
-    if (failed > 0) wrongAnswers.push(`${name}: ${failed} failed requests in the warm-up`);
-  }
-  const latencies: number[] = [];
-  const cpuBefore = servers.map((server) => server.cpuSeconds() ?? Number.NaN);
-  const loadgenBefore = process.cpuUsage();
-  const results = await Promise.all(servers.map((server) => load(server, perServer, settings.seconds, calls, (ms) => latencies.push(ms))));
-  const loadgen = process.cpuUsage(loadgenBefore);
-  const cpu = servers.map((server, index) => (server.cpuSeconds() ?? Number.NaN) - cpuBefore[index]!);
-  const duration = Math.max(...results.map((result) => result.duration));
-  const requests = results.reduce((sum, result) => sum + result.requests.total, 0);
+  const figures = await measureLoad(name, servers, calls ? { requests: callRequests() } : {}, loadOptions());
   // Calls completed: their last request, the status callback, answered.
-  const completedCalls = calls ? Math.floor(requests / REQUESTS_PER_CALL) : requests;
-  const serverCpuS = cpu.reduce((sum, seconds) => sum + seconds, 0);
-  const sorted = Float64Array.from(latencies).sort();
-  const failed = results.reduce((sum, result) => sum + failedOf(result), 0);
-  if (failed > 0) wrongAnswers.push(`${name}: ${failed} failed requests`);
+  const completedCalls = calls ? Math.floor(figures.requests / REQUESTS_PER_CALL) : figures.requests;
   return {
-    name,
+    ...figures,
     calls,
-    rps: requests / duration,
-    callsPerSecond: completedCalls / duration,
-    p50: percentile(sorted, 50),
-    p99: percentile(sorted, 99),
-    failed,
-    serverCpu: cpu.map((seconds) => seconds / duration),
-    loadgenCpu: (loadgen.user + loadgen.system) / 1e6 / duration,
-    cpuMsPerRequest: (serverCpuS / requests) * 1000,
-    cpuMsPerCall: (serverCpuS / completedCalls) * 1000,
-    load: os.loadavg()[0]!,
+    callsPerSecond: completedCalls / figures.duration,
+    cpuMsPerCall: (figures.cpuMsPerRequest * figures.requests) / completedCalls,
   };
 }
 
 // ---------------------------------------------------------------------------------------------
 // Set-up through the API
 
-async function api(server: ServerChild, method: string, url: string, token: string | null, body?: unknown, tenantId?: number): Promise<Record<string, unknown>> {
-  const headers: Record<string, string> = {
-    ...(body !== undefined && { 'content-type': 'application/json' }),
-    ...(token && { authorization: `Bearer ${token}` }),
-    ...(tenantId !== undefined && { 'x-tenant-id': String(tenantId) }),
-  };
-  return (await checkedJson(`${server.url}/api/v1${url}`, { method, headers, ...(body !== undefined && { body: JSON.stringify(body) }) }, `${method} ${url}`)) as Record<string, unknown>;
-}
-
 /** A tenant with Twilio keys, a destination, an always-open schedule, the published IVR, and the number that runs it. */
 async function seed(server: ServerChild): Promise<void> {
-  const token = String((await api(server, 'POST', '/login', null, BENCH_ADMIN)).token);
-  const tenantId = Number((await api(server, 'POST', '/tenants', token, { name: 'bench' })).id);
-  await api(server, 'PATCH', `/tenants/${tenantId}/integrations`, token, { twilio_sid: ACCOUNT, twilio_token: TOKEN });
-  const destinationId = Number((await api(server, 'POST', '/destinations', token, { name: 'Sales', kind: 'voice', uri: 'sip:sales@pbx.example.com' }, tenantId)).id);
+  const token = String((await apiCall(server, 'POST', '/login', null, BENCH_ADMIN)).token);
+  const tenantId = Number((await apiCall(server, 'POST', '/tenants', token, { name: 'bench' })).id);
+  await apiCall(server, 'PATCH', `/tenants/${tenantId}/integrations`, token, { twilio_sid: ACCOUNT, twilio_token: TOKEN });
+  const destinationId = Number((await apiCall(server, 'POST', '/destinations', token, { name: 'Sales', kind: 'voice', uri: 'sip:sales@pbx.example.com' }, tenantId)).id);
   const days = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'];
   const always = { name: 'Always', time_zone: 'UTC', intervals: days.map((day) => ({ day, start: '00:00', end: '24:00' })) };
-  const dateRangeId = Number((await api(server, 'POST', '/date-ranges', token, always, tenantId)).id);
-  const planId = Number((await api(server, 'POST', '/visual-plans', token, { name: 'Bench IVR' }, tenantId)).id);
-  const saved = await api(server, 'PUT', `/visual-plans/${planId}/document`, token, { base_version: 1, settings: {}, ...ivrPlan({ destinationId, dateRangeId }) });
-  await api(server, 'POST', `/visual-plans/${planId}/publish`, token, { base_version: saved.version });
-  await api(server, 'POST', '/numbers', token, { number: NUMBER, provider: 'twilio', voice_plan_id: planId }, tenantId);
+  const dateRangeId = Number((await apiCall(server, 'POST', '/date-ranges', token, always, tenantId)).id);
+  const planId = Number((await apiCall(server, 'POST', '/visual-plans', token, { name: 'Bench IVR' }, tenantId)).id);
+  const saved = await apiCall(server, 'PUT', `/visual-plans/${planId}/document`, token, { base_version: 1, settings: {}, ...ivrPlan({ destinationId, dateRangeId }) });
+  await apiCall(server, 'POST', `/visual-plans/${planId}/publish`, token, { base_version: saved.version });
+  await apiCall(server, 'POST', '/numbers', token, { number: NUMBER, provider: 'twilio', voice_plan_id: planId }, tenantId);
 }
 
 /** One call on its own first, its answers checked, so that a broken path fails loudly before any figure. */
@@ -267,14 +201,6 @@ async function checkOneCall(server: ServerChild): Promise<void> {
 
 // ---------------------------------------------------------------------------------------------
 // Report
-
-const fmt = (value: number, digits = 2) => (Number.isFinite(value) ? value.toLocaleString('en', { maximumFractionDigits: digits, minimumFractionDigits: digits }) : 'n/a');
-const pct = (share: number) => `${Math.round(share * 100)}%`;
-
-function table(rows: string[][]): string {
-  const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
-  return rows.map((row) => row.map((cell, column) => (column === 0 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!))).join('  ')).join('\n');
-}
 
 let targetFailures = 0;
 const verdict = (ok: boolean) => {
@@ -319,7 +245,7 @@ function report(baseline: Measurement, rows: Array<{ m: Measurement; targets: bo
 const servers = new ServerChildren(serverScript);
 let dataDir: string | undefined;
 
-async function profiled(server: ServerChild, dialect: Dialect): Promise<string> {
+async function profiled(server: ServerChild, dialect: string): Promise<string> {
   const file = settings.profileOut
     ? (() => {
         const out = path.resolve(settings.profileOut);
@@ -329,7 +255,7 @@ async function profiled(server: ServerChild, dialect: Dialect): Promise<string> 
       })()
     : path.join(dataDir!, `channels-${dialect}.cpuprofile`);
   await server.command({ cmd: 'profileStart' });
-  const result = await load(server, settings.connections, settings.seconds, true);
+  const result = await runLoad(server, { requests: callRequests() }, settings.connections, settings.seconds);
   await server.command({ cmd: 'profileStop', file });
   const summary = summarize(JSON.parse(fs.readFileSync(file, 'utf8')) as CpuProfile, 25);
   return (
@@ -349,14 +275,8 @@ async function main(): Promise<void> {
   const tempDir = fs.mkdtempSync(path.join(os.tmpdir(), 'voxplan-bench-channels-'));
   dataDir = tempDir;
   servers.onStopAll(() => fs.rmSync(tempDir, { recursive: true, force: true }));
-  let postgres: string | undefined;
-  const dialects: Dialect[] = settings.dialect === 'both' ? ['sqlite', 'postgres'] : [settings.dialect];
-  if (dialects.includes('postgres')) {
-    process.stderr.write('starting a throwaway PostgreSQL server\n');
-    const started = await startPostgres();
-    servers.onStopAll(() => started.stop());
-    postgres = started.url;
-  }
+  const { dialects } = settings;
+  const databaseUrl = await benchDatabases(servers, dialects);
   const serverCpu = pinning ? SERVER_CPU : undefined;
 
   const hello = await servers.start('hello', {}, serverCpu);
@@ -372,7 +292,8 @@ async function main(): Promise<void> {
       BENCH_PUBLIC_URL: PUBLIC_URL,
       BENCH_MASTER_KEY: randomBytes(32).toString('hex'),
     };
-    if (dialect === 'postgres') env.BENCH_DATABASE_URL = (await createTestDatabase(postgres!)).url;
+    const url = await databaseUrl(dialect);
+    if (url !== undefined) env.BENCH_DATABASE_URL = url;
     process.stderr.write(`voxplan on ${dialect}\n`);
     const app = await servers.start('channels', env, serverCpu);
     await seed(app);
@@ -399,7 +320,7 @@ async function main(): Promise<void> {
         `${fmt(one.cpuMsPerCall, 3)} → ${fmt(two.cpuMsPerCall, 3)} ms of Node CPU a call; calls/s grow with the instances: ${verdict(grows)}.\n` +
         `This machine has ${cpuCount} cores for the instances, PostgreSQL and the load generator together (the load generator used ` +
         `${pct(two.loadgenCpu)} of a core, the instances ${two.serverCpu.map(pct).join(' + ')}, load average ${fmt(two.load, 1)}): ` +
-        `a second instance can only take what PostgreSQL and the load generator leave of the cores, so twice one is out of reach here; ` +
+        `a second instance only gets what PostgreSQL, the load generator and the machine's other work leave of them, so twice one is not to be expected here; ` +
         `the figure shows whether calls spread without one instance holding the other back, not the gain on machines of their own.\n`;
     }
   }
@@ -420,23 +341,4 @@ async function main(): Promise<void> {
   );
 }
 
-let exitCode = 0;
-process.on('SIGINT', () => {
-  void servers.stopAll().finally(() => process.exit(130));
-});
-try {
-  await main();
-  if (wrongAnswers.length > 0) {
-    process.stdout.write(`\n!!!!!!!! FAILED REQUESTS OR WRONG ANSWERS — THE NUMBERS ABOVE ARE MEANINGLESS !!!!!!!!\n${wrongAnswers.map((w) => `  ${w}`).join('\n')}\n`);
-    exitCode = 1;
-  } else if (targetFailures > 0) {
-    process.stdout.write(`\n${targetFailures} target(s) missed (marked FAIL above).\n`);
-    if (settings.strict) exitCode = 3;
-  }
-} catch (error) {
-  process.stderr.write(`\nbench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-  exitCode = 1;
-} finally {
-  await servers.stopAll();
-}
-process.exit(exitCode);
+await runBench(servers, main, () => ({ failures: wrongAnswers, targetFailures, strict: settings.strict }));

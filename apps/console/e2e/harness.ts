@@ -1,6 +1,7 @@
 import { AxeBuilder } from '@axe-core/playwright';
 import type { AddressInfo } from 'node:net';
 import { type Browser, type BrowserContext, chromium, type Locator, type Page } from 'playwright-core';
+import type { VisualPlan, VisualPlanDocument } from '@voxplan/contracts/visual-plan';
 import { expect } from 'vitest';
 import { startTestServer, type TestServer } from '../../server/test/harness.ts';
 
@@ -89,4 +90,15 @@ export const rowWith = (page: Page, text: string): Locator => page.getByTestId('
 export async function chooseOption(page: Page, testId: string, label: string): Promise<void> {
   await page.getByTestId(testId).click();
   await page.getByRole('option', { name: label, exact: true }).click();
+}
+
+/** A plan made through the API by `token`'s user, with `content` (nodes, edges, settings) as its draft when given. */
+export async function createPlan(server: TestServer, token: string, name: string, content?: Record<string, unknown>): Promise<VisualPlanDocument> {
+  const created = await server.call({ method: 'POST', url: '/visual-plans', token, payload: { name } });
+  expect(created.statusCode, created.body).toBe(201);
+  const id = created.json<VisualPlan>().id;
+  if (!content) return (await server.call({ method: 'GET', url: `/visual-plans/${id}/document`, token })).json<VisualPlanDocument>();
+  const saved = await server.call({ method: 'PUT', url: `/visual-plans/${id}/document`, token, payload: { base_version: 1, ...content } });
+  expect(saved.statusCode, saved.body).toBe(200);
+  return saved.json<VisualPlanDocument>();
 }

@@ -2,7 +2,7 @@ import type { VisualPlan, VisualPlanDocument } from '@voxplan/contracts/visual-p
 import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createTenantMember, createTenantUser, type TenantMember } from '../../server/test/harness.ts';
-import { accessibilityViolations, type ConsoleHarness, startConsole } from './harness.ts';
+import { accessibilityViolations, type ConsoleHarness, createPlan, startConsole } from './harness.ts';
 
 /** The plan editor (/visual-plan/<id>): the canvas, its history, saving, conflicts and guards. */
 let harness: ConsoleHarness;
@@ -16,15 +16,7 @@ const edge = (source: string, exit: string, target: string) => ({ id: `${source}
 
 const call = (options: Parameters<ConsoleHarness['server']['call']>[0]) => harness.server.call({ ...options, token: member.token });
 
-async function planWith(name: string, content?: Body): Promise<VisualPlanDocument> {
-  const created = await call({ method: 'POST', url: '/visual-plans', payload: { name } });
-  expect(created.statusCode, created.body).toBe(201);
-  const id = created.json<VisualPlan>().id;
-  if (!content) return (await call({ method: 'GET', url: `/visual-plans/${id}/document` })).json<VisualPlanDocument>();
-  const saved = await call({ method: 'PUT', url: `/visual-plans/${id}/document`, payload: { base_version: 1, ...content } });
-  expect(saved.statusCode, saved.body).toBe(200);
-  return saved.json<VisualPlanDocument>();
-}
+const planWith = (name: string, content?: Body) => createPlan(harness.server, member.token, name, content);
 
 const draftOf = async (id: number) => (await call({ method: 'GET', url: `/visual-plans/${id}/document` })).json<VisualPlanDocument>();
 

@@ -3,7 +3,7 @@ import type { VisualPlan, VisualPlanDocument, VisualPlanExport } from '@voxplan/
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createTenantMember, q, type TenantMember } from '../../server/test/harness.ts';
-import { accessibilityViolations, type ConsoleHarness, rowWith, searchTable, startConsole } from './harness.ts';
+import { accessibilityViolations, type ConsoleHarness, createPlan, rowWith, searchTable, startConsole } from './harness.ts';
 
 /** The plans screen (/visual-plan): the tenant's plans, made, renamed, copied, imported, exported and removed. */
 let harness: ConsoleHarness;
@@ -24,13 +24,7 @@ const greeting = (text: string) => ({
 const call = (options: Parameters<ConsoleHarness['server']['call']>[0]) => harness.server.call({ ...options, token: member.token });
 
 /** A plan of the member's tenant made through the API, with `content` as its draft. */
-async function planWith(name: string, content: Body): Promise<VisualPlanDocument> {
-  const created = await call({ method: 'POST', url: '/visual-plans', payload: { name } });
-  expect(created.statusCode, created.body).toBe(201);
-  const saved = await call({ method: 'PUT', url: `/visual-plans/${created.json<VisualPlan>().id}/document`, payload: { base_version: 1, ...content } });
-  expect(saved.statusCode, saved.body).toBe(200);
-  return saved.json<VisualPlanDocument>();
-}
+const planWith = (name: string, content: Body) => createPlan(harness.server, member.token, name, content);
 
 const storedNamed = async (name: string): Promise<VisualPlan | undefined> =>
   (await call({ method: 'GET', url: `/visual-plans?${q('filter', { where: { name } })}` })).json<VisualPlan[]>()[0];

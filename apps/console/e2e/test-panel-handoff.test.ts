@@ -1,10 +1,9 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { VisualPlan } from '@voxplan/contracts/visual-plan';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createTenantMember, type TenantMember } from '../../server/test/harness.ts';
-import { type ConsoleHarness, startConsole } from './harness.ts';
+import { type ConsoleHarness, createPlan, startConsole } from './harness.ts';
 
 /**
  * A chat's hand-off in the editor's test panel (docs/handoff.md): the server posts the
@@ -44,24 +43,16 @@ beforeAll(async () => {
     .returning('id')
     .executeTakeFirstOrThrow();
 
-  const created = await harness.server.call({ method: 'POST', url: '/visual-plans', token: member.token, payload: { name: 'Hand-off' } });
-  expect(created.statusCode, created.body).toBe(201);
-  planId = created.json<VisualPlan>().id;
-  const saved = await harness.server.call({
-    method: 'PUT',
-    url: `/visual-plans/${planId}/document`,
-    token: member.token,
-    payload: {
-      base_version: 1,
+  planId = (
+    await createPlan(harness.server, member.token, 'Hand-off', {
       nodes: [
         node('start', 'start', 0),
         node('agent', 'destination', 250, { destination_id: destination.id, timeout_s: 60 }),
         node('busy', 'play_message', 500, { voice_text: 'Everyone is busy.', chat_text: 'Everyone is busy.' }),
       ],
       edges: [edge('start', 'next', 'agent'), edge('agent', 'busy', 'busy')],
-    },
-  });
-  expect(saved.statusCode, saved.body).toBe(200);
+    })
+  ).id;
 });
 afterAll(async () => {
   await harness.close();

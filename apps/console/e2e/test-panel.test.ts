@@ -1,9 +1,8 @@
 import { AxeBuilder } from '@axe-core/playwright';
-import type { VisualPlan } from '@voxplan/contracts/visual-plan';
 import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createTenantMember, createTenantUser, type TenantMember } from '../../server/test/harness.ts';
-import { type ConsoleHarness, startConsole } from './harness.ts';
+import { type ConsoleHarness, createPlan, startConsole } from './harness.ts';
 
 /**
  * The editor's test panel on the simulator (docs/simulator.md): a voice call driven with the
@@ -23,15 +22,8 @@ beforeAll(async () => {
   const admin = await harness.server.login();
   member = await createTenantMember(harness.server, admin, 'paneltenant');
   guest = await createTenantUser(harness.server, admin, member.tenantId, 'panel-guest', 'guest');
-  const created = await harness.server.call({ method: 'POST', url: '/visual-plans', token: member.token, payload: { name: 'Front desk' } });
-  expect(created.statusCode, created.body).toBe(201);
-  planId = created.json<VisualPlan>().id;
-  const saved = await harness.server.call({
-    method: 'PUT',
-    url: `/visual-plans/${planId}/document`,
-    token: member.token,
-    payload: {
-      base_version: 1,
+  planId = (
+    await createPlan(harness.server, member.token, 'Front desk', {
       nodes: [
         node('start', 'start', 0),
         node('menu', 'voice_menu', 250, {
@@ -46,9 +38,8 @@ beforeAll(async () => {
         node('bye', 'hangup', 750),
       ],
       edges: [edge('start', 'next', 'menu'), edge('menu', '1', 'thanks'), edge('menu', '2', 'bye'), edge('menu', 'timeout', 'bye'), edge('menu', 'invalid', 'bye')],
-    },
-  });
-  expect(saved.statusCode, saved.body).toBe(200);
+    })
+  ).id;
 });
 afterAll(() => harness.close());
 

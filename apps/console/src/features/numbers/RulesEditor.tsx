@@ -2,7 +2,7 @@ import { ActionIcon, Button, Group, Paper, Select, Stack, TagsInput, Text, Toolt
 import { IconArrowDown, IconArrowUp, IconPlus, IconTrash } from '@tabler/icons-react';
 import { numberLimits } from '@voxplan/contracts';
 import { useTranslation } from 'react-i18next';
-import type { PickerOption } from '../visual-plans/editor/editor-context.tsx';
+import type { PickerOption } from '@voxplan/blocks/editor';
 import { emptyRule, type NumberForm } from './form-values.ts';
 
 const selectData = (options: PickerOption[] | undefined) => (options ?? []).map((option) => ({ value: String(option.value), label: option.label }));

@@ -1,14 +1,10 @@
 import { useQuery } from '@tanstack/react-query';
 import type { ReferenceKind } from '@voxplan/blocks/definitions';
+import type { PickerOption } from '@voxplan/blocks/editor';
 import { createContext, useContext, useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api } from '../../../lib/api/client.ts';
 import type { DecorationStore } from './decorations.ts';
-
-export interface PickerOption {
-  value: number;
-  label: string;
-}
 
 /** Where each kind of record a block refers to is listed. */
 const referenceResources: Record<ReferenceKind, string> = {

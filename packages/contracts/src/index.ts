@@ -12,6 +12,7 @@ export * from './holiday.ts';
 export * from './number.ts';
 export * from './report.ts';
 export * from './roles.ts';
+export * from './stats.ts';
 export * from './tenant.ts';
 export * from './user.ts';
 export * from './system.ts';

@@ -1,0 +1,143 @@
+import { z } from 'zod';
+import { idSchema, timestampSchema } from './common.ts';
+import { reportChannels, reportDirections, reportDispositions, reportHangupCauses, reportProviders } from './report.ts';
+
+/**
+ * The statistics API (`/api/v1/stats/...`, issue 17) and the dashboard's live feed. The period
+ * figures come from rollups kept as sessions end (docs/api.md, "Statistics"), so their cost does
+ * not grow with the history kept; test sessions (the simulator's) are never counted.
+ */
+
+/**
+ * A period: `from` inclusive, `to` exclusive, ISO timestamps. `tz` is the IANA time zone the
+ * console shows days in (days of `daily` start at its midnight). Rollups are hourly, so a zone
+ * whose offset is not whole hours has its days cut at the hour before its midnight.
+ */
+export const statsPeriodQuerySchema = z.object({
+  from: timestampSchema,
+  to: timestampSchema,
+  tz: z.string().min(1).max(64).default('UTC'),
+  /** Only these plans (comma-separated ids in the query string). */
+  plan_id: z.array(idSchema).optional(),
+});
+export type StatsPeriodQuery = z.infer<typeof statsPeriodQuerySchema>;
+
+/** Counts by disposition; `calls` counts voice sessions and `chats` chat sessions. */
+export const statsFiguresSchema = z.object({
+  sessions: z.number().int().nonnegative(),
+  calls: z.number().int().nonnegative(),
+  chats: z.number().int().nonnegative(),
+  routed: z.number().int().nonnegative(),
+  retained: z.number().int().nonnegative(),
+  abandoned: z.number().int().nonnegative(),
+  failed: z.number().int().nonnegative(),
+  /** Sessions closed because their end never arrived (the retention job's `expired`). */
+  expired: z.number().int().nonnegative(),
+  /** retained / sessions, 0 to 1; null with no sessions. */
+  retention_rate: z.number().min(0).max(1).nullable(),
+  /** Mean of duration_s; null with no sessions. */
+  average_duration_s: z.number().nonnegative().nullable(),
+});
+export type StatsFigures = z.infer<typeof statsFiguresSchema>;
+
+/** `GET /stats/summary`: the period's figures. */
+export const statsSummarySchema = z.object({ from: timestampSchema, to: timestampSchema, figures: statsFiguresSchema });
+export type StatsSummary = z.infer<typeof statsSummarySchema>;
+
+/** `GET /stats/daily`: one entry per day of the period in `tz`, days without sessions included. */
+export const statsDailySchema = z.object({
+  days: z.array(z.object({ day: z.string().regex(/^\d{4}-\d{2}-\d{2}$/), figures: statsFiguresSchema })),
+});
+export type StatsDaily = z.infer<typeof statsDailySchema>;
+
+/** `GET /stats/plans`: per plan (the plan sessions started in), most sessions first. */
+export const statsPlansSchema = z.object({
+  plans: z.array(z.object({ plan_id: z.number().int(), plan_name: z.string(), figures: statsFiguresSchema })),
+});
+export type StatsPlans = z.infer<typeof statsPlansSchema>;
+
+/**
+ * `GET /stats/plans/{id}`: the plan's blocks over the period. `entered`: sessions that entered the
+ * block (once per entry); `ended`: sessions whose last block it was (the drop-off heat map);
+ * `digits`: keys pressed per voice menu. Blocks of plans reached through call_plan carry their own
+ * `plan_id`.
+ */
+export const statsPlanDetailSchema = z.object({
+  plan_id: z.number().int(),
+  figures: statsFiguresSchema,
+  nodes: z.array(
+    z.object({
+      plan_id: z.number().int(),
+      node_id: z.string(),
+      entered: z.number().int().nonnegative(),
+      ended: z.number().int().nonnegative(),
+    }),
+  ),
+  digits: z.array(
+    z.object({ plan_id: z.number().int(), node_id: z.string(), digits: z.string(), count: z.number().int().nonnegative() }),
+  ),
+});
+export type StatsPlanDetail = z.infer<typeof statsPlanDetailSchema>;
+
+/** A session running now, as the dashboard lists it. */
+export const activeSessionSchema = z.object({
+  session_id: z.string(),
+  tenant_id: z.number().int(),
+  plan_id: z.number().int(),
+  channel: z.enum(reportChannels),
+  provider: z.enum(reportProviders),
+  direction: z.enum(reportDirections),
+  caller: z.string(),
+  called: z.string(),
+  started_at: timestampSchema,
+  /** The block it is in (null before the first). */
+  node_id: z.string().nullable(),
+  block_type: z.string().nullable(),
+});
+export type ActiveSession = z.infer<typeof activeSessionSchema>;
+
+/**
+ * `GET /stats/live`: the snapshot the live feed starts from. `new_per_second`: sessions started
+ * over the last `window_s` seconds divided by it.
+ */
+export const statsLiveSchema = z.object({
+  at: timestampSchema,
+  active: z.array(activeSessionSchema),
+  window_s: z.number().int().positive(),
+  new_per_second: z.number().nonnegative(),
+});
+export type StatsLive = z.infer<typeof statsLiveSchema>;
+
+/**
+ * `GET /stats/live/events`: Server-Sent Events (`text/event-stream`), one `data:` line of JSON per
+ * event, `event:` naming its type; a `: ping` comment every 15 s keeps proxies from closing it.
+ * Events of every instance (the instance bus), test sessions left out, the caller's tenant only
+ * (the administrator's: every tenant, or `X-Tenant-Id`'s).
+ */
+export const liveStatsEventSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('session.started'), session: activeSessionSchema }),
+  z.object({ type: z.literal('node.entered'), session_id: z.string(), node_id: z.string(), block_type: z.string(), at: timestampSchema }),
+  z.object({
+    type: z.literal('session.ended'),
+    session_id: z.string(),
+    disposition: z.enum(reportDispositions).nullable(),
+    hangup_cause: z.enum(reportHangupCauses).nullable(),
+    at: timestampSchema,
+  }),
+]);
+export type LiveStatsEvent = z.infer<typeof liveStatsEventSchema>;
+
+/** `GET /stats/system`: the dashboard's system status. Sizes in bytes. */
+export const statsSystemSchema = z.object({
+  server: z.object({ status: z.literal('ok'), version: z.string(), uptime_s: z.number().nonnegative() }),
+  database: z.object({
+    status: z.enum(['ok', 'error']),
+    dialect: z.enum(['sqlite', 'postgres']),
+    /** Time of a trivial query, in milliseconds. */
+    latency_ms: z.number().nonnegative().nullable(),
+    size_bytes: z.number().nonnegative().nullable(),
+  }),
+  disk: z.object({ total_bytes: z.number().nonnegative().nullable(), free_bytes: z.number().nonnegative().nullable() }),
+  memory: z.object({ total_bytes: z.number().nonnegative(), free_bytes: z.number().nonnegative(), process_rss_bytes: z.number().nonnegative() }),
+});
+export type StatsSystem = z.infer<typeof statsSystemSchema>;

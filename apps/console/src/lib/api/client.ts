@@ -139,6 +139,14 @@ export class ApiClient {
     return { blob: await response.blob(), contentDisposition: response.headers.get('content-disposition') };
   }
 
+  /**
+   * A successful response whose body the caller reads as it arrives (Server-Sent Events, a long
+   * CSV export), with its headers; the same token, tenant and shared refresh as every call.
+   */
+  async stream(path: string, options: Omit<RequestOptions, 'body'> = {}): Promise<Response> {
+    return this.fetchOk('GET', path, options);
+  }
+
   private refreshShared(): Promise<string> {
     this.refreshing ??= this.refresh()
       .catch((error: unknown) => {

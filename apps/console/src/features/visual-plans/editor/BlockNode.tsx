@@ -26,6 +26,8 @@ export const BlockNode = memo(function BlockNode({ id, type, data, selected }: N
   const summary = look.summary(data, context);
   const Icon = look.icon;
   const state = decoration.errors.length > 0 ? 'error' : decoration.warnings.length > 0 ? 'warning' : undefined;
+  const mark = decoration.mark;
+  const heat = mark?.heat === undefined ? undefined : Math.min(1, Math.max(0, mark.heat));
 
   return (
     <div
@@ -34,10 +36,13 @@ export const BlockNode = memo(function BlockNode({ id, type, data, selected }: N
       data-state={state}
       data-visited={decoration.visited || undefined}
       data-current={decoration.current || undefined}
+      data-tone={mark?.tone}
+      data-heat={heat}
+      title={mark?.title}
       data-testid="plan-node"
       data-node-id={id}
       data-node-type={type}
-      style={{ '--block-color': `var(--mantine-color-${look.color}-filled)` } as React.CSSProperties}
+      style={{ '--block-color': `var(--mantine-color-${look.color}-filled)`, ...(heat !== undefined && { '--heat': `${Math.round(heat * 70)}%` }) } as React.CSSProperties}
     >
       {type !== 'start' && <Handle type="target" position={Position.Left} className={classes.targetHandle} />}
       {/* Plain elements styled by the module, not Mantine's Group and Text: a plan shows a thousand
@@ -46,6 +51,11 @@ export const BlockNode = memo(function BlockNode({ id, type, data, selected }: N
       <div className={classes.nodeHeader}>
         <Icon size={16} />
         <span className={classes.nodeName}>{texts?.name ?? type}</span>
+        {mark?.badge !== undefined && (
+          <span className={classes.nodeBadge} data-testid="node-badge">
+            {mark.badge}
+          </span>
+        )}
         {state && (
           <Tooltip label={[...decoration.errors, ...decoration.warnings].map((issue) => issue.message).join('\n')} multiline maw={320}>
             <Badge size="xs" color={state === 'error' ? 'red' : 'yellow'} variant="filled" data-testid={`node-${state}`}>

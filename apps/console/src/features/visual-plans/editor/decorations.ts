@@ -1,6 +1,6 @@
 /**
- * What is drawn on a block besides its data: the server's errors and warnings about it, and the
- * test panel's path. Kept apart from React Flow's nodes (their data is what gets saved) in a small
+ * What is drawn on a block besides its data: the server's errors and warnings about it, the
+ * test panel's path, and the marks a read-only canvas is given (a report's path, a heat map). Kept apart from React Flow's nodes (their data is what gets saved) in a small
  * store each node subscribes to by id, so that a step of the test panel re-renders the two nodes it
  * concerns, not the thousand others.
  */
@@ -10,6 +10,23 @@ import type { VisualPlanDocument } from '@voxplan/contracts/visual-plan';
 export type PlanIssue = VisualPlanDocument['errors'][number];
 import { useSyncExternalStore } from 'react';
 
+/**
+ * How a read-only canvas marks a block: `path` a block the session went through, `current` where a
+ * replay is, `dim` a block out of the story (not visited), `alert` where something went wrong.
+ */
+export type NodeTone = 'path' | 'current' | 'dim' | 'alert';
+
+/** A mark a read-only canvas puts on one block (`ReadOnlyCanvas`'s `nodeDecorations`). */
+export interface NodeMark {
+  tone?: NodeTone;
+  /** 0 to 1: how hot the block is drawn (a drop-off heat map); the colour is the theme's red, mixed into the block's background. */
+  heat?: number;
+  /** A short text in the block's header: a step number, a count, a percentage. */
+  badge?: string;
+  /** What a pointer resting on the block shows. */
+  title?: string;
+}
+
 export interface NodeDecoration {
   errors: readonly PlanIssue[];
   warnings: readonly PlanIssue[];
@@ -17,6 +34,7 @@ export interface NodeDecoration {
   visited: boolean;
   /** Where the test session is now. */
   current: boolean;
+  mark?: NodeMark;
 }
 
 const plain: NodeDecoration = Object.freeze({ errors: [], warnings: [], visited: false, current: false });
@@ -27,6 +45,7 @@ export class DecorationStore {
   private issues: { errors: readonly PlanIssue[]; warnings: readonly PlanIssue[] } = { errors: [], warnings: [] };
   private path: readonly string[] = [];
   private current: string | undefined;
+  private marks: Readonly<Record<string, NodeMark>> = {};
 
   subscribe = (listener: () => void): (() => void) => {
     this.listeners.add(listener);
@@ -54,8 +73,14 @@ export class DecorationStore {
     this.rebuild();
   }
 
+  /** The marks of a read-only canvas, by node id; they replace the previous ones. */
+  setMarks(marks: Readonly<Record<string, NodeMark>>): void {
+    this.marks = marks;
+    this.rebuild();
+  }
+
   private rebuild(): void {
-    const next = new Map<string, { errors: PlanIssue[]; warnings: PlanIssue[]; visited: boolean; current: boolean }>();
+    const next = new Map<string, { errors: PlanIssue[]; warnings: PlanIssue[]; visited: boolean; current: boolean; mark?: NodeMark }>();
     const entry = (id: string) => {
       let found = next.get(id);
       if (!found) next.set(id, (found = { errors: [], warnings: [], visited: false, current: false }));
@@ -65,6 +90,7 @@ export class DecorationStore {
     for (const issue of this.issues.warnings) if (issue.node_id) entry(issue.node_id).warnings.push(issue);
     for (const id of this.path) entry(id).visited = true;
     if (this.current) entry(this.current).current = true;
+    for (const [id, mark] of Object.entries(this.marks)) entry(id).mark = mark;
     // A node whose decoration did not change keeps its object, so its component does not render again.
     const kept = new Map<string, NodeDecoration>();
     for (const [id, decoration] of next) {
@@ -80,11 +106,17 @@ function sameDecoration(a: NodeDecoration, b: NodeDecoration): boolean {
   return (
     a.visited === b.visited &&
     a.current === b.current &&
+    sameMark(a.mark, b.mark) &&
     a.errors.length === b.errors.length &&
     a.warnings.length === b.warnings.length &&
     a.errors.every((issue, index) => issue.message === b.errors[index]!.message && issue.path === b.errors[index]!.path) &&
     a.warnings.every((issue, index) => issue.message === b.warnings[index]!.message && issue.path === b.warnings[index]!.path)
   );
+}
+
+/** Marks are compared by value: a caller that builds its record anew on each render redraws only the blocks whose mark changed. */
+function sameMark(a: NodeMark | undefined, b: NodeMark | undefined): boolean {
+  return a === b || (a !== undefined && b !== undefined && a.tone === b.tone && a.heat === b.heat && a.badge === b.badge && a.title === b.title);
 }
 
 export function useNodeDecoration(store: DecorationStore, nodeId: string): NodeDecoration {

@@ -1,5 +1,4 @@
 import {
-  ActionIcon,
   Badge,
   Button,
   Checkbox,
@@ -14,11 +13,10 @@ import {
   Text,
   TextInput,
   Title,
-  Tooltip,
   UnstyledButton,
 } from '@mantine/core';
 import { useHotkeys, useLocalStorage } from '@mantine/hooks';
-import { IconArrowDown, IconArrowUp, IconArrowsSort, IconRefresh, IconSearch, IconTrash } from '@tabler/icons-react';
+import { IconArrowDown, IconArrowUp, IconArrowsSort, IconSearch, IconTrash } from '@tabler/icons-react';
 import { type ReactNode, useMemo, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { confirmRemoval } from '../confirm.tsx';
@@ -26,6 +24,7 @@ import { showError } from '../errors.ts';
 import { formatDateTime } from '../format.ts';
 import { toast } from '../notify.ts';
 import { PageError } from '../PageError.tsx';
+import { RefreshControl, useAutoRefresh } from '../RefreshControl.tsx';
 import { useCanWrite } from '../auth.tsx';
 import { useAllTenants, useTenants } from '../tenants.ts';
 import { AdvancedFilters } from './AdvancedFilters.tsx';
@@ -60,7 +59,6 @@ export interface DataTableProps<Row extends { id: number }> {
 
 export const PAGE_SIZES = ['10', '25', '50', '100'];
 export const DEFAULT_PAGE_SIZE = 10;
-const AUTO_REFRESH = ['0', '5', '10', '30', '60'];
 
 function formatCell(value: unknown, type: ColumnType, locale: string): ReactNode {
   if (value === null || value === undefined || value === '') return '—';
@@ -101,7 +99,7 @@ export function DataTable<Row extends { id: number }>(props: DataTableProps<Row>
   const [filters, setFilters] = useState<FieldFilter[]>([]);
   const [sort, setSort] = useState<SortState>(props.defaultSort ?? null);
   const [selected, setSelected] = useState<Set<number>>(new Set());
-  const [autoRefresh, setAutoRefresh] = useState('0');
+  const [interval, setAutoRefresh] = useAutoRefresh(props.tableId);
 
   useHotkeys([['shift+K', () => searchRef.current?.focus()]]);
 
@@ -113,7 +111,6 @@ export function DataTable<Row extends { id: number }>(props: DataTableProps<Row>
     () => ({ where, order: sort ? [`${sort.field} ${sort.direction}`] : undefined, limit: pageSize, skip: (page - 1) * pageSize }),
     [where, sort, pageSize, page],
   );
-  const interval = Number(autoRefresh);
   const list = useResourceList<Row>(props.resource, filter, interval);
   const count = useResourceCount(props.resource, where, interval);
   const { removeMany } = useResourceMutations<Row>(props.resource);
@@ -214,26 +211,13 @@ export function DataTable<Row extends { id: number }>(props: DataTableProps<Row>
                 {t('table.removeSelected', { count: selected.size })}
               </Button>
             )}
-            <Select
-              aria-label={t('table.autoRefresh')}
-              data={AUTO_REFRESH.map((value) => ({ value, label: value === '0' ? t('table.autoRefreshOff') : t('table.everySeconds', { count: Number(value) }) }))}
-              value={autoRefresh}
-              onChange={(value) => setAutoRefresh(value ?? '0')}
-              w={250}
-              allowDeselect={false}
+            <RefreshControl
+              seconds={interval}
+              onIntervalChange={setAutoRefresh}
+              onRefresh={() => void Promise.all([list.refetch(), count.refetch()])}
+              refreshing={list.isFetching}
+              testId="table-refresh"
             />
-            <Tooltip label={t('table.refresh')}>
-              <ActionIcon
-                variant="default"
-                size="lg"
-                aria-label={t('table.refresh')}
-                loading={list.isFetching}
-                onClick={() => void Promise.all([list.refetch(), count.refetch()])}
-                data-testid="table-refresh"
-              >
-                <IconRefresh size={16} />
-              </ActionIcon>
-            </Tooltip>
           </Group>
         </Group>
 

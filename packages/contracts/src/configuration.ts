@@ -90,6 +90,26 @@ export const systemSettings = {
     description: 'Let plan requests reach private network addresses',
     descriptionKey: 'settings.descriptions.outbound_allow_private',
   },
+  reports_retention_days: {
+    kind: 'number',
+    // Read by the retention job on every pass (docs/sessions.md, "Retention"): up to ten years.
+    min: 1,
+    max: 3650,
+    default: '365',
+    category: 'reports',
+    description: 'Days call reports, sessions and their events are kept',
+    descriptionKey: 'settings.descriptions.reports_retention_days',
+  },
+  voice_session_end_timeout_minutes: {
+    kind: 'number',
+    // A call still open after a week is not a call; under 5 minutes would close live ones.
+    min: 5,
+    max: 10080,
+    default: '240',
+    category: 'reports',
+    description: 'Minutes without activity after which a call whose end never arrived is closed as expired',
+    descriptionKey: 'settings.descriptions.voice_session_end_timeout_minutes',
+  },
 } as const satisfies Record<string, SystemSettingDefinition>;
 
 export type SystemSettingName = keyof typeof systemSettings;

@@ -9,10 +9,10 @@ import { idSchema, timestampSchema } from './common.ts';
 export const reportChannels = ['voice', 'chat'] as const;
 export const reportProviders = ['twilio', 'asterisk', 'whatsapp', 'webchat', 'simulator'] as const;
 export const reportDirections = ['inbound', 'outbound'] as const;
-export const reportDispositions = ['routed', 'retained', 'abandoned', 'failed'] as const;
+export const reportDispositions = ['routed', 'retained', 'abandoned', 'failed', 'expired'] as const;
 /** Spec section 3's dial statuses, and `failed` for what that list has no word for. */
 export const reportDialStatuses = ['answer', 'busy', 'cancel', 'dont_call', 'no_answer', 'invalid_args', 'failed'] as const;
-export const reportHangupCauses = ['normal_clearing', 'busy', 'rejected', 'caller_hangup', 'session_timeout', 'engine_error'] as const;
+export const reportHangupCauses = ['normal_clearing', 'busy', 'rejected', 'caller_hangup', 'session_timeout', 'engine_error', 'end_not_received'] as const;
 
 /** A block the session entered: when, and the exit it left by (null where it ended). */
 export const reportNodeSchema = z.object({

@@ -19,7 +19,14 @@ export type EngineEvent =
   /** A recording started by a `recording` block is available (often after the call ended). */
   | { type: 'recording_ready'; url: string; duration_s: number }
   /** The caller hung up, or the chat was closed by the user. */
-  | { type: 'hangup' };
+  | { type: 'hangup' }
+  /**
+   * The host gives up on a session whose end never arrived (a voice call whose provider never
+   * told its end): it ends `expired`, hang-up cause `end_not_received`, at `at` (its last sign of
+   * life, so that its duration is not the time the host waited). Runs without the plan: nothing
+   * is said to anybody.
+   */
+  | { type: 'expire'; at: string };
 
 /** The events a block waiting for input receives. */
 export type InputEvent = Extract<EngineEvent, { type: 'digits' | 'speech' | 'message' | 'timeout' | 'dial_result' }>;

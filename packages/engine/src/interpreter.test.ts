@@ -180,6 +180,20 @@ describe('how sessions end', () => {
     expect(session).toMatchObject({ disposition: 'abandoned', hangup_cause: 'session_timeout' });
   });
 
+  test('an expiry closes a waiting session as of its last sign of life, saying nothing, even when its plan is gone', async () => {
+    const ports = memoryPorts({ plans: [compilePlan(menuPlan)] });
+    ports.clockAt(new Date('2026-11-22T12:00:00.000Z'));
+    const waiting = (await startSession(init, ports)).session;
+    ports.clockAt(new Date('2026-11-22T16:30:00.000Z'));
+    // The session names a plan version this world does not have, as after the plan was removed.
+    const orphan = { ...waiting, plan_version: 99 };
+    const expired = await handleEvent(orphan, { type: 'expire', at: '2026-11-22T12:00:05.000Z' }, ports);
+    expect(expired.actions).toEqual([]);
+    expect(expired.session).toMatchObject({ status: 'ended', disposition: 'expired', hangup_cause: 'end_not_received', failure: null });
+    expect(expired.report).toMatchObject({ ended_at: '2026-11-22T12:00:05.000Z', duration_s: 5, last_node: { node_id: 'menu' } });
+    expect((await handleEvent(expired.session, { type: 'expire', at: '2026-11-22T16:30:00.000Z' }, ports)).ignored).toBe(true);
+  });
+
   test('a plan that cannot be loaded fails the session at once', async () => {
     const ports = memoryPorts({ plans: [compilePlan(menuPlan)] });
     const result = await startSession({ ...init, plan_id: 99 }, ports);

@@ -107,6 +107,8 @@ export async function handleEvent(session: Session, event: EngineEvent, ports: E
     return { session, actions: [], ignored: true };
   }
   if ((event.type === 'start') !== (session.status === 'new')) return { session, actions: [], ignored: true };
+  // An expiry closes the session whether or not its plan still loads: no block runs.
+  if (event.type === 'expire') return runTurn(session, event, ports, undefined);
   const frame = currentFrame(session);
   return runTurn(session, event, ports, await ports.plans.load(session.tenant_id, frame.plan_id, frame.plan_version));
 }
@@ -114,7 +116,7 @@ export async function handleEvent(session: Session, event: EngineEvent, ports: E
 async function runTurn(input: Session, event: EngineEvent, ports: EnginePorts, plan: CompiledPlan | undefined, startNodeId?: string): Promise<TurnResult> {
   const turn = new TurnState(copySession(input), ports, plan, startNodeId);
   turn.session.turns++;
-  if (!plan) {
+  if (!plan && event.type !== 'expire') {
     const frame = currentFrame(input);
     turn.fail('plan_not_found', `plan ${frame.plan_id} version ${frame.plan_version} is not available`, null);
     return turn.result(ports);
@@ -184,6 +186,9 @@ class TurnState implements Turn {
       }
       case 'hangup':
         this.finish('caller_hangup');
+        return true;
+      case 'expire':
+        this.close('end_not_received', 'expired', event.at);
         return true;
       case 'recording_ready':
         if (!session.recording) return false;
@@ -306,11 +311,12 @@ class TurnState implements Turn {
     this.close('engine_error', session.dial_status === 'answer' ? 'routed' : 'failed');
   }
 
-  private close(cause: HangupCause, disposition: Disposition): void {
+  /** `endedAt`: now, but for an expiry, which ends at the session's last sign of life. */
+  private close(cause: HangupCause, disposition: Disposition, endedAt = this.nowText): void {
     const session = this.session;
     this.ended = true;
     session.status = 'ended';
-    session.ended_at = this.nowText;
+    session.ended_at = endedAt;
     session.hangup_cause = cause;
     session.disposition = disposition;
     session.node_state = null;

@@ -1,0 +1,54 @@
+import type { ActiveSession, StatsLive } from '@voxplan/contracts';
+import { describe, expect, test } from 'vitest';
+import { applyLiveEvent, countByChannel, fromSnapshot, newPerSecond } from './live-state.ts';
+
+const at = (seconds: number) => new Date(Date.UTC(2026, 0, 1, 12, 0, seconds)).toISOString();
+const session = (id: string, startedS: number, channel: ActiveSession['channel'] = 'voice'): ActiveSession => ({
+  session_id: id,
+  tenant_id: 1,
+  plan_id: 7,
+  channel,
+  provider: channel === 'voice' ? 'twilio' : 'webchat',
+  direction: 'inbound',
+  caller: '+5511999990000',
+  called: '+551140004000',
+  started_at: at(startedS),
+  node_id: null,
+  block_type: null,
+});
+const snapshot = (active: ActiveSession[], perSecond = 0): StatsLive => ({ at: at(30), active, window_s: 10, new_per_second: perSecond });
+
+describe("the dashboard's live sessions", () => {
+  test('events after the snapshot add, move and remove sessions; a late event of an ended session does not bring it back', () => {
+    let state = fromSnapshot(snapshot([session('b', 20, 'chat'), session('a', 10)]));
+    expect([...state.sessions.keys()]).toEqual(['a', 'b']);
+    state = applyLiveEvent(state, { type: 'session.started', session: session('c', 31) });
+    state = applyLiveEvent(state, { type: 'node.entered', session_id: 'c', node_id: 'menu', block_type: 'voice_menu', at: at(32) });
+    expect(state.sessions.get('c')).toMatchObject({ node_id: 'menu', block_type: 'voice_menu' });
+    expect(countByChannel(state)).toEqual({ calls: 2, chats: 1 });
+    state = applyLiveEvent(state, { type: 'session.ended', session_id: 'c', disposition: 'retained', hangup_cause: 'normal_clearing', at: at(33) });
+    state = applyLiveEvent(state, { type: 'session.started', session: session('c', 31) });
+    state = applyLiveEvent(state, { type: 'node.entered', session_id: 'c', node_id: 'bye', block_type: 'hangup', at: at(33) });
+    expect([...state.sessions.keys()]).toEqual(['a', 'b']);
+    expect(countByChannel(state)).toEqual({ calls: 1, chats: 1 });
+  });
+
+  test('a session already in the snapshot is not counted again when its start event arrives after it', () => {
+    let state = fromSnapshot(snapshot([session('a', 29)], 0.1));
+    state = applyLiveEvent(state, { type: 'session.started', session: session('a', 29) });
+    expect(state.sessions.size).toBe(1);
+    expect(newPerSecond(state, Date.parse(at(30)))).toBeCloseTo(0.1);
+  });
+
+  test("new sessions a second: the snapshot's rate fades out of the window as new starts come in", () => {
+    let state = fromSnapshot(snapshot([], 0.5)); // 5 sessions over the 10 s before 12:00:30
+    expect(newPerSecond(state, Date.parse(at(30)))).toBeCloseTo(0.5);
+    state = applyLiveEvent(state, { type: 'session.started', session: session('x', 34) });
+    state = applyLiveEvent(state, { type: 'session.started', session: session('y', 35) });
+    // At 12:00:35 half the snapshot's window is still in view (2.5 sessions) plus the 2 new ones.
+    expect(newPerSecond(state, Date.parse(at(35)))).toBeCloseTo(0.45);
+    // At 12:00:44.5 only y is within the last 10 s.
+    expect(newPerSecond(state, Date.parse(at(44)) + 500)).toBeCloseTo(0.1);
+    expect(newPerSecond(state, Date.parse(at(50)))).toBe(0);
+  });
+});

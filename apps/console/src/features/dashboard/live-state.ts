@@ -1,0 +1,74 @@
+/**
+ * The dashboard's sessions running now: the `/stats/live` snapshot, then each event of
+ * `/stats/live/events` folded in. Pure, so that the order of a snapshot and events arriving around
+ * a reconnection is tested without a server.
+ */
+import type { ActiveSession, LiveStatsEvent, StatsLive } from '@voxplan/contracts';
+
+export interface LiveState {
+  /** By session id, in the order they started. */
+  sessions: ReadonlyMap<string, ActiveSession>;
+  /** The snapshot's rate and when it was taken, fading out of the window as time passes. */
+  snapshot: { atMs: number; perSecond: number; windowS: number };
+  /** Start times (ms) of the sessions started since the snapshot, within the window. */
+  startedMs: readonly number[];
+  /** Sessions that ended since the snapshot: an event of theirs arriving late must not bring them back. */
+  ended: ReadonlySet<string>;
+}
+
+export const emptyLiveState: LiveState = { sessions: new Map(), snapshot: { atMs: 0, perSecond: 0, windowS: 60 }, startedMs: [], ended: new Set() };
+
+/** A fresh state from a snapshot: what ran before it is forgotten (a reconnection may have missed events). */
+export function fromSnapshot(live: StatsLive): LiveState {
+  const sorted = [...live.active].sort((a, b) => a.started_at.localeCompare(b.started_at));
+  return {
+    sessions: new Map(sorted.map((session) => [session.session_id, session])),
+    snapshot: { atMs: Date.parse(live.at), perSecond: live.new_per_second, windowS: live.window_s },
+    startedMs: [],
+    ended: new Set(),
+  };
+}
+
+export function applyLiveEvent(state: LiveState, event: LiveStatsEvent): LiveState {
+  switch (event.type) {
+    case 'session.started': {
+      const id = event.session.session_id;
+      if (state.sessions.has(id) || state.ended.has(id)) return state;
+      const sessions = new Map(state.sessions).set(id, event.session);
+      const startedAt = Date.parse(event.session.started_at);
+      // Only the window's worth is kept: a dashboard left open all day must not grow.
+      const startedMs = [...state.startedMs.filter((ms) => ms > startedAt - state.snapshot.windowS * 1000), startedAt];
+      return { ...state, sessions, startedMs };
+    }
+    case 'node.entered': {
+      const session = state.sessions.get(event.session_id);
+      if (!session) return state;
+      return { ...state, sessions: new Map(state.sessions).set(event.session_id, { ...session, node_id: event.node_id, block_type: event.block_type }) };
+    }
+    case 'session.ended': {
+      const sessions = new Map(state.sessions);
+      sessions.delete(event.session_id);
+      return { ...state, sessions, ended: new Set(state.ended).add(event.session_id) };
+    }
+  }
+}
+
+/**
+ * New sessions a second at `nowMs`, over the snapshot's window: those started since the snapshot
+ * inside the window, plus the snapshot's own count for the part of its window still inside it.
+ */
+export function newPerSecond(state: LiveState, nowMs: number): number {
+  const { atMs, perSecond, windowS } = state.snapshot;
+  const windowMs = windowS * 1000;
+  const since = nowMs - windowMs;
+  const recent = state.startedMs.filter((ms) => ms > since && ms <= nowMs).length;
+  const snapshotShare = Math.max(0, Math.min(1, (atMs - since) / windowMs));
+  return (recent + perSecond * windowS * snapshotShare) / windowS;
+}
+
+/** The counts the dashboard shows beside the list. */
+export function countByChannel(state: LiveState): { calls: number; chats: number } {
+  let calls = 0;
+  for (const session of state.sessions.values()) if (session.channel === 'voice') calls++;
+  return { calls, chats: state.sessions.size - calls };
+}

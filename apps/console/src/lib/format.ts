@@ -1,9 +1,30 @@
+/** The locale numbers and dates are written in for an interface language. */
+export function localeOf(language: string): string {
+  return language === 'pt' ? 'pt-BR' : 'en';
+}
+
 /** Date and time in the interface language, as the tables show them. */
 export function formatDateTime(value: string | null | undefined, language: string): string | null {
   if (!value) return null;
   const date = new Date(value);
   if (Number.isNaN(date.getTime())) return value;
-  return date.toLocaleString(language === 'pt' ? 'pt-BR' : 'en');
+  return date.toLocaleString(localeOf(language));
+}
+
+/** A number in the interface language (`1.234,5` in Portuguese); "—" when unknown. */
+export function formatNumber(value: number | null | undefined, language: string, options?: Intl.NumberFormatOptions): string {
+  if (value === null || value === undefined || !Number.isFinite(value)) return '—';
+  return value.toLocaleString(localeOf(language), options);
+}
+
+const byteUnits = ['byte', 'kilobyte', 'megabyte', 'gigabyte', 'terabyte'] as const;
+
+/** A size in bytes in the largest unit that keeps it at 1 or more (1,024 each step), as `12.5 GB`; "—" when unknown. */
+export function formatBytes(bytes: number | null | undefined, language: string): string {
+  if (bytes === null || bytes === undefined || !Number.isFinite(bytes) || bytes < 0) return '—';
+  let step = 0;
+  while (step < byteUnits.length - 1 && bytes >= 1024 ** (step + 1)) step++;
+  return formatNumber(bytes / 1024 ** step, language, { style: 'unit', unit: byteUnits[step], unitDisplay: 'short', maximumFractionDigits: step === 0 ? 0 : 1 });
 }
 
 /** A length of time as players show it (whole seconds gone by): m:ss, or h:mm:ss from an hour up; "—" when unknown. */

@@ -34,6 +34,21 @@ export interface Config {
   /** Web chat API requests allowed per minute from one address, and for one number's key. */
   webchatRatePerAddress: number;
   webchatRatePerKey: number;
+  /** The FastAGI listener for Asterisk (docs/channels-asterisk.md): off unless AGI_PORT is set. */
+  agi: AgiConfig | null;
+}
+
+export interface AgiConfig {
+  port: number;
+  host: string;
+  /** The PJSIP endpoint a SIP destination is dialled through: `PJSIP/<endpoint>/<sip uri>`. */
+  sipEndpoint: string;
+  /** The dialplan context a phone-number destination is dialled in: `Local/<number>@<context>`. */
+  dialContext: string;
+  /** Where the PBX serves MixMonitor's files, `{file}` standing for the name; unset: no recording comes back. */
+  recordingUrl: string | undefined;
+  /** The engine of Asterisk's speech API (`SPEECH CREATE`); unset: speech input takes the block's failure path. */
+  speechEngine: string | undefined;
 }
 
 function intFrom(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
@@ -42,6 +57,18 @@ function intFrom(env: NodeJS.ProcessEnv, name: string, fallback: number): number
   const value = Number(raw);
   if (!Number.isInteger(value) || value < 0) throw new Error(`${name} must be a whole number, got '${raw}'`);
   return value;
+}
+
+function agiConfig(env: NodeJS.ProcessEnv): AgiConfig | null {
+  if (!env.AGI_PORT) return null;
+  return {
+    port: intFrom(env, 'AGI_PORT', 4573),
+    host: env.AGI_HOST || '127.0.0.1',
+    sipEndpoint: env.AGI_SIP_ENDPOINT || 'voxplan',
+    dialContext: env.AGI_DIAL_CONTEXT || 'from-voxplan',
+    recordingUrl: env.AGI_RECORDING_URL || undefined,
+    speechEngine: env.AGI_SPEECH_ENGINE || undefined,
+  };
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -71,5 +98,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webchatDir: path.resolve(env.WEBCHAT_DIR || path.join(import.meta.dirname, '../../webchat/dist')),
     webchatRatePerAddress: intFrom(env, 'WEBCHAT_RATE_PER_ADDRESS', 120),
     webchatRatePerKey: intFrom(env, 'WEBCHAT_RATE_PER_KEY', 6000),
+    agi: agiConfig(env),
   };
 }

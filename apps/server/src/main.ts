@@ -2,6 +2,7 @@ import { buildApp } from './app.ts';
 import { startContext } from './bootstrap.ts';
 import { loadConfig } from './config.ts';
 import { createPlanWebhookDispatcher } from './modules/plan-webhook/plan-webhook.dispatcher.ts';
+import { type AgiServer, startAgiServer } from './modules/asterisk/agi-server.ts';
 import { startChatSweeper } from './modules/sessions/chat-sweeper.ts';
 
 const config = loadConfig();
@@ -22,6 +23,7 @@ if (started.generatedAdminPassword) {
   );
 }
 
+let agi: AgiServer | null = null;
 const shutdownGraceMs = 10_000;
 let closing = false;
 async function shutdown(signal: string) {
@@ -36,7 +38,8 @@ async function shutdown(signal: string) {
   const deadline = setTimeout(() => app.server.closeAllConnections(), shutdownGraceMs);
   // Webhook attempts in progress end within their own timeout (10 s) and are recorded before the
   // database closes; a delivery not yet due waits in the database for the next start.
-  await Promise.all([closed, dispatcher.stop()]);
+  // Calls on the AGI listener get the same grace; their sessions end as the caller hanging up.
+  await Promise.all([closed, dispatcher.stop(), agi?.close(shutdownGraceMs)]);
   clearInterval(sweep);
   clearTimeout(deadline);
   // A sweep in progress finishes its turns before the database goes.
@@ -48,6 +51,7 @@ process.on('SIGTERM', () => void shutdown('SIGTERM'));
 process.on('SIGINT', () => void shutdown('SIGINT'));
 
 await app.listen({ port: config.port, host: config.host });
+agi = config.agi ? await startAgiServer(started.ctx, config.agi, app.log) : null;
 // Fastify names each address it listens on; this is the line a person starting it looks for.
 const database = config.databaseUrl ? `${started.ctx.dialect} (DATABASE_URL)` : `SQLite in ${config.dataDir}`;
 app.log.info(`Voxplan is ready at ${config.publicUrl} on ${database}`);

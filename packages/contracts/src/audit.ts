@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import { idSchema, timestampSchema } from './common.ts';
 
-export const auditActions = ['create', 'update', 'delete'] as const;
+/** `refuse`: something the server turned away, such as an AGI call from an address outside the tenant's ACL. */
+export const auditActions = ['create', 'update', 'delete', 'refuse'] as const;
+export type AuditAction = (typeof auditActions)[number];
 
 export const auditEntrySchema = z.object({
   id: idSchema,

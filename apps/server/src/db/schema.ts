@@ -1,3 +1,4 @@
+import type { AuditAction } from '@voxplan/contracts';
 import type { Generated } from 'kysely';
 
 /** Times are stored as ISO 8601 UTC text on both dialects, so they compare and sort alike. */
@@ -78,7 +79,7 @@ export interface AuditLogTable {
   user_id: number | null;
   username: string | null;
   tenant_id: number | null;
-  action: 'create' | 'update' | 'delete';
+  action: AuditAction;
   entity: string;
   entity_id: string | null;
   before: string | null;

@@ -17,7 +17,15 @@ export interface MediaUrls {
   audioUrl(audioId: number, now?: Date): string;
   /** Whether `exp` and `sig` (as received, possibly missing) sign this audio and have not expired at `now`. */
   check(audioId: number, exp: string | undefined, sig: string | undefined, now?: Date): MediaCheck;
+  /**
+   * The signed URL of a text spoken by espeak-ng in a language (`/media/speech.wav`), for a channel
+   * without speech of its own (Asterisk). The text travels in the URL, so any instance can speak it.
+   */
+  speechUrl(text: string, language: string, now?: Date): string;
+  checkSpeech(text: string, language: string, exp: string | undefined, sig: string | undefined, now?: Date): MediaCheck;
 }
+
+export const mediaSpeechPath = '/api/v1/media/speech.wav';
 
 /**
  * Audio URLs a telephony provider can fetch without a user's token (issue 15, media): the path and
@@ -25,18 +33,29 @@ export interface MediaUrls {
  * checks alike and nothing is stored. The signature covers the path, so it opens one audio only.
  */
 export function createMediaUrls(key: Buffer, publicUrl: string): MediaUrls {
-  const sign = (audioId: number, exp: number) => createHmac('sha256', key).update(`${mediaAudioPath(audioId)}\n${exp}`).digest('base64url');
+  // What is signed names the kind of media and everything that chooses its content.
+  const sign = (subject: string, exp: number) => createHmac('sha256', key).update(`${subject}\n${exp}`).digest('base64url');
+  const audioSubject = (audioId: number) => mediaAudioPath(audioId);
+  const speechSubject = (text: string, language: string) => `${mediaSpeechPath}\n${language}\n${text}`;
+  const expiry = (now: Date) => Math.floor(now.getTime() / 1000) + MEDIA_URL_TTL_SECONDS;
+  const check = (subject: string, exp: string | undefined, sig: string | undefined, now: Date): MediaCheck => {
+    if (exp === undefined || sig === undefined || !/^\d{1,12}$/.test(exp)) return 'invalid';
+    const expected = Buffer.from(sign(subject, Number(exp)));
+    const given = Buffer.from(sig);
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) return 'invalid';
+    return Number(exp) * 1000 <= now.getTime() ? 'expired' : 'ok';
+  };
   return {
     audioUrl(audioId, now = new Date()) {
-      const exp = Math.floor(now.getTime() / 1000) + MEDIA_URL_TTL_SECONDS;
-      return `${publicUrl}${mediaAudioPath(audioId)}?exp=${exp}&sig=${sign(audioId, exp)}`;
+      const exp = expiry(now);
+      return `${publicUrl}${mediaAudioPath(audioId)}?exp=${exp}&sig=${sign(audioSubject(audioId), exp)}`;
     },
-    check(audioId, exp, sig, now = new Date()) {
-      if (exp === undefined || sig === undefined || !/^\d{1,12}$/.test(exp)) return 'invalid';
-      const expected = Buffer.from(sign(audioId, Number(exp)));
-      const given = Buffer.from(sig);
-      if (given.length !== expected.length || !timingSafeEqual(given, expected)) return 'invalid';
-      return Number(exp) * 1000 <= now.getTime() ? 'expired' : 'ok';
+    check: (audioId, exp, sig, now = new Date()) => check(audioSubject(audioId), exp, sig, now),
+    speechUrl(text, language, now = new Date()) {
+      const exp = expiry(now);
+      const query = new URLSearchParams({ lang: language, text, exp: String(exp), sig: sign(speechSubject(text, language), exp) });
+      return `${publicUrl}${mediaSpeechPath}?${query.toString()}`;
     },
+    checkSpeech: (text, language, exp, sig, now = new Date()) => check(speechSubject(text, language), exp, sig, now),
   };
 }

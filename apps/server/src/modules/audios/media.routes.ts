@@ -1,14 +1,51 @@
+import { createHash, randomUUID } from 'node:crypto';
+import fs from 'node:fs/promises';
+import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
+import pLimit from 'p-limit';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
 import { AppError, forbidden } from '../../errors.ts';
+import { convertToTelephony, mimeTypes, speakWithEspeak, ToolError, withTempDir } from './audio-tools.ts';
 import { sendTelephonyCopy } from './audios.routes.ts';
 import { createMediaUrls } from './media-urls.ts';
 
 const params = z.object({ id: z.coerce.number().int().positive().max(2 ** 31 - 1) });
 // Checked by hand, so that a URL missing either part answers 403 like a tampered one, not 400.
 const query = z.object({ exp: z.string().optional(), sig: z.string().optional() });
+const speechQuery = query.extend({ text: z.string().min(1).max(5000), lang: z.string().regex(/^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/) });
+
+/** Two cores per machine: speech for calls is spoken two at a time, like the audio generations. */
+const speaking = pLimit(2);
+
+/**
+ * espeak-ng's language for a plan's (`pt-BR` → `pt-br`): the tag as given, else its language alone
+ * (`de-AT` → `de`), else English, so that a call hears something rather than silence.
+ */
+async function speakTelephony(text: string, language: string, output: string): Promise<void> {
+  const tag = language.toLowerCase();
+  const candidates = [...new Set([tag, tag.split('-')[0]!, 'en'])];
+  await withTempDir(async (dir) => {
+    const textFile = path.join(dir, 'text.txt');
+    const spoken = path.join(dir, 'spoken.wav');
+    await fs.writeFile(textFile, text);
+    for (const [index, candidate] of candidates.entries()) {
+      try {
+        await speakWithEspeak(textFile, candidate, '', spoken);
+        break;
+      } catch (error) {
+        if (!(error instanceof ToolError) || index === candidates.length - 1) throw error;
+      }
+    }
+    const converted = path.join(dir, 'telephony.wav');
+    await convertToTelephony(spoken, converted);
+    // The temporary folder may be on another file system: copied beside the target, then renamed.
+    const partial = `${output}.${randomUUID()}.part`;
+    await fs.copyFile(converted, partial);
+    await fs.rename(partial, output);
+  });
+}
 
 /**
  * `GET /media/audios/{id}?exp&sig`: the audio's telephony copy for a provider (Twilio's `<Play>`),
@@ -44,6 +81,36 @@ export function registerMediaRoutes(app: FastifyInstance, ctx: AppContext): void
       // Signed for an audio since removed, or whose regeneration is under way.
       if (!audio || audio.status !== 'ready') throw new AppError(404, 'audio_not_found');
       return sendTelephonyCopy(ctx, request, reply, audio);
+    },
+  );
+
+  // Spoken once per text and language on each instance, then read from the data folder.
+  const speechDir = path.join(ctx.config.dataDir, 'speech-cache');
+  app.withTypeProvider<ZodTypeProvider>().get(
+    '/media/speech.wav',
+    {
+      schema: {
+        tags: ['media'],
+        querystring: speechQuery,
+        security: [],
+        description:
+          'A text spoken by espeak-ng in the telephony format, for a channel that has no text to speech (Asterisk plays it). The URL comes ' +
+          'signed from the server (the say actions of an AGI call); unsigned or tampered answers 403 invalid_media_signature, past its expiry 403 media_url_expired.',
+      },
+    },
+    async (request, reply) => {
+      const { text, lang, exp, sig } = request.query;
+      const check = media.checkSpeech(text, lang, exp, sig);
+      if (check !== 'ok') {
+        request.log.warn({ check }, 'speech URL refused');
+        throw forbidden(check === 'expired' ? 'media_url_expired' : 'invalid_media_signature');
+      }
+      const file = path.join(speechDir, `${createHash('sha256').update(`${lang}\n${text}`).digest('hex')}.wav`);
+      const cached = await fs.readFile(file).catch(() => null);
+      if (cached) return reply.type(mimeTypes.wav).send(cached);
+      await fs.mkdir(speechDir, { recursive: true });
+      await speaking(() => speakTelephony(text, lang, file));
+      return reply.type(mimeTypes.wav).send(await fs.readFile(file));
     },
   );
 }

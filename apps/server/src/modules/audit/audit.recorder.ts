@@ -1,10 +1,11 @@
+import type { AuditAction } from '@voxplan/contracts';
 import type { Insertable, Kysely } from 'kysely';
 import { prepareQuery } from '../../db/prepared.ts';
 import type { Database } from '../../db/schema.ts';
 import { nowIso } from '../../lib/time.ts';
 
 export interface AuditChange {
-  action: 'create' | 'update' | 'delete';
+  action: AuditAction;
   entity: string;
   entityId: string | number | null;
   tenantId: number | null;

@@ -1,0 +1,336 @@
+/**
+ * Calls from Asterisk over FastAGI (issue 19): a client here plays the PBX as Asterisk's AGI
+ * documentation describes it, over TCP: the variables block, then each command answered with
+ * `200 result=…`, a `HANGUP` line when the caller hangs up. Whole IVR, every dial status, a hang-up
+ * in the middle of a prompt, the access-control list, malformed and silent peers.
+ */
+import net from 'node:net';
+import type { AuditEntry, CallReportRecord } from '@voxplan/contracts';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import type { AgiConfig } from '../src/config.ts';
+import { type AgiServer, calledCandidates, startAgiServer } from '../src/modules/asterisk/agi-server.ts';
+import { createTenantMember, q, startTestServer, type TenantMember, type TestServer } from './harness.ts';
+import { readFixture, storePlan } from './sessions-helpers.ts';
+
+const PUBLIC_URL = 'https://voice.example.com';
+const NUMBER = '+551130000100';
+const FENCED_NUMBER = '+551130000200';
+const OPEN_NUMBER = '+551130000300';
+const CALLER = '5511988887777';
+
+const agiConfig: AgiConfig = {
+  port: 0,
+  host: '127.0.0.1',
+  sipEndpoint: 'voxplan',
+  dialContext: 'from-voxplan',
+  recordingUrl: 'https://pbx.acme.example/recordings/{file}',
+  speechEngine: undefined,
+};
+
+let server: TestServer;
+let agi: AgiServer;
+let member: TenantMember;
+let fenced: TenantMember;
+let unlisted: TenantMember;
+let adminToken: string;
+
+/** Answers a command line as Asterisk would; `'hangup'` sends the HANGUP line and answers -1; `'silence'` answers nothing. */
+type Responder = (command: string) => string | 'hangup' | 'silence';
+
+interface PbxCall {
+  commands: string[];
+  /** The connection closed by the server, and when. */
+  closed: Promise<void>;
+}
+
+/** A call as Asterisk places it on `agi://<server>/<script>`. */
+function pbxCall(variables: Record<string, string>, respond: Responder, options: { raw?: string } = {}): PbxCall {
+  const socket = net.connect(agi.port, '127.0.0.1');
+  const commands: string[] = [];
+  let buffered = '';
+  socket.setEncoding('utf8');
+  socket.on('connect', () => {
+    if (options.raw !== undefined) {
+      socket.write(options.raw);
+      return;
+    }
+    const block = {
+      agi_network: 'yes',
+      agi_request: `agi://127.0.0.1/${variables.agi_network_script ?? ''}`,
+      agi_channel: 'PJSIP/trunk-00000001',
+      agi_language: 'en',
+      agi_type: 'PJSIP',
+      agi_uniqueid: `1764000000.${Math.floor(Math.random() * 1e6)}`,
+      agi_version: '20.5.0',
+      agi_callerid: CALLER,
+      agi_calleridname: 'Maria',
+      agi_dnid: 'unknown',
+      agi_context: 'from-trunk',
+      agi_extension: 's',
+      agi_priority: '1',
+      agi_enhanced: '0.0',
+      agi_accountcode: '',
+      agi_threadid: '140000000000',
+      ...variables,
+    };
+    socket.write(`${Object.entries(block).map(([name, value]) => `${name}: ${value}`).join('\n')}\n\n`);
+  });
+  socket.on('data', (chunk: string) => {
+    buffered += chunk;
+    let newline = buffered.indexOf('\n');
+    while (newline !== -1) {
+      const command = buffered.slice(0, newline);
+      buffered = buffered.slice(newline + 1);
+      commands.push(command);
+      const answer = respond(command);
+      if (answer === 'hangup') socket.write('HANGUP\n200 result=-1\n');
+      else if (answer !== 'silence') socket.write(`${answer}\n`);
+      newline = buffered.indexOf('\n');
+    }
+  });
+  const closed = new Promise<void>((resolve) => {
+    socket.on('close', () => resolve());
+    socket.on('end', () => socket.end());
+  });
+  socket.on('error', () => undefined);
+  return { commands, closed };
+}
+
+/** The usual answers: prompts play to their end, no key is pressed, the dial is answered. */
+function asterisk(overrides: Array<[RegExp, string | 'hangup' | 'silence']> = []): Responder {
+  return (command) => {
+    for (const [pattern, answer] of overrides) if (pattern.test(command)) return answer;
+    if (command.startsWith('EXEC Hangup') || command === 'HANGUP') return '200 result=-1';
+    if (command.startsWith('STREAM FILE')) return '200 result=0 endpos=8000';
+    if (command.startsWith('WAIT FOR DIGIT')) return '200 result=0';
+    if (command === 'GET VARIABLE DIALSTATUS') return '200 result=1 (ANSWER)';
+    return '200 result=0';
+  };
+}
+
+const PRESS_1 = '200 result=49 endpos=1200';
+
+async function reportsOf(token: string, where: Record<string, unknown>): Promise<CallReportRecord[]> {
+  const response = await server.call({ method: 'GET', url: `/reports?${q('filter', { where, order: ['id ASC'] })}`, token });
+  expect(response.statusCode, response.body).toBe(200);
+  return response.json<CallReportRecord[]>();
+}
+
+const lastReport = async (token = member.token) => (await reportsOf(token, { provider: 'asterisk' })).at(-1);
+
+/** Waits until the server has ended the session it ran for this call and written its report. */
+async function reportCount(token: string): Promise<number> {
+  const response = await server.call({ method: 'GET', url: `/reports/count?${q('where', { provider: 'asterisk' })}`, token });
+  return response.json<{ count: number }>().count;
+}
+
+async function finishedCall(call: PbxCall, token = member.token, before?: number): Promise<CallReportRecord> {
+  await call.closed;
+  const start = before ?? 0;
+  for (let attempt = 0; attempt < 100 && (await reportCount(token)) <= start; attempt += 1) await new Promise((resolve) => setTimeout(resolve, 20));
+  const report = await lastReport(token);
+  if (!report) throw new Error('no report');
+  return report;
+}
+
+beforeAll(async () => {
+  server = await startTestServer({ PUBLIC_URL });
+  adminToken = await server.login();
+  member = await createTenantMember(server, adminToken, 'agi');
+  fenced = await createTenantMember(server, adminToken, 'agi-fenced');
+  unlisted = await createTenantMember(server, adminToken, 'agi-unlisted');
+
+  const create = async (token: string, url: string, payload: Record<string, unknown>) => {
+    const response = await server.call({ method: 'POST', url, token, payload });
+    expect(response.statusCode, response.body).toBe(201);
+    return response.json<{ id: number }>().id;
+  };
+  const days = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'];
+  for (const [tenant, number, acl] of [
+    [member, NUMBER, ['127.0.0.0/8', '2001:db8::/32']],
+    [fenced, FENCED_NUMBER, ['10.0.0.0/8']],
+    [unlisted, OPEN_NUMBER, []],
+  ] as const) {
+    const desk = await create(tenant.token, '/destinations', { name: 'Sales desk', kind: 'voice', uri: 'sip:sales@pbx.acme.example' });
+    const always = await create(tenant.token, '/date-ranges', { name: 'Always', time_zone: 'UTC', intervals: days.map((day) => ({ day, start: '00:00', end: '24:00' })) });
+    const plan = await storePlan(server.ctx, tenant.tenantId, readFixture('front-desk'), { references: { destination: { 1: desk }, date_range: { 1: always } } });
+    await create(tenant.token, '/numbers', { number, provider: 'asterisk', voice_plan_id: plan });
+    for (const address of acl) await create(tenant.token, '/acl', { name: 'PBX', address });
+  }
+  agi = await startAgiServer(server.ctx, agiConfig, server.app.log, { variablesTimeoutMs: 500, commandMarginMs: 500 });
+});
+
+afterAll(async () => {
+  await agi?.close(1000);
+  await server?.close();
+});
+
+describe('the number a request names', () => {
+  test('the script of agi://host/<number>, URL-encoded or not, then the dialled number; a missing plus is tried', () => {
+    expect(calledCandidates({ agi_network_script: '%2B551130000100' })).toEqual(['+551130000100']);
+    expect(calledCandidates({ agi_network_script: '551130000100', agi_dnid: 'unknown', agi_extension: 's' })).toEqual(['+551130000100', '551130000100']);
+    expect(calledCandidates({ agi_network_script: 'ivr', agi_dnid: '1130000100', agi_extension: '100' })).toEqual(['+1130000100', '1130000100', '+100', '100']);
+  });
+});
+
+describe('a whole IVR over AGI', () => {
+  test('answer, the welcome spoken, the recording, a key pressed during the menu, a busy destination, the end and its report', async () => {
+    const before = await reportCount(member.token);
+    const call = pbxCall({ agi_network_script: encodeURIComponent(NUMBER) }, asterisk([
+      [/^STREAM FILE .*For%20sales|^STREAM FILE .*For\+sales/, PRESS_1],
+      [/^GET VARIABLE DIALSTATUS/, '200 result=1 (BUSY)'],
+    ]));
+    const report = await finishedCall(call, member.token, before);
+    const { commands } = call;
+    expect(commands[0]).toBe('ANSWER');
+    // The welcome, spoken by the server in a signed URL; the menu's prompt may be cut short by a key.
+    expect(commands[1]).toMatch(/^STREAM FILE "https:\/\/voice\.example\.com\/api\/v1\/media\/speech\.wav\?lang=en&text=Welcome[^"]*" ""$/);
+    expect(commands[2]).toMatch(/^EXEC MixMonitor "voxplan-[0-9a-f-]+\.mp3"$/);
+    expect(commands[3]).toMatch(/^STREAM FILE "[^"]*text=For\+sales[^"]*" "0123456789\*#"$/);
+    expect(commands[4]).toBe('EXEC Dial "PJSIP/voxplan/sip:sales@pbx.acme.example,25"');
+    expect(commands[5]).toBe('GET VARIABLE DIALSTATUS');
+    expect(commands[6]).toMatch(/^STREAM FILE "[^"]*text=All\+our\+agents\+are\+busy/);
+    expect(commands[7]).toBe('EXEC Hangup 16');
+    expect(commands).toHaveLength(8);
+
+    expect(report).toMatchObject({
+      provider: 'asterisk',
+      channel: 'voice',
+      caller: CALLER,
+      called: NUMBER,
+      source_ip: '127.0.0.1',
+      dial_status: 'busy',
+      hangup_cause: 'normal_clearing',
+      pressed_digits: [expect.objectContaining({ node_id: 'menu', digits: '1' })],
+    });
+    expect(report.nodes.map((node) => node.node_id)).toEqual(['start', 'hours', 'welcome', 'rec', 'menu', 'route', 'sales_phone', 'try_later', 'bye']);
+    // MixMonitor's file comes back from where the PBX serves it.
+    expect(report.recording).toMatchObject({ url: `https://pbx.acme.example/recordings/${commands[2]!.slice('EXEC MixMonitor "'.length, -1)}` });
+
+    // The PBX fetches the spoken prompt from the URL it was given: a WAV, telephony format.
+    const url = new URL(/"([^"]+)"/.exec(commands[1]!)![1]!);
+    const speech = await server.app.inject({ method: 'GET', url: `${url.pathname}${url.search}` });
+    expect(speech.statusCode, speech.body).toBe(200);
+    expect(speech.headers['content-type']).toBe('audio/wav');
+    expect(speech.rawPayload.subarray(0, 4).toString()).toBe('RIFF');
+    const tampered = await server.app.inject({ method: 'GET', url: `${url.pathname}${url.search.replace('Welcome', 'Goodbye')}` });
+    expect(tampered.statusCode).toBe(403);
+    expect(tampered.json<{ error: { code: string } }>().error.code).toBe('invalid_media_signature');
+  });
+
+  test('silence at the menu takes its timeout exit after the wait for a key', async () => {
+    const before = await reportCount(member.token);
+    const call = pbxCall({ agi_network_script: NUMBER }, asterisk());
+    const report = await finishedCall(call, member.token, before);
+    expect(call.commands).toContain('WAIT FOR DIGIT 5000');
+    expect(report.pressed_digits).toEqual([]);
+    expect(report.nodes.map((node) => node.node_id).slice(-2)).toEqual(['menu', 'bye']);
+  });
+
+  test.each([
+    ['ANSWER', 'answer', 'routed'],
+    ['BUSY', 'busy', 'retained'],
+    ['NOANSWER', 'no_answer', 'retained'],
+    ['CANCEL', 'cancel', null],
+    ['DONTCALL', 'dont_call', null],
+    ['INVALIDARGS', 'invalid_args', null],
+    ['CONGESTION', 'failed', null],
+    ['CHANUNAVAIL', 'failed', null],
+  ])('DIALSTATUS %s is the destination’s %s', async (dialStatus, expected, disposition) => {
+    const before = await reportCount(member.token);
+    const call = pbxCall({ agi_network_script: NUMBER }, asterisk([
+      [/^STREAM FILE .*For\+sales/, PRESS_1],
+      [/^GET VARIABLE DIALSTATUS/, `200 result=1 (${dialStatus})`],
+    ]));
+    const report = await finishedCall(call, member.token, before);
+    expect(report.dial_status).toBe(expected);
+    if (disposition) expect(report.disposition).toBe(disposition);
+    // After an answered dial the bridge is over when Dial returns: the call is hung up.
+    if (dialStatus === 'ANSWER') expect(call.commands.at(-1)).toMatch(/^EXEC Hangup|^HANGUP$/);
+  });
+});
+
+describe('the caller hanging up', () => {
+  test('in the middle of the welcome: the session ends as the caller’s hang-up, with its report', async () => {
+    const before = await reportCount(member.token);
+    const call = pbxCall({ agi_network_script: NUMBER }, asterisk([[/^STREAM FILE .*Welcome/, 'hangup']]));
+    const report = await finishedCall(call, member.token, before);
+    // Nothing after the prompt the caller left in: the recording and the menu were never sent.
+    expect(call.commands).toHaveLength(2);
+    // The turn had already run to the menu the welcome leads to; the session waited there.
+    expect(report).toMatchObject({ hangup_cause: 'caller_hangup', disposition: 'abandoned', source_ip: '127.0.0.1', last_node_id: 'menu' });
+  });
+
+  test('a 511 on a dead channel is a hang-up too', async () => {
+    const before = await reportCount(member.token);
+    const call = pbxCall({ agi_network_script: NUMBER }, asterisk([[/^EXEC MixMonitor/, '511 Command Not Permitted on a dead channel or intercept routine']]));
+    const report = await finishedCall(call, member.token, before);
+    expect(report.hangup_cause).toBe('caller_hangup');
+  });
+});
+
+describe('the access-control list', () => {
+  const auditOf = async (tenantId: number) => {
+    const response = await server.call({ method: 'GET', url: `/audit?${q('filter', { where: { entity: 'agi_call', tenant_id: tenantId } })}`, token: adminToken });
+    expect(response.statusCode, response.body).toBe(200);
+    return response.json<AuditEntry[]>();
+  };
+
+  test('an address outside the tenant’s list is refused before any plan runs, counted and audited', async () => {
+    const refusedBefore = agi.refused;
+    const call = pbxCall({ agi_network_script: FENCED_NUMBER }, asterisk());
+    await call.closed;
+    expect(call.commands).toEqual([]);
+    expect(agi.refused).toBe(refusedBefore + 1);
+    expect(await reportCount(fenced.token)).toBe(0);
+    const audit = await auditOf(fenced.tenantId);
+    expect(audit).toHaveLength(1);
+    expect(audit[0]).toMatchObject({ action: 'refuse', source_ip: '127.0.0.1', after: { reason: 'acl', called: FENCED_NUMBER } });
+  });
+
+  test('a tenant without entries accepts none', async () => {
+    const call = pbxCall({ agi_network_script: OPEN_NUMBER }, asterisk());
+    await call.closed;
+    expect(call.commands).toEqual([]);
+    expect(await reportCount(unlisted.token)).toBe(0);
+    expect(await auditOf(unlisted.tenantId)).toHaveLength(1);
+  });
+
+  test('a number no tenant has on Asterisk: closed, nothing runs', async () => {
+    const call = pbxCall({ agi_network_script: '+559999999999' }, asterisk());
+    await call.closed;
+    expect(call.commands).toEqual([]);
+  });
+});
+
+describe('peers that are not well-behaved Asterisks', () => {
+  test('one that never sends its variables is closed after the time limit, and calls go on meanwhile', async () => {
+    const silent = pbxCall({}, asterisk(), { raw: '' });
+    const before = await reportCount(member.token);
+    const report = await finishedCall(pbxCall({ agi_network_script: NUMBER }, asterisk()), member.token, before);
+    expect(report.provider).toBe('asterisk');
+    await silent.closed;
+    expect(silent.commands).toEqual([]);
+  });
+
+  test('one that sends what is not AGI is closed at once', async () => {
+    const http = pbxCall({}, asterisk(), { raw: 'GET / HTTP/1.1\r\nHost: x\r\n\r\n' });
+    await http.closed;
+    expect(http.commands).toEqual([]);
+  });
+
+  test('one that goes quiet in the middle of a call: the session ends after the command’s time limit', async () => {
+    const before = await reportCount(member.token);
+    const call = pbxCall({ agi_network_script: NUMBER }, asterisk([[/^EXEC MixMonitor/, 'silence']]));
+    const report = await finishedCall(call, member.token, before);
+    expect(report.hangup_cause).toBe('caller_hangup');
+    expect(call.commands.at(-1)).toMatch(/^EXEC MixMonitor/);
+  });
+
+  test('an answer that is not AGI ends the call', async () => {
+    const before = await reportCount(member.token);
+    const call = pbxCall({ agi_network_script: NUMBER }, asterisk([[/^ANSWER/, 'HTTP/1.1 400 Bad Request']]));
+    const report = await finishedCall(call, member.token, before);
+    expect(report.hangup_cause).toBe('caller_hangup');
+  });
+});

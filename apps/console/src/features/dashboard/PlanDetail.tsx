@@ -1,0 +1,138 @@
+import '@xyflow/react/dist/style.css';
+import { Alert, Center, Grid, Group, Loader, Paper, Progress, Stack, Text, Title, UnstyledButton } from '@mantine/core';
+import { useQuery } from '@tanstack/react-query';
+import { blockDefinition } from '@voxplan/blocks/definitions';
+import type { StatsPlanDetail } from '@voxplan/contracts';
+import type { VisualPlan, VisualPlanDocument, VisualPlanVersionDocument } from '@voxplan/contracts/visual-plan';
+import { useMemo, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { api, type QueryValue } from '../../lib/api/client.ts';
+import { errorText } from '../../lib/errors.ts';
+import { formatNumber } from '../../lib/format.ts';
+import { DecorationStore, type NodeMark } from '../visual-plans/editor/decorations.ts';
+import { EditorContextProvider } from '../visual-plans/editor/editor-context.tsx';
+import { ReadOnlyCanvas } from '../visual-plans/editor/ReadOnlyCanvas.tsx';
+import { digitsByMenu, dropOffByBlock, heatOf } from './plan-heat.ts';
+import { useStats } from './use-stats.ts';
+
+const percentText = (share: number, language: string) => formatNumber(share, language, { style: 'percent', maximumFractionDigits: 0 });
+
+/** The graph the plan's calls run: its newest published version, else its draft. */
+function usePlanGraph(planId: number) {
+  return useQuery({
+    queryKey: ['/visual-plans', planId, 'running-graph'],
+    queryFn: async ({ signal }) => {
+      const plan = await api.get<VisualPlan>(`/visual-plans/${planId}`, { signal });
+      const document =
+        plan.published_version === null
+          ? await api.get<VisualPlanDocument>(`/visual-plans/${planId}/document`, { signal })
+          : await api.get<VisualPlanVersionDocument>(`/visual-plans/${planId}/versions/${plan.published_version}`, { signal });
+      return { plan, nodes: document.nodes, edges: document.edges };
+    },
+    staleTime: 60_000,
+  });
+}
+
+/**
+ * One plan over the period: where its sessions ended, as a heat map on its read-only canvas (loaded
+ * with the canvas, apart from the dashboard), and the keys pressed at each voice menu.
+ */
+export default function PlanDetail({ planId, query, refreshSeconds }: { planId: number; query: Record<string, QueryValue>; refreshSeconds: number }) {
+  const { t, i18n } = useTranslation();
+  const language = i18n.language;
+  const detail = useStats<StatsPlanDetail>(`/stats/plans/${planId}`, query, refreshSeconds);
+  const graph = usePlanGraph(planId);
+  const [decorations] = useState(() => new DecorationStore());
+  const [focused, setFocused] = useState<string>();
+  const percent = (share: number) => percentText(share, language);
+
+  const marks = useMemo(() => {
+    if (!detail.data || !graph.data) return undefined;
+    const byBlock = dropOffByBlock(detail.data);
+    const result: Record<string, NodeMark> = {};
+    for (const node of graph.data.nodes) {
+      const dropOff = byBlock.get(node.id);
+      result[node.id] = !dropOff
+        ? { tone: 'dim', title: t('dashboard.plan.notReached') }
+        : {
+            heat: heatOf(dropOff, byBlock),
+            ...(dropOff.ended > 0 && { badge: percentText(dropOff.share, language) }),
+            title: t('dashboard.plan.blockTitle', {
+              entered: formatNumber(dropOff.entered, language),
+              ended: formatNumber(dropOff.ended, language),
+              percent: percentText(dropOff.share, language),
+            }),
+          };
+    }
+    return result;
+  }, [detail.data, graph.data, t, language]);
+
+  const menus = detail.data ? digitsByMenu(detail.data) : [];
+  const nodeType = (nodeId: string) => graph.data?.nodes.find((node) => node.id === nodeId)?.type;
+  const lang = language === 'pt' ? 'pt' : 'en';
+  const error = detail.error ?? graph.error;
+
+  return (
+    <Stack data-testid="plan-detail" data-plan-id={planId}>
+      {error && <Alert color="red">{errorText(error, t)}</Alert>}
+      <Grid>
+        <Grid.Col span={{ base: 12, lg: 8 }}>
+          <Paper withBorder h={480} style={{ overflow: 'hidden' }} aria-label={t('dashboard.plan.heatMap')} role="region">
+            {graph.data && marks ? (
+              <EditorContextProvider planId={planId} tenantId={graph.data.plan.tenant_id} readOnly decorations={decorations}>
+                <ReadOnlyCanvas nodes={graph.data.nodes} edges={graph.data.edges} nodeDecorations={marks} focusNodeId={focused} />
+              </EditorContextProvider>
+            ) : (
+              !error && (
+                <Center h="100%">
+                  <Loader aria-label={t('common.loading')} />
+                </Center>
+              )
+            )}
+          </Paper>
+          <Text size="xs" c="dimmed" mt={4}>
+            {t('dashboard.plan.heatMapHint')}
+          </Text>
+        </Grid.Col>
+        <Grid.Col span={{ base: 12, lg: 4 }}>
+          <Title order={4} size="h5" mb="xs">
+            {t('dashboard.plan.digits')}
+          </Title>
+          {detail.data && menus.length === 0 && (
+            <Text size="sm" c="dimmed">
+              {t('dashboard.plan.noDigits')}
+            </Text>
+          )}
+          <Stack gap="sm" data-testid="plan-digits">
+            {menus.map((menu) => {
+              const type = nodeType(menu.nodeId);
+              const name = (type && blockDefinition(type)?.texts[lang].name) ?? t('dashboard.plan.menu');
+              return (
+                <Paper withBorder p="sm" key={menu.nodeId} data-testid="plan-menu" data-node-id={menu.nodeId}>
+                  <UnstyledButton onClick={() => setFocused(menu.nodeId)} fw={600} fz="sm">
+                    {name} · {menu.nodeId}
+                  </UnstyledButton>
+                  <Stack gap={4} mt={6}>
+                    {menu.keys.map((key) => (
+                      <div key={key.digits} data-testid="plan-menu-key" data-digits={key.digits}>
+                        <Group justify="space-between" gap="xs">
+                          <Text size="sm" ff="monospace">
+                            {key.digits}
+                          </Text>
+                          <Text size="sm">
+                            {t('dashboard.plan.keyCount', { count: key.count, formatted: formatNumber(key.count, language), percent: percent(key.count / menu.total) })}
+                          </Text>
+                        </Group>
+                        <Progress value={(key.count / menu.total) * 100} size="sm" aria-hidden />
+                      </div>
+                    ))}
+                  </Stack>
+                </Paper>
+              );
+            })}
+          </Stack>
+        </Grid.Col>
+      </Grid>
+    </Stack>
+  );
+}

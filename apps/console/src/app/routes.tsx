@@ -45,7 +45,14 @@ export const areaRoutes: AreaRoute[] = [
     page: lazy(() => import('../features/holidays/HolidaysPage.tsx')),
   },
   { paths: ['/acl'], titleKey: 'nav.acl', inMenu: true, icon: 'acl', page: lazy(() => import('../features/acl/AclPage.tsx')) },
-  { paths: ['/reports', '/relatorios'], titleKey: 'nav.reports', inMenu: true, icon: 'reports', page: placeholder('nav.reports') },
+  {
+    paths: ['/reports', '/relatorios'],
+    titleKey: 'nav.reports',
+    inMenu: true,
+    nested: true,
+    icon: 'reports',
+    page: lazy(() => import('../features/reports/ReportsArea.tsx')),
+  },
   { paths: ['/audios'], titleKey: 'nav.audios', inMenu: true, icon: 'audios', page: lazy(() => import('../features/audios/AudiosPage.tsx')) },
   {
     paths: ['/visual-plan'],

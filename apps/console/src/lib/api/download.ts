@@ -19,11 +19,16 @@ export function attachmentName(header: string | null): string | undefined {
  */
 export async function downloadAttachment(path: string, fallbackName: string, options: Omit<RequestOptions, 'body'> = {}): Promise<void> {
   const { blob, contentDisposition } = await api.attachment(path, options);
+  saveBlob(blob, attachmentName(contentDisposition) ?? fallbackName);
+}
+
+/** Hands a file made or fetched in the page to the browser's download, as `name`. */
+export function saveBlob(blob: Blob, name: string): void {
   const url = URL.createObjectURL(blob);
   try {
     const link = document.createElement('a');
     link.href = url;
-    link.download = attachmentName(contentDisposition) ?? fallbackName;
+    link.download = name;
     document.body.append(link);
     link.click();
     link.remove();

@@ -52,6 +52,10 @@ export interface DataTableProps<Row extends { id: number }> {
   defaultSort?: SortState;
   baseWhere?: Record<string, unknown>;
   toolbar?: ReactNode;
+  /** A screen's own filters, shown between the title and the table (they reach the list through baseWhere). */
+  filterBar?: ReactNode;
+  /** Actions on the rows in view, for everyone (guests too), beside the refresh: an export of what the filters select. */
+  viewActions?: (view: { where: Record<string, unknown> | undefined; order: string[] | undefined }) => ReactNode;
   rowActions?: (row: Row) => ReactNode;
   /** Rows that may be selected for bulk removal; omit to hide removal. */
   canRemove?: (row: Row) => boolean;
@@ -132,6 +136,12 @@ export function DataTable<Row extends { id: number }>(props: DataTableProps<Row>
     setPage(1);
     setSelected(new Set());
   };
+  // A screen's own filters (baseWhere) narrow the list as the table's do: back to the first page.
+  const [shownBase, setShownBase] = useState(props.baseWhere);
+  if (shownBase !== props.baseWhere) {
+    setShownBase(props.baseWhere);
+    resetView();
+  }
   const toggleRow = (id: number) =>
     setSelected((current) => {
       const next = new Set(current);
@@ -172,6 +182,7 @@ export function DataTable<Row extends { id: number }>(props: DataTableProps<Row>
         <Title order={2}>{t(props.titleKey)}</Title>
         <Group gap="xs">{canWrite && props.toolbar}</Group>
       </Group>
+      {props.filterBar}
       <Paper withBorder p="sm">
         <Group justify="space-between" mb="sm" gap="xs">
           <Group gap="xs">
@@ -211,6 +222,7 @@ export function DataTable<Row extends { id: number }>(props: DataTableProps<Row>
                 {t('table.removeSelected', { count: selected.size })}
               </Button>
             )}
+            {props.viewActions?.({ where, order: filter.order })}
             <RefreshControl
               seconds={interval}
               onIntervalChange={setAutoRefresh}

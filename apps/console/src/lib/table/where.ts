@@ -15,7 +15,8 @@ export function nextSort(current: SortState, field: string): SortState {
   return null;
 }
 
-const escapeLike = (text: string) => text.replace(/[%_]/g, (ch) => `\\${ch}`);
+/** Text a `like` pattern matches literally (its `%` and `_` escaped). */
+export const escapeLike = (text: string) => text.replace(/[%_]/g, (ch) => `\\${ch}`);
 
 function filterClause(filter: FieldFilter, toNumber: (raw: string) => number): Record<string, unknown> | undefined {
   switch (filter.type) {

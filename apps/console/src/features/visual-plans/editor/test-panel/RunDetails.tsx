@@ -5,8 +5,8 @@ import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { formatDuration } from '../../../../lib/format.ts';
 
-/** Two columns, a name and its value: the report's facts and the variables. */
-function Facts({ rows, label, testId }: { rows: Array<[string, ReactNode]>; label: string; testId: string }) {
+/** Two columns, a name and its value: the report's facts and the variables (the reports screen's detail too). */
+export function Facts({ rows, label, testId }: { rows: Array<[string, ReactNode]>; label: string; testId: string }) {
   return (
     <Table withRowBorders={false} verticalSpacing={2} horizontalSpacing={4} aria-label={label} data-testid={testId}>
       <Table.Tbody>

@@ -1,0 +1,86 @@
+import { ActionIcon, Badge, Group, Tooltip } from '@mantine/core';
+import { IconFileSearch } from '@tabler/icons-react';
+import type { CallReportRecord } from '@voxplan/contracts';
+import { useMemo, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { Link } from 'react-router';
+import { formatDateTime, formatDuration } from '../../lib/format.ts';
+import { type Column, DataTable } from '../../lib/table/DataTable.tsx';
+import { ExportCsvButton } from './ExportCsvButton.tsx';
+import { ReportFiltersBar } from './ReportFiltersBar.tsx';
+import { noReportFilters, type ReportFilters, reportWhere } from './report-filter.ts';
+import { type ReportList, reportOptions, valueKey } from './report-values.ts';
+
+/** A value of a report list as a badge in the user's language; a dash where there is none. */
+export function ReportValue({ list, value }: { list: ReportList; value: string | null }) {
+  const { t } = useTranslation();
+  const key = valueKey(list, value);
+  return key ? (
+    <Badge variant="light" color={list === 'disposition' && value === 'failed' ? 'red' : undefined} data-value={value}>
+      {t(key)}
+    </Badge>
+  ) : (
+    '—'
+  );
+}
+
+function StartTime({ report }: { report: CallReportRecord }) {
+  const { t, i18n } = useTranslation();
+  return (
+    <Group gap={6} wrap="nowrap">
+      {formatDateTime(report.start_time, i18n.language)}
+      {report.is_test && (
+        <Badge size="xs" variant="outline" color="gray">
+          {t('reports.test')}
+        </Badge>
+      )}
+    </Group>
+  );
+}
+
+function ChannelProvider({ report }: { report: CallReportRecord }) {
+  const { t } = useTranslation();
+  return `${t(`reports.channel.${report.channel}`)} · ${t(`reports.provider.${report.provider}`)}`;
+}
+
+const columns: Column<CallReportRecord>[] = [
+  { field: 'start_time', labelKey: 'reports.fields.startTime', type: 'date', render: (report) => <StartTime report={report} /> },
+  { field: 'plan_name', labelKey: 'reports.fields.plan', type: 'text' },
+  { field: 'caller', labelKey: 'reports.fields.caller', type: 'text' },
+  { field: 'called', labelKey: 'reports.fields.called', type: 'text' },
+  { field: 'provider', labelKey: 'reports.fields.channel', type: 'enum', options: reportOptions.provider, render: (report) => <ChannelProvider report={report} /> },
+  { field: 'direction', labelKey: 'reports.fields.direction', type: 'enum', options: reportOptions.direction, render: (report) => <ReportValue list="direction" value={report.direction} /> },
+  { field: 'duration_s', labelKey: 'reports.fields.duration', type: 'number', render: (report) => formatDuration(report.duration_s * 1000) },
+  { field: 'disposition', labelKey: 'reports.fields.disposition', type: 'enum', options: reportOptions.disposition, render: (report) => <ReportValue list="disposition" value={report.disposition} /> },
+  { field: 'hangup_cause', labelKey: 'reports.fields.hangupCause', type: 'enum', options: reportOptions.hangupCause, render: (report) => <ReportValue list="hangupCause" value={report.hangup_cause} /> },
+  { field: 'dial_status', labelKey: 'reports.fields.dialStatus', type: 'enum', options: reportOptions.dialStatus, render: (report) => <ReportValue list="dialStatus" value={report.dial_status} /> },
+];
+
+const searchFields = ['plan_name', 'caller', 'called'];
+
+/** The call and chat reports: newest first, the screen's filters over the table's, CSV export of what they select. */
+export default function ReportsPage() {
+  const { t } = useTranslation();
+  const [filters, setFilters] = useState<ReportFilters>(noReportFilters);
+  const baseWhere = useMemo(() => reportWhere(filters), [filters]);
+  return (
+    <DataTable<CallReportRecord>
+        tableId="reports"
+        resource="/reports"
+        titleKey="nav.reports"
+        columns={columns}
+        searchFields={searchFields}
+        defaultSort={{ field: 'start_time', direction: 'DESC' }}
+        baseWhere={baseWhere}
+        filterBar={<ReportFiltersBar filters={filters} onChange={setFilters} />}
+        viewActions={({ where, order }) => <ExportCsvButton where={where} order={order} />}
+        rowActions={(report) => (
+          <Tooltip label={t('reports.open')}>
+            <ActionIcon component={Link} to={String(report.id)} variant="subtle" aria-label={t('reports.open')} data-testid="report-open">
+              <IconFileSearch size={16} />
+            </ActionIcon>
+          </Tooltip>
+        )}
+      />
+  );
+}

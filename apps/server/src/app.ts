@@ -12,6 +12,7 @@ import { registerDateRangeRoutes } from './modules/date-ranges/date-ranges.route
 import { registerHolidayImportRoutes } from './modules/holidays/holidays-import.routes.ts';
 import { registerPlanWebhookRoutes } from './modules/plan-webhook/plan-webhook.routes.ts';
 import { simulatorPlugin } from './modules/simulator/simulator.routes.ts';
+import { registerStatsRoutes } from './modules/stats/stats.routes.ts';
 import { registerHealthRoutes } from './modules/system/health.routes.ts';
 import { registerSystemInfoRoutes } from './modules/system/system-info.routes.ts';
 import { registerIntegrationRoutes } from './modules/tenants/integrations.routes.ts';
@@ -108,6 +109,7 @@ export async function buildApp(ctx: AppContext, options: FastifyServerOptions = 
         registerPlanWebhookRoutes(secured, ctx);
         registerVisualPlanRoutes(secured, ctx);
         registerSystemInfoRoutes(secured);
+        registerStatsRoutes(secured, ctx);
         await registerAudioRoutes(secured, ctx);
         for (const resource of allResources()) registerResource(secured, ctx, resource);
       });

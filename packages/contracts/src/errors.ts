@@ -99,6 +99,8 @@ export const errorCodes = [
   'webchat_origin_refused',
   'webchat_rate_limited',
   'webchat_unavailable',
+  'stats_period_invalid',
+  'stats_period_too_long',
 ] as const;
 
 export type ErrorCode = (typeof errorCodes)[number];

@@ -21,7 +21,16 @@ export const BUS_CHANNEL = 'voxplan';
  * for it until the commit is flushed), which a call's turns should not pay for nothing. A read
  * that names one of them is never kept (`WriteTracker`).
  */
-export const UNNOTIFIED_TABLES: ReadonlySet<string> = new Set(['sessions', 'session_events', 'protocol_counters', 'whatsapp_messages']);
+export const UNNOTIFIED_TABLES: ReadonlySet<string> = new Set([
+  'sessions',
+  'session_events',
+  'protocol_counters',
+  'whatsapp_messages',
+  // Raised by every session end; the statistics read them directly, never through the cache.
+  'stats_sessions',
+  'stats_nodes',
+  'stats_digits',
+]);
 
 const NOT_NOTIFIED = new Set([...UNNOTIFIED_TABLES, 'kysely_migration', 'kysely_migration_lock']);
 

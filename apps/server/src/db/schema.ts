@@ -357,6 +357,48 @@ export interface NumberRuleTable {
   plan_id: number;
 }
 
+/**
+ * The statistics' rollups (migration 0012, modules/stats/stats-rollups.ts): counters per tenant,
+ * plan the sessions started in and UTC hour of their start, raised as each report is first stored.
+ * `hour` is `YYYY-MM-DDTHH:00:00.000Z`. PostgreSQL answers bigint sums as text.
+ */
+export interface StatsSessionTable {
+  tenant_id: number;
+  hour: string;
+  plan_id: number;
+  sessions: number;
+  voice: number;
+  chat: number;
+  routed: number;
+  retained: number;
+  abandoned: number;
+  failed: number;
+  expired: number;
+  duration_s: number | string;
+}
+
+/** Blocks entered (once per entry) and where sessions ended, per block of the plan or of a plan it called. */
+export interface StatsNodeTable {
+  plan_id: number;
+  hour: string;
+  tenant_id: number;
+  node_plan_id: number;
+  node_id: string;
+  entered: number;
+  ended: number;
+}
+
+/** Keys pressed per menu block. */
+export interface StatsDigitsTable {
+  plan_id: number;
+  hour: string;
+  tenant_id: number;
+  node_plan_id: number;
+  node_id: string;
+  digits: string;
+  count: number;
+}
+
 export interface Database {
   tenants: TenantTable;
   users: UserTable;
@@ -385,6 +427,9 @@ export interface Database {
   numbers: NumberTable;
   number_rules: NumberRuleTable;
   whatsapp_messages: WhatsappMessageTable;
+  stats_sessions: StatsSessionTable;
+  stats_nodes: StatsNodeTable;
+  stats_digits: StatsDigitsTable;
 }
 
 export type TableName = keyof Database;

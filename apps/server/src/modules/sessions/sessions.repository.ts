@@ -3,6 +3,7 @@ import type { Action, CallReport, Channel, DialStatus, Direction, Disposition, H
 import type { Insertable, Kysely, Selectable } from 'kysely';
 import { prepareQuery } from '../../db/prepared.ts';
 import type { CallReportTable, Database, SessionTable } from '../../db/schema.ts';
+import { rollUpReport } from '../stats/stats-rollups.ts';
 
 export type SessionRow = Selectable<SessionTable>;
 export type StoredReport = CallReportRecord;
@@ -197,24 +198,38 @@ export function presentReport(row: Selectable<CallReportTable>, json: ReportJson
 
 type ReportValues = ReturnType<typeof reportValues>;
 
-const upsertReport = prepareQuery<ReportValues & { created_time: string }, Pick<Selectable<CallReportTable>, 'id' | 'created_time'>>((db, values) => {
-  const { created_time: _created, ...updated } = values;
-  return db
+const insertReportRow = prepareQuery<ReportValues & { created_time: string }, Pick<Selectable<CallReportTable>, 'id' | 'created_time'>>((db, values) =>
+  db
     .insertInto('call_reports')
     .values(values)
-    .onConflict((oc) => oc.column('session_id').doUpdateSet(updated))
-    .returning(['id', 'created_time']);
-});
+    .onConflict((oc) => oc.column('session_id').doNothing())
+    .returning(['id', 'created_time']),
+);
+
+const updateReportRow = prepareQuery<ReportValues, Pick<Selectable<CallReportTable>, 'id' | 'created_time'>>((db, { session_id, ...values }) =>
+  db.updateTable('call_reports').set(values).where('session_id', '=', session_id).returning(['id', 'created_time']),
+);
 
 /**
- * Stores the report of a session that ended, or replaces it when it comes again (a recording's
- * analysis completed after the end): one row per session. The answer is the report as /reports
- * will read it, built from what was written rather than read back: only the id and the first
- * store's time come from the row.
+ * THE report writer: stores the report of a session that ended, or replaces it when it comes again
+ * (a recording's analysis completed after the end): one row per session. The first store also
+ * adds the session to the statistics' rollups (modules/stats/stats-rollups.ts), in the caller's
+ * transaction, unless it is a test session; a replacement does not count it again. Whatever ends
+ * a session (a turn, the retention job closing a voice session whose end never came) writes its
+ * report here, so that the statistics count it.
+ *
+ * The answer is the report as /reports will read it, built from what was written rather than
+ * read back: only the id and the first store's time come from the row.
  */
 export async function saveReport(trx: Kysely<Database>, report: CallReport, isTest: boolean, now: string): Promise<StoredReport> {
   const values = reportValues(report, isTest, now);
-  const row = (await upsertReport(trx, { ...values, created_time: now })).rows[0];
+  // Inserted, or there already: told apart by the insert's answer, which a single upsert's is not on SQLite.
+  let row = (await insertReportRow(trx, { ...values, created_time: now })).rows[0];
+  if (row) {
+    if (!isTest) await rollUpReport(trx, report);
+  } else {
+    row = (await updateReportRow(trx, values)).rows[0];
+  }
   if (!row) throw new Error(`the report of session ${report.session_id} was not stored`);
   return presentReport({ id: row.id, ...values, created_time: row.created_time }, report);
 }

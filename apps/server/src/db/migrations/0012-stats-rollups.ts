@@ -1,0 +1,61 @@
+import type { Kysely } from 'kysely';
+import { rebuildStatsRollups } from '../../modules/stats/stats-rollups.ts';
+import type { DialectName } from '../database.ts';
+import type { Database } from '../schema.ts';
+
+/**
+ * The statistics' rollups (issue 17, modules/stats/stats-rollups.ts): counters per tenant, plan
+ * and UTC hour, kept as sessions end; filled here from the reports already stored.
+ */
+export function up(dialect: DialectName) {
+  return async (db: Kysely<unknown>): Promise<void> => {
+    // Sums of durations over an hour of a busy plan pass 2^31 seconds.
+    const durationType = dialect === 'postgres' ? 'bigint' : 'integer';
+    // Keyed tenant first: a tenant's period reads one range of the key; the administrator's, of every tenant, the hour index.
+    await db.schema
+      .createTable('stats_sessions')
+      .addColumn('tenant_id', 'integer', (c) => c.notNull().references('tenants.id').onDelete('cascade'))
+      .addColumn('hour', 'text', (c) => c.notNull())
+      // No foreign key to visual_plans: a removed plan keeps its history, as its reports do.
+      .addColumn('plan_id', 'integer', (c) => c.notNull())
+      .addColumn('sessions', 'integer', (c) => c.notNull())
+      .addColumn('voice', 'integer', (c) => c.notNull())
+      .addColumn('chat', 'integer', (c) => c.notNull())
+      .addColumn('routed', 'integer', (c) => c.notNull())
+      .addColumn('retained', 'integer', (c) => c.notNull())
+      .addColumn('abandoned', 'integer', (c) => c.notNull())
+      .addColumn('failed', 'integer', (c) => c.notNull())
+      .addColumn('expired', 'integer', (c) => c.notNull())
+      .addColumn('duration_s', durationType, (c) => c.notNull())
+      .addPrimaryKeyConstraint('pk_stats_sessions', ['tenant_id', 'hour', 'plan_id'])
+      .execute();
+    await db.schema.createIndex('ix_stats_sessions__hour').on('stats_sessions').column('hour').execute();
+
+    // Keyed plan first: the plan's statistics read one range of the key.
+    const nodeKeys = ['plan_id', 'hour', 'tenant_id', 'node_plan_id', 'node_id'] as const;
+    await db.schema
+      .createTable('stats_nodes')
+      .addColumn('plan_id', 'integer', (c) => c.notNull())
+      .addColumn('hour', 'text', (c) => c.notNull())
+      .addColumn('tenant_id', 'integer', (c) => c.notNull().references('tenants.id').onDelete('cascade'))
+      .addColumn('node_plan_id', 'integer', (c) => c.notNull())
+      .addColumn('node_id', 'text', (c) => c.notNull())
+      .addColumn('entered', 'integer', (c) => c.notNull())
+      .addColumn('ended', 'integer', (c) => c.notNull())
+      .addPrimaryKeyConstraint('pk_stats_nodes', [...nodeKeys])
+      .execute();
+    await db.schema
+      .createTable('stats_digits')
+      .addColumn('plan_id', 'integer', (c) => c.notNull())
+      .addColumn('hour', 'text', (c) => c.notNull())
+      .addColumn('tenant_id', 'integer', (c) => c.notNull().references('tenants.id').onDelete('cascade'))
+      .addColumn('node_plan_id', 'integer', (c) => c.notNull())
+      .addColumn('node_id', 'text', (c) => c.notNull())
+      .addColumn('digits', 'text', (c) => c.notNull())
+      .addColumn('count', 'integer', (c) => c.notNull())
+      .addPrimaryKeyConstraint('pk_stats_digits', [...nodeKeys, 'digits'])
+      .execute();
+
+    await rebuildStatsRollups(db as Kysely<Database>, dialect);
+  };
+}

@@ -1,0 +1,201 @@
+/**
+ * The statistics' rollups (docs/api.md, "Statistics"): counters per tenant, plan the session
+ * started in and UTC hour of its start, raised in the transaction that first stores a session's
+ * report (sessions.repository.ts `saveReport`, the one report writer). The statistics API sums
+ * them, so its cost follows the hours asked for, not the reports kept. Test sessions are left out.
+ */
+import type { CallReport } from '@voxplan/engine';
+import { CompiledQuery, type Kysely, PostgresAdapter, sql } from 'kysely';
+import type { DialectName } from '../../db/database.ts';
+import type { Database } from '../../db/schema.ts';
+
+/** The dispositions counted in columns of their own; `expired` is the retention job's. */
+export const ROLLED_UP_DISPOSITIONS = ['routed', 'retained', 'abandoned', 'failed', 'expired'] as const;
+
+/** The hour bucket of an ISO timestamp in UTC, as `stats_*.hour` holds it. */
+export const hourOf = (iso: string): string => `${iso.slice(0, 13)}:00:00.000Z`;
+
+/** The SQL that makes the hour bucket of `start_time`, the same text `hourOf` makes. */
+const HOUR_OF_START = `substr(r.start_time, 1, 13) || ':00:00.000Z'`;
+
+interface Statement {
+  /** With `?` for each parameter; PostgreSQL's `$n` are put in when the statements are joined. */
+  text: string;
+  parameters: unknown[];
+}
+
+const SESSION_COLUMNS = ['sessions', 'voice', 'chat', ...ROLLED_UP_DISPOSITIONS, 'duration_s'] as const;
+const raise = (table: string, columns: readonly string[]) => columns.map((column) => `"${column}" = "${table}"."${column}" + excluded."${column}"`).join(', ');
+
+const SESSIONS_UPSERT =
+  `insert into "stats_sessions" ("tenant_id", "hour", "plan_id", ${SESSION_COLUMNS.map((column) => `"${column}"`).join(', ')}) ` +
+  `values (${Array(3 + SESSION_COLUMNS.length).fill('?').join(', ')}) ` +
+  `on conflict ("tenant_id", "hour", "plan_id") do update set ${raise('stats_sessions', SESSION_COLUMNS)}`;
+
+/** The text of a multi-row upsert, one per row count: a session's blocks and menus vary in number. */
+function multiRowUpsert(table: 'stats_nodes' | 'stats_digits', keys: readonly string[], counters: readonly string[]) {
+  const texts = new Map<number, string>();
+  const row = `(${Array(keys.length + counters.length).fill('?').join(', ')})`;
+  return (rows: number): string => {
+    let text = texts.get(rows);
+    if (text === undefined) {
+      const columns = [...keys, ...counters].map((column) => `"${column}"`).join(', ');
+      text =
+        `insert into "${table}" (${columns}) values ${Array(rows).fill(row).join(', ')} ` +
+        `on conflict (${keys.map((key) => `"${key}"`).join(', ')}) do update set ${raise(table, counters)}`;
+      // Bounded by the largest plan's blocks; kept all the same only up to a few hundred shapes.
+      if (texts.size < 256) texts.set(rows, text);
+    }
+    return text;
+  };
+}
+
+const NODE_KEYS = ['plan_id', 'hour', 'tenant_id', 'node_plan_id', 'node_id'] as const;
+const nodesUpsert = multiRowUpsert('stats_nodes', NODE_KEYS, ['entered', 'ended']);
+const digitsUpsert = multiRowUpsert('stats_digits', [...NODE_KEYS, 'digits'], ['count']);
+
+/** Rows a statement carries at most: well under either database's limit of bound values. */
+const MAX_ROWS = 500;
+
+/**
+ * The statements that add one report to the rollups. Rows go in key order, so that two instances
+ * ending sessions of one plan at once take the rows' locks in the same order (no deadlock).
+ */
+function rollupStatements(report: CallReport): Statement[] {
+  const hour = hourOf(report.started_at);
+  const disposition = report.disposition as string | null;
+  const statements: Statement[] = [
+    {
+      text: SESSIONS_UPSERT,
+      parameters: [
+        report.tenant_id,
+        hour,
+        report.plan_id,
+        1,
+        report.channel === 'voice' ? 1 : 0,
+        report.channel === 'chat' ? 1 : 0,
+        ...ROLLED_UP_DISPOSITIONS.map((name) => (disposition === name ? 1 : 0)),
+        report.duration_s ?? 0,
+      ],
+    },
+  ];
+  const key = (planId: number, nodeId: string) => `${String(planId).padStart(10, '0')}\u0000${nodeId}`;
+  const nodes = new Map<string, { plan_id: number; node_id: string; entered: number; ended: number }>();
+  const nodeOf = (planId: number, nodeId: string) => {
+    const id = key(planId, nodeId);
+    let node = nodes.get(id);
+    if (!node) nodes.set(id, (node = { plan_id: planId, node_id: nodeId, entered: 0, ended: 0 }));
+    return node;
+  };
+  for (const entry of report.nodes) nodeOf(entry.plan_id, entry.node_id).entered++;
+  if (report.last_node) nodeOf(report.last_node.plan_id, report.last_node.node_id).ended++;
+  const digits = new Map<string, { plan_id: number; node_id: string; digits: string; count: number }>();
+  for (const entry of report.pressed_digits) {
+    const id = `${key(entry.plan_id, entry.node_id)}\u0000${entry.digits}`;
+    const found = digits.get(id);
+    if (found) found.count++;
+    else digits.set(id, { plan_id: entry.plan_id, node_id: entry.node_id, digits: entry.digits, count: 1 });
+  }
+  const keyed = [report.plan_id, hour, report.tenant_id];
+  const sortedNodes = [...nodes.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([, node]) => [...keyed, node.plan_id, node.node_id, node.entered, node.ended]);
+  const sortedDigits = [...digits.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([, entry]) => [...keyed, entry.plan_id, entry.node_id, entry.digits, entry.count]);
+  for (const [rows, text] of [
+    [sortedNodes, nodesUpsert],
+    [sortedDigits, digitsUpsert],
+  ] as const) {
+    for (let start = 0; start < rows.length; start += MAX_ROWS) {
+      const chunk = rows.slice(start, start + MAX_ROWS);
+      statements.push({ text: text(chunk.length), parameters: chunk.flat() });
+    }
+  }
+  return statements;
+}
+
+/** `?` to `$1`, `$2`, ... from `first`: none of the statements has a `?` of its own. */
+function numbered(text: string, first: number): string {
+  let index = first;
+  return text.replace(/\?/g, () => `$${index++}`);
+}
+
+const isPostgres = (db: Kysely<Database>): boolean => db.getExecutor().adapter instanceof PostgresAdapter;
+
+/**
+ * Adds a stored report to the rollups, in the caller's transaction. Few statements per session
+ * end (the channels bench counts every one): on PostgreSQL a single one (the upserts as
+ * data-modifying CTEs, one round trip); on SQLite, in process, one per table written.
+ */
+export async function rollUpReport(trx: Kysely<Database>, report: CallReport): Promise<void> {
+  const statements = rollupStatements(report);
+  if (!isPostgres(trx)) {
+    for (const statement of statements) await trx.executeQuery(CompiledQuery.raw(statement.text, statement.parameters));
+    return;
+  }
+  const parameters: unknown[] = [];
+  const texts = statements.map((statement) => {
+    const text = numbered(statement.text, parameters.length + 1);
+    parameters.push(...statement.parameters);
+    return text;
+  });
+  const last = texts.pop()!;
+  const text = texts.length === 0 ? last : `with ${texts.map((part, index) => `s${index} as (${part})`).join(', ')} ${last}`;
+  await trx.executeQuery(CompiledQuery.raw(text, parameters));
+}
+
+/** What a report's JSON columns hold per element, read in SQL by each dialect. */
+function jsonElements(dialect: DialectName, column: string): { from: string; number: (field: string) => string; text: (field: string) => string } {
+  return dialect === 'postgres'
+    ? {
+        from: `cross join lateral json_array_elements(${column}::json) as j(value)`,
+        number: (field) => `(j.value->>'${field}')::integer`,
+        text: (field) => `j.value->>'${field}'`,
+      }
+    : {
+        from: `cross join json_each(${column}) as j`,
+        number: (field) => `json_extract(j.value, '$.${field}')`,
+        text: (field) => `json_extract(j.value, '$.${field}')`,
+      };
+}
+
+/**
+ * Makes the rollups again from the stored reports: the migration that adds them, and the
+ * benchmark after it seeds reports in bulk. Set-based (one statement per table). On PostgreSQL
+ * reports are held from being written meanwhile (a session that ends waits for it), so none is
+ * counted twice or missed.
+ */
+export async function rebuildStatsRollups(db: Kysely<Database>, dialect: DialectName): Promise<void> {
+  if (!db.isTransaction) {
+    await db.transaction().execute((trx) => rebuildStatsRollups(trx, dialect));
+    return;
+  }
+  if (dialect === 'postgres') await sql`lock table call_reports in share mode`.execute(db);
+  for (const table of ['stats_sessions', 'stats_nodes', 'stats_digits'] as const) await db.deleteFrom(table).execute();
+  const counts = ROLLED_UP_DISPOSITIONS.map((name) => `sum(case when r.disposition = '${name}' then 1 else 0 end)`);
+  await sql
+    .raw(
+      `insert into stats_sessions (tenant_id, hour, plan_id, ${SESSION_COLUMNS.join(', ')}) ` +
+        `select r.tenant_id, ${HOUR_OF_START}, r.plan_id, count(*), sum(case when r.channel = 'voice' then 1 else 0 end), ` +
+        `sum(case when r.channel = 'chat' then 1 else 0 end), ${counts.join(', ')}, sum(r.duration_s) ` +
+        `from call_reports r where r.is_test = 0 group by 1, 2, 3`,
+    )
+    .execute(db);
+  const nodes = jsonElements(dialect, 'r.nodes');
+  await sql
+    .raw(
+      `insert into stats_nodes (plan_id, hour, tenant_id, node_plan_id, node_id, entered, ended) ` +
+        `select plan_id, hour, tenant_id, node_plan_id, node_id, sum(entered), sum(ended) from (` +
+        `select r.plan_id, ${HOUR_OF_START} as hour, r.tenant_id, ${nodes.number('plan_id')} as node_plan_id, ${nodes.text('node_id')} as node_id, 1 as entered, 0 as ended ` +
+        `from call_reports r ${nodes.from} where r.is_test = 0 ` +
+        `union all select r.plan_id, ${HOUR_OF_START}, r.tenant_id, r.last_node_plan_id, r.last_node_id, 0, 1 ` +
+        `from call_reports r where r.is_test = 0 and r.last_node_id is not null` +
+        `) x group by 1, 2, 3, 4, 5`,
+    )
+    .execute(db);
+  const digits = jsonElements(dialect, 'r.pressed_digits');
+  await sql
+    .raw(
+      `insert into stats_digits (plan_id, hour, tenant_id, node_plan_id, node_id, digits, count) ` +
+        `select r.plan_id, ${HOUR_OF_START}, r.tenant_id, ${digits.number('plan_id')}, ${digits.text('node_id')}, ${digits.text('digits')}, count(*) ` +
+        `from call_reports r ${digits.from} where r.is_test = 0 group by 1, 2, 3, 4, 5, 6`,
+    )
+    .execute(db);
+}

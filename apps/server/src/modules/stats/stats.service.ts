@@ -1,0 +1,208 @@
+/**
+ * The period statistics (docs/api.md, "Statistics"), summed from the hourly rollups
+ * (stats-rollups.ts): a period costs the hours it spans, whatever the history kept.
+ */
+import type { StatsDaily, StatsFigures, StatsPlanDetail, StatsPlans, StatsSummary } from '@voxplan/contracts';
+import type { ExpressionBuilder, Kysely } from 'kysely';
+import { DateTime, IANAZone } from 'luxon';
+import type { Database } from '../../db/schema.ts';
+import { AppError, badRequest, notFound } from '../../errors.ts';
+import { hourOf } from './stats-rollups.ts';
+
+/** The longest period asked for at once: a year and a bit, so that "this year" and "last 12 months" fit. */
+export const MAX_PERIOD_DAYS = 400;
+
+const HOUR_MS = 3_600_000;
+
+/** A period as the rollups are read: whole UTC hours, `fromHour` inclusive, `toHour` exclusive. */
+export interface StatsPeriod {
+  fromHour: string;
+  toHour: string;
+  zone: IANAZone;
+  /** Only these plans; undefined: every plan. */
+  planIds?: number[];
+}
+
+const floorHour = (ms: number): string => hourOf(new Date(Math.floor(ms / HOUR_MS) * HOUR_MS).toISOString());
+
+/**
+ * Checks a period's terms beyond their form (the query schema checks that): a known time zone,
+ * `to` after `from`, at most MAX_PERIOD_DAYS. Rollups are hourly, so both ends are taken at the
+ * start of their hour.
+ */
+export function periodOf(query: { from: string; to: string; tz: string; plan_id?: number[] | undefined }): StatsPeriod {
+  if (!IANAZone.isValidZone(query.tz)) throw badRequest('invalid_input', [{ path: 'querystring.tz', message: 'expected an IANA time zone, such as America/Sao_Paulo' }]);
+  const from = Date.parse(query.from);
+  const to = Date.parse(query.to);
+  if (to <= from) throw badRequest('stats_period_invalid', [{ path: 'querystring.to', message: 'must be after from' }]);
+  if (to - from > MAX_PERIOD_DAYS * 24 * HOUR_MS) {
+    throw new AppError(400, 'stats_period_too_long', [{ path: 'querystring.to', message: `at most ${MAX_PERIOD_DAYS} days after from` }], undefined, {
+      maxDays: MAX_PERIOD_DAYS,
+    });
+  }
+  return { fromHour: floorHour(from), toHour: floorHour(to), zone: IANAZone.create(query.tz), ...(query.plan_id && { planIds: query.plan_id }) };
+}
+
+type Counter = 'sessions' | 'voice' | 'chat' | 'routed' | 'retained' | 'abandoned' | 'failed' | 'expired' | 'duration_s';
+const COUNTERS: readonly Counter[] = ['sessions', 'voice', 'chat', 'routed', 'retained', 'abandoned', 'failed', 'expired', 'duration_s'];
+/** Sums as the databases answer them: PostgreSQL's are bigint or numeric, sent as text; null over no rows. */
+type Sums = Record<Counter, number | string | bigint | null>;
+
+const sums = (eb: ExpressionBuilder<Database, 'stats_sessions'>) => COUNTERS.map((counter) => eb.fn.sum<Sums[Counter]>(counter).as(counter));
+
+const ZERO: Record<Counter, number> = { sessions: 0, voice: 0, chat: 0, routed: 0, retained: 0, abandoned: 0, failed: 0, expired: 0, duration_s: 0 };
+
+function add(total: Record<Counter, number>, row: Sums): Record<Counter, number> {
+  const next = { ...total };
+  for (const counter of COUNTERS) next[counter] += Number(row[counter] ?? 0);
+  return next;
+}
+
+export function figuresOf(totals: Record<Counter, number>): StatsFigures {
+  const { sessions, voice, chat, routed, retained, abandoned, failed, expired, duration_s } = totals;
+  return {
+    sessions,
+    calls: voice,
+    chats: chat,
+    routed,
+    retained,
+    abandoned,
+    failed,
+    expired,
+    retention_rate: sessions === 0 ? null : retained / sessions,
+    average_duration_s: sessions === 0 ? null : duration_s / sessions,
+  };
+}
+
+/** The days of the period in its zone, each from the start of the hour its midnight falls in. */
+function daysOf(period: StatsPeriod): Array<{ day: string; fromHour: string }> {
+  const days: Array<{ day: string; fromHour: string }> = [];
+  let start = DateTime.fromISO(period.fromHour, { zone: period.zone }).startOf('day');
+  // A zone whose offset is not whole hours starts its day at the hour before its midnight, which may be the period's first hour.
+  if (floorHour(start.plus({ days: 1 }).toMillis()) <= period.fromHour) start = start.plus({ days: 1 });
+  while (true) {
+    const fromHour = floorHour(start.toMillis());
+    if (fromHour >= period.toHour) break;
+    days.push({ day: start.toISODate()!, fromHour });
+    start = start.plus({ days: 1 });
+  }
+  return days;
+}
+
+/**
+ * The statistics a scope reads. `tenantId`: the caller's tenant, or undefined for the
+ * administrator over every tenant (plugins/auth.ts `tenantFilterOf`).
+ */
+export class StatsService {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  private sessionsIn(tenantId: number | undefined, period: StatsPeriod) {
+    return this.db
+      .selectFrom('stats_sessions')
+      .where('hour', '>=', period.fromHour)
+      .where('hour', '<', period.toHour)
+      .$if(tenantId !== undefined, (query) => query.where('tenant_id', '=', tenantId!))
+      .$if(period.planIds !== undefined, (query) => query.where('plan_id', 'in', period.planIds!));
+  }
+
+  async summary(tenantId: number | undefined, period: StatsPeriod): Promise<StatsSummary> {
+    const row = await this.sessionsIn(tenantId, period).select(sums).executeTakeFirstOrThrow();
+    return { from: period.fromHour, to: period.toHour, figures: figuresOf(add(ZERO, row)) };
+  }
+
+  async daily(tenantId: number | undefined, period: StatsPeriod): Promise<StatsDaily> {
+    const rows = await this.sessionsIn(tenantId, period).select('hour').select(sums).groupBy('hour').orderBy('hour').execute();
+    const days = daysOf(period);
+    const totals = days.map(() => ZERO);
+    let index = 0;
+    for (const row of rows) {
+      while (index + 1 < days.length && row.hour >= days[index + 1]!.fromHour) index++;
+      // Hours before the first day's start: only a zone not in whole hours leaves some, before its first midnight.
+      if (days.length === 0 || row.hour < days[0]!.fromHour) continue;
+      totals[index] = add(totals[index]!, row);
+    }
+    return { days: days.map(({ day }, i) => ({ day, figures: figuresOf(totals[i]!) })) };
+  }
+
+  async plans(tenantId: number | undefined, period: StatsPeriod): Promise<StatsPlans> {
+    const rows = await this.sessionsIn(tenantId, period).select('plan_id').select(sums).groupBy('plan_id').execute();
+    const names = await this.planNames(
+      tenantId,
+      rows.map((row) => row.plan_id),
+    );
+    return {
+      plans: rows
+        .map((row) => ({ plan_id: row.plan_id, plan_name: names.get(row.plan_id) ?? '', figures: figuresOf(add(ZERO, row)) }))
+        .sort((a, b) => b.figures.sessions - a.figures.sessions || a.plan_id - b.plan_id),
+    };
+  }
+
+  /** Plans' names as they are now; a removed plan's as its last report has it. */
+  private async planNames(tenantId: number | undefined, planIds: number[]): Promise<Map<number, string>> {
+    const names = new Map<number, string>();
+    if (planIds.length === 0) return names;
+    let plans = this.db.selectFrom('visual_plans').select(['id', 'name']).where('id', 'in', planIds);
+    if (tenantId !== undefined) plans = plans.where('tenant_id', '=', tenantId);
+    for (const plan of await plans.execute()) names.set(plan.id, plan.name);
+    for (const planId of planIds.filter((id) => !names.has(id))) {
+      const last = await this.db
+        .selectFrom('call_reports')
+        .select('plan_name')
+        .where('plan_id', '=', planId)
+        .orderBy('start_time', 'desc')
+        .limit(1)
+        .executeTakeFirst();
+      if (last) names.set(planId, last.plan_name);
+    }
+    return names;
+  }
+
+  async plan(tenantId: number | undefined, planId: number, period: StatsPeriod): Promise<StatsPlanDetail> {
+    if (!(await this.planIsKnown(tenantId, planId))) throw notFound();
+    const scoped = { ...period, planIds: [planId] };
+    const [summary, nodes, digits] = await Promise.all([
+      this.summary(tenantId, scoped),
+      this.db
+        .selectFrom('stats_nodes')
+        .where('plan_id', '=', planId)
+        .where('hour', '>=', period.fromHour)
+        .where('hour', '<', period.toHour)
+        .$if(tenantId !== undefined, (query) => query.where('tenant_id', '=', tenantId!))
+        .select(['node_plan_id', 'node_id'])
+        .select((eb) => [eb.fn.sum<number | string>('entered').as('entered'), eb.fn.sum<number | string>('ended').as('ended')])
+        .groupBy(['node_plan_id', 'node_id'])
+        .orderBy('node_plan_id')
+        .orderBy('node_id')
+        .execute(),
+      this.db
+        .selectFrom('stats_digits')
+        .where('plan_id', '=', planId)
+        .where('hour', '>=', period.fromHour)
+        .where('hour', '<', period.toHour)
+        .$if(tenantId !== undefined, (query) => query.where('tenant_id', '=', tenantId!))
+        .select(['node_plan_id', 'node_id', 'digits'])
+        .select((eb) => eb.fn.sum<number | string>('count').as('count'))
+        .groupBy(['node_plan_id', 'node_id', 'digits'])
+        .orderBy('node_plan_id')
+        .orderBy('node_id')
+        .orderBy('digits')
+        .execute(),
+    ]);
+    return {
+      plan_id: planId,
+      figures: summary.figures,
+      nodes: nodes.map((node) => ({ plan_id: node.node_plan_id, node_id: node.node_id, entered: Number(node.entered), ended: Number(node.ended) })),
+      digits: digits.map((entry) => ({ plan_id: entry.node_plan_id, node_id: entry.node_id, digits: entry.digits, count: Number(entry.count) })),
+    };
+  }
+
+  /** A plan of the scope, or a removed one whose reports the scope reads. */
+  private async planIsKnown(tenantId: number | undefined, planId: number): Promise<boolean> {
+    let plan = this.db.selectFrom('visual_plans').select('id').where('id', '=', planId);
+    if (tenantId !== undefined) plan = plan.where('tenant_id', '=', tenantId);
+    if (await plan.executeTakeFirst()) return true;
+    let report = this.db.selectFrom('call_reports').select('id').where('plan_id', '=', planId).limit(1);
+    if (tenantId !== undefined) report = report.where('tenant_id', '=', tenantId);
+    return (await report.executeTakeFirst()) !== undefined;
+  }
+}

@@ -9,6 +9,7 @@ import { deriveKeys, loadMasterKey, randomToken } from './lib/keys.ts';
 import { hashPassword } from './lib/passwords.ts';
 import { failAbandonedGenerations } from './modules/audios/tts-jobs.ts';
 import { nowIso } from './lib/time.ts';
+import { createAiPort } from './modules/ai/ai-port.ts';
 import { createAudioLookup } from './modules/audios/audio-lookup.ts';
 import { createMediaUrls } from './modules/audios/media-urls.ts';
 import { enqueuePlanEvent } from './modules/plan-webhook/plan-webhook.service.ts';
@@ -65,6 +66,7 @@ export async function startContext(config: Config): Promise<Started> {
       messaging: { twilioApiUrl: config.twilioApiUrl },
       events: planWebhookEvents(enqueuePlanEvent, log),
       handOff: createChatHandOff(base),
+      ai: createAiPort(base, { log }),
     });
     const ctx: AppContext = { ...base, sessions };
     const now = nowIso();

@@ -34,6 +34,8 @@ export interface Config {
   /** Web chat API requests allowed per minute from one address, and for one number's key. */
   webchatRatePerAddress: number;
   webchatRatePerKey: number;
+  /** The AI providers and the cost guard (docs/ai.md). */
+  ai: AiConfig;
   /** The FastAGI listener for Asterisk (docs/channels-asterisk.md): off unless AGI_PORT is set. */
   agi: AgiConfig | null;
 }
@@ -49,6 +51,22 @@ export interface AgiConfig {
   recordingUrl: string | undefined;
   /** The engine of Asterisk's speech API (`SPEECH CREATE`); unset: speech input takes the block's failure path. */
   speechEngine: string | undefined;
+}
+
+export interface AiConfig {
+  /** OpenAI's API; another address only for a proxy or a test server. */
+  openaiBaseUrl: string;
+  /** The second provider's OpenAI-compatible API; unset: that provider cannot be used. */
+  sippulseBaseUrl: string | undefined;
+  chatModel: string;
+  transcriptionModel: string;
+  /** Milliseconds one attempt may take, and attempts after the first on 408, 429, 5xx or a lost connection. */
+  timeoutMs: number;
+  maxRetries: number;
+  /** The cost guard: tokens one answer may use, tokens a session may use, calls a tenant may make a minute (0: no limit). */
+  maxTokensPerTurn: number;
+  maxTokensPerSession: number;
+  callsPerTenantPerMinute: number;
 }
 
 function intFrom(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
@@ -98,6 +116,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webchatDir: path.resolve(env.WEBCHAT_DIR || path.join(import.meta.dirname, '../../webchat/dist')),
     webchatRatePerAddress: intFrom(env, 'WEBCHAT_RATE_PER_ADDRESS', 120),
     webchatRatePerKey: intFrom(env, 'WEBCHAT_RATE_PER_KEY', 6000),
+    ai: {
+      openaiBaseUrl: (env.OPENAI_BASE_URL || 'https://api.openai.com/v1').replace(/\/+$/, ''),
+      sippulseBaseUrl: env.SIPPULSE_BASE_URL ? env.SIPPULSE_BASE_URL.replace(/\/+$/, '') : undefined,
+      chatModel: env.AI_CHAT_MODEL || 'gpt-4o-mini',
+      transcriptionModel: env.AI_TRANSCRIPTION_MODEL || 'whisper-1',
+      timeoutMs: Math.max(1, intFrom(env, 'AI_TIMEOUT_MS', 10_000)),
+      maxRetries: intFrom(env, 'AI_MAX_RETRIES', 2),
+      maxTokensPerTurn: Math.max(1, intFrom(env, 'AI_MAX_TOKENS_PER_TURN', 1_000)),
+      maxTokensPerSession: intFrom(env, 'AI_MAX_TOKENS_PER_SESSION', 50_000),
+      callsPerTenantPerMinute: intFrom(env, 'AI_CALLS_PER_TENANT_PER_MINUTE', 600),
+    },
     agi: agiConfig(env),
   };
 }

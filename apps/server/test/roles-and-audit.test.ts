@@ -530,7 +530,10 @@ describe('the audit log records every write', () => {
       after: { twilio_sid: 'AC0123456789', twilio_token: '••••1111', openai_key: '••••2222' },
     });
     const second = { ...first, twilio_token: 'twilio-other-token-3333', sippulse_ai_key: 'sippulse-secret-4444' };
-    const two = await audited(admin, { method: 'PATCH', url: `/tenants/${tenant}/integrations`, payload: second }, 200);
+    // The second AI provider's key is taken while its setting is on.
+    const setSecondAi = (isOn: boolean) => server.ctx.db.updateTable('configurations').set({ value: String(isOn) }).where('name', '=', 'feature_second_ai_provider').execute();
+    await setSecondAi(true);
+    const two = await audited(admin, { method: 'PATCH', url: `/tenants/${tenant}/integrations`, payload: second }, 200).finally(() => setSecondAi(false));
     expect(two.entries[0]).toMatchObject({
       before: { twilio_token: '••••1111', openai_key: '••••2222' },
       after: { twilio_token: '••••3333', openai_key: '••••2222', sippulse_ai_key: '••••4444' },

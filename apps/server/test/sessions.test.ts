@@ -213,7 +213,7 @@ describe('a voice call through the menu to a destination', () => {
     const ready = await runtime.handleTurn(id, `${id}:recording`, { type: 'recording_ready', url: 'https://media.example/rec/1.mp3', duration_s: 95 });
     expect(ready).toMatchObject({ status: 'ended', ignored: false, actions: [] });
     // No AI key is configured, so the analysis fails with its code; the recording is on the report all the same.
-    expect(ready.report?.recording).toEqual({ format: 'mp3', url: 'https://media.example/rec/1.mp3', duration_s: 95, status: 'failed', results: null, error: 'api_key_not_found' });
+    expect(ready.report?.recording).toEqual({ format: 'mp3', url: 'https://media.example/rec/1.mp3', duration_s: 95, status: 'failed', results: null, error: 'ai_key_not_found' });
     const [report] = await reportsOf(id);
     expect(report?.recording).toEqual(ready.report?.recording);
     expect(await reportsOf(id)).toHaveLength(1);

@@ -215,6 +215,8 @@ describe('integrations', () => {
   const getIntegrations = (id: number) => server.call({ method: 'GET', url: `/tenants/${id}/integrations`, token: admin });
   const patchIntegrations = (id: number, payload: Record<string, unknown>) =>
     server.call({ method: 'PATCH', url: `/tenants/${id}/integrations`, token: admin, payload });
+  const setSecondAiProvider = (isOn: boolean) =>
+    server.ctx.db.updateTable('configurations').set({ value: String(isOn) }).where('name', '=', 'feature_second_ai_provider').execute();
   const stored = async (id: number): Promise<string | null> =>
     (await server.ctx.db.selectFrom('tenants').select('integrations').where('id', '=', id).executeTakeFirstOrThrow()).integrations;
 
@@ -267,8 +269,9 @@ describe('integrations', () => {
     await patchIntegrations(id, { twilio_sid: SID, twilio_token: TWILIO_TOKEN, openai_key: OPENAI_KEY });
     const masked = (await getIntegrations(id)).json<Record<string, string>>();
 
-    // The console sends back what it loaded, plus a newly enabled provider.
-    const again = await patchIntegrations(id, { ...masked, sippulse_ai_key: SIPPULSE_KEY });
+    // The console sends back what it loaded, plus a newly enabled provider (offered while its setting is on).
+    await setSecondAiProvider(true);
+    const again = await patchIntegrations(id, { ...masked, sippulse_ai_key: SIPPULSE_KEY }).finally(() => setSecondAiProvider(false));
     expect(again.statusCode, again.body).toBe(200);
     expect(readIntegrations(server.ctx, await stored(id))).toEqual({
       twilio_sid: SID,

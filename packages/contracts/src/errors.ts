@@ -101,6 +101,8 @@ export const errorCodes = [
   'webchat_unavailable',
   'stats_period_invalid',
   'stats_period_too_long',
+  'ai_limit_reached',
+  'second_ai_provider_disabled',
 ] as const;
 
 export type ErrorCode = (typeof errorCodes)[number];

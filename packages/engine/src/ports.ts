@@ -124,9 +124,9 @@ export interface Messaging {
 
 /**
  * Why an AI request failed. Codes of the error catalogue, so reports and the console can show
- * them translated.
+ * them translated; `ai_limit_reached` is the host's cost guard refusing the call.
  */
-export type AiFailureCode = 'api_key_not_found' | 'ai_key_invalid' | 'ai_access_error';
+export type AiFailureCode = 'ai_key_not_found' | 'ai_key_invalid' | 'ai_access_error' | 'ai_limit_reached';
 export type AiResult<T> = ({ ok: true } & T) | { ok: false; code: AiFailureCode; message?: string };
 
 export interface TranscriptEntry {
@@ -138,6 +138,8 @@ export interface TranscriptEntry {
 /** `speech_detection`: fill the named variables from what the caller said. */
 export interface ExtractRequest {
   tenantId: number;
+  /** The session's id: the host counts its AI spending per session. */
+  sessionId: string;
   transcript: string;
   variables: ReadonlyArray<{ name: string; description: string }>;
   prompt: string;
@@ -149,6 +151,7 @@ export type ChatbotProvider = 'openai' | 'sippulse';
 /** One `chatbot` turn: the history so far and the caller's new input. */
 export interface ChatbotRequest {
   tenantId: number;
+  sessionId: string;
   provider: ChatbotProvider;
   assistantId: string;
   agentId: string;
@@ -170,6 +173,7 @@ export type RecordingAnalysis =
 
 export interface AnalyseRequest {
   tenantId: number;
+  sessionId: string;
   analyses: readonly RecordingAnalysis[];
   /** The recording (voice) or the conversation text (chat). */
   source: { kind: 'audio'; url: string } | { kind: 'transcript'; text: string };
@@ -187,9 +191,9 @@ export interface AiPort {
 
 /** The AI port of a host with no AI configured: every block that needs it takes its failure exit. */
 export const unconfiguredAi: AiPort = {
-  extract: () => Promise.resolve({ ok: false, code: 'api_key_not_found' }),
-  chat: () => Promise.resolve({ ok: false, code: 'api_key_not_found' }),
-  analyse: () => Promise.resolve({ ok: false, code: 'api_key_not_found' }),
+  extract: () => Promise.resolve({ ok: false, code: 'ai_key_not_found' }),
+  chat: () => Promise.resolve({ ok: false, code: 'ai_key_not_found' }),
+  analyse: () => Promise.resolve({ ok: false, code: 'ai_key_not_found' }),
 };
 
 export interface Clock {

@@ -35,7 +35,7 @@ export async function analyseRecording(session: Session, ports: EnginePorts): Pr
       ? { kind: 'audio' as const, url: recording.url ?? '' }
       : { kind: 'transcript' as const, text: session.transcript.map((line) => `${line.from}: ${line.text}`).join('\n') };
   try {
-    const result = await ports.ai.analyse({ tenantId: session.tenant_id, analyses: recording.analyses, source, anonymization: recording.anonymization });
+    const result = await ports.ai.analyse({ tenantId: session.tenant_id, sessionId: session.id, analyses: recording.analyses, source, anonymization: recording.anonymization });
     if (result.ok) {
       recording.status = 'analysed';
       recording.results = result.results;

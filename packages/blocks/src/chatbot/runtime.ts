@@ -40,6 +40,7 @@ async function converse(turn: Turn, node: RuntimeNode<Chatbot>, state: ChatbotSt
   try {
     result = await turn.ports.ai.chat({
       tenantId: turn.session.tenant_id,
+      sessionId: turn.session.id,
       provider: bot.provider,
       assistantId: bot.assistantId,
       agentId: bot.agentId,

@@ -16,7 +16,7 @@ test('voice: records the rest of the call; when the recording is ready the analy
   expect(run.results[0]!.actions).toEqual([{ type: 'record', format: 'mp3' }, { type: 'hangup', cause: 'normal_clearing' }]);
   expect(run.results[0]!.report?.recording).toMatchObject({ status: 'recording', url: null });
   expect(run.ports.log.analyse).toEqual([
-    { tenantId: 1, analyses: [{ kind: 'sentiment', items: ['positive', 'negative'] }, { kind: 'summary', max_length: 200 }], source: { kind: 'audio', url: 'https://media.example/rec.mp3' }, anonymization: false },
+    { tenantId: 1, sessionId: run.session.id, analyses: [{ kind: 'sentiment', items: ['positive', 'negative'] }, { kind: 'summary', max_length: 200 }], source: { kind: 'audio', url: 'https://media.example/rec.mp3' }, anonymization: false },
   ]);
   expect(run.results[1]!.report?.recording).toEqual({
     format: 'mp3',
@@ -45,7 +45,7 @@ test('chat: the conversation is analysed when it ends; without an AI key the rep
   const run = await runPlan(plan, { channel: 'chat' });
   expect(run.actions).toEqual([{ type: 'hangup', cause: 'normal_clearing' }]);
   expect(run.ports.log.analyse[0]!.source).toEqual({ kind: 'transcript', text: '' });
-  expect(run.results[0]!.report?.recording).toMatchObject({ status: 'failed', error: 'api_key_not_found' });
+  expect(run.results[0]!.report?.recording).toMatchObject({ status: 'failed', error: 'ai_key_not_found' });
 });
 
 test('analyses: at most 5, each kind once, lists of 1 to 3 items, a summary of at most 250 characters', () => {

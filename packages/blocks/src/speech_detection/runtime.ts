@@ -43,7 +43,7 @@ async function understand(turn: Turn, node: RuntimeNode<Detection>, transcript: 
   const { variables, transcriptionPrompt, language } = node.config;
   let result;
   try {
-    result = await turn.ports.ai.extract({ tenantId: turn.session.tenant_id, transcript, variables, prompt: transcriptionPrompt, language });
+    result = await turn.ports.ai.extract({ tenantId: turn.session.tenant_id, sessionId: turn.session.id, transcript, variables, prompt: transcriptionPrompt, language });
   } catch {
     return { exit: 'failed' };
   }

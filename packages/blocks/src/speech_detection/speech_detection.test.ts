@@ -25,7 +25,7 @@ test('voice: asks, gathers speech with the language and hints, and fills the var
     { type: 'gather', input: 'speech', timeout_s: 5, language: 'pt-BR', hints: 'names of Brazilian cities' },
   ]);
   expect(run.ports.log.extract).toEqual([
-    { tenantId: 1, transcript: 'Sou a Ana de Recife', variables: data.variables, prompt: 'names of Brazilian cities', language: 'pt-BR' },
+    { tenantId: 1, sessionId: run.session.id, transcript: 'Sou a Ana de Recife', variables: data.variables, prompt: 'names of Brazilian cities', language: 'pt-BR' },
   ]);
   expect(run.session.variables).toEqual({ name: 'Ana', city: 'Recife' });
   expect(run.session.last_input).toBe('Sou a Ana de Recife');

@@ -48,7 +48,7 @@ export interface MemoryWorld {
   schedules?: Record<string, ScheduleStatus>;
   http?: HttpStub[];
   messaging?: 'ok' | 'fail';
-  /** Left out: the AI port of a host with no key (`api_key_not_found`). */
+  /** Left out: the AI port of a host with no key (`ai_key_not_found`). */
   ai?: {
     extract?: AiStub<{ values: Record<string, string> }>;
     /** One answer per turn, in order; the last repeats. */

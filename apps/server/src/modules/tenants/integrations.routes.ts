@@ -12,6 +12,7 @@ import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
 import { badRequest, notFound } from '../../errors.ts';
 import { decryptSecret, encryptSecret } from '../../lib/keys.ts';
+import { isSecondAiProviderOn } from '../ai/second-provider.ts';
 import { recordAudit } from '../audit/audit.recorder.ts';
 import { assertAllowed, scopeOf } from '../../plugins/auth.ts';
 
@@ -43,13 +44,17 @@ export async function tenantIntegrations(ctx: Pick<AppContext, 'db' | 'keys'> & 
   return ctx.readCache ? ctx.readCache.read(`integrations\u0000${tenantId}`, ['tenants'], load) : load();
 }
 
-function maskIntegrations(integrations: Integrations): Integrations {
+/** The fields an administrator sees: secrets masked, the second AI provider's key only while its setting is on. */
+function maskIntegrations(integrations: Integrations, isSecondAiOn = true): Integrations {
   const masked: Integrations = {};
   for (const [field, value] of Object.entries(integrations)) {
-    if (value !== undefined) masked[field as keyof Integrations] = isSecretField(field) ? maskSecret(value) : value;
+    if (value === undefined || (field === secondAiKey && !isSecondAiOn)) continue;
+    masked[field as keyof Integrations] = isSecretField(field) ? maskSecret(value) : value;
   }
   return masked;
 }
+
+const secondAiKey = 'sippulse_ai_key' satisfies keyof Integrations;
 
 export function registerIntegrationRoutes(app: FastifyInstance, ctx: AppContext): void {
   const routes = app.withTypeProvider<ZodTypeProvider>();
@@ -67,7 +72,7 @@ export function registerIntegrationRoutes(app: FastifyInstance, ctx: AppContext)
     async (request) => {
       assertAllowed(scopeOf(request).actor, 'admin', false);
       const tenant = await loadTenant(ctx.db, request.params.id);
-      return maskIntegrations(readIntegrations(ctx, tenant.integrations));
+      return maskIntegrations(readIntegrations(ctx, tenant.integrations), await isSecondAiProviderOn(ctx));
     },
   );
 
@@ -79,11 +84,15 @@ export function registerIntegrationRoutes(app: FastifyInstance, ctx: AppContext)
     },
     async (request) => {
       const scope = scopeOf(request);
+      // Read before the transaction: on SQLite a query outside it would wait for it.
+      const isSecondAiOn = await isSecondAiProviderOn(ctx);
+      if (!isSecondAiOn && request.body[secondAiKey] !== undefined) throw badRequest('second_ai_provider_disabled', [{ path: secondAiKey, message: 'the feature_second_ai_provider setting is off' }]);
       return ctx.db.transaction().execute(async (trx) => {
         const tenant = await loadTenant(trx, request.params.id);
         const current = readIntegrations(ctx, tenant.integrations);
         // Providers absent from the body are switched off; a masked secret sent back keeps its value.
-        const next: Integrations = {};
+        // While the second AI provider is off its key is hidden, so a body cannot mean to remove it: it stays for when it is on again.
+        const next: Integrations = !isSecondAiOn && current[secondAiKey] !== undefined ? { [secondAiKey]: current[secondAiKey] } : {};
         for (const [field, value] of Object.entries(request.body)) {
           if (value === undefined) continue;
           const key = field as keyof Integrations;
@@ -101,14 +110,14 @@ export function registerIntegrationRoutes(app: FastifyInstance, ctx: AppContext)
         }
         const text = Object.keys(stored).length > 0 ? JSON.stringify(stored) : null;
         await trx.updateTable('tenants').set({ integrations: text }).where('id', '=', tenant.id).execute();
-        const masked = maskIntegrations(next);
+        const masked = maskIntegrations(next, isSecondAiOn);
         await recordAudit(trx, scope, [
           {
             action: 'update',
             entity: 'tenant_integrations',
             entityId: tenant.id,
             tenantId: tenant.id,
-            before: maskIntegrations(current),
+            before: maskIntegrations(current, isSecondAiOn),
             after: masked,
           },
         ]);

@@ -7,7 +7,6 @@
  */
 import type { CallReportRecord } from '@voxplan/contracts';
 import pg from 'pg';
-import twilio from 'twilio';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { type DatabaseHandle, openDatabase } from '../src/db/database.ts';
 import { BUS_APPLICATION_NAME } from '../src/db/instance-bus.ts';
@@ -16,6 +15,7 @@ import { ADMIN, dialect, startTestServer, type TestServer } from './harness.ts';
 import { type Cleanups, createTenantMemberOver, request, type ServerProcess, startServerProcess } from './server-process.ts';
 import { type FixtureDocument, type Instance, startInstance, storePlan } from './sessions-helpers.ts';
 import { connectSimulator } from './simulator-client.ts';
+import { signedTwilioCallback, twilioActionOf } from './twilio-callbacks.ts';
 
 const MASTER_KEY = '42'.repeat(32);
 /** What both instances are reached at through the proxy, and what Twilio signs its requests for. */
@@ -122,12 +122,11 @@ describe('two server processes on one database', () => {
 
     /** A callback as Twilio sends it to `path` (after /hooks/twilio/), signed for PUBLIC_URL, to one instance. */
     const hook = async (instance: ServerProcess, path: string, form: Record<string, string>) => {
-      const url = `/api/v1/hooks/twilio/${path}`;
-      const headers = { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': twilio.getExpectedTwilioSignature(authToken, `${PUBLIC_URL}${url}`, form) };
-      return request(instance.agent, instance.port, 'POST', url, new URLSearchParams(form).toString(), undefined, headers);
+      const { url, headers, body } = signedTwilioCallback(authToken, PUBLIC_URL, path, form);
+      return request(instance.agent, instance.port, 'POST', url, body, undefined, headers);
     };
     const call = { AccountSid: account, CallSid: 'CA-instances', From: '+14155550100', To: number, Direction: 'inbound', CallStatus: 'in-progress' };
-    const gatherAction = (twiml: string) => /<Gather[^>]* action="([^"]+)"/.exec(twiml)![1]!.replaceAll('&amp;', '&').slice(`${PUBLIC_URL}/api/v1/hooks/twilio/`.length);
+    const gatherAction = (twiml: string) => twilioActionOf(twiml, 'Gather', PUBLIC_URL);
 
     const answered = await hook(a, 'voice', { ...call, CallStatus: 'ringing' });
     expect(answered.body).toContain('<Say>Hello caller.</Say>');

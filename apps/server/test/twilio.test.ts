@@ -12,6 +12,7 @@ import { createMediaUrls, MEDIA_URL_TTL_SECONDS } from '../src/modules/audios/me
 import { probe, uploadCall } from './audio-fixtures.ts';
 import { createTenantMember, errorOf, q, startTestServer, type TenantMember, type TestServer } from './harness.ts';
 import { readFixture, storePlan } from './sessions-helpers.ts';
+import { twilioActionOf } from './twilio-callbacks.ts';
 
 const PUBLIC_URL = 'https://voice.example.com';
 const ACCOUNT = 'AC00000000000000000000000000000001';
@@ -55,13 +56,7 @@ const callForm = (callSid: string, extra: Form = {}, from = CALLER): Form => ({
 });
 
 /** The path and query of the action URL of the document's verb (`Gather`, `Dial`), as Twilio will call it. */
-function actionOf(twiml: string, verb: string): string {
-  const match = new RegExp(`<${verb}[^>]* action="([^"]+)"`).exec(twiml);
-  if (!match) throw new Error(`no ${verb} action in ${twiml}`);
-  const url = match[1]!.replaceAll('&amp;', '&');
-  expect(url.startsWith(`${PUBLIC_URL}/api/v1/hooks/twilio/`)).toBe(true);
-  return url.slice(`${PUBLIC_URL}/api/v1/hooks/twilio/`.length);
-}
+const actionOf = (twiml: string, verb: string): string => twilioActionOf(twiml, verb, PUBLIC_URL);
 
 async function reportOf(sessionId: string): Promise<CallReportRecord | undefined> {
   const response = await server.call({ method: 'GET', url: `/reports?${q('filter', { where: { session_id: sessionId } })}`, token: member.token });

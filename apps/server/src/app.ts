@@ -11,10 +11,12 @@ import { registerAuthRoutes } from './modules/auth/auth.routes.ts';
 import { registerDateRangeRoutes } from './modules/date-ranges/date-ranges.routes.ts';
 import { registerHolidayImportRoutes } from './modules/holidays/holidays-import.routes.ts';
 import { registerPlanWebhookRoutes } from './modules/plan-webhook/plan-webhook.routes.ts';
+import { registerReportExportRoutes } from './modules/reports/reports-export.routes.ts';
 import { simulatorPlugin } from './modules/simulator/simulator.routes.ts';
+import { registerStatsLiveRoutes } from './modules/stats/stats-live.routes.ts';
 import { registerStatsRoutes } from './modules/stats/stats.routes.ts';
 import { registerHealthRoutes } from './modules/system/health.routes.ts';
-import { registerSystemInfoRoutes } from './modules/system/system-info.routes.ts';
+import { createHostReading, registerSystemInfoRoutes } from './modules/system/system-info.routes.ts';
 import { registerIntegrationRoutes } from './modules/tenants/integrations.routes.ts';
 import { twilioHooksPlugin } from './modules/twilio/twilio.routes.ts';
 import { registerMeRoutes } from './modules/users/me.routes.ts';
@@ -108,8 +110,12 @@ export async function buildApp(ctx: AppContext, options: FastifyServerOptions = 
         registerDateRangeRoutes(secured, ctx);
         registerPlanWebhookRoutes(secured, ctx);
         registerVisualPlanRoutes(secured, ctx);
-        registerSystemInfoRoutes(secured);
+        // One reading of the host serves the system info and the dashboard's system status.
+        const hostReading = createHostReading();
+        registerSystemInfoRoutes(secured, hostReading);
         registerStatsRoutes(secured, ctx);
+        registerStatsLiveRoutes(secured, ctx, hostReading);
+        registerReportExportRoutes(secured, ctx);
         await registerAudioRoutes(secured, ctx);
         for (const resource of allResources()) registerResource(secured, ctx, resource);
       });

@@ -164,6 +164,16 @@ export function scopeOf(request: FastifyRequest): Scope {
   return { actor, tenantId: actor.roles[0]?.tenant_id ?? null, sourceIp };
 }
 
+/**
+ * The tenant a read of tenant-owned data is confined to: the scope's, or undefined for an
+ * administrator over every tenant. Anybody else without a tenant is refused.
+ */
+export function tenantFilterOf(scope: Scope): number | undefined {
+  if (scope.tenantId !== null) return scope.tenantId;
+  if (scope.actor.role === 'admin') return undefined;
+  throw forbidden('forbidden_tenant');
+}
+
 export type Access = 'member' | 'admin';
 
 /** The role rules: admin-only areas answer no_role_permission, guests never write. */

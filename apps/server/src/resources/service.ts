@@ -4,10 +4,10 @@ import type { AppContext, Scope } from '../context.ts';
 import { isForeignKeyViolation, uniqueViolationColumns } from '../db/constraint-errors.ts';
 import { type PreparedQuery, prepareQuery } from '../db/prepared.ts';
 import { sharedTransactionRunner } from '../db/write-batch.ts';
-import { AppError, badRequest, conflict, forbidden, notFound } from '../errors.ts';
+import { AppError, badRequest, conflict, notFound } from '../errors.ts';
 import { nowIso } from '../lib/time.ts';
 import { type AuditChange, maskFields, recordAudit } from '../modules/audit/audit.recorder.ts';
-import { assertAllowed } from '../plugins/auth.ts';
+import { assertAllowed, tenantFilterOf } from '../plugins/auth.ts';
 import type { ResourceDefinition, Row, Values, WriteContext } from './definition.ts';
 import { applyOrder, compileCondition, conditionShape, fillShape } from './filter-sql.ts';
 
@@ -110,10 +110,7 @@ export class ResourceService<Out> {
 
   /** The tenant rows must belong to, or undefined when the scope sees every tenant. */
   private tenantFilter(scope: Scope): number | undefined {
-    if (!this.definition.tenantOwned) return undefined;
-    if (scope.tenantId !== null) return scope.tenantId;
-    if (scope.actor.role === 'admin') return undefined;
-    throw forbidden('forbidden_tenant');
+    return this.definition.tenantOwned ? tenantFilterOf(scope) : undefined;
   }
 
   /** The where clause with the resource's defaults for the fields it does not name. */
@@ -224,6 +221,51 @@ export class ResourceService<Out> {
       );
       return this.present(rows);
     });
+  }
+
+  /**
+   * Every row a filter's where clause selects in the caller's scope, newest first (the resource's
+   * default order, whose terms must share one direction and end with `id`), read `pageSize` at a
+   * time by keyset so that the whole set is never in memory. `total` is how many pages will hold:
+   * the rows that existed when it was counted (later ones have a higher id and are left out).
+   * The filter's `order`, `limit` and `skip` are not used.
+   */
+  async readAllPages(scope: Scope, filter: string | undefined, pageSize: number): Promise<{ total: number; pages: AsyncGenerator<Out[]> }> {
+    this.checkRead(scope);
+    const order = this.definition.defaultOrder ?? [];
+    const direction = order[0]?.direction;
+    if (order.at(-1)?.field !== 'id' || order.some((term) => term.direction !== direction)) {
+      throw new Error(`${this.definition.table}: reading every page needs a default order of one direction ending with id`);
+    }
+    const where = this.withDefaults(this.parseFilter(decodeJsonParam(filter, 'filter')).where);
+    const db = this.db;
+    const tenantId = this.tenantFilter(scope);
+    const counted = await this.selectIn(db, tenantId, where)
+      .select((eb) => [eb.fn.countAll().as('count'), eb.fn.max('id').as('max_id')])
+      .executeTakeFirstOrThrow();
+    const total = Number(counted.count);
+    const maxId = counted.max_id === null ? 0 : Number(counted.max_id);
+    const fields = order.map((term) => term.field);
+    const comparison = direction === 'desc' ? '<' : '>';
+    const present = (rows: Row[]) => this.present(rows);
+    const pageAfter = (after: Row | undefined) => {
+      let query = this.selectIn(db, tenantId, where).selectAll().where('id', '<=', maxId);
+      // A row value comparison: one index range from where the last page stopped.
+      if (after) query = query.where((eb) => eb(eb.refTuple(...(fields as [string, string])), comparison, eb.tuple(...(fields.map((field) => after[field]) as [unknown, unknown]))));
+      for (const term of order) query = query.orderBy(term.field, term.direction);
+      return query.limit(pageSize);
+    };
+    async function* pages(): AsyncGenerator<Out[]> {
+      if (total === 0) return;
+      let last: Row | undefined;
+      for (;;) {
+        const rows = (await pageAfter(last).execute()) as Row[];
+        if (rows.length > 0) yield await present(rows);
+        if (rows.length < pageSize) return;
+        last = rows.at(-1);
+      }
+    }
+    return { total, pages: pages() };
   }
 
   /**

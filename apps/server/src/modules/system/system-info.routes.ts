@@ -11,7 +11,12 @@ const joined = (...parts: (string | undefined)[]) => parts.filter((part) => part
 /** How long one reading of the host answers every request: memory and disk figures this old are still true enough. */
 export const SYSTEM_INFO_TTL_MS = 5_000;
 
-type HostReading = Omit<SystemInfo, 'server_time'> & { hardware_id: string; ip_address: string };
+/** What the host reading holds: the system info's fields, and the memory and disk in bytes (the dashboard's system status). */
+export type HostReading = Omit<SystemInfo, 'server_time'> & {
+  hardware_id: string;
+  ip_address: string;
+  bytes: { memory_total: number; memory_available: number; disk_total: number | null; disk_available: number | null };
+};
 
 /** Reads the host: systeminformation runs commands (dmidecode, ip, df…), a few dozen milliseconds of work each time. */
 async function readHost(): Promise<HostReading> {
@@ -28,8 +33,12 @@ async function readHost(): Promise<HostReading> {
     ram_free_gib: gib(mem.available),
     disk_gib: disk ? gib(disk.size) : null,
     disk_free_gib: disk ? gib(disk.available) : null,
+    bytes: { memory_total: mem.total, memory_available: mem.available, disk_total: disk?.size ?? null, disk_available: disk?.available ?? null },
   };
 }
+
+/** One reading of the host per application, shared by every route that shows it. */
+export const createHostReading = (): (() => Promise<HostReading>) => cachedReading(readHost, SYSTEM_INFO_TTL_MS);
 
 /**
  * `read` at most once per `ttlMs`, and never twice at once: callers while a reading runs share it
@@ -53,13 +62,12 @@ export function cachedReading<T>(read: () => Promise<T>, ttlMs: number, now: () 
  * The "System info" menu item: what the licence is bound to and what the server runs on. The
  * hardware id and the address are an administrator's (docs/decisions.md): null for anybody else.
  */
-export function registerSystemInfoRoutes(app: FastifyInstance): void {
-  const reading = cachedReading(readHost, SYSTEM_INFO_TTL_MS);
+export function registerSystemInfoRoutes(app: FastifyInstance, reading: () => Promise<HostReading> = createHostReading()): void {
   app.withTypeProvider<ZodTypeProvider>().get(
     '/system/info',
     { schema: { tags: ['system'], response: { 200: systemInfoSchema } } },
     async (request): Promise<SystemInfo> => {
-      const host = await reading();
+      const { bytes: _bytes, ...host } = await reading();
       const isAdmin = actorOf(request).role === 'admin';
       return {
         ...host,

@@ -1,0 +1,227 @@
+/**
+ * The dashboard's live view (issue 17): the sessions running now, the live feed of their events
+ * from every instance as Server-Sent Events, and the system status. docs/api.md, "Statistics".
+ */
+import { readFileSync } from 'node:fs';
+import { PassThrough } from 'node:stream';
+import {
+  type ActiveSession,
+  type LiveStatsEvent,
+  type StatsLive,
+  statsLiveSchema,
+  type StatsSystem,
+  statsSystemSchema,
+} from '@voxplan/contracts';
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { type RawBuilder, sql } from 'kysely';
+import type { AppContext } from '../../context.ts';
+import type { DialectName } from '../../db/database.ts';
+import { scopeOf, tenantFilterOf } from '../../plugins/auth.ts';
+import { type LiveSessionEvent, subscribeLiveSessions } from '../sessions/live-events.ts';
+import { timeTrivialQuery } from '../system/health.routes.ts';
+import type { HostReading } from '../system/system-info.routes.ts';
+
+/** The window `new_per_second` is measured over. */
+export const NEW_SESSIONS_WINDOW_S = 10;
+/** A comment line this often keeps proxies from closing an idle stream (the contract's 15 s). */
+export const LIVE_PING_MS = 15_000;
+/**
+ * What a stream may hold unsent for a client that does not read: past it the stream ends, and
+ * the client starts again from a new snapshot, instead of the server keeping its backlog.
+ */
+const MAX_UNSENT_BYTES = 1024 * 1024;
+
+const serverVersion = (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+
+/** The block a stored session is at: the last of its path, read from its JSON state by the database. */
+function lastBlockColumns(dialect: DialectName): { node_id: RawBuilder<string | null>; block_type: RawBuilder<string | null> } {
+  if (dialect === 'postgres') {
+    return { node_id: sql`(state::jsonb -> 'path' -> -1 ->> 'node_id')`, block_type: sql`(state::jsonb -> 'path' -> -1 ->> 'type')` };
+  }
+  return { node_id: sql`json_extract(state, '$.path[#-1].node_id')`, block_type: sql`json_extract(state, '$.path[#-1].type')` };
+}
+
+/** The tenant's running sessions, test sessions left out, oldest first; `tenantId` undefined: every tenant. */
+async function activeSessions(ctx: AppContext, tenantId: number | undefined): Promise<ActiveSession[]> {
+  const block = lastBlockColumns(ctx.dialect);
+  let query = ctx.db
+    .selectFrom('sessions')
+    .select(['id', 'tenant_id', 'plan_id', 'channel', 'provider', 'direction', 'caller', 'called', 'created_time'])
+    .select([block.node_id.as('node_id'), block.block_type.as('block_type')])
+    .where('status', '=', 'waiting')
+    .where('is_test', '=', 0);
+  if (tenantId !== undefined) query = query.where('tenant_id', '=', tenantId);
+  const rows = await query.orderBy('created_time').orderBy('id').execute();
+  return rows.map((row) => ({
+    session_id: row.id,
+    tenant_id: row.tenant_id,
+    plan_id: row.plan_id,
+    channel: row.channel as ActiveSession['channel'],
+    provider: row.provider as ActiveSession['provider'],
+    direction: row.direction as ActiveSession['direction'],
+    caller: row.caller,
+    called: row.called,
+    started_at: row.created_time,
+    node_id: row.node_id,
+    block_type: row.block_type,
+  }));
+}
+
+/** Sessions (not tests) stored since `since`. */
+async function sessionsSince(ctx: AppContext, tenantId: number | undefined, since: string): Promise<number> {
+  let query = ctx.db
+    .selectFrom('sessions')
+    .select((eb) => eb.fn.countAll().as('count'))
+    .where('created_time', '>=', since)
+    .where('is_test', '=', 0);
+  if (tenantId !== undefined) query = query.where('tenant_id', '=', tenantId);
+  return Number((await query.executeTakeFirstOrThrow()).count);
+}
+
+/** A live session event as the dashboard's feed tells it. */
+export function liveStatsEventOf(event: LiveSessionEvent): LiveStatsEvent {
+  switch (event.type) {
+    case 'session.started': {
+      const { session_id, tenant_id, plan_id, channel, provider, direction, caller, called, at } = event;
+      return {
+        type: 'session.started',
+        session: { session_id, tenant_id, plan_id, channel, provider, direction, caller, called, started_at: at, node_id: null, block_type: null },
+      };
+    }
+    case 'node.entered':
+      return { type: 'node.entered', session_id: event.session_id, node_id: event.node_id, block_type: event.block_type, at: event.at };
+    case 'session.ended':
+      return { type: 'session.ended', session_id: event.session_id, disposition: event.disposition, hangup_cause: event.hangup_cause, at: event.at };
+  }
+}
+
+const sseMessage = (event: LiveStatsEvent): string => `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
+
+/** The database's size on disk in bytes, or null when it cannot be told. */
+async function databaseSize(ctx: AppContext): Promise<number | null> {
+  const query =
+    ctx.dialect === 'postgres'
+      ? sql<{ size: string | number }>`select pg_database_size(current_database()) as size`
+      : sql<{ size: string | number }>`select page_count * page_size as size from pragma_page_count(), pragma_page_size()`;
+  const size = (await query.execute(ctx.db)).rows[0]?.size;
+  return size === undefined ? null : Number(size);
+}
+
+async function systemStatus(ctx: AppContext, hostReading: () => Promise<HostReading>): Promise<StatsSystem> {
+  const [host, database] = await Promise.all([
+    hostReading(),
+    (async () => {
+      try {
+        const latency = await timeTrivialQuery(ctx);
+        return { status: 'ok' as const, latency_ms: Math.round(latency * 100) / 100, size_bytes: await databaseSize(ctx) };
+      } catch {
+        return { status: 'error' as const, latency_ms: null, size_bytes: null };
+      }
+    })(),
+  ]);
+  return {
+    server: { status: 'ok', version: serverVersion, uptime_s: Math.round(process.uptime()) },
+    database: { ...database, dialect: ctx.dialect },
+    disk: { total_bytes: host.bytes.disk_total, free_bytes: host.bytes.disk_available },
+    memory: { total_bytes: host.bytes.memory_total, free_bytes: host.bytes.memory_available, process_rss_bytes: process.memoryUsage.rss() },
+  };
+}
+
+/** `GET /stats/live`, `GET /stats/live/events` and `GET /stats/system`; every reader of the tenant may call them. */
+export function registerStatsLiveRoutes(app: FastifyInstance, ctx: AppContext, hostReading: () => Promise<HostReading>): void {
+  const routes = app.withTypeProvider<ZodTypeProvider>();
+  /** Ends every open stream: the server is closing, and would otherwise wait for them. */
+  const openStreams = new Set<() => void>();
+  app.addHook('preClose', (done) => {
+    for (const end of [...openStreams]) end();
+    done();
+  });
+
+  routes.get(
+    '/stats/live',
+    {
+      schema: {
+        tags: ['stats'],
+        description: `The sessions running now (test sessions left out) with the block each is in, and sessions started per second over the last ${NEW_SESSIONS_WINDOW_S} s.`,
+        response: { 200: statsLiveSchema },
+      },
+    },
+    async (request): Promise<StatsLive> => {
+      const tenantId = tenantFilterOf(scopeOf(request));
+      const now = new Date();
+      const since = new Date(now.getTime() - NEW_SESSIONS_WINDOW_S * 1000).toISOString();
+      const [active, recent] = await Promise.all([activeSessions(ctx, tenantId), sessionsSince(ctx, tenantId, since)]);
+      return { at: now.toISOString(), active, window_s: NEW_SESSIONS_WINDOW_S, new_per_second: recent / NEW_SESSIONS_WINDOW_S };
+    },
+  );
+
+  routes.get(
+    '/stats/live/events',
+    {
+      schema: {
+        tags: ['stats'],
+        produces: ['text/event-stream'],
+        description:
+          'Server-Sent Events (text/event-stream) of the sessions of every instance: `event:` names the type (session.started, ' +
+          'node.entered, session.ended), `data:` is one JSON object (LiveStatsEvent in the contracts). Test sessions are left out; a ' +
+          '`: ping` comment comes every 15 s. Send the Authorization header ' +
+          'as on every call (read it with fetch and a stream reader: EventSource cannot send headers). Start from GET /stats/live.',
+      },
+    },
+    async (request, reply) => {
+      const tenantId = tenantFilterOf(scopeOf(request));
+      const stream = new PassThrough();
+      let isOpen = true;
+      const end = () => {
+        if (!isOpen) return;
+        isOpen = false;
+        clearInterval(ping);
+        unsubscribe();
+        openStreams.delete(end);
+        stream.end();
+      };
+      const send = (text: string) => {
+        if (!isOpen) return;
+        if (stream.writableLength > MAX_UNSENT_BYTES) return end();
+        stream.write(text);
+      };
+      const unsubscribe = subscribeLiveSessions(
+        ctx.bus,
+        (event) => {
+          if (!event.is_test) send(sseMessage(liveStatsEventOf(event)));
+        },
+        tenantId === undefined ? {} : { tenantId },
+      );
+      const ping = setInterval(() => send(': ping\n\n'), LIVE_PING_MS);
+      openStreams.add(end);
+      // The client went away (or the connection broke): stop listening for it.
+      reply.raw.on('close', end);
+      stream.on('close', end);
+      // The first bytes send the headers, so the client knows at once the stream is open.
+      send(': connected\n\n');
+      return reply
+        .header('content-type', 'text/event-stream; charset=utf-8')
+        .header('cache-control', 'no-cache, no-transform')
+        // Proxies that buffer answers (nginx) pass this one on as it comes.
+        .header('x-accel-buffering', 'no')
+        .send(stream);
+    },
+  );
+
+  routes.get(
+    '/stats/system',
+    {
+      schema: {
+        tags: ['stats'],
+        description: 'The server, the database (the time of a trivial query, its size), the disk and the memory; the host figures are read at most every 5 s.',
+        response: { 200: statsSystemSchema },
+      },
+    },
+    async (request) => {
+      // Any signed-in user of a tenant sees the status; the administrator too, with or without a tenant.
+      tenantFilterOf(scopeOf(request));
+      return systemStatus(ctx, hostReading);
+    },
+  );
+}

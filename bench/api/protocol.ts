@@ -17,6 +17,8 @@ export interface ReadyMessage {
   lastId?: number;
   seededRows?: number;
   seedMs?: number;
+  /** channels with BENCH_AGI=1: the FastAGI listener's port. */
+  agiPort?: number;
 }
 
 export type Command =

@@ -13,6 +13,7 @@ import { CompiledQuery, sql } from 'kysely';
 import { buildApp } from '../../apps/server/src/app.ts';
 import { startContext, type Started } from '../../apps/server/src/bootstrap.ts';
 import type { AppContext } from '../../apps/server/src/context.ts';
+import { startAgiServer } from '../../apps/server/src/modules/asterisk/agi-server.ts';
 import { windowProfiler } from '../lib/profiler.ts';
 import { benchServerConfig } from '../lib/server-config.ts';
 import { destinationsResource } from '../../apps/server/src/modules/destinations/destinations.resource.ts';
@@ -146,11 +147,14 @@ async function main(): Promise<void> {
     if (!dataDir || !publicUrl || !masterKey) throw new Error('BENCH_DATA_DIR, BENCH_PUBLIC_URL and BENCH_MASTER_KEY are required');
     // The settings bench/channels/chat.ts changes: the Graph API it plays, web chat limits a single load generator would hit.
     const passed = ['WHATSAPP_GRAPH_URL', 'WEBCHAT_RATE_PER_ADDRESS', 'WEBCHAT_RATE_PER_KEY'].flatMap((name) => (process.env[name] ? [[name, process.env[name]]] : []));
-    const config = benchServerConfig(dataDir, process.env.BENCH_DATABASE_URL, { PUBLIC_URL: publicUrl, MASTER_KEY: masterKey, ...Object.fromEntries(passed) });
+    // bench/channels/agi.ts: the FastAGI listener too, on a port of its own.
+    const agiEnv = process.env.BENCH_AGI === '1' ? { AGI_PORT: '0' } : {};
+    const config = benchServerConfig(dataDir, process.env.BENCH_DATABASE_URL, { PUBLIC_URL: publicUrl, MASTER_KEY: masterKey, ...Object.fromEntries(passed), ...agiEnv });
     started = await startContext(config);
     app = await buildApp(started.ctx);
     await app.listen({ port: 0, host: config.host });
-    ready = { type: 'ready', kind, port: (app.server.address() as AddressInfo).port, dialect: started.ctx.dialect };
+    const agi = config.agi ? await startAgiServer(started.ctx, config.agi, app.log) : undefined;
+    ready = { type: 'ready', kind, port: (app.server.address() as AddressInfo).port, dialect: started.ctx.dialect, ...(agi && { agiPort: agi.port }) };
   } else {
     const dataDir = process.env.BENCH_DATA_DIR;
     if (!dataDir) throw new Error('BENCH_DATA_DIR is required');

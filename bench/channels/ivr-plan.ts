@@ -6,6 +6,10 @@
  * call (the other three are its other branches).
  */
 
+import { BENCH_ADMIN } from '../api/protocol.ts';
+import { apiCall } from '../lib/api-call.ts';
+import type { ServerChild } from '../lib/server-child.ts';
+
 interface Node {
   id: string;
   type: string;
@@ -85,3 +89,25 @@ export function ivrPlan(refs: { destinationId: number; dateRangeId: number }) {
 
 /** Blocks run by the call below, first request to hangup. */
 export const BLOCKS_PER_CALL = 18;
+
+/**
+ * A tenant with a destination, an always-open schedule, the published IVR and the number that runs
+ * it on `provider`; `prepareTenant` adds what the channel needs first (keys, access-control entries).
+ */
+export async function seedIvr(
+  server: ServerChild,
+  number: { e164: string; provider: 'twilio' | 'asterisk' },
+  prepareTenant: (token: string, tenantId: number) => Promise<void>,
+): Promise<void> {
+  const token = String((await apiCall(server, 'POST', '/login', null, BENCH_ADMIN)).token);
+  const tenantId = Number((await apiCall(server, 'POST', '/tenants', token, { name: 'bench' })).id);
+  await prepareTenant(token, tenantId);
+  const destinationId = Number((await apiCall(server, 'POST', '/destinations', token, { name: 'Sales', kind: 'voice', uri: 'sip:sales@pbx.example.com' }, tenantId)).id);
+  const days = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'];
+  const always = { name: 'Always', time_zone: 'UTC', intervals: days.map((day) => ({ day, start: '00:00', end: '24:00' })) };
+  const dateRangeId = Number((await apiCall(server, 'POST', '/date-ranges', token, always, tenantId)).id);
+  const planId = Number((await apiCall(server, 'POST', '/visual-plans', token, { name: 'Bench IVR' }, tenantId)).id);
+  const saved = await apiCall(server, 'PUT', `/visual-plans/${planId}/document`, token, { base_version: 1, settings: {}, ...ivrPlan({ destinationId, dateRangeId }) });
+  await apiCall(server, 'POST', `/visual-plans/${planId}/publish`, token, { base_version: saved.version });
+  await apiCall(server, 'POST', '/numbers', token, { number: number.e164, provider: number.provider, voice_plan_id: planId }, tenantId);
+}

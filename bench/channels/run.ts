@@ -24,14 +24,13 @@ import path from 'node:path';
 import autocannon from 'autocannon';
 import twilio from 'twilio';
 import { formatSummary, summarize, type CpuProfile } from '../api/cpu-profile.ts';
-import { BENCH_ADMIN } from '../api/protocol.ts';
 import { apiCall } from '../lib/api-call.ts';
 import { runBench } from '../lib/bench-main.ts';
 import { benchDatabases, dialectsOf } from '../lib/dialects.ts';
 import { envNumber } from '../lib/env.ts';
 import { failedOf, fmt, type LoadFigures, measureLoad, pct, runLoad, table } from '../lib/load.ts';
 import { canPin, cpuCount, LOADGEN_CPU, pinSelf, SERVER_CPU, type ServerChild, ServerChildren } from '../lib/server-child.ts';
-import { BLOCKS_PER_CALL, ivrPlan } from './ivr-plan.ts';
+import { BLOCKS_PER_CALL, seedIvr } from './ivr-plan.ts';
 
 const settings = {
   seconds: envNumber('BENCH_SECONDS', 5),
@@ -174,20 +173,11 @@ async function measure(name: string, servers: ServerChild[], calls: boolean): Pr
 // ---------------------------------------------------------------------------------------------
 // Set-up through the API
 
-/** A tenant with Twilio keys, a destination, an always-open schedule, the published IVR, and the number that runs it. */
-async function seed(server: ServerChild): Promise<void> {
-  const token = String((await apiCall(server, 'POST', '/login', null, BENCH_ADMIN)).token);
-  const tenantId = Number((await apiCall(server, 'POST', '/tenants', token, { name: 'bench' })).id);
-  await apiCall(server, 'PATCH', `/tenants/${tenantId}/integrations`, token, { twilio_sid: ACCOUNT, twilio_token: TOKEN });
-  const destinationId = Number((await apiCall(server, 'POST', '/destinations', token, { name: 'Sales', kind: 'voice', uri: 'sip:sales@pbx.example.com' }, tenantId)).id);
-  const days = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'];
-  const always = { name: 'Always', time_zone: 'UTC', intervals: days.map((day) => ({ day, start: '00:00', end: '24:00' })) };
-  const dateRangeId = Number((await apiCall(server, 'POST', '/date-ranges', token, always, tenantId)).id);
-  const planId = Number((await apiCall(server, 'POST', '/visual-plans', token, { name: 'Bench IVR' }, tenantId)).id);
-  const saved = await apiCall(server, 'PUT', `/visual-plans/${planId}/document`, token, { base_version: 1, settings: {}, ...ivrPlan({ destinationId, dateRangeId }) });
-  await apiCall(server, 'POST', `/visual-plans/${planId}/publish`, token, { base_version: saved.version });
-  await apiCall(server, 'POST', '/numbers', token, { number: NUMBER, provider: 'twilio', voice_plan_id: planId }, tenantId);
-}
+/** The IVR on a Twilio number, the tenant holding the keys its webhooks are signed with. */
+const seed = (server: ServerChild) =>
+  seedIvr(server, { e164: NUMBER, provider: 'twilio' }, async (token, tenantId) => {
+    await apiCall(server, 'PATCH', `/tenants/${tenantId}/integrations`, token, { twilio_sid: ACCOUNT, twilio_token: TOKEN });
+  });
 
 /** One call on its own first, its answers checked, so that a broken path fails loudly before any figure. */
 async function checkOneCall(server: ServerChild): Promise<void> {

@@ -31,7 +31,6 @@ export default function DailyChart({ days }: { days: StatsDaily['days'] }) {
         valueFormatter={(value) => formatNumber(value, language)}
         withLegend
         tickLine="y"
-        aria-hidden
         data-testid="daily-chart"
       />
       <VisuallyHidden>

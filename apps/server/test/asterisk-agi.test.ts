@@ -10,12 +10,13 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { AgiConfig } from '../src/config.ts';
 import { type AgiServer, calledCandidates, startAgiServer } from '../src/modules/asterisk/agi-server.ts';
 import { createTenantMember, q, startTestServer, type TenantMember, type TestServer } from './harness.ts';
-import { readFixture, storePlan } from './sessions-helpers.ts';
+import { planEdge, planNode, readFixture, storePlan } from './sessions-helpers.ts';
 
 const PUBLIC_URL = 'https://voice.example.com';
 const NUMBER = '+551130000100';
 const FENCED_NUMBER = '+551130000200';
 const OPEN_NUMBER = '+551130000300';
+const SPEECH_NUMBER = '+551130000400';
 const CALLER = '5511988887777';
 
 const agiConfig: AgiConfig = {
@@ -29,6 +30,8 @@ const agiConfig: AgiConfig = {
 
 let server: TestServer;
 let agi: AgiServer;
+/** The same server's listener with a speech engine configured. */
+let agiWithSpeech: AgiServer;
 let member: TenantMember;
 let fenced: TenantMember;
 let unlisted: TenantMember;
@@ -44,8 +47,8 @@ interface PbxCall {
 }
 
 /** A call as Asterisk places it on `agi://<server>/<script>`. */
-function pbxCall(variables: Record<string, string>, respond: Responder, options: { raw?: string } = {}): PbxCall {
-  const socket = net.connect(agi.port, '127.0.0.1');
+function pbxCall(variables: Record<string, string>, respond: Responder, options: { raw?: string; listener?: AgiServer } = {}): PbxCall {
+  const socket = net.connect((options.listener ?? agi).port, '127.0.0.1');
   const commands: string[] = [];
   let buffered = '';
   socket.setEncoding('utf8');
@@ -157,11 +160,28 @@ beforeAll(async () => {
     await create(tenant.token, '/numbers', { number, provider: 'asterisk', voice_plan_id: plan });
     for (const address of acl) await create(tenant.token, '/acl', { name: 'PBX', address });
   }
-  agi = await startAgiServer(server.ctx, agiConfig, server.app.log, { variablesTimeoutMs: 500, commandMarginMs: 500 });
+  // Speech detection asks for a name; with no AI key the answer cannot be understood: `failed` hangs up busy (17), `success` normally (16).
+  const speechPlan = await storePlan(server.ctx, member.tenantId, {
+    name: 'Speech',
+    format_version: 1,
+    settings: { session_timeout_min: 15, chat_text: '', sync_with_voice_text: false, webhook: '' },
+    nodes: [
+      planNode('start', 'start', { generate_protocol: false, ignore_call: false }),
+      planNode('ask', 'speech_detection', { voice_text: 'Say your name.', variables: [{ name: 'name', description: 'the caller’s name' }], max_retries: 1, retry_text: 'Once more, please.', language: 'en-US' }),
+      planNode('ok', 'hangup', { cause: 'normal_clearing' }),
+      planNode('ko', 'hangup', { cause: 'busy' }),
+    ],
+    edges: [planEdge('start', 'next', 'ask'), planEdge('ask', 'success', 'ok'), planEdge('ask', 'failed', 'ko')],
+  });
+  await create(member.token, '/numbers', { number: SPEECH_NUMBER, provider: 'asterisk', voice_plan_id: speechPlan });
+  const timeouts = { variablesTimeoutMs: 500, commandMarginMs: 500 };
+  agi = await startAgiServer(server.ctx, agiConfig, server.app.log, timeouts);
+  agiWithSpeech = await startAgiServer(server.ctx, { ...agiConfig, speechEngine: 'lumenvox' }, server.app.log, timeouts);
 });
 
 afterAll(async () => {
   await agi?.close(1000);
+  await agiWithSpeech?.close(1000);
   await server?.close();
 });
 
@@ -247,6 +267,38 @@ describe('a whole IVR over AGI', () => {
     if (disposition) expect(report.disposition).toBe(disposition);
     // After an answered dial the bridge is over when Dial returns: the call is hung up.
     if (dialStatus === 'ANSWER') expect(call.commands.at(-1)).toMatch(/^EXEC Hangup|^HANGUP$/);
+  });
+});
+
+describe('speech', () => {
+  test('with a speech engine: SPEECH CREATE once, SPEECH RECOGNIZE on the prompt, the transcript reaches the block', async () => {
+    const before = await reportCount(member.token);
+    const call = pbxCall(
+      { agi_network_script: SPEECH_NUMBER },
+      asterisk([[/^SPEECH RECOGNIZE/, '200 result=1 (speech) endpos=2400 results=1 score0=910 text0="my name is Ana" grammar0=default']]),
+      { listener: agiWithSpeech },
+    );
+    const report = await finishedCall(call, member.token, before);
+    expect(call.commands[0]).toBe('ANSWER');
+    expect(call.commands[1]).toBe('SPEECH CREATE "lumenvox"');
+    expect(call.commands[2]).toMatch(/^SPEECH RECOGNIZE "https:\/\/voice\.example\.com\/api\/v1\/media\/speech\.wav\?lang=en-US&text=Say\+your\+name\.[^"]*" 5000$/);
+    // Heard, but with no AI key nothing can be understood: the failure exit at once, no second try.
+    expect(call.commands.filter((command) => command.startsWith('SPEECH RECOGNIZE'))).toHaveLength(1);
+    expect(call.commands.at(-1)).toBe('EXEC Hangup 17');
+    expect(report.nodes.map((node) => node.node_id)).toEqual(['start', 'ask', 'ko']);
+  });
+
+  test('with no speech engine the PBX cannot listen: the prompt, its retry, then the failure exit', async () => {
+    const before = await reportCount(member.token);
+    const call = pbxCall({ agi_network_script: SPEECH_NUMBER }, asterisk());
+    const report = await finishedCall(call, member.token, before);
+    expect(call.commands.some((command) => command.startsWith('SPEECH'))).toBe(false);
+    expect(call.commands.filter((command) => command.startsWith('STREAM FILE'))).toEqual([
+      expect.stringContaining('text=Say+your+name.'),
+      expect.stringContaining('text=Once+more%2C+please.'),
+    ]);
+    expect(call.commands.at(-1)).toBe('EXEC Hangup 17');
+    expect(report.nodes.map((node) => node.node_id)).toEqual(['start', 'ask', 'ko']);
   });
 });
 

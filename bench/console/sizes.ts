@@ -33,6 +33,8 @@ export interface ConsoleSizes {
   loginChunks: string[];
   /** What the plan editor (`/visual-plan/<id>`) fetches: the signed-in layout, the plans area and the editor page. */
   editor: RouteSize;
+  /** What the dashboard (`/dashboard`, where every user lands) fetches before it shows: the layout and the page; its chart, plan canvas and date picker follow. */
+  dashboard: RouteSize;
   /** The largest chunk of a screen (under `features/`). */
   largest?: { key: string; kb: number };
   allKb: number;
@@ -70,6 +72,7 @@ export function consoleSizes(distDir: string): ConsoleSizes {
     ['app/layout/AppLayout.tsx', 'features/visual-plans/VisualPlansArea.tsx', 'features/visual-plans/editor/EditorPage.tsx'],
     /(^|\/)(en\.json|errors\.en\.json|en\.screens\.json)$/,
   );
+  const dashboard = route(['app/layout/AppLayout.tsx', 'features/dashboard/DashboardPage.tsx'], /(^|\/)(en\.json|errors\.en\.json|en\.screens\.json)$/);
 
   const largest = Object.entries(manifest)
     .filter(([key, chunk]) => !chunk.isEntry && chunk.file.endsWith('.js') && key.includes('/features/'))
@@ -80,5 +83,5 @@ export function consoleSizes(distDir: string): ConsoleSizes {
     .readdirSync(assets)
     .filter((file) => file.endsWith('.js'))
     .reduce((sum, file) => sum + gzipKb(`assets/${file}`), 0);
-  return { loginKb: login.kb, loginChunks: login.chunks, editor, largest, allKb };
+  return { loginKb: login.kb, loginChunks: login.chunks, editor, dashboard, largest, allKb };
 }

@@ -10,4 +10,10 @@ describe('what the sign-in screen makes a browser download', () => {
     const { loginKb } = consoleSizes(distDir);
     expect(loginKb).toBeLessThanOrEqual(LOGIN_TARGET_KB);
   });
+
+  test('the dashboard, where every user lands, leaves its chart, plan canvas and date picker to chunks loaded after it shows', () => {
+    const { dashboard } = consoleSizes(distDir);
+    expect(dashboard.chunks.some((key) => key.endsWith('features/dashboard/DashboardPage.tsx'))).toBe(true);
+    expect(dashboard.chunks.filter((key) => /DailyChart|PlanDetail|CustomRangeInput|ReadOnlyCanvas|recharts|@mantine\/(charts|dates)|@xyflow/.test(key))).toEqual([]);
+  });
 });

@@ -9,6 +9,7 @@ export * from './destination.ts';
 export * from './errors.ts';
 export * from './filter.ts';
 export * from './holiday.ts';
+export * from './license.ts';
 export * from './number.ts';
 export * from './report.ts';
 export * from './roles.ts';

@@ -8,10 +8,11 @@ import { toast } from '../../lib/notify.ts';
 import { type CsvProgress, fetchReportsCsv } from './csv-export.ts';
 
 /**
- * Exports the reports the screen's filters select as CSV, streamed by the server: a dialog shows
+ * Exports the reports the screen's filters select as CSV, streamed by the server newest first
+ * (whatever the table's sort): a dialog shows
  * the rows received against the count announced, and cancelling stops the download.
  */
-export function ExportCsvButton({ where, order }: { where: Record<string, unknown> | undefined; order: string[] | undefined }) {
+export function ExportCsvButton({ where }: { where: Record<string, unknown> | undefined }) {
   const { t, i18n } = useTranslation();
   const [progress, setProgress] = useState<CsvProgress | null>(null);
   const running = useRef<AbortController | null>(null);
@@ -22,7 +23,7 @@ export function ExportCsvButton({ where, order }: { where: Record<string, unknow
     running.current = controller;
     setProgress({ rows: 0, total: null });
     try {
-      const { blob, contentDisposition, rows } = await fetchReportsCsv({ where, order }, { signal: controller.signal, onProgress: setProgress });
+      const { blob, contentDisposition, rows } = await fetchReportsCsv(where, { signal: controller.signal, onProgress: setProgress });
       saveBlob(blob, attachmentName(contentDisposition) ?? 'reports.csv');
       toast('success', t('reports.export.done', { count: rows, formatted: number(rows) }));
     } catch (error) {

@@ -73,7 +73,7 @@ export default function ReportsPage() {
         defaultSort={{ field: 'start_time', direction: 'DESC' }}
         baseWhere={baseWhere}
         filterBar={<ReportFiltersBar filters={filters} onChange={setFilters} />}
-        viewActions={({ where, order }) => <ExportCsvButton where={where} order={order} />}
+        viewActions={({ where }) => <ExportCsvButton where={where} />}
         rowActions={(report) => (
           <Tooltip label={t('reports.open')}>
             <ActionIcon component={Link} to={String(report.id)} variant="subtle" aria-label={t('reports.open')} data-testid="report-open">

@@ -31,15 +31,15 @@ export interface CsvProgress {
 }
 
 /**
- * The reports the filter's `where` selects, in its `order`, as the server streams them in CSV: the body is read as it arrives
+ * The reports `where` selects, newest first, as the server streams them in CSV: the body is read as it arrives
  * (with the token and tenant every call sends), progress reported per chunk, and the file's bytes
  * kept as they came, to be saved as one blob. `signal` cancels it.
  */
 export async function fetchReportsCsv(
-  filter: { where: Record<string, unknown> | undefined; order: string[] | undefined },
+  where: Record<string, unknown> | undefined,
   { signal, onProgress }: { signal?: AbortSignal; onProgress(progress: CsvProgress): void },
 ): Promise<{ blob: Blob; contentDisposition: string | null; rows: number }> {
-  const response = await api.stream('/reports/export.csv', { query: { filter }, signal });
+  const response = await api.stream('/reports/export.csv', { query: { filter: where && { where } }, signal });
   const header = response.headers.get('x-total-count');
   const total = header !== null && /^\d+$/.test(header) ? Number(header) : null;
   const counter = new CsvRecordCounter();

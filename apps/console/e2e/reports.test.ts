@@ -1,0 +1,263 @@
+/**
+ * The reports screen (/reports, /relatorios) over reports of real calls: three Twilio calls run
+ * through the signed voice and status hooks (a busy destination, an answered one with its
+ * recording, a caller hanging up at the menu) and a test session written by the report writer.
+ * The filters narrow the table, the detail replays the path on the plan's canvas, and the CSV
+ * export's file holds the filtered rows.
+ */
+import fs from 'node:fs/promises';
+import type { Page } from 'playwright-core';
+import twilio from 'twilio';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { createTenantMember, type TenantMember } from '../../server/test/harness.ts';
+import { insertReport, readFixture, storePlan } from '../../server/test/sessions-helpers.ts';
+import { accessibilityViolations, type ConsoleHarness, rowWith, startConsole } from './harness.ts';
+
+const PUBLIC_URL = 'http://voice.example.com';
+const ACCOUNT = 'AC00000000000000000000000000000001';
+const TOKEN = 'twilio-auth-token-1';
+const NUMBER = '+551130000000';
+const BUSY_CALLER = '+14155550100';
+const ANSWERED_CALLER = '+14155550111';
+const HUNG_UP_CALLER = '+14155550122';
+const TEST_CALLER = '+15550009999';
+/** The busy call's path through fixtures/plans/front-desk.json. */
+const BUSY_PATH = ['start', 'hours', 'welcome', 'rec', 'menu', 'route', 'sales_phone', 'try_later', 'bye'];
+
+let harness: ConsoleHarness;
+let member: TenantMember;
+let planId: number;
+
+type Form = Record<string, string>;
+
+/** A request to a Twilio hook as Twilio sends it, signed for PUBLIC_URL with the account's token. */
+async function hook(path: string, form: Form): Promise<string> {
+  const url = `/api/v1/hooks/twilio/${path}`;
+  const response = await harness.server.app.inject({
+    method: 'POST',
+    url,
+    headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': twilio.getExpectedTwilioSignature(TOKEN, `${PUBLIC_URL}${url}`, form) },
+    payload: new URLSearchParams(form).toString(),
+  });
+  expect(response.statusCode, response.body).toBeLessThan(300);
+  return response.body;
+}
+
+const callForm = (callSid: string, from: string, extra: Form = {}): Form => ({
+  AccountSid: ACCOUNT,
+  CallSid: callSid,
+  From: from,
+  To: NUMBER,
+  Direction: 'inbound',
+  CallStatus: 'in-progress',
+  ...extra,
+});
+
+/** The path and query of the action URL of the document's verb, as Twilio calls it. */
+function actionOf(twiml: string, pattern: RegExp): string {
+  const match = pattern.exec(twiml);
+  if (!match) throw new Error(`no ${String(pattern)} in ${twiml}`);
+  return match[1]!.replaceAll('&amp;', '&').slice(`${PUBLIC_URL}/api/v1/hooks/twilio/`.length);
+}
+const gatherOf = (twiml: string) => actionOf(twiml, /<Gather[^>]* action="([^"]+)"/);
+const dialOf = (twiml: string) => actionOf(twiml, /<Dial[^>]* action="([^"]+)"/);
+
+/** A call that presses 1 and reaches the sales destination, which answers `dialStatus`. */
+async function callSales(callSid: string, caller: string, dialStatus: string): Promise<string> {
+  const first = await hook('voice', callForm(callSid, caller));
+  const dial = await hook(gatherOf(first), callForm(callSid, caller, { Digits: '1' }));
+  await hook(dialOf(dial), callForm(callSid, caller, { DialCallStatus: dialStatus }));
+  await hook('status', callForm(callSid, caller, { CallStatus: 'completed' }));
+  return first;
+}
+
+beforeAll(async () => {
+  harness = await startConsole({ PUBLIC_URL });
+  const admin = await harness.server.login();
+  member = await createTenantMember(harness.server, admin, 'reportstenant');
+  const integrations = await harness.server.call({ method: 'PATCH', url: `/tenants/${member.tenantId}/integrations`, token: admin, payload: { twilio_sid: ACCOUNT, twilio_token: TOKEN } });
+  expect(integrations.statusCode, integrations.body).toBe(200);
+  const create = async (url: string, payload: Record<string, unknown>) => {
+    const response = await harness.server.call({ method: 'POST', url, token: member.token, payload });
+    expect(response.statusCode, response.body).toBe(201);
+    return response.json<{ id: number }>().id;
+  };
+  const desk = await create('/destinations', { name: 'Sales desk', kind: 'voice', uri: 'sip:sales@pbx.acme.example' });
+  const days = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'];
+  const always = await create('/date-ranges', { name: 'Always', time_zone: 'UTC', intervals: days.map((day) => ({ day, start: '00:00', end: '24:00' })) });
+  planId = await storePlan(harness.server.ctx, member.tenantId, readFixture('front-desk'), { name: 'Front desk', references: { destination: { 1: desk }, date_range: { 1: always } } });
+  await create('/numbers', { number: NUMBER, provider: 'twilio', voice_plan_id: planId });
+
+  await callSales('CA-busy', BUSY_CALLER, 'busy');
+  const answered = await callSales('CA-answered', ANSWERED_CALLER, 'completed');
+  const recordingHook = /recordingStatusCallback="([^"]+)"/.exec(answered)![1]!.replaceAll('&amp;', '&').slice(`${PUBLIC_URL}/api/v1/hooks/twilio/`.length);
+  await hook(recordingHook, callForm('CA-answered', ANSWERED_CALLER, { RecordingSid: 'RE01', RecordingUrl: 'https://api.twilio.com/recordings/RE01', RecordingStatus: 'completed', RecordingDuration: '12' }));
+  await hook('voice', callForm('CA-hung-up', HUNG_UP_CALLER));
+  await hook('status', callForm('CA-hung-up', HUNG_UP_CALLER, { CallStatus: 'completed' }));
+  // The simulator's session: listed only when asked for.
+  await insertReport(harness.server.ctx, member.tenantId, { sessionId: 'SIM-1', isTest: true, startedAt: new Date().toISOString(), session: { plan_id: planId, caller: TEST_CALLER } });
+});
+afterAll(() => harness.close());
+
+async function openReports(options: { locale?: string; colorScheme?: 'light' | 'dark'; path?: string } = {}): Promise<Page> {
+  const { page } = await harness.newPage(options);
+  await harness.signIn(page, member.username, member.password);
+  await page.goto(options.path ?? '/reports');
+  await page.getByTestId('data-table').waitFor();
+  return page;
+}
+
+const shownRows = (page: Page) => page.getByTestId('table-row');
+
+const allCallers = [BUSY_CALLER, ANSWERED_CALLER, HUNG_UP_CALLER, TEST_CALLER];
+
+/** Waits until the table shows exactly these callers' rows, in any order. */
+async function expectCallers(page: Page, callers: string[]): Promise<void> {
+  await expect
+    .poll(async () => {
+      const rows = await shownRows(page).allTextContents();
+      return { rows: rows.length, callers: allCallers.filter((caller) => rows.some((row) => row.includes(caller))).sort() };
+    })
+    .toEqual({ rows: callers.length, callers: [...callers].sort() });
+}
+
+/** Picks values of one of the screen's multi-selects by their labels, then closes its list. */
+async function pick(page: Page, testId: string, labels: string[]): Promise<void> {
+  // The input itself sits under Mantine's pills box, which takes the pointer.
+  await page.getByTestId(testId).click({ force: true });
+  for (const label of labels) await page.getByRole('option', { name: label, exact: true }).click();
+  await page.keyboard.press('Escape');
+}
+
+const today = () => {
+  const now = new Date();
+  return `${now.getFullYear()}-${String(now.getMonth() + 1).padStart(2, '0')}-${String(now.getDate()).padStart(2, '0')}`;
+};
+const tomorrow = () => {
+  const next = new Date(Date.now() + 86_400_000);
+  return `${next.getFullYear()}-${String(next.getMonth() + 1).padStart(2, '0')}-${String(next.getDate()).padStart(2, '0')}`;
+};
+
+describe('the reports table', () => {
+  test('newest first without test sessions; each filter narrows it, and the switch brings the test session in', async () => {
+    const page = await openReports();
+    await expectCallers(page, [BUSY_CALLER, ANSWERED_CALLER, HUNG_UP_CALLER]);
+    // Newest first: the last call made is on top.
+    await expect.poll(() => shownRows(page).first().textContent()).toContain(HUNG_UP_CALLER);
+    const busyRow = rowWith(page, BUSY_CALLER);
+    for (const text of ['Front desk', NUMBER, 'Voice · Twilio', 'Inbound', 'Busy']) await expect.poll(() => busyRow.textContent()).toContain(text);
+
+    await pick(page, 'reports-filter-dialStatus', ['Busy']);
+    await expectCallers(page, [BUSY_CALLER]);
+    await page.getByTestId('reports-filters-clear').click();
+    await expectCallers(page, [BUSY_CALLER, ANSWERED_CALLER, HUNG_UP_CALLER]);
+
+    await pick(page, 'reports-filter-disposition', ['Routed']);
+    await expectCallers(page, [ANSWERED_CALLER]);
+    await page.getByTestId('reports-filters-clear').click();
+
+    await pick(page, 'reports-filter-hangupCause', ['Caller hung up']);
+    await expectCallers(page, [HUNG_UP_CALLER]);
+    await page.getByTestId('reports-filters-clear').click();
+
+    await page.getByTestId('reports-filter-caller').fill('0111');
+    await expectCallers(page, [ANSWERED_CALLER]);
+    await page.getByTestId('reports-filters-clear').click();
+
+    await page.getByTestId('reports-filter-called').fill('999999');
+    await expect.poll(() => page.getByTestId('table-empty').isVisible()).toBe(true);
+    await page.getByTestId('reports-filters-clear').click();
+
+    await pick(page, 'reports-filter-plan', ['Front desk']);
+    await pick(page, 'reports-filter-direction', ['Outbound']);
+    await expect.poll(() => page.getByTestId('table-empty').isVisible()).toBe(true);
+    await page.getByTestId('reports-filters-clear').click();
+
+    await page.getByTestId('reports-filter-from').fill(tomorrow());
+    await expect.poll(() => page.getByTestId('table-empty').isVisible()).toBe(true);
+    await page.getByTestId('reports-filter-from').fill(today());
+    await page.getByTestId('reports-filter-to').fill(today());
+    await expectCallers(page, [BUSY_CALLER, ANSWERED_CALLER, HUNG_UP_CALLER]);
+
+    await page.getByTestId('reports-filter-test').click();
+    await expectCallers(page, [BUSY_CALLER, ANSWERED_CALLER, HUNG_UP_CALLER, TEST_CALLER]);
+    await expect.poll(() => rowWith(page, TEST_CALLER).textContent()).toContain('Test');
+    expect(await accessibilityViolations(page)).toEqual([]);
+  });
+
+  test('in Portuguese at /relatorios, dark: the values in Portuguese', async () => {
+    const page = await openReports({ locale: 'pt-BR', colorScheme: 'dark', path: '/relatorios' });
+    await expect.poll(() => page.getByRole('heading', { level: 2 }).first().textContent()).toBe('Relatórios');
+    await expect.poll(() => rowWith(page, ANSWERED_CALLER).textContent()).toContain('Encaminhada');
+    await expect.poll(() => rowWith(page, HUNG_UP_CALLER).textContent()).toContain('O originador desligou');
+    expect(await accessibilityViolations(page)).toEqual([]);
+  });
+});
+
+describe('a report', () => {
+  test("its path on the canvas of the version that ran, replayed step by step; keys, variables and the recording", async () => {
+    const page = await openReports();
+    await rowWith(page, BUSY_CALLER).getByTestId('report-open').click();
+    await page.waitForURL(/\/reports\/\d+$/);
+    const canvasNode = (id: string) => page.getByTestId('report-canvas').locator(`[data-testid="plan-node"][data-node-id="${id}"]`);
+    await canvasNode('start').waitFor();
+
+    // The first step: the start block is where the call is; the blocks the call never entered are dimmed.
+    await expect.poll(() => canvasNode('start').getAttribute('data-tone')).toBe('current');
+    await expect.poll(() => canvasNode('self').getAttribute('data-tone')).toBe('dim');
+    await expect.poll(() => canvasNode('menu').getAttribute('data-tone')).toBeNull();
+    expect(await page.getByTestId('replay-position').textContent()).toContain(`Step 1 of ${BUSY_PATH.length}`);
+    expect(await page.getByTestId('report-step').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-node-id')))).toEqual(BUSY_PATH);
+
+    await page.getByTestId('replay-next').click();
+    await expect.poll(() => canvasNode('hours').getAttribute('data-tone')).toBe('current');
+    await expect.poll(() => canvasNode('start').getAttribute('data-tone')).toBe('path');
+    // The exit the start block left by is drawn as taken.
+    await expect.poll(() => page.getByTestId('report-canvas').locator('.react-flow__edge.animated').count()).toBe(1);
+
+    // A step picked in the list: the menu (step 5), with the four exits before it taken.
+    await page.getByTestId('report-step').nth(4).click();
+    await expect.poll(() => canvasNode('menu').getAttribute('data-tone')).toBe('current');
+    await expect.poll(() => page.getByTestId('report-canvas').locator('.react-flow__edge.animated').count()).toBe(4);
+    await expect.poll(() => canvasNode('route').getAttribute('data-tone')).toBeNull();
+
+    // Played to the end: every block of the path lit, the last one current, each numbered by its step.
+    await page.getByTestId('replay-play').click();
+    await expect.poll(() => canvasNode('bye').getAttribute('data-tone'), { timeout: 10_000 }).toBe('current');
+    for (const id of BUSY_PATH.slice(0, -1)) expect(await canvasNode(id).getAttribute('data-tone')).toBe('path');
+    expect(await canvasNode('try_later').getByTestId('node-badge').textContent()).toBe('8');
+    expect(await page.getByTestId('report-canvas').locator('.react-flow__edge.animated').count()).toBe(BUSY_PATH.length - 1);
+
+    expect(await page.getByTestId('report-summary').textContent()).toContain('Front desk (version 1)');
+    expect(await page.getByTestId('report-digits').textContent()).toContain('1');
+    const stored = (await harness.server.call({ method: 'GET', url: `/reports?filter=${encodeURIComponent(JSON.stringify({ where: { session_id: 'CA-busy' } }))}`, token: member.token })).json<Array<{ variables: Record<string, unknown> }>>()[0]!;
+    const variables = await page.getByTestId('report-variables-section').textContent();
+    for (const [name, value] of Object.entries(stored.variables)) expect(variables).toContain(`${name}${typeof value === 'string' ? value : JSON.stringify(value)}`);
+    expect(await accessibilityViolations(page)).toEqual([]);
+
+    await page.getByTestId('report-back').click();
+    await page.getByTestId('data-table').waitFor();
+    await rowWith(page, ANSWERED_CALLER).getByTestId('report-open').click();
+    await expect.poll(() => page.getByTestId('report-recording-player').getAttribute('src')).toBe('https://api.twilio.com/recordings/RE01');
+  });
+});
+
+describe('the CSV export', () => {
+  test("saves the rows the filters select, with the count shown against the server's total", async () => {
+    const page = await openReports();
+    await expectCallers(page, [BUSY_CALLER, ANSWERED_CALLER, HUNG_UP_CALLER]);
+    await pick(page, 'reports-filter-disposition', ['Routed', 'Abandoned']);
+    const shown = await shownRows(page).count();
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('reports-export').click()]);
+    expect(download.suggestedFilename()).toMatch(/\.csv$/);
+    const text = await fs.readFile((await download.path())!, 'utf8');
+    const lines = text.trim().split(/\r?\n/);
+    expect(lines[0]).toMatch(/^id,session_id,/);
+    expect(lines).toHaveLength(shown + 1);
+    const sessions = lines.slice(1).map((line) => line.split(',')[1]);
+    const shownSessions = (await harness.server.call({ method: 'GET', url: '/reports', token: member.token })).json<Array<{ session_id: string; disposition: string }>>();
+    expect(sessions.sort()).toEqual(shownSessions.filter((report) => ['routed', 'abandoned'].includes(report.disposition)).map((report) => report.session_id).sort());
+    await expect.poll(() => page.locator('[data-toast="success"]').first().textContent()).toContain(`${shown} report`);
+    await expect.poll(() => page.getByTestId('reports-export-count').isVisible()).toBe(false);
+  });
+});

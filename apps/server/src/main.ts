@@ -4,6 +4,7 @@ import { loadConfig } from './config.ts';
 import { createPlanWebhookDispatcher } from './modules/plan-webhook/plan-webhook.dispatcher.ts';
 import { type AgiServer, startAgiServer } from './modules/asterisk/agi-server.ts';
 import { startChatSweeper } from './modules/sessions/chat-sweeper.ts';
+import { startRetentionJob } from './modules/sessions/retention.ts';
 
 const config = loadConfig();
 const started = await startContext(config);
@@ -14,6 +15,8 @@ const sweeper = startChatSweeper(started.ctx.sessions, {
   intervalMs: config.sessionSweepIntervalSeconds * 1000,
   onError: (error) => app.log.error({ err: error }, 'chat sweep failed'),
 });
+// Calls whose end never arrived are closed, and rows past the retention pruned (docs/sessions.md, "Retention").
+const retention = startRetentionJob(started.ctx, { onError: (error) => app.log.error({ err: error }, 'retention pass failed') });
 
 if (started.generatedAdminPassword) {
   // Shown once, on the start that created the administrator; only its hash is stored.
@@ -42,8 +45,8 @@ async function shutdown(signal: string) {
   await Promise.all([closed, dispatcher.stop(), agi?.close(shutdownGraceMs)]);
   clearInterval(sweep);
   clearTimeout(deadline);
-  // A sweep in progress finishes its turns before the database goes.
-  await sweeper.stop();
+  // A sweep or retention pass in progress finishes before the database goes.
+  await Promise.all([sweeper.stop(), retention.stop()]);
   await started.close();
   process.exit(0);
 }

@@ -22,6 +22,7 @@ const operations: Record<string, (...args: never[]) => Promise<unknown>> = {
   start: (request: Parameters<typeof runtime.start>[0]) => runtime.start(request),
   handleTurn: (sessionId: string, eventId: string, event: Parameters<typeof runtime.handleTurn>[2]) => runtime.handleTurn(sessionId, eventId, event),
   sweepTimeouts: () => runtime.sweepTimeouts(),
+  expireStale: (inactiveSince: string) => runtime.expireStale(inactiveSince),
   setClock: async (iso: string) => {
     now = new Date(iso);
   },

@@ -145,6 +145,7 @@ export interface Instance {
   start(request: StartRequest): Promise<TurnOutcome>;
   handleTurn(sessionId: string, eventId: string, event: EngineEvent): Promise<TurnOutcome>;
   sweepTimeouts(): Promise<string[]>;
+  expireStale(inactiveSince: string): Promise<string[]>;
   setClock(iso: string): Promise<void>;
   close(): Promise<void>;
 }
@@ -178,6 +179,7 @@ export async function startInstance(config: Config, clock: string): Promise<Inst
     start: (request) => call('start', request),
     handleTurn: (sessionId, eventId, event) => call('handleTurn', sessionId, eventId, event),
     sweepTimeouts: () => call('sweepTimeouts'),
+    expireStale: (inactiveSince) => call('expireStale', inactiveSince),
     setClock: (iso) => call('setClock', iso),
     async close() {
       const exited = new Promise((resolve) => child.once('exit', resolve));

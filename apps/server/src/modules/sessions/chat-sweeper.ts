@@ -1,22 +1,21 @@
 import type { SessionRuntime } from './sessions.service.ts';
 
-export interface ChatSweeper {
+export interface Sweeper {
   /** No new pass starts; resolves once the pass in progress, if any, is done. */
   stop(): Promise<void>;
 }
 
 /**
- * Runs the runtime's chat sweep every `intervalMs`, one pass at a time. Safe beside sweepers of
- * other instances: each timeout is claimed with a conditional update before it is run
- * (docs/sessions.md, "The chat sweeper").
+ * Runs `pass` every `intervalMs`, one pass at a time: a pass still running when the next is due
+ * makes that one skip. The chat sweeper and the retention job (retention.ts) both run so. `signal`
+ * aborts when the sweeper stops: a long pass ends at its next batch instead of holding the shutdown.
  */
-export function startChatSweeper(runtime: Pick<SessionRuntime, 'sweepTimeouts'>, options: { intervalMs: number; onError?: (error: unknown) => void }): ChatSweeper {
+export function startSweeper(pass: (signal: AbortSignal) => Promise<unknown>, options: { intervalMs: number; onError?: (error: unknown) => void }): Sweeper {
   let running: Promise<void> | undefined;
-  let isStopped = false;
+  const stopping = new AbortController();
   const tick = () => {
-    if (running || isStopped) return;
-    running = runtime
-      .sweepTimeouts()
+    if (running || stopping.signal.aborted) return;
+    running = pass(stopping.signal)
       .then(
         () => {},
         (error: unknown) => options.onError?.(error),
@@ -26,13 +25,21 @@ export function startChatSweeper(runtime: Pick<SessionRuntime, 'sweepTimeouts'>,
       });
   };
   const timer = setInterval(tick, options.intervalMs);
-  // The sweeper never keeps the process alive by itself.
+  // A sweeper never keeps the process alive by itself.
   timer.unref();
   return {
     async stop() {
-      isStopped = true;
+      stopping.abort();
       clearInterval(timer);
       await running;
     },
   };
+}
+
+/**
+ * Runs the runtime's chat sweep every `intervalMs`. Safe beside sweepers of other instances: each
+ * timeout is claimed with a conditional update before it is run (docs/sessions.md, "The chat sweeper").
+ */
+export function startChatSweeper(runtime: Pick<SessionRuntime, 'sweepTimeouts'>, options: { intervalMs: number; onError?: (error: unknown) => void }): Sweeper {
+  return startSweeper(() => runtime.sweepTimeouts(), options);
 }

@@ -247,6 +247,22 @@ export function dueChatSessions(db: Kysely<Database>, now: string, limit: number
 }
 
 /**
+ * Voice sessions still waiting with no activity since `before`, the longest silent first: their
+ * provider never told their end. Only live sessions are read (the status index), few beside the history.
+ */
+export function staleVoiceSessions(db: Kysely<Database>, before: string, limit: number): Promise<Array<Pick<SessionRow, 'id' | 'revision' | 'last_activity_time'>>> {
+  return db
+    .selectFrom('sessions')
+    .select(['id', 'revision', 'last_activity_time'])
+    .where('status', '=', 'waiting')
+    .where('channel', '=', 'voice')
+    .where('last_activity_time', '<', before)
+    .orderBy('last_activity_time')
+    .limit(limit)
+    .execute();
+}
+
+/**
  * Takes a due timeout for this instance: moves it to `leaseUntil` if the session is still at the
  * revision and timeout that were read. Another sweeper then finds nothing due; if this instance
  * dies before ending the chat, the timeout is due again at `leaseUntil`.

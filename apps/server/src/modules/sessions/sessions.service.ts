@@ -54,6 +54,7 @@ import {
   parseSession,
   sessionColumns,
   saveReport,
+  staleVoiceSessions,
   type SessionRow,
   type StoredOutcome,
   type StoredReport,
@@ -134,6 +135,12 @@ export interface SessionRuntime {
    * sent through the provider's chat sender (chat-channels.ts); answers the ids it ended.
    */
   sweepTimeouts(): Promise<string[]>;
+  /**
+   * Closes voice sessions without activity since `inactiveSince` (their provider never told their
+   * end) with the engine's `expire` event: disposition `expired`, hang-up cause `end_not_received`,
+   * their report written and the end published as on any end. Answers the ids it closed.
+   */
+  expireStale(inactiveSince: string): Promise<string[]>;
   /** Starts no more hand-offs and waits for those under way; call it before the database closes. */
   close(): Promise<void>;
 }
@@ -165,6 +172,9 @@ export interface SessionRuntimeOptions {
 export const missingAudios: AudioLookup = { find: () => Promise.resolve(undefined) };
 
 const MAX_ID_LENGTH = 200;
+
+/** Batches of stale sessions one expiry pass takes at most (after a long stop there may be many); the rest wait for the next pass. */
+const MAX_EXPIRY_BATCHES = 50;
 
 function checkId(value: unknown, path: string): string {
   if (typeof value !== 'string' || value.length === 0 || value.length > MAX_ID_LENGTH || value.includes('\0')) {
@@ -458,26 +468,65 @@ export function createSessionRuntime(ctx: Omit<AppContext, 'sessions'>, options:
     await deliverChatTurn(ctx, { session: parseSession(row), is_test: row.is_test === 1, outcome, event_id: eventId }, log);
   }
 
+  /**
+   * One event run on each session a sweep found, only while the session is still at the revision
+   * it was found at: a turn stored since (a message, another instance's sweep) wins, and the
+   * event's id, stored with the turn, keeps it from running twice. `claim` may take a session for
+   * this instance first, or pass it by (false). One session's failure does not stop the others.
+   * Answers the ids of the sessions the event ended.
+   */
+  async function sweepEach(
+    what: string,
+    found: ReadonlyArray<{ id: string; revision: number }>,
+    turnOf: (candidate: { id: string; revision: number }) => { eventId: string; event: EngineEvent; claim?: () => Promise<boolean> },
+  ): Promise<string[]> {
+    const ended: string[] = [];
+    for (const candidate of found) {
+      const { eventId, event, claim } = turnOf(candidate);
+      try {
+        if (claim && !(await claim())) continue;
+        const outcome = await inTurn(candidate.id, () =>
+          runTurn(candidate.id, eventId, event, { guard: (row) => row.revision === candidate.revision, unprompted: true }),
+        );
+        if (!outcome || outcome.duplicate) continue;
+        if (outcome.actions.length > 0) await deliverUnprompted(candidate.id, eventId, outcome);
+        if (outcome.status === 'ended') ended.push(candidate.id);
+      } catch (error) {
+        // Tried again on the next pass (a chat's claim runs out first).
+        log(`${what} of session ${candidate.id} failed: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    }
+    return ended;
+  }
+
   async function sweepTimeouts(): Promise<string[]> {
     const now = clock.now();
     const due = await dueChatSessions(db, now.toISOString(), sweepBatch);
-    const ended: string[] = [];
-    for (const candidate of due) {
-      const timeoutTime = candidate.timeout_time!;
-      const leaseUntil = new Date(now.getTime() + claimLeaseMs).toISOString();
-      try {
-        if (!(await claimTimeout(db, candidate.id, candidate.revision, timeoutTime, leaseUntil))) continue;
+    const leaseUntil = new Date(now.getTime() + claimLeaseMs).toISOString();
+    return sweepEach('chat timeout', due, (candidate) => {
+      const timeoutTime = due.find((row) => row.id === candidate.id)!.timeout_time!;
+      return {
+        eventId: `timeout:${timeoutTime}`,
+        event: { type: 'timeout' },
         // A message that arrives after the claim moves the revision on; the timeout then no longer applies.
-        const outcome = await inTurn(candidate.id, () =>
-          runTurn(candidate.id, `timeout:${timeoutTime}`, { type: 'timeout' }, { guard: (row) => row.revision === candidate.revision, unprompted: true }),
-        );
-        if (!outcome || outcome.duplicate) continue;
-        await deliverUnprompted(candidate.id, `timeout:${timeoutTime}`, outcome);
-        if (outcome.status === 'ended') ended.push(candidate.id);
-      } catch (error) {
-        // One session's failure must not stop the others; its claim runs out and it is tried again.
-        log(`chat timeout of session ${candidate.id} failed: ${error instanceof Error ? error.message : String(error)}`);
-      }
+        claim: () => claimTimeout(db, candidate.id, candidate.revision, timeoutTime, leaseUntil),
+      };
+    });
+  }
+
+  async function expireStale(inactiveSince: string): Promise<string[]> {
+    const ended: string[] = [];
+    for (let pass = 0; pass < MAX_EXPIRY_BATCHES; pass++) {
+      const stale = await staleVoiceSessions(db, inactiveSince, sweepBatch);
+      const byId = new Map(stale.map((row) => [row.id, row]));
+      ended.push(
+        ...(await sweepEach('expiry', stale, (candidate) => ({
+          // One expiry per session: the same id from a racing instance answers the stored turn.
+          eventId: 'expire',
+          event: { type: 'expire', at: byId.get(candidate.id)!.last_activity_time },
+        }))),
+      );
+      if (stale.length < sweepBatch) break;
     }
     return ended;
   }
@@ -486,6 +535,7 @@ export function createSessionRuntime(ctx: Omit<AppContext, 'sessions'>, options:
     start,
     handleTurn,
     sweepTimeouts,
+    expireStale,
     async close() {
       isClosing = true;
       await handOff?.stop();

@@ -60,6 +60,8 @@ export interface AiConfig {
   sippulseBaseUrl: string | undefined;
   chatModel: string;
   transcriptionModel: string;
+  /** The model that speaks generated audios in an AI voice. */
+  speechModel: string;
   /** Milliseconds one attempt may take, and attempts after the first on 408, 429, 5xx or a lost connection. */
   timeoutMs: number;
   maxRetries: number;
@@ -121,6 +123,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       sippulseBaseUrl: env.SIPPULSE_BASE_URL ? env.SIPPULSE_BASE_URL.replace(/\/+$/, '') : undefined,
       chatModel: env.AI_CHAT_MODEL || 'gpt-4o-mini',
       transcriptionModel: env.AI_TRANSCRIPTION_MODEL || 'whisper-1',
+      speechModel: env.AI_SPEECH_MODEL || 'gpt-4o-mini-tts',
       timeoutMs: Math.max(1, intFrom(env, 'AI_TIMEOUT_MS', 10_000)),
       maxRetries: intFrom(env, 'AI_MAX_RETRIES', 2),
       maxTokensPerTurn: Math.max(1, intFrom(env, 'AI_MAX_TOKENS_PER_TURN', 1_000)),

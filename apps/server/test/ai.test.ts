@@ -416,3 +416,64 @@ describe('the cost guard', () => {
     expect(await ask(port, 'tokens-2')).toMatchObject({ ok: true, reply: 'c' });
   });
 });
+
+/** A WAV of silence, as audio/speech answers with response_format wav. */
+function silentWav(ms: number, rate = 24_000): Buffer {
+  const samples = Math.round((rate * ms) / 1000);
+  const header = Buffer.alloc(44);
+  header.write('RIFF', 0);
+  header.writeUInt32LE(36 + samples * 2, 4);
+  header.write('WAVEfmt ', 8);
+  header.writeUInt32LE(16, 16);
+  header.writeUInt16LE(1, 20);
+  header.writeUInt16LE(1, 22);
+  header.writeUInt32LE(rate, 24);
+  header.writeUInt32LE(rate * 2, 28);
+  header.writeUInt16LE(2, 32);
+  header.writeUInt16LE(16, 34);
+  header.write('data', 36);
+  header.writeUInt32LE(samples * 2, 40);
+  return Buffer.concat([header, Buffer.alloc(samples * 2)]);
+}
+
+describe('AI voices for generated audios', () => {
+  const voicesOf = async (token: string) => (await server.call({ method: 'GET', url: '/audios/voices', token })).json<{ voices: unknown[]; ai_voices: Array<{ id: string; name: string }> }>();
+
+  test('offered beside espeak-ng’s to a tenant with an AI key, and to no other', async () => {
+    const offered = await voicesOf(member.token);
+    expect(offered.voices.length).toBeGreaterThan(0);
+    expect(offered.ai_voices).toEqual(expect.arrayContaining([{ id: 'openai-nova', name: 'Nova' }]));
+    expect((await voicesOf(keyless.token)).ai_voices).toEqual([]);
+  });
+
+  test('an AI voice speaks the text through audio/speech; the parts are joined into a ready audio', async () => {
+    fake.script('/v1/audio/speech', { body: silentWav(700) }, { body: silentWav(700) });
+    const sentence = 'This sentence is spoken by an AI voice while the request has already been answered. ';
+    const created = await server.call({ method: 'POST', url: '/audios/tts', token: member.token, payload: { name: 'AI greeting', text: sentence.repeat(6), language: 'en-us', voice: 'openai-nova' } });
+    expect(created.statusCode, created.body).toBe(201);
+    const id = created.json<{ id: number }>().id;
+    let audio = created.json<{ status: string; duration_ms: number | null; voice: string }>();
+    for (let attempt = 0; attempt < 100 && audio.status === 'generating'; attempt += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      audio = (await server.call({ method: 'GET', url: `/audios/${id}`, token: member.token })).json();
+    }
+    expect(audio).toMatchObject({ status: 'ready', voice: 'openai-nova' });
+    // Two parts of 0.7 s each.
+    expect(audio.duration_ms).toBeGreaterThan(1300);
+    const requests = fake.seen('/v1/audio/speech');
+    expect(requests).toHaveLength(2);
+    expect(requests[0]!.authorization).toBe(`Bearer ${OPENAI_KEY}`);
+    expect(requests[0]!.json).toMatchObject({ model: 'gpt-4o-mini-tts', voice: 'nova', response_format: 'wav' });
+    expect(requests.map((request) => request.json!.input).join('')).toBe(sentence.repeat(6).trim());
+  });
+
+  test('a tenant without a key is refused an AI voice with ai_key_not_found; an unknown one is invalid', async () => {
+    const refused = await server.call({ method: 'POST', url: '/audios/tts', token: keyless.token, payload: { name: 'No key', text: 'Hello.', language: 'en-us', voice: 'openai-nova' } });
+    expect(refused.statusCode).toBe(400);
+    expect(errorOf(refused).code).toBe('ai_key_not_found');
+    const unknown = await server.call({ method: 'POST', url: '/audios/tts', token: member.token, payload: { name: 'Unknown', text: 'Hello.', language: 'en-us', voice: 'openai-robot' } });
+    expect(unknown.statusCode).toBe(400);
+    expect(errorOf(unknown).code).toBe('invalid_input');
+    expect(fake.requests).toEqual([]);
+  });
+});

@@ -79,11 +79,15 @@ export const audioFileQuerySchema = z.object({
     .describe('original (default) or telephony: 8 kHz mono 16-bit WAV, converted once and kept'),
 });
 
-/** What text to speech offers: espeak-ng's languages and its voice variants. */
+/**
+ * What text to speech offers: espeak-ng's languages and its voice variants, and the AI voices of
+ * the tenant's AI provider (none without its key; ids `openai-<voice>`, docs/ai.md).
+ */
 export const audioVoicesSchema = z.object({
   engine: z.literal('espeak-ng'),
   languages: z.array(z.object({ code: z.string(), name: z.string() })),
   voices: z.array(z.object({ id: z.string(), name: z.string(), gender: z.enum(['male', 'female', 'unknown']) })),
+  ai_voices: z.array(z.object({ id: z.string(), name: z.string() })),
 });
 export type AudioVoices = z.infer<typeof audioVoicesSchema>;
 

@@ -8,10 +8,11 @@ export const AUDIOS = '/audios';
 /** How often a generating audio is asked for its progress. */
 const PROGRESS_POLL_MS = 500;
 
-/** espeak-ng's languages and voices: they change only when the server's package does. */
+/** espeak-ng's languages and voices (they change only when the server's package does), and the tenant's AI voices. */
 export function useAudioVoices() {
+  const { tenantId } = useAuth();
   return useQuery({
-    queryKey: ['audio-voices'],
+    queryKey: ['audio-voices', tenantId],
     queryFn: ({ signal }) => api.get<AudioVoices>(`${AUDIOS}/voices`, { signal }),
     staleTime: Infinity,
   });

@@ -21,14 +21,19 @@ export function LanguageSelect({ value, onChange, ...props }: Omit<SelectProps, 
   );
 }
 
-/** espeak-ng's voice variants, grouped by gender. */
+/** espeak-ng's voice variants, grouped by gender, then the AI voices the tenant's AI key offers. */
 export function useVoiceOptions(): { group: string; items: { value: string; label: string }[] }[] {
   const { t } = useTranslation();
   const voices = useAudioVoices();
   return useMemo(() => {
     const all = voices.data?.voices ?? [];
-    return (['female', 'male', 'unknown'] as const)
-      .map((gender) => ({ group: t(`audios.genders.${gender}`), items: all.filter((voice) => voice.gender === gender).map(({ id, name }) => ({ value: id, label: name })) }))
-      .filter((group) => group.items.length > 0);
+    const ai = { group: t('audios.aiVoices'), items: (voices.data?.ai_voices ?? []).map(({ id, name }) => ({ value: id, label: name })) };
+    return [
+      ...(['female', 'male', 'unknown'] as const).map((gender) => ({
+        group: t(`audios.genders.${gender}`),
+        items: all.filter((voice) => voice.gender === gender).map(({ id, name }) => ({ value: id, label: name })),
+      })),
+      ai,
+    ].filter((group) => group.items.length > 0);
   }, [voices.data, t]);
 }

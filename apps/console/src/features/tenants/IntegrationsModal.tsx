@@ -67,6 +67,8 @@ function IntegrationsForm({ tenant, initial, secondAiEnabled, onClose }: { tenan
       try {
         await api.patch(`/tenants/${tenant.id}/integrations`, integrationsPayload(values, secondAiEnabled));
         await queryClient.invalidateQueries({ queryKey: ['/tenants'] });
+        // The audio screen's AI voices come with the tenant's AI key.
+        await queryClient.invalidateQueries({ queryKey: ['audio-voices', tenant.id] });
         toast('success', t('integrations.saved'));
         onClose();
       } catch (error) {

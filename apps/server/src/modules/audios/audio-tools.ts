@@ -176,7 +176,7 @@ export function parseEspeakVoices(table: string): { code: string; name: string; 
 const VOICES_TIMEOUT_MS = 10_000;
 
 /** espeak-ng's languages and voice variants, sorted by name. */
-export async function listEspeakVoices(): Promise<AudioVoices> {
+export async function listEspeakVoices(): Promise<Omit<AudioVoices, 'ai_voices'>> {
   const [languages, variants] = await Promise.all([
     run('espeak-ng', ['--voices'], { timeoutMs: VOICES_TIMEOUT_MS }),
     run('espeak-ng', ['--voices=variant'], { timeoutMs: VOICES_TIMEOUT_MS }),

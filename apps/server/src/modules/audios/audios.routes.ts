@@ -27,6 +27,8 @@ import { AppError, badRequest, conflict } from '../../errors.ts';
 import { detailsFromZod, readingBody } from '../../plugins/errors.ts';
 import { scopeOf } from '../../plugins/auth.ts';
 import { ResourceService } from '../../resources/service.ts';
+import { createAiProviders } from '../ai/providers.ts';
+import { aiSynthesizer, aiVoices, isAiVoice } from '../ai/speech.ts';
 import { readSystemSetting } from '../configurations/settings.ts';
 import { convertToTelephony, listEspeakVoices, mimeTypes, probeAudio, sniffAudioFormat, withTempDir } from './audio-tools.ts';
 import { audiosResource } from './audios.resource.ts';
@@ -136,9 +138,10 @@ function sendBytes(request: FastifyRequest, reply: FastifyReply, bytes: Buffer, 
 export async function registerAudioRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   const service = new ResourceService(audiosResource, ctx);
   const jobs = new TtsJobs(ctx.db, app.log);
+  const providers = createAiProviders(ctx);
   app.addHook('onClose', () => jobs.close());
 
-  let voices: Promise<AudioVoices> | undefined;
+  let voices: Promise<Omit<AudioVoices, 'ai_voices'>> | undefined;
   // Read once: the installed voices change only with the package. A failure is not kept.
   const loadVoices = () => {
     voices ??= listEspeakVoices().catch((error: unknown) => {
@@ -157,7 +160,12 @@ export async function registerAudioRoutes(app: FastifyInstance, ctx: AppContext)
     // Role and tenant are checked before the body is read: a guest's upload is not even received.
     const createGuard = { preValidation: async (request: FastifyRequest) => void service.assertCreatable(scopeOf(request)) };
 
-    routes.get('/audios/voices', { schema: { tags, response: { 200: audioVoicesSchema } } }, async () => loadVoices());
+    routes.get('/audios/voices', { schema: { tags, response: { 200: audioVoicesSchema } } }, async (request) => {
+      const tenantId = scopeOf(request).tenantId;
+      // The AI voices are the tenant's: offered while it has an OpenAI key.
+      const hasAiKey = tenantId !== null && (await providers.clientFor(tenantId, 'openai')).ok;
+      return { ...(await loadVoices()), ai_voices: hasAiKey ? aiVoices : [] };
+    });
 
     routes.get('/audios/limits', { schema: { tags, response: { 200: audioLimitsSchema } } }, async () => ({ max_size_mb: await uploadLimitMb(ctx.db) }));
 
@@ -191,13 +199,20 @@ export async function registerAudioRoutes(app: FastifyInstance, ctx: AppContext)
       const { name, text, language, voice = '' } = request.body;
       const offered = await loadVoices();
       const details: ErrorDetail[] = [];
+      const isAi = isAiVoice(voice);
       if (!offered.languages.some((entry) => entry.code === language)) details.push({ path: 'language', message: 'unknown language' });
-      if (voice !== '' && !offered.voices.some((entry) => entry.id === voice)) details.push({ path: 'voice', message: 'unknown voice' });
+      if (voice !== '' && !(isAi ? aiVoices : offered.voices).some((entry) => entry.id === voice)) details.push({ path: 'voice', message: 'unknown voice' });
       if (details.length > 0) throw badRequest('invalid_input', details);
+      const scope = scopeOf(request);
+      let synthesizer = espeakSynthesizer(language, voice);
+      if (isAi) {
+        const choice = scope.tenantId === null ? undefined : await providers.clientFor(scope.tenantId, 'openai');
+        if (!choice?.ok) throw badRequest('ai_key_not_found', [{ path: 'voice', message: 'AI voices need the tenant’s OpenAI key' }]);
+        synthesizer = aiSynthesizer(choice.client, ctx.config.ai.speechModel, voice);
+      }
       const values = { name, source: 'tts', language, voice, text, format: 'wav', mime_type: mimeTypes.wav, size: 0, duration_ms: null, status: 'generating', progress: 0 };
-      const created = (await service.create(scopeOf(request), values)) as Audio;
-      // The AI issue picks an AI voice here for tenants with an AI key.
-      jobs.start(created.id, text, espeakSynthesizer(language, voice));
+      const created = (await service.create(scope, values)) as Audio;
+      jobs.start(created.id, text, synthesizer);
       return reply.status(201).send(created);
     });
 

@@ -26,7 +26,7 @@ function StatusCard({ id, icon, title, ok, children }: { id: string; icon: React
         </Group>
         {ok !== undefined && (
           // Filled in the darkest shades: the light variant's teal text is below the AA contrast ratio.
-          <Badge color={ok ? 'teal.9' : 'red.9'} variant="filled">
+          <Badge color={ok ? 'teal.9' : 'red.9'} variant="filled" style={{ flexShrink: 0 }}>
             {ok ? t('dashboard.system.ok') : t('dashboard.system.problem')}
           </Badge>
         )}

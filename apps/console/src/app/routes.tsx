@@ -16,12 +16,6 @@ export interface AreaRoute {
   page: ComponentType;
 }
 
-const placeholder = (titleKey: string) =>
-  lazy(async () => {
-    const { PlaceholderPage } = await import('../features/placeholder/PlaceholderPage.tsx');
-    return { default: () => <PlaceholderPage titleKey={titleKey} /> };
-  });
-
 const admin: RoleName[] = ['admin'];
 
 /** Every screen of the console: one list, read by the router, the menu and the guard. */
@@ -78,9 +72,14 @@ export const areaRoutes: AreaRoute[] = [
   { paths: ['/account/profile'], titleKey: 'account.profile', inMenu: false, icon: 'profile', page: lazy(() => import('../features/account/ProfilePage.tsx')) },
   { paths: ['/account/password'], titleKey: 'account.changePassword', inMenu: false, icon: 'password', page: lazy(() => import('../features/account/PasswordPage.tsx')) },
   { paths: ['/account/credentials'], titleKey: 'account.credentials', inMenu: false, icon: 'credentials', page: lazy(() => import('../features/account/CredentialsPage.tsx')) },
-  { paths: ['/account/license'], titleKey: 'account.license', inMenu: false, icon: 'license', page: placeholder('account.license') },
+  { paths: ['/account/license'], titleKey: 'account.license', roles: admin, inMenu: false, icon: 'license', page: lazy(() => import('../features/license/LicensePage.tsx')) },
   { paths: ['/account/system-info'], titleKey: 'account.systemInfo', inMenu: false, icon: 'system', page: lazy(() => import('../features/account/SystemInfoPage.tsx')) },
 ];
+
+/** The role may open the area: the guard lets it in and the menus show it. */
+export function isAllowed(area: AreaRoute, role: RoleName): boolean {
+  return !area.roles || area.roles.includes(role);
+}
 
 /** The area a path belongs to: the one whose path or alias is the longest prefix of it. */
 export function areaOf(pathname: string, areas: AreaRoute[] = areaRoutes): AreaRoute | undefined {

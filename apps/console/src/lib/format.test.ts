@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { formatBytes, formatDuration, formatNumber } from './format.ts';
+import { formatBytes, formatDate, formatDuration, formatNumber } from './format.ts';
 
 describe('formatDuration', () => {
   test('minutes and seconds, with hours from an hour up, in whole seconds as players count them', () => {
@@ -30,5 +30,13 @@ describe('numbers and sizes in the interface language', () => {
     expect(formatBytes(1536, 'en')).toBe('1.5 kB');
     expect(formatBytes(5 * 1024 ** 3 + 1024 ** 3 / 4, 'pt')).toBe('5,3 GB');
     expect(formatBytes(null, 'pt')).toBe('—');
+  });
+});
+
+describe('formatDate', () => {
+  test('a day written out in the interface language; nothing for no date', () => {
+    expect(formatDate('2027-03-05T12:00:00Z', 'pt')).toBe('5 de março de 2027');
+    expect(formatDate('2027-03-05T12:00:00Z', 'en')).toBe('March 5, 2027');
+    expect(formatDate(null, 'en')).toBeNull();
   });
 });

@@ -3,12 +3,22 @@ export function localeOf(language: string): string {
   return language === 'pt' ? 'pt-BR' : 'en';
 }
 
-/** Date and time in the interface language, as the tables show them. */
-export function formatDateTime(value: string | null | undefined, language: string): string | null {
+/** A stored timestamp written for the interface language; what is not a date is shown as it came. */
+function formatTimestamp(value: string | null | undefined, language: string, write: (date: Date, locale: string) => string): string | null {
   if (!value) return null;
   const date = new Date(value);
   if (Number.isNaN(date.getTime())) return value;
-  return date.toLocaleString(localeOf(language));
+  return write(date, localeOf(language));
+}
+
+/** Date and time in the interface language, as the tables show them. */
+export function formatDateTime(value: string | null | undefined, language: string): string | null {
+  return formatTimestamp(value, language, (date, locale) => date.toLocaleString(locale));
+}
+
+/** A day in the interface language, written out (`25 de novembro de 2026`), for dates that are days rather than moments. */
+export function formatDate(value: string | null | undefined, language: string): string | null {
+  return formatTimestamp(value, language, (date, locale) => date.toLocaleDateString(locale, { dateStyle: 'long' }));
 }
 
 /** A number in the interface language (`1.234,5` in Portuguese); "—" when unknown. */

@@ -7,7 +7,7 @@ import { useTranslation } from 'react-i18next';
 import { Link, Outlet, useLocation } from 'react-router';
 import { useAuth } from '../../lib/auth.tsx';
 import { FullPageLoader } from '../guard.tsx';
-import { type AreaRoute, areaOf, areaRoutes } from '../routes.tsx';
+import { type AreaRoute, areaOf, areaRoutes, isAllowed } from '../routes.tsx';
 import { ColorSchemeToggle } from './ColorSchemeToggle.tsx';
 import { areaIcons } from './icons.tsx';
 import { useLayoutPreferences } from './preferences.ts';
@@ -17,7 +17,7 @@ import { UserMenu } from './UserMenu.tsx';
 
 function useMenuAreas(): AreaRoute[] {
   const { role } = useAuth();
-  return areaRoutes.filter((area) => area.inMenu && (!area.roles || area.roles.includes(role)));
+  return areaRoutes.filter((area) => area.inMenu && isAllowed(area, role));
 }
 
 function MenuLinks({ areas, onNavigate }: { areas: AreaRoute[]; onNavigate?: () => void }) {

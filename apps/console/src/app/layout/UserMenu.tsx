@@ -5,7 +5,7 @@ import { useNavigate } from 'react-router';
 import { useAuth } from '../../lib/auth.tsx';
 import { mayLeave } from '../../lib/leave-guard.ts';
 import { changeLocale, locales } from '../../i18n/index.ts';
-import { areaRoutes } from '../routes.tsx';
+import { areaRoutes, isAllowed } from '../routes.tsx';
 import { areaIcons } from './icons.tsx';
 
 const accountPages = areaRoutes.filter((area) => !area.inMenu);
@@ -32,7 +32,7 @@ export function UserMenu() {
         <Menu.Label>
           {profile?.email} · {t(`roles.${role}`)}
         </Menu.Label>
-        {accountPages.map((area) => {
+        {accountPages.filter((area) => isAllowed(area, role)).map((area) => {
           const Icon = areaIcons[area.icon]!;
           return (
             <Menu.Item key={area.paths[0]} leftSection={<Icon size={16} />} onClick={() => void mayLeave().then((leave) => leave && navigate(area.paths[0]!))}>

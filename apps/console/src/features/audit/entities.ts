@@ -12,6 +12,7 @@ export const auditEntities = [
   'date_range',
   'destination',
   'holiday',
+  'license',
   'report',
   'tenant',
   'tenant_integrations',

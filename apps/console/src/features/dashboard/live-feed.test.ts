@@ -21,8 +21,8 @@ const sse = (event: string, data: unknown) => `event: ${event}\ndata: ${JSON.str
 
 /** A server stream the test writes to and ends. */
 function serverStream() {
-  let controller!: ReadableStreamDefaultController<Uint8Array>;
-  const body = new ReadableStream<Uint8Array>({ start: (c) => void (controller = c) });
+  let controller!: ReadableStreamDefaultController<Uint8Array<ArrayBuffer>>;
+  const body = new ReadableStream<Uint8Array<ArrayBuffer>>({ start: (c) => void (controller = c) });
   return { body, send: (text: string) => controller.enqueue(new TextEncoder().encode(text)), end: () => controller.close() };
 }
 

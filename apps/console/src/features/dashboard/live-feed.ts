@@ -10,7 +10,7 @@ export type LiveStatus = 'connecting' | 'live' | 'reconnecting';
 
 export interface LiveFeedSource {
   /** Opens the event stream: its body once the server has answered. */
-  open(signal: AbortSignal): Promise<ReadableStream<Uint8Array>>;
+  open(signal: AbortSignal): Promise<ReadableStream<Uint8Array<ArrayBuffer>>>;
   snapshot(signal: AbortSignal): Promise<StatsLive>;
 }
 

@@ -9,7 +9,7 @@ import type { EngineEvent } from '@voxplan/engine';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { createAiPort } from '../src/modules/ai/ai-port.ts';
 import type { StartRequest, TurnOutcome } from '../src/modules/sessions/sessions.service.ts';
-import { apiError, completion, type FakeOpenAi, startFakeOpenAi, structured } from './fake-openai.ts';
+import { apiError, completion, type FakeOpenAi, silentWav, startFakeOpenAi, structured } from './fake-openai.ts';
 import { createTenantMember, errorOf, q, startTestServer, type TenantMember, type TestServer } from './harness.ts';
 import { planEdge, planNode, storePlan } from './sessions-helpers.ts';
 
@@ -416,25 +416,6 @@ describe('the cost guard', () => {
     expect(await ask(port, 'tokens-2')).toMatchObject({ ok: true, reply: 'c' });
   });
 });
-
-/** A WAV of silence, as audio/speech answers with response_format wav. */
-function silentWav(ms: number, rate = 24_000): Buffer {
-  const samples = Math.round((rate * ms) / 1000);
-  const header = Buffer.alloc(44);
-  header.write('RIFF', 0);
-  header.writeUInt32LE(36 + samples * 2, 4);
-  header.write('WAVEfmt ', 8);
-  header.writeUInt32LE(16, 16);
-  header.writeUInt16LE(1, 20);
-  header.writeUInt16LE(1, 22);
-  header.writeUInt32LE(rate, 24);
-  header.writeUInt32LE(rate * 2, 28);
-  header.writeUInt16LE(2, 32);
-  header.writeUInt16LE(16, 34);
-  header.write('data', 36);
-  header.writeUInt32LE(samples * 2, 40);
-  return Buffer.concat([header, Buffer.alloc(samples * 2)]);
-}
 
 describe('AI voices for generated audios', () => {
   const voicesOf = async (token: string) => (await server.call({ method: 'GET', url: '/audios/voices', token })).json<{ voices: unknown[]; ai_voices: Array<{ id: string; name: string }> }>();

@@ -67,6 +67,25 @@ export const apiError = (status: number, message: string, headers: Record<string
   body: { error: { message, type: status === 401 ? 'invalid_request_error' : 'server_error', param: null, code: status === 401 ? 'invalid_api_key' : null } },
 });
 
+/** A WAV of silence, as audio/speech answers with response_format wav. */
+export function silentWav(ms: number, rate = 24_000): Buffer {
+  const samples = Math.round((rate * ms) / 1000);
+  const header = Buffer.alloc(44);
+  header.write('RIFF', 0);
+  header.writeUInt32LE(36 + samples * 2, 4);
+  header.write('WAVEfmt ', 8);
+  header.writeUInt32LE(16, 16);
+  header.writeUInt16LE(1, 20);
+  header.writeUInt16LE(1, 22);
+  header.writeUInt32LE(rate, 24);
+  header.writeUInt32LE(rate * 2, 28);
+  header.writeUInt16LE(2, 32);
+  header.writeUInt16LE(16, 34);
+  header.write('data', 36);
+  header.writeUInt32LE(samples * 2, 40);
+  return Buffer.concat([header, Buffer.alloc(samples * 2)]);
+}
+
 export async function startFakeOpenAi(): Promise<FakeOpenAi> {
   const requests: SeenRequest[] = [];
   const queues = new Map<string, Script[]>();

@@ -1,4 +1,5 @@
-import { Alert, Badge, Button, Code, DataList, Group, Paper, Progress, SimpleGrid, Skeleton, Stack, Text, Title, Tooltip } from '@mantine/core';
+import { Alert, Badge, Button, Code, DataList, Group, Paper, Progress, SimpleGrid, Skeleton, Stack, Text, Title, Tooltip, useMantineTheme } from '@mantine/core';
+import { useMediaQuery } from '@mantine/hooks';
 import { IconAlertTriangle, IconCertificate, IconCloudDownload, IconRefresh, IconTrash } from '@tabler/icons-react';
 import type { LicenseInfo, LicenseLimits } from '@voxplan/contracts';
 import { type ReactNode, useState } from 'react';
@@ -17,6 +18,16 @@ const limitKeys: (keyof LicenseLimits)[] = ['concurrent_sessions', 'tenants', 'n
 
 // The default label colour (dimmed) is below the AA contrast ratio, as on System info.
 const dataListStyles = { itemLabel: { color: 'var(--mantine-color-text)', fontWeight: 600 } };
+
+/** Labels beside their values, or above them on a phone, where a label column would leave the values a few letters a line. */
+function Details({ children }: { children: ReactNode }) {
+  const wide = useMediaQuery(`(min-width: ${useMantineTheme().breakpoints.sm})`, true, { getInitialValueInEffect: false });
+  return (
+    <DataList labelWidth="11rem" withDivider orientation={wide ? 'horizontal' : 'vertical'} styles={dataListStyles}>
+      {children}
+    </DataList>
+  );
+}
 
 function Row({ label, testId, children }: { label: string; testId: string; children: ReactNode }) {
   return (
@@ -68,7 +79,7 @@ function LicenseDetails({ info }: { info: LicenseInfo }) {
             {t('license.noneText')}
           </Text>
         ) : (
-          <DataList labelWidth="11rem" withDivider styles={dataListStyles}>
+          <Details>
             <Row label={t('license.client')} testId="license-client">
               {license.client}
             </Row>
@@ -81,12 +92,13 @@ function LicenseDetails({ info }: { info: LicenseInfo }) {
             <Row label={t('license.expiration')} testId="license-expiration">
               <Expiration expiresAt={license.expires_at} />
             </Row>
+            {/* No one by name when the licence came with the installation (LICENSE_FILE). */}
             <Row label={t('license.activation')} testId="license-activated">
-              {info.activated_time ? t('license.activatedBy', { time: when(info.activated_time), name: info.activated_by ?? '—' }) : '—'}
+              {info.activated_by ? t('license.activatedBy', { time: when(info.activated_time), name: info.activated_by }) : when(info.activated_time)}
             </Row>
-          </DataList>
+          </Details>
         )}
-        <DataList labelWidth="11rem" withDivider styles={dataListStyles}>
+        <Details>
           <Row label={t('license.lastSync')} testId="license-last-sync">
             <Stack gap={2}>
               <span>
@@ -99,7 +111,7 @@ function LicenseDetails({ info }: { info: LicenseInfo }) {
               )}
             </Stack>
           </Row>
-        </DataList>
+        </Details>
       </Stack>
     </Paper>
   );

@@ -202,6 +202,13 @@ describe('the licence screen', () => {
     expect(await page.getByTestId('license-default-limits').count()).toBe(1);
     expect(await text(page, 'license-usage-tenants-text')).toBe(`${info.usage.tenants} of ${info.default_limits.tenants}`);
 
+    // An answer that is no licence: the failure is said, and recorded under the last sync.
+    licenseServerAnswer = 'not a licence';
+    await page.getByTestId('license-sync').click();
+    await expect.poll(() => toastOf(page, 'error')).toBe(errorsEn.license_sync_error);
+    await expect.poll(() => text(page, 'license-last-sync')).toMatch(/: failed$/);
+    expect(await stateOf(page)).toBe('blocked');
+
     await page.getByTestId('license-remove').click();
     await page.getByRole('dialog').getByText('Remove the licence?', { exact: false }).waitFor();
     await page.getByTestId('confirm-remove').click();

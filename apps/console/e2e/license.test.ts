@@ -5,6 +5,7 @@ import errorsEn from '@voxplan/contracts/i18n/errors.en.json' with { type: 'json
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { generateLicenseKeyPair, issueLicense } from '../../server/src/modules/license/license-document.ts';
+import { createTenantMember, type TenantMember } from '../../server/test/harness.ts';
 import { accessibilityViolations, type ConsoleHarness, startConsole } from './harness.ts';
 
 // The vendor's private key is not in the repository: the test signs with its own pair, which the server is told to trust.
@@ -14,6 +15,7 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 let harness: ConsoleHarness;
 let admin: string;
 let hardwareId: string;
+let member: TenantMember;
 /** What the local licence server answers a sync with. */
 let licenseServerAnswer: string;
 let licenseServer: Server;
@@ -70,18 +72,9 @@ beforeAll(async () => {
   harness = await startConsole({ LICENSE_PUBLIC_KEYS: keys.publicKey, LICENSE_FILE: '' });
   admin = await harness.server.login();
   hardwareId = (await serverInfo()).hardware_id;
-  for (const name of ['north', 'south']) {
-    const created = await harness.server.call({ method: 'POST', url: '/tenants', token: admin, payload: { name } });
-    expect(created.statusCode, created.body).toBe(201);
-  }
-  const tenantId = (await harness.server.call({ method: 'GET', url: '/tenants', token: admin })).json<{ id: number }[]>()[0]!.id;
-  const user = await harness.server.call({
-    method: 'POST',
-    url: '/users',
-    token: admin,
-    payload: { username: 'olga', password: 'olga-password-1', email: 'olga@example.com', name: 'Olga', roles: [{ role: 'user', tenant_id: tenantId }] },
-  });
-  expect(user.statusCode, user.body).toBe(201);
+  // Two tenants in use, and a user who is no administrator.
+  member = await createTenantMember(harness.server, admin, 'north');
+  await createTenantMember(harness.server, admin, 'south');
 });
 afterAll(async () => {
   await harness.close();
@@ -127,7 +120,7 @@ describe('the licence screen', () => {
 
   test('only administrators see the licence in the user menu and may open it', async () => {
     const { page } = await harness.newPage();
-    await harness.signIn(page, 'olga', 'olga-password-1');
+    await harness.signIn(page, member.username, member.password);
     await page.getByTestId('user-menu').click();
     await page.getByRole('menuitem', { name: 'System info' }).waitFor();
     expect(await page.getByRole('menuitem', { name: 'License' }).count()).toBe(0);

@@ -35,7 +35,10 @@ export default function DashboardPage() {
   const daily = useStats<StatsDaily>('/stats/daily', period && periodQuery(chartPeriod(period), tz), refreshSeconds, enabled);
   const plans = useStats<StatsPlans>('/stats/plans', query, refreshSeconds, enabled);
   const periodError = summary.error ?? daily.error ?? plans.error;
-  const shownPlan = selectedPlan ?? plans.data?.plans[0]?.plan_id;
+  // While a custom range lacks its last day nothing is asked, and the previous period's answers
+  // (kept on screen while a new period loads) would be taken for the new one's.
+  const [figures, days, planFigures] = enabled ? [summary.data?.figures, daily.data?.days, plans.data?.plans] : [];
+  const shownPlan = selectedPlan ?? planFigures?.[0]?.plan_id;
 
   return (
     <Stack gap="lg">
@@ -72,7 +75,7 @@ export default function DashboardPage() {
             {t('dashboard.period.chooseDays')}
           </Text>
         )}
-        {periodError ? <PageError error={periodError} onRetry={refresh} /> : <PeriodFigures figures={summary.data?.figures} />}
+        {periodError ? <PageError error={periodError} onRetry={refresh} /> : <PeriodFigures figures={figures} />}
       </section>
 
       <section aria-labelledby="dashboard-daily">
@@ -80,7 +83,7 @@ export default function DashboardPage() {
           {t('dashboard.daily.title')}
         </Title>
         <Paper withBorder p="md">
-          <Suspense fallback={<Skeleton h={260} />}>{daily.data ? <DailyChart days={daily.data.days} /> : <Skeleton h={260} />}</Suspense>
+          <Suspense fallback={<Skeleton h={260} />}>{days ? <DailyChart days={days} /> : <Skeleton h={260} />}</Suspense>
         </Paper>
       </section>
 
@@ -89,7 +92,7 @@ export default function DashboardPage() {
           {t('dashboard.plans.title')}
         </Title>
         <Stack>
-          <PlanStats plans={plans.data?.plans} selected={shownPlan} onSelect={setSelectedPlan} />
+          <PlanStats plans={planFigures} selected={shownPlan} onSelect={setSelectedPlan} />
           {shownPlan !== undefined && query && (
             <Suspense fallback={<Skeleton h={480} />}>
               <PlanDetail planId={shownPlan} query={query} refreshSeconds={refreshSeconds} />

@@ -4,6 +4,7 @@ import { useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { attachmentName, saveBlob } from '../../lib/api/download.ts';
 import { showError } from '../../lib/errors.ts';
+import { formatNumber } from '../../lib/format.ts';
 import { toast } from '../../lib/notify.ts';
 import { type CsvProgress, fetchReportsCsv } from './csv-export.ts';
 
@@ -16,7 +17,7 @@ export function ExportCsvButton({ where }: { where: Record<string, unknown> | un
   const { t, i18n } = useTranslation();
   const [progress, setProgress] = useState<CsvProgress | null>(null);
   const running = useRef<AbortController | null>(null);
-  const number = (value: number) => value.toLocaleString(i18n.language === 'pt' ? 'pt-BR' : 'en');
+  const number = (value: number) => formatNumber(value, i18n.language);
 
   const start = async () => {
     const controller = new AbortController();

@@ -9,7 +9,8 @@ import fs from 'node:fs/promises';
 import type { Page } from 'playwright-core';
 import twilio from 'twilio';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { createTenantMember, type TenantMember } from '../../server/test/harness.ts';
+import { createTenantMember, dialect, type TenantMember } from '../../server/test/harness.ts';
+import { seedReports } from '../../server/test/report-seeding.ts';
 import { insertReport, readFixture, storePlan } from '../../server/test/sessions-helpers.ts';
 import { accessibilityViolations, type ConsoleHarness, rowWith, startConsole } from './harness.ts';
 
@@ -96,7 +97,7 @@ beforeAll(async () => {
   await hook('status', callForm('CA-hung-up', HUNG_UP_CALLER, { CallStatus: 'completed' }));
   // The simulator's session: listed only when asked for.
   await insertReport(harness.server.ctx, member.tenantId, { sessionId: 'SIM-1', isTest: true, startedAt: new Date().toISOString(), session: { plan_id: planId, caller: TEST_CALLER } });
-});
+}, 120_000);
 afterAll(() => harness.close());
 
 async function openReports(options: { locale?: string; colorScheme?: 'light' | 'dark'; path?: string } = {}): Promise<Page> {
@@ -259,5 +260,63 @@ describe('the CSV export', () => {
     expect(sessions.sort()).toEqual(shownSessions.filter((report) => ['routed', 'abandoned'].includes(report.disposition)).map((report) => report.session_id).sort());
     await expect.poll(() => page.locator('[data-toast="success"]').first().textContent()).toContain(`${shown} report`);
     await expect.poll(() => page.getByTestId('reports-export-count').isVisible()).toBe(false);
+  });
+});
+
+describe('a CSV export of 100,000 reports', () => {
+  let big: TenantMember;
+  const ROWS = 100_000;
+
+  beforeAll(async () => {
+    big = await createTenantMember(harness.server, await harness.server.login(), 'bigreports');
+    await seedReports(harness.server.ctx.db, dialect, { tenantId: big.tenantId, count: ROWS, newest: new Date().toISOString(), prefix: 'BIG' });
+  });
+
+  /** The reports screen on a slow line (Chromium's own throttling), so that the export lasts long enough to watch and cancel. */
+  async function openBig(bytesPerSecond: number): Promise<Page> {
+    const { page } = await harness.newPage();
+    await harness.signIn(page, big.username, big.password);
+    await page.goto('/reports');
+    await page.getByTestId('data-table').waitFor();
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send('Network.enable');
+    await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: bytesPerSecond, uploadThroughput: -1 });
+    return page;
+  }
+
+  /** The rows the export dialog says it has received of the 100,000, while it is open. */
+  const receivedSoFar = async (page: Page): Promise<number> => {
+    const text = (await page.getByTestId('reports-export-count').textContent()) ?? '';
+    const match = /^([\d,]+) of 100,000 rows received$/.exec(text);
+    return match ? Number(match[1]!.replaceAll(',', '')) : -1;
+  };
+
+  test('shows the rows received against the total while it streams, then saves every row', async () => {
+    const page = await openBig(8_000_000);
+    const downloading = page.waitForEvent('download', { timeout: 60_000 });
+    await page.getByTestId('reports-export').click();
+    // Part of the rows in, against the total the server announced: the progress moves.
+    await expect.poll(() => receivedSoFar(page), { timeout: 30_000 }).toBeGreaterThan(0);
+    expect(await receivedSoFar(page)).toBeLessThan(ROWS);
+    expect(Number(await page.getByTestId('reports-export-progress').locator('[role="progressbar"]').getAttribute('aria-valuenow'))).toBeGreaterThan(0);
+    const download = await downloading;
+    const text = await fs.readFile((await download.path())!, 'utf8');
+    const lines = text.split('\r\n').filter((line) => line !== '');
+    expect(lines).toHaveLength(ROWS + 1);
+    expect(lines[1]!.split(',')[1]).toBe('BIG-1');
+    await expect.poll(() => page.locator('[data-toast="success"]').first().textContent()).toContain('100,000 reports exported');
+  });
+
+  test('cancelled while it streams: no file, the dialog closes', async () => {
+    const page = await openBig(500_000);
+    let downloaded = false;
+    page.on('download', () => (downloaded = true));
+    await page.getByTestId('reports-export').click();
+    await expect.poll(() => receivedSoFar(page), { timeout: 30_000 }).toBeGreaterThan(0);
+    await page.getByTestId('reports-export-cancel').click();
+    await expect.poll(() => page.getByTestId('reports-export-count').isVisible()).toBe(false);
+    await page.waitForTimeout(500);
+    expect(downloaded).toBe(false);
+    await expect.poll(() => page.getByTestId('reports-export').isEnabled()).toBe(true);
   });
 });

@@ -99,8 +99,10 @@ const period = (from: string, to: string, extra = '') => `from=${encodeURICompon
 /** The whole test period: every session below starts in it. */
 const ALL = period('2026-11-19T00:00:00Z', '2026-11-23T00:00:00Z');
 
+/** The reports /reports answers, of the whole test period (ALL) only. */
 async function reportsOf(token: string, where: Record<string, unknown> = {}): Promise<CallReportRecord[]> {
-  return get<CallReportRecord[]>(`/reports?${q('filter', { where, limit: 1000 })}`, token);
+  const reports = await get<CallReportRecord[]>(`/reports?${q('filter', { where, limit: 1000 })}`, token);
+  return reports.filter((report) => report.start_time >= '2026-11-19T00:00:00.000Z' && report.start_time < '2026-11-23T00:00:00.000Z');
 }
 
 /** The figures the reports make, counted here one by one. */
@@ -248,6 +250,17 @@ describe('days', () => {
     ]);
   });
 
+  test('of 25 hours when the clocks go back', async () => {
+    // New York leaves daylight time at 2:00 on 1 November 2026: that day runs from 04:00 to 05:00 UTC the next.
+    await call('2026-11-02T04:30:00.000Z', voice(a.tenantId, plans.sub));
+    const daily = await get<StatsDaily>(`/stats/daily?${period('2026-10-31T04:00:00Z', '2026-11-03T05:00:00Z')}&tz=America/New_York`, a.token);
+    expect(daily.days.map((day) => [day.day, day.figures.sessions])).toEqual([
+      ['2026-10-31', 0],
+      ['2026-11-01', 1],
+      ['2026-11-02', 0],
+    ]);
+  });
+
   test('in UTC by default', async () => {
     const daily = await get<StatsDaily>(`/stats/daily?${ALL}`, a.token);
     expect(daily.days.map((day) => [day.day, day.figures.sessions])).toEqual([
@@ -255,6 +268,12 @@ describe('days', () => {
       ['2026-11-20', 2],
       ['2026-11-21', 3],
       ['2026-11-22', 2],
+    ]);
+    // A period that begins at noon counts its first day from noon.
+    const fromNoon = await get<StatsDaily>(`/stats/daily?${period('2026-11-20T12:00:00Z', '2026-11-22T00:00:00Z')}`, a.token);
+    expect(fromNoon.days.map((day) => [day.day, day.figures.sessions])).toEqual([
+      ['2026-11-20', 1],
+      ['2026-11-21', 3],
     ]);
   });
 });

@@ -360,11 +360,11 @@ export interface NumberRuleTable {
 /**
  * The statistics' rollups (migration 0012, modules/stats/stats-rollups.ts): counters per tenant,
  * plan the sessions started in and UTC hour of their start, raised as each report is first stored.
- * `hour` is `YYYY-MM-DDTHH:00:00.000Z`. PostgreSQL answers bigint sums as text.
+ * `hour` counts hours since 1970-01-01T00:00Z. PostgreSQL answers bigint sums as text.
  */
 export interface StatsSessionTable {
   tenant_id: number;
-  hour: string;
+  hour: number;
   plan_id: number;
   sessions: number;
   voice: number;
@@ -380,7 +380,7 @@ export interface StatsSessionTable {
 /** Blocks entered (once per entry) and where sessions ended, per block of the plan or of a plan it called. */
 export interface StatsNodeTable {
   plan_id: number;
-  hour: string;
+  hour: number;
   tenant_id: number;
   node_plan_id: number;
   node_id: string;
@@ -391,7 +391,7 @@ export interface StatsNodeTable {
 /** Keys pressed per menu block. */
 export interface StatsDigitsTable {
   plan_id: number;
-  hour: string;
+  hour: number;
   tenant_id: number;
   node_plan_id: number;
   node_id: string;

@@ -9,13 +9,14 @@ import type { Database } from '../schema.ts';
  */
 export function up(dialect: DialectName) {
   return async (db: Kysely<unknown>): Promise<void> => {
-    // Sums of durations over an hour of a busy plan pass 2^31 seconds.
+    // Hours since 1970 (integers: a day is a division away, see stats.service.ts). Sums of
+    // durations over an hour of a busy plan pass 2^31 seconds.
     const durationType = dialect === 'postgres' ? 'bigint' : 'integer';
     // Keyed tenant first: a tenant's period reads one range of the key; the administrator's, of every tenant, the hour index.
     await db.schema
       .createTable('stats_sessions')
       .addColumn('tenant_id', 'integer', (c) => c.notNull().references('tenants.id').onDelete('cascade'))
-      .addColumn('hour', 'text', (c) => c.notNull())
+      .addColumn('hour', 'integer', (c) => c.notNull())
       // No foreign key to visual_plans: a removed plan keeps its history, as its reports do.
       .addColumn('plan_id', 'integer', (c) => c.notNull())
       .addColumn('sessions', 'integer', (c) => c.notNull())
@@ -33,24 +34,20 @@ export function up(dialect: DialectName) {
 
     // Keyed plan first: the plan's statistics read one range of the key.
     const nodeKeys = ['plan_id', 'hour', 'tenant_id', 'node_plan_id', 'node_id'] as const;
-    await db.schema
-      .createTable('stats_nodes')
-      .addColumn('plan_id', 'integer', (c) => c.notNull())
-      .addColumn('hour', 'text', (c) => c.notNull())
-      .addColumn('tenant_id', 'integer', (c) => c.notNull().references('tenants.id').onDelete('cascade'))
-      .addColumn('node_plan_id', 'integer', (c) => c.notNull())
-      .addColumn('node_id', 'text', (c) => c.notNull())
+    const perNode = (table: string) =>
+      db.schema
+        .createTable(table)
+        .addColumn('plan_id', 'integer', (c) => c.notNull())
+        .addColumn('hour', 'integer', (c) => c.notNull())
+        .addColumn('tenant_id', 'integer', (c) => c.notNull().references('tenants.id').onDelete('cascade'))
+        .addColumn('node_plan_id', 'integer', (c) => c.notNull())
+        .addColumn('node_id', 'text', (c) => c.notNull());
+    await perNode('stats_nodes')
       .addColumn('entered', 'integer', (c) => c.notNull())
       .addColumn('ended', 'integer', (c) => c.notNull())
       .addPrimaryKeyConstraint('pk_stats_nodes', [...nodeKeys])
       .execute();
-    await db.schema
-      .createTable('stats_digits')
-      .addColumn('plan_id', 'integer', (c) => c.notNull())
-      .addColumn('hour', 'text', (c) => c.notNull())
-      .addColumn('tenant_id', 'integer', (c) => c.notNull().references('tenants.id').onDelete('cascade'))
-      .addColumn('node_plan_id', 'integer', (c) => c.notNull())
-      .addColumn('node_id', 'text', (c) => c.notNull())
+    await perNode('stats_digits')
       .addColumn('digits', 'text', (c) => c.notNull())
       .addColumn('count', 'integer', (c) => c.notNull())
       .addPrimaryKeyConstraint('pk_stats_digits', [...nodeKeys, 'digits'])

@@ -12,11 +12,14 @@ import type { Database } from '../../db/schema.ts';
 /** The dispositions counted in columns of their own; `expired` is the retention job's. */
 export const ROLLED_UP_DISPOSITIONS = ['routed', 'retained', 'abandoned', 'failed', 'expired'] as const;
 
-/** The hour bucket of an ISO timestamp in UTC, as `stats_*.hour` holds it. */
-export const hourOf = (iso: string): string => `${iso.slice(0, 13)}:00:00.000Z`;
+export const HOUR_MS = 3_600_000;
 
-/** The SQL that makes the hour bucket of `start_time`, the same text `hourOf` makes. */
-const HOUR_OF_START = `substr(r.start_time, 1, 13) || ':00:00.000Z'`;
+/** The hour bucket of an instant, as `stats_*.hour` holds it: hours since 1970-01-01T00:00Z. */
+export const hourOf = (iso: string): number => Math.floor(Date.parse(iso) / HOUR_MS);
+
+/** The SQL that makes the hour bucket of a report's `start_time` (an ISO instant), as `hourOf` does. */
+const hourOfStart = (dialect: DialectName): string =>
+  dialect === 'postgres' ? `floor(extract(epoch from r.start_time::timestamptz) / 3600)::integer` : `cast(strftime('%s', r.start_time) as integer) / 3600`;
 
 interface Statement {
   /** With `?` for each parameter; PostgreSQL's `$n` are put in when the statements are joined. */
@@ -169,11 +172,12 @@ export async function rebuildStatsRollups(db: Kysely<Database>, dialect: Dialect
   }
   if (dialect === 'postgres') await sql`lock table call_reports in share mode`.execute(db);
   for (const table of ['stats_sessions', 'stats_nodes', 'stats_digits'] as const) await db.deleteFrom(table).execute();
+  const hour = hourOfStart(dialect);
   const counts = ROLLED_UP_DISPOSITIONS.map((name) => `sum(case when r.disposition = '${name}' then 1 else 0 end)`);
   await sql
     .raw(
       `insert into stats_sessions (tenant_id, hour, plan_id, ${SESSION_COLUMNS.join(', ')}) ` +
-        `select r.tenant_id, ${HOUR_OF_START}, r.plan_id, count(*), sum(case when r.channel = 'voice' then 1 else 0 end), ` +
+        `select r.tenant_id, ${hour}, r.plan_id, count(*), sum(case when r.channel = 'voice' then 1 else 0 end), ` +
         `sum(case when r.channel = 'chat' then 1 else 0 end), ${counts.join(', ')}, sum(r.duration_s) ` +
         `from call_reports r where r.is_test = 0 group by 1, 2, 3`,
     )
@@ -183,9 +187,9 @@ export async function rebuildStatsRollups(db: Kysely<Database>, dialect: Dialect
     .raw(
       `insert into stats_nodes (plan_id, hour, tenant_id, node_plan_id, node_id, entered, ended) ` +
         `select plan_id, hour, tenant_id, node_plan_id, node_id, sum(entered), sum(ended) from (` +
-        `select r.plan_id, ${HOUR_OF_START} as hour, r.tenant_id, ${nodes.number('plan_id')} as node_plan_id, ${nodes.text('node_id')} as node_id, 1 as entered, 0 as ended ` +
+        `select r.plan_id, ${hour} as hour, r.tenant_id, ${nodes.number('plan_id')} as node_plan_id, ${nodes.text('node_id')} as node_id, 1 as entered, 0 as ended ` +
         `from call_reports r ${nodes.from} where r.is_test = 0 ` +
-        `union all select r.plan_id, ${HOUR_OF_START}, r.tenant_id, r.last_node_plan_id, r.last_node_id, 0, 1 ` +
+        `union all select r.plan_id, ${hour}, r.tenant_id, r.last_node_plan_id, r.last_node_id, 0, 1 ` +
         `from call_reports r where r.is_test = 0 and r.last_node_id is not null` +
         `) x group by 1, 2, 3, 4, 5`,
     )
@@ -194,7 +198,7 @@ export async function rebuildStatsRollups(db: Kysely<Database>, dialect: Dialect
   await sql
     .raw(
       `insert into stats_digits (plan_id, hour, tenant_id, node_plan_id, node_id, digits, count) ` +
-        `select r.plan_id, ${HOUR_OF_START}, r.tenant_id, ${digits.number('plan_id')}, ${digits.text('node_id')}, ${digits.text('digits')}, count(*) ` +
+        `select r.plan_id, ${hour}, r.tenant_id, ${digits.number('plan_id')}, ${digits.text('node_id')}, ${digits.text('digits')}, count(*) ` +
         `from call_reports r ${digits.from} where r.is_test = 0 group by 1, 2, 3, 4, 5, 6`,
     )
     .execute(db);

@@ -3,27 +3,27 @@
  * (stats-rollups.ts): a period costs the hours it spans, whatever the history kept.
  */
 import type { StatsDaily, StatsFigures, StatsPlanDetail, StatsPlans, StatsSummary } from '@voxplan/contracts';
-import type { ExpressionBuilder, Kysely } from 'kysely';
-import { DateTime, IANAZone } from 'luxon';
+import { type ExpressionBuilder, type Kysely, sql } from 'kysely';
+import { IANAZone } from 'luxon';
 import type { Database } from '../../db/schema.ts';
 import { AppError, badRequest, notFound } from '../../errors.ts';
-import { hourOf } from './stats-rollups.ts';
+import { HOUR_MS } from './stats-rollups.ts';
 
 /** The longest period asked for at once: a year and a bit, so that "this year" and "last 12 months" fit. */
 export const MAX_PERIOD_DAYS = 400;
 
-const HOUR_MS = 3_600_000;
-
-/** A period as the rollups are read: whole UTC hours, `fromHour` inclusive, `toHour` exclusive. */
+/** A period as the rollups are read: hours since 1970 (stats-rollups.ts `hourOf`), `fromHour` inclusive, `toHour` exclusive. */
 export interface StatsPeriod {
-  fromHour: string;
-  toHour: string;
-  zone: IANAZone;
+  fromHour: number;
+  toHour: number;
+  /** IANA time zone. */
+  zone: string;
   /** Only these plans; undefined: every plan. */
   planIds?: number[];
 }
 
-const floorHour = (ms: number): string => hourOf(new Date(Math.floor(ms / HOUR_MS) * HOUR_MS).toISOString());
+const floorHour = (ms: number): number => Math.floor(ms / HOUR_MS);
+const isoOfHour = (hour: number): string => new Date(hour * HOUR_MS).toISOString();
 
 /**
  * Checks a period's terms beyond their form (the query schema checks that): a known time zone,
@@ -40,7 +40,7 @@ export function periodOf(query: { from: string; to: string; tz: string; plan_id?
       maxDays: MAX_PERIOD_DAYS,
     });
   }
-  return { fromHour: floorHour(from), toHour: floorHour(to), zone: IANAZone.create(query.tz), ...(query.plan_id && { planIds: query.plan_id }) };
+  return { fromHour: floorHour(from), toHour: floorHour(to), zone: query.tz, ...(query.plan_id && { planIds: query.plan_id }) };
 }
 
 type Counter = 'sessions' | 'voice' | 'chat' | 'routed' | 'retained' | 'abandoned' | 'failed' | 'expired' | 'duration_s';
@@ -50,12 +50,12 @@ type Sums = Record<Counter, number | string | bigint | null>;
 
 const sums = (eb: ExpressionBuilder<Database, 'stats_sessions'>) => COUNTERS.map((counter) => eb.fn.sum<Sums[Counter]>(counter).as(counter));
 
-const ZERO: Record<Counter, number> = { sessions: 0, voice: 0, chat: 0, routed: 0, retained: 0, abandoned: 0, failed: 0, expired: 0, duration_s: 0 };
+const ZERO: Readonly<Record<Counter, number>> = { sessions: 0, voice: 0, chat: 0, routed: 0, retained: 0, abandoned: 0, failed: 0, expired: 0, duration_s: 0 };
 
+/** Adds a row's sums to `total`, in place, and answers it. */
 function add(total: Record<Counter, number>, row: Sums): Record<Counter, number> {
-  const next = { ...total };
-  for (const counter of COUNTERS) next[counter] += Number(row[counter] ?? 0);
-  return next;
+  for (const counter of COUNTERS) total[counter] += Number(row[counter] ?? 0);
+  return total;
 }
 
 export function figuresOf(totals: Record<Counter, number>): StatsFigures {
@@ -74,19 +74,78 @@ export function figuresOf(totals: Record<Counter, number>): StatsFigures {
   };
 }
 
-/** The days of the period in its zone, each from the start of the hour its midnight falls in. */
-function daysOf(period: StatsPeriod): Array<{ day: string; fromHour: string }> {
-  const days: Array<{ day: string; fromHour: string }> = [];
-  let start = DateTime.fromISO(period.fromHour, { zone: period.zone }).startOf('day');
-  // A zone whose offset is not whole hours starts its day at the hour before its midnight, which may be the period's first hour.
-  if (floorHour(start.plus({ days: 1 }).toMillis()) <= period.fromHour) start = start.plus({ days: 1 });
-  while (true) {
-    const fromHour = floorHour(start.toMillis());
-    if (fromHour >= period.toHour) break;
-    days.push({ day: start.toISODate()!, fromHour });
-    start = start.plus({ days: 1 });
+const formatters = new Map<string, Intl.DateTimeFormat>();
+
+/** The calendar date (`YYYY-MM-DD`) of an instant in a zone. Intl, not luxon: a year of days took luxon 60 to 160 ms. */
+function dateIn(zone: string, ms: number): string {
+  let formatter = formatters.get(zone);
+  if (!formatter) {
+    formatter = new Intl.DateTimeFormat('en-US', { timeZone: zone, year: 'numeric', month: '2-digit', day: '2-digit' });
+    // Zones are few (the users'); bounded all the same.
+    if (formatters.size >= 100) formatters.clear();
+    formatters.set(zone, formatter);
+  }
+  const parts: Record<string, string> = {};
+  for (const part of formatter.formatToParts(ms)) parts[part.type] = part.value;
+  return `${parts.year}-${parts.month}-${parts.day}`;
+}
+
+/**
+ * The day an hour bucket counts in: the date of its last minute. In a zone of whole hours that is
+ * the hour's own date; in one of half or quarter hours, the hour a midnight falls in counts in the
+ * day that midnight begins (the contract's "the hour before its midnight").
+ */
+const dayOfHour = (zone: string, hourMs: number): string => dateIn(zone, hourMs + HOUR_MS - 60_000);
+
+/** A day of the period: its date in the zone and the first hour counted in it (the first day's: the period's). */
+interface PeriodDay {
+  day: string;
+  fromHour: number;
+}
+
+/** The days of the period in its zone. */
+function daysOf(period: StatsPeriod): PeriodDay[] {
+  const { zone } = period;
+  const days: PeriodDay[] = [];
+  let start = period.fromHour;
+  while (start < period.toHour) {
+    const day = dayOfHour(zone, start * HOUR_MS);
+    days.push({ day, fromHour: start });
+    let next: number;
+    if (days.length === 1) {
+      // The period may begin at any hour of its first day.
+      next = start + 1;
+      while (next < period.toHour && dayOfHour(zone, next * HOUR_MS) === day) next++;
+    } else {
+      // A day is 24 hours, or one more or less when the offset changes in it.
+      next = start + 24;
+      while (dayOfHour(zone, (next - 1) * HOUR_MS) !== day) next--;
+      while (dayOfHour(zone, next * HOUR_MS) === day) next++;
+    }
+    start = next;
   }
   return days;
+}
+
+/**
+ * The SQL that numbers an hour's day in the period (0 for the first), so that the database sums
+ * days rather than sending every hour: runs of 24-hour days are one division each, a day of
+ * another length (the period's ends, a change of offset) a number of its own. A year of hourly
+ * rows took the server 32 ms of CPU to sum into days; this way it gets at most 400 rows.
+ */
+function dayIndexSql(days: PeriodDay[], toHour: number): string {
+  const branches: string[] = [];
+  let index = 0;
+  while (index < days.length) {
+    const start = days[index]!.fromHour;
+    const lengthOf = (i: number) => (days[i + 1]?.fromHour ?? toHour) - days[i]!.fromHour;
+    let last = index;
+    if (lengthOf(index) === 24) while (last + 1 < days.length && lengthOf(last + 1) === 24) last++;
+    const end = days[last + 1]?.fromHour ?? toHour;
+    branches.push(`when "hour" < ${end} then ${last > index || lengthOf(index) === 24 ? `${index} + ("hour" - ${start}) / 24` : `${index}`}`);
+    index = last + 1;
+  }
+  return `case ${branches.join(' ')} end`;
 }
 
 /**
@@ -107,20 +166,16 @@ export class StatsService {
 
   async summary(tenantId: number | undefined, period: StatsPeriod): Promise<StatsSummary> {
     const row = await this.sessionsIn(tenantId, period).select(sums).executeTakeFirstOrThrow();
-    return { from: period.fromHour, to: period.toHour, figures: figuresOf(add(ZERO, row)) };
+    return { from: isoOfHour(period.fromHour), to: isoOfHour(period.toHour), figures: figuresOf(add({ ...ZERO }, row)) };
   }
 
   async daily(tenantId: number | undefined, period: StatsPeriod): Promise<StatsDaily> {
-    const rows = await this.sessionsIn(tenantId, period).select('hour').select(sums).groupBy('hour').orderBy('hour').execute();
     const days = daysOf(period);
-    const totals = days.map(() => ZERO);
-    let index = 0;
-    for (const row of rows) {
-      while (index + 1 < days.length && row.hour >= days[index + 1]!.fromHour) index++;
-      // Hours before the first day's start: only a zone not in whole hours leaves some, before its first midnight.
-      if (days.length === 0 || row.hour < days[0]!.fromHour) continue;
-      totals[index] = add(totals[index]!, row);
-    }
+    // Every number in it is an integer made here from the period, none from the request's text.
+    const dayIndex = sql<number>`${sql.raw(dayIndexSql(days, period.toHour))}`;
+    const rows = await this.sessionsIn(tenantId, period).select(dayIndex.as('day_index')).select(sums).groupBy(dayIndex).execute();
+    const totals = days.map(() => ({ ...ZERO }));
+    for (const row of rows) add(totals[Number(row.day_index)]!, row);
     return { days: days.map(({ day }, i) => ({ day, figures: figuresOf(totals[i]!) })) };
   }
 
@@ -132,7 +187,7 @@ export class StatsService {
     );
     return {
       plans: rows
-        .map((row) => ({ plan_id: row.plan_id, plan_name: names.get(row.plan_id) ?? '', figures: figuresOf(add(ZERO, row)) }))
+        .map((row) => ({ plan_id: row.plan_id, plan_name: names.get(row.plan_id) ?? '', figures: figuresOf(add({ ...ZERO }, row)) }))
         .sort((a, b) => b.figures.sessions - a.figures.sessions || a.plan_id - b.plan_id),
     };
   }

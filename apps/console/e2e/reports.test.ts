@@ -7,11 +7,11 @@
  */
 import fs from 'node:fs/promises';
 import type { Page } from 'playwright-core';
-import twilio from 'twilio';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createTenantMember, dialect, type TenantMember } from '../../server/test/harness.ts';
 import { seedReports } from '../../server/test/report-seeding.ts';
 import { insertReport, readFixture, storePlan } from '../../server/test/sessions-helpers.ts';
+import { signedTwilioCallback, twilioActionOf, twilioCallForm, type TwilioForm } from '../../server/test/twilio-callbacks.ts';
 import { accessibilityViolations, type ConsoleHarness, rowWith, startConsole } from './harness.ts';
 
 const PUBLIC_URL = 'http://voice.example.com';
@@ -29,39 +29,17 @@ let harness: ConsoleHarness;
 let member: TenantMember;
 let planId: number;
 
-type Form = Record<string, string>;
-
 /** A request to a Twilio hook as Twilio sends it, signed for PUBLIC_URL with the account's token. */
-async function hook(path: string, form: Form): Promise<string> {
-  const url = `/api/v1/hooks/twilio/${path}`;
-  const response = await harness.server.app.inject({
-    method: 'POST',
-    url,
-    headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': twilio.getExpectedTwilioSignature(TOKEN, `${PUBLIC_URL}${url}`, form) },
-    payload: new URLSearchParams(form).toString(),
-  });
+async function hook(path: string, form: TwilioForm): Promise<string> {
+  const { url, headers, body } = signedTwilioCallback(TOKEN, PUBLIC_URL, path, form);
+  const response = await harness.server.app.inject({ method: 'POST', url, headers, payload: body });
   expect(response.statusCode, response.body).toBeLessThan(300);
   return response.body;
 }
 
-const callForm = (callSid: string, from: string, extra: Form = {}): Form => ({
-  AccountSid: ACCOUNT,
-  CallSid: callSid,
-  From: from,
-  To: NUMBER,
-  Direction: 'inbound',
-  CallStatus: 'in-progress',
-  ...extra,
-});
-
-/** The path and query of the action URL of the document's verb, as Twilio calls it. */
-function actionOf(twiml: string, pattern: RegExp): string {
-  const match = pattern.exec(twiml);
-  if (!match) throw new Error(`no ${String(pattern)} in ${twiml}`);
-  return match[1]!.replaceAll('&amp;', '&').slice(`${PUBLIC_URL}/api/v1/hooks/twilio/`.length);
-}
-const gatherOf = (twiml: string) => actionOf(twiml, /<Gather[^>]* action="([^"]+)"/);
-const dialOf = (twiml: string) => actionOf(twiml, /<Dial[^>]* action="([^"]+)"/);
+const callForm = (callSid: string, from: string, extra: TwilioForm = {}): TwilioForm => twilioCallForm({ account: ACCOUNT, callSid, from, to: NUMBER }, extra);
+const gatherOf = (twiml: string) => twilioActionOf(twiml, 'Gather', PUBLIC_URL);
+const dialOf = (twiml: string) => twilioActionOf(twiml, 'Dial', PUBLIC_URL);
 
 /** A call that presses 1 and reaches the sales destination, which answers `dialStatus`. */
 async function callSales(callSid: string, caller: string, dialStatus: string): Promise<string> {

@@ -7,6 +7,11 @@ import twilio from 'twilio';
 
 export type TwilioForm = Record<string, string>;
 
+/** The form of a voice callback for an inbound call in progress, as Twilio posts it; `extra` adds or replaces fields (Digits, CallStatus…). */
+export function twilioCallForm(call: { account: string; callSid: string; from: string; to: string }, extra: TwilioForm = {}): TwilioForm {
+  return { AccountSid: call.account, CallSid: call.callSid, From: call.from, To: call.to, Direction: 'inbound', CallStatus: 'in-progress', ...extra };
+}
+
 /** The request for the hook at `path` (after /api/v1/hooks/twilio/): its URL path, headers and body. */
 export function signedTwilioCallback(authToken: string, publicUrl: string, path: string, form: TwilioForm) {
   const url = `/api/v1/hooks/twilio/${path}`;

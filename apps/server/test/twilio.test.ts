@@ -12,7 +12,7 @@ import { createMediaUrls, MEDIA_URL_TTL_SECONDS } from '../src/modules/audios/me
 import { probe, uploadCall } from './audio-fixtures.ts';
 import { createTenantMember, errorOf, q, startTestServer, type TenantMember, type TestServer } from './harness.ts';
 import { readFixture, storePlan } from './sessions-helpers.ts';
-import { twilioActionOf } from './twilio-callbacks.ts';
+import { twilioActionOf, twilioCallForm } from './twilio-callbacks.ts';
 
 const PUBLIC_URL = 'https://voice.example.com';
 const ACCOUNT = 'AC00000000000000000000000000000001';
@@ -45,15 +45,7 @@ function hook(path: string, form: Form, options: { token?: string; signedUrl?: s
   });
 }
 
-const callForm = (callSid: string, extra: Form = {}, from = CALLER): Form => ({
-  AccountSid: ACCOUNT,
-  CallSid: callSid,
-  From: from,
-  To: NUMBER,
-  Direction: 'inbound',
-  CallStatus: 'in-progress',
-  ...extra,
-});
+const callForm = (callSid: string, extra: Form = {}, from = CALLER): Form => twilioCallForm({ account: ACCOUNT, callSid, from, to: NUMBER }, extra);
 
 /** The path and query of the action URL of the document's verb (`Gather`, `Dial`), as Twilio will call it. */
 const actionOf = (twiml: string, verb: string): string => twilioActionOf(twiml, verb, PUBLIC_URL);

@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { type CreateTableBuilder, type Kysely, sql } from 'kysely';
 import { rebuildStatsRollups } from '../../modules/stats/stats-rollups.ts';
 import type { DialectName } from '../database.ts';
 import type { Database } from '../schema.ts';
@@ -12,6 +12,10 @@ export function up(dialect: DialectName) {
     // Hours since 1970 (integers: a day is a division away, see stats.service.ts). Sums of
     // durations over an hour of a busy plan pass 2^31 seconds.
     const durationType = dialect === 'postgres' ? 'bigint' : 'integer';
+    // On SQLite the rows are stored in their key's order (WITHOUT ROWID), so that a period is one
+    // range of the table rather than an index range and a lookup per row: a year of a tenant's
+    // hours is 175,000 rows.
+    const clustered = <T extends string>(table: CreateTableBuilder<T, never>) => (dialect === 'sqlite' ? table.modifyEnd(sql`without rowid`) : table);
     // Keyed tenant first: a tenant's period reads one range of the key; the administrator's, of every tenant, the hour index.
     await db.schema
       .createTable('stats_sessions')
@@ -29,6 +33,7 @@ export function up(dialect: DialectName) {
       .addColumn('expired', 'integer', (c) => c.notNull())
       .addColumn('duration_s', durationType, (c) => c.notNull())
       .addPrimaryKeyConstraint('pk_stats_sessions', ['tenant_id', 'hour', 'plan_id'])
+      .$call(clustered)
       .execute();
     await db.schema.createIndex('ix_stats_sessions__hour').on('stats_sessions').column('hour').execute();
 
@@ -46,11 +51,13 @@ export function up(dialect: DialectName) {
       .addColumn('entered', 'integer', (c) => c.notNull())
       .addColumn('ended', 'integer', (c) => c.notNull())
       .addPrimaryKeyConstraint('pk_stats_nodes', [...nodeKeys])
+      .$call(clustered)
       .execute();
     await perNode('stats_digits')
       .addColumn('digits', 'text', (c) => c.notNull())
       .addColumn('count', 'integer', (c) => c.notNull())
       .addPrimaryKeyConstraint('pk_stats_digits', [...nodeKeys, 'digits'])
+      .$call(clustered)
       .execute();
 
     await rebuildStatsRollups(db as Kysely<Database>, dialect);

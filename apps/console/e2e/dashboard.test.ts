@@ -189,6 +189,27 @@ describe('the dashboard on one server', () => {
     expect(await accessibilityViolations(page)).toEqual([]);
   });
 
+  test('a custom range of days: the day before has none of the calls, today both', async () => {
+    const page = await openDashboard(harness, member);
+    await expect.poll(() => page.getByTestId('figure-calls-value').textContent()).toBe('2');
+    await page.getByTestId('period-kind').getByText('Custom').click();
+    expect(await page.getByTestId('figure-calls-value').textContent()).toBe('—');
+    const dayName = (date: Date) => date.toLocaleDateString('en-GB', { day: 'numeric', month: 'long', year: 'numeric' });
+    const pickDays = async (date: Date) => {
+      await page.getByTestId('period-range').click();
+      const day = page.getByRole('button', { name: dayName(date), exact: true }).first();
+      await day.click();
+      await day.click();
+    };
+    const today = new Date();
+    await pickDays(new Date(today.getFullYear(), today.getMonth(), today.getDate() - 1));
+    await expect.poll(() => page.getByTestId('figure-calls-value').textContent()).toBe('0');
+    await pickDays(today);
+    await expect.poll(() => page.getByTestId('figure-calls-value').textContent()).toBe('2');
+    await page.getByTestId('period-kind').getByText('Last 7 days').click();
+    await expect.poll(() => page.getByTestId('figure-calls-value').textContent()).toBe('2');
+  });
+
   test('the refresh interval is remembered', async () => {
     const page = await openDashboard(harness, member);
     await page.getByTestId('dashboard-refresh-interval').click();

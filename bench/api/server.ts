@@ -149,7 +149,7 @@ async function main(): Promise<void> {
     const passed = ['WHATSAPP_GRAPH_URL', 'WEBCHAT_RATE_PER_ADDRESS', 'WEBCHAT_RATE_PER_KEY'].flatMap((name) => (process.env[name] ? [[name, process.env[name]]] : []));
     // bench/channels/agi.ts: the FastAGI listener too, on a port of its own.
     const agiEnv = process.env.BENCH_AGI === '1' ? { AGI_PORT: '0' } : {};
-    const config = benchServerConfig(dataDir, process.env.BENCH_DATABASE_URL, { PUBLIC_URL: publicUrl, MASTER_KEY: masterKey, ...Object.fromEntries(passed), ...agiEnv });
+    const config = await benchServerConfig(dataDir, process.env.BENCH_DATABASE_URL, { PUBLIC_URL: publicUrl, MASTER_KEY: masterKey, ...Object.fromEntries(passed), ...agiEnv });
     started = await startContext(config);
     app = await buildApp(started.ctx);
     await app.listen({ port: 0, host: config.host });
@@ -159,7 +159,7 @@ async function main(): Promise<void> {
     const dataDir = process.env.BENCH_DATA_DIR;
     if (!dataDir) throw new Error('BENCH_DATA_DIR is required');
     const rows = Number(process.env.BENCH_ROWS ?? 100_000);
-    const config = benchServerConfig(dataDir, process.env.BENCH_DATABASE_URL);
+    const config = await benchServerConfig(dataDir, process.env.BENCH_DATABASE_URL);
     started = await startContext(config);
     const seedStart = performance.now();
     const seeded = await seed(started.ctx, rows);

@@ -16,7 +16,7 @@ if (!dataDir || !process.send) throw new Error('simulator-server.ts runs as a ch
 const collectGarbage = (globalThis as { gc?: () => void }).gc;
 if (!collectGarbage) throw new Error('run with --expose-gc: resident memory is read after a full collection');
 
-const config = benchServerConfig(dataDir);
+const config = await benchServerConfig(dataDir);
 const started = await startContext(config);
 await started.warm();
 const app = await buildApp(started.ctx, { logger: false });

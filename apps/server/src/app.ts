@@ -10,6 +10,7 @@ import { registerMediaRoutes } from './modules/audios/media.routes.ts';
 import { registerAuthRoutes } from './modules/auth/auth.routes.ts';
 import { registerDateRangeRoutes } from './modules/date-ranges/date-ranges.routes.ts';
 import { registerHolidayImportRoutes } from './modules/holidays/holidays-import.routes.ts';
+import { registerLicenseRoutes } from './modules/license/license.routes.ts';
 import { registerPlanWebhookRoutes } from './modules/plan-webhook/plan-webhook.routes.ts';
 import { registerReportExportRoutes } from './modules/reports/reports-export.routes.ts';
 import { simulatorPlugin } from './modules/simulator/simulator.routes.ts';
@@ -116,6 +117,7 @@ export async function buildApp(ctx: AppContext, options: FastifyServerOptions = 
         registerStatsRoutes(secured, ctx);
         registerStatsLiveRoutes(secured, ctx, hostReading);
         registerReportExportRoutes(secured, ctx);
+        registerLicenseRoutes(secured, ctx);
         await registerAudioRoutes(secured, ctx);
         for (const resource of allResources()) registerResource(secured, ctx, resource);
       });

@@ -16,6 +16,8 @@ import { enqueuePlanEvent } from './modules/plan-webhook/plan-webhook.service.ts
 import { planWebhookEvents } from './modules/sessions/plan-webhook-events.ts';
 import { createChatHandOff } from './modules/sessions/chat-handoff.ts';
 import { createSessionRuntime, type SessionRuntime } from './modules/sessions/sessions.service.ts';
+import { createLicenseService, provisionLicense } from './modules/license/license.service.ts';
+import { readHardwareId } from './modules/system/system-info.routes.ts';
 import { createSettingsOutboundHttp } from './outbound/settings.ts';
 
 export interface Started {
@@ -59,7 +61,10 @@ export async function startContext(config: Config): Promise<Started> {
       outbound,
     };
     const log = (message: string) => console.warn(message);
+    const license = createLicenseService({ db: handle.db, extraPublicKeys: config.licensePublicKeys, hardwareId: readHardwareId });
+    if (config.licenseFile) await provisionLicense(license, handle.db, config.licenseFile);
     sessions = createSessionRuntime(base, {
+      admit: () => license.admitSession(),
       scripts,
       log,
       audios: createAudioLookup(base.db, createMediaUrls(keys.mediaKey, config.publicUrl)),
@@ -68,7 +73,7 @@ export async function startContext(config: Config): Promise<Started> {
       handOff: createChatHandOff(base),
       ai: createAiPort(base, { log }),
     });
-    const ctx: AppContext = { ...base, sessions };
+    const ctx: AppContext = { ...base, sessions, license };
     const now = nowIso();
     // Type "sistema", so that nobody removes them.
     for (const [name, setting] of Object.entries(systemSettings)) {

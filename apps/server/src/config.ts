@@ -38,6 +38,10 @@ export interface Config {
   ai: AiConfig;
   /** The FastAGI listener for Asterisk (docs/channels-asterisk.md): off unless AGI_PORT is set. */
   agi: AgiConfig | null;
+  /** Public keys trusted besides the vendor's (comma-separated SPKI DER, base64): tests and the vendor's staging. */
+  licensePublicKeys: string | undefined;
+  /** A licence document activated at start when none is stored (provisioning; docs/licence.md). */
+  licenseFile: string | undefined;
 }
 
 export interface AgiConfig {
@@ -131,5 +135,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       callsPerTenantPerMinute: intFrom(env, 'AI_CALLS_PER_TENANT_PER_MINUTE', 600),
     },
     agi: agiConfig(env),
+    licensePublicKeys: env.LICENSE_PUBLIC_KEYS || undefined,
+    licenseFile: env.LICENSE_FILE ? path.resolve(env.LICENSE_FILE) : undefined,
   };
 }

@@ -8,6 +8,7 @@ import type { ReadCache } from './db/read-cache.ts';
 import type { Database } from './db/schema.ts';
 import type { AccessTokens } from './lib/access-tokens.ts';
 import type { Keys } from './lib/keys.ts';
+import type { LicenseService } from './modules/license/license.service.ts';
 import type { SessionRuntime } from './modules/sessions/sessions.service.ts';
 
 /** Everything a request handler needs from the process, passed explicitly instead of imported. */
@@ -25,6 +26,8 @@ export interface AppContext {
   outbound: OutboundHttp;
   /** Sessions of calls and chats: start one, run its turns, sweep idle chats (docs/sessions.md). */
   sessions: SessionRuntime;
+  /** The licence in force and its limits (docs/licence.md). */
+  license: LicenseService;
 }
 
 /** Who is calling, once the credentials have been checked. */

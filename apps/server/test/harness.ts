@@ -7,6 +7,7 @@ import { buildApp } from '../src/app.ts';
 import { startContext } from '../src/bootstrap.ts';
 import { type Config, loadConfig } from '../src/config.ts';
 import type { AppContext } from '../src/context.ts';
+import { unlimitedTestLicenseEnv } from '../src/modules/license/test-license.ts';
 import { createTestDatabase } from './postgres-server.ts';
 
 export const ADMIN = { username: 'admin', password: 'admin-password-1' };
@@ -33,6 +34,8 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     dropDatabase = database.drop;
   }
   const config = loadConfig({
+    // Without practical limits: the licence's own tests pass LICENSE_FILE '' to see the defaults.
+    ...(await unlimitedTestLicenseEnv()),
     DATA_DIR: dataDir,
     ADMIN_PASSWORD: ADMIN.password,
     MASTER_KEY: '11'.repeat(32),

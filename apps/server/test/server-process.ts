@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { expect, inject } from 'vitest';
 import { type Config, loadConfig } from '../src/config.ts';
+import { unlimitedTestLicenseEnv } from '../src/modules/license/test-license.ts';
 import { ADMIN, dialect } from './harness.ts';
 import { createTestDatabase } from './postgres-server.ts';
 
@@ -76,7 +77,7 @@ export type Cleanups = (() => Promise<void> | void)[];
  * second instance on the same database. What to undo is pushed on `cleanups`.
  */
 export async function startServerProcess(cleanups: Cleanups, extraEnv: NodeJS.ProcessEnv = {}): Promise<ServerProcess> {
-  const env: NodeJS.ProcessEnv = { ...process.env, ADMIN_PASSWORD: ADMIN.password, LOG_LEVEL: 'warn', HOST: '127.0.0.1', ...extraEnv };
+  const env: NodeJS.ProcessEnv = { ...process.env, ...(await unlimitedTestLicenseEnv()), ADMIN_PASSWORD: ADMIN.password, LOG_LEVEL: 'warn', HOST: '127.0.0.1', ...extraEnv };
   if (!env.DATA_DIR) {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'voxplan-process-'));
     cleanups.push(() => fs.rmSync(dataDir, { recursive: true, force: true }));

@@ -41,8 +41,8 @@ export const configurationUpdateSchema = z
 export type ConfigurationCreate = z.input<typeof configurationCreateSchema>;
 export type ConfigurationUpdate = z.input<typeof configurationUpdateSchema>;
 
-/** What a system setting holds: a number in a range, on/off, or free text. */
-export type SettingKind = { kind: 'number'; min: number; max: number } | { kind: 'boolean' } | { kind: 'text' };
+/** What a system setting holds: a number in a range, on/off, free text, or an http(s) address (empty: off). */
+export type SettingKind = { kind: 'number'; min: number; max: number } | { kind: 'boolean' } | { kind: 'text' } | { kind: 'url' };
 
 export type SystemSettingDefinition = SettingKind & {
   /** The value a fresh installation starts with, and what readers use while the stored one is unusable. */
@@ -100,6 +100,14 @@ export const systemSettings = {
     description: 'Days call reports, sessions and their events are kept',
     descriptionKey: 'settings.descriptions.reports_retention_days',
   },
+  license_server_url: {
+    kind: 'url',
+    // Off until the vendor gives one: the licence is then synced only when an administrator asks (docs/licence.md).
+    default: '',
+    category: 'license',
+    description: 'Address of the licence server the licence is synced with; empty: no sync',
+    descriptionKey: 'settings.descriptions.license_server_url',
+  },
   voice_session_end_timeout_minutes: {
     kind: 'number',
     // A call still open after a week is not a call; under 5 minutes would close live ones.
@@ -123,6 +131,7 @@ export function systemSettingNamed(name: string): SystemSettingDefinition | unde
 export function allowedSettingValues(kind: SettingKind): string | undefined {
   if (kind.kind === 'number') return `${kind.min}–${kind.max}`;
   if (kind.kind === 'boolean') return 'true, false';
+  if (kind.kind === 'url') return 'http(s)://…, ""';
   return undefined;
 }
 
@@ -141,7 +150,17 @@ export function parseSettingValue<D extends SettingKind>(kind: D, text: string):
   if (kind.kind === 'boolean') {
     return (trimmed === 'true' ? true : trimmed === 'false' ? false : undefined) as SettingValue<D> | undefined;
   }
+  if (kind.kind === 'url') return (trimmed === '' || isHttpUrl(trimmed) ? trimmed : undefined) as SettingValue<D> | undefined;
   return text as SettingValue<D>;
+}
+
+function isHttpUrl(text: string): boolean {
+  try {
+    const url = new URL(text);
+    return (url.protocol === 'https:' || url.protocol === 'http:') && url.hostname !== '';
+  } catch {
+    return false;
+  }
 }
 
 /** A system setting's value for its readers: the stored text when it is valid, else the default. */

@@ -49,6 +49,11 @@ export const errorCodes = [
   'license_update_error',
   'license_sync_error',
   'license_decrypt_error',
+  'license_invalid_signature',
+  'license_hardware_mismatch',
+  'license_sessions_limit_reached',
+  'license_tenants_limit_reached',
+  'license_numbers_limit_reached',
   // added by this project
   'invalid_input',
   'invalid_filter',

@@ -46,6 +46,11 @@ export const licenseInfoSchema = z.object({
   state: z.enum(licenseStates),
   /** The stored licence's fields; null without one. */
   license: licensePayloadSchema.omit({ format: true }).nullable(),
+  /**
+   * Why a stored licence is not in force although it is there: it is for another server (the
+   * database moved), or its signature is not trusted any more. The state is then without_license.
+   */
+  problem: z.enum(['hardware_mismatch', 'invalid_signature']).nullable(),
   /** The limits in force now: the licence's while it is active or poc, else the defaults. */
   limits: licenseLimitsSchema,
   default_limits: licenseLimitsSchema,

@@ -14,6 +14,7 @@ import * as whatsappAppSecret from './migrations/0010-whatsapp-app-secret.ts';
 import * as webchat from './migrations/0011-webchat.ts';
 import * as statsRollups from './migrations/0012-stats-rollups.ts';
 import * as retentionIndexes from './migrations/0013-retention-indexes.ts';
+import * as license from './migrations/0014-license.ts';
 import type { Database } from './schema.ts';
 
 /** Numbered migrations, applied in order at start. Add one line per new migration file. */
@@ -32,6 +33,7 @@ function migrationsFor(dialect: DialectName): Record<string, Migration> {
     '0011-webchat': { up: webchat.up },
     '0012-stats-rollups': { up: statsRollups.up(dialect) },
     '0013-retention-indexes': { up: retentionIndexes.up },
+    '0014-license': { up: license.up },
   };
 }
 

@@ -399,6 +399,16 @@ export interface StatsDigitsTable {
   count: number;
 }
 
+/** The licence, one row at most (id 1): migration 0014, modules/license. */
+export interface LicenseTable {
+  id: number;
+  document: string;
+  activated_time: string;
+  activated_by: string | null;
+  last_sync_time: string | null;
+  last_sync_result: 'renewed' | 'unchanged' | 'blocked' | 'canceled' | 'error' | null;
+}
+
 export interface Database {
   tenants: TenantTable;
   users: UserTable;
@@ -423,6 +433,7 @@ export interface Database {
   sessions: SessionTable;
   session_events: SessionEventTable;
   call_reports: CallReportTable;
+  license: LicenseTable;
   protocol_counters: ProtocolCounterTable;
   numbers: NumberTable;
   number_rules: NumberRuleTable;

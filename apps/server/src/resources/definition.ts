@@ -49,6 +49,8 @@ export interface ResourceDefinition<Out = unknown> {
   notFoundCode?: ErrorCode;
   /** Fields masked in the audit log. */
   secretFields?: readonly string[];
+  /** Refuses a create before anything is written (throws an AppError): the licence's counts. */
+  beforeCreate?(write: WriteContext): Promise<void>;
   /** Turns the parsed input into column values; the generic layer adds ids, times and tenant. */
   toValues?(input: Values, write: WriteContext, before?: Row): Promise<Values> | Values;
   /** Runs after the row is written, inside the transaction (e.g. a user's roles). */

@@ -369,6 +369,7 @@ export class ResourceService<Out> {
     const tenantId = this.assertCreatable(scope);
     assertStorable(input);
     return this.inTransaction(scope, async (write) => {
+      await this.definition.beforeCreate?.(write);
       const now = nowIso();
       const timestamps = this.definition.timestamps ?? { created: true, updated: true };
       const row = {

@@ -30,6 +30,7 @@ type SystemValues = { value: number | boolean | string };
 function systemValueSchema(definition: SystemSettingDefinition): z.ZodType {
   if (definition.kind === 'number') return z.object({ value: z.number().min(definition.min).max(definition.max) });
   if (definition.kind === 'boolean') return z.object({ value: z.boolean() });
+  if (definition.kind === 'url') return z.object({ value: z.string().optional().refine((value) => parseSettingValue(definition, value ?? '') !== undefined, 'invalidHttpUrl') });
   return configurationUpdateSchema.pick({ value: true });
 }
 
@@ -72,6 +73,7 @@ function SystemSettingForm({ setting, definition, onClose }: { setting: Configur
         {definition.kind === 'boolean' && (
           <Switch label={t('settings.value')} {...form.getInputProps('value', { type: 'checkbox' })} data-testid="setting-value" />
         )}
+        {definition.kind === 'url' && <TextInput label={t('settings.value')} placeholder="https://" {...form.getInputProps('value')} data-testid="setting-value" />}
         {definition.kind === 'text' && (
           <Textarea label={t('settings.value')} autosize minRows={2} maxRows={10} {...form.getInputProps('value')} data-testid="setting-value" />
         )}

@@ -147,6 +147,7 @@ export const numbersResource = defineResource({
   unique: [{ columns: ['number'], code: 'number_already_exists' }],
   present: presentNumbers,
   readTables: ['number_rules'],
+  beforeCreate: ({ app, trx }) => app.license.assertRoom('numbers', trx),
   async toValues(input, write, before) {
     const tenantId = (before?.tenant_id as number | undefined) ?? write.scope.tenantId!;
     await assertReferencesExist(write.trx, tenantId, input);

@@ -163,6 +163,11 @@ export interface SessionRuntimeOptions {
   handOff?: ChatHandOff;
   /** Chats the sweeper takes per pass. Default 200. */
   sweepBatch?: number;
+  /**
+   * Refuses a new call or chat (throws an AppError) before anything is stored: the licence's
+   * concurrent sessions. Test sessions and a start repeated by its channel are not asked.
+   */
+  admit?: () => Promise<void>;
   /** How long a sweeper's claim on a timeout lasts, should it die before ending the chat. Default 60 s. */
   claimLeaseMs?: number;
   log?: (message: string) => void;
@@ -185,10 +190,11 @@ function checkId(value: unknown, path: string): string {
 
 const isMessaging = (value: Messaging | MessagingOptions): value is Messaging => typeof (value as Messaging).send === 'function';
 
-export function createSessionRuntime(ctx: Omit<AppContext, 'sessions'>, options: SessionRuntimeOptions): SessionRuntime {
+export function createSessionRuntime(ctx: Omit<AppContext, 'sessions' | 'license'>, options: SessionRuntimeOptions): SessionRuntime {
   const db = ctx.db;
   const clock = options.clock ?? systemClock;
   const events = options.events ?? noSessionEvents;
+  const admit = options.admit;
   const maxAttempts = options.maxAttempts ?? 10;
   const sweepBatch = options.sweepBatch ?? 200;
   const claimLeaseMs = options.claimLeaseMs ?? 60_000;
@@ -317,6 +323,7 @@ export function createSessionRuntime(ctx: Omit<AppContext, 'sessions'>, options:
       const { draft, is_test, start_node, ...init } = request;
       const isDraft = draft === true;
       const isTest = is_test ?? isDraft;
+      if (!isTest) await admit?.();
       // Real calls always begin at the start block: what they run is what the plan says.
       if (start_node !== undefined && !isTest) throw badRequest('invalid_input', [{ path: 'start_node', message: 'only test sessions begin at a chosen block' }]);
       const draftPlanId = isDraft ? init.plan_id : null;

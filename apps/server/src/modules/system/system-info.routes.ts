@@ -18,6 +18,19 @@ export type HostReading = Omit<SystemInfo, 'server_time'> & {
   bytes: { memory_total: number; memory_available: number; disk_total: number | null; disk_available: number | null };
 };
 
+/**
+ * The id the licence is bound to: the board's UUID (DMI), else the operating system's machine id
+ * (containers and virtual machines without DMI access), '—' when neither can be read.
+ */
+export const hardwareIdOf = (uuid: { hardware: string; os: string }): string => uuid.hardware || uuid.os || '—';
+
+/** This server's hardware id, read once: it does not change while the process runs. */
+let hardwareId: Promise<string> | undefined;
+export function readHardwareId(): Promise<string> {
+  hardwareId ??= si.uuid().then(hardwareIdOf);
+  return hardwareId;
+}
+
 /** Reads the host: systeminformation runs commands (dmidecode, ip, df…), a few dozen milliseconds of work each time. */
 async function readHost(): Promise<HostReading> {
   const [uuid, interfaces, board, cpu, mem, disks] = await Promise.all([si.uuid(), si.networkInterfaces(), si.baseboard(), si.cpu(), si.mem(), si.fsSize()]);
@@ -25,7 +38,7 @@ async function readHost(): Promise<HostReading> {
   const primary = list.find((nic) => nic.default) ?? list.find((nic) => !nic.internal && nic.ip4) ?? list[0];
   const disk = disks.find((entry) => entry.mount === '/') ?? disks[0];
   return {
-    hardware_id: uuid.hardware || uuid.os || '—',
+    hardware_id: hardwareIdOf(uuid),
     ip_address: primary?.ip4 || primary?.ip6 || '—',
     motherboard: joined(board.manufacturer, board.model),
     processor: joined(cpu.manufacturer, cpu.brand, `(${cpu.cores} cores)`),

@@ -18,6 +18,7 @@ export const tenantsResource = defineResource({
   unique: [{ columns: ['name'], code: 'tenant_already_exists' }],
   timestamps: { created: true, updated: false },
   auditTenant: (row) => row.id,
+  beforeCreate: ({ app, trx }) => app.license.assertRoom('tenants', trx),
   present: (rows: Row[]) => rows.map(({ id, created_time, name }) => ({ id, created_time: created_time as string, name: name as string })),
   // A row added to the tenant while it is being removed (after beforeDelete looked) stops the removal.
   inUseCode: 'tenant_in_use',

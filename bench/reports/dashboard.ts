@@ -12,7 +12,6 @@
  *   BENCH_PIN=1                    0: no CPU pinning
  *   BENCH_STRICT=0                 1: exit 3 when a target FAILs (wrong answers always exit 1)
  */
-import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -20,16 +19,15 @@ import type { StatsDaily, StatsPlanDetail, StatsPlans, StatsSummary } from '@vox
 import type { CallReport } from '@voxplan/engine';
 import { sql } from 'kysely';
 import { startContext } from '../../apps/server/src/bootstrap.ts';
-import type { AppContext } from '../../apps/server/src/context.ts';
 import { rollUpReport } from '../../apps/server/src/modules/stats/stats-rollups.ts';
-import { apiCall } from '../lib/api-call.ts';
 import { runBench } from '../lib/bench-main.ts';
 import { benchDatabases, type Dialect, dialectsOf } from '../lib/dialects.ts';
 import { envNumber } from '../lib/env.ts';
-import { fmt, percentile, table } from '../lib/load.ts';
-import { canPin, cpuCount, LOADGEN_CPU, pinSelf, SERVER_CPU, type ServerChild, ServerChildren } from '../lib/server-child.ts';
-import { BENCH_ADMIN, benchServerConfig } from '../lib/server-config.ts';
-import { isOtherTenant, isTestReport, type SeededReports, SEED_START, seedReports } from './seed.ts';
+import { fmt, table } from '../lib/load.ts';
+import { canPin, cpuCount, LOADGEN_CPU, pinSelf, SERVER_CPU, ServerChildren } from '../lib/server-child.ts';
+import { benchServerConfig } from '../lib/server-config.ts';
+import { helloBaseline, readJson, startSeededServer, timeGets } from './harness.ts';
+import { isOtherTenant, isTestReport, type SeededReports, SEED_START } from './seed.ts';
 
 const settings = {
   dialects: dialectsOf(process.env.BENCH_DIALECT),
@@ -42,40 +40,11 @@ const settings = {
 const TARGET_MS = 100;
 /** The target is set at this many reports; fewer are measured against it for information only. */
 const TARGET_REPORTS = 1_000_000;
-const PUBLIC_URL = 'http://bench.invalid';
 const serverScript = path.join(import.meta.dirname, '../api/server.ts');
 const pinning = settings.pin && canPin();
 
 const failures: string[] = [];
 let targetFailures = 0;
-
-interface Timing {
-  median: number;
-  p95: number;
-  /** Server CPU (user + system, /proc) per request, ms. */
-  cpuMs: number;
-}
-
-/** `count` requests one after another, after a warm-up; answers the timings and the last answer. */
-async function time(server: ServerChild, url: string, headers: Record<string, string>, count: number): Promise<Timing & { body: unknown }> {
-  let body: unknown;
-  const get = async () => {
-    const response = await fetch(`${server.url}${url}`, { headers });
-    body = await response.json();
-    if (!response.ok) throw new Error(`GET ${url}: ${response.status} ${JSON.stringify(body)}`);
-  };
-  for (let i = 0; i < settings.warmup; i++) await get();
-  const latencies = new Float64Array(count);
-  const cpuBefore = server.cpuSeconds() ?? Number.NaN;
-  for (let i = 0; i < count; i++) {
-    const started = performance.now();
-    await get();
-    latencies[i] = performance.now() - started;
-  }
-  const cpuMs = (((server.cpuSeconds() ?? Number.NaN) - cpuBefore) / count) * 1000;
-  latencies.sort();
-  return { median: percentile(latencies, 50), p95: percentile(latencies, 95), cpuMs, body };
-}
 
 const iso = (ms: number) => new Date(ms).toISOString();
 const DAY_MS = 86_400_000;
@@ -122,38 +91,46 @@ function queries(seeded: SeededReports): Array<{ name: string; url: string; chec
 
 /**
  * What adding a report to the rollups adds to the transaction that stores it, in µs: transactions
- * of one rollUpReport against transactions of one trivial read, alternated. The report is the
- * other tenant's, long before the periods queried, so the checks above are not moved.
+ * of one rollUpReport against transactions of one trivial read, alternated, on a database of their
+ * own (the one the queries read is not moved).
  */
-async function rollupCost(ctx: AppContext, seeded: SeededReports): Promise<number> {
-  const at = new Date(Date.parse(SEED_START) - 100 * DAY_MS).toISOString();
-  const nodes = Array.from({ length: 21 }, (_, index) => ({ plan_id: 1, node_id: `n${index}`, type: 'play_message', at, exit: index < 20 ? 'next' : null }));
-  const report = {
-    tenant_id: seeded.otherTenantId,
-    plan_id: 1,
-    channel: 'voice',
-    disposition: 'retained',
-    started_at: at,
-    duration_s: 60,
-    nodes,
-    last_node: { plan_id: 1, node_id: 'n20', type: 'play_message' },
-    pressed_digits: [
-      { plan_id: 1, node_id: 'n3', digits: '1', at },
-      { plan_id: 1, node_id: 'n7', digits: '2', at },
-    ],
-  } as unknown as CallReport; // only the fields the rollups read
-  const rounds = 500;
-  let withRollup = 0;
-  let empty = 0;
-  for (let i = 0; i < rounds; i++) {
-    let started = performance.now();
-    await ctx.db.transaction().execute((trx) => rollUpReport(trx, report));
-    withRollup += performance.now() - started;
-    started = performance.now();
-    await ctx.db.transaction().execute((trx) => sql`select 1`.execute(trx));
-    empty += performance.now() - started;
+async function rollupCost(dataDir: string, databaseUrl: string | undefined): Promise<number> {
+  fs.mkdirSync(dataDir, { recursive: true });
+  const started = await startContext(await benchServerConfig(dataDir, databaseUrl));
+  try {
+    const { db } = started.ctx;
+    const tenant = await db.insertInto('tenants').values({ created_time: SEED_START, name: 'Bench rollups', integrations: null }).returning('id').executeTakeFirstOrThrow();
+    const at = SEED_START;
+    const nodes = Array.from({ length: 21 }, (_, index) => ({ plan_id: 1, node_id: `n${index}`, type: 'play_message', at, exit: index < 20 ? 'next' : null }));
+    const report = {
+      tenant_id: tenant.id,
+      plan_id: 1,
+      channel: 'voice',
+      disposition: 'retained',
+      started_at: at,
+      duration_s: 60,
+      nodes,
+      last_node: { plan_id: 1, node_id: 'n20', type: 'play_message' },
+      pressed_digits: [
+        { plan_id: 1, node_id: 'n3', digits: '1', at },
+        { plan_id: 1, node_id: 'n7', digits: '2', at },
+      ],
+    } as unknown as CallReport; // only the fields the rollups read
+    const rounds = 500;
+    let withRollup = 0;
+    let empty = 0;
+    for (let i = 0; i < rounds; i++) {
+      let begun = performance.now();
+      await db.transaction().execute((trx) => rollUpReport(trx, report));
+      withRollup += performance.now() - begun;
+      begun = performance.now();
+      await db.transaction().execute((trx) => sql`select 1`.execute(trx));
+      empty += performance.now() - begun;
+    }
+    return ((withRollup - empty) / rounds) * 1000;
+  } finally {
+    await started.close();
   }
-  return ((withRollup - empty) / rounds) * 1000;
 }
 
 /** The tenant's sessions in [fromMs, toMs), counted from how seed.ts makes them: not the other tenant's, not the test ones. */
@@ -190,44 +167,26 @@ async function main(): Promise<void> {
   const databaseUrl = await benchDatabases(servers, settings.dialects);
   const serverCpu = pinning ? SERVER_CPU : undefined;
 
-  const hello = await servers.start('hello', {}, serverCpu);
-  const baseline = await time(hello, '/', {}, settings.requests * 5);
-  await servers.stop(hello);
+  const baseline = await helloBaseline(servers, serverCpu, settings.requests * 5, settings.warmup);
 
-  const rows: string[][] = [['query', 'reports', 'median ms', 'p95 ms', 'ms CPU/query', '× hello', 'target']];
-  rows.push(['hello-world GET /', '', fmt(baseline.median, 3), fmt(baseline.p95, 3), fmt(baseline.cpuMs, 3), '1.00', '']);
+  const rows: string[][] = [['query', 'reports', 'median ms', 'p95 ms', 'ms CPU/query', '× hello', 'load', 'target']];
+  rows.push(['hello-world GET /', '', fmt(baseline.median, 3), fmt(baseline.p95, 3), fmt(baseline.cpuMs, 3), '1.0', fmt(os.loadavg()[0]!, 1), '']);
   const seedLines: string[] = [];
   for (const dialect of settings.dialects) {
     const count = settings.reports[dialect];
-    const dataDir = fs.mkdtempSync(path.join(tempDir, `${dialect}-`));
-    const url = await databaseUrl(dialect);
-    const masterKey = randomBytes(32).toString('hex');
-    process.stderr.write(`seeding ${count.toLocaleString('en')} reports on ${dialect}\n`);
-    const started = await startContext(await benchServerConfig(dataDir, url, { MASTER_KEY: masterKey }));
-    let seeded: SeededReports;
-    let rollupUs: number;
-    try {
-      seeded = await seedReports(started.ctx, count, (line) => process.stderr.write(`${line}\n`));
-      rollupUs = await rollupCost(started.ctx, seeded);
-    } finally {
-      await started.close();
-    }
-    seedLines.push(
-      `${dialect}: ${count.toLocaleString('en')} reports in ${fmt(seeded.reportsMs / 1000, 1)} s, their rollups (rebuildStatsRollups) in ${fmt(seeded.rollupsMs / 1000, 1)} s; ` +
-        `a session end's rollup (rollUpReport, 21 blocks, 2 keys) ${fmt(rollupUs, 0)} µs more than an empty transaction`,
-    );
-
-    const app = await servers.start(
-      'channels',
-      { BENCH_DATA_DIR: dataDir, BENCH_PUBLIC_URL: PUBLIC_URL, BENCH_MASTER_KEY: masterKey, ...(url !== undefined && { BENCH_DATABASE_URL: url }) },
+    const rollupUs = await rollupCost(path.join(tempDir, `${dialect}-rollup`), await databaseUrl(dialect));
+    const { app, seeded, token, seedLine } = await startSeededServer(servers, dialect, {
+      count,
+      dataDir: path.join(tempDir, dialect),
+      databaseUrl: await databaseUrl(dialect),
       serverCpu,
-    );
-    const { token } = (await apiCall(app, 'POST', '/login', null, BENCH_ADMIN)) as { token: string };
+    });
+    seedLines.push(seedLine, `${dialect}: a session end's rollup (rollUpReport, 21 blocks, 2 keys) ${fmt(rollupUs, 0)} µs more than an empty transaction`);
     const headers = { authorization: `Bearer ${token}`, 'x-tenant-id': String(seeded.tenantId) };
     for (const query of queries(seeded)) {
       process.stderr.write(`  ${dialect}: ${query.name}\n`);
-      const timing = await time(app, `/api/v1${query.url}`, headers, settings.requests);
-      const wrong = query.check?.(timing.body);
+      const timing = await timeGets(app, `/api/v1${query.url}`, headers, { count: settings.requests, warmup: settings.warmup, read: readJson });
+      const wrong = query.check?.(timing.last);
       if (wrong) failures.push(`${dialect}, ${query.name}: ${wrong}`);
       const judged = count >= TARGET_REPORTS;
       const ok = timing.median <= TARGET_MS && timing.p95 <= TARGET_MS;
@@ -239,6 +198,7 @@ async function main(): Promise<void> {
         fmt(timing.p95, 2),
         fmt(timing.cpuMs, 2),
         fmt(timing.median / baseline.median, 1),
+        fmt(os.loadavg()[0]!, 1),
         judged ? (ok ? 'ok' : 'FAIL') : ok ? '(ok)' : '(over)',
       ]);
     }
@@ -248,7 +208,8 @@ async function main(): Promise<void> {
   process.stdout.write(`\n${seedLines.join('\n')}\n\n${table(rows)}\n`);
   process.stdout.write(
     `\nOne request at a time over HTTP, as the tenant (X-Tenant-Id), days in America/Sao_Paulo; a year is 365 days back from the last seeded month.\n` +
-      `× hello = median ÷ the hello-world GET's median in this run; ms CPU/query = the server process's CPU (/proc, 10 ms ticks) over the measured requests ÷ requests, PostgreSQL's own not included.\n` +
+      `× hello = median ÷ the hello-world GET's median in this run; ms CPU/query = the server process's CPU (/proc, 10 ms ticks) over the measured requests ÷ requests, PostgreSQL's own not included;\n` +
+      `load = the machine's 1-minute load average after the query's run: other work on the machine shows there, and a query far over its CPU waited for it.\n` +
       `Target: median and p95 ≤ ${TARGET_MS} ms at ${TARGET_REPORTS.toLocaleString('en')} reports (judged on PostgreSQL's run; fewer reports are shown in parentheses).\n`,
   );
 }

@@ -13,7 +13,6 @@ import type {
   ExtractRequest,
   RecordingAnalysis,
 } from '@voxplan/engine/ports';
-import { toFile } from 'openai';
 import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming, ChatCompletionTool } from 'openai/resources/chat/completions';
 import type { AiConfig } from '../../config.ts';
 import type { AppContext } from '../../context.ts';
@@ -21,15 +20,13 @@ import { tenantIntegrations } from '../tenants/integrations.routes.ts';
 import { anonymizeStructured } from './anonymize.ts';
 import { createCostGuard } from './cost-guard.ts';
 import { type AiProviderName, createAiProviders, failureOf } from './providers.ts';
+import { type AudioFile, audioFile, MAX_AUDIO_BYTES, transcribeWith } from './transcribe.ts';
 
 type AiContext = Pick<AppContext, 'db' | 'keys' | 'readCache'> & { config: { ai: AiConfig; twilioApiUrl: string } };
 
 export interface AiPortOptions {
   log?: (message: string) => void;
 }
-
-/** OpenAI's limit for an uploaded audio file. */
-const MAX_AUDIO_BYTES = 25 * 1024 * 1024;
 
 const endTool = 'end_conversation';
 const transferTool = 'transfer_to_human';
@@ -174,15 +171,9 @@ export function createAiPort(ctx: AiContext, options: AiPortOptions = {}): AiPor
         guard.spend(sessionId, completion.usage?.total_tokens ?? 0);
         return completion;
       },
-      async transcribe(file, language, prompt) {
+      transcribe(file) {
         admit();
-        const result = await choice.client.audio.transcriptions.create({
-          file,
-          model: ctx.config.ai.transcriptionModel,
-          ...(language && { language }),
-          ...(prompt && { prompt }),
-        });
-        return result.text;
+        return transcribeWith(choice.client, ctx.config.ai.transcriptionModel, file);
       },
     };
     try {
@@ -210,8 +201,7 @@ export function createAiPort(ctx: AiContext, options: AiPortOptions = {}): AiPor
     const bytes = Buffer.from(await response.arrayBuffer());
     if (bytes.length > MAX_AUDIO_BYTES) throw new AiFailure('ai_access_error', 'the recording is larger than 25 MB');
     const type = response.headers.get('content-type') ?? '';
-    const extension = /mpeg|mp3/.test(type) || target.pathname.endsWith('.mp3') ? 'mp3' : 'wav';
-    return toFile(bytes, `recording.${extension}`, { type: extension === 'mp3' ? 'audio/mpeg' : 'audio/wav' });
+    return audioFile(bytes, target.pathname.endsWith('.mp3') ? 'audio/mpeg' : type);
   }
 
   async function removeNames(requests: Requests, text: string): Promise<string> {
@@ -301,5 +291,5 @@ export function createAiPort(ctx: AiContext, options: AiPortOptions = {}): AiPor
 
 interface Requests {
   complete(body: Omit<ChatCompletionCreateParamsNonStreaming, 'max_completion_tokens'> & { max_completion_tokens?: number }): Promise<ChatCompletion>;
-  transcribe(file: Awaited<ReturnType<typeof toFile>>, language?: string, prompt?: string): Promise<string>;
+  transcribe(file: AudioFile): Promise<string>;
 }

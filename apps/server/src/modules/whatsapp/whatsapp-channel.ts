@@ -134,6 +134,31 @@ export async function sendWhatsApp(ctx: WhatsAppContext, account: WhatsAppAccoun
   return result;
 }
 
+/** A voice note's size limit: what the transcription endpoint takes. */
+const MAX_MEDIA_BYTES = 25 * 1024 * 1024;
+
+/**
+ * A media file the user sent (a voice note), through the Graph API: its id gives a short-lived
+ * URL, fetched with the number's token as well. Null when either step fails.
+ */
+export async function downloadMedia(ctx: WhatsAppContext, account: WhatsAppAccount, mediaId: string): Promise<{ bytes: Buffer; mimeType: string } | null> {
+  if (!account.token) return null;
+  const headers = { authorization: `Bearer ${account.token}` };
+  const { whatsappGraphUrl, whatsappGraphVersion } = ctx.config;
+  try {
+    const lookup = await fetch(`${whatsappGraphUrl}/${whatsappGraphVersion}/${encodeURIComponent(mediaId)}`, { headers, signal: AbortSignal.timeout(SEND_TIMEOUT_MS) });
+    const media = (await lookup.json().catch(() => undefined)) as { url?: unknown; mime_type?: unknown } | undefined;
+    if (!lookup.ok || typeof media?.url !== 'string') return null;
+    const file = await fetch(media.url, { headers, signal: AbortSignal.timeout(SEND_TIMEOUT_MS) });
+    if (!file.ok || Number(file.headers.get('content-length') ?? 0) > MAX_MEDIA_BYTES) return null;
+    const bytes = Buffer.from(await file.arrayBuffer());
+    if (bytes.length > MAX_MEDIA_BYTES) return null;
+    return { bytes, mimeType: typeof media.mime_type === 'string' ? media.mime_type : (file.headers.get('content-type') ?? '') };
+  } catch {
+    return null;
+  }
+}
+
 /** The `send_message` block over WhatsApp: from the number the session runs on, as a free-form text. */
 export async function sendWhatsAppText(ctx: WhatsAppContext, message: OutgoingMessage): Promise<MessagingResult> {
   const account = await accountByNumber(ctx, message.tenantId, message.from);

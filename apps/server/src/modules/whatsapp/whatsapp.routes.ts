@@ -12,9 +12,10 @@ import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
 import { AppError, badRequest, forbidden } from '../../errors.ts';
 import { safeEqualHex } from '../../lib/keys.ts';
+import { createTranscriber } from '../ai/transcribe.ts';
 import { choosePlan, findNumber } from '../numbers/number-lookup.ts';
 import type { TurnOutcome } from '../sessions/sessions.service.ts';
-import { accountById, contactOf, deliveryStatuses, recordStatus, sendReplies, type WhatsAppAccount } from './whatsapp-channel.ts';
+import { accountById, contactOf, deliveryStatuses, downloadMedia, recordStatus, sendReplies, type WhatsAppAccount } from './whatsapp-channel.ts';
 
 const paramsSchema = z.object({ numberId: z.coerce.number().int().positive() });
 
@@ -40,6 +41,8 @@ const inboundMessage = z.object({
     .optional(),
   // A template's quick-reply button.
   button: z.object({ payload: z.string().optional(), text: z.string() }).optional(),
+  // A voice note or an audio file: transcribed with the tenant's AI key (docs/ai.md).
+  audio: z.object({ id: z.string().min(1).max(200), mime_type: z.string().optional() }).optional(),
 });
 type InboundMessage = z.infer<typeof inboundMessage>;
 
@@ -89,6 +92,7 @@ const sameText = (sent: string, expected: string): boolean =>
 
 export async function whatsappHooksPlugin(app: FastifyInstance, options: { ctx: AppContext }): Promise<void> {
   const { ctx } = options;
+  const transcribe = createTranscriber(ctx);
   // The signature covers the bytes Meta sent: these routes (and only these) keep the raw body.
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
@@ -167,7 +171,8 @@ export async function whatsappHooksPlugin(app: FastifyInstance, options: { ctx: 
     const recorded = () => ctx.db.selectFrom('whatsapp_messages').select('session_id').where('id', '=', message.id).executeTakeFirst();
     const known = await recorded();
     if (known) return known.session_id;
-    const sessionId = textOf(message) === undefined ? null : ((await waitingChat(account, contact)) ?? startIdOf(message.id));
+    // A voice note is read too (transcribed), so it belongs to the conversation like a text.
+    const sessionId = textOf(message) === undefined && !message.audio ? null : ((await waitingChat(account, contact)) ?? startIdOf(message.id));
     const now = new Date().toISOString();
     await ctx.db
       .insertInto('whatsapp_messages')
@@ -203,18 +208,35 @@ export async function whatsappHooksPlugin(app: FastifyInstance, options: { ctx: 
     }
   }
 
+  /** A voice note's words, or undefined (logged) when it cannot be fetched or transcribed: the plan then never sees it. */
+  async function transcribedAudio(request: FastifyRequest, account: WhatsAppAccount, mediaId: string): Promise<string | undefined> {
+    const media = await downloadMedia(ctx, account, mediaId);
+    if (!media) {
+      request.log.warn({ number_id: account.number_id }, 'WhatsApp audio that could not be downloaded');
+      return undefined;
+    }
+    const result = await transcribe(account.tenant_id, media.bytes, media.mimeType);
+    if (!result.ok) {
+      request.log.warn({ number_id: account.number_id, code: result.code }, 'WhatsApp audio that could not be transcribed');
+      return undefined;
+    }
+    return result.text;
+  }
+
   async function receive(request: FastifyRequest, account: WhatsAppAccount, message: InboundMessage): Promise<void> {
     const contact = contactOf(message.from);
     const caller = `+${contact}`;
     const sessionId = await sessionOf(account, message, contact);
-    const text = textOf(message);
+    const isFirst = sessionId === startIdOf(message.id);
+    // A first message only opens the conversation: what it says is not read, so it is not transcribed either.
+    const text = textOf(message) ?? (message.audio && sessionId !== null && !isFirst ? await transcribedAudio(request, account, message.audio.id) : undefined);
     if (text === undefined || sessionId === null) {
       request.log.info({ number_id: account.number_id, type: message.type }, 'WhatsApp message of a kind plans do not read');
       return;
     }
     // The first message opens the conversation (the plan greets); the next ones are its answers.
     const outcome =
-      sessionId === startIdOf(message.id)
+      isFirst
         ? await startChat(request, account, sessionId, caller)
         : await ctx.sessions.handleTurn(sessionId, message.id, { type: 'message', text }, { tenantId: account.tenant_id });
     // A redelivery was answered when it first came.

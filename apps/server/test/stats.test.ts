@@ -386,6 +386,19 @@ describe('sessions that end at the same time', () => {
   });
 });
 
+describe('a call whose end never arrived', () => {
+  test('closed by the retention job (the expire event), counts as expired', async () => {
+    const day = period('2026-09-05T00:00:00Z', '2026-09-06T00:00:00Z');
+    const id = await call('2026-09-05T08:00:00.000Z', voice(a.tenantId, plans.menu));
+    clock.set('2026-09-05T14:00:00.000Z');
+    const closed = await runtime.handleTurn(id, `${id}:expire`, { type: 'expire', at: '2026-09-05T08:00:30.000Z' });
+    expect(closed.report).toMatchObject({ disposition: 'expired' });
+    const detail = await get<StatsPlanDetail>(`/stats/plans/${plans.menu}?${day}`, a.token);
+    expect(detail.figures).toMatchObject({ sessions: 1, expired: 1, retained: 0, retention_rate: 0 });
+    expect(detail.nodes.find((node) => node.node_id === 'menu')).toMatchObject({ entered: 1, ended: 1 });
+  });
+});
+
 describe('bad periods', () => {
   test('from, to and tz must be well formed', async () => {
     const at = (query: string) => server.call({ method: 'GET', url: `/stats/summary?${query}`, token: a.token });

@@ -1,4 +1,4 @@
-import { Badge, Group, Paper, ScrollArea, SimpleGrid, Table, Text, Title } from '@mantine/core';
+import { Badge, Group, SimpleGrid, Table, Title } from '@mantine/core';
 import { useInterval } from '@mantine/hooks';
 import { IconMessages, IconPhone } from '@tabler/icons-react';
 import { useState } from 'react';
@@ -7,6 +7,7 @@ import { formatDuration, formatNumber } from '../../lib/format.ts';
 import { countByChannel, newPerSecond } from './live-state.ts';
 import { useBlockName, usePlanNames } from './names.ts';
 import { Figure } from './Figure.tsx';
+import { FigureTable } from './FigureTable.tsx';
 import { useLiveStats } from './use-live-stats.ts';
 
 /** The sessions running now, pushed by the server, with their durations ticking. */
@@ -41,43 +42,32 @@ export function LiveSessions() {
           hint={t('dashboard.live.perSecondHint', { seconds: state.snapshot.windowS })}
         />
       </SimpleGrid>
-      <Paper withBorder>
-        <ScrollArea>
-          <Table striped verticalSpacing="xs" data-testid="live-sessions">
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>{t('dashboard.live.caller')}</Table.Th>
-                <Table.Th>{t('dashboard.live.number')}</Table.Th>
-                <Table.Th>{t('dashboard.live.plan')}</Table.Th>
-                <Table.Th>{t('dashboard.live.channel')}</Table.Th>
-                <Table.Th>{t('dashboard.live.block')}</Table.Th>
-                <Table.Th>{t('dashboard.live.duration')}</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {sessions.length === 0 && (
-                <Table.Tr>
-                  <Table.Td colSpan={6}>
-                    <Text size="sm" c="dimmed" ta="center" data-testid="live-empty">
-                      {t('dashboard.live.none')}
-                    </Text>
-                  </Table.Td>
-                </Table.Tr>
-              )}
-              {sessions.map((session) => (
-                <Table.Tr key={session.session_id} data-testid="live-session" data-session-id={session.session_id}>
-                  <Table.Td>{session.caller || '—'}</Table.Td>
-                  <Table.Td>{session.called || '—'}</Table.Td>
-                  <Table.Td>{planNames.get(session.plan_id) ?? `#${session.plan_id}`}</Table.Td>
-                  <Table.Td>{t(`dashboard.live.channels.${session.channel}`)}</Table.Td>
-                  <Table.Td data-testid="live-session-block">{blockName(session.block_type) ?? '—'}</Table.Td>
-                  <Table.Td>{formatDuration(Math.max(0, now - Date.parse(session.started_at)))}</Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-        </ScrollArea>
-      </Paper>
+      <FigureTable
+        testId="live-sessions"
+        striped
+        headings={[
+          { label: t('dashboard.live.caller') },
+          { label: t('dashboard.live.number') },
+          { label: t('dashboard.live.plan') },
+          { label: t('dashboard.live.channel') },
+          { label: t('dashboard.live.block') },
+          { label: t('dashboard.live.duration') },
+        ]}
+        isEmpty={sessions.length === 0}
+        emptyText={t('dashboard.live.none')}
+        emptyTestId="live-empty"
+      >
+        {sessions.map((session) => (
+          <Table.Tr key={session.session_id} data-testid="live-session" data-session-id={session.session_id}>
+            <Table.Td>{session.caller || '—'}</Table.Td>
+            <Table.Td>{session.called || '—'}</Table.Td>
+            <Table.Td>{planNames.get(session.plan_id) ?? `#${session.plan_id}`}</Table.Td>
+            <Table.Td>{t(`dashboard.live.channels.${session.channel}`)}</Table.Td>
+            <Table.Td data-testid="live-session-block">{blockName(session.block_type) ?? '—'}</Table.Td>
+            <Table.Td>{formatDuration(Math.max(0, now - Date.parse(session.started_at)))}</Table.Td>
+          </Table.Tr>
+        ))}
+      </FigureTable>
     </section>
   );
 }

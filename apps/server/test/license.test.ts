@@ -3,7 +3,12 @@
  * to trust, as LICENSE_PUBLIC_KEYS allows), every way one can be wrong, the limits enforced and
  * lifted, expiry as time passes, and sync against a local licence server.
  */
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
 import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
 import type { AddressInfo } from 'node:net';
 import { defaultLicenseLimits, type LicenseInfo, type LicensePayload } from '@voxplan/contracts';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
@@ -278,5 +283,35 @@ describe('sync with the licence server', () => {
     expect(errorOf(unreachable).code).toBe('license_sync_error');
     expect((await get())).toMatchObject({ state: 'active', last_sync_result: 'error' });
     await setServerUrl('');
+  });
+});
+
+describe('the vendor’s tool (npm run licence)', () => {
+  const tool = path.resolve(import.meta.dirname, '../src/cli/licence.ts');
+  const run = (...args: string[]) => promisify(execFile)(process.execPath, ['--import', 'tsx', tool, ...args], { encoding: 'utf8' });
+
+  test('keygen, hardware-id, issue and verify; what it issues with the vendor’s key activates', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'voxplan-licence-tool-'));
+    try {
+      await run('keygen', '--out', dir);
+      const publicKey = fs.readFileSync(path.join(dir, 'licence-public.txt'), 'utf8').trim();
+      expect((await run('hardware-id')).stdout.trim()).toBe(hardwareId);
+      const own = path.join(dir, 'own.lic');
+      await run('issue', '--key', path.join(dir, 'licence-private.pem'), '--serial', 'VXP-TOOL-1', '--client', 'Tool test', '--hardware-id', hardwareId, '--expires', '2030-01-31', '--tenants', '7', '--out', own);
+      const verified = JSON.parse((await run('verify', own, '--public-key', publicKey)).stdout) as LicensePayload;
+      expect(verified).toMatchObject({ serial: 'VXP-TOOL-1', expires_at: '2030-01-31T23:59:59.999Z', limits: { concurrent_sessions: 10, tenants: 7, numbers: 10 } });
+      // Not the vendor's key: the product does not believe it.
+      await expect(run('verify', own)).rejects.toMatchObject({ stderr: expect.stringContaining('license_invalid_signature') });
+
+      const vendorKeyFile = path.join(dir, 'vendor.pem');
+      fs.writeFileSync(vendorKeyFile, vendor.privateKey);
+      const issued = (await run('issue', '--key', vendorKeyFile, '--serial', 'VXP-TOOL-2', '--client', 'Tool test', '--hardware-id', hardwareId, '--status', 'poc')).stdout;
+      expect((await activate(issued)).json<LicenseInfo>()).toMatchObject({ state: 'poc', license: { serial: 'VXP-TOOL-2', expires_at: null } });
+      await expect(run('issue', '--key', vendorKeyFile, '--serial', 'VXP-TOOL-3', '--client', 'x', '--hardware-id', 'h', '--sessions', '0')).rejects.toMatchObject({
+        stderr: expect.stringContaining('--sessions must be a whole number'),
+      });
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

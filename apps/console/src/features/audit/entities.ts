@@ -5,6 +5,7 @@
  */
 export const auditEntities = [
   'acl',
+  'agi_call',
   'api_key',
   'audio',
   'audit',

@@ -5,7 +5,7 @@
  * instances hear each other's commits over LISTEN/NOTIFY (db/instance-bus.ts); on SQLite two
  * processes on one file see each other through `PRAGMA data_version`.
  */
-import type { CallReportRecord } from '@voxplan/contracts';
+import type { CallReportRecord, StatsLive } from '@voxplan/contracts';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { type DatabaseHandle, openDatabase } from '../src/db/database.ts';
@@ -16,6 +16,7 @@ import { type Cleanups, createTenantMemberOver, request, type ServerProcess, sta
 import { type FixtureDocument, type Instance, startInstance, storePlan } from './sessions-helpers.ts';
 import { connectSimulator } from './simulator-client.ts';
 import { signedTwilioCallback, twilioActionOf } from './twilio-callbacks.ts';
+import { openFeed, summary } from './live-feed.ts';
 
 const MASTER_KEY = '42'.repeat(32);
 /** What both instances are reached at through the proxy, and what Twilio signs its requests for. */
@@ -159,6 +160,32 @@ describe('two server processes on one database', () => {
     await client.turn({ type: 'digits', id: 'press-1', digits: '1' });
     await client.close();
     await expect.poll(() => heard.of(sessionId)).toEqual(['1 session.started', '1 start', '1 hello', '1 ask', '2 bye', '2 session.ended']);
+  });
+
+  test.runIf(dialect === 'postgres')("a phone call on one moves the dashboard's live feed read on the other: started, its blocks, ended", async () => {
+    const [account, authToken, number] = ['AC00000000000000000000000000000043', 'instances-live-token', '+551140004343'];
+    await a.call('PATCH', `/tenants/${member.tenantId}/integrations`, { twilio_sid: account, twilio_token: authToken }, admin);
+    const plan = await a.call<{ id: number; version: number }>('POST', '/visual-plans', { name: 'Dashboard' }, member.token);
+    const saved = await a.call<{ version: number }>('PUT', `/visual-plans/${plan.id}/document`, { base_version: plan.version, ...sayingPlan('Hello.') }, member.token);
+    await a.call('POST', `/visual-plans/${plan.id}/publish`, { base_version: saved.version }, member.token);
+    await a.call('POST', '/numbers', { number, provider: 'twilio', voice_plan_id: plan.id }, member.token);
+    const feed = await openFeed(`http://127.0.0.1:${a.port}/api/v1/stats/live/events`, member.token);
+    try {
+      const hookOnB = (path: string, form: Record<string, string>) => {
+        const { url, headers, body } = signedTwilioCallback(authToken, PUBLIC_URL, path, form);
+        return request(b.agent, b.port, 'POST', url, body, undefined, headers);
+      };
+      const call = { AccountSid: account, CallSid: 'CA-live-instances', From: '+14155550100', To: number, Direction: 'inbound', CallStatus: 'ringing' };
+      const answered = await hookOnB('voice', call);
+      await expect.poll(() => summary(feed.events, 'CA-live-instances')).toEqual(['started null', 'start start', 'hello play_message', 'ask voice_menu']);
+      // The snapshot on A has it too, in the menu.
+      const live = await a.call<StatsLive>('GET', '/stats/live', undefined, member.token);
+      expect(live.active).toContainEqual(expect.objectContaining({ session_id: 'CA-live-instances', node_id: 'ask', block_type: 'voice_menu' }));
+      await hookOnB(twilioActionOf(answered.body, 'Gather', PUBLIC_URL), { ...call, CallStatus: 'in-progress', Digits: '1' });
+      await expect.poll(() => summary(feed.events, 'CA-live-instances').slice(4)).toEqual(['bye hangup', 'ended retained normal_clearing']);
+    } finally {
+      feed.close();
+    }
   });
 });
 

@@ -1,0 +1,57 @@
+/**
+ * The dashboard's live feed (GET /stats/live/events) read as the console reads it, for the tests
+ * of one server and of two instances.
+ */
+import http from 'node:http';
+import { type LiveStatsEvent, liveStatsEventSchema } from '@voxplan/contracts';
+import { expect } from 'vitest';
+
+export interface Feed {
+  events: LiveStatsEvent[];
+  comments: string[];
+  /** Resolves when the stream ends (the server ended it, or close()). */
+  ended: Promise<void>;
+  /** Goes away as a browser tab does: the connection is dropped. */
+  close(): void;
+}
+
+/**
+ * Reads the live feed as the console does, with the Authorization header, event by event. Over
+ * a connection of its own (no keep-alive pool), so that closing it leaves nothing behind.
+ */
+export async function openFeed(url: string, token: string, headers: Record<string, string> = {}): Promise<Feed> {
+  const response = await new Promise<http.IncomingMessage>((resolve, reject) => {
+    const request = http.get(url, { agent: false, headers: { authorization: `Bearer ${token}`, ...headers } }, resolve);
+    request.on('error', reject);
+  });
+  expect(response.statusCode).toBe(200);
+  expect(response.headers['content-type']).toBe('text/event-stream; charset=utf-8');
+  const feed = { events: [] as LiveStatsEvent[], comments: [] as string[], close: () => response.destroy() };
+  let buffer = '';
+  response.setEncoding('utf8');
+  response.on('data', (text: string) => {
+    buffer += text;
+    let cut: number;
+    while ((cut = buffer.indexOf('\n\n')) >= 0) {
+      const block = buffer.slice(0, cut);
+      buffer = buffer.slice(cut + 2);
+      if (block.startsWith(':')) feed.comments.push(block.slice(1).trim());
+      else {
+        const type = /^event: (.+)$/m.exec(block)?.[1];
+        const event = liveStatsEventSchema.parse(JSON.parse(/^data: (.+)$/m.exec(block)![1]!));
+        expect(event.type).toBe(type);
+        feed.events.push(event);
+      }
+    }
+  });
+  const ended = new Promise<void>((resolve) => response.on('close', () => resolve()));
+  return { ...feed, ended };
+}
+
+/** One session's events in short: "started <node>", "<node> <type>" per block, "ended <disposition> <cause>". */
+export const summary = (events: LiveStatsEvent[], sessionId: string): string[] =>
+  events.flatMap((event) => {
+    if (event.type === 'session.started') return event.session.session_id === sessionId ? [`started ${event.session.node_id}`] : [];
+    if (event.session_id !== sessionId) return [];
+    return event.type === 'node.entered' ? [`${event.node_id} ${event.block_type}`] : [`ended ${event.disposition} ${event.hangup_cause}`];
+  });

@@ -1,0 +1,144 @@
+import type { AddressInfo } from 'node:net';
+import { type StatsLive, statsLiveSchema, statsSystemSchema } from '@voxplan/contracts';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { createTenantMember, dialect, errorOf, startTestServer, type TenantMember, type TestServer } from './harness.ts';
+import { openFeed, summary } from './live-feed.ts';
+import { type FixtureDocument, planEdge, planNode, storePlan } from './sessions-helpers.ts';
+
+/**
+ * The dashboard's live view (issue 17): GET /stats/live, the Server-Sent Events of
+ * /stats/live/events, and GET /stats/system.
+ */
+
+let server: TestServer;
+let baseUrl: string;
+let admin: string;
+let a: TenantMember;
+let b: TenantMember;
+const plans: Record<number, number> = {};
+
+const waitingPlan: FixtureDocument = {
+  name: 'Live',
+  nodes: [planNode('start', 'start'), planNode('ask', 'voice_menu', { voice_text: 'Press 1.', options: [{ digits: '1', label: 'One' }] }), planNode('bye', 'hangup')],
+  edges: [planEdge('start', 'next', 'ask'), planEdge('ask', '1', 'bye')],
+};
+
+const callIn = (tenant: TenantMember, id: string, options: { isTest?: boolean } = {}) =>
+  server.ctx.sessions.start({
+    id,
+    tenant_id: tenant.tenantId,
+    plan_id: plans[tenant.tenantId]!,
+    channel: 'voice',
+    provider: 'twilio',
+    caller: '+5511999990000',
+    called: '+551130000000',
+    ...(options.isTest && { is_test: true }),
+  });
+
+
+beforeAll(async () => {
+  server = await startTestServer();
+  await server.app.listen({ port: 0, host: '127.0.0.1' });
+  baseUrl = `http://127.0.0.1:${(server.app.server.address() as AddressInfo).port}/api/v1`;
+  admin = await server.login();
+  a = await createTenantMember(server, admin, 'live-a');
+  b = await createTenantMember(server, admin, 'live-b', 'guest');
+  plans[a.tenantId] = await storePlan(server.ctx, a.tenantId, waitingPlan);
+  plans[b.tenantId] = await storePlan(server.ctx, b.tenantId, waitingPlan);
+});
+afterAll(() => server.close());
+
+describe('GET /stats/live', () => {
+  test("the tenant's running calls with the block each waits in, without test sessions or ended ones; new sessions a second", async () => {
+    await callIn(a, 'CA-live-1');
+    await callIn(a, 'CA-live-2');
+    await server.ctx.sessions.handleTurn('CA-live-2', 'hangup', { type: 'hangup' });
+    await callIn(a, 'CA-live-test', { isTest: true });
+    await callIn(b, 'CA-live-b');
+    const response = await server.call({ method: 'GET', url: '/stats/live', token: a.token });
+    expect(response.statusCode).toBe(200);
+    const live = statsLiveSchema.parse(response.json());
+    expect(live.active).toEqual([
+      expect.objectContaining({ session_id: 'CA-live-1', tenant_id: a.tenantId, plan_id: plans[a.tenantId], channel: 'voice', provider: 'twilio', node_id: 'ask', block_type: 'voice_menu' }),
+    ]);
+    // Two real sessions of the tenant started within the 10 s window (the ended one counts).
+    expect(live).toMatchObject({ window_s: 10, new_per_second: 0.2 });
+
+    const ofB = (await server.call({ method: 'GET', url: '/stats/live', token: b.token })).json<StatsLive>();
+    expect(ofB.active.map((session) => session.session_id)).toEqual(['CA-live-b']);
+    const ofAll = (await server.call({ method: 'GET', url: '/stats/live', token: admin })).json<StatsLive>();
+    expect(ofAll.active.map((session) => session.session_id)).toEqual(['CA-live-1', 'CA-live-b']);
+    expect(ofAll.new_per_second).toBe(0.3);
+    const ofOne = (await server.call({ method: 'GET', url: '/stats/live', token: admin, tenant: b.tenantId })).json<StatsLive>();
+    expect(ofOne.active.map((session) => session.session_id)).toEqual(['CA-live-b']);
+  });
+});
+
+describe('GET /stats/live/events', () => {
+  test("a call's start, blocks and end, as they happen, of the caller's tenant only and never of test sessions", async () => {
+    const ofA = await openFeed(`${baseUrl}/stats/live/events`, a.token);
+    const ofAll = await openFeed(`${baseUrl}/stats/live/events`, admin);
+    try {
+      await callIn(a, 'CA-feed-1');
+      await callIn(a, 'CA-feed-test', { isTest: true });
+      await callIn(b, 'CA-feed-b');
+      await server.ctx.sessions.handleTurn('CA-feed-1', 'press-1', { type: 'digits', digits: '1' });
+      await server.ctx.sessions.handleTurn('CA-feed-test', 'hangup', { type: 'hangup' });
+      await expect.poll(() => summary(ofA.events, 'CA-feed-1')).toEqual(['started null', 'start start', 'ask voice_menu', 'bye hangup', 'ended retained normal_clearing']);
+      expect(ofA.comments).toContain('connected');
+      await expect.poll(() => summary(ofAll.events, 'CA-feed-b')).toEqual(['started null', 'start start', 'ask voice_menu']);
+      expect(summary(ofA.events, 'CA-feed-b')).toEqual([]);
+      expect(summary(ofA.events, 'CA-feed-test')).toEqual([]);
+      expect(summary(ofAll.events, 'CA-feed-test')).toEqual([]);
+      const started = ofA.events.find((event) => event.type === 'session.started' && event.session.session_id === 'CA-feed-1');
+      expect(started).toMatchObject({ session: { tenant_id: a.tenantId, caller: '+5511999990000', called: '+551130000000', direction: 'inbound' } });
+    } finally {
+      ofA.close();
+      ofAll.close();
+    }
+  });
+
+  test('a client that goes away is let go: the others keep theirs', async () => {
+    const leaving = await openFeed(`${baseUrl}/stats/live/events`, a.token);
+    const staying = await openFeed(`${baseUrl}/stats/live/events`, a.token);
+    leaving.close();
+    await leaving.ended;
+    await callIn(a, 'CA-after-leave');
+    await expect.poll(() => summary(staying.events, 'CA-after-leave')).toContain('started null');
+    expect(leaving.events).toEqual([]);
+    staying.close();
+  });
+
+  test('signed out: 401 in the error shape, no stream', async () => {
+    const response = await server.call({ method: 'GET', url: '/stats/live/events' });
+    expect(response.statusCode).toBe(401);
+    expect(errorOf(response).code).toBe('auth_header_not_found');
+  });
+
+  test('closing the server ends the open streams instead of waiting for them', async () => {
+    const other = await startTestServer();
+    await other.app.listen({ port: 0, host: '127.0.0.1' });
+    const url = `http://127.0.0.1:${(other.app.server.address() as AddressInfo).port}/api/v1/stats/live/events`;
+    const feeds = await Promise.all([openFeed(url, await other.login()), openFeed(url, await other.login())]);
+    const started = performance.now();
+    await other.close();
+    await Promise.all(feeds.map((feed) => feed.ended));
+    expect(performance.now() - started).toBeLessThan(3000);
+  });
+});
+
+describe('GET /stats/system', () => {
+  test('the server, the database with its latency and size, the disk and the memory', async () => {
+    const response = await server.call({ method: 'GET', url: '/stats/system', token: b.token });
+    expect(response.statusCode).toBe(200);
+    const system = statsSystemSchema.parse(response.json());
+    expect(system.server).toMatchObject({ status: 'ok', version: expect.stringMatching(/^\d+\.\d+\.\d+/) });
+    expect(system.database).toMatchObject({ status: 'ok', dialect });
+    expect(system.database.latency_ms).toBeGreaterThanOrEqual(0);
+    expect(system.database.latency_ms).toBeLessThan(1000);
+    expect(system.database.size_bytes).toBeGreaterThan(0);
+    expect(system.memory.total_bytes).toBeGreaterThan(system.memory.free_bytes);
+    expect(system.memory.process_rss_bytes).toBeGreaterThan(10 * 1024 * 1024);
+    expect(system.disk.total_bytes).toBeGreaterThan(0);
+  });
+});

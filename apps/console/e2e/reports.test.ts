@@ -204,6 +204,13 @@ describe('a report', () => {
     await page.getByTestId('replay-play').click();
     await expect.poll(() => canvasNode('bye').getAttribute('data-tone'), { timeout: 10_000 }).toBe('current');
     for (const id of BUSY_PATH.slice(0, -1)) expect(await canvasNode(id).getAttribute('data-tone')).toBe('path');
+    // Drawn on the canvas, not merely in the page: the current block lies inside the canvas's box.
+    const canvasBox = (await page.getByTestId('report-canvas').boundingBox())!;
+    const byeBox = (await canvasNode('bye').boundingBox())!;
+    expect(byeBox.x).toBeGreaterThanOrEqual(canvasBox.x);
+    expect(byeBox.y).toBeGreaterThanOrEqual(canvasBox.y);
+    expect(byeBox.x + byeBox.width).toBeLessThanOrEqual(canvasBox.x + canvasBox.width);
+    expect(byeBox.y + byeBox.height).toBeLessThanOrEqual(canvasBox.y + canvasBox.height);
     expect(await canvasNode('try_later').getByTestId('node-badge').textContent()).toBe('8');
     expect(await page.getByTestId('report-canvas').locator('.react-flow__edge.animated').count()).toBe(BUSY_PATH.length - 1);
 

@@ -1,3 +1,4 @@
+import '@xyflow/react/dist/style.css';
 import { useComputedColorScheme } from '@mantine/core';
 import type { PlanEdge, PlanNode } from '@voxplan/blocks/definitions';
 import { Background, Controls, type Edge, MiniMap, ReactFlow, ReactFlowProvider, useReactFlow, useStoreApi } from '@xyflow/react';

@@ -11,16 +11,19 @@ import { ReportFiltersBar } from './ReportFiltersBar.tsx';
 import { noReportFilters, type ReportFilters, reportWhere } from './report-filter.ts';
 import { type ReportList, reportOptions, valueKey } from './report-values.ts';
 
-/** A value of a report list as a badge in the user's language; a dash where there is none. */
-export function ReportValue({ list, value }: { list: ReportList; value: string | null }) {
+/**
+ * A value of a report list in the user's language (a dash where there is none): a badge in the
+ * detail, plain text in the table, where badges' capitals would be cut in narrow columns.
+ */
+export function ReportValue({ list, value, plain = false }: { list: ReportList; value: string | null; plain?: boolean }) {
   const { t } = useTranslation();
   const key = valueKey(list, value);
-  return key ? (
+  if (!key) return '—';
+  if (plain) return t(key);
+  return (
     <Badge variant="light" color={list === 'disposition' && value === 'failed' ? 'red' : undefined} data-value={value}>
       {t(key)}
     </Badge>
-  ) : (
-    '—'
   );
 }
 
@@ -49,11 +52,11 @@ const columns: Column<CallReportRecord>[] = [
   { field: 'caller', labelKey: 'reports.fields.caller', type: 'text' },
   { field: 'called', labelKey: 'reports.fields.called', type: 'text' },
   { field: 'provider', labelKey: 'reports.fields.channel', type: 'enum', options: reportOptions.provider, render: (report) => <ChannelProvider report={report} /> },
-  { field: 'direction', labelKey: 'reports.fields.direction', type: 'enum', options: reportOptions.direction, render: (report) => <ReportValue list="direction" value={report.direction} /> },
+  { field: 'direction', labelKey: 'reports.fields.direction', type: 'enum', options: reportOptions.direction, render: (report) => <ReportValue list="direction" value={report.direction} plain /> },
   { field: 'duration_s', labelKey: 'reports.fields.duration', type: 'number', render: (report) => formatDuration(report.duration_s * 1000) },
-  { field: 'disposition', labelKey: 'reports.fields.disposition', type: 'enum', options: reportOptions.disposition, render: (report) => <ReportValue list="disposition" value={report.disposition} /> },
-  { field: 'hangup_cause', labelKey: 'reports.fields.hangupCause', type: 'enum', options: reportOptions.hangupCause, render: (report) => <ReportValue list="hangupCause" value={report.hangup_cause} /> },
-  { field: 'dial_status', labelKey: 'reports.fields.dialStatus', type: 'enum', options: reportOptions.dialStatus, render: (report) => <ReportValue list="dialStatus" value={report.dial_status} /> },
+  { field: 'disposition', labelKey: 'reports.fields.disposition', type: 'enum', options: reportOptions.disposition, render: (report) => <ReportValue list="disposition" value={report.disposition} plain /> },
+  { field: 'hangup_cause', labelKey: 'reports.fields.hangupCause', type: 'enum', options: reportOptions.hangupCause, render: (report) => <ReportValue list="hangupCause" value={report.hangup_cause} plain /> },
+  { field: 'dial_status', labelKey: 'reports.fields.dialStatus', type: 'enum', options: reportOptions.dialStatus, render: (report) => <ReportValue list="dialStatus" value={report.dial_status} plain /> },
 ];
 
 const searchFields = ['plan_name', 'caller', 'called'];

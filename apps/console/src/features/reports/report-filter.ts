@@ -4,6 +4,7 @@
  * what the table shows.
  */
 import { escapeLike } from '../../lib/table/where.ts';
+import { dayStart } from '../dashboard/period.ts';
 
 export interface ReportFilters {
   /** First day of the period, `YYYY-MM-DD` in the browser's zone; empty: no start. */
@@ -36,11 +37,14 @@ export const noReportFilters: ReportFilters = {
   showTest: false,
 };
 
+const dayPattern = /^\d{4}-\d{2}-\d{2}$/;
+
 /** Local midnight of a `YYYY-MM-DD` day, `days` later, as an ISO instant (the user means days on their own clock). */
 function localMidnight(day: string, days = 0): string | undefined {
-  const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(day);
-  if (!match) return undefined;
-  return new Date(Number(match[1]), Number(match[2]) - 1, Number(match[3]) + days).toISOString();
+  if (!dayPattern.test(day)) return undefined;
+  const start = dayStart(day);
+  start.setDate(start.getDate() + days);
+  return start.toISOString();
 }
 
 /** The where clause of the filters; undefined when nothing narrows the list. */

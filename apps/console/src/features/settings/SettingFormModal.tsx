@@ -73,7 +73,7 @@ function SystemSettingForm({ setting, definition, onClose }: { setting: Configur
         {definition.kind === 'boolean' && (
           <Switch label={t('settings.value')} {...form.getInputProps('value', { type: 'checkbox' })} data-testid="setting-value" />
         )}
-        {definition.kind === 'url' && <TextInput label={t('settings.value')} placeholder="https://" {...form.getInputProps('value')} data-testid="setting-value" />}
+        {definition.kind === 'url' && <TextInput label={t('settings.value')} placeholder={t('settings.urlPlaceholder')} {...form.getInputProps('value')} data-testid="setting-value" />}
         {definition.kind === 'text' && (
           <Textarea label={t('settings.value')} autosize minRows={2} maxRows={10} {...form.getInputProps('value')} data-testid="setting-value" />
         )}

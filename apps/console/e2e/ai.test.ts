@@ -4,20 +4,26 @@ import { type FakeOpenAi, silentWav, startFakeOpenAi } from '../../server/test/f
 import { createTenantMember } from '../../server/test/harness.ts';
 import { chooseOption, type ConsoleHarness, rowWith, startConsole } from './harness.ts';
 
-/** The audio screen's AI voices (issue 18): offered to a tenant with an AI key, spoken by the provider. */
+/**
+ * The console's AI (issue 18): the audio screen's AI voices, offered to a tenant with an AI key and
+ * spoken by the provider; the second AI provider's key, offered and kept only while its setting is on.
+ */
 
 let fake: FakeOpenAi;
 let harness: ConsoleHarness;
 let withKey: { username: string; password: string };
 let withoutKey: { username: string; password: string };
+let admin: string;
+let withKeyTenant: number;
 
 beforeAll(async () => {
   fake = await startFakeOpenAi();
   harness = await startConsole({ OPENAI_BASE_URL: `${fake.url}/v1` });
-  const admin = await harness.server.login();
+  admin = await harness.server.login();
   const member = await createTenantMember(harness.server, admin, 'ai-voices');
+  withKeyTenant = member.tenantId;
   withKey = member;
-  withoutKey = await createTenantMember(harness.server, admin, 'no-ai-voices');
+  withoutKey = await createTenantMember(harness.server, admin, 'keyless');
   const saved = await harness.server.call({ method: 'PATCH', url: `/tenants/${member.tenantId}/integrations`, token: admin, payload: { openai_key: 'sk-e2e-voices' } });
   expect(saved.statusCode, saved.body).toBe(200);
 });
@@ -61,4 +67,43 @@ test('a tenant without a key is offered espeak-ng’s voices only', async () => 
   await page.getByText('Female voices', { exact: true }).waitFor();
   expect(await page.getByText('AI voices', { exact: true }).count()).toBe(0);
   expect(await page.getByRole('option', { name: 'Nova', exact: true }).count()).toBe(0);
+});
+
+test('the second AI provider: its key is offered while the setting is on, and hidden but kept while it is off', async () => {
+  const setting = async (value: boolean) => {
+    const found = await harness.server.call({ method: 'GET', url: `/configurations?filter=${encodeURIComponent(JSON.stringify({ where: { name: 'feature_second_ai_provider' } }))}`, token: admin });
+    const saved = await harness.server.call({ method: 'PATCH', url: `/configurations/${found.json<Array<{ id: number }>>()[0]!.id}`, token: admin, payload: { value: String(value) } });
+    expect(saved.statusCode, saved.body).toBe(200);
+  };
+  const integrations = async () => (await harness.server.call({ method: 'GET', url: `/tenants/${withKeyTenant}/integrations`, token: admin })).json<Record<string, string>>();
+  const openModal = async () => {
+    const { page } = await harness.newPage();
+    await harness.signIn(page);
+    await page.goto('/tenants');
+    await page.getByTestId('table-search').fill('ai-voices');
+    await expect.poll(() => page.getByTestId('table-row').count()).toBe(1);
+    await page.getByTestId('tenant-integrations').click();
+    await page.getByTestId('switch-ai').waitFor();
+    return page;
+  };
+
+  await setting(true);
+  const on = await openModal();
+  await on.getByTestId('switch-second-ai').click();
+  await on.getByTestId('second-ai-key').fill('sp-second-key-4321');
+  await on.getByTestId('integrations-save').click();
+  await expect.poll(async () => (await integrations()).sippulse_ai_key).toBe('••••4321');
+
+  await setting(false);
+  const off = await openModal();
+  expect(await off.getByTestId('switch-second-ai').count()).toBe(0);
+  expect(await off.getByText('sp-second-key-4321').count()).toBe(0);
+  // Saved while off (the OpenAI key replaced), the hidden key is neither sent nor lost.
+  await off.getByTestId('openai-key').fill('sk-e2e-voices-2');
+  await off.getByTestId('integrations-save').click();
+  await expect.poll(async () => (await integrations()).openai_key).toBe('••••es-2');
+  expect(await integrations()).not.toHaveProperty('sippulse_ai_key');
+  await setting(true);
+  expect((await integrations()).sippulse_ai_key).toBe('••••4321');
+  await setting(false);
 });

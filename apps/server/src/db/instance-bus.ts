@@ -27,6 +27,7 @@ export const UNNOTIFIED_TABLES: ReadonlySet<string> = new Set([
   'protocol_counters',
   'whatsapp_messages',
   // Raised by every session end; the statistics read them directly, never through the cache.
+  'stats_tenants',
   'stats_sessions',
   'stats_nodes',
   'stats_digits',

@@ -377,6 +377,9 @@ export interface StatsSessionTable {
   duration_s: number | string;
 }
 
+/** The same counters per tenant and hour alone: a period of every plan reads a twentieth of the rows with twenty plans. */
+export type StatsTenantTable = Omit<StatsSessionTable, 'plan_id'>;
+
 /** Blocks entered (once per entry) and where sessions ended, per block of the plan or of a plan it called. */
 export interface StatsNodeTable {
   plan_id: number;
@@ -438,6 +441,7 @@ export interface Database {
   numbers: NumberTable;
   number_rules: NumberRuleTable;
   whatsapp_messages: WhatsappMessageTable;
+  stats_tenants: StatsTenantTable;
   stats_sessions: StatsSessionTable;
   stats_nodes: StatsNodeTable;
   stats_digits: StatsDigitsTable;

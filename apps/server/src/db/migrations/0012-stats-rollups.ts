@@ -17,21 +17,34 @@ export function up(dialect: DialectName) {
     // hours is 175,000 rows.
     const clustered = <T extends string>(table: CreateTableBuilder<T, never>) => (dialect === 'sqlite' ? table.modifyEnd(sql`without rowid`) : table);
     // Keyed tenant first: a tenant's period reads one range of the key; the administrator's, of every tenant, the hour index.
+    // stats_tenants: every plan together, the dashboard's figures unless it names plans.
+    const counters = <T extends string, C extends string>(table: CreateTableBuilder<T, C>) =>
+      table
+        .addColumn('sessions', 'integer', (c) => c.notNull())
+        .addColumn('voice', 'integer', (c) => c.notNull())
+        .addColumn('chat', 'integer', (c) => c.notNull())
+        .addColumn('routed', 'integer', (c) => c.notNull())
+        .addColumn('retained', 'integer', (c) => c.notNull())
+        .addColumn('abandoned', 'integer', (c) => c.notNull())
+        .addColumn('failed', 'integer', (c) => c.notNull())
+        .addColumn('expired', 'integer', (c) => c.notNull())
+        .addColumn('duration_s', durationType, (c) => c.notNull());
+    await db.schema
+      .createTable('stats_tenants')
+      .addColumn('tenant_id', 'integer', (c) => c.notNull().references('tenants.id').onDelete('cascade'))
+      .addColumn('hour', 'integer', (c) => c.notNull())
+      .$call(counters)
+      .addPrimaryKeyConstraint('pk_stats_tenants', ['tenant_id', 'hour'])
+      .$call(clustered)
+      .execute();
+    await db.schema.createIndex('ix_stats_tenants__hour').on('stats_tenants').column('hour').execute();
     await db.schema
       .createTable('stats_sessions')
       .addColumn('tenant_id', 'integer', (c) => c.notNull().references('tenants.id').onDelete('cascade'))
       .addColumn('hour', 'integer', (c) => c.notNull())
       // No foreign key to visual_plans: a removed plan keeps its history, as its reports do.
       .addColumn('plan_id', 'integer', (c) => c.notNull())
-      .addColumn('sessions', 'integer', (c) => c.notNull())
-      .addColumn('voice', 'integer', (c) => c.notNull())
-      .addColumn('chat', 'integer', (c) => c.notNull())
-      .addColumn('routed', 'integer', (c) => c.notNull())
-      .addColumn('retained', 'integer', (c) => c.notNull())
-      .addColumn('abandoned', 'integer', (c) => c.notNull())
-      .addColumn('failed', 'integer', (c) => c.notNull())
-      .addColumn('expired', 'integer', (c) => c.notNull())
-      .addColumn('duration_s', durationType, (c) => c.notNull())
+      .$call(counters)
       .addPrimaryKeyConstraint('pk_stats_sessions', ['tenant_id', 'hour', 'plan_id'])
       .$call(clustered)
       .execute();

@@ -1,6 +1,6 @@
 /**
  * The statistics' rollups (docs/api.md, "Statistics"): counters per tenant, plan the session
- * started in and UTC hour of its start, raised in the transaction that first stores a session's
+ * started in and UTC hour of its start (and per tenant and hour alone, for the periods of every plan), raised in the transaction that first stores a session's
  * report (sessions.repository.ts `saveReport`, the one report writer). The statistics API sums
  * them, so its cost follows the hours asked for, not the reports kept. Test sessions are left out.
  */
@@ -30,10 +30,12 @@ interface Statement {
 const SESSION_COLUMNS = ['sessions', 'voice', 'chat', ...ROLLED_UP_DISPOSITIONS, 'duration_s'] as const;
 const raise = (table: string, columns: readonly string[]) => columns.map((column) => `"${column}" = "${table}"."${column}" + excluded."${column}"`).join(', ');
 
-const SESSIONS_UPSERT =
-  `insert into "stats_sessions" ("tenant_id", "hour", "plan_id", ${SESSION_COLUMNS.map((column) => `"${column}"`).join(', ')}) ` +
-  `values (${Array(3 + SESSION_COLUMNS.length).fill('?').join(', ')}) ` +
-  `on conflict ("tenant_id", "hour", "plan_id") do update set ${raise('stats_sessions', SESSION_COLUMNS)}`;
+const sessionsUpsert = (table: 'stats_tenants' | 'stats_sessions', keys: readonly string[]) =>
+  `insert into "${table}" (${[...keys, ...SESSION_COLUMNS].map((column) => `"${column}"`).join(', ')}) ` +
+  `values (${Array(keys.length + SESSION_COLUMNS.length).fill('?').join(', ')}) ` +
+  `on conflict (${keys.map((key) => `"${key}"`).join(', ')}) do update set ${raise(table, SESSION_COLUMNS)}`;
+const TENANTS_UPSERT = sessionsUpsert('stats_tenants', ['tenant_id', 'hour']);
+const SESSIONS_UPSERT = sessionsUpsert('stats_sessions', ['tenant_id', 'hour', 'plan_id']);
 
 /** The text of a multi-row upsert, one per row count: a session's blocks and menus vary in number. */
 function multiRowUpsert(table: 'stats_nodes' | 'stats_digits', keys: readonly string[], counters: readonly string[]) {
@@ -67,20 +69,16 @@ const MAX_ROWS = 500;
 function rollupStatements(report: CallReport): Statement[] {
   const hour = hourOf(report.started_at);
   const disposition = report.disposition as string | null;
+  const counters = [
+    1,
+    report.channel === 'voice' ? 1 : 0,
+    report.channel === 'chat' ? 1 : 0,
+    ...ROLLED_UP_DISPOSITIONS.map((name) => (disposition === name ? 1 : 0)),
+    report.duration_s ?? 0,
+  ];
   const statements: Statement[] = [
-    {
-      text: SESSIONS_UPSERT,
-      parameters: [
-        report.tenant_id,
-        hour,
-        report.plan_id,
-        1,
-        report.channel === 'voice' ? 1 : 0,
-        report.channel === 'chat' ? 1 : 0,
-        ...ROLLED_UP_DISPOSITIONS.map((name) => (disposition === name ? 1 : 0)),
-        report.duration_s ?? 0,
-      ],
-    },
+    { text: TENANTS_UPSERT, parameters: [report.tenant_id, hour, ...counters] },
+    { text: SESSIONS_UPSERT, parameters: [report.tenant_id, hour, report.plan_id, ...counters] },
   ];
   const key = (planId: number, nodeId: string) => `${String(planId).padStart(10, '0')}\u0000${nodeId}`;
   const nodes = new Map<string, { plan_id: number; node_id: string; entered: number; ended: number }>();
@@ -171,7 +169,7 @@ export async function rebuildStatsRollups(db: Kysely<Database>, dialect: Dialect
     return;
   }
   if (dialect === 'postgres') await sql`lock table call_reports in share mode`.execute(db);
-  for (const table of ['stats_sessions', 'stats_nodes', 'stats_digits'] as const) await db.deleteFrom(table).execute();
+  for (const table of ['stats_tenants', 'stats_sessions', 'stats_nodes', 'stats_digits'] as const) await db.deleteFrom(table).execute();
   const hour = hourOfStart(dialect);
   const counts = ROLLED_UP_DISPOSITIONS.map((name) => `sum(case when r.disposition = '${name}' then 1 else 0 end)`);
   await sql
@@ -180,6 +178,12 @@ export async function rebuildStatsRollups(db: Kysely<Database>, dialect: Dialect
         `select r.tenant_id, ${hour}, r.plan_id, count(*), sum(case when r.channel = 'voice' then 1 else 0 end), ` +
         `sum(case when r.channel = 'chat' then 1 else 0 end), ${counts.join(', ')}, sum(r.duration_s) ` +
         `from call_reports r where r.is_test = 0 group by 1, 2, 3`,
+    )
+    .execute(db);
+  await sql
+    .raw(
+      `insert into stats_tenants (tenant_id, hour, ${SESSION_COLUMNS.join(', ')}) ` +
+        `select tenant_id, hour, ${SESSION_COLUMNS.map((column) => `sum(${column})`).join(', ')} from stats_sessions group by 1, 2`,
     )
     .execute(db);
   const nodes = jsonElements(dialect, 'r.nodes');

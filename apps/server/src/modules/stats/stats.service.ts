@@ -48,7 +48,7 @@ const COUNTERS: readonly Counter[] = ['sessions', 'voice', 'chat', 'routed', 're
 /** Sums as the databases answer them: PostgreSQL's are bigint or numeric, sent as text; null over no rows. */
 type Sums = Record<Counter, number | string | bigint | null>;
 
-const sums = (eb: ExpressionBuilder<Database, 'stats_sessions'>) => COUNTERS.map((counter) => eb.fn.sum<Sums[Counter]>(counter).as(counter));
+const sums = (eb: ExpressionBuilder<Database, 'stats_tenants'>) => COUNTERS.map((counter) => eb.fn.sum<Sums[Counter]>(counter).as(counter));
 
 const ZERO: Readonly<Record<Counter, number>> = { sessions: 0, voice: 0, chat: 0, routed: 0, retained: 0, abandoned: 0, failed: 0, expired: 0, duration_s: 0 };
 
@@ -155,17 +155,23 @@ function dayIndexSql(days: PeriodDay[], toHour: number): string {
 export class StatsService {
   constructor(private readonly db: Kysely<Database>) {}
 
-  private sessionsIn(tenantId: number | undefined, period: StatsPeriod) {
+  /**
+   * The period's counters: per tenant and hour (stats_tenants) for every plan, a twentieth of the
+   * rows with twenty plans; per plan (stats_sessions) when the period names plans or `perPlan`.
+   */
+  private countersIn(tenantId: number | undefined, period: StatsPeriod, perPlan = false) {
+    // Typed as stats_tenants: stats_sessions has every column of it, and plan_id, named through sql.ref only where it is read.
+    const table = (period.planIds === undefined && !perPlan ? 'stats_tenants' : 'stats_sessions') as 'stats_tenants';
     return this.db
-      .selectFrom('stats_sessions')
+      .selectFrom(table)
       .where('hour', '>=', period.fromHour)
       .where('hour', '<', period.toHour)
       .$if(tenantId !== undefined, (query) => query.where('tenant_id', '=', tenantId!))
-      .$if(period.planIds !== undefined, (query) => query.where('plan_id', 'in', period.planIds!));
+      .$if(period.planIds !== undefined, (query) => query.where(sql.ref('plan_id'), 'in', period.planIds!));
   }
 
   async summary(tenantId: number | undefined, period: StatsPeriod): Promise<StatsSummary> {
-    const row = await this.sessionsIn(tenantId, period).select(sums).executeTakeFirstOrThrow();
+    const row = await this.countersIn(tenantId, period).select(sums).executeTakeFirstOrThrow();
     return { from: isoOfHour(period.fromHour), to: isoOfHour(period.toHour), figures: figuresOf(add({ ...ZERO }, row)) };
   }
 
@@ -173,14 +179,15 @@ export class StatsService {
     const days = daysOf(period);
     // Every number in it is an integer made here from the period, none from the request's text.
     const dayIndex = sql<number>`${sql.raw(dayIndexSql(days, period.toHour))}`;
-    const rows = await this.sessionsIn(tenantId, period).select(dayIndex.as('day_index')).select(sums).groupBy(dayIndex).execute();
+    const rows = await this.countersIn(tenantId, period).select(dayIndex.as('day_index')).select(sums).groupBy(dayIndex).execute();
     const totals = days.map(() => ({ ...ZERO }));
     for (const row of rows) add(totals[Number(row.day_index)]!, row);
     return { days: days.map(({ day }, i) => ({ day, figures: figuresOf(totals[i]!) })) };
   }
 
   async plans(tenantId: number | undefined, period: StatsPeriod): Promise<StatsPlans> {
-    const rows = await this.sessionsIn(tenantId, period).select('plan_id').select(sums).groupBy('plan_id').execute();
+    const planId = sql.ref<number>('plan_id');
+    const rows = await this.countersIn(tenantId, period, true).select(planId.as('plan_id')).select(sums).groupBy(planId).execute();
     const names = await this.planNames(
       tenantId,
       rows.map((row) => row.plan_id),

@@ -327,8 +327,10 @@ describe('recording analyses', () => {
         topics: ['delivery'],
         questions: [{ question: 'Was the order late?', answer: 'Yes' }],
         summary: 'A customer whose delivery was late and w',
+        transcript: expect.stringContaining('caller: Oi, sou a [name], meu e-mail é [email]'),
       },
     });
+    for (const value of personal) expect(JSON.stringify(result)).not.toContain(value);
     const [names, analysis] = fake.seen('/v1/chat/completions');
     const namesInput = (names!.json!.messages as Array<{ content: string }>)[1]!.content;
     // The structured data is gone before the model sees it; the names go in the model's pass.
@@ -363,7 +365,7 @@ describe('recording analyses', () => {
     fake.script('/v1/audio/transcriptions', { body: { text: 'I would like to cancel my order.' } });
     fake.script('/v1/chat/completions', structured({ summary: 'Wants to cancel an order.' }));
     const ready = await send(call.session_id, { type: 'recording_ready', url: `${fake.url}/twilio-api/recordings/RE1`, duration_s: 30 });
-    expect(ready.report?.recording).toMatchObject({ status: 'analysed', results: { summary: 'Wants to cancel an order.' } });
+    expect(ready.report?.recording).toMatchObject({ status: 'analysed', results: { summary: 'Wants to cancel an order.', transcript: 'I would like to cancel my order.' } });
 
     const [download] = fake.seen('/twilio-api/recordings/RE1');
     expect(download!.authorization).toBe(`Basic ${Buffer.from('AC0000000000000000000000000000000a:twilio-token-a').toString('base64')}`);

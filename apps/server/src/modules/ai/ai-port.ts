@@ -283,7 +283,8 @@ export function createAiPort(ctx: AiContext, options: AiPortOptions = {}): AiPor
         });
         const answer = parseJson(textOf(completion));
         if (!isRecord(answer)) throw new AiFailure('ai_access_error', 'the model did not answer the analyses as JSON');
-        return { results: cleanResults(request.analyses, answer) };
+        // What was analysed goes with the results (anonymised when asked): the report's detail shows it as the transcript.
+        return { results: { ...cleanResults(request.analyses, answer), transcript: text } };
       });
     },
   };

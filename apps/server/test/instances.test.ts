@@ -113,13 +113,18 @@ describe('two server processes on one database', () => {
     expect(await saidOnB()).toBe('This is version two.');
   });
 
-  test("a Twilio call whose callbacks alternate between the two", async () => {
-    const [account, authToken, number] = ['AC00000000000000000000000000000042', 'instances-auth-token', '+551140004242'];
+  /** The tenant's Twilio account, and a number on it that runs a published plan saying `words`, all made on A. */
+  async function twilioNumberSaying(account: string, authToken: string, number: string, words: string) {
     await a.call('PATCH', `/tenants/${member.tenantId}/integrations`, { twilio_sid: account, twilio_token: authToken }, admin);
-    const plan = await a.call<{ id: number; version: number }>('POST', '/visual-plans', { name: 'Phone' }, member.token);
-    const saved = await a.call<{ version: number }>('PUT', `/visual-plans/${plan.id}/document`, { base_version: plan.version, ...sayingPlan('Hello caller.') }, member.token);
+    const plan = await a.call<{ id: number; version: number }>('POST', '/visual-plans', { name: `Phone ${number}` }, member.token);
+    const saved = await a.call<{ version: number }>('PUT', `/visual-plans/${plan.id}/document`, { base_version: plan.version, ...sayingPlan(words) }, member.token);
     await a.call('POST', `/visual-plans/${plan.id}/publish`, { base_version: saved.version }, member.token);
     await a.call('POST', '/numbers', { number, provider: 'twilio', voice_plan_id: plan.id }, member.token);
+  }
+
+  test("a Twilio call whose callbacks alternate between the two", async () => {
+    const [account, authToken, number] = ['AC00000000000000000000000000000042', 'instances-auth-token', '+551140004242'];
+    await twilioNumberSaying(account, authToken, number, 'Hello caller.');
 
     /** A callback as Twilio sends it to `path` (after /hooks/twilio/), signed for PUBLIC_URL, to one instance. */
     const hook = async (instance: ServerProcess, path: string, form: Record<string, string>) => {
@@ -164,11 +169,7 @@ describe('two server processes on one database', () => {
 
   test.runIf(dialect === 'postgres')("a phone call on one moves the dashboard's live feed read on the other: started, its blocks, ended", async () => {
     const [account, authToken, number] = ['AC00000000000000000000000000000043', 'instances-live-token', '+551140004343'];
-    await a.call('PATCH', `/tenants/${member.tenantId}/integrations`, { twilio_sid: account, twilio_token: authToken }, admin);
-    const plan = await a.call<{ id: number; version: number }>('POST', '/visual-plans', { name: 'Dashboard' }, member.token);
-    const saved = await a.call<{ version: number }>('PUT', `/visual-plans/${plan.id}/document`, { base_version: plan.version, ...sayingPlan('Hello.') }, member.token);
-    await a.call('POST', `/visual-plans/${plan.id}/publish`, { base_version: saved.version }, member.token);
-    await a.call('POST', '/numbers', { number, provider: 'twilio', voice_plan_id: plan.id }, member.token);
+    await twilioNumberSaying(account, authToken, number, 'Hello.');
     const feed = await openFeed(`http://127.0.0.1:${a.port}/api/v1/stats/live/events`, member.token);
     try {
       const hookOnB = (path: string, form: Record<string, string>) => {

@@ -94,6 +94,7 @@ describe('the whole set', () => {
     expect(response.headers['content-type']).toBe('text/csv; charset=utf-8');
     expect(response.headers['content-disposition']).toMatch(/^attachment; filename="reports-\d{4}-\d{2}-\d{2}\.csv"$/);
     expect(response.headers['x-total-count']).toBe(String(SEEDED + 1));
+    expect(response.headers['x-accel-buffering']).toBe('no');
     const rows = rowsOf(response);
     expect(rows).toHaveLength(SEEDED + 1);
     expect(new Set(rows.map((row) => row.session_id)).size).toBe(SEEDED + 1);

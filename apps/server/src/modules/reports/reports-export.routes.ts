@@ -97,6 +97,8 @@ export function registerReportExportRoutes(app: FastifyInstance, ctx: AppContext
         .header('content-disposition', `attachment; filename="reports-${day}.csv"`)
         .header('x-total-count', String(total))
         .header('cache-control', 'no-store')
+        // A proxy that buffers answers (nginx) would hold the rows back from the console's progress.
+        .header('x-accel-buffering', 'no')
         .send(body);
     },
   );

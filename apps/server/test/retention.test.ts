@@ -1,9 +1,10 @@
 import type { CallReportRecord, Configuration, StatsSummary } from '@voxplan/contracts';
 import { sql } from 'kysely';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { type LiveSessionEvent, subscribeLiveSessions } from '../src/modules/sessions/live-events.ts';
-import { runRetentionPass } from '../src/modules/sessions/retention.ts';
-import { createTenantMember, errorOf, q, startTestServer, type TenantMember, type TestServer } from './harness.ts';
+import { PRUNE_LOCK_KEY, runRetentionPass } from '../src/modules/sessions/retention.ts';
+import { createTenantMember, dialect, errorOf, q, startTestServer, type TenantMember, type TestServer } from './harness.ts';
 import { seedReports } from './report-seeding.ts';
 import { type FixtureDocument, insertReport, type Instance, planEdge, planNode, startInstance, storePlan } from './sessions-helpers.ts';
 
@@ -196,6 +197,21 @@ describe('pruning', () => {
       expect((await runRetentionPass(server.ctx)).pruned.reports).toBe(30);
     } finally {
       await setSetting('reports_retention_days', '365');
+    }
+  });
+
+  test.runIf(dialect === 'postgres')('while another instance prunes (it holds the lock), a pass leaves the old rows to it', async () => {
+    const tenant = member.tenantId;
+    await seedReports(server.ctx.db, server.ctx.dialect, { tenantId: tenant, count: 40, newest: ago(500 * DAY), prefix: 'locked' });
+    const other = new pg.Client({ connectionString: server.config.databaseUrl });
+    await other.connect();
+    try {
+      await other.query('select pg_advisory_lock($1)', [PRUNE_LOCK_KEY]);
+      expect((await runRetentionPass(server.ctx)).pruned.reports).toBe(0);
+      await other.query('select pg_advisory_unlock($1)', [PRUNE_LOCK_KEY]);
+      expect((await runRetentionPass(server.ctx)).pruned.reports).toBe(40);
+    } finally {
+      await other.end();
     }
   });
 });

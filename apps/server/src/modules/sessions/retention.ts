@@ -6,9 +6,12 @@
  *
  * Several instances may run it at once. An expiry is a turn of the session (the `expire` event),
  * stored only over the revision it read and under one event id, so a session is closed once
- * whoever gets there first; deleting rows another instance deleted deletes nothing.
+ * whoever gets there first; the pruning takes an advisory lock on PostgreSQL, so one instance at a
+ * time works through the old rows.
  */
+import { type Kysely, sql } from 'kysely';
 import type { AppContext } from '../../context.ts';
+import type { Database } from '../../db/schema.ts';
 import { sharedTransactionRunner } from '../../db/write-batch.ts';
 import { readSystemSetting } from '../configurations/settings.ts';
 import { startSweeper, type Sweeper } from './chat-sweeper.ts';
@@ -33,9 +36,16 @@ export interface RetentionPass {
 type RetentionContext = Pick<AppContext, 'db' | 'dialect' | 'sessions'>;
 
 /**
+ * The advisory lock a prune batch takes on PostgreSQL: while one instance prunes, the others leave
+ * it to that one rather than race it through the same rows (which would be safe, only wasted).
+ */
+export const PRUNE_LOCK_KEY = 1_700_170_017;
+
+/**
  * Deletes the reports that started before `before`, and the ended sessions (with their events)
  * that did, a batch per transaction. A session still waiting is left: it ends first (a chat by the
- * sweeper, a call by the expiry), and goes on a later pass.
+ * sweeper, a call by the expiry), and goes on a later pass. On PostgreSQL each batch first takes
+ * PRUNE_LOCK_KEY for its transaction; when another instance holds it, this pass prunes no more.
  */
 export async function pruneBefore(
   ctx: Pick<AppContext, 'db' | 'dialect'>,
@@ -43,29 +53,39 @@ export async function pruneBefore(
   options: { batch?: number; signal?: AbortSignal } = {},
 ): Promise<PrunedCounts> {
   const batch = options.batch ?? PRUNE_BATCH;
+  const writes = sharedTransactionRunner(ctx.db, ctx.dialect);
+  const counts: PrunedCounts = { reports: 0, sessions: 0, events: 0 };
+  /** Runs one batch; answers how many rows it took, or null when another instance is pruning. */
+  const inBatch = (work: (trx: Kysely<Database>) => Promise<number>) =>
+    writes.run(async (trx): Promise<number | null> => {
+      if (ctx.dialect === 'postgres') {
+        const { rows } = await sql<{ locked: boolean }>`select pg_try_advisory_xact_lock(${PRUNE_LOCK_KEY}) as locked`.execute(trx);
+        if (!rows[0]?.locked) return null;
+      }
+      return work(trx);
+    });
   // After a long stop there may be a million rows to go: stopping the job ends the pass between batches.
   const isStopped = () => options.signal?.aborted === true;
-  const { db } = ctx;
-  const writes = sharedTransactionRunner(db, ctx.dialect);
-  const counts: PrunedCounts = { reports: 0, sessions: 0, events: 0 };
-  while (!isStopped()) {
-    const ids = (await db.selectFrom('call_reports').select('id').where('start_time', '<', before).limit(batch).execute()).map((row) => row.id);
-    if (ids.length === 0) break;
-    counts.reports += await writes.run(async (trx) => Number((await trx.deleteFrom('call_reports').where('id', 'in', ids).executeTakeFirst()).numDeletedRows));
-    if (ids.length < batch) break;
-  }
-  while (!isStopped()) {
-    const ids = (
-      await db.selectFrom('sessions').select('id').where('created_time', '<', before).where('status', '=', 'ended').limit(batch).execute()
-    ).map((row) => row.id);
-    if (ids.length === 0) break;
-    await writes.run(async (trx) => {
-      counts.events += Number((await trx.deleteFrom('session_events').where('session_id', 'in', ids).executeTakeFirst()).numDeletedRows);
-      const deleted = Number((await trx.deleteFrom('sessions').where('id', 'in', ids).executeTakeFirst()).numDeletedRows);
-      counts.sessions += deleted;
+  let taken: number | null = batch;
+  while (taken === batch && !isStopped()) {
+    taken = await inBatch(async (trx) => {
+      const old = trx.selectFrom('call_reports').select('id').where('start_time', '<', before).limit(batch);
+      const deleted = Number((await trx.deleteFrom('call_reports').where('id', 'in', old).executeTakeFirst()).numDeletedRows);
+      counts.reports += deleted;
       return deleted;
     });
-    if (ids.length < batch) break;
+  }
+  taken = taken === null ? null : batch;
+  while (taken === batch && !isStopped()) {
+    taken = await inBatch(async (trx) => {
+      const ids = (await trx.selectFrom('sessions').select('id').where('created_time', '<', before).where('status', '=', 'ended').limit(batch).execute()).map(
+        (row) => row.id,
+      );
+      if (ids.length === 0) return 0;
+      counts.events += Number((await trx.deleteFrom('session_events').where('session_id', 'in', ids).executeTakeFirst()).numDeletedRows);
+      counts.sessions += Number((await trx.deleteFrom('sessions').where('id', 'in', ids).executeTakeFirst()).numDeletedRows);
+      return ids.length;
+    });
   }
   return counts;
 }

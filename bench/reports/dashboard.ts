@@ -21,27 +21,18 @@ import { sql } from 'kysely';
 import { startContext } from '../../apps/server/src/bootstrap.ts';
 import { rollUpReport } from '../../apps/server/src/modules/stats/stats-rollups.ts';
 import { runBench } from '../lib/bench-main.ts';
-import { benchDatabases, type Dialect, dialectsOf } from '../lib/dialects.ts';
-import { envNumber } from '../lib/env.ts';
+import { benchDatabases } from '../lib/dialects.ts';
 import { fmt, table } from '../lib/load.ts';
-import { canPin, cpuCount, LOADGEN_CPU, pinSelf, SERVER_CPU, ServerChildren } from '../lib/server-child.ts';
+import { cpuCount, LOADGEN_CPU, pinSelf, SERVER_CPU, ServerChildren } from '../lib/server-child.ts';
 import { benchServerConfig } from '../lib/server-config.ts';
-import { helloBaseline, readJson, startSeededServer, timeGets } from './harness.ts';
+import { helloBaseline, readJson, reportsBenchSettings, serverScript, startSeededServer, timeGets } from './harness.ts';
 import { isOtherTenant, isTestReport, type SeededReports, SEED_START } from './seed.ts';
 
-const settings = {
-  dialects: dialectsOf(process.env.BENCH_DIALECT),
-  reports: { postgres: envNumber('BENCH_REPORTS_POSTGRES', 1_000_000), sqlite: envNumber('BENCH_REPORTS_SQLITE', 100_000) } satisfies Record<Dialect, number>,
-  requests: Math.max(1, envNumber('BENCH_REQUESTS', 40)),
-  warmup: 5,
-  pin: process.env.BENCH_PIN !== '0',
-  strict: process.env.BENCH_STRICT === '1',
-};
+const settings = reportsBenchSettings({ requests: 40, warmup: 5 });
 const TARGET_MS = 100;
 /** The target is set at this many reports; fewer are measured against it for information only. */
 const TARGET_REPORTS = 1_000_000;
-const serverScript = path.join(import.meta.dirname, '../api/server.ts');
-const pinning = settings.pin && canPin();
+const { pinning } = settings;
 
 const failures: string[] = [];
 let targetFailures = 0;

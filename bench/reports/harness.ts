@@ -8,11 +8,31 @@ import path from 'node:path';
 import { sql } from 'kysely';
 import { startContext } from '../../apps/server/src/bootstrap.ts';
 import { apiCall } from '../lib/api-call.ts';
-import type { Dialect } from '../lib/dialects.ts';
+import { type Dialect, dialectsOf } from '../lib/dialects.ts';
+import { envNumber } from '../lib/env.ts';
 import { fmt, percentile } from '../lib/load.ts';
-import type { ServerChild, ServerChildren } from '../lib/server-child.ts';
+import { canPin, type ServerChild, type ServerChildren } from '../lib/server-child.ts';
 import { BENCH_ADMIN, benchServerConfig } from '../lib/server-config.ts';
 import { type SeededReports, seedReports } from './seed.ts';
+
+/** The server child script both benches start (bench/api/server.ts). */
+export const serverScript = path.join(import.meta.dirname, '../api/server.ts');
+
+/**
+ * The settings both benches read from the environment (their headers list them); `requests` and
+ * `warmup` are each bench's defaults. `pinning`: the client and the server on a core each.
+ */
+export function reportsBenchSettings(defaults: { requests: number; warmup: number }) {
+  const pin = process.env.BENCH_PIN !== '0';
+  return {
+    dialects: dialectsOf(process.env.BENCH_DIALECT),
+    reports: { postgres: envNumber('BENCH_REPORTS_POSTGRES', 1_000_000), sqlite: envNumber('BENCH_REPORTS_SQLITE', 100_000) } satisfies Record<Dialect, number>,
+    requests: Math.max(1, envNumber('BENCH_REQUESTS', defaults.requests)),
+    warmup: defaults.warmup,
+    pinning: pin && canPin(),
+    strict: process.env.BENCH_STRICT === '1',
+  };
+}
 
 export interface Timing {
   median: number;

@@ -17,22 +17,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { runBench } from '../lib/bench-main.ts';
-import { benchDatabases, type Dialect, dialectsOf } from '../lib/dialects.ts';
-import { envNumber } from '../lib/env.ts';
+import { benchDatabases } from '../lib/dialects.ts';
 import { fmt, table } from '../lib/load.ts';
-import { canPin, cpuCount, delay, LOADGEN_CPU, pinSelf, SERVER_CPU, type ServerChild, ServerChildren } from '../lib/server-child.ts';
-import { helloBaseline, readJson, startSeededServer, timeGets } from './harness.ts';
+import { cpuCount, delay, LOADGEN_CPU, pinSelf, SERVER_CPU, type ServerChild, ServerChildren } from '../lib/server-child.ts';
+import { helloBaseline, readJson, reportsBenchSettings, serverScript, startSeededServer, timeGets } from './harness.ts';
 import { type SeededReports, SEED_START } from './seed.ts';
 
-const settings = {
-  dialects: dialectsOf(process.env.BENCH_DIALECT),
-  reports: { postgres: envNumber('BENCH_REPORTS_POSTGRES', 1_000_000), sqlite: envNumber('BENCH_REPORTS_SQLITE', 100_000) } satisfies Record<Dialect, number>,
-  requests: Math.max(1, envNumber('BENCH_REQUESTS', 20)),
-  exports: 3,
-  warmup: 3,
-  pin: process.env.BENCH_PIN !== '0',
-  strict: process.env.BENCH_STRICT === '1',
-};
+const settings = { ...reportsBenchSettings({ requests: 20, warmup: 3 }), exports: 3 };
 const EXPORT_ROWS = 100_000;
 const EXPORT_TARGET_MS = 5_000;
 /**
@@ -40,8 +31,7 @@ const EXPORT_TARGET_MS = 5_000;
  * objects several times that: a server that held the set would grow by hundreds of MB.
  */
 const RSS_GROWTH_TARGET_MB = 100;
-const serverScript = path.join(import.meta.dirname, '../api/server.ts');
-const pinning = settings.pin && canPin();
+const { pinning } = settings;
 
 const failures: string[] = [];
 let targetFailures = 0;

@@ -1,6 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { type StatsLive, statsLiveSchema, statsSystemSchema } from '@voxplan/contracts';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { liveFeedTiming } from '../src/modules/stats/stats-live.routes.ts';
 import { createTenantMember, dialect, errorOf, startTestServer, type TenantMember, type TestServer } from './harness.ts';
 import { openFeed, summary } from './live-feed.ts';
 import { type FixtureDocument, planEdge, planNode, storePlan } from './sessions-helpers.ts';
@@ -107,6 +108,18 @@ describe('GET /stats/live/events', () => {
     await expect.poll(() => summary(staying.events, 'CA-after-leave')).toContain('started null');
     expect(leaving.events).toEqual([]);
     staying.close();
+  });
+
+  test('an idle stream gets a ping comment every so often (15 s; shortened here)', async () => {
+    liveFeedTiming.pingMs = 50;
+    const feed = await openFeed(`${baseUrl}/stats/live/events`, a.token);
+    try {
+      await expect.poll(() => feed.comments.filter((comment) => comment === 'ping').length).toBeGreaterThanOrEqual(2);
+      expect(feed.events).toEqual([]);
+    } finally {
+      liveFeedTiming.pingMs = 15_000;
+      feed.close();
+    }
   });
 
   test('signed out: 401 in the error shape, no stream', async () => {

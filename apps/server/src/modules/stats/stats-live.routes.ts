@@ -24,8 +24,11 @@ import type { HostReading } from '../system/system-info.routes.ts';
 
 /** The window `new_per_second` is measured over. */
 export const NEW_SESSIONS_WINDOW_S = 10;
-/** A comment line this often keeps proxies from closing an idle stream (the contract's 15 s). */
-export const LIVE_PING_MS = 15_000;
+/**
+ * A comment line this often keeps proxies from closing an idle stream (the contract's 15 s); read
+ * when a stream opens, so that a test can shorten it.
+ */
+export const liveFeedTiming = { pingMs: 15_000 };
 /**
  * What a stream may hold unsent for a client that does not read: past it the stream ends, and
  * the client starts again from a new snapshot, instead of the server keeping its backlog.
@@ -193,7 +196,7 @@ export function registerStatsLiveRoutes(app: FastifyInstance, ctx: AppContext, h
         },
         tenantId === undefined ? {} : { tenantId },
       );
-      const ping = setInterval(() => send(': ping\n\n'), LIVE_PING_MS);
+      const ping = setInterval(() => send(': ping\n\n'), liveFeedTiming.pingMs);
       openStreams.add(end);
       // The client went away (or the connection broke): stop listening for it.
       reply.raw.on('close', end);

@@ -290,9 +290,9 @@ describe('per plan', () => {
     for (const row of rows) expect(row.figures).toEqual(figuresFrom(reports.filter((report) => report.plan_id === row.plan_id)));
   });
 
-  test("a plan's blocks: entered, ended (the drop-off), and keys per menu, as its reports have them", async () => {
-    const detail = await get<StatsPlanDetail>(`/stats/plans/${plans.menu}?${ALL}`, a.token);
-    const reports = await reportsOf(a.token, { plan_id: plans.menu });
+  /** The plan detail of a period against its reports, counted here block by block. */
+  async function expectDetailOfReports(query: string, reports: CallReportRecord[]): Promise<StatsPlanDetail> {
+    const detail = await get<StatsPlanDetail>(`/stats/plans/${plans.menu}?${query}`, a.token);
     const entered = new Map<string, number>();
     const ended = new Map<string, number>();
     const digits = new Map<string, number>();
@@ -311,6 +311,11 @@ describe('per plan', () => {
       Object.fromEntries([...entered].map(([key, count]) => [key, [count, ended.get(key) ?? 0]])),
     );
     expect(Object.fromEntries(detail.digits.map((entry) => [`${entry.plan_id}/${entry.node_id}/${entry.digits}`, entry.count]))).toEqual(Object.fromEntries(digits));
+    return detail;
+  }
+
+  test("a plan's blocks: entered, ended (the drop-off), and keys per menu, as its reports have them", async () => {
+    const detail = await expectDetailOfReports(ALL, await reportsOf(a.token, { plan_id: plans.menu }));
     // What the runs were made to give: every session entered the menu; two ended at the desk, two
     // in the sub-plan (its own blocks), one hung up at the menu; 1 pressed twice, 2 twice, 9 once.
     const node = (planId: number, nodeId: string) => detail.nodes.find((entry) => entry.plan_id === planId && entry.node_id === nodeId);
@@ -322,6 +327,13 @@ describe('per plan', () => {
       ['2', 2],
       ['9', 1],
     ]);
+  });
+
+  test('over whole days and the hours at either end of a period alike', async () => {
+    const [from, to] = ['2026-11-20T12:00:00.000Z', '2026-11-22T10:30:00.000Z'];
+    const inPeriod = (await reportsOf(a.token, { plan_id: plans.menu })).filter((report) => report.start_time >= from && report.start_time < '2026-11-22T10:00:00.000Z');
+    expect(inPeriod).toHaveLength(4);
+    await expectDetailOfReports(period(from, to), inPeriod);
   });
 
   test('a plan of another tenant is not found', async () => {

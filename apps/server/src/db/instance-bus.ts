@@ -31,6 +31,8 @@ export const UNNOTIFIED_TABLES: ReadonlySet<string> = new Set([
   'stats_sessions',
   'stats_nodes',
   'stats_digits',
+  'stats_nodes_days',
+  'stats_digits_days',
 ]);
 
 const NOT_NOTIFIED = new Set([...UNNOTIFIED_TABLES, 'kysely_migration', 'kysely_migration_lock']);

@@ -402,6 +402,10 @@ export interface StatsDigitsTable {
   count: number;
 }
 
+/** stats_nodes and stats_digits again per UTC day (days since 1970): the whole days of a long period. */
+export type StatsNodeDayTable = Omit<StatsNodeTable, 'hour'> & { day: number };
+export type StatsDigitsDayTable = Omit<StatsDigitsTable, 'hour'> & { day: number };
+
 /** The licence, one row at most (id 1): migration 0014, modules/license. */
 export interface LicenseTable {
   id: number;
@@ -445,6 +449,8 @@ export interface Database {
   stats_sessions: StatsSessionTable;
   stats_nodes: StatsNodeTable;
   stats_digits: StatsDigitsTable;
+  stats_nodes_days: StatsNodeDayTable;
+  stats_digits_days: StatsDigitsDayTable;
 }
 
 export type TableName = keyof Database;

@@ -50,28 +50,32 @@ export function up(dialect: DialectName) {
       .execute();
     await db.schema.createIndex('ix_stats_sessions__hour').on('stats_sessions').column('hour').execute();
 
-    // Keyed plan first: the plan's statistics read one range of the key.
-    const nodeKeys = ['plan_id', 'hour', 'tenant_id', 'node_plan_id', 'node_id'] as const;
-    const perNode = (table: string) =>
+    // Keyed plan first: the plan's statistics read one range of the key. Per hour, and again per
+    // UTC day (days since 1970): a long period reads its whole days from the second, its ends from the first.
+    const perNode = (table: string, bucket: 'hour' | 'day') =>
       db.schema
         .createTable(table)
         .addColumn('plan_id', 'integer', (c) => c.notNull())
-        .addColumn('hour', 'integer', (c) => c.notNull())
+        .addColumn(bucket, 'integer', (c) => c.notNull())
         .addColumn('tenant_id', 'integer', (c) => c.notNull().references('tenants.id').onDelete('cascade'))
         .addColumn('node_plan_id', 'integer', (c) => c.notNull())
         .addColumn('node_id', 'text', (c) => c.notNull());
-    await perNode('stats_nodes')
-      .addColumn('entered', 'integer', (c) => c.notNull())
-      .addColumn('ended', 'integer', (c) => c.notNull())
-      .addPrimaryKeyConstraint('pk_stats_nodes', [...nodeKeys])
-      .$call(clustered)
-      .execute();
-    await perNode('stats_digits')
-      .addColumn('digits', 'text', (c) => c.notNull())
-      .addColumn('count', 'integer', (c) => c.notNull())
-      .addPrimaryKeyConstraint('pk_stats_digits', [...nodeKeys, 'digits'])
-      .$call(clustered)
-      .execute();
+    for (const bucket of ['hour', 'day'] as const) {
+      const suffix = bucket === 'hour' ? '' : '_days';
+      const nodeKeys = ['plan_id', bucket, 'tenant_id', 'node_plan_id', 'node_id'] as const;
+      await perNode(`stats_nodes${suffix}`, bucket)
+        .addColumn('entered', 'integer', (c) => c.notNull())
+        .addColumn('ended', 'integer', (c) => c.notNull())
+        .addPrimaryKeyConstraint(`pk_stats_nodes${suffix}`, [...nodeKeys])
+        .$call(clustered)
+        .execute();
+      await perNode(`stats_digits${suffix}`, bucket)
+        .addColumn('digits', 'text', (c) => c.notNull())
+        .addColumn('count', 'integer', (c) => c.notNull())
+        .addPrimaryKeyConstraint(`pk_stats_digits${suffix}`, [...nodeKeys, 'digits'])
+        .$call(clustered)
+        .execute();
+    }
 
     await rebuildStatsRollups(db as Kysely<Database>, dialect);
   };

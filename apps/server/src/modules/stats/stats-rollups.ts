@@ -38,7 +38,7 @@ const TENANTS_UPSERT = sessionsUpsert('stats_tenants', ['tenant_id', 'hour']);
 const SESSIONS_UPSERT = sessionsUpsert('stats_sessions', ['tenant_id', 'hour', 'plan_id']);
 
 /** The text of a multi-row upsert, one per row count: a session's blocks and menus vary in number. */
-function multiRowUpsert(table: 'stats_nodes' | 'stats_digits', keys: readonly string[], counters: readonly string[]) {
+function multiRowUpsert(table: 'stats_nodes' | 'stats_digits' | 'stats_nodes_days' | 'stats_digits_days', keys: readonly string[], counters: readonly string[]) {
   const texts = new Map<number, string>();
   const row = `(${Array(keys.length + counters.length).fill('?').join(', ')})`;
   return (rows: number): string => {
@@ -55,9 +55,11 @@ function multiRowUpsert(table: 'stats_nodes' | 'stats_digits', keys: readonly st
   };
 }
 
-const NODE_KEYS = ['plan_id', 'hour', 'tenant_id', 'node_plan_id', 'node_id'] as const;
-const nodesUpsert = multiRowUpsert('stats_nodes', NODE_KEYS, ['entered', 'ended']);
-const digitsUpsert = multiRowUpsert('stats_digits', [...NODE_KEYS, 'digits'], ['count']);
+const nodeKeys = (bucket: 'hour' | 'day') => ['plan_id', bucket, 'tenant_id', 'node_plan_id', 'node_id'];
+const nodesUpsert = multiRowUpsert('stats_nodes', nodeKeys('hour'), ['entered', 'ended']);
+const digitsUpsert = multiRowUpsert('stats_digits', [...nodeKeys('hour'), 'digits'], ['count']);
+const nodesDaysUpsert = multiRowUpsert('stats_nodes_days', nodeKeys('day'), ['entered', 'ended']);
+const digitsDaysUpsert = multiRowUpsert('stats_digits_days', [...nodeKeys('day'), 'digits'], ['count']);
 
 /** Rows a statement carries at most: well under either database's limit of bound values. */
 const MAX_ROWS = 500;
@@ -97,12 +99,15 @@ function rollupStatements(report: CallReport): Statement[] {
     if (found) found.count++;
     else digits.set(id, { plan_id: entry.plan_id, node_id: entry.node_id, digits: entry.digits, count: 1 });
   }
-  const keyed = [report.plan_id, hour, report.tenant_id];
-  const sortedNodes = [...nodes.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([, node]) => [...keyed, node.plan_id, node.node_id, node.entered, node.ended]);
-  const sortedDigits = [...digits.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([, entry]) => [...keyed, entry.plan_id, entry.node_id, entry.digits, entry.count]);
+  const sortedNodes = [...nodes.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([, node]) => [node.plan_id, node.node_id, node.entered, node.ended]);
+  const sortedDigits = [...digits.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([, entry]) => [entry.plan_id, entry.node_id, entry.digits, entry.count]);
+  const inHour = (rows: unknown[][]) => rows.map((row) => [report.plan_id, hour, report.tenant_id, ...row]);
+  const inDay = (rows: unknown[][]) => rows.map((row) => [report.plan_id, Math.floor(hour / 24), report.tenant_id, ...row]);
   for (const [rows, text] of [
-    [sortedNodes, nodesUpsert],
-    [sortedDigits, digitsUpsert],
+    [inHour(sortedNodes), nodesUpsert],
+    [inDay(sortedNodes), nodesDaysUpsert],
+    [inHour(sortedDigits), digitsUpsert],
+    [inDay(sortedDigits), digitsDaysUpsert],
   ] as const) {
     for (let start = 0; start < rows.length; start += MAX_ROWS) {
       const chunk = rows.slice(start, start + MAX_ROWS);
@@ -169,7 +174,7 @@ export async function rebuildStatsRollups(db: Kysely<Database>, dialect: Dialect
     return;
   }
   if (dialect === 'postgres') await sql`lock table call_reports in share mode`.execute(db);
-  for (const table of ['stats_tenants', 'stats_sessions', 'stats_nodes', 'stats_digits'] as const) await db.deleteFrom(table).execute();
+  for (const table of ['stats_tenants', 'stats_sessions', 'stats_nodes', 'stats_digits', 'stats_nodes_days', 'stats_digits_days'] as const) await db.deleteFrom(table).execute();
   const hour = hourOfStart(dialect);
   const counts = ROLLED_UP_DISPOSITIONS.map((name) => `sum(case when r.disposition = '${name}' then 1 else 0 end)`);
   await sql
@@ -204,6 +209,19 @@ export async function rebuildStatsRollups(db: Kysely<Database>, dialect: Dialect
       `insert into stats_digits (plan_id, hour, tenant_id, node_plan_id, node_id, digits, count) ` +
         `select r.plan_id, ${hour}, r.tenant_id, ${digits.number('plan_id')}, ${digits.text('node_id')}, ${digits.text('digits')}, count(*) ` +
         `from call_reports r ${digits.from} where r.is_test = 0 group by 1, 2, 3, 4, 5, 6`,
+    )
+    .execute(db);
+  // Integer division: an hour's UTC day, as rollUpReport takes it.
+  await sql
+    .raw(
+      `insert into stats_nodes_days (plan_id, day, tenant_id, node_plan_id, node_id, entered, ended) ` +
+        `select plan_id, hour / 24, tenant_id, node_plan_id, node_id, sum(entered), sum(ended) from stats_nodes group by 1, 2, 3, 4, 5`,
+    )
+    .execute(db);
+  await sql
+    .raw(
+      `insert into stats_digits_days (plan_id, day, tenant_id, node_plan_id, node_id, digits, count) ` +
+        `select plan_id, hour / 24, tenant_id, node_plan_id, node_id, digits, sum(count) from stats_digits group by 1, 2, 3, 4, 5, 6`,
     )
     .execute(db);
 }

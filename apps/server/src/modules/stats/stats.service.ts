@@ -148,6 +148,21 @@ function dayIndexSql(days: PeriodDay[], toHour: number): string {
   return `case ${branches.join(' ')} end`;
 }
 
+/** A plan's rows of the block rollups in a part of the period: hours, or whole UTC days. */
+interface PeriodPart {
+  bucket: 'hour' | 'day';
+  /** Inclusive. */
+  from: number;
+  /** Exclusive. */
+  to: number;
+}
+
+const partOf = (tenantId: number | undefined, planId: number, part: PeriodPart) => {
+  const bucket = sql.ref(part.bucket);
+  const tenant = tenantId === undefined ? sql`` : sql` and "tenant_id" = ${tenantId}`;
+  return sql<boolean>`"plan_id" = ${planId} and ${bucket} >= ${part.from} and ${bucket} < ${part.to}${tenant}`;
+};
+
 /**
  * The statistics a scope reads. `tenantId`: the caller's tenant, or undefined for the
  * administrator over every tenant (plugins/auth.ts `tenantFilterOf`).
@@ -221,40 +236,67 @@ export class StatsService {
 
   async plan(tenantId: number | undefined, planId: number, period: StatsPeriod): Promise<StatsPlanDetail> {
     if (!(await this.planIsKnown(tenantId, planId))) throw notFound();
-    const scoped = { ...period, planIds: [planId] };
-    const [summary, nodes, digits] = await Promise.all([
-      this.summary(tenantId, scoped),
-      this.db
-        .selectFrom('stats_nodes')
-        .where('plan_id', '=', planId)
-        .where('hour', '>=', period.fromHour)
-        .where('hour', '<', period.toHour)
-        .$if(tenantId !== undefined, (query) => query.where('tenant_id', '=', tenantId!))
-        .select(['node_plan_id', 'node_id'])
-        .select((eb) => [eb.fn.sum<number | string>('entered').as('entered'), eb.fn.sum<number | string>('ended').as('ended')])
-        .groupBy(['node_plan_id', 'node_id'])
-        .orderBy('node_plan_id')
-        .orderBy('node_id')
-        .execute(),
-      this.db
-        .selectFrom('stats_digits')
-        .where('plan_id', '=', planId)
-        .where('hour', '>=', period.fromHour)
-        .where('hour', '<', period.toHour)
-        .$if(tenantId !== undefined, (query) => query.where('tenant_id', '=', tenantId!))
-        .select(['node_plan_id', 'node_id', 'digits'])
-        .select((eb) => eb.fn.sum<number | string>('count').as('count'))
-        .groupBy(['node_plan_id', 'node_id', 'digits'])
-        .orderBy('node_plan_id')
-        .orderBy('node_id')
-        .orderBy('digits')
-        .execute(),
+    // The whole UTC days of the period come from the daily rows, its ends from the hourly ones: a
+    // year of a 20-block plan is 7,300 rows instead of 175,200.
+    const firstDay = Math.ceil(period.fromHour / 24);
+    const endDay = Math.floor(period.toHour / 24);
+    const parts: PeriodPart[] =
+      firstDay < endDay
+        ? [
+            { bucket: 'hour', from: period.fromHour, to: firstDay * 24 },
+            { bucket: 'day', from: firstDay, to: endDay },
+            { bucket: 'hour', from: endDay * 24, to: period.toHour },
+          ]
+        : [{ bucket: 'hour', from: period.fromHour, to: period.toHour }];
+    const read = parts.filter((part) => part.from < part.to);
+    const [summary, nodeParts, digitParts] = await Promise.all([
+      this.summary(tenantId, { ...period, planIds: [planId] }),
+      Promise.all(
+        read.map((part) =>
+          this.db
+            // Typed as the hourly table: the daily one has its columns, with `day` for `hour` (named in partOf).
+            .selectFrom((part.bucket === 'hour' ? 'stats_nodes' : 'stats_nodes_days') as 'stats_nodes')
+            .where(partOf(tenantId, planId, part))
+            .select(['node_plan_id', 'node_id'])
+            .select((eb) => [eb.fn.sum<number | string>('entered').as('entered'), eb.fn.sum<number | string>('ended').as('ended')])
+            .groupBy(['node_plan_id', 'node_id'])
+            .execute(),
+        ),
+      ),
+      Promise.all(
+        read.map((part) =>
+          this.db
+            .selectFrom((part.bucket === 'hour' ? 'stats_digits' : 'stats_digits_days') as 'stats_digits')
+            .where(partOf(tenantId, planId, part))
+            .select(['node_plan_id', 'node_id', 'digits'])
+            .select((eb) => eb.fn.sum<number | string>('count').as('count'))
+            .groupBy(['node_plan_id', 'node_id', 'digits'])
+            .execute(),
+        ),
+      ),
     ]);
+    const nodes = new Map<string, StatsPlanDetail['nodes'][number]>();
+    for (const row of nodeParts.flat()) {
+      const key = `${row.node_plan_id}\u0000${row.node_id}`;
+      const node = nodes.get(key) ?? { plan_id: row.node_plan_id, node_id: row.node_id, entered: 0, ended: 0 };
+      node.entered += Number(row.entered);
+      node.ended += Number(row.ended);
+      nodes.set(key, node);
+    }
+    const digits = new Map<string, StatsPlanDetail['digits'][number]>();
+    for (const row of digitParts.flat()) {
+      const key = `${row.node_plan_id}\u0000${row.node_id}\u0000${row.digits}`;
+      const entry = digits.get(key) ?? { plan_id: row.node_plan_id, node_id: row.node_id, digits: row.digits, count: 0 };
+      entry.count += Number(row.count);
+      digits.set(key, entry);
+    }
+    const byBlock = (a: { plan_id: number; node_id: string }, b: { plan_id: number; node_id: string }) =>
+      a.plan_id - b.plan_id || (a.node_id < b.node_id ? -1 : a.node_id > b.node_id ? 1 : 0);
     return {
       plan_id: planId,
       figures: summary.figures,
-      nodes: nodes.map((node) => ({ plan_id: node.node_plan_id, node_id: node.node_id, entered: Number(node.entered), ended: Number(node.ended) })),
-      digits: digits.map((entry) => ({ plan_id: entry.node_plan_id, node_id: entry.node_id, digits: entry.digits, count: Number(entry.count) })),
+      nodes: [...nodes.values()].sort(byBlock),
+      digits: [...digits.values()].sort((a, b) => byBlock(a, b) || (a.digits < b.digits ? -1 : a.digits > b.digits ? 1 : 0)),
     };
   }
 

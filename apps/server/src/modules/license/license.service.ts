@@ -19,7 +19,7 @@ import { nowIso } from '../../lib/time.ts';
 import { type AuditAuthor, recordAudit } from '../audit/audit.recorder.ts';
 import fs from 'node:fs/promises';
 import { cachedReading } from '../system/system-info.routes.ts';
-import { decodeLicense, publicKeyFrom } from './license-document.ts';
+import { type DecodedLicense, decodeLicense, publicKeyFrom } from './license-document.ts';
 import { VENDOR_LICENSE_PUBLIC_KEY } from './vendor-key.ts';
 
 /** How long one instance trusts its reading of the stored licence: another instance's change shows within it. */
@@ -42,14 +42,18 @@ export function trustedLicenseKeys(extra: string | undefined): KeyObject[] {
 
 /** What a stored document amounts to now, on this server. */
 export function evaluateLicense(document: string | undefined, keys: readonly KeyObject[], hardwareId: string, now: Date): EvaluatedLicense {
+  return evaluateDecoded(document === undefined ? undefined : decodeLicense(document, keys), hardwareId, now);
+}
+
+/** The same, for a document already decoded (its signature checked once, not on every call that starts). */
+function evaluateDecoded(decoded: DecodedLicense | undefined, hardwareId: string, now: Date): EvaluatedLicense {
   const none = (problem: LicenseInfo['problem'], payload: LicensePayload | null = null): EvaluatedLicense => ({
     state: 'without_license',
     payload,
     problem,
     limits: defaultLicenseLimits,
   });
-  if (document === undefined) return none(null);
-  const decoded = decodeLicense(document, keys);
+  if (decoded === undefined) return none(null);
   if (!decoded.ok) return none('invalid_signature');
   const { payload } = decoded;
   if (payload.hardware_id !== hardwareId) return none('hardware_mismatch', payload);
@@ -104,8 +108,11 @@ export function createLicenseService(options: LicenseServiceOptions): LicenseSer
     cachedRow = cachedReading(readRow, LICENSE_READ_TTL_MS);
   };
 
+  // The last document decoded: every call that starts reads the licence, and it rarely changes.
+  let decodedLast: { document: string; decoded: DecodedLicense } | undefined;
   async function evaluateStored(row: LicenseTable | undefined): Promise<EvaluatedLicense> {
-    return evaluateLicense(row?.document, keys, await options.hardwareId(), now());
+    if (row && decodedLast?.document !== row.document) decodedLast = { document: row.document, decoded: decodeLicense(row.document, keys) };
+    return evaluateDecoded(row ? decodedLast!.decoded : undefined, await options.hardwareId(), now());
   }
 
   /** The licence as `row` holds it, or as this instance last read it (at most LICENSE_READ_TTL_MS ago). */

@@ -224,8 +224,9 @@ describe('a whole IVR over AGI', () => {
       pressed_digits: [expect.objectContaining({ node_id: 'menu', digits: '1' })],
     });
     expect(report.nodes.map((node) => node.node_id)).toEqual(['start', 'hours', 'welcome', 'rec', 'menu', 'route', 'sales_phone', 'try_later', 'bye']);
-    // MixMonitor's file comes back from where the PBX serves it.
-    expect(report.recording).toMatchObject({ url: `https://pbx.acme.example/recordings/${commands[2]!.slice('EXEC MixMonitor "'.length, -1)}` });
+    // MixMonitor's file comes back from where the PBX serves it, once the call is over (a turn after the report).
+    const recordingUrl = `https://pbx.acme.example/recordings/${commands[2]!.slice('EXEC MixMonitor "'.length, -1)}`;
+    await expect.poll(async () => (await reportsOf(member.token, { id: report.id }))[0]?.recording?.url, { timeout: 5000 }).toBe(recordingUrl);
 
     // The PBX fetches the spoken prompt from the URL it was given: a WAV, telephony format.
     const url = new URL(/"([^"]+)"/.exec(commands[1]!)![1]!);

@@ -66,6 +66,14 @@ export async function startConsole(env: Record<string, string> = {}): Promise<Co
 }
 
 /** axe-core on the current page: the serious and critical violations, described for a failure message. */
+/**
+ * Waits for the page's requests to go quiet, for at most 3 s: the dashboard keeps its live event
+ * stream open, so the network is never idle there, and its data has come well before.
+ */
+export async function networkSettled(page: Page): Promise<void> {
+  await page.waitForLoadState('networkidle', { timeout: 3_000 }).catch(() => undefined);
+}
+
 export async function accessibilityViolations(page: Page): Promise<string[]> {
   const results = await new AxeBuilder({ page }).analyze();
   return results.violations

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { accessibilityViolations, type ConsoleHarness, startConsole } from './harness.ts';
+import { accessibilityViolations, type ConsoleHarness, networkSettled, startConsole } from './harness.ts';
 
 let harness: ConsoleHarness;
 beforeAll(async () => {
@@ -113,7 +113,7 @@ describe('accessibility (axe-core): no serious or critical violation', () => {
         }
         await page.goto(path);
         await page.getByRole('heading', { level: 2 }).first().waitFor();
-        await page.waitForLoadState('networkidle');
+        await networkSettled(page);
         found.push(...(await accessibilityViolations(page)).map((v) => `${path}: ${v}`));
       }
       expect(found).toEqual([]);

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { type ConsoleHarness, rowWith, searchTable, startConsole } from './harness.ts';
+import { type ConsoleHarness, networkSettled, rowWith, searchTable, startConsole } from './harness.ts';
 
 /**
  * The console in Portuguese, screen by screen: no text of the English catalogues is left on a
@@ -46,9 +46,7 @@ async function shownTexts(page: Page): Promise<string> {
 const englishIn = (shown: string): string[] => english.filter((text) => shown.includes(text));
 
 async function settle(page: Page): Promise<void> {
-  // The dashboard keeps its live event stream open, so the network is never idle there: the wait
-  // for idleness is cut short, and the page's own busy markers say when its data has come.
-  await page.waitForLoadState('networkidle', { timeout: 3_000 }).catch(() => undefined);
+  await networkSettled(page);
   await expect.poll(() => page.locator('[aria-busy="true"]').count(), { timeout: 10_000 }).toBe(0);
 }
 

@@ -5,6 +5,7 @@
  */
 import type { Action, DialStatus, EngineEvent } from '@voxplan/engine';
 import type { AgiConfig } from '../../config.ts';
+import type { MediaUrls } from '../audios/media-urls.ts';
 import { splitForSpeech } from '../audios/tts-jobs.ts';
 import { type AgiConnection, type AgiReply, agiQuote } from './agi-connection.ts';
 
@@ -45,9 +46,8 @@ const BRIDGE_LIMIT_MS = 12 * 3600_000;
 /** Asterisk's own command lines are read into a 2 KB buffer: a prompt's text is spoken in parts that fit. */
 const SPEECH_PART_LENGTH = 250;
 
-export interface AgiMedia {
-  speechUrl(text: string, language: string): string;
-}
+/** The signed URL a prompt's text is spoken at (media-urls.ts). */
+export type AgiMedia = Pick<MediaUrls, 'speechUrl'>;
 
 /** What running a turn's actions gave: the next turn's event, or none when the session ended. */
 export type AgiTurnResult = { kind: 'event'; event: EngineEvent; eventId: string } | { kind: 'hungup' } | { kind: 'done' };
@@ -100,8 +100,8 @@ async function playPrompts(agi: AgiConnection, state: AgiCallState, urls: string
 
 /** Keys after the first: each waits up to the gather's timeout; `#` ends the entry (it is not part of it). */
 async function collectDigits(agi: AgiConnection, state: AgiCallState, first: string, timeoutMs: number, maxDigits: number | undefined): Promise<string> {
-  let digits = first === '#' ? '' : first;
-  if (first === '#') return digits;
+  if (first === '#') return '';
+  let digits = first;
   while (maxDigits === undefined || digits.length < maxDigits) {
     const reply = await send(agi, state, `WAIT FOR DIGIT ${timeoutMs}`, timeoutMs);
     const code = Number(reply.result);

@@ -122,11 +122,7 @@ export async function startAgiServer(ctx: AppContext, config: AgiConfig, log: Fa
         source_ip: address,
       });
       session = { id: outcome.session_id, tenantId: route.tenant_id };
-      const context = {
-        config,
-        media: { speechUrl: (text: string, language: string) => media.speechUrl(text, language) },
-        sessionId: session.id,
-      };
+      const context = { config, media, sessionId: session.id };
       for (;;) {
         const result = await runAgiActions(agi, state, outcome.actions, outcome.revision, context);
         if (result.kind === 'event') {

@@ -18,6 +18,7 @@ import { AppError, badRequest, conflict, notFound } from '../../errors.ts';
 import { nowIso } from '../../lib/time.ts';
 import { type AuditAuthor, recordAudit } from '../audit/audit.recorder.ts';
 import fs from 'node:fs/promises';
+import { runningSessions } from '../sessions/sessions.repository.ts';
 import { cachedReading } from '../system/system-info.routes.ts';
 import { type DecodedLicense, decodeLicense, publicKeyFrom } from './license-document.ts';
 import { VENDOR_LICENSE_PUBLIC_KEY } from './vendor-key.ts';
@@ -122,7 +123,7 @@ export function createLicenseService(options: LicenseServiceOptions): LicenseSer
 
   async function usage(): Promise<LicenseInfo['usage']> {
     const [sessions, tenants, numbers] = await Promise.all([
-      countOf(openSessions(db).executeTakeFirst()),
+      countRunningSessions(db),
       countOf(db.selectFrom('tenants').select((eb) => eb.fn.countAll().as('count')).executeTakeFirst()),
       countOf(db.selectFrom('numbers').select((eb) => eb.fn.countAll().as('count')).executeTakeFirst()),
     ]);
@@ -133,10 +134,9 @@ export function createLicenseService(options: LicenseServiceOptions): LicenseSer
     const row = await readRow();
     const current = await evaluated(row);
     const serverUrl = await licenseServerUrl(db);
-    const { format: _format, ...license } = current.payload ?? { format: 1 };
     return {
       state: current.state,
-      license: current.payload ? (license as Omit<LicensePayload, 'format'>) : null,
+      license: current.payload && withoutFormat(current.payload),
       problem: current.problem,
       limits: current.limits,
       default_limits: defaultLicenseLimits,
@@ -272,19 +272,15 @@ export function createLicenseService(options: LicenseServiceOptions): LicenseSer
 
     async admitSession() {
       const max = (await evaluated()).limits.concurrent_sessions;
-      const running = await countOf(openSessions(db).executeTakeFirst());
+      const running = await countRunningSessions(db);
       if (running >= max) throw new AppError(403, limitCodes.concurrent_sessions, undefined, undefined, { max });
     },
   };
 }
 
-/** Calls and chats under way (a stored session waits or has ended), not the simulator's: the status index answers it. */
-const openSessions = (db: Kysely<Database>) =>
-  db
-    .selectFrom('sessions')
-    .select((eb) => eb.fn.countAll().as('count'))
-    .where('status', '=', 'waiting')
-    .where('is_test', '=', 0);
+const withoutFormat = ({ format: _format, ...fields }: LicensePayload): Omit<LicensePayload, 'format'> => fields;
+
+const countRunningSessions = (db: Kysely<Database>) => countOf(runningSessions(db).select((eb) => eb.fn.countAll().as('count')).executeTakeFirst());
 
 async function licenseServerUrl(db: Kysely<Database>): Promise<string> {
   const row = await db.selectFrom('configurations').select('value').where('name', '=', 'license_server_url').executeTakeFirst();

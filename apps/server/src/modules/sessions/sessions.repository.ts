@@ -36,6 +36,12 @@ export interface StoredOutcome {
 
 const selectSession = prepareQuery<{ id: string }, SessionRow>((db, values) => db.selectFrom('sessions').selectAll().where('id', '=', values.id));
 
+/**
+ * Calls and chats under way, the simulator's test sessions left out: a stored session waits for
+ * input or has ended. What the licence counts and the dashboard lists (the status index answers it).
+ */
+export const runningSessions = (db: Kysely<Database>) => db.selectFrom('sessions').where('status', '=', 'waiting').where('is_test', '=', 0);
+
 export async function findSession(db: Kysely<Database>, id: string): Promise<SessionRow | undefined> {
   return (await selectSession(db, { id })).rows[0];
 }

@@ -18,6 +18,7 @@ import { type RawBuilder, sql } from 'kysely';
 import type { AppContext } from '../../context.ts';
 import type { DialectName } from '../../db/database.ts';
 import { scopeOf, tenantFilterOf } from '../../plugins/auth.ts';
+import { runningSessions } from '../sessions/sessions.repository.ts';
 import { type LiveSessionEvent, subscribeLiveSessions } from '../sessions/live-events.ts';
 import { timeTrivialQuery } from '../system/health.routes.ts';
 import type { HostReading } from '../system/system-info.routes.ts';
@@ -48,12 +49,9 @@ function lastBlockColumns(dialect: DialectName): { node_id: RawBuilder<string | 
 /** The tenant's running sessions, test sessions left out, oldest first; `tenantId` undefined: every tenant. */
 async function activeSessions(ctx: AppContext, tenantId: number | undefined): Promise<ActiveSession[]> {
   const block = lastBlockColumns(ctx.dialect);
-  let query = ctx.db
-    .selectFrom('sessions')
+  let query = runningSessions(ctx.db)
     .select(['id', 'tenant_id', 'plan_id', 'channel', 'provider', 'direction', 'caller', 'called', 'created_time'])
-    .select([block.node_id.as('node_id'), block.block_type.as('block_type')])
-    .where('status', '=', 'waiting')
-    .where('is_test', '=', 0);
+    .select([block.node_id.as('node_id'), block.block_type.as('block_type')]);
   if (tenantId !== undefined) query = query.where('tenant_id', '=', tenantId);
   const rows = await query.orderBy('created_time').orderBy('id').execute();
   return rows.map((row) => ({

@@ -7,6 +7,7 @@ import type { Action, DialStatus, EngineEvent } from '@voxplan/engine';
 import type { AgiConfig } from '../../config.ts';
 import type { MediaUrls } from '../audios/media-urls.ts';
 import { splitForSpeech } from '../audios/tts-jobs.ts';
+import { isGatherPrompt, type Prompt, promptsBefore } from '../sessions/voice-prompts.ts';
 import { type AgiConnection, type AgiReply, agiQuote } from './agi-connection.ts';
 
 /** Asterisk's DIALSTATUS as the destination block's outcome; CONGESTION, CHANUNAVAIL and the rest have no word of their own. */
@@ -82,7 +83,7 @@ async function answer(agi: AgiConnection, state: AgiCallState): Promise<void> {
 }
 
 /** The URLs a prompt plays: an audio's signed URL, or speech in parts. */
-function promptUrls(action: Extract<Action, { type: 'say' | 'play' }>, media: AgiMedia): string[] {
+function promptUrls(action: Prompt, media: AgiMedia): string[] {
   if (action.type === 'play') return [action.url];
   return splitForSpeech(action.text, SPEECH_PART_LENGTH).map((part) => media.speechUrl(part, action.language ?? 'en'));
 }
@@ -153,18 +154,14 @@ export async function runAgiActions(
         case 'say':
         case 'play': {
           // Prompts right before a gather are played by the gather, which may cut them short.
-          let next = index + 1;
-          while (next < actions.length && (actions[next]!.type === 'say' || actions[next]!.type === 'play')) next += 1;
-          if (actions[next]?.type === 'gather') break;
+          if (isGatherPrompt(actions, index)) break;
           await answer(agi, state);
           await playPrompts(agi, state, promptUrls(action, media), '');
           break;
         }
         case 'gather': {
           await answer(agi, state);
-          let first = index;
-          while (first > 0 && (actions[first - 1]!.type === 'say' || actions[first - 1]!.type === 'play')) first -= 1;
-          const urls = actions.slice(first, index).flatMap((prompt) => promptUrls(prompt as Extract<Action, { type: 'say' | 'play' }>, media));
+          const urls = promptsBefore(actions, index).flatMap((prompt) => promptUrls(prompt, media));
           const timeoutMs = action.timeout_s * 1000;
           const eventId = `gather:${revision}`;
           if (action.input === 'speech') {

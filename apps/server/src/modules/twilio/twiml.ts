@@ -3,9 +3,10 @@
  * (docs/channels-twilio.md). Everything here is a pure function of a turn's outcome, so a callback
  * Twilio retries (answered with the stored outcome) gets the very same document.
  */
-import type { Action, DialStatus } from '@voxplan/engine';
+import type { DialStatus } from '@voxplan/engine';
 import twilio from 'twilio';
 import type { TurnOutcome } from '../sessions/sessions.service.ts';
+import { isGatherPrompt, type Prompt, promptsBefore } from '../sessions/voice-prompts.ts';
 
 type VoiceResponse = twilio.twiml.VoiceResponse;
 type Gather = ReturnType<VoiceResponse['gather']>;
@@ -47,10 +48,7 @@ export function dialStatusOf(dialCallStatus: string | undefined): DialStatus {
   }
 }
 
-/** Speech and audio played before a gather go inside it, so the caller may answer without waiting for the prompt's end. */
-const isPrompt = (action: Action): action is Extract<Action, { type: 'say' | 'play' }> => action.type === 'say' || action.type === 'play';
-
-function addPrompt(target: VoiceResponse | Gather, action: Extract<Action, { type: 'say' | 'play' }>): void {
+function addPrompt(target: VoiceResponse | Gather, action: Prompt): void {
   if (action.type === 'say') target.say(sayAttributes(action.language), action.text);
   else target.play({}, action.url);
 }
@@ -66,10 +64,8 @@ export function outcomeTwiml(outcome: TurnOutcome, urls: CallbackUrls): string {
     switch (action.type) {
       case 'say':
       case 'play': {
-        // Held back when a gather follows the run of prompts it belongs to.
-        let next = index + 1;
-        while (next < actions.length && isPrompt(actions[next]!)) next += 1;
-        if (actions[next]?.type !== 'gather') addPrompt(response, action);
+        // Speech and audio played before a gather go inside it, so the caller may answer without waiting for the prompt's end.
+        if (!isGatherPrompt(actions, index)) addPrompt(response, action);
         break;
       }
       case 'gather': {
@@ -86,9 +82,7 @@ export function outcomeTwiml(outcome: TurnOutcome, urls: CallbackUrls): string {
         if (action.hints) attributes.hints = action.hints;
         if (action.input === 'speech') attributes.speechTimeout = 'auto';
         const gather = response.gather(attributes);
-        let first = index;
-        while (first > 0 && isPrompt(actions[first - 1]!)) first -= 1;
-        for (const prompt of actions.slice(first, index)) addPrompt(gather, prompt as Extract<Action, { type: 'say' | 'play' }>);
+        for (const prompt of promptsBefore(actions, index)) addPrompt(gather, prompt);
         break;
       }
       case 'dial': {

@@ -63,6 +63,20 @@ async function connectExit(page: Page, from: Locator, exit: string, to: Locator)
   await page.mouse.up();
 }
 
+/** The canvas's zoom, from the transform React Flow puts on its viewport. */
+const viewZoom = (page: Page) =>
+  page.evaluate(() => Number(/scale\(([\d.]+)\)/.exec(document.querySelector<HTMLElement>('.react-flow__viewport')?.style.transform ?? '')?.[1] ?? Number.NaN));
+
+/** An empty spot of the canvas (the pane, not a block), where the wheel zooms. */
+async function panePoint(page: Page): Promise<{ x: number; y: number }> {
+  const box = (await page.getByTestId('plan-canvas').boundingBox())!;
+  for (const [x, y] of [[0.5, 0.8], [0.2, 0.8], [0.8, 0.8], [0.5, 0.2], [0.2, 0.2]] as const) {
+    const spot = { x: box.x + box.width * x, y: box.y + box.height * y };
+    if (await page.evaluate(({ x, y }) => document.elementFromPoint(x, y)?.classList.contains('react-flow__pane') ?? false, spot)) return spot;
+  }
+  throw new Error('no empty spot of the canvas');
+}
+
 describe('canvas', () => {
   test('add a block from the palette, connect it, undo and redo, save, and find it intact after a reload', async () => {
     const plan = await planWith('Canvas basics');
@@ -314,6 +328,77 @@ describe('versions, finding and shortcuts', () => {
     await page.mouse.move(canvas.x + canvas.width / 2, canvas.y + canvas.height - 30, { steps: 8 });
     await page.mouse.up();
     await expect.poll(() => edgeCount(page)).toBe(1);
+  });
+
+  test('zoomed out, blocks are drawn plainly with their handles, the selected one in full; a large plan opens that way without drawing summaries first', async () => {
+    const plan = await planWith('Level of detail', {
+      nodes: [node('start', 'start', 0), node('hello', 'play_message', 250, { voice_text: 'Hello there' }), node('bye', 'play_message', 500, { voice_text: 'Goodbye now' })],
+      edges: [edge('start', 'next', 'hello'), edge('hello', 'next', 'bye')],
+    });
+    const page = await openEditor(plan.id);
+    const summary = (id: string) => nodeOf(page, id).getByTestId('node-summary');
+    // A small plan opens at 100 %: every block in full.
+    await expect.poll(() => summary('hello').textContent()).toBe('Hello there');
+    expect(await nodeOf(page, 'hello').locator('.react-flow__handle-right').count()).toBe(1);
+
+    const wheel = async (deltaY: number) => {
+      const spot = await panePoint(page);
+      await page.mouse.move(spot.x, spot.y);
+      for (let step = 0; step < 6; step++) {
+        await page.mouse.wheel(0, deltaY);
+        await page.waitForTimeout(30);
+      }
+    };
+    await wheel(200);
+    await expect.poll(() => viewZoom(page)).toBeLessThan(0.45);
+    await expect.poll(() => nodeOf(page, 'hello').getAttribute('data-detail')).toBe('plain');
+    expect(await summary('hello').count()).toBe(0);
+    expect(await summary('bye').count()).toBe(0);
+    // The block's name, its colour and its handles stay: the edges still join the blocks.
+    expect(await nodeOf(page, 'hello').textContent()).toBe('Play message');
+    expect(await nodeOf(page, 'hello').getByTestId('exit-next').count()).toBe(1);
+    expect(await edgeCount(page)).toBe(2);
+    expect(await page.locator('.react-flow__edge-path').evaluateAll((paths) => paths.every((path) => (path.getAttribute('d') ?? '').length > 0))).toBe(true);
+
+    // The selected block, whose form is open, is drawn in full.
+    await nodeOf(page, 'hello').click();
+    await expect.poll(() => summary('hello').textContent()).toBe('Hello there');
+    expect(await nodeOf(page, 'bye').getAttribute('data-detail')).toBe('plain');
+    await page.getByTestId('block-panel').getByTestId('field-voice_text').fill('Hello again');
+    await expect.poll(() => summary('hello').textContent()).toBe('Hello again');
+
+    await wheel(-200);
+    await expect.poll(() => viewZoom(page)).toBeGreaterThanOrEqual(0.45);
+    await expect.poll(() => summary('bye').textContent()).toBe('Goodbye now');
+
+    // A plan too wide to show at a readable zoom opens zoomed out, drawn plainly from its first frame.
+    const wide = await planWith('Wide', {
+      nodes: [node('start', 'start', 0), node('far', 'play_message', 6_000, { voice_text: 'Far away' })],
+      edges: [edge('start', 'next', 'far')],
+    });
+    const { page: second } = await harness.newPage();
+    await harness.signIn(second, member.username, member.password);
+    await second.addInitScript(() => {
+      const seen = { summaries: 0 };
+      (window as unknown as { __seen: typeof seen }).__seen = seen;
+      new MutationObserver((records) => {
+        for (const record of records)
+          for (const added of record.addedNodes)
+            if (added instanceof Element && (added.matches('[data-testid="node-summary"]') || added.querySelector('[data-testid="node-summary"]'))) seen.summaries++;
+      }).observe(document, { subtree: true, childList: true });
+    });
+    await second.goto(`/visual-plan/${wide.id}`);
+    await nodeOf(second, 'far').waitFor();
+    await expect.poll(() => nodeOf(second, 'far').getAttribute('data-detail')).toBe('plain');
+    expect(await viewZoom(second)).toBeLessThan(0.45);
+    // Both blocks lie inside the canvas: the view the plan opened with fits it.
+    const box = (await second.getByTestId('plan-canvas').boundingBox())!;
+    for (const id of ['start', 'far']) {
+      const block = (await nodeOf(second, id).boundingBox())!;
+      expect(block.x).toBeGreaterThanOrEqual(box.x);
+      expect(block.x + block.width).toBeLessThanOrEqual(box.x + box.width);
+    }
+    expect(await second.evaluate(() => (window as unknown as { __seen: { summaries: number } }).__seen.summaries)).toBe(0);
   });
 });
 

@@ -4,6 +4,7 @@ import { Handle, type Node, type NodeProps, Position, useNodeConnections } from 
 import { memo, useMemo } from 'react';
 import { visibleExits } from './block-exits.ts';
 import { useBlockLook } from './block-look.tsx';
+import { useZoomedOut } from './canvas-view.ts';
 import { useNodeDecoration } from './decorations.ts';
 import { useEditorContext } from './editor-context.tsx';
 import classes from './editor.module.css';
@@ -13,6 +14,8 @@ export type BlockFlowNode = Node<Record<string, unknown>, string>;
 /**
  * A block on the canvas: its icon and name, a summary of its settings, and one labelled handle per
  * exit. Every block type renders through this one component (the type is React Flow's node type).
+ * Zoomed out (canvas-view.ts) a block that is not selected is drawn plainly: icon, name and its
+ * handles, without the summary, the exits' labels or the issues' badge (its border still shows them).
  */
 export const BlockNode = memo(function BlockNode({ id, type, data, selected }: NodeProps<BlockFlowNode>) {
   const context = useEditorContext();
@@ -23,7 +26,8 @@ export const BlockNode = memo(function BlockNode({ id, type, data, selected }: N
   const connections = useNodeConnections({ handleType: 'source' });
   const connectedExits = useMemo(() => connections.map((connection) => connection.sourceHandle ?? ''), [connections]);
   const exits = visibleExits(type, data, connectedExits);
-  const summary = look.summary(data, context);
+  const plain = useZoomedOut() && !selected;
+  const summary = plain ? '' : look.summary(data, context);
   const Icon = look.icon;
   const state = decoration.errors.length > 0 ? 'error' : decoration.warnings.length > 0 ? 'warning' : undefined;
   const mark = decoration.mark;
@@ -42,6 +46,7 @@ export const BlockNode = memo(function BlockNode({ id, type, data, selected }: N
       data-testid="plan-node"
       data-node-id={id}
       data-node-type={type}
+      data-detail={plain ? 'plain' : 'full'}
       style={{ '--block-color': `var(--mantine-color-${look.color}-filled)`, ...(heat !== undefined && { '--heat': `${Math.round(heat * 70)}%` }) } as React.CSSProperties}
     >
       {type !== 'start' && <Handle type="target" position={Position.Left} className={classes.targetHandle} />}
@@ -56,7 +61,7 @@ export const BlockNode = memo(function BlockNode({ id, type, data, selected }: N
             {mark.badge}
           </span>
         )}
-        {state && (
+        {state && !plain && (
           <Tooltip label={[...decoration.errors, ...decoration.warnings].map((issue) => issue.message).join('\n')} multiline maw={320}>
             <Badge size="xs" color={state === 'error' ? 'red' : 'yellow'} variant="filled" data-testid={`node-${state}`}>
               {decoration.errors.length + decoration.warnings.length}
@@ -73,7 +78,7 @@ export const BlockNode = memo(function BlockNode({ id, type, data, selected }: N
         <div className={classes.exits}>
           {exits.map(({ exit, known }) => (
             <div key={exit} className={classes.exit} data-unknown={!known || undefined}>
-              <div className={classes.exitLabel}>{look.exitLabel(exit, data, context) ?? exit}</div>
+              {!plain && <div className={classes.exitLabel}>{look.exitLabel(exit, data, context) ?? exit}</div>}
               <Handle type="source" id={exit} position={Position.Right} className={classes.sourceHandle} data-testid={`exit-${exit}`} />
             </div>
           ))}

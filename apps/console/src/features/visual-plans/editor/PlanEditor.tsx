@@ -12,8 +12,10 @@ import {
   type NodeChange,
   ReactFlow,
   useReactFlow,
+  useStoreApi,
+  type Viewport,
 } from '@xyflow/react';
-import { lazy, Suspense, useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { lazy, Suspense, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router';
 import { useCanWrite } from '../../../lib/auth.tsx';
@@ -23,6 +25,7 @@ import type { BlockFlowNode } from './BlockNode.tsx';
 import { nodeTypes } from './node-types.ts';
 import { CanvasChrome, canvasDefaults } from './ReadOnlyCanvas.tsx';
 import { initialDataOf } from './block-look.tsx';
+import { detailZoom, openingViewport } from './canvas-view.ts';
 import { DecorationStore } from './decorations.ts';
 import { EditorContextProvider } from './editor-context.tsx';
 import classes from './editor.module.css';
@@ -94,7 +97,26 @@ export function PlanEditor({ loaded, onReload }: { loaded: VisualPlanDocument; o
   const readOnly = !useCanWrite();
   const colorScheme = useComputedColorScheme('light');
   const flow = useReactFlow<BlockFlowNode>();
+  const flowStore = useStoreApi<BlockFlowNode>();
   const canvasRef = useRef<HTMLDivElement>(null);
+  /*
+   * The view the canvas opens with, worked out from the stored positions before React Flow draws a
+   * block: opened at 100 % and fitted after measuring, a large plan's blocks were all drawn twice,
+   * in full and then plainly (canvas-view.ts). A plan small enough to be drawn in full is fitted
+   * again once measured, as before.
+   */
+  const [opening, setOpening] = useState<{ viewport: Viewport; fit: boolean }>();
+  useLayoutEffect(() => {
+    const bounds = canvasRef.current?.getBoundingClientRect();
+    if (!bounds || bounds.width === 0 || bounds.height === 0) {
+      setOpening({ viewport: { x: 0, y: 0, zoom: 1 }, fit: true });
+      return;
+    }
+    const viewport = openingViewport(loaded, bounds.width, bounds.height);
+    // React Flow's store is read by the blocks' first render, before its pane applies `defaultViewport`.
+    flowStore.setState({ transform: [viewport.x, viewport.y, viewport.zoom], width: bounds.width, height: bounds.height });
+    setOpening({ viewport, fit: viewport.zoom >= detailZoom });
+  }, [flowStore, loaded]);
   const [decorations] = useState(() => {
     const store = new DecorationStore();
     store.setIssues(loaded.errors, loaded.warnings);
@@ -467,27 +489,31 @@ export function PlanEditor({ loaded, onReload }: { loaded: VisualPlanDocument; o
         <div className={classes.body}>
           {!readOnly && <Palette onAdd={(type) => addBlock(type)} />}
           <div className={classes.canvas} ref={canvasRef} onDragOver={(event) => event.preventDefault()} onDrop={onDrop} data-testid="plan-canvas">
-            <ReactFlow<BlockFlowNode>
-              nodes={nodes}
-              edges={edges}
-              nodeTypes={nodeTypes}
-              onNodesChange={onNodesChange}
-              onEdgesChange={onEdgesChange}
-              onConnect={onConnect}
-              onReconnect={onReconnect}
-              onReconnectEnd={onReconnectEnd}
-              onNodeDragStart={onNodeDragStart}
-              onNodeDragStop={onNodeDragStop}
-              nodesDraggable={!readOnly}
-              nodesConnectable={!readOnly}
-              edgesReconnectable={!readOnly}
-              deleteKeyCode={readOnly ? null : ['Delete', 'Backspace']}
-              multiSelectionKeyCode={['Shift', 'Meta', 'Control']}
-              {...canvasDefaults}
-              colorMode={colorScheme}
-            >
-              <CanvasChrome />
-            </ReactFlow>
+            {opening && (
+              <ReactFlow<BlockFlowNode>
+                nodes={nodes}
+                edges={edges}
+                nodeTypes={nodeTypes}
+                onNodesChange={onNodesChange}
+                onEdgesChange={onEdgesChange}
+                onConnect={onConnect}
+                onReconnect={onReconnect}
+                onReconnectEnd={onReconnectEnd}
+                onNodeDragStart={onNodeDragStart}
+                onNodeDragStop={onNodeDragStop}
+                nodesDraggable={!readOnly}
+                nodesConnectable={!readOnly}
+                edgesReconnectable={!readOnly}
+                deleteKeyCode={readOnly ? null : ['Delete', 'Backspace']}
+                multiSelectionKeyCode={['Shift', 'Meta', 'Control']}
+                {...canvasDefaults}
+                defaultViewport={opening.viewport}
+                fitView={opening.fit}
+                colorMode={colorScheme}
+              >
+                <CanvasChrome />
+              </ReactFlow>
+            )}
           </div>
           <aside className={classes.side} aria-label={t(testing ? 'editor.testPanel' : 'editor.sidePanel')}>
             {testing ? (

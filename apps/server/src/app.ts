@@ -8,6 +8,7 @@ import { registerApiKeyRoutes } from './modules/api-keys/api-keys.routes.ts';
 import { registerAudioRoutes } from './modules/audios/audios.routes.ts';
 import { registerMediaRoutes } from './modules/audios/media.routes.ts';
 import { registerAuthRoutes } from './modules/auth/auth.routes.ts';
+import { registerFeatureRoutes } from './modules/configurations/features.routes.ts';
 import { registerDateRangeRoutes } from './modules/date-ranges/date-ranges.routes.ts';
 import { registerHolidayImportRoutes } from './modules/holidays/holidays-import.routes.ts';
 import { registerLicenseRoutes } from './modules/license/license.routes.ts';
@@ -107,6 +108,7 @@ export async function buildApp(ctx: AppContext, options: FastifyServerOptions = 
         registerMeRoutes(secured, ctx);
         registerApiKeyRoutes(secured, ctx);
         registerIntegrationRoutes(secured, ctx);
+        registerFeatureRoutes(secured, ctx);
         registerHolidayImportRoutes(secured, ctx);
         registerDateRangeRoutes(secured, ctx);
         registerPlanWebhookRoutes(secured, ctx);

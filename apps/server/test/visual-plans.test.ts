@@ -579,6 +579,36 @@ describe('lint warnings come back with the save and the publish', () => {
     await a.published(second.id, 3);
     expect((await a.document(first.id)).warnings).toEqual([]);
   });
+
+  test('a chatbot on the second AI provider is warned about while feature_second_ai_provider is off, which every user can read', async () => {
+    const setSecondAi = (isOn: boolean) => suite.server.ctx.db.updateTable('configurations').set({ value: String(isOn) }).where('name', '=', 'feature_second_ai_provider').execute();
+    const settingOff = (warnings: Issue[]) => brief(warnings.filter((warning) => warning.code === 'setting_off'));
+    const features = async () => {
+      const response = await a.call({ method: 'GET', url: '/features' });
+      expect(response.statusCode, response.body).toBe(200);
+      return response.json<Record<string, boolean>>();
+    };
+    const plan = await a.create();
+    const bots = content(
+      [node('start', 'start'), node('second', 'chatbot', { provider: 'sippulse' }), node('first', 'chatbot', { provider: 'openai' })],
+      [edge('start', 'next', 'second'), edge('second', 'done', 'first')],
+    );
+    const expected = [{ code: 'setting_off', node_id: 'second', path: 'provider' }];
+    await setSecondAi(false);
+    try {
+      expect(await features()).toEqual({ feature_second_ai_provider: false });
+      const saved = await a.saved(plan.id, 1, bots);
+      expect(settingOff(saved.warnings)).toEqual(expected);
+      expect(saved.warnings.find((warning) => warning.code === 'setting_off')!.message).toContain('feature_second_ai_provider');
+      expect(settingOff((await a.published(plan.id, 2)).warnings)).toEqual(expected);
+      await setSecondAi(true);
+      expect(await features()).toEqual({ feature_second_ai_provider: true });
+      expect(settingOff((await a.document(plan.id)).warnings)).toEqual([]);
+    } finally {
+      await setSecondAi(false);
+    }
+    expect((await suite.server.call({ method: 'GET', url: '/features' })).statusCode).toBe(401);
+  });
 });
 
 describe('records plans refer to cannot be removed', () => {

@@ -169,3 +169,19 @@ export function systemSettingValue<N extends SystemSettingName>(name: N, stored:
   const value = stored === undefined ? undefined : parseSettingValue(definition, stored);
   return value ?? parseSettingValue(definition, definition.default)!;
 }
+
+/** The on/off settings of the "features" category: they decide what the console offers. */
+export type FeatureName = { [N in SystemSettingName]: (typeof systemSettings)[N] extends { category: 'features'; kind: 'boolean' } ? N : never }[SystemSettingName];
+
+export const featureNames = (Object.keys(systemSettings) as SystemSettingName[]).filter(
+  (name): name is FeatureName => systemSettings[name].category === 'features' && systemSettings[name].kind === 'boolean',
+);
+
+/** `GET /features`: each feature setting on or off, for every signed-in user (the settings themselves are an administrator's). */
+export const featuresSchema = z.object(Object.fromEntries(featureNames.map((name) => [name, z.boolean()])) as Record<FeatureName, z.ZodBoolean>);
+export type Features = z.infer<typeof featuresSchema>;
+
+/** Whether `name` is a feature setting that is on (false for any other name, and before the features are known). */
+export function isFeatureOn(features: Features | undefined, name: string): boolean {
+  return features !== undefined && Object.hasOwn(features, name) && features[name as FeatureName];
+}

@@ -17,6 +17,8 @@ export const chatbotBlock = defineBlock({
     max_turns: z.number().int().min(1).max(100).default(10),
   }),
   exits: ['done', 'transfer', 'error'],
+  // Off, the server has no key for it: the block would take its error exit (ai_key_not_found).
+  settingGates: [{ path: 'provider', option: 'sippulse', setting: 'feature_second_ai_provider' }],
   waitsForInput: true,
   texts: { en, pt },
 });

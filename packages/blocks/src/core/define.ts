@@ -15,6 +15,17 @@ export interface ReferenceField {
   kind: ReferenceKind;
 }
 
+/**
+ * A choice of a field that works only while a system setting (a boolean one, by its name) is on:
+ * the editor offers it only then, and lint warns about a block that names it while it is off.
+ */
+export interface SettingGate {
+  /** Dotted path of the field in the block's data. */
+  path: string;
+  option: string;
+  setting: string;
+}
+
 /** The texts of a block for the editor, per language (the block folder's en.json and pt.json). */
 export interface BlockTexts {
   name: string;
@@ -38,6 +49,7 @@ export interface BlockDefinition<T extends string = string, S extends z.ZodType 
   /** Whether some exits come from the data (menu options, API cases, Lua returns). */
   readonly hasDataExits: boolean;
   readonly references: readonly ReferenceField[];
+  readonly settingGates: readonly SettingGate[];
   /** Exits usually left unconnected on purpose (a `destination` answered): lint does not warn about them. */
   readonly quietExits: readonly string[];
   /**
@@ -53,6 +65,7 @@ export function defineBlock<const T extends string, S extends z.ZodType>(definit
   schema: S;
   exits: readonly string[] | { static: readonly string[]; of: (data: z.output<S>) => readonly string[] };
   references?: readonly ReferenceField[];
+  settingGates?: readonly SettingGate[];
   quietExits?: readonly string[];
   waitsForInput?: boolean;
   texts: { en: BlockTexts; pt: BlockTexts };
@@ -67,6 +80,7 @@ export function defineBlock<const T extends string, S extends z.ZodType>(definit
     hasDataExits: !isStatic,
     exits: isStatic ? () => staticExits : (exits as { of: (data: z.output<S>) => readonly string[] }).of,
     references: definition.references ?? [],
+    settingGates: definition.settingGates ?? [],
     quietExits: definition.quietExits ?? [],
     waitsForInput: definition.waitsForInput ?? false,
     texts: definition.texts,

@@ -1,5 +1,6 @@
 /** Warnings about a valid plan: things that run, but probably not as the author meant. */
 import type { PlanIssue, PlanWarningCode } from './issues.ts';
+import { readJsonPath } from '@voxplan/engine';
 import { blockDefinition, exitsOf } from '../registry.ts';
 import type { ValidatedDocument } from './validate.ts';
 
@@ -140,4 +141,25 @@ function routeBack(from: number, to: number, calls: ReadonlyMap<number, Iterable
     }
   }
   return undefined;
+}
+
+/**
+ * Warnings for blocks that name a choice whose system setting is off (the second AI provider while
+ * `feature_second_ai_provider` is off): the plan runs, but such a block takes its error exit.
+ * `isSettingOn` answers for the settings the definitions' `settingGates` name.
+ */
+export function settingsOff(content: ValidatedDocument, isSettingOn: (setting: string) => boolean): Array<PlanIssue<PlanWarningCode>> {
+  const warnings: Array<PlanIssue<PlanWarningCode>> = [];
+  for (const node of content.nodes) {
+    for (const gate of blockDefinition(node.type)?.settingGates ?? []) {
+      if (readJsonPath(node.data, gate.path.split('.')) !== gate.option || isSettingOn(gate.setting)) continue;
+      warnings.push({
+        code: 'setting_off',
+        message: `'${gate.option}' works only while the system setting ${gate.setting} is on: the block takes its error exit`,
+        node_id: node.id,
+        path: gate.path,
+      });
+    }
+  }
+  return warnings;
 }

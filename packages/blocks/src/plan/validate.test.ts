@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { planDocument } from '../test-helpers.ts';
 import { migratePlanDocument, PlanFormatError } from './document.ts';
-import { callPlanCycles } from './lint.ts';
+import { callPlanCycles, settingsOff } from './lint.ts';
 import { planReferences } from './references.ts';
 import { type PlanValidation, readPlanDocument, PlanValidationError, validatePlanDocument } from './validate.ts';
 
@@ -248,5 +248,28 @@ describe('call_plan cycles between plans', () => {
     expect(cyclesOf(caller([['to_b', 2]]), [[2, [3]], [3, [2]]])).toEqual([]);
     expect(cyclesOf(caller([['to_b', 2], ['to_c', 3]]), [[2, []], [3, [4]], [4, [1]]]).map((w) => w.node_id)).toEqual(['to_c']);
     expect(cyclesOf(caller([['to_b', 2]]), [])).toEqual([]);
+  });
+});
+
+describe('choices whose system setting is off', () => {
+  const plan = validatePlanDocument(
+    planDocument(
+      [
+        { id: 'start', type: 'start' },
+        { id: 'second', type: 'chatbot', data: { provider: 'sippulse' } },
+        { id: 'first', type: 'chatbot', data: { provider: 'openai' } },
+      ],
+      [
+        ['start', 'next', 'second'],
+        ['second', 'done', 'first'],
+      ],
+    ),
+  );
+  if (!plan.ok) throw new Error('the test plan should be valid');
+  const warned = (on: readonly string[]) => settingsOff(plan.document, (setting) => on.includes(setting)).map(({ code, node_id, path }) => ({ code, node_id, path }));
+
+  test('a chatbot on the second AI provider is warned about while feature_second_ai_provider is off, and only then', () => {
+    expect(warned([])).toEqual([{ code: 'setting_off', node_id: 'second', path: 'provider' }]);
+    expect(warned(['feature_second_ai_provider'])).toEqual([]);
   });
 });

@@ -1,6 +1,6 @@
 import { Divider, Group, LoadingOverlay, PasswordInput, Stack, Switch, TextInput } from '@mantine/core';
 import { useForm } from '@mantine/form';
-import { type Configuration, type Integrations, type SystemSettingName, systemSettingValue, type Tenant } from '@voxplan/contracts';
+import type { FeatureName, Integrations, Tenant } from '@voxplan/contracts';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -11,8 +11,9 @@ import { focusFirstInvalid } from '../../lib/forms/use-schema-form.ts';
 import { toast } from '../../lib/notify.ts';
 import { PageError } from '../../lib/PageError.tsx';
 import { FormActions } from '../../lib/forms/FormActions.tsx';
+import { useFeatures } from '../../lib/use-features.ts';
 
-export const SECOND_AI_FLAG = 'feature_second_ai_provider' satisfies SystemSettingName;
+export const SECOND_AI_FLAG = 'feature_second_ai_provider' satisfies FeatureName;
 
 interface Values {
   voice: boolean;
@@ -116,12 +117,8 @@ export function IntegrationsModal({ tenant, onClose }: { tenant: Tenant | null; 
     enabled: tenant !== null,
     gcTime: 0,
   });
-  const flag = useQuery({
-    queryKey: ['/configurations', 'flag', SECOND_AI_FLAG],
-    queryFn: ({ signal }) => api.get<Configuration[]>('/configurations', { query: { filter: { where: { name: SECOND_AI_FLAG } } }, signal }),
-    enabled: tenant !== null,
-  });
-  const secondAiEnabled = systemSettingValue(SECOND_AI_FLAG, flag.data?.[0]?.value);
+  const features = useFeatures({ enabled: tenant !== null });
+  const secondAiEnabled = features.isOn(SECOND_AI_FLAG);
   const [formKey, setFormKey] = useState(0);
   useEffect(() => setFormKey((key) => key + 1), [integrations.dataUpdatedAt]);
 
@@ -129,7 +126,7 @@ export function IntegrationsModal({ tenant, onClose }: { tenant: Tenant | null; 
     <AppModal opened={tenant !== null} onClose={onClose} size="lg" title={`${t('tenants.integrations')} · ${tenant?.name ?? ''}`}>
       {integrations.isError ? (
         <PageError error={integrations.error} onRetry={() => void integrations.refetch()} />
-      ) : integrations.data && flag.isFetched && tenant ? (
+      ) : integrations.data && features.isFetched && tenant ? (
         <IntegrationsForm key={formKey} tenant={tenant} initial={integrations.data} secondAiEnabled={secondAiEnabled} onClose={onClose} />
       ) : (
         <LoadingOverlay visible />

@@ -1,4 +1,5 @@
-import { callPlanCycles, type PlanIssue, planReferences, type PlanReference, type ValidatedDocument } from '@voxplan/blocks/definitions';
+import { callPlanCycles, type PlanIssue, planReferences, type PlanReference, settingsOff, type ValidatedDocument } from '@voxplan/blocks/definitions';
+import { isFeatureOn } from '@voxplan/contracts';
 import type {
   VisualPlan,
   VisualPlanDocument,
@@ -15,6 +16,7 @@ import { nowIso } from '../../lib/time.ts';
 import type { Values } from '../../resources/definition.ts';
 import { assertStorable, type ResourceService } from '../../resources/service.ts';
 import { recordAudit } from '../audit/audit.recorder.ts';
+import { readFeatures } from '../configurations/settings.ts';
 import {
   contentOf,
   invalidPlan,
@@ -70,9 +72,13 @@ export class VisualPlanService {
     return row;
   }
 
-  /** Lint warnings, and the call_plan blocks that come back to this plan through the tenant's other plans. */
+  /**
+   * Lint warnings, the call_plan blocks that come back to this plan through the tenant's other
+   * plans, and the blocks that name a choice whose feature setting is off.
+   */
   private async warningsOf(db: Kysely<Database>, row: PlanRow, document: ValidatedDocument, lint: PlanIssue[]): Promise<PlanIssue[]> {
-    return [...lint, ...callPlanCycles(document, row.id, await planCalls(db, row.tenant_id, row.id))];
+    const [calls, features] = await Promise.all([planCalls(db, row.tenant_id, row.id), readFeatures(db)]);
+    return [...lint, ...callPlanCycles(document, row.id, calls), ...settingsOff(document, (setting) => isFeatureOn(features, setting))];
   }
 
   private async draftOf(db: Kysely<Database>, row: PlanRow): Promise<VisualPlanDocument> {

@@ -7,7 +7,7 @@ import { blockEditor, blockEditors } from '../../editor-registry.ts';
 import type { ReferenceKind } from '../define.ts';
 import { BlockForm } from './BlockForm.tsx';
 import { type FieldDescriptor, formFieldsOf } from './form-model.ts';
-import { editorTexts, fieldLabel, optionLabel } from './texts.ts';
+import { editorTexts, fieldLabel, formatText, optionLabel } from './texts.ts';
 import type { EditorLanguage, EditorServices } from './types.ts';
 
 // Mantine's text areas listen for web fonts loading, which happy-dom does not have.
@@ -41,6 +41,7 @@ function makeServices(overrides: Partial<EditorServices> = {}): EditorServices {
     useReferenceOptions: (kind) => ({ options: records[kind], loading: false }),
     playAudio: vi.fn(),
     variableNames: ['caller', 'called', 'channel', 'protocol', 'total'],
+    isSettingOn: () => true,
     ...overrides,
   };
 }
@@ -302,6 +303,41 @@ describe('inputs', () => {
   test('an issue about the data as a whole is shown above the fields', () => {
     renderForm('voice_chat_switch', { issues: new Map([['', 'Unrecognized key: "mode"']]) });
     expect(screen.getByRole('alert').textContent).toBe('Unrecognized key: "mode"');
+  });
+
+  describe('a choice whose system setting is off', () => {
+    const offeredProviders = () => {
+      fireEvent.click(input('provider'));
+      return screen.getAllByRole('option', { hidden: true }).map((option) => option.textContent);
+    };
+    const secondProviderOff = (language: EditorLanguage = 'en') => makeServices({ language, isSettingOn: (setting) => setting !== 'feature_second_ai_provider' });
+
+    test('the chatbot offers the second AI provider only while feature_second_ai_provider is on', () => {
+      renderForm('chatbot', { services: secondProviderOff() });
+      expect(offeredProviders()).toEqual(['OpenAI']);
+      expect(screen.queryByTestId('warning-provider')).toBeNull();
+      cleanup();
+      renderForm('chatbot');
+      expect(offeredProviders()).toEqual(['OpenAI', 'SipPulse AI']);
+    });
+
+    test('a chatbot that already names it keeps it, with a warning that it will fail, in the user\'s language', async () => {
+      const { last } = renderForm('chatbot', {
+        data: { ...dataOf('chatbot'), provider: 'sippulse' },
+        // The server's lint about the same thing is not shown a second time, as an error.
+        issues: new Map([['provider', "'sippulse' works only while the system setting feature_second_ai_provider is on"]]),
+        services: secondProviderOff(),
+      });
+      expect(input('provider').value).toBe('SipPulse AI');
+      expect(screen.getByTestId('warning-provider').textContent).toBe(formatText(editorTexts.en.setting_off, { option: 'SipPulse AI' }));
+      expect(screen.queryByText(/works only while/)).toBeNull();
+      await choose('provider', 'OpenAI');
+      expect(last()!.provider).toBe('openai');
+      expect(screen.queryByTestId('warning-provider')).toBeNull();
+      cleanup();
+      renderForm('chatbot', { data: { ...dataOf('chatbot'), provider: 'sippulse' }, services: secondProviderOff('pt') });
+      expect(screen.getByTestId('warning-provider').textContent).toContain('A opção SipPulse AI está desligada');
+    });
   });
 
   test('the generic texts are in Portuguese for a Portuguese user', async () => {

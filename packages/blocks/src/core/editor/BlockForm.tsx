@@ -10,7 +10,14 @@ import type { BlockEditor, BlockFormProps } from './types.ts';
 
 export function GenericBlockForm({ editor, data, onChange, issues, services }: BlockFormProps & { editor: BlockEditor }) {
   const context = useMemo<FormContextValue>(
-    () => ({ services, blockTexts: editor.definition.texts[services.language], texts: editorTexts[services.language], issues, readOnly: services.readOnly }),
+    () => ({
+      services,
+      blockTexts: editor.definition.texts[services.language],
+      texts: editorTexts[services.language],
+      issues,
+      readOnly: services.readOnly,
+      settingGates: editor.definition.settingGates,
+    }),
     [editor, services, issues],
   );
   const fields = formFieldsOf(editor);

@@ -6,6 +6,7 @@
 import { ActionIcon, Button, Fieldset, Group, Input, NumberInput, Paper, Select, Stack, Switch, Text, Textarea, TextInput } from '@mantine/core';
 import { IconArrowDown, IconArrowUp, IconPlus, IconTrash } from '@tabler/icons-react';
 import { type ReactNode, useState } from 'react';
+import { ChoiceField } from './ChoiceField.tsx';
 import { useFormContext } from './form-context.ts';
 import type { FieldDescriptor } from './form-model.ts';
 import { ReferencePicker } from './ReferencePicker.tsx';
@@ -128,16 +129,7 @@ export function Field({ field, value, path, inRow, onChange, label: givenLabel }
         />
       );
     case 'select':
-      return (
-        <Select
-          {...shared}
-          data={field.options.map((option) => ({ value: option, label: optionLabel(blockTexts, option) }))}
-          value={typeof value === 'string' ? value : null}
-          onChange={(next) => next !== null && onChange(next)}
-          allowDeselect={false}
-          readOnly={readOnly}
-        />
-      );
+      return <ChoiceField options={field.options} value={value} path={path} label={label} error={error} testId={testId} onChange={onChange} />;
     case 'reference':
       return (
         <ReferencePicker

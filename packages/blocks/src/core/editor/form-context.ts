@@ -1,5 +1,5 @@
 import { createContext, useContext } from 'react';
-import type { BlockTexts } from '../define.ts';
+import type { BlockTexts, SettingGate } from '../define.ts';
 import type { EditorTexts } from './texts.ts';
 import type { EditorServices } from './types.ts';
 
@@ -10,6 +10,8 @@ export interface FormContextValue {
   texts: EditorTexts;
   issues: ReadonlyMap<string, string>;
   readOnly: boolean;
+  /** The block's choices that depend on a system setting. */
+  settingGates: readonly SettingGate[];
 }
 
 export const FormContext = createContext<FormContextValue | null>(null);

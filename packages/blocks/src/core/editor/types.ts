@@ -26,6 +26,8 @@ export interface EditorServices {
   playAudio?(audioId: number): void;
   /** Variable names offered after `{{` in template fields: the built-ins and those the plan assigns. */
   variableNames: readonly string[];
+  /** Whether a system setting a choice depends on (the definitions' `settingGates`) is on now. */
+  isSettingOn(setting: string): boolean;
 }
 
 /** How the generic form shows a field, where the schema alone does not say. */

@@ -4,6 +4,7 @@ import { builtinVariables } from '@voxplan/engine';
 import { useMemo } from 'react';
 import { api } from '../../../lib/api/client.ts';
 import { showError } from '../../../lib/errors.ts';
+import { useFeatures } from '../../../lib/use-features.ts';
 import { useTranslation } from 'react-i18next';
 import { useEditorContext, useReferenceList } from './editor-context.tsx';
 import type { GraphNode } from './graph-state.ts';
@@ -37,6 +38,7 @@ export function BlockFormHost({
 }) {
   const { t } = useTranslation();
   const { readOnly, language, tenantId } = useEditorContext();
+  const features = useFeatures();
   const services = useMemo<EditorServices>(
     () => ({
       language,
@@ -48,8 +50,9 @@ export function BlockFormHost({
       },
       playAudio: (audioId) => void playAudio(audioId, tenantId).catch((error: unknown) => showError(error, t)),
       variableNames: [...builtinVariables, ...variableNames],
+      isSettingOn: features.isOn,
     }),
-    [language, readOnly, tenantId, t, variableNames],
+    [language, readOnly, tenantId, t, variableNames, features.isOn],
   );
   // What the user types is checked at once; the server's findings show where the live check has none.
   const merged = useMemo(() => {

@@ -10,6 +10,8 @@ import { useEditorContext } from './editor-context.tsx';
 import classes from './editor.module.css';
 
 export type BlockFlowNode = Node<Record<string, unknown>, string>;
+/** What a block is drawn from (sameBlock). */
+type BlockProps = Pick<NodeProps<BlockFlowNode>, 'id' | 'type' | 'data' | 'selected'>;
 
 /**
  * A block on the canvas: its icon and name, a summary of its settings, and one labelled handle per
@@ -17,7 +19,7 @@ export type BlockFlowNode = Node<Record<string, unknown>, string>;
  * Zoomed out (canvas-view.ts) a block that is not selected is drawn plainly: icon, name and its
  * handles, without the summary, the exits' labels or the issues' badge (its border still shows them).
  */
-export const BlockNode = memo(function BlockNode({ id, type, data, selected }: NodeProps<BlockFlowNode>) {
+export const BlockNode = memo(function BlockNode({ id, type, data, selected }: BlockProps) {
   const context = useEditorContext();
   const decoration = useNodeDecoration(context.decorations, id);
   const look = useBlockLook(type);
@@ -86,4 +88,14 @@ export const BlockNode = memo(function BlockNode({ id, type, data, selected }: N
       )}
     </div>
   );
-});
+}, sameBlock);
+
+/**
+ * A block is drawn from its id, type, data and selection only. React Flow also passes its measured
+ * size and its position, which change for every block when a plan's blocks are first measured (and
+ * for a dragged block at every step): compared too, they made a large plan's blocks all render
+ * twice as it opened.
+ */
+function sameBlock(before: BlockProps, after: BlockProps): boolean {
+  return before.id === after.id && before.type === after.type && before.data === after.data && before.selected === after.selected;
+}

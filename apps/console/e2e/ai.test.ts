@@ -2,11 +2,12 @@ import type { Audio } from '@voxplan/contracts';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { type FakeOpenAi, silentWav, startFakeOpenAi } from '../../server/test/fake-openai.ts';
 import { createTenantMember } from '../../server/test/harness.ts';
-import { chooseOption, type ConsoleHarness, rowWith, startConsole } from './harness.ts';
+import { chooseOption, type ConsoleHarness, createPlan, rowWith, startConsole } from './harness.ts';
 
 /**
  * The console's AI (issue 18): the audio screen's AI voices, offered to a tenant with an AI key and
- * spoken by the provider; the second AI provider's key, offered and kept only while its setting is on.
+ * spoken by the provider; the second AI provider's key, offered and kept only while its setting is on,
+ * and the chatbot block's choice of it, offered only then and warned about when it is off.
  */
 
 let fake: FakeOpenAi;
@@ -32,6 +33,13 @@ afterAll(async () => {
   await harness?.close();
   await fake?.close();
 });
+
+/** Turns the second AI provider's setting on or off, as an administrator does on the settings screen. */
+async function setting(value: boolean) {
+  const found = await harness.server.call({ method: 'GET', url: `/configurations?filter=${encodeURIComponent(JSON.stringify({ where: { name: 'feature_second_ai_provider' } }))}`, token: admin });
+  const saved = await harness.server.call({ method: 'PATCH', url: `/configurations/${found.json<Array<{ id: number }>>()[0]!.id}`, token: admin, payload: { value: String(value) } });
+  expect(saved.statusCode, saved.body).toBe(200);
+}
 
 async function openTts(user: { username: string; password: string }, locale: string) {
   const { page } = await harness.newPage({ locale });
@@ -70,11 +78,6 @@ test('a tenant without a key is offered espeak-ng’s voices only', async () => 
 });
 
 test('the second AI provider: its key is offered while the setting is on, and hidden but kept while it is off', async () => {
-  const setting = async (value: boolean) => {
-    const found = await harness.server.call({ method: 'GET', url: `/configurations?filter=${encodeURIComponent(JSON.stringify({ where: { name: 'feature_second_ai_provider' } }))}`, token: admin });
-    const saved = await harness.server.call({ method: 'PATCH', url: `/configurations/${found.json<Array<{ id: number }>>()[0]!.id}`, token: admin, payload: { value: String(value) } });
-    expect(saved.statusCode, saved.body).toBe(200);
-  };
   const integrations = async () => (await harness.server.call({ method: 'GET', url: `/tenants/${withKeyTenant}/integrations`, token: admin })).json<Record<string, string>>();
   const openModal = async () => {
     const { page } = await harness.newPage();
@@ -106,4 +109,63 @@ test('the second AI provider: its key is offered while the setting is on, and hi
   await setting(true);
   expect((await integrations()).sippulse_ai_key).toBe('••••4321');
   await setting(false);
+});
+
+test('the chatbot block offers the second AI provider only while its setting is on, and warns on a block that names it while it is off', async () => {
+  const token = await harness.server.login(withKey.username, withKey.password);
+  const node = (id: string, type: string, x: number, data: Record<string, unknown> = {}) => ({ id, type, position: { x, y: 0 }, data });
+  const plan = await createPlan(harness.server, token, 'Chatbots', {
+    nodes: [node('start', 'start', 0), node('second', 'chatbot', 300, { provider: 'sippulse' }), node('first', 'chatbot', 600, { provider: 'openai' })],
+    edges: [
+      { id: 'e1', source: 'start', source_exit: 'next', target: 'second' },
+      { id: 'e2', source: 'second', source_exit: 'done', target: 'first' },
+    ],
+  });
+  const openEditor = async () => {
+    const { page } = await harness.newPage();
+    await harness.signIn(page, withKey.username, withKey.password);
+    await page.goto(`/visual-plan/${plan.id}`);
+    await page.getByTestId('plan-canvas').locator('.react-flow__node').first().waitFor();
+    return page;
+  };
+  const select = async (page: Awaited<ReturnType<typeof openEditor>>, id: string) => {
+    await page.locator(`[data-testid="plan-node"][data-node-id="${id}"]`).click();
+    await expect.poll(() => page.getByTestId('block-panel').getAttribute('data-node-id')).toBe(id);
+  };
+  const providersOffered = async (page: Awaited<ReturnType<typeof openEditor>>) => {
+    await page.getByTestId('block-panel').getByTestId('field-provider').click();
+    const options = page.getByRole('option');
+    await options.first().waitFor();
+    const names = await options.allTextContents();
+    await page.keyboard.press('Escape');
+    return names;
+  };
+
+  await setting(false);
+  const off = await openEditor();
+  // The plan's issues name the block; the list takes the user to it, whose form keeps its choice and warns.
+  await off.getByTestId('editor-issues').click();
+  await off.getByTestId('issue-warning').filter({ hasText: 'Choice turned off in the system settings' }).click();
+  await expect.poll(() => off.getByTestId('block-panel').getAttribute('data-node-id')).toBe('second');
+  expect(await off.getByTestId('block-panel').getByTestId('field-provider').inputValue()).toBe('SipPulse AI');
+  expect(await off.getByTestId('warning-provider').textContent()).toBe(
+    'The choice SipPulse AI is turned off in the system settings: this block will fail when it runs and take its error exit.',
+  );
+  await select(off, 'first');
+  expect(await off.getByTestId('warning-provider').count()).toBe(0);
+  expect(await providersOffered(off)).toEqual(['OpenAI']);
+
+  await setting(true);
+  try {
+    const on = await openEditor();
+    await select(on, 'first');
+    expect(await providersOffered(on)).toEqual(['OpenAI', 'SipPulse AI']);
+    await select(on, 'second');
+    expect(await on.getByTestId('block-panel').getByTestId('field-provider').inputValue()).toBe('SipPulse AI');
+    expect(await on.getByTestId('warning-provider').count()).toBe(0);
+    await on.getByTestId('editor-issues').click();
+    expect(await on.getByTestId('issue-warning').filter({ hasText: 'Choice turned off in the system settings' }).count()).toBe(0);
+  } finally {
+    await setting(false);
+  }
 });

@@ -396,7 +396,10 @@ describe('recording analyses', () => {
 });
 
 describe('the cost guard', () => {
-  const portWith = (limits: Partial<TestServer['config']['ai']>) => createAiPort({ ...server.ctx, config: { ...server.ctx.config, ai: { ...server.ctx.config.ai, ...limits } } });
+  // One minute for the whole test, whenever the wall clock's turns.
+  const minute = Date.parse('2026-11-25T10:00:30Z');
+  const portWith = (limits: Partial<TestServer['config']['ai']>) =>
+    createAiPort({ ...server.ctx, config: { ...server.ctx.config, ai: { ...server.ctx.config.ai, ...limits } } }, { now: () => minute });
   const ask = (port: ReturnType<typeof createAiPort>, sessionId: string) =>
     port.chat({ tenantId: member.tenantId, sessionId, provider: 'openai', assistantId: '', agentId: '', instructions: '', history: [], input: 'hi', channel: 'chat' });
 

@@ -33,6 +33,9 @@ export const UNNOTIFIED_TABLES: ReadonlySet<string> = new Set([
   'stats_digits',
   'stats_nodes_days',
   'stats_digits_days',
+  // Counted by the AI cost guard on every AI request; read only by the guard.
+  'ai_tenant_minutes',
+  'ai_session_tokens',
 ]);
 
 const NOT_NOTIFIED = new Set([...UNNOTIFIED_TABLES, 'kysely_migration', 'kysely_migration_lock']);

@@ -15,6 +15,7 @@ import * as webchat from './migrations/0011-webchat.ts';
 import * as statsRollups from './migrations/0012-stats-rollups.ts';
 import * as retentionIndexes from './migrations/0013-retention-indexes.ts';
 import * as license from './migrations/0014-license.ts';
+import * as aiUsage from './migrations/0015-ai-usage.ts';
 import type { Database } from './schema.ts';
 
 /** Numbered migrations, applied in order at start. Add one line per new migration file. */
@@ -34,6 +35,7 @@ function migrationsFor(dialect: DialectName): Record<string, Migration> {
     '0012-stats-rollups': { up: statsRollups.up(dialect) },
     '0013-retention-indexes': { up: retentionIndexes.up },
     '0014-license': { up: license.up },
+    '0015-ai-usage': { up: aiUsage.up },
   };
 }
 

@@ -416,6 +416,20 @@ export interface LicenseTable {
   last_sync_result: 'renewed' | 'unchanged' | 'blocked' | 'canceled' | 'error' | null;
 }
 
+/** Requests a tenant made to AI providers in one minute (minutes since 1970, UTC): migration 0015, modules/ai/cost-guard.ts. */
+export interface AiTenantMinuteTable {
+  tenant_id: number;
+  minute: number;
+  calls: number;
+}
+
+/** Tokens a session's AI answers used: migration 0015, modules/ai/cost-guard.ts. */
+export interface AiSessionTokensTable {
+  session_id: string;
+  tokens: number;
+  updated_time: string;
+}
+
 export interface Database {
   tenants: TenantTable;
   users: UserTable;
@@ -441,6 +455,8 @@ export interface Database {
   session_events: SessionEventTable;
   call_reports: CallReportTable;
   license: LicenseTable;
+  ai_tenant_minutes: AiTenantMinuteTable;
+  ai_session_tokens: AiSessionTokensTable;
   protocol_counters: ProtocolCounterTable;
   numbers: NumberTable;
   number_rules: NumberRuleTable;

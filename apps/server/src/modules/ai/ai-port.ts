@@ -26,6 +26,8 @@ type AiContext = Pick<AppContext, 'db' | 'keys' | 'readCache'> & { config: { ai:
 
 export interface AiPortOptions {
   log?: (message: string) => void;
+  /** The cost guard's clock (ms since 1970): its minutes are the clock's. */
+  now?: () => number;
 }
 
 const endTool = 'end_conversation';
@@ -141,7 +143,7 @@ class AiFailure extends Error {
 
 export function createAiPort(ctx: AiContext, options: AiPortOptions = {}): AiPort {
   const providers = createAiProviders(ctx);
-  const guard = createCostGuard(ctx.config.ai);
+  const guard = createCostGuard(ctx.db, ctx.config.ai, options.now);
   const log = options.log ?? (() => {});
   const { maxTokensPerTurn } = ctx.config.ai;
 
@@ -161,18 +163,18 @@ export function createAiPort(ctx: AiContext, options: AiPortOptions = {}): AiPor
       log(`ai ${what} for tenant ${tenantId}: ${choice.code} (${choice.message})`);
       return { ok: false, code: choice.code };
     }
-    const admit = () => {
-      if (!guard.admit(tenantId, sessionId)) throw new AiFailure('ai_limit_reached', 'the AI cost guard refused the call');
+    const admit = async () => {
+      if (!(await guard.admit(tenantId, sessionId))) throw new AiFailure('ai_limit_reached', 'the AI cost guard refused the call');
     };
     const requests: Requests = {
       async complete(body) {
-        admit();
+        await admit();
         const completion = await choice.client.chat.completions.create({ max_completion_tokens: maxTokensPerTurn, ...body });
-        guard.spend(sessionId, completion.usage?.total_tokens ?? 0);
+        await guard.spend(sessionId, completion.usage?.total_tokens ?? 0);
         return completion;
       },
-      transcribe(file) {
-        admit();
+      async transcribe(file) {
+        await admit();
         return transcribeWith(choice.client, ctx.config.ai.transcriptionModel, file);
       },
     };

@@ -5,6 +5,7 @@
 import { Combobox, Textarea, TextInput, useCombobox } from '@mantine/core';
 import { type ChangeEvent, type ReactNode, useEffect, useRef, useState } from 'react';
 import { useFormContext } from './form-context.ts';
+import { growingTextarea, monospaceFont } from './growing-textarea.ts';
 
 /** The placeholder being typed right before the caret: `{{` and the start of a name. */
 const openPlaceholder = /\{\{\s*(\w*)$/;
@@ -71,14 +72,14 @@ export function TemplateInput({ value, onChange, label, placeholder, error, mult
     onChange: handleChange,
     onBlur: () => combobox.closeDropdown(),
     spellCheck: !monospace,
-    styles: monospace ? { input: { fontFamily: 'var(--mantine-font-family-monospace)' } } : undefined,
+    styles: monospace ? { input: monospaceFont } : undefined,
     'data-testid': testId,
   };
   return (
     <Combobox store={combobox} onOptionSubmit={insert} withinPortal>
       <Combobox.Target>
         {multiline ? (
-          <Textarea {...common} ref={(node) => void (element.current = node)} autosize minRows={2} maxRows={12} />
+          <Textarea {...common} {...growingTextarea(2, 12, monospace ? monospaceFont : undefined)} ref={(node) => void (element.current = node)} />
         ) : (
           <TextInput {...common} ref={(node) => void (element.current = node)} />
         )}

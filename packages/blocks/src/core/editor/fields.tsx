@@ -8,14 +8,13 @@ import { IconArrowDown, IconArrowUp, IconPlus, IconTrash } from '@tabler/icons-r
 import { type ReactNode, useState } from 'react';
 import { ChoiceField } from './ChoiceField.tsx';
 import { useFormContext } from './form-context.ts';
+import { growingTextarea, monospaceFont } from './growing-textarea.ts';
 import type { FieldDescriptor } from './form-model.ts';
 import { ReferencePicker } from './ReferencePicker.tsx';
 import { TemplateInput } from './TemplateInput.tsx';
 import { fieldLabel, formatText, optionLabel } from './texts.ts';
 
 type Row = Record<string, unknown>;
-
-const monospace = { input: { fontFamily: 'var(--mantine-font-family-monospace)' } };
 
 const childPath = (path: string, key: string | number): string => (path === '' ? String(key) : `${path}.${key}`);
 
@@ -88,17 +87,14 @@ export function Field({ field, value, path, inRow, onChange, label: givenLabel }
           value={asText(value)}
           onChange={(event) => onChange(event.currentTarget.value)}
           readOnly={readOnly}
-          autosize
-          minRows={6}
-          maxRows={24}
+          {...growingTextarea(6, 24, monospaceFont)}
           spellCheck={false}
-          styles={monospace}
         />
       );
     case 'text': {
       const common = { ...shared, value: asText(value), readOnly, maxLength: field.maxLength };
       return field.multiline ? (
-        <Textarea {...common} onChange={(event) => onChange(event.currentTarget.value)} autosize minRows={2} maxRows={12} />
+        <Textarea {...common} onChange={(event) => onChange(event.currentTarget.value)} {...growingTextarea(2, 12)} />
       ) : (
         <TextInput {...common} onChange={(event) => onChange(event.currentTarget.value)} />
       );

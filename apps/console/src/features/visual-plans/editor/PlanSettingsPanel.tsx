@@ -1,6 +1,7 @@
 import { Badge, Button, Code, CopyButton, Group, Modal, NumberInput, Stack, Switch, Table, Text, Textarea, TextInput, Title } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type PlanSettings, planSettingsSchema } from '@voxplan/blocks/definitions';
+import { growingTextarea } from '@voxplan/blocks/editor/textarea';
 import type { WebhookDelivery, WebhookSecret } from '@voxplan/contracts';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -168,8 +169,7 @@ export function PlanSettingsPanel({ settings, onChange }: { settings: PlanSettin
       <Textarea
         label={t('editor.settings.chatText')}
         description={t('editor.settings.chatTextHint')}
-        autosize
-        minRows={2}
+        {...growingTextarea(2, 12)}
         value={settings.chat_text}
         onChange={(event) => set('chat_text', event.currentTarget.value)}
         error={errors.chat_text}

@@ -366,6 +366,11 @@ describe('versions, finding and shortcuts', () => {
     expect(await nodeOf(page, 'bye').getAttribute('data-detail')).toBe('plain');
     await page.getByTestId('block-panel').getByTestId('field-voice_text').fill('Hello again');
     await expect.poll(() => summary('hello').textContent()).toBe('Hello again');
+    // Undone, the block shows its text as it was: what the canvas draws follows the history.
+    await page.getByTestId('editor-undo').click();
+    await expect.poll(() => summary('hello').textContent()).toBe('Hello there');
+    await page.getByTestId('editor-redo').click();
+    await expect.poll(() => summary('hello').textContent()).toBe('Hello again');
 
     await wheel(-200);
     await expect.poll(() => viewZoom(page)).toBeGreaterThanOrEqual(0.45);
@@ -383,7 +388,7 @@ describe('versions, finding and shortcuts', () => {
       (window as unknown as { __seen: typeof seen }).__seen = seen;
       new MutationObserver((records) => {
         for (const record of records)
-          for (const added of record.addedNodes)
+          for (const added of Array.from(record.addedNodes))
             if (added instanceof Element && (added.matches('[data-testid="node-summary"]') || added.querySelector('[data-testid="node-summary"]'))) seen.summaries++;
       }).observe(document, { subtree: true, childList: true });
     });

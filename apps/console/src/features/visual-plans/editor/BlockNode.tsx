@@ -3,6 +3,7 @@ import { blockDefinition } from '@voxplan/blocks/definitions';
 import { Handle, type Node, type NodeProps, Position, useNodeConnections } from '@xyflow/react';
 import { memo, useMemo } from 'react';
 import { visibleExits } from './block-exits.ts';
+import { useBlockData } from './block-data.ts';
 import { useBlockLook } from './block-look.tsx';
 import { useZoomedOut } from './canvas-view.ts';
 import { useNodeDecoration } from './decorations.ts';
@@ -19,8 +20,9 @@ type BlockProps = Pick<NodeProps<BlockFlowNode>, 'id' | 'type' | 'data' | 'selec
  * Zoomed out (canvas-view.ts) a block that is not selected is drawn plainly: icon, name and its
  * handles, without the summary, the exits' labels or the issues' badge (its border still shows them).
  */
-export const BlockNode = memo(function BlockNode({ id, type, data, selected }: BlockProps) {
+export const BlockNode = memo(function BlockNode({ id, type, data: passed, selected }: BlockProps) {
   const context = useEditorContext();
+  const data = useBlockData(context.blockData, id, passed);
   const decoration = useNodeDecoration(context.decorations, id);
   const look = useBlockLook(type);
   const definition = blockDefinition(type);

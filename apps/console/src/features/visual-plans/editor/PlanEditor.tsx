@@ -25,6 +25,7 @@ import type { BlockFlowNode } from './BlockNode.tsx';
 import { nodeTypes } from './node-types.ts';
 import { CanvasChrome, canvasDefaults } from './ReadOnlyCanvas.tsx';
 import { initialDataOf } from './block-look.tsx';
+import { BlockDataStore, FlowNodes } from './block-data.ts';
 import { detailZoom, openingViewport } from './canvas-view.ts';
 import { DecorationStore } from './decorations.ts';
 import { EditorContextProvider } from './editor-context.tsx';
@@ -72,6 +73,10 @@ function flowEdgeOf(edge: Graph['edges'][number], selected: boolean, visited: bo
   if (!selected && !visited) return flow;
   return { ...flow, selected, ...(visited ? { animated: true, className: classes.visitedEdge } : {}) };
 }
+
+// Constants, not arrays made at each render: React Flow listens to the keys again whenever they change.
+const deleteKeys = ['Delete', 'Backspace'];
+const multiSelectionKeys = ['Shift', 'Meta', 'Control'];
 
 interface Selection {
   nodes: ReadonlySet<string>;
@@ -136,10 +141,11 @@ export function PlanEditor({ loaded, onReload }: { loaded: VisualPlanDocument; o
 
   /* React Flow's view of the graph */
 
-  const nodes = useMemo(
-    () => graph.nodes.map((node) => (selection.nodes.has(node.id) ? { ...node, selected: true } : node)) as BlockFlowNode[],
-    [graph.nodes, selection.nodes],
-  );
+  // While the user types into a block's form, React Flow keeps its nodes; the block reads its data from the store.
+  const [flowNodes] = useState(() => new FlowNodes());
+  const [blockData] = useState(() => new BlockDataStore(graph.nodes));
+  const nodes = useMemo(() => flowNodes.of(graph.nodes, selection.nodes), [flowNodes, graph.nodes, selection.nodes]);
+  useLayoutEffect(() => blockData.update(graph.nodes), [blockData, graph.nodes]);
   const [testing, setTesting] = useState<{ startNodeId?: string } | null>(null);
   const [visitedEdges, setVisitedEdges] = useState<ReadonlySet<string>>(new Set());
   const edges = useMemo(
@@ -417,7 +423,7 @@ export function PlanEditor({ loaded, onReload }: { loaded: VisualPlanDocument; o
   const singleNode = selection.nodes.size === 1 ? graph.nodes.find((node) => selection.nodes.has(node.id)) : undefined;
 
   return (
-    <EditorContextProvider planId={loaded.id} tenantId={loaded.tenant_id} readOnly={readOnly} decorations={decorations}>
+    <EditorContextProvider planId={loaded.id} tenantId={loaded.tenant_id} readOnly={readOnly} decorations={decorations} blockData={blockData}>
       <div className={classes.shell}>
         <Group justify="space-between" mb="xs" wrap="nowrap" gap="xs">
           <Stack gap={2} style={{ minWidth: 0 }}>
@@ -504,8 +510,8 @@ export function PlanEditor({ loaded, onReload }: { loaded: VisualPlanDocument; o
                 nodesDraggable={!readOnly}
                 nodesConnectable={!readOnly}
                 edgesReconnectable={!readOnly}
-                deleteKeyCode={readOnly ? null : ['Delete', 'Backspace']}
-                multiSelectionKeyCode={['Shift', 'Meta', 'Control']}
+                deleteKeyCode={readOnly ? null : deleteKeys}
+                multiSelectionKeyCode={multiSelectionKeys}
                 {...canvasDefaults}
                 defaultViewport={opening.viewport}
                 fitView={opening.fit}

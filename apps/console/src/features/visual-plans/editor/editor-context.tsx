@@ -4,6 +4,7 @@ import type { PickerOption } from '@voxplan/blocks/editor';
 import { createContext, useContext, useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api } from '../../../lib/api/client.ts';
+import type { BlockDataStore } from './block-data.ts';
 import type { DecorationStore } from './decorations.ts';
 
 /** Where each kind of record a block refers to is listed. */
@@ -37,6 +38,8 @@ export interface EditorContextValue {
   tenantId: number;
   readOnly: boolean;
   decorations: DecorationStore;
+  /** The blocks' data as the editor's canvas draws them; read-only canvases have none. */
+  blockData?: BlockDataStore;
   language: 'en' | 'pt';
   /** The name of a referenced record, when it is loaded. */
   referenceName(kind: ReferenceKind, id: number | null | undefined): string | undefined;
@@ -50,7 +53,21 @@ export function useEditorContext(): EditorContextValue {
   return value;
 }
 
-export function EditorContextProvider({ planId, tenantId, readOnly, decorations, children }: { planId: number; tenantId: number; readOnly: boolean; decorations: DecorationStore; children: React.ReactNode }) {
+export function EditorContextProvider({
+  planId,
+  tenantId,
+  readOnly,
+  decorations,
+  blockData,
+  children,
+}: {
+  planId: number;
+  tenantId: number;
+  readOnly: boolean;
+  decorations: DecorationStore;
+  blockData?: BlockDataStore;
+  children: React.ReactNode;
+}) {
   const { i18n } = useTranslation();
   const destinations = useReferenceList('destination', tenantId);
   const audios = useReferenceList('audio', tenantId);
@@ -65,9 +82,10 @@ export function EditorContextProvider({ planId, tenantId, readOnly, decorations,
       tenantId,
       readOnly,
       decorations,
+      ...(blockData && { blockData }),
       language: i18n.language === 'pt' ? 'pt' : 'en',
       referenceName: (kind, id) => (id == null ? undefined : names.get(`${kind}:${id}`)),
     };
-  }, [planId, tenantId, readOnly, decorations, i18n.language, destinations.data, audios.data, dateRanges.data, plans.data]);
+  }, [planId, tenantId, readOnly, decorations, blockData, i18n.language, destinations.data, audios.data, dateRanges.data, plans.data]);
   return <EditorContext.Provider value={value}>{children}</EditorContext.Provider>;
 }

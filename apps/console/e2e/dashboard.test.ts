@@ -1,8 +1,10 @@
-import type { CallReportRecord } from '@voxplan/contracts';
+import { type CallReportRecord, LIVE_SESSIONS_LIMIT } from '@voxplan/contracts';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { createTenantMember } from '../../server/test/harness.ts';
 import { createTestDatabase, startPostgres } from '../../server/test/postgres-server.ts';
 import { type ApiCall, type Cleanups, createTenantMemberOver, type ServerProcess, startServerProcess } from '../../server/test/server-process.ts';
+import { storePlan } from '../../server/test/sessions-helpers.ts';
 import { connectSimulator } from '../../server/test/simulator-client.ts';
 import { signedTwilioCallback, twilioActionOf, type TwilioForm } from '../../server/test/twilio-callbacks.ts';
 import { accessibilityViolations, type ConsoleHarness, startConsole } from './harness.ts';
@@ -216,6 +218,35 @@ describe('the dashboard on one server', () => {
     await page.getByRole('option', { name: 'Every 30 s' }).click();
     await page.reload();
     await expect.poll(() => page.getByTestId('dashboard-refresh-interval').inputValue()).toBe('Every 30 s');
+  });
+
+  test(`a tenant with more than ${LIVE_SESSIONS_LIMIT} running calls: the most recent listed, all counted, as calls start and end`, async () => {
+    const admin = await harness.server.login();
+    const busy = await createTenantMember(harness.server, admin, 'dashboard-busy');
+    const busyPlan = await storePlan(harness.server.ctx, busy.tenantId, { name: 'Busy', ...menuPlan });
+    const callIn = (id: string) =>
+      harness.server.ctx.sessions.start({ id, tenant_id: busy.tenantId, plan_id: busyPlan, channel: 'voice', provider: 'twilio', caller: `+1415${id.slice(-7)}`, called: number });
+    const ids = Array.from({ length: LIVE_SESSIONS_LIMIT + 2 }, (_, index) => `CA-busy-${String(index).padStart(7, '0')}`);
+    for (const id of ids) await callIn(id);
+
+    const page = await openDashboard(harness, busy);
+    await expect.poll(() => liveRows(page).count()).toBe(LIVE_SESSIONS_LIMIT);
+    expect(await page.getByTestId('live-shown').textContent()).toBe(`${LIVE_SESSIONS_LIMIT} of ${ids.length}: the most recently started are listed`);
+    expect(await liveCount(page)).toBe(String(ids.length));
+    // The two oldest are the ones left out.
+    expect(await liveRows(page).first().getAttribute('data-session-id')).toBe(ids[2]);
+
+    // A new call is listed in place of the oldest listed; the count follows.
+    await callIn('CA-busy-9999999');
+    await expect.poll(() => liveRows(page).last().getAttribute('data-session-id')).toBe('CA-busy-9999999');
+    expect(await liveRows(page).count()).toBe(LIVE_SESSIONS_LIMIT);
+    await expect.poll(() => liveCount(page)).toBe(String(ids.length + 1));
+    expect(await page.getByTestId('live-shown').textContent()).toBe(`${LIVE_SESSIONS_LIMIT} of ${ids.length + 1}: the most recently started are listed`);
+
+    // A call that is not listed ends: counted down all the same.
+    await harness.server.ctx.sessions.handleTurn(ids[0]!, 'hangup', { type: 'hangup' });
+    await expect.poll(() => liveCount(page)).toBe(String(ids.length));
+    expect(await page.getByTestId('live-shown').textContent()).toBe(`${LIVE_SESSIONS_LIMIT} of ${ids.length}: the most recently started are listed`);
   });
 });
 

@@ -1,5 +1,5 @@
 import type { AddressInfo } from 'node:net';
-import { type StatsLive, statsLiveSchema, statsSystemSchema } from '@voxplan/contracts';
+import { LIVE_SESSIONS_LIMIT, type StatsLive, statsLiveSchema, statsSystemSchema } from '@voxplan/contracts';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { liveFeedTiming } from '../src/modules/stats/stats-live.routes.ts';
 import { createTenantMember, dialect, errorOf, startTestServer, type TenantMember, type TestServer } from './harness.ts';
@@ -63,7 +63,7 @@ describe('GET /stats/live', () => {
       expect.objectContaining({ session_id: 'CA-live-1', tenant_id: a.tenantId, plan_id: plans[a.tenantId], channel: 'voice', provider: 'twilio', node_id: 'ask', block_type: 'voice_menu' }),
     ]);
     // Two real sessions of the tenant started within the 10 s window (the ended one counts).
-    expect(live).toMatchObject({ window_s: 10, new_per_second: 0.2 });
+    expect(live).toMatchObject({ active_total: 1, active_calls: 1, window_s: 10, new_per_second: 0.2 });
 
     const ofB = (await server.call({ method: 'GET', url: '/stats/live', token: b.token })).json<StatsLive>();
     expect(ofB.active.map((session) => session.session_id)).toEqual(['CA-live-b']);
@@ -72,6 +72,26 @@ describe('GET /stats/live', () => {
     expect(ofAll.new_per_second).toBe(0.3);
     const ofOne = (await server.call({ method: 'GET', url: '/stats/live', token: admin, tenant: b.tenantId })).json<StatsLive>();
     expect(ofOne.active.map((session) => session.session_id)).toEqual(['CA-live-b']);
+  });
+
+  test(`a tenant with more than ${LIVE_SESSIONS_LIMIT} running sessions gets the most recently started ${LIVE_SESSIONS_LIMIT}, and how many run in all`, async () => {
+    const busy = await createTenantMember(server, admin, 'live-busy');
+    const planId = await storePlan(server.ctx, busy.tenantId, waitingPlan);
+    const start = (id: string, channel: 'voice' | 'chat') =>
+      server.ctx.sessions.start({ id, tenant_id: busy.tenantId, plan_id: planId, channel, provider: channel === 'voice' ? 'twilio' : 'webchat', caller: '+5511999990000', called: '+551130000000' });
+    // The two chats start first: the oldest, left out of the list but counted.
+    await start('busy-chat-1', 'chat');
+    await start('busy-chat-2', 'chat');
+    const calls = Array.from({ length: LIVE_SESSIONS_LIMIT + 3 }, (_, index) => `busy-call-${String(index + 1).padStart(3, '0')}`);
+    for (const id of calls) await start(id, 'voice');
+    await server.ctx.sessions.handleTurn(calls.at(-1)!, 'hangup', { type: 'hangup' });
+
+    const response = await server.call({ method: 'GET', url: '/stats/live', token: busy.token });
+    expect(response.statusCode).toBe(200);
+    const live = statsLiveSchema.parse(response.json());
+    const running = calls.slice(0, -1);
+    expect(live.active.map((session) => session.session_id)).toEqual(running.slice(-LIVE_SESSIONS_LIMIT));
+    expect(live).toMatchObject({ active_total: running.length + 2, active_calls: running.length });
   });
 });
 

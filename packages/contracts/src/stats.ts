@@ -97,12 +97,22 @@ export const activeSessionSchema = z.object({
 export type ActiveSession = z.infer<typeof activeSessionSchema>;
 
 /**
- * `GET /stats/live`: the snapshot the live feed starts from. `new_per_second`: sessions started
- * over the last `window_s` seconds divided by it.
+ * The most sessions `GET /stats/live` lists, and the dashboard keeps as the live feed adds more: a
+ * tenant with thousands of calls would otherwise get them all in one answer, and a table of them.
+ */
+export const LIVE_SESSIONS_LIMIT = 200;
+
+/**
+ * `GET /stats/live`: the snapshot the live feed starts from. `active`: the `LIVE_SESSIONS_LIMIT`
+ * most recently started running sessions, oldest first; `active_total` counts every running one,
+ * `active_calls` those of them on the voice channel (the others are chats). `new_per_second`:
+ * sessions started over the last `window_s` seconds divided by it.
  */
 export const statsLiveSchema = z.object({
   at: timestampSchema,
-  active: z.array(activeSessionSchema),
+  active: z.array(activeSessionSchema).max(LIVE_SESSIONS_LIMIT),
+  active_total: z.number().int().nonnegative(),
+  active_calls: z.number().int().nonnegative(),
   window_s: z.number().int().positive(),
   new_per_second: z.number().nonnegative(),
 });

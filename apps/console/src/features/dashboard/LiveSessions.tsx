@@ -1,4 +1,4 @@
-import { Badge, Group, SimpleGrid, Table, Title } from '@mantine/core';
+import { Badge, Group, SimpleGrid, Table, Text, Title } from '@mantine/core';
 import { useInterval } from '@mantine/hooks';
 import { IconMessages, IconPhone } from '@tabler/icons-react';
 import { useState } from 'react';
@@ -21,6 +21,8 @@ export function LiveSessions() {
   const counts = countByChannel(state);
   const sessions = [...state.sessions.values()];
   const language = i18n.language;
+  // The server lists the most recent only (LIVE_SESSIONS_LIMIT): say how many run in all.
+  const isCapped = state.running.total > sessions.length;
 
   return (
     <section aria-labelledby="dashboard-live">
@@ -42,6 +44,11 @@ export function LiveSessions() {
           hint={t('dashboard.live.perSecondHint', { seconds: state.snapshot.windowS })}
         />
       </SimpleGrid>
+      {isCapped && (
+        <Text size="sm" c="dimmed" mb="xs" data-testid="live-shown">
+          {t('dashboard.live.shown', { shown: formatNumber(sessions.length, language), total: formatNumber(state.running.total, language) })}
+        </Text>
+      )}
       <FigureTable
         testId="live-sessions"
         striped

@@ -16,7 +16,14 @@ const session = (id: string): ActiveSession => ({
   node_id: null,
   block_type: null,
 });
-const snapshotOf = (...ids: string[]): StatsLive => ({ at: new Date().toISOString(), active: ids.map(session), window_s: 60, new_per_second: 0 });
+const snapshotOf = (...ids: string[]): StatsLive => ({
+  at: new Date().toISOString(),
+  active: ids.map(session),
+  active_total: ids.length,
+  active_calls: ids.length,
+  window_s: 60,
+  new_per_second: 0,
+});
 const sse = (event: string, data: unknown) => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
 
 /** A server stream the test writes to and ends. */

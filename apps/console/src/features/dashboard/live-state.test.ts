@@ -1,4 +1,4 @@
-import type { ActiveSession, StatsLive } from '@voxplan/contracts';
+import { type ActiveSession, LIVE_SESSIONS_LIMIT, type StatsLive } from '@voxplan/contracts';
 import { describe, expect, test } from 'vitest';
 import { applyLiveEvent, countByChannel, fromSnapshot, newPerSecond } from './live-state.ts';
 
@@ -16,7 +16,16 @@ const session = (id: string, startedS: number, channel: ActiveSession['channel']
   node_id: null,
   block_type: null,
 });
-const snapshot = (active: ActiveSession[], perSecond = 0): StatsLive => ({ at: at(30), active, window_s: 10, new_per_second: perSecond });
+/** A snapshot listing `active`; `running` counts the sessions the server left out of the list too. */
+const snapshot = (active: ActiveSession[], perSecond = 0, running = { total: active.length, calls: active.filter((one) => one.channel === 'voice').length }): StatsLive => ({
+  at: at(30),
+  active,
+  active_total: running.total,
+  active_calls: running.calls,
+  window_s: 10,
+  new_per_second: perSecond,
+});
+const ended = (id: string) => ({ type: 'session.ended', session_id: id, disposition: 'retained', hangup_cause: 'normal_clearing', at: at(40) }) as const;
 
 describe("the dashboard's live sessions", () => {
   test('events after the snapshot add, move and remove sessions; a late event of an ended session does not bring it back', () => {
@@ -50,5 +59,40 @@ describe("the dashboard's live sessions", () => {
     // At 12:00:44.5 only y is within the last 10 s.
     expect(newPerSecond(state, Date.parse(at(44)) + 500)).toBeCloseTo(0.1);
     expect(newPerSecond(state, Date.parse(at(50)))).toBe(0);
+  });
+
+  describe(`more sessions running than the ${LIVE_SESSIONS_LIMIT} listed`, () => {
+    const newest = Array.from({ length: LIVE_SESSIONS_LIMIT }, (_, index) => session(`s${index}`, 0, index % 2 === 0 ? 'voice' : 'chat'));
+    // 3,412 running: the 200 listed (100 calls, 100 chats) and 3,212 more, 2,000 of them calls.
+    const capped = () => fromSnapshot(snapshot(newest, 0, { total: 3412, calls: 2100 }));
+
+    test('a new session is listed in place of the oldest, and the counts take every running session', () => {
+      let state = capped();
+      expect(countByChannel(state)).toEqual({ calls: 2100, chats: 1312 });
+      state = applyLiveEvent(state, { type: 'session.started', session: session('new', 31, 'chat') });
+      expect(state.sessions.size).toBe(LIVE_SESSIONS_LIMIT);
+      expect(state.sessions.has('s0')).toBe(false);
+      expect([...state.sessions.keys()].at(-1)).toBe('new');
+      expect(state.running.total).toBe(3413);
+      expect(countByChannel(state)).toEqual({ calls: 2100, chats: 1313 });
+    });
+
+    test('ends count down whether the session is listed or not, and each only once', () => {
+      let state = capped();
+      state = applyLiveEvent(state, ended('s1'));
+      state = applyLiveEvent(state, ended('s1'));
+      expect(state.sessions.has('s1')).toBe(false);
+      expect(countByChannel(state)).toEqual({ calls: 2100, chats: 1311 });
+      // One not listed: its channel unknown, taken from the calls left out (2,000, against 1,212 chats).
+      state = applyLiveEvent(state, ended('older'));
+      expect(state.running.total).toBe(3410);
+      expect(countByChannel(state)).toEqual({ calls: 2099, chats: 1311 });
+    });
+
+    test('with every running session listed, the end of one not listed changes no count', () => {
+      let state = fromSnapshot(snapshot([session('a', 10), session('b', 20, 'chat')]));
+      state = applyLiveEvent(state, ended('gone-before-the-snapshot'));
+      expect(countByChannel(state)).toEqual({ calls: 1, chats: 1 });
+    });
   });
 });

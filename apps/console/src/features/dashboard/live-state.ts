@@ -3,11 +3,13 @@
  * `/stats/live/events` folded in. Pure, so that the order of a snapshot and events arriving around
  * a reconnection is tested without a server.
  */
-import type { ActiveSession, LiveStatsEvent, StatsLive } from '@voxplan/contracts';
+import { type ActiveSession, LIVE_SESSIONS_LIMIT, type LiveStatsEvent, type StatsLive } from '@voxplan/contracts';
 
 export interface LiveState {
-  /** By session id, in the order they started. */
+  /** By session id, in the order they started: the `LIVE_SESSIONS_LIMIT` most recent at most. */
   sessions: ReadonlyMap<string, ActiveSession>;
+  /** Every session running, listed or not, and how many of them are calls. */
+  running: { total: number; calls: number };
   /** The snapshot's rate and when it was taken, fading out of the window as time passes. */
   snapshot: { atMs: number; perSecond: number; windowS: number };
   /** Start times (ms) of the sessions started since the snapshot, within the window. */
@@ -16,13 +18,14 @@ export interface LiveState {
   ended: ReadonlySet<string>;
 }
 
-export const emptyLiveState: LiveState = { sessions: new Map(), snapshot: { atMs: 0, perSecond: 0, windowS: 60 }, startedMs: [], ended: new Set() };
+export const emptyLiveState: LiveState = { sessions: new Map(), running: { total: 0, calls: 0 }, snapshot: { atMs: 0, perSecond: 0, windowS: 60 }, startedMs: [], ended: new Set() };
 
 /** A fresh state from a snapshot: what ran before it is forgotten (a reconnection may have missed events). */
 export function fromSnapshot(live: StatsLive): LiveState {
   const sorted = [...live.active].sort((a, b) => a.started_at.localeCompare(b.started_at));
   return {
     sessions: new Map(sorted.map((session) => [session.session_id, session])),
+    running: { total: Math.max(live.active_total, sorted.length), calls: live.active_calls },
     snapshot: { atMs: Date.parse(live.at), perSecond: live.new_per_second, windowS: live.window_s },
     startedMs: [],
     ended: new Set(),
@@ -35,10 +38,13 @@ export function applyLiveEvent(state: LiveState, event: LiveStatsEvent): LiveSta
       const id = event.session.session_id;
       if (state.sessions.has(id) || state.ended.has(id)) return state;
       const sessions = new Map(state.sessions).set(id, event.session);
+      // As the server lists them: the newest, so the oldest listed makes way (it still runs, and counts).
+      if (sessions.size > LIVE_SESSIONS_LIMIT) sessions.delete(sessions.keys().next().value!);
       const startedAt = Date.parse(event.session.started_at);
       // Only the window's worth is kept: a dashboard left open all day must not grow.
       const startedMs = [...state.startedMs.filter((ms) => ms > startedAt - state.snapshot.windowS * 1000), startedAt];
-      return { ...state, sessions, startedMs };
+      const isCall = event.session.channel === 'voice';
+      return { ...state, sessions, running: { total: state.running.total + 1, calls: state.running.calls + (isCall ? 1 : 0) }, startedMs };
     }
     case 'node.entered': {
       const session = state.sessions.get(event.session_id);
@@ -46,11 +52,34 @@ export function applyLiveEvent(state: LiveState, event: LiveStatsEvent): LiveSta
       return { ...state, sessions: new Map(state.sessions).set(event.session_id, { ...session, node_id: event.node_id, block_type: event.block_type }) };
     }
     case 'session.ended': {
+      if (state.ended.has(event.session_id)) return state;
+      const ended = new Set(state.ended).add(event.session_id);
+      const listed = state.sessions.get(event.session_id);
+      if (!listed) {
+        // Every running session listed: this one was not counted (it ended before the snapshot was taken).
+        if (state.running.total <= state.sessions.size) return { ...state, ended };
+        return { ...state, running: withoutUnlisted(state), ended };
+      }
       const sessions = new Map(state.sessions);
       sessions.delete(event.session_id);
-      return { ...state, sessions, ended: new Set(state.ended).add(event.session_id) };
+      const isCall = listed.channel === 'voice';
+      return { ...state, sessions, running: { total: state.running.total - 1, calls: state.running.calls - (isCall ? 1 : 0) }, ended };
     }
   }
+}
+
+/**
+ * The counts after a session that is not listed ended. Its end does not say its channel: it is
+ * taken from the calls or the chats left out of the list, from the one with more of them (the only
+ * one, when the other has none left out).
+ */
+function withoutUnlisted(state: LiveState): LiveState['running'] {
+  let listedCalls = 0;
+  for (const session of state.sessions.values()) if (session.channel === 'voice') listedCalls++;
+  const { total, calls } = state.running;
+  const unlistedCalls = calls - listedCalls;
+  const unlistedChats = total - calls - (state.sessions.size - listedCalls);
+  return { total: total - 1, calls: unlistedCalls > 0 && unlistedCalls >= unlistedChats ? calls - 1 : calls };
 }
 
 /**
@@ -66,9 +95,8 @@ export function newPerSecond(state: LiveState, nowMs: number): number {
   return (recent + perSecond * windowS * snapshotShare) / windowS;
 }
 
-/** The counts the dashboard shows beside the list. */
+/** The counts the dashboard shows beside the list: every running session, listed or not. */
 export function countByChannel(state: LiveState): { calls: number; chats: number } {
-  let calls = 0;
-  for (const session of state.sessions.values()) if (session.channel === 'voice') calls++;
-  return { calls, chats: state.sessions.size - calls };
+  const { total, calls } = state.running;
+  return { calls, chats: total - calls };
 }

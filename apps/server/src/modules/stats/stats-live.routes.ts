@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { PassThrough } from 'node:stream';
 import {
   type ActiveSession,
+  LIVE_SESSIONS_LIMIT,
   type LiveStatsEvent,
   type StatsLive,
   statsLiveSchema,
@@ -46,15 +47,23 @@ function lastBlockColumns(dialect: DialectName): { node_id: RawBuilder<string | 
   return { node_id: sql`json_extract(state, '$.path[#-1].node_id')`, block_type: sql`json_extract(state, '$.path[#-1].type')` };
 }
 
-/** The tenant's running sessions, test sessions left out, oldest first; `tenantId` undefined: every tenant. */
+/** Running sessions, test sessions left out: the tenant's, or every tenant's when `tenantId` is undefined. */
+function runningSessionsOf(ctx: AppContext, tenantId: number | undefined) {
+  const query = runningSessions(ctx.db);
+  return tenantId === undefined ? query : query.where('tenant_id', '=', tenantId);
+}
+
+/** The `LIVE_SESSIONS_LIMIT` most recently started running sessions, oldest first. */
 async function activeSessions(ctx: AppContext, tenantId: number | undefined): Promise<ActiveSession[]> {
   const block = lastBlockColumns(ctx.dialect);
-  let query = runningSessions(ctx.db)
+  const newest = await runningSessionsOf(ctx, tenantId)
     .select(['id', 'tenant_id', 'plan_id', 'channel', 'provider', 'direction', 'caller', 'called', 'created_time'])
-    .select([block.node_id.as('node_id'), block.block_type.as('block_type')]);
-  if (tenantId !== undefined) query = query.where('tenant_id', '=', tenantId);
-  const rows = await query.orderBy('created_time').orderBy('id').execute();
-  return rows.map((row) => ({
+    .select([block.node_id.as('node_id'), block.block_type.as('block_type')])
+    .orderBy('created_time', 'desc')
+    .orderBy('id', 'desc')
+    .limit(LIVE_SESSIONS_LIMIT)
+    .execute();
+  return newest.reverse().map((row) => ({
     session_id: row.id,
     tenant_id: row.tenant_id,
     plan_id: row.plan_id,
@@ -67,6 +76,16 @@ async function activeSessions(ctx: AppContext, tenantId: number | undefined): Pr
     node_id: row.node_id,
     block_type: row.block_type,
   }));
+}
+
+/** How many sessions run, and how many of them are calls (the voice channel). */
+async function runningCounts(ctx: AppContext, tenantId: number | undefined): Promise<{ total: number; calls: number }> {
+  const rows = await runningSessionsOf(ctx, tenantId)
+    .select((eb) => ['channel', eb.fn.countAll().as('count')])
+    .groupBy('channel')
+    .execute();
+  const total = rows.reduce((sum, row) => sum + Number(row.count), 0);
+  return { total, calls: Number(rows.find((row) => row.channel === 'voice')?.count ?? 0) };
 }
 
 /** Sessions (not tests) stored since `since`. */
@@ -144,7 +163,9 @@ export function registerStatsLiveRoutes(app: FastifyInstance, ctx: AppContext, h
     {
       schema: {
         tags: ['stats'],
-        description: `The sessions running now (test sessions left out) with the block each is in, and sessions started per second over the last ${NEW_SESSIONS_WINDOW_S} s.`,
+        description:
+          `The ${LIVE_SESSIONS_LIMIT} most recently started sessions running now (test sessions left out) with the block each is in, ` +
+          `how many run in all (active_total) and how many of them are calls (active_calls), and sessions started per second over the last ${NEW_SESSIONS_WINDOW_S} s.`,
         response: { 200: statsLiveSchema },
       },
     },
@@ -152,8 +173,16 @@ export function registerStatsLiveRoutes(app: FastifyInstance, ctx: AppContext, h
       const tenantId = tenantFilterOf(scopeOf(request));
       const now = new Date();
       const since = new Date(now.getTime() - NEW_SESSIONS_WINDOW_S * 1000).toISOString();
-      const [active, recent] = await Promise.all([activeSessions(ctx, tenantId), sessionsSince(ctx, tenantId, since)]);
-      return { at: now.toISOString(), active, window_s: NEW_SESSIONS_WINDOW_S, new_per_second: recent / NEW_SESSIONS_WINDOW_S };
+      const [active, counts, recent] = await Promise.all([activeSessions(ctx, tenantId), runningCounts(ctx, tenantId), sessionsSince(ctx, tenantId, since)]);
+      return {
+        at: now.toISOString(),
+        active,
+        // Counted apart from the list: a session may start or end between the two reads, so never fewer than listed.
+        active_total: Math.max(counts.total, active.length),
+        active_calls: counts.calls,
+        window_s: NEW_SESSIONS_WINDOW_S,
+        new_per_second: recent / NEW_SESSIONS_WINDOW_S,
+      };
     },
   );
 

@@ -183,7 +183,7 @@ describe('two server processes on one database', () => {
       const live = await a.call<StatsLive>('GET', '/stats/live', undefined, member.token);
       expect(live.active).toContainEqual(expect.objectContaining({ session_id: 'CA-live-instances', node_id: 'ask', block_type: 'voice_menu' }));
       await hookOnB(twilioActionOf(answered.body, 'Gather', PUBLIC_URL), { ...call, CallStatus: 'in-progress', Digits: '1' });
-      await expect.poll(() => summary(feed.events, 'CA-live-instances').slice(4)).toEqual(['bye hangup', 'ended retained normal_clearing']);
+      await expect.poll(() => summary(feed.events, 'CA-live-instances').slice(4)).toEqual(['bye hangup', 'ended voice retained normal_clearing']);
     } finally {
       feed.close();
     }

@@ -53,5 +53,5 @@ export const summary = (events: LiveStatsEvent[], sessionId: string): string[] =
   events.flatMap((event) => {
     if (event.type === 'session.started') return event.session.session_id === sessionId ? [`started ${event.session.node_id}`] : [];
     if (event.session_id !== sessionId) return [];
-    return event.type === 'node.entered' ? [`${event.node_id} ${event.block_type}`] : [`ended ${event.disposition} ${event.hangup_cause}`];
+    return event.type === 'node.entered' ? [`${event.node_id} ${event.block_type}`] : [`ended ${event.channel} ${event.disposition} ${event.hangup_cause}`];
   });

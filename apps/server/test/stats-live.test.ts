@@ -105,7 +105,7 @@ describe('GET /stats/live/events', () => {
       await callIn(b, 'CA-feed-b');
       await server.ctx.sessions.handleTurn('CA-feed-1', 'press-1', { type: 'digits', digits: '1' });
       await server.ctx.sessions.handleTurn('CA-feed-test', 'hangup', { type: 'hangup' });
-      await expect.poll(() => summary(ofA.events, 'CA-feed-1')).toEqual(['started null', 'start start', 'ask voice_menu', 'bye hangup', 'ended retained normal_clearing']);
+      await expect.poll(() => summary(ofA.events, 'CA-feed-1')).toEqual(['started null', 'start start', 'ask voice_menu', 'bye hangup', 'ended voice retained normal_clearing']);
       expect(ofA.comments).toContain('connected');
       await expect.poll(() => summary(ofAll.events, 'CA-feed-b')).toEqual(['started null', 'start start', 'ask voice_menu']);
       expect(summary(ofA.events, 'CA-feed-b')).toEqual([]);

@@ -130,6 +130,8 @@ export const liveStatsEventSchema = z.discriminatedUnion('type', [
   z.object({
     type: z.literal('session.ended'),
     session_id: z.string(),
+    /** So that the counts by channel stay right when the session is not among those listed. */
+    channel: z.enum(reportChannels),
     disposition: z.enum(reportDispositions).nullable(),
     hangup_cause: z.enum(reportHangupCauses).nullable(),
     at: timestampSchema,

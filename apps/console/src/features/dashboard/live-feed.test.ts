@@ -82,7 +82,7 @@ describe("the dashboard's live feed", () => {
     await until(() => state.sessions.size === 2);
     expect(state.sessions.get('a')).toMatchObject({ node_id: 'menu', block_type: 'voice_menu' });
     expect(statuses).toEqual(['connecting', 'live']);
-    streams[0]!.send(sse('session.ended', { type: 'session.ended', session_id: 'b', disposition: 'retained', hangup_cause: null, at: new Date().toISOString() }));
+    streams[0]!.send(sse('session.ended', { type: 'session.ended', session_id: 'b', channel: 'voice', disposition: 'retained', hangup_cause: null, at: new Date().toISOString() }));
     await until(() => !state.sessions.has('b'));
 
     // The connection drops: a and b may have changed unseen, so the new snapshot replaces all.

@@ -25,7 +25,7 @@ const snapshot = (active: ActiveSession[], perSecond = 0, running = { total: act
   window_s: 10,
   new_per_second: perSecond,
 });
-const ended = (id: string) => ({ type: 'session.ended', session_id: id, disposition: 'retained', hangup_cause: 'normal_clearing', at: at(40) }) as const;
+const ended = (id: string, channel: ActiveSession['channel'] = 'voice') => ({ type: 'session.ended', session_id: id, channel, disposition: 'retained', hangup_cause: 'normal_clearing', at: at(40) }) as const;
 
 describe("the dashboard's live sessions", () => {
   test('events after the snapshot add, move and remove sessions; a late event of an ended session does not bring it back', () => {
@@ -35,7 +35,7 @@ describe("the dashboard's live sessions", () => {
     state = applyLiveEvent(state, { type: 'node.entered', session_id: 'c', node_id: 'menu', block_type: 'voice_menu', at: at(32) });
     expect(state.sessions.get('c')).toMatchObject({ node_id: 'menu', block_type: 'voice_menu' });
     expect(countByChannel(state)).toEqual({ calls: 2, chats: 1 });
-    state = applyLiveEvent(state, { type: 'session.ended', session_id: 'c', disposition: 'retained', hangup_cause: 'normal_clearing', at: at(33) });
+    state = applyLiveEvent(state, { type: 'session.ended', session_id: 'c', channel: 'voice', disposition: 'retained', hangup_cause: 'normal_clearing', at: at(33) });
     state = applyLiveEvent(state, { type: 'session.started', session: session('c', 31) });
     state = applyLiveEvent(state, { type: 'node.entered', session_id: 'c', node_id: 'bye', block_type: 'hangup', at: at(33) });
     expect([...state.sessions.keys()]).toEqual(['a', 'b']);
@@ -79,14 +79,16 @@ describe("the dashboard's live sessions", () => {
 
     test('ends count down whether the session is listed or not, and each only once', () => {
       let state = capped();
-      state = applyLiveEvent(state, ended('s1'));
-      state = applyLiveEvent(state, ended('s1'));
+      state = applyLiveEvent(state, ended('s1', 'chat'));
+      state = applyLiveEvent(state, ended('s1', 'chat'));
       expect(state.sessions.has('s1')).toBe(false);
       expect(countByChannel(state)).toEqual({ calls: 2100, chats: 1311 });
-      // One not listed: its channel unknown, taken from the calls left out (2,000, against 1,212 chats).
-      state = applyLiveEvent(state, ended('older'));
+      // Not listed: counted down on the channel its end names.
+      state = applyLiveEvent(state, ended('older-chat', 'chat'));
       expect(state.running.total).toBe(3410);
-      expect(countByChannel(state)).toEqual({ calls: 2099, chats: 1311 });
+      expect(countByChannel(state)).toEqual({ calls: 2100, chats: 1310 });
+      state = applyLiveEvent(state, ended('older-call'));
+      expect(countByChannel(state)).toEqual({ calls: 2099, chats: 1310 });
     });
 
     test('with every running session listed, the end of one not listed changes no count', () => {

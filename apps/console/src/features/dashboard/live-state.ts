@@ -54,32 +54,15 @@ export function applyLiveEvent(state: LiveState, event: LiveStatsEvent): LiveSta
     case 'session.ended': {
       if (state.ended.has(event.session_id)) return state;
       const ended = new Set(state.ended).add(event.session_id);
-      const listed = state.sessions.get(event.session_id);
-      if (!listed) {
-        // Every running session listed: this one was not counted (it ended before the snapshot was taken).
-        if (state.running.total <= state.sessions.size) return { ...state, ended };
-        return { ...state, running: withoutUnlisted(state), ended };
-      }
+      const listed = state.sessions.has(event.session_id);
+      // Every running session listed and this one not among them: it was not counted (it ended before the snapshot was taken).
+      if (!listed && state.running.total <= state.sessions.size) return { ...state, ended };
       const sessions = new Map(state.sessions);
       sessions.delete(event.session_id);
-      const isCall = listed.channel === 'voice';
+      const isCall = event.channel === 'voice';
       return { ...state, sessions, running: { total: state.running.total - 1, calls: state.running.calls - (isCall ? 1 : 0) }, ended };
     }
   }
-}
-
-/**
- * The counts after a session that is not listed ended. Its end does not say its channel: it is
- * taken from the calls or the chats left out of the list, from the one with more of them (the only
- * one, when the other has none left out).
- */
-function withoutUnlisted(state: LiveState): LiveState['running'] {
-  let listedCalls = 0;
-  for (const session of state.sessions.values()) if (session.channel === 'voice') listedCalls++;
-  const { total, calls } = state.running;
-  const unlistedCalls = calls - listedCalls;
-  const unlistedChats = total - calls - (state.sessions.size - listedCalls);
-  return { total: total - 1, calls: unlistedCalls > 0 && unlistedCalls >= unlistedChats ? calls - 1 : calls };
 }
 
 /**

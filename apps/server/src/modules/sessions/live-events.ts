@@ -25,7 +25,7 @@ export type LiveSessionEvent =
   | (LiveSessionBase & { type: 'session.started'; channel: Session['channel']; provider: Session['provider']; direction: Session['direction']; caller: string; called: string })
   /** `entered_plan_id`: the plan the block belongs to (another than `plan_id` inside a `call_plan`). */
   | (LiveSessionBase & { type: 'node.entered'; entered_plan_id: number; node_id: string; block_type: string })
-  | (LiveSessionBase & { type: 'session.ended'; disposition: Session['disposition']; hangup_cause: Session['hangup_cause'] });
+  | (LiveSessionBase & { type: 'session.ended'; channel: Session['channel']; disposition: Session['disposition']; hangup_cause: Session['hangup_cause'] });
 
 /** The events of one stored turn, in order: started (first turn), each block entered, ended. */
 export function liveEventsOf(before: Session | null, session: Session, outcome: StoredOutcome, isTest: boolean): LiveSessionEvent[] {
@@ -39,7 +39,14 @@ export function liveEventsOf(before: Session | null, session: Session, outcome: 
     events.push({ ...base, type: 'node.entered', at: entry.at, entered_plan_id: entry.plan_id, node_id: entry.node_id, block_type: entry.type });
   }
   if (before?.status !== 'ended' && session.status === 'ended') {
-    events.push({ ...base, type: 'session.ended', at: session.ended_at ?? session.started_at, disposition: session.disposition, hangup_cause: session.hangup_cause });
+    events.push({
+      ...base,
+      type: 'session.ended',
+      at: session.ended_at ?? session.started_at,
+      channel: session.channel,
+      disposition: session.disposition,
+      hangup_cause: session.hangup_cause,
+    });
   }
   return events;
 }

@@ -112,7 +112,7 @@ export function liveStatsEventOf(event: LiveSessionEvent): LiveStatsEvent {
     case 'node.entered':
       return { type: 'node.entered', session_id: event.session_id, node_id: event.node_id, block_type: event.block_type, at: event.at };
     case 'session.ended':
-      return { type: 'session.ended', session_id: event.session_id, disposition: event.disposition, hangup_cause: event.hangup_cause, at: event.at };
+      return { type: 'session.ended', session_id: event.session_id, channel: event.channel, disposition: event.disposition, hangup_cause: event.hangup_cause, at: event.at };
   }
 }
 

@@ -1,4 +1,4 @@
-import { ActionIcon, Button, Group, Kbd, Menu, Modal, Table, Tooltip } from '@mantine/core';
+import { ActionIcon, Button, Group, Menu, Tooltip } from '@mantine/core';
 import { useDisclosure, useHotkeys } from '@mantine/hooks';
 import {
   IconArrowBackUp,
@@ -24,23 +24,7 @@ import type { PlanSaving } from './use-plan-saving.tsx';
 // Loaded when first opened, so the editor's route carries only the canvas and its forms.
 const FindBlockDialog = lazy(() => import('./FindBlockDialog.tsx').then((module) => ({ default: module.FindBlockDialog })));
 const VersionsDrawer = lazy(() => import('./VersionsDrawer.tsx').then((module) => ({ default: module.VersionsDrawer })));
-
-/** The keys the editor answers, as the help dialog lists them. */
-const shortcuts: { keys: string[]; labelKey: string }[] = [
-  { keys: ['Ctrl', 'S'], labelKey: 'editor.keys.save' },
-  { keys: ['Ctrl', 'Z'], labelKey: 'editor.keys.undo' },
-  { keys: ['Ctrl', 'Shift', 'Z'], labelKey: 'editor.keys.redo' },
-  { keys: ['Ctrl', 'C'], labelKey: 'editor.keys.copy' },
-  { keys: ['Ctrl', 'X'], labelKey: 'editor.keys.cut' },
-  { keys: ['Ctrl', 'V'], labelKey: 'editor.keys.paste' },
-  { keys: ['Ctrl', 'D'], labelKey: 'editor.keys.duplicate' },
-  { keys: ['Ctrl', 'A'], labelKey: 'editor.keys.selectAll' },
-  { keys: ['Delete'], labelKey: 'editor.keys.delete' },
-  { keys: ['Shift', 'Click'], labelKey: 'editor.keys.multiSelect' },
-  { keys: ['Shift', 'Drag'], labelKey: 'editor.keys.boxSelect' },
-  { keys: ['Ctrl', 'F'], labelKey: 'editor.keys.find' },
-  { keys: ['?'], labelKey: 'editor.keys.help' },
-];
+const ShortcutsDialog = lazy(() => import('./ShortcutsDialog.tsx').then((module) => ({ default: module.ShortcutsDialog })));
 
 interface Props {
   readOnly: boolean;
@@ -148,25 +132,8 @@ export function EditorToolbar(props: Props) {
       <Suspense>
         {findOpened && <FindBlockDialog opened onClose={find.close} graph={props.graph} onFocusNode={props.onFocusNode} />}
         {versionsOpened && <VersionsDrawer opened onClose={versions.close} saving={saving} dirty={props.dirty} />}
+        {helpOpened && <ShortcutsDialog onClose={help.close} />}
       </Suspense>
-      <Modal opened={helpOpened} onClose={help.close} title={t('editor.keys.title')} data-testid="shortcuts-dialog">
-        <Table>
-          <Table.Tbody>
-            {shortcuts.map((shortcut) => (
-              <Table.Tr key={shortcut.labelKey}>
-                <Table.Td>
-                  <Group gap={4} wrap="nowrap">
-                    {shortcut.keys.map((key) => (
-                      <Kbd key={key}>{key}</Kbd>
-                    ))}
-                  </Group>
-                </Table.Td>
-                <Table.Td>{t(shortcut.labelKey)}</Table.Td>
-              </Table.Tr>
-            ))}
-          </Table.Tbody>
-        </Table>
-      </Modal>
     </Group>
   );
 }

@@ -5,13 +5,14 @@ import { Background, Controls, type Edge, MiniMap, ReactFlow, ReactFlowProvider,
 import { useEffect, useLayoutEffect, useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
 import { type BlockFlowNode } from './BlockNode.tsx';
+import { canvasMinZoom, fitMaxZoom, fitPadding } from './canvas-view.ts';
 import type { NodeMark } from './decorations.ts';
 import { useEditorContext } from './editor-context.tsx';
 import classes from './editor.module.css';
 import { nodeTypes } from './node-types.ts';
 
 /** How every plan canvas opens: the whole plan in view, a small plan at its size, only what is in view drawn. */
-export const canvasDefaults = { fitView: true, fitViewOptions: { maxZoom: 1 }, minZoom: 0.05, onlyRenderVisibleElements: true } as const;
+export const canvasDefaults = { fitView: true, fitViewOptions: { maxZoom: fitMaxZoom, padding: fitPadding }, minZoom: canvasMinZoom, onlyRenderVisibleElements: true } as const;
 
 /** The canvas's background, zoom buttons and overview map. */
 export function CanvasChrome() {

@@ -25,7 +25,7 @@ export function useZoomedOut(): boolean {
   return useStore(zoomedOut);
 }
 
-/** How the editor's canvases fit a plan: padding around it, never enlarged past 100 %. */
+/** How the canvases fit a plan (`canvasDefaults`, `openingViewport`): padding around it, never enlarged past 100 %. */
 export const fitPadding = 0.1;
 export const fitMaxZoom = 1;
 export const canvasMinZoom = 0.05;

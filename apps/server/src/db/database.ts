@@ -4,6 +4,7 @@ import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, type SqliteDatabase } from 'kysely';
 import pg from 'pg';
 import { createLocalBus, createPostgresBus, type InstanceBus, UNNOTIFIED_TABLES } from './instance-bus.ts';
+import { registerDirectRunner } from './prepared.ts';
 import { createReadCache, type ReadCache, tableWrittenBy, WriteTracker } from './read-cache.ts';
 import type { Database } from './schema.ts';
 
@@ -206,6 +207,14 @@ export function openDatabase(options: {
     return version;
   };
   const readCache = createReadCache(tracker, externalVersion);
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite, tracker) }) });
+  const statements = withStatementCache(sqlite, tracker);
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: statements }) });
+  // What Kysely's SQLite connection does with a query, without its promises and lock (prepared.ts).
+  registerDirectRunner(db, ({ sql, parameters }) => {
+    const statement = statements.prepare(sql);
+    if (statement.reader) return { rows: statement.all(parameters) };
+    const { changes, lastInsertRowid } = statement.run(parameters);
+    return { numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid), rows: [] };
+  });
   return { db, dialect: 'sqlite', readCache, bus: createLocalBus(options.log), ready: Promise.resolve(), close: () => db.destroy() };
 }

@@ -1,5 +1,6 @@
 import { CompiledQuery, type Kysely } from 'kysely';
 import type { DialectName } from './database.ts';
+import { executeCompiled } from './prepared.ts';
 import type { Database } from './schema.ts';
 
 /** Runs short units of database work, each all or nothing. */
@@ -47,14 +48,14 @@ export function createTransactionRunner(db: Kysely<Database>, dialect: DialectNa
     try {
       await db.transaction().execute(async (trx) => {
         for (const unit of batch) {
-          await trx.executeQuery(SAVEPOINT);
+          await executeCompiled(trx, SAVEPOINT);
           try {
             const value = await unit.work(trx);
-            await trx.executeQuery(RELEASE);
+            await executeCompiled(trx, RELEASE);
             outcomes.push({ ok: true, value });
           } catch (error) {
-            await trx.executeQuery(ROLLBACK_TO);
-            await trx.executeQuery(RELEASE);
+            await executeCompiled(trx, ROLLBACK_TO);
+            await executeCompiled(trx, RELEASE);
             outcomes.push({ ok: false, error });
           }
         }

@@ -7,6 +7,7 @@
 import type { CallReport } from '@voxplan/engine';
 import { CompiledQuery, type Kysely, PostgresAdapter, sql } from 'kysely';
 import type { DialectName } from '../../db/database.ts';
+import { executeCompiled } from '../../db/prepared.ts';
 import type { Database } from '../../db/schema.ts';
 
 /** The dispositions counted in columns of their own; `expired` is the retention job's. */
@@ -133,7 +134,7 @@ const isPostgres = (db: Kysely<Database>): boolean => db.getExecutor().adapter i
 export async function rollUpReport(trx: Kysely<Database>, report: CallReport): Promise<void> {
   const statements = rollupStatements(report);
   if (!isPostgres(trx)) {
-    for (const statement of statements) await trx.executeQuery(CompiledQuery.raw(statement.text, statement.parameters));
+    for (const statement of statements) await executeCompiled(trx, CompiledQuery.raw(statement.text, statement.parameters));
     return;
   }
   const parameters: unknown[] = [];

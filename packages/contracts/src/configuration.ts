@@ -181,7 +181,4 @@ export const featureNames = (Object.keys(systemSettings) as SystemSettingName[])
 export const featuresSchema = z.object(Object.fromEntries(featureNames.map((name) => [name, z.boolean()])) as Record<FeatureName, z.ZodBoolean>);
 export type Features = z.infer<typeof featuresSchema>;
 
-/** Whether `name` is a feature setting that is on (false for any other name, and before the features are known). */
-export function isFeatureOn(features: Features | undefined, name: string): boolean {
-  return features !== undefined && Object.hasOwn(features, name) && features[name as FeatureName];
-}
+export { isFeatureOn } from './features.ts';

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { idSchema, timestampSchema } from './common.ts';
+import { LIVE_SESSIONS_LIMIT } from './live-limit.ts';
 import { reportChannels, reportDirections, reportDispositions, reportHangupCauses, reportProviders } from './report.ts';
 
 /**
@@ -96,11 +97,7 @@ export const activeSessionSchema = z.object({
 });
 export type ActiveSession = z.infer<typeof activeSessionSchema>;
 
-/**
- * The most sessions `GET /stats/live` lists, and the dashboard keeps as the live feed adds more: a
- * tenant with thousands of calls would otherwise get them all in one answer, and a table of them.
- */
-export const LIVE_SESSIONS_LIMIT = 200;
+export { LIVE_SESSIONS_LIMIT };
 
 /**
  * `GET /stats/live`: the snapshot the live feed starts from. `active`: the `LIVE_SESSIONS_LIMIT`

@@ -1,4 +1,5 @@
-import { type Features, isFeatureOn } from '@voxplan/contracts';
+import type { Features } from '@voxplan/contracts';
+import { isFeatureOn } from '@voxplan/contracts/features';
 import { useQuery } from '@tanstack/react-query';
 import { useCallback } from 'react';
 import { api } from './api/client.ts';

@@ -3,7 +3,8 @@
  * `/stats/live/events` folded in. Pure, so that the order of a snapshot and events arriving around
  * a reconnection is tested without a server.
  */
-import { type ActiveSession, LIVE_SESSIONS_LIMIT, type LiveStatsEvent, type StatsLive } from '@voxplan/contracts';
+import type { ActiveSession, LiveStatsEvent, StatsLive } from '@voxplan/contracts';
+import { LIVE_SESSIONS_LIMIT } from '@voxplan/contracts/live-limit';
 
 export interface LiveState {
   /** By session id, in the order they started: the `LIVE_SESSIONS_LIMIT` most recent at most. */

@@ -3,14 +3,14 @@ import path from 'node:path';
 import { describe, expect, test } from 'vitest';
 import type { ReferenceKind } from './core/define.ts';
 import type { EditorLanguage, SummaryContext } from './core/editor/types.ts';
-import { blockEditor, blockEditors } from './editor-registry.ts';
-import { blockTypes } from './registry.ts';
+import { blockDescription, blockEditor, blockEditors } from './editor-registry.ts';
+import { blockDefinition, blockTypes } from './registry.ts';
 
 test('every block type has its editor part, in its folder, in the registry order', () => {
   expect(blockEditors.map((editor) => editor.type)).toEqual([...blockTypes]);
   for (const type of blockTypes) {
     expect(fs.existsSync(path.join(import.meta.dirname, type, 'editor.ts')), type).toBe(true);
-    expect(blockEditor(type)?.definition.type).toBe(type);
+    expect(blockEditor(type)?.description.type).toBe(type);
   }
   expect(blockEditor('teleport')).toBeUndefined();
 });
@@ -23,11 +23,16 @@ test('each block has an icon and a Mantine colour', () => {
   }
 });
 
-test('a new block gets its own copy of the initial data', () => {
-  const menu = blockEditor('voice_menu')!;
-  const first = menu.initialData!;
-  (first.options as unknown[]).push({ digits: '2' });
-  expect(menu.initialData!.options).toEqual([{ digits: '1', label: '' }]);
+test("the canvas's description of a block is the one its definition holds, without the schema", () => {
+  for (const type of blockTypes) {
+    const description = blockDescription(type)!;
+    const { schema, ...facts } = blockDefinition(type)!;
+    expect(schema, type).toBeDefined();
+    // The same values, not copies: each fact of a block is written once, in its description.ts.
+    for (const [key, value] of Object.entries(facts)) expect(description[key as keyof typeof description], `${type} ${key}`).toBe(value);
+    expect(Object.keys(description).sort()).toEqual(Object.keys(facts).sort());
+  }
+  expect(blockDescription('teleport')).toBeUndefined();
 });
 
 const names: Partial<Record<ReferenceKind, Record<number, string>>> = {

@@ -1,11 +1,16 @@
 /**
  * The blocks' editor parts, in the registry's order (the palette's). Adding a block is one more
  * line here; a test fails while a block type has no editor.
+ *
+ * The canvas's entry point (`@voxplan/blocks/editor/registry`): icons, colours, summaries, and
+ * through each editor part its block's description (exits, texts). No zod is loaded from here
+ * (entry-points.test.ts): the validators and forms load with the side panel.
  */
 import { apiSwitchEditor } from './api_switch/editor.ts';
 import { callPlanEditor } from './call_plan/editor.ts';
 import { chatbotEditor } from './chatbot/editor.ts';
 import { conditionEditor } from './condition/editor.ts';
+import type { BlockDescription } from './core/define.ts';
 import type { BlockEditor } from './core/editor/types.ts';
 import { dateRangeEditor } from './date_range/editor.ts';
 import { destinationEditor } from './destination/editor.ts';
@@ -48,3 +53,10 @@ const byType: ReadonlyMap<string, BlockEditor> = new Map(blockEditors.map((edito
 export function blockEditor(type: string): BlockEditor | undefined {
   return byType.get(type);
 }
+
+/** A block type's exits, references and texts, without its schema. */
+export function blockDescription(type: string): BlockDescription | undefined {
+  return byType.get(type)?.description;
+}
+
+export { planFormatVersion } from './plan/format.ts';

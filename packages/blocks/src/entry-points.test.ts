@@ -56,6 +56,14 @@ test('the editor entry point, as a browser loads it, loads no block runtime, no 
   expect(files.some((file) => file.endsWith('/core/editor/BlockForm.tsx'))).toBe(true);
 });
 
+test("the canvas's entry point (the editor registry) loads no zod: no schema, no validator, no form", () => {
+  const files = [...runtimeClosure(path.join(import.meta.dirname, 'editor-registry.ts'), new Set(), 'browser')];
+  expect(files.filter((file) => file.startsWith('package:')).sort()).toEqual(['package:@tabler/icons-react']);
+  // Each block's description and editor part, never its definition (schema) nor the plan's schemas.
+  expect(files.filter((file) => /\/blocks\/src\/[a-z_]+\/description\.ts$/.test(file))).toHaveLength(18);
+  expect(files.filter((file) => file.endsWith('/definition.ts') || file.includes('/plan/document.ts') || file.includes('/core/fields.ts') || file.includes('form-model.ts'))).toEqual([]);
+});
+
 test('in a browser, the definitions check a pattern without RE2 (64 KB gzip): the server compiles it with RE2 on save', () => {
   const files = [...runtimeClosure(path.join(import.meta.dirname, 'definitions.ts'), new Set(), 'browser')];
   expect(files.filter((file) => file.startsWith('package:')).sort()).toEqual(['package:zod']);

@@ -2,8 +2,7 @@ import { patternProblem } from '#condition-pattern';
 import { z } from 'zod';
 import { defineBlock } from '../core/define.ts';
 import { customIssue, valueText } from '../core/fields.ts';
-import en from './en.json' with { type: 'json' };
-import pt from './pt.json' with { type: 'json' };
+import { conditionDescription } from './description.ts';
 
 export const conditionOperators = ['eq', 'neq', 'gt', 'gte', 'lt', 'lte', 'contains', 'starts_with', 'matches', 'empty', 'not_empty'] as const;
 export type ConditionOperator = (typeof conditionOperators)[number];
@@ -12,9 +11,9 @@ export type ConditionOperator = (typeof conditionOperators)[number];
 export const maxPatternLength = 200;
 
 
-export const conditionBlock = defineBlock({
-  type: 'condition',
-  schema: z.strictObject({
+export const conditionBlock = defineBlock(
+  conditionDescription,
+  z.strictObject({
     match: z.enum(['all', 'any']).default('all'),
     rules: z
       .array(
@@ -34,6 +33,4 @@ export const conditionBlock = defineBlock({
       .min(1)
       .max(20),
   }),
-  exits: ['true', 'false'],
-  texts: { en, pt },
-});
+);

@@ -2,10 +2,10 @@ import { IconGitBranch } from '@tabler/icons-react';
 import { defineEditor } from '../core/editor/define-editor.ts';
 import { choiceLabel, excerpt, listed, readList, readText } from '../core/editor/summary.ts';
 import { editorTexts } from '../core/editor/texts.ts';
-import { conditionBlock } from './definition.ts';
+import { conditionDescription } from './description.ts';
 
 export const conditionEditor = defineEditor({
-  definition: conditionBlock,
+  description: conditionDescription,
   icon: IconGitBranch,
   color: 'yellow',
   // "{{caller}} starts with 55", the rules joined by "and" or "or" as the block matches them.
@@ -13,7 +13,7 @@ export const conditionEditor = defineEditor({
     const rules = readList(data, 'rules').map((rule) => {
       const op = readText(rule, 'op');
       const unary = op === 'empty' || op === 'not_empty';
-      return excerpt([readText(rule, 'left'), choiceLabel(conditionBlock, context, op), unary ? '' : readText(rule, 'right')].join(' '), 50);
+      return excerpt([readText(rule, 'left'), choiceLabel(conditionDescription, context, op), unary ? '' : readText(rule, 'right')].join(' '), 50);
     });
     const joiner = ` ${editorTexts[context.language].summary[readText(data, 'match') === 'any' ? 'any' : 'all']}\n`;
     return rules.length <= 2 ? rules.join(joiner) : `${rules[0]}${joiner}${listed(rules.slice(1), context, 1)}`;

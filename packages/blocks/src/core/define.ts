@@ -1,6 +1,7 @@
 /**
- * What a block is, on each side. A block folder exports a definition (schema, exits, references,
- * texts: safe in the browser) and a runtime (server only); the registries list them once.
+ * What a block is, on each side. A block folder exports a description (exits, references, texts:
+ * no zod), a definition (the description and its schema: safe in the browser) and a runtime
+ * (server only); the registries list them once.
  */
 import type { BlockRuntime, MaybePromise, Outcome, RuntimeNode, Turn } from '@voxplan/engine';
 import type { InputEvent } from '@voxplan/engine';
@@ -38,12 +39,16 @@ export interface BlockTexts {
   exits: Record<string, string>;
 }
 
-export interface BlockDefinition<T extends string = string, S extends z.ZodType = z.ZodType> {
+/**
+ * What a block is, without its schema: its exits, references, setting gates and texts. The canvas
+ * draws every block from this alone, so the validators (zod, about 25 KB gzip) load only with the
+ * forms; `definition.ts` adds the schema to it. `D` is what the data exits are read from: the
+ * schema's output must fit it (defineBlock checks).
+ */
+export interface BlockDescription<T extends string = string, D = unknown> {
   readonly type: T;
-  /** The block's `data`: stored JSON keys, defaults filled in when parsed. */
-  readonly schema: S;
   /** The block's exits for this data, in the order the editor shows them. */
-  exits(data: z.output<S>): readonly string[];
+  exits(data: D): readonly string[];
   /** Exits every instance has, whatever its data (the ones the texts label). */
   readonly staticExits: readonly string[];
   /** Whether some exits come from the data (menu options, API cases, Lua returns). */
@@ -60,31 +65,40 @@ export interface BlockDefinition<T extends string = string, S extends z.ZodType 
   readonly texts: { en: BlockTexts; pt: BlockTexts };
 }
 
-export function defineBlock<const T extends string, S extends z.ZodType>(definition: {
+export interface BlockDefinition<T extends string = string, S extends z.ZodType = z.ZodType> extends BlockDescription<T, z.output<S>> {
+  /** The block's `data`: stored JSON keys, defaults filled in when parsed. */
+  readonly schema: S;
+}
+
+/** A block folder's `description.ts`: everything of the block but its schema. */
+export function describeBlock<const T extends string, D = unknown>(description: {
   type: T;
-  schema: S;
-  exits: readonly string[] | { static: readonly string[]; of: (data: z.output<S>) => readonly string[] };
+  exits: readonly string[] | { static: readonly string[]; of: (data: D) => readonly string[] };
   references?: readonly ReferenceField[];
   settingGates?: readonly SettingGate[];
   quietExits?: readonly string[];
   waitsForInput?: boolean;
   texts: { en: BlockTexts; pt: BlockTexts };
-}): BlockDefinition<T, S> {
-  const { exits } = definition;
+}): BlockDescription<T, D> {
+  const { exits } = description;
   const isStatic = Array.isArray(exits);
   const staticExits = isStatic ? (exits as readonly string[]) : (exits as { static: readonly string[] }).static;
   return {
-    type: definition.type,
-    schema: definition.schema,
+    type: description.type,
     staticExits,
     hasDataExits: !isStatic,
-    exits: isStatic ? () => staticExits : (exits as { of: (data: z.output<S>) => readonly string[] }).of,
-    references: definition.references ?? [],
-    settingGates: definition.settingGates ?? [],
-    quietExits: definition.quietExits ?? [],
-    waitsForInput: definition.waitsForInput ?? false,
-    texts: definition.texts,
+    exits: isStatic ? () => staticExits : (exits as { of: (data: D) => readonly string[] }).of,
+    references: description.references ?? [],
+    settingGates: description.settingGates ?? [],
+    quietExits: description.quietExits ?? [],
+    waitsForInput: description.waitsForInput ?? false,
+    texts: description.texts,
   };
+}
+
+/** A block folder's `definition.ts`: its description and the schema of its data. */
+export function defineBlock<const T extends string, D, S extends z.ZodType<D>>(description: BlockDescription<T, D>, schema: S): BlockDefinition<T, S> {
+  return { ...description, schema };
 }
 
 /* Runtime side */

@@ -1,10 +1,10 @@
 import { IconPhoneOutgoing } from '@tabler/icons-react';
 import { defineEditor } from '../core/editor/define-editor.ts';
 import { lines, readNumber, seconds } from '../core/editor/summary.ts';
-import { destinationBlock } from './definition.ts';
+import { destinationDescription } from './description.ts';
 
 export const destinationEditor = defineEditor({
-  definition: destinationBlock,
+  description: destinationDescription,
   icon: IconPhoneOutgoing,
   color: 'teal',
   summary: (data, context) => {

@@ -1,12 +1,11 @@
 import { z } from 'zod';
 import { defineBlock } from '../core/define.ts';
 import { checkUnique, customIssue, exitName } from '../core/fields.ts';
-import en from './en.json' with { type: 'json' };
-import pt from './pt.json' with { type: 'json' };
+import { fxDescription } from './description.ts';
 
-export const fxBlock = defineBlock({
-  type: 'fx',
-  schema: z
+export const fxBlock = defineBlock(
+  fxDescription,
+  z
     .strictObject({
       /** Lua 5.4; sees `vars`, returns an exit name and optionally a table of variables to set. */
       script: z.string().min(1).max(65_536),
@@ -15,9 +14,7 @@ export const fxBlock = defineBlock({
     .superRefine((data, ctx) => {
       checkUnique(data.returns, (name) => name, '', 'returns', ctx);
       data.returns.forEach((name, index) => {
-        if (name === 'error') customIssue(ctx, 'reserved_name', ['returns', index], "'error' is a built-in exit");
+        if (fxDescription.staticExits.includes(name)) customIssue(ctx, 'reserved_name', ['returns', index], `'${name}' is a built-in exit`);
       });
     }),
-  exits: { static: ['error'], of: (data) => [...data.returns, 'error'] },
-  texts: { en, pt },
-});
+);

@@ -1,10 +1,10 @@
 import { IconMathFunction } from '@tabler/icons-react';
 import { defineEditor } from '../core/editor/define-editor.ts';
 import { listed, readList } from '../core/editor/summary.ts';
-import { fxBlock } from './definition.ts';
+import { fxDescription } from './description.ts';
 
 export const fxEditor = defineEditor({
-  definition: fxBlock,
+  description: fxDescription,
   icon: IconMathFunction,
   color: 'dark',
   fieldHints: { script: { kind: 'code', language: 'lua' } },

@@ -1,11 +1,11 @@
 import { IconPhoneOff } from '@tabler/icons-react';
 import { defineEditor } from '../core/editor/define-editor.ts';
 import { choiceLabel, readText } from '../core/editor/summary.ts';
-import { hangupBlock } from './definition.ts';
+import { hangupDescription } from './description.ts';
 
 export const hangupEditor = defineEditor({
-  definition: hangupBlock,
+  description: hangupDescription,
   icon: IconPhoneOff,
   color: 'red',
-  summary: (data, context) => choiceLabel(hangupBlock, context, readText(data, 'cause')),
+  summary: (data, context) => choiceLabel(hangupDescription, context, readText(data, 'cause')),
 });

@@ -1,10 +1,10 @@
 import { IconWorld } from '@tabler/icons-react';
 import { defineEditor } from '../core/editor/define-editor.ts';
 import { lines, listed, readList, readText, requestSummary } from '../core/editor/summary.ts';
-import { httpRequestBlock } from './definition.ts';
+import { httpRequestDescription } from './description.ts';
 
 export const httpRequestEditor = defineEditor({
-  definition: httpRequestBlock,
+  description: httpRequestDescription,
   icon: IconWorld,
   color: 'cyan',
   // The request, and the variables its answer fills.

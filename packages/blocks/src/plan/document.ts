@@ -3,8 +3,9 @@
  * version it was written in. Documents are migrated to the current format when read.
  */
 import { z } from 'zod';
+import { planFormatVersion } from './format.ts';
 
-export const planFormatVersion = 1;
+export { planFormatVersion };
 
 export const planSettingsSchema = z.strictObject({
   /** Chat: a conversation idle this long ends (with `chat_text`). */

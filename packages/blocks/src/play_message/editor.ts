@@ -1,10 +1,10 @@
 import { IconVolume } from '@tabler/icons-react';
 import { defineEditor } from '../core/editor/define-editor.ts';
 import { promptSummary } from '../core/editor/summary.ts';
-import { playMessageBlock } from './definition.ts';
+import { playMessageDescription } from './description.ts';
 
 export const playMessageEditor = defineEditor({
-  definition: playMessageBlock,
+  description: playMessageDescription,
   icon: IconVolume,
   color: 'blue',
   summary: promptSummary,

@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import { defineBlock } from '../core/define.ts';
 import { checkUnique } from '../core/fields.ts';
-import en from './en.json' with { type: 'json' };
-import pt from './pt.json' with { type: 'json' };
+import { recordingDescription } from './description.ts';
 
 /** Spec sections 5 and 9: lists of 1 to 3 items, a summary of at most 250 characters, at most 5 analyses. */
 const listAnalysis = <K extends string>(kind: K) =>
@@ -16,9 +15,9 @@ export const analysisSchema = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('summary'), max_length: z.number().int().min(1).max(250).default(250) }),
 ]);
 
-export const recordingBlock = defineBlock({
-  type: 'recording',
-  schema: z
+export const recordingBlock = defineBlock(
+  recordingDescription,
+  z
     .strictObject({
       analyses: z.array(analysisSchema).max(5).default([]),
       min_duration_s: z.number().int().min(0).max(86_400).default(0),
@@ -28,6 +27,4 @@ export const recordingBlock = defineBlock({
       anonymization: z.boolean().default(false),
     })
     .superRefine((data, ctx) => checkUnique(data.analyses, (analysis) => analysis.kind, 'kind', 'analyses', ctx)),
-  exits: ['next'],
-  texts: { en, pt },
-});
+);

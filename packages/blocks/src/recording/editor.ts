@@ -1,10 +1,10 @@
 import { IconPlayerRecord } from '@tabler/icons-react';
 import { defineEditor } from '../core/editor/define-editor.ts';
 import { choiceLabel, lines, readList, readText } from '../core/editor/summary.ts';
-import { recordingBlock } from './definition.ts';
+import { recordingDescription } from './description.ts';
 
 export const recordingEditor = defineEditor({
-  definition: recordingBlock,
+  description: recordingDescription,
   icon: IconPlayerRecord,
   color: 'red',
   // The format, and the analyses run when the recording ends.
@@ -12,7 +12,7 @@ export const recordingEditor = defineEditor({
     lines(
       readText(data, 'format').toUpperCase(),
       readList(data, 'analyses')
-        .map((analysis) => choiceLabel(recordingBlock, context, readText(analysis, 'kind')))
+        .map((analysis) => choiceLabel(recordingDescription, context, readText(analysis, 'kind')))
         .join(', '),
     ),
 });

@@ -1,10 +1,10 @@
 import { IconDialpad } from '@tabler/icons-react';
 import { defineEditor } from '../core/editor/define-editor.ts';
 import { readText } from '../core/editor/summary.ts';
-import { sendDtmfBlock } from './definition.ts';
+import { sendDtmfDescription } from './description.ts';
 
 export const sendDtmfEditor = defineEditor({
-  definition: sendDtmfBlock,
+  description: sendDtmfDescription,
   icon: IconDialpad,
   color: 'gray',
   // Digits may hold `{{name}}` for digits kept in a variable.

@@ -1,13 +1,13 @@
 import { IconMessage } from '@tabler/icons-react';
 import { defineEditor } from '../core/editor/define-editor.ts';
 import { choiceLabel, excerpt, lines, readText } from '../core/editor/summary.ts';
-import { sendMessageBlock } from './definition.ts';
+import { sendMessageDescription } from './description.ts';
 
 export const sendMessageEditor = defineEditor({
-  definition: sendMessageBlock,
+  description: sendMessageDescription,
   icon: IconMessage,
   color: 'lime',
   fieldHints: { to: { kind: 'template' } },
   summary: (data, context) =>
-    lines(`${choiceLabel(sendMessageBlock, context, readText(data, 'channel'))} → ${readText(data, 'to')}`, excerpt(readText(data, 'text'))),
+    lines(`${choiceLabel(sendMessageDescription, context, readText(data, 'channel'))} → ${readText(data, 'to')}`, excerpt(readText(data, 'text'))),
 });

@@ -1,12 +1,11 @@
 import { z } from 'zod';
 import { defineBlock } from '../core/define.ts';
 import { checkPrompt, checkUnique, promptFields, templateText, variableName } from '../core/fields.ts';
-import en from './en.json' with { type: 'json' };
-import pt from './pt.json' with { type: 'json' };
+import { speechDetectionDescription } from './description.ts';
 
-export const speechDetectionBlock = defineBlock({
-  type: 'speech_detection',
-  schema: z
+export const speechDetectionBlock = defineBlock(
+  speechDetectionDescription,
+  z
     .strictObject({
       ...promptFields,
       /** What the AI model fills from what the caller said. */
@@ -27,8 +26,4 @@ export const speechDetectionBlock = defineBlock({
       checkPrompt(data, ctx);
       checkUnique(data.variables, (variable) => variable.name, 'name', 'variables', ctx);
     }),
-  exits: ['success', 'failed'],
-  references: [{ path: 'audio_id', kind: 'audio' }],
-  waitsForInput: true,
-  texts: { en, pt },
-});
+);

@@ -1,10 +1,10 @@
 import { IconMicrophone } from '@tabler/icons-react';
 import { defineEditor } from '../core/editor/define-editor.ts';
 import { lines, listed, promptSummary, readList, readText } from '../core/editor/summary.ts';
-import { speechDetectionBlock } from './definition.ts';
+import { speechDetectionDescription } from './description.ts';
 
 export const speechDetectionEditor = defineEditor({
-  definition: speechDetectionBlock,
+  description: speechDetectionDescription,
   icon: IconMicrophone,
   color: 'violet',
   summary: (data, context) =>

@@ -1,12 +1,11 @@
 import { z } from 'zod';
 import { defineBlock } from '../core/define.ts';
 import { templateText } from '../core/fields.ts';
-import en from './en.json' with { type: 'json' };
-import pt from './pt.json' with { type: 'json' };
+import { startDescription } from './description.ts';
 
-export const startBlock = defineBlock({
-  type: 'start',
-  schema: z.strictObject({
+export const startBlock = defineBlock(
+  startDescription,
+  z.strictObject({
     /** Gives the session a protocol number (`{{protocol}}`), unique per tenant. */
     generate_protocol: z.boolean().default(false),
     /** Sent when a chat ends. */
@@ -14,6 +13,4 @@ export const startBlock = defineBlock({
     /** Voice: reject the call without answering it. */
     ignore_call: z.boolean().default(false),
   }),
-  exits: ['next'],
-  texts: { en, pt },
-});
+);

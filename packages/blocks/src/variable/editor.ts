@@ -1,10 +1,10 @@
 import { IconVariable } from '@tabler/icons-react';
 import { defineEditor } from '../core/editor/define-editor.ts';
 import { excerpt, lines, listed, readList, readText } from '../core/editor/summary.ts';
-import { variableBlock } from './definition.ts';
+import { variableDescription } from './description.ts';
 
 export const variableEditor = defineEditor({
-  definition: variableBlock,
+  description: variableDescription,
   icon: IconVariable,
   color: 'grape',
   // `name = value`, the first two assignments on their own lines.

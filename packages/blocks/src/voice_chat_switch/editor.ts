@@ -1,9 +1,9 @@
 import { IconArrowsSplit } from '@tabler/icons-react';
 import { defineEditor } from '../core/editor/define-editor.ts';
-import { voiceChatSwitchBlock } from './definition.ts';
+import { voiceChatSwitchDescription } from './description.ts';
 
 export const voiceChatSwitchEditor = defineEditor({
-  definition: voiceChatSwitchBlock,
+  description: voiceChatSwitchDescription,
   icon: IconArrowsSplit,
   color: 'gray',
   // Nothing to set: its two exits say it all.

@@ -1,14 +1,11 @@
 import { z } from 'zod';
 import { defineBlock } from '../core/define.ts';
 import { checkPrompt, checkUnique, promptFields, templateText } from '../core/fields.ts';
-import en from './en.json' with { type: 'json' };
-import pt from './pt.json' with { type: 'json' };
+import { voiceMenuDescription } from './description.ts';
 
-const fixedExits = ['timeout', 'invalid'] as const;
-
-export const voiceMenuBlock = defineBlock({
-  type: 'voice_menu',
-  schema: z
+export const voiceMenuBlock = defineBlock(
+  voiceMenuDescription,
+  z
     .strictObject({
       ...promptFields,
       /** Each option's digits are its exit's name. */
@@ -30,8 +27,4 @@ export const voiceMenuBlock = defineBlock({
         }
       });
     }),
-  exits: { static: fixedExits, of: (data) => [...data.options.map((option) => option.digits), ...fixedExits] },
-  references: [{ path: 'audio_id', kind: 'audio' }],
-  waitsForInput: true,
-  texts: { en, pt },
-});
+);

@@ -1,10 +1,10 @@
 import { IconListNumbers } from '@tabler/icons-react';
 import { defineEditor } from '../core/editor/define-editor.ts';
 import { countOf, lines, promptSummary, readList, readText } from '../core/editor/summary.ts';
-import { voiceMenuBlock } from './definition.ts';
+import { voiceMenuDescription } from './description.ts';
 
 export const voiceMenuEditor = defineEditor({
-  definition: voiceMenuBlock,
+  description: voiceMenuDescription,
   icon: IconListNumbers,
   color: 'indigo',
   // A menu without options is refused; a new one starts with option 1 for the user to go on from.
@@ -14,6 +14,6 @@ export const voiceMenuEditor = defineEditor({
     const label = readList(data, 'options').find((option) => readText(option, 'digits') === exit && readText(option, 'label') !== '');
     return label === undefined ? undefined : `${exit} · ${readText(label, 'label')}`;
   },
-  summary: (data, context) => lines(promptSummary(data, context), countOf(voiceMenuBlock, context, 'options', readList(data, 'options').length)),
+  summary: (data, context) => lines(promptSummary(data, context), countOf(voiceMenuDescription, context, 'options', readList(data, 'options').length)),
 });
 

@@ -6,7 +6,7 @@ import { afterEach, describe, expect, test, vi } from 'vitest';
 import { blockEditor, blockEditors } from '../../editor-registry.ts';
 import type { ReferenceKind } from '../define.ts';
 import { BlockForm } from './BlockForm.tsx';
-import { type FieldDescriptor, formFieldsOf } from './form-model.ts';
+import { type FieldDescriptor, formFieldsOf, newBlockData } from './form-model.ts';
 import { editorTexts, fieldLabel, formatText, optionLabel } from './texts.ts';
 import type { EditorLanguage, EditorServices } from './types.ts';
 
@@ -60,7 +60,7 @@ const fill: Record<string, Record<string, unknown>> = {
   recording: { analyses: [{ kind: 'summary', max_length: 200 }] },
 };
 
-const dataOf = (type: string): Record<string, unknown> => ({ ...blockEditor(type)!.initialData, ...fill[type] });
+const dataOf = (type: string): Record<string, unknown> => ({ ...newBlockData(blockEditor(type)!), ...fill[type] });
 
 /** Renders the form of a block around state, as the side panel does, and records every change. */
 function renderForm(type: string, options: { data?: Record<string, unknown>; issues?: Map<string, string>; services?: EditorServices } = {}) {
@@ -103,7 +103,7 @@ describe.each(blockEditors.map((editor) => [editor.type, editor] as const))('%s'
 
   test.each(['en', 'pt'] as const)('labels every field in %s and shows the data', (language: EditorLanguage) => {
     renderForm(type, { services: makeServices({ language }) });
-    const texts = editor.definition.texts[language];
+    const texts = editor.description.texts[language];
     const data = dataOf(type);
     for (const field of fields) {
       const label = fieldLabel(texts, field.key, false);
@@ -138,7 +138,7 @@ describe.each(blockEditors.map((editor) => [editor.type, editor] as const))('%s'
           break;
         case 'select': {
           const other = field.options.find((option) => option !== before[field.key])!;
-          await choose(field.key, optionLabel(editor.definition.texts.en, other));
+          await choose(field.key, optionLabel(editor.description.texts.en, other));
           expected = other;
           break;
         }

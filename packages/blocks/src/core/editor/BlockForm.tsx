@@ -12,11 +12,11 @@ export function GenericBlockForm({ editor, data, onChange, issues, services }: B
   const context = useMemo<FormContextValue>(
     () => ({
       services,
-      blockTexts: editor.definition.texts[services.language],
+      blockTexts: editor.description.texts[services.language],
       texts: editorTexts[services.language],
       issues,
       readOnly: services.readOnly,
-      settingGates: editor.definition.settingGates,
+      settingGates: editor.description.settingGates,
     }),
     [editor, services, issues],
   );

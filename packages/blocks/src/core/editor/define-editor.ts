@@ -1,10 +1,12 @@
-import type { BlockDefinition } from '../define.ts';
-import { initialDataOf } from './form-model.ts';
+import type { BlockDescription } from '../define.ts';
 import type { BlockEditor } from './types.ts';
 
-/** A block's editor part: what its folder's `editor.ts` exports, beside its definition. */
+/**
+ * A block's editor part: what its folder's `editor.ts` exports, beside its description. It takes
+ * the description, not the definition, so that the canvas (icons, summaries, exits) loads no zod.
+ */
 export function defineEditor(parts: {
-  definition: BlockDefinition;
+  description: BlockDescription;
   icon: BlockEditor['icon'];
   color: string;
   summary: BlockEditor['summary'];
@@ -14,19 +16,15 @@ export function defineEditor(parts: {
   initialData?: Readonly<Record<string, unknown>>;
   Form?: BlockEditor['Form'];
 }): BlockEditor {
-  const { definition } = parts;
-  const initialData = { ...initialDataOf(definition.schema), ...parts.initialData };
+  const { description } = parts;
   return {
-    type: definition.type,
-    definition,
+    type: description.type,
+    description,
     icon: parts.icon,
     color: parts.color,
     summary: parts.summary,
     fieldHints: parts.fieldHints ?? {},
-    // Always given (required references left empty), and a fresh copy each time: two new blocks never share a list.
-    get initialData() {
-      return structuredClone(initialData);
-    },
+    ...(parts.initialData ? { initialData: parts.initialData } : {}),
     ...(parts.exitLabel ? { exitLabel: parts.exitLabel } : {}),
     ...(parts.Form ? { Form: parts.Form } : {}),
   };

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { blockEditors } from '../../editor-registry.ts';
-import { blockTypes } from '../../registry.ts';
-import { type FieldDescriptor, formFieldsOf, validateData } from './form-model.ts';
+import { blockDefinition, blockTypes } from '../../registry.ts';
+import { type FieldDescriptor, formFieldsOf, newBlockData, validateData } from './form-model.ts';
 import { editorTexts, fieldLabel } from './texts.ts';
 
 /** A field list as one line per field: `options: list(digits:text,label:text)`. */
@@ -138,9 +138,9 @@ test('the tables above name every block type', () => {
 });
 
 describe.each(blockEditors.map((editor) => [editor.type, editor] as const))('%s', (type, editor) => {
-  const schema = editor.definition.schema;
+  const schema = blockDefinition(type)!.schema;
   const fields = formFieldsOf(editor);
-  const complete = () => ({ ...editor.initialData, ...stillRequired[type]?.fill });
+  const complete = () => ({ ...newBlockData(editor), ...stillRequired[type]?.fill });
 
   test('gives each field of its schema the input its kind needs', () => {
     expect(Object.fromEntries(fields.map((field) => [field.key, signature(field)]))).toEqual(expectedFields[type]);
@@ -148,7 +148,7 @@ describe.each(blockEditors.map((editor) => [editor.type, editor] as const))('%s'
 
   test('labels every field and every row field, in both languages', () => {
     for (const language of ['en', 'pt'] as const) {
-      const texts = editor.definition.texts[language];
+      const texts = editor.description.texts[language];
       for (const { field, inRow } of everyField(fields)) {
         if (field.key === '') continue; // an item of a list of single values is named by its list
         expect(fieldLabel(texts, field.key, inRow), `${language} ${field.schemaPath}`).not.toBe(field.key);
@@ -157,7 +157,7 @@ describe.each(blockEditors.map((editor) => [editor.type, editor] as const))('%s'
   });
 
   test('starts a new block with every default filled in, asking only for what has none', () => {
-    expect([...validateData(schema, editor.initialData).keys()]).toEqual(stillRequired[type]?.paths ?? []);
+    expect([...validateData(schema, newBlockData(editor)).keys()]).toEqual(stillRequired[type]?.paths ?? []);
     const data = complete();
     expect(validateData(schema, data)).toEqual(new Map());
     // Parsing adds nothing: the form showed every default the block will be saved with.
@@ -189,18 +189,26 @@ describe.each(blockEditors.map((editor) => [editor.type, editor] as const))('%s'
 });
 
 test('an empty required field says it is required, in the user language', () => {
-  const schema = blockEditors.find((editor) => editor.type === 'destination')!.definition.schema;
+  const schema = blockDefinition('destination')!.schema;
   expect(validateData(schema, { destination_id: null, timeout_s: 30 }, 'en').get('destination_id')).toBe(editorTexts.en.required);
   expect(validateData(schema, { destination_id: null, timeout_s: 30 }, 'pt').get('destination_id')).toBe('Obrigatório');
 });
 
 test("zod's issues read in Portuguese, the blocks' own ones by their code", () => {
   const menu = blockEditors.find((editor) => editor.type === 'voice_menu')!;
-  const data = { ...menu.initialData, timeout_s: 61, options: [{ digits: '1' }, { digits: '1' }] };
-  const english = validateData(menu.definition.schema, data, 'en');
-  const portuguese = validateData(menu.definition.schema, data, 'pt');
+  const data = { ...newBlockData(menu), timeout_s: 61, options: [{ digits: '1' }, { digits: '1' }] };
+  const english = validateData(blockDefinition('voice_menu')!.schema, data, 'en');
+  const portuguese = validateData(blockDefinition('voice_menu')!.schema, data, 'pt');
   expect(english.get('timeout_s')).toMatch(/too big/i);
   expect(portuguese.get('timeout_s')).toMatch(/grande/i);
   expect(english.get('options.1.digits')).toBe("'1' appears twice");
   expect(portuguese.get('options.1.digits')).toBe('Este valor aparece duas vezes');
+});
+
+test("a new block starts from its schema's defaults and its editor part's changes, its own copy each time", () => {
+  const menu = blockEditors.find((editor) => editor.type === 'voice_menu')!;
+  const first = newBlockData(menu);
+  expect(first).toMatchObject({ options: [{ digits: '1', label: '' }], max_digits: 1, timeout_s: 5 });
+  (first.options as unknown[]).push({ digits: '2' });
+  expect(newBlockData(menu).options).toEqual([{ digits: '1', label: '' }]);
 });

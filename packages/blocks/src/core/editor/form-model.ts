@@ -8,6 +8,7 @@ import { z } from 'zod';
 import portugueseLocale from 'zod/v4/locales/pt-BR.js';
 import type { ReferenceField, ReferenceKind } from '../define.ts';
 import { fieldHints } from '../fields.ts';
+import { blockDefinition } from '../../registry.ts';
 import { editorTexts, type EditorTexts } from './texts.ts';
 import type { BlockEditor, EditorLanguage, FieldHint } from './types.ts';
 
@@ -118,6 +119,21 @@ export function initialDataOf(schema: Schema): Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
 }
 
+/** The schema of an editor part's block (a registry test holds every editor part to a definition). */
+function schemaOf(editor: BlockEditor): Schema {
+  const definition = blockDefinition(editor.type);
+  if (!definition) throw new Error(`no definition of block type ${editor.type}`);
+  return definition.schema;
+}
+
+/**
+ * The data of a block added from the palette: its schema's defaults with its editor part's changes
+ * to them, a fresh copy each time (two new blocks never share a list).
+ */
+export function newBlockData(editor: BlockEditor): Record<string, unknown> {
+  return structuredClone({ ...initialDataOf(schemaOf(editor)), ...editor.initialData });
+}
+
 function objectFields(schema: z.ZodObject, prefix: string, options: DescribeOptions, skip?: string): FieldDescriptor[] {
   return Object.entries(schema.shape)
     .filter(([key]) => key !== skip)
@@ -193,11 +209,11 @@ export function describeFields(schema: Schema, options: DescribeOptions = {}): F
 
 const described = new WeakMap<BlockEditor, FieldDescriptor[]>();
 
-/** The fields of a block's generic form: its schema read with its editor's hints and its definition's references, once. */
+/** The fields of a block's generic form: its schema read with its editor's hints and its description's references, once. */
 export function formFieldsOf(editor: BlockEditor): FieldDescriptor[] {
   let fields = described.get(editor);
   if (!fields) {
-    fields = describeFields(editor.definition.schema, { hints: editor.fieldHints, references: editor.definition.references });
+    fields = describeFields(schemaOf(editor), { hints: editor.fieldHints, references: editor.description.references });
     described.set(editor, fields);
   }
   return fields;

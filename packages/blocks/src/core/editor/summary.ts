@@ -1,5 +1,5 @@
 /** Pieces the blocks' summaries share: reading possibly invalid data, shortening texts, translated counts. */
-import type { BlockDefinition } from '../define.ts';
+import type { BlockDescription } from '../define.ts';
 import { editorTexts, fieldLabel, formatText, optionLabel } from './texts.ts';
 import type { SummaryContext } from './types.ts';
 
@@ -36,12 +36,12 @@ export function excerpt(text: string, length = excerptLength): string {
 export const lines = (...parts: ReadonlyArray<string | false | undefined | null>): string => parts.filter((part): part is string => !!part).join('\n');
 
 /** "Options: 3", with the block's label of the list. */
-export function countOf(definition: BlockDefinition, context: SummaryContext, key: string, count: number): string {
-  return formatText(editorTexts[context.language].summary.count, { label: fieldLabel(definition.texts[context.language], key, false), count });
+export function countOf(description: BlockDescription, context: SummaryContext, key: string, count: number): string {
+  return formatText(editorTexts[context.language].summary.count, { label: fieldLabel(description.texts[context.language], key, false), count });
 }
 
 /** The block's label of a stored choice (an operator, a cause). */
-export const choiceLabel = (definition: BlockDefinition, context: SummaryContext, value: string): string => optionLabel(definition.texts[context.language], value);
+export const choiceLabel = (description: BlockDescription, context: SummaryContext, value: string): string => optionLabel(description.texts[context.language], value);
 
 /** The first items of a list on one line, and how many more there are. */
 export function listed(items: readonly string[], context: SummaryContext, shown = 3): string {

@@ -1,11 +1,11 @@
 /**
- * What the editor needs of a block, beside its definition: an icon, a summary for the node body,
+ * What the editor needs of a block, beside its description: an icon, a summary for the node body,
  * hints for the generic form and, only where that form cannot serve, a form of the block's own.
  * The console provides the services (pickers' records, audio playback, language); the blocks never
  * import the console.
  */
 import type { ComponentType } from 'react';
-import type { BlockDefinition, ReferenceKind } from '../define.ts';
+import type { BlockDescription, ReferenceKind } from '../define.ts';
 
 export type EditorLanguage = 'en' | 'pt';
 
@@ -56,7 +56,8 @@ export interface BlockFormProps {
 
 export interface BlockEditor {
   readonly type: string;
-  readonly definition: BlockDefinition;
+  /** Its exits and texts, without the schema: the canvas draws the block from these and the editor part alone, zod unloaded. */
+  readonly description: BlockDescription;
   readonly icon: ComponentType<{ size?: number | string; stroke?: number }>;
   /** A Mantine colour name: the node's accent and the palette entry's. */
   readonly color: string;

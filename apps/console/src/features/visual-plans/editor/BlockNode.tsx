@@ -1,5 +1,5 @@
 import { Badge, Tooltip } from '@mantine/core';
-import { blockDefinition } from '@voxplan/blocks/definitions';
+import { blockDescription } from '@voxplan/blocks/editor/registry';
 import { Handle, type Node, type NodeProps, Position, useNodeConnections } from '@xyflow/react';
 import { memo, useMemo } from 'react';
 import { visibleExits } from './block-exits.ts';
@@ -25,8 +25,7 @@ export const BlockNode = memo(function BlockNode({ id, type, data: passed, selec
   const data = useBlockData(context.blockData, id, passed);
   const decoration = useNodeDecoration(context.decorations, id);
   const look = useBlockLook(type);
-  const definition = blockDefinition(type);
-  const texts = definition?.texts[context.language];
+  const texts = blockDescription(type)?.texts[context.language];
   const connections = useNodeConnections({ handleType: 'source' });
   const connectedExits = useMemo(() => connections.map((connection) => connection.sourceHandle ?? ''), [connections]);
   const exits = visibleExits(type, data, connectedExits);

@@ -1,6 +1,6 @@
 import { Modal, NavLink, ScrollArea, Text, TextInput } from '@mantine/core';
 import { IconSearch } from '@tabler/icons-react';
-import { blockDefinition } from '@voxplan/blocks/definitions';
+import { blockDescription } from '@voxplan/blocks/editor/registry';
 import { useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useEditorContext } from './editor-context.tsx';
@@ -18,7 +18,7 @@ export function FindBlockDialog({ opened, onClose, graph, onFocusNode }: { opene
     if (!opened) return [];
     const wanted = query.trim().toLocaleLowerCase();
     return graph.nodes
-      .map((node) => ({ node, name: blockDefinition(node.type)?.texts[language].name ?? node.type, text: JSON.stringify(node.data) }))
+      .map((node) => ({ node, name: blockDescription(node.type)?.texts[language].name ?? node.type, text: JSON.stringify(node.data) }))
       .filter(({ node, name, text }) => !wanted || `${name} ${node.id} ${text}`.toLocaleLowerCase().includes(wanted))
       .slice(0, shownMatches);
   }, [graph.nodes, language, opened, query]);

@@ -1,6 +1,6 @@
 import { ScrollArea, Stack, Text, TextInput } from '@mantine/core';
 import { IconSearch } from '@tabler/icons-react';
-import { blockDefinitions } from '@voxplan/blocks/definitions';
+import { blockDescription, blockEditors } from '@voxplan/blocks/editor/registry';
 import { useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useBlockLook } from './block-look.tsx';
@@ -11,13 +11,13 @@ import classes from './editor.module.css';
 export const blockDragType = 'application/x-voxplan-block';
 
 /** Every block but the start one: a plan has exactly one, and it comes with the plan. */
-const paletteTypes = blockDefinitions.map((definition) => definition.type).filter((type) => type !== 'start');
+const paletteTypes = blockEditors.map((editor) => editor.type).filter((type) => type !== 'start');
 
 function PaletteItem({ type, onAdd }: { type: string; onAdd(type: string): void }) {
   const { t } = useTranslation();
   const { language } = useEditorContext();
   const look = useBlockLook(type);
-  const texts = blockDefinitions.find((definition) => definition.type === type)!.texts[language];
+  const texts = blockDescription(type)!.texts[language];
   const Icon = look.icon;
   return (
     <button
@@ -56,7 +56,7 @@ export function Palette({ onAdd }: { onAdd(type: string): void }) {
     const wanted = query.trim().toLocaleLowerCase();
     if (!wanted) return paletteTypes;
     return paletteTypes.filter((type) => {
-      const texts = blockDefinitions.find((definition) => definition.type === type)!.texts[language];
+      const texts = blockDescription(type)!.texts[language];
       return `${texts.name} ${texts.description} ${type}`.toLocaleLowerCase().includes(wanted);
     });
   }, [query, language]);

@@ -2,7 +2,8 @@ import { Alert, Badge, Button, Group, Loader, Stack, Text, Title, useComputedCol
 import { IconPlayerPlay } from '@tabler/icons-react';
 import { useHotkeys } from '@mantine/hooks';
 import { useQueryClient } from '@tanstack/react-query';
-import { blockDefinition, type PlanSettings } from '@voxplan/blocks/definitions';
+import type { PlanSettings } from '@voxplan/blocks/definitions';
+import { blockDescription } from '@voxplan/blocks/editor/registry';
 import type { VisualPlanDocument } from '@voxplan/contracts/visual-plan';
 import {
   applyNodeChanges,
@@ -257,19 +258,21 @@ export function PlanEditor({ loaded, onReload }: { loaded: VisualPlanDocument; o
 
   const addBlock = useCallback(
     (type: string, at?: { x: number; y: number }) => {
-      if (readOnly || !blockDefinition(type)) return;
+      if (readOnly || !blockDescription(type)) return;
       const wanted = at ? { x: Math.round(at.x - 90), y: Math.round(at.y - 30) } : viewCentre();
-      setHistory((current) => {
-        const id = newId(type.replaceAll('_', '-'), idsOf(current.graph));
-        // A block clicked in twice does not land on the first one.
-        const position = at ? wanted : freeSpotNear(current.graph, wanted);
-        const node: GraphNode = { id, type, position, data: initialDataOf(type) };
-        queueMicrotask(() => {
-          selectOnly([id]);
-          revealSpot(position);
-        });
-        return commit(current, { nodes: [...current.graph.nodes, node] });
-      });
+      void initialDataOf(type).then((data) =>
+        setHistory((current) => {
+          const id = newId(type.replaceAll('_', '-'), idsOf(current.graph));
+          // A block clicked in twice does not land on the first one.
+          const position = at ? wanted : freeSpotNear(current.graph, wanted);
+          const node: GraphNode = { id, type, position, data };
+          queueMicrotask(() => {
+            selectOnly([id]);
+            revealSpot(position);
+          });
+          return commit(current, { nodes: [...current.graph.nodes, node] });
+        }),
+      );
     },
     [readOnly, revealSpot, selectOnly, viewCentre],
   );

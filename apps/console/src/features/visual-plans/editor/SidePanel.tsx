@@ -1,6 +1,7 @@
 import { Button, Loader, ScrollArea, Stack, Text, Title } from '@mantine/core';
 import { IconPlayerPlay } from '@tabler/icons-react';
-import { blockDefinition, type PlanSettings } from '@voxplan/blocks/definitions';
+import type { PlanSettings } from '@voxplan/blocks/definitions';
+import { blockDescription } from '@voxplan/blocks/editor/registry';
 import { lazy, Suspense, useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNodeDecoration } from './decorations.ts';
@@ -25,7 +26,7 @@ function useServerIssues(node: GraphNode): ReadonlyMap<string, string> {
 function BlockPanel({ node, variableNames, onChange, onTestFrom }: { node: GraphNode; variableNames: readonly string[]; onChange(nodeId: string, data: Record<string, unknown>): void; onTestFrom(nodeId: string): void }) {
   const { t } = useTranslation();
   const { language } = useEditorContext();
-  const texts = blockDefinition(node.type)?.texts[language];
+  const texts = blockDescription(node.type)?.texts[language];
   const issues = useServerIssues(node);
   return (
     <Stack gap="sm" p="sm" data-testid="block-panel" data-node-id={node.id}>

@@ -1,4 +1,3 @@
-import { blockDefinition } from '@voxplan/blocks/definitions';
 import type { BlockEditor } from '@voxplan/blocks/editor';
 // The registry alone (icons, colours, summaries): the forms of `@voxplan/blocks/editor` load with the side panel.
 import { blockEditor } from '@voxplan/blocks/editor/registry';
@@ -19,7 +18,7 @@ const unknownLook: BlockLook = { icon: IconSquareRounded, color: 'gray', summary
 const looks = new Map<string, BlockLook>();
 
 function lookOf(editor: BlockEditor): BlockLook {
-  const staticLabels = editor.definition.texts;
+  const staticLabels = editor.description.texts;
   return {
     icon: editor.icon,
     color: editor.color,
@@ -46,10 +45,14 @@ export function useBlockLook(type: string): BlockLook {
   return look;
 }
 
-/** The data of a block added from the palette, as its editor part starts it. */
-export function initialDataOf(type: string): Record<string, unknown> {
-  const initial = blockEditor(type)?.initialData;
-  if (initial) return structuredClone(initial) as Record<string, unknown>;
-  const parsed = blockDefinition(type)?.schema.safeParse({});
-  return parsed?.success ? (parsed.data as Record<string, unknown>) : {};
+/**
+ * The data of a block added from the palette, as its editor part starts it: its schema's defaults,
+ * read by the forms' module. That module (zod) loads here the first time, as the side panel, which
+ * shows the new block's form, would load it anyway; the canvas opens without it.
+ */
+export async function initialDataOf(type: string): Promise<Record<string, unknown>> {
+  const editor = blockEditor(type);
+  if (!editor) return {};
+  const { newBlockData } = await import('@voxplan/blocks/editor');
+  return newBlockData(editor);
 }

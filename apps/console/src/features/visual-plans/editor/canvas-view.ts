@@ -5,7 +5,7 @@
  * and name, and its handles (edges still attach to them). The selected block, whose form is open,
  * stays in full.
  */
-import { blockDefinition } from '@voxplan/blocks/definitions';
+import { blockDescription } from '@voxplan/blocks/editor/registry';
 import { getViewportForBounds, type ReactFlowState, useStore, type Viewport } from '@xyflow/react';
 import type { GraphNode } from './graph-state.ts';
 
@@ -63,7 +63,7 @@ export function openingViewport(
   let right = Number.NEGATIVE_INFINITY;
   let bottom = Number.NEGATIVE_INFINITY;
   for (const node of graph.nodes) {
-    const exits = Math.max(blockDefinition(node.type)?.staticExits.length ?? 0, leaving.get(node.id)?.size ?? 0);
+    const exits = Math.max(blockDescription(node.type)?.staticExits.length ?? 0, leaving.get(node.id)?.size ?? 0);
     const nodeWidth = node.measured?.width ?? plainWidth;
     const nodeHeight = node.measured?.height ?? plainHeaderHeight + (exits > 0 ? exitsChrome + exits * exitRowHeight : 0);
     left = Math.min(left, node.position.x);

@@ -7,7 +7,7 @@
  * shape React Flow takes: the block type is the React Flow node type. What React Flow adds
  * (`measured`) is kept beside, never saved. Selection lives outside the graph: selecting is no edit.
  */
-import { type PlanEdge, type PlanNode, type PlanSettings } from '@voxplan/blocks/definitions';
+import type { PlanEdge, PlanNode, PlanSettings } from '@voxplan/blocks/definitions';
 
 export interface GraphNode extends PlanNode {
   data: Record<string, unknown>;

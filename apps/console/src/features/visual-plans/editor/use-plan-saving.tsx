@@ -1,6 +1,7 @@
 import { Button, Group, Modal, Stack, Text, TextInput } from '@mantine/core';
 import { useQueryClient } from '@tanstack/react-query';
-import { type PlanEdge, planFormatVersion } from '@voxplan/blocks/definitions';
+import type { PlanEdge } from '@voxplan/blocks/definitions';
+import { planFormatVersion } from '@voxplan/blocks/editor/registry';
 import type { VisualPlanDocument, VisualPlanPublished } from '@voxplan/contracts/visual-plan';
 import { type ReactNode, useCallback, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';

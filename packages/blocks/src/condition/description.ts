@@ -1,0 +1,9 @@
+import { describeBlock } from '../core/define.ts';
+import en from './en.json' with { type: 'json' };
+import pt from './pt.json' with { type: 'json' };
+
+export const conditionDescription = describeBlock({
+  type: 'condition',
+  exits: ['true', 'false'],
+  texts: { en, pt },
+});

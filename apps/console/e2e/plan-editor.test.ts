@@ -330,7 +330,7 @@ describe('versions, finding and shortcuts', () => {
     await expect.poll(() => edgeCount(page)).toBe(1);
   });
 
-  test('zoomed out, blocks are drawn plainly with their handles, the selected one in full; a large plan opens that way without drawing summaries first', async () => {
+  test('zoomed out, blocks are drawn plainly and their edges as one overview, the selected one in full with its handles; a large plan opens that way without drawing summaries first', async () => {
     const plan = await planWith('Level of detail', {
       nodes: [node('start', 'start', 0), node('hello', 'play_message', 250, { voice_text: 'Hello there' }), node('bye', 'play_message', 500, { voice_text: 'Goodbye now' })],
       edges: [edge('start', 'next', 'hello'), edge('hello', 'next', 'bye')],
@@ -354,16 +354,31 @@ describe('versions, finding and shortcuts', () => {
     await expect.poll(() => nodeOf(page, 'hello').getAttribute('data-detail')).toBe('plain');
     expect(await summary('hello').count()).toBe(0);
     expect(await summary('bye').count()).toBe(0);
-    // The block's name, its colour and its handles stay: the edges still join the blocks.
+    // The block's name and colour stay; its handles go, and the edges are drawn as lines of one
+    // overview path that join the blocks: each leaves its block's right side, enters the next's left.
     expect(await nodeOf(page, 'hello').textContent()).toBe('Play message');
-    expect(await nodeOf(page, 'hello').getByTestId('exit-next').count()).toBe(1);
-    expect(await edgeCount(page)).toBe(2);
-    expect(await page.locator('.react-flow__edge-path').evaluateAll((paths) => paths.every((path) => (path.getAttribute('d') ?? '').length > 0))).toBe(true);
+    expect(await nodeOf(page, 'hello').getByTestId('exit-next').count()).toBe(0);
+    expect(await edgeCount(page)).toBe(0);
+    const overview = page.getByTestId('overview-edges');
+    expect(await overview.getAttribute('data-edge-count')).toBe('2');
+    const ends = async () => {
+      const d = (await overview.locator('path').first().getAttribute('d')) ?? '';
+      return [...d.matchAll(/M([\d.-]+),([\d.-]+)C[^M]*?([\d.-]+),([\d.-]+)(?=M|$)/g)].map((match) => match.slice(1).map(Number));
+    };
+    const [startToHello, helloToBye] = await ends();
+    const boxOf = async (id: string) => (await nodeOf(page, id).boundingBox())!;
+    const zoom = await viewZoom(page);
+    const [start, hello, bye] = [await boxOf('start'), await boxOf('hello'), await boxOf('bye')];
+    // In the plan's coordinates the lines meet the blocks where the blocks are drawn (their boxes on screen, over the zoom).
+    expect(Math.abs((helloToBye![2]! - startToHello![2]!) * zoom - (bye.x - hello.x))).toBeLessThan(2);
+    expect(Math.abs((helloToBye![0]! - startToHello![0]!) * zoom - (hello.x + hello.width - (start.x + start.width)))).toBeLessThan(2);
 
-    // The selected block, whose form is open, is drawn in full.
+    // The selected block, whose form is open, is drawn in full, with its handles.
     await nodeOf(page, 'hello').click();
     await expect.poll(() => summary('hello').textContent()).toBe('Hello there');
+    expect(await nodeOf(page, 'hello').getByTestId('exit-next').count()).toBe(1);
     expect(await nodeOf(page, 'bye').getAttribute('data-detail')).toBe('plain');
+    expect(await overview.getAttribute('data-edge-count')).toBe('2');
     await page.getByTestId('block-panel').getByTestId('field-voice_text').fill('Hello again');
     await expect.poll(() => summary('hello').textContent()).toBe('Hello again');
     // Undone, the block shows its text as it was: what the canvas draws follows the history.
@@ -375,6 +390,9 @@ describe('versions, finding and shortcuts', () => {
     await wheel(-200);
     await expect.poll(() => viewZoom(page)).toBeGreaterThanOrEqual(0.45);
     await expect.poll(() => summary('bye').textContent()).toBe('Goodbye now');
+    // Zoomed in again, React Flow draws the edges, which can be picked and reconnected.
+    await expect.poll(() => edgeCount(page)).toBe(2);
+    expect(await page.getByTestId('overview-edges').count()).toBe(0);
 
     // A plan too wide to show at a readable zoom opens zoomed out, drawn plainly from its first frame.
     const wide = await planWith('Wide', {

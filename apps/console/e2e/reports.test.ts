@@ -173,6 +173,17 @@ describe('the reports table', () => {
   });
 });
 
+/**
+ * The exits drawn as taken on the report's canvas: React Flow's animated edges, or, with the plan
+ * zoomed out to fit, the lit lines of the canvas's overview (overview-edges.tsx).
+ */
+async function takenEdges(page: Page): Promise<number> {
+  const canvas = page.getByTestId('report-canvas');
+  const overview = canvas.getByTestId('overview-edges');
+  const lit = (await overview.count()) > 0 ? Number(await overview.getAttribute('data-lit-count')) : 0;
+  return (await canvas.locator('.react-flow__edge.animated').count()) + lit;
+}
+
 describe('a report', () => {
   test("its path on the canvas of the version that ran, replayed step by step; keys, variables and the recording", async () => {
     const page = await openReports();
@@ -192,12 +203,12 @@ describe('a report', () => {
     await expect.poll(() => canvasNode('hours').getAttribute('data-tone')).toBe('current');
     await expect.poll(() => canvasNode('start').getAttribute('data-tone')).toBe('path');
     // The exit the start block left by is drawn as taken.
-    await expect.poll(() => page.getByTestId('report-canvas').locator('.react-flow__edge.animated').count()).toBe(1);
+    await expect.poll(() => takenEdges(page)).toBe(1);
 
     // A step picked in the list: the menu (step 5), with the four exits before it taken.
     await page.getByTestId('report-step').nth(4).click();
     await expect.poll(() => canvasNode('menu').getAttribute('data-tone')).toBe('current');
-    await expect.poll(() => page.getByTestId('report-canvas').locator('.react-flow__edge.animated').count()).toBe(4);
+    await expect.poll(() => takenEdges(page)).toBe(4);
     await expect.poll(() => canvasNode('route').getAttribute('data-tone')).toBeNull();
 
     // Played to the end: every block of the path lit, the last one current, each numbered by its step.
@@ -212,7 +223,7 @@ describe('a report', () => {
     expect(byeBox.x + byeBox.width).toBeLessThanOrEqual(canvasBox.x + canvasBox.width);
     expect(byeBox.y + byeBox.height).toBeLessThanOrEqual(canvasBox.y + canvasBox.height);
     expect(await canvasNode('try_later').getByTestId('node-badge').textContent()).toBe('8');
-    expect(await page.getByTestId('report-canvas').locator('.react-flow__edge.animated').count()).toBe(BUSY_PATH.length - 1);
+    expect(await takenEdges(page)).toBe(BUSY_PATH.length - 1);
 
     expect(await page.getByTestId('report-summary').textContent()).toContain('Front desk (version 1)');
     expect(await page.getByTestId('report-digits').textContent()).toContain('1');

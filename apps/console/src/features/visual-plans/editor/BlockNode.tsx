@@ -17,8 +17,9 @@ type BlockProps = Pick<NodeProps<BlockFlowNode>, 'id' | 'type' | 'data' | 'selec
 /**
  * A block on the canvas: its icon and name, a summary of its settings, and one labelled handle per
  * exit. Every block type renders through this one component (the type is React Flow's node type).
- * Zoomed out (canvas-view.ts) a block that is not selected is drawn plainly: icon, name and its
- * handles, without the summary, the exits' labels or the issues' badge (its border still shows them).
+ * Zoomed out (canvas-view.ts) a block that is not selected is drawn plainly: icon, name and a row
+ * per exit, without the summary, the exits' labels, the handles (overview-edges.tsx draws the edges
+ * then) or the issues' badge (its border still shows them).
  */
 export const BlockNode = memo(function BlockNode({ id, type, data: passed, selected }: BlockProps) {
   const context = useEditorContext();
@@ -52,7 +53,7 @@ export const BlockNode = memo(function BlockNode({ id, type, data: passed, selec
       data-detail={plain ? 'plain' : 'full'}
       style={{ '--block-color': `var(--mantine-color-${look.color}-filled)`, ...(heat !== undefined && { '--heat': `${Math.round(heat * 70)}%` }) } as React.CSSProperties}
     >
-      {type !== 'start' && <Handle type="target" position={Position.Left} className={classes.targetHandle} />}
+      {type !== 'start' && !plain && <Handle type="target" position={Position.Left} className={classes.targetHandle} />}
       {/* Plain elements styled by the module, not Mantine's Group and Text: a plan shows a thousand
           blocks with a few labels each, and every Mantine component resolves its theme, props and
           styles as it renders, which made up most of the time a large plan took to open or zoom out. */}
@@ -82,7 +83,7 @@ export const BlockNode = memo(function BlockNode({ id, type, data: passed, selec
           {exits.map(({ exit, known }) => (
             <div key={exit} className={classes.exit} data-unknown={!known || undefined}>
               {!plain && <div className={classes.exitLabel}>{look.exitLabel(exit, data, context) ?? exit}</div>}
-              <Handle type="source" id={exit} position={Position.Right} className={classes.sourceHandle} data-testid={`exit-${exit}`} />
+              {!plain && <Handle type="source" id={exit} position={Position.Right} className={classes.sourceHandle} data-testid={`exit-${exit}`} />}
             </div>
           ))}
         </div>

@@ -54,6 +54,7 @@ import {
   undo,
 } from './graph-state.ts';
 import { IssuesButton } from './IssuesButton.tsx';
+import { OverviewEdges, useFlowEdges } from './overview-edges.tsx';
 import { blockDragType, Palette } from './Palette.tsx';
 import { SidePanel } from './SidePanel.tsx';
 import type { TestPanelPath } from './test-panel/TestPanel.tsx';
@@ -153,6 +154,7 @@ export function PlanEditor({ loaded, onReload }: { loaded: VisualPlanDocument; o
     () => graph.edges.map((edge) => flowEdgeOf(edge, selection.edges.has(edge.id), visitedEdges.has(edge.id))),
     [graph.edges, selection.edges, visitedEdges],
   );
+  const flowEdges = useFlowEdges(edges);
   const onPathChange = useCallback(
     (path: TestPanelPath) => {
       decorations.setPath(path.nodeIds, path.current);
@@ -501,7 +503,7 @@ export function PlanEditor({ loaded, onReload }: { loaded: VisualPlanDocument; o
             {opening && (
               <ReactFlow<BlockFlowNode>
                 nodes={nodes}
-                edges={edges}
+                edges={flowEdges}
                 nodeTypes={nodeTypes}
                 onNodesChange={onNodesChange}
                 onEdgesChange={onEdgesChange}
@@ -521,6 +523,7 @@ export function PlanEditor({ loaded, onReload }: { loaded: VisualPlanDocument; o
                 colorMode={colorScheme}
               >
                 <CanvasChrome />
+                <OverviewEdges edges={edges} />
               </ReactFlow>
             )}
           </div>

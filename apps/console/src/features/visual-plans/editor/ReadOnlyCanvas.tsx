@@ -10,6 +10,7 @@ import type { NodeMark } from './decorations.ts';
 import { useEditorContext } from './editor-context.tsx';
 import classes from './editor.module.css';
 import { nodeTypes } from './node-types.ts';
+import { OverviewEdges, useFlowEdges } from './overview-edges.tsx';
 
 /** How every plan canvas opens: the whole plan in view, a small plan at its size, only what is in view drawn. */
 export const canvasDefaults = { fitView: true, fitViewOptions: { maxZoom: fitMaxZoom, padding: fitPadding }, minZoom: canvasMinZoom, onlyRenderVisibleElements: true } as const;
@@ -46,7 +47,16 @@ const noMarks: Readonly<Record<string, NodeMark>> = Object.freeze({});
  * through it); the marks are put in that context's decoration store, so a change redraws only the
  * blocks whose mark changed.
  */
-export function ReadOnlyCanvas({ nodes, edges, nodeDecorations = noMarks, highlightedEdges, focusNodeId, onNodeClick }: ReadOnlyCanvasProps) {
+export function ReadOnlyCanvas(props: ReadOnlyCanvasProps) {
+  return (
+    <ReactFlowProvider>
+      <ReadOnlyFlow {...props} />
+    </ReactFlowProvider>
+  );
+}
+
+/** Inside the provider: which edges React Flow draws depends on its zoom (overview-edges.tsx). */
+function ReadOnlyFlow({ nodes, edges, nodeDecorations = noMarks, highlightedEdges, focusNodeId, onNodeClick }: ReadOnlyCanvasProps) {
   const colorScheme = useComputedColorScheme('light');
   const { decorations } = useEditorContext();
   useLayoutEffect(() => decorations.setMarks(nodeDecorations), [decorations, nodeDecorations]);
@@ -63,25 +73,25 @@ export function ReadOnlyCanvas({ nodes, edges, nodeDecorations = noMarks, highli
       })),
     [edges, highlightedEdges],
   );
+  const drawnEdges = useFlowEdges(flowEdges);
   return (
-    <ReactFlowProvider>
-      <ReactFlow<BlockFlowNode>
-        nodes={flowNodes}
-        edges={flowEdges}
-        nodeTypes={nodeTypes}
-        nodesDraggable={false}
-        nodesConnectable={false}
-        edgesReconnectable={false}
-        elementsSelectable={false}
-        deleteKeyCode={null}
-        {...(onNodeClick && { onNodeClick: (_event: React.MouseEvent, node: BlockFlowNode) => onNodeClick(node.id) })}
-        {...canvasDefaults}
-        colorMode={colorScheme}
-      >
-        <CanvasChrome />
-        {focusNodeId !== undefined && <FocusNode nodeId={focusNodeId} />}
-      </ReactFlow>
-    </ReactFlowProvider>
+    <ReactFlow<BlockFlowNode>
+      nodes={flowNodes}
+      edges={drawnEdges}
+      nodeTypes={nodeTypes}
+      nodesDraggable={false}
+      nodesConnectable={false}
+      edgesReconnectable={false}
+      elementsSelectable={false}
+      deleteKeyCode={null}
+      {...(onNodeClick && { onNodeClick: (_event: React.MouseEvent, node: BlockFlowNode) => onNodeClick(node.id) })}
+      {...canvasDefaults}
+      colorMode={colorScheme}
+    >
+      <CanvasChrome />
+      <OverviewEdges edges={flowEdges} />
+      {focusNodeId !== undefined && <FocusNode nodeId={focusNodeId} />}
+    </ReactFlow>
   );
 }
 

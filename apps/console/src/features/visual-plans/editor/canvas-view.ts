@@ -41,6 +41,15 @@ const plainHeaderHeight = 3 + 8 + 20.3 + 1;
 const exitsChrome = 1 + 4;
 const exitRowHeight = 18.8;
 
+/** Where a plainly drawn block's exit row `index` has its middle, from the block's top (the header, the rule, the padding, the rows above). */
+export const plainExitY = (index: number): number => plainHeaderHeight + 1 + 2 + (index + 0.5) * exitRowHeight;
+
+/** Where every block's entry (its target handle, editor.module.css `.targetHandle`) has its middle, from the block's top. */
+export const entryY = 16;
+
+/** A block's width when it has not been measured yet: the least a block is. */
+export const unmeasuredWidth = plainWidth;
+
 /**
  * The view that fits the plan, from its blocks' positions and their plain sizes, before anything
  * is drawn: a large plan opens zoomed out, where blocks are drawn plainly, so this is already the

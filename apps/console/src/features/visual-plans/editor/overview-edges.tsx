@@ -1,0 +1,88 @@
+/**
+ * The edges of a plan zoomed out past `detailZoom` (canvas-view.ts), drawn as one SVG path instead
+ * of React Flow's edges. Two thousand edge components, and the handles of a thousand plainly drawn
+ * blocks, were most of what a large plan cost the browser to open and to pan or zoom (bench/README.md):
+ * at that zoom an edge is a line to see, not a thing to click, so below it the canvas draws the lines
+ * here, blocks drawn plainly have no handles, and connecting or picking an edge waits for the zoom
+ * that shows the blocks' texts. The selected block, drawn in full, keeps its handles.
+ */
+import { type Edge, type InternalNode, type ReactFlowState, useStore, ViewportPortal } from '@xyflow/react';
+import { useMemo } from 'react';
+import { visibleExits } from './block-exits.ts';
+import { entryY, plainExitY, unmeasuredWidth, useZoomedOut } from './canvas-view.ts';
+import classes from './editor.module.css';
+
+const noEdges: Edge[] = [];
+
+/**
+ * The edges React Flow draws itself: none while zoomed out (the overview draws them), else all.
+ * Call it inside the canvas's ReactFlowProvider.
+ */
+export function useFlowEdges<E extends Edge>(edges: E[]): E[] {
+  return useZoomedOut() ? (noEdges as E[]) : edges;
+}
+
+interface Point {
+  x: number;
+  y: number;
+}
+
+const round = (value: number) => Math.round(value * 10) / 10;
+
+/** Where an edge leaves its block: the handle React Flow measured on a block drawn in full, else the plain block's exit row. */
+function exitPoint(node: InternalNode, exit: string, connected: readonly string[]): Point {
+  const { x, y } = node.internals.positionAbsolute;
+  const width = node.measured.width ?? unmeasuredWidth;
+  const handle = node.selected ? node.internals.handleBounds?.source?.find((bounds) => bounds.id === exit) : undefined;
+  if (handle) return { x: x + handle.x + handle.width / 2, y: y + handle.y + handle.height / 2 };
+  const index = visibleExits(node.type ?? '', node.data, connected).findIndex((shown) => shown.exit === exit);
+  return { x: x + width, y: y + plainExitY(Math.max(0, index)) };
+}
+
+const selectNodes = (state: ReactFlowState) => state.nodeLookup;
+
+/** The overview's lines: the plain ones and, apart, those of the path a test run or a report lights up. */
+export function overviewPaths(edges: readonly Edge[], nodes: ReadonlyMap<string, InternalNode>): { plain: string; lit: string; count: number; litCount: number } {
+  const connected = new Map<string, string[]>();
+  for (const edge of edges) {
+    const exits = connected.get(edge.source) ?? [];
+    exits.push(edge.sourceHandle ?? '');
+    connected.set(edge.source, exits);
+  }
+  let plain = '';
+  let lit = '';
+  let count = 0;
+  let litCount = 0;
+  for (const edge of edges) {
+    const source = nodes.get(edge.source);
+    const target = nodes.get(edge.target);
+    if (!source || !target) continue;
+    const from = exitPoint(source, edge.sourceHandle ?? '', connected.get(edge.source) ?? []);
+    const to = { x: target.internals.positionAbsolute.x, y: target.internals.positionAbsolute.y + entryY };
+    // As React Flow's default edge: a curve leaving to the right and entering from the left.
+    const reach = Math.max(40, Math.abs(to.x - from.x) / 2);
+    const segment = `M${round(from.x)},${round(from.y)}C${round(from.x + reach)},${round(from.y)} ${round(to.x - reach)},${round(to.y)} ${round(to.x)},${round(to.y)}`;
+    if (edge.animated) {
+      lit += segment;
+      litCount++;
+    } else plain += segment;
+    count++;
+  }
+  return { plain, lit, count, litCount };
+}
+
+/** Goes inside `<ReactFlow>`, given every edge of the plan; draws nothing while the canvas shows blocks in full. */
+export function OverviewEdges({ edges }: { edges: readonly Edge[] }) {
+  const zoomedOut = useZoomedOut();
+  const nodes = useStore(selectNodes);
+  const paths = useMemo(() => (zoomedOut ? overviewPaths(edges, nodes) : undefined), [zoomedOut, edges, nodes]);
+  if (!paths) return null;
+  return (
+    <ViewportPortal>
+      <svg className={classes.overviewEdges} data-testid="overview-edges" data-edge-count={paths.count} data-lit-count={paths.litCount} aria-hidden>
+        <path className={classes.overviewEdge} d={paths.plain} />
+        {paths.lit && <path className={classes.overviewLitEdge} d={paths.lit} />}
+      </svg>
+    </ViewportPortal>
+  );
+}

@@ -341,16 +341,18 @@ describe('versions, finding and shortcuts', () => {
     await expect.poll(() => summary('hello').textContent()).toBe('Hello there');
     expect(await nodeOf(page, 'hello').locator('.react-flow__handle-right').count()).toBe(1);
 
-    const wheel = async (deltaY: number) => {
+    const wheel = async (deltaY: number, steps: number) => {
       const spot = await panePoint(page);
       await page.mouse.move(spot.x, spot.y);
-      for (let step = 0; step < 6; step++) {
+      for (let step = 0; step < steps; step++) {
         await page.mouse.wheel(0, deltaY);
         await page.waitForTimeout(30);
       }
     };
-    await wheel(200);
+    // Four steps out: between 45 % and 20 %, where names are still read.
+    await wheel(200, 4);
     await expect.poll(() => viewZoom(page)).toBeLessThan(0.45);
+    expect(await viewZoom(page)).toBeGreaterThanOrEqual(0.2);
     await expect.poll(() => nodeOf(page, 'hello').getAttribute('data-detail')).toBe('plain');
     expect(await summary('hello').count()).toBe(0);
     expect(await summary('bye').count()).toBe(0);
@@ -387,7 +389,7 @@ describe('versions, finding and shortcuts', () => {
     await page.getByTestId('editor-redo').click();
     await expect.poll(() => summary('hello').textContent()).toBe('Hello again');
 
-    await wheel(-200);
+    await wheel(-200, 6);
     await expect.poll(() => viewZoom(page)).toBeGreaterThanOrEqual(0.45);
     await expect.poll(() => summary('bye').textContent()).toBe('Goodbye now');
     // Zoomed in again, React Flow draws the edges, which can be picked and reconnected.
@@ -412,8 +414,10 @@ describe('versions, finding and shortcuts', () => {
     });
     await second.goto(`/visual-plan/${wide.id}`);
     await nodeOf(second, 'far').waitFor();
-    await expect.poll(() => nodeOf(second, 'far').getAttribute('data-detail')).toBe('plain');
-    expect(await viewZoom(second)).toBeLessThan(0.45);
+    // So far out (under 20 %) that a name would be under 3 px: a block is its coloured outline.
+    await expect.poll(() => nodeOf(second, 'far').getAttribute('data-detail')).toBe('outline');
+    expect(await viewZoom(second)).toBeLessThan(0.2);
+    expect(await nodeOf(second, 'far').textContent()).toBe('');
     // Both blocks lie inside the canvas: the view the plan opened with fits it.
     const box = (await second.getByTestId('plan-canvas').boundingBox())!;
     for (const id of ['start', 'far']) {

@@ -5,7 +5,7 @@ import { memo, useMemo } from 'react';
 import { visibleExits } from './block-exits.ts';
 import { useBlockData } from './block-data.ts';
 import { useBlockLook } from './block-look.tsx';
-import { useZoomedOut } from './canvas-view.ts';
+import { useFarOut, useZoomedOut } from './canvas-view.ts';
 import { useNodeDecoration } from './decorations.ts';
 import { useEditorContext } from './editor-context.tsx';
 import classes from './editor.module.css';
@@ -19,7 +19,8 @@ type BlockProps = Pick<NodeProps<BlockFlowNode>, 'id' | 'type' | 'data' | 'selec
  * exit. Every block type renders through this one component (the type is React Flow's node type).
  * Zoomed out (canvas-view.ts) a block that is not selected is drawn plainly: icon, name and a row
  * per exit, without the summary, the exits' labels, the handles (overview-edges.tsx draws the edges
- * then) or the issues' badge (its border still shows them).
+ * then) or the issues' badge (its border still shows them); further out (`outlineZoom`), where
+ * a name would be under 3 px, without its icon and name either: its coloured outline.
  */
 export const BlockNode = memo(function BlockNode({ id, type, data: passed, selected }: BlockProps) {
   const context = useEditorContext();
@@ -31,6 +32,7 @@ export const BlockNode = memo(function BlockNode({ id, type, data: passed, selec
   const connectedExits = useMemo(() => connections.map((connection) => connection.sourceHandle ?? ''), [connections]);
   const exits = visibleExits(type, data, connectedExits);
   const plain = useZoomedOut() && !selected;
+  const outline = useFarOut() && !selected;
   const summary = plain ? '' : look.summary(data, context);
   const Icon = look.icon;
   const state = decoration.errors.length > 0 ? 'error' : decoration.warnings.length > 0 ? 'warning' : undefined;
@@ -50,7 +52,7 @@ export const BlockNode = memo(function BlockNode({ id, type, data: passed, selec
       data-testid="plan-node"
       data-node-id={id}
       data-node-type={type}
-      data-detail={plain ? 'plain' : 'full'}
+      data-detail={outline ? 'outline' : plain ? 'plain' : 'full'}
       style={{ '--block-color': `var(--mantine-color-${look.color}-filled)`, ...(heat !== undefined && { '--heat': `${Math.round(heat * 70)}%` }) } as React.CSSProperties}
     >
       {type !== 'start' && !plain && <Handle type="target" position={Position.Left} className={classes.targetHandle} />}
@@ -58,8 +60,8 @@ export const BlockNode = memo(function BlockNode({ id, type, data: passed, selec
           blocks with a few labels each, and every Mantine component resolves its theme, props and
           styles as it renders, which made up most of the time a large plan took to open or zoom out. */}
       <div className={classes.nodeHeader}>
-        <Icon size={16} />
-        <span className={classes.nodeName}>{texts?.name ?? type}</span>
+        {!outline && <Icon size={16} />}
+        {!outline && <span className={classes.nodeName}>{texts?.name ?? type}</span>}
         {mark?.badge !== undefined && (
           <span className={classes.nodeBadge} data-testid="node-badge">
             {mark.badge}

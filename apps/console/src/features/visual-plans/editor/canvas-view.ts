@@ -1,9 +1,10 @@
 /**
  * How much of a plan the canvas draws, and where it opens. A thousand blocks drawn in full (summary,
  * exit labels) at a zoom where none of that text can be read cost the browser most of its time
- * opening and moving a large plan, so below `detailZoom` a block is drawn plainly: its colour, icon
- * and name, and its handles (edges still attach to them). The selected block, whose form is open,
- * stays in full.
+ * opening and moving a large plan, so below `detailZoom` a block is drawn plainly: its colour, icon,
+ * name and a row per exit, without handles (overview-edges.tsx draws the edges then), and below
+ * `outlineZoom` as its coloured outline alone, of the same size. The selected block, whose form is
+ * open, stays in full.
  */
 import { blockDescription } from '@voxplan/blocks/editor/registry';
 import { getViewportForBounds, type ReactFlowState, useStore, type Viewport } from '@xyflow/react';
@@ -16,6 +17,16 @@ import type { GraphNode } from './graph-state.ts';
 export const detailZoom = 0.45;
 
 const zoomedOut = (state: ReactFlowState) => state.transform[2] < detailZoom;
+
+/** Below this zoom a block's name (14 px at 100 %) is under 3 px on screen: a block is its coloured outline. */
+export const outlineZoom = 0.2;
+
+const farOut = (state: ReactFlowState) => state.transform[2] < outlineZoom;
+
+/** Whether the canvas is zoomed out past `outlineZoom`; a boolean, as `useZoomedOut`. */
+export function useFarOut(): boolean {
+  return useStore(farOut);
+}
 
 /**
  * Whether the canvas is zoomed out past `detailZoom`. A boolean, so that a block renders again

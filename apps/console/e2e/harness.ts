@@ -75,6 +75,13 @@ export async function networkSettled(page: Page): Promise<void> {
 }
 
 export async function accessibilityViolations(page: Page): Promise<string[]> {
+  // Colours read halfway through a transition (a modal fading in, a button turning to "Copied")
+  // are neither the old nor the new ones: axe then reports a contrast that nobody sees. Wait for
+  // every finite animation and transition to end (endless ones, such as a loader, are left running).
+  await page.evaluate(async () => {
+    const finite = document.getAnimations().filter((animation) => Number.isFinite(Number(animation.effect?.getComputedTiming().endTime)));
+    await Promise.race([Promise.allSettled(finite.map((animation) => animation.finished)), new Promise((resolve) => setTimeout(resolve, 2_000))]);
+  });
   const results = await new AxeBuilder({ page }).analyze();
   return results.violations
     .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')

@@ -3,8 +3,9 @@ import { type ConsoleHarness, startConsole } from './harness.ts';
 
 let harness: ConsoleHarness;
 beforeAll(async () => {
-  // Access tokens that expire after 2 s let the tests watch the console refresh them.
-  harness = await startConsole({ ACCESS_TOKEN_TTL: '2' });
+  // Access tokens that expire after 4 s let the tests watch the console refresh them; long enough
+  // that on a loaded machine a page reloaded with a fresh token asks for its list before it runs out.
+  harness = await startConsole({ ACCESS_TOKEN_TTL: '4' });
   const token = await harness.server.login();
   const tenant = await harness.server.call({ method: 'POST', url: '/tenants', token, payload: { name: 'acme' } });
   await harness.server.call({
@@ -82,7 +83,7 @@ describe('sign-in and the navigation guard', () => {
     await harness.signIn(page);
     await page.goto('/tenants');
     await expect.poll(() => page.getByTestId('table-row').count()).toBe(1);
-    await page.waitForTimeout(2500);
+    await page.waitForTimeout(4500);
     const refreshes: string[] = [];
     const retried: string[] = [];
     page.on('request', (request) => {
@@ -103,7 +104,7 @@ describe('sign-in and the navigation guard', () => {
     await harness.signIn(page);
     await page.goto('/tenants');
     await expect.poll(() => page.getByTestId('table-row').count()).toBe(1);
-    await page.waitForTimeout(2500);
+    await page.waitForTimeout(4500);
     await context.clearCookies();
     let logoutCalls = 0;
     page.on('request', (request) => {

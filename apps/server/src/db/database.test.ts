@@ -86,3 +86,24 @@ describe('SQLite transactions beside another process on the file', () => {
     }
   });
 });
+
+describe('SQLite checkpoints', () => {
+  it('reach the database file while the server runs, before SQLite would checkpoint inside a commit', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'voxplan-db-'));
+    const handle = openDatabase({ databaseUrl: undefined, dataDir: dir });
+    const file = path.join(dir, 'voxplan.db');
+    try {
+      await sql.raw('create table t (id integer primary key, body text)').execute(handle.db);
+      // About 250 pages in 50 commits: far below the 1,000 pages at which a commit would checkpoint.
+      for (let i = 0; i < 50; i++) {
+        await sql`insert into t (body) values (${'x'.repeat(20_000)})`.execute(handle.db);
+      }
+      const deadline = Date.now() + 5000;
+      while (fs.statSync(file).size < 1_000_000 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(fs.statSync(file).size).toBeGreaterThanOrEqual(1_000_000);
+    } finally {
+      await handle.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -4,6 +4,7 @@ import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, type SqliteDatabase } from 'kysely';
 import pg from 'pg';
 import { createLocalBus, createPostgresBus, type InstanceBus, UNNOTIFIED_TABLES } from './instance-bus.ts';
+import { startCheckpointer } from './checkpointer.ts';
 import { registerDirectRunner } from './prepared.ts';
 import { createReadCache, type ReadCache, tableWrittenBy, WriteTracker } from './read-cache.ts';
 import type { Database } from './schema.ts';
@@ -71,7 +72,7 @@ const columnNames = (statement: SQLite.Statement): string[] => statement.columns
  * destinations cost 62 µs against 44 µs this way (bench/README.md). The objects are the same: the
  * columns in order, the last of two with one name winning.
  */
-class ReadStatement implements Statement {
+export class ReadStatement implements Statement {
   readonly reader = true;
   private names: string[];
 
@@ -147,6 +148,11 @@ function withStatementCache(sqlite: SQLite.Database, tracker: WriteTracker): Sql
   };
 }
 
+/** How often the worker checkpoints: at 10 MB of WAL a second (a bench's load), some 50 pages each time. */
+const CHECKPOINT_INTERVAL_MS = 20;
+/** SQLite's own default is 1,000 pages; the worker keeps the WAL well below this. */
+const BACKSTOP_CHECKPOINT_PAGES = 4000;
+
 export function openDatabase(options: {
   databaseUrl: string | undefined;
   dataDir: string;
@@ -216,5 +222,13 @@ export function openDatabase(options: {
     const { changes, lastInsertRowid } = statement.run(parameters);
     return { numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid), rows: [] };
   });
-  return { db, dialect: 'sqlite', readCache, bus: createLocalBus(options.log), ready: Promise.resolve(), close: () => db.destroy() };
+  // Checkpoints off the serving thread (checkpointer.ts); a commit checkpoints itself only if the
+  // worker falls this far behind. An in-memory database has no WAL.
+  const checkpointer = file === ':memory:' ? undefined : startCheckpointer(file, { intervalMs: CHECKPOINT_INTERVAL_MS, ...(options.log && { log: options.log }) });
+  if (checkpointer) sqlite.pragma(`wal_autocheckpoint = ${BACKSTOP_CHECKPOINT_PAGES}`);
+  const close = async () => {
+    await checkpointer?.close();
+    await db.destroy();
+  };
+  return { db, dialect: 'sqlite', readCache, bus: createLocalBus(options.log), ready: Promise.resolve(), close };
 }

@@ -1,0 +1,96 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import SQLite from 'better-sqlite3';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startCheckpointer } from './checkpointer.ts';
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+function walDatabase(): { file: string; sqlite: SQLite.Database } {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'voxplan-checkpointer-'));
+  dirs.push(dir);
+  const file = path.join(dir, 'test.db');
+  const sqlite = new SQLite(file);
+  sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma('synchronous = NORMAL');
+  // The writer never checkpoints: whatever reaches the database file, the worker copied.
+  sqlite.pragma('wal_autocheckpoint = 0');
+  sqlite.exec('CREATE TABLE rows (id INTEGER PRIMARY KEY, body TEXT NOT NULL)');
+  return { file, sqlite };
+}
+
+const insertMegabyte = (sqlite: SQLite.Database, from: number) => {
+  const insert = sqlite.prepare('INSERT INTO rows (id, body) VALUES (?, ?)');
+  // Many small commits, as requests make them.
+  for (let i = 0; i < 256; i++) insert.run(from + i, 'x'.repeat(4000));
+};
+
+async function until(condition: () => boolean, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('timed out');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+describe('the WAL checkpointer', () => {
+  it('copies committed pages into the database file while the writer never checkpoints', async () => {
+    const { file, sqlite } = walDatabase();
+    insertMegabyte(sqlite, 0);
+    // Committed, but only in the WAL so far.
+    expect(fs.statSync(file).size).toBeLessThan(100_000);
+    const checkpointer = startCheckpointer(file, { intervalMs: 5 });
+    try {
+      await until(() => fs.statSync(file).size >= 1_000_000);
+      // And it keeps up with writes made after it started.
+      insertMegabyte(sqlite, 1000);
+      await until(() => fs.statSync(file).size >= 2_000_000);
+    } finally {
+      await checkpointer.close();
+      sqlite.close();
+    }
+    // What the database file holds alone, without its WAL, is every row.
+    const copy = `${file}.copy`;
+    fs.copyFileSync(file, copy);
+    const alone = new SQLite(copy, { readonly: true });
+    expect(alone.prepare('SELECT count(*) AS n FROM rows').get()).toEqual({ n: 512 });
+    alone.close();
+  });
+
+  it('lets the WAL start over, so that it stays small under a stream of commits', async () => {
+    const { file, sqlite } = walDatabase();
+    const checkpointer = startCheckpointer(file, { intervalMs: 5 });
+    try {
+      for (let round = 0; round < 8; round++) {
+        insertMegabyte(sqlite, round * 1000);
+        // Between bursts of requests the worker catches up; the next commit then writes the WAL from its start.
+        await until(() => fs.statSync(file).size >= (round + 1) * 1_000_000);
+        await new Promise((resolve) => setTimeout(resolve, 30));
+      }
+      // 8 MB committed: without checkpoints the WAL would hold all of it; with them it starts over most times (a
+      // commit that meets a checkpoint under way carries on where the WAL ends).
+      expect(fs.statSync(`${file}-wal`).size).toBeLessThan(5_000_000);
+      expect(sqlite.prepare('SELECT count(*) AS n FROM rows').get()).toEqual({ n: 2048 });
+    } finally {
+      await checkpointer.close();
+      sqlite.close();
+    }
+  });
+
+  it('stops when closed, and reports a database it cannot checkpoint', async () => {
+    const messages: string[] = [];
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'voxplan-checkpointer-'));
+    dirs.push(dir);
+    // Not a database: every checkpoint fails, and says so.
+    const file = path.join(dir, 'not-a-database');
+    fs.writeFileSync(file, 'plain text, not SQLite'.repeat(100));
+    const checkpointer = startCheckpointer(file, { intervalMs: 5, log: (message) => messages.push(message) });
+    await until(() => messages.length > 0);
+    await checkpointer.close();
+    expect(messages[0]).toMatch(/checkpoint failed: .*not a database/);
+  });
+});

@@ -2,8 +2,13 @@
 
 export { BENCH_ADMIN } from '../lib/server-config.ts';
 
-/** `channels`: the real app, unseeded, as bench/channels/run.ts needs it (PUBLIC_URL, a MASTER_KEY shared by its instances). */
-export type ServerKind = 'hello' | 'voxplan' | 'channels';
+/**
+ * `channels`: the real app, unseeded, as bench/channels/run.ts needs it (PUBLIC_URL, a MASTER_KEY
+ * shared by its instances). `floor` and `twilio-floor`: the least a server on this stack does for
+ * the same requests (floor.ts).
+ */
+export const serverKinds = ['hello', 'voxplan', 'channels', 'floor', 'twilio-floor'] as const;
+export type ServerKind = (typeof serverKinds)[number];
 
 /** Sent once by the child when it listens. */
 export interface ReadyMessage {

@@ -18,6 +18,7 @@
  *   BENCH_PROFILE_OUT=path    keep that .cpuprofile (otherwise it goes with the temp dir); with two
  *                             dialects the dialect goes before the extension
  *   BENCH_STRICT=0            1: exit 3 when a target FAILs (non-2xx responses always exit 1)
+ *   BENCH_FLOOR=1             0: skip the floor (floor.ts) of the uncached scenarios on SQLite
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -44,6 +45,8 @@ type Dialect = 'sqlite' | 'postgres';
  */
 const scenarioKeys = ['users', 'list', 'count', 'id', 'rlist', 'rcount', 'create', 'update'] as const;
 type ScenarioKey = (typeof scenarioKeys)[number];
+/** The scenarios no cache answers: the ones the floor is measured on. */
+const uncached: readonly ScenarioKey[] = ['id', 'rlist', 'rcount', 'create', 'update'];
 
 const settings = {
   seconds: envNumber('BENCH_SECONDS', 10),
@@ -58,6 +61,7 @@ const settings = {
   profileScenario: (process.env.BENCH_PROFILE_SCENARIO ?? 'users') as ScenarioKey,
   scenarios: (process.env.BENCH_SCENARIOS ?? scenarioKeys.join(',')).split(',').map((key) => key.trim()) as ScenarioKey[],
   strict: process.env.BENCH_STRICT === '1',
+  floor: process.env.BENCH_FLOOR !== '0',
 };
 if (!['without', 'with', 'both'].includes(settings.index)) throw new Error('BENCH_INDEX must be without, with or both');
 if (!['sqlite', 'postgres', 'both'].includes(settings.dialect)) throw new Error('BENCH_DIALECT must be sqlite, postgres or both');
@@ -284,6 +288,37 @@ function sideBySide(hellos: Measurement[], runs: { dialect: Dialect; verdicts: V
   return `\nSide by side (hello-world baseline ${fmt(baseline.rps, 0)} req/s, ${fmt(1e6 / perCpu(baseline), 0)} µs CPU/req; ` +
     `on PostgreSQL the CPU is the Node server's alone, not the database's)\n${table(rows)}\n`;
 }
+/** The uncached scenarios' floor (floor.ts) beside the app on SQLite: a target over the floor's ratio is out of any design's reach here. */
+function floorReport(hellos: Measurement[], floor: Verdict[], app: Verdict[]): string {
+  const baseline = bestOf(hellos);
+  const rows = [['scenario', 'targets', 'floor req/s', 'floor ratio', 'floor p99 ms', 'floor µs CPU/req', 'app ratio', 'app p99 ms', 'app µs CPU/req', 'app ÷ floor (CPU)', 'targets vs floor']];
+  for (const { measurement: f, ratioTarget, latency } of floor) {
+    const a = app.find((verdict) => verdict.measurement.name === f.name)?.measurement;
+    const floorRatio = f.rps / baseline.rps;
+    const beyond = [
+      ...(ratioTarget !== undefined && floorRatio < ratioTarget ? ['ratio'] : []),
+      ...(latencyOk(f, latency) ? [] : [`p${latency.percentile}`]),
+    ];
+    rows.push([
+      f.name,
+      `${ratioTarget !== undefined ? `>= ${ratioTarget}, ` : ''}${latencyLabel(latency)}`,
+      fmt(f.rps, 0),
+      fmt(floorRatio),
+      fmt(f.p99),
+      fmt(1e6 / perCpu(f), 0),
+      a ? fmt(a.rps / baseline.rps) : 'n/a',
+      a ? fmt(a.p99) : 'n/a',
+      a ? fmt(1e6 / perCpu(a), 0) : 'n/a',
+      a ? fmt(perCpu(f) / perCpu(a)) : 'n/a',
+      beyond.length === 0 ? 'within the floor' : `${beyond.join(' and ')} BEYOND THE FLOOR`,
+    ]);
+  }
+  return (
+    `\nThe floor on SQLite (floor.ts: bare Fastify and better-sqlite3 statements prepared once, the same rows and requests; ` +
+    `no sign-in, validation, audit or read cache): no design of the app can pass a target the floor itself misses on this machine\n${table(rows)}\n`
+  );
+}
+
 function printExplain(label: string, result: ExplainResult): void {
   process.stdout.write(
     `  ${label}: ${result.rows} row(s), direct query (no HTTP) median ${fmt(result.medianMs, 3)} ms\n` +
@@ -448,6 +483,7 @@ async function main(): Promise<void> {
   await servers.stop(hello);
 
   const phaseResults: { title: string; verdicts: Verdict[] }[] = [];
+  const floorVerdicts: Verdict[] = [];
   const migrated: { dialect: Dialect; verdicts: Verdict[] }[] = [];
   let profileText = '';
   for (const dialect of dialects) {
@@ -523,6 +559,18 @@ async function main(): Promise<void> {
     await servers.stop(app);
   }
 
+  if (settings.floor && dialects.includes('sqlite')) {
+    process.stderr.write('the floor on SQLite: seeding\n');
+    const floorDir = fs.mkdtempSync(path.join(dataDir, 'floor-'));
+    const floor = await servers.start('floor', { BENCH_DATA_DIR: floorDir, BENCH_ROWS: String(settings.rows) }, serverCpu);
+    for (const scenario of await scenariosFor(floor, 'floor')) {
+      if (!settings.scenarios.includes(scenario.key) || !uncached.includes(scenario.key)) continue;
+      const measurement = await measure(scenario.name, floor, scenario.spec);
+      floorVerdicts.push({ measurement, ratioTarget: scenario.ratioTarget, latency: scenario.latency });
+    }
+    await servers.stop(floor);
+  }
+
   // The baseline again, after the app is gone: this machine's throughput drifts between runs.
   const helloAgain = await servers.start('hello', {}, serverCpu);
   const helloAfter = await measure('hello-world GET / (last)', helloAgain, { method: 'GET', path: '/', headers: {} });
@@ -530,6 +578,8 @@ async function main(): Promise<void> {
 
   for (const phase of phaseResults) process.stdout.write(report(phase.title, [helloBefore, helloAfter], phase.verdicts));
   if (migrated.length > 1) process.stdout.write(sideBySide([helloBefore, helloAfter], migrated));
+  const sqliteVerdicts = migrated.find((run) => run.dialect === 'sqlite')?.verdicts ?? [];
+  if (floorVerdicts.length > 0) process.stdout.write(floorReport([helloBefore, helloAfter], floorVerdicts, sqliteVerdicts));
   process.stdout.write(profileText);
   process.stdout.write(
     `\nratio = req/s / best hello-world req/s (run first and last); ±/s = spread of the per-second samples; ` +

@@ -3,9 +3,12 @@
  *   node --import tsx bench/api/server.ts hello     bare Fastify, GET / -> {hello:'world'}
  *   node --import tsx bench/api/server.ts voxplan   the real app on BENCH_DATA_DIR (or on BENCH_DATABASE_URL, PostgreSQL), seeded
  *   node --import tsx bench/api/server.ts channels  the same, unseeded, with BENCH_PUBLIC_URL and BENCH_MASTER_KEY (bench/channels/run.ts, chat.ts)
+ *   node --import tsx bench/api/server.ts floor     the API floor (floor.ts) on BENCH_DATA_DIR, seeded by the real app first, SQLite only
+ *   node --import tsx bench/api/server.ts twilio-floor  the Twilio floor (floor.ts), with BENCH_PUBLIC_URL and BENCH_TWILIO_TOKEN
  * It answers the parent's commands (see protocol.ts) and exits when the parent goes away.
  */
 import type { AddressInfo } from 'node:net';
+import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseFilter, parseWhere } from '@voxplan/contracts';
 import Fastify, { type FastifyInstance } from 'fastify';
@@ -15,6 +18,7 @@ import { startContext, type Started } from '../../apps/server/src/bootstrap.ts';
 import type { AppContext } from '../../apps/server/src/context.ts';
 import { startAgiServer } from '../../apps/server/src/modules/asterisk/agi-server.ts';
 import { windowProfiler } from '../lib/profiler.ts';
+import { startApiFloor, startTwilioFloor } from './floor.ts';
 import { benchServerConfig } from '../lib/server-config.ts';
 import { destinationsResource } from '../../apps/server/src/modules/destinations/destinations.resource.ts';
 import { applyOrder, compileCondition } from '../../apps/server/src/resources/filter-sql.ts';
@@ -25,6 +29,7 @@ import {
   type ReadyMessage,
   type ReplyMessage,
   type ServerKind,
+  serverKinds,
 } from './protocol.ts';
 
 const send = (message: ReadyMessage | ReplyMessage): void => {
@@ -128,8 +133,8 @@ const quoteIdent = (name: string): string => {
 };
 
 async function main(): Promise<void> {
-  const kind = process.argv[2] as ServerKind | undefined;
-  if (kind !== 'hello' && kind !== 'voxplan' && kind !== 'channels') throw new Error('usage: server.ts hello|voxplan|channels');
+  const kind = process.argv[2] as ServerKind;
+  if (!serverKinds.includes(kind as ServerKind)) throw new Error(`usage: server.ts ${serverKinds.join('|')}`);
   if (!process.send) throw new Error('server.ts runs as a child of bench/api/run.ts (needs an IPC channel)');
 
   let app: FastifyInstance;
@@ -141,6 +146,12 @@ async function main(): Promise<void> {
     app.get('/', async () => ({ hello: 'world' }));
     await app.listen({ port: 0, host: '127.0.0.1' });
     ready = { type: 'ready', kind, port: (app.server.address() as AddressInfo).port };
+  } else if (kind === 'twilio-floor') {
+    const { BENCH_DATA_DIR: dataDir, BENCH_PUBLIC_URL: publicUrl, BENCH_TWILIO_TOKEN: token } = process.env;
+    if (!dataDir || !publicUrl || !token) throw new Error('BENCH_DATA_DIR, BENCH_PUBLIC_URL and BENCH_TWILIO_TOKEN are required');
+    app = await startTwilioFloor(path.join(dataDir, 'floor.db'), publicUrl, token);
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    ready = { type: 'ready', kind, port: (app.server.address() as AddressInfo).port, dialect: 'sqlite' };
   } else if (kind === 'channels') {
     const dataDir = process.env.BENCH_DATA_DIR;
     const { BENCH_PUBLIC_URL: publicUrl, BENCH_MASTER_KEY: masterKey } = process.env;
@@ -159,15 +170,24 @@ async function main(): Promise<void> {
     const dataDir = process.env.BENCH_DATA_DIR;
     if (!dataDir) throw new Error('BENCH_DATA_DIR is required');
     const rows = Number(process.env.BENCH_ROWS ?? 100_000);
+    if (kind === 'floor' && process.env.BENCH_DATABASE_URL) throw new Error('the floor runs on SQLite only');
     const config = await benchServerConfig(dataDir, process.env.BENCH_DATABASE_URL);
     started = await startContext(config);
+    const { dialect } = started.ctx;
     const seedStart = performance.now();
     const seeded = await seed(started.ctx, rows);
     const seedMs = performance.now() - seedStart;
-    app = await buildApp(started.ctx);
+    if (kind === 'floor') {
+      // The same migrated and seeded database, served by the floor's own connection alone.
+      await started.close();
+      started = undefined;
+      app = await startApiFloor(path.join(dataDir, 'voxplan.db'));
+    } else {
+      app = await buildApp(started.ctx);
+    }
     await app.listen({ port: 0, host: config.host });
     const port = (app.server.address() as AddressInfo).port;
-    ready = { type: 'ready', kind, port, dialect: started.ctx.dialect, ...seeded, seededRows: rows, seedMs };
+    ready = { type: 'ready', kind, port, dialect, ...seeded, seededRows: rows, seedMs };
   }
 
   const profiler = windowProfiler();

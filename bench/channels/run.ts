@@ -16,6 +16,7 @@
  *   BENCH_PROFILE=0           1: afterwards, CPU-profile the server under the calls' load, per dialect
  *   BENCH_PROFILE_OUT=path    keep that .cpuprofile (the dialect goes before the extension)
  *   BENCH_STRICT=0            1: exit 3 when a target FAILs (failed requests always exit 1)
+ *   BENCH_FLOOR=1             0: skip the floor (bench/api/floor.ts: the same call with no engine, one upsert a turn)
  */
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -42,6 +43,7 @@ const settings = {
   profile: process.env.BENCH_PROFILE === '1',
   profileOut: process.env.BENCH_PROFILE_OUT,
   strict: process.env.BENCH_STRICT === '1',
+  floor: process.env.BENCH_FLOOR !== '0',
 };
 if (settings.connections < 2 || settings.connections % 2 !== 0) throw new Error('BENCH_CONNECTIONS must be an even number, 2 or more (two instances share them)');
 
@@ -274,6 +276,16 @@ async function main(): Promise<void> {
   await servers.stop(hello);
 
   const rows: Array<{ m: Measurement; targets: boolean }> = [];
+  let floor: Measurement | undefined;
+  if (settings.floor) {
+    // The least any server on this stack does for the same call: the signature, the TwiML and a stored turn.
+    const floorEnv = { BENCH_DATA_DIR: fs.mkdtempSync(path.join(dataDir, 'floor-')), BENCH_PUBLIC_URL: PUBLIC_URL, BENCH_TWILIO_TOKEN: TOKEN };
+    const floorServer = await servers.start('twilio-floor', floorEnv, serverCpu);
+    await checkOneCall(floorServer);
+    floor = await measure('floor (SQLite; no engine)', [floorServer], true);
+    rows.push({ m: floor, targets: false });
+    await servers.stop(floorServer);
+  }
   let profileText = '';
   let instancesText = '';
   for (const dialect of dialects) {
@@ -322,6 +334,16 @@ async function main(): Promise<void> {
 
   process.stdout.write(`\n${report(baseline, [{ m: helloFirst, targets: false }, { m: helloLast, targets: false }, ...rows])}\n`);
   process.stdout.write(instancesText);
+  if (floor) {
+    const floorRatio = floor.rps / baseline.rps;
+    process.stdout.write(
+      `\nThe floor (bench/api/floor.ts): the same six requests, each checked with the twilio library's validateRequest, answered with its VoiceResponse ` +
+        `and stored as one SQLite upsert (the status callback: one insert), on bare Fastify with no engine, plan, session or report: ` +
+        `ratio ${fmt(floorRatio)} (target ${TARGET.ratio}: ${floorRatio >= TARGET.ratio ? 'within the floor' : 'BEYOND THE FLOOR'}), ` +
+        `${fmt(floor.cpuMsPerCall, 3)} ms of CPU a call (target ${TARGET.cpuMsPerCall}: ${floor.cpuMsPerCall <= TARGET.cpuMsPerCall ? 'within the floor' : 'BEYOND THE FLOOR'}), p99 ${fmt(floor.p99)} ms. ` +
+        `No design of the app can pass a target the floor misses on this machine.\n`,
+    );
+  }
   process.stdout.write(profileText);
   process.stdout.write(
     `\nturns/s = webhook requests a second (${REQUESTS_PER_CALL} a call); ratio = turns/s ÷ the better hello-world req/s; ` +

@@ -1,0 +1,141 @@
+/**
+ * The floors: the least a server on this stack (Node, Fastify, better-sqlite3, the twilio library)
+ * can do for the benches' uncached requests, measured in the same run as the app and the
+ * hello-world. What a floor cannot reach, no design of the app can: it is the query or the turn
+ * and nothing else (no sign-in, no tenant check beyond the header, no validation, no audit, no
+ * read cache, no engine), with statements prepared once.
+ *
+ * - `startApiFloor`: the destinations routes bench/api/run.ts asks for, on the database the real
+ *   app migrated and seeded, answering the same rows.
+ * - `startTwilioFloor`: the six webhook requests of bench/channels/run.ts's call, each checked with
+ *   the twilio library's `validateRequest`, answered with its `VoiceResponse`, and stored (the
+ *   turn's step and a small state in one upsert; the report an insert).
+ */
+import formbody from '@fastify/formbody';
+import SQLite from 'better-sqlite3';
+import Fastify, { type FastifyInstance } from 'fastify';
+import twilio from 'twilio';
+import { ReadStatement } from '../../apps/server/src/db/database.ts';
+
+function openSqlite(file: string): SQLite.Database {
+  // As the app opens its database (apps/server/src/db/database.ts).
+  const sqlite = new SQLite(file);
+  sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma('synchronous = NORMAL');
+  return sqlite;
+}
+
+interface NameRange {
+  name?: { between?: [string, string] };
+}
+
+const rangeOf = (where: NameRange | undefined): [string, string] => {
+  const between = where?.name?.between;
+  if (!between) throw new Error('the floor answers name ranges only');
+  return between;
+};
+
+/** `file`: the SQLite database the app seeded (its `voxplan.db`). */
+export async function startApiFloor(file: string): Promise<FastifyInstance> {
+  const sqlite = openSqlite(file);
+  // Rows made as the app makes them, from better-sqlite3's arrays (the faster way).
+  const byId = new ReadStatement(sqlite.prepare('SELECT * FROM destinations WHERE tenant_id = ? AND id = ?'));
+  const list = new ReadStatement(sqlite.prepare('SELECT * FROM destinations WHERE tenant_id = ? AND name BETWEEN ? AND ? ORDER BY name LIMIT ?'));
+  const count = sqlite.prepare('SELECT count(*) AS count FROM destinations WHERE tenant_id = ? AND name BETWEEN ? AND ?');
+  const insert = sqlite.prepare(
+    "INSERT INTO destinations (tenant_id, created_time, updated_time, name, kind, uri, description) VALUES (?, ?, ?, ?, ?, ?, '') RETURNING *",
+  );
+  const update = sqlite.prepare('UPDATE destinations SET description = ?, updated_time = ? WHERE tenant_id = ? AND id = ? RETURNING *');
+
+  const app = Fastify();
+  app.addHook('onClose', () => sqlite.close());
+  const tenantOf = (headers: Record<string, unknown>) => Number(headers['x-tenant-id']);
+  // What run.ts checks before measuring, so that it drives the floor as it drives the app.
+  app.post('/api/v1/login', async () => ({ token: 'floor' }));
+  app.get('/api/v1/users/1', async () => ({ id: 1 }));
+  app.get<{ Params: { id: string } }>('/api/v1/destinations/:id', async (request, reply) => {
+    const [row] = byId.all(tenantOf(request.headers), Number(request.params.id));
+    return row ?? reply.code(404).send({ error: 'not found' });
+  });
+  app.get<{ Querystring: { filter: string } }>('/api/v1/destinations', async (request) => {
+    const filter = JSON.parse(request.query.filter) as { where?: NameRange; limit?: number };
+    return list.all(tenantOf(request.headers), ...rangeOf(filter.where), filter.limit ?? 1000);
+  });
+  app.get<{ Querystring: { where: string } }>('/api/v1/destinations/count', async (request) =>
+    count.get(tenantOf(request.headers), ...rangeOf(JSON.parse(request.query.where) as NameRange)),
+  );
+  app.post<{ Body: { name: string; kind: string; uri: string } }>('/api/v1/destinations', async (request, reply) => {
+    const now = new Date().toISOString();
+    const { name, kind, uri } = request.body;
+    return reply.code(201).send(insert.get(tenantOf(request.headers), now, now, name, kind, uri));
+  });
+  app.patch<{ Params: { id: string }; Body: { description: string } }>('/api/v1/destinations/:id', async (request) =>
+    update.get(request.body.description, new Date().toISOString(), tenantOf(request.headers), Number(request.params.id)),
+  );
+  return app;
+}
+
+type Form = Record<string, string>;
+
+/** `file`: a new SQLite database of its own; `publicUrl` and `token`: what the requests are signed with. */
+export async function startTwilioFloor(file: string, publicUrl: string, token: string): Promise<FastifyInstance> {
+  const sqlite = openSqlite(file);
+  sqlite.exec(`
+    CREATE TABLE IF NOT EXISTS turns (id TEXT PRIMARY KEY, step INTEGER NOT NULL, state TEXT NOT NULL, updated_time TEXT NOT NULL);
+    CREATE TABLE IF NOT EXISTS reports (id TEXT PRIMARY KEY, status TEXT NOT NULL, duration INTEGER, ended_time TEXT NOT NULL);
+  `);
+  const storeTurn = sqlite.prepare(
+    'INSERT INTO turns (id, step, state, updated_time) VALUES (?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET step = excluded.step, state = excluded.state, updated_time = excluded.updated_time',
+  );
+  const storeReport = sqlite.prepare('INSERT INTO reports (id, status, duration, ended_time) VALUES (?, ?, ?, ?)');
+
+  const app = Fastify();
+  app.addHook('onClose', () => sqlite.close());
+  await app.register(formbody);
+  const hooks = '/api/v1/hooks/twilio/';
+  const actionUrl = (sid: string, step: number) => `${publicUrl}${hooks}voice?session=${encodeURIComponent(sid)}&step=${step}`;
+
+  /** The answer of each step of the bench's call: the main menu, the sales menu, the dial, the survey, the goodbye. */
+  function answer(sid: string, step: number): string {
+    const response = new twilio.twiml.VoiceResponse();
+    const say = { language: 'en-US' as const };
+    switch (step) {
+      case 0:
+        response.say(say, 'Welcome.');
+        response.gather({ action: actionUrl(sid, 1), input: ['dtmf'], numDigits: 1, timeout: 5 }).say(say, 'Press 1 for sales.');
+        break;
+      case 1:
+        response.gather({ action: actionUrl(sid, 2), input: ['dtmf'], numDigits: 1, timeout: 5 }).say(say, 'Press 2 to talk to us.');
+        break;
+      case 2:
+        response.say(say, 'Connecting.');
+        response.dial({ action: actionUrl(sid, 3), timeout: 30 }).number('+551140000001');
+        break;
+      case 3:
+        response.say(say, 'Everyone is busy.');
+        response.gather({ action: actionUrl(sid, 4), input: ['dtmf'], numDigits: 1, timeout: 5 }).say(say, 'Rate us from 1 to 5.');
+        break;
+      default:
+        response.say(say, 'Thank you.');
+        response.hangup();
+    }
+    return response.toString();
+  }
+
+  const checked = (url: string, signature: unknown, form: Form) =>
+    typeof signature === 'string' && twilio.validateRequest(token, signature, `${publicUrl}${url}`, form);
+
+  app.post<{ Body: Form; Querystring: { step?: string } }>(`${hooks}voice`, async (request, reply) => {
+    if (!checked(request.url, request.headers['x-twilio-signature'], request.body)) return reply.code(403).send();
+    const sid = request.body.CallSid ?? '';
+    const step = Number(request.query.step ?? 0);
+    storeTurn.run(sid, step, JSON.stringify({ step, digits: request.body.Digits ?? null, dial: request.body.DialCallStatus ?? null }), new Date().toISOString());
+    return reply.type('text/xml; charset=utf-8').send(answer(sid, step));
+  });
+  app.post<{ Body: Form }>(`${hooks}status`, async (request, reply) => {
+    if (!checked(request.url, request.headers['x-twilio-signature'], request.body)) return reply.code(403).send();
+    storeReport.run(request.body.CallSid ?? '', request.body.CallStatus ?? '', Number(request.body.CallDuration ?? 0), new Date().toISOString());
+    return reply.code(204).send();
+  });
+  return app;
+}

@@ -1,20 +1,21 @@
 import { maxId } from '@voxplan/contracts';
 import type { DestinationLookup } from '@voxplan/engine';
-import type { Kysely } from 'kysely';
-import type { Database } from '../../db/schema.ts';
+import type { Kysely, Selectable } from 'kysely';
+import { prepareQuery } from '../../db/prepared.ts';
+import type { Database, DestinationTable } from '../../db/schema.ts';
 
 /** The engine's DestinationLookup port: what the `destination` block dials or hands a chat to. */
+// Every destination block a call reaches asks it: built and compiled once.
+const selectDestination = prepareQuery<{ id: number; tenant_id: number }, Pick<Selectable<DestinationTable>, 'id' | 'name' | 'kind' | 'uri'>>((db, values) =>
+  db.selectFrom('destinations').select(['id', 'name', 'kind', 'uri']).where('id', '=', values.id).where('tenant_id', '=', values.tenant_id),
+);
+
 export function createDestinationLookup(db: Kysely<Database>): DestinationLookup {
   return {
     async find(tenantId, destinationId) {
       // The id comes from a plan document: one that cannot be a row id names no destination.
       if (![tenantId, destinationId].every((id) => Number.isInteger(id) && id > 0 && id <= maxId)) return undefined;
-      return db
-        .selectFrom('destinations')
-        .select(['id', 'name', 'kind', 'uri'])
-        .where('id', '=', destinationId)
-        .where('tenant_id', '=', tenantId)
-        .executeTakeFirst();
+      return (await selectDestination(db, { id: destinationId, tenant_id: tenantId })).rows[0];
     },
   };
 }

@@ -13,6 +13,7 @@ import {
   systemSettingValue,
 } from '@voxplan/contracts';
 import type { Kysely } from 'kysely';
+import { prepareQuery } from '../../db/prepared.ts';
 import type { Database, LicenseTable } from '../../db/schema.ts';
 import { AppError, badRequest, conflict, notFound } from '../../errors.ts';
 import { nowIso } from '../../lib/time.ts';
@@ -280,7 +281,11 @@ export function createLicenseService(options: LicenseServiceOptions): LicenseSer
 
 const withoutFormat = ({ format: _format, ...fields }: LicensePayload): Omit<LicensePayload, 'format'> => fields;
 
-const countRunningSessions = (db: Kysely<Database>) => countOf(runningSessions(db).select((eb) => eb.fn.countAll().as('count')).executeTakeFirst());
+// Asked by every call or chat that starts (admitSession): built and compiled once.
+const selectRunningCount = prepareQuery<Record<string, never>, { count: string | number | bigint }>((db) =>
+  runningSessions(db).select((eb) => eb.fn.countAll().as('count')),
+);
+const countRunningSessions = (db: Kysely<Database>) => countOf(selectRunningCount(db, {}).then((result) => result.rows[0]));
 
 async function licenseServerUrl(db: Kysely<Database>): Promise<string> {
   const row = await db.selectFrom('configurations').select('value').where('name', '=', 'license_server_url').executeTakeFirst();

@@ -62,4 +62,22 @@ describe('createLocalBus', () => {
     await Promise.resolve();
     expect(heard).toHaveLength(1);
   });
+
+  it('is heard on a topic only while someone listens to it, and makes nothing of a message nobody hears', async () => {
+    const bus = createLocalBus();
+    expect(bus.heard('sessions')).toBe(false);
+    const heard: unknown[] = [];
+    const stop = bus.subscribe('sessions', (message) => heard.push(message));
+    expect(bus.heard('sessions')).toBe(true);
+    expect(bus.heard('other')).toBe(false);
+    stop();
+    expect(bus.heard('sessions')).toBe(false);
+    // Not even copied: a message that cannot be made into JSON is no error when nobody listens.
+    const circular: Record<string, unknown> = {};
+    circular.self = circular;
+    expect(() => bus.publish('sessions', circular)).not.toThrow();
+    bus.subscribe('sessions', (message) => heard.push(message));
+    await Promise.resolve();
+    expect(heard).toEqual([]);
+  });
 });

@@ -55,6 +55,12 @@ export interface InstanceBus {
    * what it announces is committed.
    */
   publish(topic: string, message: unknown): void;
+  /**
+   * Whether a message published on `topic` now could reach a listener: on SQLite one of this
+   * process, on PostgreSQL always (another instance's). A publisher whose message costs work to
+   * make may skip it when not.
+   */
+  heard(topic: string): boolean;
   /** Calls `listener` with every message published on `topic` from now on. Answers the function that stops it. */
   subscribe(topic: string, listener: BusListener): () => void;
   close(): Promise<void>;
@@ -75,6 +81,7 @@ function createTopics(log: (message: string) => void) {
         if (listeners.size === 0 && byTopic.get(topic) === listeners) byTopic.delete(topic);
       };
     },
+    has: (topic: string): boolean => byTopic.has(topic),
     deliver(topic: string, message: unknown): void {
       for (const listener of byTopic.get(topic) ?? []) {
         try {
@@ -92,10 +99,13 @@ export function createLocalBus(log: (message: string) => void = () => {}): Insta
   const topics = createTopics(log);
   return {
     publish(topic, message) {
+      // Nobody in this process listens (a session's turn publishes whether a dashboard is open or not).
+      if (!topics.has(topic)) return;
       // Through JSON, as across instances: a listener gets its own copy, and the same shape on both databases.
       const copy: unknown = JSON.parse(JSON.stringify(message));
       queueMicrotask(() => topics.deliver(topic, copy));
     },
+    heard: topics.has,
     subscribe: topics.subscribe,
     close: async () => {},
   };
@@ -283,6 +293,7 @@ export function createPostgresBus(options: PostgresBusOptions): PostgresBus {
       queued.push(payload);
       if (!sending) void flush();
     },
+    heard: () => true,
     subscribe: topics.subscribe,
     async close() {
       closed = true;

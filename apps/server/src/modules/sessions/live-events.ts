@@ -51,8 +51,10 @@ export function liveEventsOf(before: Session | null, session: Session, outcome: 
   return events;
 }
 
-export function publishLiveEvents(bus: InstanceBus, events: readonly LiveSessionEvent[]): void {
-  for (const event of events) bus.publish(LIVE_SESSIONS_TOPIC, event);
+/** `events` is called only when someone may hear them: on SQLite with no dashboard open, a turn makes none. */
+export function publishLiveEvents(bus: InstanceBus, events: () => readonly LiveSessionEvent[]): void {
+  if (!bus.heard(LIVE_SESSIONS_TOPIC)) return;
+  for (const event of events()) bus.publish(LIVE_SESSIONS_TOPIC, event);
 }
 
 /**

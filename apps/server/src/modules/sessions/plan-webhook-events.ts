@@ -11,6 +11,8 @@ export type EnqueuePlanEvent = (
 ) => Promise<unknown>;
 
 const isWebUrl = (text: string): boolean => {
+  // Most plans have no webhook: an empty text is no URL, without the exception the parser would throw.
+  if (text === '') return false;
   try {
     const { protocol } = new URL(text);
     return protocol === 'http:' || protocol === 'https:';
@@ -44,10 +46,11 @@ function sessionData(session: Session): Record<string, unknown> {
  * setting can never keep a call from ending.
  */
 export function planWebhookEvents(enqueue: EnqueuePlanEvent, log: (message: string) => void = () => {}): SessionEvents {
-  async function send(trx: Kysely<Database>, session: Session, url: string, event: 'session.started' | 'session.ended', payload: Record<string, unknown>) {
+  /** `payload` is made only for a plan whose webhook is a web URL (the report it carries costs its building). */
+  async function send(trx: Kysely<Database>, session: Session, url: string, event: 'session.started' | 'session.ended', payload: () => Record<string, unknown>) {
     if (!isWebUrl(url)) return;
     try {
-      await enqueue(trx, { tenantId: session.tenant_id, planId: session.plan_id, url, event, payload });
+      await enqueue(trx, { tenantId: session.tenant_id, planId: session.plan_id, url, event, payload: payload() });
     } catch (error) {
       if (!(error instanceof AppError && error.code === 'invalid_input')) throw error;
       log(`plan ${session.plan_id}: the ${event} event of session ${session.id} was refused by the webhook queue: ${JSON.stringify(error.details ?? [])}`);
@@ -55,10 +58,10 @@ export function planWebhookEvents(enqueue: EnqueuePlanEvent, log: (message: stri
   }
   return {
     async onStarted({ session, is_test, webhook }, trx) {
-      if (!is_test) await send(trx, session, webhook, 'session.started', sessionData(session));
+      if (!is_test) await send(trx, session, webhook, 'session.started', () => sessionData(session));
     },
     async onEnded({ session, is_test, webhook }, trx) {
-      if (!is_test) await send(trx, session, webhook, 'session.ended', { ...sessionData(session), report: buildReport(session) });
+      if (!is_test) await send(trx, session, webhook, 'session.ended', () => ({ ...sessionData(session), report: buildReport(session) }));
     },
   };
 }

@@ -359,7 +359,7 @@ export function createSessionRuntime(ctx: Omit<AppContext, 'sessions' | 'license
           });
           return finishTurn(trx, { before: null, result, isTest, webhook, unprompted: false }, outcome, id, 'start', nowText);
         });
-        publishLiveEvents(ctx.bus, liveEventsOf(null, session, outcome, isTest));
+        publishLiveEvents(ctx.bus, () => liveEventsOf(null, session, outcome, isTest));
         followHandOff(session, outcome, isTest);
         return committed;
       } catch (error) {
@@ -423,7 +423,7 @@ export function createSessionRuntime(ctx: Omit<AppContext, 'sessions' | 'license
       }
       if (committed) {
         if (!result.ignored) {
-          publishLiveEvents(ctx.bus, liveEventsOf(before, session, outcome, isTest));
+          publishLiveEvents(ctx.bus, () => liveEventsOf(before, session, outcome, isTest));
           followHandOff(session, outcome, isTest);
         }
         return committed;

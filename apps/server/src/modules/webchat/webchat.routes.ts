@@ -18,6 +18,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
+import type { InstanceBus } from '../../db/instance-bus.ts';
 import { AppError, conflict, forbidden, notFound } from '../../errors.ts';
 import { choosePlan, findNumber } from '../numbers/number-lookup.ts';
 import { registerChatSender } from '../sessions/chat-channels.ts';
@@ -56,15 +57,27 @@ const schemaOf = <Extra extends object>(description: string, extra: Extra) => ({
   schema: { tags: ['webchat'], security: [], description, response: { 200: webchatConversationSchema }, ...extra },
 });
 
-/** Wakes the long polls waiting on a session when a turn of it is stored, on any instance. */
+/**
+ * Wakes the long polls waiting on a session when a turn of it is stored, on any instance. It
+ * listens to the live events only while a long poll waits: on SQLite a turn then makes no live
+ * events at all when no web chat (and no dashboard) is open.
+ */
 class TurnWaiters {
   private readonly waiting = new Map<string, Set<() => void>>();
+  private stopListening: (() => void) | undefined;
 
-  wake(sessionId: string): void {
+  constructor(private readonly bus: InstanceBus) {}
+
+  private wake(sessionId: string): void {
     const wakers = this.waiting.get(sessionId);
     if (!wakers) return;
-    this.waiting.delete(sessionId);
+    // Each waker takes itself out of the map, and the last one stops the listening.
     for (const wake of wakers) wake();
+  }
+
+  close(): void {
+    this.stopListening?.();
+    this.stopListening = undefined;
   }
 
   /** Resolves on the session's next turn, after `ms`, or when `signal` aborts, whichever comes first. */
@@ -76,10 +89,12 @@ class TurnWaiters {
         const wakers = this.waiting.get(sessionId);
         wakers?.delete(done);
         if (wakers?.size === 0) this.waiting.delete(sessionId);
+        if (this.waiting.size === 0) this.close();
         resolve();
       };
       const timer = setTimeout(done, ms);
       signal.addEventListener('abort', done);
+      this.stopListening ??= subscribeLiveSessions(this.bus, (event) => this.wake(event.session_id));
       let wakers = this.waiting.get(sessionId);
       if (!wakers) this.waiting.set(sessionId, (wakers = new Set()));
       wakers.add(done);
@@ -92,9 +107,8 @@ export async function webchatPlugin(app: FastifyInstance, options: { ctx: AppCon
   const api = app.withTypeProvider<ZodTypeProvider>();
   const perAddress = new WindowCounter(ctx.config.webchatRatePerAddress, RATE_WINDOW_MS);
   const perKey = new WindowCounter(ctx.config.webchatRatePerKey, RATE_WINDOW_MS);
-  const waiters = new TurnWaiters();
-  const stopListening = subscribeLiveSessions(ctx.bus, (event) => waiters.wake(event.session_id));
-  app.addHook('onClose', () => stopListening());
+  const waiters = new TurnWaiters(ctx.bus);
+  app.addHook('onClose', () => waiters.close());
 
   async function numberOfKey(key: string): Promise<WebchatNumber | undefined> {
     const row = await ctx.db

@@ -29,14 +29,16 @@ interface Point {
 
 const round = (value: number) => Math.round(value * 10) / 10;
 
-/** Where an edge leaves its block: the handle React Flow measured on a block drawn in full, else the plain block's exit row. */
-function exitPoint(node: InternalNode, exit: string, connected: readonly string[]): Point {
+/**
+ * Where an edge leaves its block: the handle React Flow measured on a block drawn in full, else the
+ * plain block's exit row. `rows` gives a block's exit rows, worked out once per block.
+ */
+function exitPoint(node: InternalNode, exit: string, rows: (node: InternalNode) => readonly string[]): Point {
   const { x, y } = node.internals.positionAbsolute;
   const width = node.measured.width ?? unmeasuredWidth;
   const handle = node.selected ? node.internals.handleBounds?.source?.find((bounds) => bounds.id === exit) : undefined;
   if (handle) return { x: x + handle.x + handle.width / 2, y: y + handle.y + handle.height / 2 };
-  const index = visibleExits(node.type ?? '', node.data, connected).findIndex((shown) => shown.exit === exit);
-  return { x: x + width, y: y + plainExitY(Math.max(0, index)) };
+  return { x: x + width, y: y + plainExitY(Math.max(0, rows(node).indexOf(exit))) };
 }
 
 const selectNodes = (state: ReactFlowState) => state.nodeLookup;
@@ -49,6 +51,12 @@ export function overviewPaths(edges: readonly Edge[], nodes: ReadonlyMap<string,
     exits.push(edge.sourceHandle ?? '');
     connected.set(edge.source, exits);
   }
+  const exitRows = new Map<string, readonly string[]>();
+  const rows = (node: InternalNode) => {
+    let shown = exitRows.get(node.id);
+    if (!shown) exitRows.set(node.id, (shown = visibleExits(node.type ?? '', node.data, connected.get(node.id) ?? []).map((row) => row.exit)));
+    return shown;
+  };
   let plain = '';
   let lit = '';
   let count = 0;
@@ -57,7 +65,7 @@ export function overviewPaths(edges: readonly Edge[], nodes: ReadonlyMap<string,
     const source = nodes.get(edge.source);
     const target = nodes.get(edge.target);
     if (!source || !target) continue;
-    const from = exitPoint(source, edge.sourceHandle ?? '', connected.get(edge.source) ?? []);
+    const from = exitPoint(source, edge.sourceHandle ?? '', rows);
     const to = { x: target.internals.positionAbsolute.x, y: target.internals.positionAbsolute.y + entryY };
     // As React Flow's default edge: a curve leaving to the right and entering from the left.
     const reach = Math.max(40, Math.abs(to.x - from.x) / 2);

@@ -19,12 +19,17 @@ const SQLite = require(workerData.driver);
 const db = new SQLite(workerData.file);
 db.pragma('busy_timeout = 1000');
 let checkpoint;
+// A failure that repeats every few milliseconds is reported once, until another or a success.
+let lastError;
 const timer = setInterval(() => {
   try {
     checkpoint ??= db.prepare('PRAGMA wal_checkpoint(PASSIVE)');
     checkpoint.run();
+    lastError = undefined;
   } catch (error) {
-    parentPort.postMessage({ error: String((error && error.message) || error) });
+    const message = String((error && error.message) || error);
+    if (message !== lastError) parentPort.postMessage({ error: message });
+    lastError = message;
   }
 }, workerData.intervalMs);
 parentPort.on('message', () => {

@@ -4,12 +4,12 @@ import type { Kysely, Selectable } from 'kysely';
 import { prepareQuery } from '../../db/prepared.ts';
 import type { Database, DestinationTable } from '../../db/schema.ts';
 
-/** The engine's DestinationLookup port: what the `destination` block dials or hands a chat to. */
 // Every destination block a call reaches asks it: built and compiled once.
 const selectDestination = prepareQuery<{ id: number; tenant_id: number }, Pick<Selectable<DestinationTable>, 'id' | 'name' | 'kind' | 'uri'>>((db, values) =>
   db.selectFrom('destinations').select(['id', 'name', 'kind', 'uri']).where('id', '=', values.id).where('tenant_id', '=', values.tenant_id),
 );
 
+/** The engine's DestinationLookup port: what the `destination` block dials or hands a chat to. */
 export function createDestinationLookup(db: Kysely<Database>): DestinationLookup {
   return {
     async find(tenantId, destinationId) {

@@ -4,13 +4,15 @@
  * of them, a web chat visitor. Twilio is played by requests signed with the official library
  * (test/twilio-callbacks.ts), as Twilio posts them: forms,
  * https://www.twilio.com/docs/usage/webhooks/voice-webhooks; its recording host and OpenAI are the
- * local server of fake-openai.ts.
+ * local server of fake-openai.ts. The FastAGI port is attacked over TCP by peers that are not Asterisk.
  */
+import { once } from 'node:events';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import type { CallReportRecord, PhoneNumber } from '@voxplan/contracts';
 import twilio from 'twilio';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { type AgiServer, startAgiServer } from '../src/modules/asterisk/agi-server.ts';
 import { type FakeOpenAi, startFakeOpenAi } from './fake-openai.ts';
 import { createTenantMember, errorOf, expectInvalid, q, startTestServer, type TenantMember, type TestServer } from './harness.ts';
 import { planEdge, planNode, readFixture, storePlan } from './sessions-helpers.ts';
@@ -207,5 +209,87 @@ describe("a web chat message's control characters", () => {
 
     const multiline = await widget(`/conversations/${id}/messages`, { id: 'm-lines', text: 'first line\nsecond\tline' });
     expect(multiline.statusCode, multiline.body).toBe(200);
+  });
+});
+
+describe('the FastAGI port before the access-control list (issue 26, 2)', () => {
+  const FENCED = '+551130000261';
+  const PER_ADDRESS = 3;
+  let agi: AgiServer;
+  let fenced: TenantMember;
+
+  beforeAll(async () => {
+    const admin = await server.login();
+    fenced = await createTenantMember(server, admin, 'security-agi');
+    const planId = await storePlan(server.ctx, fenced.tenantId, { name: 'AGI', settings, nodes: [planNode('start', 'start'), planNode('bye', 'hangup')], edges: [planEdge('start', 'next', 'bye')] });
+    for (const [url, payload] of [
+      ['/numbers', { number: FENCED, provider: 'asterisk', voice_plan_id: planId }],
+      ['/acl', { name: 'PBX', address: '10.0.0.0/8' }],
+    ] as const) {
+      const created = await server.call({ method: 'POST', url, token: fenced.token, payload });
+      expect(created.statusCode, created.body).toBe(201);
+    }
+    const config = { port: 0, host: '127.0.0.1', sipEndpoint: 'voxplan', dialContext: 'from-voxplan', recordingUrl: undefined, speechEngine: undefined };
+    agi = await startAgiServer(server.ctx, { ...config, maxConnectionsPerAddress: PER_ADDRESS }, server.app.log);
+  });
+
+  afterAll(() => agi?.close(0));
+
+  /** A TCP peer of the port, told when the server closes it. `keepsOpen`: its side stays open when the server ends its own, as an attacker's would. */
+  async function peer(keepsOpen = false): Promise<{ socket: net.Socket; closed: () => boolean; closing: Promise<unknown> }> {
+    const socket = net.connect({ port: agi.port, host: '127.0.0.1', allowHalfOpen: keepsOpen });
+    socket.on('error', () => undefined);
+    let isClosed = false;
+    // events.once would reject on the reset a write to a closed connection meets; only the close matters here.
+    const closing = new Promise((resolve) => socket.once('close', resolve)).then(() => (isClosed = true));
+    await once(socket, 'connect');
+    return { socket, closed: () => isClosed, closing };
+  }
+
+  test('a peer off the list that keeps its side open and sends line breaks after its refusal is cut off, its lines not kept', async () => {
+    const refusedBefore = agi.refused;
+    const flood = await peer(true);
+    flood.socket.write(`agi_network: yes\nagi_network_script: ${FENCED}\nagi_callerid: 5511988887777\n\n`);
+    await expect.poll(() => agi.refused).toBe(refusedBefore + 1);
+    // The old server only half-closed the connection and queued every line it went on reading: 4 MB of line breaks were ~70 MB of its memory.
+    const LIMIT = 4 * 1024 * 1024;
+    const chunk = Buffer.alloc(64 * 1024, '\n');
+    let written = 0;
+    while (!flood.closed() && written < LIMIT) {
+      if (!flood.socket.write(chunk)) await Promise.race([new Promise((resolve) => flood.socket.once('drain', resolve)), flood.closing]);
+      written += chunk.length;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    await Promise.race([flood.closing, new Promise((resolve) => setImmediate(resolve))]);
+    expect(flood.closed(), `still open after ${written} bytes`).toBe(true);
+    expect(written).toBeLessThan(LIMIT);
+  });
+
+  test(`more than ${PER_ADDRESS} connections at once from one address: the next is closed before anything is read, the others go on`, async () => {
+    const held = [await peer(), await peer(), await peer()];
+    const refusedBefore = agi.refused;
+    const extra = await peer();
+    await extra.closing;
+    expect(held.map((connection) => connection.closed())).toEqual([false, false, false]);
+    expect(agi.refused).toBe(refusedBefore + 1);
+
+    // One of them ends: the address may open one again, which the server reads (and refuses by the list, as it should).
+    const admin = await server.login();
+    const audited = async () => {
+      const audit = await server.call({ method: 'GET', url: `/audit?${q('filter', { where: { entity: 'agi_call', tenant_id: fenced.tenantId } })}`, token: admin });
+      return audit.json<unknown[]>().length;
+    };
+    const auditedBefore = await audited();
+    held[0]!.socket.destroy();
+    await held[0]!.closing;
+    await expect
+      .poll(async () => {
+        const next = await peer();
+        next.socket.write(`agi_network_script: ${FENCED}\n\n`);
+        await next.closing;
+        return audited();
+      })
+      .toBeGreaterThan(auditedBefore);
+    for (const connection of held) connection.socket.destroy();
   });
 });

@@ -162,7 +162,9 @@ export async function twilioHooksPlugin(app: FastifyInstance, options: { ctx: Ap
     hookSchema(
       "Twilio's voice webhook (the number's voice URL), and the action URL of the gathers and dials it answers (session, rev, on). " +
         'Form fields as Twilio sends them (CallSid, From, To, Digits, SpeechResult, DialCallStatus…); X-Twilio-Signature must sign ' +
-        'PUBLIC_URL + path + query with the tenant’s auth token, else 403 invalid_twilio_signature. Answers TwiML. See docs/channels-twilio.md.',
+        'PUBLIC_URL + path + query with the tenant’s auth token, else 403 invalid_twilio_signature; AccountSid must be the tenant’s account, else 403 ' +
+        'twilio_account_mismatch; a body other than a form answers 415 twilio_form_required. A CallSid another tenant’s session has answers ' +
+        '"not in service". Answers TwiML. See docs/channels-twilio.md.',
     ),
     async (request, reply) => {
       const query = request.query as CallbackQuery;

@@ -7,6 +7,7 @@
  * local server of fake-openai.ts. The FastAGI port is attacked over TCP by peers that are not Asterisk.
  */
 import { once } from 'node:events';
+import { createHmac } from 'node:crypto';
 import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 import type { CallReportRecord, PhoneNumber } from '@voxplan/contracts';
@@ -73,7 +74,7 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => internal.listen(0, '127.0.0.1', resolve));
   internalUrl = `http://127.0.0.1:${(internal.address() as AddressInfo).port}`;
-  server = await startTestServer({ PUBLIC_URL, OPENAI_BASE_URL: `${fake.url}/v1`, TWILIO_API_URL: `${fake.url}/twilio-api`, AI_TIMEOUT_MS: '2000' });
+  server = await startTestServer({ PUBLIC_URL, OPENAI_BASE_URL: `${fake.url}/v1`, TWILIO_API_URL: `${fake.url}/twilio-api`, WHATSAPP_GRAPH_URL: `${fake.url}/graph`, AI_TIMEOUT_MS: '2000' });
   // Loopback open, as for a test server in place of Twilio: what keeps the internal service out is then the recording's host check alone.
   await server.ctx.db.updateTable('configurations').set({ value: 'true' }).where('name', '=', 'outbound_allow_loopback').execute();
   const admin = await server.login();
@@ -133,6 +134,44 @@ describe("a call id of another tenant (issue 26, 5)", () => {
     expect(refused.statusCode, refused.body).toBe(403);
     expect(errorOf(refused).code).toBe('twilio_account_mismatch');
     expect(await sessionsNamed('CA-security-3')).toEqual([]);
+  });
+});
+
+describe('a WhatsApp message id of another tenant (issue 26, 5)', () => {
+  const USER = '5581988880026';
+
+  /** A WhatsApp number of `tenant` whose chat plan greets with `greeting`. */
+  async function whatsappNumber(tenant: TenantMember, number: string, phoneId: string, appSecret: string, greeting: string) {
+    const planId = await storePlan(server.ctx, tenant.tenantId, { name: `WhatsApp ${number}`, settings, nodes: [planNode('start', 'start'), planNode('hello', 'play_message', { chat_text: greeting })], edges: [planEdge('start', 'next', 'hello')] });
+    const payload = { number, provider: 'whatsapp', chat_plan_id: planId, whatsapp_phone_number_id: phoneId, whatsapp_token: `token-${phoneId}`, whatsapp_app_secret: appSecret };
+    const created = await server.call({ method: 'POST', url: '/numbers', token: tenant.token, payload });
+    expect(created.statusCode, created.body).toBe(201);
+    return { id: created.json<PhoneNumber>().id, phoneId, appSecret };
+  }
+
+  /** Meta's delivery of one text message, signed with the number's app secret over the raw body (as Meta signs it). */
+  function deliver(number: { id: number; phoneId: string; appSecret: string }, messageId: string, text: string) {
+    const message = { id: messageId, from: USER, timestamp: String(Math.floor(Date.now() / 1000)), type: 'text', text: { body: text } };
+    const body = JSON.stringify({
+      object: 'whatsapp_business_account',
+      entry: [{ id: '1', changes: [{ field: 'messages', value: { messaging_product: 'whatsapp', metadata: { phone_number_id: number.phoneId }, messages: [message] } }] }],
+    });
+    const signature = `sha256=${createHmac('sha256', number.appSecret).update(body).digest('hex')}`;
+    return server.app.inject({ method: 'POST', url: `/api/v1/hooks/whatsapp/${number.id}`, headers: { 'content-type': 'application/json', 'x-hub-signature-256': signature }, payload: body });
+  }
+
+  test("tenant two's signed delivery naming tenant one's message id runs nothing and sends none of tenant one's words", async () => {
+    const first = await whatsappNumber(one.member, '+558130000263', '1065400000263', 'app-secret-263', 'Tenant one WhatsApp greeting.');
+    const second = await whatsappNumber(two.member, '+558130000264', '1065400000264', 'app-secret-264', 'Tenant two WhatsApp greeting.');
+    const opened = await deliver(first, 'wamid.security-one', 'hi');
+    expect(opened.statusCode, opened.body).toBe(200);
+    expect(await sessionsNamed('whatsapp:wamid.security-one')).toEqual([{ tenant_id: one.member.tenantId }]);
+    expect(fake.seen(`/${first.phoneId}/messages`).map((request) => JSON.stringify(request.json))).toEqual([expect.stringContaining('Tenant one WhatsApp greeting.')]);
+
+    const replayed = await deliver(second, 'wamid.security-one', 'hi');
+    expect(replayed.statusCode, replayed.body).toBe(200);
+    expect(fake.seen(`/${second.phoneId}/messages`)).toEqual([]);
+    expect(await sessionsNamed('whatsapp:wamid.security-one')).toEqual([{ tenant_id: one.member.tenantId }]);
   });
 });
 

@@ -13,6 +13,7 @@ import net, { type AddressInfo } from 'node:net';
 import type { CallReportRecord, PhoneNumber } from '@voxplan/contracts';
 import twilio from 'twilio';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { AgiConnection, MAX_QUEUED_LINES } from '../src/modules/asterisk/agi-connection.ts';
 import { type AgiServer, startAgiServer } from '../src/modules/asterisk/agi-server.ts';
 import { type FakeOpenAi, startFakeOpenAi } from './fake-openai.ts';
 import { createTenantMember, errorOf, expectInvalid, q, startTestServer, type TenantMember, type TestServer } from './harness.ts';
@@ -303,6 +304,28 @@ describe('the FastAGI port before the access-control list (issue 26, 2)', () => 
     await Promise.race([flood.closing, new Promise((resolve) => setImmediate(resolve))]);
     expect(flood.closed(), `still open after ${written} bytes`).toBe(true);
     expect(written).toBeLessThan(LIMIT);
+  });
+
+  test('what one connection holds unread is bounded: one line past the bound and it is cut, its lines dropped', async () => {
+    const listener = net.createServer();
+    await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
+    const accepted = once(listener, 'connection') as Promise<[net.Socket]>;
+    const client = net.connect((listener.address() as AddressInfo).port, '127.0.0.1');
+    client.on('error', () => undefined);
+    const [socket] = await accepted;
+    const connection = new AgiConnection(socket);
+    try {
+      client.write('\n'.repeat(MAX_QUEUED_LINES));
+      await expect.poll(() => connection.queued.lines).toBe(MAX_QUEUED_LINES);
+      expect(connection.closed).toBe(false);
+      client.write('\n');
+      await expect.poll(() => connection.closed).toBe(true);
+      expect(connection.queued).toEqual({ lines: 0, bytes: 0 });
+      expect(socket.destroyed).toBe(true);
+    } finally {
+      client.destroy();
+      await new Promise((resolve) => listener.close(resolve));
+    }
   });
 
   test(`more than ${PER_ADDRESS} connections at once from one address: the next is closed before anything is read, the others go on`, async () => {

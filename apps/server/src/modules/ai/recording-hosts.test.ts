@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
-import { recordingUrlCheck } from './recording-hosts.ts';
+import { type RecordingHostsConfig, recordingUrlCheck } from './recording-hosts.ts';
 
-const config = { twilioApiUrl: 'https://api.twilio.com', agi: { recordingUrl: 'https://pbx.acme.example/recordings/{file}' } };
+const config: RecordingHostsConfig = { twilioApiUrl: 'https://api.twilio.com', agi: { recordingUrl: 'https://pbx.acme.example/recordings/{file}' } };
 const allows = (provider: Parameters<typeof recordingUrlCheck>[1], url: string, given = config) => recordingUrlCheck(given, provider)(new URL(url));
 
 describe("a provider's recording hosts", () => {

@@ -55,7 +55,12 @@ export interface AgiConfig {
   recordingUrl: string | undefined;
   /** The engine of Asterisk's speech API (`SPEECH CREATE`); unset: speech input takes the block's failure path. */
   speechEngine: string | undefined;
+  /** Connections one address may hold at once; past it a new one is closed before anything is read (default DEFAULT_AGI_CONNECTIONS_PER_ADDRESS). */
+  maxConnectionsPerAddress?: number;
 }
+
+/** A PBX places every call from its one address: this is its concurrent calls, well above what a licence runs. */
+export const DEFAULT_AGI_CONNECTIONS_PER_ADDRESS = 200;
 
 export interface AiConfig {
   /** OpenAI's API; another address only for a proxy or a test server. */
@@ -92,6 +97,7 @@ function agiConfig(env: NodeJS.ProcessEnv): AgiConfig | null {
     dialContext: env.AGI_DIAL_CONTEXT || 'from-voxplan',
     recordingUrl: env.AGI_RECORDING_URL || undefined,
     speechEngine: env.AGI_SPEECH_ENGINE || undefined,
+    maxConnectionsPerAddress: intFrom(env, 'AGI_MAX_CONNECTIONS_PER_ADDRESS', DEFAULT_AGI_CONNECTIONS_PER_ADDRESS),
   };
 }
 

@@ -1,5 +1,4 @@
 import type { RoleAssignment, RoleName } from '@voxplan/contracts';
-import type { OutboundHttp } from '@voxplan/engine/ports';
 import type { Kysely } from 'kysely';
 import type { Config } from './config.ts';
 import type { DialectName } from './db/database.ts';
@@ -10,6 +9,7 @@ import type { AccessTokens } from './lib/access-tokens.ts';
 import type { Keys } from './lib/keys.ts';
 import type { LicenseService } from './modules/license/license.service.ts';
 import type { SessionRuntime } from './modules/sessions/sessions.service.ts';
+import type { HostOutboundHttp } from './outbound/outbound-http.ts';
 
 /** Everything a request handler needs from the process, passed explicitly instead of imported. */
 export interface AppContext {
@@ -22,8 +22,8 @@ export interface AppContext {
   bus: InstanceBus;
   keys: Keys;
   tokens: AccessTokens;
-  /** Requests leaving the server (plan blocks, the plan webhook, AI calls), under the address policy of the general settings. */
-  outbound: OutboundHttp;
+  /** Requests leaving the server for a tenant (plan blocks, the plan webhook, recordings, WhatsApp media), under the address policy of the general settings. */
+  outbound: HostOutboundHttp;
   /** Sessions of calls and chats: start one, run its turns, sweep idle chats (docs/sessions.md). */
   sessions: SessionRuntime;
   /** The licence in force and its limits (docs/licence.md). */

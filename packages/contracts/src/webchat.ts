@@ -25,11 +25,21 @@ export const webchatConversationSchema = z.object({
 });
 export type WebchatConversation = z.infer<typeof webchatConversationSchema>;
 
+/**
+ * Control characters no one types: C0 but tab and line breaks, DEL and C1. A message holding one
+ * (a NUL) is refused rather than cleaned, so that what the plan reads is what was sent; PostgreSQL
+ * could not store a NUL in the transcript anyway.
+ */
+// eslint-disable-next-line no-control-regex -- finding control characters is the point
+const controlCharacters = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/;
+const withoutControls = (text: string) => !controlCharacters.test(text);
+const controlsMessage = 'holds a control character (such as NUL), which a message may not';
+
 export const webchatMessageSchema = z
   .object({
     /** The widget's id for this message: sent again (a retry), it runs nothing twice. */
-    id: z.string().min(1).max(webchatLimits.messageId),
-    text: z.string().trim().min(1).max(webchatLimits.text),
+    id: z.string().min(1).max(webchatLimits.messageId).refine(withoutControls, controlsMessage),
+    text: z.string().trim().min(1).max(webchatLimits.text).refine(withoutControls, controlsMessage),
   })
   .strict();
 export type WebchatMessage = z.infer<typeof webchatMessageSchema>;

@@ -1,6 +1,6 @@
 import type { Action } from './actions.ts';
 import type { CompiledPlan } from './runtime.ts';
-import type { PathEntry } from './session.ts';
+import type { PathEntry, Provider } from './session.ts';
 
 /**
  * What the engine asks of its host. Blocks that do I/O reach it only through these, so the
@@ -175,8 +175,8 @@ export interface AnalyseRequest {
   tenantId: number;
   sessionId: string;
   analyses: readonly RecordingAnalysis[];
-  /** The recording (voice) or the conversation text (chat). */
-  source: { kind: 'audio'; url: string } | { kind: 'transcript'; text: string };
+  /** The recording (voice), with the provider that made it (its file is fetched only from that provider's hosts), or the conversation text (chat). */
+  source: { kind: 'audio'; url: string; provider: Provider } | { kind: 'transcript'; text: string };
   anonymization: boolean;
 }
 

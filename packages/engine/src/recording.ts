@@ -32,7 +32,7 @@ export async function analyseRecording(session: Session, ports: EnginePorts): Pr
   }
   const source =
     isVoice
-      ? { kind: 'audio' as const, url: recording.url ?? '' }
+      ? { kind: 'audio' as const, url: recording.url ?? '', provider: session.provider }
       : { kind: 'transcript' as const, text: session.transcript.map((line) => `${line.from}: ${line.text}`).join('\n') };
   try {
     const result = await ports.ai.analyse({ tenantId: session.tenant_id, sessionId: session.id, analyses: recording.analyses, source, anonymization: recording.anonymization });

@@ -476,3 +476,35 @@ describe('requests that cannot be sent', () => {
     expect((await failureOf(loopbackAllowed.request(get(server.base)))).failure).toBe('network');
   });
 });
+
+describe("the server's own requests (a provider's recording)", () => {
+  test('requestBytes answers the bytes as they came, not decoded as text', async () => {
+    const audio = Buffer.from([0x49, 0x44, 0x33, 0xff, 0xfe, 0x00, 0x80]);
+    const server = await serve((_request, response) => {
+      response.writeHead(200, { 'content-type': 'audio/mpeg' });
+      response.end(audio);
+    });
+    const answer = await loopbackAllowed.requestBytes(get(server.base));
+    expect(answer.body.equals(audio)).toBe(true);
+    expect(answer.headers['content-type']).toBe('audio/mpeg');
+  });
+
+  test('allowUrl is asked about every hop: a redirect off the allowed origin is refused before connecting to it', async () => {
+    const target = await serve((_request, response) => response.end('secret'));
+    const origin = await serve((_request, response) => {
+      response.writeHead(302, { location: `${target.base}/inside` });
+      response.end();
+    });
+    const allowUrl = (url: URL) => url.origin === origin.base;
+    const refused = await failureOf(loopbackAllowed.requestBytes({ ...get(`${origin.base}/recording`), allowUrl }));
+    expect(refused).toEqual({ failure: 'forbidden_address', message: `${target.base} is not an address this request may reach` });
+    expect(target.connections()).toBe(0);
+    expect(origin.connections()).toBe(1);
+  });
+
+  test('maxBytes takes the place of the 1 MiB cap', async () => {
+    const server = await serve((_request, response) => response.end(Buffer.alloc(MAX_ANSWER_BYTES + 10)));
+    expect((await loopbackAllowed.requestBytes({ ...get(server.base), maxBytes: 2 * MAX_ANSWER_BYTES })).body).toHaveLength(MAX_ANSWER_BYTES + 10);
+    expect(await failureOf(loopbackAllowed.requestBytes({ ...get(server.base), maxBytes: 16 }))).toMatchObject({ failure: 'too_large' });
+  });
+});

@@ -12,6 +12,29 @@ import { type AddressPolicy, type AddressVerdict, judgeAddress, strictPolicy } f
 export const MAX_REDIRECTS = 3;
 export const MAX_ANSWER_BYTES = 1024 * 1024;
 
+/**
+ * What the server's own requests may add to a plan's: a recording or a provider's media is fetched
+ * from named hosts only, and may be larger than a plan's answer.
+ */
+export interface HostRequest extends OutboundRequest {
+  /** Every URL the request goes to, redirects included, must pass this; another fails as forbidden_address before any socket opens. */
+  allowUrl?: (url: URL) => boolean;
+  /** The answer's size limit in bytes, after decompression; MAX_ANSWER_BYTES unless given. */
+  maxBytes?: number;
+}
+
+/** An answer whose body is kept as the bytes that came (audio), not decoded as text. */
+export interface BytesResponse extends Omit<OutboundResponse, 'body'> {
+  body: Buffer;
+}
+
+/** The OutboundHttp the server uses: the engine's port, plus the server's own media requests. */
+export interface HostOutboundHttp extends OutboundHttp {
+  request(request: HostRequest): Promise<OutboundResponse>;
+  /** The same request, its answer's body as bytes. */
+  requestBytes(request: HostRequest): Promise<BytesResponse>;
+}
+
 export interface OutboundHttpOptions extends Partial<AddressPolicy> {
   /**
    * Resolves host names; dns.lookup unless given. Whatever it answers is judged before a socket
@@ -32,14 +55,15 @@ interface Hop {
   url: URL;
   headers: Record<string, string>;
   body: string | undefined;
+  maxBytes: number;
 }
 
 type HopResult =
   | { kind: 'redirect'; status: number; location: string }
-  | { kind: 'answer'; status: number; headers: Record<string, string>; body: string };
+  | { kind: 'answer'; status: number; headers: Record<string, string>; body: Buffer };
 
 /** An OutboundHttp that keeps connections open between requests; `close` drops them. */
-export interface PooledOutboundHttp extends OutboundHttp {
+export interface PooledOutboundHttp extends HostOutboundHttp {
   close(): void;
 }
 
@@ -75,26 +99,35 @@ export function createOutboundHttp(options: OutboundHttpOptions = {}): PooledOut
     judgeLiteral: keptVerdicts(policy),
   };
 
-  return {
-    async request(request: OutboundRequest): Promise<OutboundResponse> {
-      if (!(request.timeoutMs > 0) || !Number.isFinite(request.timeoutMs)) {
-        throw new OutboundError('timeout', `the timeout must be a positive number of milliseconds, got ${request.timeoutMs}`);
-      }
-      const deadline = new Deadline(request.timeoutMs);
-      try {
-        let hop = firstHop(request);
-        for (let redirects = 0; ; redirects++) {
-          const result = await send(hop, pool, deadline);
-          if (result.kind === 'answer') return { status: result.status, headers: result.headers, body: result.body, url: hop.url.href };
-          if (redirects === MAX_REDIRECTS) {
-            throw new OutboundError('too_many_redirects', `more than ${MAX_REDIRECTS} redirects, the last to ${result.location}`);
-          }
-          hop = nextHop(hop, result.location, result.status);
+  async function requestBytes(request: HostRequest): Promise<BytesResponse> {
+    if (!(request.timeoutMs > 0) || !Number.isFinite(request.timeoutMs)) {
+      throw new OutboundError('timeout', `the timeout must be a positive number of milliseconds, got ${request.timeoutMs}`);
+    }
+    const deadline = new Deadline(request.timeoutMs);
+    try {
+      let hop = firstHop(request);
+      for (let redirects = 0; ; redirects++) {
+        if (request.allowUrl && !request.allowUrl(hop.url)) {
+          throw new OutboundError('forbidden_address', `${hop.url.origin} is not an address this request may reach`);
         }
-      } finally {
-        deadline.clear();
+        const result = await send(hop, pool, deadline);
+        if (result.kind === 'answer') return { status: result.status, headers: result.headers, body: result.body, url: hop.url.href };
+        if (redirects === MAX_REDIRECTS) {
+          throw new OutboundError('too_many_redirects', `more than ${MAX_REDIRECTS} redirects, the last to ${result.location}`);
+        }
+        hop = nextHop(hop, result.location, result.status);
       }
+    } finally {
+      deadline.clear();
+    }
+  }
+
+  return {
+    async request(request: HostRequest): Promise<OutboundResponse> {
+      const answer = await requestBytes(request);
+      return { ...answer, body: decodeText(answer.body, answer.headers['content-type']) };
     },
+    requestBytes,
     close() {
       pool.http.destroy();
       pool.https.destroy();
@@ -176,7 +209,7 @@ function parseUrl(text: string, base?: URL): URL {
   return url;
 }
 
-function firstHop(request: OutboundRequest): Hop {
+function firstHop(request: HostRequest): Hop {
   const method = request.method.toUpperCase();
   // CONNECT turns the socket into a tunnel; no plan request means that.
   if (!tokenPattern.test(method) || method === 'CONNECT') throw new OutboundError('invalid_url', `'${request.method}' is not a usable HTTP method`);
@@ -188,7 +221,7 @@ function firstHop(request: OutboundRequest): Hop {
     const lower = name.toLowerCase();
     if (!hopHeaders.has(lower)) headers[lower] = value;
   }
-  return { method, url: parseUrl(request.url), headers, body: request.body };
+  return { method, url: parseUrl(request.url), headers, body: request.body, maxBytes: request.maxBytes ?? MAX_ANSWER_BYTES };
 }
 
 /** What the next request is after a redirect: the rules browsers follow (fetch, "HTTP-redirect fetch"). */
@@ -202,7 +235,7 @@ function nextHop(previous: Hop, location: string, status: number): Hop {
     for (const name of Object.keys(headers)) if (name.startsWith('content-')) delete headers[name];
   }
   if (url.origin !== previous.url.origin) for (const name of originCredentials) delete headers[name];
-  return { method, url, headers, body };
+  return { method, url, headers, body, maxBytes: previous.maxBytes };
 }
 
 function forbidden(host: string, address: string, range: string): OutboundError {
@@ -318,7 +351,7 @@ function sendOnce(hop: Hop, pool: Pool, deadline: Deadline, mayReuse: boolean): 
         succeed({ kind: 'redirect', status, location });
         return;
       }
-      readBody(response, hop.method, (error, body) => {
+      readBody(response, hop.method, hop.maxBytes, (error, body) => {
         if (error) {
           sent.destroy();
           fail(error);
@@ -355,36 +388,36 @@ function decompressed(response: http.IncomingMessage): Readable {
 }
 
 /**
- * Reads the answer up to MAX_ANSWER_BYTES, counted after decompression so that a small gzip bomb
+ * Reads the answer up to `maxBytes`, counted after decompression so that a small gzip bomb
  * is caught too. Content-Length only lets a too-large answer fail before its first byte; a server
  * that sends none, or lies, is stopped by the count. `done` is called once.
  */
-function readBody(response: http.IncomingMessage, method: string, done: (error: Error | null, body?: string) => void): void {
+function readBody(response: http.IncomingMessage, method: string, maxBytes: number, done: (error: Error | null, body?: Buffer) => void): void {
   const status = response.statusCode ?? 0;
   if (method === 'HEAD' || status === 204 || status === 304) {
     response.destroy();
-    done(null, '');
+    done(null, Buffer.alloc(0));
     return;
   }
   const declared = Number(response.headers['content-length']);
-  if (Number.isFinite(declared) && declared > MAX_ANSWER_BYTES) {
+  if (Number.isFinite(declared) && declared > maxBytes) {
     response.destroy();
-    done(new OutboundError('too_large', `the answer declares ${declared} bytes, more than the ${MAX_ANSWER_BYTES} allowed`));
+    done(new OutboundError('too_large', `the answer declares ${declared} bytes, more than the ${maxBytes} allowed`));
     return;
   }
   const stream = decompressed(response);
   const chunks: Buffer[] = [];
   let size = 0;
   let settled = false;
-  const settle = (error: Error | null, body?: string) => {
+  const settle = (error: Error | null, body?: Buffer) => {
     if (settled) return;
     settled = true;
     done(error, body);
   };
   stream.on('data', (chunk: Buffer) => {
     size += chunk.length;
-    if (size > MAX_ANSWER_BYTES) {
-      settle(new OutboundError('too_large', `the answer is larger than the ${MAX_ANSWER_BYTES} bytes allowed`));
+    if (size > maxBytes) {
+      settle(new OutboundError('too_large', `the answer is larger than the ${maxBytes} bytes allowed`));
       stream.destroy();
       return;
     }
@@ -392,7 +425,7 @@ function readBody(response: http.IncomingMessage, method: string, done: (error: 
   });
   // A connection closed before the whole body came is an error of the response (and the pipeline), never an end.
   stream.on('error', (error) => settle(error));
-  stream.on('end', () => settle(null, decodeText(Buffer.concat(chunks, size), response.headers['content-type'])));
+  stream.on('end', () => settle(null, Buffer.concat(chunks, size)));
 }
 
 /** The charset the answer names, UTF-8 when it names none or one this runtime cannot decode. */

@@ -19,7 +19,7 @@ export async function readAddressPolicy(db: Kysely<Database>): Promise<AddressPo
 }
 
 /**
- * The OutboundHttp the server hands to the engine, the plan webhook and AI calls. It asks for the
+ * The OutboundHttp the server hands to the engine, the plan webhook, AI calls and recordings. It asks for the
  * settings on every request, so an administrator's change applies to the next one without a
  * restart; the read cache answers until the general settings are written. Each policy has its own
  * client and so its own kept connections: one opened while loopback was allowed never serves a
@@ -37,10 +37,13 @@ export function createSettingsOutboundHttp(
     if (!client) clients.set(key, (client = createOutboundHttp({ ...options, ...policy })));
     return client;
   };
+  const current = async () => clientFor(await readCache.read('outbound-address-policy', ['configurations'], () => readAddressPolicy(db)));
   return {
     async request(request) {
-      const policy = await readCache.read('outbound-address-policy', ['configurations'], () => readAddressPolicy(db));
-      return clientFor(policy).request(request);
+      return (await current()).request(request);
+    },
+    async requestBytes(request) {
+      return (await current()).requestBytes(request);
     },
     close() {
       for (const client of clients.values()) client.close();

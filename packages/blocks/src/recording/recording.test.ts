@@ -16,7 +16,7 @@ test('voice: records the rest of the call; when the recording is ready the analy
   expect(run.results[0]!.actions).toEqual([{ type: 'record', format: 'mp3' }, { type: 'hangup', cause: 'normal_clearing' }]);
   expect(run.results[0]!.report?.recording).toMatchObject({ status: 'recording', url: null });
   expect(run.ports.log.analyse).toEqual([
-    { tenantId: 1, sessionId: run.session.id, analyses: [{ kind: 'sentiment', items: ['positive', 'negative'] }, { kind: 'summary', max_length: 200 }], source: { kind: 'audio', url: 'https://media.example/rec.mp3' }, anonymization: false },
+    { tenantId: 1, sessionId: run.session.id, analyses: [{ kind: 'sentiment', items: ['positive', 'negative'] }, { kind: 'summary', max_length: 200 }], source: { kind: 'audio', url: 'https://media.example/rec.mp3', provider: run.session.provider }, anonymization: false },
   ]);
   expect(run.results[1]!.report?.recording).toEqual({
     format: 'mp3',

@@ -13,16 +13,19 @@ import type {
   ExtractRequest,
   RecordingAnalysis,
 } from '@voxplan/engine/ports';
+import type { Provider } from '@voxplan/engine';
 import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming, ChatCompletionTool } from 'openai/resources/chat/completions';
 import type { AiConfig } from '../../config.ts';
+import { OutboundError } from '@voxplan/engine/ports';
 import type { AppContext } from '../../context.ts';
 import { tenantIntegrations } from '../tenants/integrations.routes.ts';
 import { anonymizeStructured } from './anonymize.ts';
 import { createCostGuard } from './cost-guard.ts';
 import { type AiProviderName, createAiProviders, failureOf } from './providers.ts';
+import { recordingUrlCheck, type RecordingHostsConfig } from './recording-hosts.ts';
 import { type AudioFile, audioFile, MAX_AUDIO_BYTES, transcribeWith } from './transcribe.ts';
 
-type AiContext = Pick<AppContext, 'db' | 'keys' | 'readCache'> & { config: { ai: AiConfig; twilioApiUrl: string } };
+type AiContext = Pick<AppContext, 'db' | 'keys' | 'readCache' | 'outbound'> & { config: RecordingHostsConfig & { ai: AiConfig } };
 
 export interface AiPortOptions {
   log?: (message: string) => void;
@@ -187,23 +190,31 @@ export function createAiPort(ctx: AiContext, options: AiPortOptions = {}): AiPor
     }
   }
 
-  /** The recording's file. Twilio's recordings may need the account's credentials, which are sent only to Twilio. */
-  async function downloadAudio(tenantId: number, url: string) {
-    const target = new URL(url);
+  /**
+   * The recording's file, from the hosts of the provider that made it only (a tenant signs its own
+   * recording callbacks, so the URL is the tenant's to choose), through the outbound client: the
+   * address policy, redirects checked hop by hop, the size and the time bounded. Twilio's
+   * recordings may need the account's credentials: they go to Twilio's hosts only.
+   */
+  async function downloadAudio(tenantId: number, source: { url: string; provider: Provider }) {
+    const allowUrl = recordingUrlCheck(ctx.config, source.provider);
     const headers: Record<string, string> = {};
-    const twilioHost = new URL(ctx.config.twilioApiUrl).host;
-    if (target.host === twilioHost || target.host.endsWith('.twilio.com')) {
+    if (source.provider === 'twilio') {
       const integrations = await tenantIntegrations(ctx, tenantId);
       if (integrations.twilio_sid && integrations.twilio_token) {
         headers.authorization = `Basic ${Buffer.from(`${integrations.twilio_sid}:${integrations.twilio_token}`).toString('base64')}`;
       }
     }
-    const response = await fetch(target, { headers, signal: AbortSignal.timeout(ctx.config.ai.timeoutMs) });
-    if (!response.ok) throw new AiFailure('ai_access_error', `the recording answered ${response.status}`);
-    const bytes = Buffer.from(await response.arrayBuffer());
-    if (bytes.length > MAX_AUDIO_BYTES) throw new AiFailure('ai_access_error', 'the recording is larger than 25 MB');
-    const type = response.headers.get('content-type') ?? '';
-    return audioFile(bytes, target.pathname.endsWith('.mp3') ? 'audio/mpeg' : type);
+    let response;
+    try {
+      response = await ctx.outbound.requestBytes({ method: 'GET', url: source.url, headers, timeoutMs: ctx.config.ai.timeoutMs, maxBytes: MAX_AUDIO_BYTES, allowUrl });
+    } catch (error) {
+      if (error instanceof OutboundError) throw new AiFailure('ai_access_error', `the recording could not be fetched (${error.failure}): ${error.message}`);
+      throw error;
+    }
+    if (response.status < 200 || response.status > 299) throw new AiFailure('ai_access_error', `the recording answered ${response.status}`);
+    const type = response.headers['content-type'] ?? '';
+    return audioFile(response.body, new URL(response.url).pathname.endsWith('.mp3') ? 'audio/mpeg' : type);
   }
 
   async function removeNames(requests: Requests, text: string): Promise<string> {
@@ -273,7 +284,7 @@ export function createAiPort(ctx: AiContext, options: AiPortOptions = {}): AiPor
 
     analyse(request: AnalyseRequest) {
       return withClient('analysis', request.tenantId, request.sessionId, 'openai', async (requests) => {
-        let text = request.source.kind === 'transcript' ? request.source.text : await requests.transcribe(await downloadAudio(request.tenantId, request.source.url));
+        let text = request.source.kind === 'transcript' ? request.source.text : await requests.transcribe(await downloadAudio(request.tenantId, request.source));
         if (request.anonymization) text = await removeNames(requests, anonymizeStructured(text));
         const completion = await requests.complete({
           model: ctx.config.ai.chatModel,

@@ -30,6 +30,14 @@ export class AgiConnectionError extends Error {
 /** A line this long is no AGI line: the peer is not Asterisk (the variables block is a few KB in all). */
 const MAX_LINE_BYTES = 8 * 1024;
 const MAX_VARIABLES = 200;
+/**
+ * What may wait unread: Asterisk sends its variables block, then one reply per command (a `520`
+ * usage text is a few lines), so more than the block's lines, or than a few times its bytes, is a
+ * peer flooding the port. Each queued line costs far more memory than its bytes (an empty line is
+ * a string and a slot of the queue), so the count matters as much as the size.
+ */
+export const MAX_QUEUED_LINES = MAX_VARIABLES + 56;
+export const MAX_QUEUED_BYTES = 64 * 1024;
 
 /** Quotes an argument for a command line: Asterisk splits on spaces unless quoted, with `\"` and `\\` escaped. */
 export function agiQuote(value: string): string {
@@ -59,6 +67,8 @@ export function parseAgiReply(line: string): AgiReply | null {
 export class AgiConnection {
   private buffered = '';
   private readonly lines: string[] = [];
+  /** The bytes of `lines`, counted as they are queued and taken. */
+  private linesBytes = 0;
   private waiter: ((line: string | null) => void) | null = null;
   private ended = false;
   /** The caller hung up (Asterisk said `HANGUP`, or answered a command with `511`). */
@@ -79,7 +89,14 @@ export class AgiConnection {
     return this.ended;
   }
 
+  /** What waits unread: lines and their bytes. */
+  get queued(): { lines: number; bytes: number } {
+    return { lines: this.lines.length, bytes: this.linesBytes + Buffer.byteLength(this.buffered) };
+  }
+
   private receive(chunk: string): void {
+    // A connection that is done reads nothing more: its socket is being destroyed.
+    if (this.ended) return;
     this.buffered += chunk;
     let newline = this.buffered.indexOf('\n');
     while (newline !== -1) {
@@ -87,12 +104,13 @@ export class AgiConnection {
       this.buffered = this.buffered.slice(newline + 1);
       if (line === 'HANGUP') this.hungUp = true;
       else this.push(line);
+      if (this.lines.length > MAX_QUEUED_LINES || this.linesBytes > MAX_QUEUED_BYTES) {
+        this.close();
+        return;
+      }
       newline = this.buffered.indexOf('\n');
     }
-    if (Buffer.byteLength(this.buffered) > MAX_LINE_BYTES) {
-      this.socket.destroy();
-      this.finish();
-    }
+    if (Buffer.byteLength(this.buffered) > MAX_LINE_BYTES) this.close();
   }
 
   private push(line: string): void {
@@ -102,6 +120,8 @@ export class AgiConnection {
       waiter(line);
     } else {
       this.lines.push(line);
+      // The line break counts as a byte: a flood of empty lines is bytes too.
+      this.linesBytes += Buffer.byteLength(line) + 1;
     }
   }
 
@@ -116,7 +136,10 @@ export class AgiConnection {
   /** The next line; AgiConnectionError when the peer closes or says nothing for `timeoutMs`. */
   private nextLine(timeoutMs: number): Promise<string> {
     const queued = this.lines.shift();
-    if (queued !== undefined) return Promise.resolve(queued);
+    if (queued !== undefined) {
+      this.linesBytes -= Buffer.byteLength(queued) + 1;
+      return Promise.resolve(queued);
+    }
     if (this.ended) return Promise.reject(new AgiConnectionError('connection closed', 'closed'));
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
@@ -167,8 +190,16 @@ export class AgiConnection {
     }
   }
 
+  /**
+   * Ends the connection both ways at once: `end()` alone only closes our side, and a peer that
+   * keeps its side open would go on being read (and its lines queued) for as long as it likes.
+   * Nothing is lost: every command waited for its reply before the connection is closed.
+   */
   close(): void {
-    this.socket.end();
     this.finish();
+    this.buffered = '';
+    this.lines.length = 0;
+    this.linesBytes = 0;
+    this.socket.destroy();
   }
 }

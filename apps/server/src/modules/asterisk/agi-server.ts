@@ -5,7 +5,7 @@
  */
 import net from 'node:net';
 import type { FastifyBaseLogger } from 'fastify';
-import type { AgiConfig } from '../../config.ts';
+import { type AgiConfig, DEFAULT_AGI_CONNECTIONS_PER_ADDRESS } from '../../config.ts';
 import type { AppContext } from '../../context.ts';
 import { recordAudit } from '../audit/audit.recorder.ts';
 import { isAddressAllowed } from '../acl/acl.service.ts';
@@ -29,7 +29,7 @@ const MAX_CONNECTIONS = 2_000;
 
 export interface AgiServer {
   port: number;
-  /** Connections refused since start: by the access-control list, or naming no number of the PBX. */
+  /** Connections refused since start: by the access-control list, naming no number of the PBX, or one too many from an address. */
   readonly refused: number;
   /** Stops listening; calls still running are cut after `graceMs` (their sessions end as the caller hanging up). */
   close(graceMs?: number): Promise<void>;
@@ -149,9 +149,32 @@ export async function startAgiServer(ctx: AppContext, config: AgiConfig, log: Fa
     }
   }
 
+  /** Connections open per remote address, and the addresses whose refusal was logged since they were last under the limit. */
+  const perAddress = new Map<string, number>();
+  const warned = new Set<string>();
+  const maxPerAddress = config.maxConnectionsPerAddress ?? DEFAULT_AGI_CONNECTIONS_PER_ADDRESS;
+
   const server = net.createServer((socket) => {
+    // Before the access-control list, which needs the variables read: a peer anywhere may open connections.
+    const address = socket.remoteAddress ?? '';
+    const held = perAddress.get(address) ?? 0;
+    if (held >= maxPerAddress) {
+      refused += 1;
+      // Once, not for every connection of a flood.
+      if (!warned.has(address)) log.warn({ address, limit: maxPerAddress }, 'AGI connections refused: too many from one address');
+      warned.add(address);
+      socket.destroy();
+      return;
+    }
+    perAddress.set(address, held + 1);
     sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
+    socket.on('close', () => {
+      sockets.delete(socket);
+      const left = (perAddress.get(address) ?? 1) - 1;
+      if (left > 0) perAddress.set(address, left);
+      else perAddress.delete(address);
+      warned.delete(address);
+    });
     const call = serve(socket);
     calls.add(call);
     void call.finally(() => calls.delete(call));

@@ -302,6 +302,19 @@ export function createSessionRuntime(ctx: Omit<AppContext, 'sessions' | 'license
   }
 
   /**
+   * The stored first turn of a start whose id exists: a redelivery of the same start. An id is a
+   * provider's (a call SID) and so chosen by whoever signs the request; one that belongs to another
+   * tenant's or another provider's session is refused, never answered with that session's turn.
+   */
+  async function duplicateStart(id: string, init: Pick<StartRequest, 'tenant_id' | 'provider'>): Promise<TurnOutcome | undefined> {
+    const existing = await duplicateOf(id, 'start');
+    if (!existing) return undefined;
+    const row = await findSession(db, id);
+    if (!row || row.tenant_id !== init.tenant_id || row.provider !== init.provider) throw conflict('session_id_taken');
+    return existing;
+  }
+
+  /**
    * The version a start at a chosen block runs, once that block is found in it: pinned here, so
    * that a publish in between cannot run another version than the one checked. Undefined when the
    * plan cannot be loaded, which fails the session as on any start.
@@ -315,7 +328,7 @@ export function createSessionRuntime(ctx: Omit<AppContext, 'sessions' | 'license
   async function start(request: StartRequest, options: StartOptions = {}): Promise<TurnOutcome> {
     const id = checkId(request.id ?? newSessionId(), 'id');
     return inTurn(id, async () => {
-      const existing = await duplicateOf(id, 'start');
+      const existing = await duplicateStart(id, request);
       if (existing) {
         options.accepted?.();
         return existing;
@@ -365,7 +378,7 @@ export function createSessionRuntime(ctx: Omit<AppContext, 'sessions' | 'license
       } catch (error) {
         // Another instance stored the same id first: its first turn is the answer.
         if (uniqueViolationColumns(error) === undefined) throw error;
-        const stored = await duplicateOf(id, 'start');
+        const stored = await duplicateStart(id, request);
         if (!stored) throw error;
         options.observer?.discarded();
         return stored;

@@ -288,7 +288,7 @@ export class SimulatorConnection {
     if (!this.live) return;
     const { id } = this.live;
     try {
-      const outcome = await this.context.ctx.sessions.handleTurn(id, eventId, { type: 'hangup' }, { observer: this.progress(eventId) });
+      const outcome = await this.context.ctx.sessions.handleTurn(id, eventId, { type: 'hangup' }, { tenantId: this.context.plan.tenant_id, observer: this.progress(eventId) });
       this.finishTurn(eventId, outcome);
     } finally {
       if (this.live?.id === id) {

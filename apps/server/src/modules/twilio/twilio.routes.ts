@@ -38,8 +38,16 @@ const hookSchema = (description: string) => ({
   schema: { tags: ['hooks'], security: [], consumes: ['application/x-www-form-urlencoded'], querystring: callbackQuery, description },
 });
 
-/** The form's fields as Twilio signs them: text values (a repeated field keeps its last value). */
-function formParams(body: unknown): Params {
+/**
+ * The form's fields as Twilio signs them: text values (a repeated field keeps its last value).
+ * Twilio posts forms only (https://www.twilio.com/docs/usage/webhooks/voice-webhooks: requests are
+ * `application/x-www-form-urlencoded`); the same fields in another body (JSON) are refused with 415,
+ * so that nothing but Twilio's own encoding is ever read as signed.
+ */
+function formParams(request: FastifyRequest): Params {
+  const mediaType = (request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  if (mediaType !== 'application/x-www-form-urlencoded') throw new AppError(415, 'twilio_form_required');
+  const body = request.body;
   const params: Params = {};
   if (typeof body !== 'object' || body === null) return params;
   for (const [name, value] of Object.entries(body)) {
@@ -75,11 +83,12 @@ export async function twilioHooksPlugin(app: FastifyInstance, options: { ctx: Ap
 
   /**
    * Refuses (403, logged) a request whose X-Twilio-Signature does not sign this URL and form with
-   * the tenant's auth token; a tenant without Twilio credentials can sign nothing.
+   * the tenant's auth token; a tenant without Twilio credentials can sign nothing. A signed request
+   * must also name the tenant's own account (AccountSid): a token signs for one account only.
    */
   async function checkSignature(request: FastifyRequest, tenantId: number, params: Params): Promise<void> {
     const signature = request.headers['x-twilio-signature'];
-    const { twilio_token: token } = await tenantIntegrations(ctx, tenantId);
+    const { twilio_token: token, twilio_sid: account } = await tenantIntegrations(ctx, tenantId);
     const url = `${ctx.config.publicUrl}${request.url}`;
     const reason =
       typeof signature !== 'string' || signature === ''
@@ -92,6 +101,10 @@ export async function twilioHooksPlugin(app: FastifyInstance, options: { ctx: Ap
     if (reason !== undefined) {
       request.log.warn({ url, tenant_id: tenantId, call_sid: params.CallSid, reason }, 'Twilio webhook refused');
       throw forbidden('invalid_twilio_signature');
+    }
+    if (params.AccountSid !== account) {
+      request.log.warn({ url, tenant_id: tenantId, call_sid: params.CallSid, account_sid: params.AccountSid }, 'Twilio webhook for another account refused');
+      throw forbidden('twilio_account_mismatch');
     }
   }
 
@@ -149,11 +162,13 @@ export async function twilioHooksPlugin(app: FastifyInstance, options: { ctx: Ap
     hookSchema(
       "Twilio's voice webhook (the number's voice URL), and the action URL of the gathers and dials it answers (session, rev, on). " +
         'Form fields as Twilio sends them (CallSid, From, To, Digits, SpeechResult, DialCallStatus…); X-Twilio-Signature must sign ' +
-        'PUBLIC_URL + path + query with the tenant’s auth token, else 403 invalid_twilio_signature. Answers TwiML. See docs/channels-twilio.md.',
+        'PUBLIC_URL + path + query with the tenant’s auth token, else 403 invalid_twilio_signature; AccountSid must be the tenant’s account, else 403 ' +
+        'twilio_account_mismatch; a body other than a form answers 415 twilio_form_required. A CallSid another tenant’s session has answers ' +
+        '"not in service". Answers TwiML. See docs/channels-twilio.md.',
     ),
     async (request, reply) => {
       const query = request.query as CallbackQuery;
-      const params = formParams(request.body);
+      const params = formParams(request);
       if (query.session === undefined) return sendTwiml(reply, await startCall(request, params));
       const tenantId = await tenantOf(query, params);
       if (tenantId === undefined || query.rev === undefined || (query.on !== 'gather' && query.on !== 'dial')) {
@@ -174,7 +189,7 @@ export async function twilioHooksPlugin(app: FastifyInstance, options: { ctx: Ap
     ),
     async (request, reply) => {
       const query = request.query as CallbackQuery;
-      const params = formParams(request.body);
+      const params = formParams(request);
       const sessionId = query.session ?? params.CallSid;
       const tenantId = await tenantOf(query, params);
       if (tenantId === undefined || !sessionId) {

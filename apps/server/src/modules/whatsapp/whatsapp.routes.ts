@@ -166,9 +166,14 @@ export async function whatsappHooksPlugin(app: FastifyInstance, options: { ctx: 
    * The session a message belongs to, recorded with it (the message also opens the customer
    * window): the one it was recorded with before (a redelivery), else the chat waiting for this
    * user, else a new one. Two instances given the same message agree on the one recorded first.
+   * A message id is Meta's, so whoever signs a delivery chooses it: one recorded for another number
+   * belongs to that number's conversation, never to this one (null, nothing runs).
    */
   async function sessionOf(account: WhatsAppAccount, message: InboundMessage, contact: string): Promise<string | null> {
-    const recorded = () => ctx.db.selectFrom('whatsapp_messages').select('session_id').where('id', '=', message.id).executeTakeFirst();
+    const recorded = async () => {
+      const row = await ctx.db.selectFrom('whatsapp_messages').select(['number_id', 'session_id']).where('id', '=', message.id).executeTakeFirst();
+      return row && { session_id: row.number_id === account.number_id ? row.session_id : null };
+    };
     const known = await recorded();
     if (known) return known.session_id;
     // A voice note is read too (transcribed), so it belongs to the conversation like a text.

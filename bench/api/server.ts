@@ -157,7 +157,7 @@ async function main(): Promise<void> {
     const { BENCH_PUBLIC_URL: publicUrl, BENCH_MASTER_KEY: masterKey } = process.env;
     if (!dataDir || !publicUrl || !masterKey) throw new Error('BENCH_DATA_DIR, BENCH_PUBLIC_URL and BENCH_MASTER_KEY are required');
     // The settings bench/channels/chat.ts changes: the Graph API it plays, web chat limits a single load generator would hit.
-    const passed = ['WHATSAPP_GRAPH_URL', 'WEBCHAT_RATE_PER_ADDRESS', 'WEBCHAT_RATE_PER_KEY'].flatMap((name) => (process.env[name] ? [[name, process.env[name]]] : []));
+    const passed = ['WHATSAPP_GRAPH_URL', 'WEBCHAT_RATE_PER_ADDRESS', 'WEBCHAT_RATE_PER_KEY', 'WEBCHAT_MAX_OPEN_PER_NUMBER', 'WEBCHAT_MAX_OPEN_PER_ADDRESS'].flatMap((name) => (process.env[name] ? [[name, process.env[name]]] : []));
     // bench/channels/agi.ts: the FastAGI listener too, on a port of its own.
     const agiEnv = process.env.BENCH_AGI === '1' ? { AGI_PORT: '0' } : {};
     const config = await benchServerConfig(dataDir, process.env.BENCH_DATABASE_URL, { PUBLIC_URL: publicUrl, MASTER_KEY: masterKey, ...Object.fromEntries(passed), ...agiEnv });

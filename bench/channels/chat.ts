@@ -411,6 +411,8 @@ async function main(): Promise<void> {
       // One load generator is one address and one key: the limits guard against one noisy page, not this.
       WEBCHAT_RATE_PER_ADDRESS: '1000000000',
       WEBCHAT_RATE_PER_KEY: '1000000000',
+      WEBCHAT_MAX_OPEN_PER_NUMBER: '1000000000',
+      WEBCHAT_MAX_OPEN_PER_ADDRESS: '1000000000',
       NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --expose-gc`.trim(),
     };
     const url = await databaseUrl(dialect);

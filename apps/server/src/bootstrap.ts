@@ -64,7 +64,7 @@ export async function startContext(config: Config): Promise<Started> {
     const license = createLicenseService({ db: handle.db, extraPublicKeys: config.licensePublicKeys, hardwareId: readHardwareId });
     if (config.licenseFile) await provisionLicense(license, handle.db, config.licenseFile);
     sessions = createSessionRuntime(base, {
-      admit: () => license.admitSession(),
+      admit: (session) => license.admitSession(session),
       scripts,
       log,
       audios: createAudioLookup(base.db, createMediaUrls(keys.mediaKey, config.publicUrl)),

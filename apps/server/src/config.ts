@@ -34,6 +34,11 @@ export interface Config {
   /** Web chat API requests allowed per minute from one address, and for one number's key. */
   webchatRatePerAddress: number;
   webchatRatePerKey: number;
+  /** Web chats open at once (waiting for the visitor) on one number, and from one client address (docs/licence.md). */
+  webchatMaxOpenPerNumber: number;
+  webchatMaxOpenPerAddress: number;
+  /** Minutes a web chat waits for the visitor's next message before its idle timeout, when the plan's is longer. */
+  webchatIdleTimeoutMinutes: number;
   /** The AI providers and the cost guard (docs/ai.md). */
   ai: AiConfig;
   /** The FastAGI listener for Asterisk (docs/channels-asterisk.md): off unless AGI_PORT is set. */
@@ -128,6 +133,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webchatDir: path.resolve(env.WEBCHAT_DIR || path.join(import.meta.dirname, '../../webchat/dist')),
     webchatRatePerAddress: intFrom(env, 'WEBCHAT_RATE_PER_ADDRESS', 120),
     webchatRatePerKey: intFrom(env, 'WEBCHAT_RATE_PER_KEY', 6000),
+    webchatMaxOpenPerNumber: Math.max(1, intFrom(env, 'WEBCHAT_MAX_OPEN_PER_NUMBER', 50)),
+    webchatMaxOpenPerAddress: Math.max(1, intFrom(env, 'WEBCHAT_MAX_OPEN_PER_ADDRESS', 5)),
+    webchatIdleTimeoutMinutes: Math.max(1, intFrom(env, 'WEBCHAT_IDLE_TIMEOUT', 5)),
     ai: {
       openaiBaseUrl: (env.OPENAI_BASE_URL || 'https://api.openai.com/v1').replace(/\/+$/, ''),
       sippulseBaseUrl: env.SIPPULSE_BASE_URL ? env.SIPPULSE_BASE_URL.replace(/\/+$/, '') : undefined,

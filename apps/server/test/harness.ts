@@ -7,6 +7,7 @@ import { buildApp } from '../src/app.ts';
 import { startContext } from '../src/bootstrap.ts';
 import { type Config, loadConfig } from '../src/config.ts';
 import type { AppContext } from '../src/context.ts';
+import { createAccessTokens } from '../src/lib/access-tokens.ts';
 import { unlimitedTestLicenseEnv } from '../src/modules/license/test-license.ts';
 import { createTestDatabase } from './postgres-server.ts';
 
@@ -120,6 +121,15 @@ export async function createTenantMember(server: TestServer, adminToken: string,
   const tenant = await server.call({ method: 'POST', url: '/tenants', token: adminToken, payload: { name } });
   if (tenant.statusCode !== 201) throw new Error(`creating tenant ${name} failed: ${tenant.statusCode} ${tenant.body}`);
   return createTenantUser(server, adminToken, tenant.json<{ id: number }>().id, `${name}-${role}`, role);
+}
+
+/**
+ * An access token for the same sign-in as `token` that expires after `seconds`, signed as the
+ * server signs its own: what a client holds near the end of its token's life.
+ */
+export function shortLivedToken(ctx: AppContext, token: string, seconds: number): string {
+  const payload = JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()) as { sub: string; sid: string };
+  return createAccessTokens(ctx.keys.tokenKey, seconds).sign({ userId: Number(payload.sub), sessionId: payload.sid });
 }
 
 export interface ErrorBody {

@@ -6,6 +6,7 @@
  * processes on one file see each other through `PRAGMA data_version`.
  */
 import type { CallReportRecord, StatsLive } from '@voxplan/contracts';
+import { simulatorSignInEndedCode } from '@voxplan/contracts/simulator';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { type DatabaseHandle, openDatabase } from '../src/db/database.ts';
@@ -185,6 +186,27 @@ describe('two server processes on one database', () => {
       await hookOnB(twilioActionOf(answered.body, 'Gather', PUBLIC_URL), { ...call, CallStatus: 'in-progress', Digits: '1' });
       await expect.poll(() => summary(feed.events, 'CA-live-instances').slice(4)).toEqual(['bye hangup', 'ended voice retained normal_clearing']);
     } finally {
+      feed.close();
+    }
+  });
+
+  test('a sign-in ended on one ends the live feed and the simulator socket it opened on the other, at once; another sign-in keeps its feed', async () => {
+    const { token } = await a.call<{ token: string }>('POST', '/login', { username: 'instances-user', password: 'instances-password-1' });
+    const plan = await a.call<{ id: number }>('POST', '/visual-plans', { name: 'Simulated' }, token);
+    const feed = await openFeed(`http://127.0.0.1:${b.port}/api/v1/stats/live/events`, token);
+    const kept = await openFeed(`http://127.0.0.1:${b.port}/api/v1/stats/live/events`, member.token);
+    const socket = await connectSimulator(`http://127.0.0.1:${b.port}`, plan.id, token);
+    try {
+      const signedOut = await request(a.agent, a.port, 'POST', '/api/v1/logout', undefined, token);
+      expect(signedOut.status).toBe(204);
+      await feed.ended;
+      expect(feed.comments).toContain('closed sign_in_ended');
+      expect(await socket.closed).toBe(simulatorSignInEndedCode);
+      expect(kept.comments).not.toContain('closed sign_in_ended');
+      // Refused anew on B too.
+      expect((await request(b.agent, b.port, 'GET', '/api/v1/stats/live', undefined, token)).status).toBe(401);
+    } finally {
+      kept.close();
       feed.close();
     }
   });

@@ -107,7 +107,8 @@ const pathOf = (report: CallReportRecord | null) => report?.nodes.map((node) => 
 const callerLines = async (sessionId: string) => (await runtime.find(sessionId))!.session.transcript.filter((line) => line.from === 'caller').map((line) => line.text);
 
 beforeAll(async () => {
-  server = await startTestServer();
+  // The chats here are web chats whose plans wait 15 minutes: longer than a web chat's own idle cap (5), which has its test in webchat-licence.test.ts.
+  server = await startTestServer({ WEBCHAT_IDLE_TIMEOUT: '60' });
   admin = await server.login();
   member = await createTenantMember(server, admin, 'sessions');
   tenantId = member.tenantId;

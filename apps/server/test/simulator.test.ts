@@ -1,9 +1,9 @@
 import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 import type { CallReportRecord } from '@voxplan/contracts';
-import type { SimulatorClientFrame, SimulatorServerFrame } from '@voxplan/contracts/simulator';
+import { type SimulatorClientFrame, type SimulatorServerFrame, simulatorSignInEndedCode } from '@voxplan/contracts/simulator';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { createTenantMember, q, startTestServer, type TenantMember, type TestServer } from './harness.ts';
+import { createTenantMember, q, shortLivedToken, startTestServer, type TenantMember, type TestServer } from './harness.ts';
 import { connectSimulator, describeFrames } from './simulator-client.ts';
 
 /**
@@ -284,6 +284,26 @@ describe('ending what the panel leaves', () => {
     await client.close();
     await expect.poll(async () => (await server.ctx.sessions.find(sessionId))?.session.hangup_cause).toBe('caller_hangup');
     expect(await reportOf(sessionId, { is_test: true })).toMatchObject([{ disposition: 'abandoned', provider: 'simulator' }]);
+  });
+
+  test('signing out closes the sockets of that sign-in (code 4401, sign_in_ended) and hangs their sessions up; another sign-in keeps its own', async () => {
+    const token = await server.login(member.username, member.password);
+    const client = await open(plans.frontLine, token, { tokenIn: 'protocol' });
+    const other = await open();
+    const sessionId = sessionIdOf(await client.turn({ type: 'start', channel: 'voice' }));
+    expect((await server.call({ method: 'POST', url: '/logout', token })).statusCode).toBe(204);
+    expect(await client.closed).toBe(simulatorSignInEndedCode);
+    expect(client.socket.readyState).toBe(client.socket.CLOSED);
+    await expect.poll(async () => (await server.ctx.sessions.find(sessionId))?.session.hangup_cause).toBe('caller_hangup');
+    expect(describeFrames(await other.turn({ type: 'start', channel: 'chat' }))[0]).toBe('started chat draft');
+    await other.close();
+  });
+
+  test('a socket closes when its access token expires, with the reason token_expired', async () => {
+    const client = await open(plans.frontLine, shortLivedToken(server.ctx, member.token, 2));
+    const reason = new Promise<string>((resolve) => client.socket.once('close', (_code, text) => resolve(text.toString())));
+    expect(await client.closed).toBe(simulatorSignInEndedCode);
+    expect(await reason).toBe('token_expired');
   });
 
   test("a chat left idle is ended by the sweeper, and the panel is told what the plan said", async () => {

@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net';
 import { LIVE_SESSIONS_LIMIT, type StatsLive, statsLiveSchema, statsSystemSchema } from '@voxplan/contracts';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { liveFeedTiming } from '../src/modules/stats/stats-live.routes.ts';
-import { createTenantMember, dialect, errorOf, startTestServer, type TenantMember, type TestServer } from './harness.ts';
+import { createTenantMember, createTenantUser, dialect, errorOf, shortLivedToken, startTestServer, type TenantMember, type TestServer } from './harness.ts';
 import { openFeed, summary } from './live-feed.ts';
 import { type FixtureDocument, planEdge, planNode, storePlan } from './sessions-helpers.ts';
 
@@ -140,6 +140,50 @@ describe('GET /stats/live/events', () => {
       liveFeedTiming.pingMs = 15_000;
       feed.close();
     }
+  });
+
+  test('a stream ends at once when its sign-in ends: sign-out, a password changed, a role taken away, the user removed; others stay open', async () => {
+    const staying = await openFeed(`${baseUrl}/stats/live/events`, a.token);
+    const ways: [string, (member: TenantMember) => Promise<unknown>][] = [
+      ['signed out', (member) => server.call({ method: 'POST', url: '/logout', token: member.token })],
+      [
+        'password changed in another sign-in',
+        async (member) => {
+          const other = await server.login(member.username, member.password);
+          const payload = { current_password: member.password, password: 'another-password-2', confirmation: 'another-password-2' };
+          return server.call({ method: 'POST', url: '/me/password', token: other, payload });
+        },
+      ],
+      ['role taken away', (member) => server.call({ method: 'PATCH', url: `/users/${member.userId}`, token: admin, payload: { roles: [{ role: 'guest', tenant_id: member.tenantId }] } })],
+      ['removed', (member) => server.call({ method: 'DELETE', url: `/users/${member.userId}`, token: admin })],
+    ];
+    try {
+      for (const [index, [way, act]] of ways.entries()) {
+        const member = await createTenantUser(server, admin, a.tenantId, `live-leaver-${index}`, 'user');
+        const feed = await openFeed(`${baseUrl}/stats/live/events`, member.token);
+        const answer = (await act(member)) as { statusCode: number; body: string };
+        expect(answer.statusCode, `${way}: ${answer.body}`).toBeLessThan(300);
+        await feed.ended;
+        expect(feed.comments, way).toContain('closed sign_in_ended');
+        // What happened to the tenant afterwards reaches the open stream only.
+        await callIn(a, `CA-after-${index}`);
+        await expect.poll(() => summary(staying.events, `CA-after-${index}`)).toContain('started null');
+        expect(summary(feed.events, `CA-after-${index}`), way).toEqual([]);
+      }
+      expect(staying.comments).not.toContain('closed sign_in_ended');
+    } finally {
+      staying.close();
+    }
+  });
+
+  test('a stream ends when its access token expires; a fresh token opens it again', async () => {
+    const feed = await openFeed(`${baseUrl}/stats/live/events`, shortLivedToken(server.ctx, a.token, 2));
+    await feed.ended;
+    expect(feed.comments).toEqual(['connected', 'closed token_expired']);
+    const again = await openFeed(`${baseUrl}/stats/live/events`, a.token);
+    await callIn(a, 'CA-after-expiry');
+    await expect.poll(() => summary(again.events, 'CA-after-expiry')).toContain('started null');
+    again.close();
   });
 
   test('signed out: 401 in the error shape, no stream', async () => {

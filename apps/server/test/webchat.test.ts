@@ -66,7 +66,14 @@ const say = (conversation: string, id: string, text: string, address?: string) =
 beforeAll(async () => {
   widgetDir = fs.mkdtempSync(path.join(os.tmpdir(), 'voxplan-widget-'));
   fs.writeFileSync(path.join(widgetDir, 'widget.js'), 'window.voxplanWidget = true;\n');
-  server = await startTestServer({ WEBCHAT_DIR: widgetDir, WEBCHAT_RATE_PER_ADDRESS: String(RATE_PER_ADDRESS), WEBCHAT_RATE_PER_KEY: String(RATE_PER_KEY) });
+  // The rate limits' test opens more conversations from one address than the cap of waiting chats
+  // allows; that cap has its own test (webchat-licence.test.ts).
+  server = await startTestServer({
+    WEBCHAT_DIR: widgetDir,
+    WEBCHAT_RATE_PER_ADDRESS: String(RATE_PER_ADDRESS),
+    WEBCHAT_RATE_PER_KEY: String(RATE_PER_KEY),
+    WEBCHAT_MAX_OPEN_PER_ADDRESS: '1000',
+  });
   const admin = await server.login();
   member = await createTenantMember(server, admin, 'webchat');
   const plan = await storePlan(server.ctx, member.tenantId, readFixture('help-desk-chat'));

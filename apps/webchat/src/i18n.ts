@@ -14,6 +14,7 @@ const en = {
   ended: 'This conversation has ended.',
   restart: 'Start a new conversation',
   rateLimited: 'Too many messages; wait a moment and try again.',
+  busy: 'Too many conversations are open right now; try again in a few minutes.',
   refused: 'This chat is not available on this page.',
   failed: 'Something went wrong. Try again.',
 };
@@ -35,6 +36,7 @@ const pt: Words = {
   ended: 'Esta conversa foi encerrada.',
   restart: 'Iniciar uma nova conversa',
   rateLimited: 'Mensagens demais; aguarde um instante e tente novamente.',
+  busy: 'Há conversas demais abertas agora; tente novamente em alguns minutos.',
   refused: 'Este chat não está disponível nesta página.',
   failed: 'Algo deu errado. Tente novamente.',
 };

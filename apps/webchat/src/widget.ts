@@ -101,7 +101,9 @@ function mount(tag: HTMLScriptElement): void {
 
   function showError(error: unknown): void {
     const code = error instanceof WidgetApiError ? error.code : undefined;
-    alert.textContent = code === 'webchat_rate_limited' ? words.rateLimited : code === 'webchat_origin_refused' || code === 'webchat_key_not_found' ? words.refused : words.failed;
+    const busy = code === 'webchat_number_busy' || code === 'webchat_address_busy' || code === 'license_sessions_limit_reached';
+    alert.textContent =
+      code === 'webchat_rate_limited' ? words.rateLimited : busy ? words.busy : code === 'webchat_origin_refused' || code === 'webchat_key_not_found' ? words.refused : words.failed;
   }
 
   function render(view: WebchatConversation): void {

@@ -106,6 +106,8 @@ export const errorCodes = [
   'webchat_key_not_found',
   'webchat_origin_refused',
   'webchat_rate_limited',
+  'webchat_number_busy',
+  'webchat_address_busy',
   'webchat_unavailable',
   'stats_period_invalid',
   'stats_period_too_long',

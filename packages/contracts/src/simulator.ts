@@ -13,6 +13,12 @@ import { type CallReportRecord, reportDialStatuses } from './report.ts';
 export const simulatorProtocol = 'voxplan.simulator.v1';
 export const bearerProtocolPrefix = 'bearer.';
 
+/**
+ * The close code of a socket whose credentials ended (a WebSocket application code, RFC 6455 7.4.2):
+ * its reason is `token_expired` (open a new socket with a fresh token) or `sign_in_ended`.
+ */
+export const simulatorSignInEndedCode = 4401;
+
 /** The largest frame a client may send, in bytes. */
 export const simulatorMaxFrameBytes = 64 * 1024;
 

@@ -19,6 +19,13 @@ export interface ReadCache {
   read<T>(key: string, tables: readonly string[], load: () => Promise<T>): Promise<T>;
   /** Forgets every answer: a write may have gone unnoticed (the instance bus lost its connection). */
   clear(): void;
+  /**
+   * Calls `listener` whenever one of `tables` may have been written: by this process (SQLite: as
+   * the statement runs, so a read made then waits for its transaction), by any instance once it
+   * committed (PostgreSQL, over the bus), or when nobody can tell (the bus was lost). Writes of
+   * another process on the same SQLite file are not told. Answers the function that stops it.
+   */
+  watch(tables: readonly string[], listener: () => void): () => void;
 }
 
 /** Frozen values are also what the HTTP layer serialises once and reuses (app.ts). */
@@ -46,6 +53,7 @@ interface Entry {
 export class WriteTracker {
   private readonly byTable = new Map<string, number>();
   private everything = 0;
+  private readonly listeners = new Set<(table: string | undefined) => void>();
 
   /** `untracked`: tables whose writes are not reported; a read of one is never kept. */
   constructor(private readonly untracked: ReadonlySet<string> = new Set()) {}
@@ -53,6 +61,14 @@ export class WriteTracker {
   noteWrite(table: string | undefined): void {
     if (table === undefined) this.everything++;
     else this.byTable.set(table, (this.byTable.get(table) ?? 0) + 1);
+    for (const listener of this.listeners) listener(table);
+  }
+
+  /** Calls `listener` with every write noted (undefined: anything); answers the function that stops it. */
+  listen(listener: (table: string | undefined) => void): () => void {
+    const own = (table: string | undefined) => listener(table);
+    this.listeners.add(own);
+    return () => this.listeners.delete(own);
   }
 
   /** A number that grows whenever one of the tables (or anything unattributed) is written; undefined when one is untracked. */
@@ -119,6 +135,11 @@ export function createReadCache(tracker: WriteTracker, externalVersion: () => nu
     clear() {
       entries.clear();
       seenOnce.clear();
+    },
+    watch(tables, listener) {
+      return tracker.listen((table) => {
+        if (table === undefined || tables.includes(table)) listener();
+      });
     },
   };
 }

@@ -21,9 +21,10 @@ describe('access tokens', () => {
     vi.useFakeTimers({ now: new Date('2026-11-23T10:00:00Z'), toFake: ['Date'] });
     const tokens = createAccessTokens(randomBytes(32), 60);
     const token = tokens.sign({ userId: 7, sessionId: 'sign-in-1' });
-    expect(tokens.verify(token)).toEqual({ userId: 7, sessionId: 'sign-in-1' });
+    const claims = { userId: 7, sessionId: 'sign-in-1', expiresAtMs: Date.parse('2026-11-23T10:01:00Z') };
+    expect(tokens.verify(token)).toEqual(claims);
     vi.setSystemTime(new Date('2026-11-23T10:00:59Z'));
-    expect(tokens.verify(token)).toEqual({ userId: 7, sessionId: 'sign-in-1' });
+    expect(tokens.verify(token)).toEqual(claims);
     vi.setSystemTime(new Date('2026-11-23T10:01:01Z'));
     expect(failureOf(() => tokens.verify(token))).toBe('expired_or_forged');
     expect(failureOf(() => tokens.verify(token))).toBe('expired_or_forged');

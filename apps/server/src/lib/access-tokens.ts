@@ -3,6 +3,8 @@ import { createSigner, createVerifier, TokenError } from 'fast-jwt';
 export interface AccessTokenClaims {
   userId: number;
   sessionId: string;
+  /** When the token expires (ms since the epoch): a long-lived connection opened with it ends then. */
+  expiresAtMs: number;
 }
 
 export type AccessTokenFailure = 'expired_or_forged' | 'malformed';
@@ -42,14 +44,14 @@ export function createAccessTokens(key: Buffer, ttlSeconds: number) {
     }
     const userId = Number(payload.sub);
     if (typeof payload.sid !== 'string' || !Number.isInteger(userId) || userId <= 0 || typeof payload.exp !== 'number') throw new AccessTokenError('malformed');
-    const claims = { userId, sessionId: payload.sid };
+    const claims = { userId, sessionId: payload.sid, expiresAtMs: payload.exp * 1000 };
     if (checked.size >= CHECKED_TOKENS) checked.delete(checked.keys().next().value!);
-    checked.set(token, { claims, expiresAtMs: payload.exp * 1000 });
+    checked.set(token, { claims, expiresAtMs: claims.expiresAtMs });
     return claims;
   }
 
   return {
-    sign(claims: AccessTokenClaims): string {
+    sign(claims: Omit<AccessTokenClaims, 'expiresAtMs'>): string {
       return sign({ sub: String(claims.userId), sid: claims.sessionId });
     },
     verify(token: string): AccessTokenClaims {

@@ -3,7 +3,9 @@ import { bearerProtocolPrefix } from '@voxplan/contracts/simulator';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Actor, AppContext, Scope } from '../context.ts';
-import { badRequest, forbidden, unauthorized } from '../errors.ts';
+import type { DialectName } from '../db/database.ts';
+import { coalesce } from '../db/instance-bus.ts';
+import { AppError, badRequest, forbidden, unauthorized } from '../errors.ts';
 import { AccessTokenError, type AccessTokenClaims } from '../lib/access-tokens.ts';
 import { safeEqualHex, sha256 } from '../lib/keys.ts';
 import { isoAfter, nowIso } from '../lib/time.ts';
@@ -17,6 +19,20 @@ declare module 'fastify' {
 const API_KEY_PREFIX = 'vxk_';
 const MAX_ROW_ID = 2 ** 31 - 1;
 const SIGN_IN_TABLES = ['auth_sessions', 'users', 'user_roles'] as const;
+/** What a write to may end the credentials of an open connection: a sign-in, its user, its roles, an API key. */
+const CREDENTIAL_TABLES: readonly string[] = [...SIGN_IN_TABLES, 'api_keys'];
+/**
+ * How often open connections check their credentials anyway. On PostgreSQL every instance hears
+ * every commit (and a lost bus connection counts as a write to everything), so this is only a
+ * backstop; on SQLite the writes of another process on the same file are told to nobody, and
+ * checking a sign-in nobody changed costs a kept answer (a look at the file's data_version).
+ */
+const RECHECK_MS: Record<DialectName, number> = { sqlite: 2_000, postgres: 15_000 };
+/** setTimeout's longest delay; a token living longer is looked at again then. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** Why a long-lived connection's credentials ended: its token's time is up, or its sign-in no longer holds. */
+export type SignInEnd = 'token_expired' | 'sign_in_ended';
 
 export function formatApiKey(id: number, secret: string): string {
   return `${API_KEY_PREFIX}${id}_${secret}`;
@@ -39,7 +55,13 @@ function actorFromRows(rows: ActorRow[], extra: Partial<Actor>): Actor {
   return { userId: first!.user_id, username: first!.username, roles, role: roleInWorkingTenant(roles), ...extra };
 }
 
-async function actorFromAccessToken(ctx: AppContext, token: string): Promise<Actor> {
+/** The caller, and when the credentials expire by themselves (an access token; an API key does not). */
+interface Checked {
+  actor: Actor;
+  expiresAtMs?: number;
+}
+
+async function actorFromAccessToken(ctx: AppContext, token: string): Promise<Checked> {
   let claims: AccessTokenClaims;
   try {
     claims = ctx.tokens.verify(token);
@@ -65,10 +87,10 @@ async function actorFromAccessToken(ctx: AppContext, token: string): Promise<Act
     return { actor: actorFromRows(rows, { sessionId }), expiresAt: Date.parse(first.expires_time), revoked: first.revoked_time !== null };
   });
   if (!signIn || signIn.revoked || signIn.expiresAt <= Date.now()) throw unauthorized('token_not_found');
-  return signIn.actor;
+  return { actor: signIn.actor, expiresAtMs: claims.expiresAtMs };
 }
 
-async function actorFromApiKey(ctx: AppContext, key: string): Promise<Actor> {
+async function actorFromApiKey(ctx: AppContext, key: string): Promise<Checked> {
   const match = /^vxk_(\d{1,12})_([A-Za-z0-9_-]{20,100})$/.exec(key);
   if (!match) throw unauthorized('invalid_api_key');
   const id = Number(match[1]);
@@ -90,7 +112,7 @@ async function actorFromApiKey(ctx: AppContext, key: string): Promise<Actor> {
   if (!found.last_used_time || found.last_used_time < isoAfter(-60)) {
     await ctx.db.updateTable('api_keys').set({ last_used_time: now }).where('id', '=', found.id).execute();
   }
-  return actorFromRows(rows, { apiKeyId: found.id });
+  return { actor: actorFromRows(rows, { apiKeyId: found.id }) };
 }
 
 /**
@@ -119,22 +141,111 @@ function credentialsOf(request: FastifyRequest): { kind: 'jwt' | 'api_key'; valu
   return { kind: value.startsWith(API_KEY_PREFIX) ? 'api_key' : 'jwt', value };
 }
 
-/** Adds `authenticate` (an onRequest hook) for the routes that need a signed-in caller. */
+function checkCredentials(ctx: AppContext, request: FastifyRequest): Promise<Checked> {
+  const credentials = credentialsOf(request);
+  return credentials.kind === 'api_key' ? actorFromApiKey(ctx, credentials.value) : actorFromAccessToken(ctx, credentials.value);
+}
+
+interface Watched {
+  request: FastifyRequest;
+  end: (reason: SignInEnd) => void;
+}
+
+/**
+ * Long-lived connections (the live feed, the simulator's socket) are authenticated once, when they
+ * open; this keeps them honest afterwards. Each ends when its access token expires (the client
+ * opens a new one with a fresh token), and as soon as a write to the sign-in tables leaves its
+ * credentials refused or its roles changed: a sign-out, the user removed, a password changed, a
+ * role taken away. On PostgreSQL every instance hears every commit over the bus, so a sign-out
+ * through one instance ends the streams held by all (docs/security.md).
+ */
+function createSignInWatch(ctx: AppContext) {
+  const watched = new Set<Watched>();
+  let stopListening: (() => void) | undefined;
+  let backstop: NodeJS.Timeout | undefined;
+
+  /** undefined while the credentials hold as they did; a failure other than a refusal (the database) keeps the connection. */
+  async function endOf(entry: Watched): Promise<SignInEnd | undefined> {
+    const opened = entry.request.actor!;
+    try {
+      const { actor } = await checkCredentials(ctx, entry.request);
+      return JSON.stringify(actor.roles) === JSON.stringify(opened.roles) ? undefined : 'sign_in_ended';
+    } catch (error) {
+      if (!(error instanceof AppError) || error.statusCode !== 401) return undefined;
+      return error.code === 'invalid_token' ? 'token_expired' : 'sign_in_ended';
+    }
+  }
+
+  const recheck = coalesce(async () => {
+    await Promise.all(
+      [...watched].map(async (entry) => {
+        const reason = await endOf(entry);
+        if (reason && watched.has(entry)) entry.end(reason);
+      }),
+    );
+    return true;
+  });
+  // Later than the write's statement: on SQLite the check's read then queues behind its transaction.
+  const soon = () => setImmediate(() => void recheck());
+
+  return {
+    /** Calls `end` once when the request's credentials no longer hold; answers the function that stops watching. */
+    watch(request: FastifyRequest, expiresAtMs: number | undefined, end: (reason: SignInEnd) => void): () => void {
+      let timer: NodeJS.Timeout | undefined;
+      const stop = () => {
+        clearTimeout(timer);
+        if (!watched.delete(entry)) return;
+        if (watched.size > 0) return;
+        stopListening?.();
+        stopListening = undefined;
+        clearInterval(backstop);
+      };
+      const entry: Watched = {
+        request,
+        end: (reason) => {
+          stop();
+          end(reason);
+        },
+      };
+      watched.add(entry);
+      stopListening ??= ctx.readCache.watch(CREDENTIAL_TABLES, soon);
+      if (watched.size === 1) backstop = setInterval(soon, RECHECK_MS[ctx.dialect]).unref();
+      if (expiresAtMs !== undefined) {
+        const arm = () => {
+          const left = expiresAtMs - Date.now();
+          if (left <= 0) entry.end('token_expired');
+          else timer = setTimeout(arm, Math.min(left, MAX_TIMER_MS));
+        };
+        arm();
+      }
+      return stop;
+    },
+  };
+}
+
+/** Adds `authenticate` (an onRequest hook) for the routes that need a signed-in caller, and `watchSignIn` for long-lived connections. */
 export const authPlugin = fp(async (app: FastifyInstance, opts: { ctx: AppContext }) => {
   const { ctx } = opts;
+  const signIns = createSignInWatch(ctx);
+  const expiresAt = new WeakMap<FastifyRequest, number>();
   app.decorateRequest('actor', undefined);
   app.decorate('authenticate', async (request: FastifyRequest) => {
-    const credentials = credentialsOf(request);
-    request.actor =
-      credentials.kind === 'api_key'
-        ? await actorFromApiKey(ctx, credentials.value)
-        : await actorFromAccessToken(ctx, credentials.value);
+    const checked = await checkCredentials(ctx, request);
+    request.actor = checked.actor;
+    if (checked.expiresAtMs !== undefined) expiresAt.set(request, checked.expiresAtMs);
   });
+  app.decorate('watchSignIn', (request: FastifyRequest, end: (reason: SignInEnd) => void) => signIns.watch(request, expiresAt.get(request), end));
 });
 
 declare module 'fastify' {
   interface FastifyInstance {
     authenticate: (request: FastifyRequest) => Promise<void>;
+    /**
+     * For a connection that stays open past its request (a stream, a socket): calls `end` once when
+     * the credentials it was opened with expire or stop holding. Answers the function that stops
+     * watching (call it when the connection closes by itself).
+     */
+    watchSignIn: (request: FastifyRequest, end: (reason: SignInEnd) => void) => () => void;
   }
 }
 

@@ -84,8 +84,12 @@ export interface LicenseService {
   limits(): Promise<LicenseLimits>;
   /** Refuses (403) a create past the licence's count; `db` is the create's transaction. */
   assertRoom(kind: LimitKind, db: Kysely<Database>): Promise<void>;
-  /** Refuses (403) a call or chat past the concurrent sessions; test sessions are not counted. */
-  admitSession(): Promise<void>;
+  /**
+   * Refuses (403) a call or chat past the concurrent sessions; test sessions are not counted. Web
+   * chats are counted apart, per tenant (docs/licence.md, "What a web chat counts"): anyone can open
+   * one with a page's public key, and they must never take a call's place, nor another tenant's.
+   */
+  admitSession(session: { tenant_id: number; provider: string }): Promise<void>;
 }
 
 export interface LicenseServiceOptions {
@@ -271,9 +275,9 @@ export function createLicenseService(options: LicenseServiceOptions): LicenseSer
       if (count >= max) throw new AppError(403, limitCodes[kind], undefined, undefined, { max });
     },
 
-    async admitSession() {
+    async admitSession(session) {
       const max = (await evaluated()).limits.concurrent_sessions;
-      const running = await countRunningSessions(db);
+      const running = session.provider === 'webchat' ? await countRunningWebchats(db, session.tenant_id) : await countRunningSessions(db);
       if (running >= max) throw new AppError(403, limitCodes.concurrent_sessions, undefined, undefined, { max });
     },
   };
@@ -283,9 +287,19 @@ const withoutFormat = ({ format: _format, ...fields }: LicensePayload): Omit<Lic
 
 // Asked by every call or chat that starts (admitSession): built and compiled once.
 const selectRunningCount = prepareQuery<Record<string, never>, { count: string | number | bigint }>((db) =>
-  runningSessions(db).select((eb) => eb.fn.countAll().as('count')),
+  runningSessions(db)
+    .where('provider', '<>', 'webchat')
+    .select((eb) => eb.fn.countAll().as('count')),
 );
+/** Calls and chats the licence counts together: every running session but the web chats. */
 const countRunningSessions = (db: Kysely<Database>) => countOf(selectRunningCount(db, {}).then((result) => result.rows[0]));
+const selectRunningWebchats = prepareQuery<{ tenantId: number }, { count: string | number | bigint }>((db, values) =>
+  runningSessions(db)
+    .where('tenant_id', '=', values.tenantId)
+    .where('provider', '=', 'webchat')
+    .select((eb) => eb.fn.countAll().as('count')),
+);
+const countRunningWebchats = (db: Kysely<Database>, tenantId: number) => countOf(selectRunningWebchats(db, { tenantId }).then((result) => result.rows[0]));
 
 async function licenseServerUrl(db: Kysely<Database>): Promise<string> {
   const row = await db.selectFrom('configurations').select('value').where('name', '=', 'license_server_url').executeTakeFirst();

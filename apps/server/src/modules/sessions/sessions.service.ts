@@ -167,7 +167,7 @@ export interface SessionRuntimeOptions {
    * Refuses a new call or chat (throws an AppError) before anything is stored: the licence's
    * concurrent sessions. Test sessions and a start repeated by its channel are not asked.
    */
-  admit?: () => Promise<void>;
+  admit?: (session: Pick<StartRequest, 'tenant_id' | 'provider'>) => Promise<void>;
   /** How long a sweeper's claim on a timeout lasts, should it die before ending the chat. Default 60 s. */
   claimLeaseMs?: number;
   log?: (message: string) => void;
@@ -247,7 +247,9 @@ export function createSessionRuntime(ctx: Omit<AppContext, 'sessions' | 'license
   /** When a waiting chat times out: the current plan's session_timeout_min after now. */
   async function timeoutOf(session: Session, draftPlanId: number | null, now: Date): Promise<string | null> {
     if (session.channel !== 'chat' || session.status !== 'waiting') return null;
-    const minutes = (await planOf(session, draftPlanId))?.settings.session_timeout_min ?? 30;
+    const planMinutes = (await planOf(session, draftPlanId))?.settings.session_timeout_min ?? 30;
+    // Anyone can open a web chat with the page's public key: one left waiting is ended sooner.
+    const minutes = session.provider === 'webchat' ? Math.min(planMinutes, ctx.config.webchatIdleTimeoutMinutes) : planMinutes;
     return new Date(now.getTime() + minutes * 60_000).toISOString();
   }
 
@@ -336,7 +338,7 @@ export function createSessionRuntime(ctx: Omit<AppContext, 'sessions' | 'license
       const { draft, is_test, start_node, ...init } = request;
       const isDraft = draft === true;
       const isTest = is_test ?? isDraft;
-      if (!isTest) await admit?.();
+      if (!isTest) await admit?.(init);
       // Real calls always begin at the start block: what they run is what the plan says.
       if (start_node !== undefined && !isTest) throw badRequest('invalid_input', [{ path: 'start_node', message: 'only test sessions begin at a chosen block' }]);
       const draftPlanId = isDraft ? init.plan_id : null;

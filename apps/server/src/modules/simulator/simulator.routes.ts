@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import websocket from '@fastify/websocket';
-import { simulatorMaxFrameBytes, simulatorProtocol } from '@voxplan/contracts/simulator';
+import { simulatorMaxFrameBytes, simulatorProtocol, simulatorSignInEndedCode } from '@voxplan/contracts/simulator';
 import type { VisualPlan } from '@voxplan/contracts/visual-plan';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
@@ -104,7 +104,13 @@ function registerSimulatorRoutes(app: FastifyInstance, ctx: AppContext): void {
         log: request.log,
       });
       connections.add(connection);
-      void connection.finished.then(() => connections.delete(connection));
+      // A socket runs the tenant's plans for as long as the sign-in that opened it holds; closing
+      // it hangs its session up, as when the panel goes.
+      const unwatch = app.watchSignIn(request, (reason) => socket.close(simulatorSignInEndedCode, reason));
+      void connection.finished.then(() => {
+        unwatch();
+        connections.delete(connection);
+      });
     },
   });
 }

@@ -195,7 +195,8 @@ export function registerStatsLiveRoutes(app: FastifyInstance, ctx: AppContext, h
         description:
           'Server-Sent Events (text/event-stream) of the sessions of every instance: `event:` names the type (session.started, ' +
           'node.entered, session.ended), `data:` is one JSON object (LiveStatsEvent in the contracts). Test sessions are left out; a ' +
-          '`: ping` comment comes every 15 s. Send the Authorization header ' +
+          '`: ping` comment comes every 15 s. The stream ends when the access token expires (`: closed token_expired`) and as soon as ' +
+          'the sign-in ends or its roles change (`: closed sign_in_ended`): open it again with a fresh token. Send the Authorization header ' +
           'as on every call (read it with fetch and a stream reader: EventSource cannot send headers). Start from GET /stats/live.',
       },
     },
@@ -203,11 +204,13 @@ export function registerStatsLiveRoutes(app: FastifyInstance, ctx: AppContext, h
       const tenantId = tenantFilterOf(scopeOf(request));
       const stream = new PassThrough();
       let isOpen = true;
+      let unwatch = () => {};
       const end = () => {
         if (!isOpen) return;
         isOpen = false;
         clearInterval(ping);
         unsubscribe();
+        unwatch();
         openStreams.delete(end);
         stream.end();
       };
@@ -228,6 +231,13 @@ export function registerStatsLiveRoutes(app: FastifyInstance, ctx: AppContext, h
       // The client went away (or the connection broke): stop listening for it.
       reply.raw.on('close', end);
       stream.on('close', end);
+      // The stream shows the tenant's callers for as long as the sign-in that opened it holds: it
+      // ends when the token expires (the console opens a new one with a fresh token) or the
+      // sign-in ends, and says which in a last comment.
+      unwatch = app.watchSignIn(request, (reason) => {
+        send(`: closed ${reason}\n\n`);
+        end();
+      });
       // The first bytes send the headers, so the client knows at once the stream is open.
       send(': connected\n\n');
       return reply

@@ -23,6 +23,7 @@ import { AppError, conflict, forbidden, notFound } from '../../errors.ts';
 import { choosePlan, findNumber } from '../numbers/number-lookup.ts';
 import { registerChatSender } from '../sessions/chat-channels.ts';
 import { subscribeLiveSessions } from '../sessions/live-events.ts';
+import { runningSessions } from '../sessions/sessions.repository.ts';
 import { newSessionId, type StoredSession } from '../sessions/sessions.service.ts';
 import { conversationView } from './conversation.ts';
 import { WindowCounter } from './rate-limit.ts';
@@ -152,6 +153,20 @@ export async function webchatPlugin(app: FastifyInstance, options: { ctx: AppCon
     return stored;
   }
 
+  /**
+   * Web chats waiting for their visitor are capped per number and per client address: the key is
+   * public, and one site's visitors (or one visitor) must not hold every chat the tenant may run
+   * (docs/licence.md). Counted before the start, as the licence's own count is.
+   */
+  async function assertRoomForChat(number: WebchatNumber, address: string): Promise<void> {
+    const waiting = runningSessions(ctx.db).where('provider', '=', 'webchat');
+    const count = async (query: typeof waiting) => Number((await query.select((eb) => eb.fn.countAll().as('count')).executeTakeFirstOrThrow()).count);
+    const onNumber = await count(waiting.where('tenant_id', '=', number.tenant_id).where('called', '=', number.number));
+    if (onNumber >= ctx.config.webchatMaxOpenPerNumber) throw new AppError(429, 'webchat_number_busy', undefined, undefined, { max: ctx.config.webchatMaxOpenPerNumber });
+    const fromAddress = await count(waiting.where('source_ip', '=', address));
+    if (fromAddress >= ctx.config.webchatMaxOpenPerAddress) throw new AppError(429, 'webchat_address_busy', undefined, undefined, { max: ctx.config.webchatMaxOpenPerAddress });
+  }
+
   const view = async (request: FastifyRequest, id: string): Promise<WebchatConversation> => conversationView(ctx.db, await conversationOf(request, id));
 
   api.options(
@@ -173,6 +188,7 @@ export async function webchatPlugin(app: FastifyInstance, options: { ctx: AppCon
     }),
     async (request) => {
       const number = request.webchatNumber!;
+      await assertRoomForChat(number, request.ip);
       const route = await findNumber(ctx.db, number.number);
       const planId = route ? choosePlan(route, 'chat', new Date(), '') : null;
       if (planId === null) throw conflict('webchat_unavailable');

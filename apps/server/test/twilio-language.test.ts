@@ -6,11 +6,10 @@
  * `<Gather language>` is the speech recognition language (https://www.twilio.com/docs/voice/twiml/gather).
  */
 import { twilioVoiceSpeaks } from '@voxplan/contracts/voices';
-import twilio from 'twilio';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createTenantMember, startTestServer, type TenantMember, type TestServer } from './harness.ts';
 import { type FixtureDocument, planEdge, planNode, storePlan } from './sessions-helpers.ts';
-import { twilioActionOf, twilioCallForm } from './twilio-callbacks.ts';
+import { signedTwilioCallback, twilioActionOf, twilioCallForm } from './twilio-callbacks.ts';
 
 const PUBLIC_URL = 'https://voice.example.com';
 const ACCOUNT = 'AC00000000000000000000000000000028';
@@ -25,13 +24,8 @@ let server: TestServer;
 let member: TenantMember;
 
 function hook(path: string, form: Record<string, string>) {
-  const url = `/api/v1/hooks/twilio/${path}`;
-  return server.app.inject({
-    method: 'POST',
-    url,
-    headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': twilio.getExpectedTwilioSignature(TOKEN, `${PUBLIC_URL}${url}`, form) },
-    payload: new URLSearchParams(form).toString(),
-  });
+  const { url, headers, body } = signedTwilioCallback(TOKEN, PUBLIC_URL, path, form);
+  return server.app.inject({ method: 'POST', url, headers, payload: body });
 }
 
 const callForm = (callSid: string, to: string, extra: Record<string, string> = {}) => twilioCallForm({ account: ACCOUNT, callSid, from: CALLER, to }, extra);

@@ -49,8 +49,9 @@ describe('tenants', () => {
     }
   });
 
-  test('edit a tenant in the small modal, prefilled', async () => {
-    await tenantRows(['before-edit']);
+  test('edit a tenant in the small modal, prefilled; its language is the server’s until one is chosen', async () => {
+    const [created] = await tenantRows(['before-edit']);
+    const tenantId = created!.json<{ id: number }>().id;
     const { page } = await harness.newPage();
     await harness.signIn(page);
     await page.goto('/tenants');
@@ -59,10 +60,15 @@ describe('tenants', () => {
     await page.getByTestId('tenant-edit').click();
     expect(await page.getByTestId('tenant-name').inputValue()).toBe('before-edit');
     await page.getByTestId('tenant-name').fill('after-edit');
+    expect(await page.getByTestId('tenant-language').inputValue()).toBe('The server’s language');
+    await page.getByTestId('tenant-language').click();
+    await page.getByRole('option', { name: 'Português (Brasil) · pt-BR' }).click();
     await page.getByTestId('tenant-save').click();
     await expect.poll(() => page.getByText('Tenant edited.').count()).toBe(1);
     await page.getByTestId('table-search').fill('after-edit');
     await expect.poll(() => page.getByRole('cell', { name: 'after-edit' }).count()).toBe(1);
+    const stored = await harness.server.call({ method: 'GET', url: `/tenants/${tenantId}`, token });
+    expect(stored.json<{ language: string }>().language).toBe('pt-BR');
   });
 
   test('the integrations modal loads, validates, saves only enabled providers and masks secrets', async () => {

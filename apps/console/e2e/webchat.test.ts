@@ -114,6 +114,14 @@ describe('the web chat widget on another site', () => {
     await expect.poll(() => transcript(page)).toEqual(['Assistant: How can we help?']);
   });
 
+  test('the message field is at least 16 px, so that phones do not zoom the page when it takes the focus', async () => {
+    const page = await openSite();
+    await page.getByRole('button', { name: 'Open chat' }).click();
+    const field = page.getByRole('textbox', { name: 'Your message' });
+    await field.waitFor();
+    expect(parseFloat(await field.evaluate((element) => getComputedStyle(element).fontSize))).toBeGreaterThanOrEqual(16);
+  });
+
   test('by keyboard: typed answers, Escape closes and gives the focus back', async () => {
     const page = await openSite();
     await page.getByRole('button', { name: 'Open chat' }).focus();
@@ -150,11 +158,11 @@ describe('the web chat widget on another site', () => {
     expect(await accessibilityViolations(light)).toEqual([]);
   });
 
-  test('a page of an origin the number does not allow gets nothing, and starts nothing', async () => {
+  test('a page of an origin the number does not allow is told the chat is not available there, and starts nothing', async () => {
     const before = await countSessions();
     const page = await openSite({ host: '127.0.0.1' });
     await page.getByRole('button', { name: 'Open chat' }).click();
-    await expect.poll(() => page.getByRole('alert').innerText()).toBe('Something went wrong. Try again.');
+    await expect.poll(() => page.getByRole('alert').innerText()).toBe('This chat is not available on this page.');
     expect(await transcript(page)).toEqual([]);
     expect(await countSessions()).toBe(before);
   });

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { planLanguageOf, planLanguages, serverDefaultLanguage } from '@voxplan/contracts/voices';
 
 export interface Config {
   port: number;
@@ -47,6 +48,8 @@ export interface Config {
   licensePublicKeys: string | undefined;
   /** A licence document activated at start when none is stored (provisioning; docs/licence.md). */
   licenseFile: string | undefined;
+  /** What plans and system messages speak when neither the plan nor its tenant names a language (BCP 47 of the voices list). */
+  defaultLanguage: string;
 }
 
 export interface AgiConfig {
@@ -106,6 +109,15 @@ function agiConfig(env: NodeJS.ProcessEnv): AgiConfig | null {
   };
 }
 
+/** A language of the voices list, spelled as the list does (`pt-br` → `pt-BR`); a tag it has not stops the start. */
+function languageFrom(env: NodeJS.ProcessEnv, name: string): string {
+  const raw = env[name];
+  if (!raw) return serverDefaultLanguage;
+  const language = planLanguageOf(raw);
+  if (!language) throw new Error(`${name} must be one of ${planLanguages.map((entry) => entry.tag).join(', ')}; got ${raw}`);
+  return language.tag;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = intFrom(env, 'PORT', 8080);
   return {
@@ -151,5 +163,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     agi: agiConfig(env),
     licensePublicKeys: env.LICENSE_PUBLIC_KEYS || undefined,
     licenseFile: env.LICENSE_FILE ? path.resolve(env.LICENSE_FILE) : undefined,
+    defaultLanguage: languageFrom(env, 'DEFAULT_LANGUAGE'),
   };
 }

@@ -144,7 +144,7 @@ describe('a Twilio call', () => {
     fake.script('/v1/chat/completions', structured({ order: '4521' }));
     const answered = await hook(gather, callForm('CA-ai-1', { SpeechResult: 'It is order four five two one', Confidence: '0.9' }));
     expect(answered.statusCode, answered.body).toBe(200);
-    expect(answered.body).toContain('<Say>Order 4521 found.</Say>');
+    expect(answered.body).toContain('<Say language="en-US" voice="Polly.Joanna">Order 4521 found.</Say>');
     expect(answered.body).toContain('<Hangup/>');
     const [extract] = fake.seen('/v1/chat/completions');
     expect((extract!.json!.messages as Array<{ content: string }>)[1]!.content).toBe('It is order four five two one');

@@ -9,7 +9,7 @@ import type { AuditEntry, CallReportRecord } from '@voxplan/contracts';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { AgiConfig } from '../src/config.ts';
 import { type AgiServer, calledCandidates, startAgiServer } from '../src/modules/asterisk/agi-server.ts';
-import { createTenantMember, q, startTestServer, type TenantMember, type TestServer } from './harness.ts';
+import { createTenantMember, errorOf, q, startTestServer, type TenantMember, type TestServer } from './harness.ts';
 import { planEdge, planNode, readFixture, storePlan } from './sessions-helpers.ts';
 
 const PUBLIC_URL = 'https://voice.example.com';
@@ -204,7 +204,7 @@ describe('a whole IVR over AGI', () => {
     const { commands } = call;
     expect(commands[0]).toBe('ANSWER');
     // The welcome, spoken by the server in a signed URL; the menu's prompt may be cut short by a key.
-    expect(commands[1]).toMatch(/^STREAM FILE "https:\/\/voice\.example\.com\/api\/v1\/media\/speech\.wav\?lang=en&text=Welcome[^"]*" ""$/);
+    expect(commands[1]).toMatch(/^STREAM FILE "https:\/\/voice\.example\.com\/api\/v1\/media\/speech\.wav\?lang=en-US&text=Welcome[^"]*" ""$/);
     expect(commands[2]).toMatch(/^EXEC MixMonitor "voxplan-[0-9a-f-]+\.mp3"$/);
     expect(commands[3]).toMatch(/^STREAM FILE "[^"]*text=For\+sales[^"]*" "0123456789\*#"$/);
     expect(commands[4]).toBe('EXEC Dial "PJSIP/voxplan/sip:sales@pbx.acme.example,25"');
@@ -385,5 +385,47 @@ describe('peers that are not well-behaved Asterisks', () => {
     const call = pbxCall({ agi_network_script: NUMBER }, asterisk([[/^ANSWER/, 'HTTP/1.1 400 Bad Request']]));
     const report = await finishedCall(call, member.token, before);
     expect(report.hangup_cause).toBe('caller_hangup');
+  });
+});
+
+describe('the plan’s language', () => {
+  const PORTUGUESE_NUMBER = '+551130002800';
+
+  beforeAll(async () => {
+    const plan = await storePlan(server.ctx, member.tenantId, {
+      name: 'Portuguese welcome',
+      format_version: 1,
+      settings: { session_timeout_min: 15, chat_text: '', sync_with_voice_text: false, webhook: '', language: 'pt-BR', tts_voice: 'f2' },
+      nodes: [
+        planNode('start', 'start'),
+        planNode('welcome', 'play_message', { voice_text: 'Olá, bem-vindo.' }),
+        planNode('abroad', 'play_message', { voice_text: 'Hello.', language: 'en-US' }),
+        planNode('bye', 'hangup', { cause: 'normal_clearing' }),
+      ],
+      edges: [planEdge('start', 'next', 'welcome'), planEdge('welcome', 'next', 'abroad'), planEdge('abroad', 'next', 'bye')],
+    });
+    const created = await server.call({ method: 'POST', url: '/numbers', token: member.token, payload: { number: PORTUGUESE_NUMBER, provider: 'asterisk', voice_plan_id: plan } });
+    expect(created.statusCode, created.body).toBe(201);
+  });
+
+  test('prompts are spoken at the speech URL in the plan’s language and espeak-ng voice; a block in English in English', async () => {
+    const before = await reportCount(member.token);
+    const call = pbxCall({ agi_network_script: PORTUGUESE_NUMBER }, asterisk());
+    await finishedCall(call, member.token, before);
+    const urls = call.commands.filter((command) => command.startsWith('STREAM FILE')).map((command) => new URL(/^STREAM FILE "([^"]+)"/.exec(command)![1]!));
+    expect(urls.map((url) => [url.searchParams.get('lang'), url.searchParams.get('voice'), url.searchParams.get('text')])).toEqual([
+      ['pt-BR', 'f2', 'Olá, bem-vindo.'],
+      ['en-US', null, 'Hello.'],
+    ]);
+
+    // The PBX fetches it: spoken by espeak-ng, 8 kHz telephony WAV. Another voice is another URL, not this one's signature.
+    const spoken = await server.app.inject({ method: 'GET', url: `${urls[0]!.pathname}${urls[0]!.search}` });
+    expect(spoken.statusCode, spoken.body).toBe(200);
+    expect(spoken.headers['content-type']).toBe('audio/wav');
+    const otherVoice = new URL(urls[0]!);
+    otherVoice.searchParams.set('voice', 'm1');
+    const refused = await server.app.inject({ method: 'GET', url: `${otherVoice.pathname}${otherVoice.search}` });
+    expect(refused.statusCode).toBe(403);
+    expect(errorOf(refused).code).toBe('invalid_media_signature');
   });
 });

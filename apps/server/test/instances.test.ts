@@ -136,7 +136,7 @@ describe('two server processes on one database', () => {
     const gatherAction = (twiml: string) => twilioActionOf(twiml, 'Gather', PUBLIC_URL);
 
     const answered = await hook(a, 'voice', { ...call, CallStatus: 'ringing' });
-    expect(answered.body).toContain('<Say>Hello caller.</Say>');
+    expect(answered.body).toContain('<Say language="en-US" voice="Polly.Joanna">Hello caller.</Say>');
     // A key the menu does not have, on the other instance: it asks again.
     const again = await hook(b, gatherAction(answered.body), { ...call, Digits: '9' });
     expect(again.status, again.body).toBe(200);

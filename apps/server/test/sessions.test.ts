@@ -163,8 +163,9 @@ describe('a voice call through the menu to a destination', () => {
     expect(protocol).toMatch(/^20261123-\d{6}$/);
     expect(started.actions.slice(1)).toEqual([
       { type: 'record', format: 'mp3' },
-      { type: 'say', text: 'For sales press 1. For self service press 2.' },
-      { type: 'gather', input: 'dtmf', timeout_s: 5, max_digits: 1 },
+      // In the server's language: neither the plan nor its tenant names one.
+      { type: 'say', text: 'For sales press 1. For self service press 2.', language: 'en-US' },
+      { type: 'gather', input: 'dtmf', timeout_s: 5, max_digits: 1, language: 'en-US' },
     ]);
 
     clock.advance(1);
@@ -383,7 +384,7 @@ describe('blocks that call out, through the real Lua runner and outbound client'
     expect(outcome.status).toBe('ended');
     expect(pathOf(outcome.report)).toEqual(['start:next', 'lookup:success', 'known:true', 'greet:next', 'hello:next', 'tier:vip', 'score:priority', 'dial_ext:next', 'bye']);
     expect(outcome.actions).toEqual([
-      { type: 'say', text: 'Hello Ana, checking your account.' },
+      { type: 'say', text: 'Hello Ana, checking your account.', language: 'en-US' },
       { type: 'send_dtmf', digits: '204#' },
       { type: 'hangup', cause: 'normal_clearing' },
     ]);

@@ -105,8 +105,8 @@ describe('a whole IVR call through the voice hook and the status callback', () =
     expect(first.statusCode, first.body).toBe(200);
     expect(first.headers['content-type']).toMatch(/^text\/xml/);
     // The schedule is open: the welcome, the recording of the rest of the call, then the menu's prompt inside its gather.
-    expect(first.body).toMatch(/<Say>Welcome to ACME\. Your protocol is \d{8}-\d{6}\.<\/Say><Start><Recording [^>]*\/><\/Start><Gather /);
-    expect(first.body).toContain('<Say>For sales press 1. For self service press 2.</Say></Gather>');
+    expect(first.body).toMatch(/<Say language="en-US" voice="Polly.Joanna">Welcome to ACME\. Your protocol is \d{8}-\d{6}\.<\/Say><Start><Recording [^>]*\/><\/Start><Gather /);
+    expect(first.body).toContain('<Say language="en-US" voice="Polly.Joanna">For sales press 1. For self service press 2.</Say></Gather>');
     expect(first.body).toContain('input="dtmf"');
 
     const gather = actionOf(first.body, 'Gather');
@@ -117,7 +117,7 @@ describe('a whole IVR call through the voice hook and the status callback', () =
     const dialAction = actionOf(dial.body, 'Dial');
     const busy = await hook(dialAction, callForm('CA-ivr-busy', { DialCallStatus: 'busy' }));
     expect(busy.statusCode, busy.body).toBe(200);
-    expect(busy.body).toContain('<Say>All our agents are busy. Please try again later.</Say><Hangup/>');
+    expect(busy.body).toContain('<Say language="en-US" voice="Polly.Joanna">All our agents are busy. Please try again later.</Say><Hangup/>');
     const eventsBefore = await eventsOf('CA-ivr-busy');
 
     // Twilio retries the callback (a timeout on its side): the same answer, and nothing runs again.
@@ -172,7 +172,7 @@ describe('a whole IVR call through the voice hook and the status callback', () =
   test("a caller matching the number's rule gets the rule's plan: closed, with an SMS through Twilio's Messages API", async () => {
     const before = smsRequests.length;
     const answer = await hook('voice', callForm('CA-rule', {}, RULE_CALLER));
-    expect(answer.body).toContain('<Say>We are closed. We will send you our opening hours.</Say><Hangup/>');
+    expect(answer.body).toContain('<Say language="en-US" voice="Polly.Joanna">We are closed. We will send you our opening hours.</Say><Hangup/>');
     const sent = smsRequests.slice(before);
     expect(sent).toHaveLength(1);
     expect(sent[0]!.url).toBe(`/twilio-api/2010-04-01/Accounts/${ACCOUNT}/Messages.json`);

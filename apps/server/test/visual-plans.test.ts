@@ -142,7 +142,7 @@ describe('drafts', () => {
     const document = await a.document(plan.id);
     expect(document).toMatchObject({ id: plan.id, version: 1, format_version: 1, edges: [], errors: [] });
     expect(document.nodes).toEqual([{ id: 'start', type: 'start', position: { x: 0, y: 0 }, data: { generate_protocol: false, hangup_chat_message: '', ignore_call: false } }]);
-    expect(document.settings).toEqual({ session_timeout_min: 30, chat_text: '', sync_with_voice_text: false, webhook: '' });
+    expect(document.settings).toEqual({ session_timeout_min: 30, chat_text: '', sync_with_voice_text: false, webhook: '', language: '', twilio_voice: '', tts_voice: '' });
     expect(brief(document.warnings)).toEqual([{ code: 'unconnected_exit', node_id: 'start', path: 'exits.next' }]);
 
     const list = await a.call({ method: 'GET', url: `/visual-plans?${q('filter', { where: { id: plan.id } })}` });

@@ -18,12 +18,17 @@ const NOTIFY_PHONE_ID = '106540352242923';
 const VERIFY_TOKEN = 'verify-me-please';
 const NUMBER = '+551140000001';
 const NOTIFY_NUMBER = '+551140000002';
+const LONG_PHONE_ID = '106540352242924';
+const LONG_NUMBER = '+551140000003';
+/** Meta's limit on an interactive message's body, buttons and lists alike. */
+const INTERACTIVE_BODY_LIMIT = 1024;
 
 let server: TestServer;
 let member: TenantMember;
 let graph: http.Server;
 let menuNumber: PhoneNumber;
 let notifyNumber: PhoneNumber;
+let longMenuNumber: PhoneNumber;
 
 interface GraphRequest {
   url: string;
@@ -97,6 +102,17 @@ const notifyPlan = plan(
   [edge('start', 'next', 'notify'), edge('notify', 'sent', 'ok'), edge('notify', 'failed', 'ko')],
 );
 
+/** A menu of five options (a list) whose prompt is longer than an interactive body may be. */
+const LONG_PROMPT = Array.from({ length: 151 }, (_, index) => `Line${String(index).padStart(4, '0')}.`).join(' ');
+const longMenuPlan = plan(
+  'WhatsApp long menu',
+  [
+    node('start', 'start', {}),
+    node('menu', 'voice_menu', { chat_text: LONG_PROMPT, options: ['Basic', 'Plus', 'Pro', 'Enterprise', 'Other'].map((label, index) => ({ digits: String(index + 1), label })) }),
+  ],
+  [edge('start', 'next', 'menu')],
+);
+
 type Value = Record<string, unknown>;
 
 /** A delivery of Meta's webhook for a phone number id, with the change's value. */
@@ -151,6 +167,14 @@ beforeAll(async () => {
       }
       const parsed = JSON.parse(body) as GraphRequest['body'];
       sent.push({ url: request.url ?? '', authorization: request.headers.authorization, body: parsed });
+      // Meta refuses an interactive body over 1,024 characters as an invalid parameter (code 131009):
+      // https://developers.facebook.com/docs/whatsapp/cloud-api/support/error-codes
+      const interactiveBody = (parsed.interactive?.body as { text?: string } | undefined)?.text ?? '';
+      if (Array.from(interactiveBody).length > INTERACTIVE_BODY_LIMIT) {
+        const error = { message: '(#131009) Parameter value is not valid', type: 'OAuthException', code: 131009, error_data: { messaging_product: 'whatsapp', details: 'Body text is too long' } };
+        response.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ error }));
+        return;
+      }
       // The documented answer: the contact and the new message's id.
       const answer = { messaging_product: 'whatsapp', contacts: [{ input: parsed.to, wa_id: parsed.to }], messages: [{ id: `wamid.out.${++nextId}` }] };
       response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
@@ -170,6 +194,7 @@ beforeAll(async () => {
     .executeTakeFirstOrThrow();
   const menu = await storePlan(server.ctx, member.tenantId, menuPlan, { references: { destination: { 1: desk.id } } });
   const notify = await storePlan(server.ctx, member.tenantId, notifyPlan);
+  const longMenu = await storePlan(server.ctx, member.tenantId, longMenuPlan);
   const create = async (payload: Value) => {
     const response = await server.call({ method: 'POST', url: '/numbers', token: member.token, payload });
     expect(response.statusCode, response.body).toBe(201);
@@ -178,6 +203,7 @@ beforeAll(async () => {
   const whatsapp = { provider: 'whatsapp', whatsapp_token: TOKEN, whatsapp_app_secret: APP_SECRET };
   menuNumber = await create({ number: NUMBER, chat_plan_id: menu, whatsapp_verify_token: VERIFY_TOKEN, whatsapp_phone_number_id: PHONE_ID, ...whatsapp });
   notifyNumber = await create({ number: NOTIFY_NUMBER, chat_plan_id: notify, whatsapp_phone_number_id: NOTIFY_PHONE_ID, ...whatsapp });
+  longMenuNumber = await create({ number: LONG_NUMBER, chat_plan_id: longMenu, whatsapp_phone_number_id: LONG_PHONE_ID, ...whatsapp });
 });
 
 afterAll(async () => {
@@ -416,5 +442,24 @@ describe('send_message over WhatsApp and the 24-hour window', () => {
     const { session } = await sessionOf('wamid.in.old');
     expect(session.path.find((entry) => entry.node_id === 'notify')?.exit).toBe('failed');
     expect(session.path.some((entry) => entry.node_id === 'ko')).toBe(true);
+  });
+});
+
+describe('Meta’s limits', () => {
+  test('a list whose prompt is longer than an interactive body: the prompt first as text, then the list, all accepted', async () => {
+    expect(LONG_PROMPT.length).toBeGreaterThanOrEqual(1500);
+    const response = await deliver(longMenuNumber.id, delivery(textMessage('5511977776666', 'wamid.in.long', 'Hi'), LONG_PHONE_ID));
+    expect(response.statusCode, response.body).toBe(200);
+    expect(sent.map((request) => request.body.type)).toEqual(['text', 'interactive']);
+    const [text, list] = sent.map((request) => request.body);
+    const body = (list!.interactive as { type: string; body: { text: string }; action: { sections: Array<{ rows: unknown[] }> } });
+    expect(body.type).toBe('list');
+    expect(Array.from(body.body.text).length).toBeLessThanOrEqual(INTERACTIVE_BODY_LIMIT);
+    expect(body.action.sections[0]!.rows).toHaveLength(5);
+    // Nothing of the prompt is lost, and it reads in order.
+    expect(`${text!.text!.body} ${body.body.text}`).toBe(LONG_PROMPT);
+    // Meta accepted both: each is recorded with the id it answered.
+    const rows = (await messagesTable()).filter((row) => row.direction === 'outbound' && row.number_id === longMenuNumber.id);
+    expect(rows.map((row) => row.status)).toEqual(['accepted', 'accepted']);
   });
 });

@@ -34,7 +34,7 @@ h2{margin:0;font-size:16px;font-weight:600}
 @keyframes b{50%{opacity:.2}}
 @media (prefers-reduced-motion:reduce){.dots span{animation:none}}
 form{display:flex;gap:8px;padding:10px 12px;border-top:1px solid var(--line)}
-input{flex:1;min-width:0;padding:8px 10px;border:1px solid var(--line);border-radius:8px;background:var(--bg);color:var(--fg)}
+input{flex:1;min-width:0;padding:8px 10px;border:1px solid var(--line);border-radius:8px;background:var(--bg);color:var(--fg);font:inherit;font-size:16px}
 input::placeholder{color:var(--muted)}
 .send{border:0;border-radius:8px;padding:8px 14px;background:var(--accent);color:var(--on-accent);cursor:pointer}
 button:disabled,input:disabled{opacity:.6;cursor:default}

@@ -19,6 +19,8 @@ function runtimeClosure(entry: string, seen = new Set<string>(), condition: 'def
     if (specifier.startsWith('.')) resolved = path.resolve(path.dirname(entry), specifier);
     else if (specifier.startsWith('#')) resolved = path.resolve(import.meta.dirname, '..', packageImports[specifier]![condition]!);
     else if (specifier === '@voxplan/engine') resolved = path.join(packagesDir, 'engine/src/index.ts');
+    // The voices list: a contract of its own that imports nothing, so every side may read it.
+    else if (specifier === '@voxplan/contracts/voices') resolved = path.join(packagesDir, 'contracts/src/voices.ts');
     else if (specifier.startsWith('@voxplan/')) throw new Error(`unexpected workspace import ${specifier} in ${entry}`);
     else {
       seen.add(`package:${specifier}`);

@@ -90,6 +90,7 @@ export const errorCodes = [
   'audio_in_use',
   'number_already_exists',
   'reference_not_found',
+  'voice_language_mismatch',
   'session_not_found',
   'session_busy',
   'session_id_taken',

@@ -16,6 +16,7 @@ export * from './roles.ts';
 export * from './stats.ts';
 export * from './tenant.ts';
 export * from './user.ts';
+export * from './voices.ts';
 export * from './system.ts';
 export * from './webhook.ts';
 export * from './webchat.ts';

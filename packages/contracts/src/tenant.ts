@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { idSchema, timestampSchema } from './common.ts';
+import { planLanguageTags } from './voices.ts';
 
 export const tenantNameMaxLength = 50;
 /** Spec section 5: typing is restricted to letters, digits and these symbols, and lowercased. */
@@ -18,14 +19,19 @@ export const tenantNameSchema = z
   .regex(tenantNamePattern)
   .transform((name) => name.toLowerCase());
 
+/** A language of the voices list, or '' for the server's (`DEFAULT_LANGUAGE`). */
+export const tenantLanguageSchema = z.enum(['', ...planLanguageTags]);
+
 export const tenantSchema = z.object({
   id: idSchema,
   created_time: timestampSchema,
   name: z.string(),
+  /** What the tenant's plans speak when they name no language, and its system messages ("not in service"). */
+  language: z.string(),
 });
 export type Tenant = z.infer<typeof tenantSchema>;
 
-export const tenantInputSchema = z.object({ name: tenantNameSchema }).strict();
+export const tenantInputSchema = z.object({ name: tenantNameSchema, language: tenantLanguageSchema.optional() }).strict();
 export type TenantInput = z.input<typeof tenantInputSchema>;
 
 export const integrationsSchema = z.object({

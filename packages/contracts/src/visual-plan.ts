@@ -73,7 +73,7 @@ export const visualPlanDocumentSchema = visualPlanSchema.extend({
  */
 const documentBodyFields = {
   format_version: z.unknown().optional().describe('format of the document; absent means the oldest, and older formats are migrated'),
-  settings: z.unknown().optional().describe('session_timeout_min, chat_text, sync_with_voice_text, webhook'),
+  settings: z.unknown().optional().describe('session_timeout_min, chat_text, sync_with_voice_text, webhook, language, twilio_voice, tts_voice'),
   nodes: z.unknown().optional().describe('[{id, type, position: {x, y}, data}]'),
   edges: z.unknown().optional().describe('[{id, source, source_exit, target}]'),
 };

@@ -12,12 +12,29 @@ export interface ReplyOption {
   label: string;
 }
 
+/**
+ * The language of prompts when neither the plan nor the host's session names one (the server
+ * always gives the tenant's or its own: `SessionInit.language`).
+ */
+export const defaultSpeechLanguage = 'en-US';
+
+/** The voices a prompt is spoken with, by way of speaking; absent: the channel's default for the language. */
+export interface SpeechVoices {
+  /** Twilio's `<Say voice>` (Polly or Google). */
+  twilio?: string;
+  /** The espeak-ng variant the server speaks with (Asterisk). */
+  tts?: string;
+}
+
 export type Action =
-  /** Voice: speak the text (text to speech). */
-  | { type: 'say'; text: string; language?: string }
+  /**
+   * Voice: speak the text (text to speech), in `language` (BCP 47). The engine fills in the plan's
+   * language (else the session's) and, for a prompt in the plan's own language, the plan's voices.
+   */
+  | { type: 'say'; text: string; language?: string; voices?: SpeechVoices }
   /** Voice: play a stored audio. */
   | { type: 'play'; audio_id: number; url: string }
-  /** Voice: collect keys or speech; the answer comes back as `digits`, `speech` or `timeout`. */
+  /** Voice: collect keys or speech; the answer comes back as `digits`, `speech` or `timeout`. Speech is heard in `language`, filled in as a `say`'s. */
   | { type: 'gather'; input: 'dtmf' | 'speech'; timeout_s: number; max_digits?: number; language?: string; hints?: string }
   /**
    * Voice: dial the URI and bridge the call. Chat: hand the conversation, with its transcript

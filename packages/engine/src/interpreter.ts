@@ -3,7 +3,7 @@
  * It knows no block by name; each node carries its runtime (runtime.ts). The input session is
  * never changed: a turn works on a copy, so a host can retry a turn that failed to be stored.
  */
-import type { Action } from './actions.ts';
+import { type Action, defaultSpeechLanguage } from './actions.ts';
 import type { EngineEvent } from './events.ts';
 import type { Scope } from './expression.ts';
 import { engineLimits } from './limits.ts';
@@ -65,6 +65,7 @@ export function createSession(init: SessionInit, plan: { version: number; name: 
     turns: 0,
     steps: 0,
     same_node_streak: 0,
+    ...(init.language !== undefined && { language: init.language }),
     started_at: now.toISOString(),
     ended_at: null,
     hangup_cause: null,
@@ -358,14 +359,35 @@ class TurnState implements Turn {
     }
   }
 
+  speechLanguage(override?: string): string {
+    return override || this.plan?.settings.language || this.session.language || defaultSpeechLanguage;
+  }
+
   render(template: Template): string {
     return template.isStatic ? template.source : template.render(this.scope);
   }
 
-  emit(action: Action): void {
+  emit(given: Action): void {
+    const action = given.type === 'say' || given.type === 'gather' ? this.spoken(given) : given;
     this.actions.push(action);
     this.observer?.action(action);
     if (action.type === 'say' || action.type === 'reply') this.addTranscript('plan', action.text);
+  }
+
+  /**
+   * A prompt or a gather in its language: the block's, else the plan's, else the session's; a
+   * prompt in the plan's own language gets the plan's voices (a voice speaks one language, so a
+   * block in another one leaves each channel that language's default). A host that names no
+   * language, for a plan that names none either, gets the actions as the blocks made them.
+   */
+  private spoken<A extends Extract<Action, { type: 'say' | 'gather' }>>(action: A): A {
+    const settings = this.plan?.settings;
+    const planLanguage = settings?.language || this.session.language;
+    if (!planLanguage) return action;
+    const language = action.language || planLanguage;
+    if (action.type === 'gather' || !settings || language !== planLanguage) return action.language === language ? action : { ...action, language };
+    const voices = { ...(settings.twilio_voice && { twilio: settings.twilio_voice }), ...(settings.tts_voice && { tts: settings.tts_voice }) };
+    return { ...action, language, ...(Object.keys(voices).length > 0 && { voices }) };
   }
 
   private addTranscript(from: 'caller' | 'plan', text: string): void {

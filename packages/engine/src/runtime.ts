@@ -15,6 +15,11 @@ export interface RuntimeSettings {
   session_timeout_min: number;
   sync_with_voice_text: boolean;
   webhook: string;
+  /** What prompts are spoken and heard in; '' is the session's (the tenant's) language. */
+  language: string;
+  /** The plan's voices, for prompts in its own language: '' leaves each channel its default. */
+  twilio_voice: string;
+  tts_voice: string;
 }
 
 export interface CompiledPlan {
@@ -86,6 +91,8 @@ export interface Turn {
   /** What the block kept while waiting; `null` when it just arrived. Treat it as read-only. */
   readonly state: JsonValue | null;
   render(template: Template): string;
+  /** The language of speech in a block: `override` (the block's own) when given, else the plan's, else the session's. */
+  speechLanguage(override?: string): string;
   /** Adds an action; what is said or replied also goes on the transcript. */
   emit(action: Action): void;
   /** Sets a variable; names a plan may not assign (built-ins, `__proto__`) are refused with `false`. */

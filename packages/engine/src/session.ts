@@ -138,6 +138,8 @@ export interface Session {
   dial_status: DialStatus | null;
   failure: SessionFailure | null;
   recording: RecordingState | null;
+  /** `SessionInit.language`; absent from sessions stored before it, which then speak the engine's default. */
+  language?: string;
 }
 
 export interface SessionInit {
@@ -155,6 +157,8 @@ export interface SessionInit {
   source_ip?: string | null;
   /** Variables set before the first block, e.g. by an outbound campaign. */
   variables?: Record<string, Value>;
+  /** The language prompts are spoken in when the plan names none: the tenant's, else the server's (BCP 47). */
+  language?: string;
 }
 
 /** The plan the session is in now: the last one `call_plan` entered, else the first. */
@@ -202,5 +206,6 @@ export function copySession(session: Session): Session {
     dial_status: session.dial_status,
     failure: session.failure,
     recording: session.recording && { ...session.recording },
+    language: session.language,
   };
 }

@@ -9,6 +9,8 @@ export interface TenantTable {
   created_time: Time;
   name: string;
   integrations: string | null;
+  /** BCP 47 of the voices list, '' for the server's (migration 0016; the database's default). */
+  language: Generated<string>;
 }
 
 export interface UserTable {

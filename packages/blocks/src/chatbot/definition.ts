@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineBlock } from '../core/define.ts';
-import { templateText } from '../core/fields.ts';
+import { languageChoice, templateText } from '../core/fields.ts';
 import { chatbotDescription } from './description.ts';
 
 export const chatbotBlock = defineBlock(
@@ -14,5 +14,7 @@ export const chatbotBlock = defineBlock(
     additional_instructions: templateText(8_000),
     /** Caller turns before the block takes `done` on its own. */
     max_turns: z.number().int().min(1).max(100).default(10),
+    /** On a call: what it speaks and hears, when not the plan's language. */
+    language: languageChoice(),
   }),
 );

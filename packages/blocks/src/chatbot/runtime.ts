@@ -15,6 +15,8 @@ interface Chatbot {
   initialText: Template;
   instructions: Template;
   maxTurns: number;
+  /** '' for the plan's. */
+  language: string;
 }
 
 interface ChatbotState {
@@ -23,13 +25,13 @@ interface ChatbotState {
   history: Array<{ role: 'user' | 'assistant'; text: string }>;
 }
 
-function speak(turn: Turn, text: string): void {
+function speak(turn: Turn, bot: Chatbot, text: string): void {
   if (text.trim() === '') return;
-  turn.emit(turn.session.channel === 'voice' ? { type: 'say', text } : { type: 'reply', text });
+  turn.emit(turn.session.channel === 'voice' ? { type: 'say', text, ...(bot.language ? { language: bot.language } : {}) } : { type: 'reply', text });
 }
 
-function listen(turn: Turn): Outcome {
-  if (turn.session.channel === 'voice') turn.emit({ type: 'gather', input: 'speech', timeout_s: speechTimeoutS });
+function listen(turn: Turn, bot: Chatbot): Outcome {
+  if (turn.session.channel === 'voice') turn.emit({ type: 'gather', input: 'speech', timeout_s: speechTimeoutS, ...(bot.language ? { language: bot.language } : {}) });
   return { wait: true };
 }
 
@@ -53,13 +55,13 @@ async function converse(turn: Turn, node: RuntimeNode<Chatbot>, state: ChatbotSt
     return { exit: 'error' };
   }
   if (!result.ok) return { exit: 'error' };
-  speak(turn, result.reply);
+  speak(turn, bot, result.reply);
   if (result.outcome === 'done' || result.outcome === 'transfer') return { exit: result.outcome };
   const turns = state.turns + 1;
   if (turns >= bot.maxTurns) return { exit: 'done' };
   const history = [...state.history, { role: 'user' as const, text: input }, { role: 'assistant' as const, text: result.reply }].slice(-maxHistory);
   turn.setState({ turns, silences: 0, history } satisfies ChatbotState);
-  return listen(turn);
+  return listen(turn, bot);
 }
 
 export const chatbotRuntime = defineRuntime(chatbotBlock, {
@@ -70,13 +72,14 @@ export const chatbotRuntime = defineRuntime(chatbotBlock, {
     initialText: compileTemplate(data.initial_text),
     instructions: compileTemplate(data.additional_instructions),
     maxTurns: data.max_turns,
+    language: data.language,
   }),
   enter(turn, node) {
     const initial = turn.render(node.config.initialText);
-    speak(turn, initial);
+    speak(turn, node.config, initial);
     const history = initial.trim() === '' ? [] : [{ role: 'assistant' as const, text: initial }];
     turn.setState({ turns: 0, silences: 0, history } satisfies ChatbotState);
-    return listen(turn);
+    return listen(turn, node.config);
   },
   resume(turn, node, event) {
     const state = (turn.state as ChatbotState | null) ?? { turns: 0, silences: 0, history: [] };
@@ -89,6 +92,6 @@ export const chatbotRuntime = defineRuntime(chatbotBlock, {
     const silences = state.silences + 1;
     if (silences >= maxSilences) return { exit: 'done' };
     turn.setState({ ...state, silences } satisfies ChatbotState);
-    return listen(turn);
+    return listen(turn, node.config);
   },
 });

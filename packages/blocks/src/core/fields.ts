@@ -1,5 +1,6 @@
 /** Field schemas several blocks share, so one rule has one spelling. */
 import { compileExpression, ExpressionError, isAssignableVariableName, parseJsonPath, JsonPathError } from '@voxplan/engine';
+import { planLanguageTags } from '@voxplan/contracts/voices';
 import { z } from 'zod';
 import type { FieldHint } from './editor/types.ts';
 
@@ -18,7 +19,7 @@ export const referenceId = () => z.number().int().positive().max(2 ** 31 - 1);
 export const templateText = (max = 4_000) => z.string().max(max).default('').register(fieldHints, { kind: 'template' });
 
 /** The issue codes structural validation reports besides zod's own (docs/engine.md). */
-export type CustomIssueCode = 'invalid_json' | 'invalid_expression' | 'invalid_path' | 'unsafe_pattern' | 'duplicate_value' | 'reserved_name';
+export type CustomIssueCode = 'invalid_json' | 'invalid_expression' | 'invalid_path' | 'unsafe_pattern' | 'duplicate_value' | 'reserved_name' | 'voice_language_mismatch';
 
 export function customIssue(ctx: z.RefinementCtx, code: CustomIssueCode, path: PropertyKey[], message: string): void {
   ctx.addIssue({ code: 'custom', path, message, params: { code } });
@@ -77,11 +78,19 @@ export const jsonPath = () =>
     });
 
 /** A prompt: spoken text or a stored audio on voice, text on chat (blocks.md, `play_message`). */
+/**
+ * A language of the voices list (`@voxplan/contracts/voices`), or '' for the one above it: the
+ * plan's for a block, the tenant's (else the server's) for the plan.
+ */
+export const languageChoice = () => z.enum(['', ...planLanguageTags]).default('').register(fieldHints, { kind: 'language' });
+
 export const promptFields = {
   text_to_speech: z.boolean().default(true),
   voice_text: templateText(),
   audio_id: referenceId().nullable().default(null),
   chat_text: templateText(),
+  /** The prompt's language when it is not the plan's (a block in another language). */
+  language: languageChoice(),
 };
 
 /** Refuses a prompt that should play an audio but names none. */

@@ -6,6 +6,7 @@ export interface PromptData {
   voice_text: string;
   audio_id: number | null;
   chat_text: string;
+  language: string;
 }
 
 export interface CompiledPrompt {
@@ -13,17 +14,25 @@ export interface CompiledPrompt {
   voice: Template;
   audioId: number | null;
   chat: Template;
+  /** The block's language, '' for the plan's: the engine fills that in on the actions. */
+  language: string;
 }
 
 export function compilePrompt(data: PromptData): CompiledPrompt {
-  return { textToSpeech: data.text_to_speech, voice: compileTemplate(data.voice_text), audioId: data.audio_id, chat: compileTemplate(data.chat_text) };
+  return {
+    textToSpeech: data.text_to_speech,
+    voice: compileTemplate(data.voice_text),
+    audioId: data.audio_id,
+    chat: compileTemplate(data.chat_text),
+    language: data.language,
+  };
 }
 
 /**
  * Voice: speaks the text, or plays the audio. An audio removed since the plan was saved falls back
  * to the spoken text, so the caller still hears something when there is one.
  */
-export async function playPrompt(turn: Turn, prompt: CompiledPrompt, language?: string): Promise<void> {
+export async function playPrompt(turn: Turn, prompt: CompiledPrompt): Promise<void> {
   if (!prompt.textToSpeech && prompt.audioId !== null) {
     const audio = await turn.ports.audios.find(turn.session.tenant_id, prompt.audioId);
     if (audio) {
@@ -32,7 +41,7 @@ export async function playPrompt(turn: Turn, prompt: CompiledPrompt, language?: 
     }
   }
   const text = turn.render(prompt.voice);
-  if (text.trim() !== '') turn.emit(language ? { type: 'say', text, language } : { type: 'say', text });
+  if (text.trim() !== '') turn.emit(prompt.language ? { type: 'say', text, language: prompt.language } : { type: 'say', text });
 }
 
 /** Chat: the chat text, or the voice text when the plan syncs them or the chat text is empty. */

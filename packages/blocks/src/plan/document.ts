@@ -2,12 +2,15 @@
  * The plan document (blocks.md, "The plan document"): settings, nodes and edges, with the format
  * version it was written in. Documents are migrated to the current format when read.
  */
+import { espeakVoiceIds, twilioVoiceSpeaks } from '@voxplan/contracts/voices';
 import { z } from 'zod';
+import { customIssue, languageChoice } from '../core/fields.ts';
 import { planFormatVersion } from './format.ts';
 
 export { planFormatVersion };
 
-export const planSettingsSchema = z.strictObject({
+export const planSettingsSchema = z
+  .strictObject({
   /** Chat: a conversation idle this long ends (with `chat_text`). */
   session_timeout_min: z.number().int().min(1).max(10_080).default(30),
   chat_text: z.string().max(1_000).default(''),
@@ -20,7 +23,19 @@ export const planSettingsSchema = z.strictObject({
     .max(2_000)
     .refine((url) => url === '' || /^https?:\/\/[^\s]+$/i.test(url), 'must be an http or https URL')
     .default(''),
-});
+  /** What the plan's prompts are spoken and heard in; '' is the tenant's language. Absent from plans saved before it. */
+  language: languageChoice(),
+  /** Twilio's `<Say voice>` (a Polly or Google voice of `language`); '' is the language's first voice of the list. */
+  twilio_voice: z.string().max(64).default(''),
+  /** The espeak-ng variant the server speaks with (Asterisk, generated audios); '' is espeak-ng's own. */
+  tts_voice: z.enum(['', ...espeakVoiceIds]).default(''),
+})
+  .superRefine((settings, ctx) => {
+    // A voice belongs to one language: without one chosen, the tenant's might be another.
+    if (settings.twilio_voice !== '' && !twilioVoiceSpeaks(settings.twilio_voice, settings.language)) {
+      customIssue(ctx, 'voice_language_mismatch', ['twilio_voice'], `the voice ${settings.twilio_voice} does not speak ${settings.language || "the tenant's language"}`);
+    }
+  });
 export type PlanSettings = z.output<typeof planSettingsSchema>;
 
 /** Node and edge ids: chosen by the editor, unique in the plan. */

@@ -15,7 +15,7 @@ describe('structural validation', () => {
     const result = validatePlanDocument(planDocument([{ id: 'start', type: 'start' }, menu], [['start', 'next', 'menu']]));
     expect(result.ok).toBe(true);
     if (!result.ok) return;
-    expect(result.document.settings).toEqual({ session_timeout_min: 30, chat_text: '', sync_with_voice_text: false, webhook: '' });
+    expect(result.document.settings).toEqual({ session_timeout_min: 30, chat_text: '', sync_with_voice_text: false, webhook: '', language: '', twilio_voice: '', tts_voice: '' });
     expect(result.document.nodes[0]!.data).toEqual({ generate_protocol: false, hangup_chat_message: '', ignore_call: false });
     expect(result.document.nodes[1]!.data).toMatchObject({ max_digits: 1, timeout_s: 5, max_retries: 3, text_to_speech: true, audio_id: null });
     // Plain JSON: what validation returns can be stored as it is.
@@ -271,5 +271,34 @@ describe('choices whose system setting is off', () => {
   test('a chatbot on the second AI provider is warned about while feature_second_ai_provider is off, and only then', () => {
     expect(warned([])).toEqual([{ code: 'setting_off', node_id: 'second', path: 'provider' }]);
     expect(warned(['feature_second_ai_provider'])).toEqual([]);
+  });
+});
+
+describe('the plan’s language and voices', () => {
+  const start = [{ id: 'start', type: 'start' }];
+  const withSettings = (settings: Record<string, unknown>) => validatePlanDocument(planDocument(start, [], { settings }));
+
+  test('a plan saved before languages stays valid and speaks its tenant’s language', () => {
+    const old = { settings: { chat_text: 'bye' }, nodes: [{ id: 'start', type: 'start' }, { id: 'ask', type: 'speech_detection', data: { variables: [{ name: 'x' }] } }] };
+    const result = validatePlanDocument(old);
+    expect(result.ok).toBe(true);
+    if (!result.ok) return;
+    expect(result.document.settings).toMatchObject({ language: '', twilio_voice: '', tts_voice: '' });
+    expect(result.document.nodes[1]!.data).toMatchObject({ language: '' });
+  });
+
+  test('a Twilio voice of the plan’s language is taken; one of another language, or with no language chosen, is refused', () => {
+    expect(withSettings({ language: 'pt-BR', twilio_voice: 'Polly.Camila' }).ok).toBe(true);
+    expect(withSettings({ language: 'en-US', twilio_voice: 'Google.en-US-Neural2-C', tts_voice: 'f2' }).ok).toBe(true);
+    for (const settings of [{ language: 'en-US', twilio_voice: 'Polly.Camila' }, { language: '', twilio_voice: 'Polly.Joanna' }, { language: 'pt-BR', twilio_voice: 'Polly.Nobody' }]) {
+      expect(errorsOf(withSettings(settings)), JSON.stringify(settings)).toEqual([{ code: 'voice_language_mismatch', node_id: undefined, edge_id: undefined, path: 'settings.twilio_voice' }]);
+    }
+  });
+
+  test('a language or an espeak-ng voice outside the voices list is refused', () => {
+    expect(errorsOf(withSettings({ language: 'xx-YY' }))).toEqual([expect.objectContaining({ code: 'invalid_field', path: 'settings.language' })]);
+    expect(errorsOf(withSettings({ tts_voice: 'Demonic' }))).toEqual([expect.objectContaining({ code: 'invalid_field', path: 'settings.tts_voice' })]);
+    const block = planDocument([...start, { id: 'msg', type: 'play_message', data: { voice_text: 'Hi', language: 'tlh' } }], [['start', 'next', 'msg']]);
+    expect(errorsOf(validatePlanDocument(block))).toEqual([expect.objectContaining({ code: 'invalid_field', node_id: 'msg', path: 'language' })]);
   });
 });

@@ -33,3 +33,17 @@ test('an audio prompt must name its audio', () => {
   const result = validatePlanDocument(planAround({ id: 'msg', type: 'play_message', data: { text_to_speech: false } }, ['next']));
   expect(result.errors).toEqual([expect.objectContaining({ node_id: 'msg', path: 'audio_id' })]);
 });
+
+test('a prompt speaks the plan’s language with its voices, else the session’s (the tenant’s); a block in another language leaves the voices to that language', async () => {
+  const settings = { language: 'pt-BR', twilio_voice: 'Polly.Camila-Neural', tts_voice: 'f2' };
+  const plan = (data: Record<string, unknown>) => planAround({ id: 'msg', type: 'play_message', data: { voice_text: 'Olá', ...data } }, ['next'], { settings });
+  expect((await runPlan(plan({}), { init: { language: 'en-US' } })).actions[0]).toEqual({
+    type: 'say',
+    text: 'Olá',
+    language: 'pt-BR',
+    voices: { twilio: 'Polly.Camila-Neural', tts: 'f2' },
+  });
+  expect((await runPlan(plan({ language: 'en-US' }))).actions[0]).toEqual({ type: 'say', text: 'Olá', language: 'en-US' });
+  const tenants = planAround({ id: 'msg', type: 'play_message', data: { voice_text: 'Hi' } }, ['next']);
+  expect((await runPlan(tenants, { init: { language: 'es-MX' } })).actions[0]).toEqual({ type: 'say', text: 'Hi', language: 'es-MX' });
+});

@@ -12,16 +12,16 @@ interface Detection {
   maxRetries: number;
   retryText: Template;
   transcriptionPrompt: string;
-  language: string;
 }
 
 async function ask(turn: Turn, detection: Detection, isRetry: boolean): Promise<Outcome> {
   const retryText = isRetry ? turn.render(detection.retryText).trim() : '';
   if (turn.session.channel === 'voice') {
-    if (retryText !== '') turn.emit({ type: 'say', text: retryText, language: detection.language });
+    const language = turn.speechLanguage(detection.prompt.language);
+    if (retryText !== '') turn.emit({ type: 'say', text: retryText, language });
     // On a retry with its own text, the retry text stands in for the prompt.
-    if (retryText === '') await playPrompt(turn, detection.prompt, detection.language);
-    const gather = { type: 'gather' as const, input: 'speech' as const, timeout_s: speechTimeoutS, language: detection.language };
+    if (retryText === '') await playPrompt(turn, detection.prompt);
+    const gather = { type: 'gather' as const, input: 'speech' as const, timeout_s: speechTimeoutS, language };
     turn.emit(detection.transcriptionPrompt ? { ...gather, hints: detection.transcriptionPrompt } : gather);
   } else {
     const text = retryText !== '' ? retryText : chatPromptText(turn, detection.prompt);
@@ -40,7 +40,8 @@ function retry(turn: Turn, node: RuntimeNode<Detection>): Promise<Outcome> | Out
 async function understand(turn: Turn, node: RuntimeNode<Detection>, transcript: string): Promise<Outcome> {
   turn.recordInput(transcript);
   if (transcript.trim() === '') return retry(turn, node);
-  const { variables, transcriptionPrompt, language } = node.config;
+  const { variables, transcriptionPrompt } = node.config;
+  const language = turn.speechLanguage(node.config.prompt.language);
   let result;
   try {
     result = await turn.ports.ai.extract({ tenantId: turn.session.tenant_id, sessionId: turn.session.id, transcript, variables, prompt: transcriptionPrompt, language });
@@ -65,7 +66,6 @@ export const speechDetectionRuntime = defineRuntime(speechDetectionBlock, {
     maxRetries: data.max_retries,
     retryText: compileTemplate(data.retry_text),
     transcriptionPrompt: data.transcription_prompt,
-    language: data.language,
   }),
   enter: (turn, node) => ask(turn, node.config, false),
   resume(turn, node, event) {

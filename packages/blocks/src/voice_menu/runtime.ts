@@ -20,9 +20,10 @@ interface MenuState {
 async function ask(turn: Turn, menu: Menu, afterInvalid: boolean): Promise<Outcome> {
   const invalid = afterInvalid ? turn.render(menu.invalidText).trim() : '';
   if (turn.session.channel === 'voice') {
-    if (invalid !== '') turn.emit({ type: 'say', text: invalid });
+    const language = menu.prompt.language ? { language: menu.prompt.language } : {};
+    if (invalid !== '') turn.emit({ type: 'say', text: invalid, ...language });
     await playPrompt(turn, menu.prompt);
-    turn.emit({ type: 'gather', input: 'dtmf', timeout_s: menu.timeoutS, max_digits: menu.maxDigits });
+    turn.emit({ type: 'gather', input: 'dtmf', timeout_s: menu.timeoutS, max_digits: menu.maxDigits, ...language });
   } else {
     if (invalid !== '') turn.emit({ type: 'reply', text: invalid });
     turn.emit({

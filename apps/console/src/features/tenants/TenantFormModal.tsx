@@ -1,5 +1,6 @@
-import { Stack, TextInput } from '@mantine/core';
+import { Select, Stack, TextInput } from '@mantine/core';
 import { normalizeTenantName, type Tenant, tenantInputSchema } from '@voxplan/contracts';
+import { planLanguages } from '@voxplan/contracts/voices';
 import { useTranslation } from 'react-i18next';
 import { AppModal, useDialogTitle } from '../../lib/AppModal.tsx';
 import { useSchemaForm } from '../../lib/forms/use-schema-form.ts';
@@ -10,11 +11,14 @@ import { FormActions } from '../../lib/forms/FormActions.tsx';
 /** Create (no tenant) or edit (a tenant) in a small modal (spec section 2). */
 export function TenantFormModal({ tenant, opened, onClose }: { tenant?: Tenant; opened: boolean; onClose(): void }) {
   const { t } = useTranslation();
-  const { create, update } = useResourceMutations<Tenant, { name: string }>('/tenants');
+  const { create, update } = useResourceMutations<Tenant, { name: string; language: string }>('/tenants');
   const { form, formRef, onSubmit, submitting } = useSchemaForm({
     schema: tenantInputSchema,
-    initialValues: { name: tenant?.name ?? '' },
-    submit: (values) => (tenant ? update.mutateAsync({ id: tenant.id, input: { name: values.name ?? '' } }) : create.mutateAsync({ name: values.name ?? '' })),
+    initialValues: { name: tenant?.name ?? '', language: tenant?.language ?? '' },
+    submit: (values) => {
+      const input = { name: values.name ?? '', language: values.language ?? '' };
+      return tenant ? update.mutateAsync({ id: tenant.id, input }) : create.mutateAsync(input);
+    },
     onSuccess: () => {
       toast('success', t(tenant ? 'tenants.edited' : 'tenants.created'));
       onClose();
@@ -31,6 +35,14 @@ export function TenantFormModal({ tenant, opened, onClose }: { tenant?: Tenant; 
             // Spec section 5: typing keeps only the allowed characters, lowercased.
             onChange={(event) => form.setFieldValue('name', normalizeTenantName(event.currentTarget.value))}
             data-testid="tenant-name"
+          />
+          <Select
+            label={t('tenants.language')}
+            description={t('tenants.languageHint')}
+            data={[{ value: '', label: t('tenants.serverLanguage') }, ...planLanguages.map(({ tag, name }) => ({ value: tag, label: `${name} · ${tag}` }))]}
+            {...form.getInputProps('language')}
+            allowDeselect={false}
+            data-testid="tenant-language"
           />
           <FormActions onCancel={onClose} submitting={submitting} submitTestId="tenant-save" />
         </Stack>

@@ -3,7 +3,7 @@
  * call's connection. What the caller does in answer (keys, speech, silence, how a dial ended,
  * hanging up) comes back as the engine event of the next turn.
  */
-import type { Action, DialStatus, EngineEvent } from '@voxplan/engine';
+import { type Action, type DialStatus, type EngineEvent, defaultSpeechLanguage } from '@voxplan/engine';
 import type { AgiConfig } from '../../config.ts';
 import type { MediaUrls } from '../audios/media-urls.ts';
 import { splitForSpeech } from '../audios/tts-jobs.ts';
@@ -85,7 +85,7 @@ async function answer(agi: AgiConnection, state: AgiCallState): Promise<void> {
 /** The URLs a prompt plays: an audio's signed URL, or speech in parts. */
 function promptUrls(action: Prompt, media: AgiMedia): string[] {
   if (action.type === 'play') return [action.url];
-  return splitForSpeech(action.text, SPEECH_PART_LENGTH).map((part) => media.speechUrl(part, action.language ?? 'en'));
+  return splitForSpeech(action.text, SPEECH_PART_LENGTH).map((part) => media.speechUrl(part, action.language ?? defaultSpeechLanguage, action.voices?.tts));
 }
 
 /** Plays prompts; with `escapeDigits`, a key pressed stops them and is answered (else ''). */

@@ -18,11 +18,12 @@ export interface MediaUrls {
   /** Whether `exp` and `sig` (as received, possibly missing) sign this audio and have not expired at `now`. */
   check(audioId: number, exp: string | undefined, sig: string | undefined, now?: Date): MediaCheck;
   /**
-   * The signed URL of a text spoken by espeak-ng in a language (`/media/speech.wav`), for a channel
-   * without speech of its own (Asterisk). The text travels in the URL, so any instance can speak it.
+   * The signed URL of a text spoken by espeak-ng in a language (BCP 47) and, optionally, one of its
+   * voice variants (`/media/speech.wav`), for a channel without speech of its own (Asterisk). The
+   * text travels in the URL, so any instance can speak it.
    */
-  speechUrl(text: string, language: string, now?: Date): string;
-  checkSpeech(text: string, language: string, exp: string | undefined, sig: string | undefined, now?: Date): MediaCheck;
+  speechUrl(text: string, language: string, voice?: string, now?: Date): string;
+  checkSpeech(text: string, language: string, voice: string, exp: string | undefined, sig: string | undefined, now?: Date): MediaCheck;
 }
 
 export const mediaSpeechPath = '/api/v1/media/speech.wav';
@@ -36,7 +37,7 @@ export function createMediaUrls(key: Buffer, publicUrl: string): MediaUrls {
   // What is signed names the kind of media and everything that chooses its content.
   const sign = (subject: string, exp: number) => createHmac('sha256', key).update(`${subject}\n${exp}`).digest('base64url');
   const audioSubject = (audioId: number) => mediaAudioPath(audioId);
-  const speechSubject = (text: string, language: string) => `${mediaSpeechPath}\n${language}\n${text}`;
+  const speechSubject = (text: string, language: string, voice: string) => `${mediaSpeechPath}\n${language}\n${voice}\n${text}`;
   const expiry = (now: Date) => Math.floor(now.getTime() / 1000) + MEDIA_URL_TTL_SECONDS;
   const check = (subject: string, exp: string | undefined, sig: string | undefined, now: Date): MediaCheck => {
     if (exp === undefined || sig === undefined || !/^\d{1,12}$/.test(exp)) return 'invalid';
@@ -51,11 +52,11 @@ export function createMediaUrls(key: Buffer, publicUrl: string): MediaUrls {
       return `${publicUrl}${mediaAudioPath(audioId)}?exp=${exp}&sig=${sign(audioSubject(audioId), exp)}`;
     },
     check: (audioId, exp, sig, now = new Date()) => check(audioSubject(audioId), exp, sig, now),
-    speechUrl(text, language, now = new Date()) {
+    speechUrl(text, language, voice = '', now = new Date()) {
       const exp = expiry(now);
-      const query = new URLSearchParams({ lang: language, text, exp: String(exp), sig: sign(speechSubject(text, language), exp) });
+      const query = new URLSearchParams({ lang: language, ...(voice && { voice }), text, exp: String(exp), sig: sign(speechSubject(text, language, voice), exp) });
       return `${publicUrl}${mediaSpeechPath}?${query.toString()}`;
     },
-    checkSpeech: (text, language, exp, sig, now = new Date()) => check(speechSubject(text, language), exp, sig, now),
+    checkSpeech: (text, language, voice, exp, sig, now = new Date()) => check(speechSubject(text, language, voice), exp, sig, now),
   };
 }

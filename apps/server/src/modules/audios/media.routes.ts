@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { espeakLanguageFor, espeakVoiceIds } from '@voxplan/contracts/voices';
 import type { FastifyInstance } from 'fastify';
 import pLimit from 'p-limit';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
@@ -14,17 +15,22 @@ import { createMediaUrls } from './media-urls.ts';
 const params = z.object({ id: z.coerce.number().int().positive().max(2 ** 31 - 1) });
 // Checked by hand, so that a URL missing either part answers 403 like a tampered one, not 400.
 const query = z.object({ exp: z.string().optional(), sig: z.string().optional() });
-const speechQuery = query.extend({ text: z.string().min(1).max(5000), lang: z.string().regex(/^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/) });
+const speechQuery = query.extend({
+  text: z.string().min(1).max(5000),
+  lang: z.string().regex(/^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/),
+  voice: z.enum(espeakVoiceIds).optional().describe("an espeak-ng variant of the plan's (m1…m8, f1…f5)"),
+});
 
 /** Two cores per machine: speech for calls is spoken two at a time, like the audio generations. */
 const speaking = pLimit(2);
 
 /**
- * espeak-ng's language for a plan's (`pt-BR` → `pt-br`): the tag as given, else its language alone
- * (`de-AT` → `de`), else English, so that a call hears something rather than silence.
+ * espeak-ng's language for a plan's (the voices list's: `pt-BR` → `pt-br`, `es-MX` → `es-419`),
+ * else its language alone (`de-AT` → `de`), else English, so that a call hears something rather
+ * than silence; in the plan's voice variant when it chose one.
  */
-async function speakTelephony(text: string, language: string, output: string): Promise<void> {
-  const tag = language.toLowerCase();
+async function speakTelephony(text: string, language: string, voice: string, output: string): Promise<void> {
+  const tag = espeakLanguageFor(language);
   const candidates = [...new Set([tag, tag.split('-')[0]!, 'en'])];
   await withTempDir(async (dir) => {
     const textFile = path.join(dir, 'text.txt');
@@ -32,7 +38,7 @@ async function speakTelephony(text: string, language: string, output: string): P
     await fs.writeFile(textFile, text);
     for (const [index, candidate] of candidates.entries()) {
       try {
-        await speakWithEspeak(textFile, candidate, '', spoken);
+        await speakWithEspeak(textFile, candidate, voice, spoken);
         break;
       } catch (error) {
         if (!(error instanceof ToolError) || index === candidates.length - 1) throw error;
@@ -84,7 +90,7 @@ export function registerMediaRoutes(app: FastifyInstance, ctx: AppContext): void
     },
   );
 
-  // Spoken once per text and language on each instance, then read from the data folder.
+  // Spoken once per text, language and voice on each instance, then read from the data folder.
   const speechDir = path.join(ctx.config.dataDir, 'speech-cache');
   app.withTypeProvider<ZodTypeProvider>().get(
     '/media/speech.wav',
@@ -99,17 +105,17 @@ export function registerMediaRoutes(app: FastifyInstance, ctx: AppContext): void
       },
     },
     async (request, reply) => {
-      const { text, lang, exp, sig } = request.query;
-      const check = media.checkSpeech(text, lang, exp, sig);
+      const { text, lang, voice = '', exp, sig } = request.query;
+      const check = media.checkSpeech(text, lang, voice, exp, sig);
       if (check !== 'ok') {
         request.log.warn({ check }, 'speech URL refused');
         throw forbidden(check === 'expired' ? 'media_url_expired' : 'invalid_media_signature');
       }
-      const file = path.join(speechDir, `${createHash('sha256').update(`${lang}\n${text}`).digest('hex')}.wav`);
+      const file = path.join(speechDir, `${createHash('sha256').update(`${lang}\n${voice}\n${text}`).digest('hex')}.wav`);
       const cached = await fs.readFile(file).catch(() => null);
       if (cached) return reply.type(mimeTypes.wav).send(cached);
       await fs.mkdir(speechDir, { recursive: true });
-      await speaking(() => speakTelephony(text, lang, file));
+      await speaking(() => speakTelephony(text, lang, voice, file));
       return reply.type(mimeTypes.wav).send(await fs.readFile(file));
     },
   );

@@ -43,6 +43,7 @@ import { createMessaging, type MessagingOptions } from './messaging.ts';
 import { createPlanLoaders } from './plan-loader.ts';
 import { createProtocolGenerator } from './protocols.ts';
 import { noSessionEvents, type SessionEvents, type SessionHookContext } from './session-events.ts';
+import { tenantLanguage } from './system-messages.ts';
 import {
   claimTimeout,
   dueChatSessions,
@@ -346,8 +347,10 @@ export function createSessionRuntime(ctx: Omit<AppContext, 'sessions' | 'license
       let planVersion = isDraft ? ((await plans.draftVersion(init.tenant_id, init.plan_id)) ?? 0) : undefined;
       if (start_node !== undefined) planVersion = (await checkStartNode(init.tenant_id, init.plan_id, planVersion, start_node)) ?? planVersion;
       options.accepted?.();
+      // What the plan speaks when it names no language; pinned in the session, like its plan version.
+      const language = init.language ?? (await tenantLanguage(ctx, init.tenant_id));
       const result = await startSession(
-        { ...init, id, ...(planVersion !== undefined && { plan_version: planVersion }) },
+        { ...init, id, language, ...(planVersion !== undefined && { plan_version: planVersion }) },
         portsFor(draftPlanId, options.observer),
         start_node === undefined ? {} : { startNodeId: start_node },
       );

@@ -10,7 +10,7 @@ export const tenantsResource = defineResource({
   tenantOwned: false,
   read: 'admin',
   write: 'admin',
-  fields: { id: 'integer', name: 'string', created_time: 'date' },
+  fields: { id: 'integer', name: 'string', created_time: 'date', language: 'string' },
   defaultOrder: [{ field: 'name', direction: 'asc' }],
   output: tenantSchema,
   createInput: tenantInputSchema,
@@ -19,7 +19,8 @@ export const tenantsResource = defineResource({
   timestamps: { created: true, updated: false },
   auditTenant: (row) => row.id,
   beforeCreate: ({ app, trx }) => app.license.assertRoom('tenants', trx),
-  present: (rows: Row[]) => rows.map(({ id, created_time, name }) => ({ id, created_time: created_time as string, name: name as string })),
+  present: (rows: Row[]) =>
+    rows.map(({ id, created_time, name, language }) => ({ id, created_time: created_time as string, name: name as string, language: language as string })),
   // A row added to the tenant while it is being removed (after beforeDelete looked) stops the removal.
   inUseCode: 'tenant_in_use',
   async beforeDelete(rows, { trx, scope }) {

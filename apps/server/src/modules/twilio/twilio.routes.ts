@@ -5,7 +5,7 @@
  * runs; the call is a session of the runtime (docs/sessions.md), so any instance answers any callback.
  */
 import formbody from '@fastify/formbody';
-import type { EngineEvent } from '@voxplan/engine';
+import type { Action, EngineEvent } from '@voxplan/engine';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import twilio from 'twilio';
 import { z } from 'zod';
@@ -14,8 +14,9 @@ import { AppError, forbidden } from '../../errors.ts';
 import { choosePlan, findNumberCached } from '../numbers/number-lookup.ts';
 import { findSessionTenant } from '../sessions/sessions.repository.ts';
 import type { TurnOutcome } from '../sessions/sessions.service.ts';
+import { systemMessage, type SystemMessageName, tenantLanguage } from '../sessions/system-messages.ts';
 import { tenantIntegrations } from '../tenants/integrations.routes.ts';
-import { type CallbackUrls, dialStatusOf, outcomeTwiml, unavailableTwiml } from './twiml.ts';
+import { type CallbackUrls, dialStatusOf, outcomeTwiml, systemMessageTwiml } from './twiml.ts';
 
 export const VOICE_HOOK_PATH = '/api/v1/hooks/twilio/voice';
 export const STATUS_HOOK_PATH = '/api/v1/hooks/twilio/status';
@@ -120,18 +121,30 @@ export async function twilioHooksPlugin(app: FastifyInstance, options: { ctx: Ap
     return route?.provider === 'twilio' ? route.tenant_id : undefined;
   }
 
+  /**
+   * A first turn that failed before the caller heard anything (the plan never published, gone, or no
+   * longer valid): rather than silence and a hang-up, the caller hears that the service is unavailable.
+   */
+  const failedSilently = (actions: readonly Action[]) =>
+    !actions.some((action) => action.type === 'say' || action.type === 'play') && actions.some((action) => action.type === 'hangup' && action.cause === 'engine_error');
+
+  /** A system message in the tenant's language (the server's when no tenant is known), then the hang-up. */
+  async function saySystemMessage(name: SystemMessageName, tenantId: number | undefined): Promise<string> {
+    return systemMessageTwiml(systemMessage(name, await tenantLanguage(ctx, tenantId)));
+  }
+
   async function startCall(request: FastifyRequest, params: Params): Promise<string> {
     const route = params.To ? await findNumberCached(ctx, params.To) : undefined;
     if (!route || route.provider !== 'twilio') {
       request.log.info({ called: params.To, call_sid: params.CallSid }, 'Twilio call to a number nobody has');
-      return unavailableTwiml();
+      return saySystemMessage('not_in_service', undefined);
     }
     await checkSignature(request, route.tenant_id, params);
     const caller = params.From ?? '';
     const planId = choosePlan(route, 'voice', new Date(), caller);
     if (planId === null || !params.CallSid) {
       request.log.warn({ number_id: route.id, call_sid: params.CallSid }, 'Twilio call to a number without a voice plan');
-      return unavailableTwiml();
+      return saySystemMessage('not_in_service', route.tenant_id);
     }
     try {
       const outcome = await ctx.sessions.start({
@@ -145,12 +158,13 @@ export async function twilioHooksPlugin(app: FastifyInstance, options: { ctx: Ap
         called: params.To ?? '',
         source_ip: request.ip,
       });
+      if (failedSilently(outcome.actions)) return saySystemMessage('plan_cannot_start', route.tenant_id);
       return outcomeTwiml(outcome, urls);
     } catch (error) {
       // A plan never published or gone: the caller hears so rather than Twilio's application error.
       if (!(error instanceof AppError) || error.statusCode >= 500 || error.code === 'session_busy') throw error;
       request.log.warn({ number_id: route.id, plan_id: planId, code: error.code }, 'Twilio call whose plan cannot start');
-      return unavailableTwiml();
+      return saySystemMessage('plan_cannot_start', route.tenant_id);
     }
   }
 
@@ -173,7 +187,7 @@ export async function twilioHooksPlugin(app: FastifyInstance, options: { ctx: Ap
       const tenantId = await tenantOf(query, params);
       if (tenantId === undefined || query.rev === undefined || (query.on !== 'gather' && query.on !== 'dial')) {
         request.log.warn({ session: query.session, on: query.on }, 'Twilio callback for no known session');
-        return sendTwiml(reply, unavailableTwiml());
+        return sendTwiml(reply, await saySystemMessage('not_in_service', tenantId));
       }
       await checkSignature(request, tenantId, params);
       const outcome = await turn(query.session, `${query.on}:${query.rev}`, callbackEvent(query.on, params), tenantId);

@@ -3,9 +3,11 @@
  * (docs/channels-twilio.md). Everything here is a pure function of a turn's outcome, so a callback
  * Twilio retries (answered with the stored outcome) gets the very same document.
  */
-import type { DialStatus } from '@voxplan/engine';
+import { twilioVoiceFor } from '@voxplan/contracts/voices';
+import type { DialStatus, SpeechVoices } from '@voxplan/engine';
 import twilio from 'twilio';
 import type { TurnOutcome } from '../sessions/sessions.service.ts';
+import type { SystemMessage } from '../sessions/system-messages.ts';
 import { isGatherPrompt, type Prompt, promptsBefore } from '../sessions/voice-prompts.ts';
 
 type VoiceResponse = twilio.twiml.VoiceResponse;
@@ -20,10 +22,20 @@ export interface CallbackUrls {
   status(kind: 'recording', sessionId: string, revision: number): string;
 }
 
-// The library types language and voice as Twilio's lists; the plan's are free text Twilio checks.
+// The library types language and voice as Twilio's lists; ours come from the voices contract, checked when the plan is saved.
 type SayAttributes = NonNullable<Parameters<VoiceResponse['say']>[0]>;
 type GatherAttributes = NonNullable<Parameters<VoiceResponse['gather']>[0]>;
-const sayAttributes = (language?: string): SayAttributes => (language ? { language: language as SayAttributes['language'] } : {});
+
+/**
+ * `<Say language voice>`: the plan's Twilio voice when it speaks the prompt's language, else that
+ * language's first voice of the list, since Twilio's own default ("man") speaks only English and a
+ * voice of another language can make `<Say>` fail (https://www.twilio.com/docs/voice/twiml/say).
+ */
+function sayAttributes(language: string | undefined, voices?: SpeechVoices): SayAttributes {
+  if (!language) return {};
+  const voice = twilioVoiceFor(language, voices?.twilio);
+  return { language: language as SayAttributes['language'], ...(voice && { voice: voice as SayAttributes['voice'] }) };
+}
 
 /** A destination's URI: `sip:`/`sips:` dials a SIP address, anything else (`tel:` or a bare number) a phone number. */
 function dialTarget(uri: string): { kind: 'sip' | 'number'; address: string } {
@@ -49,7 +61,7 @@ export function dialStatusOf(dialCallStatus: string | undefined): DialStatus {
 }
 
 function addPrompt(target: VoiceResponse | Gather, action: Prompt): void {
-  if (action.type === 'say') target.say(sayAttributes(action.language), action.text);
+  if (action.type === 'say') target.say(sayAttributes(action.language, action.voices), action.text);
   else target.play({}, action.url);
 }
 
@@ -118,10 +130,10 @@ export function outcomeTwiml(outcome: TurnOutcome, urls: CallbackUrls): string {
   return response.toString();
 }
 
-/** Said to a call that reaches no plan: a number nobody has, or one whose plan cannot run. */
-export function unavailableTwiml(): string {
+/** A system message (a number not in service, a plan that cannot start), then the hang-up. */
+export function systemMessageTwiml(message: SystemMessage): string {
   const response = new twilio.twiml.VoiceResponse();
-  response.say({ language: 'en-US' }, 'The number you have called is not in service. Goodbye.');
+  response.say(sayAttributes(message.language), message.text);
   response.hangup();
   return response.toString();
 }

@@ -122,20 +122,22 @@ export async function webchatPlugin(app: FastifyInstance, options: { ctx: AppCon
   }
 
   /**
-   * The gate of every request, preflights included. The CORS headers are set only once the origin
-   * is one of the number's: a refused page's browser then hides the answer from it, and its
-   * preflight fails, so its message is never even sent.
+   * The gate of every request, preflights included, before any body is read. A page of an origin
+   * the number does not allow may read one thing: the refusal (`403 webchat_origin_refused`), so
+   * that its widget says the chat is not available there instead of failing blind. Its preflight
+   * passes for that alone; the request it clears is refused here, and nothing runs.
    */
   app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
     const { key } = request.params as { key?: string };
     const origin = request.headers.origin;
     const number = key ? await numberOfKey(key) : undefined;
     if (!number) throw notFound('webchat_key_not_found');
+    if (typeof origin === 'string') reply.header('access-control-allow-origin', origin).header('vary', 'Origin');
     if (typeof origin !== 'string' || !number.origins.includes(origin)) {
+      if (request.method === 'OPTIONS' && typeof origin === 'string') return;
       request.log.warn({ number_id: number.id, origin }, 'web chat request from an origin not allowed');
       throw forbidden('webchat_origin_refused');
     }
-    reply.header('access-control-allow-origin', origin).header('vary', 'Origin');
     const retryAfter = perAddress.hit(request.ip) || perKey.hit(key!);
     if (retryAfter > 0) {
       reply.header('retry-after', String(retryAfter));
@@ -171,7 +173,14 @@ export async function webchatPlugin(app: FastifyInstance, options: { ctx: AppCon
 
   api.options(
     '/webchat/:key/*',
-    { schema: { tags: ['webchat'], security: [], params: keyParams.extend({ '*': z.string() }), description: 'CORS preflight: allowed only for the number’s origins.' } },
+    {
+      schema: {
+        tags: ['webchat'],
+        security: [],
+        params: keyParams.extend({ '*': z.string() }),
+        description: 'CORS preflight. A page of an origin the number does not allow passes it only to read the refusal of its request (403 webchat_origin_refused).',
+      },
+    },
     (_request, reply) =>
       reply
         .header('access-control-allow-methods', 'GET, POST')

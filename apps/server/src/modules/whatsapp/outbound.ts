@@ -5,14 +5,23 @@
  */
 import type { ReplyOption } from '@voxplan/engine';
 
-/** Meta's limits, in characters (code points). */
+/**
+ * Meta's limits, in characters (code points), from the Cloud API's send-message reference
+ * (https://developers.facebook.com/docs/whatsapp/cloud-api/reference/messages, text and interactive
+ * objects) and the interactive messages guide
+ * (https://developers.facebook.com/docs/whatsapp/guides/interactive-messages/): a text body 4,096;
+ * an interactive body 1,024 for buttons and lists alike (a list's body over it is refused, and the
+ * turn's later messages with it); at most 3 reply buttons of 20; at most 10 rows, titles of 24,
+ * descriptions of 72; the list's button 20. Ids (256 for a button, 200 for a row) are an option's
+ * digits here, far shorter; no header, footer or section title is sent.
+ */
 export const whatsappLimits = {
   text: 4096,
   buttons: 3,
   buttonBody: 1024,
   buttonTitle: 20,
   listRows: 10,
-  listBody: 4096,
+  listBody: 1024,
   listButton: 20,
   rowTitle: 24,
   rowDescription: 72,

@@ -1,5 +1,6 @@
 // @vitest-environment happy-dom
 import { MantineProvider } from '@mantine/core';
+import { planLanguageOf } from '@voxplan/contracts/voices';
 import { act, cleanup, fireEvent, render, screen, within } from '@testing-library/react';
 import { useState } from 'react';
 import { afterEach, describe, expect, test, vi } from 'vitest';
@@ -117,6 +118,7 @@ describe.each(blockEditors.map((editor) => [editor.type, editor] as const))('%s'
       if (field.kind === 'switch') expect(element.checked).toBe(value);
       else if (field.kind === 'select') expect(element.value).toBe(optionLabel(texts, String(value)));
       else if (field.kind === 'reference') expect(element.value).toBe(value === null ? editorTexts[language].none : records[field.reference].find((record) => record.value === value)!.label);
+      else if (field.kind === 'language') expect(element.value).toBe(value === '' ? editorTexts[language].plan_language : `${planLanguageOf(String(value))!.name} · ${String(value)}`);
       else expect(element.value).toBe(String(value));
     }
     if (fields.length === 0) expect(screen.getByText(editorTexts[language].no_fields)).toBeTruthy();
@@ -145,6 +147,11 @@ describe.each(blockEditors.map((editor) => [editor.type, editor] as const))('%s'
         case 'reference':
           await choose(field.key, records[field.reference][1]!.label);
           expected = records[field.reference][1]!.value;
+          break;
+        case 'language':
+          // The voices list's languages, by their own names.
+          await choose(field.key, 'Português (Brasil) · pt-BR');
+          expected = 'pt-BR';
           break;
         default:
           fireEvent.change(input(field.key), { target: { value: '{"typed": 1}' } });
@@ -308,7 +315,9 @@ describe('inputs', () => {
   describe('a choice whose system setting is off', () => {
     const offeredProviders = () => {
       fireEvent.click(input('provider'));
-      return screen.getAllByRole('option', { hidden: true }).map((option) => option.textContent);
+      // The provider's own list: the block's language picker has options of its own.
+      const list = document.getElementById(input('provider').getAttribute('aria-controls')!)!;
+      return within(list).getAllByRole('option', { hidden: true }).map((option) => option.textContent);
     };
     const secondProviderOff = (language: EditorLanguage = 'en') => makeServices({ language, isSettingOn: (setting) => setting !== 'feature_second_ai_provider' });
 

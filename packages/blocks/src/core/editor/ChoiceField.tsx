@@ -1,5 +1,6 @@
 import { Alert, Select, Stack } from '@mantine/core';
 import { IconAlertTriangle } from '@tabler/icons-react';
+import { planLanguages } from '@voxplan/contracts/voices';
 import { useFormContext } from './form-context.ts';
 import { formatText, optionLabel } from './texts.ts';
 
@@ -49,4 +50,19 @@ export function ChoiceField({
       )}
     </Stack>
   );
+}
+
+/**
+ * A block's language: the plan's ('') or one of the voices list, by its own name. A tag outside
+ * the list (a speech detection block saved before it) is offered as it is, so it stays visible.
+ */
+export function LanguageField({ value, label, error, testId, onChange }: { value: string; label: string; error: string | undefined; testId: string; onChange(value: string): void }) {
+  const { texts, readOnly } = useFormContext();
+  const known = planLanguages.some((language) => language.tag === value);
+  const data = [
+    { value: '', label: texts.plan_language },
+    ...planLanguages.map((language) => ({ value: language.tag, label: `${language.name} · ${language.tag}` })),
+    ...(value === '' || known ? [] : [{ value, label: value }]),
+  ];
+  return <Select label={label} error={error} data-testid={testId} data={data} value={value} onChange={(next) => onChange(next ?? '')} allowDeselect={false} readOnly={readOnly} />;
 }

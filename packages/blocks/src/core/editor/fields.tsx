@@ -6,7 +6,7 @@
 import { ActionIcon, Button, Fieldset, Group, Input, NumberInput, Paper, Select, Stack, Switch, Text, Textarea, TextInput } from '@mantine/core';
 import { IconArrowDown, IconArrowUp, IconPlus, IconTrash } from '@tabler/icons-react';
 import { type ReactNode, useState } from 'react';
-import { ChoiceField } from './ChoiceField.tsx';
+import { ChoiceField, LanguageField } from './ChoiceField.tsx';
 import { useFormContext } from './form-context.ts';
 import { growingTextarea, monospaceFont } from './growing-textarea.ts';
 import type { FieldDescriptor } from './form-model.ts';
@@ -124,6 +124,8 @@ export function Field({ field, value, path, inRow, onChange, label: givenLabel }
           disabled={readOnly}
         />
       );
+    case 'language':
+      return <LanguageField value={asText(value)} label={label} error={error} testId={testId} onChange={onChange} />;
     case 'select':
       return <ChoiceField options={field.options} value={value} path={path} label={label} error={error} testId={testId} onChange={onChange} />;
     case 'reference':

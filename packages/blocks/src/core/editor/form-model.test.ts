@@ -27,7 +27,7 @@ function signature(field: FieldDescriptor): string {
   }
 }
 
-const prompt = { text_to_speech: 'switch', voice_text: 'template, lines', audio_id: 'reference(audio, or none)', chat_text: 'template, lines' };
+const prompt = { text_to_speech: 'switch', voice_text: 'template, lines', audio_id: 'reference(audio, or none)', chat_text: 'template, lines', language: 'language' };
 const request = {
   method: 'select(GET|POST|PUT|PATCH|DELETE)',
   url: 'template',
@@ -64,7 +64,7 @@ const expectedFields: Record<string, Record<string, string>> = {
     max_retries: 'number(0..10)',
     retry_text: 'template, lines',
     transcription_prompt: 'text, lines',
-    language: 'text',
+    language: 'language',
   },
   http_request: { ...request, save: 'list(variable:text,path:text)' },
   chatbot: {
@@ -74,6 +74,7 @@ const expectedFields: Record<string, Record<string, string>> = {
     initial_text: 'template, lines',
     additional_instructions: 'template, lines',
     max_turns: 'number(1..100)',
+    language: 'language',
   },
   recording: {
     analyses:

@@ -37,6 +37,8 @@ export type FieldDescriptor = FieldBase &
     | { kind: 'number'; min?: number; max?: number; integer: boolean }
     | { kind: 'switch' }
     | { kind: 'select'; options: readonly string[] }
+    /** A language of the voices list; '' for the plan's. */
+    | { kind: 'language' }
     | { kind: 'reference'; reference: ReferenceKind; nullable: boolean }
     /** A list of objects (one row per item, `fields` side by side) or of single values (`fields` holds one descriptor keyed `''`). */
     | { kind: 'list'; fields: readonly FieldDescriptor[]; itemIsObject: boolean; itemDefault: unknown; min: number; max?: number }

@@ -37,6 +37,8 @@ export type FieldHint =
   | { kind: 'expression' }
   | { kind: 'json' }
   | { kind: 'code'; language: 'lua' }
+  /** A language of the voices list, '' standing for the plan's (or the tenant's). */
+  | { kind: 'language' }
   | { kind: 'hidden' };
 
 /** What the summary of a node may read besides its data. */

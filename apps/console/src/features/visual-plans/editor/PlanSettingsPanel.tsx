@@ -1,8 +1,9 @@
-import { Badge, Button, Code, CopyButton, Group, Modal, NumberInput, Stack, Switch, Table, Text, Textarea, TextInput, Title } from '@mantine/core';
+import { Badge, Button, Code, CopyButton, Group, Modal, NumberInput, Select, Stack, Switch, Table, Text, Textarea, TextInput, Title } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type PlanSettings, planSettingsSchema } from '@voxplan/blocks/definitions';
 import { growingTextarea } from '@voxplan/blocks/editor/textarea';
 import type { WebhookDelivery, WebhookSecret } from '@voxplan/contracts';
+import { espeakVoices, planLanguageOf, planLanguages } from '@voxplan/contracts/voices';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api } from '../../../lib/api/client.ts';
@@ -19,7 +20,12 @@ function settingsErrors(settings: PlanSettings, t: (key: string, options?: Recor
   const errors: Record<string, string> = {};
   for (const issue of result.error.issues) {
     const field = String(issue.path[0] ?? '');
-    errors[field] ??= issue.code === 'custom' && field === 'webhook' ? t('editor.settings.webhookInvalid') : translateIssue(issue as never, t as never);
+    errors[field] ??=
+      issue.code === 'custom' && field === 'webhook'
+        ? t('editor.settings.webhookInvalid')
+        : issue.code === 'custom' && field === 'twilio_voice'
+          ? t('editor.settings.voiceMismatch')
+          : translateIssue(issue as never, t as never);
   }
   return errors;
 }
@@ -144,6 +150,21 @@ function WebhookDeliveriesButton({ planId, tenantId, readOnly }: { planId: numbe
   );
 }
 
+/**
+ * Twilio's voices for the plan's language (the list's only: another language's voice can make
+ * Twilio's `<Say>` fail). A voice chosen before the language changed stays listed, so the user sees
+ * what the save will refuse.
+ */
+function twilioVoiceOptions(settings: PlanSettings, t: (key: string) => string): Array<{ value: string; label: string }> {
+  const voices = planLanguageOf(settings.language)?.twilio ?? [];
+  const options = [
+    { value: '', label: t('editor.settings.defaultVoice') },
+    ...voices.map(({ id, gender }) => ({ value: id, label: `${id} · ${t(`editor.settings.genders.${gender}`)}` })),
+  ];
+  if (settings.twilio_voice !== '' && !voices.some((voice) => voice.id === settings.twilio_voice)) options.push({ value: settings.twilio_voice, label: settings.twilio_voice });
+  return options;
+}
+
 /** The plan's own settings (blocks.md, "settings"), shown when no block is selected. */
 export function PlanSettingsPanel({ settings, onChange }: { settings: PlanSettings; onChange(settings: PlanSettings, field: string): void }) {
   const { t } = useTranslation();
@@ -183,6 +204,38 @@ export function PlanSettingsPanel({ settings, onChange }: { settings: PlanSettin
         onChange={(event) => set('sync_with_voice_text', event.currentTarget.checked)}
         disabled={readOnly}
         data-testid="settings-sync"
+      />
+      <Select
+        label={t('editor.settings.language')}
+        description={t('editor.settings.languageHint')}
+        data={[{ value: '', label: t('editor.settings.tenantLanguage') }, ...planLanguages.map(({ tag, name }) => ({ value: tag, label: `${name} · ${tag}` }))]}
+        value={settings.language}
+        onChange={(value) => set('language', value ?? '')}
+        allowDeselect={false}
+        readOnly={readOnly}
+        data-testid="settings-language"
+      />
+      <Select
+        label={t('editor.settings.twilioVoice')}
+        description={t('editor.settings.twilioVoiceHint')}
+        data={twilioVoiceOptions(settings, t)}
+        value={settings.twilio_voice}
+        onChange={(value) => set('twilio_voice', value ?? '')}
+        error={errors.twilio_voice}
+        searchable
+        allowDeselect={false}
+        readOnly={readOnly}
+        data-testid="settings-twilio-voice"
+      />
+      <Select
+        label={t('editor.settings.ttsVoice')}
+        description={t('editor.settings.ttsVoiceHint')}
+        data={[{ value: '', label: t('editor.settings.defaultVoice') }, ...espeakVoices.map(({ id, gender }) => ({ value: id, label: `${id} · ${t(`editor.settings.genders.${gender}`)}` }))]}
+        value={settings.tts_voice}
+        onChange={(value) => set('tts_voice', (value ?? '') as PlanSettings['tts_voice'])}
+        allowDeselect={false}
+        readOnly={readOnly}
+        data-testid="settings-tts-voice"
       />
       <TextInput
         label={t('editor.settings.webhook')}

@@ -12,6 +12,19 @@ import { AUDIOS } from '../../../audios/use-audios.ts';
  */
 const speakingTimeMs = (text: string) => 3_000 + text.length * 90;
 
+const tagOf = (voice: Pick<SpeechSynthesisVoice, 'lang'>) => voice.lang.replace('_', '-').toLowerCase();
+
+/**
+ * The browser's voice for a prompt's language: one of that very tag (pt-BR), else one of the same
+ * language (pt-PT), else none, and the browser picks by the utterance's `lang` alone. Chosen here
+ * because some browsers otherwise speak every utterance in their default voice, whatever its `lang`.
+ */
+export function browserVoiceFor<V extends Pick<SpeechSynthesisVoice, 'lang'>>(voices: readonly V[], language: string): V | undefined {
+  const tag = language.toLowerCase();
+  const primary = tag.split('-')[0];
+  return voices.find((voice) => tagOf(voice) === tag) ?? voices.find((voice) => tagOf(voice).split('-')[0] === primary);
+}
+
 export class PromptVoice {
   private queue: Promise<void> = Promise.resolve();
   /** Bumped by `stop`: prompts queued before it are dropped. */
@@ -50,6 +63,8 @@ export class PromptVoice {
     return new Promise((resolve) => {
       const utterance = new SpeechSynthesisUtterance(text);
       utterance.lang = language;
+      const voice = browserVoiceFor(speechSynthesis.getVoices(), language);
+      if (voice) utterance.voice = voice;
       const timer = setTimeout(resolve, speakingTimeMs(text));
       utterance.onend = utterance.onerror = () => {
         clearTimeout(timer);

@@ -15,7 +15,7 @@ import { choosePlan, findNumberCached } from '../numbers/number-lookup.ts';
 import { findSessionTenant } from '../sessions/sessions.repository.ts';
 import type { TurnOutcome } from '../sessions/sessions.service.ts';
 import { tenantIntegrations } from '../tenants/integrations.routes.ts';
-import { type CallbackUrls, dialStatusOf, outcomeTwiml, unavailableTwiml } from './twiml.ts';
+import { type CallbackUrls, dialStatusOf, linesBusyTwiml, outcomeTwiml, unavailableTwiml } from './twiml.ts';
 
 export const VOICE_HOOK_PATH = '/api/v1/hooks/twilio/voice';
 export const STATUS_HOOK_PATH = '/api/v1/hooks/twilio/status';
@@ -134,8 +134,13 @@ export async function twilioHooksPlugin(app: FastifyInstance, options: { ctx: Ap
       });
       return outcomeTwiml(outcome, urls);
     } catch (error) {
-      // A plan never published or gone: the caller hears so rather than Twilio's application error.
       if (!(error instanceof AppError) || error.statusCode >= 500 || error.code === 'session_busy') throw error;
+      // Every line the licence grants is in use: the number exists, so the caller hears that it is busy.
+      if (error.code === 'license_sessions_limit_reached') {
+        request.log.warn({ number_id: route.id, call_sid: params.CallSid, code: error.code, max: error.params?.max }, 'Twilio call refused by the licence');
+        return linesBusyTwiml();
+      }
+      // A plan never published or gone: the caller hears so rather than Twilio's application error.
       request.log.warn({ number_id: route.id, plan_id: planId, code: error.code }, 'Twilio call whose plan cannot start');
       return unavailableTwiml();
     }
@@ -189,8 +194,15 @@ export async function twilioHooksPlugin(app: FastifyInstance, options: { ctx: Ap
           await turn(sessionId, `recording:${params.RecordingSid}`, event, tenantId);
         }
       } else if (params.CallStatus && finalCallStatuses.has(params.CallStatus)) {
-        // Ignored by a session a hangup block already ended; its report stays as stored.
-        await turn(sessionId, 'call-end', { type: 'hangup' }, tenantId);
+        try {
+          // Ignored by a session a hangup block already ended; its report stays as stored.
+          await turn(sessionId, 'call-end', { type: 'hangup' }, tenantId);
+        } catch (error) {
+          // A call refused before it was stored (the licence, a plan that cannot start) has no session to end.
+          // Twilio records any 4xx of a callback as an error in the customer's console: a signed callback is answered 204.
+          if (!(error instanceof AppError) || error.code !== 'session_not_found') throw error;
+          request.log.info({ call_sid: params.CallSid, call_status: params.CallStatus }, 'Twilio end of a call that has no session');
+        }
       }
       return reply.status(204).send();
     },

@@ -118,6 +118,24 @@ export function outcomeTwiml(outcome: TurnOutcome, urls: CallbackUrls): string {
   return response.toString();
 }
 
+/**
+ * Said to a call the licence refuses (every line in use), in the tenant's language when it has one
+ * (Portuguese for `pt…`), else English. Kept with the unknown-number message until the server has a
+ * catalogue of system messages per language (issue 28).
+ */
+const LINES_BUSY = {
+  en: { language: 'en-US', text: 'All our lines are busy. Please call again later. Goodbye.' },
+  pt: { language: 'pt-BR', text: 'Todas as nossas linhas estão ocupadas. Por favor, ligue mais tarde. Até logo.' },
+} as const;
+
+export function linesBusyTwiml(language?: string): string {
+  const message = language?.toLowerCase().startsWith('pt') ? LINES_BUSY.pt : LINES_BUSY.en;
+  const response = new twilio.twiml.VoiceResponse();
+  response.say({ language: message.language }, message.text);
+  response.hangup();
+  return response.toString();
+}
+
 /** Said to a call that reaches no plan: a number nobody has, or one whose plan cannot run. */
 export function unavailableTwiml(): string {
   const response = new twilio.twiml.VoiceResponse();

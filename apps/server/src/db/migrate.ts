@@ -16,6 +16,7 @@ import * as statsRollups from './migrations/0012-stats-rollups.ts';
 import * as retentionIndexes from './migrations/0013-retention-indexes.ts';
 import * as license from './migrations/0014-license.ts';
 import * as aiUsage from './migrations/0015-ai-usage.ts';
+import * as installation from './migrations/0016-installation.ts';
 import type { Database } from './schema.ts';
 
 /** Numbered migrations, applied in order at start. Add one line per new migration file. */
@@ -36,6 +37,7 @@ function migrationsFor(dialect: DialectName): Record<string, Migration> {
     '0013-retention-indexes': { up: retentionIndexes.up },
     '0014-license': { up: license.up },
     '0015-ai-usage': { up: aiUsage.up },
+    '0016-installation': { up: installation.up },
   };
 }
 

@@ -15,6 +15,7 @@ import { ADMIN, dialect } from './harness.ts';
 import { createTestDatabase } from './postgres-server.ts';
 
 const serverEntry = path.resolve(import.meta.dirname, '../src/main.ts');
+export const builtEntry = path.resolve(import.meta.dirname, '../dist/main.js');
 const hardwareIdPreload = path.resolve(import.meta.dirname, 'hardware-id-preload.ts');
 
 export async function freePort(): Promise<number> {
@@ -78,7 +79,7 @@ export type Cleanups = (() => Promise<void> | void)[];
  * second instance on the same database; TEST_HARDWARE_ID makes it report that hardware id. What
  * to undo is pushed on `cleanups`.
  */
-export async function startServerProcess(cleanups: Cleanups, extraEnv: NodeJS.ProcessEnv = {}): Promise<ServerProcess> {
+export async function startServerProcess(cleanups: Cleanups, extraEnv: NodeJS.ProcessEnv = {}, options: { built?: boolean } = {}): Promise<ServerProcess> {
   const env: NodeJS.ProcessEnv = { ...process.env, ...(await unlimitedTestLicenseEnv()), ADMIN_PASSWORD: ADMIN.password, LOG_LEVEL: 'warn', HOST: '127.0.0.1', ...extraEnv };
   if (!env.DATA_DIR) {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'voxplan-process-'));
@@ -94,7 +95,9 @@ export async function startServerProcess(cleanups: Cleanups, extraEnv: NodeJS.Pr
   env.PORT = String(port);
   // TEST_HARDWARE_ID: the process reports that hardware id, as if on another machine (hardware-id-preload.ts).
   const preload = env.TEST_HARDWARE_ID ? ['--import', hardwareIdPreload] : [];
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', ...preload, serverEntry], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  // `built`: the production build, as `npm start` runs it (apps/server/scripts/build.ts), with no TypeScript loader.
+  const args = options.built ? ['--enable-source-maps', ...preload, builtEntry] : ['--import', 'tsx', ...preload, serverEntry];
+  const child: ChildProcess = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
   child.stderr?.on('data', (d: Buffer) => console.error(String(d)));
   cleanups.push(() => void child.kill('SIGKILL'));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));

@@ -268,6 +268,8 @@ describe('a Twilio call the licence refuses', () => {
     const number = await server.call({ method: 'POST', url: '/numbers', token: member.token, payload: { number: NUMBER, provider: 'twilio', voice_plan_id: plan } });
     expect(number.statusCode, number.body).toBe(201);
 
+    const refusals = async () => (await server.ctx.metrics!.sessionsRefused.get()).values.find((value) => value.labels.reason === 'license_sessions_limit_reached')?.value ?? 0;
+    const refusedBefore = await refusals();
     const first = await post('voice', 'CA-licence-1');
     expect(first.body).toContain('<Gather');
     const refused = await post('voice', 'CA-licence-2');
@@ -277,6 +279,8 @@ describe('a Twilio call the licence refuses', () => {
     const end = await post('status', 'CA-licence-2', { CallStatus: 'completed' });
     expect(end.statusCode, end.body).toBe(204);
     expect(await server.ctx.sessions.find('CA-licence-2')).toBeUndefined();
+    // Counted for the operator (GET /metrics), by its reason.
+    expect(await refusals()).toBe(refusedBefore + 1);
 
     expect((await post('status', 'CA-licence-1', { CallStatus: 'completed' })).statusCode).toBe(204);
     const next = await post('voice', 'CA-licence-3');

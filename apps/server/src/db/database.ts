@@ -19,6 +19,8 @@ export interface DatabaseHandle {
   bus: InstanceBus;
   /** Resolves once the bus listens (PostgreSQL), or its first attempt failed and it keeps trying. */
   ready: Promise<void>;
+  /** PostgreSQL's pool now (GET /metrics); absent on SQLite. */
+  poolStats?: () => { total: number; idle: number; waiting: number };
   close(): Promise<void>;
 }
 
@@ -191,7 +193,8 @@ export function openDatabase(options: {
       await bus.close();
       await db.destroy();
     };
-    return { db, dialect: 'postgres', readCache, bus, ready: bus.ready, close };
+    const poolStats = () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount });
+    return { db, dialect: 'postgres', readCache, bus, ready: bus.ready, close, poolStats };
   }
   const file = sqliteFileOf(options);
   if (!options.databaseUrl) fs.mkdirSync(options.dataDir, { recursive: true });

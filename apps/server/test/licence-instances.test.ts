@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { generateLicenseKeyPair, issueLicense } from '../src/modules/license/license-document.ts';
 import { ADMIN, dialect } from './harness.ts';
 import { type Cleanups, createTenantMemberOver, request, type ServerProcess, startServerProcess } from './server-process.ts';
+import { sayingPlan } from './sessions-helpers.ts';
 import { signedTwilioCallback, twilioActionOf } from './twilio-callbacks.ts';
 
 const MASTER_KEY = '29'.repeat(32);
@@ -96,19 +97,7 @@ describe.runIf(dialect === 'postgres')('two instances on PostgreSQL, one killed 
     member = await createTenantMemberOver(a.call, admin, 'failover');
     await a.call('PATCH', `/tenants/${member.tenantId}/integrations`, { twilio_sid: account, twilio_token: authToken }, admin);
     const plan = await a.call<{ id: number; version: number }>('POST', '/visual-plans', { name: 'Failover' }, member.token);
-    const document = {
-      nodes: [
-        { id: 'start', type: 'start', position: { x: 0, y: 0 }, data: {} },
-        { id: 'hello', type: 'play_message', position: { x: 0, y: 100 }, data: { voice_text: 'Hello caller.' } },
-        { id: 'ask', type: 'voice_menu', position: { x: 0, y: 200 }, data: { voice_text: 'Press 1 to leave.', options: [{ digits: '1', label: 'Leave' }] } },
-        { id: 'bye', type: 'hangup', position: { x: 0, y: 300 }, data: {} },
-      ],
-      edges: [
-        { id: 'e1', source: 'start', source_exit: 'next', target: 'hello' },
-        { id: 'e2', source: 'hello', source_exit: 'next', target: 'ask' },
-        { id: 'e3', source: 'ask', source_exit: '1', target: 'bye' },
-      ],
-    };
+    const document = sayingPlan('Hello caller.');
     const saved = await a.call<{ version: number }>('PUT', `/visual-plans/${plan.id}/document`, { base_version: plan.version, ...document }, member.token);
     await a.call('POST', `/visual-plans/${plan.id}/publish`, { base_version: saved.version }, member.token);
     await a.call('POST', '/numbers', { number, provider: 'twilio', voice_plan_id: plan.id }, member.token);

@@ -6,6 +6,7 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
+import { unlimitedTestLicenseEnv } from '../../apps/server/src/modules/license/test-license.ts';
 import { type ChildMessage, type Command, isChildMessage, type ReadyMessage, type ReplyMessage, type ServerKind } from '../api/protocol.ts';
 
 function hasTaskset(): boolean {
@@ -70,6 +71,8 @@ export class ServerChild {
       tsxImport = 'tsx';
     }
     const nodeArgs = ['--import', tsxImport, script, kind];
+    // Made here, before the child starts, so that every child inherits one trusted test key (test-license.ts).
+    await unlimitedTestLicenseEnv();
     const child =
       cpu === undefined
         ? spawn(process.execPath, nodeArgs, { env: { ...process.env, ...env }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })

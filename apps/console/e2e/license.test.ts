@@ -82,7 +82,7 @@ afterAll(async () => {
 });
 
 describe('the licence screen', () => {
-  test('without a licence: the state, the default limits with their use, the hardware id to copy, sync off with its reason', async () => {
+  test('without a licence: the state, the default limits with their use, the installation and hardware ids to copy, sync off with its reason', async () => {
     const { context, page } = await harness.newPage();
     await context.grantPermissions(['clipboard-read', 'clipboard-write']);
     await harness.signIn(page);
@@ -104,6 +104,10 @@ describe('the licence screen', () => {
     expect(await text(page, 'license-hardware-id')).toBe(hardwareId);
     await page.getByTestId('license-hardware-id-copy').click();
     await expect.poll(() => page.evaluate(() => navigator.clipboard.readText())).toBe(hardwareId);
+    // What the vendor names in a licence for every instance of this installation.
+    expect(await text(page, 'license-installation-id')).toBe(info.installation_id);
+    await page.getByTestId('license-installation-id-copy').click();
+    await expect.poll(() => page.evaluate(() => navigator.clipboard.readText())).toBe(info.installation_id);
 
     // No licence server is set: the button says so and asks nothing of the server.
     const syncCalls: string[] = [];

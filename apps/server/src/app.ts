@@ -33,6 +33,7 @@ import { RequestLogController } from './plugins/request-log.ts';
 import { securityHeadersPlugin } from './plugins/security-headers.ts';
 import { allResources } from './resources/registry.ts';
 import { registerResource } from './resources/routes.ts';
+import { registerMetricsRoute, timeProviderWebhooks } from './modules/metrics/metrics.ts';
 
 export const API_PREFIX = '/api/v1';
 
@@ -73,6 +74,7 @@ export async function buildApp(ctx: AppContext, options: FastifyServerOptions = 
   await app.register(securityHeadersPlugin, { publicUrl: ctx.config.publicUrl });
   await app.register(errorsPlugin);
   await app.register(authPlugin, { ctx });
+  timeProviderWebhooks(app, ctx);
   await app.register(swagger, {
     openapi: {
       info: { title: 'Voxplan API', version: '1.0.0', description: 'Call-flow console API (LoopBack-style filters).' },
@@ -127,6 +129,7 @@ export async function buildApp(ctx: AppContext, options: FastifyServerOptions = 
     { prefix: API_PREFIX },
   );
   registerWidgetRoute(app, ctx);
+  registerMetricsRoute(app, ctx);
   await app.register(consolePlugin, { dir: ctx.config.consoleDir, apiPrefix: API_PREFIX });
 
   return app;

@@ -13,6 +13,7 @@ import { createAiPort } from './modules/ai/ai-port.ts';
 import { createAudioLookup } from './modules/audios/audio-lookup.ts';
 import { createMediaUrls } from './modules/audios/media-urls.ts';
 import { enqueuePlanEvent } from './modules/plan-webhook/plan-webhook.service.ts';
+import { countedAdmission, countedSessionEvents, createMetrics } from './modules/metrics/metrics.ts';
 import { planWebhookEvents } from './modules/sessions/plan-webhook-events.ts';
 import { createChatHandOff } from './modules/sessions/chat-handoff.ts';
 import { createSessionRuntime, type SessionRuntime } from './modules/sessions/sessions.service.ts';
@@ -62,18 +63,19 @@ export async function startContext(config: Config): Promise<Started> {
     };
     const log = (message: string) => console.warn(message);
     const license = createLicenseService({ db: handle.db, extraPublicKeys: config.licensePublicKeys, hardwareId: readHardwareId });
+    const metrics = createMetrics();
     if (config.licenseFile) await provisionLicense(license, handle.db, config.licenseFile);
     sessions = createSessionRuntime(base, {
-      admit: (session) => license.admitSession(session),
+      admit: countedAdmission((session) => license.admitSession(session), metrics),
       scripts,
       log,
       audios: createAudioLookup(base.db, createMediaUrls(keys.mediaKey, config.publicUrl)),
       messaging: { twilioApiUrl: config.twilioApiUrl },
-      events: planWebhookEvents(enqueuePlanEvent, log),
+      events: countedSessionEvents(planWebhookEvents(enqueuePlanEvent, log), metrics),
       handOff: createChatHandOff(base),
       ai: createAiPort(base, { log }),
     });
-    const ctx: AppContext = { ...base, sessions, license };
+    const ctx: AppContext = { ...base, sessions, license, metrics, ...(handle.poolStats && { databasePool: handle.poolStats }) };
     const now = nowIso();
     // Type "sistema", so that nobody removes them.
     for (const [name, setting] of Object.entries(systemSettings)) {

@@ -1,3 +1,4 @@
+import type { Metrics } from './modules/metrics/metrics.ts';
 import type { RoleAssignment, RoleName } from '@voxplan/contracts';
 import type { Kysely } from 'kysely';
 import type { Config } from './config.ts';
@@ -28,6 +29,10 @@ export interface AppContext {
   sessions: SessionRuntime;
   /** The licence in force and its limits (docs/licence.md). */
   license: LicenseService;
+  /** What GET /metrics reports (docs/metrics.md); absent where no server runs (tools, some tests). */
+  metrics?: Metrics;
+  /** PostgreSQL's pool now: connections open, idle, and queries waiting for one. Absent on SQLite. */
+  databasePool?: () => { total: number; idle: number; waiting: number };
 }
 
 /** Who is calling, once the credentials have been checked. */

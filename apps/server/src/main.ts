@@ -16,7 +16,10 @@ const sweeper = startChatSweeper(started.ctx.sessions, {
   onError: (error) => app.log.error({ err: error }, 'chat sweep failed'),
 });
 // Calls whose end never arrived are closed, and rows past the retention pruned (docs/sessions.md, "Retention").
-const retention = startRetentionJob(started.ctx, { onError: (error) => app.log.error({ err: error }, 'retention pass failed') });
+const retention = startRetentionJob(started.ctx, {
+  onError: (error) => app.log.error({ err: error }, 'retention pass failed'),
+  log: (message) => app.log.warn(message),
+});
 
 if (started.generatedAdminPassword) {
   // Shown once, on the start that created the administrator; only its hash is stored.

@@ -14,7 +14,7 @@ import { BUS_APPLICATION_NAME } from '../src/db/instance-bus.ts';
 import { type LiveSessionEvent, subscribeLiveSessions } from '../src/modules/sessions/live-events.ts';
 import { ADMIN, dialect, startTestServer, type TestServer } from './harness.ts';
 import { type Cleanups, createTenantMemberOver, request, type ServerProcess, startServerProcess } from './server-process.ts';
-import { type FixtureDocument, type Instance, startInstance, storePlan } from './sessions-helpers.ts';
+import { type FixtureDocument, type Instance, sayingPlan, startInstance, storePlan } from './sessions-helpers.ts';
 import { connectSimulator } from './simulator-client.ts';
 import { signedTwilioCallback, twilioActionOf } from './twilio-callbacks.ts';
 import { openFeed, summary } from './live-feed.ts';
@@ -25,21 +25,6 @@ const PUBLIC_URL = 'https://voice.example.com';
 const cleanups: Cleanups = [];
 afterAll(async () => {
   for (const cleanup of cleanups.reverse()) await cleanup();
-});
-
-/** A plan that says which version it is, then waits in a menu. */
-const sayingPlan = (words: string) => ({
-  nodes: [
-    { id: 'start', type: 'start', position: { x: 0, y: 0 }, data: {} },
-    { id: 'hello', type: 'play_message', position: { x: 0, y: 100 }, data: { voice_text: words } },
-    { id: 'ask', type: 'voice_menu', position: { x: 0, y: 200 }, data: { voice_text: 'Press 1 to leave.', options: [{ digits: '1', label: 'Leave' }] } },
-    { id: 'bye', type: 'hangup', position: { x: 0, y: 300 }, data: {} },
-  ],
-  edges: [
-    { id: 'e1', source: 'start', source_exit: 'next', target: 'hello' },
-    { id: 'e2', source: 'hello', source_exit: 'next', target: 'ask' },
-    { id: 'e3', source: 'ask', source_exit: '1', target: 'bye' },
-  ],
 });
 
 /** Collects the live events a bus hears, for one session. */

@@ -17,6 +17,7 @@ import { generateLicenseKeyPair, issueLicense } from '../src/modules/license/lic
 import { readHardwareId } from '../src/modules/system/system-info.routes.ts';
 import { createTenantMember, errorOf, startTestServer, type TenantMember, type TestServer } from './harness.ts';
 import { planEdge, planNode, storePlan } from './sessions-helpers.ts';
+import { signedTwilioCallback, twilioCallForm } from './twilio-callbacks.ts';
 
 const vendor = generateLicenseKeyPair();
 const stranger = generateLicenseKeyPair();
@@ -81,6 +82,19 @@ afterAll(async () => {
 beforeEach(async () => {
   await server.ctx.db.deleteFrom('license').execute();
   await server.ctx.license.refresh().catch(() => undefined);
+});
+
+/** A plan whose calls wait at a menu until they end. */
+const waitingPlan = (name: string) => ({
+  name,
+  format_version: 1,
+  settings: { session_timeout_min: 15, chat_text: '', sync_with_voice_text: false, webhook: '' },
+  nodes: [
+    planNode('start', 'start', { generate_protocol: false, ignore_call: false }),
+    planNode('menu', 'voice_menu', { voice_text: 'Press 1.', options: [{ digits: '1', label: 'One' }] }),
+    planNode('bye', 'hangup', { cause: 'normal_clearing' }),
+  ],
+  edges: [planEdge('start', 'next', 'menu'), planEdge('menu', '1', 'bye'), planEdge('menu', 'timeout', 'bye'), planEdge('menu', 'invalid', 'bye')],
 });
 
 describe('without a licence', () => {
@@ -184,10 +198,16 @@ describe('expiry as time passes', () => {
   test('the evaluation itself: before, at and after the date', () => {
     const document = issue({ expires_at: '2027-01-01T00:00:00.000Z' });
     const keys = trustedLicenseKeys(vendor.publicKey);
-    expect(evaluateLicense(document, keys, hardwareId, new Date('2026-12-31T23:59:59.000Z')).state).toBe('active');
-    expect(evaluateLicense(document, keys, hardwareId, new Date('2027-01-01T00:00:00.000Z')).state).toBe('expired');
-    expect(evaluateLicense(document, trustedLicenseKeys(undefined), hardwareId, new Date('2026-06-01T00:00:00.000Z'))).toMatchObject({ state: 'without_license', problem: 'invalid_signature' });
-    expect(evaluateLicense(document, keys, 'moved-elsewhere', new Date('2026-06-01T00:00:00.000Z'))).toMatchObject({ state: 'without_license', problem: 'hardware_mismatch' });
+    const here = { hardware_id: hardwareId, installation_id: 'installation-1' };
+    expect(evaluateLicense(document, keys, here, new Date('2026-12-31T23:59:59.000Z')).state).toBe('active');
+    expect(evaluateLicense(document, keys, here, new Date('2027-01-01T00:00:00.000Z')).state).toBe('expired');
+    expect(evaluateLicense(document, trustedLicenseKeys(undefined), here, new Date('2026-06-01T00:00:00.000Z'))).toMatchObject({ state: 'without_license', problem: 'invalid_signature' });
+    const elsewhere = { ...here, hardware_id: 'moved-elsewhere' };
+    expect(evaluateLicense(document, keys, elsewhere, new Date('2026-06-01T00:00:00.000Z'))).toMatchObject({ state: 'without_license', problem: 'hardware_mismatch' });
+    // A licence for the installation holds on any machine, and on no other installation.
+    const forInstallation = issue({ hardware_id: undefined, installation_id: 'installation-1', expires_at: null });
+    expect(evaluateLicense(forInstallation, keys, elsewhere, new Date('2026-06-01T00:00:00.000Z'))).toMatchObject({ state: 'active', problem: null });
+    expect(evaluateLicense(forInstallation, keys, { ...here, installation_id: 'installation-2' }, new Date())).toMatchObject({ state: 'without_license', problem: 'installation_mismatch' });
   });
 });
 
@@ -215,17 +235,7 @@ describe('limits where they bite', () => {
 
   test('calls and chats past the concurrent sessions are refused; test sessions are not counted; an end makes room', async () => {
     await activate(issue({ limits: { concurrent_sessions: 2, tenants: 100, numbers: 100 } }));
-    const plan = await storePlan(server.ctx, member.tenantId, {
-      name: 'Waits',
-      format_version: 1,
-      settings: { session_timeout_min: 15, chat_text: '', sync_with_voice_text: false, webhook: '' },
-      nodes: [
-        planNode('start', 'start', { generate_protocol: false, ignore_call: false }),
-        planNode('menu', 'voice_menu', { voice_text: 'Press 1.', options: [{ digits: '1', label: 'One' }] }),
-        planNode('bye', 'hangup', { cause: 'normal_clearing' }),
-      ],
-      edges: [planEdge('start', 'next', 'menu'), planEdge('menu', '1', 'bye'), planEdge('menu', 'timeout', 'bye'), planEdge('menu', 'invalid', 'bye')],
-    });
+    const plan = await storePlan(server.ctx, member.tenantId, waitingPlan('Waits'));
     const call = (id: string, isTest = false) =>
       server.ctx.sessions.start({ id, tenant_id: member.tenantId, plan_id: plan, channel: 'voice', provider: 'twilio', direction: 'inbound', caller: '+1555', called: '+1556', is_test: isTest });
     await call('licence-call-1');
@@ -236,6 +246,51 @@ describe('limits where they bite', () => {
     await server.ctx.sessions.handleTurn('licence-call-1', 'end', { type: 'hangup' });
     await expect(call('licence-call-3')).resolves.toMatchObject({ status: 'waiting' });
     for (const id of ['licence-call-2', 'licence-call-3']) await server.ctx.sessions.handleTurn(id, 'end', { type: 'hangup' });
+  });
+});
+
+describe('a Twilio call the licence refuses', () => {
+  const ACCOUNT = 'AC00000000000000000000000000000029';
+  const TOKEN = 'licence-twilio-token';
+  const NUMBER = '+551130009100';
+  /** A callback as Twilio posts it, signed with the tenant's auth token over PUBLIC_URL + path. */
+  const post = (path: string, callSid: string, extra: Record<string, string> = {}) => {
+    const form = twilioCallForm({ account: ACCOUNT, callSid, from: '+14155550100', to: NUMBER }, extra);
+    const request = signedTwilioCallback(TOKEN, server.ctx.config.publicUrl, path, form);
+    return server.app.inject({ method: 'POST', url: request.url, headers: request.headers, payload: request.body });
+  };
+
+  test('hears that the lines are busy (not that the number does not exist), and its end is answered 204 as documented', async () => {
+    await activate(issue({ limits: { concurrent_sessions: 1, tenants: 100, numbers: 100 } }));
+    const integrations = await server.call({ method: 'PATCH', url: `/tenants/${member.tenantId}/integrations`, token: admin, payload: { twilio_sid: ACCOUNT, twilio_token: TOKEN } });
+    expect(integrations.statusCode, integrations.body).toBe(200);
+    const plan = await storePlan(server.ctx, member.tenantId, waitingPlan('Waits on Twilio'));
+    const number = await server.call({ method: 'POST', url: '/numbers', token: member.token, payload: { number: NUMBER, provider: 'twilio', voice_plan_id: plan } });
+    expect(number.statusCode, number.body).toBe(201);
+
+    const refusals = async () => (await server.ctx.metrics!.sessionsRefused.get()).values.find((value) => value.labels.reason === 'license_sessions_limit_reached')?.value ?? 0;
+    const refusedBefore = await refusals();
+    const first = await post('voice', 'CA-licence-1');
+    expect(first.body).toContain('<Gather');
+    const refused = await post('voice', 'CA-licence-2');
+    expect(refused.statusCode).toBe(200);
+    expect(refused.body).toMatch(/<Response><Say language="en-US"[^>]*>All our lines are busy\. Please call again later\. Goodbye\.<\/Say><Hangup\/><\/Response>$/);
+    // Twilio then reports the refused call's end: no session was stored for it, and that is no error of Twilio's.
+    const end = await post('status', 'CA-licence-2', { CallStatus: 'completed' });
+    expect(end.statusCode, end.body).toBe(204);
+    expect(await server.ctx.sessions.find('CA-licence-2')).toBeUndefined();
+    // Counted for the operator (GET /metrics), by its reason.
+    expect(await refusals()).toBe(refusedBefore + 1);
+
+    // A tenant that speaks Portuguese: its refused callers hear so in Portuguese, with a voice that speaks it.
+    const portuguese = await server.call({ method: 'PATCH', url: `/tenants/${member.tenantId}`, token: admin, payload: { name: 'licence-member', language: 'pt-BR' } });
+    expect(portuguese.statusCode, portuguese.body).toBe(200);
+    expect((await post('voice', 'CA-licence-4')).body).toMatch(/<Say language="pt-BR" voice="[^"]+">Todas as nossas linhas estão ocupadas\./);
+
+    expect((await post('status', 'CA-licence-1', { CallStatus: 'completed' })).statusCode).toBe(204);
+    const next = await post('voice', 'CA-licence-3');
+    expect(next.body).toContain('<Gather');
+    expect((await post('status', 'CA-licence-3', { CallStatus: 'completed' })).statusCode).toBe(204);
   });
 });
 
@@ -310,8 +365,16 @@ describe('the vendor’s tool (npm run licence)', () => {
       await expect(run('issue', '--key', vendorKeyFile, '--serial', 'VXP-TOOL-3', '--client', 'x', '--hardware-id', 'h', '--sessions', '0')).rejects.toMatchObject({
         stderr: expect.stringContaining('--sessions must be a whole number'),
       });
+      // For the installation (the licence screen's id) rather than one machine; one of the two, not both.
+      const { installation_id: installationId } = await get();
+      const forInstallation = (await run('issue', '--key', vendorKeyFile, '--serial', 'VXP-TOOL-2', '--client', 'Tool test', '--installation-id', installationId)).stdout;
+      expect((await activate(forInstallation)).json<LicenseInfo>()).toMatchObject({ state: 'active', license: { installation_id: installationId } });
+      await expect(run('issue', '--key', vendorKeyFile, '--serial', 'VXP-TOOL-4', '--client', 'x', '--hardware-id', 'h', '--installation-id', 'i')).rejects.toMatchObject({
+        stderr: expect.stringContaining('--installation-id or --hardware-id'),
+      });
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
-  });
+    // Each run starts Node with tsx: seconds apiece on a busy machine.
+  }, 180_000);
 });

@@ -1,4 +1,6 @@
-import type { CallReportRecord, Configuration, StatsSummary } from '@voxplan/contracts';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { CallReportRecord, Configuration, LicenseInfo, StatsSummary } from '@voxplan/contracts';
 import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -59,13 +61,38 @@ const expiredFigure = async () => {
   return response.json<StatsSummary>().figures.expired;
 };
 
+/**
+ * Twilio's Call resource as the REST API serves it (GET /2010-04-01/Accounts/{AccountSid}/Calls/{Sid}.json,
+ * https://www.twilio.com/docs/voice/api/call?code-sample=code-fetch-a-call): the status this test
+ * gives each call, 404 (Twilio's error body) for one it does not know.
+ */
+const twilioCalls = new Map<string, { status: string; end_time: string | null }>();
+const twilioAsked: Array<{ path: string; authorization: string | undefined }> = [];
+const twilioApi = http.createServer((request, response) => {
+  twilioAsked.push({ path: request.url ?? '', authorization: request.headers.authorization });
+  const match = /^\/2010-04-01\/Accounts\/(AC\w+)\/Calls\/([^/]+)\.json$/.exec(request.url ?? '');
+  const known = match && twilioCalls.get(decodeURIComponent(match[2]!));
+  if (request.method !== 'GET' || !match || !known) {
+    response.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ code: 20404, message: 'The requested resource was not found', more_info: 'https://www.twilio.com/docs/errors/20404', status: 404 }));
+    return;
+  }
+  const [, account, sid] = match;
+  response
+    .writeHead(200, { 'content-type': 'application/json' })
+    .end(JSON.stringify({ sid, account_sid: account, status: known.status, end_time: known.end_time, direction: 'inbound', api_version: '2010-04-01' }));
+});
+
 beforeAll(async () => {
-  server = await startTestServer();
+  await new Promise<void>((resolve) => twilioApi.listen(0, '127.0.0.1', resolve));
+  server = await startTestServer({ TWILIO_API_URL: `http://127.0.0.1:${(twilioApi.address() as AddressInfo).port}` });
   admin = await server.login();
   member = await createTenantMember(server, admin, 'retention');
   planId = await storePlan(server.ctx, member.tenantId, waitingPlan);
 });
-afterAll(() => server.close());
+afterAll(async () => {
+  await server.close();
+  await new Promise((resolve) => twilioApi.close(resolve));
+});
 
 describe('the settings', () => {
   test('reports_retention_days takes 1 to 3650, voice_session_end_timeout_minutes 5 to 10080', async () => {
@@ -213,5 +240,45 @@ describe('pruning', () => {
     } finally {
       await other.end();
     }
+  });
+});
+
+describe('a Twilio call whose status callback was lost', () => {
+  const ACCOUNT = 'AC00000000000000000000000000000017';
+  const TOKEN = 'retention-twilio-token';
+
+  test('Twilio says it has ended: closed expired as of its end there within minutes, and its licence slot freed; a transfer in progress stays', async () => {
+    const twilioMember = await createTenantMember(server, admin, 'retention-twilio');
+    const integrations = await server.call({ method: 'PATCH', url: `/tenants/${twilioMember.tenantId}/integrations`, token: admin, payload: { twilio_sid: ACCOUNT, twilio_token: TOKEN } });
+    expect(integrations.statusCode, integrations.body).toBe(200);
+    const plan = await storePlan(server.ctx, twilioMember.tenantId, waitingPlan);
+    const start = (id: string) =>
+      server.ctx.sessions.start({ id, tenant_id: twilioMember.tenantId, plan_id: plan, channel: 'voice', provider: 'twilio', caller: '+5511999990000', called: '+551130000017' });
+    await start('CA-lost-end');
+    await start('CA-long-transfer');
+    await start('CA-twilio-forgot');
+    const endedAt = new Date(Date.now() + 40_000);
+    twilioCalls.set('CA-lost-end', { status: 'completed', end_time: endedAt.toUTCString() });
+    twilioCalls.set('CA-long-transfer', { status: 'in-progress', end_time: null });
+    const running = async () => (await server.call({ method: 'GET', url: '/license', token: admin })).json<LicenseInfo>().usage.concurrent_sessions;
+    const runningBefore = await running();
+
+    // Four minutes of silence: a call may still be at a menu; Twilio is not asked.
+    expect((await runRetentionPass(server.ctx, { now: later(4 * MINUTE) })).lost).toEqual([]);
+    expect(twilioAsked).toEqual([]);
+    const pass = await runRetentionPass(server.ctx, { now: later(6 * MINUTE) });
+    expect(pass.lost).toEqual(['CA-lost-end']);
+    expect(pass.expired).toEqual([]);
+    // Asked with the tenant's account, by the library's client.
+    expect(twilioAsked.map((asked) => asked.path).sort()).toEqual(
+      ['CA-lost-end', 'CA-long-transfer', 'CA-twilio-forgot'].map((sid) => `/2010-04-01/Accounts/${ACCOUNT}/Calls/${sid}.json`).sort(),
+    );
+    expect(twilioAsked[0]!.authorization).toBe(`Basic ${Buffer.from(`${ACCOUNT}:${TOKEN}`).toString('base64')}`);
+    const report = await server.call({ method: 'GET', url: `/reports?${q('filter', { where: { session_id: 'CA-lost-end' } })}`, token: twilioMember.token });
+    expect(report.json<CallReportRecord[]>()[0]).toMatchObject({ disposition: 'expired', hangup_cause: 'end_not_received', end_time: new Date(Math.floor(endedAt.getTime() / 1000) * 1000).toISOString() });
+    expect(await running()).toBe(runningBefore - 1);
+    // The late status callback would find it ended; the others still wait.
+    for (const id of ['CA-long-transfer', 'CA-twilio-forgot']) expect((await server.ctx.sessions.find(id))?.session.status).toBe('waiting');
+    for (const id of ['CA-long-transfer', 'CA-twilio-forgot']) await server.ctx.sessions.handleTurn(id, 'hangup', { type: 'hangup' });
   });
 });

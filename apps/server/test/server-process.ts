@@ -15,6 +15,8 @@ import { ADMIN, dialect } from './harness.ts';
 import { createTestDatabase } from './postgres-server.ts';
 
 const serverEntry = path.resolve(import.meta.dirname, '../src/main.ts');
+export const builtEntry = path.resolve(import.meta.dirname, '../dist/main.js');
+const hardwareIdPreload = path.resolve(import.meta.dirname, 'hardware-id-preload.ts');
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve) => {
@@ -74,9 +76,10 @@ export type Cleanups = (() => Promise<void> | void)[];
 /**
  * Starts the server in a child process and waits until it answers. Without DATA_DIR (and, on
  * PostgreSQL, DATABASE_URL) in `extraEnv` it gets fresh ones; pass another process's to run a
- * second instance on the same database. What to undo is pushed on `cleanups`.
+ * second instance on the same database; TEST_HARDWARE_ID makes it report that hardware id. What
+ * to undo is pushed on `cleanups`.
  */
-export async function startServerProcess(cleanups: Cleanups, extraEnv: NodeJS.ProcessEnv = {}): Promise<ServerProcess> {
+export async function startServerProcess(cleanups: Cleanups, extraEnv: NodeJS.ProcessEnv = {}, options: { built?: boolean } = {}): Promise<ServerProcess> {
   const env: NodeJS.ProcessEnv = { ...process.env, ...(await unlimitedTestLicenseEnv()), ADMIN_PASSWORD: ADMIN.password, LOG_LEVEL: 'warn', HOST: '127.0.0.1', ...extraEnv };
   if (!env.DATA_DIR) {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'voxplan-process-'));
@@ -90,7 +93,11 @@ export async function startServerProcess(cleanups: Cleanups, extraEnv: NodeJS.Pr
   }
   const port = await freePort();
   env.PORT = String(port);
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', serverEntry], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  // TEST_HARDWARE_ID: the process reports that hardware id, as if on another machine (hardware-id-preload.ts).
+  const preload = env.TEST_HARDWARE_ID ? ['--import', hardwareIdPreload] : [];
+  // `built`: the production build, as `npm start` runs it (apps/server/scripts/build.ts), with no TypeScript loader.
+  const args = options.built ? ['--enable-source-maps', ...preload, builtEntry] : ['--import', 'tsx', ...preload, serverEntry];
+  const child: ChildProcess = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
   child.stderr?.on('data', (d: Buffer) => console.error(String(d)));
   cleanups.push(() => void child.kill('SIGKILL'));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
@@ -100,7 +107,8 @@ export async function startServerProcess(cleanups: Cleanups, extraEnv: NodeJS.Pr
     try {
       if ((await request(agent, port, 'GET', '/api/v1/health')).status === 200) break;
     } catch (error) {
-      if (attempt > 150) throw error;
+      // A minute: starting under tsx takes seconds, more on a busy machine.
+      if (attempt > 600) throw error;
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }

@@ -188,3 +188,18 @@ export async function startInstance(config: Config, clock: string): Promise<Inst
     },
   };
 }
+
+/** A visual plan's document (PUT /visual-plans/:id/document) that says `words`, then waits in a menu until 1 is pressed. */
+export const sayingPlan = (words: string) => ({
+  nodes: [
+    { id: 'start', type: 'start', position: { x: 0, y: 0 }, data: {} },
+    { id: 'hello', type: 'play_message', position: { x: 0, y: 100 }, data: { voice_text: words } },
+    { id: 'ask', type: 'voice_menu', position: { x: 0, y: 200 }, data: { voice_text: 'Press 1 to leave.', options: [{ digits: '1', label: 'Leave' }] } },
+    { id: 'bye', type: 'hangup', position: { x: 0, y: 300 }, data: {} },
+  ],
+  edges: [
+    { id: 'e1', source: 'start', source_exit: 'next', target: 'hello' },
+    { id: 'e2', source: 'hello', source_exit: 'next', target: 'ask' },
+    { id: 'e3', source: 'ask', source_exit: '1', target: 'bye' },
+  ],
+});

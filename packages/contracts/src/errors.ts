@@ -51,6 +51,7 @@ export const errorCodes = [
   'license_decrypt_error',
   'license_invalid_signature',
   'license_hardware_mismatch',
+  'license_installation_mismatch',
   'license_sessions_limit_reached',
   'license_tenants_limit_reached',
   'license_numbers_limit_reached',

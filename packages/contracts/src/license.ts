@@ -2,8 +2,8 @@ import { z } from 'zod';
 import { timestampSchema } from './common.ts';
 
 /**
- * The licence (issue 20, docs/licence.md): a document the vendor signs with Ed25519, bound to one
- * server's hardware id, granting limits. `/api/v1/license` reads and changes it (administrators).
+ * The licence (issue 20, docs/licence.md): a document the vendor signs with Ed25519, bound to an
+ * installation (or, as first issued, one server's hardware id), granting limits. `/api/v1/license` reads and changes it (administrators).
  */
 export const licenseStatuses = ['active', 'blocked', 'canceled', 'expired', 'poc'] as const;
 export type LicenseStatus = (typeof licenseStatuses)[number];
@@ -33,8 +33,13 @@ export const licensePayloadSchema = z.strictObject({
   issued_at: timestampSchema,
   /** Null: never expires. */
   expires_at: timestampSchema.nullable(),
-  /** The server it is for: the hardware id System info shows. */
-  hardware_id: z.string().min(1).max(200),
+  /**
+   * What it covers (docs/licence.md): an installation, every instance on its database whatever
+   * machine it runs on (`installation_id`, the licence screen shows it), or, as licences were first
+   * issued, one machine (`hardware_id`, the id System info shows). One of the two is named.
+   */
+  installation_id: z.string().min(1).max(200).optional(),
+  hardware_id: z.string().min(1).max(200).optional(),
   limits: licenseLimitsSchema,
 });
 export type LicensePayload = z.infer<typeof licensePayloadSchema>;
@@ -50,13 +55,15 @@ export const licenseInfoSchema = z.object({
    * Why a stored licence is not in force although it is there: it is for another server (the
    * database moved), or its signature is not trusted any more. The state is then without_license.
    */
-  problem: z.enum(['hardware_mismatch', 'invalid_signature']).nullable(),
+  problem: z.enum(['hardware_mismatch', 'installation_mismatch', 'invalid_signature']).nullable(),
   /** The limits in force now: the licence's while it is active or poc, else the defaults. */
   limits: licenseLimitsSchema,
   default_limits: licenseLimitsSchema,
   usage: licenseLimitsSchema.extend({ concurrent_sessions: z.number().int().nonnegative(), tenants: z.number().int().nonnegative(), numbers: z.number().int().nonnegative() }),
   /** This server's hardware id. */
   hardware_id: z.string(),
+  /** This installation's id, the same on every instance on its database: what the vendor names in its licence. */
+  installation_id: z.string(),
   activated_time: timestampSchema.nullable(),
   activated_by: z.string().nullable(),
   last_sync_time: timestampSchema.nullable(),

@@ -3,10 +3,12 @@
  *
  *   keygen --out <dir>          a key pair: <dir>/licence-private.pem (keep it secret) and
  *                               <dir>/licence-public.txt (what the product ships, or LICENSE_PUBLIC_KEYS)
- *   issue --key <private.pem> --serial S --client C --hardware-id H
+ *   issue --key <private.pem> --serial S --client C (--installation-id I | --hardware-id H)
  *         [--product Voxplan] [--status active|poc|blocked|canceled|expired] [--expires 2027-12-31|never]
  *         [--sessions 10] [--tenants 5] [--numbers 10] [--out file.lic]
- *                               a signed licence, to a file or standard output
+ *                               a signed licence, to a file or standard output: for an installation
+ *                               (every instance on its database; the licence screen shows its id)
+ *                               or for one machine
  *   verify <file.lic> [--public-key <base64>]
  *                               what a licence says and whether the vendor's key (or the one given) signed it
  *   hardware-id                 this machine's hardware id, as System info shows it
@@ -58,6 +60,7 @@ function issue(args: string[]): void {
       product: { type: 'string', default: 'Voxplan' },
       status: { type: 'string', default: 'active' },
       expires: { type: 'string' },
+      'installation-id': { type: 'string' },
       'hardware-id': { type: 'string' },
       sessions: { type: 'string' },
       tenants: { type: 'string' },
@@ -65,7 +68,10 @@ function issue(args: string[]): void {
       out: { type: 'string' },
     },
   });
-  for (const name of ['key', 'serial', 'client', 'hardware-id'] as const) if (!values[name]) throw new CommandError(`issue needs --${name}`);
+  for (const name of ['key', 'serial', 'client'] as const) if (!values[name]) throw new CommandError(`issue needs --${name}`);
+  const installationId = values['installation-id'];
+  const hardwareId = values['hardware-id'];
+  if ((installationId === undefined) === (hardwareId === undefined)) throw new CommandError('issue needs --installation-id or --hardware-id (one of them)');
   if (!(licenseStatuses as readonly string[]).includes(values.status)) throw new CommandError(`--status is one of ${licenseStatuses.join(', ')}`);
   const document = issueLicense(
     {
@@ -76,7 +82,7 @@ function issue(args: string[]): void {
       status: values.status as LicenseStatus,
       issued_at: new Date().toISOString(),
       expires_at: expiryOf(values.expires),
-      hardware_id: values['hardware-id']!,
+      ...(installationId !== undefined ? { installation_id: installationId } : { hardware_id: hardwareId }),
       limits: { concurrent_sessions: positiveInt('sessions', values.sessions, 10), tenants: positiveInt('tenants', values.tenants, 5), numbers: positiveInt('numbers', values.numbers, 10) },
     },
     fs.readFileSync(values.key!, 'utf8'),

@@ -19,6 +19,8 @@ export interface DatabaseHandle {
   bus: InstanceBus;
   /** Resolves once the bus listens (PostgreSQL), or its first attempt failed and it keeps trying. */
   ready: Promise<void>;
+  /** PostgreSQL's pool now (GET /metrics); absent on SQLite. */
+  poolStats?: () => { total: number; idle: number; waiting: number };
   close(): Promise<void>;
 }
 
@@ -153,13 +155,21 @@ const CHECKPOINT_INTERVAL_MS = 20;
 /** SQLite's own default is 1,000 pages; the worker keeps the WAL well below this. */
 const BACKSTOP_CHECKPOINT_PAGES = 4000;
 
+/** Whether DATABASE_URL names PostgreSQL; else the database is a SQLite file (sqliteFileOf). */
+export const isPostgresUrl = (databaseUrl: string | undefined): databaseUrl is string => databaseUrl !== undefined && /^postgres(ql)?:/.test(databaseUrl);
+
+/** The SQLite file the server uses: DATABASE_URL's `sqlite:` path, else DATA_DIR/voxplan.db. */
+export function sqliteFileOf(options: { databaseUrl: string | undefined; dataDir: string }): string {
+  return options.databaseUrl ? options.databaseUrl.replace(/^(sqlite|file):(\/\/)?/, '') : path.join(options.dataDir, 'voxplan.db');
+}
+
 export function openDatabase(options: {
   databaseUrl: string | undefined;
   dataDir: string;
   onPoolError?: (error: Error) => void;
   log?: (message: string) => void;
 }): DatabaseHandle {
-  if (options.databaseUrl && /^postgres(ql)?:/.test(options.databaseUrl)) {
+  if (isPostgresUrl(options.databaseUrl)) {
     const pool = new pg.Pool({ connectionString: options.databaseUrl, max: 10 });
     // An idle connection dropped by the server (restart, failover) must not take the process down;
     // the pool replaces it on the next query.
@@ -183,15 +193,11 @@ export function openDatabase(options: {
       await bus.close();
       await db.destroy();
     };
-    return { db, dialect: 'postgres', readCache, bus, ready: bus.ready, close };
+    const poolStats = () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount });
+    return { db, dialect: 'postgres', readCache, bus, ready: bus.ready, close, poolStats };
   }
-  let file: string;
-  if (options.databaseUrl) {
-    file = options.databaseUrl.replace(/^(sqlite|file):(\/\/)?/, '');
-  } else {
-    fs.mkdirSync(options.dataDir, { recursive: true });
-    file = path.join(options.dataDir, 'voxplan.db');
-  }
+  const file = sqliteFileOf(options);
+  if (!options.databaseUrl) fs.mkdirSync(options.dataDir, { recursive: true });
   const sqlite = new SQLite(file);
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = NORMAL');

@@ -26,6 +26,8 @@ export interface ReadCache {
    * another process on the same SQLite file are not told. Answers the function that stops it.
    */
   watch(tables: readonly string[], listener: () => void): () => void;
+  /** Reads answered from the cache (hits), and all reads (hits and loads), since the start: GET /metrics. */
+  stats(): { hits: number; reads: number };
 }
 
 /** Frozen values are also what the HTTP layer serialises once and reuses (app.ts). */
@@ -111,8 +113,11 @@ export function createReadCache(tracker: WriteTracker, externalVersion: () => nu
   // Keys asked for once, without their values: freezing an answer, keeping it and letting it age
   // out is work, and garbage to walk, that a request for a random record or range gains nothing by.
   const seenOnce = new Map<string, true>();
+  let hits = 0;
+  let reads = 0;
   return {
     async read<T>(key: string, tables: readonly string[], load: () => Promise<T>): Promise<T> {
+      reads++;
       // A miss needs no waiting: the load itself reads what is committed now.
       if (caughtUp && entries.has(key) && !(await caughtUp())) return load();
       // Both taken before loading: a write landing while `load` runs leaves the entry already stale.
@@ -121,7 +126,10 @@ export function createReadCache(tracker: WriteTracker, externalVersion: () => nu
       const stamp = tracker.stampOf(tables);
       if (stamp === undefined) return load();
       const cached = entries.get(key);
-      if (cached && cached.stamp === stamp && cached.externalVersion === version) return cached.value as T;
+      if (cached && cached.stamp === stamp && cached.externalVersion === version) {
+        hits++;
+        return cached.value as T;
+      }
       // An answer that went stale was asked for again: it is kept again at once.
       if (!cached && !seenOnce.has(key)) {
         remember(seenOnce, key, true);
@@ -141,5 +149,6 @@ export function createReadCache(tracker: WriteTracker, externalVersion: () => nu
         if (table === undefined || tables.includes(table)) listener();
       });
     },
+    stats: () => ({ hits, reads }),
   };
 }

@@ -418,6 +418,13 @@ export interface LicenseTable {
   last_sync_result: 'renewed' | 'unchanged' | 'blocked' | 'canceled' | 'error' | null;
 }
 
+/** The installation's id, made once per database (migration 0016): what a licence for several instances names. */
+export interface InstallationTable {
+  id: number;
+  installation_id: string;
+  created_time: string;
+}
+
 /** Requests a tenant made to AI providers in one minute (minutes since 1970, UTC): migration 0015, modules/ai/cost-guard.ts. */
 export interface AiTenantMinuteTable {
   tenant_id: number;
@@ -457,6 +464,7 @@ export interface Database {
   session_events: SessionEventTable;
   call_reports: CallReportTable;
   license: LicenseTable;
+  installation: InstallationTable;
   ai_tenant_minutes: AiTenantMinuteTable;
   ai_session_tokens: AiSessionTokensTable;
   protocol_counters: ProtocolCounterTable;

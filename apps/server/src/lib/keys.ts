@@ -11,7 +11,7 @@ export interface Keys {
   mediaKey: Buffer;
 }
 
-function parseMasterKey(text: string): Buffer {
+export function parseMasterKey(text: string): Buffer {
   const trimmed = text.trim();
   const key = /^[0-9a-f]{64}$/i.test(trimmed) ? Buffer.from(trimmed, 'hex') : Buffer.from(trimmed, 'base64');
   if (key.length !== 32) throw new Error('MASTER_KEY must be 32 bytes, as 64 hex digits or base64');
@@ -22,9 +22,12 @@ function parseMasterKey(text: string): Buffer {
  * Every instance must share the master key: given in MASTER_KEY, or else generated once into the
  * data folder (which a single-instance install keeps across restarts).
  */
+/** Where a master key generated for want of MASTER_KEY is kept. */
+export const masterKeyFileOf = (dataDir: string): string => path.join(dataDir, 'master.key');
+
 export function loadMasterKey(options: { masterKey: string | undefined; dataDir: string }): Buffer {
   if (options.masterKey) return parseMasterKey(options.masterKey);
-  const file = path.join(options.dataDir, 'master.key');
+  const file = masterKeyFileOf(options.dataDir);
   if (fs.existsSync(file)) return parseMasterKey(fs.readFileSync(file, 'utf8'));
   fs.mkdirSync(options.dataDir, { recursive: true });
   const key = randomBytes(32);

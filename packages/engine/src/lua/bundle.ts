@@ -6,16 +6,36 @@
  * about 20 ms. wasmoon stays outside the bundle, imported from its installed file, since it finds
  * its .wasm next to itself.
  */
+import fs from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
+
+/**
+ * The worker bundled ahead of time by the server's production build (apps/server/scripts/build.ts),
+ * next to the bundle that holds this module; wasmoon is named by this placeholder, put in at run
+ * time for where it is installed.
+ */
+export const LUA_WORKER_FILE = 'lua-worker.js';
+export const WASMOON_PLACEHOLDER = '__voxplan_wasmoon__';
 
 let source: Promise<string> | undefined;
 
 export function workerSource(): Promise<string> {
-  source ??= bundle().catch((error: unknown) => {
+  source ??= prebuilt().then((built) => built ?? bundle()).catch((error: unknown) => {
     source = undefined;
     throw error;
   });
   return source;
+}
+
+/** The production build's worker, when this module runs from that build; undefined under tsx. */
+async function prebuilt(): Promise<string | undefined> {
+  let text: string;
+  try {
+    text = await fs.readFile(new URL(`./${LUA_WORKER_FILE}`, import.meta.url), 'utf8');
+  } catch {
+    return undefined;
+  }
+  return text.replaceAll(JSON.stringify(WASMOON_PLACEHOLDER), JSON.stringify(import.meta.resolve('wasmoon')));
 }
 
 async function bundle(): Promise<string> {

@@ -14,6 +14,7 @@ import { MAX_SCRIPT_BYTES, MEMORY_LIMIT_BYTES } from './limits.ts';
 import type { RunMessage, WorkerMessage } from './protocol.ts';
 
 export { CPU_LIMIT_MS, MEMORY_LIMIT_BYTES } from './limits.ts';
+export { LUA_WORKER_FILE, WASMOON_PLACEHOLDER } from './bundle.ts';
 
 export interface LuaScriptRunnerOptions {
   /** Worker threads, hence scripts running side by side. Default 2. */

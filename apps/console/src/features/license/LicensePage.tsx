@@ -152,19 +152,36 @@ function LimitsAndUsage({ info }: { info: LicenseInfo }) {
   );
 }
 
+/** An id the vendor asks for, with a button that copies it. */
+function IdToCopy({ title, hint, value, copyLabel, testId }: { title: string; hint: string; value: string; copyLabel: string; testId: string }) {
+  return (
+    <Stack gap="xs">
+      <Title order={3}>{title}</Title>
+      <Text size="sm">{hint}</Text>
+      <Group gap="xs" wrap="nowrap">
+        <Code block data-testid={testId} style={{ flex: 1, wordBreak: 'break-all', whiteSpace: 'pre-wrap' }}>
+          {value}
+        </Code>
+        <CopyValueButton value={value} label={copyLabel} testId={`${testId}-copy`} />
+      </Group>
+    </Stack>
+  );
+}
+
+/** What a licence is issued for: the installation (every instance on this database), or this one server. */
 function HardwareId({ info }: { info: LicenseInfo }) {
   const { t } = useTranslation();
   return (
     <Paper withBorder p="lg">
-      <Stack gap="xs">
-        <Title order={3}>{t('license.hardwareId')}</Title>
-        <Text size="sm">{t('license.hardwareIdHint')}</Text>
-        <Group gap="xs" wrap="nowrap">
-          <Code block data-testid="license-hardware-id" style={{ flex: 1, wordBreak: 'break-all', whiteSpace: 'pre-wrap' }}>
-            {info.hardware_id}
-          </Code>
-          <CopyValueButton value={info.hardware_id} label={t('license.copyHardwareId')} testId="license-hardware-id-copy" />
-        </Group>
+      <Stack gap="lg">
+        <IdToCopy
+          title={t('license.installationId')}
+          hint={t('license.installationIdHint')}
+          value={info.installation_id}
+          copyLabel={t('license.copyInstallationId')}
+          testId="license-installation-id"
+        />
+        <IdToCopy title={t('license.hardwareId')} hint={t('license.hardwareIdHint')} value={info.hardware_id} copyLabel={t('license.copyHardwareId')} testId="license-hardware-id" />
       </Stack>
     </Paper>
   );
@@ -181,7 +198,7 @@ const syncToasts = {
 
 /**
  * The licence (administrators, from the user menu): its state, the limits it grants and what is
- * used of them, this server's hardware id for the vendor, and activation, refresh, sync and removal.
+ * used of them, this installation's id and this server's hardware id for the vendor, and activation, refresh, sync and removal.
  */
 export default function LicensePage() {
   const { t } = useTranslation();

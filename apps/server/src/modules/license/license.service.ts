@@ -1,6 +1,6 @@
 /**
  * The licence in force (docs/licence.md): the stored document checked again on every reading
- * (signature, this server's hardware id, the time now), the limits it grants or the defaults, and
+ * (signature, this installation's id or this server's hardware id, the time now), the limits it grants or the defaults, and
  * the checks where those limits bite: a session starting, a tenant or a number created.
  */
 import type { KeyObject } from 'node:crypto';
@@ -42,13 +42,30 @@ export function trustedLicenseKeys(extra: string | undefined): KeyObject[] {
   return [VENDOR_LICENSE_PUBLIC_KEY, ...listed].map((key) => publicKeyFrom(key));
 }
 
-/** What a stored document amounts to now, on this server. */
-export function evaluateLicense(document: string | undefined, keys: readonly KeyObject[], hardwareId: string, now: Date): EvaluatedLicense {
-  return evaluateDecoded(document === undefined ? undefined : decodeLicense(document, keys), hardwareId, now);
+/** Who reads a licence: the installation (every instance on one database) and the machine this instance runs on. */
+export interface LicenseHolder {
+  installation_id: string;
+  hardware_id: string;
+}
+
+/**
+ * Why a licence does not cover this holder, or null when it does: a licence naming an installation
+ * covers every instance on its database, whatever machine; one naming a hardware id, that machine only.
+ */
+function mismatchOf(payload: LicensePayload, holder: LicenseHolder): { problem: 'installation_mismatch' | 'hardware_mismatch'; licensed: string; actual: string } | null {
+  if (payload.installation_id !== undefined) {
+    return payload.installation_id === holder.installation_id ? null : { problem: 'installation_mismatch', licensed: payload.installation_id, actual: holder.installation_id };
+  }
+  return payload.hardware_id === holder.hardware_id ? null : { problem: 'hardware_mismatch', licensed: payload.hardware_id ?? '', actual: holder.hardware_id };
+}
+
+/** What a stored document amounts to now, for this installation and server. */
+export function evaluateLicense(document: string | undefined, keys: readonly KeyObject[], holder: LicenseHolder, now: Date): EvaluatedLicense {
+  return evaluateDecoded(document === undefined ? undefined : decodeLicense(document, keys), holder, now);
 }
 
 /** The same, for a document already decoded (its signature checked once, not on every call that starts). */
-function evaluateDecoded(decoded: DecodedLicense | undefined, hardwareId: string, now: Date): EvaluatedLicense {
+function evaluateDecoded(decoded: DecodedLicense | undefined, holder: LicenseHolder, now: Date): EvaluatedLicense {
   const none = (problem: LicenseInfo['problem'], payload: LicensePayload | null = null): EvaluatedLicense => ({
     state: 'without_license',
     payload,
@@ -58,7 +75,8 @@ function evaluateDecoded(decoded: DecodedLicense | undefined, hardwareId: string
   if (decoded === undefined) return none(null);
   if (!decoded.ok) return none('invalid_signature');
   const { payload } = decoded;
-  if (payload.hardware_id !== hardwareId) return none('hardware_mismatch', payload);
+  const mismatch = mismatchOf(payload, holder);
+  if (mismatch) return none(mismatch.problem, payload);
   const expired = payload.expires_at !== null && Date.parse(payload.expires_at) <= now.getTime();
   const state: LicenseState = (payload.status === 'active' || payload.status === 'poc') && expired ? 'expired' : payload.status;
   return { state, payload, problem: null, limits: state === 'active' || state === 'poc' ? payload.limits : defaultLicenseLimits };
@@ -109,6 +127,17 @@ export function createLicenseService(options: LicenseServiceOptions): LicenseSer
   const now = options.now ?? (() => new Date());
   const fetchImpl = options.fetch ?? fetch;
   const readRow = () => db.selectFrom('license').selectAll().where('id', '=', 1).executeTakeFirst();
+  // Made once per database by its migration: it never changes while the server runs. `executor`:
+  // a create's transaction, which on SQLite a read outside it would wait for.
+  let installationId: Promise<string> | undefined;
+  const readInstallationId = (executor: Kysely<Database> = db) =>
+    (installationId ??= executor
+      .selectFrom('installation')
+      .select('installation_id')
+      .where('id', '=', 1)
+      .executeTakeFirstOrThrow()
+      .then((row) => row.installation_id));
+  const holder = async (executor?: Kysely<Database>): Promise<LicenseHolder> => ({ installation_id: await readInstallationId(executor), hardware_id: await options.hardwareId() });
   let cachedRow = cachedReading(readRow, LICENSE_READ_TTL_MS);
   const forget = () => {
     cachedRow = cachedReading(readRow, LICENSE_READ_TTL_MS);
@@ -116,9 +145,9 @@ export function createLicenseService(options: LicenseServiceOptions): LicenseSer
 
   // The last document decoded: every call that starts reads the licence, and it rarely changes.
   let decodedLast: { document: string; decoded: DecodedLicense } | undefined;
-  async function evaluateStored(row: LicenseTable | undefined): Promise<EvaluatedLicense> {
+  async function evaluateStored(row: LicenseTable | undefined, executor?: Kysely<Database>): Promise<EvaluatedLicense> {
     if (row && decodedLast?.document !== row.document) decodedLast = { document: row.document, decoded: decodeLicense(row.document, keys) };
-    return evaluateDecoded(row ? decodedLast!.decoded : undefined, await options.hardwareId(), now());
+    return evaluateDecoded(row ? decodedLast!.decoded : undefined, await holder(executor), now());
   }
 
   /** The licence as `row` holds it, or as this instance last read it (at most LICENSE_READ_TTL_MS ago). */
@@ -147,6 +176,7 @@ export function createLicenseService(options: LicenseServiceOptions): LicenseSer
       default_limits: defaultLicenseLimits,
       usage: await usage(),
       hardware_id: await options.hardwareId(),
+      installation_id: await readInstallationId(),
       activated_time: row?.activated_time ?? null,
       activated_by: row?.activated_by ?? null,
       last_sync_time: row?.last_sync_time ?? null,
@@ -155,17 +185,16 @@ export function createLicenseService(options: LicenseServiceOptions): LicenseSer
     };
   }
 
-  /** A document this server may use: signed by a trusted key, for this hardware. */
+  /** A document this server may use: signed by a trusted key, for this installation (or this hardware). */
   async function checked(document: string): Promise<{ payload: LicensePayload; document: string }> {
     const decoded = decodeLicense(document, keys);
     if (!decoded.ok) throw badRequest(decoded.problem, [{ path: 'license', message: decoded.detail }]);
-    const hardwareId = await options.hardwareId();
-    if (hardwareId === '' || hardwareId === '—') throw badRequest('license_missing_hardware_id');
-    if (decoded.payload.hardware_id !== hardwareId) {
-      throw new AppError(400, 'license_hardware_mismatch', [{ path: 'license', message: 'hardware_id' }], undefined, {
-        licensed: decoded.payload.hardware_id,
-        actual: hardwareId,
-      });
+    const current = await holder();
+    if (decoded.payload.installation_id === undefined && (current.hardware_id === '' || current.hardware_id === '—')) throw badRequest('license_missing_hardware_id');
+    const mismatch = mismatchOf(decoded.payload, current);
+    if (mismatch) {
+      const [code, field] = mismatch.problem === 'installation_mismatch' ? (['license_installation_mismatch', 'installation_id'] as const) : (['license_hardware_mismatch', 'hardware_id'] as const);
+      throw new AppError(400, code, [{ path: 'license', message: field }], undefined, { licensed: mismatch.licensed, actual: mismatch.actual });
     }
     return decoded;
   }
@@ -223,13 +252,18 @@ export function createLicenseService(options: LicenseServiceOptions): LicenseSer
       const url = await licenseServerUrl(db);
       if (url === '') throw badRequest('license_missing_configuration', [{ path: 'license_server_url', message: 'no licence server is set' }]);
       const current = await evaluated(row);
-      const hardwareId = await options.hardwareId();
+      const { hardware_id: hardwareId, installation_id: installationIdNow } = await holder();
       let answer: unknown;
       try {
         const response = await fetchImpl(url, {
           method: 'POST',
           headers: { 'content-type': 'application/json', accept: 'application/json' },
-          body: JSON.stringify({ serial: current.payload?.serial ?? null, hardware_id: hardwareId, product: current.payload?.product ?? null }),
+          body: JSON.stringify({
+            serial: current.payload?.serial ?? null,
+            hardware_id: hardwareId,
+            installation_id: installationIdNow,
+            product: current.payload?.product ?? null,
+          }),
           signal: AbortSignal.timeout(SYNC_TIMEOUT_MS),
         });
         if (!response.ok) return await syncFailed(`the licence server answered ${response.status}`);
@@ -270,7 +304,7 @@ export function createLicenseService(options: LicenseServiceOptions): LicenseSer
     async assertRoom(kind, trx) {
       // Read through the create's transaction: on SQLite a read outside it would wait for it to end.
       const row = await trx.selectFrom('license').selectAll().where('id', '=', 1).executeTakeFirst();
-      const max = (await evaluateStored(row)).limits[kind];
+      const max = (await evaluateStored(row, trx)).limits[kind];
       const count = await countOf(trx.selectFrom(kind).select((eb) => eb.fn.countAll().as('count')).executeTakeFirst());
       if (count >= max) throw new AppError(403, limitCodes[kind], undefined, undefined, { max });
     },

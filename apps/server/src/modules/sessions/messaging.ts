@@ -41,10 +41,14 @@ class BaseUrlRequestClient extends twilio.RequestClient {
  * (docs/channels-whatsapp.md). Without the configuration the answer is `not_configured` and the
  * block takes `failed`. Nothing is pretended: a message is `sent` only when the provider took it.
  */
+/** One HTTP client (and its kept connections) for every tenant's Twilio client, at Twilio's REST API or `twilioApiUrl`. */
+export function twilioHttpClient(twilioApiUrl: string | undefined): twilio.RequestClient {
+  const baseUrl = (twilioApiUrl ?? TWILIO_API_URL).replace(/\/+$/, '');
+  return baseUrl === TWILIO_API_URL ? new twilio.RequestClient({ timeout: SEND_TIMEOUT_MS }) : new BaseUrlRequestClient(baseUrl);
+}
+
 export function createMessaging(ctx: Pick<AppContext, 'db' | 'keys' | 'config'>, options: MessagingOptions = {}): Messaging {
-  const baseUrl = (options.twilioApiUrl ?? TWILIO_API_URL).replace(/\/+$/, '');
-  // One HTTP client (and its kept connections) for every tenant's Twilio client.
-  const httpClient = baseUrl === TWILIO_API_URL ? new twilio.RequestClient({ timeout: SEND_TIMEOUT_MS }) : new BaseUrlRequestClient(baseUrl);
+  const httpClient = twilioHttpClient(options.twilioApiUrl);
   return {
     async send(message) {
       if (message.channel === 'whatsapp') return sendWhatsAppText(ctx, message);

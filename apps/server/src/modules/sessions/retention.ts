@@ -1,6 +1,7 @@
 /**
  * The retention job (issue 17, docs/sessions.md "Retention"), on every instance: closes voice
- * sessions whose end never arrived, then deletes reports, sessions and their events older than the
+ * sessions whose end never arrived (at once for a Twilio call Twilio says has ended, else past the
+ * end timeout), then deletes reports, sessions and their events older than the
  * general setting `reports_retention_days`. The statistics rollups are kept: they are what the
  * dashboard reads for periods, and they hold no caller's data.
  *
@@ -14,6 +15,7 @@ import type { AppContext } from '../../context.ts';
 import type { Database } from '../../db/schema.ts';
 import { sharedTransactionRunner } from '../../db/write-batch.ts';
 import { readSystemSetting } from '../configurations/settings.ts';
+import { endLostTwilioCalls } from '../twilio/lost-calls.ts';
 import { startSweeper, type Sweeper } from './chat-sweeper.ts';
 
 /** How often each instance runs a pass. */
@@ -28,12 +30,14 @@ export interface PrunedCounts {
 }
 
 export interface RetentionPass {
-  /** Voice sessions closed `expired`. */
+  /** Twilio calls closed `expired` because Twilio says they have ended (their status callback was lost). */
+  lost: string[];
+  /** Voice sessions closed `expired` past the end timeout. */
   expired: string[];
   pruned: PrunedCounts;
 }
 
-type RetentionContext = Pick<AppContext, 'db' | 'dialect' | 'sessions'>;
+type RetentionContext = Pick<AppContext, 'db' | 'dialect' | 'sessions' | 'keys' | 'config'> & Partial<Pick<AppContext, 'readCache'>>;
 
 /**
  * The advisory lock a prune batch takes on PostgreSQL: while one instance prunes, the others leave
@@ -91,18 +95,19 @@ export async function pruneBefore(
 }
 
 /** One pass of the job, with the settings as stored now. `now`: the tests' clock; `signal`: the job stopping. */
-export async function runRetentionPass(ctx: RetentionContext, options: { now?: Date; signal?: AbortSignal } = {}): Promise<RetentionPass> {
+export async function runRetentionPass(ctx: RetentionContext, options: { now?: Date; signal?: AbortSignal; log?: (message: string) => void } = {}): Promise<RetentionPass> {
   const now = options.now ?? new Date();
   const [retentionDays, endTimeoutMinutes] = await Promise.all([
     readSystemSetting(ctx.db, 'reports_retention_days'),
     readSystemSetting(ctx.db, 'voice_session_end_timeout_minutes'),
   ]);
+  const lost = await endLostTwilioCalls(ctx, now, options.log);
   const expired = await ctx.sessions.expireStale(new Date(now.getTime() - endTimeoutMinutes * 60_000).toISOString());
   const pruned = await pruneBefore(ctx, new Date(now.getTime() - retentionDays * 86_400_000).toISOString(), { signal: options.signal });
-  return { expired, pruned };
+  return { lost, expired, pruned };
 }
 
 /** Starts the job on this instance; stop it before the database closes. */
-export function startRetentionJob(ctx: RetentionContext, options: { intervalMs?: number; onError?: (error: unknown) => void } = {}): Sweeper {
-  return startSweeper((signal) => runRetentionPass(ctx, { signal }), { intervalMs: options.intervalMs ?? RETENTION_INTERVAL_MS, onError: options.onError });
+export function startRetentionJob(ctx: RetentionContext, options: { intervalMs?: number; onError?: (error: unknown) => void; log?: (message: string) => void } = {}): Sweeper {
+  return startSweeper((signal) => runRetentionPass(ctx, { signal, log: options.log }), { intervalMs: options.intervalMs ?? RETENTION_INTERVAL_MS, onError: options.onError });
 }

@@ -12,26 +12,32 @@ const catalogue = {
   en: {
     not_in_service: 'The number you have called is not in service. Goodbye.',
     plan_cannot_start: 'This service is not available right now. Please call again later. Goodbye.',
+    lines_busy: 'All our lines are busy. Please call again later. Goodbye.',
   },
   pt: {
     not_in_service: 'O número para o qual você ligou não está em serviço. Até logo.',
     plan_cannot_start: 'Este serviço não está disponível no momento. Por favor, ligue mais tarde. Até logo.',
+    lines_busy: 'Todas as nossas linhas estão ocupadas. Por favor, ligue mais tarde. Até logo.',
   },
   es: {
     not_in_service: 'El número al que ha llamado no está en servicio. Adiós.',
     plan_cannot_start: 'Este servicio no está disponible en este momento. Por favor, llame más tarde. Adiós.',
+    lines_busy: 'Todas nuestras líneas están ocupadas. Por favor, llame más tarde. Adiós.',
   },
   fr: {
     not_in_service: "Le numéro que vous avez demandé n'est pas en service. Au revoir.",
     plan_cannot_start: "Ce service n'est pas disponible pour le moment. Veuillez rappeler plus tard. Au revoir.",
+    lines_busy: 'Toutes nos lignes sont occupées. Veuillez rappeler plus tard. Au revoir.',
   },
   de: {
     not_in_service: 'Die gewählte Rufnummer ist nicht vergeben. Auf Wiederhören.',
     plan_cannot_start: 'Dieser Dienst ist derzeit nicht verfügbar. Bitte rufen Sie später erneut an. Auf Wiederhören.',
+    lines_busy: 'Alle unsere Leitungen sind besetzt. Bitte rufen Sie später erneut an. Auf Wiederhören.',
   },
   it: {
     not_in_service: 'Il numero chiamato non è in servizio. Arrivederci.',
     plan_cannot_start: 'Questo servizio non è disponibile al momento. La preghiamo di richiamare più tardi. Arrivederci.',
+    lines_busy: 'Tutte le nostre linee sono occupate. La preghiamo di richiamare più tardi. Arrivederci.',
   },
 } as const satisfies Record<string, Record<string, string>>;
 

@@ -2,7 +2,6 @@
  * The dashboard's live view (issue 17): the sessions running now, the live feed of their events
  * from every instance as Server-Sent Events, and the system status. docs/api.md, "Statistics".
  */
-import { readFileSync } from 'node:fs';
 import { PassThrough } from 'node:stream';
 import {
   type ActiveSession,
@@ -23,6 +22,7 @@ import { runningSessions } from '../sessions/sessions.repository.ts';
 import { type LiveSessionEvent, subscribeLiveSessions } from '../sessions/live-events.ts';
 import { timeTrivialQuery } from '../system/health.routes.ts';
 import type { HostReading } from '../system/system-info.routes.ts';
+import serverPackage from '../../../package.json' with { type: 'json' };
 
 /** The window `new_per_second` is measured over. */
 export const NEW_SESSIONS_WINDOW_S = 10;
@@ -37,7 +37,8 @@ export const liveFeedTiming = { pingMs: 15_000 };
  */
 const MAX_UNSENT_BYTES = 1024 * 1024;
 
-const serverVersion = (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+// Imported, not read from a path beside this file: the production build bundles it (apps/server/scripts/build.ts).
+const serverVersion = serverPackage.version;
 
 /** The block a stored session is at: the last of its path, read from its JSON state by the database. */
 function lastBlockColumns(dialect: DialectName): { node_id: RawBuilder<string | null>; block_type: RawBuilder<string | null> } {

@@ -161,8 +161,15 @@ export async function twilioHooksPlugin(app: FastifyInstance, options: { ctx: Ap
       if (failedSilently(outcome.actions)) return saySystemMessage('plan_cannot_start', route.tenant_id);
       return outcomeTwiml(outcome, urls);
     } catch (error) {
-      // A plan never published or gone: the caller hears so rather than Twilio's application error.
       if (!(error instanceof AppError) || error.statusCode >= 500 || error.code === 'session_busy') throw error;
+      // Every line the licence grants is in use: the number exists, so the caller hears that it is busy.
+      if (error.code === 'license_sessions_limit_reached') {
+        request.log.warn({ number_id: route.id, call_sid: params.CallSid, code: error.code, max: error.params?.max }, 'Twilio call refused by the licence');
+        return saySystemMessage('lines_busy', route.tenant_id);
+      }
+      // Another tenant's (or provider's) call already has this CallSid: nothing of it may answer here.
+      if (error.code === 'session_id_taken') return saySystemMessage('not_in_service', route.tenant_id);
+      // A plan never published or gone: the caller hears so rather than Twilio's application error.
       request.log.warn({ number_id: route.id, plan_id: planId, code: error.code }, 'Twilio call whose plan cannot start');
       return saySystemMessage('plan_cannot_start', route.tenant_id);
     }
@@ -218,8 +225,15 @@ export async function twilioHooksPlugin(app: FastifyInstance, options: { ctx: Ap
           await turn(sessionId, `recording:${params.RecordingSid}`, event, tenantId);
         }
       } else if (params.CallStatus && finalCallStatuses.has(params.CallStatus)) {
-        // Ignored by a session a hangup block already ended; its report stays as stored.
-        await turn(sessionId, 'call-end', { type: 'hangup' }, tenantId);
+        try {
+          // Ignored by a session a hangup block already ended; its report stays as stored.
+          await turn(sessionId, 'call-end', { type: 'hangup' }, tenantId);
+        } catch (error) {
+          // A call refused before it was stored (the licence, a plan that cannot start) has no session to end.
+          // Twilio records any 4xx of a callback as an error in the customer's console: a signed callback is answered 204.
+          if (!(error instanceof AppError) || error.code !== 'session_not_found') throw error;
+          request.log.info({ call_sid: params.CallSid, call_status: params.CallStatus }, 'Twilio end of a call that has no session');
+        }
       }
       return reply.status(204).send();
     },

@@ -1,0 +1,207 @@
+/**
+ * `GET /metrics` in Prometheus' text format (docs/metrics.md), with prom-client. Off unless
+ * METRICS_TOKEN is set; then a scrape names it as a bearer token. Every instance serves its own:
+ * what this process counts (sessions started and ended here, refusals, turn latency, the read
+ * cache, the database pool, Node's event loop and memory), and what the database says at the
+ * scrape (sessions running, the licence's use against its limits, plan webhook deliveries), which
+ * is the installation's and so the same on every instance.
+ */
+import { timingSafeEqual } from 'node:crypto';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { sql } from 'kysely';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { AppContext } from '../../context.ts';
+import { AppError, notFound } from '../../errors.ts';
+import type { SessionEvents } from '../sessions/session-events.ts';
+
+export interface Metrics {
+  registry: Registry;
+  sessionsStarted: Counter<'channel' | 'provider'>;
+  sessionsEnded: Counter<'channel' | 'provider' | 'disposition'>;
+  sessionsRefused: Counter<'reason'>;
+  turnDuration: Histogram<'provider'>;
+}
+
+export function createMetrics(): Metrics {
+  // A registry of its own, not prom-client's global one: tests run several servers in one process.
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: 'voxplan_' });
+  return {
+    registry,
+    sessionsStarted: new Counter({ name: 'voxplan_sessions_started_total', help: 'Calls and chats started on this instance (test sessions apart).', labelNames: ['channel', 'provider'], registers: [registry] }),
+    sessionsEnded: new Counter({
+      name: 'voxplan_sessions_ended_total',
+      help: 'Calls and chats ended on this instance, by disposition (routed, retained, abandoned, failed, expired).',
+      labelNames: ['channel', 'provider', 'disposition'],
+      registers: [registry],
+    }),
+    sessionsRefused: new Counter({ name: 'voxplan_sessions_refused_total', help: 'Calls and chats refused before they started, by error code (license_sessions_limit_reached).', labelNames: ['reason'], registers: [registry] }),
+    turnDuration: new Histogram({
+      name: 'voxplan_turn_duration_seconds',
+      help: "Time to answer a provider's webhook (one turn of a call or chat), by provider.",
+      labelNames: ['provider'],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers: [registry],
+    }),
+  };
+}
+
+/** The session hooks with this instance's counts of starts and ends added; they run in the turn's transaction, as the others do. */
+export function countedSessionEvents(events: SessionEvents, metrics: Metrics): SessionEvents {
+  return {
+    ...events,
+    async onStarted(event, trx) {
+      if (!event.is_test) metrics.sessionsStarted.inc({ channel: event.session.channel, provider: event.session.provider });
+      await events.onStarted?.(event, trx);
+    },
+    async onEnded(event, trx) {
+      if (!event.is_test) {
+        metrics.sessionsEnded.inc({ channel: event.session.channel, provider: event.session.provider, disposition: event.report.disposition ?? 'none' });
+      }
+      await events.onEnded?.(event, trx);
+    },
+  };
+}
+
+/** A refusal of a start counted by its code, then thrown on. */
+export function countedAdmission<Session>(admit: (session: Session) => Promise<void>, metrics: Metrics): (session: Session) => Promise<void> {
+  return async (session) => {
+    try {
+      await admit(session);
+    } catch (error) {
+      metrics.sessionsRefused.inc({ reason: error instanceof AppError ? error.code : 'error' });
+      throw error;
+    }
+  };
+}
+
+/** The provider whose webhook a route is: the turns it runs are timed. */
+function providerOfRoute(url: string | undefined): string | undefined {
+  if (url === undefined) return undefined;
+  const match = /^\/api\/v1\/(?:hooks\/(twilio|whatsapp)|(webchat))\//.exec(url);
+  return match ? (match[1] ?? match[2]) : undefined;
+}
+
+/** Gauges read from the database (and the licence service) when Prometheus scrapes. */
+function registerInstallationGauges(ctx: AppContext, registry: Registry): void {
+  new Gauge({
+    name: 'voxplan_sessions_running',
+    help: 'Calls and chats running now in the installation (test sessions apart), by channel and provider.',
+    labelNames: ['channel', 'provider'],
+    registers: [registry],
+    async collect() {
+      this.reset();
+      const rows = await ctx.db
+        .selectFrom('sessions')
+        .select(['channel', 'provider', (eb) => eb.fn.countAll<string | number>().as('count')])
+        .where('status', '=', 'waiting')
+        .where('is_test', '=', 0)
+        .groupBy(['channel', 'provider'])
+        .execute();
+      for (const row of rows) this.set({ channel: row.channel, provider: row.provider }, Number(row.count));
+    },
+  });
+  const licence = async () => ctx.license.info();
+  let reading: ReturnType<typeof licence> | undefined;
+  // Both licence gauges are collected in one scrape: one reading for the two.
+  const licenceOnce = () => {
+    reading ??= licence().finally(() => setTimeout(() => (reading = undefined), 1000).unref());
+    return reading;
+  };
+  new Gauge({
+    name: 'voxplan_license_limit',
+    help: 'What the licence in force allows (or the defaults without one): concurrent_sessions, tenants, numbers.',
+    labelNames: ['kind'],
+    registers: [registry],
+    async collect() {
+      const { limits } = await licenceOnce();
+      for (const [kind, value] of Object.entries(limits)) this.set({ kind }, value);
+    },
+  });
+  new Gauge({
+    name: 'voxplan_license_usage',
+    help: 'What is used of each licence limit now: concurrent_sessions, tenants, numbers.',
+    labelNames: ['kind'],
+    registers: [registry],
+    async collect() {
+      const { usage } = await licenceOnce();
+      for (const [kind, value] of Object.entries(usage)) this.set({ kind }, value);
+    },
+  });
+  new Gauge({
+    name: 'voxplan_webhook_deliveries',
+    help: "The plan webhook's deliveries kept in the installation, by status (pending, delivered, failed).",
+    labelNames: ['status'],
+    registers: [registry],
+    async collect() {
+      this.reset();
+      const rows = await ctx.db
+        .selectFrom('webhook_deliveries')
+        .select(['status', (eb) => eb.fn.countAll<string | number>().as('count')])
+        .groupBy('status')
+        .execute();
+      for (const row of rows) this.set({ status: row.status }, Number(row.count));
+    },
+  });
+  new Gauge({
+    name: 'voxplan_read_cache_hit_ratio',
+    help: "Share of this instance's cached reads answered from its read cache since it started.",
+    registers: [registry],
+    collect() {
+      const { hits, reads } = ctx.readCache.stats();
+      this.set(reads === 0 ? 0 : hits / reads);
+    },
+  });
+  new Gauge({
+    name: 'voxplan_database_up',
+    help: 'Whether the database answered a trivial query at the scrape (1) or not (0).',
+    registers: [registry],
+    async collect() {
+      try {
+        await sql`select 1`.execute(ctx.db);
+        this.set(1);
+      } catch {
+        this.set(0);
+      }
+    },
+  });
+  const pool = ctx.databasePool;
+  if (pool) {
+    new Gauge({
+      name: 'voxplan_database_pool_connections',
+      help: "This instance's PostgreSQL pool: connections open (total), idle, and queries waiting for one (waiting).",
+      labelNames: ['state'],
+      registers: [registry],
+      collect() {
+        const stats = pool();
+        for (const [state, value] of Object.entries(stats)) this.set({ state }, value);
+      },
+    });
+  }
+}
+
+const sameText = (a: string, b: string) => a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
+
+/** Times the providers' webhooks; added before the routes are, so that it applies to them. */
+export function timeProviderWebhooks(app: FastifyInstance, ctx: AppContext): void {
+  const metrics = ctx.metrics;
+  if (!metrics) return;
+  app.addHook('onResponse', async (request: FastifyRequest, reply) => {
+    const provider = providerOfRoute(request.routeOptions.url);
+    if (provider) metrics.turnDuration.observe({ provider }, reply.elapsedTime / 1000);
+  });
+}
+
+/** `GET /metrics`: 404 while METRICS_TOKEN is not set, 401 without it as a bearer token. */
+export function registerMetricsRoute(app: FastifyInstance, ctx: AppContext): void {
+  const metrics = ctx.metrics;
+  const token = ctx.config.metricsToken;
+  if (!metrics) return;
+  registerInstallationGauges(ctx, metrics.registry);
+  app.get('/metrics', { schema: { hide: true } }, async (request, reply) => {
+    if (!token) throw notFound('not_found');
+    const given = /^Bearer (.+)$/.exec(request.headers.authorization ?? '')?.[1];
+    if (given === undefined || !sameText(given, token)) throw new AppError(401, 'invalid_token');
+    return reply.type(metrics.registry.contentType).send(await metrics.registry.metrics());
+  });
+}

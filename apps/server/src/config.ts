@@ -53,6 +53,11 @@ export interface AgiConfig {
   dialContext: string;
   /** Where the PBX serves MixMonitor's files, `{file}` standing for the name; unset: no recording comes back. */
   recordingUrl: string | undefined;
+  /**
+   * The folder where the server sees MixMonitor's files (the PBX's monitor folder, shared); set: a
+   * recording is reported only once its file is there, and an MP3 one is converted beside it.
+   */
+  recordingDir: string | undefined;
   /** The engine of Asterisk's speech API (`SPEECH CREATE`); unset: speech input takes the block's failure path. */
   speechEngine: string | undefined;
 }
@@ -91,6 +96,7 @@ function agiConfig(env: NodeJS.ProcessEnv): AgiConfig | null {
     sipEndpoint: env.AGI_SIP_ENDPOINT || 'voxplan',
     dialContext: env.AGI_DIAL_CONTEXT || 'from-voxplan',
     recordingUrl: env.AGI_RECORDING_URL || undefined,
+    recordingDir: env.AGI_RECORDING_DIR || undefined,
     speechEngine: env.AGI_SPEECH_ENGINE || undefined,
   };
 }

@@ -100,6 +100,8 @@ export async function startPbx(options: PbxOptions): Promise<Pbx> {
       `astagidir => ${sub('agi-bin')}`,
       `astspooldir => ${path.join(dir, 'spool')}`,
       `astrundir => ${sub('run')}`,
+      // Where res_http_media_cache keeps the prompts it fetched: its own, not the build's.
+      `astcachedir => ${sub('cache')}`,
       `astlogdir => ${sub('log')}`,
       `astsbindir => ${path.dirname(options.binary)}`,
       '[options]',
@@ -159,7 +161,9 @@ export async function startPbx(options: PbxOptions): Promise<Pbx> {
         await cli('core stop now').catch(() => child.kill('SIGKILL'));
         await Promise.race([gone, sleep(10_000).then(() => child.kill('SIGKILL'))]);
       }
-      fs.rmSync(dir, { recursive: true, force: true });
+      // VOXPLAN_KEEP_PBX=1 keeps the folder (its log/full) to look into a failure.
+      if (process.env.VOXPLAN_KEEP_PBX === '1') process.stderr.write(`PBX folder kept: ${dir}\n`);
+      else fs.rmSync(dir, { recursive: true, force: true });
     },
   };
 }

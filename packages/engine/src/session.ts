@@ -211,5 +211,6 @@ export function copySession(session: Session): Session {
     dial_status: session.dial_status,
     failure: session.failure,
     recording: session.recording && { ...session.recording },
+    ...(session.turn_path && { turn_path: { start: session.turn_path.start, actions: session.turn_path.actions.slice() } }),
   };
 }

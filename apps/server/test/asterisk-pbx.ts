@@ -42,6 +42,8 @@ export function asteriskBinary(): { binary: string } | { missing: string } {
 export interface Pbx {
   /** Its folder: etc/, log/, spool/ (MixMonitor writes in spool/monitor/). */
   dir: string;
+  /** The asterisk process (the bench reads its CPU time). */
+  pid: number;
   monitorDir: string;
   /** A CLI command on the running PBX (`asterisk -C … -rx`); its output. */
   cli(command: string): Promise<string>;
@@ -147,6 +149,7 @@ export async function startPbx(options: PbxOptions): Promise<Pbx> {
   const log = () => (fs.existsSync(logFile) ? fs.readFileSync(logFile, 'utf8') : '');
   return {
     dir,
+    pid: child.pid ?? 0,
     monitorDir,
     cli,
     async originate(caller, exten) {

@@ -20,6 +20,7 @@ import SQLite from 'better-sqlite3';
 import Fastify, { type FastifyInstance } from 'fastify';
 import twilio from 'twilio';
 import { ReadStatement } from '../../apps/server/src/db/database.ts';
+import { silentWav } from '../../apps/server/test/fake-openai.ts';
 
 function openSqlite(file: string): SQLite.Database {
   // As the app opens its database (apps/server/src/db/database.ts).
@@ -81,8 +82,8 @@ export async function startApiFloor(file: string): Promise<FastifyInstance> {
 
 type Form = Record<string, string>;
 
-/** `file`: a new SQLite database of its own; `publicUrl` and `token`: what the requests are signed with. */
-export async function startTwilioFloor(file: string, publicUrl: string, token: string): Promise<FastifyInstance> {
+/** A call floor's storage: a turn's step and a small state in one upsert, the report an insert. */
+function openTurnStore(file: string) {
   const sqlite = openSqlite(file);
   sqlite.exec(`
     CREATE TABLE IF NOT EXISTS turns (id TEXT PRIMARY KEY, step INTEGER NOT NULL, state TEXT NOT NULL, updated_time TEXT NOT NULL);
@@ -92,6 +93,12 @@ export async function startTwilioFloor(file: string, publicUrl: string, token: s
     'INSERT INTO turns (id, step, state, updated_time) VALUES (?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET step = excluded.step, state = excluded.state, updated_time = excluded.updated_time',
   );
   const storeReport = sqlite.prepare('INSERT INTO reports (id, status, duration, ended_time) VALUES (?, ?, ?, ?)');
+  return { sqlite, storeTurn, storeReport };
+}
+
+/** `file`: a new SQLite database of its own; `publicUrl` and `token`: what the requests are signed with. */
+export async function startTwilioFloor(file: string, publicUrl: string, token: string): Promise<FastifyInstance> {
+  const { sqlite, storeTurn, storeReport } = openTurnStore(file);
 
   const app = Fastify();
   app.addHook('onClose', () => sqlite.close());
@@ -144,40 +151,14 @@ export async function startTwilioFloor(file: string, publicUrl: string, token: s
   return app;
 }
 
-/** Half a second of silence, 8 kHz 16-bit mono: the floor's prompt. */
-function silentWav(): Buffer {
-  const samples = 4000;
-  const header = Buffer.alloc(44);
-  header.write('RIFF', 0);
-  header.writeUInt32LE(36 + samples * 2, 4);
-  header.write('WAVEfmt ', 8);
-  header.writeUInt32LE(16, 16);
-  header.writeUInt16LE(1, 20);
-  header.writeUInt16LE(1, 22);
-  header.writeUInt32LE(8000, 24);
-  header.writeUInt32LE(16000, 28);
-  header.writeUInt16LE(2, 32);
-  header.writeUInt16LE(16, 34);
-  header.write('data', 36);
-  header.writeUInt32LE(samples * 2, 40);
-  return Buffer.concat([header, Buffer.alloc(samples * 2)]);
-}
-
 /**
  * `file`: a new SQLite database of its own; `publicUrl`: where its HTTP server (the returned app)
  * listens, for the prompts' URLs. Returns the HTTP app and the AGI server (listen on both).
  */
 export function startAgiFloor(file: string, publicUrl: string): { app: FastifyInstance; agi: net.Server } {
-  const sqlite = openSqlite(file);
-  sqlite.exec(`
-    CREATE TABLE IF NOT EXISTS turns (id TEXT PRIMARY KEY, step INTEGER NOT NULL, state TEXT NOT NULL, updated_time TEXT NOT NULL);
-    CREATE TABLE IF NOT EXISTS reports (id TEXT PRIMARY KEY, status TEXT NOT NULL, duration INTEGER, ended_time TEXT NOT NULL);
-  `);
-  const storeTurn = sqlite.prepare(
-    'INSERT INTO turns (id, step, state, updated_time) VALUES (?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET step = excluded.step, state = excluded.state, updated_time = excluded.updated_time',
-  );
-  const storeReport = sqlite.prepare('INSERT INTO reports (id, status, duration, ended_time) VALUES (?, ?, ?, ?)');
-  const wav = silentWav();
+  const { sqlite, storeTurn, storeReport } = openTurnStore(file);
+  // Half a second, at the telephony rate.
+  const wav = silentWav(500, 8000);
   const app = Fastify();
   app.get('/prompt.wav', async (_request, reply) => reply.type('audio/wav').send(wav));
   const prompt = (text: string, keys: boolean) => `STREAM FILE "${publicUrl}/prompt.wav?text=${encodeURIComponent(text)}" "${keys ? '0123456789*#' : ''}"`;

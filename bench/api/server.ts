@@ -159,9 +159,9 @@ async function main(): Promise<void> {
     if (!dataDir || !httpPort) throw new Error('BENCH_DATA_DIR and BENCH_HTTP_PORT are required');
     const floor = startAgiFloor(path.join(dataDir, 'floor.db'), `http://127.0.0.1:${httpPort}`);
     app = floor.app;
+    app.addHook('onClose', (_instance, done) => void floor.agi.close(() => done()));
     await app.listen({ port: httpPort, host: '127.0.0.1' });
     await new Promise<void>((resolve) => floor.agi.listen(0, '127.0.0.1', resolve));
-    app.addHook('onClose', (_instance, done) => void floor.agi.close(() => done()));
     ready = { type: 'ready', kind, port: httpPort, dialect: 'sqlite', agiPort: (floor.agi.address() as AddressInfo).port };
   } else if (kind === 'channels') {
     const dataDir = process.env.BENCH_DATA_DIR;

@@ -36,7 +36,7 @@ import { benchDatabases, dialectsOf } from '../lib/dialects.ts';
 import { envNumber } from '../lib/env.ts';
 import { fmt, type LoadFigures, measureLoad, pct, percentile, table } from '../lib/load.ts';
 import { canPin, cpuCount, delay, LOADGEN_CPU, pinSelf, SERVER_CPU, type ServerChild, ServerChildren } from '../lib/server-child.ts';
-import { asteriskBinary, type Pbx, startPbx, until } from '../../apps/server/test/asterisk-pbx.ts';
+import { asteriskBinary, freePort, type Pbx, startPbx, until } from '../../apps/server/test/asterisk-pbx.ts';
 import { BLOCKS_PER_CALL, seedIvr } from './ivr-plan.ts';
 
 const settings = {
@@ -258,14 +258,6 @@ function pbxReport(rows: PbxMeasurement[], floor: PbxMeasurement | undefined): s
     lines.push([m.name, String(m.calls), fmt(m.callsPerSecond, 2), fmt(m.cpuMsPerCall, 3), floor ? fmt(m.cpuMsPerCall / floor.cpuMsPerCall, 2) : '', fmt(m.pbxCpuMsPerCall, 1), fmt(m.load, 1)]);
   }
   return table(lines);
-}
-
-async function freePort(): Promise<number> {
-  const probe = net.createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as net.AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
 }
 
 function report(baseline: LoadFigures, hellos: LoadFigures[], rows: AgiMeasurement[], floor: AgiMeasurement | undefined): string {

@@ -8,6 +8,7 @@
  */
 import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -37,6 +38,15 @@ export function asteriskBinary(): { binary: string } | { missing: string } {
   const output = execFileSync('flock', [lock, 'bash', script], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 64 * 1024 * 1024 });
   const binary = output.trim().split('\n').at(-1) ?? '';
   return fs.existsSync(binary) ? { binary } : { missing: `build.sh printed no binary: ${binary}` };
+}
+
+/** A free TCP port on loopback (listened on, then released): parallel test files and benches never share one. */
+export async function freePort(): Promise<number> {
+  const probe = net.createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as net.AddressInfo;
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
 }
 
 export interface Pbx {

@@ -9,28 +9,18 @@
  */
 import fs from 'node:fs';
 import http from 'node:http';
-import net from 'node:net';
 import path from 'node:path';
 import type { AuditEntry, CallReportRecord, StatsSystem } from '@voxplan/contracts';
 import type { FastifyBaseLogger } from 'fastify';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { AgiConfig } from '../src/config.ts';
 import { type AgiServer, startAgiServer } from '../src/modules/asterisk/agi-server.ts';
-import { asteriskBinary, type Pbx, startPbx, until } from './asterisk-pbx.ts';
+import { asteriskBinary, freePort, type Pbx, startPbx, until } from './asterisk-pbx.ts';
 import { createTenantMember, q, startTestServer, type TenantMember, type TestServer } from './harness.ts';
 import { planEdge, planNode, storePlan } from './sessions-helpers.ts';
 
 const found = asteriskBinary();
 if ('missing' in found && process.env.CI) throw new Error(`the real-Asterisk suite cannot run in CI: ${found.missing}`);
-
-/** A free TCP port on loopback (listened on, then released): parallel test files never share one. */
-async function freePort(): Promise<number> {
-  const probe = net.createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as net.AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
 
 /** The listener's log lines, to find what it said to the operator (a prompt it could not play). */
 const logged: Array<{ level: string; fields: Record<string, unknown>; message: string }> = [];

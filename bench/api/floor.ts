@@ -10,12 +10,17 @@
  * - `startTwilioFloor`: the six webhook requests of bench/channels/run.ts's call, each checked with
  *   the twilio library's `validateRequest`, answered with its `VoiceResponse`, and stored (the
  *   turn's step and a small state in one upsert; the report an insert).
+ * - `startAgiFloor`: the FastAGI call of bench/channels/agi.ts: the variables block read, each of
+ *   the five turns stored in one upsert, the commands the app sends for it written, the report an
+ *   insert; the prompts' URLs are a small WAV served by the floor's HTTP port (a real PBX fetches them).
  */
 import formbody from '@fastify/formbody';
+import net from 'node:net';
 import SQLite from 'better-sqlite3';
 import Fastify, { type FastifyInstance } from 'fastify';
 import twilio from 'twilio';
 import { ReadStatement } from '../../apps/server/src/db/database.ts';
+import { silentWav } from '../../apps/server/test/fake-openai.ts';
 
 function openSqlite(file: string): SQLite.Database {
   // As the app opens its database (apps/server/src/db/database.ts).
@@ -77,8 +82,8 @@ export async function startApiFloor(file: string): Promise<FastifyInstance> {
 
 type Form = Record<string, string>;
 
-/** `file`: a new SQLite database of its own; `publicUrl` and `token`: what the requests are signed with. */
-export async function startTwilioFloor(file: string, publicUrl: string, token: string): Promise<FastifyInstance> {
+/** A call floor's storage: a turn's step and a small state in one upsert, the report an insert. */
+function openTurnStore(file: string) {
   const sqlite = openSqlite(file);
   sqlite.exec(`
     CREATE TABLE IF NOT EXISTS turns (id TEXT PRIMARY KEY, step INTEGER NOT NULL, state TEXT NOT NULL, updated_time TEXT NOT NULL);
@@ -88,6 +93,12 @@ export async function startTwilioFloor(file: string, publicUrl: string, token: s
     'INSERT INTO turns (id, step, state, updated_time) VALUES (?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET step = excluded.step, state = excluded.state, updated_time = excluded.updated_time',
   );
   const storeReport = sqlite.prepare('INSERT INTO reports (id, status, duration, ended_time) VALUES (?, ?, ?, ?)');
+  return { sqlite, storeTurn, storeReport };
+}
+
+/** `file`: a new SQLite database of its own; `publicUrl` and `token`: what the requests are signed with. */
+export async function startTwilioFloor(file: string, publicUrl: string, token: string): Promise<FastifyInstance> {
+  const { sqlite, storeTurn, storeReport } = openTurnStore(file);
 
   const app = Fastify();
   app.addHook('onClose', () => sqlite.close());
@@ -138,4 +149,79 @@ export async function startTwilioFloor(file: string, publicUrl: string, token: s
     return reply.code(204).send();
   });
   return app;
+}
+
+/**
+ * `file`: a new SQLite database of its own; `publicUrl`: where its HTTP server (the returned app)
+ * listens, for the prompts' URLs. Returns the HTTP app and the AGI server (listen on both).
+ */
+export function startAgiFloor(file: string, publicUrl: string): { app: FastifyInstance; agi: net.Server } {
+  const { sqlite, storeTurn, storeReport } = openTurnStore(file);
+  // Half a second, at the telephony rate.
+  const wav = silentWav(500, 8000);
+  const app = Fastify();
+  app.get('/prompt.wav', async (_request, reply) => reply.type('audio/wav').send(wav));
+  const prompt = (text: string, keys: boolean) => `STREAM FILE "${publicUrl}/prompt.wav?text=${encodeURIComponent(text)}" "${keys ? '0123456789*#' : ''}"`;
+  /** Each turn's commands (the last one's answer makes the next turn), as the app sends them for the bench's IVR. */
+  const turns = [
+    ['ANSWER', prompt('Welcome.', false), prompt('Press 1 for sales.', true)],
+    [prompt('Press 2 to talk to us.', true)],
+    [prompt('Connecting.', false), 'EXEC Dial "Local/2002@from-voxplan,20"', 'GET VARIABLE DIALSTATUS'],
+    [prompt('Everyone is busy.', false), prompt('Rate us from 1 to 5.', true)],
+    [prompt('Thank you.', false), 'EXEC Hangup 16'],
+  ];
+
+  const agi = net.createServer((socket) => {
+    socket.setEncoding('utf8');
+    socket.setNoDelay(true);
+    let buffered = '';
+    let id = '';
+    let inVariables = true;
+    let step = 0;
+    let sent = 0;
+    const started = Date.now();
+    const next = () => {
+      const commands = turns[step];
+      if (!commands) return socket.end();
+      if (sent === 0) storeTurn.run(id, step, JSON.stringify({ step }), new Date().toISOString());
+      const command = commands[sent];
+      if (command === undefined) return;
+      sent += 1;
+      socket.write(`${command}\n`);
+    };
+    socket.on('data', (chunk: string) => {
+      buffered += chunk;
+      let newline = buffered.indexOf('\n');
+      while (newline !== -1) {
+        const line = buffered.slice(0, newline);
+        buffered = buffered.slice(newline + 1);
+        newline = buffered.indexOf('\n');
+        if (inVariables) {
+          if (line.startsWith('agi_uniqueid:')) id = line.slice('agi_uniqueid:'.length).trim();
+          if (line === '') {
+            inVariables = false;
+            next();
+          }
+          continue;
+        }
+        if (line === 'HANGUP' || !line.startsWith('200')) continue;
+        // A key that cut a prompt short, the dial's status, or the turn's last answer: the next turn.
+        const result = Number(/^200 result=(-?\d+)/.exec(line)?.[1]);
+        const keyed = result > 0 && (turns[step]![sent - 1] ?? '').endsWith('*#"');
+        if (keyed || sent >= turns[step]!.length) {
+          if (step === turns.length - 1) {
+            storeReport.run(id, 'completed', Math.round((Date.now() - started) / 1000), new Date().toISOString());
+            socket.end();
+            return;
+          }
+          step += 1;
+          sent = 0;
+        }
+        next();
+      }
+    });
+    socket.on('error', () => undefined);
+  });
+  agi.on('close', () => sqlite.close());
+  return { app, agi };
 }

@@ -5,6 +5,7 @@
  *   node --import tsx bench/api/server.ts channels  the same, unseeded, with BENCH_PUBLIC_URL and BENCH_MASTER_KEY (bench/channels/run.ts, chat.ts)
  *   node --import tsx bench/api/server.ts floor     the API floor (floor.ts) on BENCH_DATA_DIR, seeded by the real app first, SQLite only
  *   node --import tsx bench/api/server.ts twilio-floor  the Twilio floor (floor.ts), with BENCH_PUBLIC_URL and BENCH_TWILIO_TOKEN
+ *   node --import tsx bench/api/server.ts agi-floor  the FastAGI floor (floor.ts), HTTP on BENCH_HTTP_PORT (its prompts)
  * It answers the parent's commands (see protocol.ts) and exits when the parent goes away.
  */
 import type { AddressInfo } from 'node:net';
@@ -18,7 +19,7 @@ import { startContext, type Started } from '../../apps/server/src/bootstrap.ts';
 import type { AppContext } from '../../apps/server/src/context.ts';
 import { startAgiServer } from '../../apps/server/src/modules/asterisk/agi-server.ts';
 import { windowProfiler } from '../lib/profiler.ts';
-import { startApiFloor, startTwilioFloor } from './floor.ts';
+import { startAgiFloor, startApiFloor, startTwilioFloor } from './floor.ts';
 import { benchServerConfig } from '../lib/server-config.ts';
 import { destinationsResource } from '../../apps/server/src/modules/destinations/destinations.resource.ts';
 import { applyOrder, compileCondition } from '../../apps/server/src/resources/filter-sql.ts';
@@ -152,6 +153,16 @@ async function main(): Promise<void> {
     app = await startTwilioFloor(path.join(dataDir, 'floor.db'), publicUrl, token);
     await app.listen({ port: 0, host: '127.0.0.1' });
     ready = { type: 'ready', kind, port: (app.server.address() as AddressInfo).port, dialect: 'sqlite' };
+  } else if (kind === 'agi-floor') {
+    const dataDir = process.env.BENCH_DATA_DIR;
+    const httpPort = Number(process.env.BENCH_HTTP_PORT ?? 0);
+    if (!dataDir || !httpPort) throw new Error('BENCH_DATA_DIR and BENCH_HTTP_PORT are required');
+    const floor = startAgiFloor(path.join(dataDir, 'floor.db'), `http://127.0.0.1:${httpPort}`);
+    app = floor.app;
+    app.addHook('onClose', (_instance, done) => void floor.agi.close(() => done()));
+    await app.listen({ port: httpPort, host: '127.0.0.1' });
+    await new Promise<void>((resolve) => floor.agi.listen(0, '127.0.0.1', resolve));
+    ready = { type: 'ready', kind, port: httpPort, dialect: 'sqlite', agiPort: (floor.agi.address() as AddressInfo).port };
   } else if (kind === 'channels') {
     const dataDir = process.env.BENCH_DATA_DIR;
     const { BENCH_PUBLIC_URL: publicUrl, BENCH_MASTER_KEY: masterKey } = process.env;
@@ -163,7 +174,8 @@ async function main(): Promise<void> {
     const config = await benchServerConfig(dataDir, process.env.BENCH_DATABASE_URL, { PUBLIC_URL: publicUrl, MASTER_KEY: masterKey, ...Object.fromEntries(passed), ...agiEnv });
     started = await startContext(config);
     app = await buildApp(started.ctx);
-    await app.listen({ port: 0, host: config.host });
+    // bench/channels/agi.ts's real Asterisk fetches the prompts from PUBLIC_URL: this very port.
+    await app.listen({ port: Number(process.env.BENCH_HTTP_PORT ?? 0), host: config.host });
     const agi = config.agi ? await startAgiServer(started.ctx, config.agi, app.log) : undefined;
     ready = { type: 'ready', kind, port: (app.server.address() as AddressInfo).port, dialect: started.ctx.dialect, ...(agi && { agiPort: agi.port }) };
   } else {

@@ -98,11 +98,13 @@ export async function seedIvr(
   server: ServerChild,
   number: { e164: string; provider: 'twilio' | 'asterisk' },
   prepareTenant: (token: string, tenantId: number) => Promise<void>,
+  /** The destination dialled (default a SIP URI; bench:channels:agi dials a busy Local channel of its real Asterisk). */
+  destinationUri = 'sip:sales@pbx.example.com',
 ): Promise<void> {
   const token = String((await apiCall(server, 'POST', '/login', null, BENCH_ADMIN)).token);
   const tenantId = Number((await apiCall(server, 'POST', '/tenants', token, { name: 'bench' })).id);
   await prepareTenant(token, tenantId);
-  const destinationId = Number((await apiCall(server, 'POST', '/destinations', token, { name: 'Sales', kind: 'voice', uri: 'sip:sales@pbx.example.com' }, tenantId)).id);
+  const destinationId = Number((await apiCall(server, 'POST', '/destinations', token, { name: 'Sales', kind: 'voice', uri: destinationUri }, tenantId)).id);
   const days = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'];
   const always = { name: 'Always', time_zone: 'UTC', intervals: days.map((day) => ({ day, start: '00:00', end: '24:00' })) };
   const dateRangeId = Number((await apiCall(server, 'POST', '/date-ranges', token, always, tenantId)).id);

@@ -2,6 +2,7 @@ import { type CallReportRecord, LIVE_SESSIONS_LIMIT } from '@voxplan/contracts';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createTenantMember } from '../../server/test/harness.ts';
+import { seedReports } from '../../server/test/report-seeding.ts';
 import { createTestDatabase, startPostgres } from '../../server/test/postgres-server.ts';
 import { type ApiCall, type Cleanups, createTenantMemberOver, type ServerProcess, startServerProcess } from '../../server/test/server-process.ts';
 import { storePlan } from '../../server/test/sessions-helpers.ts';
@@ -247,6 +248,24 @@ describe('the dashboard on one server', () => {
     await harness.server.ctx.sessions.handleTurn(ids[0]!, 'hangup', { type: 'hangup' });
     await expect.poll(() => liveCount(page)).toBe(String(ids.length));
     expect(await page.getByTestId('live-shown').textContent()).toBe(`${LIVE_SESSIONS_LIMIT} of ${ids.length}: the most recently started are listed`);
+  });
+
+  test('a call whose prompt the PBX could not play turns the prompts card of the system status to a problem, with the URL and the reason', async () => {
+    const admin = await harness.server.login();
+    const tenant = await createTenantMember(harness.server, admin, 'dashboard-prompts');
+    const page = await openDashboard(harness, tenant);
+    const card = page.getByTestId('system-prompts');
+    await expect.poll(() => card.getAttribute('data-status')).toBe('ok');
+    expect(await card.textContent()).toContain('Every prompt played in the last hour');
+
+    // A call's report as the AGI listener leaves it (asterisk-real.test.ts makes one through a real Asterisk).
+    const { db, dialect } = harness.server.ctx;
+    await seedReports(db, dialect, { tenantId: tenant.tenantId, count: 1, newest: new Date().toISOString(), prefix: 'prompt' });
+    const message = 'the PBX could not play https://voice.example.com/api/v1/media/audios/9?exp=1&sig=x (audio_not_found)';
+    await db.updateTable('call_reports').set({ failure: JSON.stringify({ code: 'prompt_unplayable', message, plan_id: 7, node_id: 'lost' }) }).where('session_id', '=', 'prompt-1').execute();
+    await page.reload();
+    await expect.poll(() => card.getAttribute('data-status')).toBe('problem');
+    await expect.poll(() => card.textContent()).toMatch(/1 call in the last hour had a prompt the PBX could not play.*audios\/9.*audio_not_found/);
   });
 });
 

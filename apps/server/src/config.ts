@@ -63,6 +63,11 @@ export interface AgiConfig {
   dialContext: string;
   /** Where the PBX serves MixMonitor's files, `{file}` standing for the name; unset: no recording comes back. */
   recordingUrl: string | undefined;
+  /**
+   * The folder where the server sees MixMonitor's files (the PBX's monitor folder, shared); set: a
+   * recording is reported only once its file is there, and an MP3 one is converted beside it.
+   */
+  recordingDir: string | undefined;
   /** The engine of Asterisk's speech API (`SPEECH CREATE`); unset: speech input takes the block's failure path. */
   speechEngine: string | undefined;
   /** Connections one address may hold at once; past it a new one is closed before anything is read (default DEFAULT_AGI_CONNECTIONS_PER_ADDRESS). */
@@ -106,6 +111,7 @@ function agiConfig(env: NodeJS.ProcessEnv): AgiConfig | null {
     sipEndpoint: env.AGI_SIP_ENDPOINT || 'voxplan',
     dialContext: env.AGI_DIAL_CONTEXT || 'from-voxplan',
     recordingUrl: env.AGI_RECORDING_URL || undefined,
+    recordingDir: env.AGI_RECORDING_DIR || undefined,
     speechEngine: env.AGI_SPEECH_ENGINE || undefined,
     maxConnectionsPerAddress: intFrom(env, 'AGI_MAX_CONNECTIONS_PER_ADDRESS', DEFAULT_AGI_CONNECTIONS_PER_ADDRESS),
   };

@@ -270,7 +270,7 @@ describe('the FastAGI port before the access-control list (issue 26, 2)', () => 
       const created = await server.call({ method: 'POST', url, token: fenced.token, payload });
       expect(created.statusCode, created.body).toBe(201);
     }
-    const config = { port: 0, host: '127.0.0.1', sipEndpoint: 'voxplan', dialContext: 'from-voxplan', recordingUrl: undefined, speechEngine: undefined };
+    const config = { port: 0, host: '127.0.0.1', sipEndpoint: 'voxplan', dialContext: 'from-voxplan', recordingUrl: undefined, recordingDir: undefined, speechEngine: undefined };
     agi = await startAgiServer(server.ctx, { ...config, maxConnectionsPerAddress: PER_ADDRESS }, server.app.log);
   });
 

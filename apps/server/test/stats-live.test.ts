@@ -205,7 +205,7 @@ describe('GET /stats/live/events', () => {
 });
 
 describe('GET /stats/system', () => {
-  test('the server, the database with its latency and size, the disk and the memory', async () => {
+  test('the server, the database with its latency and size, the disk, the memory and the calls’ prompts', async () => {
     const response = await server.call({ method: 'GET', url: '/stats/system', token: b.token });
     expect(response.statusCode).toBe(200);
     const system = statsSystemSchema.parse(response.json());
@@ -217,5 +217,7 @@ describe('GET /stats/system', () => {
     expect(system.memory.total_bytes).toBeGreaterThan(system.memory.free_bytes);
     expect(system.memory.process_rss_bytes).toBeGreaterThan(10 * 1024 * 1024);
     expect(system.disk.total_bytes).toBeGreaterThan(0);
+    // No call here had a prompt the PBX could not play (asterisk-real.test.ts has one that does).
+    expect(system.prompts).toEqual({ window_s: 3600, unplayable_calls: 0, last: null });
   });
 });

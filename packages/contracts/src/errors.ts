@@ -113,6 +113,8 @@ export const errorCodes = [
   'webchat_unavailable',
   'stats_period_invalid',
   'stats_period_too_long',
+  'recording_not_found',
+  'recording_conversion_failed',
   'ai_limit_reached',
   'second_ai_provider_disabled',
 ] as const;

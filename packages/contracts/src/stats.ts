@@ -148,5 +148,15 @@ export const statsSystemSchema = z.object({
   }),
   disk: z.object({ total_bytes: z.number().nonnegative().nullable(), free_bytes: z.number().nonnegative().nullable() }),
   memory: z.object({ total_bytes: z.number().nonnegative(), free_bytes: z.number().nonnegative(), process_rss_bytes: z.number().nonnegative() }),
+  /**
+   * Prompts the telephony platform could not play (an Asterisk that cannot fetch PUBLIC_URL, an
+   * audio gone or a URL expired): the calls of the last `window_s` seconds with one, and the latest's
+   * failure message (its URL and the reason).
+   */
+  prompts: z.object({
+    window_s: z.number().int().positive(),
+    unplayable_calls: z.number().int().nonnegative(),
+    last: z.object({ session_id: z.string(), at: z.string(), message: z.string() }).nullable(),
+  }),
 });
 export type StatsSystem = z.infer<typeof statsSystemSchema>;

@@ -18,8 +18,20 @@ export type EngineEvent =
   | { type: 'dial_result'; status: DialStatus }
   /** A recording started by a `recording` block is available (often after the call ended). */
   | { type: 'recording_ready'; url: string; duration_s: number }
-  /** The caller hung up, or the chat was closed by the user. */
-  | { type: 'hangup' }
+  /**
+   * Voice: the channel could not play a prompt of the last turn (AGI: the PBX could not fetch its
+   * URL), the `action`-th of that turn's actions; the call goes on. The session's failure records it
+   * for the operator (code `prompt_unplayable`), naming the block whose prompt it was.
+   */
+  | { type: 'prompt_failed'; action: number; message: string }
+  /** A recording started by a `recording` block did not come to exist (the channel's reason, as `error`). */
+  | { type: 'recording_failed'; error: string }
+  /**
+   * The caller hung up, or the chat was closed by the user. `actions_started`: how many of the
+   * last turn's actions the channel had started when the caller left (AGI sends them one by one);
+   * blocks whose actions come after those are left out of the path, as the caller never reached them.
+   */
+  | { type: 'hangup'; actions_started?: number }
   /**
    * The host gives up on a session whose end never arrived (a voice call whose provider never
    * told its end): it ends `expired`, hang-up cause `end_not_received`, at `at` (its last sign of

@@ -371,3 +371,58 @@ test('a recording that is ready before the call ends is analysed when it ends', 
   expect(ports.log.analyse).toHaveLength(1);
   expect(results[2]!.report?.recording).toMatchObject({ status: 'analysed', results: { keywords: ['refund'] } });
 });
+
+describe('a channel that carries a turn out action by action (AGI)', () => {
+  const welcome = plan(
+    [
+      { id: 'start', type: 'start' },
+      { id: 'hello', type: 'play_message', data: { voice_text: 'Welcome' } },
+      { id: 'rec', type: 'recording', data: { analyses: [] } },
+      { id: 'menu', type: 'voice_menu', data: { voice_text: 'Press 1', options: [{ digits: '1' }] } },
+    ],
+    [
+      ['start', 'next', 'hello'],
+      ['hello', 'next', 'rec'],
+      ['rec', 'next', 'menu'],
+    ],
+  );
+
+  test('a hang-up during the first action: the path ends in its block, the recording after it was never made', async () => {
+    const { results } = await play(welcome, [{ type: 'hangup', actions_started: 1 }], { storeAsJson: true });
+    expect(results[0]!.actions.map((action) => action.type)).toEqual(['say', 'record', 'say', 'gather']);
+    const report = results[1]!.report!;
+    expect(report.nodes.map((node) => [node.node_id, node.exit])).toEqual([
+      ['start', 'next'],
+      ['hello', null],
+    ]);
+    expect(report).toMatchObject({ last_node: { node_id: 'hello' }, recording: null, hangup_cause: 'caller_hangup' });
+  });
+
+  test('a hang-up once every action started keeps the whole path; one without the count, as before', async () => {
+    for (const event of [{ type: 'hangup', actions_started: 4 }, { type: 'hangup' }] as const) {
+      const { results } = await play(welcome, [event]);
+      expect(results[1]!.report!.nodes.map((node) => node.node_id)).toEqual(['start', 'hello', 'rec', 'menu']);
+      expect(results[1]!.report!.recording).toMatchObject({ status: 'recording' });
+    }
+  });
+
+  test('a prompt the channel could not play is the failure, at its block; the session goes on, a later hang-up still trims', async () => {
+    const { results } = await play(
+      welcome,
+      [
+        { type: 'prompt_failed', action: 0, message: 'the PBX could not play https://x.example/a.wav (audio_not_found)' },
+        { type: 'hangup', actions_started: 3 },
+      ],
+      { storeAsJson: true },
+    );
+    expect(results[1]).toMatchObject({ actions: [], session: { status: 'waiting', failure: { code: 'prompt_unplayable', node_id: 'hello' } } });
+    const report = results[2]!.report!;
+    expect(report.nodes.map((node) => node.node_id)).toEqual(['start', 'hello', 'rec', 'menu']);
+    expect(report.failure).toMatchObject({ code: 'prompt_unplayable', node_id: 'hello', message: expect.stringContaining('audio_not_found') });
+  });
+
+  test('a recording that never came to exist is failed, with the channel’s reason', async () => {
+    const { results } = await play(welcome, [{ type: 'hangup' }, { type: 'recording_failed', error: 'recording_not_found' }]);
+    expect(results[2]!.report!.recording).toMatchObject({ status: 'failed', error: 'recording_not_found', url: null });
+  });
+});

@@ -17,6 +17,7 @@ import {
   type FailureCode,
   type HangupCause,
   type JsonValue,
+  type PathEntry,
   type Session,
   type SessionInit,
   copySession,
@@ -105,6 +106,12 @@ export async function handleEvent(session: Session, event: EngineEvent, ports: E
       await analyseRecording(copy, ports);
       return { session: copy, actions: [], report: buildReport(copy) };
     }
+    if (event.type === 'recording_failed' && session.recording?.status === 'recording') {
+      const copy = copySession(session);
+      copy.turns++;
+      copy.recording = { ...copy.recording!, status: 'failed', error: event.error };
+      return { session: copy, actions: [], report: buildReport(copy) };
+    }
     return { session, actions: [], ignored: true };
   }
   if ((event.type === 'start') !== (session.status === 'new')) return { session, actions: [], ignored: true };
@@ -133,6 +140,10 @@ class TurnState implements Turn {
   readonly scope: Scope;
   private readonly nowText: string;
   private ended = false;
+  /** Whether this turn's first block has begun Session.turn_path. */
+  private pathMarked = false;
+  /** The marks the last turn left (Session.turn_path). */
+  private readonly lastTurnPath: Session['turn_path'];
   /** Read once: a field is cheaper to test on every block than a missing property of the ports. */
   private readonly observer: TurnObserver | undefined;
   plan: CompiledPlan;
@@ -150,6 +161,9 @@ class TurnState implements Turn {
     this.now = ports.clock.now();
     this.nowText = this.now.toISOString();
     this.scope = (name) => this.lookup(name);
+    // The marks are of one turn: a hang-up reads the last turn's, any turn begins its own.
+    this.lastTurnPath = session.turn_path;
+    delete session.turn_path;
   }
 
   get state(): JsonValue | null {
@@ -185,12 +199,23 @@ class TurnState implements Turn {
         await this.advance(first, outcome instanceof Promise ? await outcome : outcome);
         return true;
       }
+      case 'prompt_failed': {
+        // Between a turn's actions: the marks stay for the rest of that turn's actions.
+        session.turn_path = this.lastTurnPath;
+        const node = this.blockOfAction(event.action);
+        session.failure ??= { code: 'prompt_unplayable', message: event.message, plan_id: node?.plan_id ?? currentFrame(session).plan_id, node_id: node?.node_id ?? null };
+        return true;
+      }
       case 'hangup':
+        if (event.actions_started !== undefined) this.forgetUnreached(event.actions_started);
         this.finish('caller_hangup');
         return true;
       case 'expire':
         this.close('end_not_received', 'expired', event.at);
         return true;
+      // Only once the call is over (handleEvent): a live session keeps recording.
+      case 'recording_failed':
+        return false;
       case 'recording_ready':
         if (!session.recording) return false;
         session.recording = { ...session.recording, url: event.url, duration_s: event.duration_s };
@@ -265,6 +290,7 @@ class TurnState implements Turn {
     session.node_state = null;
     const entry = { plan_id: this.plan.id, node_id: node.id, type: node.type, at: this.nowText, exit: null };
     session.path.push(entry);
+    this.turnPath().actions.push(this.actions.length);
     this.observer?.entered(entry);
     return this.run(node);
   }
@@ -277,6 +303,49 @@ class TurnState implements Turn {
     } catch (error) {
       return blockError(node, error);
     }
+  }
+
+  /** This turn's marks in the path (Session.turn_path), begun on the turn's first block. */
+  private turnPath(): { start: number; actions: number[] } {
+    if (!this.pathMarked) {
+      this.pathMarked = true;
+      this.session.turn_path = { start: this.session.path.length - 1, actions: [] };
+    }
+    return this.session.turn_path!;
+  }
+
+  /** The block of the last turn that made its `action`-th action. */
+  private blockOfAction(action: number): PathEntry | undefined {
+    const marks = this.lastTurnPath;
+    if (!marks) return undefined;
+    let found: PathEntry | undefined;
+    marks.actions.forEach((count, index) => {
+      if (count <= action) found = this.session.path[marks.start + index];
+    });
+    return found;
+  }
+
+  /**
+   * The caller hung up having started only `started` of the last turn's actions: the blocks of
+   * that turn entered after them never ran for the caller, so the path ends at the block the
+   * caller was in (which it left by no exit), and a recording whose block was not reached was
+   * never made.
+   */
+  private forgetUnreached(started: number): void {
+    const session = this.session;
+    const marks = this.lastTurnPath;
+    if (!marks) return;
+    const firstUnreached = marks.actions.findIndex((count) => count >= started && count > 0);
+    if (firstUnreached === -1) return;
+    const cut = marks.start + firstUnreached;
+    if (cut <= 0 || cut >= session.path.length) return;
+    const dropped = session.path.slice(cut);
+    session.path = session.path.slice(0, cut);
+    const last = session.path[cut - 1]!;
+    session.path[cut - 1] = { ...last, exit: null };
+    session.node_id = last.node_id;
+    const recording = session.recording;
+    if (recording && dropped.some((entry) => entry.plan_id === recording.plan_id && entry.node_id === recording.node_id)) session.recording = null;
   }
 
   private markExit(exit: string): void {

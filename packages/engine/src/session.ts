@@ -42,7 +42,9 @@ export type FailureCode =
   | 'plan_depth_limit'
   | 'plan_recursion'
   | 'reference_not_found'
-  | 'block_error';
+  | 'block_error'
+  /** Not the session's end: a prompt the channel could not play (the call went on without it). */
+  | 'prompt_unplayable';
 
 export interface SessionFailure {
   code: FailureCode;
@@ -120,6 +122,13 @@ export interface Session {
   last_input: string;
   protocol: string | null;
   path: PathEntry[];
+  /**
+   * The last turn's blocks, for a channel that carries a turn's actions out one by one (AGI): the
+   * index in `path` its first block has, and for each block of the turn how many of the turn's
+   * actions came before it. A hang-up naming how many actions were started leaves out of the
+   * path the blocks the caller never reached. Absent in sessions stored before it.
+   */
+  turn_path?: { start: number; actions: number[] };
   digits: DigitsEntry[];
   transcript: TranscriptEntry[];
   /**
@@ -207,5 +216,6 @@ export function copySession(session: Session): Session {
     failure: session.failure,
     recording: session.recording && { ...session.recording },
     language: session.language,
+    ...(session.turn_path && { turn_path: { start: session.turn_path.start, actions: session.turn_path.actions.slice() } }),
   };
 }

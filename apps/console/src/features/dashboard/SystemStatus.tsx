@@ -1,5 +1,5 @@
 import { Badge, Group, Paper, SimpleGrid, Skeleton, Stack, Text, Title } from '@mantine/core';
-import { IconCpu, IconDatabase, IconDeviceFloppy, IconServer } from '@tabler/icons-react';
+import { IconCpu, IconDatabase, IconDeviceFloppy, IconServer, IconVolume } from '@tabler/icons-react';
 import type { StatsSystem } from '@voxplan/contracts';
 import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -36,7 +36,7 @@ function StatusCard({ id, icon, title, ok, children }: { id: string; icon: React
   );
 }
 
-/** Server, database, disk and memory (`GET /stats/system`), each plainly fine or not. */
+/** Server, database, disk, memory and the calls' prompts (`GET /stats/system`), each plainly fine or not. */
 export function SystemStatus({ refreshSeconds }: { refreshSeconds: number }) {
   const { t, i18n } = useTranslation();
   const system = useStats<StatsSystem>('/stats/system', undefined, refreshSeconds);
@@ -56,7 +56,7 @@ export function SystemStatus({ refreshSeconds }: { refreshSeconds: number }) {
       <Title order={3} size="h4" mb="sm" id="dashboard-system">
         {t('dashboard.system.title')}
       </Title>
-      <SimpleGrid cols={{ base: 1, xs: 2, md: 4 }}>
+      <SimpleGrid cols={{ base: 1, xs: 2, md: 3, lg: 5 }}>
         <StatusCard id="server" icon={<IconServer size={18} />} title={t('dashboard.system.server')} ok={system.isError ? false : data ? true : undefined}>
           {system.isError && line(errorText(system.error, t))}
           {data && line(t('dashboard.system.version', { version: data.server.version }))}
@@ -80,6 +80,11 @@ export function SystemStatus({ refreshSeconds }: { refreshSeconds: number }) {
         <StatusCard id="memory" icon={<IconCpu size={18} />} title={t('dashboard.system.memory')} ok={memoryFree === undefined ? undefined : memoryFree >= MEMORY_FREE_MIN}>
           {data && line(t('dashboard.system.free', { free: formatBytes(data.memory.free_bytes, language), total: formatBytes(data.memory.total_bytes, language), percent: percent(memoryFree) }))}
           {data && line(t('dashboard.system.processMemory', { size: formatBytes(data.memory.process_rss_bytes, language) }))}
+        </StatusCard>
+        <StatusCard id="prompts" icon={<IconVolume size={18} />} title={t('dashboard.system.prompts')} ok={data ? data.prompts.unplayable_calls === 0 : undefined}>
+          {data &&
+            line(data.prompts.unplayable_calls === 0 ? t('dashboard.system.promptsNone') : t('dashboard.system.promptsFailed', { count: data.prompts.unplayable_calls }))}
+          {data?.prompts.last && line(data.prompts.last.message)}
         </StatusCard>
       </SimpleGrid>
     </section>

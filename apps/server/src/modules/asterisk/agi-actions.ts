@@ -7,7 +7,7 @@ import { type Action, type DialStatus, type EngineEvent, defaultSpeechLanguage }
 import type { AgiConfig } from '../../config.ts';
 import type { MediaUrls } from '../audios/media-urls.ts';
 import { splitForSpeech } from '../audios/tts-jobs.ts';
-import { isGatherPrompt, type Prompt, promptsBefore } from '../sessions/voice-prompts.ts';
+import { isGatherPrompt, isPrompt, type Prompt, promptsBefore } from '../sessions/voice-prompts.ts';
 import { type AgiConnection, type AgiReply, agiQuote } from './agi-connection.ts';
 
 /** Asterisk's DIALSTATUS as the destination block's outcome; CONGESTION, CHANUNAVAIL and the rest have no word of their own. */
@@ -50,14 +50,21 @@ const SPEECH_PART_LENGTH = 250;
 /** The signed URL a prompt's text is spoken at (media-urls.ts). */
 export type AgiMedia = Pick<MediaUrls, 'speechUrl'>;
 
-/** What running a turn's actions gave: the next turn's event, or none when the session ended. */
-export type AgiTurnResult = { kind: 'event'; event: EngineEvent; eventId: string } | { kind: 'hungup' } | { kind: 'done' };
+/**
+ * What running a turn's actions gave: the next turn's event, or none when the session ended. A
+ * hang-up says how many of the turn's actions had been started (the path ends where the caller was).
+ */
+export type AgiTurnResult = { kind: 'event'; event: EngineEvent; eventId: string } | { kind: 'hungup'; actionsStarted: number } | { kind: 'done' };
+
+/** A prompt the PBX could not play: its URL and the index of the turn's action it was, for the caller of runAgiActions to tell the operator. */
+export type UnplayablePrompt = (url: string, action: number) => Promise<void>;
 
 /** The call's state between turns: whether it was answered, the speech channel made, the recording started. */
 export interface AgiCallState {
   answered: boolean;
   speechCreated: boolean;
-  recording: { file: string; startedAt: number } | null;
+  /** The WAV file MixMonitor writes, and the format the block asked for. */
+  recording: { file: string; format: 'wav' | 'mp3'; startedAt: number } | null;
   /** The caller hung up: nothing more is sent. */
   hungUp: boolean;
   /** How long past what a command waits for itself its reply may take. */
@@ -66,10 +73,23 @@ export interface AgiCallState {
 
 class CallerHungUp extends Error {}
 
-/** Sends one command; a reply of -1 (or the HANGUP line) means the caller is gone. */
+/**
+ * Whether the caller is still on the line after a command answered -1. Asterisk answers -1 both
+ * when the caller hangs up and when the command failed on a live channel (a prompt it could not
+ * fetch; Dial, whenever a bridged call ends). A hung-up channel is announced by a `HANGUP` line
+ * right after the reply, and `CHANNEL STATUS` does not run on it (511); a live one answers its
+ * state (6, up).
+ */
+async function callerStillThere(agi: AgiConnection, state: AgiCallState): Promise<boolean> {
+  if (agi.hungUp) return false;
+  const reply = await agi.command('CHANNEL STATUS', state.commandMarginMs);
+  return !agi.hungUp && reply.code === 200 && Number(reply.result) >= 0;
+}
+
+/** Sends one command; the HANGUP line, a 511, or a -1 on a channel no longer there means the caller is gone. A -1 on a live channel is returned. */
 async function send(agi: AgiConnection, state: AgiCallState, line: string, waitMs: number): Promise<AgiReply> {
   const reply = await agi.command(line, waitMs + state.commandMarginMs);
-  if (agi.hungUp || reply.code === 511 || reply.result === '-1') {
+  if (agi.hungUp || reply.code === 511 || (reply.result === '-1' && !(await callerStillThere(agi, state)))) {
     state.hungUp = true;
     throw new CallerHungUp();
   }
@@ -82,16 +102,35 @@ async function answer(agi: AgiConnection, state: AgiCallState): Promise<void> {
   state.answered = true;
 }
 
+/** A URL to play, and the index of the turn's action it is (part) of. */
+interface PromptPart {
+  url: string;
+  action: number;
+}
+
 /** The URLs a prompt plays: an audio's signed URL, or speech in parts. */
-function promptUrls(action: Prompt, media: AgiMedia): string[] {
-  if (action.type === 'play') return [action.url];
-  return splitForSpeech(action.text, SPEECH_PART_LENGTH).map((part) => media.speechUrl(part, action.language ?? defaultSpeechLanguage, action.voices?.tts));
+function promptUrls(prompt: Prompt, action: number, media: AgiMedia): PromptPart[] {
+  if (prompt.type === 'play') return [{ url: prompt.url, action }];
+  return splitForSpeech(prompt.text, SPEECH_PART_LENGTH).map((part) => ({ url: media.speechUrl(part, prompt.language ?? defaultSpeechLanguage, prompt.voices?.tts), action }));
+}
+
+/** How far a turn got: how many of its actions were started (a hang-up ends the path there). */
+interface Progress {
+  started: number;
+  readonly onUnplayable: UnplayablePrompt;
 }
 
 /** Plays prompts; with `escapeDigits`, a key pressed stops them and is answered (else ''). */
-async function playPrompts(agi: AgiConnection, state: AgiCallState, urls: string[], escapeDigits: string): Promise<string> {
-  for (const url of urls) {
+async function playPrompts(agi: AgiConnection, state: AgiCallState, parts: PromptPart[], escapeDigits: string, progress: Progress): Promise<string> {
+  for (const { url, action } of parts) {
+    progress.started = Math.max(progress.started, action + 1);
     const reply = await send(agi, state, `STREAM FILE ${agiQuote(url)} ${agiQuote(escapeDigits)}`, PROMPT_LIMIT_MS);
+    // -1 with the caller still there: the PBX could not fetch or play it. The caller heard nothing
+    // of it, and the plan goes on (a menu still waits for its key).
+    if (reply.result === '-1') {
+      await progress.onUnplayable(url, action);
+      continue;
+    }
     // The result is the ASCII code of the key that stopped the prompt, 0 when it played to its end.
     const code = Number(reply.result);
     if (code > 0) return String.fromCharCode(code);
@@ -144,36 +183,40 @@ export async function runAgiActions(
   state: AgiCallState,
   actions: readonly Action[],
   revision: number,
-  context: { config: AgiConfig; media: AgiMedia; sessionId: string },
+  context: { config: AgiConfig; media: AgiMedia; sessionId: string; onUnplayable: UnplayablePrompt },
 ): Promise<AgiTurnResult> {
   const { config, media } = context;
+  const progress: Progress = { started: 0, onUnplayable: context.onUnplayable };
   try {
     for (let index = 0; index < actions.length; index += 1) {
       const action = actions[index]!;
+      // Prompts before a gather count as started when they play (playPrompts).
+      if (!(isPrompt(action) && isGatherPrompt(actions, index))) progress.started = index + 1;
       switch (action.type) {
         case 'say':
         case 'play': {
           // Prompts right before a gather are played by the gather, which may cut them short.
           if (isGatherPrompt(actions, index)) break;
           await answer(agi, state);
-          await playPrompts(agi, state, promptUrls(action, media), '');
+          await playPrompts(agi, state, promptUrls(action, index, media), '', progress);
           break;
         }
         case 'gather': {
           await answer(agi, state);
-          const urls = promptsBefore(actions, index).flatMap((prompt) => promptUrls(prompt, media));
+          const prompts = promptsBefore(actions, index);
+          const urls = prompts.flatMap((prompt, position) => promptUrls(prompt, index - prompts.length + position, media));
           const timeoutMs = action.timeout_s * 1000;
           const eventId = `gather:${revision}`;
           if (action.input === 'speech') {
             // Without a speech engine the PBX cannot listen: the block hears silence and takes its failure path.
             if (!config.speechEngine) {
-              await playPrompts(agi, state, urls, '');
+              await playPrompts(agi, state, urls, '', progress);
               return { kind: 'event', event: { type: 'timeout' }, eventId };
             }
-            const text = await recognise(agi, state, config, urls.pop(), timeoutMs);
+            const text = await recognise(agi, state, config, urls.pop()?.url, timeoutMs);
             return { kind: 'event', event: text === '' ? { type: 'timeout' } : { type: 'speech', text }, eventId };
           }
-          const pressed = await playPrompts(agi, state, urls, ESCAPE_DIGITS);
+          const pressed = await playPrompts(agi, state, urls, ESCAPE_DIGITS, progress);
           let digits: string;
           if (pressed === '') {
             const reply = await send(agi, state, `WAIT FOR DIGIT ${timeoutMs}`, timeoutMs);
@@ -185,9 +228,15 @@ export async function runAgiActions(
           return { kind: 'event', event: digits === '' ? { type: 'timeout' } : { type: 'digits', digits }, eventId };
         }
         case 'dial': {
-          await send(agi, state, `EXEC Dial ${agiQuote(`${dialString(action.uri, config)},${action.timeout_s}`)}`, BRIDGE_LIMIT_MS);
-          const status = await send(agi, state, 'GET VARIABLE DIALSTATUS', 0);
-          return { kind: 'event', event: { type: 'dial_result', status: dialStatusOfAsterisk(status.result === '1' ? status.data : null) }, eventId: `dial:${revision}` };
+          // Dial answers -1 whenever a bridged call ends (the caller may well still be there) and
+          // when the caller hangs up: DIALSTATUS says how the dial went either way (GET VARIABLE
+          // runs on a hung-up channel too), and a caller gone afterwards ends the session after it.
+          const dialed = await agi.command(`EXEC Dial ${agiQuote(`${dialString(action.uri, config)},${action.timeout_s}`)}`, BRIDGE_LIMIT_MS + state.commandMarginMs);
+          if (agi.hungUp || dialed.code === 511 || (dialed.result === '-1' && !(await callerStillThere(agi, state)))) state.hungUp = true;
+          const status = await agi.command('GET VARIABLE DIALSTATUS', state.commandMarginMs);
+          const dialStatus = status.code === 200 && status.result === '1' ? status.data : null;
+          if (state.hungUp && !dialStatus) throw new CallerHungUp();
+          return { kind: 'event', event: { type: 'dial_result', status: dialStatusOfAsterisk(dialStatus) }, eventId: `dial:${revision}` };
         }
         case 'send_dtmf':
           await answer(agi, state);
@@ -196,9 +245,11 @@ export async function runAgiActions(
           break;
         case 'record': {
           await answer(agi, state);
-          const file = `voxplan-${context.sessionId}.${action.format}`;
+          // Asterisk writes WAV but no MP3 (its mp3 module only reads): an MP3 block is recorded
+          // in WAV and converted by the server when the call is over (agi-server.ts).
+          const file = `voxplan-${context.sessionId}.wav`;
           await send(agi, state, `EXEC MixMonitor ${agiQuote(file)}`, 0);
-          state.recording = { file, startedAt: Date.now() };
+          state.recording = { file, format: action.format, startedAt: Date.now() };
           break;
         }
         case 'hangup':
@@ -215,7 +266,7 @@ export async function runAgiActions(
     }
     return { kind: 'done' };
   } catch (error) {
-    if (error instanceof CallerHungUp) return { kind: 'hungup' };
+    if (error instanceof CallerHungUp) return { kind: 'hungup', actionsStarted: progress.started };
     throw error;
   }
 }

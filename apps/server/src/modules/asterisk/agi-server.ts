@@ -3,13 +3,16 @@
  * number, and the number's voice plan runs as a session of the runtime (provider `asterisk`). The
  * connecting address must be in the tenant's access-control list, checked before any plan runs.
  */
+import fs from 'node:fs/promises';
 import net from 'node:net';
+import path from 'node:path';
 import type { FastifyBaseLogger } from 'fastify';
 import { type AgiConfig, DEFAULT_AGI_CONNECTIONS_PER_ADDRESS } from '../../config.ts';
 import type { AppContext } from '../../context.ts';
 import { recordAudit } from '../audit/audit.recorder.ts';
 import { isAddressAllowed } from '../acl/acl.service.ts';
-import { createMediaUrls } from '../audios/media-urls.ts';
+import { convertToMp3 } from '../audios/audio-tools.ts';
+import { createMediaUrls, mediaAudioPath, mediaSpeechPath, type MediaUrls } from '../audios/media-urls.ts';
 import { choosePlan, findNumberCached, type NumberRoute } from '../numbers/number-lookup.ts';
 import type { TurnOutcome } from '../sessions/sessions.service.ts';
 import { type AgiCallState, COMMAND_MARGIN_MS, runAgiActions } from './agi-actions.ts';
@@ -62,6 +65,51 @@ const callerOf = (variables: Record<string, string>): string => {
   const id = (variables.agi_callerid ?? '').trim();
   return id === '' || id.toLowerCase() === 'unknown' ? '' : id;
 };
+
+/**
+ * Why the PBX could not play a prompt URL, as far as the server can tell: a URL it would refuse
+ * (expired, not signed), an audio it no longer has; else the PBX could not reach it (PUBLIC_URL
+ * must be reachable from the PBX, and Asterisk must fetch URLs: res_http_media_cache).
+ */
+export async function unplayableReason(ctx: AppContext, media: MediaUrls, url: string): Promise<string> {
+  if (!url.startsWith(`${ctx.config.publicUrl}/`)) return 'not_under_public_url';
+  const parsed = new URL(url);
+  const query = (name: string) => parsed.searchParams.get(name) ?? undefined;
+  const refused = (check: string) => (check === 'expired' ? 'media_url_expired' : 'invalid_media_signature');
+  if (parsed.pathname === mediaSpeechPath) {
+    const check = media.checkSpeech(query('text') ?? '', query('lang') ?? '', query('voice') ?? '', query('exp'), query('sig'));
+    return check === 'ok' ? 'unreachable_from_pbx' : refused(check);
+  }
+  const audioId = Number(parsed.pathname.slice(mediaAudioPath(0).length - 1));
+  if (Number.isInteger(audioId) && parsed.pathname === mediaAudioPath(audioId)) {
+    const check = media.check(audioId, query('exp'), query('sig'));
+    if (check !== 'ok') return refused(check);
+    const stored = await ctx.db
+      .selectFrom('audios')
+      .innerJoin('audio_data', 'audio_data.audio_id', 'audios.id')
+      .select('audios.id')
+      .where('audios.id', '=', audioId)
+      .where('audios.status', '=', 'ready')
+      .where('audio_data.variant', '=', 'original')
+      .executeTakeFirst();
+    return stored ? 'unreachable_from_pbx' : 'audio_not_found';
+  }
+  return 'unreachable_from_pbx';
+}
+
+/** MixMonitor closes its file a moment after the call ends: how long the server looks for it. */
+const RECORDING_FILE_WAIT_MS = 10_000;
+
+async function recordingFile(file: string): Promise<boolean> {
+  const deadline = Date.now() + RECORDING_FILE_WAIT_MS;
+  for (;;) {
+    // A WAV header alone (44 bytes) is a file MixMonitor opened and wrote nothing into.
+    const size = await fs.stat(file).then((stat) => stat.size, () => 0);
+    if (size > 44) return true;
+    if (Date.now() > deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
 
 export async function startAgiServer(ctx: AppContext, config: AgiConfig, log: FastifyBaseLogger, options: AgiServerOptions = {}): Promise<AgiServer> {
   const variablesTimeoutMs = options.variablesTimeoutMs ?? VARIABLES_TIMEOUT_MS;
@@ -121,15 +169,30 @@ export async function startAgiServer(ctx: AppContext, config: AgiConfig, log: Fa
         called: route.number,
         source_ip: address,
       });
-      session = { id: outcome.session_id, tenantId: route.tenant_id };
-      const context = { config, media, sessionId: session.id };
+      const started = { id: outcome.session_id, tenantId: route.tenant_id };
+      session = started;
+      let unplayable = 0;
+      // Told to the operator twice: the log, and the report's failure (which the dashboard's system status counts).
+      const onUnplayable = async (url: string, action: number) => {
+        const reason = await unplayableReason(ctx, media, url);
+        log.warn({ session_id: started.id, tenant_id: started.tenantId, url, reason }, `AGI prompt could not be played (${reason}): ${url}`);
+        unplayable += 1;
+        await turn(`prompt:${outcome.revision}:${unplayable}`, { type: 'prompt_failed', action, message: `the PBX could not play ${url} (${reason})` });
+      };
+      const context = { config, media, sessionId: session.id, onUnplayable };
       for (;;) {
         const result = await runAgiActions(agi, state, outcome.actions, outcome.revision, context);
         if (result.kind === 'event') {
           outcome = await turn(result.eventId, result.event);
+          // The caller left once the dial was over: its outcome is in, then the hang-up.
+          if (state.hungUp) {
+            if (outcome.status !== 'ended') await turn('call-end', { type: 'hangup' });
+            break;
+          }
           continue;
         }
-        if (result.kind === 'hungup' || outcome.status !== 'ended') await turn('call-end', { type: 'hangup' });
+        if (result.kind === 'hungup') await turn('call-end', { type: 'hangup', actions_started: result.actionsStarted });
+        else if (outcome.status !== 'ended') await turn('call-end', { type: 'hangup' });
         else if (!state.hungUp && !outcome.actions.some((action) => action.type === 'hangup')) await agi.command('HANGUP', commandMarginMs).catch(() => undefined);
         break;
       }
@@ -140,13 +203,41 @@ export async function startAgiServer(ctx: AppContext, config: AgiConfig, log: Fa
       if (session) await turn('call-end', { type: 'hangup' }).catch((failure: unknown) => log.error({ err: failure }, 'AGI call could not be ended'));
     } finally {
       agi.close();
-      if (session && state.recording && config.recordingUrl) {
-        const { file, startedAt } = state.recording;
-        const url = config.recordingUrl.replace('{file}', encodeURIComponent(file));
-        const event = { type: 'recording_ready' as const, url, duration_s: Math.round((Date.now() - startedAt) / 1000) };
-        await turn(`recording:${file}`, event).catch((failure: unknown) => log.error({ err: failure }, 'AGI recording could not be reported'));
+      if (session && state.recording) await reportRecording(session, state.recording);
+    }
+  }
+
+  /**
+   * The recording, once the call is over: where the PBX serves it. With the folder the server sees
+   * the PBX's files in, only a file that is there is reported (else the recording failed), and an
+   * MP3 block's WAV is converted beside it.
+   */
+  async function reportRecording(session: { id: string; tenantId: number }, recording: NonNullable<AgiCallState['recording']>): Promise<void> {
+    if (!config.recordingUrl) return;
+    const durationS = Math.round((Date.now() - recording.startedAt) / 1000);
+    const turn = (eventId: string, event: Parameters<AppContext['sessions']['handleTurn']>[2]) =>
+      ctx.sessions.handleTurn(session.id, eventId, event, { tenantId: session.tenantId }).catch((failure: unknown) => log.error({ err: failure }, 'AGI recording could not be reported'));
+    let file = recording.file;
+    if (config.recordingDir) {
+      const wav = path.join(config.recordingDir, recording.file);
+      if (!(await recordingFile(wav))) {
+        log.warn({ session_id: session.id, file: wav }, 'AGI recording: MixMonitor left no file');
+        await turn(`recording:${file}`, { type: 'recording_failed', error: 'recording_not_found' });
+        return;
+      }
+      if (recording.format === 'mp3') {
+        file = recording.file.replace(/\.wav$/, '.mp3');
+        try {
+          await convertToMp3(wav, path.join(config.recordingDir, file));
+        } catch (error) {
+          log.error({ err: error, session_id: session.id, file: wav }, 'AGI recording could not be converted to MP3');
+          await turn(`recording:${file}`, { type: 'recording_failed', error: 'recording_conversion_failed' });
+          return;
+        }
       }
     }
+    const url = config.recordingUrl.replace('{file}', encodeURIComponent(file));
+    await turn(`recording:${file}`, { type: 'recording_ready', url, duration_s: durationS });
   }
 
   /** Connections open per remote address, and the addresses whose refusal was logged since they were last under the limit. */

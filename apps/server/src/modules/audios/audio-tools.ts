@@ -136,6 +136,11 @@ export async function convertToTelephony(input: string, output: string): Promise
   });
 }
 
+/** A call's WAV recording as MP3 (what a recording block may ask for, and Asterisk cannot write). */
+export async function convertToMp3(input: string, output: string): Promise<void> {
+  await run('ffmpeg', ['-v', 'error', '-nostdin', '-y', '-i', input, '-c:a', 'libmp3lame', '-q:a', '4', '-f', 'mp3', output], { timeoutMs: CONVERT_TIMEOUT_MS });
+}
+
 /** Joins WAV files of the same kind end to end into one WAV file. */
 export async function concatenateWav(inputs: string[], output: string, signal?: AbortSignal): Promise<void> {
   if (inputs.length === 1) {

@@ -129,8 +129,32 @@ async function databaseSize(ctx: AppContext): Promise<number | null> {
   return size === undefined ? null : Number(size);
 }
 
-async function systemStatus(ctx: AppContext, hostReading: () => Promise<HostReading>): Promise<StatsSystem> {
-  const [host, database] = await Promise.all([
+/** How far back the system status looks for calls with a prompt that could not be played. */
+export const UNPLAYABLE_PROMPTS_WINDOW_S = 3600;
+
+/** Calls of the last hour whose report's failure is a prompt the PBX could not play (the session went on: not engine_error). */
+async function unplayablePrompts(ctx: AppContext, tenantId: number | undefined): Promise<StatsSystem['prompts']> {
+  const since = new Date(Date.now() - UNPLAYABLE_PROMPTS_WINDOW_S * 1000).toISOString();
+  let query = ctx.db
+    .selectFrom('call_reports')
+    .where('start_time', '>=', since)
+    .where('is_test', '=', 0)
+    .where('failure', 'like', '%"code":"prompt_unplayable"%');
+  if (tenantId !== undefined) query = query.where('tenant_id', '=', tenantId);
+  const [count, last] = await Promise.all([
+    query.select((eb) => eb.fn.countAll().as('count')).executeTakeFirstOrThrow(),
+    query.select(['session_id', 'start_time', 'failure']).orderBy('start_time', 'desc').limit(1).executeTakeFirst(),
+  ]);
+  const message = last?.failure ? (JSON.parse(last.failure) as { message?: string }).message ?? '' : '';
+  return {
+    window_s: UNPLAYABLE_PROMPTS_WINDOW_S,
+    unplayable_calls: Number(count.count),
+    last: last ? { session_id: last.session_id, at: last.start_time, message } : null,
+  };
+}
+
+async function systemStatus(ctx: AppContext, hostReading: () => Promise<HostReading>, tenantId: number | undefined): Promise<StatsSystem> {
+  const [host, database, prompts] = await Promise.all([
     hostReading(),
     (async () => {
       try {
@@ -140,12 +164,14 @@ async function systemStatus(ctx: AppContext, hostReading: () => Promise<HostRead
         return { status: 'error' as const, latency_ms: null, size_bytes: null };
       }
     })(),
+    unplayablePrompts(ctx, tenantId).catch(() => ({ window_s: UNPLAYABLE_PROMPTS_WINDOW_S, unplayable_calls: 0, last: null })),
   ]);
   return {
     server: { status: 'ok', version: serverVersion, uptime_s: Math.round(process.uptime()) },
     database: { ...database, dialect: ctx.dialect },
     disk: { total_bytes: host.bytes.disk_total, free_bytes: host.bytes.disk_available },
     memory: { total_bytes: host.bytes.memory_total, free_bytes: host.bytes.memory_available, process_rss_bytes: process.memoryUsage.rss() },
+    prompts,
   };
 }
 
@@ -255,14 +281,15 @@ export function registerStatsLiveRoutes(app: FastifyInstance, ctx: AppContext, h
     {
       schema: {
         tags: ['stats'],
-        description: 'The server, the database (the time of a trivial query, its size), the disk and the memory; the host figures are read at most every 5 s.',
+        description:
+          'The server, the database (the time of a trivial query, its size), the disk and the memory; the host figures are read at most every 5 s. ' +
+          'prompts: the calls of the last hour (of the tenant) with a prompt the telephony platform could not play, and the latest one’s failure message.',
         response: { 200: statsSystemSchema },
       },
     },
     async (request) => {
       // Any signed-in user of a tenant sees the status; the administrator too, with or without a tenant.
-      tenantFilterOf(scopeOf(request));
-      return systemStatus(ctx, hostReading);
+      return systemStatus(ctx, hostReading, tenantFilterOf(scopeOf(request)));
     },
   );
 }

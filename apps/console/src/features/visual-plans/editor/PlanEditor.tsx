@@ -10,6 +10,7 @@ import {
   type Connection,
   type Edge,
   type EdgeChange,
+  type FinalConnectionState,
   type NodeChange,
   ReactFlow,
   useReactFlow,
@@ -29,7 +30,9 @@ import { initialDataOf } from './block-look.tsx';
 import { BlockDataStore, FlowNodes } from './block-data.ts';
 import { detailZoom, openingViewport } from './canvas-view.ts';
 import { DecorationStore } from './decorations.ts';
-import { EditorContextProvider } from './editor-context.tsx';
+import { BlockPicker, type PickerSpot } from './BlockPicker.tsx';
+import { type EditorActions, EditorContextProvider } from './editor-context.tsx';
+import { edgeTypes } from './PlanLine.tsx';
 import classes from './editor.module.css';
 import { EditorToolbar } from './EditorToolbar.tsx';
 import {
@@ -69,7 +72,7 @@ const flowEdges = new WeakMap<object, Edge>();
 function flowEdgeOf(edge: Graph['edges'][number], selected: boolean, visited: boolean): Edge {
   let flow = flowEdges.get(edge);
   if (!flow) {
-    flow = { id: edge.id, source: edge.source, sourceHandle: edge.source_exit, target: edge.target };
+    flow = { id: edge.id, type: 'plan', source: edge.source, sourceHandle: edge.source_exit, target: edge.target };
     flowEdges.set(edge, flow);
   }
   if (!selected && !visited) return flow;
@@ -85,6 +88,18 @@ interface Selection {
   edges: ReadonlySet<string>;
 }
 const nothingSelected: Selection = { nodes: new Set(), edges: new Set() };
+
+/** An exit waiting for the block the user picks to follow it: where the picker shows, where the block goes. */
+interface PendingLink {
+  source: string;
+  exit: string;
+  spot: PickerSpot;
+  /** The new block's top-left corner, in the plan's coordinates. */
+  position: { x: number; y: number };
+}
+
+/** A new block's entry handle sits this far below its top (editor.module.css `.targetHandle`). */
+const entryOffset = 16;
 
 /** The selected ids after React Flow's select changes (a click, a box, a deselection). */
 function withSelectChanges(selected: ReadonlySet<string>, changes: readonly { id: string; selected: boolean }[]): ReadonlySet<string> {
@@ -258,25 +273,74 @@ export function PlanEditor({ loaded, onReload }: { loaded: VisualPlanDocument; o
     [flow],
   );
 
+  /**
+   * Adds a block: at the view's centre, where it was dropped (`at`, its centre), or following an
+   * exit (`link`), connected to it in the same undo step.
+   */
   const addBlock = useCallback(
-    (type: string, at?: { x: number; y: number }) => {
+    (type: string, at?: { x: number; y: number }, link?: PendingLink) => {
       if (readOnly || !blockDescription(type)) return;
-      const wanted = at ? { x: Math.round(at.x - 90), y: Math.round(at.y - 30) } : viewCentre();
+      const wanted = link ? link.position : at ? { x: Math.round(at.x - 90), y: Math.round(at.y - 30) } : viewCentre();
       void initialDataOf(type).then((data) =>
         setHistory((current) => {
           const id = newId(type.replaceAll('_', '-'), idsOf(current.graph));
           // A block clicked in twice does not land on the first one.
           const position = at ? wanted : freeSpotNear(current.graph, wanted);
           const node: GraphNode = { id, type, position, data };
+          const withNode = { ...current.graph, nodes: [...current.graph.nodes, node] };
+          const connected = link ? connect(withNode, { source: link.source, sourceExit: link.exit, target: id }) : undefined;
           queueMicrotask(() => {
             selectOnly([id]);
             revealSpot(position);
           });
-          return commit(current, { nodes: [...current.graph.nodes, node] });
+          return commit(current, { nodes: withNode.nodes, ...connected });
         }),
       );
     },
     [readOnly, revealSpot, selectOnly, viewCentre],
+  );
+
+  /* Following an exit with a new block: a line dropped on empty canvas, or an exit's "+" */
+
+  const [pendingLink, setPendingLink] = useState<PendingLink>();
+  const closePicker = useCallback(() => setPendingLink(undefined), []);
+  const spotOf = useCallback((client: { x: number; y: number }): PickerSpot => {
+    const bounds = canvasRef.current?.getBoundingClientRect();
+    return { left: client.x - (bounds?.left ?? 0), top: client.y - (bounds?.top ?? 0) };
+  }, []);
+  const onConnectEnd = useCallback(
+    (event: MouseEvent | TouchEvent, state: FinalConnectionState) => {
+      if (readOnly || state.isValid || !state.fromNode || state.fromHandle?.type !== 'source') return;
+      const point = 'changedTouches' in event ? event.changedTouches[0] : event;
+      if (!point) return;
+      const client = { x: point.clientX, y: point.clientY };
+      // Only a drop on the empty canvas: one on a block's body is a missed handle, not a wish for a new block.
+      const under = document.elementFromPoint(client.x, client.y);
+      if (!under || !canvasRef.current?.contains(under) || under.closest('.react-flow__node, .react-flow__controls, .react-flow__minimap')) return;
+      const at = flow.screenToFlowPosition(client);
+      setPendingLink({ source: state.fromNode.id, exit: state.fromHandle.id ?? '', spot: spotOf(client), position: { x: Math.round(at.x), y: Math.round(at.y - entryOffset) } });
+    },
+    [flow, readOnly, spotOf],
+  );
+  const actions = useMemo<EditorActions>(
+    () => ({
+      addFromExit: (nodeId, exit, client) => {
+        const source = flow.getInternalNode(nodeId);
+        if (!source) return;
+        const width = source.measured.width ?? 200;
+        const at = flow.screenToFlowPosition(client);
+        const position = { x: Math.round(source.internals.positionAbsolute.x + width + 80), y: Math.round(at.y - entryOffset) };
+        setPendingLink({ source: nodeId, exit, spot: spotOf(client), position });
+      },
+      removeEdge: (edgeId) => {
+        setHistory((current) => {
+          const change = removeElements(current.graph, new Set(), new Set([edgeId]));
+          return change ? commit(current, change) : current;
+        });
+        setSelection((current) => ({ nodes: current.nodes, edges: new Set([...current.edges].filter((id) => id !== edgeId)) }));
+      },
+    }),
+    [flow, spotOf],
   );
 
   const pasteFragment = useCallback(
@@ -403,9 +467,11 @@ export function PlanEditor({ loaded, onReload }: { loaded: VisualPlanDocument; o
     ['mod+shift+z', () => setHistory(redo)],
     ['mod+y', () => setHistory(redo)],
     ['mod+d', () => duplicateSelection()],
-    ['mod+s', () => void saving.save()],
     ['mod+a', () => setSelection({ nodes: new Set(graph.nodes.map((node) => node.id)), edges: new Set(graph.edges.map((edge) => edge.id)) })],
   ]);
+
+  // Saving works from inside a field too (Mantine's hotkeys skip fields unless told no tag is ignored), never the browser's "save page".
+  useHotkeys([['mod+s', () => void saving.save()]], []);
 
   useLeaveGuard(
     async (reason) => {
@@ -428,7 +494,7 @@ export function PlanEditor({ loaded, onReload }: { loaded: VisualPlanDocument; o
   const singleNode = selection.nodes.size === 1 ? graph.nodes.find((node) => selection.nodes.has(node.id)) : undefined;
 
   return (
-    <EditorContextProvider planId={loaded.id} tenantId={loaded.tenant_id} readOnly={readOnly} decorations={decorations} blockData={blockData}>
+    <EditorContextProvider planId={loaded.id} tenantId={loaded.tenant_id} readOnly={readOnly} decorations={decorations} blockData={blockData} actions={readOnly ? undefined : actions}>
       <div className={classes.shell}>
         <Group justify="space-between" mb="xs" wrap="nowrap" gap="xs">
           <Stack gap={2} style={{ minWidth: 0 }}>
@@ -505,9 +571,11 @@ export function PlanEditor({ loaded, onReload }: { loaded: VisualPlanDocument; o
                 nodes={nodes}
                 edges={flowEdges}
                 nodeTypes={nodeTypes}
+                edgeTypes={edgeTypes}
                 onNodesChange={onNodesChange}
                 onEdgesChange={onEdgesChange}
                 onConnect={onConnect}
+                onConnectEnd={onConnectEnd}
                 onReconnect={onReconnect}
                 onReconnectEnd={onReconnectEnd}
                 onNodeDragStart={onNodeDragStart}
@@ -525,6 +593,17 @@ export function PlanEditor({ loaded, onReload }: { loaded: VisualPlanDocument; o
                 <CanvasChrome />
                 <OverviewEdges edges={edges} />
               </ReactFlow>
+            )}
+            {pendingLink && (
+              <BlockPicker
+                spot={pendingLink.spot}
+                bounds={{ width: canvasRef.current?.clientWidth ?? 800, height: canvasRef.current?.clientHeight ?? 600 }}
+                onPick={(type) => {
+                  addBlock(type, undefined, pendingLink);
+                  closePicker();
+                }}
+                onClose={closePicker}
+              />
             )}
           </div>
           <aside className={classes.side} aria-label={t(testing ? 'editor.testPanel' : 'editor.sidePanel')}>

@@ -1,0 +1,157 @@
+import type { VisualPlanDocument } from '@voxplan/contracts/visual-plan';
+import type { Locator, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { createTenantMember, type TenantMember } from '../../server/test/harness.ts';
+import { type ConsoleHarness, createPlan, startConsole } from './harness.ts';
+
+/** Working in the plan editor (issue 31): wiring lines, the issues as they are counted, saving from anywhere. */
+let harness: ConsoleHarness;
+let member: TenantMember;
+
+type Body = Record<string, unknown>;
+const node = (id: string, type: string, x: number, y = 0, data: Body = {}) => ({ id, type, position: { x, y }, data });
+const edge = (source: string, exit: string, target: string) => ({ id: `${source}-${exit}`, source, source_exit: exit, target });
+
+beforeAll(async () => {
+  harness = await startConsole();
+  const admin = await harness.server.login();
+  member = await createTenantMember(harness.server, admin, 'worktenant');
+});
+afterAll(() => harness.close());
+
+const draftOf = async (id: number) => (await harness.server.call({ method: 'GET', url: `/visual-plans/${id}/document`, token: member.token })).json<VisualPlanDocument>();
+
+async function openEditor(planId: number): Promise<Page> {
+  const { page } = await harness.newPage();
+  await harness.signIn(page, member.username, member.password);
+  await page.goto(`/visual-plan/${planId}`);
+  await page.getByTestId('plan-canvas').locator('.react-flow__node').first().waitFor();
+  return page;
+}
+
+const nodeOf = (page: Page, id: string): Locator => page.locator(`[data-testid="plan-node"][data-node-id="${id}"]`);
+const nodesOfType = (page: Page, type: string): Locator => page.locator(`[data-testid="plan-node"][data-node-type="${type}"]`);
+const edgeCount = (page: Page) => page.locator('.react-flow__edge').count();
+const links = (plan: { edges: readonly { source: string; source_exit: string; target: string }[] }) => plan.edges.map((saved) => `${saved.source}:${saved.source_exit}>${saved.target}`).sort();
+
+/** A point on a line, a third of the way from its start, where no other line of these plans passes. */
+async function pointOnLine(page: Page, edgeId: string): Promise<{ x: number; y: number }> {
+  return page.evaluate((id) => {
+    const path = document.querySelector<SVGPathElement>(`[data-testid="rf__edge-${id}"] path.react-flow__edge-path`)!;
+    const at = path.getPointAtLength(path.getTotalLength() / 3);
+    const matrix = path.getScreenCTM()!;
+    return { x: at.x * matrix.a + at.y * matrix.c + matrix.e, y: at.x * matrix.b + at.y * matrix.d + matrix.f };
+  }, edgeId);
+}
+
+describe('wiring', () => {
+  test('the "+" of an unconnected exit offers the block list and adds the chosen block after it, connected', async () => {
+    const plan = await createPlan(harness.server, member.token, 'Plus wiring', { nodes: [node('start', 'start', 0)], edges: [] });
+    const page = await openEditor(plan.id);
+    await nodeOf(page, 'start').getByTestId('exit-add-next').click();
+    const picker = page.getByTestId('block-picker');
+    await picker.waitFor();
+    await picker.getByTestId('picker-search').fill('hang');
+    await picker.getByTestId('picker-hangup').click();
+    await expect.poll(() => nodesOfType(page, 'hangup').count()).toBe(1);
+    expect(await picker.count()).toBe(0);
+    const hangupId = (await nodesOfType(page, 'hangup').getAttribute('data-node-id'))!;
+    await expect.poll(() => edgeCount(page)).toBe(1);
+    // To the right of the block it follows, not at the view's centre over it.
+    const start = (await nodeOf(page, 'start').boundingBox())!;
+    const added = (await nodeOf(page, hangupId).boundingBox())!;
+    expect(added.x).toBeGreaterThan(start.x + start.width);
+    // The exit is taken: its "+" is gone.
+    expect(await nodeOf(page, 'start').getByTestId('exit-add-next').count()).toBe(0);
+    // One step undoes both the block and its line.
+    await page.getByTestId('editor-undo').click();
+    await expect.poll(() => nodesOfType(page, 'hangup').count()).toBe(0);
+    expect(await edgeCount(page)).toBe(0);
+    await page.getByTestId('editor-redo').click();
+    await page.getByTestId('editor-save').click();
+    await expect.poll(async () => links(await draftOf(plan.id))).toEqual([`start:next>${hangupId}`]);
+  });
+
+  test('a line dropped on empty canvas offers the block list there; Enter adds the first match, connected', async () => {
+    const plan = await createPlan(harness.server, member.token, 'Drop wiring', { nodes: [node('start', 'start', 0)], edges: [] });
+    const page = await openEditor(plan.id);
+    const handle = (await nodeOf(page, 'start').getByTestId('exit-next').boundingBox())!;
+    await page.mouse.move(handle.x + handle.width / 2, handle.y + handle.height / 2);
+    await page.mouse.down();
+    const drop = { x: handle.x + 260, y: handle.y + 120 };
+    await page.mouse.move(drop.x, drop.y, { steps: 10 });
+    await page.mouse.up();
+    const picker = page.getByTestId('block-picker');
+    await picker.waitFor();
+    await page.keyboard.type('hang');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => nodesOfType(page, 'hangup').count()).toBe(1);
+    await expect.poll(() => edgeCount(page)).toBe(1);
+    // The block's entry is where the line was dropped.
+    const added = (await nodesOfType(page, 'hangup').boundingBox())!;
+    expect(Math.abs(added.x - drop.x)).toBeLessThan(12);
+
+    // Escape closes the list without adding anything.
+    const hangupId = (await nodesOfType(page, 'hangup').getAttribute('data-node-id'))!;
+    expect(hangupId).toBeTruthy();
+    const again = (await nodeOf(page, 'start').getByTestId('exit-next').boundingBox())!;
+    await page.mouse.move(again.x + again.width / 2, again.y + again.height / 2);
+    await page.mouse.down();
+    await page.mouse.move(again.x + 200, again.y + 260, { steps: 10 });
+    await page.mouse.up();
+    await picker.waitFor();
+    await page.keyboard.press('Escape');
+    await expect.poll(() => picker.count()).toBe(0);
+    expect(await page.locator('[data-testid="plan-node"]').count()).toBe(2);
+  });
+
+  test('of several lines meeting at one block, the one clicked is marked, labelled with its exit, and its button removes it alone', async () => {
+    const plan = await createPlan(harness.server, member.token, 'Busy block', {
+      nodes: [
+        node('start', 'start', 0, 150),
+        node('menu', 'voice_menu', 260, 150, { voice_text: 'Choose', options: [{ digits: '1', label: 'Sales' }, { digits: '2', label: 'Support' }] }),
+        node('bye', 'hangup', 620, 150),
+      ],
+      edges: [edge('start', 'next', 'menu'), edge('menu', '1', 'bye'), edge('menu', '2', 'bye'), edge('menu', 'timeout', 'bye')],
+    });
+    const page = await openEditor(plan.id);
+    await expect.poll(() => edgeCount(page)).toBe(4);
+    const line = page.getByTestId('rf__edge-menu-2');
+    const point = await pointOnLine(page, 'menu-2');
+    // A hovered line is marked as such, before any click.
+    await page.mouse.move(point.x, point.y);
+    await expect.poll(() => line.locator('[data-line-state]').getAttribute('data-line-state')).toBe('hover');
+    // A few pixels off the line still hits it: the hit area is wider than the stroke.
+    await page.mouse.click(point.x, point.y + 6);
+    await expect.poll(() => line.locator('[data-line-state]').getAttribute('data-line-state')).toBe('selected');
+    expect(await page.locator('[data-line-state="selected"]').count()).toBe(1);
+    // The selected line names the exit it leaves from (the menu's option, as the block shows it).
+    await expect.poll(() => page.getByTestId('line-exit').textContent()).toContain('Support');
+    await page.getByTestId('line-remove').click();
+    await expect.poll(() => edgeCount(page)).toBe(3);
+    expect(await page.getByTestId('rf__edge-menu-2').count()).toBe(0);
+    expect(await page.getByTestId('rf__edge-menu-1').count()).toBe(1);
+    // The exit now offers its "+".
+    expect(await nodeOf(page, 'menu').getByTestId('exit-add-2').count()).toBe(1);
+  });
+});
+
+describe('saving and issues', () => {
+  test('Ctrl+S saves from inside a block\'s field; the issues are counted in the language\'s plural', async () => {
+    const plan = await createPlan(harness.server, member.token, 'Keyboard save', {
+      nodes: [node('start', 'start', 0), node('hello', 'play_message', 260, 0, { voice_text: 'Hello' })],
+      edges: [edge('start', 'next', 'hello')],
+    });
+    const page = await openEditor(plan.id);
+    // One issue: the message's exit leads nowhere.
+    await expect.poll(() => page.getByTestId('editor-issues').textContent()).toBe('1 issue');
+    await nodeOf(page, 'hello').click();
+    const field = page.getByTestId('block-panel').getByTestId('field-voice_text');
+    await field.fill('Hello and welcome');
+    await field.press('Control+s');
+    await expect.poll(async () => (await draftOf(plan.id)).version).toBe(plan.version + 1);
+    expect((await draftOf(plan.id)).nodes.find((saved) => saved.id === 'hello')?.data).toMatchObject({ voice_text: 'Hello and welcome' });
+    // The focus stayed in the field: the browser's "save page" did not open.
+    expect(await field.evaluate((element) => element === document.activeElement)).toBe(true);
+  });
+});

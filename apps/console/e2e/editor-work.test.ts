@@ -34,14 +34,14 @@ const nodesOfType = (page: Page, type: string): Locator => page.locator(`[data-t
 const edgeCount = (page: Page) => page.locator('.react-flow__edge').count();
 const links = (plan: { edges: readonly { source: string; source_exit: string; target: string }[] }) => plan.edges.map((saved) => `${saved.source}:${saved.source_exit}>${saved.target}`).sort();
 
-/** A point on a line, a third of the way from its start, where no other line of these plans passes. */
-async function pointOnLine(page: Page, edgeId: string): Promise<{ x: number; y: number }> {
-  return page.evaluate((id) => {
+/** A point on a line, `share` of the way from its start, on the screen. */
+async function pointOnLine(page: Page, edgeId: string, share = 1 / 3): Promise<{ x: number; y: number }> {
+  return page.evaluate(({ id, share }) => {
     const path = document.querySelector<SVGPathElement>(`[data-testid="rf__edge-${id}"] path.react-flow__edge-path`)!;
-    const at = path.getPointAtLength(path.getTotalLength() / 3);
+    const at = path.getPointAtLength(path.getTotalLength() * share);
     const matrix = path.getScreenCTM()!;
     return { x: at.x * matrix.a + at.y * matrix.c + matrix.e, y: at.x * matrix.b + at.y * matrix.d + matrix.f };
-  }, edgeId);
+  }, { id: edgeId, share });
 }
 
 describe('wiring', () => {
@@ -75,10 +75,13 @@ describe('wiring', () => {
   test('a line dropped on empty canvas offers the block list there; Enter adds the first match, connected', async () => {
     const plan = await createPlan(harness.server, member.token, 'Drop wiring', { nodes: [node('start', 'start', 0)], edges: [] });
     const page = await openEditor(plan.id);
+    const before = (await nodeOf(page, 'start').boundingBox())!;
     const handle = (await nodeOf(page, 'start').getByTestId('exit-next').boundingBox())!;
     await page.mouse.move(handle.x + handle.width / 2, handle.y + handle.height / 2);
     await page.mouse.down();
-    const drop = { x: handle.x + 260, y: handle.y + 120 };
+    // Above the start block's exit, on the empty canvas, where a new block is in view whole (else the view pans to it).
+    const canvas = (await page.getByTestId('plan-canvas').boundingBox())!;
+    const drop = { x: handle.x + 30, y: Math.max(canvas.y + 40, handle.y - 150) };
     await page.mouse.move(drop.x, drop.y, { steps: 10 });
     await page.mouse.up();
     const picker = page.getByTestId('block-picker');
@@ -87,9 +90,10 @@ describe('wiring', () => {
     await page.keyboard.press('Enter');
     await expect.poll(() => nodesOfType(page, 'hangup').count()).toBe(1);
     await expect.poll(() => edgeCount(page)).toBe(1);
-    // The block's entry is where the line was dropped.
+    // The block's entry is where the line was dropped (measured from the start block: the view may have moved).
+    const start = (await nodeOf(page, 'start').boundingBox())!;
     const added = (await nodesOfType(page, 'hangup').boundingBox())!;
-    expect(Math.abs(added.x - drop.x)).toBeLessThan(12);
+    expect(Math.abs(added.x - start.x - (drop.x - before.x))).toBeLessThan(12);
 
     // Escape closes the list without adding anything.
     const hangupId = (await nodesOfType(page, 'hangup').getAttribute('data-node-id'))!;
@@ -97,7 +101,7 @@ describe('wiring', () => {
     const again = (await nodeOf(page, 'start').getByTestId('exit-next').boundingBox())!;
     await page.mouse.move(again.x + again.width / 2, again.y + again.height / 2);
     await page.mouse.down();
-    await page.mouse.move(again.x + 200, again.y + 260, { steps: 10 });
+    await page.mouse.move(Math.min(again.x + 150, canvas.x + canvas.width - 80), Math.max(canvas.y + 40, again.y - 100), { steps: 10 });
     await page.mouse.up();
     await picker.waitFor();
     await page.keyboard.press('Escape');
@@ -121,8 +125,8 @@ describe('wiring', () => {
     // A hovered line is marked as such, before any click.
     await page.mouse.move(point.x, point.y);
     await expect.poll(() => line.locator('[data-line-state]').getAttribute('data-line-state')).toBe('hover');
-    // A few pixels off the line still hits it: the hit area is wider than the stroke.
-    await page.mouse.click(point.x, point.y + 6);
+    // Where the lines lie close together, the click picks the line under the pointer, not the one drawn last.
+    await page.mouse.click(point.x, point.y);
     await expect.poll(() => line.locator('[data-line-state]').getAttribute('data-line-state')).toBe('selected');
     expect(await page.locator('[data-line-state="selected"]').count()).toBe(1);
     // The selected line names the exit it leaves from (the menu's option, as the block shows it).
@@ -133,6 +137,12 @@ describe('wiring', () => {
     expect(await page.getByTestId('rf__edge-menu-1').count()).toBe(1);
     // The exit now offers its "+".
     expect(await nodeOf(page, 'menu').getByTestId('exit-add-2').count()).toBe(1);
+
+    // A line alone is hit 12 units off its stroke at the canvas's zoom (React Flow's own reach is 10).
+    const lone = await pointOnLine(page, 'start-next', 0.5);
+    const zoom = await page.evaluate(() => Number(/scale\(([\d.]+)\)/.exec(document.querySelector<HTMLElement>('.react-flow__viewport')!.style.transform)![1]));
+    await page.mouse.click(lone.x, lone.y + 12 * zoom);
+    await expect.poll(() => page.getByTestId('rf__edge-start-next').locator('[data-line-state]').getAttribute('data-line-state')).toBe('selected');
   });
 });
 

@@ -32,7 +32,7 @@ import { detailZoom, openingViewport } from './canvas-view.ts';
 import { DecorationStore } from './decorations.ts';
 import { BlockPicker, type PickerSpot } from './BlockPicker.tsx';
 import { type EditorActions, EditorContextProvider } from './editor-context.tsx';
-import { edgeTypes } from './PlanLine.tsx';
+import { edgeTypes, nearestLineAt } from './PlanLine.tsx';
 import classes from './editor.module.css';
 import { EditorToolbar } from './EditorToolbar.tsx';
 import {
@@ -69,14 +69,14 @@ import { usePlanSaving } from './use-plan-saving.tsx';
 
 /** React Flow's edge for a plan edge, made once per plan edge object so that unchanged edges are not drawn again. */
 const flowEdges = new WeakMap<object, Edge>();
-function flowEdgeOf(edge: Graph['edges'][number], selected: boolean, visited: boolean): Edge {
+function flowEdgeOf(edge: Graph['edges'][number], selected: boolean, visited: boolean, hovered: boolean): Edge {
   let flow = flowEdges.get(edge);
   if (!flow) {
     flow = { id: edge.id, type: 'plan', source: edge.source, sourceHandle: edge.source_exit, target: edge.target };
     flowEdges.set(edge, flow);
   }
-  if (!selected && !visited) return flow;
-  return { ...flow, selected, ...(visited ? { animated: true, className: classes.visitedEdge } : {}) };
+  if (!selected && !visited && !hovered) return flow;
+  return { ...flow, selected, ...(hovered && { data: { hovered } }), ...(visited ? { animated: true, className: classes.visitedEdge } : {}) };
 }
 
 // Constants, not arrays made at each render: React Flow listens to the keys again whenever they change.
@@ -165,10 +165,18 @@ export function PlanEditor({ loaded, onReload }: { loaded: VisualPlanDocument; o
   useLayoutEffect(() => blockData.update(graph.nodes), [blockData, graph.nodes]);
   const [testing, setTesting] = useState<{ startNodeId?: string } | null>(null);
   const [visitedEdges, setVisitedEdges] = useState<ReadonlySet<string>>(new Set());
+  const [hoveredEdge, setHoveredEdge] = useState<string>();
   const edges = useMemo(
-    () => graph.edges.map((edge) => flowEdgeOf(edge, selection.edges.has(edge.id), visitedEdges.has(edge.id))),
-    [graph.edges, selection.edges, visitedEdges],
+    () => graph.edges.map((edge) => flowEdgeOf(edge, selection.edges.has(edge.id), visitedEdges.has(edge.id), edge.id === hoveredEdge)),
+    [graph.edges, selection.edges, visitedEdges, hoveredEdge],
   );
+  // The line marked and picked is the one nearest the pointer, not the one drawn last (PlanLine.tsx).
+  const onEdgeMouseMove = useCallback((event: React.MouseEvent, edge: Edge) => setHoveredEdge(nearestLineAt(event.clientX, event.clientY) ?? edge.id), []);
+  const onEdgeMouseLeave = useCallback(() => setHoveredEdge(undefined), []);
+  const onEdgeClick = useCallback((event: React.MouseEvent, edge: Edge) => {
+    const nearest = nearestLineAt(event.clientX, event.clientY);
+    if (nearest && nearest !== edge.id && !event.shiftKey && !event.metaKey && !event.ctrlKey) setSelection({ nodes: new Set(), edges: new Set([nearest]) });
+  }, []);
   const flowEdges = useFlowEdges(edges);
   const onPathChange = useCallback(
     (path: TestPanelPath) => {
@@ -576,6 +584,9 @@ export function PlanEditor({ loaded, onReload }: { loaded: VisualPlanDocument; o
                 onEdgesChange={onEdgesChange}
                 onConnect={onConnect}
                 onConnectEnd={onConnectEnd}
+                onEdgeMouseMove={onEdgeMouseMove}
+                onEdgeMouseLeave={onEdgeMouseLeave}
+                onEdgeClick={onEdgeClick}
                 onReconnect={onReconnect}
                 onReconnectEnd={onReconnectEnd}
                 onNodeDragStart={onNodeDragStart}

@@ -77,13 +77,16 @@ export function usePlanSaving({ loaded, graph, decorations, readOnly, onReload }
     const current = graphRef.current;
     setSaving(true);
     try {
-      const saved = await api.put<VisualPlanDocument>(`/visual-plans/${loaded.id}/document`, { base_version: baseRef.current, ...body(current) });
+      const base = baseRef.current;
+      const saved = await api.put<VisualPlanDocument>(`/visual-plans/${loaded.id}/document`, { base_version: base, ...body(current) });
       setBaseVersion(saved.version);
       baseRef.current = saved.version;
       setSavedRevision(current.revision);
       setSavedEdges(saved.edges);
       decorations.setIssues(saved.errors, saved.warnings);
-      toast('success', saved.warnings.length > 0 ? t('editor.savedWithWarnings', { version: saved.version, count: saved.warnings.length }) : t('editor.savedVersion', { version: saved.version }));
+      // The server makes no version of a save that changes nothing.
+      if (saved.version === base) toast('info', t('editor.nothingToSave', { version: saved.version }));
+      else toast('success', saved.warnings.length > 0 ? t('editor.savedWithWarnings', { version: saved.version, count: saved.warnings.length }) : t('editor.savedVersion', { version: saved.version }));
       return true;
     } catch (error) {
       if (error instanceof ApiError && error.code === 'plan_out_of_sync') {

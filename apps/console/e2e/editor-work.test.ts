@@ -164,4 +164,45 @@ describe('saving and issues', () => {
     // The focus stayed in the field: the browser's "save page" did not open.
     expect(await field.evaluate((element) => element === document.activeElement)).toBe(true);
   });
+
+  test('the issues follow the edits before any save, name blocks and exits as the user sees them, and show no internal path', async () => {
+    const plan = await createPlan(harness.server, member.token, 'Live issues', {
+      nodes: [node('start', 'start', 0), node('hello', 'play_message', 260, 0, { voice_text: 'Welcome to the shop' }), node('bye', 'hangup', 560, 0)],
+      edges: [edge('start', 'next', 'hello')],
+    });
+    const page = await openEditor(plan.id);
+    // Saved: the message's exit leads nowhere, and the hang-up is cut off.
+    await expect.poll(() => page.getByTestId('editor-issues').textContent()).toBe('2 issues');
+    await page.getByTestId('editor-issues').click();
+    const listed = async () => (await page.locator('[data-testid^="issue-"]').allTextContents()).join('\n');
+    await expect.poll(listed).toContain('Play message · Welcome to the shop, exit “Next”');
+    expect(await listed()).not.toContain('exits.');
+    expect(await listed()).not.toContain("'hello'");
+    await page.keyboard.press('Escape');
+    // Wired from its "+", the message's exit is no longer an issue, nor is the hang-up: before any save.
+    await nodeOf(page, 'hello').getByTestId('exit-add-next').click();
+    await page.getByTestId('picker-search').fill('hang');
+    await page.getByTestId('picker-hangup').click();
+    await expect.poll(() => page.getByTestId('editor-issues').count()).toBe(1);
+    await expect.poll(() => page.getByTestId('editor-issues').textContent()).toBe('1 issue');
+    expect(await page.getByTestId('editor-dirty').textContent()).toBe('Unsaved changes');
+  });
+
+  test('Find a block finds a block by the name of what it points to, and shows it by name, not as JSON', async () => {
+    const sales = await harness.server.call({ method: 'POST', url: '/destinations', token: member.token, payload: { name: 'Sales team', kind: 'voice', uri: 'sip:200@pbx.example.com' } });
+    expect(sales.statusCode, sales.body).toBe(201);
+    const plan = await createPlan(harness.server, member.token, 'Findable by name', {
+      nodes: [node('start', 'start', 0), node('to-sales', 'destination', 260, 0, { destination_id: sales.json<{ id: number }>().id }), node('bye', 'hangup', 560, 0)],
+      edges: [edge('start', 'next', 'to-sales')],
+    });
+    const page = await openEditor(plan.id);
+    await expect.poll(() => nodeOf(page, 'to-sales').getByTestId('node-summary').textContent()).toContain('Sales team');
+    await page.getByTestId('editor-find').click();
+    await page.getByTestId('find-input').fill('sales');
+    await expect.poll(() => page.getByTestId('find-result').count()).toBe(1);
+    const result = (await page.getByTestId('find-result').textContent())!;
+    expect(result).toContain('Destination · Sales team');
+    expect(result).not.toContain('{');
+    expect(result).not.toContain('destination_id');
+  });
 });

@@ -3,7 +3,8 @@ import { IconPlayerPlay } from '@tabler/icons-react';
 import { useHotkeys } from '@mantine/hooks';
 import { useQueryClient } from '@tanstack/react-query';
 import type { PlanSettings } from '@voxplan/blocks/definitions';
-import { blockDescription } from '@voxplan/blocks/editor/registry';
+import { blockDescription, connectionWarnings } from '@voxplan/blocks/editor/registry';
+import { visibleExits } from './block-exits.ts';
 import type { VisualPlanDocument } from '@voxplan/contracts/visual-plan';
 import {
   applyNodeChanges,
@@ -150,6 +151,13 @@ export function PlanEditor({ loaded, onReload }: { loaded: VisualPlanDocument; o
   const graph = history.graph;
 
   const saving = usePlanSaving({ loaded, graph, decorations, readOnly, onReload });
+
+  // Exits left unconnected and blocks cut off show in the issues as the plan is edited, not on save only.
+  useEffect(() => {
+    if (readOnly) return;
+    const exits = (node: GraphNode) => visibleExits(node.type, node.data, []).map((row) => row.exit);
+    decorations.setConnectionWarnings(connectionWarnings(graph, exits, (type) => blockDescription(type)?.quietExits ?? []));
+  }, [decorations, graph, readOnly]);
 
   const edit = useCallback((change: Parameters<typeof commit>[1] | undefined, mergeKey?: string) => {
     if (!change) return;
@@ -535,7 +543,7 @@ export function PlanEditor({ loaded, onReload }: { loaded: VisualPlanDocument; o
             </Group>
           </Stack>
           <Group gap="xs" wrap="nowrap">
-            <IssuesButton onFocusNode={focusNode} />
+            <IssuesButton onFocusNode={focusNode} nodes={graph.nodes} />
             <Button
               variant={testing ? 'filled' : 'light'}
               leftSection={<IconPlayerPlay size={16} />}

@@ -206,3 +206,50 @@ describe('saving and issues', () => {
     expect(result).not.toContain('destination_id');
   });
 });
+
+describe('room', () => {
+  test('the block list and side panel fold away and stay folded, the minimap hides, and whole-window gives a 20-block plan room to be read at 1400 × 900', async () => {
+    // A front desk's shape: five columns of four blocks, each leading to the next column.
+    const nodes = [node('start', 'start', 0, 0)];
+    const edges = [];
+    for (let column = 1; column <= 5; column++) {
+      for (let row = 0; row < 4 && nodes.length < 20; row++) {
+        const id = `b${column}-${row}`;
+        nodes.push(node(id, 'play_message', column * 280, row * 160, { voice_text: `Message ${column}.${row}` }));
+        edges.push(edge(column === 1 ? 'start' : `b${column - 1}-${row}`, 'next', id));
+      }
+    }
+    const plan = await createPlan(harness.server, member.token, 'Twenty blocks', { nodes, edges: edges.filter((link, index, all) => all.findIndex((other) => other.id === link.id) === index) });
+    const { context, page } = await harness.newPage();
+    await page.setViewportSize({ width: 1400, height: 900 });
+    await harness.signIn(page, member.username, member.password);
+    await page.goto(`/visual-plan/${plan.id}`);
+    await nodeOf(page, 'start').waitFor();
+    const canvasWidth = async () => (await page.getByTestId('plan-canvas').boundingBox())!.width;
+    const before = await canvasWidth();
+
+    await page.getByTestId('fold-blocks').click();
+    await page.getByTestId('fold-panel').click();
+    await expect.poll(() => page.getByTestId('palette-search').count()).toBe(0);
+    const folded = await canvasWidth();
+    expect(folded).toBeGreaterThan(before + 500);
+    await page.getByTestId('toggle-minimap').click();
+    await expect.poll(() => page.locator('.react-flow__minimap').count()).toBe(0);
+    await page.getByTestId('toggle-whole-window').click();
+    await expect.poll(canvasWidth).toBeGreaterThan(1350);
+    await page.getByTestId('editor-fit').click();
+    // Fitted, every block is drawn in full (its text readable), not as a plain outline.
+    await expect.poll(() => page.locator('[data-testid="plan-node"][data-detail="full"]').count()).toBe(20);
+    await page.screenshot({ path: '/tmp/i31-room.png' });
+
+    // Remembered: another visit opens with the panels folded and the minimap hidden.
+    const again = await context.newPage();
+    await again.setViewportSize({ width: 1400, height: 900 });
+    await again.goto(`/visual-plan/${plan.id}`);
+    await nodeOf(again, 'start').waitFor();
+    expect(await again.getByTestId('palette-search').count()).toBe(0);
+    expect(await again.locator('.react-flow__minimap').count()).toBe(0);
+    await again.getByTestId('fold-blocks').click();
+    await expect.poll(() => again.getByTestId('palette-search').count()).toBe(1);
+  });
+});

@@ -1,6 +1,8 @@
-import { Alert, Badge, Button, Group, Loader, Stack, Text, Title, useComputedColorScheme } from '@mantine/core';
+import { ActionIcon, Alert, Badge, Button, Group, Loader, Stack, Text, Title, Tooltip, useComputedColorScheme } from '@mantine/core';
 import { IconPlayerPlay } from '@tabler/icons-react';
-import { useHotkeys } from '@mantine/hooks';
+import { useHotkeys, useLocalStorage } from '@mantine/hooks';
+import { ControlButton } from '@xyflow/react';
+import { IconLayoutSidebarLeftCollapse, IconLayoutSidebarLeftExpand, IconLayoutSidebarRightCollapse, IconLayoutSidebarRightExpand, IconMap, IconMapOff, IconMaximize, IconMinimize } from '@tabler/icons-react';
 import { useQueryClient } from '@tanstack/react-query';
 import type { PlanSettings } from '@voxplan/blocks/definitions';
 import { blockDescription, connectionWarnings } from '@voxplan/blocks/editor/registry';
@@ -506,12 +508,34 @@ export function PlanEditor({ loaded, onReload }: { loaded: VisualPlanDocument; o
   // The plan list shows the version and the time of the last save.
   useEffect(() => () => void queryClient.invalidateQueries({ queryKey: ['/visual-plans'] }), [queryClient]);
 
+  /* Room: the panels fold away (remembered), the minimap hides, the editor takes the whole window */
+
+  const remembered = (key: string) => ({ key: `editor:${key}`, defaultValue: true, getInitialValueInEffect: false });
+  const [paletteOpen, setPaletteOpen] = useLocalStorage<boolean>(remembered('palette'));
+  const [sideOpen, setSideOpen] = useLocalStorage<boolean>(remembered('side'));
+  const [minimapShown, setMinimapShown] = useLocalStorage<boolean>(remembered('minimap'));
+  const [wholeWindow, setWholeWindow] = useState(false);
+  useHotkeys([['Escape', () => setWholeWindow(false)]]);
+  // The test panel lives in the side panel: testing opens it.
+  const sideShown = sideOpen || testing !== null;
+  const fold = (side: 'start' | 'end', open: boolean, toggle: () => void) => {
+    const label = t(`editor.room.${side === 'start' ? 'blocks' : 'panel'}${open ? 'Hide' : 'Show'}`);
+    const Icon = side === 'start' ? (open ? IconLayoutSidebarLeftCollapse : IconLayoutSidebarLeftExpand) : open ? IconLayoutSidebarRightCollapse : IconLayoutSidebarRightExpand;
+    return (
+      <Tooltip label={label}>
+        <ActionIcon variant="default" size="sm" className={classes.fold} data-side={side} aria-label={label} onClick={toggle} data-testid={`fold-${side === 'start' ? 'blocks' : 'panel'}`}>
+          <Icon size={16} />
+        </ActionIcon>
+      </Tooltip>
+    );
+  };
+
   const variableNames = useMemo(() => assignedVariables(graph), [graph]);
   const singleNode = selection.nodes.size === 1 ? graph.nodes.find((node) => selection.nodes.has(node.id)) : undefined;
 
   return (
     <EditorContextProvider planId={loaded.id} tenantId={loaded.tenant_id} readOnly={readOnly} decorations={decorations} blockData={blockData} actions={readOnly ? undefined : actions}>
-      <div className={classes.shell}>
+      <div className={classes.shell} data-whole-window={wholeWindow || undefined} data-testid="editor-shell">
         <Group justify="space-between" mb="xs" wrap="nowrap" gap="xs">
           <Stack gap={2} style={{ minWidth: 0 }}>
             <Title order={4} style={{ overflow: 'hidden', textOverflow: 'ellipsis', whiteSpace: 'nowrap' }} data-testid="editor-plan-name">
@@ -580,7 +604,7 @@ export function PlanEditor({ loaded, onReload }: { loaded: VisualPlanDocument; o
           </Group>
         </Group>
         <div className={classes.body}>
-          {!readOnly && <Palette onAdd={(type) => addBlock(type)} />}
+          {!readOnly && paletteOpen && <Palette onAdd={(type) => addBlock(type)} />}
           <div className={classes.canvas} ref={canvasRef} onDragOver={(event) => event.preventDefault()} onDrop={onDrop} data-testid="plan-canvas">
             {opening && (
               <ReactFlow<BlockFlowNode>
@@ -609,10 +633,19 @@ export function PlanEditor({ loaded, onReload }: { loaded: VisualPlanDocument; o
                 fitView={opening.fit}
                 colorMode={colorScheme}
               >
-                <CanvasChrome />
+                <CanvasChrome minimap={minimapShown}>
+                  <ControlButton onClick={() => setMinimapShown(!minimapShown)} title={t(minimapShown ? 'editor.room.minimapHide' : 'editor.room.minimapShow')} aria-label={t(minimapShown ? 'editor.room.minimapHide' : 'editor.room.minimapShow')} data-testid="toggle-minimap">
+                    {minimapShown ? <IconMapOff size={14} /> : <IconMap size={14} />}
+                  </ControlButton>
+                  <ControlButton onClick={() => setWholeWindow(!wholeWindow)} title={t(wholeWindow ? 'editor.room.windowExit' : 'editor.room.window')} aria-label={t(wholeWindow ? 'editor.room.windowExit' : 'editor.room.window')} data-testid="toggle-whole-window">
+                    {wholeWindow ? <IconMinimize size={14} /> : <IconMaximize size={14} />}
+                  </ControlButton>
+                </CanvasChrome>
                 <OverviewEdges edges={edges} />
               </ReactFlow>
             )}
+            {!readOnly && fold('start', paletteOpen, () => setPaletteOpen(!paletteOpen))}
+            {!testing && fold('end', sideOpen, () => setSideOpen(!sideOpen))}
             {pendingLink && (
               <BlockPicker
                 spot={pendingLink.spot}
@@ -625,7 +658,7 @@ export function PlanEditor({ loaded, onReload }: { loaded: VisualPlanDocument; o
               />
             )}
           </div>
-          <aside className={classes.side} aria-label={t(testing ? 'editor.testPanel' : 'editor.sidePanel')}>
+          <aside className={sideShown ? classes.side : `${classes.side} ${classes.folded}`} aria-hidden={!sideShown || undefined} aria-label={t(testing ? 'editor.testPanel' : 'editor.sidePanel')}>
             {testing ? (
               <>
                 {dirty && (

@@ -207,6 +207,29 @@ describe('saving and issues', () => {
   });
 });
 
+describe('publishing', () => {
+  test('publishing asks first and names what changed since the published version', async () => {
+    const plan = await createPlan(harness.server, member.token, 'Publish diff', {
+      nodes: [node('start', 'start', 0), node('hello', 'play_message', 260, 0, { voice_text: 'Good morning' }), node('bye', 'hangup', 560, 0)],
+      edges: [edge('start', 'next', 'hello'), edge('hello', 'next', 'bye')],
+    });
+    const published = await harness.server.call({ method: 'POST', url: `/visual-plans/${plan.id}/publish`, token: member.token, payload: { base_version: plan.version } });
+    expect(published.statusCode, published.body).toBe(200);
+    const page = await openEditor(plan.id);
+    await nodeOf(page, 'hello').click();
+    await page.getByTestId('block-panel').getByTestId('field-voice_text').fill('Good afternoon');
+    await page.getByTestId('editor-publish').click();
+    const dialog = page.getByTestId('publish-dialog');
+    await expect.poll(() => dialog.getByTestId('publish-changes').textContent()).toContain('1 block changed: Play message · Good afternoon');
+    // Cancelled: nothing is published.
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    expect((await draftOf(plan.id)).published_version).toBe(plan.version);
+    await page.getByTestId('editor-publish').click();
+    await page.getByTestId('confirm-publish').click();
+    await expect.poll(async () => (await draftOf(plan.id)).published_version).toBe(plan.version + 1);
+  });
+});
+
 describe('room', () => {
   test('the block list and side panel fold away and stay folded, the minimap hides, and whole-window gives a 20-block plan room to be read at 1400 × 900', async () => {
     // A front desk's shape: five columns of four blocks, each leading to the next column.

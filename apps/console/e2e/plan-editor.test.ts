@@ -175,6 +175,7 @@ describe('canvas', () => {
     await page.getByTestId('editor-save').click();
     await expect.poll(() => page.getByText(/^Plan saved \(version 2\)/).count()).toBe(1);
     await page.getByTestId('editor-publish').click();
+    await page.getByTestId('confirm-publish').click();
     await expect.poll(() => page.getByText('Version 2 is live: calls and chats now run it.').count()).toBe(1);
 
     const stored = await draftOf(plan.id);
@@ -209,6 +210,7 @@ describe('canvas', () => {
 
     // The draft made through the API is at version 2; publishing makes that version live.
     await page.getByTestId('editor-publish').click();
+    await page.getByTestId('confirm-publish').click();
     await expect.poll(() => page.getByText('Version 2 is live: calls and chats now run it.').count()).toBe(1);
     expect(await page.getByTestId('editor-published').textContent()).toBe('Live: version 2');
     expect((await call({ method: 'GET', url: `/visual-plans/${plan.id}` })).json<VisualPlan>().published_version).toBe(2);

@@ -36,6 +36,7 @@ import { DecorationStore } from './decorations.ts';
 import { BlockPicker, type PickerSpot } from './BlockPicker.tsx';
 import { type EditorActions, EditorContextProvider } from './editor-context.tsx';
 import { edgeTypes, nearestLineAt } from './PlanLine.tsx';
+import { PublishDialog } from './PublishDialog.tsx';
 import classes from './editor.module.css';
 import { EditorToolbar } from './EditorToolbar.tsx';
 import {
@@ -515,6 +516,7 @@ export function PlanEditor({ loaded, onReload }: { loaded: VisualPlanDocument; o
   const [sideOpen, setSideOpen] = useLocalStorage<boolean>(remembered('side'));
   const [minimapShown, setMinimapShown] = useLocalStorage<boolean>(remembered('minimap'));
   const [wholeWindow, setWholeWindow] = useState(false);
+  const [publishAsked, setPublishAsked] = useState(false);
   useHotkeys([['Escape', () => setWholeWindow(false)]]);
   // The test panel lives in the side panel: testing opens it.
   const sideShown = sideOpen || testing !== null;
@@ -584,6 +586,7 @@ export function PlanEditor({ loaded, onReload }: { loaded: VisualPlanDocument; o
               onRedo={() => setHistory(redo)}
               onAutoLayout={() => void autoLayout()}
               onFitView={() => void flow.fitView({ duration: 300 })}
+              onPublish={() => setPublishAsked(true)}
               onFocusNode={focusNode}
               graph={graph}
               saving={saving}
@@ -697,6 +700,17 @@ export function PlanEditor({ loaded, onReload }: { loaded: VisualPlanDocument; o
         </div>
       </div>
       {saving.dialogs}
+      {publishAsked && (
+        <PublishDialog
+          graph={graph}
+          publishedVersion={saving.publishedVersion}
+          onClose={() => setPublishAsked(false)}
+          onConfirm={() => {
+            setPublishAsked(false);
+            void saving.publish();
+          }}
+        />
+      )}
     </EditorContextProvider>
   );
 }

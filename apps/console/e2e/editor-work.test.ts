@@ -276,3 +276,14 @@ describe('room', () => {
     await expect.poll(() => again.getByTestId('palette-search').count()).toBe(1);
   });
 });
+
+describe('around the editor', () => {
+  test('an unknown address shows a "not found" page where it was asked, not the dashboard', async () => {
+    const { page } = await harness.newPage();
+    await harness.signIn(page, member.username, member.password);
+    await page.goto('/no-such-page');
+    await page.getByTestId('not-found').waitFor();
+    expect(await page.getByTestId('not-found').textContent()).toContain('The console has no page at /no-such-page.');
+    expect(new URL(page.url()).pathname).toBe('/no-such-page');
+  });
+});

@@ -286,4 +286,27 @@ describe('around the editor', () => {
     expect(await page.getByTestId('not-found').textContent()).toContain('The console has no page at /no-such-page.');
     expect(new URL(page.url()).pathname).toBe('/no-such-page');
   });
+
+  test('on a 390 px phone the editor shows the plan read-only: it says editing needs a wider screen, a block is selected and its settings read', async () => {
+    const plan = await createPlan(harness.server, member.token, 'On a phone', {
+      nodes: [node('start', 'start', 0), node('hello', 'play_message', 260, 0, { voice_text: 'Hello from the phone' })],
+      edges: [edge('start', 'next', 'hello')],
+    });
+    const { page } = await harness.newPage();
+    await page.setViewportSize({ width: 390, height: 844 });
+    await harness.signIn(page, member.username, member.password);
+    await page.goto(`/visual-plan/${plan.id}`);
+    await nodeOf(page, 'hello').waitFor();
+    await page.getByTestId('editor-narrow').waitFor();
+    for (const hidden of ['editor-save', 'editor-publish', 'palette-search']) expect(await page.getByTestId(hidden).count(), hidden).toBe(0);
+    // The canvas has room, and the page does not scroll sideways.
+    const canvas = (await page.getByTestId('plan-canvas').boundingBox())!;
+    expect(canvas.width).toBeGreaterThan(300);
+    expect(canvas.height).toBeGreaterThan(250);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await nodeOf(page, 'hello').click();
+    const field = page.getByTestId('block-panel').getByTestId('field-voice_text');
+    expect(await field.inputValue()).toBe('Hello from the phone');
+    expect(await field.isEditable()).toBe(false);
+  });
 });

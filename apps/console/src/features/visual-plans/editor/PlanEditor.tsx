@@ -1,6 +1,6 @@
 import { ActionIcon, Alert, Badge, Button, Group, Loader, Stack, Text, Title, Tooltip, useComputedColorScheme } from '@mantine/core';
 import { IconPlayerPlay } from '@tabler/icons-react';
-import { useHotkeys, useLocalStorage } from '@mantine/hooks';
+import { useHotkeys, useLocalStorage, useMediaQuery } from '@mantine/hooks';
 import { ControlButton } from '@xyflow/react';
 import { IconLayoutSidebarLeftCollapse, IconLayoutSidebarLeftExpand, IconLayoutSidebarRightCollapse, IconLayoutSidebarRightExpand, IconMap, IconMapOff, IconMaximize, IconMinimize } from '@tabler/icons-react';
 import { useQueryClient } from '@tanstack/react-query';
@@ -120,7 +120,9 @@ export function PlanEditor({ loaded, onReload }: { loaded: VisualPlanDocument; o
   const { t } = useTranslation();
   const navigate = useNavigate();
   const queryClient = useQueryClient();
-  const readOnly = !useCanWrite();
+  // On a phone the plan is shown, not edited: the canvas pans, zooms and selects, the side panel shows a block's settings.
+  const narrow = useMediaQuery('(max-width: 600px)', false, { getInitialValueInEffect: false });
+  const readOnly = !useCanWrite() || narrow;
   const colorScheme = useComputedColorScheme('light');
   const flow = useReactFlow<BlockFlowNode>();
   const flowStore = useStoreApi<BlockFlowNode>();
@@ -538,7 +540,12 @@ export function PlanEditor({ loaded, onReload }: { loaded: VisualPlanDocument; o
   return (
     <EditorContextProvider planId={loaded.id} tenantId={loaded.tenant_id} readOnly={readOnly} decorations={decorations} blockData={blockData} actions={readOnly ? undefined : actions}>
       <div className={classes.shell} data-whole-window={wholeWindow || undefined} data-testid="editor-shell">
-        <Group justify="space-between" mb="xs" wrap="nowrap" gap="xs">
+        {narrow && (
+          <Alert color="blue" p="xs" mb="xs" data-testid="editor-narrow">
+            <Text size="xs">{t('editor.narrow')}</Text>
+          </Alert>
+        )}
+        <Group justify="space-between" mb="xs" wrap={narrow ? 'wrap' : 'nowrap'} gap="xs">
           <Stack gap={2} style={{ minWidth: 0 }}>
             <Title order={4} style={{ overflow: 'hidden', textOverflow: 'ellipsis', whiteSpace: 'nowrap' }} data-testid="editor-plan-name">
               {loaded.name}

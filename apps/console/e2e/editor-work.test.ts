@@ -1,12 +1,13 @@
 import type { VisualPlanDocument } from '@voxplan/contracts/visual-plan';
 import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { createTenantMember, type TenantMember } from '../../server/test/harness.ts';
+import { createTenantMember, createTenantUser, type TenantMember } from '../../server/test/harness.ts';
 import { type ConsoleHarness, createPlan, startConsole } from './harness.ts';
 
 /** Working in the plan editor (issue 31): wiring lines, the issues as they are counted, saving from anywhere. */
 let harness: ConsoleHarness;
 let member: TenantMember;
+let admin: string;
 
 type Body = Record<string, unknown>;
 const node = (id: string, type: string, x: number, y = 0, data: Body = {}) => ({ id, type, position: { x, y }, data });
@@ -14,7 +15,7 @@ const edge = (source: string, exit: string, target: string) => ({ id: `${source}
 
 beforeAll(async () => {
   harness = await startConsole();
-  const admin = await harness.server.login();
+  admin = await harness.server.login();
   member = await createTenantMember(harness.server, admin, 'worktenant');
 });
 afterAll(() => harness.close());
@@ -204,6 +205,25 @@ describe('saving and issues', () => {
     expect(result).toContain('Destination · Sales team');
     expect(result).not.toContain('{');
     expect(result).not.toContain('destination_id');
+  });
+});
+
+describe('conflicts', () => {
+  test('the conflict dialog names the user who saved first', async () => {
+    const colleague = await createTenantUser(harness.server, admin, member.tenantId, 'work-colleague', 'user');
+    const plan = await createPlan(harness.server, member.token, 'Two editors', { nodes: [node('start', 'start', 0)], edges: [] });
+    const page = await openEditor(plan.id);
+    const theirs = await harness.server.call({
+      method: 'PUT',
+      url: `/visual-plans/${plan.id}/document`,
+      token: colleague.token,
+      payload: { base_version: plan.version, format_version: 1, nodes: [node('start', 'start', 0), node('bye', 'hangup', 300)], edges: [] },
+    });
+    expect(theirs.statusCode, theirs.body).toBe(200);
+    await page.getByTestId('palette-hangup').click();
+    await page.getByTestId('editor-save').click();
+    await page.getByRole('dialog', { name: 'This plan was saved elsewhere' }).waitFor();
+    await expect.poll(() => page.getByTestId('conflict-message').textContent()).toContain('work-colleague saved this plan after you opened it');
   });
 });
 

@@ -443,7 +443,9 @@ describe('conflicts and guards', () => {
 
     await second.getByTestId('palette-play_message').click();
     await second.getByTestId('editor-save').click();
-    await second.getByRole('dialog', { name: 'Another user saved this plan' }).waitFor();
+    await second.getByRole('dialog', { name: 'This plan was saved elsewhere' }).waitFor();
+    // The same user in another tab is told so, not about "another user".
+    await expect.poll(() => second.getByTestId('conflict-message').textContent()).toContain('You saved this plan in another tab or window');
     await second.getByTestId('conflict-name').fill('Shared plan, my way');
     await second.getByTestId('conflict-save-as').click();
     await second.waitForURL((url) => url.pathname !== `/visual-plan/${plan.id}`);

@@ -2,11 +2,12 @@ import { Button, Group, Modal, Stack, Text, TextInput } from '@mantine/core';
 import { useQueryClient } from '@tanstack/react-query';
 import type { PlanEdge } from '@voxplan/blocks/definitions';
 import { planFormatVersion } from '@voxplan/blocks/editor/registry';
-import type { VisualPlanDocument, VisualPlanPublished } from '@voxplan/contracts/visual-plan';
+import type { VisualPlan, VisualPlanDocument, VisualPlanPublished } from '@voxplan/contracts/visual-plan';
 import { type ReactNode, useCallback, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router';
 import { ApiError, api } from '../../../lib/api/client.ts';
+import { useAuth } from '../../../lib/auth.tsx';
 import { showError } from '../../../lib/errors.ts';
 import type { LeaveReason } from '../../../lib/leave-guard.ts';
 import { toast } from '../../../lib/notify.ts';
@@ -61,7 +62,22 @@ export function usePlanSaving({ loaded, graph, decorations, readOnly, onReload }
   const [savedEdges, setSavedEdges] = useState<readonly PlanEdge[]>(loaded.edges);
   const [saving, setSaving] = useState(false);
   const [publishing, setPublishing] = useState(false);
-  const [conflict, setConflict] = useState(false);
+  const [conflict, setConflictOpen] = useState(false);
+  /** Who saved first, as the plan names them: the user's own id means another tab or window of theirs. */
+  const [savedBy, setSavedBy] = useState<{ id: number | null; name: string | null }>();
+  const { profile } = useAuth();
+  const setConflict = useCallback(
+    (open: boolean) => {
+      setConflictOpen(open);
+      if (!open) return;
+      setSavedBy(undefined);
+      void api
+        .get<VisualPlan>(`/visual-plans/${loaded.id}`, { tenantId: loaded.tenant_id })
+        .then((plan) => setSavedBy({ id: plan.updated_by, name: plan.updated_by_name }))
+        .catch(() => setSavedBy({ id: null, name: null }));
+    },
+    [loaded.id, loaded.tenant_id],
+  );
   const [saveAsName, setSaveAsName] = useState('');
   const [savingAs, setSavingAs] = useState(false);
   const [leaving, setLeaving] = useState<{ reason: LeaveReason; answer(leave: boolean): void } | null>(null);
@@ -175,7 +191,13 @@ export function usePlanSaving({ loaded, graph, decorations, readOnly, onReload }
     <>
       <Modal opened={conflict} onClose={() => setConflict(false)} title={t('editor.conflict.title')} data-testid="conflict-dialog">
         <Stack>
-          <Text size="sm">{t('editor.conflict.message')}</Text>
+          <Text size="sm" data-testid="conflict-message">
+            {savedBy?.id != null && savedBy.id === profile?.id
+              ? t('editor.conflict.byYou')
+              : savedBy?.name
+                ? t('editor.conflict.byUser', { name: savedBy.name })
+                : t('editor.conflict.message')}
+          </Text>
           <TextInput label={t('editor.conflict.newName')} value={saveAsName} onChange={(event) => setSaveAsName(event.currentTarget.value)} maxLength={100} data-testid="conflict-name" />
           <Group justify="flex-end">
             <Button variant="default" color="red" onClick={discard} data-testid="conflict-discard">

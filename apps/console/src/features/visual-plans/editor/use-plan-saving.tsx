@@ -116,7 +116,7 @@ export function usePlanSaving({ loaded, graph, decorations, readOnly, onReload }
     } finally {
       setSaving(false);
     }
-  }, [decorations, loaded.id, loaded.name, readOnly, t]);
+  }, [decorations, loaded.id, loaded.name, readOnly, setConflict, t]);
 
   const publish = useCallback(async () => {
     if (readOnly) return;
@@ -133,7 +133,7 @@ export function usePlanSaving({ loaded, graph, decorations, readOnly, onReload }
     } finally {
       setPublishing(false);
     }
-  }, [loaded.id, queryClient, readOnly, save, savedRevision, t]);
+  }, [loaded.id, queryClient, readOnly, save, savedRevision, setConflict, t]);
 
   const restore = useCallback(
     async (version: number) => {
@@ -146,7 +146,7 @@ export function usePlanSaving({ loaded, graph, decorations, readOnly, onReload }
         else showError(error, t);
       }
     },
-    [loaded.id, onReload, t],
+    [loaded.id, onReload, setConflict, t],
   );
 
   const saveAs = async () => {

@@ -2,7 +2,7 @@ import type { VisualPlanDocument } from '@voxplan/contracts/visual-plan';
 import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createTenantMember, createTenantUser, type TenantMember } from '../../server/test/harness.ts';
-import { type ConsoleHarness, createPlan, startConsole } from './harness.ts';
+import { type ConsoleHarness, createPlan, openPlanEditor, startConsole } from './harness.ts';
 
 /** Working in the plan editor (issue 31): wiring lines, the issues as they are counted, saving from anywhere. */
 let harness: ConsoleHarness;
@@ -22,13 +22,7 @@ afterAll(() => harness.close());
 
 const draftOf = async (id: number) => (await harness.server.call({ method: 'GET', url: `/visual-plans/${id}/document`, token: member.token })).json<VisualPlanDocument>();
 
-async function openEditor(planId: number): Promise<Page> {
-  const { page } = await harness.newPage();
-  await harness.signIn(page, member.username, member.password);
-  await page.goto(`/visual-plan/${planId}`);
-  await page.getByTestId('plan-canvas').locator('.react-flow__node').first().waitFor();
-  return page;
-}
+const openEditor = (planId: number): Promise<Page> => openPlanEditor(harness, planId, member);
 
 const nodeOf = (page: Page, id: string): Locator => page.locator(`[data-testid="plan-node"][data-node-id="${id}"]`);
 const nodesOfType = (page: Page, type: string): Locator => page.locator(`[data-testid="plan-node"][data-node-type="${type}"]`);

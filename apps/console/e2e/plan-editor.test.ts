@@ -2,7 +2,7 @@ import type { VisualPlan, VisualPlanDocument } from '@voxplan/contracts/visual-p
 import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createTenantMember, createTenantUser, type TenantMember } from '../../server/test/harness.ts';
-import { accessibilityViolations, type ConsoleHarness, createPlan, startConsole } from './harness.ts';
+import { accessibilityViolations, type ConsoleHarness, createPlan, openPlanEditor, startConsole } from './harness.ts';
 
 /** The plan editor (/visual-plan/<id>): the canvas, its history, saving, conflicts and guards. */
 let harness: ConsoleHarness;
@@ -28,13 +28,8 @@ beforeAll(async () => {
 });
 afterAll(() => harness.close());
 
-async function openEditor(planId: number, who: { username: string; password: string } = member, options: { locale?: string; colorScheme?: 'light' | 'dark' } = {}): Promise<Page> {
-  const { page } = await harness.newPage(options);
-  await harness.signIn(page, who.username, who.password);
-  await page.goto(`/visual-plan/${planId}`);
-  await page.getByTestId('plan-canvas').locator('.react-flow__node').first().waitFor();
-  return page;
-}
+const openEditor = (planId: number, who: { username: string; password: string } = member, options: { locale?: string; colorScheme?: 'light' | 'dark' } = {}): Promise<Page> =>
+  openPlanEditor(harness, planId, who, options);
 
 const nodeOf = (page: Page, id: string): Locator => page.locator(`[data-testid="plan-node"][data-node-id="${id}"]`);
 const nodesOfType = (page: Page, type: string): Locator => page.locator(`[data-testid="plan-node"][data-node-type="${type}"]`);

@@ -1,8 +1,8 @@
-import { Paper, ScrollArea, Text, TextInput } from '@mantine/core';
+import { Paper, TextInput } from '@mantine/core';
 import { IconSearch } from '@tabler/icons-react';
 import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { PaletteItem, useBlockTypesMatching } from './Palette.tsx';
+import { BlockTypeList, useBlockTypesMatching } from './Palette.tsx';
 
 /** Where the picker opened, in pixels from the canvas's top-left corner. */
 export interface PickerSpot {
@@ -65,16 +65,7 @@ export function BlockPicker({ spot, bounds, onPick, onClose }: { spot: PickerSpo
         autoFocus
         data-testid="picker-search"
       />
-      <ScrollArea style={{ flex: 1 }}>
-        {shown.map((type) => (
-          <PaletteItem key={type} type={type} onAdd={onPick} draggable={false} />
-        ))}
-        {shown.length === 0 && (
-          <Text size="xs" c="dimmed" p="xs">
-            {t('editor.palette.none')}
-          </Text>
-        )}
-      </ScrollArea>
+      <BlockTypeList types={shown} onAdd={onPick} draggable={false} />
     </Paper>
   );
 }

@@ -13,7 +13,7 @@ export const blockDragType = 'application/x-voxplan-block';
 /** Every block but the start one: a plan has exactly one, and it comes with the plan. */
 const paletteTypes = blockEditors.map((editor) => editor.type).filter((type) => type !== 'start');
 
-export function PaletteItem({ type, onAdd, draggable = true }: { type: string; onAdd(type: string): void; draggable?: boolean }) {
+function PaletteItem({ type, onAdd, draggable = true }: { type: string; onAdd(type: string): void; draggable?: boolean }) {
   const { t } = useTranslation();
   const { language } = useEditorContext();
   const look = useBlockLook(type);
@@ -44,6 +44,23 @@ export function PaletteItem({ type, onAdd, draggable = true }: { type: string; o
         </Text>
       </span>
     </button>
+  );
+}
+
+/** The block types found, to add one: dragged onto the canvas from the palette, or picked where a line ends (BlockPicker). */
+export function BlockTypeList({ types, onAdd, draggable = true }: { types: readonly string[]; onAdd(type: string): void; draggable?: boolean }) {
+  const { t } = useTranslation();
+  return (
+    <ScrollArea style={{ flex: 1 }} px={4}>
+      {types.map((type) => (
+        <PaletteItem key={type} type={type} onAdd={onAdd} draggable={draggable} />
+      ))}
+      {types.length === 0 && (
+        <Text size="xs" c="dimmed" p="xs">
+          {t('editor.palette.none')}
+        </Text>
+      )}
+    </ScrollArea>
   );
 }
 
@@ -81,16 +98,7 @@ export function Palette({ onAdd }: { onAdd(type: string): void }) {
           data-testid="palette-search"
         />
       </Stack>
-      <ScrollArea style={{ flex: 1 }} px={4}>
-        {shown.map((type) => (
-          <PaletteItem key={type} type={type} onAdd={onAdd} />
-        ))}
-        {shown.length === 0 && (
-          <Text size="xs" c="dimmed" p="xs">
-            {t('editor.palette.none')}
-          </Text>
-        )}
-      </ScrollArea>
+      <BlockTypeList types={shown} onAdd={onAdd} />
     </aside>
   );
 }

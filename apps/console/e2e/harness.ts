@@ -117,3 +117,17 @@ export async function createPlan(server: TestServer, token: string, name: string
   expect(saved.statusCode, saved.body).toBe(200);
   return saved.json<VisualPlanDocument>();
 }
+
+/** Signs a user in on a new page and opens a plan in the editor, once its canvas shows a block. */
+export async function openPlanEditor(
+  harness: ConsoleHarness,
+  planId: number,
+  who: { username: string; password: string },
+  options: { locale?: string; colorScheme?: 'light' | 'dark' } = {},
+): Promise<Page> {
+  const { page } = await harness.newPage(options);
+  await harness.signIn(page, who.username, who.password);
+  await page.goto(`/visual-plan/${planId}`);
+  await page.getByTestId('plan-canvas').locator('.react-flow__node').first().waitFor();
+  return page;
+}

@@ -2,7 +2,7 @@ import type { VisualPlan, VisualPlanDocument } from '@voxplan/contracts/visual-p
 import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createTenantMember, createTenantUser, type TenantMember } from '../../server/test/harness.ts';
-import { accessibilityViolations, type ConsoleHarness, createPlan, startConsole } from './harness.ts';
+import { accessibilityViolations, type ConsoleHarness, createPlan, openPlanEditor, startConsole } from './harness.ts';
 
 /** The plan editor (/visual-plan/<id>): the canvas, its history, saving, conflicts and guards. */
 let harness: ConsoleHarness;
@@ -28,13 +28,8 @@ beforeAll(async () => {
 });
 afterAll(() => harness.close());
 
-async function openEditor(planId: number, who: { username: string; password: string } = member, options: { locale?: string; colorScheme?: 'light' | 'dark' } = {}): Promise<Page> {
-  const { page } = await harness.newPage(options);
-  await harness.signIn(page, who.username, who.password);
-  await page.goto(`/visual-plan/${planId}`);
-  await page.getByTestId('plan-canvas').locator('.react-flow__node').first().waitFor();
-  return page;
-}
+const openEditor = (planId: number, who: { username: string; password: string } = member, options: { locale?: string; colorScheme?: 'light' | 'dark' } = {}): Promise<Page> =>
+  openPlanEditor(harness, planId, who, options);
 
 const nodeOf = (page: Page, id: string): Locator => page.locator(`[data-testid="plan-node"][data-node-id="${id}"]`);
 const nodesOfType = (page: Page, type: string): Locator => page.locator(`[data-testid="plan-node"][data-node-type="${type}"]`);
@@ -175,6 +170,7 @@ describe('canvas', () => {
     await page.getByTestId('editor-save').click();
     await expect.poll(() => page.getByText(/^Plan saved \(version 2\)/).count()).toBe(1);
     await page.getByTestId('editor-publish').click();
+    await page.getByTestId('confirm-publish').click();
     await expect.poll(() => page.getByText('Version 2 is live: calls and chats now run it.').count()).toBe(1);
 
     const stored = await draftOf(plan.id);
@@ -209,6 +205,7 @@ describe('canvas', () => {
 
     // The draft made through the API is at version 2; publishing makes that version live.
     await page.getByTestId('editor-publish').click();
+    await page.getByTestId('confirm-publish').click();
     await expect.poll(() => page.getByText('Version 2 is live: calls and chats now run it.').count()).toBe(1);
     expect(await page.getByTestId('editor-published').textContent()).toBe('Live: version 2');
     expect((await call({ method: 'GET', url: `/visual-plans/${plan.id}` })).json<VisualPlan>().published_version).toBe(2);
@@ -441,7 +438,9 @@ describe('conflicts and guards', () => {
 
     await second.getByTestId('palette-play_message').click();
     await second.getByTestId('editor-save').click();
-    await second.getByRole('dialog', { name: 'Another user saved this plan' }).waitFor();
+    await second.getByRole('dialog', { name: 'This plan was saved elsewhere' }).waitFor();
+    // The same user in another tab is told so, not about "another user".
+    await expect.poll(() => second.getByTestId('conflict-message').textContent()).toContain('You saved this plan in another tab or window');
     await second.getByTestId('conflict-name').fill('Shared plan, my way');
     await second.getByTestId('conflict-save-as').click();
     await second.waitForURL((url) => url.pathname !== `/visual-plan/${plan.id}`);

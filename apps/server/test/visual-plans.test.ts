@@ -219,6 +219,19 @@ describe('drafts', () => {
     expect(entries[1]).toMatchObject({ before: { version: 2 }, after: { version: 3 } });
   });
 
+  test('a save that changes nothing makes no version and no audit entry', async () => {
+    const plan = await a.create();
+    const first = await a.saved(plan.id, 1, greeting('Same words'));
+    expect(first.version).toBe(2);
+    const auditFrom = await lastAuditId();
+    const again = await a.saved(plan.id, 2, greeting('Same words'));
+    expect(again.version).toBe(2);
+    expect(again).toEqual(first);
+    expect(await auditAfter(auditFrom)).toEqual([]);
+    // The version it answers is the one to save over next.
+    expect((await a.saved(plan.id, 2, greeting('Other words'))).version).toBe(3);
+  });
+
   test('a save over someone else\'s newer save is refused with plan_out_of_sync, and nothing is written', async () => {
     const plan = await a.create();
     const mine = await a.saved(plan.id, 1, greeting('Mine'));

@@ -27,6 +27,8 @@ import { variableEditor } from './variable/editor.ts';
 import { voiceChatSwitchEditor } from './voice_chat_switch/editor.ts';
 import { voiceMenuEditor } from './voice_menu/editor.ts';
 
+export { connectionWarnings } from './plan/connection-warnings.ts';
+
 export const blockEditors: readonly BlockEditor[] = [
   startEditor,
   destinationEditor,

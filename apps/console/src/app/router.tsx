@@ -5,6 +5,7 @@ import { FullPageLoader, RequireAuth } from './guard.tsx';
 import { areaRoutes } from './routes.tsx';
 
 const AppLayout = lazy(() => Promise.all([import('./layout/AppLayout.tsx'), loadScreenTexts()]).then(([layout]) => layout));
+const NotFoundPage = lazy(() => import('./NotFoundPage.tsx'));
 const LoginPage = lazy(() => import('../features/login/LoginPage.tsx'));
 
 const withSuspense = (element: ReactNode) => <Suspense fallback={<FullPageLoader />}>{element}</Suspense>;
@@ -39,7 +40,7 @@ export function AppRoutes() {
             />
           )),
         )}
-        <Route path="*" element={<Navigate to="/dashboard" replace />} />
+        <Route path="*" element={withSuspense(<NotFoundPage />)} />
       </Route>
     </Routes>
   );

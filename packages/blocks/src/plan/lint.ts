@@ -3,43 +3,11 @@ import type { PlanIssue, PlanWarningCode } from './issues.ts';
 import { readJsonPath } from '@voxplan/engine';
 import { blockDefinition, exitsOf } from '../registry.ts';
 import type { ValidatedDocument } from './validate.ts';
+import { connectionWarnings, exitTargets } from './connection-warnings.ts';
 
 export function lintPlan(content: ValidatedDocument): Array<PlanIssue<PlanWarningCode>> {
-  const warnings: Array<PlanIssue<PlanWarningCode>> = [];
-  const next = new Map<string, Map<string, string>>();
-  for (const node of content.nodes) next.set(node.id, new Map());
-  for (const edge of content.edges) next.get(edge.source)?.set(edge.source_exit, edge.target);
-
-  const start = content.nodes.find((node) => node.type === 'start');
-  const reached = new Set<string>();
-  const queue = start ? [start.id] : [];
-  while (queue.length > 0) {
-    const id = queue.pop()!;
-    if (reached.has(id)) continue;
-    reached.add(id);
-    for (const target of next.get(id)?.values() ?? []) queue.push(target);
-  }
-
-  for (const node of content.nodes) {
-    if (!reached.has(node.id)) {
-      warnings.push({ code: 'unreachable', message: `no path from the start block leads to '${node.id}'`, node_id: node.id, path: '' });
-      continue;
-    }
-    const targets = next.get(node.id)!;
-    const quiet = blockDefinition(node.type)?.quietExits ?? [];
-    for (const exit of exitsOf(node)) {
-      if (targets.has(exit) || quiet.includes(exit)) continue;
-      const isMenuFallback = node.type === 'voice_menu' && (exit === 'timeout' || exit === 'invalid');
-      warnings.push({
-        code: isMenuFallback ? 'voice_menu_exit_unconnected' : 'unconnected_exit',
-        message: isMenuFallback
-          ? `the menu's '${exit}' exit is not connected: a caller who ${exit === 'timeout' ? 'presses nothing' : 'keeps pressing wrong keys'} is hung up on`
-          : `exit '${exit}' is not connected: the session ends there`,
-        node_id: node.id,
-        path: `exits.${exit}`,
-      });
-    }
-  }
+  const next = exitTargets(content);
+  const warnings = connectionWarnings(content, exitsOf, (type) => blockDefinition(type)?.quietExits ?? [], next);
 
   for (const loop of loopsWithoutInput(content, next)) {
     warnings.push({

@@ -131,6 +131,8 @@ export class VisualPlanService {
     return this.plans.inTransaction(scope, async (write) => {
       const before = await this.findPlan(write.trx, scope, id);
       if (before.version !== base) throw outOfSync(before.version);
+      // A save that changes nothing makes no version: the history lists changes, not key presses.
+      if (JSON.stringify(content) === before.document) return this.draftOf(write.trx, before);
       const missing = await missingReferences(write, before.tenant_id, document);
       if (missing.length > 0) throw invalidPlan(missing);
       const updated = await write.trx

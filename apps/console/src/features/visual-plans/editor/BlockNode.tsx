@@ -2,6 +2,7 @@ import { Badge, Tooltip } from '@mantine/core';
 import { blockDescription } from '@voxplan/blocks/editor/registry';
 import { Handle, type Node, type NodeProps, Position, useNodeConnections } from '@xyflow/react';
 import { memo, useMemo } from 'react';
+import { useTranslation } from 'react-i18next';
 import { visibleExits } from './block-exits.ts';
 import { useBlockData } from './block-data.ts';
 import { useBlockLook } from './block-look.tsx';
@@ -23,6 +24,7 @@ type BlockProps = Pick<NodeProps<BlockFlowNode>, 'id' | 'type' | 'data' | 'selec
  * a name would be under 3 px, without its icon and name either: its coloured outline.
  */
 export const BlockNode = memo(function BlockNode({ id, type, data: passed, selected }: BlockProps) {
+  const { t } = useTranslation();
   const context = useEditorContext();
   const data = useBlockData(context.blockData, id, passed);
   const decoration = useNodeDecoration(context.decorations, id);
@@ -86,6 +88,22 @@ export const BlockNode = memo(function BlockNode({ id, type, data: passed, selec
             <div key={exit} className={classes.exit} data-unknown={!known || undefined}>
               {!plain && <div className={classes.exitLabel}>{look.exitLabel(exit, data, context) ?? exit}</div>}
               {!plain && <Handle type="source" id={exit} position={Position.Right} className={classes.sourceHandle} data-testid={`exit-${exit}`} />}
+              {!plain && known && context.actions && !context.readOnly && !connectedExits.includes(exit) && (
+                <button
+                  type="button"
+                  className={`${classes.exitAdd} nodrag nopan`}
+                  aria-label={t('editor.line.addFrom', { exit: look.exitLabel(exit, data, context) ?? exit })}
+                  title={t('editor.line.addFrom', { exit: look.exitLabel(exit, data, context) ?? exit })}
+                  onClick={(event) => {
+                    event.stopPropagation();
+                    const box = event.currentTarget.getBoundingClientRect();
+                    context.actions?.addFromExit(id, exit, { x: box.right + 8, y: box.top });
+                  }}
+                  data-testid={`exit-add-${exit}`}
+                >
+                  +
+                </button>
+              )}
             </div>
           ))}
         </div>

@@ -42,6 +42,8 @@ interface Props {
   onRemove(): void;
   onAutoLayout(): void;
   onFitView(): void;
+  /** Asks before publishing (PublishDialog). */
+  onPublish(): void;
   onFocusNode(nodeId: string): void;
 }
 
@@ -124,7 +126,7 @@ export function EditorToolbar(props: Props) {
           <Button leftSection={<IconDeviceFloppy size={16} />} variant={props.dirty ? 'light' : 'default'} onClick={() => void saving.save()} loading={saving.saving} data-testid="editor-save">
             {t('common.save')}
           </Button>
-          <Button leftSection={<IconRocket size={16} />} onClick={() => void saving.publish()} loading={saving.publishing} data-testid="editor-publish">
+          <Button leftSection={<IconRocket size={16} />} onClick={props.onPublish} loading={saving.publishing} data-testid="editor-publish">
             {t('editor.publish')}
           </Button>
         </>

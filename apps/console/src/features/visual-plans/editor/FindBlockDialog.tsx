@@ -3,25 +3,45 @@ import { IconSearch } from '@tabler/icons-react';
 import { blockDescription } from '@voxplan/blocks/editor/registry';
 import { useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { useEditorContext } from './editor-context.tsx';
+import { blockTitle } from './block-look.tsx';
+import { type EditorContextValue, useEditorContext } from './editor-context.tsx';
 import type { Graph } from './graph-state.ts';
 
 /** Blocks show this many matches at most; a longer list would not be read. */
 const shownMatches = 50;
 
-/** Finds a block by its type's name, its id or any text of its settings, and takes the view to it. */
+/**
+ * What a block is found by besides its title: the texts of its settings, and the names of the
+ * records it points to ("Sales" finds the block that transfers to the Sales destination).
+ */
+function searchText(type: string, data: Record<string, unknown>, context: EditorContextValue): string {
+  const words: string[] = [];
+  const walk = (value: unknown) => {
+    if (typeof value === 'string') words.push(value);
+    else if (Array.isArray(value)) for (const item of value) walk(item);
+    else if (typeof value === 'object' && value !== null) for (const item of Object.values(value)) walk(item);
+  };
+  walk(data);
+  for (const reference of blockDescription(type)?.references ?? []) {
+    const id = data[reference.path];
+    words.push(context.referenceName(reference.kind, typeof id === 'number' ? id : undefined) ?? '');
+  }
+  return words.filter((word) => word.trim() !== '').join(' · ');
+}
+
+/** Finds a block by its title, its settings' texts or the names of what it points to, and takes the view to it. */
 export function FindBlockDialog({ opened, onClose, graph, onFocusNode }: { opened: boolean; onClose(): void; graph: Graph; onFocusNode(nodeId: string): void }) {
   const { t } = useTranslation();
-  const { language } = useEditorContext();
+  const context = useEditorContext();
   const [query, setQuery] = useState('');
   const matches = useMemo(() => {
     if (!opened) return [];
     const wanted = query.trim().toLocaleLowerCase();
     return graph.nodes
-      .map((node) => ({ node, name: blockDescription(node.type)?.texts[language].name ?? node.type, text: JSON.stringify(node.data) }))
-      .filter(({ node, name, text }) => !wanted || `${name} ${node.id} ${text}`.toLocaleLowerCase().includes(wanted))
+      .map((node) => ({ node, name: blockTitle(node.type, node.data, context), text: searchText(node.type, node.data, context) }))
+      .filter(({ name, text }) => !wanted || `${name} ${text}`.toLocaleLowerCase().includes(wanted))
       .slice(0, shownMatches);
-  }, [graph.nodes, language, opened, query]);
+  }, [context, graph.nodes, opened, query]);
   return (
     <Modal opened={opened} onClose={onClose} title={t('editor.findTitle')} data-testid="find-dialog">
       <TextInput
@@ -44,7 +64,7 @@ export function FindBlockDialog({ opened, onClose, graph, onFocusNode }: { opene
           <NavLink
             key={node.id}
             label={name}
-            description={text.length > 2 ? text.slice(0, 120) : node.id}
+            description={text.slice(0, 120)}
             onClick={() => {
               onFocusNode(node.id);
               onClose();

@@ -3,12 +3,26 @@ import { IconAlertTriangle } from '@tabler/icons-react';
 import { useState, useSyncExternalStore } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { PlanIssue } from './decorations.ts';
+import { blockTitle, lookOfType } from './block-look.tsx';
 import { useEditorContext } from './editor-context.tsx';
+import type { Graph } from './graph-state.ts';
 
 /** The server's errors and warnings about the plan, listed; each takes the user to its block. */
-export function IssuesButton({ onFocusNode }: { onFocusNode(nodeId: string): void }) {
+export function IssuesButton({ onFocusNode, nodes }: { onFocusNode(nodeId: string): void; nodes: Graph['nodes'] }) {
   const { t } = useTranslation();
-  const { decorations } = useEditorContext();
+  const context = useEditorContext();
+  const { decorations } = context;
+  // Named as the person sees the block and its exit, never by ids or the document's paths.
+  const describe = (issue: PlanIssue): string => {
+    const node = issue.node_id === undefined ? undefined : nodes.find((candidate) => candidate.id === issue.node_id);
+    if (!node) return issue.message;
+    const block = blockTitle(node.type, node.data, context);
+    if (issue.path.startsWith('exits.')) {
+      const exit = issue.path.slice('exits.'.length);
+      return t('editor.issues.atExit', { block, exit: lookOfType(node.type).exitLabel(exit, node.data, context) ?? exit });
+    }
+    return issue.code === 'unreachable' ? block : `${block}: ${issue.message}`;
+  };
   const issues = useSyncExternalStore(decorations.subscribe, () => decorations.getIssues());
   const [opened, setOpened] = useState(false);
   const total = issues.errors.length + issues.warnings.length;
@@ -18,7 +32,7 @@ export function IssuesButton({ onFocusNode }: { onFocusNode(nodeId: string): voi
       key={`${severity}-${index}`}
       leftSection={<Badge size="xs" color={severity === 'error' ? 'red' : 'yellow'}>{t(`editor.issues.${severity}`)}</Badge>}
       label={t(`editor.issues.codes.${issue.code}`, { defaultValue: issue.code })}
-      description={issue.path ? `${issue.message} (${issue.path})` : issue.message}
+      description={describe(issue)}
       disabled={!issue.node_id}
       onClick={() => {
         if (issue.node_id) onFocusNode(issue.node_id);

@@ -13,7 +13,7 @@ export const blockDragType = 'application/x-voxplan-block';
 /** Every block but the start one: a plan has exactly one, and it comes with the plan. */
 const paletteTypes = blockEditors.map((editor) => editor.type).filter((type) => type !== 'start');
 
-function PaletteItem({ type, onAdd }: { type: string; onAdd(type: string): void }) {
+function PaletteItem({ type, onAdd, draggable = true }: { type: string; onAdd(type: string): void; draggable?: boolean }) {
   const { t } = useTranslation();
   const { language } = useEditorContext();
   const look = useBlockLook(type);
@@ -23,14 +23,14 @@ function PaletteItem({ type, onAdd }: { type: string; onAdd(type: string): void 
     <button
       type="button"
       className={classes.paletteItem}
-      draggable
+      draggable={draggable}
       onDragStart={(event) => {
         event.dataTransfer.setData(blockDragType, type);
         event.dataTransfer.effectAllowed = 'copy';
       }}
       onClick={() => onAdd(type)}
-      title={t('editor.palette.addHint')}
-      data-testid={`palette-${type}`}
+      title={draggable ? t('editor.palette.addHint') : undefined}
+      data-testid={draggable ? `palette-${type}` : `picker-${type}`}
     >
       <span style={{ color: `var(--mantine-color-${look.color}-filled)`, paddingTop: 2 }}>
         <Icon size={18} />
@@ -47,12 +47,27 @@ function PaletteItem({ type, onAdd }: { type: string; onAdd(type: string): void 
   );
 }
 
-/** The blocks to add: search by name or description, click to add at the centre, or drag onto the canvas. */
-export function Palette({ onAdd }: { onAdd(type: string): void }) {
+/** The block types found, to add one: dragged onto the canvas from the palette, or picked where a line ends (BlockPicker). */
+export function BlockTypeList({ types, onAdd, draggable = true }: { types: readonly string[]; onAdd(type: string): void; draggable?: boolean }) {
   const { t } = useTranslation();
+  return (
+    <ScrollArea style={{ flex: 1 }} px={4}>
+      {types.map((type) => (
+        <PaletteItem key={type} type={type} onAdd={onAdd} draggable={draggable} />
+      ))}
+      {types.length === 0 && (
+        <Text size="xs" c="dimmed" p="xs">
+          {t('editor.palette.none')}
+        </Text>
+      )}
+    </ScrollArea>
+  );
+}
+
+/** The block types a search finds by name or description (all of them for an empty search). */
+export function useBlockTypesMatching(query: string): readonly string[] {
   const { language } = useEditorContext();
-  const [query, setQuery] = useState('');
-  const shown = useMemo(() => {
+  return useMemo(() => {
     const wanted = query.trim().toLocaleLowerCase();
     if (!wanted) return paletteTypes;
     return paletteTypes.filter((type) => {
@@ -60,6 +75,13 @@ export function Palette({ onAdd }: { onAdd(type: string): void }) {
       return `${texts.name} ${texts.description} ${type}`.toLocaleLowerCase().includes(wanted);
     });
   }, [query, language]);
+}
+
+/** The blocks to add: search by name or description, click to add at the centre, or drag onto the canvas. */
+export function Palette({ onAdd }: { onAdd(type: string): void }) {
+  const { t } = useTranslation();
+  const [query, setQuery] = useState('');
+  const shown = useBlockTypesMatching(query);
   return (
     <aside className={classes.palette} aria-label={t('editor.palette.title')}>
       <Stack gap={4} p="xs">
@@ -76,16 +98,7 @@ export function Palette({ onAdd }: { onAdd(type: string): void }) {
           data-testid="palette-search"
         />
       </Stack>
-      <ScrollArea style={{ flex: 1 }} px={4}>
-        {shown.map((type) => (
-          <PaletteItem key={type} type={type} onAdd={onAdd} />
-        ))}
-        {shown.length === 0 && (
-          <Text size="xs" c="dimmed" p="xs">
-            {t('editor.palette.none')}
-          </Text>
-        )}
-      </ScrollArea>
+      <BlockTypeList types={shown} onAdd={onAdd} />
     </aside>
   );
 }

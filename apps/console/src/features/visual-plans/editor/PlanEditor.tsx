@@ -1,15 +1,19 @@
-import { Alert, Badge, Button, Group, Loader, Stack, Text, Title, useComputedColorScheme } from '@mantine/core';
+import { ActionIcon, Alert, Badge, Button, Group, Loader, Stack, Text, Title, Tooltip, useComputedColorScheme } from '@mantine/core';
 import { IconPlayerPlay } from '@tabler/icons-react';
-import { useHotkeys } from '@mantine/hooks';
+import { useHotkeys, useLocalStorage, useMediaQuery } from '@mantine/hooks';
+import { ControlButton } from '@xyflow/react';
+import { IconLayoutSidebarLeftCollapse, IconLayoutSidebarLeftExpand, IconLayoutSidebarRightCollapse, IconLayoutSidebarRightExpand, IconMap, IconMapOff, IconMaximize, IconMinimize } from '@tabler/icons-react';
 import { useQueryClient } from '@tanstack/react-query';
 import type { PlanSettings } from '@voxplan/blocks/definitions';
-import { blockDescription } from '@voxplan/blocks/editor/registry';
+import { blockDescription, connectionWarnings } from '@voxplan/blocks/editor/registry';
+import { visibleExits } from './block-exits.ts';
 import type { VisualPlanDocument } from '@voxplan/contracts/visual-plan';
 import {
   applyNodeChanges,
   type Connection,
   type Edge,
   type EdgeChange,
+  type FinalConnectionState,
   type NodeChange,
   ReactFlow,
   useReactFlow,
@@ -29,7 +33,10 @@ import { initialDataOf } from './block-look.tsx';
 import { BlockDataStore, FlowNodes } from './block-data.ts';
 import { detailZoom, openingViewport } from './canvas-view.ts';
 import { DecorationStore } from './decorations.ts';
-import { EditorContextProvider } from './editor-context.tsx';
+import { BlockPicker, type PickerSpot } from './BlockPicker.tsx';
+import { type EditorActions, EditorContextProvider } from './editor-context.tsx';
+import { edgeTypes, nearestLineAt } from './PlanLine.tsx';
+import { PublishDialog } from './PublishDialog.tsx';
 import classes from './editor.module.css';
 import { EditorToolbar } from './EditorToolbar.tsx';
 import {
@@ -66,14 +73,14 @@ import { usePlanSaving } from './use-plan-saving.tsx';
 
 /** React Flow's edge for a plan edge, made once per plan edge object so that unchanged edges are not drawn again. */
 const flowEdges = new WeakMap<object, Edge>();
-function flowEdgeOf(edge: Graph['edges'][number], selected: boolean, visited: boolean): Edge {
+function flowEdgeOf(edge: Graph['edges'][number], selected: boolean, visited: boolean, hovered: boolean): Edge {
   let flow = flowEdges.get(edge);
   if (!flow) {
-    flow = { id: edge.id, source: edge.source, sourceHandle: edge.source_exit, target: edge.target };
+    flow = { id: edge.id, type: 'plan', source: edge.source, sourceHandle: edge.source_exit, target: edge.target };
     flowEdges.set(edge, flow);
   }
-  if (!selected && !visited) return flow;
-  return { ...flow, selected, ...(visited ? { animated: true, className: classes.visitedEdge } : {}) };
+  if (!selected && !visited && !hovered) return flow;
+  return { ...flow, selected, ...(hovered && { data: { hovered } }), ...(visited ? { animated: true, className: classes.visitedEdge } : {}) };
 }
 
 // Constants, not arrays made at each render: React Flow listens to the keys again whenever they change.
@@ -85,6 +92,18 @@ interface Selection {
   edges: ReadonlySet<string>;
 }
 const nothingSelected: Selection = { nodes: new Set(), edges: new Set() };
+
+/** An exit waiting for the block the user picks to follow it: where the picker shows, where the block goes. */
+interface PendingLink {
+  source: string;
+  exit: string;
+  spot: PickerSpot;
+  /** The new block's top-left corner, in the plan's coordinates. */
+  position: { x: number; y: number };
+}
+
+/** A new block's entry handle sits this far below its top (editor.module.css `.targetHandle`). */
+const entryOffset = 16;
 
 /** The selected ids after React Flow's select changes (a click, a box, a deselection). */
 function withSelectChanges(selected: ReadonlySet<string>, changes: readonly { id: string; selected: boolean }[]): ReadonlySet<string> {
@@ -101,7 +120,9 @@ export function PlanEditor({ loaded, onReload }: { loaded: VisualPlanDocument; o
   const { t } = useTranslation();
   const navigate = useNavigate();
   const queryClient = useQueryClient();
-  const readOnly = !useCanWrite();
+  // On a phone the plan is shown, not edited: the canvas pans, zooms and selects, the side panel shows a block's settings.
+  const narrow = useMediaQuery('(max-width: 600px)', false, { getInitialValueInEffect: false });
+  const readOnly = !useCanWrite() || narrow;
   const colorScheme = useComputedColorScheme('light');
   const flow = useReactFlow<BlockFlowNode>();
   const flowStore = useStoreApi<BlockFlowNode>();
@@ -136,6 +157,13 @@ export function PlanEditor({ loaded, onReload }: { loaded: VisualPlanDocument; o
 
   const saving = usePlanSaving({ loaded, graph, decorations, readOnly, onReload });
 
+  // Exits left unconnected and blocks cut off show in the issues as the plan is edited, not on save only.
+  useEffect(() => {
+    if (readOnly) return;
+    const exits = (node: GraphNode) => visibleExits(node.type, node.data, []).map((row) => row.exit);
+    decorations.setConnectionWarnings(connectionWarnings(graph, exits, (type) => blockDescription(type)?.quietExits ?? []));
+  }, [decorations, graph, readOnly]);
+
   const edit = useCallback((change: Parameters<typeof commit>[1] | undefined, mergeKey?: string) => {
     if (!change) return;
     setHistory((current) => commit(current, change, { mergeKey }));
@@ -150,10 +178,18 @@ export function PlanEditor({ loaded, onReload }: { loaded: VisualPlanDocument; o
   useLayoutEffect(() => blockData.update(graph.nodes), [blockData, graph.nodes]);
   const [testing, setTesting] = useState<{ startNodeId?: string } | null>(null);
   const [visitedEdges, setVisitedEdges] = useState<ReadonlySet<string>>(new Set());
+  const [hoveredEdge, setHoveredEdge] = useState<string>();
   const edges = useMemo(
-    () => graph.edges.map((edge) => flowEdgeOf(edge, selection.edges.has(edge.id), visitedEdges.has(edge.id))),
-    [graph.edges, selection.edges, visitedEdges],
+    () => graph.edges.map((edge) => flowEdgeOf(edge, selection.edges.has(edge.id), visitedEdges.has(edge.id), edge.id === hoveredEdge)),
+    [graph.edges, selection.edges, visitedEdges, hoveredEdge],
   );
+  // The line marked and picked is the one nearest the pointer, not the one drawn last (PlanLine.tsx).
+  const onEdgeMouseMove = useCallback((event: React.MouseEvent, edge: Edge) => setHoveredEdge(nearestLineAt(event.clientX, event.clientY) ?? edge.id), []);
+  const onEdgeMouseLeave = useCallback(() => setHoveredEdge(undefined), []);
+  const onEdgeClick = useCallback((event: React.MouseEvent, edge: Edge) => {
+    const nearest = nearestLineAt(event.clientX, event.clientY);
+    if (nearest && nearest !== edge.id && !event.shiftKey && !event.metaKey && !event.ctrlKey) setSelection({ nodes: new Set(), edges: new Set([nearest]) });
+  }, []);
   const flowEdges = useFlowEdges(edges);
   const onPathChange = useCallback(
     (path: TestPanelPath) => {
@@ -258,25 +294,74 @@ export function PlanEditor({ loaded, onReload }: { loaded: VisualPlanDocument; o
     [flow],
   );
 
+  /**
+   * Adds a block: at the view's centre, where it was dropped (`at`, its centre), or following an
+   * exit (`link`), connected to it in the same undo step.
+   */
   const addBlock = useCallback(
-    (type: string, at?: { x: number; y: number }) => {
+    (type: string, at?: { x: number; y: number }, link?: PendingLink) => {
       if (readOnly || !blockDescription(type)) return;
-      const wanted = at ? { x: Math.round(at.x - 90), y: Math.round(at.y - 30) } : viewCentre();
+      const wanted = link ? link.position : at ? { x: Math.round(at.x - 90), y: Math.round(at.y - 30) } : viewCentre();
       void initialDataOf(type).then((data) =>
         setHistory((current) => {
           const id = newId(type.replaceAll('_', '-'), idsOf(current.graph));
           // A block clicked in twice does not land on the first one.
           const position = at ? wanted : freeSpotNear(current.graph, wanted);
           const node: GraphNode = { id, type, position, data };
+          const withNode = { ...current.graph, nodes: [...current.graph.nodes, node] };
+          const connected = link ? connect(withNode, { source: link.source, sourceExit: link.exit, target: id }) : undefined;
           queueMicrotask(() => {
             selectOnly([id]);
             revealSpot(position);
           });
-          return commit(current, { nodes: [...current.graph.nodes, node] });
+          return commit(current, { nodes: withNode.nodes, ...connected });
         }),
       );
     },
     [readOnly, revealSpot, selectOnly, viewCentre],
+  );
+
+  /* Following an exit with a new block: a line dropped on empty canvas, or an exit's "+" */
+
+  const [pendingLink, setPendingLink] = useState<PendingLink>();
+  const closePicker = useCallback(() => setPendingLink(undefined), []);
+  const spotOf = useCallback((client: { x: number; y: number }): PickerSpot => {
+    const bounds = canvasRef.current?.getBoundingClientRect();
+    return { left: client.x - (bounds?.left ?? 0), top: client.y - (bounds?.top ?? 0) };
+  }, []);
+  const onConnectEnd = useCallback(
+    (event: MouseEvent | TouchEvent, state: FinalConnectionState) => {
+      if (readOnly || state.isValid || !state.fromNode || state.fromHandle?.type !== 'source') return;
+      const point = 'changedTouches' in event ? event.changedTouches[0] : event;
+      if (!point) return;
+      const client = { x: point.clientX, y: point.clientY };
+      // Only a drop on the empty canvas: one on a block's body is a missed handle, not a wish for a new block.
+      const under = document.elementFromPoint(client.x, client.y);
+      if (!under || !canvasRef.current?.contains(under) || under.closest('.react-flow__node, .react-flow__controls, .react-flow__minimap')) return;
+      const at = flow.screenToFlowPosition(client);
+      setPendingLink({ source: state.fromNode.id, exit: state.fromHandle.id ?? '', spot: spotOf(client), position: { x: Math.round(at.x), y: Math.round(at.y - entryOffset) } });
+    },
+    [flow, readOnly, spotOf],
+  );
+  const actions = useMemo<EditorActions>(
+    () => ({
+      addFromExit: (nodeId, exit, client) => {
+        const source = flow.getInternalNode(nodeId);
+        if (!source) return;
+        const width = source.measured.width ?? 200;
+        const at = flow.screenToFlowPosition(client);
+        const position = { x: Math.round(source.internals.positionAbsolute.x + width + 80), y: Math.round(at.y - entryOffset) };
+        setPendingLink({ source: nodeId, exit, spot: spotOf(client), position });
+      },
+      removeEdge: (edgeId) => {
+        setHistory((current) => {
+          const change = removeElements(current.graph, new Set(), new Set([edgeId]));
+          return change ? commit(current, change) : current;
+        });
+        setSelection((current) => ({ nodes: current.nodes, edges: new Set([...current.edges].filter((id) => id !== edgeId)) }));
+      },
+    }),
+    [flow, spotOf],
   );
 
   const pasteFragment = useCallback(
@@ -403,9 +488,11 @@ export function PlanEditor({ loaded, onReload }: { loaded: VisualPlanDocument; o
     ['mod+shift+z', () => setHistory(redo)],
     ['mod+y', () => setHistory(redo)],
     ['mod+d', () => duplicateSelection()],
-    ['mod+s', () => void saving.save()],
     ['mod+a', () => setSelection({ nodes: new Set(graph.nodes.map((node) => node.id)), edges: new Set(graph.edges.map((edge) => edge.id)) })],
   ]);
+
+  // Saving works from inside a field too (Mantine's hotkeys skip fields unless told no tag is ignored), never the browser's "save page".
+  useHotkeys([['mod+s', () => void saving.save()]], []);
 
   useLeaveGuard(
     async (reason) => {
@@ -424,13 +511,41 @@ export function PlanEditor({ loaded, onReload }: { loaded: VisualPlanDocument; o
   // The plan list shows the version and the time of the last save.
   useEffect(() => () => void queryClient.invalidateQueries({ queryKey: ['/visual-plans'] }), [queryClient]);
 
+  /* Room: the panels fold away (remembered), the minimap hides, the editor takes the whole window */
+
+  const remembered = (key: string) => ({ key: `editor:${key}`, defaultValue: true, getInitialValueInEffect: false });
+  const [paletteOpen, setPaletteOpen] = useLocalStorage<boolean>(remembered('palette'));
+  const [sideOpen, setSideOpen] = useLocalStorage<boolean>(remembered('side'));
+  const [minimapShown, setMinimapShown] = useLocalStorage<boolean>(remembered('minimap'));
+  const [wholeWindow, setWholeWindow] = useState(false);
+  const [publishAsked, setPublishAsked] = useState(false);
+  useHotkeys([['Escape', () => setWholeWindow(false)]]);
+  // The test panel lives in the side panel: testing opens it.
+  const sideShown = sideOpen || testing !== null;
+  const fold = (side: 'start' | 'end', open: boolean, toggle: () => void) => {
+    const label = t(`editor.room.${side === 'start' ? 'blocks' : 'panel'}${open ? 'Hide' : 'Show'}`);
+    const Icon = side === 'start' ? (open ? IconLayoutSidebarLeftCollapse : IconLayoutSidebarLeftExpand) : open ? IconLayoutSidebarRightCollapse : IconLayoutSidebarRightExpand;
+    return (
+      <Tooltip label={label}>
+        <ActionIcon variant="default" size="sm" className={classes.fold} data-side={side} aria-label={label} onClick={toggle} data-testid={`fold-${side === 'start' ? 'blocks' : 'panel'}`}>
+          <Icon size={16} />
+        </ActionIcon>
+      </Tooltip>
+    );
+  };
+
   const variableNames = useMemo(() => assignedVariables(graph), [graph]);
   const singleNode = selection.nodes.size === 1 ? graph.nodes.find((node) => selection.nodes.has(node.id)) : undefined;
 
   return (
-    <EditorContextProvider planId={loaded.id} tenantId={loaded.tenant_id} readOnly={readOnly} decorations={decorations} blockData={blockData}>
-      <div className={classes.shell}>
-        <Group justify="space-between" mb="xs" wrap="nowrap" gap="xs">
+    <EditorContextProvider planId={loaded.id} tenantId={loaded.tenant_id} readOnly={readOnly} decorations={decorations} blockData={blockData} actions={readOnly ? undefined : actions}>
+      <div className={classes.shell} data-whole-window={wholeWindow || undefined} data-testid="editor-shell">
+        {narrow && (
+          <Alert color="blue" p="xs" mb="xs" data-testid="editor-narrow">
+            <Text size="xs">{t('editor.narrow')}</Text>
+          </Alert>
+        )}
+        <Group justify="space-between" mb="xs" wrap={narrow ? 'wrap' : 'nowrap'} gap="xs">
           <Stack gap={2} style={{ minWidth: 0 }}>
             <Title order={4} style={{ overflow: 'hidden', textOverflow: 'ellipsis', whiteSpace: 'nowrap' }} data-testid="editor-plan-name">
               {loaded.name}
@@ -461,7 +576,7 @@ export function PlanEditor({ loaded, onReload }: { loaded: VisualPlanDocument; o
             </Group>
           </Stack>
           <Group gap="xs" wrap="nowrap">
-            <IssuesButton onFocusNode={focusNode} />
+            <IssuesButton onFocusNode={focusNode} nodes={graph.nodes} />
             <Button
               variant={testing ? 'filled' : 'light'}
               leftSection={<IconPlayerPlay size={16} />}
@@ -478,6 +593,7 @@ export function PlanEditor({ loaded, onReload }: { loaded: VisualPlanDocument; o
               onRedo={() => setHistory(redo)}
               onAutoLayout={() => void autoLayout()}
               onFitView={() => void flow.fitView({ duration: 300 })}
+              onPublish={() => setPublishAsked(true)}
               onFocusNode={focusNode}
               graph={graph}
               saving={saving}
@@ -498,16 +614,21 @@ export function PlanEditor({ loaded, onReload }: { loaded: VisualPlanDocument; o
           </Group>
         </Group>
         <div className={classes.body}>
-          {!readOnly && <Palette onAdd={(type) => addBlock(type)} />}
+          {!readOnly && paletteOpen && <Palette onAdd={(type) => addBlock(type)} />}
           <div className={classes.canvas} ref={canvasRef} onDragOver={(event) => event.preventDefault()} onDrop={onDrop} data-testid="plan-canvas">
             {opening && (
               <ReactFlow<BlockFlowNode>
                 nodes={nodes}
                 edges={flowEdges}
                 nodeTypes={nodeTypes}
+                edgeTypes={edgeTypes}
                 onNodesChange={onNodesChange}
                 onEdgesChange={onEdgesChange}
                 onConnect={onConnect}
+                onConnectEnd={onConnectEnd}
+                onEdgeMouseMove={onEdgeMouseMove}
+                onEdgeMouseLeave={onEdgeMouseLeave}
+                onEdgeClick={onEdgeClick}
                 onReconnect={onReconnect}
                 onReconnectEnd={onReconnectEnd}
                 onNodeDragStart={onNodeDragStart}
@@ -522,12 +643,32 @@ export function PlanEditor({ loaded, onReload }: { loaded: VisualPlanDocument; o
                 fitView={opening.fit}
                 colorMode={colorScheme}
               >
-                <CanvasChrome />
+                <CanvasChrome minimap={minimapShown}>
+                  <ControlButton onClick={() => setMinimapShown(!minimapShown)} title={t(minimapShown ? 'editor.room.minimapHide' : 'editor.room.minimapShow')} aria-label={t(minimapShown ? 'editor.room.minimapHide' : 'editor.room.minimapShow')} data-testid="toggle-minimap">
+                    {minimapShown ? <IconMapOff size={14} /> : <IconMap size={14} />}
+                  </ControlButton>
+                  <ControlButton onClick={() => setWholeWindow(!wholeWindow)} title={t(wholeWindow ? 'editor.room.windowExit' : 'editor.room.window')} aria-label={t(wholeWindow ? 'editor.room.windowExit' : 'editor.room.window')} data-testid="toggle-whole-window">
+                    {wholeWindow ? <IconMinimize size={14} /> : <IconMaximize size={14} />}
+                  </ControlButton>
+                </CanvasChrome>
                 <OverviewEdges edges={edges} />
               </ReactFlow>
             )}
+            {!readOnly && fold('start', paletteOpen, () => setPaletteOpen(!paletteOpen))}
+            {!testing && fold('end', sideOpen, () => setSideOpen(!sideOpen))}
+            {pendingLink && (
+              <BlockPicker
+                spot={pendingLink.spot}
+                bounds={{ width: canvasRef.current?.clientWidth ?? 800, height: canvasRef.current?.clientHeight ?? 600 }}
+                onPick={(type) => {
+                  addBlock(type, undefined, pendingLink);
+                  closePicker();
+                }}
+                onClose={closePicker}
+              />
+            )}
           </div>
-          <aside className={classes.side} aria-label={t(testing ? 'editor.testPanel' : 'editor.sidePanel')}>
+          <aside className={sideShown ? classes.side : `${classes.side} ${classes.folded}`} aria-hidden={!sideShown || undefined} aria-label={t(testing ? 'editor.testPanel' : 'editor.sidePanel')}>
             {testing ? (
               <>
                 {dirty && (
@@ -566,6 +707,17 @@ export function PlanEditor({ loaded, onReload }: { loaded: VisualPlanDocument; o
         </div>
       </div>
       {saving.dialogs}
+      {publishAsked && (
+        <PublishDialog
+          graph={graph}
+          publishedVersion={saving.publishedVersion}
+          onClose={() => setPublishAsked(false)}
+          onConfirm={() => {
+            setPublishAsked(false);
+            void saving.publish();
+          }}
+        />
+      )}
     </EditorContextProvider>
   );
 }

@@ -15,14 +15,17 @@ import { OverviewEdges, useFlowEdges } from './overview-edges.tsx';
 /** How every plan canvas opens: the whole plan in view, a small plan at its size, only what is in view drawn. */
 export const canvasDefaults = { fitView: true, fitViewOptions: { maxZoom: fitMaxZoom, padding: fitPadding }, minZoom: canvasMinZoom, onlyRenderVisibleElements: true } as const;
 
-/** The canvas's background, zoom buttons and overview map. */
-export function CanvasChrome() {
+/**
+ * The canvas's background, zoom buttons (and any the editor adds) and overview map, which may be
+ * hidden; on a narrow screen it is not drawn at all (editor.module.css), where it would cover the blocks.
+ */
+export function CanvasChrome({ minimap = true, children }: { minimap?: boolean; children?: React.ReactNode }) {
   const { t } = useTranslation();
   return (
     <>
       <Background />
-      <Controls showInteractive={false} />
-      <MiniMap pannable zoomable ariaLabel={t('editor.minimap')} />
+      <Controls showInteractive={false}>{children}</Controls>
+      {minimap && <MiniMap pannable zoomable ariaLabel={t('editor.minimap')} className={classes.minimap} />}
     </>
   );
 }

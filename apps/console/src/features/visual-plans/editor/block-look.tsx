@@ -36,6 +36,11 @@ function lookOf(editor: BlockEditor): BlockLook {
 
 /** How a block type looks on the canvas and in the palette: its editor part's icon, colour, summary and exit labels. */
 export function useBlockLook(type: string): BlockLook {
+  return lookOfType(type);
+}
+
+/** useBlockLook outside a component: the looks are a cache, not React state. */
+export function lookOfType(type: string): BlockLook {
   let look = looks.get(type);
   if (!look) {
     const editor = blockEditor(type);
@@ -43,6 +48,20 @@ export function useBlockLook(type: string): BlockLook {
     looks.set(type, look);
   }
   return look;
+}
+
+/** A title's summary part is cut at this many characters: it names the block, it does not show all it does. */
+const titleSummaryLength = 40;
+
+/**
+ * How a block is named to a person outside the canvas (the issues, Find a block): its type's name
+ * and the first line of what it does, "Destination · Sales", "Play message · Welcome to…".
+ */
+export function blockTitle(type: string, data: unknown, context: EditorContextValue): string {
+  const name = blockEditor(type)?.description.texts[context.language].name ?? type;
+  const first = lookOfType(type).summary(data, context).split('\n')[0]?.trim() ?? '';
+  if (!first) return name;
+  return `${name} · ${first.length > titleSummaryLength ? `${first.slice(0, titleSummaryLength - 1)}…` : first}`;
 }
 
 /**

@@ -37,12 +37,17 @@ export interface NodeDecoration {
   mark?: NodeMark;
 }
 
+/** The codes of the warnings the editor works out itself as the plan is edited. */
+const liveCodes = new Set(['unreachable', 'unconnected_exit', 'voice_menu_exit_unconnected']);
+
 const plain: NodeDecoration = Object.freeze({ errors: [], warnings: [], visited: false, current: false });
 
 export class DecorationStore {
   private byNode = new Map<string, NodeDecoration>();
   private listeners = new Set<() => void>();
-  private issues: { errors: readonly PlanIssue[]; warnings: readonly PlanIssue[] } = { errors: [], warnings: [] };
+  private saved: { errors: readonly PlanIssue[]; warnings: readonly PlanIssue[] } = { errors: [], warnings: [] };
+  private live: readonly PlanIssue[] | undefined;
+  private issues: { errors: readonly PlanIssue[]; warnings: readonly PlanIssue[] } = this.saved;
   private path: readonly string[] = [];
   private current: string | undefined;
   private marks: Readonly<Record<string, NodeMark>> = {};
@@ -58,12 +63,27 @@ export class DecorationStore {
 
   /** The issues of the last save or load: `errors` refuse a save, `warnings` never do. */
   setIssues(errors: readonly PlanIssue[], warnings: readonly PlanIssue[]): void {
-    this.issues = { errors, warnings };
-    this.rebuild();
+    this.saved = { errors, warnings };
+    this.merge();
+  }
+
+  /**
+   * The warnings about connections, worked out as the plan is edited (connection-warnings.ts): they
+   * replace the saved ones of the same codes, so that a line drawn or removed shows at once.
+   */
+  setConnectionWarnings(warnings: readonly PlanIssue[]): void {
+    this.live = warnings;
+    this.merge();
   }
 
   getIssues(): { errors: readonly PlanIssue[]; warnings: readonly PlanIssue[] } {
     return this.issues;
+  }
+
+  private merge(): void {
+    const warnings = this.live ? [...this.saved.warnings.filter((issue) => !liveCodes.has(issue.code)), ...this.live] : this.saved.warnings;
+    this.issues = { errors: this.saved.errors, warnings };
+    this.rebuild();
   }
 
   /** The nodes a test session went through and the node it is at. */

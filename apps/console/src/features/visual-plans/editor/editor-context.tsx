@@ -33,6 +33,13 @@ export function useReferenceList(kind: ReferenceKind, tenantId: number) {
   });
 }
 
+/** What the canvas's blocks and lines ask of the editor; read-only canvases have none. */
+export interface EditorActions {
+  /** Offers the block list beside an exit's "+" (a point on the screen): the block chosen comes connected. */
+  addFromExit(nodeId: string, exit: string, at: { x: number; y: number }): void;
+  removeEdge(edgeId: string): void;
+}
+
 export interface EditorContextValue {
   planId: number;
   tenantId: number;
@@ -40,6 +47,7 @@ export interface EditorContextValue {
   decorations: DecorationStore;
   /** The blocks' data as the editor's canvas draws them; read-only canvases have none. */
   blockData?: BlockDataStore;
+  actions?: EditorActions;
   language: 'en' | 'pt';
   /** The name of a referenced record, when it is loaded. */
   referenceName(kind: ReferenceKind, id: number | null | undefined): string | undefined;
@@ -59,6 +67,7 @@ export function EditorContextProvider({
   readOnly,
   decorations,
   blockData,
+  actions,
   children,
 }: {
   planId: number;
@@ -66,6 +75,7 @@ export function EditorContextProvider({
   readOnly: boolean;
   decorations: DecorationStore;
   blockData?: BlockDataStore;
+  actions?: EditorActions;
   children: React.ReactNode;
 }) {
   const { i18n } = useTranslation();
@@ -83,9 +93,10 @@ export function EditorContextProvider({
       readOnly,
       decorations,
       ...(blockData && { blockData }),
+      ...(actions && { actions }),
       language: i18n.language === 'pt' ? 'pt' : 'en',
       referenceName: (kind, id) => (id == null ? undefined : names.get(`${kind}:${id}`)),
     };
-  }, [planId, tenantId, readOnly, decorations, blockData, i18n.language, destinations.data, audios.data, dateRanges.data, plans.data]);
+  }, [planId, tenantId, readOnly, decorations, blockData, actions, i18n.language, destinations.data, audios.data, dateRanges.data, plans.data]);
   return <EditorContext.Provider value={value}>{children}</EditorContext.Provider>;
 }

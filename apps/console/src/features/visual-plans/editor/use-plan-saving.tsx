@@ -2,11 +2,12 @@ import { Button, Group, Modal, Stack, Text, TextInput } from '@mantine/core';
 import { useQueryClient } from '@tanstack/react-query';
 import type { PlanEdge } from '@voxplan/blocks/definitions';
 import { planFormatVersion } from '@voxplan/blocks/editor/registry';
-import type { VisualPlanDocument, VisualPlanPublished } from '@voxplan/contracts/visual-plan';
+import type { VisualPlan, VisualPlanDocument, VisualPlanPublished } from '@voxplan/contracts/visual-plan';
 import { type ReactNode, useCallback, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router';
 import { ApiError, api } from '../../../lib/api/client.ts';
+import { useAuth } from '../../../lib/auth.tsx';
 import { showError } from '../../../lib/errors.ts';
 import type { LeaveReason } from '../../../lib/leave-guard.ts';
 import { toast } from '../../../lib/notify.ts';
@@ -61,7 +62,22 @@ export function usePlanSaving({ loaded, graph, decorations, readOnly, onReload }
   const [savedEdges, setSavedEdges] = useState<readonly PlanEdge[]>(loaded.edges);
   const [saving, setSaving] = useState(false);
   const [publishing, setPublishing] = useState(false);
-  const [conflict, setConflict] = useState(false);
+  const [conflict, setConflictOpen] = useState(false);
+  /** Who saved first, as the plan names them: the user's own id means another tab or window of theirs. */
+  const [savedBy, setSavedBy] = useState<{ id: number | null; name: string | null }>();
+  const { profile } = useAuth();
+  const setConflict = useCallback(
+    (open: boolean) => {
+      setConflictOpen(open);
+      if (!open) return;
+      setSavedBy(undefined);
+      void api
+        .get<VisualPlan>(`/visual-plans/${loaded.id}`, { tenantId: loaded.tenant_id })
+        .then((plan) => setSavedBy({ id: plan.updated_by, name: plan.updated_by_name }))
+        .catch(() => setSavedBy({ id: null, name: null }));
+    },
+    [loaded.id, loaded.tenant_id],
+  );
   const [saveAsName, setSaveAsName] = useState('');
   const [savingAs, setSavingAs] = useState(false);
   const [leaving, setLeaving] = useState<{ reason: LeaveReason; answer(leave: boolean): void } | null>(null);
@@ -77,13 +93,16 @@ export function usePlanSaving({ loaded, graph, decorations, readOnly, onReload }
     const current = graphRef.current;
     setSaving(true);
     try {
-      const saved = await api.put<VisualPlanDocument>(`/visual-plans/${loaded.id}/document`, { base_version: baseRef.current, ...body(current) });
+      const base = baseRef.current;
+      const saved = await api.put<VisualPlanDocument>(`/visual-plans/${loaded.id}/document`, { base_version: base, ...body(current) });
       setBaseVersion(saved.version);
       baseRef.current = saved.version;
       setSavedRevision(current.revision);
       setSavedEdges(saved.edges);
       decorations.setIssues(saved.errors, saved.warnings);
-      toast('success', saved.warnings.length > 0 ? t('editor.savedWithWarnings', { version: saved.version, count: saved.warnings.length }) : t('editor.savedVersion', { version: saved.version }));
+      // The server makes no version of a save that changes nothing.
+      if (saved.version === base) toast('info', t('editor.nothingToSave', { version: saved.version }));
+      else toast('success', saved.warnings.length > 0 ? t('editor.savedWithWarnings', { version: saved.version, count: saved.warnings.length }) : t('editor.savedVersion', { version: saved.version }));
       return true;
     } catch (error) {
       if (error instanceof ApiError && error.code === 'plan_out_of_sync') {
@@ -97,7 +116,7 @@ export function usePlanSaving({ loaded, graph, decorations, readOnly, onReload }
     } finally {
       setSaving(false);
     }
-  }, [decorations, loaded.id, loaded.name, readOnly, t]);
+  }, [decorations, loaded.id, loaded.name, readOnly, setConflict, t]);
 
   const publish = useCallback(async () => {
     if (readOnly) return;
@@ -114,7 +133,7 @@ export function usePlanSaving({ loaded, graph, decorations, readOnly, onReload }
     } finally {
       setPublishing(false);
     }
-  }, [loaded.id, queryClient, readOnly, save, savedRevision, t]);
+  }, [loaded.id, queryClient, readOnly, save, savedRevision, setConflict, t]);
 
   const restore = useCallback(
     async (version: number) => {
@@ -127,7 +146,7 @@ export function usePlanSaving({ loaded, graph, decorations, readOnly, onReload }
         else showError(error, t);
       }
     },
-    [loaded.id, onReload, t],
+    [loaded.id, onReload, setConflict, t],
   );
 
   const saveAs = async () => {
@@ -172,7 +191,13 @@ export function usePlanSaving({ loaded, graph, decorations, readOnly, onReload }
     <>
       <Modal opened={conflict} onClose={() => setConflict(false)} title={t('editor.conflict.title')} data-testid="conflict-dialog">
         <Stack>
-          <Text size="sm">{t('editor.conflict.message')}</Text>
+          <Text size="sm" data-testid="conflict-message">
+            {savedBy?.id != null && savedBy.id === profile?.id
+              ? t('editor.conflict.byYou')
+              : savedBy?.name
+                ? t('editor.conflict.byUser', { name: savedBy.name })
+                : t('editor.conflict.message')}
+          </Text>
           <TextInput label={t('editor.conflict.newName')} value={saveAsName} onChange={(event) => setSaveAsName(event.currentTarget.value)} maxLength={100} data-testid="conflict-name" />
           <Group justify="flex-end">
             <Button variant="default" color="red" onClick={discard} data-testid="conflict-discard">

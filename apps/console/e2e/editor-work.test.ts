@@ -1,0 +1,326 @@
+import type { VisualPlanDocument } from '@voxplan/contracts/visual-plan';
+import type { Locator, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { createTenantMember, createTenantUser, type TenantMember } from '../../server/test/harness.ts';
+import { type ConsoleHarness, createPlan, openPlanEditor, startConsole } from './harness.ts';
+
+/** Working in the plan editor (issue 31): wiring lines, the issues as they are counted, saving from anywhere. */
+let harness: ConsoleHarness;
+let member: TenantMember;
+let admin: string;
+
+type Body = Record<string, unknown>;
+const node = (id: string, type: string, x: number, y = 0, data: Body = {}) => ({ id, type, position: { x, y }, data });
+const edge = (source: string, exit: string, target: string) => ({ id: `${source}-${exit}`, source, source_exit: exit, target });
+
+beforeAll(async () => {
+  harness = await startConsole();
+  admin = await harness.server.login();
+  member = await createTenantMember(harness.server, admin, 'worktenant');
+});
+afterAll(() => harness.close());
+
+const draftOf = async (id: number) => (await harness.server.call({ method: 'GET', url: `/visual-plans/${id}/document`, token: member.token })).json<VisualPlanDocument>();
+
+const openEditor = (planId: number): Promise<Page> => openPlanEditor(harness, planId, member);
+
+const nodeOf = (page: Page, id: string): Locator => page.locator(`[data-testid="plan-node"][data-node-id="${id}"]`);
+const nodesOfType = (page: Page, type: string): Locator => page.locator(`[data-testid="plan-node"][data-node-type="${type}"]`);
+const edgeCount = (page: Page) => page.locator('.react-flow__edge').count();
+const links = (plan: { edges: readonly { source: string; source_exit: string; target: string }[] }) => plan.edges.map((saved) => `${saved.source}:${saved.source_exit}>${saved.target}`).sort();
+
+/** A point on a line, `share` of the way from its start, on the screen. */
+async function pointOnLine(page: Page, edgeId: string, share = 1 / 3): Promise<{ x: number; y: number }> {
+  return page.evaluate(({ id, share }) => {
+    const path = document.querySelector<SVGPathElement>(`[data-testid="rf__edge-${id}"] path.react-flow__edge-path`)!;
+    const at = path.getPointAtLength(path.getTotalLength() * share);
+    const matrix = path.getScreenCTM()!;
+    return { x: at.x * matrix.a + at.y * matrix.c + matrix.e, y: at.x * matrix.b + at.y * matrix.d + matrix.f };
+  }, { id: edgeId, share });
+}
+
+describe('wiring', () => {
+  test('the "+" of an unconnected exit offers the block list and adds the chosen block after it, connected', async () => {
+    const plan = await createPlan(harness.server, member.token, 'Plus wiring', { nodes: [node('start', 'start', 0)], edges: [] });
+    const page = await openEditor(plan.id);
+    await nodeOf(page, 'start').getByTestId('exit-add-next').click();
+    const picker = page.getByTestId('block-picker');
+    await picker.waitFor();
+    await picker.getByTestId('picker-search').fill('hang');
+    await picker.getByTestId('picker-hangup').click();
+    await expect.poll(() => nodesOfType(page, 'hangup').count()).toBe(1);
+    expect(await picker.count()).toBe(0);
+    const hangupId = (await nodesOfType(page, 'hangup').getAttribute('data-node-id'))!;
+    await expect.poll(() => edgeCount(page)).toBe(1);
+    // To the right of the block it follows, not at the view's centre over it.
+    const start = (await nodeOf(page, 'start').boundingBox())!;
+    const added = (await nodeOf(page, hangupId).boundingBox())!;
+    expect(added.x).toBeGreaterThan(start.x + start.width);
+    // The exit is taken: its "+" is gone.
+    expect(await nodeOf(page, 'start').getByTestId('exit-add-next').count()).toBe(0);
+    // One step undoes both the block and its line.
+    await page.getByTestId('editor-undo').click();
+    await expect.poll(() => nodesOfType(page, 'hangup').count()).toBe(0);
+    expect(await edgeCount(page)).toBe(0);
+    await page.getByTestId('editor-redo').click();
+    await page.getByTestId('editor-save').click();
+    await expect.poll(async () => links(await draftOf(plan.id))).toEqual([`start:next>${hangupId}`]);
+  });
+
+  test('a line dropped on empty canvas offers the block list there; Enter adds the first match, connected', async () => {
+    const plan = await createPlan(harness.server, member.token, 'Drop wiring', { nodes: [node('start', 'start', 0)], edges: [] });
+    const page = await openEditor(plan.id);
+    const before = (await nodeOf(page, 'start').boundingBox())!;
+    const handle = (await nodeOf(page, 'start').getByTestId('exit-next').boundingBox())!;
+    await page.mouse.move(handle.x + handle.width / 2, handle.y + handle.height / 2);
+    await page.mouse.down();
+    // Above the start block's exit, on the empty canvas, where a new block is in view whole (else the view pans to it).
+    const canvas = (await page.getByTestId('plan-canvas').boundingBox())!;
+    const drop = { x: handle.x + 30, y: Math.max(canvas.y + 40, handle.y - 150) };
+    await page.mouse.move(drop.x, drop.y, { steps: 10 });
+    await page.mouse.up();
+    const picker = page.getByTestId('block-picker');
+    await picker.waitFor();
+    await page.keyboard.type('hang');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => nodesOfType(page, 'hangup').count()).toBe(1);
+    await expect.poll(() => edgeCount(page)).toBe(1);
+    // The block's entry is where the line was dropped (measured from the start block: the view may have moved).
+    const start = (await nodeOf(page, 'start').boundingBox())!;
+    const added = (await nodesOfType(page, 'hangup').boundingBox())!;
+    expect(Math.abs(added.x - start.x - (drop.x - before.x))).toBeLessThan(12);
+
+    // Escape closes the list without adding anything.
+    const hangupId = (await nodesOfType(page, 'hangup').getAttribute('data-node-id'))!;
+    expect(hangupId).toBeTruthy();
+    const again = (await nodeOf(page, 'start').getByTestId('exit-next').boundingBox())!;
+    await page.mouse.move(again.x + again.width / 2, again.y + again.height / 2);
+    await page.mouse.down();
+    await page.mouse.move(Math.min(again.x + 150, canvas.x + canvas.width - 80), Math.max(canvas.y + 40, again.y - 100), { steps: 10 });
+    await page.mouse.up();
+    await picker.waitFor();
+    await page.keyboard.press('Escape');
+    await expect.poll(() => picker.count()).toBe(0);
+    expect(await page.locator('[data-testid="plan-node"]').count()).toBe(2);
+  });
+
+  test('of several lines meeting at one block, the one clicked is marked, labelled with its exit, and its button removes it alone', async () => {
+    const plan = await createPlan(harness.server, member.token, 'Busy block', {
+      nodes: [
+        node('start', 'start', 0, 150),
+        node('menu', 'voice_menu', 260, 150, { voice_text: 'Choose', options: [{ digits: '1', label: 'Sales' }, { digits: '2', label: 'Support' }] }),
+        node('bye', 'hangup', 620, 150),
+      ],
+      edges: [edge('start', 'next', 'menu'), edge('menu', '1', 'bye'), edge('menu', '2', 'bye'), edge('menu', 'timeout', 'bye')],
+    });
+    const page = await openEditor(plan.id);
+    await expect.poll(() => edgeCount(page)).toBe(4);
+    const line = page.getByTestId('rf__edge-menu-2');
+    const point = await pointOnLine(page, 'menu-2');
+    // A hovered line is marked as such, before any click.
+    await page.mouse.move(point.x, point.y);
+    await expect.poll(() => line.locator('[data-line-state]').getAttribute('data-line-state')).toBe('hover');
+    // Where the lines lie close together, the click picks the line under the pointer, not the one drawn last.
+    await page.mouse.click(point.x, point.y);
+    await expect.poll(() => line.locator('[data-line-state]').getAttribute('data-line-state')).toBe('selected');
+    expect(await page.locator('[data-line-state="selected"]').count()).toBe(1);
+    // The selected line names the exit it leaves from (the menu's option, as the block shows it).
+    await expect.poll(() => page.getByTestId('line-exit').textContent()).toContain('Support');
+    await page.getByTestId('line-remove').click();
+    await expect.poll(() => edgeCount(page)).toBe(3);
+    expect(await page.getByTestId('rf__edge-menu-2').count()).toBe(0);
+    expect(await page.getByTestId('rf__edge-menu-1').count()).toBe(1);
+    // The exit now offers its "+".
+    expect(await nodeOf(page, 'menu').getByTestId('exit-add-2').count()).toBe(1);
+
+    // A line alone is hit 12 units off its stroke at the canvas's zoom (React Flow's own reach is 10).
+    const lone = await pointOnLine(page, 'start-next', 0.5);
+    const zoom = await page.evaluate(() => Number(/scale\(([\d.]+)\)/.exec(document.querySelector<HTMLElement>('.react-flow__viewport')!.style.transform)![1]));
+    await page.mouse.click(lone.x, lone.y + 12 * zoom);
+    await expect.poll(() => page.getByTestId('rf__edge-start-next').locator('[data-line-state]').getAttribute('data-line-state')).toBe('selected');
+  });
+});
+
+describe('saving and issues', () => {
+  test('Ctrl+S saves from inside a block\'s field; the issues are counted in the language\'s plural', async () => {
+    const plan = await createPlan(harness.server, member.token, 'Keyboard save', {
+      nodes: [node('start', 'start', 0), node('hello', 'play_message', 260, 0, { voice_text: 'Hello' })],
+      edges: [edge('start', 'next', 'hello')],
+    });
+    const page = await openEditor(plan.id);
+    // One issue: the message's exit leads nowhere.
+    await expect.poll(() => page.getByTestId('editor-issues').textContent()).toBe('1 issue');
+    await nodeOf(page, 'hello').click();
+    const field = page.getByTestId('block-panel').getByTestId('field-voice_text');
+    await field.fill('Hello and welcome');
+    await field.press('Control+s');
+    await expect.poll(async () => (await draftOf(plan.id)).version).toBe(plan.version + 1);
+    expect((await draftOf(plan.id)).nodes.find((saved) => saved.id === 'hello')?.data).toMatchObject({ voice_text: 'Hello and welcome' });
+    // The focus stayed in the field: the browser's "save page" did not open.
+    expect(await field.evaluate((element) => element === document.activeElement)).toBe(true);
+  });
+
+  test('the issues follow the edits before any save, name blocks and exits as the user sees them, and show no internal path', async () => {
+    const plan = await createPlan(harness.server, member.token, 'Live issues', {
+      nodes: [node('start', 'start', 0), node('hello', 'play_message', 260, 0, { voice_text: 'Welcome to the shop' }), node('bye', 'hangup', 560, 0)],
+      edges: [edge('start', 'next', 'hello')],
+    });
+    const page = await openEditor(plan.id);
+    // Saved: the message's exit leads nowhere, and the hang-up is cut off.
+    await expect.poll(() => page.getByTestId('editor-issues').textContent()).toBe('2 issues');
+    await page.getByTestId('editor-issues').click();
+    const listed = async () => (await page.locator('[data-testid^="issue-"]').allTextContents()).join('\n');
+    await expect.poll(listed).toContain('Play message · Welcome to the shop, exit “Next”');
+    expect(await listed()).not.toContain('exits.');
+    expect(await listed()).not.toContain("'hello'");
+    await page.keyboard.press('Escape');
+    // Wired from its "+", the message's exit is no longer an issue, nor is the hang-up: before any save.
+    await nodeOf(page, 'hello').getByTestId('exit-add-next').click();
+    await page.getByTestId('picker-search').fill('hang');
+    await page.getByTestId('picker-hangup').click();
+    await expect.poll(() => page.getByTestId('editor-issues').count()).toBe(1);
+    await expect.poll(() => page.getByTestId('editor-issues').textContent()).toBe('1 issue');
+    expect(await page.getByTestId('editor-dirty').textContent()).toBe('Unsaved changes');
+  });
+
+  test('Find a block finds a block by the name of what it points to, and shows it by name, not as JSON', async () => {
+    const sales = await harness.server.call({ method: 'POST', url: '/destinations', token: member.token, payload: { name: 'Sales team', kind: 'voice', uri: 'sip:200@pbx.example.com' } });
+    expect(sales.statusCode, sales.body).toBe(201);
+    const plan = await createPlan(harness.server, member.token, 'Findable by name', {
+      nodes: [node('start', 'start', 0), node('to-sales', 'destination', 260, 0, { destination_id: sales.json<{ id: number }>().id }), node('bye', 'hangup', 560, 0)],
+      edges: [edge('start', 'next', 'to-sales')],
+    });
+    const page = await openEditor(plan.id);
+    await expect.poll(() => nodeOf(page, 'to-sales').getByTestId('node-summary').textContent()).toContain('Sales team');
+    await page.getByTestId('editor-find').click();
+    await page.getByTestId('find-input').fill('sales');
+    await expect.poll(() => page.getByTestId('find-result').count()).toBe(1);
+    const result = (await page.getByTestId('find-result').textContent())!;
+    expect(result).toContain('Destination · Sales team');
+    expect(result).not.toContain('{');
+    expect(result).not.toContain('destination_id');
+  });
+});
+
+describe('conflicts', () => {
+  test('the conflict dialog names the user who saved first', async () => {
+    const colleague = await createTenantUser(harness.server, admin, member.tenantId, 'work-colleague', 'user');
+    const plan = await createPlan(harness.server, member.token, 'Two editors', { nodes: [node('start', 'start', 0)], edges: [] });
+    const page = await openEditor(plan.id);
+    const theirs = await harness.server.call({
+      method: 'PUT',
+      url: `/visual-plans/${plan.id}/document`,
+      token: colleague.token,
+      payload: { base_version: plan.version, format_version: 1, nodes: [node('start', 'start', 0), node('bye', 'hangup', 300)], edges: [] },
+    });
+    expect(theirs.statusCode, theirs.body).toBe(200);
+    await page.getByTestId('palette-hangup').click();
+    await page.getByTestId('editor-save').click();
+    await page.getByRole('dialog', { name: 'This plan was saved elsewhere' }).waitFor();
+    await expect.poll(() => page.getByTestId('conflict-message').textContent()).toContain('work-colleague saved this plan after you opened it');
+  });
+});
+
+describe('publishing', () => {
+  test('publishing asks first and names what changed since the published version', async () => {
+    const plan = await createPlan(harness.server, member.token, 'Publish diff', {
+      nodes: [node('start', 'start', 0), node('hello', 'play_message', 260, 0, { voice_text: 'Good morning' }), node('bye', 'hangup', 560, 0)],
+      edges: [edge('start', 'next', 'hello'), edge('hello', 'next', 'bye')],
+    });
+    const published = await harness.server.call({ method: 'POST', url: `/visual-plans/${plan.id}/publish`, token: member.token, payload: { base_version: plan.version } });
+    expect(published.statusCode, published.body).toBe(200);
+    const page = await openEditor(plan.id);
+    await nodeOf(page, 'hello').click();
+    await page.getByTestId('block-panel').getByTestId('field-voice_text').fill('Good afternoon');
+    await page.getByTestId('editor-publish').click();
+    const dialog = page.getByTestId('publish-dialog');
+    await expect.poll(() => dialog.getByTestId('publish-changes').textContent()).toContain('1 block changed: Play message · Good afternoon');
+    // Cancelled: nothing is published.
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    expect((await draftOf(plan.id)).published_version).toBe(plan.version);
+    await page.getByTestId('editor-publish').click();
+    await page.getByTestId('confirm-publish').click();
+    await expect.poll(async () => (await draftOf(plan.id)).published_version).toBe(plan.version + 1);
+  });
+});
+
+describe('room', () => {
+  test('the block list and side panel fold away and stay folded, the minimap hides, and whole-window gives a 20-block plan room to be read at 1400 × 900', async () => {
+    // A front desk's shape: five columns of four blocks, each leading to the next column.
+    const nodes = [node('start', 'start', 0, 0)];
+    const edges = [];
+    for (let column = 1; column <= 5; column++) {
+      for (let row = 0; row < 4 && nodes.length < 20; row++) {
+        const id = `b${column}-${row}`;
+        nodes.push(node(id, 'play_message', column * 280, row * 160, { voice_text: `Message ${column}.${row}` }));
+        edges.push(edge(column === 1 ? 'start' : `b${column - 1}-${row}`, 'next', id));
+      }
+    }
+    const plan = await createPlan(harness.server, member.token, 'Twenty blocks', { nodes, edges: edges.filter((link, index, all) => all.findIndex((other) => other.id === link.id) === index) });
+    const { context, page } = await harness.newPage();
+    await page.setViewportSize({ width: 1400, height: 900 });
+    await harness.signIn(page, member.username, member.password);
+    await page.goto(`/visual-plan/${plan.id}`);
+    await nodeOf(page, 'start').waitFor();
+    const canvasWidth = async () => (await page.getByTestId('plan-canvas').boundingBox())!.width;
+    const before = await canvasWidth();
+
+    await page.getByTestId('fold-blocks').click();
+    await page.getByTestId('fold-panel').click();
+    await expect.poll(() => page.getByTestId('palette-search').count()).toBe(0);
+    const folded = await canvasWidth();
+    expect(folded).toBeGreaterThan(before + 500);
+    await page.getByTestId('toggle-minimap').click();
+    await expect.poll(() => page.locator('.react-flow__minimap').count()).toBe(0);
+    await page.getByTestId('toggle-whole-window').click();
+    await expect.poll(canvasWidth).toBeGreaterThan(1350);
+    await page.getByTestId('editor-fit').click();
+    // Fitted, every block is drawn in full (its text readable), not as a plain outline.
+    await expect.poll(() => page.locator('[data-testid="plan-node"][data-detail="full"]').count()).toBe(20);
+    await page.screenshot({ path: '/tmp/i31-room.png' });
+
+    // Remembered: another visit opens with the panels folded and the minimap hidden.
+    const again = await context.newPage();
+    await again.setViewportSize({ width: 1400, height: 900 });
+    await again.goto(`/visual-plan/${plan.id}`);
+    await nodeOf(again, 'start').waitFor();
+    expect(await again.getByTestId('palette-search').count()).toBe(0);
+    expect(await again.locator('.react-flow__minimap').count()).toBe(0);
+    await again.getByTestId('fold-blocks').click();
+    await expect.poll(() => again.getByTestId('palette-search').count()).toBe(1);
+  });
+});
+
+describe('around the editor', () => {
+  test('an unknown address shows a "not found" page where it was asked, not the dashboard', async () => {
+    const { page } = await harness.newPage();
+    await harness.signIn(page, member.username, member.password);
+    await page.goto('/no-such-page');
+    await page.getByTestId('not-found').waitFor();
+    expect(await page.getByTestId('not-found').textContent()).toContain('The console has no page at /no-such-page.');
+    expect(new URL(page.url()).pathname).toBe('/no-such-page');
+  });
+
+  test('on a 390 px phone the editor shows the plan read-only: it says editing needs a wider screen, a block is selected and its settings read', async () => {
+    const plan = await createPlan(harness.server, member.token, 'On a phone', {
+      nodes: [node('start', 'start', 0), node('hello', 'play_message', 260, 0, { voice_text: 'Hello from the phone' })],
+      edges: [edge('start', 'next', 'hello')],
+    });
+    const { page } = await harness.newPage();
+    await page.setViewportSize({ width: 390, height: 844 });
+    await harness.signIn(page, member.username, member.password);
+    await page.goto(`/visual-plan/${plan.id}`);
+    await nodeOf(page, 'hello').waitFor();
+    await page.getByTestId('editor-narrow').waitFor();
+    for (const hidden of ['editor-save', 'editor-publish', 'palette-search']) expect(await page.getByTestId(hidden).count(), hidden).toBe(0);
+    // The canvas has room, and the page does not scroll sideways.
+    const canvas = (await page.getByTestId('plan-canvas').boundingBox())!;
+    expect(canvas.width).toBeGreaterThan(300);
+    expect(canvas.height).toBeGreaterThan(250);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await nodeOf(page, 'hello').click();
+    const field = page.getByTestId('block-panel').getByTestId('field-voice_text');
+    expect(await field.inputValue()).toBe('Hello from the phone');
+    expect(await field.isEditable()).toBe(false);
+  });
+});

@@ -1,0 +1,78 @@
+import { Button, Group, List, Loader, Modal, Text } from '@mantine/core';
+import { useQuery } from '@tanstack/react-query';
+import type { PlanEdge } from '@voxplan/blocks/definitions';
+import type { VisualPlanVersion } from '@voxplan/contracts/visual-plan';
+import { useTranslation } from 'react-i18next';
+import { api } from '../../../lib/api/client.ts';
+import { blockTitle } from './block-look.tsx';
+import { useEditorContext } from './editor-context.tsx';
+import type { Graph, GraphNode } from './graph-state.ts';
+
+/** A published version as the versions endpoint answers it, with its content. */
+type PublishedContent = VisualPlanVersion & { nodes: GraphNode[]; edges: PlanEdge[] };
+
+const linkKey = (edge: PlanEdge) => `${edge.source}\u0000${edge.source_exit}\u0000${edge.target}`;
+
+/** What the draft changes in the published version: blocks added, removed or changed, lines added or removed. */
+export function planChanges(published: { nodes: readonly GraphNode[]; edges: readonly PlanEdge[] }, draft: Graph) {
+  const before = new Map(published.nodes.map((node) => [node.id, node]));
+  const after = new Map(draft.nodes.map((node) => [node.id, node]));
+  const beforeLinks = new Set(published.edges.map(linkKey));
+  const afterLinks = new Set(draft.edges.map(linkKey));
+  return {
+    added: draft.nodes.filter((node) => !before.has(node.id)),
+    removed: published.nodes.filter((node) => !after.has(node.id)),
+    changed: draft.nodes.filter((node) => {
+      const old = before.get(node.id);
+      return old !== undefined && (old.type !== node.type || JSON.stringify(old.data ?? {}) !== JSON.stringify(node.data));
+    }),
+    linesAdded: [...afterLinks].filter((key) => !beforeLinks.has(key)).length,
+    linesRemoved: [...beforeLinks].filter((key) => !afterLinks.has(key)).length,
+  };
+}
+
+/** Publishing asks first, and says what the calls and chats will run differently from now on. */
+export function PublishDialog({ graph, publishedVersion, onConfirm, onClose }: { graph: Graph; publishedVersion: number | null; onConfirm(): void; onClose(): void }) {
+  const { t } = useTranslation();
+  const context = useEditorContext();
+  const published = useQuery({
+    queryKey: ['/visual-plans', 'versions', context.planId, publishedVersion],
+    queryFn: ({ signal }) => api.get<PublishedContent>(`/visual-plans/${context.planId}/versions/${publishedVersion}`, { signal, tenantId: context.tenantId }),
+    enabled: publishedVersion !== null,
+  });
+  const changes = publishedVersion === null ? undefined : published.data && planChanges(published.data, graph);
+  const named = (nodes: readonly GraphNode[]) => nodes.map((node) => blockTitle(node.type, node.data, context)).join('; ');
+  return (
+    <Modal opened onClose={onClose} title={t('editor.publishConfirm.title')} data-testid="publish-dialog">
+      {publishedVersion === null ? (
+        <Text size="sm">{t('editor.publishConfirm.first', { count: graph.nodes.length })}</Text>
+      ) : !changes ? (
+        <Loader size="sm" aria-label={t('common.loading')} />
+      ) : (
+        <>
+          <Text size="sm" mb="xs">
+            {t('editor.publishConfirm.since', { version: publishedVersion })}
+          </Text>
+          <List size="sm" spacing={4} data-testid="publish-changes">
+            {changes.added.length > 0 && <List.Item>{t('editor.publishConfirm.added', { count: changes.added.length, names: named(changes.added) })}</List.Item>}
+            {changes.removed.length > 0 && <List.Item>{t('editor.publishConfirm.removed', { count: changes.removed.length, names: named(changes.removed) })}</List.Item>}
+            {changes.changed.length > 0 && <List.Item>{t('editor.publishConfirm.changed', { count: changes.changed.length, names: named(changes.changed) })}</List.Item>}
+            {changes.linesAdded > 0 && <List.Item>{t('editor.publishConfirm.linesAdded', { count: changes.linesAdded })}</List.Item>}
+            {changes.linesRemoved > 0 && <List.Item>{t('editor.publishConfirm.linesRemoved', { count: changes.linesRemoved })}</List.Item>}
+            {changes.added.length + changes.removed.length + changes.changed.length + changes.linesAdded + changes.linesRemoved === 0 && (
+              <List.Item>{t('editor.publishConfirm.none')}</List.Item>
+            )}
+          </List>
+        </>
+      )}
+      <Group justify="flex-end" mt="md">
+        <Button variant="default" onClick={onClose}>
+          {t('common.cancel')}
+        </Button>
+        <Button onClick={onConfirm} data-testid="confirm-publish">
+          {t('editor.publish')}
+        </Button>
+      </Group>
+    </Modal>
+  );
+}

@@ -606,7 +606,12 @@ describe('the audit log records every write', () => {
       ['update', 'visual_plan', tenant],
     ]);
     expect(published.entries[0]).toMatchObject({ entity_id: String(published.response.json<Row>().id), before: null, after: { plan_id: plan.id, version: 2 } });
-    const restored = await audited(member, { method: 'POST', url: `/visual-plans/${plan.id}/versions/2/restore`, payload: { base_version: 2 } }, 200);
+    // A draft that differs from version 2, so that restoring it changes something (a change that
+    // changes nothing makes no version and no entry).
+    const changed = { ...content, nodes: [...content.nodes, { id: 'spare', type: 'hangup' }] };
+    const edited = await audited(member, { method: 'PUT', url: `/visual-plans/${plan.id}/document`, payload: { base_version: 2, ...changed } }, 200);
+    expect(kinds(edited.entries)).toEqual([['update', 'visual_plan', tenant]]);
+    const restored = await audited(member, { method: 'POST', url: `/visual-plans/${plan.id}/versions/2/restore`, payload: { base_version: 3 } }, 200);
     expect(kinds(restored.entries)).toEqual([['update', 'visual_plan', tenant]]);
     for (const call of [
       { method: 'POST' as const, url: `/visual-plans/${plan.id}/save-as`, payload: { name: `Saved as ${next()}`, ...content } },

@@ -428,9 +428,12 @@ describe('refusals', () => {
   });
 
   test('a client that floods the socket while a turn runs is disconnected', async () => {
+    const before = slowRequests;
     const client = await open(plans.slow);
     client.send({ type: 'start', channel: 'voice' });
     await client.waitFor('node', (frame) => frame.node.node_id === 'lookup');
+    // The turn is under way (its request has reached the remote service) when the flood starts.
+    await expect.poll(() => slowRequests).toBe(before + 1);
     for (let i = 0; i < 40; i++) client.send({ type: 'digits', id: `flood-${i}`, digits: '1' });
     expect(await client.closed).toBe(1008);
     releaseSlow!();

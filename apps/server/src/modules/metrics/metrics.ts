@@ -197,7 +197,8 @@ export function registerMetricsRoute(app: FastifyInstance, ctx: AppContext): voi
   const metrics = ctx.metrics;
   const token = ctx.config.metricsToken;
   if (!metrics) return;
-  registerInstallationGauges(ctx, metrics.registry);
+  // One set of gauges per registry: an app built again on the same context (tests) reuses them.
+  if (!metrics.registry.getSingleMetric('voxplan_sessions_running')) registerInstallationGauges(ctx, metrics.registry);
   app.get('/metrics', { schema: { hide: true } }, async (request, reply) => {
     if (!token) throw notFound('not_found');
     const given = /^Bearer (.+)$/.exec(request.headers.authorization ?? '')?.[1];

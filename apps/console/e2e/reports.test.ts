@@ -198,6 +198,14 @@ describe('a report', () => {
     await expect.poll(() => canvasNode('menu').getAttribute('data-tone')).toBeNull();
     expect(await page.getByTestId('replay-position').textContent()).toContain(`Step 1 of ${BUSY_PATH.length}`);
     expect(await page.getByTestId('report-step').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-node-id')))).toEqual(BUSY_PATH);
+    // Every step names its block as the canvas does, by what it points to, never by its id.
+    await expect.poll(() => page.getByTestId('report-step').nth(1).textContent()).toContain('Date range · Always');
+    await expect.poll(() => page.getByTestId('report-step').nth(6).textContent()).toContain('Destination · Sales desk');
+    const stepTexts = await page.getByTestId('report-step').allTextContents();
+    BUSY_PATH.forEach((id, index) => expect(stepTexts[index]).not.toContain(`· ${id}`));
+    expect(await page.getByTestId('report-digits').textContent()).toContain('For sales press 1');
+    expect(await page.getByTestId('report-digits').textContent()).not.toContain('· menu');
+    expect(await page.getByTestId('report-summary').getByRole('row', { name: /Last block/ }).textContent()).not.toContain('bye');
 
     await page.getByTestId('replay-next').click();
     await expect.poll(() => canvasNode('hours').getAttribute('data-tone')).toBe('current');

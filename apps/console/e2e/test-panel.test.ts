@@ -88,7 +88,7 @@ describe('test panel', () => {
     expect(await block(page, 'bye').getAttribute('data-visited')).toBeNull();
     const report = page.getByTestId('test-panel-report');
     expect(await report.getByRole('row', { name: /Keys pressed/ }).textContent()).toContain('1');
-    expect(await report.getByRole('row', { name: /Last block/ }).textContent()).toContain('thanks (play_message)');
+    expect(await report.getByRole('row', { name: /Last block/ }).textContent()).toBe('Last blockPlay message · Thank you for calling');
 
     // The plan has never been published: the refusal is said in the user's words, and no run starts.
     await panel(page).getByText('Published', { exact: true }).click();
@@ -127,7 +127,7 @@ describe('test panel', () => {
     await page.goto(`/visual-plan/${planId}`);
     await block(page, 'thanks').click();
     await page.getByTestId('block-panel').and(page.locator('[data-node-id="thanks"]')).getByTestId('test-from-block').click();
-    expect(await page.getByTestId('test-panel-starts-at').textContent()).toBe('The run begins at block thanks.');
+    expect(await page.getByTestId('test-panel-starts-at').textContent()).toBe('The run begins at the block “Play message · Thank you for calling”.');
     await expect.poll(() => page.getByTestId('test-panel-connection').textContent()).toBe('Connected');
     await panel(page).getByText('Chat', { exact: true }).click();
     await page.getByTestId('test-panel-start').click();
@@ -135,6 +135,10 @@ describe('test panel', () => {
     // The play_message block leads nowhere: the run says its text and ends, never passing the menu.
     await expect.poll(() => statusOf(page)).toBe('The run has ended.');
     expect(await page.getByTestId('test-panel-path').locator('li').evaluateAll((items) => items.map((item) => item.getAttribute('data-node-id')))).toEqual(['thanks']);
+    // The path names the block as the canvas shows it, never by its id.
+    const step = await page.getByTestId('test-panel-path').locator('li').first().textContent();
+    expect(step).toMatch(/^Play message · Thank you for calling/);
+    expect(step).not.toContain('thanks');
     expect(await page.getByTestId('test-panel-transcript').textContent()).toContain('Thank you for writing');
     expect(await block(page, 'thanks').getAttribute('data-visited')).toBe('true');
     for (const other of ['start', 'menu']) expect(await block(page, other).getAttribute('data-visited')).toBeNull();

@@ -1,7 +1,6 @@
 import { Alert, Anchor, Badge, Center, Code, Grid, Group, Loader, Paper, Stack, Table, Text, Title } from '@mantine/core';
 import { IconArrowLeft } from '@tabler/icons-react';
 import { useQuery } from '@tanstack/react-query';
-import { blockDefinition } from '@voxplan/blocks/definitions';
 import type { CallReportRecord } from '@voxplan/contracts';
 import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -10,7 +9,8 @@ import { api } from '../../lib/api/client.ts';
 import { formatDateTime, formatDuration } from '../../lib/format.ts';
 import { PageError } from '../../lib/PageError.tsx';
 import { Facts, RunVariables } from '../visual-plans/editor/test-panel/RunDetails.tsx';
-import { ReportReplay } from './ReportReplay.tsx';
+import { runBlockName } from '../visual-plans/editor/test-panel/run-texts.ts';
+import { ReportContext, ReportReplay, useReportNaming } from './ReportReplay.tsx';
 import { ReportValue } from './ReportsPage.tsx';
 
 /** Keys of a recording's results that hold what was said, shown as the transcript rather than as an analysis. */
@@ -29,6 +29,7 @@ function Section({ title, children, testId }: { title: string; children: ReactNo
 
 function Summary({ report }: { report: CallReportRecord }) {
   const { t, i18n } = useTranslation();
+  const naming = useReportNaming(report);
   const dash = (value: string | null) => value || '—';
   const rows: Array<[string, ReactNode]> = [
     [t('reports.fields.plan'), t('reports.detail.planVersion', { name: report.plan_name, version: report.plan_version })],
@@ -42,7 +43,7 @@ function Summary({ report }: { report: CallReportRecord }) {
     [t('reports.fields.disposition'), <ReportValue list="disposition" value={report.disposition} />],
     [t('reports.fields.hangupCause'), <ReportValue list="hangupCause" value={report.hangup_cause} />],
     [t('reports.fields.dialStatus'), <ReportValue list="dialStatus" value={report.dial_status} />],
-    [t('reports.fields.lastNode'), report.last_node_id ? `${report.last_node_id} (${report.last_node_type ?? ''})` : '—'],
+    [t('reports.fields.lastNode'), report.last_node_id ? runBlockName(report.last_node_id, report.last_node_type ?? '', naming(report.plan_id)) : '—'],
     [t('reports.fields.sourceIp'), dash(report.source_ip)],
     [t('reports.fields.protocol'), dash(report.protocol)],
     [t('reports.fields.sessionId'), <Code>{report.session_id}</Code>],
@@ -52,8 +53,8 @@ function Summary({ report }: { report: CallReportRecord }) {
 
 /** The keys pressed at each menu, in the order the menus were reached. */
 function Digits({ report }: { report: CallReportRecord }) {
-  const { t, i18n } = useTranslation();
-  const language = i18n.language === 'pt' ? 'pt' : 'en';
+  const { t } = useTranslation();
+  const naming = useReportNaming(report);
   const typeOf = new Map(report.nodes.map((entry) => [`${entry.plan_id}:${entry.node_id}`, entry.type]));
   const menus = new Map<string, { plan_id: number; node_id: string; entries: CallReportRecord['pressed_digits'] }>();
   for (const entry of report.pressed_digits) {
@@ -83,7 +84,7 @@ function Digits({ report }: { report: CallReportRecord }) {
           const type = typeOf.get(key) ?? '';
           return (
             <Table.Tr key={key}>
-              <Table.Td>{t('reports.detail.blockName', { name: blockDefinition(type)?.texts[language].name ?? type, id: menu.node_id })}</Table.Td>
+              <Table.Td>{runBlockName(menu.node_id, type, naming(menu.plan_id))}</Table.Td>
               <Table.Td>
                 <Group gap={6}>
                   {menu.entries.map((entry, index) => (
@@ -172,31 +173,33 @@ export default function ReportDetailPage() {
               <Code>{report.data.failure.code}</Code> {report.data.failure.message}
             </Alert>
           )}
-          <Grid gap="md">
-            <Grid.Col span={{ base: 12, lg: 8 }}>
-              <Paper withBorder p="md">
-                <ReportReplay report={report.data} />
-              </Paper>
-            </Grid.Col>
-            <Grid.Col span={{ base: 12, lg: 4 }}>
-              <Stack gap="md">
-                <Section title={t('reports.detail.summary')} testId="report-summary-section">
-                  <Summary report={report.data} />
-                </Section>
-                <Section title={t('reports.detail.digits')} testId="report-digits-section">
-                  <Digits report={report.data} />
-                </Section>
-                <Section title={t('reports.detail.variables')} testId="report-variables-section">
-                  <RunVariables variables={report.data.variables} />
-                </Section>
-                {report.data.recording && (
-                  <Section title={t('reports.detail.recording')} testId="report-recording">
-                    <Recording recording={report.data.recording} />
+          <ReportContext report={report.data}>
+            <Grid gap="md">
+              <Grid.Col span={{ base: 12, lg: 8 }}>
+                <Paper withBorder p="md">
+                  <ReportReplay report={report.data} />
+                </Paper>
+              </Grid.Col>
+              <Grid.Col span={{ base: 12, lg: 4 }}>
+                <Stack gap="md">
+                  <Section title={t('reports.detail.summary')} testId="report-summary-section">
+                    <Summary report={report.data} />
                   </Section>
-                )}
-              </Stack>
-            </Grid.Col>
-          </Grid>
+                  <Section title={t('reports.detail.digits')} testId="report-digits-section">
+                    <Digits report={report.data} />
+                  </Section>
+                  <Section title={t('reports.detail.variables')} testId="report-variables-section">
+                    <RunVariables variables={report.data.variables} />
+                  </Section>
+                  {report.data.recording && (
+                    <Section title={t('reports.detail.recording')} testId="report-recording">
+                      <Recording recording={report.data.recording} />
+                    </Section>
+                  )}
+                </Stack>
+              </Grid.Col>
+            </Grid>
+          </ReportContext>
         </>
       )}
     </Stack>

@@ -1,10 +1,9 @@
 import { ActionIcon, Alert, Badge, Center, Group, Loader, Paper, Slider, Stack, Table, Text, Title, Tooltip } from '@mantine/core';
 import { IconPlayerPause, IconPlayerPlay, IconPlayerTrackNext, IconPlayerTrackPrev } from '@tabler/icons-react';
 import { useQuery } from '@tanstack/react-query';
-import { blockDefinition } from '@voxplan/blocks/definitions';
 import type { CallReportRecord } from '@voxplan/contracts';
 import type { VisualPlanDocument, VisualPlanVersionDocument } from '@voxplan/contracts/visual-plan';
-import { useEffect, useMemo, useState } from 'react';
+import { type ReactNode, useEffect, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api, ApiError } from '../../lib/api/client.ts';
 import { errorText } from '../../lib/errors.ts';
@@ -12,6 +11,7 @@ import { formatDuration } from '../../lib/format.ts';
 import { DecorationStore } from '../visual-plans/editor/decorations.ts';
 import { EditorContextProvider, useEditorContext } from '../visual-plans/editor/editor-context.tsx';
 import { ReadOnlyCanvas } from '../visual-plans/editor/ReadOnlyCanvas.tsx';
+import { type RunNaming, runBlockName, runExitLabel } from '../visual-plans/editor/test-panel/run-texts.ts';
 import { replayView } from './report-path.ts';
 
 /** How long the replay stays on a step while playing. */
@@ -39,54 +39,66 @@ async function versionGraph(planId: number, version: number, tenantId: number, s
   }
 }
 
-/** A block's name in the user's language, from its type. */
-function useBlockName() {
-  const { i18n } = useTranslation();
-  const language = i18n.language === 'pt' ? 'pt' : 'en';
-  return (type: string) => blockDefinition(type)?.texts[language].name ?? type;
+/** The graph of the plan version a report ran (shared by its path, summary and keys: one request). */
+function useReportGraph(report: CallReportRecord) {
+  return useQuery({
+    queryKey: ['/visual-plans', 'version', report.plan_id, report.plan_version, 'report'],
+    queryFn: ({ signal }) => versionGraph(report.plan_id, report.plan_version, report.tenant_id, signal),
+    staleTime: Infinity,
+  });
 }
 
-/** The label of a block's exit: the block's own text for fixed exits (next, invalid…), else the exit as stored (a menu's keys). */
-function useExitLabel() {
-  const { i18n } = useTranslation();
-  const language = i18n.language === 'pt' ? 'pt' : 'en';
-  return (type: string, exit: string) => blockDefinition(type)?.texts[language].exits[exit] ?? exit;
+/**
+ * How a report names a block: as the canvas of the version that ran shows it ("Destination ·
+ * Sales"). A block of another plan (reached through call_plan) is named by its type.
+ */
+export function useReportNaming(report: CallReportRecord): (planId: number) => RunNaming {
+  const graph = useReportGraph(report);
+  const { language, referenceName } = useEditorContext();
+  const nodes = graph.data?.nodes ?? [];
+  return (planId) => ({ language, referenceName, nodes: planId === report.plan_id ? nodes : [] });
+}
+
+/**
+ * What naming a report's blocks and records needs (the tenant's records by name), around the
+ * report's page; the replay's canvas reads it too.
+ */
+export function ReportContext({ report, children }: { report: Pick<CallReportRecord, 'plan_id' | 'tenant_id'>; children: ReactNode }) {
+  const [decorations] = useState(() => new DecorationStore());
+  return (
+    <EditorContextProvider planId={report.plan_id} tenantId={report.tenant_id} readOnly decorations={decorations}>
+      {children}
+    </EditorContextProvider>
+  );
 }
 
 /**
  * The report's path over the plan version that ran, replayable step by step: the canvas lights
  * the blocks entered so far and the exits taken, the current block in its own colour; the steps
  * list gives each step's time and exit, and notes the blocks that ran in another plan (call_plan).
+ * Inside a ReportContext.
  */
 export function ReportReplay({ report }: { report: CallReportRecord }) {
   const { t } = useTranslation();
-  const [decorations] = useState(() => new DecorationStore());
-  const graph = useQuery({
-    queryKey: ['/visual-plans', 'version', report.plan_id, report.plan_version, 'report'],
-    queryFn: ({ signal }) => versionGraph(report.plan_id, report.plan_version, report.tenant_id, signal),
-    staleTime: Infinity,
-  });
+  const graph = useReportGraph(report);
   return (
-    <EditorContextProvider planId={report.plan_id} tenantId={report.tenant_id} readOnly decorations={decorations}>
-      <Stack gap="sm">
-        <Title order={3}>{t('reports.detail.path')}</Title>
-        {graph.isError && <Alert color="red">{errorText(graph.error, t)}</Alert>}
-        {graph.isPending && (
-          <Center h={200}>
-            <Loader aria-label={t('common.loading')} />
-          </Center>
-        )}
-        {graph.isSuccess && <Replay report={report} graph={graph.data} />}
-      </Stack>
-    </EditorContextProvider>
+    <Stack gap="sm">
+      <Title order={3}>{t('reports.detail.path')}</Title>
+      {graph.isError && <Alert color="red">{errorText(graph.error, t)}</Alert>}
+      {graph.isPending && (
+        <Center h={200}>
+          <Loader aria-label={t('common.loading')} />
+        </Center>
+      )}
+      {graph.isSuccess && <Replay report={report} graph={graph.data} />}
+    </Stack>
   );
 }
 
 function Replay({ report, graph }: { report: CallReportRecord; graph: PlanGraph | null }) {
   const { t } = useTranslation();
   const { referenceName } = useEditorContext();
-  const blockName = useBlockName();
-  const exitLabel = useExitLabel();
+  const naming = useReportNaming(report);
   const steps = report.nodes;
   const [step, setStep] = useState(0);
   const [playing, setPlaying] = useState(false);
@@ -196,7 +208,7 @@ function Replay({ report, graph }: { report: CallReportRecord; graph: PlanGraph 
                 <Table.Td>{at(entry.at)}</Table.Td>
                 <Table.Td>
                   <Group gap={6}>
-                    <Text size="sm">{t('reports.detail.blockName', { name: blockName(entry.type), id: entry.node_id })}</Text>
+                    <Text size="sm">{runBlockName(entry.node_id, entry.type, naming(entry.plan_id))}</Text>
                     {elsewhere && (
                       <Badge size="sm" variant="light" color="grape" data-testid="report-step-elsewhere">
                         {t('reports.detail.otherPlan', { plan: referenceName('plan', entry.plan_id) ?? `#${entry.plan_id}` })}
@@ -204,7 +216,7 @@ function Replay({ report, graph }: { report: CallReportRecord; graph: PlanGraph 
                     )}
                   </Group>
                 </Table.Td>
-                <Table.Td>{entry.exit === null ? t('reports.detail.endedHere') : exitLabel(entry.type, entry.exit)}</Table.Td>
+                <Table.Td>{entry.exit === null ? t('reports.detail.endedHere') : runExitLabel(entry.node_id, entry.type, entry.exit, naming(entry.plan_id))}</Table.Td>
               </Table.Tr>
             );
           })}

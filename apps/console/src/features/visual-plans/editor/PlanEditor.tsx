@@ -687,6 +687,7 @@ export function PlanEditor({ loaded, onReload }: { loaded: VisualPlanDocument; o
                     planId={loaded.id}
                     startNodeId={testing.startNodeId}
                     edges={saving.savedEdges}
+                    nodes={graph.nodes}
                     onPathChange={onPathChange}
                     onClose={closeTest}
                   />

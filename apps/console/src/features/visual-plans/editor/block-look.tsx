@@ -5,11 +5,14 @@ import { IconSquareRounded } from '@tabler/icons-react';
 import type { ComponentType } from 'react';
 import type { EditorContextValue } from './editor-context.tsx';
 
+/** What naming a block needs of the editor: the language and the names of the records blocks point to. */
+export type NamingContext = Pick<EditorContextValue, 'language' | 'referenceName'>;
+
 export interface BlockLook {
   icon: ComponentType<{ size?: number | string }>;
   color: string;
-  summary(data: unknown, context: EditorContextValue): string;
-  exitLabel(exit: string, data: unknown, context: EditorContextValue): string | undefined;
+  summary(data: unknown, context: NamingContext): string;
+  exitLabel(exit: string, data: unknown, context: NamingContext): string | undefined;
 }
 
 /** A block type this console does not know (a plan from a newer server): drawn plainly, its exits by name. */
@@ -50,6 +53,11 @@ export function lookOfType(type: string): BlockLook {
   return look;
 }
 
+/** A block type's name in the language ("Destination"); a type this console does not know, as stored. */
+export function blockTypeName(type: string, language: NamingContext['language']): string {
+  return blockEditor(type)?.description.texts[language].name ?? type;
+}
+
 /** A title's summary part is cut at this many characters: it names the block, it does not show all it does. */
 const titleSummaryLength = 40;
 
@@ -57,8 +65,8 @@ const titleSummaryLength = 40;
  * How a block is named to a person outside the canvas (the issues, Find a block): its type's name
  * and the first line of what it does, "Destination · Sales", "Play message · Welcome to…".
  */
-export function blockTitle(type: string, data: unknown, context: EditorContextValue): string {
-  const name = blockEditor(type)?.description.texts[context.language].name ?? type;
+export function blockTitle(type: string, data: unknown, context: NamingContext): string {
+  const name = blockTypeName(type, context.language);
   const first = lookOfType(type).summary(data, context).split('\n')[0]?.trim() ?? '';
   if (!first) return name;
   return `${name} · ${first.length > titleSummaryLength ? `${first.slice(0, titleSummaryLength - 1)}…` : first}`;

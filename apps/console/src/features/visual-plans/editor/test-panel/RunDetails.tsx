@@ -4,6 +4,7 @@ import type { PathEntry } from '@voxplan/engine';
 import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { formatDuration } from '../../../../lib/format.ts';
+import { pathEntryText, type RunNaming, runBlockName } from './run-texts.ts';
 
 /** Two columns, a name and its value: the report's facts and the variables (the reports screen's detail too). */
 export function Facts({ rows, label, testId }: { rows: Array<[string, ReactNode]>; label: string; testId: string }) {
@@ -26,7 +27,7 @@ export function Facts({ rows, label, testId }: { rows: Array<[string, ReactNode]
 }
 
 /** The blocks the run entered, in order, each with the exit it left by. */
-export function RunPath({ path }: { path: PathEntry[] }) {
+export function RunPath({ path, naming }: { path: PathEntry[]; naming: RunNaming }) {
   const { t } = useTranslation();
   if (path.length === 0) {
     return (
@@ -39,9 +40,7 @@ export function RunPath({ path }: { path: PathEntry[] }) {
     <List type="ordered" size="sm" spacing={2} aria-label={t('testPanel.path')} data-testid="test-panel-path">
       {path.map((entry, index) => (
         <List.Item key={index} data-node-id={entry.node_id}>
-          {entry.exit === null
-            ? t('testPanel.pathEntry', { node: entry.node_id, type: entry.type })
-            : t('testPanel.pathEntryLeft', { node: entry.node_id, type: entry.type, exit: entry.exit })}
+          {pathEntryText(entry, naming, t)}
         </List.Item>
       ))}
     </List>
@@ -64,14 +63,14 @@ export function RunVariables({ variables }: { variables: Record<string, unknown>
 }
 
 /** The test session's call report, as /reports keeps it. */
-export function RunReport({ report }: { report: CallReportRecord }) {
+export function RunReport({ report, naming }: { report: CallReportRecord; naming: RunNaming }) {
   const { t } = useTranslation();
   const rows: Array<[string, ReactNode]> = [
     [t('testPanel.report.disposition'), report.disposition ? t(`testPanel.disposition.${report.disposition}`) : '—'],
     [t('testPanel.report.hangupCause'), report.hangup_cause ? t(`testPanel.hangupCause.${report.hangup_cause}`) : '—'],
     [t('testPanel.report.dialStatus'), report.dial_status ? t(`testPanel.dialStatus.${report.dial_status}`) : '—'],
     [t('testPanel.report.duration'), formatDuration(report.duration_s * 1000)],
-    [t('testPanel.report.lastNode'), report.last_node_id ? t('testPanel.pathEntry', { node: report.last_node_id, type: report.last_node_type }) : '—'],
+    [t('testPanel.report.lastNode'), report.last_node_id ? runBlockName(report.last_node_id, report.last_node_type ?? '', naming) : '—'],
     [t('testPanel.report.digits'), report.pressed_digits.map((entry) => entry.digits).join(' ') || '—'],
   ];
   if (report.failure) rows.push([t('testPanel.report.failure'), `${report.failure.code}: ${report.failure.message}`]);

@@ -11,6 +11,8 @@ import { PromptVoice } from './prompt-voice.ts';
 import { RunPath, RunReport, RunVariables } from './RunDetails.tsx';
 import { type EdgeRef, pathOnPlan, type Prompt, type SimulatorChannel, type SimulatorPath, type SimulatorVersion } from './simulator-state.ts';
 import { Transcript } from './Transcript.tsx';
+import { useEditorContext } from '../editor-context.tsx';
+import { type RunNaming, runBlockName } from './run-texts.ts';
 import { useSimulator } from './use-simulator.ts';
 
 /** What the canvas lights as the run moves: blocks entered (in order), exits and edges taken, where it is now. */
@@ -24,6 +26,8 @@ export interface TestPanelProps {
   onClose: () => void;
   /** The plan's edges as saved (the simulator runs the saved draft): with them the path names its edges. */
   edges?: readonly EdgeRef[];
+  /** The plan's blocks as the editor holds them: the path and the messages name blocks by them. */
+  nodes?: RunNaming['nodes'];
   /** The language (BCP 47) prompts are spoken in when a `say` names none: the plan's, when known. */
   language?: string;
 }
@@ -90,8 +94,11 @@ function Choice<T extends string>({ label, options, value, onChange, disabled }:
  * on the simulator (docs/simulator.md), shows what the plan does as it does it, and tells the
  * canvas the path to light.
  */
-export function TestPanel({ planId, startNodeId, onPathChange, onClose, edges, language }: TestPanelProps) {
+export function TestPanel({ planId, startNodeId, onPathChange, onClose, edges, nodes = [], language }: TestPanelProps) {
   const { t, i18n } = useTranslation();
+  const { language: uiLanguage, referenceName } = useEditorContext();
+  const naming: RunNaming = { language: uiLanguage, referenceName, nodes };
+  const startNode = startNodeId === undefined ? undefined : nodes.find((node) => node.id === startNodeId);
   const canWrite = useCanWrite();
   const [version, setVersion] = useState<SimulatorVersion>('draft');
   const [channel, setChannel] = useState<SimulatorChannel>('voice');
@@ -161,7 +168,7 @@ export function TestPanel({ planId, startNodeId, onPathChange, onClose, edges, l
       )}
       {startNodeId !== undefined && (
         <Text size="sm" data-testid="test-panel-starts-at">
-          {t('testPanel.startsAt', { node: startNodeId })}
+          {t('testPanel.startsAt', { node: startNode ? runBlockName(startNode.id, startNode.type, naming) : startNodeId })}
         </Text>
       )}
 
@@ -200,7 +207,7 @@ export function TestPanel({ planId, startNodeId, onPathChange, onClose, edges, l
         {clock !== null ? t('testPanel.timesOutIn', { seconds: clock }) : t(`testPanel.status.${state.status}`)}
       </Text>
 
-      <Transcript entries={state.transcript} />
+      <Transcript entries={state.transcript} naming={naming} />
 
       {started && state.status !== 'ended' && <CallerControls channel={running} prompt={state.prompt} canAnswer={waiting} send={send} />}
 
@@ -208,7 +215,7 @@ export function TestPanel({ planId, startNodeId, onPathChange, onClose, edges, l
         <Accordion.Item value="path">
           <Accordion.Control>{t('testPanel.path')}</Accordion.Control>
           <Accordion.Panel>
-            <RunPath path={state.path} />
+            <RunPath path={state.path} naming={naming} />
           </Accordion.Panel>
         </Accordion.Item>
         <Accordion.Item value="variables">
@@ -228,7 +235,7 @@ export function TestPanel({ planId, startNodeId, onPathChange, onClose, edges, l
           <Accordion.Item value="report">
             <Accordion.Control>{t('testPanel.report.title')}</Accordion.Control>
             <Accordion.Panel>
-              <RunReport report={state.report} />
+              <RunReport report={state.report} naming={naming} />
             </Accordion.Panel>
           </Accordion.Item>
         )}

@@ -1,8 +1,8 @@
 import { Badge, Group, Paper, ScrollArea, Stack, Text } from '@mantine/core';
-import type { Action } from '@voxplan/engine';
 import type { TFunction } from 'i18next';
 import { useEffect, useRef } from 'react';
 import { useTranslation } from 'react-i18next';
+import { actionText, type RunNaming } from './run-texts.ts';
 import type { SimulatorInput, TranscriptEntry } from './simulator-state.ts';
 
 function callerText(input: SimulatorInput, label: string | undefined, t: TFunction): string {
@@ -22,33 +22,11 @@ function callerText(input: SimulatorInput, label: string | undefined, t: TFuncti
   }
 }
 
-function actionText(action: Action, t: TFunction): string {
-  switch (action.type) {
-    case 'say':
-    case 'reply':
-      return action.text;
-    case 'play':
-      return t('testPanel.plan.play', { id: action.audio_id });
-    case 'gather':
-      return action.input === 'speech' ? t('testPanel.plan.gatherSpeech', { seconds: action.timeout_s }) : t('testPanel.plan.gatherDigits', { seconds: action.timeout_s });
-    case 'dial':
-      return t('testPanel.plan.dial', { name: action.name, uri: action.uri });
-    case 'send_dtmf':
-      return t('testPanel.plan.sendDtmf', { digits: action.digits });
-    case 'record':
-      return t('testPanel.plan.record', { format: action.format });
-    case 'send_message':
-      return t(action.status === 'sent' ? 'testPanel.plan.messageSent' : 'testPanel.plan.messageFailed', { to: action.to, text: action.text });
-    case 'hangup':
-      return t('testPanel.plan.hangup', { cause: t(`testPanel.hangupCause.${action.cause}`) });
-  }
-}
-
 /**
  * The run as it happens: what the caller did and every action of the plan, newest last. A live
  * region, so that a screen reader reads each new line as it comes.
  */
-export function Transcript({ entries }: { entries: TranscriptEntry[] }) {
+export function Transcript({ entries, naming }: { entries: TranscriptEntry[]; naming: Pick<RunNaming, 'referenceName'> }) {
   const { t } = useTranslation();
   const viewport = useRef<HTMLDivElement>(null);
 
@@ -76,7 +54,7 @@ export function Transcript({ entries }: { entries: TranscriptEntry[] }) {
                   {t(`testPanel.actionType.${entry.action.type}`)}
                 </Badge>
                 <Text size="sm" style={{ overflowWrap: 'break-word', minWidth: 0 }}>
-                  {actionText(entry.action, t)}
+                  {actionText(entry.action, naming, t)}
                 </Text>
               </Group>
             </Paper>

@@ -267,6 +267,24 @@ describe('the dashboard on one server', () => {
     await expect.poll(() => card.getAttribute('data-status')).toBe('problem');
     await expect.poll(() => card.textContent()).toMatch(/1 call in the last hour had a prompt the PBX could not play.*audios\/9.*audio_not_found/);
   });
+
+  test('a call the licence refused turns the refusals card of the system status to a problem', async () => {
+    const admin = await harness.server.login();
+    const tenant = await createTenantMember(harness.server, admin, 'dashboard-refusals');
+    const page = await openDashboard(harness, tenant);
+    const card = page.getByTestId('system-refusals');
+    await expect.poll(() => card.getAttribute('data-status')).toBe('ok');
+    expect(await card.textContent()).toContain('No call or chat refused by the licence in the last hour');
+
+    // The refusal as the licence service keeps it (license.test.ts makes one through a Twilio call).
+    await harness.server.ctx.db
+      .insertInto('session_refusals')
+      .values({ tenant_id: tenant.tenantId, provider: 'twilio', reason: 'license_sessions_limit_reached', created_time: new Date().toISOString() })
+      .execute();
+    await page.reload();
+    await expect.poll(() => card.getAttribute('data-status')).toBe('problem');
+    await expect.poll(() => card.textContent()).toMatch(/1 call or chat refused in the last hour: every session the licence allows was in use.*Latest: /);
+  });
 });
 
 describe('the dashboard with two server instances on PostgreSQL', () => {

@@ -13,7 +13,7 @@ import { createAiPort } from './modules/ai/ai-port.ts';
 import { createAudioLookup } from './modules/audios/audio-lookup.ts';
 import { createMediaUrls } from './modules/audios/media-urls.ts';
 import { enqueuePlanEvent } from './modules/plan-webhook/plan-webhook.service.ts';
-import { countedAdmission, countedSessionEvents, createMetrics } from './modules/metrics/metrics.ts';
+import { countedAdmission, countedHandOff, countedSessionEvents, createMetrics } from './modules/metrics/metrics.ts';
 import { planWebhookEvents } from './modules/sessions/plan-webhook-events.ts';
 import { createChatHandOff } from './modules/sessions/chat-handoff.ts';
 import { createSessionRuntime, type SessionRuntime } from './modules/sessions/sessions.service.ts';
@@ -72,8 +72,8 @@ export async function startContext(config: Config): Promise<Started> {
       audios: createAudioLookup(base.db, createMediaUrls(keys.mediaKey, config.publicUrl)),
       messaging: { twilioApiUrl: config.twilioApiUrl },
       events: countedSessionEvents(planWebhookEvents(enqueuePlanEvent, log), metrics),
-      handOff: createChatHandOff(base),
-      ai: createAiPort(base, { log }),
+      handOff: countedHandOff(createChatHandOff(base), metrics),
+      ai: createAiPort(base, { log, metrics }),
     });
     const ctx: AppContext = { ...base, sessions, license, metrics, ...(handle.poolStats && { databasePool: handle.poolStats }) };
     const now = nowIso();

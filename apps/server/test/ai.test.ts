@@ -10,7 +10,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest'
 import { createAiPort } from '../src/modules/ai/ai-port.ts';
 import type { StartRequest, TurnOutcome } from '../src/modules/sessions/sessions.service.ts';
 import { apiError, completion, type FakeOpenAi, silentWav, startFakeOpenAi, structured } from './fake-openai.ts';
-import { createTenantMember, errorOf, q, startTestServer, type TenantMember, type TestServer } from './harness.ts';
+import { createTenantMember, errorOf, metricOf, q, startTestServer, type TenantMember, type TestServer } from './harness.ts';
 import { planEdge, planNode, storePlan } from './sessions-helpers.ts';
 
 const OPENAI_KEY = 'sk-tenant-openai-key-1';
@@ -379,6 +379,17 @@ describe('recording analyses', () => {
     expect(JSON.stringify(analysis!.json!.messages)).toContain('I would like to cancel my order.');
   });
 
+  test('a recording that cannot be downloaded fails the analysis and counts as a media fetch failure in GET /metrics', async () => {
+    const failures = () => metricOf(server, 'voxplan_media_fetch_failures_total{kind="recording"}');
+    const before = await failures();
+    const call = await start(member.tenantId, recordingPlan({ analyses: [{ kind: 'summary', max_length: 100 }] }) as ReturnType<typeof planAround>, 'voice');
+    fake.script('/twilio-api/recordings/RE404', apiError(404, 'The requested resource was not found'));
+    const ready = await send(call.session_id, { type: 'recording_ready', url: `${fake.url}/twilio-api/recordings/RE404`, duration_s: 30 });
+    expect(ready.report?.recording).toMatchObject({ status: 'failed', error: 'ai_access_error' });
+    expect(await failures()).toBe(before + 1);
+    expect(fake.seen('/v1/audio/transcriptions')).toEqual([]);
+  });
+
   test('sampling and the minimum duration: sessions outside them are recorded and not analysed', async () => {
     const none = await start(member.tenantId, recordingPlan({ analyses, percentage: 0 }) as ReturnType<typeof planAround>, 'chat');
     expect(none.report?.recording).toMatchObject({ status: 'recorded', results: null });
@@ -401,26 +412,38 @@ describe('the cost guard', () => {
   // One minute for the whole test, whenever the wall clock's turns.
   const minute = Date.parse('2026-11-25T10:00:30Z');
   const portWith = (limits: Partial<TestServer['config']['ai']>) =>
-    createAiPort({ ...server.ctx, config: { ...server.ctx.config, ai: { ...server.ctx.config.ai, ...limits } } }, { now: () => minute });
+    createAiPort({ ...server.ctx, config: { ...server.ctx.config, ai: { ...server.ctx.config.ai, ...limits } } }, { now: () => minute, metrics: server.ctx.metrics! });
+  /** What GET /metrics says of the AI requests now. */
+  const aiFigures = async () => ({
+    ok: await metricOf(server, 'voxplan_ai_requests_total{operation="complete",result="ok"}'),
+    refused: await metricOf(server, 'voxplan_ai_limit_refusals_total'),
+    tokens: await metricOf(server, 'voxplan_ai_tokens_total'),
+  });
   const ask = (port: ReturnType<typeof createAiPort>, sessionId: string) =>
     port.chat({ tenantId: member.tenantId, sessionId, provider: 'openai', assistantId: '', agentId: '', instructions: '', history: [], input: 'hi', channel: 'chat' });
 
   test('calls per tenant per minute: the one past the limit is refused with ai_limit_reached, without reaching the provider', async () => {
     const port = portWith({ callsPerTenantPerMinute: 2 });
+    const before = await aiFigures();
     fake.script('/v1/chat/completions', completion('one'), completion('two'), completion('three'));
     expect(await ask(port, 'guard-a')).toMatchObject({ ok: true, reply: 'one' });
     expect(await ask(port, 'guard-b')).toMatchObject({ ok: true, reply: 'two' });
     expect(await ask(port, 'guard-c')).toEqual({ ok: false, code: 'ai_limit_reached', message: expect.any(String) });
     expect(fake.seen('/v1/chat/completions')).toHaveLength(2);
+    // GET /metrics: two requests answered, one refused by the guard.
+    expect(await aiFigures()).toMatchObject({ ok: before.ok + 2, refused: before.refused + 1 });
   });
 
   test('tokens per session: once the answers used the limit, the session gets no more calls; others still do', async () => {
     const port = portWith({ maxTokensPerSession: 50 });
+    const before = await aiFigures();
     fake.script('/v1/chat/completions', completion('a', { tokens: 30 }), completion('b', { tokens: 30 }), completion('c', { tokens: 30 }));
     expect(await ask(port, 'tokens-1')).toMatchObject({ ok: true });
     expect(await ask(port, 'tokens-1')).toMatchObject({ ok: true });
     expect(await ask(port, 'tokens-1')).toMatchObject({ ok: false, code: 'ai_limit_reached' });
     expect(await ask(port, 'tokens-2')).toMatchObject({ ok: true, reply: 'c' });
+    // GET /metrics: the tokens the three answers reported, and the refusal.
+    expect(await aiFigures()).toEqual({ ok: before.ok + 3, refused: before.refused + 1, tokens: before.tokens + 90 });
   });
 });
 

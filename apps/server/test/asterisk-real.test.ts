@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { AgiConfig } from '../src/config.ts';
 import { type AgiServer, startAgiServer } from '../src/modules/asterisk/agi-server.ts';
 import { asteriskBinary, freePort, type Pbx, startPbx, until } from './asterisk-pbx.ts';
-import { createTenantMember, q, startTestServer, type TenantMember, type TestServer } from './harness.ts';
+import { createTenantMember, metricOf, q, startTestServer, type TenantMember, type TestServer } from './harness.ts';
 import { planEdge, planNode, storePlan } from './sessions-helpers.ts';
 
 const found = asteriskBinary();
@@ -271,6 +271,8 @@ describe.skipIf('missing' in found)('a real Asterisk', () => {
     expect(report.failure).toMatchObject({ code: 'prompt_unplayable', node_id: 'lost', message: expect.stringMatching(/\/media\/audios\/\d+.*audio_not_found/) });
     const system = await server.call({ method: 'GET', url: '/stats/system', token: member.token });
     expect(system.json<StatsSystem>().prompts).toMatchObject({ unplayable_calls: 1, last: { session_id: report.session_id, message: report.failure?.message } });
+    // And GET /metrics counts it as a media fetch failure (the only prompt of this file that cannot be played).
+    expect(await metricOf(server, 'voxplan_media_fetch_failures_total{kind="prompt"}')).toBe(1);
   }, CALL_TEST_TIMEOUT_MS);
 
   test.concurrent('send_dtmf sends its tones on the call', async () => {

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { SimulatorServerFrame } from '@voxplan/contracts/simulator';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { isValidPlanWebhookSignature } from '../src/modules/plan-webhook/plan-webhook.signature.ts';
-import { createTenantMember, startTestServer, type TenantMember, type TestServer } from './harness.ts';
+import { createTenantMember, metricOf, startTestServer, type TenantMember, type TestServer } from './harness.ts';
 import { connectSimulator, describeFrames, type SimulatorClient } from './simulator-client.ts';
 
 /**
@@ -201,9 +201,13 @@ describe("the receiver's answer decides the exit", () => {
 describe('a receiver that does not answer', () => {
   test('is tried again with growing waits, and the chat goes on once it answers', async () => {
     respond = (n) => (n < 2 ? { status: 503, body: 'starting up' } : { status: 200, body: '{"status":"busy"}' });
+    const busy = () => metricOf(server, 'voxplan_handoff_deliveries_total{result="busy"}');
+    const before = await busy();
     const { client } = await chatUntilHandOff(plans.hurried);
     expect((await handOffTurn(client))[0]).toBe('exit agent busy');
     expect(received).toHaveLength(3);
+    // GET /metrics counts the delivery once, by the exit it took, not its attempts.
+    expect(await busy()).toBe(before + 1);
     // Every attempt is the same delivery, signed anew.
     expect(new Set(received.map((request) => request.body)).size).toBe(1);
     expect(new Set(received.map((request) => request.headers['x-voxplan-delivery'])).size).toBe(1);
@@ -214,9 +218,12 @@ describe('a receiver that does not answer', () => {
 
   test("takes the failed exit once the block's timeout_s has run out", async () => {
     respond = () => ({ status: 503 });
+    const failed = () => metricOf(server, 'voxplan_handoff_deliveries_total{result="failed"}');
+    const before = await failed();
     const { client } = await chatUntilHandOff(plans.hurried);
     const began = Date.now();
     expect((await handOffTurn(client)).slice(0, 3)).toEqual(['exit agent failed', 'node on_failed', 'reply The hand-off failed.']);
+    expect(await failed()).toBe(before + 1);
     expect(received.length).toBeGreaterThanOrEqual(2);
     // No attempt after the block's 3 seconds.
     expect(received.at(-1)!.at - received[0]!.at).toBeLessThan(3000);

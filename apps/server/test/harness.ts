@@ -93,6 +93,17 @@ export function serverForFile(): { server: TestServer; admin: string } {
 }
 
 /** Builds the query string for a filter or where parameter, as the console sends it. */
+/** The value of one sample of a Prometheus exposition, by its name and labels as written (`name{label="value"}`). */
+export function sampleOf(text: string, series: string): number | undefined {
+  const line = text.split('\n').find((candidate) => candidate.startsWith(`${series} `));
+  return line === undefined ? undefined : Number(line.slice(series.length + 1));
+}
+
+/** One sample of what GET /metrics would report now, 0 while it has not been counted yet. */
+export async function metricOf(server: TestServer, series: string): Promise<number> {
+  return sampleOf(await server.ctx.metrics!.registry.metrics(), series) ?? 0;
+}
+
 export const q = (name: 'filter' | 'where', value: unknown): string => `${name}=${encodeURIComponent(JSON.stringify(value))}`;
 
 export interface TenantMember {

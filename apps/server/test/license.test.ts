@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import type { AddressInfo } from 'node:net';
-import { defaultLicenseLimits, type LicenseInfo, type LicensePayload } from '@voxplan/contracts';
+import { defaultLicenseLimits, type LicenseInfo, type LicensePayload, type StatsSystem } from '@voxplan/contracts';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { evaluateLicense, trustedLicenseKeys } from '../src/modules/license/license.service.ts';
 import { generateLicenseKeyPair, issueLicense } from '../src/modules/license/license-document.ts';
@@ -270,6 +270,8 @@ describe('a Twilio call the licence refuses', () => {
 
     const refusals = async () => (await server.ctx.metrics!.sessionsRefused.get()).values.find((value) => value.labels.reason === 'license_sessions_limit_reached')?.value ?? 0;
     const refusedBefore = await refusals();
+    const dashboard = async () => (await server.call({ method: 'GET', url: '/stats/system', token: member.token })).json<StatsSystem>().refusals;
+    const dashboardBefore = (await dashboard()).refused_sessions;
     const first = await post('voice', 'CA-licence-1');
     expect(first.body).toContain('<Gather');
     const refused = await post('voice', 'CA-licence-2');
@@ -281,6 +283,8 @@ describe('a Twilio call the licence refuses', () => {
     expect(await server.ctx.sessions.find('CA-licence-2')).toBeUndefined();
     // Counted for the operator (GET /metrics), by its reason.
     expect(await refusals()).toBe(refusedBefore + 1);
+    // And on the dashboard's system status, which every instance reads from the database alike.
+    expect(await dashboard()).toEqual({ window_s: 3600, refused_sessions: dashboardBefore + 1, last_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) });
 
     // A tenant that speaks Portuguese: its refused callers hear so in Portuguese, with a voice that speaks it.
     const portuguese = await server.call({ method: 'PATCH', url: `/tenants/${member.tenantId}`, token: admin, payload: { name: 'licence-member', language: 'pt-BR' } });

@@ -5,7 +5,7 @@
  * against its limits, the read cache, and Node's own figures.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { createTenantMember, startTestServer, type TenantMember, type TestServer } from './harness.ts';
+import { createTenantMember, sampleOf, startTestServer, type TenantMember, type TestServer } from './harness.ts';
 import { planEdge, planNode, storePlan } from './sessions-helpers.ts';
 import { signedTwilioCallback, twilioCallForm } from './twilio-callbacks.ts';
 
@@ -33,12 +33,6 @@ beforeAll(async () => {
 afterAll(() => server?.close());
 
 const scrape = (authorization?: string) => server.app.inject({ method: 'GET', url: '/metrics', headers: authorization ? { authorization } : {} });
-
-/** The value of one sample of the exposition, by its name and labels as written. */
-function sample(text: string, series: string): number | undefined {
-  const line = text.split('\n').find((candidate) => candidate.startsWith(`${series} `));
-  return line === undefined ? undefined : Number(line.slice(series.length + 1));
-}
 
 describe('GET /metrics', () => {
   test('refused without the token, or with another', async () => {
@@ -68,19 +62,19 @@ describe('GET /metrics', () => {
     expect(running.statusCode).toBe(200);
     expect(running.headers['content-type']).toMatch(/^text\/plain; version=0\.0\.4/);
     const during = running.body;
-    expect(sample(during, 'voxplan_sessions_running{channel="voice",provider="twilio"}')).toBe(1);
-    expect(sample(during, 'voxplan_sessions_started_total{channel="voice",provider="twilio"}')).toBe(1);
-    expect(sample(during, 'voxplan_turn_duration_seconds_count{provider="twilio"}')).toBe(1);
-    expect(sample(during, 'voxplan_license_usage{kind="concurrent_sessions"}')).toBe(1);
-    expect(sample(during, 'voxplan_license_limit{kind="concurrent_sessions"}')).toBe(1_000_000);
-    expect(sample(during, 'voxplan_database_up')).toBe(1);
-    expect(sample(during, 'voxplan_process_resident_memory_bytes')).toBeGreaterThan(0);
+    expect(sampleOf(during, 'voxplan_sessions_running{channel="voice",provider="twilio"}')).toBe(1);
+    expect(sampleOf(during, 'voxplan_sessions_started_total{channel="voice",provider="twilio"}')).toBe(1);
+    expect(sampleOf(during, 'voxplan_turn_duration_seconds_count{provider="twilio"}')).toBe(1);
+    expect(sampleOf(during, 'voxplan_license_usage{kind="concurrent_sessions"}')).toBe(1);
+    expect(sampleOf(during, 'voxplan_license_limit{kind="concurrent_sessions"}')).toBe(1_000_000);
+    expect(sampleOf(during, 'voxplan_database_up')).toBe(1);
+    expect(sampleOf(during, 'voxplan_process_resident_memory_bytes')).toBeGreaterThan(0);
     expect(during).toMatch(/^voxplan_nodejs_eventloop_lag_seconds \d/m);
     expect(during).toMatch(/^voxplan_read_cache_hit_ratio \d/m);
 
     await server.ctx.sessions.handleTurn('CA-metrics', 'call-end', { type: 'hangup' });
     const after = (await scrape(`Bearer ${TOKEN}`)).body;
-    expect(sample(after, 'voxplan_sessions_running{channel="voice",provider="twilio"}')).toBeUndefined();
-    expect(sample(after, 'voxplan_sessions_ended_total{channel="voice",provider="twilio",disposition="abandoned"}')).toBe(1);
+    expect(sampleOf(after, 'voxplan_sessions_running{channel="voice",provider="twilio"}')).toBeUndefined();
+    expect(sampleOf(after, 'voxplan_sessions_ended_total{channel="voice",provider="twilio",disposition="abandoned"}')).toBe(1);
   });
 });

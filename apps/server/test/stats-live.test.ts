@@ -219,5 +219,7 @@ describe('GET /stats/system', () => {
     expect(system.disk.total_bytes).toBeGreaterThan(0);
     // No call here had a prompt the PBX could not play (asterisk-real.test.ts has one that does).
     expect(system.prompts).toEqual({ window_s: 3600, unplayable_calls: 0, last: null });
+    // Nor was any refused by the licence (license.test.ts has some that are).
+    expect(system.refusals).toEqual({ window_s: 3600, refused_sessions: 0, last_at: null });
   });
 });

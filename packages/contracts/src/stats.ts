@@ -158,5 +158,14 @@ export const statsSystemSchema = z.object({
     unplayable_calls: z.number().int().nonnegative(),
     last: z.object({ session_id: z.string(), at: z.string(), message: z.string() }).nullable(),
   }),
+  /**
+   * Calls and chats the licence refused (its concurrent sessions were all in use; the caller heard
+   * that the lines are busy): how many in the last `window_s` seconds, and when the latest was.
+   */
+  refusals: z.object({
+    window_s: z.number().int().positive(),
+    refused_sessions: z.number().int().nonnegative(),
+    last_at: z.string().nullable(),
+  }),
 });
 export type StatsSystem = z.infer<typeof statsSystemSchema>;

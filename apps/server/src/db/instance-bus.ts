@@ -36,6 +36,8 @@ export const UNNOTIFIED_TABLES: ReadonlySet<string> = new Set([
   // Counted by the AI cost guard on every AI request; read only by the guard.
   'ai_tenant_minutes',
   'ai_session_tokens',
+  // Written by every call the licence refuses (when the installation is at its busiest); read by the dashboard directly.
+  'session_refusals',
 ]);
 
 const NOT_NOTIFIED = new Set([...UNNOTIFIED_TABLES, 'kysely_migration', 'kysely_migration_lock']);

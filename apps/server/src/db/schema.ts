@@ -439,6 +439,14 @@ export interface AiSessionTokensTable {
   updated_time: string;
 }
 
+/** A call or chat the licence refused; kept for the dashboard's window (migration 0018). */
+export interface SessionRefusalTable {
+  tenant_id: number;
+  provider: string;
+  reason: string;
+  created_time: string;
+}
+
 export interface Database {
   tenants: TenantTable;
   users: UserTable;
@@ -467,6 +475,7 @@ export interface Database {
   installation: InstallationTable;
   ai_tenant_minutes: AiTenantMinuteTable;
   ai_session_tokens: AiSessionTokensTable;
+  session_refusals: SessionRefusalTable;
   protocol_counters: ProtocolCounterTable;
   numbers: NumberTable;
   number_rules: NumberRuleTable;

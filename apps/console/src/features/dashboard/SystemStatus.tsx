@@ -1,10 +1,10 @@
 import { Badge, Group, Paper, SimpleGrid, Skeleton, Stack, Text, Title } from '@mantine/core';
-import { IconCpu, IconDatabase, IconDeviceFloppy, IconServer, IconVolume } from '@tabler/icons-react';
+import { IconCpu, IconDatabase, IconDeviceFloppy, IconPhoneOff, IconServer, IconVolume } from '@tabler/icons-react';
 import type { StatsSystem } from '@voxplan/contracts';
 import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { errorText } from '../../lib/errors.ts';
-import { formatBytes, formatNumber } from '../../lib/format.ts';
+import { formatBytes, formatDateTime, formatNumber } from '../../lib/format.ts';
 import { useStats } from './use-stats.ts';
 
 /** Below these shares free, the disk and the memory are shown as a problem. */
@@ -56,7 +56,7 @@ export function SystemStatus({ refreshSeconds }: { refreshSeconds: number }) {
       <Title order={3} size="h4" mb="sm" id="dashboard-system">
         {t('dashboard.system.title')}
       </Title>
-      <SimpleGrid cols={{ base: 1, xs: 2, md: 3, lg: 5 }}>
+      <SimpleGrid cols={{ base: 1, xs: 2, md: 3 }}>
         <StatusCard id="server" icon={<IconServer size={18} />} title={t('dashboard.system.server')} ok={system.isError ? false : data ? true : undefined}>
           {system.isError && line(errorText(system.error, t))}
           {data && line(t('dashboard.system.version', { version: data.server.version }))}
@@ -85,6 +85,11 @@ export function SystemStatus({ refreshSeconds }: { refreshSeconds: number }) {
           {data &&
             line(data.prompts.unplayable_calls === 0 ? t('dashboard.system.promptsNone') : t('dashboard.system.promptsFailed', { count: data.prompts.unplayable_calls }))}
           {data?.prompts.last && line(data.prompts.last.message)}
+        </StatusCard>
+        <StatusCard id="refusals" icon={<IconPhoneOff size={18} />} title={t('dashboard.system.refusals')} ok={data ? data.refusals.refused_sessions === 0 : undefined}>
+          {data &&
+            line(data.refusals.refused_sessions === 0 ? t('dashboard.system.refusalsNone') : t('dashboard.system.refusalsSome', { count: data.refusals.refused_sessions }))}
+          {data?.refusals.last_at && line(t('dashboard.system.refusalsLast', { time: formatDateTime(data.refusals.last_at, language) }))}
         </StatusCard>
       </SimpleGrid>
     </section>

@@ -18,6 +18,7 @@ import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming, ChatComple
 import type { AiConfig } from '../../config.ts';
 import { OutboundError } from '@voxplan/engine/ports';
 import type { AppContext } from '../../context.ts';
+import type { Metrics } from '../metrics/metrics.ts';
 import { tenantIntegrations } from '../tenants/integrations.routes.ts';
 import { anonymizeStructured } from './anonymize.ts';
 import { createCostGuard } from './cost-guard.ts';
@@ -31,6 +32,8 @@ export interface AiPortOptions {
   log?: (message: string) => void;
   /** The cost guard's clock (ms since 1970): its minutes are the clock's. */
   now?: () => number;
+  /** Where the requests, tokens, refusals and failed recording downloads are counted (GET /metrics). */
+  metrics?: Pick<Metrics, 'aiRequests' | 'aiTokens' | 'aiRefused' | 'mediaFetchFailures'>;
 }
 
 const endTool = 'end_conversation';
@@ -148,7 +151,20 @@ export function createAiPort(ctx: AiContext, options: AiPortOptions = {}): AiPor
   const providers = createAiProviders(ctx);
   const guard = createCostGuard(ctx.db, ctx.config.ai, options.now);
   const log = options.log ?? (() => {});
+  const { metrics } = options;
   const { maxTokensPerTurn } = ctx.config.ai;
+
+  /** One request to the provider, counted by its result. */
+  async function counted<T>(operation: 'complete' | 'transcribe', request: () => Promise<T>): Promise<T> {
+    try {
+      const answer = await request();
+      metrics?.aiRequests.inc({ operation, result: 'ok' });
+      return answer;
+    } catch (error) {
+      metrics?.aiRequests.inc({ operation, result: failureOf(error).code });
+      throw error;
+    }
+  }
 
   /**
    * Runs `work` with the tenant's client, each request it makes admitted by the cost guard first;
@@ -167,18 +183,22 @@ export function createAiPort(ctx: AiContext, options: AiPortOptions = {}): AiPor
       return { ok: false, code: choice.code };
     }
     const admit = async () => {
-      if (!(await guard.admit(tenantId, sessionId))) throw new AiFailure('ai_limit_reached', 'the AI cost guard refused the call');
+      if (await guard.admit(tenantId, sessionId)) return;
+      metrics?.aiRefused.inc();
+      throw new AiFailure('ai_limit_reached', 'the AI cost guard refused the call');
     };
     const requests: Requests = {
       async complete(body) {
         await admit();
-        const completion = await choice.client.chat.completions.create({ max_completion_tokens: maxTokensPerTurn, ...body });
-        await guard.spend(sessionId, completion.usage?.total_tokens ?? 0);
+        const completion = await counted('complete', () => choice.client.chat.completions.create({ max_completion_tokens: maxTokensPerTurn, ...body }));
+        const tokens = completion.usage?.total_tokens ?? 0;
+        metrics?.aiTokens.inc(tokens);
+        await guard.spend(sessionId, tokens);
         return completion;
       },
       async transcribe(file) {
         await admit();
-        return transcribeWith(choice.client, ctx.config.ai.transcriptionModel, file);
+        return counted('transcribe', () => transcribeWith(choice.client, ctx.config.ai.transcriptionModel, file));
       },
     };
     try {
@@ -209,10 +229,14 @@ export function createAiPort(ctx: AiContext, options: AiPortOptions = {}): AiPor
     try {
       response = await ctx.outbound.requestBytes({ method: 'GET', url: source.url, headers, timeoutMs: ctx.config.ai.timeoutMs, maxBytes: MAX_AUDIO_BYTES, allowUrl });
     } catch (error) {
+      metrics?.mediaFetchFailures.inc({ kind: 'recording' });
       if (error instanceof OutboundError) throw new AiFailure('ai_access_error', `the recording could not be fetched (${error.failure}): ${error.message}`);
       throw error;
     }
-    if (response.status < 200 || response.status > 299) throw new AiFailure('ai_access_error', `the recording answered ${response.status}`);
+    if (response.status < 200 || response.status > 299) {
+      metrics?.mediaFetchFailures.inc({ kind: 'recording' });
+      throw new AiFailure('ai_access_error', `the recording answered ${response.status}`);
+    }
     const type = response.headers['content-type'] ?? '';
     return audioFile(response.body, new URL(response.url).pathname.endsWith('.mp3') ? 'audio/mpeg' : type);
   }

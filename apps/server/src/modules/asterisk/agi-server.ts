@@ -177,6 +177,7 @@ export async function startAgiServer(ctx: AppContext, config: AgiConfig, log: Fa
         const reason = await unplayableReason(ctx, media, url);
         log.warn({ session_id: started.id, tenant_id: started.tenantId, url, reason }, `AGI prompt could not be played (${reason}): ${url}`);
         unplayable += 1;
+        ctx.metrics?.mediaFetchFailures.inc({ kind: 'prompt' });
         await turn(`prompt:${outcome.revision}:${unplayable}`, { type: 'prompt_failed', action, message: `the PBX could not play ${url} (${reason})` });
       };
       const context = { config, media, sessionId: session.id, onUnplayable };

@@ -312,9 +312,20 @@ export function createLicenseService(options: LicenseServiceOptions): LicenseSer
     async admitSession(session) {
       const max = (await evaluated()).limits.concurrent_sessions;
       const running = session.provider === 'webchat' ? await countRunningWebchats(db, session.tenant_id) : await countRunningSessions(db);
-      if (running >= max) throw new AppError(403, limitCodes.concurrent_sessions, undefined, undefined, { max });
+      if (running < max) return;
+      await recordRefusal(db, { tenant_id: session.tenant_id, provider: session.provider, reason: limitCodes.concurrent_sessions }, now());
+      throw new AppError(403, limitCodes.concurrent_sessions, undefined, undefined, { max });
     },
   };
+}
+
+/** How long a refusal is kept: the dashboard's system status looks back this far (GET /stats/system). */
+export const REFUSALS_WINDOW_S = 3600;
+
+/** Keeps a refusal for the dashboard, and forgets those it no longer shows. */
+async function recordRefusal(db: Kysely<Database>, refusal: { tenant_id: number; provider: string; reason: string }, at: Date): Promise<void> {
+  await db.deleteFrom('session_refusals').where('created_time', '<', new Date(at.getTime() - REFUSALS_WINDOW_S * 1000).toISOString()).execute();
+  await db.insertInto('session_refusals').values({ ...refusal, created_time: at.toISOString() }).execute();
 }
 
 const withoutFormat = ({ format: _format, ...fields }: LicensePayload): Omit<LicensePayload, 'format'> => fields;

@@ -12,6 +12,7 @@ import { sql } from 'kysely';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { AppContext } from '../../context.ts';
 import { AppError, notFound } from '../../errors.ts';
+import type { ChatHandOff } from '../sessions/chat-handoff.ts';
 import type { SessionEvents } from '../sessions/session-events.ts';
 
 export interface Metrics {
@@ -20,6 +21,11 @@ export interface Metrics {
   sessionsEnded: Counter<'channel' | 'provider' | 'disposition'>;
   sessionsRefused: Counter<'reason'>;
   turnDuration: Histogram<'provider'>;
+  handOffs: Counter<'result'>;
+  aiRequests: Counter<'operation' | 'result'>;
+  aiTokens: Counter;
+  aiRefused: Counter;
+  mediaFetchFailures: Counter<'kind'>;
 }
 
 export function createMetrics(): Metrics {
@@ -43,6 +49,38 @@ export function createMetrics(): Metrics {
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
       registers: [registry],
     }),
+    handOffs: new Counter({
+      name: 'voxplan_handoff_deliveries_total',
+      help: "Chat hand-offs posted to a destination by this instance, by the block's exit they took (answer, busy, no_answer, failed).",
+      labelNames: ['result'],
+      registers: [registry],
+    }),
+    aiRequests: new Counter({
+      name: 'voxplan_ai_requests_total',
+      help: 'Requests this instance made to an AI provider, by operation (complete, transcribe) and result (ok, or the catalogue code of the failure).',
+      labelNames: ['operation', 'result'],
+      registers: [registry],
+    }),
+    aiTokens: new Counter({ name: 'voxplan_ai_tokens_total', help: "Tokens the AI provider's answers reported using.", registers: [registry] }),
+    aiRefused: new Counter({ name: 'voxplan_ai_limit_refusals_total', help: 'AI requests the cost guard refused (ai_limit_reached): the tenant\'s minute or the session\'s tokens were spent.', registers: [registry] }),
+    mediaFetchFailures: new Counter({
+      name: 'voxplan_media_fetch_failures_total',
+      help: 'Media that could not be fetched: prompts the PBX could not play (prompt), recordings that could not be downloaded for analysis (recording).',
+      labelNames: ['kind'],
+      registers: [registry],
+    }),
+  };
+}
+
+/** The hand-offs counted by the exit they took, test sessions' too: each is a real delivery to the tenant's receiver. */
+export function countedHandOff(handOff: ChatHandOff, metrics: Metrics): ChatHandOff {
+  return {
+    ...handOff,
+    async send(request) {
+      const result = await handOff.send(request);
+      metrics.handOffs.inc({ result: result.status });
+      return result;
+    },
   };
 }
 

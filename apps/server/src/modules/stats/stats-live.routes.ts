@@ -18,6 +18,7 @@ import { type RawBuilder, sql } from 'kysely';
 import type { AppContext } from '../../context.ts';
 import type { DialectName } from '../../db/database.ts';
 import { scopeOf, tenantFilterOf } from '../../plugins/auth.ts';
+import { REFUSALS_WINDOW_S } from '../license/license.service.ts';
 import { runningSessions } from '../sessions/sessions.repository.ts';
 import { type LiveSessionEvent, subscribeLiveSessions } from '../sessions/live-events.ts';
 import { timeTrivialQuery } from '../system/health.routes.ts';
@@ -153,8 +154,16 @@ async function unplayablePrompts(ctx: AppContext, tenantId: number | undefined):
   };
 }
 
+/** Calls and chats the licence refused in the last hour (kept by the licence service for this). */
+async function licenceRefusals(ctx: AppContext, tenantId: number | undefined): Promise<StatsSystem['refusals']> {
+  let query = ctx.db.selectFrom('session_refusals').where('created_time', '>=', new Date(Date.now() - REFUSALS_WINDOW_S * 1000).toISOString());
+  if (tenantId !== undefined) query = query.where('tenant_id', '=', tenantId);
+  const row = await query.select((eb) => [eb.fn.countAll<string | number>().as('count'), eb.fn.max('created_time').as('last_at')]).executeTakeFirstOrThrow();
+  return { window_s: REFUSALS_WINDOW_S, refused_sessions: Number(row.count), last_at: row.last_at ?? null };
+}
+
 async function systemStatus(ctx: AppContext, hostReading: () => Promise<HostReading>, tenantId: number | undefined): Promise<StatsSystem> {
-  const [host, database, prompts] = await Promise.all([
+  const [host, database, prompts, refusals] = await Promise.all([
     hostReading(),
     (async () => {
       try {
@@ -165,6 +174,7 @@ async function systemStatus(ctx: AppContext, hostReading: () => Promise<HostRead
       }
     })(),
     unplayablePrompts(ctx, tenantId).catch(() => ({ window_s: UNPLAYABLE_PROMPTS_WINDOW_S, unplayable_calls: 0, last: null })),
+    licenceRefusals(ctx, tenantId).catch(() => ({ window_s: REFUSALS_WINDOW_S, refused_sessions: 0, last_at: null })),
   ]);
   return {
     server: { status: 'ok', version: serverVersion, uptime_s: Math.round(process.uptime()) },
@@ -172,6 +182,7 @@ async function systemStatus(ctx: AppContext, hostReading: () => Promise<HostRead
     disk: { total_bytes: host.bytes.disk_total, free_bytes: host.bytes.disk_available },
     memory: { total_bytes: host.bytes.memory_total, free_bytes: host.bytes.memory_available, process_rss_bytes: process.memoryUsage.rss() },
     prompts,
+    refusals,
   };
 }
 
@@ -283,7 +294,8 @@ export function registerStatsLiveRoutes(app: FastifyInstance, ctx: AppContext, h
         tags: ['stats'],
         description:
           'The server, the database (the time of a trivial query, its size), the disk and the memory; the host figures are read at most every 5 s. ' +
-          'prompts: the calls of the last hour (of the tenant) with a prompt the telephony platform could not play, and the latest one’s failure message.',
+          'prompts: the calls of the last hour (of the tenant) with a prompt the telephony platform could not play, and the latest one’s failure message. ' +
+          'refusals: the calls and chats of the last hour (of the tenant) the licence refused (license_sessions_limit_reached), and when the latest was.',
         response: { 200: statsSystemSchema },
       },
     },

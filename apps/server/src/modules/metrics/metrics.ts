@@ -146,26 +146,18 @@ function registerInstallationGauges(ctx: AppContext, registry: Registry): void {
     reading ??= licence().finally(() => setTimeout(() => (reading = undefined), 1000).unref());
     return reading;
   };
-  new Gauge({
-    name: 'voxplan_license_limit',
-    help: 'What the licence in force allows (or the defaults without one): concurrent_sessions, tenants, numbers.',
-    labelNames: ['kind'],
-    registers: [registry],
-    async collect() {
-      const { limits } = await licenceOnce();
-      for (const [kind, value] of Object.entries(limits)) this.set({ kind }, value);
-    },
-  });
-  new Gauge({
-    name: 'voxplan_license_usage',
-    help: 'What is used of each licence limit now: concurrent_sessions, tenants, numbers.',
-    labelNames: ['kind'],
-    registers: [registry],
-    async collect() {
-      const { usage } = await licenceOnce();
-      for (const [kind, value] of Object.entries(usage)) this.set({ kind }, value);
-    },
-  });
+  const licenceGauge = (name: string, help: string, pick: (info: Awaited<ReturnType<typeof licence>>) => Record<string, number>) =>
+    new Gauge({
+      name,
+      help,
+      labelNames: ['kind'],
+      registers: [registry],
+      async collect() {
+        for (const [kind, value] of Object.entries(pick(await licenceOnce()))) this.set({ kind }, value);
+      },
+    });
+  licenceGauge('voxplan_license_limit', 'What the licence in force allows (or the defaults without one): concurrent_sessions, tenants, numbers.', (info) => info.limits);
+  licenceGauge('voxplan_license_usage', 'What is used of each licence limit now: concurrent_sessions, tenants, numbers.', (info) => info.usage);
   new Gauge({
     name: 'voxplan_webhook_deliveries',
     help: "The plan webhook's deliveries kept in the installation, by status (pending, delivered, failed).",

@@ -2,7 +2,7 @@ import type { VisualPlanDocument } from '@voxplan/contracts/visual-plan';
 import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createTenantMember, createTenantUser, type TenantMember } from '../../server/test/harness.ts';
-import { type ConsoleHarness, createPlan, openPlanEditor, startConsole } from './harness.ts';
+import { type ConsoleHarness, createPlan, openPlanEditor, startConsole, untilStill } from './harness.ts';
 
 /** Working in the plan editor (issue 31): wiring lines, the issues as they are counted, saving from anywhere. */
 let harness: ConsoleHarness;
@@ -85,14 +85,17 @@ describe('wiring', () => {
     await page.keyboard.press('Enter');
     await expect.poll(() => nodesOfType(page, 'hangup').count()).toBe(1);
     await expect.poll(() => edgeCount(page)).toBe(1);
-    // The block's entry is where the line was dropped (measured from the start block: the view may have moved).
-    const start = (await nodeOf(page, 'start').boundingBox())!;
-    const added = (await nodesOfType(page, 'hangup').boundingBox())!;
-    expect(Math.abs(added.x - start.x - (drop.x - before.x))).toBeLessThan(12);
+    // The block's entry is where the line was dropped, measured from the start block in one frame: the view may be panning to it.
+    const offset = await page.evaluate(() => {
+      const left = (selector: string) => document.querySelector(selector)!.getBoundingClientRect().left;
+      return left('[data-testid="plan-node"][data-node-type="hangup"]') - left('[data-testid="plan-node"][data-node-id="start"]');
+    });
+    expect(Math.abs(offset - (drop.x - before.x))).toBeLessThan(12);
 
     // Escape closes the list without adding anything.
     const hangupId = (await nodesOfType(page, 'hangup').getAttribute('data-node-id'))!;
     expect(hangupId).toBeTruthy();
+    await untilStill(nodeOf(page, 'start'));
     const again = (await nodeOf(page, 'start').getByTestId('exit-next').boundingBox())!;
     await page.mouse.move(again.x + again.width / 2, again.y + again.height / 2);
     await page.mouse.down();

@@ -131,3 +131,16 @@ export async function openPlanEditor(
   await page.getByTestId('plan-canvas').locator('.react-flow__node').first().waitFor();
   return page;
 }
+
+/** Waits for the view's animation to end: the block stays where it is for a few frames. */
+export async function untilStill(block: Locator): Promise<void> {
+  let last = '';
+  await expect
+    .poll(async () => {
+      const box = JSON.stringify(await block.boundingBox());
+      const still = box === last;
+      last = box;
+      return still;
+    })
+    .toBe(true);
+}

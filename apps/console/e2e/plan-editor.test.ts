@@ -2,7 +2,7 @@ import type { VisualPlan, VisualPlanDocument } from '@voxplan/contracts/visual-p
 import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createTenantMember, createTenantUser, type TenantMember } from '../../server/test/harness.ts';
-import { accessibilityViolations, type ConsoleHarness, createPlan, openPlanEditor, startConsole } from './harness.ts';
+import { accessibilityViolations, type ConsoleHarness, createPlan, openPlanEditor, startConsole, untilStill } from './harness.ts';
 
 /** The plan editor (/visual-plan/<id>): the canvas, its history, saving, conflicts and guards. */
 let harness: ConsoleHarness;
@@ -34,19 +34,6 @@ const openEditor = (planId: number, who: { username: string; password: string } 
 const nodeOf = (page: Page, id: string): Locator => page.locator(`[data-testid="plan-node"][data-node-id="${id}"]`);
 const nodesOfType = (page: Page, type: string): Locator => page.locator(`[data-testid="plan-node"][data-node-type="${type}"]`);
 const edgeCount = (page: Page) => page.locator('.react-flow__edge').count();
-
-/** Waits for the view's animation to end: the block stays where it is for a few frames. */
-async function untilStill(block: Locator): Promise<void> {
-  let last = '';
-  await expect
-    .poll(async () => {
-      const box = JSON.stringify(await block.boundingBox());
-      const still = box === last;
-      last = box;
-      return still;
-    })
-    .toBe(true);
-}
 
 /** Drags from an exit's handle to a block's input, as a user connects two blocks. */
 async function connectExit(page: Page, from: Locator, exit: string, to: Locator): Promise<void> {

@@ -1,4 +1,4 @@
-import { createTheme, type MantineColorsTuple } from '@mantine/core';
+import { createTheme, Loader, type MantineColorsTuple } from '@mantine/core';
 
 /** Spec section 1: the brand palette is a blue scale, shades 50 to 900, main shade 500. */
 export const brandPalette: MantineColorsTuple = [
@@ -29,6 +29,10 @@ export const theme = createTheme({
   colors: { brand: brandPalette },
   defaultRadius: 'md',
   fontFamily: 'system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif',
+  components: {
+    // A spinner is a live region: its aria-label ("Loading") is prohibited on a span without a role.
+    Loader: Loader.extend({ defaultProps: { role: 'status' } }),
+  },
 });
 
 /** Spec section 9: modal sizes xs to 9xl, screen-sm to 2xl, full, cover and auto; 30 rem at least by default. */

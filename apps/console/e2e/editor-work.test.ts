@@ -1,7 +1,7 @@
 import type { VisualPlanDocument } from '@voxplan/contracts/visual-plan';
 import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { createTenantMember, createTenantUser, type TenantMember } from '../../server/test/harness.ts';
+import { createTenantMember, createTenantUser, q, type TenantMember } from '../../server/test/harness.ts';
 import { type ConsoleHarness, createPlan, openPlanEditor, startConsole, untilStill } from './harness.ts';
 
 /** Working in the plan editor (issue 31): wiring lines, the issues as they are counted, saving from anywhere. */
@@ -202,6 +202,56 @@ describe('saving and issues', () => {
     expect(result).toContain('Destination · Sales team');
     expect(result).not.toContain('{');
     expect(result).not.toContain('destination_id');
+  });
+});
+
+describe('names', () => {
+  test('a block named in its panel reads by that name on the canvas, in the issues, in Find, in the test panel\'s path and in the report\'s replay', async () => {
+    const plan = await createPlan(harness.server, member.token, 'Named blocks', {
+      nodes: [node('start', 'start', 0), node('hello', 'play_message', 260, 0, { voice_text: 'Welcome to the shop', chat_text: 'Welcome to the shop' })],
+      edges: [edge('start', 'next', 'hello')],
+    });
+    const page = await openEditor(plan.id);
+    const name = nodeOf(page, 'hello').getByTestId('node-name');
+    expect(await name.textContent()).toBe('Play message');
+    await nodeOf(page, 'hello').click();
+    await page.getByTestId('block-panel').getByTestId('block-name').fill('  Welcome');
+    // On the canvas at once, in place of the block type's name.
+    await expect.poll(() => name.textContent()).toBe('Welcome');
+
+    await page.getByTestId('editor-issues').click();
+    const listed = async () => (await page.locator('[data-testid^="issue-"]').allTextContents()).join('\n');
+    await expect.poll(listed).toContain('Welcome, exit “Next”');
+    expect(await listed()).not.toContain('Play message');
+    await page.keyboard.press('Escape');
+
+    await page.getByTestId('editor-find').click();
+    await page.getByTestId('find-input').fill('welcome');
+    await expect.poll(() => page.getByTestId('find-result').count()).toBe(1);
+    expect(await page.getByTestId('find-result').textContent()).toMatch(/^Welcome/);
+    await page.keyboard.press('Escape');
+
+    await page.keyboard.press('Control+s');
+    // Saved trimmed.
+    await expect.poll(async () => (await draftOf(plan.id)).nodes.find((saved) => saved.id === 'hello')?.label).toBe('Welcome');
+
+    await page.getByTestId('editor-test').click();
+    await page.getByTestId('test-panel').waitFor();
+    await expect.poll(() => page.getByTestId('test-panel-connection').textContent()).toBe('Connected');
+    await page.getByTestId('test-panel').getByText('Chat', { exact: true }).click();
+    await page.getByTestId('test-panel-start').click();
+    await expect.poll(() => page.getByTestId('test-panel-status').textContent()).toBe('The run has ended.');
+    const steps = await page.getByTestId('test-panel-path').locator('li').allTextContents();
+    expect(steps[1]).toMatch(/^Welcome/);
+    expect(await page.getByTestId('test-panel-report').getByRole('row', { name: /Last block/ }).textContent()).toBe('Last blockWelcome');
+
+    const reports = async () =>
+      (await harness.server.call({ method: 'GET', url: `/reports?${q('filter', { where: { plan_id: plan.id, is_test: true } })}`, token: member.token })).json<{ id: number }[]>();
+    await expect.poll(async () => (await reports()).length).toBe(1);
+    await page.goto(`/reports/${(await reports())[0]!.id}`);
+    const replayed = page.getByTestId('report-canvas').locator('[data-testid="plan-node"][data-node-id="hello"]');
+    await expect.poll(() => replayed.getByTestId('node-name').textContent()).toBe('Welcome');
+    await expect.poll(() => page.getByTestId('report-step').nth(1).textContent()).toContain('Welcome');
   });
 });
 

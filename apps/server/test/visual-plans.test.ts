@@ -453,6 +453,29 @@ describe('plans made from others: save as, duplicate, import, export', () => {
   });
 });
 
+describe('block names', () => {
+  test('a block may be named: the name is trimmed, kept through publish, export and import; blank or over 60 characters is refused on the block', async () => {
+    const named = (label: string) => content([node('start', 'start'), { ...node('hello', 'play_message', { voice_text: 'Hi' }), label }, node('end', 'hangup')], [edge('start', 'next', 'hello'), edge('hello', 'next', 'end')]);
+    const plan = await a.planWith(named('  Welcome  '));
+    expect(plan.nodes.find((n) => n.id === 'hello')).toMatchObject({ label: 'Welcome' });
+    // Unnamed blocks carry no name at all, not an empty one.
+    expect(plan.nodes.find((n) => n.id === 'end')).not.toHaveProperty('label');
+    await a.published(plan.id, plan.version);
+    const version = (await a.call({ method: 'GET', url: `/visual-plans/${plan.id}/versions/${plan.version}` })).json<VisualPlanDocument>();
+    expect(version.nodes.find((n) => n.id === 'hello')?.label).toBe('Welcome');
+
+    const file = (await a.call({ method: 'GET', url: `/visual-plans/${plan.id}/export` })).json<VisualPlanExport>();
+    expect(file.nodes.find((n) => n.id === 'hello')?.label).toBe('Welcome');
+    const imported = await a.call({ method: 'POST', url: '/visual-plans/import', payload: { ...file, name: `Named ${next()}` } });
+    expect(imported.statusCode, imported.body).toBe(201);
+    expect(imported.json<VisualPlanDocument>().nodes.find((n) => n.id === 'hello')?.label).toBe('Welcome');
+
+    expectPlanErrors(await a.save(plan.id, plan.version, named('   ')), [{ code: 'invalid_field', node_id: 'hello', path: 'label' }]);
+    expectPlanErrors(await a.save(plan.id, plan.version, named('x'.repeat(61))), [{ code: 'invalid_field', node_id: 'hello', path: 'label' }]);
+    expect((await a.saved(plan.id, plan.version, named('x'.repeat(60)))).nodes.find((n) => n.id === 'hello')?.label).toHaveLength(60);
+  });
+});
+
 describe('validation on save and on publish', () => {
   let plan: VisualPlan;
   beforeAll(async () => {

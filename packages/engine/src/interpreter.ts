@@ -10,7 +10,7 @@ import { engineLimits } from './limits.ts';
 import type { EnginePorts, TurnObserver } from './ports.ts';
 import { analyseRecording, isSampled } from './recording.ts';
 import { type CallReport, buildReport } from './report.ts';
-import type { CompiledPlan, Outcome, RecordingStart, RuntimeNode, Turn } from './runtime.ts';
+import { type CompiledPlan, type Outcome, type RecordingStart, type RuntimeNode, type Turn, blockReference } from './runtime.ts';
 import {
   type DialStatus,
   type Disposition,
@@ -283,7 +283,7 @@ class TurnState implements Turn {
     const isSameNode = last !== undefined && last.node_id === node.id && last.plan_id === this.plan.id;
     session.same_node_streak = isSameNode ? session.same_node_streak + 1 : 1;
     if (session.same_node_streak >= engineLimits.maxSameNodeInARow) {
-      return { fail: 'loop_limit', message: `block ${node.id} was entered ${engineLimits.maxSameNodeInARow} times in a row` };
+      return { fail: 'loop_limit', message: `${blockReference(node)} was entered ${engineLimits.maxSameNodeInARow} times in a row` };
     }
     session.steps++;
     session.node_id = node.id;
@@ -525,5 +525,5 @@ class TurnState implements Turn {
 
 function blockError(node: RuntimeNode, error: unknown): Outcome {
   const message = error instanceof Error ? error.message : String(error);
-  return { fail: 'block_error', message: `block ${node.id} (${node.type}) failed: ${message}` };
+  return { fail: 'block_error', message: `${blockReference(node)} failed: ${message}` };
 }

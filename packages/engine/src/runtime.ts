@@ -39,11 +39,21 @@ export interface CompiledPlan {
 export interface RuntimeNode<C = unknown> {
   readonly id: string;
   readonly type: string;
+  /** The name a person gave the block, when one was given. */
+  readonly label?: string;
   /** The block's data, validated and precompiled (templates, expressions, paths). */
   readonly config: C;
   readonly runtime: BlockRuntime<C>;
   /** Exit name → the node it leads to; an exit not here is unconnected. */
   readonly targets: ReadonlyMap<string, string>;
+}
+
+/**
+ * A block as an operator's message names it: by the name a person gave it ("block “Welcome”
+ * (play_message)"), else by its id, which is then all that tells blocks of one type apart.
+ */
+export function blockReference(node: Pick<RuntimeNode, 'id' | 'type' | 'label'>): string {
+  return node.label === undefined ? `block ${node.id} (${node.type})` : `block “${node.label}” (${node.type})`;
 }
 
 /** What a block does next. */

@@ -38,6 +38,9 @@ export const planSettingsSchema = z
   });
 export type PlanSettings = z.output<typeof planSettingsSchema>;
 
+/** A block's name is a few words, as a canvas block's header shows them. */
+export const planLabelLength = 60;
+
 /** Node and edge ids: chosen by the editor, unique in the plan. */
 const elementId = z
   .string()
@@ -49,6 +52,11 @@ export const planNodeSchema = z.strictObject({
   id: elementId,
   /** One of the block types; checked against the registry with the data. */
   type: z.string().min(1).max(40),
+  /**
+   * The name a person gave the block ("Welcome"): shown in place of its type's name wherever the
+   * block is named (canvas, issues, test panel, reports, operators' logs). Absent when not named.
+   */
+  label: z.string().trim().min(1).max(planLabelLength).optional(),
   position: z.strictObject({ x: z.number().finite(), y: z.number().finite() }).default({ x: 0, y: 0 }),
   /** The block's fields; checked against the block's own schema. */
   data: z.unknown().default({}),

@@ -452,6 +452,22 @@ export function PlanEditor({ loaded, onReload }: { loaded: VisualPlanDocument; o
     },
     [],
   );
+  const updateNodeLabel = useCallback((nodeId: string, typed: string) => {
+    setHistory((current) =>
+      commit(
+        current,
+        {
+          nodes: current.graph.nodes.map((node) => {
+            if (node.id !== nodeId) return node;
+            // Kept as typed (spaces and all) while typing; saving trims it, and drops one left empty.
+            const { label: _before, ...rest } = node;
+            return typed === '' ? rest : { ...node, label: typed };
+          }),
+        },
+        { mergeKey: `label:${nodeId}` },
+      ),
+    );
+  }, []);
   const updateSettings = useCallback((settings: PlanSettings, field: string) => {
     setHistory((current) => {
       // Turning the sync on brings every block's chat text in line at once (one undo step).
@@ -699,6 +715,7 @@ export function PlanEditor({ loaded, onReload }: { loaded: VisualPlanDocument; o
                 selectedCount={selection.nodes.size}
                 settings={graph.settings}
                 onNodeDataChange={updateNodeData}
+                onNodeLabelChange={updateNodeLabel}
                 onSettingsChange={updateSettings}
                 onTestFrom={(nodeId) => setTesting({ startNodeId: nodeId })}
                 variableNames={variableNames}

@@ -186,6 +186,48 @@ describe('saving and issues', () => {
     expect(await page.getByTestId('editor-dirty').textContent()).toBe('Unsaved changes');
   });
 
+  test('a block added with a required setting empty is an issue at once, named by the field\'s label in either language, and goes when the setting is chosen', async () => {
+    const desk = await harness.server.call({ method: 'POST', url: '/destinations', token: member.token, payload: { name: 'Front desk', kind: 'voice', uri: 'sip:100@pbx.example.com' } });
+    expect(desk.statusCode, desk.body).toBe(201);
+    const plan = await createPlan(harness.server, member.token, 'Live required', { nodes: [node('start', 'start', 0)], edges: [] });
+    const page = await openEditor(plan.id);
+    await nodeOf(page, 'start').getByTestId('exit-add-next').click();
+    await page.getByTestId('picker-search').fill('destination');
+    await page.getByTestId('picker-destination').click();
+    // Before any save: the destination's empty picker is counted and listed by its label, not as `destination_id`.
+    await page.getByTestId('editor-issues').click();
+    const listed = async () => (await page.locator('[data-testid="issue-error"]').allTextContents()).join('\n');
+    await expect.poll(listed).toContain('Required setting empty');
+    expect(await listed()).toContain('“Destination” is empty');
+    expect(await listed()).not.toContain('destination_id');
+    expect(await page.getByTestId('editor-dirty').textContent()).toBe('Unsaved changes');
+    await page.keyboard.press('Escape');
+    const added = (await nodesOfType(page, 'destination').getAttribute('data-node-id'))!;
+    // The block is marked as in error (its badge counts its exits' warnings too).
+    expect(await nodeOf(page, added).getByTestId('node-error').count()).toBe(1);
+
+    await page.getByTestId('block-panel').getByTestId('field-destination_id').click();
+    await page.getByRole('option', { name: 'Front desk', exact: true }).click();
+    await expect.poll(() => nodeOf(page, added).getByTestId('node-error').count()).toBe(0);
+    await page.getByTestId('editor-issues').click();
+    await expect.poll(() => page.locator('[data-testid="issue-warning"]').count()).toBe(3);
+    expect(await page.locator('[data-testid="issue-error"]').count()).toBe(0);
+    await page.keyboard.press('Escape');
+
+    // In Portuguese, with its own plural.
+    const { page: portuguese } = await harness.newPage({ locale: 'pt-BR' });
+    await harness.signIn(portuguese, member.username, member.password);
+    const other = await createPlan(harness.server, member.token, 'Live required pt', { nodes: [node('start', 'start', 0)], edges: [] });
+    await portuguese.goto(`/visual-plan/${other.id}`);
+    await nodeOf(portuguese, 'start').getByTestId('exit-add-next').click();
+    await portuguese.getByTestId('picker-search').fill('destino');
+    await portuguese.getByTestId('picker-destination').click();
+    // The empty destination and its three exits that lead nowhere.
+    await expect.poll(() => portuguese.getByTestId('editor-issues').textContent()).toBe('4 problemas');
+    await portuguese.getByTestId('editor-issues').click();
+    await expect.poll(async () => (await portuguese.locator('[data-testid="issue-error"]').allTextContents()).join('\n')).toContain('“Destino” está vazio');
+  });
+
   test('Find a block finds a block by the name of what it points to, and shows it by name, not as JSON', async () => {
     const sales = await harness.server.call({ method: 'POST', url: '/destinations', token: member.token, payload: { name: 'Sales team', kind: 'voice', uri: 'sip:200@pbx.example.com' } });
     expect(sales.statusCode, sales.body).toBe(201);

@@ -67,6 +67,7 @@ export function createSession(init: SessionInit, plan: { version: number; name: 
     steps: 0,
     same_node_streak: 0,
     ...(init.language !== undefined && { language: init.language }),
+    ...(init.schedule_clock && { schedule_clock: { offset_ms: init.schedule_clock.offset_ms, holiday: init.schedule_clock.holiday } }),
     started_at: now.toISOString(),
     ended_at: null,
     hangup_cause: null,
@@ -137,6 +138,7 @@ async function runTurn(input: Session, event: EngineEvent, ports: EnginePorts, p
 class TurnState implements Turn {
   readonly actions: Action[] = [];
   readonly now: Date;
+  readonly schedule: { instant: Date; holiday: boolean };
   readonly scope: Scope;
   private readonly nowText: string;
   private ended = false;
@@ -159,6 +161,8 @@ class TurnState implements Turn {
     this.plan = plan as CompiledPlan;
     this.observer = ports.observer;
     this.now = ports.clock.now();
+    const clock = session.schedule_clock;
+    this.schedule = clock ? { instant: new Date(this.now.getTime() + clock.offset_ms), holiday: clock.holiday } : { instant: this.now, holiday: false };
     this.nowText = this.now.toISOString();
     this.scope = (name) => this.lookup(name);
     // The marks are of one turn: a hang-up reads the last turn's, any turn begins its own.

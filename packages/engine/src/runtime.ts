@@ -96,6 +96,8 @@ export interface Turn {
   readonly ports: EnginePorts;
   /** The clock, read once per turn. */
   readonly now: Date;
+  /** What a date range reads: `now`, or a test run's "as if" time and holiday (Session.schedule_clock). */
+  readonly schedule: { instant: Date; holiday: boolean };
   /** Built-in and session variables, for templates and expressions. */
   readonly scope: Scope;
   /** What the block kept while waiting; `null` when it just arrived. Treat it as read-only. */

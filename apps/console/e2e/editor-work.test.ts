@@ -1,3 +1,4 @@
+import { AxeBuilder } from '@axe-core/playwright';
 import type { VisualPlanDocument } from '@voxplan/contracts/visual-plan';
 import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -294,6 +295,65 @@ describe('names', () => {
     const replayed = page.getByTestId('report-canvas').locator('[data-testid="plan-node"][data-node-id="hello"]');
     await expect.poll(() => replayed.getByTestId('node-name').textContent()).toBe('Welcome');
     await expect.poll(() => page.getByTestId('report-step').nth(1).textContent()).toContain('Welcome');
+  });
+});
+
+describe('testing any hour', () => {
+  test('the test panel runs as if at a chosen time, or on a holiday, and a date range takes that branch; it says which time it used and changes no schedule', async () => {
+    const range = await harness.server.call({
+      method: 'POST',
+      url: '/date-ranges',
+      token: member.token,
+      payload: { name: 'Tuesday desk', time_zone: 'America/Sao_Paulo', intervals: [{ day: 'tuesday', start: '09:00', end: '17:00' }] },
+    });
+    expect(range.statusCode, range.body).toBe(201);
+    const say = (text: string) => ({ voice_text: text, chat_text: text });
+    const plan = await createPlan(harness.server, member.token, 'Any hour', {
+      nodes: [
+        node('start', 'start', 0),
+        node('hours', 'date_range', 260, 0, { date_range_id: range.json<{ id: number }>().id }),
+        node('open', 'play_message', 560, -150, say('We are open')),
+        node('closed', 'play_message', 560, 0, say('We are closed')),
+        node('feast', 'play_message', 560, 150, say('Happy holiday')),
+      ],
+      edges: [edge('start', 'next', 'hours'), edge('hours', 'in_hours', 'open'), edge('hours', 'out_of_hours', 'closed'), edge('hours', 'holiday', 'feast')],
+    });
+    const schedules = async () => [
+      (await harness.server.call({ method: 'GET', url: '/date-ranges', token: member.token })).body,
+      (await harness.server.call({ method: 'GET', url: '/holidays', token: member.token })).body,
+    ];
+    const before = await schedules();
+    // The tester's clock is São Paulo's, as the range's: 10:00 there is in hours.
+    const { page } = await harness.newPage({ timezoneId: 'America/Sao_Paulo' });
+    await harness.signIn(page, member.username, member.password);
+    await page.goto(`/visual-plan/${plan.id}`);
+    await nodeOf(page, 'hours').waitFor();
+    await page.getByTestId('editor-test').click();
+    const panel = page.getByTestId('test-panel');
+    await expect.poll(() => page.getByTestId('test-panel-connection').textContent()).toBe('Connected');
+    await panel.getByText('Chat', { exact: true }).click();
+    await page.getByTestId('test-panel-as-if').click();
+    const run = async (at: string, holiday = false) => {
+      await page.getByTestId('test-panel-as-if-at').fill(at);
+      const box = page.getByTestId('test-panel-as-if-holiday');
+      if ((await box.isChecked()) !== holiday) await box.click();
+      await page.getByTestId('test-panel-start').click();
+      await expect.poll(() => page.getByTestId('test-panel-status').textContent()).toBe('The run has ended.');
+      return { said: (await page.getByTestId('test-panel-transcript').textContent()) ?? '', used: (await page.getByTestId('test-panel-ran-as-if').textContent()) ?? '' };
+    };
+    // 2030-01-08 is a Tuesday.
+    const open = await run('2030-01-08T10:00');
+    expect(open.said).toContain('We are open');
+    expect(open.used).toBe('Run as if at 1/8/2030, 10:00:00 AM.');
+    const closed = await run('2030-01-08T20:00');
+    expect(closed.said).toContain('We are closed');
+    expect(closed.said).not.toContain('We are open');
+    const feast = await run('2030-01-08T10:00', true);
+    expect(feast.said).toContain('Happy holiday');
+    expect(feast.used).toBe('Run as if at 1/8/2030, 10:00:00 AM, on a holiday.');
+    const axe = await new AxeBuilder({ page }).include('[data-testid="test-panel"]').analyze();
+    expect(axe.violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical').map((violation) => violation.id)).toEqual([]);
+    expect(await schedules()).toEqual(before);
   });
 });
 

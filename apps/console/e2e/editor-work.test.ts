@@ -357,6 +357,45 @@ describe('testing any hour', () => {
   });
 });
 
+describe('saved drafts', () => {
+  test('the versions drawer lists the saved drafts too, with who saved each; any is looked at and restored', async () => {
+    const plan = await createPlan(harness.server, member.token, 'Drafts kept', { nodes: [node('start', 'start', 0), node('first', 'play_message', 260, 0, { voice_text: 'First' })], edges: [edge('start', 'next', 'first')] });
+    const later = await harness.server.call({
+      method: 'PUT',
+      url: `/visual-plans/${plan.id}/document`,
+      token: member.token,
+      payload: { base_version: plan.version, nodes: [node('start', 'start', 0), node('second', 'hangup', 260, 0)], edges: [edge('start', 'next', 'second')] },
+    });
+    expect(later.statusCode, later.body).toBe(200);
+    const page = await openEditor(plan.id);
+    await nodeOf(page, 'second').waitFor();
+    await page.getByTestId('editor-more').click();
+    await page.getByTestId('editor-versions').click();
+    // Never published: no published version, and both saves listed, newest first, the current one marked.
+    const rows = page.getByTestId('draft-row');
+    await expect.poll(() => rows.count()).toBe(2);
+    expect(await rows.evaluateAll((list) => list.map((row) => row.getAttribute('data-version')))).toEqual([String(plan.version + 1), String(plan.version)]);
+    expect(await rows.first().textContent()).toContain('current');
+    expect(await rows.first().textContent()).toContain((await draftOf(plan.id)).updated_by_name!);
+    expect(await rows.first().getByTestId('draft-restore').count()).toBe(0);
+
+    await rows.nth(1).getByTestId('draft-view').click();
+    const viewer = page.getByRole('dialog', { name: `Draft ${plan.version} (read only)` });
+    await viewer.waitFor();
+    await expect.poll(() => viewer.locator('[data-testid="plan-node"][data-node-id="first"]').count()).toBe(1);
+    await viewer.locator('.mantine-Modal-close').click();
+    await viewer.waitFor({ state: 'detached' });
+
+    await rows.nth(1).getByTestId('draft-restore').click();
+    await page.getByTestId('confirm-restore').click();
+    await nodeOf(page, 'first').waitFor();
+    expect(await nodeOf(page, 'second').count()).toBe(0);
+    const draft = await draftOf(plan.id);
+    expect(draft.version).toBe(plan.version + 2);
+    expect(draft.nodes.map((saved) => saved.id).sort()).toEqual(['first', 'start']);
+  });
+});
+
 describe('conflicts', () => {
   test('the conflict dialog names the user who saved first', async () => {
     const colleague = await createTenantUser(harness.server, admin, member.tenantId, 'work-colleague', 'user');

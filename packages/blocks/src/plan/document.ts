@@ -5,9 +5,9 @@
 import { espeakVoiceIds, twilioVoiceSpeaks } from '@voxplan/contracts/voices';
 import { z } from 'zod';
 import { customIssue, languageChoice } from '../core/fields.ts';
-import { planFormatVersion } from './format.ts';
+import { planFormatVersion, planLabelLength } from './format.ts';
 
-export { planFormatVersion };
+export { planFormatVersion, planLabelLength };
 
 export const planSettingsSchema = z
   .strictObject({
@@ -37,9 +37,6 @@ export const planSettingsSchema = z
     }
   });
 export type PlanSettings = z.output<typeof planSettingsSchema>;
-
-/** A block's name is a few words, as a canvas block's header shows them. */
-export const planLabelLength = 60;
 
 /** Node and edge ids: chosen by the editor, unique in the plan. */
 const elementId = z

@@ -1,8 +1,7 @@
 import { Button, Loader, ScrollArea, Stack, Text, TextInput, Title } from '@mantine/core';
-import { planLabelLength } from '@voxplan/blocks/definitions';
 import { IconPlayerPlay } from '@tabler/icons-react';
 import type { PlanSettings } from '@voxplan/blocks/definitions';
-import { blockDescription } from '@voxplan/blocks/editor/registry';
+import { blockDescription, planLabelLength } from '@voxplan/blocks/editor/registry';
 import { lazy, Suspense, useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNodeDecoration } from './decorations.ts';

@@ -11,6 +11,25 @@ import { useEditorContext } from './editor-context.tsx';
 import type { PlanSaving } from './use-plan-saving.tsx';
 import { VersionViewer } from './VersionViewer.tsx';
 
+/** A version's or a draft's buttons: look at it, and (for those who may write) make it the draft again. */
+function RowActions({ testId, onView, onRestore }: { testId: 'version' | 'draft'; onView(): void; onRestore: (() => void) | undefined }) {
+  const { t } = useTranslation();
+  return (
+    <Table.Td>
+      <Group gap={4} justify="flex-end" wrap="nowrap">
+        <Button size="compact-sm" variant="subtle" onClick={onView} data-testid={`${testId}-view`}>
+          {t('editor.versions.view')}
+        </Button>
+        {onRestore && (
+          <Button size="compact-sm" variant="subtle" onClick={onRestore} data-testid={`${testId}-restore`}>
+            {t('editor.versions.restore')}
+          </Button>
+        )}
+      </Group>
+    </Table.Td>
+  );
+}
+
 /** The published versions and the saved drafts, newest first: look at one on a read-only canvas, or make it the draft again. */
 export function VersionsDrawer({ opened, onClose, saving, dirty }: { opened: boolean; onClose(): void; saving: PlanSaving; dirty: boolean }) {
   const { t, i18n } = useTranslation();
@@ -68,18 +87,7 @@ export function VersionsDrawer({ opened, onClose, saving, dirty }: { opened: boo
                       {version.version === saving.publishedVersion ? ` · ${t('editor.versions.live')}` : ''}
                     </Table.Td>
                     <Table.Td>{formatDateTime(version.published_time, i18n.language)}</Table.Td>
-                    <Table.Td>
-                      <Group gap={4} justify="flex-end" wrap="nowrap">
-                        <Button size="compact-sm" variant="subtle" onClick={() => setViewing({ version: version.version, from: 'versions' })} data-testid="version-view">
-                          {t('editor.versions.view')}
-                        </Button>
-                        {canWrite && (
-                          <Button size="compact-sm" variant="subtle" onClick={() => restore(version.version)} data-testid="version-restore">
-                            {t('editor.versions.restore')}
-                          </Button>
-                        )}
-                      </Group>
-                    </Table.Td>
+                    <RowActions testId="version" onView={() => setViewing({ version: version.version, from: 'versions' })} onRestore={canWrite ? () => restore(version.version) : undefined} />
                   </Table.Tr>
                 ))}
               </Table.Tbody>
@@ -111,18 +119,11 @@ export function VersionsDrawer({ opened, onClose, saving, dirty }: { opened: boo
                     </Table.Td>
                     <Table.Td>{formatDateTime(draft.saved_time, i18n.language)}</Table.Td>
                     <Table.Td>{draft.saved_by_name ?? '—'}</Table.Td>
-                    <Table.Td>
-                      <Group gap={4} justify="flex-end" wrap="nowrap">
-                        <Button size="compact-sm" variant="subtle" onClick={() => setViewing({ version: draft.version, from: 'drafts' })} data-testid="draft-view">
-                          {t('editor.versions.view')}
-                        </Button>
-                        {canWrite && draft.version !== saving.baseVersion && (
-                          <Button size="compact-sm" variant="subtle" onClick={() => restore(draft.version, 'drafts')} data-testid="draft-restore">
-                            {t('editor.versions.restore')}
-                          </Button>
-                        )}
-                      </Group>
-                    </Table.Td>
+                    <RowActions
+                      testId="draft"
+                      onView={() => setViewing({ version: draft.version, from: 'drafts' })}
+                      onRestore={canWrite && draft.version !== saving.baseVersion ? () => restore(draft.version, 'drafts') : undefined}
+                    />
                   </Table.Tr>
                 ))}
               </Table.Tbody>

@@ -1,7 +1,8 @@
+import { AxeBuilder } from '@axe-core/playwright';
 import type { VisualPlanDocument } from '@voxplan/contracts/visual-plan';
 import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { createTenantMember, createTenantUser, type TenantMember } from '../../server/test/harness.ts';
+import { createTenantMember, createTenantUser, q, type TenantMember } from '../../server/test/harness.ts';
 import { type ConsoleHarness, createPlan, openPlanEditor, startConsole, untilStill } from './harness.ts';
 
 /** Working in the plan editor (issue 31): wiring lines, the issues as they are counted, saving from anywhere. */
@@ -186,6 +187,48 @@ describe('saving and issues', () => {
     expect(await page.getByTestId('editor-dirty').textContent()).toBe('Unsaved changes');
   });
 
+  test('a block added with a required setting empty is an issue at once, named by the field\'s label in either language, and goes when the setting is chosen', async () => {
+    const desk = await harness.server.call({ method: 'POST', url: '/destinations', token: member.token, payload: { name: 'Front desk', kind: 'voice', uri: 'sip:100@pbx.example.com' } });
+    expect(desk.statusCode, desk.body).toBe(201);
+    const plan = await createPlan(harness.server, member.token, 'Live required', { nodes: [node('start', 'start', 0)], edges: [] });
+    const page = await openEditor(plan.id);
+    await nodeOf(page, 'start').getByTestId('exit-add-next').click();
+    await page.getByTestId('picker-search').fill('destination');
+    await page.getByTestId('picker-destination').click();
+    // Before any save: the destination's empty picker is counted and listed by its label, not as `destination_id`.
+    await page.getByTestId('editor-issues').click();
+    const listed = async () => (await page.locator('[data-testid="issue-error"]').allTextContents()).join('\n');
+    await expect.poll(listed).toContain('Required setting empty');
+    expect(await listed()).toContain('“Destination” is empty');
+    expect(await listed()).not.toContain('destination_id');
+    expect(await page.getByTestId('editor-dirty').textContent()).toBe('Unsaved changes');
+    await page.keyboard.press('Escape');
+    const added = (await nodesOfType(page, 'destination').getAttribute('data-node-id'))!;
+    // The block is marked as in error (its badge counts its exits' warnings too).
+    expect(await nodeOf(page, added).getByTestId('node-error').count()).toBe(1);
+
+    await page.getByTestId('block-panel').getByTestId('field-destination_id').click();
+    await page.getByRole('option', { name: 'Front desk', exact: true }).click();
+    await expect.poll(() => nodeOf(page, added).getByTestId('node-error').count()).toBe(0);
+    await page.getByTestId('editor-issues').click();
+    await expect.poll(() => page.locator('[data-testid="issue-warning"]').count()).toBe(3);
+    expect(await page.locator('[data-testid="issue-error"]').count()).toBe(0);
+    await page.keyboard.press('Escape');
+
+    // In Portuguese, with its own plural.
+    const { page: portuguese } = await harness.newPage({ locale: 'pt-BR' });
+    await harness.signIn(portuguese, member.username, member.password);
+    const other = await createPlan(harness.server, member.token, 'Live required pt', { nodes: [node('start', 'start', 0)], edges: [] });
+    await portuguese.goto(`/visual-plan/${other.id}`);
+    await nodeOf(portuguese, 'start').getByTestId('exit-add-next').click();
+    await portuguese.getByTestId('picker-search').fill('destino');
+    await portuguese.getByTestId('picker-destination').click();
+    // The empty destination and its three exits that lead nowhere.
+    await expect.poll(() => portuguese.getByTestId('editor-issues').textContent()).toBe('4 problemas');
+    await portuguese.getByTestId('editor-issues').click();
+    await expect.poll(async () => (await portuguese.locator('[data-testid="issue-error"]').allTextContents()).join('\n')).toContain('“Destino” está vazio');
+  });
+
   test('Find a block finds a block by the name of what it points to, and shows it by name, not as JSON', async () => {
     const sales = await harness.server.call({ method: 'POST', url: '/destinations', token: member.token, payload: { name: 'Sales team', kind: 'voice', uri: 'sip:200@pbx.example.com' } });
     expect(sales.statusCode, sales.body).toBe(201);
@@ -202,6 +245,154 @@ describe('saving and issues', () => {
     expect(result).toContain('Destination · Sales team');
     expect(result).not.toContain('{');
     expect(result).not.toContain('destination_id');
+  });
+});
+
+describe('names', () => {
+  test('a block named in its panel reads by that name on the canvas, in the issues, in Find, in the test panel\'s path and in the report\'s replay', async () => {
+    const plan = await createPlan(harness.server, member.token, 'Named blocks', {
+      nodes: [node('start', 'start', 0), node('hello', 'play_message', 260, 0, { voice_text: 'Welcome to the shop', chat_text: 'Welcome to the shop' })],
+      edges: [edge('start', 'next', 'hello')],
+    });
+    const page = await openEditor(plan.id);
+    const name = nodeOf(page, 'hello').getByTestId('node-name');
+    expect(await name.textContent()).toBe('Play message');
+    await nodeOf(page, 'hello').click();
+    await page.getByTestId('block-panel').getByTestId('block-name').fill('  Welcome');
+    // On the canvas at once, in place of the block type's name.
+    await expect.poll(() => name.textContent()).toBe('Welcome');
+
+    await page.getByTestId('editor-issues').click();
+    const listed = async () => (await page.locator('[data-testid^="issue-"]').allTextContents()).join('\n');
+    await expect.poll(listed).toContain('Welcome, exit “Next”');
+    expect(await listed()).not.toContain('Play message');
+    await page.keyboard.press('Escape');
+
+    await page.getByTestId('editor-find').click();
+    await page.getByTestId('find-input').fill('welcome');
+    await expect.poll(() => page.getByTestId('find-result').count()).toBe(1);
+    expect(await page.getByTestId('find-result').textContent()).toMatch(/^Welcome/);
+    await page.keyboard.press('Escape');
+
+    await page.keyboard.press('Control+s');
+    // Saved trimmed.
+    await expect.poll(async () => (await draftOf(plan.id)).nodes.find((saved) => saved.id === 'hello')?.label).toBe('Welcome');
+
+    await page.getByTestId('editor-test').click();
+    await page.getByTestId('test-panel').waitFor();
+    await expect.poll(() => page.getByTestId('test-panel-connection').textContent()).toBe('Connected');
+    await page.getByTestId('test-panel').getByText('Chat', { exact: true }).click();
+    await page.getByTestId('test-panel-start').click();
+    await expect.poll(() => page.getByTestId('test-panel-status').textContent()).toBe('The run has ended.');
+    const steps = await page.getByTestId('test-panel-path').locator('li').allTextContents();
+    expect(steps[1]).toMatch(/^Welcome/);
+    expect(await page.getByTestId('test-panel-report').getByRole('row', { name: /Last block/ }).textContent()).toBe('Last blockWelcome');
+
+    const reports = async () =>
+      (await harness.server.call({ method: 'GET', url: `/reports?${q('filter', { where: { plan_id: plan.id, is_test: true } })}`, token: member.token })).json<{ id: number }[]>();
+    await expect.poll(async () => (await reports()).length).toBe(1);
+    await page.goto(`/reports/${(await reports())[0]!.id}`);
+    const replayed = page.getByTestId('report-canvas').locator('[data-testid="plan-node"][data-node-id="hello"]');
+    await expect.poll(() => replayed.getByTestId('node-name').textContent()).toBe('Welcome');
+    await expect.poll(() => page.getByTestId('report-step').nth(1).textContent()).toContain('Welcome');
+  });
+});
+
+describe('testing any hour', () => {
+  test('the test panel runs as if at a chosen time, or on a holiday, and a date range takes that branch; it says which time it used and changes no schedule', async () => {
+    const range = await harness.server.call({
+      method: 'POST',
+      url: '/date-ranges',
+      token: member.token,
+      payload: { name: 'Tuesday desk', time_zone: 'America/Sao_Paulo', intervals: [{ day: 'tuesday', start: '09:00', end: '17:00' }] },
+    });
+    expect(range.statusCode, range.body).toBe(201);
+    const say = (text: string) => ({ voice_text: text, chat_text: text });
+    const plan = await createPlan(harness.server, member.token, 'Any hour', {
+      nodes: [
+        node('start', 'start', 0),
+        node('hours', 'date_range', 260, 0, { date_range_id: range.json<{ id: number }>().id }),
+        node('open', 'play_message', 560, -150, say('We are open')),
+        node('closed', 'play_message', 560, 0, say('We are closed')),
+        node('feast', 'play_message', 560, 150, say('Happy holiday')),
+      ],
+      edges: [edge('start', 'next', 'hours'), edge('hours', 'in_hours', 'open'), edge('hours', 'out_of_hours', 'closed'), edge('hours', 'holiday', 'feast')],
+    });
+    const schedules = async () => [
+      (await harness.server.call({ method: 'GET', url: '/date-ranges', token: member.token })).body,
+      (await harness.server.call({ method: 'GET', url: '/holidays', token: member.token })).body,
+    ];
+    const before = await schedules();
+    // The tester's clock is São Paulo's, as the range's: 10:00 there is in hours.
+    const { page } = await harness.newPage({ timezoneId: 'America/Sao_Paulo' });
+    await harness.signIn(page, member.username, member.password);
+    await page.goto(`/visual-plan/${plan.id}`);
+    await nodeOf(page, 'hours').waitFor();
+    await page.getByTestId('editor-test').click();
+    const panel = page.getByTestId('test-panel');
+    await expect.poll(() => page.getByTestId('test-panel-connection').textContent()).toBe('Connected');
+    await panel.getByText('Chat', { exact: true }).click();
+    await page.getByTestId('test-panel-as-if').click();
+    const run = async (at: string, holiday = false) => {
+      await page.getByTestId('test-panel-as-if-at').fill(at);
+      const box = page.getByTestId('test-panel-as-if-holiday');
+      if ((await box.isChecked()) !== holiday) await box.click();
+      await page.getByTestId('test-panel-start').click();
+      await expect.poll(() => page.getByTestId('test-panel-status').textContent()).toBe('The run has ended.');
+      return { said: (await page.getByTestId('test-panel-transcript').textContent()) ?? '', used: (await page.getByTestId('test-panel-ran-as-if').textContent()) ?? '' };
+    };
+    // 2030-01-08 is a Tuesday.
+    const open = await run('2030-01-08T10:00');
+    expect(open.said).toContain('We are open');
+    expect(open.used).toBe('Run as if at 1/8/2030, 10:00:00 AM.');
+    const closed = await run('2030-01-08T20:00');
+    expect(closed.said).toContain('We are closed');
+    expect(closed.said).not.toContain('We are open');
+    const feast = await run('2030-01-08T10:00', true);
+    expect(feast.said).toContain('Happy holiday');
+    expect(feast.used).toBe('Run as if at 1/8/2030, 10:00:00 AM, on a holiday.');
+    const axe = await new AxeBuilder({ page }).include('[data-testid="test-panel"]').analyze();
+    expect(axe.violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical').map((violation) => violation.id)).toEqual([]);
+    expect(await schedules()).toEqual(before);
+  });
+});
+
+describe('saved drafts', () => {
+  test('the versions drawer lists the saved drafts too, with who saved each; any is looked at and restored', async () => {
+    const plan = await createPlan(harness.server, member.token, 'Drafts kept', { nodes: [node('start', 'start', 0), node('first', 'play_message', 260, 0, { voice_text: 'First' })], edges: [edge('start', 'next', 'first')] });
+    const later = await harness.server.call({
+      method: 'PUT',
+      url: `/visual-plans/${plan.id}/document`,
+      token: member.token,
+      payload: { base_version: plan.version, nodes: [node('start', 'start', 0), node('second', 'hangup', 260, 0)], edges: [edge('start', 'next', 'second')] },
+    });
+    expect(later.statusCode, later.body).toBe(200);
+    const page = await openEditor(plan.id);
+    await nodeOf(page, 'second').waitFor();
+    await page.getByTestId('editor-more').click();
+    await page.getByTestId('editor-versions').click();
+    // Never published: no published version, and both saves listed, newest first, the current one marked.
+    const rows = page.getByTestId('draft-row');
+    await expect.poll(() => rows.count()).toBe(2);
+    expect(await rows.evaluateAll((list) => list.map((row) => row.getAttribute('data-version')))).toEqual([String(plan.version + 1), String(plan.version)]);
+    expect(await rows.first().textContent()).toContain('current');
+    expect(await rows.first().textContent()).toContain((await draftOf(plan.id)).updated_by_name!);
+    expect(await rows.first().getByTestId('draft-restore').count()).toBe(0);
+
+    await rows.nth(1).getByTestId('draft-view').click();
+    const viewer = page.getByRole('dialog', { name: `Draft ${plan.version} (read only)` });
+    await viewer.waitFor();
+    await expect.poll(() => viewer.locator('[data-testid="plan-node"][data-node-id="first"]').count()).toBe(1);
+    await viewer.locator('.mantine-Modal-close').click();
+    await viewer.waitFor({ state: 'detached' });
+
+    await rows.nth(1).getByTestId('draft-restore').click();
+    await page.getByTestId('confirm-restore').click();
+    await nodeOf(page, 'first').waitFor();
+    expect(await nodeOf(page, 'second').count()).toBe(0);
+    const draft = await draftOf(plan.id);
+    expect(draft.version).toBe(plan.version + 2);
+    expect(draft.nodes.map((saved) => saved.id).sort()).toEqual(['first', 'start']);
   });
 });
 

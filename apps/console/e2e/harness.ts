@@ -25,7 +25,8 @@ export interface ConsoleHarness {
   server: TestServer;
   baseUrl: string;
   browser: Browser;
-  newPage(options?: { locale?: string; colorScheme?: 'light' | 'dark' }): Promise<{ context: BrowserContext; page: Page }>;
+  /** `timezoneId`: the browser's clock's zone (an IANA name); the host's when left out. */
+  newPage(options?: { locale?: string; colorScheme?: 'light' | 'dark'; timezoneId?: string }): Promise<{ context: BrowserContext; page: Page }>;
   signIn(page: Page, username?: string, password?: string): Promise<void>;
   close(): Promise<void>;
 }
@@ -44,8 +45,8 @@ export async function startConsole(env: Record<string, string> = {}): Promise<Co
     server,
     baseUrl,
     browser,
-    async newPage({ locale = 'en-US', colorScheme = 'light' } = {}) {
-      const context = await browser.newContext({ baseURL: baseUrl, locale, colorScheme, viewport: { width: 1366, height: 860 } });
+    async newPage({ locale = 'en-US', colorScheme = 'light', timezoneId } = {}) {
+      const context = await browser.newContext({ baseURL: baseUrl, locale, colorScheme, viewport: { width: 1366, height: 860 }, ...(timezoneId && { timezoneId }) });
       contexts.push(context);
       const page = await context.newPage();
       return { context, page };

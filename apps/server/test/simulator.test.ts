@@ -20,7 +20,7 @@ let member: TenantMember;
 let guest: TenantMember;
 let outsider: TenantMember;
 let destinationId: number;
-const plans = { frontLine: 0, slow: 0, unpublished: 0 };
+const plans = { frontLine: 0, slow: 0, unpublished: 0, hours: 0 };
 
 /** A remote service whose answer the test releases by hand. */
 let remote: http.Server;
@@ -123,6 +123,26 @@ beforeAll(async () => {
     false,
   );
   plans.unpublished = await createPlan(member.token, 'Never published', frontLine('Draft only.'), false);
+
+  // Open on Tuesdays 09:00 to 17:00 UTC only.
+  const range = await server.call({ method: 'POST', url: '/date-ranges', token: member.token, payload: { name: 'Tuesday hours', time_zone: 'UTC', intervals: [{ day: 'tuesday', start: '09:00', end: '17:00' }] } });
+  expect(range.statusCode, range.body).toBe(201);
+  const say = (text: string) => ({ voice_text: text, chat_text: text });
+  plans.hours = await createPlan(
+    member.token,
+    'Office hours',
+    {
+      nodes: [
+        node('start', 'start'),
+        node('hours', 'date_range', { date_range_id: range.json<{ id: number }>().id }),
+        node('open', 'play_message', say('We are open')),
+        node('closed', 'play_message', say('We are closed')),
+        node('feast', 'play_message', say('Happy holiday')),
+      ],
+      edges: [edge('start', 'next', 'hours'), edge('hours', 'in_hours', 'open'), edge('hours', 'out_of_hours', 'closed'), edge('hours', 'holiday', 'feast')],
+    },
+    false,
+  );
 });
 
 afterAll(async () => {
@@ -220,6 +240,35 @@ describe('running a plan', () => {
     const published = await client.turn({ type: 'start', channel: 'chat', version: 'published', start_node: 'bye' });
     expect(describeFrames(published).slice(2)).toEqual(['started chat published', 'node bye', 'reply Bye!', 'exit bye next', 'reply Thanks for writing.', 'hangup normal_clearing', 'ended retained', 'turn ended']);
     await client.close();
+  });
+
+  test('a run "as if" at a chosen time, or on a holiday, takes that branch of a date range; the tenant\'s ranges and holidays are left as they were', async () => {
+    const holidays = async () => (await server.call({ method: 'GET', url: '/holidays', token: member.token })).body;
+    const ranges = async () => (await server.call({ method: 'GET', url: '/date-ranges', token: member.token })).body;
+    const [holidaysBefore, rangesBefore] = [await holidays(), await ranges()];
+    const client = await open(plans.hours);
+    const said = async (asIf: Record<string, unknown>) => {
+      const frames = await client.turn({ type: 'start', channel: 'voice', as_if: asIf });
+      return { frames: describeFrames(frames), started: frames.find((frame) => frame.type === 'started') };
+    };
+    // 2030-01-08 is a Tuesday.
+    const open10 = await said({ at: '2030-01-08T10:00:00Z' });
+    expect(open10.frames).toContain('say We are open');
+    expect(open10.started).toMatchObject({ as_if: { at: '2030-01-08T10:00:00.000Z', holiday: false } });
+    // An offset is read as the instant it names: 22:00 at -03:00 is 01:00 UTC on the Wednesday.
+    expect((await said({ at: '2030-01-08T22:00:00-03:00' })).frames).toContain('say We are closed');
+    const feast = await said({ at: '2030-01-08T10:00:00Z', holiday: true });
+    expect(feast.frames).toContain('say Happy holiday');
+    expect(feast.started).toMatchObject({ as_if: { at: '2030-01-08T10:00:00.000Z', holiday: true } });
+    // The session keeps its clock for the turns to come, as an offset from the real time.
+    const stored = (await server.ctx.sessions.find(feast.started!.type === 'started' ? feast.started!.session_id : ''))!.session;
+    expect(stored.schedule_clock?.holiday).toBe(true);
+    // Without `as_if` no clock is kept: the real time decides.
+    const plain = await client.turn({ type: 'start', channel: 'voice' });
+    expect(plain.find((frame) => frame.type === 'started')).not.toHaveProperty('as_if');
+    expect((await server.ctx.sessions.find(sessionIdOf(plain)))!.session).not.toHaveProperty('schedule_clock');
+    await client.close();
+    expect([await holidays(), await ranges()]).toEqual([holidaysBefore, rangesBefore]);
   });
 
   test('a block that waits on a remote server shows as entered before the server answers', async () => {
@@ -374,6 +423,27 @@ describe('refusals', () => {
     client.send({ type: 'start', channel: 'voice', start_node: 'not an id!' });
     expect((await client.waitFor('error')).error).toMatchObject({ code: 'invalid_input', details: [expect.objectContaining({ path: 'start_node' })] });
     await client.close();
+  });
+
+  test('an "as if" time must be an instant with its offset, and the holiday a boolean; only a test session runs as if', async () => {
+    const client = await open(plans.hours);
+    for (const [asIf, path] of [
+      [{ at: 'next tuesday' }, 'as_if.at'],
+      [{ at: '2030-01-08T10:00:00' }, 'as_if.at'],
+      [{ holiday: 'yes' }, 'as_if.holiday'],
+      [{ at: '2030-01-08T10:00:00Z', when: 'now' }, 'as_if.when'],
+    ] as const) {
+      client.send({ type: 'start', channel: 'voice', as_if: asIf });
+      expect((await client.waitFor('error')).error, JSON.stringify(asIf)).toMatchObject({ code: 'invalid_input', details: [expect.objectContaining({ path })] });
+    }
+    expect(client.frames.some((frame) => frame.type === 'started')).toBe(false);
+    await client.close();
+    const request = { tenant_id: member.tenantId, plan_id: plans.hours, channel: 'voice', provider: 'twilio', caller: '+15550000001', called: '+15550000002' } as const;
+    await expect(server.ctx.sessions.start({ ...request, is_test: false, schedule_clock: { offset_ms: 3_600_000, holiday: true } })).rejects.toMatchObject({
+      statusCode: 400,
+      code: 'invalid_input',
+      details: [expect.objectContaining({ path: 'schedule_clock' })],
+    });
   });
 
   test('only a test session begins elsewhere than the start block', async () => {

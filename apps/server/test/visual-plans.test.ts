@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import type { VisualPlan, VisualPlanDocument, VisualPlanExport, VisualPlanPublished, VisualPlanVersion } from '@voxplan/contracts/visual-plan';
+import { type VisualPlan, type VisualPlanDocument, type VisualPlanDraft, type VisualPlanDraftDocument, visualPlanDraftHistory, type VisualPlanExport, type VisualPlanPublished, type VisualPlanVersion } from '@voxplan/contracts/visual-plan';
 import type { LightMyRequestResponse } from 'fastify';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { createTenantMember, errorOf, q, serverForFile, type TenantMember, type TestServer } from './harness.ts';
@@ -375,6 +375,51 @@ describe('publishing, versions and restore', () => {
   });
 });
 
+describe('saved drafts', () => {
+  test('every save that changes the draft is kept, newest first, with who saved it; any is read and restored into the draft over the version the caller saw', async () => {
+    const plan = await a.create();
+    await a.saved(plan.id, 1, greeting('First'));
+    await a.saved(plan.id, 2, greeting('Second'));
+    // Publishing writes no draft; a save of the same document makes none either.
+    await a.published(plan.id, 3);
+    await a.saved(plan.id, 3, greeting('Second'));
+    await a.saved(plan.id, 3, greeting('Third'));
+    const listed = await a.call({ method: 'GET', url: `/visual-plans/${plan.id}/drafts` });
+    expect(listed.statusCode, listed.body).toBe(200);
+    const drafts = listed.json<VisualPlanDraft[]>();
+    expect(drafts.map((draft) => draft.version)).toEqual([4, 3, 2]);
+    expect(drafts[0]).toMatchObject({ plan_id: plan.id, saved_by: expect.any(Number), saved_by_name: expect.any(String), saved_time: expect.any(String) });
+
+    const second = await a.call({ method: 'GET', url: `/visual-plans/${plan.id}/drafts/2` });
+    expect(second.statusCode, second.body).toBe(200);
+    expect(second.json<VisualPlanDraftDocument>().nodes.find((n) => n.id === 'hello')!.data).toMatchObject({ voice_text: 'First' });
+    expectCode(await a.call({ method: 'GET', url: `/visual-plans/${plan.id}/drafts/9` }), 404, 'not_found');
+    // Another tenant's plan is not found, as if it did not exist.
+    expectCode(await b.call({ method: 'GET', url: `/visual-plans/${plan.id}/drafts` }), 404, 'not_found');
+    expectCode(await b.call({ method: 'POST', url: `/visual-plans/${plan.id}/drafts/2/restore`, payload: { base_version: 4 } }), 404, 'not_found');
+
+    const auditFrom = await lastAuditId();
+    expectCode(await a.call({ method: 'POST', url: `/visual-plans/${plan.id}/drafts/2/restore`, payload: { base_version: 3 } }), 409, 'plan_out_of_sync');
+    const restored = await a.call({ method: 'POST', url: `/visual-plans/${plan.id}/drafts/2/restore`, payload: { base_version: 4 } });
+    expect(restored.statusCode, restored.body).toBe(200);
+    expect(restored.json<VisualPlanDocument>()).toMatchObject({ version: 5, published_version: 3 });
+    expect(restored.json<VisualPlanDocument>().nodes.find((n) => n.id === 'hello')!.data).toMatchObject({ voice_text: 'First' });
+    expect((await auditAfter(auditFrom))[0]).toMatchObject({ action: 'update', entity: 'visual_plan', before: { version: 4 }, after: { version: 5, restored_draft: 2 } });
+    // The restore is a save: it is a draft of its own.
+    expect((await a.call({ method: 'GET', url: `/visual-plans/${plan.id}/drafts` })).json<VisualPlanDraft[]>()[0]?.version).toBe(5);
+  });
+
+  test(`a plan keeps its last ${visualPlanDraftHistory} drafts`, async () => {
+    const plan = await a.create();
+    let version = plan.version;
+    for (let index = 0; index <= visualPlanDraftHistory; index++) version = (await a.saved(plan.id, version, greeting(`Take ${index}`))).version;
+    const drafts = (await a.call({ method: 'GET', url: `/visual-plans/${plan.id}/drafts` })).json<VisualPlanDraft[]>();
+    expect(drafts).toHaveLength(visualPlanDraftHistory);
+    expect(drafts[0]!.version).toBe(version);
+    expect(drafts.at(-1)!.version).toBe(version - visualPlanDraftHistory + 1);
+  });
+});
+
 describe('plans made from others: save as, duplicate, import, export', () => {
 
   test('duplicate copies the draft under a free name, unpublished', async () => {
@@ -450,6 +495,29 @@ describe('plans made from others: save as, duplicate, import, export', () => {
     const nameless = await a.call({ method: 'POST', url: '/visual-plans/import', payload: { nodes: old.nodes } });
     expectCode(nameless, 400, 'invalid_input');
     expect(errorOf(nameless).details?.map((detail) => detail.path)).toEqual(['name']);
+  });
+});
+
+describe('block names', () => {
+  test('a block may be named: the name is trimmed, kept through publish, export and import; blank or over 60 characters is refused on the block', async () => {
+    const named = (label: string) => content([node('start', 'start'), { ...node('hello', 'play_message', { voice_text: 'Hi' }), label }, node('end', 'hangup')], [edge('start', 'next', 'hello'), edge('hello', 'next', 'end')]);
+    const plan = await a.planWith(named('  Welcome  '));
+    expect(plan.nodes.find((n) => n.id === 'hello')).toMatchObject({ label: 'Welcome' });
+    // Unnamed blocks carry no name at all, not an empty one.
+    expect(plan.nodes.find((n) => n.id === 'end')).not.toHaveProperty('label');
+    await a.published(plan.id, plan.version);
+    const version = (await a.call({ method: 'GET', url: `/visual-plans/${plan.id}/versions/${plan.version}` })).json<VisualPlanDocument>();
+    expect(version.nodes.find((n) => n.id === 'hello')?.label).toBe('Welcome');
+
+    const file = (await a.call({ method: 'GET', url: `/visual-plans/${plan.id}/export` })).json<VisualPlanExport>();
+    expect(file.nodes.find((n) => n.id === 'hello')?.label).toBe('Welcome');
+    const imported = await a.call({ method: 'POST', url: '/visual-plans/import', payload: { ...file, name: `Named ${next()}` } });
+    expect(imported.statusCode, imported.body).toBe(201);
+    expect(imported.json<VisualPlanDocument>().nodes.find((n) => n.id === 'hello')?.label).toBe('Welcome');
+
+    expectPlanErrors(await a.save(plan.id, plan.version, named('   ')), [{ code: 'invalid_field', node_id: 'hello', path: 'label' }]);
+    expectPlanErrors(await a.save(plan.id, plan.version, named('x'.repeat(61))), [{ code: 'invalid_field', node_id: 'hello', path: 'label' }]);
+    expect((await a.saved(plan.id, plan.version, named('x'.repeat(60)))).nodes.find((n) => n.id === 'hello')?.label).toHaveLength(60);
   });
 });
 

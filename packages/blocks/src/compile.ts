@@ -39,7 +39,7 @@ export function compilePlan(raw: unknown, identity: Partial<PlanIdentity> = {}):
   for (const node of document.nodes) {
     if (!isBlockType(node.type)) continue;
     const module: BlockRuntimeModule = blockRuntimes[node.type];
-    nodes.set(node.id, { id: node.id, type: node.type, config: module.compile(node.data), runtime: module.runtime, targets: targets.get(node.id) ?? new Map() });
+    nodes.set(node.id, { id: node.id, type: node.type, ...(node.label !== undefined && { label: node.label }), config: module.compile(node.data), runtime: module.runtime, targets: targets.get(node.id) ?? new Map() });
     if (node.type === 'start') {
       startId = node.id;
       hangupChatMessage = (node.data as { hangup_chat_message: string }).hangup_chat_message;

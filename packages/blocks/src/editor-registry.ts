@@ -61,4 +61,4 @@ export function blockDescription(type: string): BlockDescription | undefined {
   return byType.get(type)?.description;
 }
 
-export { planFormatVersion } from './plan/format.ts';
+export { planFormatVersion, planLabelLength } from './plan/format.ts';

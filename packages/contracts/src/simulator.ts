@@ -7,6 +7,7 @@ import { planNodeSchema } from '@voxplan/blocks/definitions';
 import type { Action, PathEntry } from '@voxplan/engine';
 import { z } from 'zod';
 import type { ApiErrorBody } from './errors.ts';
+import { instantSchema } from './date-range.ts';
 import { type CallReportRecord, reportDialStatuses } from './report.ts';
 
 /** The subprotocol a client offers; the access token may ride beside it as `bearer.<token>`. */
@@ -42,6 +43,13 @@ const startFrame = z.strictObject({
    * to: the panel's "test from this block". A block not in that version answers `start_node_not_found`.
    */
   start_node: planNodeSchema.shape.id.optional(),
+  /**
+   * Run "as if" at another time, or on a holiday, to try every branch of a date range now: the
+   * `date_range` blocks read `at` (moving on from it as the real clock does) and, with `holiday`,
+   * take their holiday exit. Nothing else changes: the tenant's schedules and holidays, timeouts,
+   * the report's times. `started` answers the time used.
+   */
+  as_if: z.strictObject({ at: instantSchema.optional(), holiday: z.boolean().default(false) }).optional(),
 });
 
 const inputFrames = [
@@ -71,7 +79,15 @@ export type SimulatorInputFrame = Exclude<SimulatorFrame, SimulatorStartFrame>;
  */
 export type SimulatorServerFrame =
   /** A session began (answer to `start`); the frames of its first turn follow. */
-  | { type: 'started'; session_id: string; plan_id: number; channel: 'voice' | 'chat'; version: 'draft' | 'published' }
+  | {
+      type: 'started';
+      session_id: string;
+      plan_id: number;
+      channel: 'voice' | 'chat';
+      version: 'draft' | 'published';
+      /** A run "as if": the instant its date ranges read as it began (UTC), and whether as on a holiday. */
+      as_if?: { at: string; holiday: boolean };
+    }
   /** The session entered a block. */
   | { type: 'node'; event_id: string; node: PathEntry }
   /** The session left a block by `node.exit`. */

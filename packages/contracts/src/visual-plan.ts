@@ -115,6 +115,23 @@ export const visualPlanVersionDocumentSchema = visualPlanVersionSchema.extend(co
 
 export const visualPlanPublishedSchema = visualPlanVersionSchema.extend({ warnings: z.array(planIssueSchema) });
 
+/** A draft as one save left it, as listed (the versions drawer's saved drafts). */
+export const visualPlanDraftSchema = z.object({
+  plan_id: idSchema,
+  version: versionSchema,
+  saved_time: timestampSchema,
+  saved_by: idSchema.nullable(),
+  /** Who saved it, by name (null once the user is removed). */
+  saved_by_name: z.string().nullable(),
+});
+export type VisualPlanDraft = z.infer<typeof visualPlanDraftSchema>;
+
+export const visualPlanDraftDocumentSchema = visualPlanDraftSchema.extend(contentFields);
+export type VisualPlanDraftDocument = z.output<typeof visualPlanDraftDocumentSchema>;
+
+/** Saves keep this many drafts per plan, the newest; older ones are forgotten. */
+export const visualPlanDraftHistory = 50;
+
 export const visualPlanVersionParams = z.object({ id: z.coerce.number().int().positive().max(maxId), version: z.coerce.number().int().positive().max(maxId) });
 export const visualPlanExportQuery = z.object({
   version: z.coerce.number().int().positive().max(maxId).optional().describe('a published version; absent: the draft'),

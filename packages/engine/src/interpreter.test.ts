@@ -9,7 +9,7 @@ import { type MemoryWorld, memoryPorts } from './testing/memory-ports.ts';
 
 type Edge = [string, string, string];
 
-function plan(nodes: Array<{ id: string; type: string; data?: object }>, edges: Edge[], extra: object = {}) {
+function plan(nodes: Array<{ id: string; type: string; label?: string; data?: object }>, edges: Edge[], extra: object = {}) {
   return {
     id: 1,
     tenant_id: 1,
@@ -217,6 +217,22 @@ describe('how sessions end', () => {
     ports.plans = memoryPorts({ plans: [compilePlan(audioPlan)] }).plans;
     const result = await startSession(init, ports);
     expect(result.session.failure).toEqual({ code: 'block_error', message: 'block msg (play_message) failed: database is down', plan_id: 1, node_id: 'msg' });
+  });
+
+  test("a failing block a person named is named so in the operator's message, not by its id", async () => {
+    const ports: EnginePorts = { ...memoryPorts({ plans: [] }) };
+    ports.audios = { find: () => Promise.reject(new Error('database is down')) };
+    const named = plan(
+      [
+        { id: 'start', type: 'start' },
+        { id: 'msg', type: 'play_message', label: '  Welcome  ', data: { text_to_speech: false, audio_id: 1 } },
+      ],
+      [['start', 'next', 'msg']],
+    );
+    ports.plans = memoryPorts({ plans: [compilePlan(named)] }).plans;
+    const result = await startSession(init, ports);
+    // Trimmed as the document is read.
+    expect(result.session.failure?.message).toBe('block “Welcome” (play_message) failed: database is down');
   });
 });
 

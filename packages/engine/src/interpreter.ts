@@ -10,7 +10,7 @@ import { engineLimits } from './limits.ts';
 import type { EnginePorts, TurnObserver } from './ports.ts';
 import { analyseRecording, isSampled } from './recording.ts';
 import { type CallReport, buildReport } from './report.ts';
-import type { CompiledPlan, Outcome, RecordingStart, RuntimeNode, Turn } from './runtime.ts';
+import { type CompiledPlan, type Outcome, type RecordingStart, type RuntimeNode, type Turn, blockReference } from './runtime.ts';
 import {
   type DialStatus,
   type Disposition,
@@ -67,6 +67,7 @@ export function createSession(init: SessionInit, plan: { version: number; name: 
     steps: 0,
     same_node_streak: 0,
     ...(init.language !== undefined && { language: init.language }),
+    ...(init.schedule_clock && { schedule_clock: { offset_ms: init.schedule_clock.offset_ms, holiday: init.schedule_clock.holiday } }),
     started_at: now.toISOString(),
     ended_at: null,
     hangup_cause: null,
@@ -137,6 +138,7 @@ async function runTurn(input: Session, event: EngineEvent, ports: EnginePorts, p
 class TurnState implements Turn {
   readonly actions: Action[] = [];
   readonly now: Date;
+  readonly schedule: { instant: Date; holiday: boolean };
   readonly scope: Scope;
   private readonly nowText: string;
   private ended = false;
@@ -159,6 +161,8 @@ class TurnState implements Turn {
     this.plan = plan as CompiledPlan;
     this.observer = ports.observer;
     this.now = ports.clock.now();
+    const clock = session.schedule_clock;
+    this.schedule = clock ? { instant: new Date(this.now.getTime() + clock.offset_ms), holiday: clock.holiday } : { instant: this.now, holiday: false };
     this.nowText = this.now.toISOString();
     this.scope = (name) => this.lookup(name);
     // The marks are of one turn: a hang-up reads the last turn's, any turn begins its own.
@@ -283,7 +287,7 @@ class TurnState implements Turn {
     const isSameNode = last !== undefined && last.node_id === node.id && last.plan_id === this.plan.id;
     session.same_node_streak = isSameNode ? session.same_node_streak + 1 : 1;
     if (session.same_node_streak >= engineLimits.maxSameNodeInARow) {
-      return { fail: 'loop_limit', message: `block ${node.id} was entered ${engineLimits.maxSameNodeInARow} times in a row` };
+      return { fail: 'loop_limit', message: `${blockReference(node)} was entered ${engineLimits.maxSameNodeInARow} times in a row` };
     }
     session.steps++;
     session.node_id = node.id;
@@ -525,5 +529,5 @@ class TurnState implements Turn {
 
 function blockError(node: RuntimeNode, error: unknown): Outcome {
   const message = error instanceof Error ? error.message : String(error);
-  return { fail: 'block_error', message: `block ${node.id} (${node.type}) failed: ${message}` };
+  return { fail: 'block_error', message: `${blockReference(node)} failed: ${message}` };
 }

@@ -62,8 +62,11 @@ export type ScheduleStatus = 'in_hours' | 'out_of_hours' | 'holiday';
 
 /** Answers the `date_range` block; the host reads the range and the holidays from its database. */
 export interface Schedules {
-  /** `undefined` when the range does not exist in the tenant (the block then takes its `error` path). */
-  statusAt(tenantId: number, dateRangeId: number, instant: Date): Promise<ScheduleStatus | undefined>;
+  /**
+   * `undefined` when the range does not exist in the tenant (the block then takes its `error` path).
+   * With `holiday` (a test run "as if" on a holiday) an existing range answers `holiday`.
+   */
+  statusAt(tenantId: number, dateRangeId: number, instant: Date, options?: { holiday?: boolean }): Promise<ScheduleStatus | undefined>;
 }
 
 /* ------------------------------------------------------------------------------------------- *

@@ -39,11 +39,21 @@ export interface CompiledPlan {
 export interface RuntimeNode<C = unknown> {
   readonly id: string;
   readonly type: string;
+  /** The name a person gave the block, when one was given. */
+  readonly label?: string;
   /** The block's data, validated and precompiled (templates, expressions, paths). */
   readonly config: C;
   readonly runtime: BlockRuntime<C>;
   /** Exit name → the node it leads to; an exit not here is unconnected. */
   readonly targets: ReadonlyMap<string, string>;
+}
+
+/**
+ * A block as an operator's message names it: by the name a person gave it ("block “Welcome”
+ * (play_message)"), else by its id, which is then all that tells blocks of one type apart.
+ */
+export function blockReference(node: Pick<RuntimeNode, 'id' | 'type' | 'label'>): string {
+  return node.label === undefined ? `block ${node.id} (${node.type})` : `block “${node.label}” (${node.type})`;
 }
 
 /** What a block does next. */
@@ -86,6 +96,8 @@ export interface Turn {
   readonly ports: EnginePorts;
   /** The clock, read once per turn. */
   readonly now: Date;
+  /** What a date range reads: `now`, or a test run's "as if" time and holiday (Session.schedule_clock). */
+  readonly schedule: { instant: Date; holiday: boolean };
   /** Built-in and session variables, for templates and expressions. */
   readonly scope: Scope;
   /** What the block kept while waiting; `null` when it just arrived. Treat it as read-only. */

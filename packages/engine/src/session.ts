@@ -149,6 +149,19 @@ export interface Session {
   recording: RecordingState | null;
   /** `SessionInit.language`; absent from sessions stored before it, which then speak the engine's default. */
   language?: string;
+  /** `SessionInit.schedule_clock`: a test run "as if" at another time; absent for every other session. */
+  schedule_clock?: ScheduleClock;
+}
+
+/**
+ * The clock a test session's date ranges read instead of the real one (the simulator's "as if"):
+ * the real time moved by `offset_ms`, and with `holiday` every range answers `holiday`. Nothing
+ * else in the session reads it (timeouts, reports and `{{now}}` keep the real time), and the
+ * tenant's schedules and holidays are never changed.
+ */
+export interface ScheduleClock {
+  offset_ms: number;
+  holiday: boolean;
 }
 
 export interface SessionInit {
@@ -168,6 +181,8 @@ export interface SessionInit {
   variables?: Record<string, Value>;
   /** The language prompts are spoken in when the plan names none: the tenant's, else the server's (BCP 47). */
   language?: string;
+  /** Test sessions only: the time the date ranges read (ScheduleClock). */
+  schedule_clock?: ScheduleClock;
 }
 
 /** The plan the session is in now: the last one `call_plan` entered, else the first. */
@@ -216,6 +231,7 @@ export function copySession(session: Session): Session {
     failure: session.failure,
     recording: session.recording && { ...session.recording },
     language: session.language,
+    ...(session.schedule_clock && { schedule_clock: session.schedule_clock }),
     ...(session.turn_path && { turn_path: { start: session.turn_path.start, actions: session.turn_path.actions.slice() } }),
   };
 }

@@ -154,6 +154,18 @@ export interface VisualPlanTable {
   updated_by: number | null;
 }
 
+/** A draft as one save left it (migration 0019): the versions drawer's saved drafts. */
+export interface VisualPlanDraftTable {
+  id: Generated<number>;
+  tenant_id: number;
+  plan_id: number;
+  version: number;
+  /** JSON, as VisualPlanTable.document. */
+  document: string;
+  saved_time: Time;
+  saved_by: number | null;
+}
+
 export interface VisualPlanVersionTable {
   id: Generated<number>;
   tenant_id: number;
@@ -463,6 +475,7 @@ export interface Database {
   date_ranges: DateRangeTable;
   visual_plans: VisualPlanTable;
   visual_plan_versions: VisualPlanVersionTable;
+  visual_plan_drafts: VisualPlanDraftTable;
   plan_references: PlanReferenceTable;
   audios: AudioTable;
   audio_data: AudioDataTable;

@@ -5,9 +5,9 @@
 import { espeakVoiceIds, twilioVoiceSpeaks } from '@voxplan/contracts/voices';
 import { z } from 'zod';
 import { customIssue, languageChoice } from '../core/fields.ts';
-import { planFormatVersion } from './format.ts';
+import { planFormatVersion, planLabelLength } from './format.ts';
 
-export { planFormatVersion };
+export { planFormatVersion, planLabelLength };
 
 export const planSettingsSchema = z
   .strictObject({
@@ -49,6 +49,11 @@ export const planNodeSchema = z.strictObject({
   id: elementId,
   /** One of the block types; checked against the registry with the data. */
   type: z.string().min(1).max(40),
+  /**
+   * The name a person gave the block ("Welcome"): shown in place of its type's name wherever the
+   * block is named (canvas, issues, test panel, reports, operators' logs). Absent when not named.
+   */
+  label: z.string().trim().min(1).max(planLabelLength).optional(),
   position: z.strictObject({ x: z.number().finite(), y: z.number().finite() }).default({ x: 0, y: 0 }),
   /** The block's fields; checked against the block's own schema. */
   data: z.unknown().default({}),

@@ -129,7 +129,10 @@ export function memoryPorts(world: MemoryWorld = {}, scripts: ScriptRunner = def
     destinations: { find: (_tenantId, id) => Promise.resolve(world.destinations?.find((destination) => destination.id === id)) },
     audios: { find: (_tenantId, id) => Promise.resolve(world.audios?.find((audio) => audio.id === id)) },
     schedules: {
-      statusAt: (_tenantId, id) => Promise.resolve(world.schedules && Object.hasOwn(world.schedules, String(id)) ? world.schedules[String(id)] : undefined),
+      statusAt: (_tenantId, id, _instant, options) => {
+        const known = world.schedules !== undefined && Object.hasOwn(world.schedules, String(id));
+        return Promise.resolve(!known ? undefined : options?.holiday ? 'holiday' : world.schedules![String(id)]);
+      },
     },
     http: {
       request(request): Promise<OutboundResponse> {

@@ -342,6 +342,8 @@ export function createSessionRuntime(ctx: Omit<AppContext, 'sessions' | 'license
       if (!isTest) await admit?.(init);
       // Real calls always begin at the start block: what they run is what the plan says.
       if (start_node !== undefined && !isTest) throw badRequest('invalid_input', [{ path: 'start_node', message: 'only test sessions begin at a chosen block' }]);
+      // Nor do they run "as if" at another time: a caller's date range reads the real clock.
+      if (init.schedule_clock !== undefined && !isTest) throw badRequest('invalid_input', [{ path: 'schedule_clock', message: 'only test sessions run as if at another time' }]);
       const draftPlanId = isDraft ? init.plan_id : null;
       // A plan without a draft pins version 0, which does not exist: the session fails as plan_not_found.
       let planVersion = isDraft ? ((await plans.draftVersion(init.tenant_id, init.plan_id)) ?? 0) : undefined;

@@ -11,7 +11,7 @@ import {
   type SimulatorStartFrame,
   simulatorClientFrameSchema,
 } from '@voxplan/contracts/simulator';
-import type { Action, EngineEvent, PathEntry } from '@voxplan/engine';
+import type { Action, EngineEvent, PathEntry, ScheduleClock } from '@voxplan/engine';
 import type { FastifyBaseLogger } from 'fastify';
 import type { WebSocket } from 'ws';
 import type { AppContext } from '../../context.ts';
@@ -201,6 +201,7 @@ export class SimulatorConnection {
     if (!current) throw notFound();
     if (frame.version === 'published' && current.published_version === null) throw badRequest('plan_not_published');
     const sessionId = newSessionId();
+    const asIf = frame.as_if && asIfClock(frame.as_if, Date.now());
     const outcome = await ctx.sessions.start(
       {
         id: sessionId,
@@ -216,11 +217,13 @@ export class SimulatorConnection {
         draft: frame.version === 'draft',
         is_test: true,
         ...(frame.start_node !== undefined && { start_node: frame.start_node }),
+        ...(asIf && { schedule_clock: asIf.clock }),
       },
       {
         observer: this.progress('start'),
         // Before the first block's frames; a start refused (a block not in the plan) is never `started`.
-        accepted: () => this.send({ type: 'started', session_id: sessionId, plan_id: plan.id, channel: frame.channel, version: frame.version }),
+        accepted: () =>
+          this.send({ type: 'started', session_id: sessionId, plan_id: plan.id, channel: frame.channel, version: frame.version, ...(asIf && { as_if: asIf.shown }) }),
       },
     );
     if (outcome.status !== 'ended') {
@@ -297,4 +300,10 @@ export class SimulatorConnection {
       }
     }
   }
+}
+
+/** A start frame's `as_if` as the engine's ScheduleClock (an offset from the real time), and as `started` tells it back. */
+function asIfClock(asIf: NonNullable<SimulatorStartFrame['as_if']>, now: number): { clock: ScheduleClock; shown: { at: string; holiday: boolean } } {
+  const at = asIf.at === undefined ? now : Date.parse(asIf.at);
+  return { clock: { offset_ms: at - now, holiday: asIf.holiday }, shown: { at: new Date(at).toISOString(), holiday: asIf.holiday } };
 }

@@ -13,6 +13,8 @@ import {
   visualPlanVersionDocumentSchema,
   visualPlanVersionParams,
   visualPlanVersionSchema,
+  visualPlanDraftSchema,
+  visualPlanDraftDocumentSchema,
 } from '@voxplan/contracts/visual-plan';
 import contentDisposition from 'content-disposition';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
@@ -71,6 +73,22 @@ export function registerVisualPlanRoutes(app: FastifyInstance, ctx: AppContext):
     '/visual-plans/:id/versions/:version/restore',
     { ...writeGuard, schema: { tags, params: visualPlanVersionParams, body: visualPlanRestoreSchema, response: { 200: visualPlanDocumentSchema } } },
     async (request) => service.restore(scopeOf(request), request.params.id, request.params.version, request.body.base_version),
+  );
+
+  routes.get('/visual-plans/:id/drafts', { schema: { tags, params: idParams, response: { 200: z.array(visualPlanDraftSchema) } } }, async (request) =>
+    service.drafts(scopeOf(request), request.params.id),
+  );
+
+  routes.get(
+    '/visual-plans/:id/drafts/:version',
+    { schema: { tags, params: visualPlanVersionParams, response: { 200: visualPlanDraftDocumentSchema } } },
+    async (request) => service.draft(scopeOf(request), request.params.id, request.params.version),
+  );
+
+  routes.post(
+    '/visual-plans/:id/drafts/:version/restore',
+    { ...writeGuard, schema: { tags, params: visualPlanVersionParams, body: visualPlanRestoreSchema, response: { 200: visualPlanDocumentSchema } } },
+    async (request) => service.restoreDraft(scopeOf(request), request.params.id, request.params.version, request.body.base_version),
   );
 
   routes.post(

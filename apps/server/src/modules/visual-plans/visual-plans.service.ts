@@ -1,12 +1,15 @@
 import { callPlanCycles, type PlanIssue, planReferences, type PlanReference, settingsOff, type ValidatedDocument } from '@voxplan/blocks/definitions';
 import { isFeatureOn } from '@voxplan/contracts';
-import type {
-  VisualPlan,
-  VisualPlanDocument,
-  VisualPlanExport,
-  VisualPlanPublished,
-  VisualPlanVersion,
-  VisualPlanVersionDocument,
+import {
+  type VisualPlan,
+  type VisualPlanDocument,
+  type VisualPlanDraft,
+  type VisualPlanDraftDocument,
+  visualPlanDraftHistory,
+  type VisualPlanExport,
+  type VisualPlanPublished,
+  type VisualPlanVersion,
+  type VisualPlanVersionDocument,
 } from '@voxplan/contracts/visual-plan';
 import type { Kysely } from 'kysely';
 import type { AppContext, Scope } from '../../context.ts';
@@ -143,6 +146,7 @@ export class VisualPlanService {
         .executeTakeFirst();
       if (Number(updated.numUpdatedRows) !== 1) await this.whyNotUpdated(write.trx, id);
       const after = await write.trx.selectFrom('visual_plans').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+      await keepDraft(write.trx, after);
       await writePlanReferences(write.trx, after.tenant_id, id, [...planReferences(document), ...(await this.publishedReferences(write.trx, after))]);
       await recordAudit(write.trx, scope, [
         { action: 'update', entity: 'visual_plan', entityId: id, tenantId: after.tenant_id, before: presentPlan(before), after: { ...presentPlan(after), ...note } },
@@ -202,6 +206,42 @@ export class VisualPlanService {
     return rows.map(presentVersion);
   }
 
+  /** The drafts saves left, newest first (the last `visualPlanDraftHistory`). */
+  async drafts(scope: Scope, id: number): Promise<VisualPlanDraft[]> {
+    this.plans.assertReadable(scope);
+    await this.findPlan(this.ctx.db, scope, id);
+    // Named here, as plans name who saved them: members and guests may not list users.
+    return this.ctx.db
+      .selectFrom('visual_plan_drafts')
+      .leftJoin('users', 'users.id', 'visual_plan_drafts.saved_by')
+      .select(['visual_plan_drafts.plan_id', 'visual_plan_drafts.version', 'visual_plan_drafts.saved_time', 'visual_plan_drafts.saved_by', 'users.name as saved_by_name'])
+      .where('visual_plan_drafts.plan_id', '=', id)
+      .orderBy('visual_plan_drafts.version', 'desc')
+      .execute();
+  }
+
+  async draft(scope: Scope, id: number, version: number): Promise<VisualPlanDraftDocument> {
+    this.plans.assertReadable(scope);
+    await this.findPlan(this.ctx.db, scope, id);
+    const row = await this.findDraft(this.ctx.db, id, version);
+    const user = row.saved_by === null ? undefined : await this.ctx.db.selectFrom('users').select('name').where('id', '=', row.saved_by).executeTakeFirst();
+    return { plan_id: row.plan_id, version: row.version, saved_time: row.saved_time, saved_by: row.saved_by, saved_by_name: user?.name ?? null, ...readStoredDocument(row.document).content };
+  }
+
+  /** Makes a saved draft the draft again, as restoring a published version does. */
+  async restoreDraft(scope: Scope, id: number, version: number, base: number): Promise<VisualPlanDocument> {
+    this.plans.assertWritable(scope);
+    await this.findPlan(this.ctx.db, scope, id);
+    const saved = await this.findDraft(this.ctx.db, id, version);
+    return this.writeDraft(scope, id, base, validDocument(JSON.parse(saved.document), id).document, { restored_draft: version });
+  }
+
+  private async findDraft(db: Kysely<Database>, planId: number, version: number) {
+    const row = await db.selectFrom('visual_plan_drafts').selectAll().where('plan_id', '=', planId).where('version', '=', version).executeTakeFirst();
+    if (!row) throw notFound();
+    return row;
+  }
+
   async version(scope: Scope, id: number, version: number): Promise<VisualPlanVersionDocument> {
     this.plans.assertReadable(scope);
     await this.findPlan(this.ctx.db, scope, id);
@@ -257,4 +297,13 @@ export class VisualPlanService {
     // With every candidate taken, the first one is refused as a duplicate name.
     return candidates.find((candidate) => !names.has(candidate)) ?? candidates[0]!;
   }
+}
+
+/** Keeps the draft a save just wrote among the plan's saved drafts, and forgets the oldest beyond the history's length. */
+async function keepDraft(db: Kysely<Database>, plan: PlanRow): Promise<void> {
+  await db
+    .insertInto('visual_plan_drafts')
+    .values({ tenant_id: plan.tenant_id, plan_id: plan.id, version: plan.version, document: plan.document, saved_time: plan.updated_time, saved_by: plan.updated_by })
+    .execute();
+  await db.deleteFrom('visual_plan_drafts').where('plan_id', '=', plan.id).where('version', '<=', plan.version - visualPlanDraftHistory).execute();
 }

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { blockEditors } from '../../editor-registry.ts';
 import { blockDefinition, blockTypes } from '../../registry.ts';
-import { type FieldDescriptor, formFieldsOf, newBlockData, validateData } from './form-model.ts';
+import { emptyRequiredFields, type FieldDescriptor, formFieldsOf, newBlockData, validateData } from './form-model.ts';
 import { editorTexts, fieldLabel } from './texts.ts';
 
 /** A field list as one line per field: `options: list(digits:text,label:text)`. */
@@ -193,6 +193,18 @@ test('an empty required field says it is required, in the user language', () => 
   const schema = blockDefinition('destination')!.schema;
   expect(validateData(schema, { destination_id: null, timeout_s: 30 }, 'en').get('destination_id')).toBe(editorTexts.en.required);
   expect(validateData(schema, { destination_id: null, timeout_s: 30 }, 'pt').get('destination_id')).toBe('Obrigatório');
+});
+
+test('the required fields a block leaves empty are named by their form labels, a list row\'s by its row', () => {
+  const destination = blockEditors.find((editor) => editor.type === 'destination')!;
+  expect(emptyRequiredFields(destination, newBlockData(destination), 'en')).toEqual([{ path: 'destination_id', label: 'Destination' }]);
+  expect(emptyRequiredFields(destination, newBlockData(destination), 'pt')).toEqual([{ path: 'destination_id', label: 'Destino' }]);
+  expect(emptyRequiredFields(destination, { ...newBlockData(destination), destination_id: 4 }, 'en')).toEqual([]);
+  const menu = blockEditors.find((editor) => editor.type === 'voice_menu')!;
+  const empty = emptyRequiredFields(menu, { ...newBlockData(menu), options: [{ digits: '1', label: 'Sales' }, { digits: '', label: 'Support' }] }, 'en');
+  expect(empty).toContainEqual({ path: 'options.1.digits', label: 'Keys 2' });
+  // Other issues (a number out of range) are the form's to show, not "empty".
+  expect(emptyRequiredFields(destination, { ...newBlockData(destination), destination_id: 4, timeout_s: -1 }, 'en')).toEqual([]);
 });
 
 test("zod's issues read in Portuguese, the blocks' own ones by their code", () => {

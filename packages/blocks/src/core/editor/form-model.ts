@@ -9,7 +9,7 @@ import portugueseLocale from 'zod/v4/locales/pt-BR.js';
 import type { ReferenceField, ReferenceKind } from '../define.ts';
 import { fieldHints } from '../fields.ts';
 import { blockDefinition } from '../../registry.ts';
-import { editorTexts, type EditorTexts } from './texts.ts';
+import { editorTexts, type EditorTexts, fieldLabel } from './texts.ts';
 import type { BlockEditor, EditorLanguage, FieldHint } from './types.ts';
 
 /** Strings that may be longer than this get a text area; a name, a path or a pattern keeps one line. */
@@ -242,6 +242,36 @@ export function validateData(schema: Schema, data: unknown, language: EditorLang
     if (!issues.has(path)) issues.set(path, issueMessage(issue, language));
   }
   return issues;
+}
+
+/** A required field a block's data leaves empty: where it is, and the label its form gives it. */
+export interface EmptyRequiredField {
+  path: string;
+  label: string;
+}
+
+/**
+ * The required fields `data` leaves empty (a destination not picked, a menu's text not typed), each
+ * with its form's label ("Destination"; a list row's field as "Keys 2"), for the editor's issues
+ * list as the plan is edited: a person reads the label, never the document's path.
+ */
+export function emptyRequiredFields(editor: BlockEditor, data: unknown, language: EditorLanguage = 'en'): EmptyRequiredField[] {
+  const result = z.safeParse(schemaOf(editor), data, { reportInput: true });
+  if (result.success) return [];
+  const texts = editor.description.texts[language];
+  const found = new Map<string, EmptyRequiredField>();
+  for (const issue of result.error.issues) {
+    // Left empty, whatever the rule it then breaks (a length, a pattern: a menu's keys, a URL).
+    const input = (issue as { input?: unknown }).input;
+    if (input !== null && input !== undefined && input !== '') continue;
+    const path = joinPath(issue.path);
+    const keys = issue.path.filter((part): part is string => typeof part === 'string');
+    const row = issue.path.find((part): part is number => typeof part === 'number');
+    const key = keys.at(-1) ?? '';
+    const label = fieldLabel(texts, key, row !== undefined);
+    if (!found.has(path)) found.set(path, { path, label: row === undefined ? label : `${label} ${row + 1}` });
+  }
+  return [...found.values()];
 }
 
 function isEmptyRequired(issue: z.core.$ZodIssue): boolean {

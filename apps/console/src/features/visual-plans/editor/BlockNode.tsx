@@ -4,7 +4,7 @@ import { Handle, type Node, type NodeProps, Position, useNodeConnections } from 
 import { memo, useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
 import { visibleExits } from './block-exits.ts';
-import { useBlockData } from './block-data.ts';
+import { useBlockData, useBlockLabel } from './block-data.ts';
 import { useBlockLook } from './block-look.tsx';
 import { useFarOut, useZoomedOut } from './canvas-view.ts';
 import { useNodeDecoration } from './decorations.ts';
@@ -27,6 +27,7 @@ export const BlockNode = memo(function BlockNode({ id, type, data: passed, selec
   const { t } = useTranslation();
   const context = useEditorContext();
   const data = useBlockData(context.blockData, id, passed);
+  const label = useBlockLabel(context.blockData, id)?.trim() || undefined;
   const decoration = useNodeDecoration(context.decorations, id);
   const look = useBlockLook(type);
   const texts = blockDescription(type)?.texts[context.language];
@@ -63,7 +64,12 @@ export const BlockNode = memo(function BlockNode({ id, type, data: passed, selec
           styles as it renders, which made up most of the time a large plan took to open or zoom out. */}
       <div className={classes.nodeHeader}>
         {!outline && <Icon size={16} />}
-        {!outline && <span className={classes.nodeName}>{texts?.name ?? type}</span>}
+        {/* A named block reads by its name ("Welcome"); its type is still its icon, and the pointer's title. */}
+        {!outline && (
+          <span className={classes.nodeName} title={label === undefined ? undefined : (texts?.name ?? type)} data-testid="node-name">
+            {label ?? texts?.name ?? type}
+          </span>
+        )}
         {mark?.badge !== undefined && (
           <span className={classes.nodeBadge} data-testid="node-badge">
             {mark.badge}

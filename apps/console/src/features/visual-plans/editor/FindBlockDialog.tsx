@@ -29,7 +29,7 @@ function searchText(type: string, data: Record<string, unknown>, context: Editor
   return words.filter((word) => word.trim() !== '').join(' · ');
 }
 
-/** Finds a block by its title, its settings' texts or the names of what it points to, and takes the view to it. */
+/** Finds a block by its name or title, its settings' texts or the names of what it points to, and takes the view to it. */
 export function FindBlockDialog({ opened, onClose, graph, onFocusNode }: { opened: boolean; onClose(): void; graph: Graph; onFocusNode(nodeId: string): void }) {
   const { t } = useTranslation();
   const context = useEditorContext();
@@ -38,7 +38,12 @@ export function FindBlockDialog({ opened, onClose, graph, onFocusNode }: { opene
     if (!opened) return [];
     const wanted = query.trim().toLocaleLowerCase();
     return graph.nodes
-      .map((node) => ({ node, name: blockTitle(node.type, node.data, context), text: searchText(node.type, node.data, context) }))
+      .map((node) => ({
+        node,
+        name: blockTitle(node, context),
+        // A named block is still found by what it is ("Play message · Welcome to…"), shown under its name.
+        text: [node.label ? blockTitle({ type: node.type, data: node.data }, context) : '', searchText(node.type, node.data, context)].filter(Boolean).join(' · '),
+      }))
       .filter(({ name, text }) => !wanted || `${name} ${text}`.toLocaleLowerCase().includes(wanted))
       .slice(0, shownMatches);
   }, [context, graph.nodes, opened, query]);

@@ -16,7 +16,7 @@ export function IssuesButton({ onFocusNode, nodes }: { onFocusNode(nodeId: strin
   const describe = (issue: PlanIssue): string => {
     const node = issue.node_id === undefined ? undefined : nodes.find((candidate) => candidate.id === issue.node_id);
     if (!node) return issue.message;
-    const block = blockTitle(node.type, node.data, context);
+    const block = blockTitle(node, context);
     if (issue.path.startsWith('exits.')) {
       const exit = issue.path.slice('exits.'.length);
       return t('editor.issues.atExit', { block, exit: lookOfType(node.type).exitLabel(exit, node.data, context) ?? exit });

@@ -33,6 +33,7 @@ import { initialDataOf } from './block-look.tsx';
 import { BlockDataStore, FlowNodes } from './block-data.ts';
 import { detailZoom, openingViewport } from './canvas-view.ts';
 import { DecorationStore } from './decorations.ts';
+import { useEmptyFieldIssues } from './required-fields.ts';
 import { BlockPicker, type PickerSpot } from './BlockPicker.tsx';
 import { type EditorActions, EditorContextProvider } from './editor-context.tsx';
 import { edgeTypes, nearestLineAt } from './PlanLine.tsx';
@@ -117,7 +118,7 @@ function withSelectChanges(selected: ReadonlySet<string>, changes: readonly { id
 
 /** The canvas of one plan: palette, blocks and edges, the side panel, saving and history. */
 export function PlanEditor({ loaded, onReload }: { loaded: VisualPlanDocument; onReload(): void }) {
-  const { t } = useTranslation();
+  const { t, i18n } = useTranslation();
   const navigate = useNavigate();
   const queryClient = useQueryClient();
   // On a phone the plan is shown, not edited: the canvas pans, zooms and selects, the side panel shows a block's settings.
@@ -163,6 +164,9 @@ export function PlanEditor({ loaded, onReload }: { loaded: VisualPlanDocument; o
     const exits = (node: GraphNode) => visibleExits(node.type, node.data, []).map((row) => row.exit);
     decorations.setConnectionWarnings(connectionWarnings(graph, exits, (type) => blockDescription(type)?.quietExits ?? []));
   }, [decorations, graph, readOnly]);
+
+  // So are the required fields left empty, named by their labels.
+  useEmptyFieldIssues(graph.nodes, decorations, i18n.language === 'pt' ? 'pt' : 'en', t, !readOnly);
 
   const edit = useCallback((change: Parameters<typeof commit>[1] | undefined, mergeKey?: string) => {
     if (!change) return;
@@ -452,6 +456,22 @@ export function PlanEditor({ loaded, onReload }: { loaded: VisualPlanDocument; o
     },
     [],
   );
+  const updateNodeLabel = useCallback((nodeId: string, typed: string) => {
+    setHistory((current) =>
+      commit(
+        current,
+        {
+          nodes: current.graph.nodes.map((node) => {
+            if (node.id !== nodeId) return node;
+            // Kept as typed (spaces and all) while typing; saving trims it, and drops one left empty.
+            const { label: _before, ...rest } = node;
+            return typed === '' ? rest : { ...node, label: typed };
+          }),
+        },
+        { mergeKey: `label:${nodeId}` },
+      ),
+    );
+  }, []);
   const updateSettings = useCallback((settings: PlanSettings, field: string) => {
     setHistory((current) => {
       // Turning the sync on brings every block's chat text in line at once (one undo step).
@@ -699,6 +719,7 @@ export function PlanEditor({ loaded, onReload }: { loaded: VisualPlanDocument; o
                 selectedCount={selection.nodes.size}
                 settings={graph.settings}
                 onNodeDataChange={updateNodeData}
+                onNodeLabelChange={updateNodeLabel}
                 onSettingsChange={updateSettings}
                 onTestFrom={(nodeId) => setTesting({ startNodeId: nodeId })}
                 variableNames={variableNames}

@@ -24,7 +24,7 @@ export function planChanges(published: { nodes: readonly GraphNode[]; edges: rea
     removed: published.nodes.filter((node) => !after.has(node.id)),
     changed: draft.nodes.filter((node) => {
       const old = before.get(node.id);
-      return old !== undefined && (old.type !== node.type || JSON.stringify(old.data ?? {}) !== JSON.stringify(node.data));
+      return old !== undefined && (old.type !== node.type || (old.label ?? '') !== (node.label ?? '') || JSON.stringify(old.data ?? {}) !== JSON.stringify(node.data));
     }),
     linesAdded: [...afterLinks].filter((key) => !beforeLinks.has(key)).length,
     linesRemoved: [...beforeLinks].filter((key) => !afterLinks.has(key)).length,
@@ -41,7 +41,7 @@ export function PublishDialog({ graph, publishedVersion, onConfirm, onClose }: {
     enabled: publishedVersion !== null,
   });
   const changes = publishedVersion === null ? undefined : published.data && planChanges(published.data, graph);
-  const named = (nodes: readonly GraphNode[]) => nodes.map((node) => blockTitle(node.type, node.data, context)).join('; ');
+  const named = (nodes: readonly GraphNode[]) => nodes.map((node) => blockTitle(node, context)).join('; ');
   return (
     <Modal opened onClose={onClose} title={t('editor.publishConfirm.title')} data-testid="publish-dialog">
       {publishedVersion === null ? (

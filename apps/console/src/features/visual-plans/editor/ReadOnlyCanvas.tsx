@@ -3,11 +3,12 @@ import { useComputedColorScheme } from '@mantine/core';
 import type { PlanEdge, PlanNode } from '@voxplan/blocks/definitions';
 import { Background, Controls, type Edge, MiniMap, ReactFlow, ReactFlowProvider, useReactFlow, useStoreApi } from '@xyflow/react';
 import { useEffect, useLayoutEffect, useMemo } from 'react';
+import { BlockDataStore } from './block-data.ts';
 import { useTranslation } from 'react-i18next';
 import { type BlockFlowNode } from './BlockNode.tsx';
 import { canvasMinZoom, fitMaxZoom, fitPadding } from './canvas-view.ts';
 import type { NodeMark } from './decorations.ts';
-import { useEditorContext } from './editor-context.tsx';
+import { BlockDataProvider, useEditorContext } from './editor-context.tsx';
 import classes from './editor.module.css';
 import { nodeTypes } from './node-types.ts';
 import { OverviewEdges, useFlowEdges } from './overview-edges.tsx';
@@ -65,6 +66,8 @@ function ReadOnlyFlow({ nodes, edges, nodeDecorations = noMarks, highlightedEdge
   useLayoutEffect(() => decorations.setMarks(nodeDecorations), [decorations, nodeDecorations]);
   useEffect(() => () => decorations.setMarks(noMarks), [decorations]);
   const flowNodes = useMemo(() => nodes.map((node) => ({ ...node, data: (node.data ?? {}) as Record<string, unknown> })) as BlockFlowNode[], [nodes]);
+  // React Flow hands a block its data, not the name a person gave it: the blocks read that here.
+  const blocks = useMemo(() => new BlockDataStore(flowNodes), [flowNodes]);
   const flowEdges = useMemo<Edge[]>(
     () =>
       edges.map((edge) => ({
@@ -78,6 +81,7 @@ function ReadOnlyFlow({ nodes, edges, nodeDecorations = noMarks, highlightedEdge
   );
   const drawnEdges = useFlowEdges(flowEdges);
   return (
+    <BlockDataProvider store={blocks}>
     <ReactFlow<BlockFlowNode>
       nodes={flowNodes}
       edges={drawnEdges}
@@ -95,6 +99,7 @@ function ReadOnlyFlow({ nodes, edges, nodeDecorations = noMarks, highlightedEdge
       <OverviewEdges edges={flowEdges} />
       {focusNodeId !== undefined && <FocusNode nodeId={focusNodeId} />}
     </ReactFlow>
+    </BlockDataProvider>
   );
 }
 

@@ -1,7 +1,7 @@
-import { Button, Loader, ScrollArea, Stack, Text, Title } from '@mantine/core';
+import { Button, Loader, ScrollArea, Stack, Text, TextInput, Title } from '@mantine/core';
 import { IconPlayerPlay } from '@tabler/icons-react';
 import type { PlanSettings } from '@voxplan/blocks/definitions';
-import { blockDescription } from '@voxplan/blocks/editor/registry';
+import { blockDescription, planLabelLength } from '@voxplan/blocks/editor/registry';
 import { lazy, Suspense, useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNodeDecoration } from './decorations.ts';
@@ -23,7 +23,15 @@ function useServerIssues(node: GraphNode): ReadonlyMap<string, string> {
   }, [decoration]);
 }
 
-function BlockPanel({ node, variableNames, onChange, onTestFrom }: { node: GraphNode; variableNames: readonly string[]; onChange(nodeId: string, data: Record<string, unknown>): void; onTestFrom(nodeId: string): void }) {
+interface BlockPanelProps {
+  node: GraphNode;
+  variableNames: readonly string[];
+  onChange(nodeId: string, data: Record<string, unknown>): void;
+  onLabelChange(nodeId: string, label: string): void;
+  onTestFrom(nodeId: string): void;
+}
+
+function BlockPanel({ node, variableNames, onChange, onLabelChange, onTestFrom }: BlockPanelProps) {
   const { t } = useTranslation();
   const { language } = useEditorContext();
   const texts = blockDescription(node.type)?.texts[language];
@@ -39,6 +47,14 @@ function BlockPanel({ node, variableNames, onChange, onTestFrom }: { node: Graph
           {t('editor.testFromHere')}
         </Button>
       </div>
+      <TextInput
+        label={t('editor.blockName')}
+        description={t('editor.blockNameHint', { type: texts?.name ?? node.type })}
+        value={node.label ?? ''}
+        maxLength={planLabelLength}
+        onChange={(event) => onLabelChange(node.id, event.currentTarget.value)}
+        data-testid="block-name"
+      />
       <Suspense fallback={<Loader size="sm" aria-label={t('common.loading')} />}>
         <BlockFormHost node={node} issues={issues} variableNames={variableNames} onChange={(data) => onChange(node.id, data)} />
       </Suspense>
@@ -52,6 +68,7 @@ export function SidePanel({
   selectedCount,
   settings,
   onNodeDataChange,
+  onNodeLabelChange,
   onSettingsChange,
   onTestFrom,
   variableNames,
@@ -60,6 +77,7 @@ export function SidePanel({
   selectedCount: number;
   settings: PlanSettings;
   onNodeDataChange(nodeId: string, data: Record<string, unknown>): void;
+  onNodeLabelChange(nodeId: string, label: string): void;
   onSettingsChange(settings: PlanSettings, field: string): void;
   onTestFrom(nodeId: string): void;
   /** The variables the plan's blocks set, offered in template fields. */
@@ -69,7 +87,7 @@ export function SidePanel({
   return (
     <ScrollArea style={{ flex: 1 }}>
       {node ? (
-        <BlockPanel key={node.id} node={node} variableNames={variableNames} onChange={onNodeDataChange} onTestFrom={onTestFrom} />
+        <BlockPanel key={node.id} node={node} variableNames={variableNames} onChange={onNodeDataChange} onLabelChange={onNodeLabelChange} onTestFrom={onTestFrom} />
       ) : selectedCount > 1 ? (
         <Stack p="sm" gap="xs">
           <Title order={4}>{t('editor.selected', { count: selectedCount })}</Title>

@@ -9,17 +9,17 @@ import { DecorationStore } from './decorations.ts';
 import { EditorContextProvider, useEditorContext } from './editor-context.tsx';
 import { ReadOnlyCanvas } from './ReadOnlyCanvas.tsx';
 
-/** One published version on a read-only canvas, over the whole window. */
-export function VersionViewer({ version, onClose }: { version: number; onClose(): void }) {
+/** One published version, or a saved draft, on a read-only canvas over the whole window. */
+export function VersionViewer({ version, from = 'versions', onClose }: { version: number; from?: 'versions' | 'drafts'; onClose(): void }) {
   const { t } = useTranslation();
   const { planId, tenantId } = useEditorContext();
   const [decorations] = useState(() => new DecorationStore());
   const document = useQuery({
-    queryKey: ['/visual-plans', 'version', planId, version],
-    queryFn: ({ signal }) => api.get<VisualPlanVersionDocument>(`/visual-plans/${planId}/versions/${version}`, { signal, tenantId }),
+    queryKey: ['/visual-plans', from, planId, version],
+    queryFn: ({ signal }) => api.get<Pick<VisualPlanVersionDocument, 'nodes' | 'edges'>>(`/visual-plans/${planId}/${from}/${version}`, { signal, tenantId }),
   });
   return (
-    <Modal opened onClose={onClose} fullScreen title={t('editor.versions.viewing', { version })} data-testid="version-viewer">
+    <Modal opened onClose={onClose} fullScreen title={t(from === 'drafts' ? 'editor.versions.viewingDraft' : 'editor.versions.viewing', { version })} data-testid="version-viewer">
       <div style={{ height: 'calc(100dvh - 90px)' }}>
         {document.isError && <Alert color="red">{errorText(document.error, t)}</Alert>}
         {!document.data && !document.isError && (

@@ -12,18 +12,24 @@ import type { GraphNode } from './graph-state.ts';
 
 export class BlockDataStore {
   private byNode = new Map<string, Record<string, unknown>>();
+  /** The names people gave blocks: drawn in the block's header, changed from the side panel like its data. */
+  private labels = new Map<string, string | undefined>();
   private listeners = new Map<string, Set<() => void>>();
 
   constructor(nodes: readonly GraphNode[]) {
-    for (const node of nodes) this.byNode.set(node.id, node.data);
+    for (const node of nodes) {
+      this.byNode.set(node.id, node.data);
+      this.labels.set(node.id, node.label);
+    }
   }
 
-  /** Takes the graph's nodes' data; only the blocks whose data changed are told. */
+  /** Takes the graph's nodes' data and names; only the blocks whose data or name changed are told. */
   update(nodes: readonly GraphNode[]): void {
     const changed: string[] = [];
     for (const node of nodes) {
-      if (this.byNode.get(node.id) === node.data) continue;
+      if (this.byNode.get(node.id) === node.data && this.labels.get(node.id) === node.label) continue;
       this.byNode.set(node.id, node.data);
+      this.labels.set(node.id, node.label);
       changed.push(node.id);
     }
     for (const id of changed) for (const listener of this.listeners.get(id) ?? []) listener();
@@ -31,6 +37,10 @@ export class BlockDataStore {
 
   get(nodeId: string): Record<string, unknown> | undefined {
     return this.byNode.get(nodeId);
+  }
+
+  label(nodeId: string): string | undefined {
+    return this.labels.get(nodeId);
   }
 
   subscribe(nodeId: string, listener: () => void): () => void {
@@ -46,14 +56,23 @@ export class BlockDataStore {
 
 const noSubscription = () => () => undefined;
 
+function useBlockSubscription(store: BlockDataStore | undefined, nodeId: string) {
+  return useCallback((listener: () => void) => (store ? store.subscribe(nodeId, listener) : noSubscription()), [store, nodeId]);
+}
+
 /**
  * A block's data: the store's when the canvas has one (the editor), else what React Flow passed
  * (read-only canvases, and a block added in this very render, before the store has it).
  */
 export function useBlockData(store: BlockDataStore | undefined, nodeId: string, passed: Record<string, unknown>): Record<string, unknown> {
-  const subscribe = useCallback((listener: () => void) => (store ? store.subscribe(nodeId, listener) : noSubscription()), [store, nodeId]);
+  const subscribe = useBlockSubscription(store, nodeId);
   const stored = useSyncExternalStore(subscribe, () => store?.get(nodeId));
   return stored ?? passed;
+}
+
+/** The name a person gave a block, if any, as the store has it (every canvas has one: the editor's, or a read-only canvas's own). */
+export function useBlockLabel(store: BlockDataStore | undefined, nodeId: string): string | undefined {
+  return useSyncExternalStore(useBlockSubscription(store, nodeId), () => store?.label(nodeId));
 }
 
 interface FlowNodeEntry {

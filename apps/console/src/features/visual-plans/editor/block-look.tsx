@@ -61,11 +61,20 @@ export function blockTypeName(type: string, language: NamingContext['language'])
 /** A title's summary part is cut at this many characters: it names the block, it does not show all it does. */
 const titleSummaryLength = 40;
 
+/** A block as naming it needs: its type, its settings and the name a person gave it, if any. */
+export interface NamedBlock {
+  type: string;
+  data: unknown;
+  label?: string | undefined;
+}
+
 /**
- * How a block is named to a person outside the canvas (the issues, Find a block): its type's name
- * and the first line of what it does, "Destination · Sales", "Play message · Welcome to…".
+ * How a block is named to a person outside the canvas (the issues, Find a block, a run's path): the
+ * name a person gave it ("Welcome"), else its type's name and the first line of what it does,
+ * "Destination · Sales", "Play message · Welcome to…".
  */
-export function blockTitle(type: string, data: unknown, context: NamingContext): string {
+export function blockTitle({ type, data, label }: NamedBlock, context: NamingContext): string {
+  if (label?.trim()) return label.trim();
   const name = blockTypeName(type, context.language);
   const first = lookOfType(type).summary(data, context).split('\n')[0]?.trim() ?? '';
   if (!first) return name;

@@ -47,6 +47,7 @@ export class DecorationStore {
   private listeners = new Set<() => void>();
   private saved: { errors: readonly PlanIssue[]; warnings: readonly PlanIssue[] } = { errors: [], warnings: [] };
   private live: readonly PlanIssue[] | undefined;
+  private emptyFields: readonly PlanIssue[] = [];
   private issues: { errors: readonly PlanIssue[]; warnings: readonly PlanIssue[] } = this.saved;
   private path: readonly string[] = [];
   private current: string | undefined;
@@ -76,13 +77,24 @@ export class DecorationStore {
     this.merge();
   }
 
+  /**
+   * The required fields left empty, worked out as the plan is edited (required-fields.ts): errors,
+   * as the server refuses them; each replaces the saved error on the same block and field.
+   */
+  setEmptyFields(errors: readonly PlanIssue[]): void {
+    this.emptyFields = errors;
+    this.merge();
+  }
+
   getIssues(): { errors: readonly PlanIssue[]; warnings: readonly PlanIssue[] } {
     return this.issues;
   }
 
   private merge(): void {
     const warnings = this.live ? [...this.saved.warnings.filter((issue) => !liveCodes.has(issue.code)), ...this.live] : this.saved.warnings;
-    this.issues = { errors: this.saved.errors, warnings };
+    const live = new Set(this.emptyFields.map((issue) => `${issue.node_id}\u0000${issue.path}`));
+    const errors = this.emptyFields.length === 0 ? this.saved.errors : [...this.saved.errors.filter((issue) => !live.has(`${issue.node_id}\u0000${issue.path}`)), ...this.emptyFields];
+    this.issues = { errors, warnings };
     this.rebuild();
   }
 

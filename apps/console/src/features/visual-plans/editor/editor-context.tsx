@@ -45,7 +45,7 @@ export interface EditorContextValue {
   tenantId: number;
   readOnly: boolean;
   decorations: DecorationStore;
-  /** The blocks' data as the editor's canvas draws them; read-only canvases have none. */
+  /** The blocks' data and names as the canvas draws them (the editor's, or a read-only canvas's own). */
   blockData?: BlockDataStore;
   actions?: EditorActions;
   language: 'en' | 'pt';
@@ -59,6 +59,13 @@ export function useEditorContext(): EditorContextValue {
   const value = useContext(EditorContext);
   if (!value) throw new Error('useEditorContext outside the plan editor');
   return value;
+}
+
+/** A read-only canvas's blocks, for its blocks to read their names from (the editor passes its own store to `EditorContextProvider`). */
+export function BlockDataProvider({ store, children }: { store: BlockDataStore; children: React.ReactNode }) {
+  const outer = useEditorContext();
+  const value = useMemo(() => ({ ...outer, blockData: store }), [outer, store]);
+  return <EditorContext.Provider value={value}>{children}</EditorContext.Provider>;
 }
 
 export function EditorContextProvider({

@@ -44,7 +44,7 @@ const nextRevision = () => ++revisions;
 
 export function graphOf(content: { nodes: readonly PlanNode[]; edges: readonly PlanEdge[]; settings: PlanSettings }): Graph {
   return {
-    nodes: content.nodes.map((node) => ({ id: node.id, type: node.type, position: node.position, data: (node.data ?? {}) as Record<string, unknown> })),
+    nodes: content.nodes.map((node) => ({ id: node.id, type: node.type, ...(node.label !== undefined && { label: node.label }), position: node.position, data: (node.data ?? {}) as Record<string, unknown> })),
     edges: content.edges.map((edge) => ({ id: edge.id, source: edge.source, source_exit: edge.source_exit, target: edge.target })),
     settings: content.settings,
     revision: nextRevision(),
@@ -54,7 +54,14 @@ export function graphOf(content: { nodes: readonly PlanNode[]; edges: readonly P
 /** The graph as the API stores it: nothing React Flow added. */
 export function contentOf(graph: Graph): { nodes: PlanNode[]; edges: PlanEdge[]; settings: PlanSettings } {
   return {
-    nodes: graph.nodes.map((node) => ({ id: node.id, type: node.type, position: { x: Math.round(node.position.x), y: Math.round(node.position.y) }, data: node.data })),
+    nodes: graph.nodes.map((node) => ({
+      id: node.id,
+      type: node.type,
+      // A name cleared to spaces is no name: the document refuses an empty one.
+      ...(node.label?.trim() && { label: node.label.trim() }),
+      position: { x: Math.round(node.position.x), y: Math.round(node.position.y) },
+      data: node.data,
+    })),
     edges: graph.edges.map((edge) => ({ ...edge })),
     settings: graph.settings,
   };
@@ -165,6 +172,7 @@ export function paste(graph: Graph, fragment: Fragment, placement: { offset?: { 
   const added: GraphNode[] = nodes.map((node) => ({
     id: renamed.get(node.id)!,
     type: node.type,
+    ...(node.label !== undefined && { label: node.label }),
     position: { x: node.position.x + shift.x, y: node.position.y + shift.y },
     data: structuredClone((node.data ?? {}) as Record<string, unknown>),
   }));

@@ -30,7 +30,8 @@ export interface PlanSaving {
   save(): Promise<boolean>;
   publish(): Promise<void>;
   /** Makes a published version the draft again (a save: version + 1), then reloads the editor with it. */
-  restore(version: number): Promise<void>;
+  /** Makes a published version (`versions`) or a saved draft (`drafts`) the draft again. */
+  restore(version: number, from?: 'versions' | 'drafts'): Promise<void>;
   /** Asks what to do with unsaved work before leaving; answers whether to leave. */
   askToLeave(reason: LeaveReason): Promise<boolean>;
   /** A restored or reloaded draft replaces the editor's work. */
@@ -136,9 +137,9 @@ export function usePlanSaving({ loaded, graph, decorations, readOnly, onReload }
   }, [loaded.id, queryClient, readOnly, save, savedRevision, setConflict, t]);
 
   const restore = useCallback(
-    async (version: number) => {
+    async (version: number, from: 'versions' | 'drafts' = 'versions') => {
       try {
-        await api.post<VisualPlanDocument>(`/visual-plans/${loaded.id}/versions/${version}/restore`, { base_version: baseRef.current });
+        await api.post<VisualPlanDocument>(`/visual-plans/${loaded.id}/${from}/${version}/restore`, { base_version: baseRef.current });
         toast('success', t('editor.versions.restored', { version }));
         onReload();
       } catch (error) {

@@ -1,4 +1,4 @@
-import { Accordion, Alert, Badge, Button, CloseButton, Group, SegmentedControl, Stack, Switch, Text, Title } from '@mantine/core';
+import { Accordion, Alert, Badge, Button, Checkbox, CloseButton, Group, SegmentedControl, Stack, Switch, Text, TextInput, Title } from '@mantine/core';
 import { IconAlertTriangle, IconLock, IconPlayerPlay, IconRefresh } from '@tabler/icons-react';
 import type { Action } from '@voxplan/engine';
 import { useEffect, useId, useRef, useState } from 'react';
@@ -6,6 +6,7 @@ import { useTranslation } from 'react-i18next';
 import { ApiError } from '../../../../lib/api/client.ts';
 import { useCanWrite } from '../../../../lib/auth.tsx';
 import { errorText } from '../../../../lib/errors.ts';
+import { formatDateTime } from '../../../../lib/format.ts';
 import { CallerControls } from './CallerControls.tsx';
 import { PromptVoice } from './prompt-voice.ts';
 import { RunPath, RunReport, RunVariables } from './RunDetails.tsx';
@@ -104,6 +105,10 @@ export function TestPanel({ planId, startNodeId, onPathChange, onClose, edges, n
   const [channel, setChannel] = useState<SimulatorChannel>('voice');
   const [speaks, setSpeaks] = useState(true);
   const [timesOut, setTimesOut] = useState(true);
+  // "As if": a moment typed on the browser's clock (datetime-local), sent as the instant it is there.
+  const [asIf, setAsIf] = useState(false);
+  const [asIfAt, setAsIfAt] = useState('');
+  const [asIfHoliday, setAsIfHoliday] = useState(false);
   const fallbackLanguage = language ?? (i18n.language === 'pt' ? 'pt-BR' : 'en-US');
   const languageRef = useRef(fallbackLanguage);
   const speaksRef = useRef(speaks);
@@ -144,7 +149,9 @@ export function TestPanel({ planId, startNodeId, onPathChange, onClose, edges, n
 
   const begin = () => {
     voice.stop();
-    start({ channel, version, ...(startNodeId !== undefined && { start_node: startNodeId }) });
+    const at = asIfAt === '' ? undefined : new Date(asIfAt);
+    const asIfOption = asIf ? { ...(at && !Number.isNaN(at.getTime()) && { at: at.toISOString() }), holiday: asIfHoliday } : undefined;
+    start({ channel, version, ...(startNodeId !== undefined && { start_node: startNodeId }), ...(asIfOption && { as_if: asIfOption }) });
   };
 
   return (
@@ -181,6 +188,23 @@ export function TestPanel({ planId, startNodeId, onPathChange, onClose, edges, n
         </Group>
       )}
 
+      <Switch size="sm" label={t('testPanel.asIf')} checked={asIf} disabled={!canWrite} onChange={(event) => setAsIf(event.currentTarget.checked)} data-testid="test-panel-as-if" />
+      {asIf && (
+        <Stack gap={6} pl="md">
+          <TextInput
+            type="datetime-local"
+            size="sm"
+            label={t('testPanel.asIfAt')}
+            description={t('testPanel.asIfHint')}
+            value={asIfAt}
+            disabled={!canWrite}
+            onChange={(event) => setAsIfAt(event.currentTarget.value)}
+            data-testid="test-panel-as-if-at"
+          />
+          <Checkbox size="sm" label={t('testPanel.asIfHoliday')} checked={asIfHoliday} disabled={!canWrite} onChange={(event) => setAsIfHoliday(event.currentTarget.checked)} data-testid="test-panel-as-if-holiday" />
+        </Stack>
+      )}
+
       <Group gap="xs">
         <Button leftSection={started ? <IconRefresh size={16} /> : <IconPlayerPlay size={16} />} disabled={!ready} onClick={begin} data-testid="test-panel-start">
           {t(started ? 'testPanel.restart' : 'testPanel.start')}
@@ -203,6 +227,11 @@ export function TestPanel({ planId, startNodeId, onPathChange, onClose, edges, n
         </Alert>
       ))}
 
+      {state.asIf && (
+        <Text size="sm" data-testid="test-panel-ran-as-if">
+          {t(state.asIf.holiday ? 'testPanel.ranAsIfHoliday' : 'testPanel.ranAsIf', { at: formatDateTime(state.asIf.at, i18n.language) })}
+        </Text>
+      )}
       <Text size="sm" c="dimmed" aria-live="polite" data-testid="test-panel-status">
         {clock !== null ? t('testPanel.timesOutIn', { seconds: clock }) : t(`testPanel.status.${state.status}`)}
       </Text>

@@ -1,19 +1,19 @@
 import type { Action, PathEntry } from '@voxplan/engine';
 import type { TFunction } from 'i18next';
-import { blockTitle, blockTypeName, lookOfType, type NamingContext } from '../block-look.tsx';
+import { blockTitle, blockTypeName, lookOfType, type NamedBlock, type NamingContext } from '../block-look.tsx';
 
 /** What naming a run's blocks and records needs: the plan's blocks and the language and records' names. */
-export type RunNaming = NamingContext & { nodes: readonly { id: string; type: string; data: unknown }[] };
+export type RunNaming = NamingContext & { nodes: readonly (NamedBlock & { id: string })[] };
 
 const runNode = (nodeId: string, type: string, naming: RunNaming) => naming.nodes.find((candidate) => candidate.id === nodeId && candidate.type === type);
 
 /**
- * A block a run entered, named as the canvas shows it ("Destination · Sales"). A block the plan no
+ * A block a run entered, named as the canvas shows it ("Welcome", "Destination · Sales"). A block the plan no
  * longer has (removed since the run, or one of a plan reached through call_plan) is named by its type.
  */
 export function runBlockName(nodeId: string, type: string, naming: RunNaming): string {
   const node = runNode(nodeId, type, naming);
-  return node ? blockTitle(type, node.data, naming) : blockTypeName(type, naming.language);
+  return node ? blockTitle(node, naming) : blockTypeName(type, naming.language);
 }
 
 /** One step of a run's path: the block, and the exit it left by under the exit's label. */

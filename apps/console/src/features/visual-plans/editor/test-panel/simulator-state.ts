@@ -57,6 +57,8 @@ export interface SimulatorState {
   variables: Record<string, unknown>;
   report: CallReportRecord | null;
   errors: SimulatorError[];
+  /** The time the run's date ranges read, when it runs "as if" (the `started` frame's `as_if`). */
+  asIf: { at: string; holiday: boolean } | null;
   /**
    * The state before the first frame of the input being run: a `discarded` frame voids that
    * input's frames, which then come again, so the state goes back to this.
@@ -85,6 +87,7 @@ const freshSession = {
   variables: {},
   report: null,
   errors: [],
+  asIf: null,
   turnStart: null,
 } as const satisfies Omit<SimulatorState, 'connection'>;
 
@@ -111,7 +114,7 @@ function applyFrame(state: SimulatorState, frame: SimulatorServerFrame): Simulat
     return { ...state, status, errors: [...state.errors, { eventId: frame.event_id, error: frame.error }] };
   }
   if (frame.type === 'started') {
-    return { ...state, sessionId: frame.session_id, channel: frame.channel, version: frame.version, status: 'running' };
+    return { ...state, sessionId: frame.session_id, channel: frame.channel, version: frame.version, status: 'running', asIf: frame.as_if ?? null };
   }
   if (frame.event_id === RESTART_EVENT) return state;
   if (frame.type === 'discarded') {

@@ -26,6 +26,8 @@ export interface StartOptions {
   variables?: Record<string, string | number | boolean | null>;
   /** The block the run begins at instead of where the Start block leads ("test from this block"). */
   start_node?: string;
+  /** Run "as if" at another instant (ISO 8601 with its offset), or on a holiday: the date ranges read it. */
+  as_if?: { at?: string; holiday?: boolean };
 }
 
 const simulatorPath = (planId: number) => `/visual-plans/${planId}/simulator`;

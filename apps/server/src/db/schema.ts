@@ -154,7 +154,7 @@ export interface VisualPlanTable {
   updated_by: number | null;
 }
 
-/** A draft as one save left it (migration 0019): the versions drawer's saved drafts. */
+/** A draft as one save left it (migration 0020): the versions drawer's saved drafts. */
 export interface VisualPlanDraftTable {
   id: Generated<number>;
   tenant_id: number;

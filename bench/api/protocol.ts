@@ -33,6 +33,8 @@ export type Command =
   | { cmd: 'profileStart' }
   | { cmd: 'profileStop'; file: string }
   | { cmd: 'memory' }
+  /** PostgreSQL: the statements the server has sent so far (each a round trip), for a call's count; null on SQLite. */
+  | { cmd: 'statements' }
   | { cmd: 'shutdown' };
 
 export type CommandMessage = Command & { type: 'command'; id: number };
@@ -58,7 +60,7 @@ export interface ReplyMessage {
   id: number;
   ok: boolean;
   error?: string;
-  result?: ExplainResult | { file: string } | MemoryResult | null;
+  result?: ExplainResult | { file: string } | MemoryResult | number | null;
 }
 
 export type ChildMessage = ReadyMessage | ReplyMessage;

@@ -14,6 +14,7 @@ import { performance } from 'node:perf_hooks';
 import { parseFilter, parseWhere } from '@voxplan/contracts';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { CompiledQuery, sql } from 'kysely';
+import pg from 'pg';
 import { buildApp } from '../../apps/server/src/app.ts';
 import { startContext, type Started } from '../../apps/server/src/bootstrap.ts';
 import type { AppContext } from '../../apps/server/src/context.ts';
@@ -32,6 +33,17 @@ import {
   type ServerKind,
   serverKinds,
 } from './protocol.ts';
+
+/**
+ * Statements sent to PostgreSQL by this process, each one round trip (pg sends a query only when
+ * the one before it answered): what a call costs in round trips, counted where they leave.
+ */
+let sentStatements = 0;
+const pgQuery: (...args: unknown[]) => unknown = pg.Client.prototype.query;
+pg.Client.prototype.query = function countedQuery(this: pg.Client, ...args: unknown[]) {
+  sentStatements++;
+  return pgQuery.apply(this, args);
+} as typeof pg.Client.prototype.query;
 
 const send = (message: ReadyMessage | ReplyMessage): void => {
   process.send?.(message);
@@ -245,6 +257,8 @@ async function main(): Promise<void> {
         const usage = process.memoryUsage();
         return { heapUsed: usage.heapUsed, rss: usage.rss, external: usage.external, collected: globalThis.gc !== undefined };
       }
+      case 'statements':
+        return ctx?.dialect === 'postgres' ? sentStatements : null;
       case 'shutdown':
         setImmediate(() => void shutdown());
         return null;

@@ -690,6 +690,28 @@ describe('two server instances on one database', () => {
     expect(await callerLines(id)).toEqual(['2', '1']);
   });
 
+  test("a turn's writes are all or nothing: an event stored meanwhile (a racing instance) keeps the session's row from being written too", async () => {
+    await sync('2026-11-23T17:25:00.000Z');
+    const id = 'chat-event-stored-meanwhile';
+    await runtime.start(chat(id, ids.race));
+    const gate = hold();
+    const before = requestsTo('/slow').length;
+    const turn = runtime.handleTurn(id, 'slow-once', { type: 'message', text: '1' });
+    await expect.poll(() => requestsTo('/slow').length).toBe(before + 1);
+    // The same event's outcome stored while the session's row is still at the revision the turn read:
+    // the turn's write of the row would pass its revision check, and must not be kept without its event.
+    const stored = { revision: 2, status: 'waiting', actions: [], resumed: null, entered: [], ignored: true };
+    await server.ctx.db
+      .insertInto('session_events')
+      .values({ session_id: id, event_id: 'slow-once', revision: 2, outcome: JSON.stringify(stored), created_time: '2026-11-23T17:25:00.000Z' })
+      .execute();
+    gate.release();
+    expect(await turn).toEqual({ ...stored, session_id: id, duplicate: true, report: null });
+    expect(await runtime.find(id)).toMatchObject({ revision: 1 });
+    expect(await callerLines(id)).toEqual([]);
+    expect((await storedEvents(id)).map((event) => event.event_id)).toEqual(['start', 'slow-once']);
+  });
+
   test('sessions started on both at once get distinct protocols', async () => {
     await sync('2026-11-23T17:30:00.000Z');
     const outcomes = await Promise.all(

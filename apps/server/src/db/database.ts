@@ -5,7 +5,7 @@ import { Kysely, PostgresDialect, SqliteDialect, type SqliteDatabase } from 'kys
 import pg from 'pg';
 import { createLocalBus, createPostgresBus, type InstanceBus, UNNOTIFIED_TABLES } from './instance-bus.ts';
 import { startCheckpointer } from './checkpointer.ts';
-import { registerDirectRunner } from './prepared.ts';
+import { registerDirectRunner, registerNamedRunner } from './prepared.ts';
 import { createReadCache, type ReadCache, tableWrittenBy, WriteTracker } from './read-cache.ts';
 import type { Database } from './schema.ts';
 
@@ -175,6 +175,13 @@ export function openDatabase(options: {
     // the pool replaces it on the next query.
     pool.on('error', (error) => options.onPoolError?.(error));
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    // What Kysely's PostgreSQL driver does with a query, as a named statement (prepared.ts).
+    registerNamedRunner(db, async ({ sql, parameters }, name) => {
+      const result = await pool.query({ name, text: sql, values: [...parameters] });
+      // Kysely's driver counts the rows of these commands only.
+      const counted = result.command === 'INSERT' || result.command === 'UPDATE' || result.command === 'DELETE' || result.command === 'MERGE';
+      return { rows: result.rows ?? [], ...(counted && result.rowCount !== null && { numAffectedRows: BigInt(result.rowCount) }) };
+    });
     // Writes are learnt from the bus alone, this instance's own included: they count once
     // committed, which a statement seen going out cannot tell.
     const tracker = new WriteTracker(UNNOTIFIED_TABLES);

@@ -13,6 +13,8 @@ const isPlaceholder = (value: unknown): value is Placeholder => typeof value ===
 /** The compiled query of one dialect, and which value each of its parameters is. */
 interface Template {
   compiled: CompiledQuery;
+  /** The name of its statement on a database that runs prepared queries as named statements (one per query and dialect). */
+  name: string;
   /** The value's name, or null where the query has a constant of its own. */
   slots: Array<string | null>;
 }
@@ -23,6 +25,24 @@ export type PreparedQuery<Values, Row> = (db: Kysely<Database>, values: Values) 
 export type DirectRunner = (query: CompiledQuery) => QueryResult<unknown>;
 
 const directRunners = new WeakMap<DialectAdapter, DirectRunner>();
+
+/** Runs a compiled query of a prepared query outside any transaction, as the statement `name` of the connection it gets. */
+export type NamedRunner = (query: CompiledQuery, name: string) => Promise<QueryResult<unknown>>;
+
+const namedRunners = new WeakMap<DialectAdapter, NamedRunner>();
+
+/**
+ * PostgreSQL's database (database.ts) registers how to run a prepared query straight on its pool,
+ * as a named statement: each connection parses and plans it once and then only binds values, and
+ * the query skips Kysely's executor (its connection provider and promises). A session's turn
+ * sends most of its statements outside a transaction (docs/decisions.md). Inside a transaction,
+ * whose connection Kysely holds, queries keep going through Kysely.
+ */
+export function registerNamedRunner(db: Kysely<Database>, runner: NamedRunner): void {
+  namedRunners.set(db.getExecutor().adapter, runner);
+}
+
+let statementSerial = 0;
 
 /**
  * SQLite's database (database.ts) registers how to run a query straight on its one connection.
@@ -35,8 +55,16 @@ export function registerDirectRunner(db: Kysely<Database>, runner: DirectRunner)
   directRunners.set(db.getExecutor().adapter, runner);
 }
 
-/** Runs `query` on `db`: directly when `db` is a transaction of a database that registered a runner, else through Kysely. */
-export function executeCompiled<Row>(db: Kysely<Database>, query: CompiledQuery): Promise<QueryResult<Row>> {
+/**
+ * Runs `query` on `db`: directly when `db` is a transaction of a database that registered a
+ * runner, or as the named statement `name` outside a transaction where the database registered
+ * one for that; else through Kysely.
+ */
+export function executeCompiled<Row>(db: Kysely<Database>, query: CompiledQuery, name?: string): Promise<QueryResult<Row>> {
+  if (name !== undefined && !db.isTransaction) {
+    const named = namedRunners.get(db.getExecutor().adapter);
+    if (named) return named(query, name) as Promise<QueryResult<Row>>;
+  }
   if (db.isTransaction) {
     const direct = directRunners.get(db.getExecutor().adapter);
     if (direct) {
@@ -74,7 +102,7 @@ export function prepareQuery<Values extends object, Row>(build: (db: Kysely<Data
     const slots = compiled.parameters.map((parameter) => (isPlaceholder(parameter) ? parameter[NAME] : null));
     const unused = valueNames.filter((name) => !slots.includes(name));
     if (unused.length > 0) throw new Error(`a prepared query leaves out ${unused.join(', ')}: ${compiled.sql}`);
-    template = { compiled, slots };
+    template = { compiled, slots, name: `voxplan_${(statementSerial += 1)}` };
     templates.set(adapter, template);
     return template;
   }
@@ -86,8 +114,8 @@ export function prepareQuery<Values extends object, Row>(build: (db: Kysely<Data
     if (Object.keys(given).length !== names.length || !names.every((name) => name in given)) {
       throw new Error(`a prepared query takes ${names.join(', ')}, given ${Object.keys(given).join(', ')}`);
     }
-    const { compiled, slots } = templateFor(db, names);
+    const { compiled, slots, name } = templateFor(db, names);
     const parameters = slots.map((slot, index) => (slot === null ? compiled.parameters[index] : given[slot]));
-    return executeCompiled<Row>(db, { ...compiled, parameters });
+    return executeCompiled<Row>(db, { ...compiled, parameters }, name);
   };
 }

@@ -11,6 +11,11 @@ export interface TransactionRunner {
    * with others, which wait for it.
    */
   run<T>(work: (trx: Kysely<Database>) => Promise<T>): Promise<T>;
+  /**
+   * Runs a unit of ONE statement: on SQLite as `run` does (it shares the batch's commit); on
+   * PostgreSQL the statement is its own transaction, without the round trips of `begin` and `commit`.
+   */
+  runStatement<T>(statement: (db: Kysely<Database>) => Promise<T>): Promise<T>;
 }
 
 interface Pending {
@@ -34,7 +39,7 @@ const ROLLBACK_TO = CompiledQuery.raw('rollback to batched_work');
  * connections at once, each unit is a transaction of its own.
  */
 export function createTransactionRunner(db: Kysely<Database>, dialect: DialectName): TransactionRunner {
-  if (dialect !== 'sqlite') return { run: (work) => db.transaction().execute(work) };
+  if (dialect !== 'sqlite') return { run: (work) => db.transaction().execute(work), runStatement: (statement) => statement(db) };
 
   let pending: Pending[] = [];
 
@@ -72,20 +77,19 @@ export function createTransactionRunner(db: Kysely<Database>, dialect: DialectNa
     });
   }
 
-  return {
-    run<T>(work: (trx: Kysely<Database>) => Promise<T>): Promise<T> {
-      return new Promise<T>((resolve, reject) => {
-        if (pending.length === 0) {
-          setImmediate(() => {
-            const batch = pending;
-            pending = [];
-            void runBatch(batch);
-          });
-        }
-        pending.push({ work, resolve: resolve as (value: unknown) => void, reject });
-      });
-    },
-  };
+  function run<T>(work: (trx: Kysely<Database>) => Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      if (pending.length === 0) {
+        setImmediate(() => {
+          const batch = pending;
+          pending = [];
+          void runBatch(batch);
+        });
+      }
+      pending.push({ work, resolve: resolve as (value: unknown) => void, reject });
+    });
+  }
+  return { run, runStatement: run };
 }
 
 const sharedRunners = new WeakMap<Kysely<Database>, TransactionRunner>();

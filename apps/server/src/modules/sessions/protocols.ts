@@ -20,7 +20,7 @@ export function createProtocolGenerator(writes: TransactionRunner): ProtocolGene
   return {
     async next(tenantId, at) {
       const day = at.toISOString().slice(0, 10).replaceAll('-', '');
-      const [row] = (await writes.run((trx) => raiseCounter(trx, { tenant_id: tenantId, day }))).rows;
+      const [row] = (await writes.runStatement((db) => raiseCounter(db, { tenant_id: tenantId, day }))).rows;
       if (!row) throw new Error(`no protocol counter for tenant ${tenantId} on ${day}`);
       return `${day}-${String(row.value).padStart(6, '0')}`;
     },

@@ -1,6 +1,7 @@
 import type { CallReportRecord } from '@voxplan/contracts';
 import type { Action, CallReport, Channel, DialStatus, Direction, Disposition, HangupCause, PathEntry, Provider, Session, SessionStatus } from '@voxplan/engine';
 import type { Insertable, Kysely, Selectable } from 'kysely';
+import type { DialectName } from '../../db/database.ts';
 import { prepareQuery } from '../../db/prepared.ts';
 import type { CallReportTable, Database, SessionTable } from '../../db/schema.ts';
 import { rollUpReport } from '../stats/stats-rollups.ts';
@@ -130,6 +131,65 @@ const insertEventRow = prepareQuery<{ session_id: string; event_id: string; revi
 
 export async function insertEvent(trx: Kysely<Database>, sessionId: string, eventId: string, outcome: StoredOutcome, now: string): Promise<void> {
   await insertEventRow(trx, { session_id: sessionId, event_id: eventId, revision: outcome.revision, outcome: JSON.stringify(outcome), created_time: now });
+}
+
+/** The event stored with a turn, from the session row the same statement wrote: its revision and time are the row's. */
+type EventOf<Row> = Row & { event_id: string; outcome: string };
+
+/**
+ * PostgreSQL: the session's row written over the revision read and the turn's event inserted from
+ * it, in one statement (a data-modifying CTE), so one round trip instead of two; alone it is also
+ * its own transaction, without `begin` and `commit`. No row is written when the revision moved on
+ * (the event is inserted only from the updated row), and a duplicate event fails the whole statement.
+ */
+const turnWithEvent = (db: Kysely<Database>, { id, read_revision, event_id, outcome, ...changes }: EventOf<Partial<SessionTurnChanges> & { id: string; read_revision: number }>) =>
+  db
+    .with('turned', (qb) => qb.updateTable('sessions').set(changes).where('id', '=', id).where('revision', '=', read_revision).returning(['id', 'revision', 'updated_time']))
+    .insertInto('session_events')
+    .columns(['session_id', 'event_id', 'revision', 'outcome', 'created_time'])
+    .expression((eb) => eb.selectFrom('turned').select((sb) => ['turned.id', sb.val(event_id).as('event_id'), 'turned.revision', sb.val(outcome).as('outcome'), 'turned.updated_time']));
+
+const updateSessionWithEvent = prepareQuery<EventOf<SessionTurnChanges & { id: string; read_revision: number }>, never>(turnWithEvent);
+const touchSessionWithEvent = prepareQuery<EventOf<IgnoredEventChanges & { id: string; read_revision: number }>, never>(turnWithEvent);
+
+const insertSessionWithEvent = prepareQuery<EventOf<NewSession>, never>((db, { event_id, outcome, ...values }) =>
+  db
+    .with('started', (qb) => qb.insertInto('sessions').values(values).returning(['id', 'revision', 'created_time']))
+    .insertInto('session_events')
+    .columns(['session_id', 'event_id', 'revision', 'outcome', 'created_time'])
+    .expression((eb) => eb.selectFrom('started').select((sb) => ['started.id', sb.val(event_id).as('event_id'), 'started.revision', sb.val(outcome).as('outcome'), 'started.created_time'])),
+);
+
+/**
+ * Stores a turn: the session's row over the revision it read, and the turn's event (`outcome`,
+ * at the row's new revision and `updated_time`). False when another turn got there first: then
+ * nothing is written. On PostgreSQL one statement, which `db` may run outside a transaction; on
+ * SQLite two, inside the caller's transaction (each costs a few microseconds there, not a round trip).
+ */
+export async function storeTurn(
+  db: Kysely<Database>,
+  dialect: DialectName,
+  turn: { id: string; revision: number; changes: SessionTurnChanges | IgnoredEventChanges; eventId: string; outcome: StoredOutcome },
+): Promise<boolean> {
+  const { id, revision, changes, eventId, outcome } = turn;
+  if (dialect === 'sqlite') {
+    if (!(await updateSessionAtRevision(db, id, revision, changes))) return false;
+    await insertEvent(db, id, eventId, outcome, changes.updated_time);
+    return true;
+  }
+  const values = { ...changes, id, read_revision: revision, event_id: eventId, outcome: JSON.stringify(outcome) };
+  const result = 'state' in changes ? await updateSessionWithEvent(db, { ...changes, ...values }) : await touchSessionWithEvent(db, values);
+  return (result.numAffectedRows ?? 0n) > 0n;
+}
+
+/** Stores a new session and its first turn's event (`start`, revision 1): on PostgreSQL in one statement. */
+export async function storeStart(trx: Kysely<Database>, dialect: DialectName, values: NewSession, outcome: StoredOutcome): Promise<void> {
+  if (dialect === 'sqlite') {
+    await insertSession(trx, values);
+    await insertEvent(trx, values.id, 'start', outcome, values.created_time);
+    return;
+  }
+  await insertSessionWithEvent(trx, { ...values, event_id: 'start', outcome: JSON.stringify(outcome) });
 }
 
 const json = (value: unknown): string => JSON.stringify(value);

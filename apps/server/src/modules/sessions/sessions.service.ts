@@ -50,16 +50,15 @@ import {
   findEventOutcome,
   findSession,
   findSessionForEvent,
-  insertEvent,
-  insertSession,
   parseSession,
   sessionColumns,
   saveReport,
   staleVoiceSessions,
   type SessionRow,
   type StoredOutcome,
+  storeStart,
+  storeTurn,
   type StoredReport,
-  updateSessionAtRevision,
 } from './sessions.repository.ts';
 
 /** What a caller (a channel, the simulator) gets back from each turn. */
@@ -114,6 +113,12 @@ export interface TurnOptions {
   /** The tenant the caller works in: another tenant's session is not found. */
   tenantId?: number;
   observer?: TurnProgress;
+  /**
+   * Checks the request against the session's tenant (a provider's signature) once the session is
+   * read and before anything else, a duplicate's stored answer included; a refusal throws. A
+   * channel's webhook learns the tenant from the turn's own read instead of reading it first.
+   */
+  authorize?: (tenantId: number) => Promise<void> | void;
 }
 
 export interface StoredSession {
@@ -281,11 +286,9 @@ export function createSessionRuntime(ctx: Omit<AppContext, 'sessions' | 'license
     context: { before: Session | null; result: TurnResult; isTest: boolean; webhook: string; unprompted: boolean },
     outcome: StoredOutcome,
     sessionId: string,
-    eventId: string,
     now: string,
   ): Promise<TurnOutcome> {
     const { before, result, isTest, webhook } = context;
-    await insertEvent(trx, sessionId, eventId, outcome, now);
     const report = result.report && !result.ignored ? await saveReport(trx, result.report, isTest, now) : null;
     const hasStarted = before === null;
     const hasEnded = before?.status !== 'ended' && result.session.status === 'ended';
@@ -364,7 +367,7 @@ export function createSessionRuntime(ctx: Omit<AppContext, 'sessions' | 'license
       const webhook = await webhookOf(session, draftPlanId);
       try {
         const committed = await writes.run(async (trx) => {
-          await insertSession(trx, {
+          await storeStart(trx, ctx.dialect, {
             ...sessionColumns(session),
             is_draft: isDraft ? 1 : 0,
             status: storedStatus(session),
@@ -376,8 +379,8 @@ export function createSessionRuntime(ctx: Omit<AppContext, 'sessions' | 'license
             created_time: nowText,
             updated_time: nowText,
             ended_time: session.ended_at,
-          });
-          return finishTurn(trx, { before: null, result, isTest, webhook, unprompted: false }, outcome, id, 'start', nowText);
+          }, outcome);
+          return finishTurn(trx, { before: null, result, isTest, webhook, unprompted: false }, outcome, id, nowText);
         });
         publishLiveEvents(ctx.bus, () => liveEventsOf(null, session, outcome, isTest));
         followHandOff(session, outcome, isTest);
@@ -401,12 +404,14 @@ export function createSessionRuntime(ctx: Omit<AppContext, 'sessions' | 'license
     sessionId: string,
     eventId: string,
     event: EngineEvent,
-    turn: { tenantId?: number; guard?: (row: SessionRow) => boolean; unprompted?: boolean; observer?: TurnProgress },
+    turn: { tenantId?: number; guard?: (row: SessionRow) => boolean; unprompted?: boolean; observer?: TurnProgress; authorize?: TurnOptions['authorize'] },
   ): Promise<TurnOutcome | null> {
     for (let attempt = 1; ; attempt++) {
       const found = await findSessionForEvent(db, sessionId, eventId);
       if (!found || (turn.tenantId !== undefined && found.row.tenant_id !== turn.tenantId)) throw notFound('session_not_found');
       const { row } = found;
+      // A session's tenant never changes: asked on the first read only.
+      if (attempt === 1) await turn.authorize?.(row.tenant_id);
       if (found.stored) return { ...found.stored, session_id: sessionId, duplicate: true, report: null };
       if (turn.guard && !turn.guard(row)) return null;
       const before = parseSession(row);
@@ -430,12 +435,19 @@ export function createSessionRuntime(ctx: Omit<AppContext, 'sessions' | 'license
           };
       const isHooked = (before.status !== 'ended' && session.status === 'ended') || (turn.unprompted === true && outcome.actions.length > 0);
       const webhook = isHooked ? await webhookOf(session, draftPlanId) : '';
+      const stored = { id: sessionId, revision: row.revision, changes, eventId, outcome };
+      // A turn with neither report nor hooks writes its session and event alone: on PostgreSQL one statement, its own transaction.
+      const isAlone = ctx.dialect === 'postgres' && !isHooked && !(result.report && !result.ignored);
       let committed: TurnOutcome | null;
       try {
-        committed = await writes.run(async (trx) => {
-          if (!(await updateSessionAtRevision(trx, sessionId, row.revision, changes))) return null;
-          return finishTurn(trx, { before, result, isTest, webhook, unprompted: turn.unprompted === true }, outcome, sessionId, eventId, nowText);
-        });
+        committed = isAlone
+          ? (await storeTurn(db, ctx.dialect, stored))
+            ? { ...outcome, session_id: sessionId, duplicate: false, report: null }
+            : null
+          : await writes.run(async (trx) => {
+              if (!(await storeTurn(trx, ctx.dialect, stored))) return null;
+              return finishTurn(trx, { before, result, isTest, webhook, unprompted: turn.unprompted === true }, outcome, sessionId, nowText);
+            });
       } catch (error) {
         // The same event id stored meanwhile by a turn this one did not see: read again.
         if (uniqueViolationColumns(error) === undefined) throw error;

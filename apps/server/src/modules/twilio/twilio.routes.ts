@@ -175,8 +175,18 @@ export async function twilioHooksPlugin(app: FastifyInstance, options: { ctx: Ap
     }
   }
 
-  const turn = (sessionId: string, eventId: string, event: EngineEvent, tenantId: number): Promise<TurnOutcome> =>
-    ctx.sessions.handleTurn(sessionId, eventId, event, { tenantId });
+  /**
+   * A callback's turn, its signature checked with the tenant of the session the turn reads (one
+   * read for both, not a read of the tenant first). Undefined when no session has that id.
+   */
+  async function signedTurn(request: FastifyRequest, params: Params, sessionId: string, eventId: string, event: EngineEvent): Promise<TurnOutcome | undefined> {
+    try {
+      return await ctx.sessions.handleTurn(sessionId, eventId, event, { authorize: (tenantId) => checkSignature(request, tenantId, params) });
+    } catch (error) {
+      if (error instanceof AppError && error.code === 'session_not_found') return undefined;
+      throw error;
+    }
+  }
 
   app.post(
     '/hooks/twilio/voice',
@@ -191,13 +201,14 @@ export async function twilioHooksPlugin(app: FastifyInstance, options: { ctx: Ap
       const query = request.query as CallbackQuery;
       const params = formParams(request);
       if (query.session === undefined) return sendTwiml(reply, await startCall(request, params));
-      const tenantId = await tenantOf(query, params);
-      if (tenantId === undefined || query.rev === undefined || (query.on !== 'gather' && query.on !== 'dial')) {
+      const outcome =
+        query.rev !== undefined && (query.on === 'gather' || query.on === 'dial')
+          ? await signedTurn(request, params, query.session, `${query.on}:${query.rev}`, callbackEvent(query.on, params))
+          : undefined;
+      if (!outcome) {
         request.log.warn({ session: query.session, on: query.on }, 'Twilio callback for no known session');
-        return sendTwiml(reply, await saySystemMessage('not_in_service', tenantId));
+        return sendTwiml(reply, await saySystemMessage('not_in_service', await tenantOf(query, params)));
       }
-      await checkSignature(request, tenantId, params);
-      const outcome = await turn(query.session, `${query.on}:${query.rev}`, callbackEvent(query.on, params), tenantId);
       return sendTwiml(reply, outcomeTwiml(outcome, urls));
     },
   );
@@ -212,29 +223,25 @@ export async function twilioHooksPlugin(app: FastifyInstance, options: { ctx: Ap
       const query = request.query as CallbackQuery;
       const params = formParams(request);
       const sessionId = query.session ?? params.CallSid;
+      const isRecording = query.on === 'recording' && params.RecordingUrl && params.RecordingSid;
+      const isEnd = query.on !== 'recording' && params.CallStatus !== undefined && finalCallStatuses.has(params.CallStatus);
+      if (sessionId && isRecording) {
+        const duration = Number(params.RecordingDuration);
+        const event: EngineEvent = { type: 'recording_ready', url: params.RecordingUrl!, duration_s: Number.isFinite(duration) ? duration : 0 };
+        if (await signedTurn(request, params, sessionId, `recording:${params.RecordingSid}`, event)) return reply.status(204).send();
+      } else if (sessionId && isEnd) {
+        // Ignored by a session a hangup block already ended; its report stays as stored.
+        if (await signedTurn(request, params, sessionId, 'call-end', { type: 'hangup' })) return reply.status(204).send();
+      }
+      // No turn, or no session for it (a call refused before it was stored: the licence, a plan that cannot start):
+      // still checked against the number's tenant. Twilio records any 4xx of a callback as an error in the customer's console: a signed callback is answered 204.
       const tenantId = await tenantOf(query, params);
       if (tenantId === undefined || !sessionId) {
         request.log.info({ call_sid: params.CallSid }, 'Twilio status of a call with no session');
         return reply.status(204).send();
       }
       await checkSignature(request, tenantId, params);
-      if (query.on === 'recording') {
-        if (params.RecordingUrl && params.RecordingSid) {
-          const duration = Number(params.RecordingDuration);
-          const event: EngineEvent = { type: 'recording_ready', url: params.RecordingUrl, duration_s: Number.isFinite(duration) ? duration : 0 };
-          await turn(sessionId, `recording:${params.RecordingSid}`, event, tenantId);
-        }
-      } else if (params.CallStatus && finalCallStatuses.has(params.CallStatus)) {
-        try {
-          // Ignored by a session a hangup block already ended; its report stays as stored.
-          await turn(sessionId, 'call-end', { type: 'hangup' }, tenantId);
-        } catch (error) {
-          // A call refused before it was stored (the licence, a plan that cannot start) has no session to end.
-          // Twilio records any 4xx of a callback as an error in the customer's console: a signed callback is answered 204.
-          if (!(error instanceof AppError) || error.code !== 'session_not_found') throw error;
-          request.log.info({ call_sid: params.CallSid, call_status: params.CallStatus }, 'Twilio end of a call that has no session');
-        }
-      }
+      if (isEnd) request.log.info({ call_sid: params.CallSid, call_status: params.CallStatus }, 'Twilio end of a call that has no session');
       return reply.status(204).send();
     },
   );

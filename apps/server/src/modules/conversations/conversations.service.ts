@@ -17,7 +17,7 @@ import {
   conversationLimits,
 } from '@voxplan/contracts';
 import type { DialStatus, EngineEvent, Session } from '@voxplan/engine';
-import { type Kysely, type Selectable, sql } from 'kysely';
+import { type Insertable, type Kysely, type Selectable, sql } from 'kysely';
 import type { AppContext, Scope } from '../../context.ts';
 import type { ConversationMessageTable, ConversationTable, Database } from '../../db/schema.ts';
 import { badRequest, conflict, notFound } from '../../errors.ts';
@@ -197,18 +197,21 @@ export async function openQueueConversation(ctx: ConversationContext, request: Q
     return 'busy';
   }
   const deadline = new Date(now.getTime() + dial.timeout_s * 1000).toISOString();
+  await parkSession(ctx, session.id, { ...values, status: 'waiting', deadline_at: deadline });
+  return null;
+}
+
+/**
+ * Stores the conversation that holds a chat now and parks the session: the sweeper does not end a
+ * chat a person holds (docs/conversations.md). Tells every instance.
+ */
+export async function parkSession(ctx: ConversationContext, sessionId: string, values: Insertable<ConversationTable>): Promise<void> {
   const record = await ctx.db.transaction().execute(async (trx) => {
-    const inserted = await trx
-      .insertInto('conversations')
-      .values({ ...values, status: 'waiting', deadline_at: deadline })
-      .returningAll()
-      .executeTakeFirstOrThrow();
-    // Parked: the sweeper does not end a chat a person holds (docs/conversations.md).
-    await trx.updateTable('sessions').set({ timeout_time: null }).where('id', '=', session.id).where('status', '=', 'waiting').execute();
+    const inserted = await trx.insertInto('conversations').values(values).returningAll().executeTakeFirstOrThrow();
+    await trx.updateTable('sessions').set({ timeout_time: null }).where('id', '=', sessionId).where('status', '=', 'waiting').execute();
     return inserted;
   });
-  await publishRow(ctx, record, 'conversation.waiting');
-  return null;
+  await publishRow(ctx, record, record.status === 'waiting' ? 'conversation.waiting' : 'conversation.taken');
 }
 
 /** The plan takes the chat back: the destination block's exit, run as the hand-off's turn, its replies sent to the customer. */

@@ -7,7 +7,7 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { AuditEntry, ConversationDetail, ConversationRow, ConversationSummary, Destination, PhoneNumber, WebchatConversation } from '@voxplan/contracts';
+import type { AuditEntry, CallReportRecord, ConversationDetail, ConversationRow, ConversationSummary, Destination, PhoneNumber, WebchatConversation } from '@voxplan/contracts';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { until } from './asterisk-pbx.ts';
 import { createTenantMember, createTenantUser, errorOf, q, startTestServer, type TenantMember, type TestServer } from './harness.ts';
@@ -242,10 +242,31 @@ describe('an agent holds the chat', () => {
     const record = await conversationOf(resolvedSession);
     expect((await api(member.token, 'POST', `/conversations/${record.id}/take`)).statusCode).toBe(200);
     await widget('POST', `/conversations/${resolvedSession}/messages`, { id: 'r1', text: 'Refund of order 4711 please' });
+    expect((await api(member.token, 'POST', `/conversations/${record.id}/messages`, { text: 'Anything else?' })).statusCode).toBe(201);
     expect((await api(member.token, 'POST', `/conversations/${record.id}/close`, { outcome: 'resolved' })).statusCode).toBe(200);
     await until('the chat to end', async () => ((await view(resolvedSession)).status === 'ended' ? true : undefined));
     const closedList = (await api(member.token, 'GET', '/conversations?status=closed&q=4711')).json<ConversationRow[]>();
     expect(closedList.map((row) => [row.id, row.outcome])).toEqual([[record.id, 'resolved']]);
+
+    // The chat's report shows the hand-off and what was said with the agent, by name.
+    const reports = await until('the report', async () => {
+      const found = (await api(member.token, 'GET', `/reports?${q('filter', { where: { session_id: resolvedSession } })}`)).json<CallReportRecord[]>();
+      return found.length > 0 ? found : undefined;
+    });
+    expect(reports[0]!.handoffs).toEqual([
+      {
+        conversation_id: record.id,
+        queue: { id: queue.id, name: 'Support' },
+        agent: { id: member.userId, name: member.username },
+        outcome: 'resolved',
+        wait_s: expect.any(Number),
+        handling_s: expect.any(Number),
+        messages: [
+          { author: 'customer', agent_name: null, text: 'Refund of order 4711 please', at: expect.any(String) },
+          { author: 'agent', agent_name: member.username, text: 'Anything else?', at: expect.any(String) },
+        ],
+      },
+    ]);
   });
 });
 

@@ -8,6 +8,7 @@
  */
 import {
   type AgentStatus,
+  type CallReportRecord,
   type ConversationAttachment,
   type ConversationDetail,
   type ConversationEvent,
@@ -601,4 +602,46 @@ export async function conversationSummary(ctx: ConversationContext, scope: Scope
 /** The conversation that holds the session now (waiting or open), if any: where the customer's messages go. */
 export async function activeConversationOf(db: Kysely<Database>, sessionId: string): Promise<ConversationRecord | undefined> {
   return db.selectFrom('conversations').selectAll().where('session_id', '=', sessionId).where('status', '<>', 'closed').executeTakeFirst();
+}
+
+type ReportHandOff = NonNullable<CallReportRecord['handoffs']>[number];
+
+const secondsBetween = (from: string | null, to: string | null): number | null =>
+  from === null || to === null ? null : Math.max(0, Math.round((Date.parse(to) - Date.parse(from)) / 1000));
+
+/**
+ * The hand-offs of each session, for its report: the queue, the agent, the wait (until taken, or
+ * until closed untaken), the handling (taken until closed) and the outcome, with what was said with
+ * the person, the agent named. Two queries for any number of sessions.
+ */
+export async function handOffsOfSessions(db: Kysely<Database>, sessionIds: readonly string[]): Promise<Map<string, ReportHandOff[]>> {
+  const bySession = new Map<string, ReportHandOff[]>();
+  if (sessionIds.length === 0) return bySession;
+  const rows = await selectRows(db).where('c.session_id', 'in', sessionIds).orderBy('c.id').execute();
+  const ids = rows.map((row) => row.id);
+  const messages =
+    ids.length === 0
+      ? []
+      : await db
+          .selectFrom('conversation_messages as m')
+          .leftJoin('users as u', 'u.id', 'm.agent_id')
+          .select(['m.conversation_id', 'm.author', 'm.text', 'm.created_at', 'u.name as agent_name'])
+          .where('m.conversation_id', 'in', ids)
+          .orderBy('m.id')
+          .execute();
+  for (const row of rows) {
+    const handOff: ReportHandOff = {
+      conversation_id: row.id,
+      queue: row.destination_id !== null && row.queue_name !== null ? { id: row.destination_id, name: row.queue_name } : null,
+      agent: row.agent_id !== null && row.agent_name !== null ? { id: row.agent_id, name: row.agent_name } : null,
+      outcome: row.outcome,
+      wait_s: secondsBetween(row.created_at, row.taken_at ?? row.closed_at),
+      handling_s: secondsBetween(row.taken_at, row.closed_at),
+      messages: messages
+        .filter((message) => message.conversation_id === row.id)
+        .map((message) => ({ author: message.author, agent_name: message.author === 'agent' ? (message.agent_name ?? row.queue_name) : null, text: message.text, at: message.created_at })),
+    };
+    bySession.set(row.session_id, [...(bySession.get(row.session_id) ?? []), handOff]);
+  }
+  return bySession;
 }

@@ -176,17 +176,7 @@ export async function openQueueConversation(ctx: ConversationContext, request: Q
   const { session, dial } = request;
   const online = await agentsOnline(ctx.db, session.tenant_id, [dial.destination_id]);
   const now = new Date();
-  const values = {
-    tenant_id: session.tenant_id,
-    session_id: session.id,
-    destination_id: dial.destination_id,
-    channel: session.channel,
-    provider: session.provider,
-    caller: session.caller,
-    protocol: session.protocol ?? '',
-    created_at: now.toISOString(),
-    handoff_revision: request.revision,
-  };
+  const values = handOffValues(request, now.toISOString());
   if ((online.get(dial.destination_id) ?? 0) === 0) {
     // Kept, closed, so that the report and the dashboard count the chat nobody could take.
     const busy = await ctx.db
@@ -200,6 +190,22 @@ export async function openQueueConversation(ctx: ConversationContext, request: Q
   const deadline = new Date(now.getTime() + dial.timeout_s * 1000).toISOString();
   await parkSession(ctx, session.id, { ...values, status: 'waiting', deadline_at: deadline });
   return null;
+}
+
+/** What a conversation of a hand-off keeps of its session, its destination and the turn that reached the block. */
+export function handOffValues(request: Pick<QueueHandOffRequest, 'session' | 'dial' | 'revision'>, now: string) {
+  const { session, dial } = request;
+  return {
+    tenant_id: session.tenant_id,
+    session_id: session.id,
+    destination_id: dial.destination_id,
+    channel: session.channel,
+    provider: session.provider,
+    caller: session.caller,
+    protocol: session.protocol ?? '',
+    created_at: now,
+    handoff_revision: request.revision,
+  };
 }
 
 /**

@@ -14,7 +14,7 @@ import { conflict, unauthorized } from '../../errors.ts';
 import type { DeskHandOff } from '../sessions/sessions.service.ts';
 import { webhookSecretOf } from '../plan-webhook/plan-webhook.service.ts';
 import { signedRequestHeaders } from '../plan-webhook/plan-webhook.signature.ts';
-import { addMessage, type ConversationContext, closeRecord, parkSession } from './conversations.service.ts';
+import { addMessage, type ConversationContext, closeRecord, handOffValues, parkSession } from './conversations.service.ts';
 import { type CustomerMessageListener, deliverToCustomer } from './router.ts';
 
 export const CHAT_MESSAGE_EVENT = 'chat.message';
@@ -66,22 +66,9 @@ export const replyUrlOf = (publicUrl: string, apiPrefix: string, sessionId: stri
 export function createDeskHandOff(ctx: ConversationContext, apiPrefix: string): DeskHandOff {
   return {
     reply: (sessionId, revision) => ({ url: replyUrlOf(ctx.config.publicUrl, apiPrefix, sessionId, revision), token: randomBytes(32).toString('base64url') }),
-    async accepted({ session, dial, revision, token }) {
+    async accepted(request) {
       const now = new Date().toISOString();
-      await parkSession(ctx, session.id, {
-        tenant_id: session.tenant_id,
-        session_id: session.id,
-        destination_id: dial.destination_id,
-        channel: session.channel,
-        provider: session.provider,
-        caller: session.caller,
-        protocol: session.protocol ?? '',
-        created_at: now,
-        taken_at: now,
-        handoff_revision: revision,
-        status: 'open',
-        reply_token_hash: hashOf(token),
-      });
+      await parkSession(ctx, request.session.id, { ...handOffValues(request, now), taken_at: now, status: 'open', reply_token_hash: hashOf(request.token) });
     },
   };
 }

@@ -16,7 +16,13 @@ function pendingOptions(actions: readonly Action[]): WebchatOption[] {
  * same messages, from any instance), and the buttons of the menu it waits on, from the last turn
  * that did something (an ignored message changes nothing the user sees).
  */
-export async function conversationView(db: Kysely<Database>, stored: StoredSession, typing: WebchatConversation['typing'] = null): Promise<WebchatConversation> {
+/** A person typing in the chat, as this instance heard it, and since when. */
+export interface TypingSince {
+  agent_name: string;
+  since: string;
+}
+
+export async function conversationView(db: Kysely<Database>, stored: StoredSession, typing: TypingSince | null = null): Promise<WebchatConversation> {
   const { session } = stored;
   let options: WebchatOption[] = [];
   if (session.status !== 'ended') {
@@ -57,6 +63,7 @@ export async function conversationView(db: Kysely<Database>, stored: StoredSessi
     revision: stored.revision + withPeople.length,
     messages,
     options: withPeople.length > 0 && messages.at(-1)?.from !== 'plan' ? [] : options,
-    typing,
+    // A message of theirs stored since they typed ends the typing, even before this instance hears of it.
+    typing: typing && !withPeople.some((message) => message.author === 'agent' && message.created_at >= typing.since) ? { type: 'typing', agent_name: typing.agent_name } : null,
   };
 }

@@ -28,7 +28,7 @@ import { newSessionId, type StoredSession } from '../sessions/sessions.service.t
 import { subscribeConversations } from '../conversations/conversation-events.ts';
 import { deskEvents } from '../conversations/desk.ts';
 import { routeCustomerMessage } from '../conversations/router.ts';
-import { conversationView } from './conversation.ts';
+import { conversationView, type TypingSince } from './conversation.ts';
 import { WindowCounter } from './rate-limit.ts';
 
 const RATE_WINDOW_MS = 60_000;
@@ -72,7 +72,7 @@ class TurnWaiters {
   private readonly waiting = new Map<string, Set<() => void>>();
   private stopListening: (() => void) | undefined;
   /** Who is typing in a session's chat, until when (ms): told by the conversation events while someone polls. */
-  private readonly typing = new Map<string, { agent_name: string; until: number }>();
+  private readonly typing = new Map<string, { agent_name: string; since: string; until: number }>();
 
   constructor(private readonly bus: InstanceBus) {}
 
@@ -89,13 +89,13 @@ class TurnWaiters {
   }
 
   /** The person typing in the session's chat now, if one is. */
-  typingIn(sessionId: string): WebchatConversation['typing'] {
+  typingIn(sessionId: string): TypingSince | null {
     const typing = this.typing.get(sessionId);
     if (!typing || typing.until < Date.now()) {
       this.typing.delete(sessionId);
       return null;
     }
-    return { type: 'typing', agent_name: typing.agent_name };
+    return { agent_name: typing.agent_name, since: typing.since };
   }
 
   /**
@@ -104,7 +104,7 @@ class TurnWaiters {
    */
   watchConversations(): () => void {
     return subscribeConversations(this.bus, ({ session_id, event }) => {
-      if (event.type === 'conversation.typing') this.typing.set(session_id, { agent_name: event.agent.name, until: Date.now() + TYPING_SHOWN_MS });
+      if (event.type === 'conversation.typing') this.typing.set(session_id, { agent_name: event.agent.name, since: new Date().toISOString(), until: Date.now() + TYPING_SHOWN_MS });
       // The person's message ends their typing.
       if (event.type === 'conversation.message') this.typing.delete(session_id);
       this.wake(session_id);

@@ -8,6 +8,8 @@ const en = {
   placeholder: 'Type your message…',
   send: 'Send',
   typing: 'Typing…',
+  /** A person who took the chat over (docs/conversations.md) is typing; {name} is theirs. */
+  agentTyping: '{name} is typing…',
   you: 'You',
   them: 'Assistant',
   options: 'Choose an option',
@@ -30,6 +32,7 @@ const pt: Words = {
   placeholder: 'Digite sua mensagem…',
   send: 'Enviar',
   typing: 'Digitando…',
+  agentTyping: '{name} está digitando…',
   you: 'Você',
   them: 'Atendente',
   options: 'Escolha uma opção',

@@ -92,11 +92,17 @@ function mount(tag: HTMLScriptElement): void {
   let sending = false;
   let poll: AbortController | null = null;
 
-  const bubble = (from: 'user' | 'plan', text: string) =>
-    h('div', { class: `msg ${from}` }, h('span', { class: 'sr' }, `${from === 'user' ? words.you : words.them}: `), text);
+  // A person who took the chat over is named on their messages (docs/conversations.md).
+  const bubble = (message: WebchatConversation['messages'][number]) =>
+    message.from === 'agent'
+      ? h('div', { class: 'msg plan agent' }, h('strong', {}, `${message.agent_name || words.them}: `), message.text)
+      : h('div', { class: `msg ${message.from}` }, h('span', { class: 'sr' }, `${message.from === 'user' ? words.you : words.them}: `), message.text);
 
-  function setTyping(on: boolean): void {
-    status.replaceChildren(...(on ? [h('span', { class: 'dots', 'aria-hidden': 'true' }, h('span'), h('span'), h('span')), h('span', { class: 'sr' }, words.typing)] : []));
+  /** Whether the status shows a person typing (told by a poll), rather than the plan's turn running. */
+  let showsAgentTyping = false;
+  function setTyping(on: boolean, label = words.typing): void {
+    showsAgentTyping = false;
+    status.replaceChildren(...(on ? [h('span', { class: 'dots', 'aria-hidden': 'true' }, h('span'), h('span'), h('span')), h('span', { class: 'sr' }, label)] : []));
   }
 
   function showError(error: unknown): void {
@@ -114,7 +120,11 @@ function mount(tag: HTMLScriptElement): void {
       shown = 0;
     }
     log.querySelectorAll('.pending').forEach((pending) => pending.remove());
-    for (const message of view.messages.slice(shown)) log.append(bubble(message.from, message.text));
+    for (const message of view.messages.slice(shown)) log.append(bubble(message));
+    if (view.typing) {
+      setTyping(true, words.agentTyping.replace('{name}', view.typing.agent_name));
+      showsAgentTyping = true;
+    } else if (showsAgentTyping) setTyping(false);
     shown = view.messages.length;
     conversation = view;
     save({ id: view.conversation_id });
@@ -181,7 +191,7 @@ function mount(tag: HTMLScriptElement): void {
     sending = true;
     send.disabled = true;
     alert.textContent = '';
-    const pending = bubble('user', trimmed);
+    const pending = bubble({ from: 'user', text: trimmed, at: '' });
     pending.classList.add('pending');
     log.append(pending);
     log.scrollTop = log.scrollHeight;

@@ -19,6 +19,7 @@ import * as aiUsage from './migrations/0015-ai-usage.ts';
 import * as tenantLanguage from './migrations/0016-tenant-language.ts';
 import * as installation from './migrations/0017-installation.ts';
 import * as sessionRefusals from './migrations/0018-session-refusals.ts';
+import * as conversations from './migrations/0019-conversations.ts';
 import * as planDrafts from './migrations/0020-plan-drafts.ts';
 import type { Database } from './schema.ts';
 
@@ -43,6 +44,7 @@ function migrationsFor(dialect: DialectName): Record<string, Migration> {
     '0016-tenant-language': { up: tenantLanguage.up },
     '0017-installation': { up: installation.up },
     '0018-session-refusals': { up: sessionRefusals.up },
+    '0019-conversations': { up: conversations.up(dialect) },
     '0020-plan-drafts': { up: planDrafts.up(dialect) },
   };
 }

@@ -3,7 +3,9 @@ import { IconFlask } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import { formatNumber } from '../../lib/format.ts';
-import { useResourceCount } from '../../lib/table/use-resource.ts';
+import { useQuery } from '@tanstack/react-query';
+import { api } from '../../lib/api/client.ts';
+import { useAuth } from '../../lib/auth.tsx';
 import { testCallsWhere } from './report-filter.ts';
 
 /**
@@ -13,7 +15,17 @@ import { testCallsWhere } from './report-filter.ts';
  */
 export function HiddenTestCalls({ where, onShow, showTo }: { where: Record<string, unknown> | undefined; onShow?(): void; showTo?: string }) {
   const { t, i18n } = useTranslation();
-  const count = useResourceCount('/reports', testCallsWhere(where)).data?.count ?? 0;
+  const { tenantId } = useAuth();
+  const testWhere = testCallsWhere(where);
+  // Asked when what the screen selects changes, not again on every return to the window: the
+  // count is a hint, and a second request beside a running CSV export slowed the export's stream.
+  const count =
+    useQuery({
+      queryKey: ['/reports', tenantId, 'hidden-tests', testWhere],
+      queryFn: ({ signal }) => api.get<{ count: number }>('/reports/count', { query: { where: testWhere }, signal }),
+      staleTime: 60_000,
+      refetchOnWindowFocus: false,
+    }).data?.count ?? 0;
   if (count === 0) return null;
   const label = t('reports.hiddenTests.show');
   return (

@@ -5,7 +5,7 @@ import { createTenantMember } from '../../server/test/harness.ts';
 import { seedReports } from '../../server/test/report-seeding.ts';
 import { createTestDatabase, startPostgres } from '../../server/test/postgres-server.ts';
 import { type ApiCall, type Cleanups, createTenantMemberOver, type ServerProcess, startServerProcess } from '../../server/test/server-process.ts';
-import { storePlan } from '../../server/test/sessions-helpers.ts';
+import { insertReport, storePlan } from '../../server/test/sessions-helpers.ts';
 import { connectSimulator } from '../../server/test/simulator-client.ts';
 import { signedTwilioCallback, twilioActionOf, type TwilioForm } from '../../server/test/twilio-callbacks.ts';
 import { accessibilityViolations, type ConsoleHarness, startConsole } from './harness.ts';
@@ -284,6 +284,31 @@ describe('the dashboard on one server', () => {
     await page.reload();
     await expect.poll(() => card.getAttribute('data-status')).toBe('problem');
     await expect.poll(() => card.textContent()).toMatch(/1 call or chat refused in the last hour: every session the licence allows was in use.*Latest: /);
+  });
+
+  test('a newcomer who has only tested is told the test calls are not counted, and one click lists them in the reports', async () => {
+    const admin = await harness.server.login();
+    const tenant = await createTenantMember(harness.server, admin, 'dashboard-tests');
+    await insertReport(harness.server.ctx, tenant.tenantId, { sessionId: 'SIM-dashboard', isTest: true, startedAt: new Date().toISOString(), session: { caller: '+15550004242' } });
+    const page = await openDashboard(harness, tenant);
+    const notice = page.getByTestId('hidden-tests');
+    await expect.poll(() => notice.textContent()).toContain('1 test call (made from the test panel) is not counted here.');
+    await notice.getByTestId('hidden-tests-show').click();
+    await page.waitForURL(/\/reports\?/);
+    await expect.poll(() => page.getByTestId('table-row').filter({ hasText: '+15550004242' }).count()).toBe(1);
+    expect(await page.getByTestId('reports-filter-test').isChecked()).toBe(true);
+  });
+
+  test('memory and disk say how much is used of the total, not a bare percentage', async () => {
+    const admin = await harness.server.login();
+    const tenant = await createTenantMember(harness.server, admin, 'dashboard-memory');
+    const page = await openDashboard(harness, tenant);
+    const memory = page.getByTestId('system-memory');
+    await expect.poll(() => memory.getAttribute('data-status')).not.toBe('unknown');
+    const text = (await memory.textContent()) ?? '';
+    expect(text).toMatch(/[\d.,]+ [kMGTP]?B of [\d.,]+ [kMGTP]?B used/);
+    expect(text).not.toContain('%');
+    expect((await page.getByTestId('system-disk').textContent()) ?? '').not.toContain('%');
   });
 });
 

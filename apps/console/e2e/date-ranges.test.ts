@@ -171,6 +171,28 @@ describe('schedules screen', () => {
     expect(await accessibilityViolations(page)).toEqual([]);
   });
 
+  test('the preview is asked only of a valid form: reversed exception dates, typed key by key, draw no 400 from the server', async () => {
+    const page = await openScreen();
+    const previews: number[] = [];
+    page.on('response', (response) => {
+      if (new URL(response.url()).pathname === '/api/v1/date-ranges/preview') previews.push(response.status());
+    });
+    await page.getByTestId('date-range-new').click();
+    await chooseZone(page, 'Lisbon', 'Europe/Lisbon');
+    await page.getByTestId('date-range-preset-always').click();
+    await expect.poll(() => page.getByTestId('date-range-status').textContent()).toBe('In hours');
+
+    await page.getByTestId('exception-add').click();
+    await page.getByTestId('exception-0-name').pressSequentially('Inventory');
+    await page.getByTestId('exception-0-initial').fill('2026-08-10');
+    await page.getByTestId('exception-0-final').fill('2026-08-01');
+    await expect.poll(() => page.getByTestId('date-range-preview').textContent()).toContain('Complete the form, or correct what it marks, to see whether it is open now.');
+    await page.getByTestId('exception-0-final').fill('2026-08-20');
+    await expect.poll(() => page.getByTestId('date-range-status').textContent()).toBe('In hours');
+    expect(previews.length).toBeGreaterThan(0);
+    expect(previews.filter((status) => status >= 400)).toEqual([]);
+  });
+
   test('edit a schedule in its prefilled form, then remove it with the confirm dialog', async () => {
     const page = await openScreen();
     await searchTable(page, 'Support desk', 1);

@@ -90,13 +90,15 @@ describe('numbers screen', () => {
     const page = await openNumbers();
     const dialog = page.getByRole('dialog');
     await page.getByTestId('number-new').click();
-    await page.getByTestId('number-number').fill('11 4000-0002');
+    // The mask keeps digits and the + only: a number starting with 0 is what is left to refuse.
+    await page.getByTestId('number-number').fill('011 4000-0002');
+    expect(await page.getByTestId('number-number').inputValue()).toBe('+01140000002');
     await page.getByTestId('rule-add').click();
     await page.getByTestId('number-save').click();
     await expect.poll(() => dialog.getByText('Enter the number in E.164: + then digits only, up to 15 (+5511400000000)').count()).toBe(1);
     expect(await dialog.getByText('Give the rule a schedule or caller prefixes').count()).toBe(1);
     expect(await dialog.getByText('Required').count()).toBe(1);
-    await addPrefix(page, 0, '55-11');
+    await addPrefix(page, 0, '55+11');
     await page.getByTestId('number-save').click();
     await expect.poll(() => dialog.getByText('A prefix is digits, with an optional + in front (+5511)').count()).toBe(1);
 
@@ -183,7 +185,7 @@ describe('numbers screen', () => {
     expect(await page.getByRole('columnheader', { name: 'Provedor' }).count()).toBe(1);
     await page.getByTestId('number-new').click();
     await expect.poll(() => dialog.getByText('Criar número').count()).toBe(1);
-    await page.getByTestId('number-number').fill('4000');
+    await page.getByTestId('number-number').fill('0400');
     await page.getByTestId('rule-add').click();
     await page.getByTestId('number-save').click();
     await expect.poll(() => dialog.getByText('Informe o número em E.164: + seguido só de dígitos, até 15 (+5511400000000)').count()).toBe(1);
@@ -202,6 +204,51 @@ describe('numbers screen', () => {
     expect(await page.getByTestId('number-whatsapp-token').inputValue()).toBe('••••1234');
     for (const testId of ['number-number', 'number-description', 'number-whatsapp-token', 'rule-add']) expect(await page.getByTestId(testId).isDisabled(), testId).toBe(true);
     expect(await page.getByTestId('number-save').count()).toBe(0);
+  });
+
+  test('the number and the caller prefixes refuse letters as they are typed', async () => {
+    const page = await openNumbers();
+    await page.getByTestId('number-new').click();
+    await page.getByTestId('number-number').pressSequentially('+55 11 abc 4000-x');
+    expect(await page.getByTestId('number-number').inputValue()).toBe('+55114000');
+    await page.getByTestId('rule-add').click();
+    await page.getByTestId('rule-0-prefixes').pressSequentially('+55a1b1');
+    expect(await page.getByTestId('rule-0-prefixes').inputValue()).toBe('+5511');
+  });
+
+  test("WhatsApp without what Meta needs: refused on its fields, or saved as a draft with a warning that stays on the number", async () => {
+    const drafter = await createTenantMember(harness.server, admin, 'numberdrafts');
+    const page = await openNumbers(drafter);
+    const dialog = page.getByRole('dialog');
+    let posts = 0;
+    page.on('request', (request) => {
+      if (request.method() === 'POST' && new URL(request.url()).pathname === '/api/v1/numbers') posts++;
+    });
+    await page.getByTestId('number-new').click();
+    expect(await page.getByTestId('number-save-draft').count()).toBe(0);
+    await chooseOption(page, 'number-provider', 'WhatsApp');
+    await page.getByTestId('number-number').fill('+551140000009');
+    await page.getByTestId('number-whatsapp-token').fill('EAAG-draft-token-4321');
+    await page.getByTestId('number-save').click();
+    const needed = "Meta needs this to send and receive; save as a draft to finish later";
+    await expect.poll(() => dialog.getByText(needed, { exact: true }).count()).toBe(2);
+    // Both under the WhatsApp fields (the phone number id's and the app secret's; the token was given).
+    expect(await page.getByTestId('number-whatsapp').getByText(needed, { exact: true }).count()).toBe(2);
+    expect(posts).toBe(0);
+
+    await page.getByTestId('number-save-draft').click();
+    await expect.poll(() => page.getByText('Number saved as a draft: it cannot take WhatsApp messages', { exact: false }).count()).toBe(1);
+    const saved = (await harness.server.call({ method: 'GET', url: '/numbers', token: drafter.token })).json<PhoneNumber[]>();
+    expect(saved).toMatchObject([{ number: '+551140000009', provider: 'whatsapp', whatsapp_token: '••••4321', whatsapp_phone_number_id: '' }]);
+    await expect.poll(() => rowWith(page, '+551140000009').getByTestId('number-draft-badge').count()).toBe(1);
+
+    await rowWith(page, '+551140000009').getByTestId('number-edit').click();
+    await expect.poll(() => page.getByTestId('number-whatsapp-draft').count()).toBe(1);
+    await page.getByTestId('number-phone-number-id').fill('106540352242929');
+    await page.getByTestId('number-whatsapp-app-secret').fill('meta-app-secret-4321');
+    await page.getByTestId('number-save').click();
+    await expect.poll(() => page.getByText('Number edited.').count()).toBe(1);
+    await expect.poll(() => rowWith(page, '+551140000009').getByTestId('number-draft-badge').count()).toBe(0);
   });
 
   test('the table and the form with rules and WhatsApp pass axe-core, light and dark', async () => {

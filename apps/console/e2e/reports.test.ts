@@ -164,6 +164,40 @@ describe('the reports table', () => {
     expect(await accessibilityViolations(page)).toEqual([]);
   });
 
+  test('says the test session is hidden and shows it in one click; in Portuguese, the same notice', async () => {
+    const page = await openReports();
+    await expectCallers(page, [BUSY_CALLER, ANSWERED_CALLER, HUNG_UP_CALLER]);
+    const notice = page.getByTestId('hidden-tests');
+    await expect.poll(() => notice.textContent()).toContain('1 test call (made from the test panel) is not counted here.');
+    await notice.getByTestId('hidden-tests-show').click();
+    await expectCallers(page, [BUSY_CALLER, ANSWERED_CALLER, HUNG_UP_CALLER, TEST_CALLER]);
+    expect(await page.getByTestId('reports-filter-test').isChecked()).toBe(true);
+    expect(await notice.count()).toBe(0);
+
+    // A period without the test session: nothing hidden there, nothing said.
+    await page.getByTestId('reports-filter-test').click();
+    await page.getByTestId('reports-filter-from').fill(tomorrow());
+    await expect.poll(() => page.getByTestId('table-empty').isVisible()).toBe(true);
+    expect(await notice.count()).toBe(0);
+
+    const portuguese = await openReports({ locale: 'pt-BR', path: '/relatorios' });
+    await expect.poll(() => portuguese.getByTestId('hidden-tests').textContent()).toContain('1 chamada de teste (feita no painel de teste) não é contada aqui.');
+    expect(await portuguese.getByTestId('hidden-tests-show').textContent()).toBe('Mostrar chamadas de teste');
+  });
+
+  test('a row opens its report: a click anywhere on it, or Enter on the focused row', async () => {
+    const page = await openReports();
+    await rowWith(page, ANSWERED_CALLER).getByText(ANSWERED_CALLER).click();
+    await page.waitForURL(/\/reports\/\d+$/);
+    await expect.poll(() => page.getByTestId('report-summary-section').textContent()).toContain(ANSWERED_CALLER);
+
+    await page.goBack();
+    await rowWith(page, HUNG_UP_CALLER).focus();
+    await page.keyboard.press('Enter');
+    await page.waitForURL(/\/reports\/\d+$/);
+    await expect.poll(() => page.getByTestId('report-summary-section').textContent()).toContain(HUNG_UP_CALLER);
+  });
+
   test('in Portuguese at /relatorios, dark: the values in Portuguese', async () => {
     const page = await openReports({ locale: 'pt-BR', colorScheme: 'dark', path: '/relatorios' });
     await expect.poll(() => page.getByRole('heading', { level: 2 }).first().textContent()).toBe('Relatórios');
@@ -233,7 +267,7 @@ describe('a report', () => {
     expect(await canvasNode('try_later').getByTestId('node-badge').textContent()).toBe('8');
     expect(await takenEdges(page)).toBe(BUSY_PATH.length - 1);
 
-    expect(await page.getByTestId('report-summary').textContent()).toContain('Front desk (version 1)');
+    expect(await page.getByTestId('report-summary-section').textContent()).toContain('Front desk (version 1)');
     expect(await page.getByTestId('report-digits').textContent()).toContain('1');
     const stored = (await harness.server.call({ method: 'GET', url: `/reports?filter=${encodeURIComponent(JSON.stringify({ where: { session_id: 'CA-busy' } }))}`, token: member.token })).json<Array<{ variables: Record<string, unknown> }>>()[0]!;
     const variables = await page.getByTestId('report-variables-section').textContent();

@@ -221,10 +221,38 @@ describe('numbers: WhatsApp', () => {
     member = await tenantWithMember();
   });
 
+  /** What Meta needs, so that a WhatsApp number is complete. */
+  const metaFields = { provider: 'whatsapp', whatsapp_token: 'EAAG-token-0000', whatsapp_phone_number_id: '106540352242922', whatsapp_app_secret: 'meta-app-secret-0000' };
+
+  test("a WhatsApp number without Meta's token, phone number id or app secret is refused, each named, unless saved as a draft", async () => {
+    const refused = await create(member.token, { number: e164(), provider: 'whatsapp', whatsapp_token: 'EAAG-token-1111' });
+    expect(refused.statusCode).toBe(400);
+    expect(errorOf(refused)).toMatchObject({
+      code: 'whatsapp_incomplete',
+      details: [
+        { path: 'whatsapp_phone_number_id', message: 'required' },
+        { path: 'whatsapp_app_secret', message: 'required' },
+      ],
+    });
+
+    const draft = await created(member.token, { provider: 'whatsapp', whatsapp_token: 'EAAG-token-1111', draft: true });
+    expect(draft).toMatchObject({ provider: 'whatsapp', whatsapp_token: '••••1111', whatsapp_phone_number_id: '', whatsapp_app_secret: '' });
+    expect(draft).not.toHaveProperty('draft');
+    // A later edit that still leaves a field out is refused as well; giving the rest completes it.
+    expect(errorOf(await patch(member.token, draft.id, { description: 'still a draft' })).code).toBe('whatsapp_incomplete');
+    const completed = await patch(member.token, draft.id, { whatsapp_phone_number_id: '106540352242922', whatsapp_app_secret: 'meta-app-secret-1111' });
+    expect(completed.statusCode, completed.body).toBe(200);
+
+    // A number turned into a WhatsApp one needs them too; other providers never do.
+    const twilio = await created(member.token, { provider: 'twilio' });
+    expect(errorOf(await patch(member.token, twilio.id, { provider: 'whatsapp' })).code).toBe('whatsapp_incomplete');
+    expect((await patch(member.token, twilio.id, { description: 'plain' })).statusCode).toBe(200);
+  });
+
   const storedToken = async (id: number) => (await server.ctx.db.selectFrom('numbers').select('whatsapp_token').where('id', '=', id).executeTakeFirstOrThrow()).whatsapp_token;
 
   test('the token is stored encrypted, answered masked, kept when the mask comes back and cleared when emptied', async () => {
-    const number = await created(member.token, { provider: 'whatsapp', whatsapp_token: 'EAAG-secret-token-1234', whatsapp_phone_number_id: '106540352242922' });
+    const number = await created(member.token, { ...metaFields, whatsapp_token: 'EAAG-secret-token-1234' });
     expect(number).toMatchObject({ whatsapp_token: '••••1234', whatsapp_phone_number_id: '106540352242922' });
     const stored = await storedToken(number.id);
     expect(stored).toMatch(/^v1:/);
@@ -238,25 +266,27 @@ describe('numbers: WhatsApp', () => {
     const replaced = await patch(member.token, number.id, { whatsapp_token: 'EAAG-other-token-9876' });
     expect(replaced.json<PhoneNumber>().whatsapp_token).toBe('••••9876');
 
-    const cleared = await patch(member.token, number.id, { whatsapp_token: '' });
+    // Emptied, the number lacks what Meta needs: only a draft may be left so.
+    expect(errorOf(await patch(member.token, number.id, { whatsapp_token: '' })).code).toBe('whatsapp_incomplete');
+    const cleared = await patch(member.token, number.id, { whatsapp_token: '', draft: true });
     expect(cleared.json<PhoneNumber>().whatsapp_token).toBe('');
     expect(await storedToken(number.id)).toBeNull();
     // With nothing stored, the mask stands for nothing.
-    expectInvalid(await patch(member.token, number.id, { whatsapp_token: '••••9876' }), 'whatsapp_token', 'required');
+    expectInvalid(await patch(member.token, number.id, { whatsapp_token: '••••9876', draft: true }), 'whatsapp_token', 'required');
   });
 
   test('a WhatsApp number shows its webhook URL under PUBLIC_URL and gets a verification token when given none', async () => {
-    const number = await created(member.token, { provider: 'whatsapp' });
+    const number = await created(member.token, { provider: 'whatsapp', draft: true });
     expect(number.whatsapp_webhook_url).toBe(`${PUBLIC_URL}/api/v1/hooks/whatsapp/${number.id}`);
     expect(number.whatsapp_verify_token).toMatch(/^[\w-]{32}$/);
-    const chosen = await patch(member.token, number.id, { whatsapp_verify_token: 'my-verify-token' });
+    const chosen = await patch(member.token, number.id, { whatsapp_verify_token: 'my-verify-token', draft: true });
     expect(chosen.json<PhoneNumber>().whatsapp_verify_token).toBe('my-verify-token');
     const other = await created(member.token, { provider: 'twilio' });
     expect(other).toMatchObject({ whatsapp_webhook_url: null, whatsapp_verify_token: '' });
   });
 
   test('the audit log holds the masked token, never the token or its ciphertext', async () => {
-    const number = await created(member.token, { provider: 'whatsapp', whatsapp_token: 'EAAG-audited-token-5555' });
+    const number = await created(member.token, { ...metaFields, whatsapp_token: 'EAAG-audited-token-5555' });
     await patch(member.token, number.id, { whatsapp_token: 'EAAG-audited-token-6666' });
     const entries = (
       await server.call({ method: 'GET', url: `/audit?${q('filter', { where: { entity: 'number', entity_id: String(number.id) }, order: ['id ASC'] })}`, token: admin })

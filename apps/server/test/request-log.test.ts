@@ -1,10 +1,12 @@
-import { Writable } from 'node:stream';
+import http from 'node:http';
+import { Readable, Writable } from 'node:stream';
+import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { buildApp } from '../src/app.ts';
 import { startTestServer, type TestServer } from './harness.ts';
 
 /** The app as main.ts builds it, logging at `level` into an array of parsed lines. */
-async function appLoggingAt(server: TestServer, level: string) {
+async function appLoggingAt(server: TestServer, level: string, before?: (app: FastifyInstance) => void) {
   const lines: { level: number; msg: string; status?: number }[] = [];
   const stream = new Writable({
     write(chunk: Buffer, _encoding, callback) {
@@ -13,6 +15,7 @@ async function appLoggingAt(server: TestServer, level: string) {
     },
   });
   const app = await buildApp(server.ctx, { logger: { level, stream } });
+  before?.(app);
   await app.ready();
   // What the app logged while starting (such as a console not built) is not about requests.
   lines.length = 0;
@@ -44,6 +47,27 @@ describe('the request log: what matters at info, one line per request', () => {
     await app.inject({ url: '/api/v1/health' });
     expect(lines.filter((line) => line.msg.includes('/api/v1/health'))).toEqual([expect.objectContaining({ status: 200, level: 20 })]);
     expect(lines.some((line) => /incoming request|request completed/.test(line.msg))).toBe(false);
+    await app.close();
+  });
+
+  test('a client that goes away mid-answer (a browser closing a page) is a debug line, not an info one', async () => {
+    // An answer that never ends, as a live feed's; Fastify notices the client leaving through its stream.
+    const { app, lines } = await appLoggingAt(server, 'debug', (app) =>
+      app.get('/endless', (_request, reply) => reply.type('text/plain').send(new Readable({ read() { this.push('tick\n'); } }))),
+    );
+    const address = await app.listen({ host: '127.0.0.1', port: 0 });
+    // The page goes away once the answer has begun (fetch's pooled socket would outlive the test: node:http's is destroyed).
+    await new Promise<void>((resolve, reject) => {
+      const request = http.get(`${address}/endless`, (response) =>
+        response.once('data', () => {
+          request.destroy();
+          resolve();
+        }),
+      );
+      request.once('error', reject);
+    });
+    await expect.poll(() => lines.find((line) => line.msg.includes('stream closed prematurely'))).toBeDefined();
+    expect(lines.filter((line) => line.msg.includes('stream closed prematurely')).map((line) => line.level)).toEqual([20]);
     await app.close();
   });
 });

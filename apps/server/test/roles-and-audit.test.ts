@@ -105,7 +105,7 @@ const samples: Record<string, Sample> = {
     patch: (n) => ({ description: `changed ${n}` }),
   },
   '/numbers': {
-    create: (n) => ({ number: `+5531${String(n).padStart(8, '0')}`, provider: 'whatsapp', whatsapp_token: `audited-token-${n}`, description: 'first' }),
+    create: (n) => ({ number: `+5531${String(n).padStart(8, '0')}`, provider: 'whatsapp', whatsapp_token: `audited-token-${n}`, whatsapp_phone_number_id: `10654035224${n}`, whatsapp_app_secret: `audited-secret-${n}`, description: 'first' }),
     // The number is unique across the system: the bulk patch changes the description of two alike.
     patch: (n) => ({ description: `changed ${n}` }),
   },

@@ -90,6 +90,7 @@ export const errorCodes = [
   'record_in_use',
   'audio_in_use',
   'number_already_exists',
+  'whatsapp_incomplete',
   'reference_not_found',
   'voice_language_mismatch',
   'session_not_found',

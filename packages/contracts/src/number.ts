@@ -33,7 +33,20 @@ export function callerMatchesPrefix(caller: string, prefix: string): boolean {
  * The refinement messages name console translation keys (validation.custom.<message>), so that
  * the form and the API's details say the same thing.
  */
-export const numberMessages = { number: 'invalidE164', prefix: 'invalidCallerPrefix', ruleCondition: 'ruleNeedsCondition', origin: 'invalidOrigin' } as const;
+export const numberMessages = { number: 'invalidE164', prefix: 'invalidCallerPrefix', ruleCondition: 'ruleNeedsCondition', origin: 'invalidOrigin', whatsappRequired: 'whatsappRequired' } as const;
+
+/** What Meta's Cloud API needs before a WhatsApp number can send and receive (docs/channels-whatsapp.md). */
+export const whatsappRequiredFields = ['whatsapp_token', 'whatsapp_phone_number_id', 'whatsapp_app_secret'] as const;
+export type WhatsappRequiredField = (typeof whatsappRequiredFields)[number];
+
+/**
+ * The fields of Meta's a WhatsApp number lacks (empty or absent); none for other providers. A
+ * number saved without them is a draft: it cannot take messages yet.
+ */
+export function missingWhatsappFields(number: { provider?: unknown } & Partial<Record<WhatsappRequiredField, unknown>>): WhatsappRequiredField[] {
+  if (number.provider !== 'whatsapp') return [];
+  return whatsappRequiredFields.filter((field) => typeof number[field] !== 'string' || number[field].trim() === '');
+}
 
 /**
  * A web page's origin as browsers send it in `Origin`: http or https, a host, an optional port,
@@ -119,6 +132,10 @@ const numberFields = {
         .transform((origin) => origin.replace(/^(https:\/\/.+):443$|^(http:\/\/.+):80$/, '$1$2')),
     )
     .max(numberLimits.webchatOrigins),
+  draft: z
+    .boolean()
+    .describe('WhatsApp: saves the number even without Meta’s access token, phone number id or app secret (it cannot take messages until they are given); not stored')
+    .optional(),
 };
 
 export const numberCreateSchema = z

@@ -22,4 +22,17 @@ export class RequestLogController extends LogController {
     const ms = Math.round(reply.elapsedTime * 10) / 10;
     request.log[level]({ method: request.method, url: request.url, status, ms }, `${request.method} ${request.url} ${status} ${ms} ms`);
   }
+
+  /**
+   * A browser that closes a page, or leaves one, cuts the answers it was receiving (a live feed,
+   * an audio, an export): that is ordinary, so it is a debug line, not an info one that reads as
+   * a fault. Other stream failures keep Fastify's warning.
+   */
+  override streamError(error: Error & { code?: string }, request: FastifyRequest, reply: FastifyReply): void {
+    if (error.code !== 'ERR_STREAM_PREMATURE_CLOSE') {
+      super.streamError(error, request, reply);
+      return;
+    }
+    reply.log.debug({ method: request.method, url: request.url }, `${request.method} ${request.url}: stream closed prematurely (the client went away)`);
+  }
 }

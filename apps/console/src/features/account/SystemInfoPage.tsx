@@ -25,8 +25,10 @@ export default function SystemInfoPage() {
     queryKey: ['/system/info'],
     queryFn: ({ signal }) => api.get<SystemInfo>('/system/info', { signal }),
   });
+  // Used of total ("1.2 GiB of 8 GiB used"), as the dashboard says it: a free figure in brackets read as ambiguous.
+  const gib = (value: number) => value.toLocaleString(i18n.language, { maximumFractionDigits: 1 });
   const size = (total: number | null, free: number | null) =>
-    total === null ? null : t('systemInfo.sizeWithFree', { total: total.toLocaleString(i18n.language), free: (free ?? 0).toLocaleString(i18n.language) });
+    total === null ? null : t('systemInfo.sizeUsed', { total: gib(total), used: gib(Math.max(0, total - (free ?? 0))) });
   const valueOf = (data: SystemInfo, key: Field) => {
     if (key === 'server_time') return formatDateTime(data.server_time, i18n.language) || '—';
     if (key === 'ram') return size(data.ram_gib, data.ram_free_gib) || '—';

@@ -1,11 +1,13 @@
-import { Group, Paper, SegmentedControl, Skeleton, Stack, Text, Title } from '@mantine/core';
+import { Box, Group, Paper, SegmentedControl, Skeleton, Stack, Text, Title } from '@mantine/core';
 import type { StatsDaily, StatsPlans, StatsSummary } from '@voxplan/contracts';
 import { lazy, Suspense, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { PageError } from '../../lib/PageError.tsx';
 import { RefreshControl, useAutoRefresh } from '../../lib/RefreshControl.tsx';
+import { HiddenTestCalls } from '../reports/HiddenTestCalls.tsx';
+import { testReportsLink } from '../reports/report-filter.ts';
 import { LiveSessions } from './LiveSessions.tsx';
-import { browserTimeZone, chartPeriod, type DayText, type Period, periodKinds, type PeriodKind, periodOf } from './period.ts';
+import { browserTimeZone, chartPeriod, type DayText, dayText, type Period, periodKinds, type PeriodKind, periodOf } from './period.ts';
 import { PeriodFigures } from './PeriodFigures.tsx';
 import { PlanStats } from './PlanStats.tsx';
 import { SystemStatus } from './SystemStatus.tsx';
@@ -76,6 +78,15 @@ export default function DashboardPage() {
           </Text>
         )}
         {periodError ? <PageError error={periodError} onRetry={refresh} /> : <PeriodFigures figures={figures} />}
+        {period && query && (
+          <Box mt="sm">
+            <HiddenTestCalls
+              where={{ start_time: { gte: query.from, lt: query.to } }}
+              // The period's last day is the one before its exclusive end.
+              showTo={testReportsLink(dayText(period.from), dayText(new Date(period.to.getTime() - 1)))}
+            />
+          </Box>
+        )}
       </section>
 
       <section aria-labelledby="dashboard-daily">

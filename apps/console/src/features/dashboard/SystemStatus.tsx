@@ -49,7 +49,9 @@ export function SystemStatus({ refreshSeconds }: { refreshSeconds: number }) {
   const data = system.data;
   const diskFree = data && freeShare(data.disk.free_bytes, data.disk.total_bytes);
   const memoryFree = data && freeShare(data.memory.free_bytes, data.memory.total_bytes);
-  const percent = (share: number | undefined) => formatNumber(share, language, { style: 'percent', maximumFractionDigits: 0 });
+  // "1.2 GB of 8 GB used": a bare percentage left a reader guessing whether it was the free or the used share.
+  const usedOfTotal = (free: number | null, total: number | null) =>
+    free === null || total === null ? t('dashboard.system.unknown') : t('dashboard.system.used', { used: formatBytes(Math.max(0, total - free), language), total: formatBytes(total, language) });
 
   return (
     <section aria-labelledby="dashboard-system">
@@ -74,11 +76,11 @@ export function SystemStatus({ refreshSeconds }: { refreshSeconds: number }) {
             line(
               diskFree === undefined
                 ? t('dashboard.system.unknown')
-                : t('dashboard.system.free', { free: formatBytes(data.disk.free_bytes, language), total: formatBytes(data.disk.total_bytes, language), percent: percent(diskFree) }),
+                : usedOfTotal(data.disk.free_bytes, data.disk.total_bytes),
             )}
         </StatusCard>
         <StatusCard id="memory" icon={<IconCpu size={18} />} title={t('dashboard.system.memory')} ok={memoryFree === undefined ? undefined : memoryFree >= MEMORY_FREE_MIN}>
-          {data && line(t('dashboard.system.free', { free: formatBytes(data.memory.free_bytes, language), total: formatBytes(data.memory.total_bytes, language), percent: percent(memoryFree) }))}
+          {data && line(usedOfTotal(data.memory.free_bytes, data.memory.total_bytes))}
           {data && line(t('dashboard.system.processMemory', { size: formatBytes(data.memory.process_rss_bytes, language) }))}
         </StatusCard>
         <StatusCard id="prompts" icon={<IconVolume size={18} />} title={t('dashboard.system.prompts')} ok={data ? data.prompts.unplayable_calls === 0 : undefined}>

@@ -2,7 +2,7 @@ import { ActionIcon, Badge, Group, Paper, Stack, Text, Title, Tooltip } from '@m
 import { useDebouncedValue } from '@mantine/hooks';
 import { IconRefresh } from '@tabler/icons-react';
 import { useQuery } from '@tanstack/react-query';
-import { type DateRangePreviewInput, type DateRangeStatus, type DateRangeStatusName, dateRangePreviewSchema } from '@voxplan/contracts';
+import { type DateRangePreviewInput, type DateRangeStatus, type DateRangeStatusName, dateRangePreviewSchema, exceptionOrderProblems } from '@voxplan/contracts';
 import { useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api } from '../../lib/api/client.ts';
@@ -31,8 +31,10 @@ export function SchedulePreview({ range }: { range: DateRangePreviewInput }) {
   // Debounced as text: the form hands a new object on every render.
   const [text] = useDebouncedValue(JSON.stringify(range), 300);
   const debounced = useMemo(() => JSON.parse(text) as DateRangePreviewInput, [text]);
-  // Only a range the server would accept is sent; the form's own validation speaks for the rest.
-  const valid = dateRangePreviewSchema.safeParse(debounced).success;
+  // Only a range the server would accept is sent (its schema, and the exceptions' order it checks
+  // after): anything else would be a 400 in the server's log for each key typed, and the form's own
+  // validation already speaks for it.
+  const valid = dateRangePreviewSchema.safeParse(debounced).success && exceptionOrderProblems(debounced.exceptions).length === 0;
   const preview = useQuery({
     queryKey: ['/date-ranges', 'preview', debounced],
     queryFn: ({ signal }) => api.post<DateRangeStatus>('/date-ranges/preview', debounced, { signal }),

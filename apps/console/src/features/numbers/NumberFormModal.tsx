@@ -1,12 +1,22 @@
-import { Grid, Select, Stack, Textarea, TextInput } from '@mantine/core';
-import { numberCreateSchema, numberLimits, numberProviders, numberUpdateSchema, type NumberProvider, type PhoneNumber } from '@voxplan/contracts';
-import { useMemo } from 'react';
+import { Button, Grid, Select, Stack, Textarea } from '@mantine/core';
+import {
+  missingWhatsappFields,
+  numberCreateSchema,
+  numberLimits,
+  numberMessages,
+  numberProviders,
+  numberUpdateSchema,
+  type NumberProvider,
+  type PhoneNumber,
+} from '@voxplan/contracts';
+import { useMemo, useRef } from 'react';
 import { useTranslation } from 'react-i18next';
 import { z } from 'zod';
 import { api } from '../../lib/api/client.ts';
 import { AppModal, useDialogTitle } from '../../lib/AppModal.tsx';
 import { FormActions } from '../../lib/forms/FormActions.tsx';
 import { FormSection } from '../../lib/forms/FormSection.tsx';
+import { MaskedInput } from '../../lib/forms/MaskedInput.tsx';
 import { TenantChoiceField, useTenantChoice } from '../../lib/forms/tenant-choice.tsx';
 import { useSchemaForm } from '../../lib/forms/use-schema-form.ts';
 import { toast } from '../../lib/notify.ts';
@@ -33,15 +43,33 @@ export function NumberFormModal({ number, opened, onClose }: { number?: PhoneNum
   const { t } = useTranslation();
   const tenant = useTenantChoice(!number);
   const { create, update } = useResourceMutations<PhoneNumber, Record<string, unknown>>('/numbers', { createIn: tenant.tenantId });
-  // The form speaks strings for its pickers; the contract is checked on the body they make.
-  const schema = useMemo(() => z.preprocess((values) => toInput(values as Partial<NumberValues>), number ? numberUpdateSchema : numberCreateSchema), [number]);
+  // Which button submitted: a WhatsApp number may be saved as a draft, without what Meta needs.
+  const asDraft = useRef(false);
+  // The form speaks strings for its pickers; the contract is checked on the body they make, and a
+  // WhatsApp number that is not a draft needs Meta's fields (as the server checks on the number it would store).
+  const schema = useMemo(
+    () =>
+      z
+        .preprocess((values) => toInput(values as Partial<NumberValues>), number ? numberUpdateSchema : numberCreateSchema)
+        .superRefine((input, ctx) => {
+          if (asDraft.current) return;
+          for (const field of missingWhatsappFields(input as Parameters<typeof missingWhatsappFields>[0])) {
+            ctx.addIssue({ code: 'custom', path: [field], message: numberMessages.whatsappRequired });
+          }
+        }),
+    [number],
+  );
   const { form, formRef, onSubmit, submitting } = useSchemaForm<NumberValues>({
     schema,
     tenant,
     initialValues: initialValues(number),
-    submit: (values) => (number ? update.mutateAsync({ id: number.id, input: toInput(values) }) : create.mutateAsync(toInput(values))),
-    onSuccess: () => {
-      toast('success', t(number ? 'numbers.edited' : 'numbers.created'));
+    submit: (values) => {
+      const input = { ...toInput(values), ...(asDraft.current && { draft: true }) };
+      return number ? update.mutateAsync({ id: number.id, input }) : create.mutateAsync(input);
+    },
+    onSuccess: (saved) => {
+      if (missingWhatsappFields(saved as PhoneNumber).length > 0) toast('warning', t('numbers.draftSaved'));
+      else toast('success', t(number ? 'numbers.edited' : 'numbers.created'));
       onClose();
     },
   });
@@ -60,15 +88,16 @@ export function NumberFormModal({ number, opened, onClose }: { number?: PhoneNum
           <TenantChoiceField choice={tenant} />
           <Grid>
             <Grid.Col span={{ base: 12, sm: 6 }}>
-              <TextInput
+              <MaskedInput
+                mask="e164"
                 label={t('numbers.number')}
                 description={t('numbers.numberHint')}
                 placeholder="+5511400000000"
                 withAsterisk
                 autoComplete="off"
-                inputMode="tel"
                 maxLength={16}
                 {...form.getInputProps('number')}
+                value={values.number}
                 data-testid="number-number"
               />
             </Grid.Col>
@@ -117,7 +146,7 @@ export function NumberFormModal({ number, opened, onClose }: { number?: PhoneNum
           </FormSection>
           {values.provider === 'whatsapp' && (
             <FormSection title={t('numbers.whatsapp')} hint={t('numbers.whatsappHint')}>
-              <WhatsappSection form={form} webhookUrl={number?.whatsapp_webhook_url} />
+              <WhatsappSection form={form} webhookUrl={number?.whatsapp_webhook_url} isDraft={number !== undefined && missingWhatsappFields(number).length > 0} />
             </FormSection>
           )}
           {values.provider === 'webchat' && (
@@ -125,7 +154,19 @@ export function NumberFormModal({ number, opened, onClose }: { number?: PhoneNum
               <WebchatSection form={form} number={number} />
             </FormSection>
           )}
-          <FormActions onCancel={onClose} submitting={submitting} submitTestId="number-save" />
+          <FormActions
+            onCancel={onClose}
+            submitting={submitting}
+            submitTestId="number-save"
+            onSubmitClick={() => (asDraft.current = false)}
+            extra={
+              values.provider === 'whatsapp' && (
+                <Button type="submit" variant="default" disabled={submitting} onClick={() => (asDraft.current = true)} data-testid="number-save-draft">
+                  {t('numbers.saveDraft')}
+                </Button>
+              )
+            }
+          />
         </Stack>
       </form>
     </AppModal>

@@ -1,13 +1,13 @@
-import { Badge, Button, Text } from '@mantine/core';
+import { Badge, Button, Group, Text, Tooltip } from '@mantine/core';
 import { IconPlus } from '@tabler/icons-react';
-import type { PhoneNumber } from '@voxplan/contracts';
+import { missingWhatsappFields, type PhoneNumber } from '@voxplan/contracts';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { type Column, DataTable } from '../../lib/table/DataTable.tsx';
 import { EditRemoveActions } from '../../lib/table/EditRemoveActions.tsx';
 import { useRemoveRow } from '../../lib/table/use-remove-row.ts';
 import { NumberFormModal } from './NumberFormModal.tsx';
-import { providerOptions } from './providers.ts';
+import { providerLabelKey, providerOptions } from './providers.ts';
 
 function RulesCount({ number }: { number: PhoneNumber }) {
   const { t } = useTranslation();
@@ -21,6 +21,23 @@ function RulesCount({ number }: { number: PhoneNumber }) {
   return <Badge variant="light">{t('numbers.ruleCount', { count: number.rules.length })}</Badge>;
 }
 
+/** The provider, and for a WhatsApp number still lacking what Meta needs, that it is a draft. */
+function ProviderCell({ number }: { number: PhoneNumber }) {
+  const { t } = useTranslation();
+  return (
+    <Group gap={6} wrap="nowrap">
+      <Badge variant="light">{t(providerLabelKey(number.provider))}</Badge>
+      {missingWhatsappFields(number).length > 0 && (
+        <Tooltip label={t('numbers.draftWarning')} multiline w={280}>
+          <Badge color="yellow" variant="outline" data-testid="number-draft-badge">
+            {t('numbers.draft')}
+          </Badge>
+        </Tooltip>
+      )}
+    </Group>
+  );
+}
+
 const columns: Column<PhoneNumber>[] = [
   {
     field: 'number',
@@ -32,7 +49,7 @@ const columns: Column<PhoneNumber>[] = [
       </Text>
     ),
   },
-  { field: 'provider', labelKey: 'numbers.provider', type: 'enum', options: providerOptions },
+  { field: 'provider', labelKey: 'numbers.provider', type: 'enum', options: providerOptions, render: (number) => <ProviderCell number={number} /> },
   { field: 'description', labelKey: 'numbers.description', type: 'text' },
   { field: 'rules', labelKey: 'numbers.rules', type: 'text', sortable: false, filterable: false, render: (number) => <RulesCount number={number} /> },
 ];

@@ -1,7 +1,9 @@
 import { ActionIcon, Button, Group, Paper, Select, Stack, TagsInput, Text, Tooltip } from '@mantine/core';
 import { IconArrowDown, IconArrowUp, IconPlus, IconTrash } from '@tabler/icons-react';
 import { numberLimits } from '@voxplan/contracts';
+import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { applyMask } from '../../lib/forms/masks.ts';
 import type { PickerOption } from '@voxplan/blocks/editor';
 import { emptyRule, type NumberForm } from './form-values.ts';
 
@@ -21,6 +23,8 @@ export function RulesEditor({ form, dateRanges, plans, disabled }: { form: Numbe
   const { t } = useTranslation();
   const rules = form.getValues().rules;
   const move = (from: number, to: number) => form.reorderListItem('rules', { from, to });
+  // What is being typed into each rule's prefixes, before it becomes a tag: letters are refused as typed.
+  const [prefixTyped, setPrefixTyped] = useState<Record<number, string>>({});
   return (
     <Stack gap="xs">
       {rules.length === 0 && (
@@ -60,6 +64,9 @@ export function RulesEditor({ form, dateRanges, plans, disabled }: { form: Numbe
                 clearButtonProps={{ 'aria-label': t('numbers.clearChoice') }}
                 {...form.getInputProps(`rules.${index}.caller_prefixes`)}
                 error={errorUnder(form.errors, `rules.${index}.caller_prefixes`)}
+                inputMode="tel"
+                searchValue={prefixTyped[index] ?? ''}
+                onSearchChange={(typed) => setPrefixTyped((current) => ({ ...current, [index]: applyMask('callerPrefixes', typed) }))}
                 data-testid={`rule-${index}-prefixes`}
               />
               <Select

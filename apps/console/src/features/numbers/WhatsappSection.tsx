@@ -1,4 +1,5 @@
-import { Group, PasswordInput, Stack, Text, TextInput } from '@mantine/core';
+import { Alert, Group, PasswordInput, Stack, Text, TextInput } from '@mantine/core';
+import { IconAlertTriangle } from '@tabler/icons-react';
 import { numberLimits } from '@voxplan/contracts';
 import { useTranslation } from 'react-i18next';
 import { CopyValueButton } from '../../lib/CopyValueButton.tsx';
@@ -10,10 +11,15 @@ import type { NumberForm } from './form-values.ts';
  * deliveries (both answered masked: left as they are, they keep the stored ones) and Meta's id of
  * the phone number.
  */
-export function WhatsappSection({ form, webhookUrl }: { form: NumberForm; webhookUrl: string | null | undefined }) {
+export function WhatsappSection({ form, webhookUrl, isDraft }: { form: NumberForm; webhookUrl: string | null | undefined; isDraft: boolean }) {
   const { t } = useTranslation();
   return (
     <Stack gap="sm" data-testid="number-whatsapp">
+      {isDraft && (
+        <Alert color="yellow" icon={<IconAlertTriangle size={18} />} p="xs" data-testid="number-whatsapp-draft">
+          {t('numbers.draftWarning')}
+        </Alert>
+      )}
       {webhookUrl ? (
         <Group gap="xs" wrap="nowrap" align="flex-end">
           <TextInput style={{ flex: 1 }} label={t('numbers.webhookUrl')} value={webhookUrl} readOnly data-testid="number-webhook-url" />

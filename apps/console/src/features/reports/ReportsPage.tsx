@@ -3,12 +3,13 @@ import { IconFileSearch } from '@tabler/icons-react';
 import type { CallReportRecord } from '@voxplan/contracts';
 import { useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { Link } from 'react-router';
+import { Link, useNavigate, useSearchParams } from 'react-router';
 import { formatDateTime, formatDuration } from '../../lib/format.ts';
 import { type Column, DataTable } from '../../lib/table/DataTable.tsx';
 import { ExportCsvButton } from './ExportCsvButton.tsx';
+import { HiddenTestCalls } from './HiddenTestCalls.tsx';
 import { ReportFiltersBar } from './ReportFiltersBar.tsx';
-import { noReportFilters, type ReportFilters, reportWhere } from './report-filter.ts';
+import { type ReportFilters, reportFiltersOf, reportWhere } from './report-filter.ts';
 import { type ReportList, reportOptions, valueKey } from './report-values.ts';
 
 /**
@@ -64,8 +65,12 @@ const searchFields = ['plan_name', 'caller', 'called'];
 /** The call and chat reports: newest first, the screen's filters over the table's, CSV export of what they select. */
 export default function ReportsPage() {
   const { t } = useTranslation();
-  const [filters, setFilters] = useState<ReportFilters>(noReportFilters);
+  const navigate = useNavigate();
+  const [search] = useSearchParams();
+  // A link may ask for a period with the test sessions (the dashboard's "show test calls").
+  const [filters, setFilters] = useState<ReportFilters>(() => reportFiltersOf(search));
   const baseWhere = useMemo(() => reportWhere(filters), [filters]);
+  const withoutTests = useMemo(() => reportWhere({ ...filters, showTest: false }), [filters]);
   return (
     <DataTable<CallReportRecord>
         tableId="reports"
@@ -75,7 +80,14 @@ export default function ReportsPage() {
         searchFields={searchFields}
         defaultSort={{ field: 'start_time', direction: 'DESC' }}
         baseWhere={baseWhere}
-        filterBar={<ReportFiltersBar filters={filters} onChange={setFilters} />}
+        filterBar={
+          <>
+            <ReportFiltersBar filters={filters} onChange={setFilters} />
+            {!filters.showTest && <HiddenTestCalls where={withoutTests} onShow={() => setFilters((current) => ({ ...current, showTest: true }))} />}
+          </>
+        }
+        // The whole row opens its report (click, or Enter on the focused row), not only the small button.
+        onRowOpen={(report) => void navigate(String(report.id))}
         viewActions={({ where }) => <ExportCsvButton where={where} />}
         rowActions={(report) => (
           <Tooltip label={t('reports.open')}>

@@ -72,6 +72,28 @@ export function reportWhere(filters: ReportFilters): Record<string, unknown> | u
   return clauses.length === 1 ? clauses[0] : { and: clauses };
 }
 
+/** The test sessions among what `where` selects (which, naming no is_test, leaves them out). */
+export function testCallsWhere(where: Record<string, unknown> | undefined): Record<string, unknown> {
+  return where ? { and: [where, { is_test: true }] } : { is_test: true };
+}
+
+/**
+ * The filters a link to the screen asks for (`?tests=1&from=YYYY-MM-DD&to=YYYY-MM-DD`): the
+ * dashboard sends its period there, test sessions shown.
+ */
+export function reportFiltersOf(search: URLSearchParams): ReportFilters {
+  const day = (name: string) => {
+    const value = search.get(name) ?? '';
+    return dayPattern.test(value) ? value : '';
+  };
+  return { ...noReportFilters, from: day('from'), to: day('to'), showTest: search.get('tests') === '1' };
+}
+
+/** The link to the reports of a period's days (`to` the last day, included), test sessions shown. */
+export function testReportsLink(from: string, to: string): string {
+  return `/reports?${new URLSearchParams({ tests: '1', from, to }).toString()}`;
+}
+
 /** How many filters narrow the list (the badge on the filters' toggle). */
 export function activeFilterCount(filters: ReportFilters): number {
   return (

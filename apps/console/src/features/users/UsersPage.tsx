@@ -4,7 +4,6 @@ import type { User } from '@voxplan/contracts';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useAuth } from '../../lib/auth.tsx';
-import { toast } from '../../lib/notify.ts';
 import { type Column, DataTable } from '../../lib/table/DataTable.tsx';
 import { EditRemoveActions } from '../../lib/table/EditRemoveActions.tsx';
 import { useRemoveRow } from '../../lib/table/use-remove-row.ts';
@@ -33,16 +32,8 @@ export default function UsersPage() {
   const [editing, setEditing] = useState<User | 'new' | null>(null);
   const removeRow = useRemoveRow('/users');
 
-  // Spec section 5: a user cannot remove themselves.
+  // Spec section 5: a user cannot remove themselves, so their own row offers no remove button.
   const isRemovable = (user: User) => user.id !== profile?.id;
-
-  const confirmRemove = (user: User) => {
-    if (!isRemovable(user)) {
-      toast('warning', t('users.cannotRemoveSelf'));
-      return;
-    }
-    removeRow(user.id);
-  };
 
   return (
     <>
@@ -59,7 +50,7 @@ export default function UsersPage() {
             {t('users.new')}
           </Button>
         }
-        rowActions={(user) => <EditRemoveActions testIdPrefix="user" onEdit={() => setEditing(user)} onRemove={() => confirmRemove(user)} />}
+        rowActions={(user) => <EditRemoveActions testIdPrefix="user" onEdit={() => setEditing(user)} onRemove={isRemovable(user) ? () => removeRow(user.id) : undefined} />}
       />
       {editing !== null && <UserFormModal user={editing === 'new' ? undefined : editing} opened onClose={() => setEditing(null)} />}
     </>

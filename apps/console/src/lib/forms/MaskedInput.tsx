@@ -7,6 +7,8 @@ const inputModes: Partial<Record<MaskKind, TextInputProps['inputMode']>> = {
   taxId: 'numeric',
   postalCode: 'numeric',
   phone: 'tel',
+  e164: 'tel',
+  callerPrefixes: 'tel',
   money: 'decimal',
   url: 'url',
   uri: 'url',

@@ -12,6 +12,8 @@ export type MaskKind =
   | 'taxId'
   | 'postalCode'
   | 'phone'
+  | 'e164'
+  | 'callerPrefixes'
   | 'money'
   | 'shortId'
   | 'time';
@@ -42,6 +44,16 @@ export function maskPhone(raw: string): string {
   return digits.length <= 10 ? fillPattern('(##) ####-####', digits) : fillPattern('(##) #####-####', digits);
 }
 
+/**
+ * A number as stored (E.164, spec section 3): a + then up to 15 digits; typed digits get the +
+ * in front, letters and the spaces, dashes and brackets of a written number are dropped.
+ */
+export function maskE164(raw: string): string {
+  const digits = digitsOf(raw).slice(0, 15);
+  if (digits === '') return raw.trimStart().startsWith('+') ? '+' : '';
+  return `+${digits}`;
+}
+
 /** Money with two decimals, typed from the right as on a till: 1234 → 12.34. */
 export function maskMoney(raw: string, decimalSeparator = '.', groupSeparator = ','): string {
   const digits = digitsOf(raw).replace(/^0+(?=\d)/, '');
@@ -58,8 +70,9 @@ export function applyMask(kind: MaskKind, raw: string): string {
     case 'digit':
       return digitsOf(raw);
     case 'ip':
-      // IPv4 and IPv6 characters only; the schema checks the address itself.
-      return raw.replace(/[^0-9a-fA-F.:/]/g, '');
+      // IPv4 and IPv6 characters only; the schema checks the address itself. Once a dot shows an
+      // IPv4 address (no colon: not an IPv6 one ending in IPv4), its letters are refused too.
+      return /\./.test(raw) && !raw.includes(':') ? raw.replace(/[^0-9./]/g, '') : raw.replace(/[^0-9a-fA-F.:/]/g, '');
     case 'url':
     case 'uri':
       return raw.replace(/\s/g, '');
@@ -69,6 +82,11 @@ export function applyMask(kind: MaskKind, raw: string): string {
       return fillPattern('#####-###', digitsOf(raw).slice(0, 8));
     case 'phone':
       return maskPhone(raw);
+    case 'e164':
+      return maskE164(raw);
+    case 'callerPrefixes':
+      // The typing area of a list of caller prefixes: digits, the + of E.164 and the separators that split the list.
+      return raw.replace(/[^\d+,; ]/g, '');
     case 'money':
       return maskMoney(raw);
     case 'shortId':

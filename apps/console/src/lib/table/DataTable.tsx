@@ -17,7 +17,7 @@ import {
 } from '@mantine/core';
 import { useHotkeys, useLocalStorage } from '@mantine/hooks';
 import { IconArrowDown, IconArrowUp, IconArrowsSort, IconSearch, IconTrash } from '@tabler/icons-react';
-import { type ReactNode, useMemo, useRef, useState } from 'react';
+import { type KeyboardEvent, type MouseEvent, type ReactNode, useMemo, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { confirmRemoval } from '../confirm.tsx';
 import { showError } from '../errors.ts';
@@ -57,9 +57,14 @@ export interface DataTableProps<Row extends { id: number }> {
   /** Actions on the rows in view, for everyone (guests too), beside the refresh: an export of what the filters select. */
   viewActions?: (view: { where: Record<string, unknown> | undefined; order: string[] | undefined }) => ReactNode;
   rowActions?: (row: Row) => ReactNode;
+  /** What a click on a row, or Enter on the focused row, opens; the row's own buttons and links keep theirs. */
+  onRowOpen?: (row: Row) => void;
   /** Rows that may be selected for bulk removal; omit to hide removal. */
   canRemove?: (row: Row) => boolean;
 }
+
+/** A click on one of these inside a row is theirs, not the row's. */
+const interactive = 'a, button, input, label, [role="button"], [role="checkbox"]';
 
 export const PAGE_SIZES = ['10', '25', '50', '100'];
 export const DEFAULT_PAGE_SIZE = 10;
@@ -275,7 +280,20 @@ export function DataTable<Row extends { id: number }>(props: DataTableProps<Row>
               </Table.Thead>
               <Table.Tbody>
                 {rows.map((row) => (
-                  <Table.Tr key={row.id} data-testid="table-row">
+                  <Table.Tr
+                    key={row.id}
+                    data-testid="table-row"
+                    {...(props.onRowOpen && {
+                      tabIndex: 0,
+                      style: { cursor: 'pointer' },
+                      onClick: (event: MouseEvent<HTMLTableRowElement>) => {
+                        if (!(event.target as Element).closest(interactive)) props.onRowOpen?.(row);
+                      },
+                      onKeyDown: (event: KeyboardEvent<HTMLTableRowElement>) => {
+                        if (event.key === 'Enter' && event.target === event.currentTarget) props.onRowOpen?.(row);
+                      },
+                    })}
+                  >
                     {removable && (
                       <Table.Td>
                         <Checkbox

@@ -2,12 +2,15 @@ import {
   type ErrorCode,
   isMaskedSecret,
   maskSecret,
+  missingWhatsappFields,
   type NumberProvider,
   type NumberRuleInput,
   numberCreateSchema,
   numberSchema,
   numberUpdateSchema,
   type PhoneNumber,
+  whatsappRequiredFields,
+  type WhatsappRequiredField,
 } from '@voxplan/contracts';
 import type { Kysely, Selectable } from 'kysely';
 import type { AppContext } from '../../context.ts';
@@ -126,6 +129,13 @@ function storedToken(write: WriteContext, column: 'whatsapp_token' | 'whatsapp_a
   return sent === '' ? null : encryptSecret(write.app.keys.secretsKey, sent);
 }
 
+/** Meta's fields as the number will hold them: what this write sets, else what is stored (null: none). */
+function whatsappState(values: Values, before: Row | undefined): Record<WhatsappRequiredField, unknown> {
+  const state = {} as Record<WhatsappRequiredField, unknown>;
+  for (const field of whatsappRequiredFields) state[field] = field in values ? values[field] : before?.[field];
+  return state;
+}
+
 export const numbersResource = defineResource({
   entity: 'number',
   path: '/numbers',
@@ -151,7 +161,7 @@ export const numbersResource = defineResource({
   async toValues(input, write, before) {
     const tenantId = (before?.tenant_id as number | undefined) ?? write.scope.tenantId!;
     await assertReferencesExist(write.trx, tenantId, input);
-    const { rules: _rules, whatsapp_token: token, whatsapp_app_secret: appSecret, webchat_origins: origins, ...values } = input;
+    const { rules: _rules, whatsapp_token: token, whatsapp_app_secret: appSecret, webchat_origins: origins, draft, ...values } = input;
     if (Array.isArray(origins)) values.webchat_origins = JSON.stringify([...new Set(origins as string[])]);
     const whatsappToken = storedToken(write, 'whatsapp_token', token, before);
     if (whatsappToken !== undefined) values.whatsapp_token = whatsappToken;
@@ -161,6 +171,9 @@ export const numbersResource = defineResource({
     const provider = (values.provider ?? before?.provider) as NumberProvider;
     const verifyToken = (values.whatsapp_verify_token ?? before?.whatsapp_verify_token ?? '') as string;
     if (provider === 'whatsapp' && verifyToken === '') values.whatsapp_verify_token = randomToken(24);
+    // Without what Meta needs the number cannot take a message: refused, unless saved as a draft on purpose.
+    const missing = draft === true ? [] : missingWhatsappFields({ provider, ...whatsappState(values, before) });
+    if (missing.length > 0) throw badRequest('whatsapp_incomplete', missing.map((path) => ({ path, message: 'required' })));
     // The widget names its number by a public key, generated once and kept if the provider changes back and forth.
     if (provider === 'webchat' && !before?.webchat_key) values.webchat_key = `wc_${randomToken(24)}`;
     return values;

@@ -472,6 +472,10 @@ describe('room', () => {
     // Fitted, every block is drawn in full (its text readable), not as a plain outline.
     await expect.poll(() => page.locator('[data-testid="plan-node"][data-detail="full"]').count()).toBe(20);
     await page.screenshot({ path: '/tmp/i31-room.png' });
+    // A dialog opened from the whole window is above it, and answers clicks.
+    await page.getByTestId('editor-publish').click();
+    await page.getByTestId('publish-dialog').getByRole('button', { name: 'Cancel' }).click();
+    await expect.poll(() => page.getByTestId('publish-dialog').count()).toBe(0);
 
     // Remembered: another visit opens with the panels folded and the minimap hidden.
     const again = await context.newPage();

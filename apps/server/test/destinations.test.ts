@@ -1,6 +1,6 @@
 import type { Destination } from '@voxplan/contracts';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { createTenantMember, errorOf, expectInvalid, q, startTestServer, type TestServer } from './harness.ts';
+import { createTenantMember, createTenantUser, errorOf, expectInvalid, q, startTestServer, type TestServer } from './harness.ts';
 
 /**
  * Destinations: validation per field, the URI checked for its kind (also when a patch changes one
@@ -186,5 +186,71 @@ describe('destinations: one URI once per tenant', () => {
     expect(removed.statusCode, removed.body).toBe(204);
     expect((await server.call({ method: 'GET', url: `/destinations/${first.id}`, token })).statusCode).toBe(404);
     await created(token, { kind: 'voice', uri });
+  });
+});
+
+describe('destinations: a chat queue and its agents (issue 30, docs/conversations.md)', () => {
+  test('a chat queue takes no URI and names its agents; the list and the record return them', async () => {
+    const member = await tenantWithMember();
+    const colleague = await createTenantUser(server, admin, member.tenantId, `dest-agent-${next()}`, 'user');
+    const queue = await created(member.token, { name: 'Support queue', kind: 'chat', chat_target: 'queue', uri: '', agent_ids: [colleague.userId, member.userId] });
+    expect(queue).toMatchObject({ kind: 'chat', chat_target: 'queue', uri: '', agent_ids: [member.userId, colleague.userId].sort((a, b) => a - b) });
+    // Two queues of one tenant: their empty URIs are not duplicates.
+    const second = await created(member.token, { name: 'Sales queue', kind: 'chat', chat_target: 'queue', uri: '', agent_ids: [member.userId] });
+    expect(second.agent_ids).toEqual([member.userId]);
+    const list = await server.call({ method: 'GET', url: `/destinations?${q('filter', { where: { chat_target: 'queue' } })}`, token: member.token });
+    expect(list.json<Destination[]>().map((row) => [row.name, row.agent_ids.length])).toEqual([
+      ['Sales queue', 1],
+      ['Support queue', 2],
+    ]);
+    // A patch of the agents alone replaces them.
+    const edited = await patch(member.token, queue.id, { agent_ids: [colleague.userId] });
+    expect(edited.statusCode, edited.body).toBe(200);
+    expect((await read(member.token, queue.id)).agent_ids).toEqual([colleague.userId]);
+  });
+
+  test('a URL chat destination says so, a voice one has no chat target', async () => {
+    const { token } = await tenantWithMember();
+    expect(await created(token, { kind: 'chat', uri: 'https://desk.example.com/hook' })).toMatchObject({ chat_target: 'url', agent_ids: [] });
+    expect(await created(token, { kind: 'voice', uri: 'sip:desk@pbx.example.com' })).toMatchObject({ chat_target: null, agent_ids: [] });
+    expectInvalid(await create(token, { name: 'Voice queue', kind: 'voice', uri: 'sip:q@pbx.example.com', chat_target: 'queue' }), 'chat_target', 'voiceHasNoChatTarget');
+    expectInvalid(await create(token, { name: 'Queue with URL', kind: 'chat', chat_target: 'queue', uri: 'https://x.example.com', agent_ids: [1] }), 'uri', 'queueTakesNoUri');
+  });
+
+  test('a queue without agents answers queue_has_no_agents, by create or by patch', async () => {
+    const member = await tenantWithMember();
+    const none = await create(member.token, { name: 'Empty queue', kind: 'chat', chat_target: 'queue' });
+    expect(none.statusCode).toBe(400);
+    expect(errorOf(none).code).toBe('queue_has_no_agents');
+    const queue = await created(member.token, { kind: 'chat', chat_target: 'queue', uri: '', agent_ids: [member.userId] });
+    const emptied = await patch(member.token, queue.id, { agent_ids: [] });
+    expect(errorOf(emptied).code).toBe('queue_has_no_agents');
+    // A URL destination turned into a queue must name its agents too.
+    const desk = await created(member.token, { kind: 'chat', uri: 'https://desk.example.com/q' });
+    expect(errorOf(await patch(member.token, desk.id, { chat_target: 'queue', uri: '' })).code).toBe('queue_has_no_agents');
+  });
+
+  test('agents must be users of the tenant (or administrators): another tenant’s user or a guest answers agent_not_in_tenant', async () => {
+    const member = await tenantWithMember();
+    const stranger = await tenantWithMember();
+    const guest = await createTenantUser(server, admin, member.tenantId, `dest-guest-${next()}`, 'guest');
+    for (const agent of [stranger.userId, guest.userId]) {
+      const response = await create(member.token, { name: `Queue ${next()}`, kind: 'chat', chat_target: 'queue', agent_ids: [member.userId, agent] });
+      expect(response.statusCode, response.body).toBe(400);
+      expect(errorOf(response)).toMatchObject({ code: 'agent_not_in_tenant', details: [{ path: 'agent_ids.1' }] });
+    }
+    const adminId = (await server.call({ method: 'GET', url: '/whoami', token: admin })).json<{ id: number }>().id;
+    expect((await created(member.token, { kind: 'chat', chat_target: 'queue', uri: '', agent_ids: [adminId] })).agent_ids).toEqual([adminId]);
+  });
+
+  test('a queue turned into a URL destination keeps no agents; removing a queue removes its agents', async () => {
+    const member = await tenantWithMember();
+    const queue = await created(member.token, { kind: 'chat', chat_target: 'queue', uri: '', agent_ids: [member.userId] });
+    const desk = await patch(member.token, queue.id, { chat_target: 'url', uri: 'https://desk.example.com/turned' });
+    expect(desk.json<Destination>()).toMatchObject({ chat_target: 'url', agent_ids: [] });
+    const other = await created(member.token, { kind: 'chat', chat_target: 'queue', uri: '', agent_ids: [member.userId] });
+    expect((await server.call({ method: 'DELETE', url: `/destinations/${other.id}`, token: member.token })).statusCode).toBe(204);
+    const left = await server.ctx.db.selectFrom('destination_agents').selectAll().where('destination_id', 'in', [queue.id, other.id]).execute();
+    expect(left).toEqual([]);
   });
 });

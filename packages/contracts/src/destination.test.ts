@@ -91,7 +91,7 @@ describe('the destination schemas', () => {
 
   test('the URI is checked after trimming, and the trimmed value is kept', () => {
     const parsed = destinationCreateSchema.parse({ name: ' Reception ', kind: 'voice', uri: '  sip:100@pbx.example.com ' });
-    expect(parsed).toEqual({ name: 'Reception', kind: 'voice', uri: 'sip:100@pbx.example.com', description: '' });
+    expect(parsed).toEqual({ name: 'Reception', kind: 'voice', uri: 'sip:100@pbx.example.com', description: '', agent_ids: [] });
   });
 
   test('the URI is checked even when the name is missing, so that both mistakes show at once', () => {
@@ -109,5 +109,13 @@ describe('the destination schemas', () => {
     expect(uriIssues(destinationUpdateSchema.safeParse({ kind: 'chat', uri: 'tel:+5511999990000' }))).toEqual(['invalidChatUri']);
     expect(destinationUpdateSchema.safeParse({ kind: 'chat' }).success).toBe(true);
     expect(destinationUpdateSchema.safeParse({ uri: 'anything' }).success).toBe(true);
+  });
+
+  test('a chat queue takes no URI, a URL destination needs one, and a voice destination has no chat target', () => {
+    expect(destinationCreateSchema.safeParse({ name: 'a', kind: 'chat', chat_target: 'queue', agent_ids: [1] }).success).toBe(true);
+    expect(uriIssues(destinationCreateSchema.safeParse({ name: 'a', kind: 'chat', chat_target: 'queue', uri: 'https://chat.example.com' }))).toEqual(['queueTakesNoUri']);
+    expect(uriIssues(destinationCreateSchema.safeParse({ name: 'a', kind: 'chat' }))).toEqual(['invalidChatUri']);
+    const voice = destinationCreateSchema.safeParse({ name: 'a', kind: 'voice', uri: 'sip:1@pbx.example.com', chat_target: 'queue' });
+    expect(voice.error?.issues.map((issue) => [issue.path[0], issue.message])).toEqual([['chat_target', 'voiceHasNoChatTarget']]);
   });
 });

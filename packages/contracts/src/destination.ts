@@ -7,6 +7,12 @@ export type DestinationKind = (typeof destinationKinds)[number];
 
 export const destinationUriMaxLength = 500;
 
+/** Where a chat destination hands the chat: an outside desk's URL, or a queue of the tenant's users (docs/conversations.md). */
+export const chatTargets = ['url', 'queue'] as const;
+export type ChatTarget = (typeof chatTargets)[number];
+/** Users one queue may name. */
+export const destinationAgentsMax = 200;
+
 /**
  * The refinement messages name console translation keys (validation.custom.<message>), so that
  * the form and the API's details say the same thing.
@@ -51,11 +57,16 @@ function isHttpsUrl(uri: string): boolean {
   }
 }
 
-/** A voice destination is a SIP or tel URI; a chat destination is an https URL. */
-export function isValidDestinationUri(kind: DestinationKind, uri: string): boolean {
+/** A voice destination is a SIP or tel URI; a chat destination is an https URL, or nothing for a queue. */
+export function isValidDestinationUri(kind: DestinationKind, uri: string, chatTarget: ChatTarget | null = null): boolean {
   if (kind === 'voice') return isSipUri(uri) || TEL.test(uri);
+  if (chatTarget === 'queue') return uri === '';
   return isHttpsUrl(uri);
 }
+
+/** What a destination's chat target must be: null for voice, 'url' unless said otherwise for chat. */
+export const chatTargetOf = (kind: DestinationKind, chatTarget: ChatTarget | null | undefined): ChatTarget | null =>
+  kind === 'voice' ? null : (chatTarget ?? 'url');
 
 export const destinationSchema = z.object({
   id: idSchema,
@@ -66,20 +77,32 @@ export const destinationSchema = z.object({
   kind: z.enum(destinationKinds),
   uri: z.string(),
   description: z.string(),
+  chat_target: z.enum(chatTargets).nullable(),
+  /** The users who serve a chat queue; empty otherwise. */
+  agent_ids: z.array(idSchema),
 });
 export type Destination = z.infer<typeof destinationSchema>;
 
 const destinationFields = {
   name: z.string().trim().min(1).max(100),
   kind: z.enum(destinationKinds),
-  uri: z.string().trim().min(1).max(destinationUriMaxLength),
+  uri: z.string().trim().max(destinationUriMaxLength),
   description: z.string().max(500),
+  chat_target: z.enum(chatTargets).nullable(),
+  agent_ids: z.array(idSchema).max(destinationAgentsMax),
 };
 
+/** The message of a URI that does not suit the destination: a queue takes none. */
+export const destinationUriMessage = (kind: DestinationKind, chatTarget: ChatTarget | null): string =>
+  kind === 'chat' && chatTarget === 'queue' ? 'queueTakesNoUri' : destinationUriMessages[kind];
+
 /** The URI must suit the kind; checked when both are known, so a patch of one alone is checked by the server against the record. */
-export function checkDestinationUri(value: { kind?: DestinationKind; uri?: string }, ctx: z.RefinementCtx): void {
-  if (value.kind === undefined || value.uri === undefined) return;
-  if (!isValidDestinationUri(value.kind, value.uri)) ctx.addIssue({ code: 'custom', path: ['uri'], message: destinationUriMessages[value.kind] });
+export function checkDestinationUri(value: { kind?: DestinationKind; uri?: string; chat_target?: ChatTarget | null }, ctx: z.RefinementCtx): void {
+  if (value.kind === undefined) return;
+  if (value.kind === 'voice' && value.chat_target) ctx.addIssue({ code: 'custom', path: ['chat_target'], message: 'voiceHasNoChatTarget' });
+  if (value.uri === undefined) return;
+  const target = chatTargetOf(value.kind, value.chat_target);
+  if (!isValidDestinationUri(value.kind, value.uri, target)) ctx.addIssue({ code: 'custom', path: ['uri'], message: destinationUriMessage(value.kind, target) });
 }
 
 /**
@@ -90,13 +113,19 @@ const uriCheckParams = {
   when: (payload: z.core.ParsePayload): boolean => {
     const value = payload.value as { kind?: unknown; uri?: unknown } | null;
     if (typeof value !== 'object' || value === null) return false;
-    if (payload.issues.some((issue) => issue.path?.[0] === 'kind' || issue.path?.[0] === 'uri')) return false;
-    return (destinationKinds as readonly unknown[]).includes(value.kind) && typeof value.uri === 'string';
+    if (payload.issues.some((issue) => ['kind', 'uri', 'chat_target'].includes(String(issue.path?.[0])))) return false;
+    return (destinationKinds as readonly unknown[]).includes(value.kind);
   },
 };
 
 export const destinationCreateSchema = z
-  .object({ ...destinationFields, description: destinationFields.description.default('') })
+  .object({
+    ...destinationFields,
+    description: destinationFields.description.default(''),
+    uri: destinationFields.uri.default(''),
+    chat_target: destinationFields.chat_target.optional(),
+    agent_ids: destinationFields.agent_ids.default([]),
+  })
   .strict()
   .superRefine(checkDestinationUri, uriCheckParams);
 export const destinationUpdateSchema = z.object(destinationFields).partial().strict().superRefine(checkDestinationUri, uriCheckParams);

@@ -117,6 +117,13 @@ export const errorCodes = [
   'recording_conversion_failed',
   'ai_limit_reached',
   'second_ai_provider_disabled',
+  'conversation_taken',
+  'conversation_not_yours',
+  'conversation_closed',
+  'conversation_not_found',
+  'agent_not_in_tenant',
+  'queue_has_no_agents',
+  'reply_token_invalid',
 ] as const;
 
 export type ErrorCode = (typeof errorCodes)[number];

@@ -19,6 +19,7 @@ import * as aiUsage from './migrations/0015-ai-usage.ts';
 import * as tenantLanguage from './migrations/0016-tenant-language.ts';
 import * as installation from './migrations/0017-installation.ts';
 import * as sessionRefusals from './migrations/0018-session-refusals.ts';
+import * as conversations from './migrations/0019-conversations.ts';
 import type { Database } from './schema.ts';
 
 /** Numbered migrations, applied in order at start. Add one line per new migration file. */
@@ -42,6 +43,7 @@ function migrationsFor(dialect: DialectName): Record<string, Migration> {
     '0016-tenant-language': { up: tenantLanguage.up },
     '0017-installation': { up: installation.up },
     '0018-session-refusals': { up: sessionRefusals.up },
+    '0019-conversations': { up: conversations.up(dialect) },
   };
 }
 

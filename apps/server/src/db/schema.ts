@@ -96,8 +96,58 @@ export interface DestinationTable {
   updated_time: Time;
   name: string;
   kind: 'voice' | 'chat';
+  /** '' for a chat queue. */
   uri: string;
   description: string;
+  /** Chat destinations: a URL (an outside desk) or a queue of the tenant's users; null for voice ones (migration 0019). */
+  chat_target: 'url' | 'queue' | null;
+}
+
+/** The users who serve a chat queue destination. */
+export interface DestinationAgentTable {
+  destination_id: number;
+  user_id: number;
+}
+
+export interface AgentPresenceTable {
+  user_id: number;
+  tenant_id: number;
+  status: 'online' | 'away' | 'offline';
+  updated_at: string;
+}
+
+/** A chat held by a person: an agent of a queue, or an outside desk (docs/conversations.md). */
+export interface ConversationTable {
+  id: Generated<number>;
+  tenant_id: number;
+  session_id: string;
+  destination_id: number | null;
+  agent_id: number | null;
+  status: 'waiting' | 'open' | 'closed';
+  outcome: 'resolved' | 'back_to_plan' | 'no_answer' | 'busy' | 'transferred' | null;
+  channel: string;
+  provider: string;
+  caller: string;
+  protocol: string;
+  created_at: string;
+  taken_at: string | null;
+  closed_at: string | null;
+  last_message_at: string | null;
+  unread_for_agent: Generated<number>;
+  deadline_at: string | null;
+  handoff_revision: number;
+  reply_token_hash: string | null;
+}
+
+export interface ConversationMessageTable {
+  id: Generated<number>;
+  conversation_id: number;
+  author: 'customer' | 'agent' | 'bot' | 'system';
+  agent_id: number | null;
+  text: string;
+  /** JSON: { url, content_type, name }. */
+  attachment: string | null;
+  created_at: string;
 }
 
 export interface AclTable {
@@ -458,6 +508,10 @@ export interface Database {
   configurations: ConfigurationTable;
   audit_log: AuditLogTable;
   destinations: DestinationTable;
+  destination_agents: DestinationAgentTable;
+  agent_presence: AgentPresenceTable;
+  conversations: ConversationTable;
+  conversation_messages: ConversationMessageTable;
   acl: AclTable;
   holidays: HolidayTable;
   date_ranges: DateRangeTable;

@@ -1,14 +1,14 @@
 import { Button, Group, SegmentedControl, Select, Stack } from '@mantine/core';
-import type { Destination, User } from '@voxplan/contracts';
+import type { Destination } from '@voxplan/contracts';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { AppModal } from '../../lib/AppModal.tsx';
-import { useAuth } from '../../lib/auth.tsx';
+import { useServingUsers } from '../destinations/AgentsField.tsx';
 import { useResourceList } from '../../lib/table/use-resource.ts';
 import type { TransferTarget } from './use-conversations.ts';
 
 /** A chat destination people answer in the console (docs/conversations.md). */
-export const isQueue = (destination: Destination & { chat_target?: string | null }) => destination.kind === 'chat' && destination.chat_target === 'queue';
+export const isQueue = (destination: Destination) => destination.kind === 'chat' && destination.chat_target === 'queue';
 
 /**
  * Another queue, or a person: the queues are the tenant's chat destinations of kind queue; people
@@ -16,13 +16,12 @@ export const isQueue = (destination: Destination & { chat_target?: string | null
  */
 export function TransferDialog({ currentQueueId, onTransfer, onClose, busy }: { currentQueueId: string | number; onTransfer(target: TransferTarget): void; onClose(): void; busy: boolean }) {
   const { t } = useTranslation();
-  const { role } = useAuth();
   const [kind, setKind] = useState<'queue' | 'agent'>('queue');
   const [choice, setChoice] = useState<string | null>(null);
-  const destinations = useResourceList<Destination & { chat_target?: string | null }>('/destinations', { where: { kind: 'chat' }, order: ['name ASC'] });
-  const users = useResourceList<User>('/users', role === 'admin' ? { order: ['name ASC'] } : { limit: 0 });
+  const destinations = useResourceList<Destination>('/destinations', { where: { kind: 'chat' }, order: ['name ASC'] });
+  const users = useServingUsers(undefined);
   const queues = (destinations.data ?? []).filter((destination) => isQueue(destination) && String(destination.id) !== String(currentQueueId));
-  const people = role === 'admin' ? (users.data ?? []) : [];
+  const people = users ?? [];
   const data = kind === 'queue' ? queues.map((queue) => ({ value: String(queue.id), label: queue.name })) : people.map((user) => ({ value: String(user.id), label: user.name || user.username }));
   return (
     <AppModal opened onClose={onClose} title={t('conversations.transferTitle')} size="sm">

@@ -10,6 +10,8 @@ const en = {
   typing: 'Typing…',
   you: 'You',
   them: 'Assistant',
+  /** `{name}`: the person who has the conversation. */
+  agentTyping: '{name} is typing…',
   options: 'Choose an option',
   ended: 'This conversation has ended.',
   restart: 'Start a new conversation',
@@ -32,6 +34,7 @@ const pt: Words = {
   typing: 'Digitando…',
   you: 'Você',
   them: 'Atendente',
+  agentTyping: '{name} está digitando…',
   options: 'Escolha uma opção',
   ended: 'Esta conversa foi encerrada.',
   restart: 'Iniciar uma nova conversa',

@@ -5,7 +5,7 @@ import { formatDateTime } from '../../lib/format.ts';
 import type { ConversationDetail, ConversationMessage } from './model.ts';
 import classes from './conversations.module.css';
 
-function Bubble({ who, text, at, right, children }: { who: string; text: string; at: string; right: boolean; children?: ReactNode }) {
+export function Bubble({ who, text, at, right, children }: { who: string; text: string; at: string; right: boolean; children?: ReactNode }) {
   const { i18n } = useTranslation();
   return (
     <div className={classes.bubble} data-side={right ? 'right' : 'left'} data-testid="conversation-message">
@@ -21,8 +21,8 @@ function Bubble({ who, text, at, right, children }: { who: string; text: string;
 }
 
 /** Who wrote a message, by name: the agent's as the server gives it (or the conversation's agent), never an id. */
-function authorName(message: ConversationMessage, conversation: ConversationDetail, t: (key: string) => string): string {
-  if (message.author === 'agent') return message.agent_name ?? (conversation.agent && String(conversation.agent.id) === String(message.agent_id) ? conversation.agent.name : t('conversations.author.agent'));
+export function authorName(message: ConversationMessage, agent: ConversationDetail['agent'], t: (key: string) => string): string {
+  if (message.author === 'agent') return message.agent_name ?? (agent && String(agent.id) === String(message.agent_id) ? agent.name : t('conversations.author.agent'));
   return t(`conversations.author.${message.author}`);
 }
 
@@ -47,7 +47,7 @@ export function Transcript({ conversation, typing }: { conversation: Conversatio
             {message.text}
           </Text>
         ) : (
-          <Bubble key={message.id} who={authorName(message, conversation, t)} text={message.text} at={message.created_at} right={message.author !== 'customer'}>
+          <Bubble key={message.id} who={authorName(message, conversation.agent, t)} text={message.text} at={message.created_at} right={message.author !== 'customer'}>
             {message.attachment && (
               <Anchor href={message.attachment.url} target="_blank" rel="noreferrer" size="sm">
                 {message.attachment.name ?? t('conversations.attachment')}

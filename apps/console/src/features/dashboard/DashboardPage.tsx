@@ -8,6 +8,7 @@ import { LiveSessions } from './LiveSessions.tsx';
 import { browserTimeZone, chartPeriod, type DayText, type Period, periodKinds, type PeriodKind, periodOf } from './period.ts';
 import { PeriodFigures } from './PeriodFigures.tsx';
 import { PlanStats } from './PlanStats.tsx';
+import { QueueFigures } from './QueueFigures.tsx';
 import { SystemStatus } from './SystemStatus.tsx';
 import { useStats, useStatsRefresh } from './use-stats.ts';
 
@@ -49,6 +50,7 @@ export default function DashboardPage() {
 
       <SystemStatus refreshSeconds={refreshSeconds} />
       <LiveSessions />
+      <QueueFigures refreshSeconds={refreshSeconds} />
 
       <section aria-labelledby="dashboard-period">
         <Group justify="space-between" mb="sm" align="flex-end">

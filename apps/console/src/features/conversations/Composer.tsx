@@ -1,4 +1,4 @@
-import { ActionIcon, FileButton, Group, Text, Textarea, Tooltip } from '@mantine/core';
+import { ActionIcon, Button, Group, Popover, Textarea, TextInput, Tooltip } from '@mantine/core';
 import { IconPaperclip, IconSend } from '@tabler/icons-react';
 import { forwardRef, useImperativeHandle, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -7,45 +7,61 @@ import { shortcutLabel } from './shortcuts.ts';
 
 /** How often, at most, "the agent is typing" is told to the customer while they type. */
 const TYPING_EVERY_MS = 3000;
-/** The largest file sent in a message: WhatsApp's limit for documents is larger, the widget's smaller poll answers want this. */
-export const ATTACHMENT_MAX_BYTES = 5 * 1024 * 1024;
 
 export interface ComposerHandle {
   focus(): void;
   attach(): void;
 }
 
-export interface OutgoingAttachment extends MessageAttachment {
-  /** The file's bytes, base64: the server stores it and gives the customer its link. */
-  data: string;
-}
+const contentTypes: Record<string, string> = {
+  pdf: 'application/pdf',
+  png: 'image/png',
+  jpg: 'image/jpeg',
+  jpeg: 'image/jpeg',
+  gif: 'image/gif',
+  webp: 'image/webp',
+  mp3: 'audio/mpeg',
+  ogg: 'audio/ogg',
+  mp4: 'video/mp4',
+  txt: 'text/plain',
+  csv: 'text/csv',
+};
 
-function base64Of(file: File): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const reader = new FileReader();
-    reader.onload = () => resolve(String(reader.result).replace(/^data:[^,]*,/, ''));
-    reader.onerror = () => reject(reader.error ?? new Error('unreadable file'));
-    reader.readAsDataURL(file);
-  });
+/**
+ * A file the agent shares by its https link (docs/conversations.md: the channel fetches it, as
+ * WhatsApp's Graph API does); its name and type from the link's last segment. Undefined: not an
+ * https URL.
+ */
+export function attachmentOf(link: string): MessageAttachment | undefined {
+  let url: URL;
+  try {
+    url = new URL(link.trim());
+  } catch {
+    return undefined;
+  }
+  if (url.protocol !== 'https:') return undefined;
+  const name = decodeURIComponent(url.pathname.split('/').pop() ?? '');
+  const extension = name.includes('.') ? name.split('.').pop()!.toLowerCase() : '';
+  return { url: url.href, name, content_type: contentTypes[extension] ?? 'application/octet-stream' };
 }
 
 /**
  * The agent's message box: Enter sends, Shift+Enter starts a new line; typing tells the customer
- * (throttled); a paperclip sends a file where the channel takes one.
+ * (throttled); a paperclip shares a file's link where the channel takes files.
  */
-export const Composer = forwardRef<ComposerHandle, { onSend(text: string, attachment?: OutgoingAttachment): Promise<unknown>; onTyping(): void; attachments: boolean }>(
+export const Composer = forwardRef<ComposerHandle, { onSend(text: string, attachment?: MessageAttachment): Promise<unknown>; onTyping(): void; attachments: boolean }>(
   function Composer({ onSend, onTyping, attachments }, ref) {
     const { t } = useTranslation();
     const [text, setText] = useState('');
     const [sending, setSending] = useState(false);
-    const [tooLarge, setTooLarge] = useState(false);
+    const [linking, setLinking] = useState(false);
+    const [link, setLink] = useState('');
+    const [linkError, setLinkError] = useState(false);
     const input = useRef<HTMLTextAreaElement>(null);
-    const resetFile = useRef<() => void>(null);
-    const fileButton = useRef<HTMLButtonElement>(null);
     const lastTyping = useRef(0);
-    useImperativeHandle(ref, () => ({ focus: () => input.current?.focus(), attach: () => fileButton.current?.click() }), []);
+    useImperativeHandle(ref, () => ({ focus: () => input.current?.focus(), attach: () => attachments && setLinking(true) }), [attachments]);
 
-    const send = async (attachment?: OutgoingAttachment) => {
+    const send = async (attachment?: MessageAttachment) => {
       const trimmed = text.trim();
       if ((!trimmed && !attachment) || sending) return;
       setSending(true);
@@ -58,12 +74,13 @@ export const Composer = forwardRef<ComposerHandle, { onSend(text: string, attach
       }
     };
 
-    const sendFile = async (file: File | null) => {
-      resetFile.current?.();
-      if (!file) return;
-      setTooLarge(file.size > ATTACHMENT_MAX_BYTES);
-      if (file.size > ATTACHMENT_MAX_BYTES) return;
-      await send({ name: file.name, content_type: file.type || 'application/octet-stream', url: '', data: await base64Of(file) });
+    const sendLink = async () => {
+      const attachment = attachmentOf(link);
+      setLinkError(!attachment);
+      if (!attachment) return;
+      setLinking(false);
+      setLink('');
+      await send(attachment);
     };
 
     return (
@@ -75,15 +92,41 @@ export const Composer = forwardRef<ComposerHandle, { onSend(text: string, attach
       >
         <Group align="flex-end" gap="xs" wrap="nowrap">
           {attachments && (
-            <FileButton onChange={(file) => void sendFile(file)} resetRef={resetFile}>
-              {(props) => (
+            <Popover opened={linking} onChange={setLinking} position="top-start" trapFocus withArrow>
+              <Popover.Target>
                 <Tooltip label={`${t('conversations.attach')} (${shortcutLabel('attach')})`}>
-                  <ActionIcon {...props} ref={fileButton} variant="default" size="lg" aria-label={t('conversations.attach')} data-testid="conversation-attach">
+                  <ActionIcon variant="default" size="lg" aria-label={t('conversations.attach')} onClick={() => setLinking((open) => !open)} data-testid="conversation-attach">
                     <IconPaperclip size={18} />
                   </ActionIcon>
                 </Tooltip>
-              )}
-            </FileButton>
+              </Popover.Target>
+              <Popover.Dropdown>
+                <Group gap="xs" align="flex-start" wrap="nowrap">
+                  <TextInput
+                    label={t('conversations.attachLink')}
+                    description={t('conversations.attachLinkHint')}
+                    placeholder={t('conversations.attachLinkPlaceholder')}
+                    value={link}
+                    onChange={(event) => {
+                      setLink(event.currentTarget.value);
+                      setLinkError(false);
+                    }}
+                    onKeyDown={(event) => {
+                      if (event.key !== 'Enter') return;
+                      event.preventDefault();
+                      void sendLink();
+                    }}
+                    error={linkError ? t('conversations.attachLinkInvalid') : undefined}
+                    data-testid="conversation-attach-link"
+                  />
+                </Group>
+                <Group justify="flex-end" mt="xs">
+                  <Button size="xs" onClick={() => void sendLink()} data-testid="conversation-attach-send">
+                    {t('conversations.send')}
+                  </Button>
+                </Group>
+              </Popover.Dropdown>
+            </Popover>
           )}
           <Textarea
             ref={input}
@@ -116,11 +159,6 @@ export const Composer = forwardRef<ComposerHandle, { onSend(text: string, attach
             </ActionIcon>
           </Tooltip>
         </Group>
-        {tooLarge && (
-          <Text size="xs" c="red" role="alert">
-            {t('conversations.attachmentTooLarge', { size: '5 MB' })}
-          </Text>
-        )}
       </form>
     );
   },

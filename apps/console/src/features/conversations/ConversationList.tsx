@@ -31,7 +31,7 @@ function RowLine({ row, now, selected, onOpen }: { row: ConversationRow; now: nu
         )}
       </Group>
       <Text size="xs" c="dimmed" truncate>
-        {row.queue.name} · {t(`reports.provider.${row.provider}`, { defaultValue: row.provider })}
+        {row.queue?.name ?? '—'} · {t(`reports.provider.${row.provider}`, { defaultValue: row.provider })}
         {row.agent && row.status !== 'waiting' ? ` · ${row.agent.name}` : ''}
       </Text>
       {row.last_message && (

@@ -11,9 +11,9 @@ import { formatDateTime } from '../../lib/format.ts';
 import { PageError } from '../../lib/PageError.tsx';
 import { toast } from '../../lib/notify.ts';
 import { Facts, RunVariables } from '../visual-plans/editor/test-panel/RunDetails.tsx';
-import { Composer, type ComposerHandle, type OutgoingAttachment } from './Composer.tsx';
+import { Composer, type ComposerHandle } from './Composer.tsx';
 import { callerOf } from './ConversationList.tsx';
-import { channelsWithAttachments, type CloseOutcome } from './model.ts';
+import { channelsWithAttachments, type CloseOutcome, type MessageAttachment } from './model.ts';
 import { conversationShortcuts, type ShortcutAction, shortcutLabel } from './shortcuts.ts';
 import { TransferDialog } from './TransferDialog.tsx';
 import { Transcript } from './Transcript.tsx';
@@ -67,7 +67,7 @@ export function ConversationView({ id, customerTyping, onTaken }: { id: string; 
       onError: (error) => showError(error, t),
     });
   };
-  const send = (text: string, attachment?: OutgoingAttachment) =>
+  const send = (text: string, attachment?: MessageAttachment) =>
     actions.send.mutateAsync({ text, ...(attachment ? { attachment } : {}) }).catch((error: unknown) => showError(error, t));
 
   const keys: Array<[ShortcutAction, () => void]> = [
@@ -92,11 +92,11 @@ export function ConversationView({ id, customerTyping, onTaken }: { id: string; 
     );
   }
   const facts: Array<[string, ReactNode]> = [
-    [t('conversations.fields.plan'), row.plan?.name ?? '—'],
+    [t('conversations.fields.plan'), row.plan.name],
     [t('conversations.fields.channel'), t(`reports.provider.${row.provider}`, { defaultValue: row.provider })],
     [t('conversations.fields.caller'), row.caller || '—'],
     [t('conversations.fields.protocol'), row.protocol || '—'],
-    [t('conversations.fields.queue'), row.queue.name],
+    [t('conversations.fields.queue'), row.queue?.name ?? '—'],
     [t('conversations.fields.agent'), row.agent?.name ?? '—'],
     [t('conversations.fields.waitingSince'), formatDateTime(row.waiting_since, i18n.language) ?? '—'],
     [t('conversations.fields.takenAt'), formatDateTime(row.taken_at, i18n.language) ?? '—'],
@@ -186,7 +186,7 @@ export function ConversationView({ id, customerTyping, onTaken }: { id: string; 
       </Grid>
       {transferring && (
         <TransferDialog
-          currentQueueId={row.queue.id}
+          currentQueueId={row.queue?.id}
           busy={actions.transfer.isPending}
           onClose={() => setTransferring(false)}
           onTransfer={(target) =>

@@ -98,10 +98,10 @@ export default function ConversationsPage() {
 
   const status = useConversationFeed((event: ConversationEvent) => {
     const id = String(event.conversation_id);
-    if (event.type === 'conversation.typing' && event.author !== 'agent') setTypingUntil((current) => ({ ...current, [id]: Date.now() + TYPING_SHOWN_MS }));
+    if (event.type === 'conversation.typing' && !event.agent) setTypingUntil((current) => ({ ...current, [id]: Date.now() + TYPING_SHOWN_MS }));
     if (event.type === 'conversation.message' && event.message?.author === 'customer') setTypingUntil((current) => ({ ...current, [id]: 0 }));
     if (event.type === 'conversation.waiting' && alertsOn) {
-      alertNewChat(t('conversations.newChat'), event.conversation ? `${callerOf(event.conversation, t('conversations.unknownCaller'))} · ${event.conversation.queue.name}` : '');
+      alertNewChat(t('conversations.newChat'), event.conversation ? `${callerOf(event.conversation, t('conversations.unknownCaller'))} · ${event.conversation.queue?.name ?? ''}` : '');
     }
   });
 

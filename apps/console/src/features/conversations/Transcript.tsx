@@ -22,7 +22,7 @@ export function Bubble({ who, text, at, right, children }: { who: string; text: 
 
 /** Who wrote a message, by name: the agent's as the server gives it (or the conversation's agent), never an id. */
 export function authorName(message: ConversationMessage, agent: ConversationDetail['agent'], t: (key: string) => string): string {
-  if (message.author === 'agent') return message.agent_name ?? (agent && String(agent.id) === String(message.agent_id) ? agent.name : t('conversations.author.agent'));
+  if (message.author === 'agent') return message.agent?.name ?? agent?.name ?? t('conversations.author.agent');
   return t(`conversations.author.${message.author}`);
 }
 
@@ -40,7 +40,7 @@ export function Transcript({ conversation, typing }: { conversation: Conversatio
       {conversation.bot_transcript.map((entry, index) => (
         <Bubble key={`bot-${index}`} who={t(entry.from === 'caller' ? 'conversations.author.customer' : 'conversations.author.bot')} text={entry.text} at={entry.at} right={entry.from !== 'caller'} />
       ))}
-      <Divider className={classes.divider} w="100%" label={t('conversations.handedOver', { queue: conversation.queue.name })} labelPosition="center" />
+      <Divider className={classes.divider} w="100%" label={t('conversations.handedOver', { queue: conversation.queue?.name ?? '—' })} labelPosition="center" />
       {conversation.messages.map((message) =>
         message.author === 'system' ? (
           <Text key={message.id} size="xs" c="dimmed" ta="center" data-testid="conversation-system">

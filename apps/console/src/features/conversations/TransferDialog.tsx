@@ -14,13 +14,13 @@ export const isQueue = (destination: Destination) => destination.kind === 'chat'
  * Another queue, or a person: the queues are the tenant's chat destinations of kind queue; people
  * are listed to admins (who may list users), the others transfer to a queue.
  */
-export function TransferDialog({ currentQueueId, onTransfer, onClose, busy }: { currentQueueId: string | number; onTransfer(target: TransferTarget): void; onClose(): void; busy: boolean }) {
+export function TransferDialog({ currentQueueId, onTransfer, onClose, busy }: { currentQueueId: number | undefined; onTransfer(target: TransferTarget): void; onClose(): void; busy: boolean }) {
   const { t } = useTranslation();
   const [kind, setKind] = useState<'queue' | 'agent'>('queue');
   const [choice, setChoice] = useState<string | null>(null);
   const destinations = useResourceList<Destination>('/destinations', { where: { kind: 'chat' }, order: ['name ASC'] });
   const users = useServingUsers(undefined);
-  const queues = (destinations.data ?? []).filter((destination) => isQueue(destination) && String(destination.id) !== String(currentQueueId));
+  const queues = (destinations.data ?? []).filter((destination) => isQueue(destination) && destination.id !== currentQueueId);
   const people = users ?? [];
   const data = kind === 'queue' ? queues.map((queue) => ({ value: String(queue.id), label: queue.name })) : people.map((user) => ({ value: String(user.id), label: user.name || user.username }));
   return (

@@ -12,36 +12,39 @@ export const presenceStatuses = ['online', 'away', 'offline'] as const;
 export type PresenceStatus = (typeof presenceStatuses)[number];
 
 export interface NamedRef {
-  id: number | string;
+  id: number;
   name: string;
 }
 
+/** A file the agent links: an https URL the customer's channel fetches. */
 export interface MessageAttachment {
   url: string;
-  name?: string;
-  content_type?: string;
+  content_type: string;
+  name: string;
 }
 
 export interface ConversationMessage {
-  id: number | string;
-  conversation_id?: number | string;
+  id: number;
+  conversation_id: number;
   author: 'customer' | 'agent' | 'bot' | 'system';
-  agent_id?: number | string | null;
-  agent_name?: string | null;
+  /** The agent who wrote it (author `agent`), by name as the customer sees it. */
+  agent: NamedRef | null;
   text: string;
-  attachment?: MessageAttachment | null;
+  attachment: MessageAttachment | null;
   created_at: string;
 }
 
 export interface ConversationRow {
-  id: number | string;
+  id: number;
+  session_id: string;
   status: ConversationStatus;
-  queue: NamedRef;
+  /** Null once the queue destination is removed. */
+  queue: NamedRef | null;
   agent: NamedRef | null;
   channel: string;
   provider: string;
-  caller: string | null;
-  protocol: string | null;
+  caller: string;
+  protocol: string;
   waiting_since: string;
   taken_at: string | null;
   closed_at: string | null;
@@ -54,13 +57,13 @@ export interface ConversationDetail extends ConversationRow {
   messages: ConversationMessage[];
   bot_transcript: TranscriptEntry[];
   variables: Record<string, unknown>;
-  plan: NamedRef | null;
+  plan: NamedRef;
 }
 
 export interface ConversationSummary {
   waiting: number;
   unread: number;
-  queues: { id: number | string; name: string; waiting: number; longest_wait_s: number; agents_online: number }[];
+  queues: { id: number; name: string; waiting: number; longest_wait_s: number; agents_online: number }[];
 }
 
 export const conversationEventTypes = [
@@ -73,14 +76,14 @@ export const conversationEventTypes = [
 ] as const;
 export type ConversationEventType = (typeof conversationEventTypes)[number];
 
-/** One event of `/conversations/events`: the conversation it is about, with its row or its message. */
+/** One event of `/conversations/events`: the conversation it is about, with its row, its message, or who types. */
 export interface ConversationEvent {
   type: ConversationEventType;
-  conversation_id: number | string;
+  conversation_id: number;
   conversation?: ConversationRow;
   message?: ConversationMessage;
-  /** `conversation.typing`: who is typing (the customer, or an agent). */
-  author?: 'customer' | 'agent';
+  /** `conversation.typing` by an agent (another console's); absent when the customer types. */
+  agent?: NamedRef;
 }
 
 /** Channels whose customer can receive a file from the agent (docs/conversations.md). */

@@ -22,7 +22,7 @@ export function useConversation(id: string | undefined) {
   });
 }
 
-export type TransferTarget = { queue_id: number | string } | { agent_id: number | string };
+export type TransferTarget = { queue_id: number } | { agent_id: number };
 
 /** Every action on one conversation; each refreshes the lists, the summary and the conversation. */
 export function useConversationActions(id: string | number) {

@@ -129,7 +129,7 @@ export default function ConversationsPage() {
       <Group justify="space-between" wrap="wrap">
         <Group gap="sm">
           <Title order={2}>{t('nav.conversations')}</Title>
-          <Badge variant="dot" color={status === 'live' ? 'green' : 'gray'} data-testid="conversation-feed-status">
+          <Badge variant="dot" color={status === 'live' ? 'green' : 'gray'} data-status={status} data-testid="conversation-feed-status">
             {t(`conversations.feed.${status}`)}
           </Badge>
         </Group>

@@ -9,6 +9,7 @@ import { registerAudioRoutes } from './modules/audios/audios.routes.ts';
 import { registerMediaRoutes } from './modules/audios/media.routes.ts';
 import { registerAuthRoutes } from './modules/auth/auth.routes.ts';
 import { registerFeatureRoutes } from './modules/configurations/features.routes.ts';
+import { registerConversationRoutes } from './modules/conversations/conversations.routes.ts';
 import { registerDateRangeRoutes } from './modules/date-ranges/date-ranges.routes.ts';
 import { registerHolidayImportRoutes } from './modules/holidays/holidays-import.routes.ts';
 import { registerLicenseRoutes } from './modules/license/license.routes.ts';
@@ -121,6 +122,7 @@ export async function buildApp(ctx: AppContext, options: FastifyServerOptions = 
         registerStatsRoutes(secured, ctx);
         registerStatsLiveRoutes(secured, ctx, hostReading);
         registerReportExportRoutes(secured, ctx);
+        registerConversationRoutes(secured, ctx);
         registerLicenseRoutes(secured, ctx);
         await registerAudioRoutes(secured, ctx);
         for (const resource of allResources()) registerResource(secured, ctx, resource);

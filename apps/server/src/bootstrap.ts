@@ -17,6 +17,7 @@ import { countedAdmission, countedHandOff, countedSessionEvents, createMetrics }
 import { planWebhookEvents } from './modules/sessions/plan-webhook-events.ts';
 import { createChatHandOff } from './modules/sessions/chat-handoff.ts';
 import { createSessionRuntime, type SessionRuntime } from './modules/sessions/sessions.service.ts';
+import { openQueueConversation, sweepUnanswered } from './modules/conversations/conversations.service.ts';
 import { createLicenseService, provisionLicense } from './modules/license/license.service.ts';
 import { readHardwareId } from './modules/system/system-info.routes.ts';
 import { createSettingsOutboundHttp } from './outbound/settings.ts';
@@ -73,6 +74,9 @@ export async function startContext(config: Config): Promise<Started> {
       messaging: { twilioApiUrl: config.twilioApiUrl },
       events: countedSessionEvents(planWebhookEvents(enqueuePlanEvent, log), metrics),
       handOff: countedHandOff(createChatHandOff(base), metrics),
+      // The conversations resume parked chats through this runtime: read when they run, once it exists.
+      queueHandOff: (request) => openQueueConversation({ ...base, sessions: sessions! }, request),
+      sweepParked: () => sweepUnanswered({ ...base, sessions: sessions! }),
       ai: createAiPort(base, { log, metrics }),
     });
     const ctx: AppContext = { ...base, sessions, license, metrics, ...(handle.poolStats && { databasePool: handle.poolStats }) };

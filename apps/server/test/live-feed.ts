@@ -6,8 +6,8 @@ import http from 'node:http';
 import { type LiveStatsEvent, liveStatsEventSchema } from '@voxplan/contracts';
 import { expect } from 'vitest';
 
-export interface Feed {
-  events: LiveStatsEvent[];
+export interface Feed<E = LiveStatsEvent> {
+  events: E[];
   comments: string[];
   /** Resolves when the stream ends (the server ended it, or close()). */
   ended: Promise<void>;
@@ -19,14 +19,19 @@ export interface Feed {
  * Reads the live feed as the console does, with the Authorization header, event by event. Over
  * a connection of its own (no keep-alive pool), so that closing it leaves nothing behind.
  */
-export async function openFeed(url: string, token: string, headers: Record<string, string> = {}): Promise<Feed> {
+export function openFeed(url: string, token: string, headers: Record<string, string> = {}): Promise<Feed> {
+  return openEventFeed(url, token, (data) => liveStatsEventSchema.parse(data), headers);
+}
+
+/** Any of the server's event streams (the conversations' too): each `data:` read with `parse`, its type checked against `event:`. */
+export async function openEventFeed<E extends { type: string }>(url: string, token: string, parse: (data: unknown) => E, headers: Record<string, string> = {}): Promise<Feed<E>> {
   const response = await new Promise<http.IncomingMessage>((resolve, reject) => {
     const request = http.get(url, { agent: false, headers: { authorization: `Bearer ${token}`, ...headers } }, resolve);
     request.on('error', reject);
   });
   expect(response.statusCode).toBe(200);
   expect(response.headers['content-type']).toBe('text/event-stream; charset=utf-8');
-  const feed = { events: [] as LiveStatsEvent[], comments: [] as string[], close: () => response.destroy() };
+  const feed = { events: [] as E[], comments: [] as string[], close: () => response.destroy() };
   let buffer = '';
   response.setEncoding('utf8');
   response.on('data', (text: string) => {
@@ -38,7 +43,7 @@ export async function openFeed(url: string, token: string, headers: Record<strin
       if (block.startsWith(':')) feed.comments.push(block.slice(1).trim());
       else {
         const type = /^event: (.+)$/m.exec(block)?.[1];
-        const event = liveStatsEventSchema.parse(JSON.parse(/^data: (.+)$/m.exec(block)![1]!));
+        const event = parse(JSON.parse(/^data: (.+)$/m.exec(block)![1]!));
         expect(event.type).toBe(type);
         feed.events.push(event);
       }

@@ -8,6 +8,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { PhoneNumber } from '@voxplan/contracts';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
+import { until } from './asterisk-pbx.ts';
 import { createTenantMember, errorOf, startTestServer, type TenantMember, type TestServer } from './harness.ts';
 import { type FixtureDocument, planEdge, planNode, storePlan } from './sessions-helpers.ts';
 
@@ -461,5 +462,66 @@ describe('Meta’s limits', () => {
     // Meta accepted both: each is recorded with the id it answered.
     const rows = (await messagesTable()).filter((row) => row.direction === 'outbound' && row.number_id === longMenuNumber.id);
     expect(rows.map((row) => row.status)).toEqual(['accepted', 'accepted']);
+  });
+});
+
+describe('a person holds the chat (issue 30, docs/conversations.md)', () => {
+  const USER = '5511988887777';
+  const QUEUE_PHONE_ID = '106540352242925';
+  let queueNumber: PhoneNumber;
+
+  beforeAll(async () => {
+    const queue = await server.call({ method: 'POST', url: '/destinations', token: member.token, payload: { name: 'People', kind: 'chat', chat_target: 'queue', agent_ids: [member.userId] } });
+    expect(queue.statusCode, queue.body).toBe(201);
+    const people = await storePlan(
+      server.ctx,
+      member.tenantId,
+      plan(
+        'WhatsApp people',
+        [
+          node('start', 'start', {}),
+          node('hello', 'play_message', { chat_text: 'Passing you to a person.' }),
+          node('agent', 'destination', { destination_id: queue.json<{ id: number }>().id, timeout_s: 120 }),
+          node('back', 'play_message', { chat_text: 'Welcome back to the bot.' }),
+        ],
+        [edge('start', 'next', 'hello'), edge('hello', 'next', 'agent'), edge('agent', 'answer', 'back')],
+      ),
+    );
+    const created = await server.call({
+      method: 'POST',
+      url: '/numbers',
+      token: member.token,
+      payload: { number: '+551140000005', chat_plan_id: people, whatsapp_phone_number_id: QUEUE_PHONE_ID, provider: 'whatsapp', whatsapp_token: TOKEN, whatsapp_app_secret: APP_SECRET },
+    });
+    expect(created.statusCode, created.body).toBe(201);
+    queueNumber = created.json<PhoneNumber>();
+    expect((await server.call({ method: 'PUT', url: '/agents/me', token: member.token, payload: { status: 'online' } })).statusCode).toBe(200);
+  });
+
+  const sentTexts = () => sent.filter((request) => request.body.to === USER).map((request) => request.body.text?.body);
+
+  test('the customer’s messages go to the agent, the agent’s go out through the Graph API, and closing gives the chat back to the plan', async () => {
+    expect((await deliver(queueNumber.id, delivery(textMessage(USER, 'wamid.people.1', 'Hi'), QUEUE_PHONE_ID))).statusCode).toBe(200);
+    const sessionId = 'whatsapp:wamid.people.1';
+    const conversation = await until('the conversation', () => server.ctx.db.selectFrom('conversations').selectAll().where('session_id', '=', sessionId).executeTakeFirst());
+    expect(conversation).toMatchObject({ status: 'waiting', provider: 'whatsapp', caller: `+${USER}` });
+    expect((await server.call({ method: 'POST', url: `/conversations/${conversation.id}/take`, token: member.token })).statusCode).toBe(200);
+
+    const reply = await server.call({ method: 'POST', url: `/conversations/${conversation.id}/messages`, token: member.token, payload: { text: 'Hello, this is Ana from support.' } });
+    expect(reply.statusCode, reply.body).toBe(201);
+    expect(sentTexts()).toContain('Hello, this is Ana from support.');
+
+    const revision = (await server.ctx.sessions.find(sessionId))!.revision;
+    expect((await deliver(queueNumber.id, delivery(textMessage(USER, 'wamid.people.2', 'My order is late'), QUEUE_PHONE_ID))).statusCode).toBe(200);
+    // Meta delivers it again: stored once.
+    expect((await deliver(queueNumber.id, delivery(textMessage(USER, 'wamid.people.2', 'My order is late'), QUEUE_PHONE_ID))).statusCode).toBe(200);
+    const detail = (await server.call({ method: 'GET', url: `/conversations/${conversation.id}`, token: member.token })).json<{ messages: Array<{ author: string; text: string }> }>();
+    expect(detail.messages.map((message) => `${message.author}: ${message.text}`)).toEqual(['agent: Hello, this is Ana from support.', 'customer: My order is late']);
+    // Not a turn of the plan: the session did not move, and the plan said nothing.
+    expect((await server.ctx.sessions.find(sessionId))!.revision).toBe(revision);
+
+    const closed = await server.call({ method: 'POST', url: `/conversations/${conversation.id}/close`, token: member.token, payload: { outcome: 'back_to_plan' } });
+    expect(closed.statusCode, closed.body).toBe(200);
+    await until('the plan’s reply', () => (sentTexts().includes('Welcome back to the bot.') ? true : undefined));
   });
 });

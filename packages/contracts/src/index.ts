@@ -20,3 +20,4 @@ export * from './voices.ts';
 export * from './system.ts';
 export * from './webhook.ts';
 export * from './webchat.ts';
+export * from './conversation.ts';

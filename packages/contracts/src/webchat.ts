@@ -19,9 +19,21 @@ export const webchatConversationSchema = z.object({
   status: z.enum(['waiting', 'ended']),
   revision: z.number().int().describe('grows with every turn: the next poll sends it as `after`'),
   messages: z
-    .array(z.object({ from: z.enum(['user', 'plan']), text: z.string(), at: z.string() }))
-    .describe('the whole transcript, oldest first (the engine keeps the last 200)'),
+    .array(
+      z.object({
+        from: z.enum(['user', 'plan', 'agent']),
+        text: z.string(),
+        at: z.string(),
+        /** The person who wrote it, for `from: 'agent'` (docs/conversations.md). */
+        agent_name: z.string().optional(),
+      }),
+    )
+    .describe('the whole transcript, oldest first (the engine keeps the last 200); then what was said with a person, when one took the chat'),
   options: z.array(webchatOptionSchema).describe('the buttons of the menu the plan waits on; empty when none'),
+  typing: z
+    .object({ type: z.literal('typing'), agent_name: z.string() })
+    .nullable()
+    .describe('the person holding the chat is typing (told for a few seconds after they type)'),
 });
 export type WebchatConversation = z.infer<typeof webchatConversationSchema>;
 

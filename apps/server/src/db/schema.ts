@@ -147,6 +147,7 @@ export interface ConversationMessageTable {
   text: string;
   /** JSON: { url, content_type, name }. */
   attachment: string | null;
+  external_id: string | null;
   created_at: string;
 }
 

@@ -80,8 +80,11 @@ export function up(dialect: DialectName) {
       .addColumn('agent_id', 'integer', (c) => c.references('users.id').onDelete('set null'))
       .addColumn('text', 'text', (c) => c.notNull())
       .addColumn('attachment', 'text')
+      // The channel's id of a customer's message (the widget's, Meta's): a redelivery is stored once.
+      .addColumn('external_id', 'text')
       .addColumn('created_at', 'text', (c) => c.notNull())
       .execute();
+    await db.schema.createIndex('ux_conversation_messages__conversation_id__external_id').unique().on('conversation_messages').columns(['conversation_id', 'external_id']).execute();
     await db.schema.createIndex('ix_conversation_messages__conversation_id').on('conversation_messages').columns(['conversation_id', 'id']).execute();
   };
 }

@@ -13,6 +13,7 @@ import {
   type AudioLookup,
   type Clock,
   type CompiledPlan,
+  type DialStatus,
   currentFrame,
   type EngineEvent,
   type EnginePorts,
@@ -142,9 +143,21 @@ export interface SessionRuntime {
    * their report written and the end published as on any end. Answers the ids it closed.
    */
   expireStale(inactiveSince: string): Promise<string[]>;
+  /**
+   * Runs `event` on a chat parked at its destination block while a person held it (a queue's
+   * conversation, an outside desk's) and sends the turn's actions to the customer through the
+   * provider's chat sender. Nothing runs if the chat is no longer waiting, or `eventId` ran before.
+   */
+  resumeParked(sessionId: string, eventId: string, event: EngineEvent): Promise<void>;
   /** Starts no more hand-offs and waits for those under way; call it before the database closes. */
   close(): Promise<void>;
 }
+
+/**
+ * A hand-off to a chat queue (a chat destination without URI: modules/conversations): answers the
+ * block's exit to take at once (`busy`), or null when the chat is parked until a person closes it.
+ */
+export type QueueHandOff = (request: { session: Session; dial: DialAction; revision: number; is_test: boolean }) => Promise<DialStatus | null>;
 
 export interface SessionRuntimeOptions {
   scripts: ScriptRunner;
@@ -162,6 +175,10 @@ export interface SessionRuntimeOptions {
    * channel supplies the `dial_result` (the runtime's own tests).
    */
   handOff?: ChatHandOff;
+  /** A `destination` block on a chat reached a queue (a chat destination without URI). */
+  queueHandOff?: QueueHandOff;
+  /** Also run by each chat sweep: conversations nobody took in time (modules/conversations). */
+  sweepParked?: () => Promise<unknown>;
   /** Chats the sweeper takes per pass. Default 200. */
   sweepBatch?: number;
   /**
@@ -467,7 +484,7 @@ export function createSessionRuntime(ctx: Omit<AppContext, 'sessions' | 'license
    * that came first stands.
    */
   function followHandOff(session: Session, outcome: StoredOutcome, isTest: boolean): void {
-    if (!handOff || isClosing || session.channel !== 'chat' || session.status === 'ended') return;
+    if ((!handOff && !options.queueHandOff) || isClosing || session.channel !== 'chat' || session.status === 'ended') return;
     const dial = outcome.actions.findLast((action): action is DialAction => action.type === 'dial');
     if (!dial) return;
     const sessionId = session.id;
@@ -475,11 +492,21 @@ export function createSessionRuntime(ctx: Omit<AppContext, 'sessions' | 'license
     const pathLength = session.path.length;
     const stillWaiting = (row: SessionRow) => row.status === 'waiting' && parseSession(row).path.length === pathLength;
     const task = (async () => {
-      const result = await handOff.send({ session, dial, is_test: isTest, delivery_id: `${sessionId}:${outcome.revision}` });
-      if (result.error) log(`hand-off of session ${sessionId} to destination ${dial.destination_id}: ${result.status} after ${result.attempts} attempts (${result.error})`);
+      let status: DialStatus;
+      // A queue has no URL: its agents answer in the console (docs/conversations.md).
+      if (dial.uri === '' && options.queueHandOff) {
+        const exit = await options.queueHandOff({ session, dial, revision: outcome.revision, is_test: isTest });
+        if (exit === null) return;
+        status = exit;
+      } else {
+        if (!handOff) return;
+        const result = await handOff.send({ session, dial, is_test: isTest, delivery_id: `${sessionId}:${outcome.revision}` });
+        if (result.error) log(`hand-off of session ${sessionId} to destination ${dial.destination_id}: ${result.status} after ${result.attempts} attempts (${result.error})`);
+        status = result.status;
+      }
       // A server that stops leaves the chat waiting: another turn, or the sweeper, moves it on.
       if (isClosing) return;
-      const turn = await inTurn(sessionId, () => runTurn(sessionId, eventId, { type: 'dial_result', status: result.status }, { guard: stillWaiting, unprompted: true }));
+      const turn = await inTurn(sessionId, () => runTurn(sessionId, eventId, { type: 'dial_result', status }, { guard: stillWaiting, unprompted: true }));
       if (turn && !turn.duplicate) await deliverUnprompted(sessionId, eventId, turn);
     })().catch((error: unknown) => log(`hand-off of session ${sessionId} failed: ${error instanceof Error ? error.message : String(error)}`));
     handOffs.add(task);
@@ -524,7 +551,15 @@ export function createSessionRuntime(ctx: Omit<AppContext, 'sessions' | 'license
     return ended;
   }
 
+  async function resumeParked(sessionId: string, eventId: string, event: EngineEvent): Promise<void> {
+    const turn = await inTurn(sessionId, () => runTurn(sessionId, eventId, event, { guard: (row) => row.status === 'waiting', unprompted: true }));
+    if (turn && !turn.duplicate) await deliverUnprompted(sessionId, eventId, turn);
+  }
+
   async function sweepTimeouts(): Promise<string[]> {
+    if (options.sweepParked) {
+      await options.sweepParked().catch((error: unknown) => log(`conversation sweep failed: ${error instanceof Error ? error.message : String(error)}`));
+    }
     const now = clock.now();
     const due = await dueChatSessions(db, now.toISOString(), sweepBatch);
     const leaseUntil = new Date(now.getTime() + claimLeaseMs).toISOString();
@@ -561,6 +596,7 @@ export function createSessionRuntime(ctx: Omit<AppContext, 'sessions' | 'license
     handleTurn,
     sweepTimeouts,
     expireStale,
+    resumeParked,
     async close() {
       isClosing = true;
       await handOff?.stop();

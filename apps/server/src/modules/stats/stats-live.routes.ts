@@ -2,7 +2,6 @@
  * The dashboard's live view (issue 17): the sessions running now, the live feed of their events
  * from every instance as Server-Sent Events, and the system status. docs/api.md, "Statistics".
  */
-import { PassThrough } from 'node:stream';
 import {
   type ActiveSession,
   LIVE_SESSIONS_LIMIT,
@@ -17,6 +16,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { type RawBuilder, sql } from 'kysely';
 import type { AppContext } from '../../context.ts';
 import type { DialectName } from '../../db/database.ts';
+import { eventStreams, sendEventStream, sseMessage } from '../../lib/event-stream.ts';
 import { scopeOf, tenantFilterOf } from '../../plugins/auth.ts';
 import { REFUSALS_WINDOW_S } from '../license/license.service.ts';
 import { runningSessions } from '../sessions/sessions.repository.ts';
@@ -32,11 +32,6 @@ export const NEW_SESSIONS_WINDOW_S = 10;
  * when a stream opens, so that a test can shorten it.
  */
 export const liveFeedTiming = { pingMs: 15_000 };
-/**
- * What a stream may hold unsent for a client that does not read: past it the stream ends, and
- * the client starts again from a new snapshot, instead of the server keeping its backlog.
- */
-const MAX_UNSENT_BYTES = 1024 * 1024;
 
 // Imported, not read from a path beside this file: the production build bundles it (apps/server/scripts/build.ts).
 const serverVersion = serverPackage.version;
@@ -118,8 +113,6 @@ export function liveStatsEventOf(event: LiveSessionEvent): LiveStatsEvent {
   }
 }
 
-const sseMessage = (event: LiveStatsEvent): string => `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
-
 /** The database's size on disk in bytes, or null when it cannot be told. */
 async function databaseSize(ctx: AppContext): Promise<number | null> {
   const query =
@@ -189,12 +182,7 @@ async function systemStatus(ctx: AppContext, hostReading: () => Promise<HostRead
 /** `GET /stats/live`, `GET /stats/live/events` and `GET /stats/system`; every reader of the tenant may call them. */
 export function registerStatsLiveRoutes(app: FastifyInstance, ctx: AppContext, hostReading: () => Promise<HostReading>): void {
   const routes = app.withTypeProvider<ZodTypeProvider>();
-  /** Ends every open stream: the server is closing, and would otherwise wait for them. */
-  const openStreams = new Set<() => void>();
-  app.addHook('preClose', (done) => {
-    for (const end of [...openStreams]) end();
-    done();
-  });
+  const openStreams = eventStreams(app);
 
   routes.get(
     '/stats/live',
@@ -240,50 +228,17 @@ export function registerStatsLiveRoutes(app: FastifyInstance, ctx: AppContext, h
     },
     async (request, reply) => {
       const tenantId = tenantFilterOf(scopeOf(request));
-      const stream = new PassThrough();
-      let isOpen = true;
-      let unwatch = () => {};
-      const end = () => {
-        if (!isOpen) return;
-        isOpen = false;
-        clearInterval(ping);
-        unsubscribe();
-        unwatch();
-        openStreams.delete(end);
-        stream.end();
-      };
-      const send = (text: string) => {
-        if (!isOpen) return;
-        if (stream.writableLength > MAX_UNSENT_BYTES) return end();
-        stream.write(text);
-      };
-      const unsubscribe = subscribeLiveSessions(
-        ctx.bus,
-        (event) => {
-          if (!event.is_test) send(sseMessage(liveStatsEventOf(event)));
-        },
-        tenantId === undefined ? {} : { tenantId },
-      );
-      const ping = setInterval(() => send(': ping\n\n'), liveFeedTiming.pingMs);
-      openStreams.add(end);
-      // The client went away (or the connection broke): stop listening for it.
-      reply.raw.on('close', end);
-      stream.on('close', end);
-      // The stream shows the tenant's callers for as long as the sign-in that opened it holds: it
-      // ends when the token expires (the console opens a new one with a fresh token) or the
-      // sign-in ends, and says which in a last comment.
-      unwatch = app.watchSignIn(request, (reason) => {
-        send(`: closed ${reason}\n\n`);
-        end();
+      return sendEventStream(app, openStreams, request, reply, {
+        pingMs: liveFeedTiming.pingMs,
+        subscribe: (send) =>
+          subscribeLiveSessions(
+            ctx.bus,
+            (event) => {
+              if (!event.is_test) send(sseMessage(liveStatsEventOf(event)));
+            },
+            tenantId === undefined ? {} : { tenantId },
+          ),
       });
-      // The first bytes send the headers, so the client knows at once the stream is open.
-      send(': connected\n\n');
-      return reply
-        .header('content-type', 'text/event-stream; charset=utf-8')
-        .header('cache-control', 'no-cache, no-transform')
-        // Proxies that buffer answers (nginx) pass this one on as it comes.
-        .header('x-accel-buffering', 'no')
-        .send(stream);
     },
   );
 

@@ -16,7 +16,7 @@ function pendingOptions(actions: readonly Action[]): WebchatOption[] {
  * same messages, from any instance), and the buttons of the menu it waits on, from the last turn
  * that did something (an ignored message changes nothing the user sees).
  */
-export async function conversationView(db: Kysely<Database>, stored: StoredSession): Promise<WebchatConversation> {
+export async function conversationView(db: Kysely<Database>, stored: StoredSession, typing: WebchatConversation['typing'] = null): Promise<WebchatConversation> {
   const { session } = stored;
   let options: WebchatOption[] = [];
   if (session.status !== 'ended') {
@@ -30,11 +30,31 @@ export async function conversationView(db: Kysely<Database>, stored: StoredSessi
     const outcome = rows.map((row) => JSON.parse(row.outcome) as StoredOutcome).find((candidate) => !candidate.ignored);
     if (outcome) options = pendingOptions(outcome.actions);
   }
+  // What was said with a person (docs/conversations.md): merged with the plan's transcript by time.
+  const withPeople = await db
+    .selectFrom('conversation_messages as m')
+    .innerJoin('conversations as c', 'c.id', 'm.conversation_id')
+    .leftJoin('users as u', 'u.id', 'm.agent_id')
+    .select(['m.author', 'm.text', 'm.attachment', 'm.created_at', 'u.name as agent_name'])
+    .where('c.session_id', '=', session.id)
+    .where('m.author', 'in', ['customer', 'agent'])
+    .orderBy('m.id')
+    .execute();
+  const messages: WebchatConversation['messages'] = [
+    ...session.transcript.map((entry) => ({ from: entry.from === 'caller' ? ('user' as const) : ('plan' as const), text: entry.text, at: entry.at })),
+    ...withPeople.map((message) => {
+      const url = message.attachment ? (JSON.parse(message.attachment) as { url: string }).url : '';
+      const text = [message.text, url].filter((part) => part).join('\n');
+      return message.author === 'agent' ? { from: 'agent' as const, text, at: message.created_at, agent_name: message.agent_name ?? '' } : { from: 'user' as const, text, at: message.created_at };
+    }),
+  ].sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
   return {
     conversation_id: session.id,
     status: session.status === 'ended' ? 'ended' : 'waiting',
-    revision: stored.revision,
-    messages: session.transcript.map((entry) => ({ from: entry.from === 'caller' ? 'user' : 'plan', text: entry.text, at: entry.at })),
-    options,
+    // Grows with each turn and each message with a person: the widget's poll waits past it.
+    revision: stored.revision + withPeople.length,
+    messages,
+    options: withPeople.length > 0 && messages.at(-1)?.from !== 'plan' ? [] : options,
+    typing,
   };
 }

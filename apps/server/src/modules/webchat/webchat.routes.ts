@@ -25,10 +25,15 @@ import { registerChatSender } from '../sessions/chat-channels.ts';
 import { subscribeLiveSessions } from '../sessions/live-events.ts';
 import { runningSessions } from '../sessions/sessions.repository.ts';
 import { newSessionId, type StoredSession } from '../sessions/sessions.service.ts';
+import { subscribeConversations } from '../conversations/conversation-events.ts';
+import { deskEvents } from '../conversations/desk.ts';
+import { routeCustomerMessage } from '../conversations/router.ts';
 import { conversationView } from './conversation.ts';
 import { WindowCounter } from './rate-limit.ts';
 
 const RATE_WINDOW_MS = 60_000;
+/** How long the widget shows "… is typing" after the person's last keystroke told. */
+const TYPING_SHOWN_MS = 5_000;
 
 /**
  * Nothing to push: what the plan says on its own (the idle timeout's chat_text, a hand-off's
@@ -66,6 +71,8 @@ const schemaOf = <Extra extends object>(description: string, extra: Extra) => ({
 class TurnWaiters {
   private readonly waiting = new Map<string, Set<() => void>>();
   private stopListening: (() => void) | undefined;
+  /** Who is typing in a session's chat, until when (ms): told by the conversation events while someone polls. */
+  private readonly typing = new Map<string, { agent_name: string; until: number }>();
 
   constructor(private readonly bus: InstanceBus) {}
 
@@ -79,6 +86,29 @@ class TurnWaiters {
   close(): void {
     this.stopListening?.();
     this.stopListening = undefined;
+  }
+
+  /** The person typing in the session's chat now, if one is. */
+  typingIn(sessionId: string): WebchatConversation['typing'] {
+    const typing = this.typing.get(sessionId);
+    if (!typing || typing.until < Date.now()) {
+      this.typing.delete(sessionId);
+      return null;
+    }
+    return { type: 'typing', agent_name: typing.agent_name };
+  }
+
+  /**
+   * Listens to the conversation events for as long as the app runs (they are few beside the turns'):
+   * a person's message or typing wakes the session's polls, and the typing is kept to be shown.
+   */
+  watchConversations(): () => void {
+    return subscribeConversations(this.bus, ({ session_id, event }) => {
+      if (event.type === 'conversation.typing') this.typing.set(session_id, { agent_name: event.agent.name, until: Date.now() + TYPING_SHOWN_MS });
+      // The person's message ends their typing.
+      if (event.type === 'conversation.message') this.typing.delete(session_id);
+      this.wake(session_id);
+    });
   }
 
   /** Resolves on the session's next turn, after `ms`, or when `signal` aborts, whichever comes first. */
@@ -109,7 +139,11 @@ export async function webchatPlugin(app: FastifyInstance, options: { ctx: AppCon
   const perAddress = new WindowCounter(ctx.config.webchatRatePerAddress, RATE_WINDOW_MS);
   const perKey = new WindowCounter(ctx.config.webchatRatePerKey, RATE_WINDOW_MS);
   const waiters = new TurnWaiters(ctx.bus);
-  app.addHook('onClose', () => waiters.close());
+  const stopWatching = waiters.watchConversations();
+  app.addHook('onClose', () => {
+    stopWatching();
+    waiters.close();
+  });
 
   async function numberOfKey(key: string): Promise<WebchatNumber | undefined> {
     const row = await ctx.db
@@ -169,7 +203,7 @@ export async function webchatPlugin(app: FastifyInstance, options: { ctx: AppCon
     if (fromAddress >= ctx.config.webchatMaxOpenPerAddress) throw new AppError(429, 'webchat_address_busy', undefined, undefined, { max: ctx.config.webchatMaxOpenPerAddress });
   }
 
-  const view = async (request: FastifyRequest, id: string): Promise<WebchatConversation> => conversationView(ctx.db, await conversationOf(request, id));
+  const view = async (request: FastifyRequest, id: string): Promise<WebchatConversation> => conversationView(ctx.db, await conversationOf(request, id), waiters.typingIn(id));
 
   api.options(
     '/webchat/:key/*',
@@ -253,7 +287,9 @@ export async function webchatPlugin(app: FastifyInstance, options: { ctx: AppCon
     async (request) => {
       const { id } = request.params;
       await conversationOf(request, id);
-      await ctx.sessions.handleTurn(id, `message:${request.body.id}`, { type: 'message', text: request.body.text }, { tenantId: request.webchatNumber!.tenant_id });
+      // A person holds the chat: the message is theirs, not the plan's.
+      const isHeld = await routeCustomerMessage(ctx, id, { text: request.body.text, external_id: `message:${request.body.id}` }, deskEvents(ctx));
+      if (!isHeld) await ctx.sessions.handleTurn(id, `message:${request.body.id}`, { type: 'message', text: request.body.text }, { tenantId: request.webchatNumber!.tenant_id });
       return view(request, id);
     },
   );

@@ -15,6 +15,8 @@ import { safeEqualHex } from '../../lib/keys.ts';
 import { createTranscriber } from '../ai/transcribe.ts';
 import { choosePlan, findNumber } from '../numbers/number-lookup.ts';
 import type { TurnOutcome } from '../sessions/sessions.service.ts';
+import { deskEvents } from '../conversations/desk.ts';
+import { routeCustomerMessage } from '../conversations/router.ts';
 import { accountById, contactOf, deliveryStatuses, downloadMedia, recordStatus, sendReplies, type WhatsAppAccount } from './whatsapp-channel.ts';
 
 const paramsSchema = z.object({ numberId: z.coerce.number().int().positive() });
@@ -239,6 +241,8 @@ export async function whatsappHooksPlugin(app: FastifyInstance, options: { ctx: 
       request.log.info({ number_id: account.number_id, type: message.type }, 'WhatsApp message of a kind plans do not read');
       return;
     }
+    // A person holds the chat (docs/conversations.md): the message is theirs, not the plan's.
+    if (!isFirst && (await routeCustomerMessage(ctx, sessionId, { text, external_id: message.id }, deskEvents(ctx)))) return;
     // The first message opens the conversation (the plan greets); the next ones are its answers.
     const outcome =
       isFirst

@@ -1,0 +1,207 @@
+/**
+ * The conversations' API (docs/conversations.md): the lists, a chat with its transcript, take,
+ * messages, typing, transfer, close, read; the agent's presence; the summary for the menu and the
+ * dashboard; and the live events of every instance as Server-Sent Events. Guests read only.
+ */
+import {
+  agentPresenceSchema,
+  conversationCloseSchema,
+  conversationDetailSchema,
+  conversationListQuerySchema,
+  conversationMessageInputSchema,
+  conversationMessageSchema,
+  conversationRowSchema,
+  conversationSummarySchema,
+  conversationTransferSchema,
+} from '@voxplan/contracts';
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { AppContext, Scope } from '../../context.ts';
+import { badRequest } from '../../errors.ts';
+import { eventStreams, sendEventStream, sseMessage } from '../../lib/event-stream.ts';
+import { assertAllowed, scopeOf, tenantFilterOf } from '../../plugins/auth.ts';
+import { subscribeConversations } from './conversation-events.ts';
+import {
+  agentTyping,
+  closeConversation,
+  conversationDetail,
+  conversationSummary,
+  listConversations,
+  markRead,
+  postAgentMessage,
+  presenceOf,
+  refreshPresence,
+  setPresence,
+  takeConversation,
+  transferConversation,
+} from './conversations.service.ts';
+import { deliverToCustomer } from './router.ts';
+
+const tags = ['conversations'];
+const idParams = z.object({ id: z.coerce.number().int().positive().max(2 ** 31 - 1) });
+
+/** How often an open stream says its agent is still there; read when a stream opens, so a test can shorten it. */
+export const conversationStreamTiming = { pingMs: 15_000 };
+
+/** The tenant an agent's presence belongs to: an administrator working over every tenant has none. */
+function presenceTenant(scope: Scope): number {
+  if (scope.tenantId === null) throw badRequest('no_tenant_provided');
+  return scope.tenantId;
+}
+
+export function registerConversationRoutes(app: FastifyInstance, ctx: AppContext): void {
+  const routes = app.withTypeProvider<ZodTypeProvider>();
+  const openStreams = eventStreams(app);
+  /** Streams open on this instance per agent and tenant: the last one closing takes the agent offline. */
+  const streamsOf = new Map<string, number>();
+
+  routes.get(
+    '/conversations',
+    {
+      schema: {
+        tags,
+        querystring: conversationListQuerySchema,
+        description:
+          'One page (50) of conversations. waiting: those of the queues the caller serves (every queue for administrators and guests), longest wait first; ' +
+          'open: the caller’s own (all of the tenant’s for administrators and guests); closed: latest first, `q` searching caller, protocol, queue, agent and messages.',
+        response: { 200: z.array(conversationRowSchema) },
+      },
+    },
+    async (request) => listConversations(ctx, scopeOf(request), request.query),
+  );
+
+  routes.get(
+    '/conversations/summary',
+    { schema: { tags, description: 'Chats waiting in the caller’s queues, their unread messages, and per queue: waiting, longest wait, agents online.', response: { 200: conversationSummarySchema } } },
+    async (request) => conversationSummary(ctx, scopeOf(request)),
+  );
+
+  routes.get(
+    '/conversations/events',
+    {
+      schema: {
+        tags,
+        produces: ['text/event-stream'],
+        description:
+          'Server-Sent Events of the tenant’s conversations, from every instance: conversation.waiting, .taken, .message, .closed, .transferred, .typing; ' +
+          '`data:` is one JSON object ({conversation_id, conversation | message | agent}). A `: ping` comment comes every 15 s. Ends like GET /stats/live/events ' +
+          '(`: closed token_expired`, `: closed sign_in_ended`). An open stream makes its agent online (unless they chose away); the last one closing, offline.',
+      },
+    },
+    async (request, reply) => {
+      const scope = scopeOf(request);
+      const tenantId = tenantFilterOf(scope);
+      const userId = scope.actor.userId;
+      // Presence is per tenant: an administrator over every tenant and a guest (who answers nothing) have none.
+      const agentTenant = scope.tenantId !== null && scope.actor.role !== 'guest' ? scope.tenantId : null;
+      const key = `${userId}:${agentTenant}`;
+      if (agentTenant !== null) {
+        streamsOf.set(key, (streamsOf.get(key) ?? 0) + 1);
+        if ((await presenceOf(ctx, userId, agentTenant)) !== 'away') await setPresence(ctx, userId, agentTenant, 'online');
+      }
+      const log = (error: unknown) => request.log.warn({ err: error }, 'agent presence not kept');
+      return sendEventStream(app, openStreams, request, reply, {
+        pingMs: conversationStreamTiming.pingMs,
+        subscribe: (send) => subscribeConversations(ctx.bus, ({ event }) => send(sseMessage(event)), tenantId === undefined ? {} : { tenantId }),
+        onPing: () => {
+          if (agentTenant !== null) refreshPresence(ctx, userId, agentTenant).catch(log);
+        },
+        onEnd: () => {
+          if (agentTenant === null) return;
+          const left = (streamsOf.get(key) ?? 1) - 1;
+          if (left > 0) return void streamsOf.set(key, left);
+          streamsOf.delete(key);
+          setPresence(ctx, userId, agentTenant, 'offline').catch(log);
+        },
+      });
+    },
+  );
+
+  routes.get(
+    '/conversations/:id',
+    { schema: { tags, params: idParams, description: 'The conversation, its messages, the plan’s part of the chat (bot_transcript), the plan’s variables.', response: { 200: conversationDetailSchema } } },
+    async (request) => conversationDetail(ctx, scopeOf(request), request.params.id),
+  );
+
+  routes.post(
+    '/conversations/:id/take',
+    { schema: { tags, params: idParams, description: 'Takes a waiting conversation for the caller; 409 conversation_taken when another agent took it first.', response: { 200: conversationRowSchema } } },
+    async (request) => takeConversation(ctx, scopeOf(request), request.params.id),
+  );
+
+  routes.post(
+    '/conversations/:id/messages',
+    {
+      schema: {
+        tags,
+        params: idParams,
+        body: conversationMessageInputSchema,
+        description: 'The agent’s message to the customer (only the agent holding the conversation): to the web chat’s widget, or WhatsApp within its 24-hour window.',
+        response: { 201: conversationMessageSchema },
+      },
+    },
+    async (request, reply) => {
+      const message = await postAgentMessage(ctx, scopeOf(request), request.params.id, request.body, async (record, stored) => {
+        const failure = await deliverToCustomer(ctx, record, stored);
+        if (failure) request.log.warn({ conversation_id: record.id, reason: failure }, 'agent message not sent to the customer');
+      });
+      return reply.status(201).send(message);
+    },
+  );
+
+  routes.post(
+    '/conversations/:id/typing',
+    { schema: { tags, params: idParams, description: 'The agent is typing: the customer’s widget shows it for a few seconds.', response: { 204: z.null() } } },
+    async (request, reply) => {
+      await agentTyping(ctx, scopeOf(request), request.params.id);
+      return reply.status(204).send(null);
+    },
+  );
+
+  routes.post(
+    '/conversations/:id/transfer',
+    { schema: { tags, params: idParams, body: conversationTransferSchema, description: 'To another queue (it waits there) or an agent of the tenant (theirs at once).', response: { 200: conversationRowSchema } } },
+    async (request) => transferConversation(ctx, scopeOf(request), request.params.id, request.body),
+  );
+
+  routes.post(
+    '/conversations/:id/close',
+    {
+      schema: {
+        tags,
+        params: idParams,
+        body: conversationCloseSchema,
+        description: 'resolved: the chat ends; back_to_plan: the plan goes on from the destination block’s `answer` exit.',
+        response: { 200: conversationRowSchema },
+      },
+    },
+    async (request) => closeConversation(ctx, scopeOf(request), request.params.id, request.body.outcome),
+  );
+
+  routes.post(
+    '/conversations/:id/read',
+    { schema: { tags, params: idParams, description: 'The agent read the conversation: its unread count is cleared.', response: { 204: z.null() } } },
+    async (request, reply) => {
+      await markRead(ctx, scopeOf(request), request.params.id);
+      return reply.status(204).send(null);
+    },
+  );
+
+  routes.get('/agents/me', { schema: { tags, description: 'The caller’s presence in the tenant.', response: { 200: agentPresenceSchema } } }, async (request) => {
+    const scope = scopeOf(request);
+    return { status: await presenceOf(ctx, scope.actor.userId, presenceTenant(scope)) };
+  });
+
+  routes.put(
+    '/agents/me',
+    { schema: { tags, body: agentPresenceSchema, description: 'Sets the caller’s presence: online, away or offline.', response: { 200: agentPresenceSchema } } },
+    async (request) => {
+      const scope = scopeOf(request);
+      const tenantId = presenceTenant(scope);
+      assertAllowed(scope.actor, 'member', true);
+      await setPresence(ctx, scope.actor.userId, tenantId, request.body.status);
+      return { status: request.body.status };
+    },
+  );
+}

@@ -1,0 +1,50 @@
+/**
+ * The conversation router (docs/conversations.md, "The customer's side"): the one place the chat
+ * channels ask where a customer's message goes, and through which a person's message reaches the
+ * customer. While a conversation holds a chat, the customer's messages go to it (the agent's
+ * console, or the outside desk) instead of the plan; the plan has the chat again once it is closed.
+ */
+import type { ConversationAttachment, ConversationMessage } from '@voxplan/contracts';
+import type { Selectable } from 'kysely';
+import type { ConversationTable } from '../../db/schema.ts';
+import { accountByNumber, sendWhatsApp } from '../whatsapp/whatsapp-channel.ts';
+import { textMessages } from '../whatsapp/outbound.ts';
+import { activeConversationOf, addMessage, type ConversationContext } from './conversations.service.ts';
+
+export interface CustomerMessage {
+  text: string;
+  attachment?: ConversationAttachment | null;
+  /** The channel's id of the message: a redelivery is stored once. */
+  external_id: string;
+}
+
+/** Told of a customer's message a conversation took, after it is stored (the outside desk's events). */
+export type CustomerMessageListener = (conversation: Selectable<ConversationTable>, message: ConversationMessage) => Promise<void>;
+
+/**
+ * A customer's message on a chat: answers true when a conversation holds the chat and took it (the
+ * channel then runs no turn of the plan), false when the plan has the chat.
+ */
+export async function routeCustomerMessage(ctx: ConversationContext, sessionId: string, message: CustomerMessage, onStored?: CustomerMessageListener): Promise<boolean> {
+  const conversation = await activeConversationOf(ctx.db, sessionId);
+  if (!conversation) return false;
+  const stored = await addMessage(ctx, conversation, { author: 'customer', text: message.text, attachment: message.attachment ?? null, external_id: message.external_id });
+  if (stored && onStored) await onStored(conversation, stored);
+  return true;
+}
+
+/**
+ * A person's message to the customer, on the chat's channel. The web chat's widget reads it in its
+ * poll (woken by the message's live event, on any instance), so there is nothing to push; WhatsApp
+ * gets it through the Graph API within the customer service window. Answers why it was not sent,
+ * or null.
+ */
+export async function deliverToCustomer(ctx: ConversationContext, conversation: Pick<Selectable<ConversationTable>, 'tenant_id' | 'session_id' | 'provider' | 'caller'>, message: ConversationMessage): Promise<string | null> {
+  if (conversation.provider !== 'whatsapp') return null;
+  const session = await ctx.db.selectFrom('sessions').select(['called']).where('id', '=', conversation.session_id).executeTakeFirst();
+  const account = session && (await accountByNumber(ctx, conversation.tenant_id, session.called));
+  if (!account) return 'not_configured';
+  const text = [message.text, message.attachment?.url].filter((part) => part).join('\n');
+  const sent = await sendWhatsApp(ctx, account, conversation.caller, textMessages(text), conversation.session_id);
+  return sent.ok ? null : (sent.reason ?? 'failed');
+}

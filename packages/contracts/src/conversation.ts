@@ -1,0 +1,111 @@
+import { z } from 'zod';
+import { idSchema, timestampSchema } from './common.ts';
+
+/**
+ * Conversations (issue 30, docs/conversations.md): chats a person holds, taken from a queue
+ * destination in the console, or kept by an outside desk through its reply URL.
+ */
+
+export const conversationStatuses = ['waiting', 'open', 'closed'] as const;
+export type ConversationStatus = (typeof conversationStatuses)[number];
+export const conversationOutcomes = ['resolved', 'back_to_plan', 'no_answer', 'busy', 'transferred'] as const;
+export type ConversationOutcome = (typeof conversationOutcomes)[number];
+export const conversationAuthors = ['customer', 'agent', 'bot', 'system'] as const;
+export const agentStatuses = ['online', 'away', 'offline'] as const;
+export type AgentStatus = (typeof agentStatuses)[number];
+
+export const conversationLimits = { text: 2000, pageSize: 50, q: 100 } as const;
+
+const named = z.object({ id: idSchema, name: z.string() });
+
+export const conversationAttachmentSchema = z
+  .object({
+    url: z.string().url().max(2000).refine((url) => /^https:\/\//i.test(url), 'must be an https URL'),
+    content_type: z.string().min(1).max(100),
+    name: z.string().max(200).default(''),
+  })
+  .strict();
+export type ConversationAttachment = z.infer<typeof conversationAttachmentSchema>;
+
+export const conversationMessageSchema = z.object({
+  id: idSchema,
+  conversation_id: idSchema,
+  author: z.enum(conversationAuthors),
+  /** The agent who wrote it (author `agent`), by name as the customer sees it. */
+  agent: named.nullable(),
+  text: z.string(),
+  attachment: conversationAttachmentSchema.nullable(),
+  created_at: timestampSchema,
+});
+export type ConversationMessage = z.infer<typeof conversationMessageSchema>;
+
+export const conversationRowSchema = z.object({
+  id: idSchema,
+  session_id: z.string(),
+  status: z.enum(conversationStatuses),
+  /** The queue destination; for an outside desk, its URL destination. Null once that destination is removed. */
+  queue: named.nullable(),
+  agent: named.nullable(),
+  channel: z.string(),
+  provider: z.string(),
+  caller: z.string(),
+  protocol: z.string(),
+  waiting_since: timestampSchema,
+  taken_at: timestampSchema.nullable(),
+  closed_at: timestampSchema.nullable(),
+  outcome: z.enum(conversationOutcomes).nullable(),
+  last_message: z.object({ author: z.enum(conversationAuthors), text: z.string(), created_at: timestampSchema }).nullable(),
+  unread: z.number().int().nonnegative(),
+});
+export type ConversationRow = z.infer<typeof conversationRowSchema>;
+
+export const conversationDetailSchema = conversationRowSchema.extend({
+  messages: z.array(conversationMessageSchema),
+  /** The plan's part of the chat, before the hand-off: the session's transcript. */
+  bot_transcript: z.array(z.object({ from: z.enum(['caller', 'plan']), text: z.string(), at: timestampSchema })),
+  variables: z.record(z.string(), z.unknown()),
+  plan: named,
+});
+export type ConversationDetail = z.infer<typeof conversationDetailSchema>;
+
+export const conversationListQuerySchema = z.object({
+  status: z.enum(conversationStatuses).default('waiting'),
+  q: z.string().trim().max(conversationLimits.q).optional(),
+  queue_id: z.coerce.number().int().positive().max(2 ** 31 - 1).optional(),
+  page: z.coerce.number().int().positive().max(10_000).default(1),
+});
+
+export const conversationMessageInputSchema = z
+  .object({
+    text: z.string().trim().max(conversationLimits.text).default(''),
+    attachment: conversationAttachmentSchema.optional(),
+  })
+  .strict()
+  .refine((body) => body.text !== '' || body.attachment !== undefined, { path: ['text'], message: 'a message needs text or an attachment' });
+
+export const conversationTransferSchema = z.union([
+  z.object({ queue_id: idSchema }).strict(),
+  z.object({ agent_id: idSchema }).strict(),
+]);
+
+export const conversationCloseSchema = z.object({ outcome: z.enum(['resolved', 'back_to_plan']) }).strict();
+
+export const agentPresenceSchema = z.object({ status: z.enum(agentStatuses) });
+export type AgentPresence = z.infer<typeof agentPresenceSchema>;
+
+export const conversationSummarySchema = z.object({
+  /** Chats waiting in the caller's queues (every queue for administrators and guests). */
+  waiting: z.number().int().nonnegative(),
+  /** Messages the caller has not read in their open chats. */
+  unread: z.number().int().nonnegative(),
+  queues: z.array(
+    z.object({ id: idSchema, name: z.string(), waiting: z.number().int().nonnegative(), longest_wait_s: z.number().int().nonnegative(), agents_online: z.number().int().nonnegative() }),
+  ),
+});
+export type ConversationSummary = z.infer<typeof conversationSummarySchema>;
+
+/** What GET /conversations/events sends, one per `event:`; `conversation` is the row as the list shows it. */
+export type ConversationEvent =
+  | { type: 'conversation.waiting' | 'conversation.taken' | 'conversation.closed' | 'conversation.transferred'; conversation_id: number; conversation: ConversationRow }
+  | { type: 'conversation.message'; conversation_id: number; message: ConversationMessage }
+  | { type: 'conversation.typing'; conversation_id: number; agent: { id: number; name: string } };

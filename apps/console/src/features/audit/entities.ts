@@ -10,6 +10,7 @@ export const auditEntities = [
   'audio',
   'audit',
   'configuration',
+  'conversation',
   'date_range',
   'destination',
   'holiday',

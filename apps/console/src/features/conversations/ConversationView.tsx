@@ -27,7 +27,7 @@ function WithKey({ label, action, children }: { label: string; action: ShortcutA
 }
 
 /** One conversation: its transcript, its facts and what the agent may do with it now. */
-export function ConversationView({ id, customerTyping, onTaken }: { id: string; customerTyping: boolean; onTaken(): void }) {
+export function ConversationView({ id, onTaken }: { id: string; onTaken(): void }) {
   const { t, i18n } = useTranslation();
   const { profile } = useAuth();
   const canWrite = useCanWrite();
@@ -165,7 +165,7 @@ export function ConversationView({ id, customerTyping, onTaken }: { id: string; 
         <Grid.Col span={{ base: 12, lg: 8 }}>
           <Paper withBorder p="xs">
             <Stack gap="xs">
-              <Transcript conversation={row} typing={customerTyping && row.status !== 'closed'} />
+              <Transcript conversation={row} />
               {canAct && <Composer ref={composer} onSend={send} onTyping={actions.typing} attachments={channelsWithAttachments.includes(row.provider)} />}
             </Stack>
           </Paper>

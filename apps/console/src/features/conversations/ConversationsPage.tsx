@@ -17,8 +17,6 @@ import { usePresence } from './use-conversations.ts';
 import { useConversationSummary } from './use-summary.ts';
 
 const tabOfStatus: Record<ConversationStatus, ShortcutAction> = { waiting: 'waiting', open: 'mine', closed: 'closed' };
-/** How long "the customer is typing" stays without a new notice. */
-const TYPING_SHOWN_MS = 5000;
 
 function PresenceControl() {
   const { t } = useTranslation();
@@ -86,7 +84,6 @@ export default function ConversationsPage() {
   const [tab, setTab] = useState<ConversationStatus>('waiting');
   const [q, setQ] = useState('');
   const [helpOpen, setHelpOpen] = useState(false);
-  const [typingUntil, setTypingUntil] = useState<Record<string, number>>({});
   const [now, setNow] = useState(Date.now);
   const [alertsOn, setAlertsOn] = useChatAlerts();
   const summary = useConversationSummary();
@@ -97,11 +94,8 @@ export default function ConversationsPage() {
   }, [ticker]);
 
   const status = useConversationFeed((event: ConversationEvent) => {
-    const id = String(event.conversation_id);
-    if (event.type === 'conversation.typing' && !event.agent) setTypingUntil((current) => ({ ...current, [id]: Date.now() + TYPING_SHOWN_MS }));
-    if (event.type === 'conversation.message' && event.message?.author === 'customer') setTypingUntil((current) => ({ ...current, [id]: 0 }));
     if (event.type === 'conversation.waiting' && alertsOn) {
-      alertNewChat(t('conversations.newChat'), event.conversation ? `${callerOf(event.conversation, t('conversations.unknownCaller'))} · ${event.conversation.queue?.name ?? ''}` : '');
+      alertNewChat(t('conversations.newChat'), `${callerOf(event.conversation, t('conversations.unknownCaller'))} · ${event.conversation.queue?.name ?? ''}`);
     }
   });
 
@@ -162,7 +156,7 @@ export default function ConversationsPage() {
         </Grid.Col>
         <Grid.Col span={{ base: 12, md: 8 }}>
           {conversationId ? (
-            <ConversationView id={conversationId} customerTyping={(typingUntil[conversationId] ?? 0) > now} onTaken={() => setTab('open')} />
+            <ConversationView id={conversationId} onTaken={() => setTab('open')} />
           ) : (
             <Text c="dimmed" size="sm" data-testid="conversation-none">
               {t('conversations.choose')}

@@ -30,11 +30,11 @@ export function authorName(message: ConversationMessage, agent: ConversationDeta
  * The whole conversation, oldest first: the plan's part (the session's transcript), the hand-off,
  * then what the customer and the agents wrote. Scrolls to the newest as messages arrive.
  */
-export function Transcript({ conversation, typing }: { conversation: ConversationDetail; typing: boolean }) {
+export function Transcript({ conversation }: { conversation: ConversationDetail }) {
   const { t } = useTranslation();
   const end = useRef<HTMLDivElement>(null);
   const count = conversation.messages.length;
-  useEffect(() => end.current?.scrollIntoView({ block: 'end' }), [count, typing]);
+  useEffect(() => end.current?.scrollIntoView({ block: 'end' }), [count]);
   return (
     <div className={classes.transcript} role="log" aria-label={t('conversations.transcript')} data-testid="conversation-transcript">
       {conversation.bot_transcript.map((entry, index) => (
@@ -55,11 +55,6 @@ export function Transcript({ conversation, typing }: { conversation: Conversatio
             )}
           </Bubble>
         ),
-      )}
-      {typing && (
-        <Text size="xs" c="dimmed" role="status" data-testid="conversation-typing">
-          {t('conversations.customerTyping')}
-        </Text>
       )}
       <div ref={end} />
     </div>

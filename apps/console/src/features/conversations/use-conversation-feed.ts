@@ -37,7 +37,7 @@ async function readOnce(onOpen: () => void, onEvent: (event: ConversationEvent) 
       if (done) break;
       heard();
       if (!message.event || !(conversationEventTypes as readonly string[]).includes(message.event)) continue;
-      onEvent({ ...(JSON.parse(message.data) as Omit<ConversationEvent, 'type'>), type: message.event as ConversationEventType });
+      onEvent({ ...(JSON.parse(message.data) as object), type: message.event as ConversationEventType } as ConversationEvent);
     }
   } finally {
     clearTimeout(silence);

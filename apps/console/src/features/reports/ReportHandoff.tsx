@@ -3,7 +3,12 @@ import type { CallReportRecord } from '@voxplan/contracts';
 import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { formatDuration } from '../../lib/format.ts';
-import type { ConversationMessage, ConversationOutcome, NamedRef } from '../conversations/model.ts';
+import type { ConversationMessage, ConversationOutcome } from '../conversations/model.ts';
+
+interface NamedRef {
+  id: number;
+  name: string;
+}
 import { authorName, Bubble } from '../conversations/Transcript.tsx';
 import { Facts } from '../visual-plans/editor/test-panel/RunDetails.tsx';
 

@@ -13,7 +13,7 @@ import path from 'node:path';
 import type { Destination, PhoneNumber } from '@voxplan/contracts';
 import type { Page } from 'playwright-core';
 import { build } from 'vite';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { createTenantMember, createTenantUser, type TenantMember } from '../../server/test/harness.ts';
 import { planEdge, planNode, storePlan } from '../../server/test/sessions-helpers.ts';
 import { accessibilityViolations, type ConsoleHarness, startConsole } from './harness.ts';
@@ -41,10 +41,10 @@ function handoffPlan(queueId: number) {
     settings: { session_timeout_min: 10, chat_text: 'Closing this idle chat.', sync_with_voice_text: false, webhook: '' },
     nodes: [
       planNode('start', 'start', { hangup_chat_message: 'Thanks for writing.' }),
-      planNode('hello', 'send_message', { chat_text: 'Hello! Let me find someone for you.' }),
+      planNode('hello', 'play_message', { voice_text: 'Hello.', chat_text: 'Hello! Let me find someone for you.' }),
       planNode('queue', 'destination', { destination_id: queueId, timeout_s: 600 }),
-      planNode('back', 'send_message', { chat_text: 'The plan again: anything else?' }),
-      planNode('busy', 'send_message', { chat_text: 'Everyone is away; write to us later.' }),
+      planNode('back', 'play_message', { voice_text: 'Back.', chat_text: 'The plan again: anything else?' }),
+      planNode('busy', 'play_message', { voice_text: 'Busy.', chat_text: 'Everyone is away; write to us later.' }),
     ],
     edges: [planEdge('start', 'next', 'hello'), planEdge('hello', 'next', 'queue'), planEdge('queue', 'answer', 'back'), planEdge('queue', 'busy', 'busy')],
   };
@@ -91,9 +91,16 @@ afterAll(async () => {
   fs.rmSync(widgetDir, { recursive: true, force: true });
 });
 
+/** Each test's browsers, closed after it: an agent's console left open would keep them online for the next. */
+const opened: Page[] = [];
+afterEach(async () => {
+  for (const page of opened.splice(0)) await page.context().close();
+});
+
 /** A visitor on the shop's page with the chat open. */
 async function openShop(): Promise<Page> {
   const { page } = await harness.newPage();
+  opened.push(page);
   await page.goto(`http://localhost:${sitePort}/`);
   await page.getByRole('button', { name: 'Open chat' }).click();
   return page;
@@ -104,6 +111,7 @@ const widgetMessages = (page: Page) => page.getByRole('log').locator('.msg').all
 /** An agent on the Conversations screen, online (the screen's event stream is open). */
 async function openConsole(who: TenantMember, options: { locale?: string; colorScheme?: 'light' | 'dark' } = {}): Promise<Page> {
   const { page } = await harness.newPage(options);
+  opened.push(page);
   await harness.signIn(page, who.username, who.password);
   await page.goto('/conversations');
   await expect.poll(() => page.getByTestId('conversation-feed-status').getAttribute('data-status')).toBe('live');
@@ -151,9 +159,9 @@ describe('a chat handed to a person', () => {
     await expect.poll(() => rows(other).count()).toBe(1);
     await expect.poll(() => agent.getByTestId('menu-conversations-count').innerText()).toBe('1');
     await rows(agent).first().click();
-    expect(await consoleMessages(agent)).toEqual([expect.stringContaining('Hello! Let me find someone for you.')]);
+    await expect.poll(() => consoleMessages(agent)).toEqual([expect.stringContaining('Hello! Let me find someone for you.')]);
     await agent.getByTestId('conversation-take').click();
-    await expect.poll(() => agent.getByTestId('conversation-status').innerText()).toBe('Open');
+    await expect.poll(() => agent.getByTestId('conversation-status').textContent()).toBe('Open');
     // Taken: it leaves the other agent's waiting list without a reload.
     await expect.poll(() => rows(other).count()).toBe(0);
 
@@ -186,14 +194,16 @@ describe('a chat handed to a person', () => {
     await agent.getByTestId('transfer-confirm').click();
     await expect.poll(() => agent.getByText('The chat was transferred.').count()).toBe(1);
     await expect.poll(() => rows(other).count()).toBe(1);
+    const inBilling = (await harness.server.call({ method: 'GET', url: '/conversations?status=waiting', token: bruno.token })).json<{ queue: { id: number } }[]>();
+    expect(inBilling.map((row) => row.queue.id)).toEqual([billing.id]);
     await rows(other).first().click();
     await other.getByTestId('conversation-take').click();
-    await expect.poll(() => other.getByTestId('conversation-status').innerText()).toBe('Open');
+    await expect.poll(() => other.getByTestId('conversation-status').textContent()).toBe('Open');
 
     // Closed back to the plan: the plan goes on through the block's answer exit.
     await other.getByTestId('conversation-close').click();
     await other.getByTestId('close-back').click();
-    await expect.poll(() => other.getByTestId('conversation-status').innerText()).toBe('Closed');
+    await expect.poll(() => other.getByTestId('conversation-status').textContent()).toBe('Closed');
     await expect.poll(() => widgetMessages(visitor)).toContain('Assistant: The plan again: anything else?');
 
     // The closed chat is found by its customer's words.
@@ -213,16 +223,16 @@ describe('a chat handed to a person', () => {
     await first.getByTestId('conversation-take').waitFor();
     await second.getByTestId('conversation-take').waitFor();
     await first.getByTestId('conversation-take').click();
-    await expect.poll(() => first.getByTestId('conversation-status').innerText()).toBe('Open');
+    await expect.poll(() => first.getByTestId('conversation-status').textContent()).toBe('Open');
     // The second console may still show the button (its list had not heard yet): pressing it tells who won.
     if ((await second.getByTestId('conversation-take').count()) > 0) {
       await second.getByTestId('conversation-take').click().catch(() => undefined);
     }
-    await expect.poll(() => second.getByTestId('conversation-status').innerText()).toBe('Open');
+    await expect.poll(() => second.getByTestId('conversation-status').textContent()).toBe('Open');
     expect(await second.getByTestId('conversation-input').count()).toBe(0);
     await first.getByTestId('conversation-close').click();
     await first.getByTestId('close-resolved').click();
-    await expect.poll(() => first.getByTestId('conversation-status').innerText()).toBe('Closed');
+    await expect.poll(() => first.getByTestId('conversation-status').textContent()).toBe('Closed');
   });
 
   test('the same race through the API: the second take is answered conversation_taken, and its console says so', async () => {
@@ -252,7 +262,7 @@ describe('a chat handed to a person', () => {
     await page.getByTestId('conversation-tab-closed').click();
     await expect.poll(() => rows(page).count()).toBeGreaterThan(0);
     await rows(page).first().click();
-    await expect.poll(() => page.getByTestId('conversation-status').innerText()).toBe('Encerrada');
+    await expect.poll(() => page.getByTestId('conversation-status').textContent()).toBe('Encerrada');
     expect(await page.getByTestId('conversation-input').count()).toBe(0);
     expect(await page.getByTestId('agent-presence').count()).toBe(0);
     await expect.poll(() => page.getByText('Convidados leem as conversas e não podem respondê-las.').count()).toBe(1);

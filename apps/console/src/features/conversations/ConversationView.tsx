@@ -41,7 +41,9 @@ export function ConversationView({ id, onTaken }: { id: string; onTaken(): void 
   const canAct = canWrite && mine;
   const canTake = canWrite && row?.status === 'waiting';
 
-  useEffect(() => setTakenByOther(false), [id]);
+  useEffect(() => {
+    setTakenByOther(false);
+  }, [id]);
   // The agent reading their own chat has read what came in.
   const unread = row?.unread ?? 0;
   const { mutate: markRead } = actions.read;

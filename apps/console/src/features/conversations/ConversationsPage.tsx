@@ -2,7 +2,7 @@ import { ActionIcon, Badge, Grid, Group, Kbd, Modal, Paper, SegmentedControl, St
 import { type HotkeyItem, useHotkeys, useInterval } from '@mantine/hooks';
 import { IconKeyboard } from '@tabler/icons-react';
 import { useQueryClient } from '@tanstack/react-query';
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNavigate, useParams } from 'react-router';
 import { useCanWrite } from '../../lib/auth.tsx';
@@ -87,11 +87,8 @@ export default function ConversationsPage() {
   const [now, setNow] = useState(Date.now);
   const [alertsOn, setAlertsOn] = useChatAlerts();
   const summary = useConversationSummary();
-  const ticker = useInterval(() => setNow(Date.now()), 1000);
-  useEffect(() => {
-    ticker.start();
-    return ticker.stop;
-  }, [ticker]);
+  // The waiting times count up while the screen is open.
+  useInterval(() => setNow(Date.now()), 1000, { autoInvoke: true });
 
   const status = useConversationFeed((event: ConversationEvent) => {
     if (event.type === 'conversation.waiting' && alertsOn) {

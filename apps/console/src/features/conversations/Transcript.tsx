@@ -34,7 +34,10 @@ export function Transcript({ conversation }: { conversation: ConversationDetail 
   const { t } = useTranslation();
   const end = useRef<HTMLDivElement>(null);
   const count = conversation.messages.length;
-  useEffect(() => end.current?.scrollIntoView({ block: 'end' }), [count]);
+  useEffect(() => {
+    // In braces: Chromium's scrollIntoView now answers a promise, which React would take for a cleanup.
+    end.current?.scrollIntoView({ block: 'end' });
+  }, [count]);
   return (
     <div className={classes.transcript} role="log" aria-label={t('conversations.transcript')} data-testid="conversation-transcript">
       {conversation.bot_transcript.map((entry, index) => (

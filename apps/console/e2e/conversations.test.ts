@@ -212,7 +212,7 @@ describe('a chat handed to a person', () => {
     await expect.poll(() => rows(other).count()).toBe(1);
   });
 
-  test('two agents take the same chat: one has it, the other is told', async () => {
+  test('two agents take the same chat: one has it, the other sees it taken and cannot write', async () => {
     const first = await openConsole(ana);
     const second = await openConsole(bruno);
     await openShop();
@@ -236,19 +236,26 @@ describe('a chat handed to a person', () => {
   });
 
   test('the same race through the API: the second take is answered conversation_taken, and its console says so', async () => {
+    // Ana is online; Bruno's console hears no events, so it still offers the chat after Ana took it.
+    await openConsole(ana);
+    const { page: second } = await harness.newPage();
+    opened.push(second);
+    await second.route('**/api/v1/conversations/events', (route) => route.abort());
+    await harness.signIn(second, bruno.username, bruno.password);
     const visitor = await openShop();
     await expect.poll(() => widgetMessages(visitor)).toHaveLength(1);
-    const second = await openConsole(bruno);
+    await second.goto('/conversations');
     await expect.poll(() => rows(second).count()).toBe(1);
     await rows(second).first().click();
     await second.getByTestId('conversation-take').waitFor();
-    // Ana takes it through the API while Bruno's screen still offers it.
-    await second.route('**/api/v1/conversations/events', (route) => route.abort());
     const waiting = (await harness.server.call({ method: 'GET', url: '/conversations?status=waiting', token: ana.token })).json<{ id: number }[]>();
     const taken = await harness.server.call({ method: 'POST', url: `/conversations/${waiting[0]!.id}/take`, token: ana.token });
     expect(taken.statusCode, taken.body).toBe(200);
     await second.getByTestId('conversation-take').click();
-    await expect.poll(() => second.getByTestId('conversation-taken').innerText()).toBe('Someone else took this chat first: shop-user.');
+    await expect.poll(() => second.getByTestId('conversation-taken').textContent()).toBe('Someone else took this chat first: shop-user.');
+    // The screen reads the chat again: Ana's, and nothing for Bruno to write in.
+    await expect.poll(() => second.getByTestId('conversation-status').textContent()).toBe('Open');
+    expect(await second.getByTestId('conversation-input').count()).toBe(0);
     await harness.server.call({ method: 'POST', url: `/conversations/${waiting[0]!.id}/close`, token: ana.token, payload: { outcome: 'resolved' } });
   });
 

@@ -68,6 +68,8 @@ export const Composer = forwardRef<ComposerHandle, { onSend(text: string, attach
       try {
         await onSend(trimmed, attachment);
         if (!attachment || trimmed) setText('');
+        // The message ended the customer's "is typing": the next keystroke tells it afresh.
+        lastTyping.current = 0;
       } finally {
         setSending(false);
         input.current?.focus();

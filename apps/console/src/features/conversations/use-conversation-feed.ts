@@ -3,7 +3,7 @@ import { EventSourceParserStream } from 'eventsource-parser/stream';
 import { useEffect, useRef, useState } from 'react';
 import { api } from '../../lib/api/client.ts';
 import { useAuth } from '../../lib/auth.tsx';
-import { type LiveStatus, pause, reconnectDelayMs, SILENCE_MS } from '../dashboard/live-feed.ts';
+import { keepFollowing, type LiveStatus, watchedConnection } from '../dashboard/live-feed.ts';
 import { type ConversationEvent, type ConversationEventType, conversationEventTypes } from './model.ts';
 
 export const CONVERSATIONS_KEY = '/conversations';
@@ -14,14 +14,7 @@ export const CONVERSATIONS_KEY = '/conversations';
  * open is read again then.
  */
 async function readOnce(onOpen: () => void, onEvent: (event: ConversationEvent) => void, stop: AbortSignal): Promise<void> {
-  const connection = new AbortController();
-  const abort = () => connection.abort();
-  stop.addEventListener('abort', abort);
-  let silence: ReturnType<typeof setTimeout> | undefined;
-  const heard = () => {
-    clearTimeout(silence);
-    silence = setTimeout(abort, SILENCE_MS);
-  };
+  const { connection, heard, dispose } = watchedConnection(stop);
   try {
     const response = await api.stream('/conversations/events', { signal: connection.signal });
     if (!response.body) throw new Error('no event stream');
@@ -40,8 +33,7 @@ async function readOnce(onOpen: () => void, onEvent: (event: ConversationEvent) 
       onEvent({ ...(JSON.parse(message.data) as object), type: message.event as ConversationEventType } as ConversationEvent);
     }
   } finally {
-    clearTimeout(silence);
-    stop.removeEventListener('abort', abort);
+    dispose();
   }
 }
 
@@ -60,31 +52,22 @@ export function useConversationFeed(onEvent: (event: ConversationEvent) => void)
   useEffect(() => {
     const stop = new AbortController();
     const refresh = () => void queryClient.invalidateQueries({ queryKey: [CONVERSATIONS_KEY] });
-    void (async () => {
-      setStatus('connecting');
-      for (let attempt = 0; !stop.signal.aborted; ) {
-        const began = Date.now();
-        try {
-          await readOnce(
-            () => {
-              setStatus('live');
-              refresh();
-            },
-            (event) => {
-              refresh();
-              listener.current(event);
-            },
-            stop.signal,
-          );
-        } catch {
-          // Refused or broken: tried again below, as a stream that ended.
-        }
-        if (stop.signal.aborted) return;
-        setStatus('reconnecting');
-        if (Date.now() - began > SILENCE_MS) attempt = 0;
-        await pause(reconnectDelayMs(attempt++), stop.signal);
-      }
-    })();
+    void keepFollowing(
+      () =>
+        readOnce(
+          () => {
+            setStatus('live');
+            refresh();
+          },
+          (event) => {
+            refresh();
+            listener.current(event);
+          },
+          stop.signal,
+        ),
+      setStatus,
+      stop.signal,
+    );
     return () => stop.abort();
   }, [tenantId, queryClient]);
   return status;

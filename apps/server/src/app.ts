@@ -10,6 +10,7 @@ import { registerMediaRoutes } from './modules/audios/media.routes.ts';
 import { registerAuthRoutes } from './modules/auth/auth.routes.ts';
 import { registerFeatureRoutes } from './modules/configurations/features.routes.ts';
 import { registerConversationRoutes } from './modules/conversations/conversations.routes.ts';
+import { registerDeskRoutes } from './modules/conversations/desk.ts';
 import { registerDateRangeRoutes } from './modules/date-ranges/date-ranges.routes.ts';
 import { registerHolidayImportRoutes } from './modules/holidays/holidays-import.routes.ts';
 import { registerLicenseRoutes } from './modules/license/license.routes.ts';
@@ -105,6 +106,8 @@ export async function buildApp(ctx: AppContext, options: FastifyServerOptions = 
       // Called by other sites' pages: the number's public key and allowed origins stand for a token.
       await api.register(webchatPlugin, { ctx });
       registerMediaRoutes(api, ctx);
+      // Called by outside desks, with the conversation's reply token instead of a sign-in.
+      registerDeskRoutes(api, ctx);
 
       await api.register(async (secured) => {
         secured.addHook('onRequest', (request) => secured.authenticate(request));

@@ -18,6 +18,8 @@ import { planWebhookEvents } from './modules/sessions/plan-webhook-events.ts';
 import { createChatHandOff } from './modules/sessions/chat-handoff.ts';
 import { createSessionRuntime, type SessionRuntime } from './modules/sessions/sessions.service.ts';
 import { openQueueConversation, sweepUnanswered } from './modules/conversations/conversations.service.ts';
+import { createDeskHandOff } from './modules/conversations/desk.ts';
+import { API_PREFIX } from './app.ts';
 import { createLicenseService, provisionLicense } from './modules/license/license.service.ts';
 import { readHardwareId } from './modules/system/system-info.routes.ts';
 import { createSettingsOutboundHttp } from './outbound/settings.ts';
@@ -77,6 +79,7 @@ export async function startContext(config: Config): Promise<Started> {
       // The conversations resume parked chats through this runtime: read when they run, once it exists.
       queueHandOff: (request) => openQueueConversation({ ...base, sessions: sessions! }, request),
       sweepParked: () => sweepUnanswered({ ...base, sessions: sessions! }),
+      deskHandOff: createDeskHandOff({ ...base, get sessions() { return sessions!; } }, API_PREFIX),
       ai: createAiPort(base, { log, metrics }),
     });
     const ctx: AppContext = { ...base, sessions, license, metrics, ...(handle.poolStats && { databasePool: handle.poolStats }) };

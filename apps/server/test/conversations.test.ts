@@ -5,10 +5,13 @@
  * customer's messages go to the agent and not the plan, the agent's messages and typing reach the
  * widget, transfer, close back to the plan or resolved; guests read only; tenants stay apart.
  */
-import type { AuditEntry, ConversationDetail, ConversationRow, ConversationSummary, Destination, PhoneNumber, WebchatConversation } from '@voxplan/contracts';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { AuditEntry, CallReportRecord, ConversationDetail, ConversationRow, ConversationSummary, Destination, PhoneNumber, WebchatConversation } from '@voxplan/contracts';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { until } from './asterisk-pbx.ts';
 import { createTenantMember, createTenantUser, errorOf, q, startTestServer, type TenantMember, type TestServer } from './harness.ts';
+import { isValidPlanWebhookSignature } from '../src/modules/plan-webhook/plan-webhook.signature.ts';
 import { planEdge, planNode, storePlan } from './sessions-helpers.ts';
 
 const SITE = 'https://shop.example.com';
@@ -24,7 +27,7 @@ let otherQueue: Destination;
 let number: PhoneNumber;
 let nextAddress = 0;
 
-/** Greets, hands the chat to the queue; each exit says which it was, and `answer` asks one more question. */
+/** Greets, hands the chat to the destination; each exit says which it was. */
 function queuePlan(destinationId: number) {
   const say = (id: string, text: string) => planNode(id, 'play_message', { voice_text: text, chat_text: text });
   return {
@@ -239,9 +242,102 @@ describe('an agent holds the chat', () => {
     const record = await conversationOf(resolvedSession);
     expect((await api(member.token, 'POST', `/conversations/${record.id}/take`)).statusCode).toBe(200);
     await widget('POST', `/conversations/${resolvedSession}/messages`, { id: 'r1', text: 'Refund of order 4711 please' });
+    expect((await api(member.token, 'POST', `/conversations/${record.id}/messages`, { text: 'Anything else?' })).statusCode).toBe(201);
     expect((await api(member.token, 'POST', `/conversations/${record.id}/close`, { outcome: 'resolved' })).statusCode).toBe(200);
     await until('the chat to end', async () => ((await view(resolvedSession)).status === 'ended' ? true : undefined));
     const closedList = (await api(member.token, 'GET', '/conversations?status=closed&q=4711')).json<ConversationRow[]>();
     expect(closedList.map((row) => [row.id, row.outcome])).toEqual([[record.id, 'resolved']]);
+
+    // The chat's report shows the hand-off and what was said with the agent, by name.
+    const reports = await until('the report', async () => {
+      const found = (await api(member.token, 'GET', `/reports?${q('filter', { where: { session_id: resolvedSession } })}`)).json<CallReportRecord[]>();
+      return found.length > 0 ? found : undefined;
+    });
+    expect(reports[0]!.handoffs).toEqual([
+      {
+        conversation_id: record.id,
+        queue: { id: queue.id, name: 'Support' },
+        agent: { id: member.userId, name: member.username },
+        outcome: 'resolved',
+        wait_s: expect.any(Number),
+        handling_s: expect.any(Number),
+        messages: [
+          { author: 'customer', agent_name: null, text: 'Refund of order 4711 please', at: expect.any(String) },
+          { author: 'agent', agent_name: member.username, text: 'Anything else?', at: expect.any(String) },
+        ],
+      },
+    ]);
+  });
+});
+
+describe('an outside desk keeps the chat (a URL destination answering accepted)', () => {
+  interface Received {
+    event: string;
+    body: string;
+    timestamp: string;
+    signature: string;
+  }
+  const received: Received[] = [];
+  let desk: http.Server;
+  let deskNumber: PhoneNumber;
+
+  beforeAll(async () => {
+    // The desk as docs/handoff.md describes one: it keeps the chat it is handed, and takes the customer's later messages.
+    desk = http.createServer((request, response) => {
+      let body = '';
+      request.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      request.on('end', () => {
+        const header = (name: string) => String(request.headers[name] ?? '');
+        received.push({ event: header('x-voxplan-event'), body, timestamp: header('x-voxplan-timestamp'), signature: header('x-voxplan-signature') });
+        response.writeHead(200, { 'content-type': 'application/json' }).end(header('x-voxplan-event') === 'chat.handoff' ? JSON.stringify({ status: 'accepted' }) : '');
+      });
+    });
+    await new Promise<void>((resolve) => desk.listen(0, '127.0.0.1', resolve));
+    // The desk listens on 127.0.0.1 over http, which the API's chat destinations (https) and the outbound policy refuse by default.
+    await server.ctx.db.updateTable('configurations').set({ value: 'true' }).where('name', '=', 'outbound_allow_loopback').execute();
+    const now = new Date().toISOString();
+    const destination = await server.ctx.db
+      .insertInto('destinations')
+      .values({ tenant_id: member.tenantId, name: 'Help desk', kind: 'chat', chat_target: 'url', uri: `http://127.0.0.1:${(desk.address() as AddressInfo).port}/desk`, description: '', created_time: now, updated_time: now })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    const plan = await storePlan(server.ctx, member.tenantId, { ...queuePlan(destination.id), name: 'Desk plan' });
+    deskNumber = (await api(member.token, 'POST', '/numbers', { number: '+551140003002', provider: 'webchat', chat_plan_id: plan, webchat_origins: [SITE] })).json<PhoneNumber>();
+  });
+
+  afterAll(() => new Promise((resolve) => desk?.close(resolve)));
+
+  const deskWidget = (method: 'GET' | 'POST', url: string, payload?: object) =>
+    server.app.inject({ method, url: `/api/v1/webchat/${deskNumber.webchat_key}${url}`, headers: { origin: SITE }, ...(payload && { payload }) });
+
+  test('the desk writes through the reply URL with its token, hears the customer’s messages signed, and closes back to the plan', async () => {
+    const sessionId = (await deskWidget('POST', '/conversations')).json<WebchatConversation>().conversation_id;
+    const record = await conversationOf(sessionId);
+    expect(record).toMatchObject({ status: 'open', agent_id: null, provider: 'webchat' });
+    const handoff = JSON.parse(received.find((request) => request.event === 'chat.handoff')!.body) as { data: { reply: { url: string; token: string } } };
+    const { url, token } = handoff.data.reply;
+    expect(url).toBe(`${server.config.publicUrl}/api/v1/handoff/${encodeURIComponent(sessionId)}/${record.handoff_revision}`);
+    // Only the token's hash is kept.
+    expect(record.reply_token_hash).not.toContain(token);
+    const reply = (path: string, payload: object, bearer = token) =>
+      server.app.inject({ method: 'POST', url: `${new URL(url).pathname}${path}`, headers: { authorization: `Bearer ${bearer}` }, payload });
+
+    expect(errorOf(await reply('/messages', { text: 'Hi' }, `${token}x`))).toMatchObject({ statusCode: 401, code: 'reply_token_invalid' });
+    expect((await reply('/messages', { text: 'Hello, this is the help desk.' })).statusCode).toBe(204);
+    const shown = await until('the desk’s message in the widget', async () => {
+      const current = (await deskWidget('GET', `/conversations/${sessionId}`)).json<WebchatConversation>();
+      return current.messages.some((message) => message.from === 'agent') ? current : undefined;
+    });
+    expect(shown.messages.at(-1)).toMatchObject({ from: 'agent', agent_name: 'Help desk', text: 'Hello, this is the help desk.' });
+
+    expect((await deskWidget('POST', `/conversations/${sessionId}/messages`, { id: 'd1', text: 'My parcel never came' })).statusCode).toBe(200);
+    const event = received.find((request) => request.event === 'chat.message')!;
+    const secret = (await api(member.token, 'GET', '/webhook-secret')).json<{ secret: string }>().secret;
+    expect(isValidPlanWebhookSignature(secret, event)).toBe(true);
+    expect(JSON.parse(event.body)).toMatchObject({ event: 'chat.message', tenant_id: member.tenantId, data: { session_id: sessionId, text: 'My parcel never came' } });
+
+    expect((await reply('/close', { outcome: 'back_to_plan' })).statusCode).toBe(204);
+    await until('the plan’s answer exit', async () => ((await deskWidget('GET', `/conversations/${sessionId}`)).json<WebchatConversation>().messages.some((message) => message.text === 'Welcome back to the bot.') ? true : undefined));
+    expect(errorOf(await reply('/messages', { text: 'Still there?' }))).toMatchObject({ statusCode: 409, code: 'conversation_closed' });
   });
 });

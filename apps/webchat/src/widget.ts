@@ -30,11 +30,8 @@ function messageId(): string {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/**
- * A message of the transcript: the plan's, the customer's, or a person's who took the
- * conversation over (docs/conversations.md), with their name.
- */
-type Message = Omit<WebchatConversation['messages'][number], 'from'> & { from: 'user' | 'plan' | 'agent'; agent_name?: string | null };
+/** A message of the transcript: the plan's, the customer's, or a person's who took the conversation over (docs/conversations.md), with their name. */
+type Message = WebchatConversation['messages'][number];
 /** A long poll's answer while a person has the conversation: "<name> is typing". */
 interface TypingNotice {
   type: 'typing';
@@ -149,12 +146,11 @@ function mount(tag: HTMLScriptElement): void {
       shown = 0;
     }
     log.querySelectorAll('.pending').forEach((pending) => pending.remove());
-    const added = (view.messages as Message[]).slice(shown);
+    const added = view.messages.slice(shown);
     for (const message of added) log.append(bubble(message.from, message.text, message.agent_name));
     // The person's message has come: they are no longer typing it.
     if (added.some((message) => message.from === 'agent')) setTyping(false);
-    const typing = (view as { typing?: { agent_name: string } | null }).typing;
-    if (typing?.agent_name) showAgentTyping(typing.agent_name);
+    if (view.typing) showAgentTyping(view.typing.agent_name);
     shown = view.messages.length;
     conversation = view;
     save({ id: view.conversation_id });

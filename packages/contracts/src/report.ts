@@ -70,6 +70,24 @@ export const callReportSchema = z.object({
     })
     .nullable(),
   variables: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()])),
+  /**
+   * Chats a person took over (docs/conversations.md), oldest first: the queue (or the outside
+   * desk's destination), who held it, how long the customer waited and was served, the outcome, and
+   * what was said with the person. Given by GET /reports and /reports/{id} when the chat had one.
+   */
+  handoffs: z
+    .array(
+      z.object({
+        conversation_id: idSchema,
+        queue: z.object({ id: idSchema, name: z.string() }).nullable(),
+        agent: z.object({ id: idSchema, name: z.string() }).nullable(),
+        outcome: z.enum(['resolved', 'back_to_plan', 'no_answer', 'busy', 'transferred']).nullable(),
+        wait_s: z.number().int().nonnegative().nullable(),
+        handling_s: z.number().int().nonnegative().nullable(),
+        messages: z.array(z.object({ author: z.enum(['customer', 'agent', 'bot', 'system']), agent_name: z.string().nullable(), text: z.string(), at: timestampSchema })),
+      }),
+    )
+    .optional(),
   /** A session of the simulator: left out of lists and counts unless the filter names is_test. */
   is_test: z.boolean(),
   start_time: timestampSchema,

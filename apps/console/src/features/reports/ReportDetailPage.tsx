@@ -10,7 +10,7 @@ import { formatDateTime, formatDuration } from '../../lib/format.ts';
 import { PageError } from '../../lib/PageError.tsx';
 import { Facts, RunVariables } from '../visual-plans/editor/test-panel/RunDetails.tsx';
 import { runBlockName } from '../visual-plans/editor/test-panel/run-texts.ts';
-import { handoffOf, ReportHandoffView } from './ReportHandoff.tsx';
+import { ReportHandoffs } from './ReportHandoff.tsx';
 import { ReportContext, ReportReplay, useReportNaming } from './ReportReplay.tsx';
 import { ReportValue } from './ReportsPage.tsx';
 
@@ -186,9 +186,9 @@ export default function ReportDetailPage() {
                   <Section title={t('reports.detail.summary')} testId="report-summary-section">
                     <Summary report={report.data} />
                   </Section>
-                  {handoffOf(report.data) && (
+                  {(report.data.handoffs?.length ?? 0) > 0 && (
                     <Section title={t('reports.handoff.title')} testId="report-handoff-section">
-                      <ReportHandoffView handoff={handoffOf(report.data)!} />
+                      <ReportHandoffs report={report.data} />
                     </Section>
                   )}
                   <Section title={t('reports.detail.digits')} testId="report-digits-section">

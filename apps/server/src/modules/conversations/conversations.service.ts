@@ -8,6 +8,7 @@
  */
 import {
   type AgentStatus,
+  type CallReportRecord,
   type ConversationAttachment,
   type ConversationDetail,
   type ConversationEvent,
@@ -17,7 +18,7 @@ import {
   conversationLimits,
 } from '@voxplan/contracts';
 import type { DialStatus, EngineEvent, Session } from '@voxplan/engine';
-import { type Kysely, type Selectable, sql } from 'kysely';
+import { type Insertable, type Kysely, type Selectable, sql } from 'kysely';
 import type { AppContext, Scope } from '../../context.ts';
 import type { ConversationMessageTable, ConversationTable, Database } from '../../db/schema.ts';
 import { badRequest, conflict, notFound } from '../../errors.ts';
@@ -175,17 +176,7 @@ export async function openQueueConversation(ctx: ConversationContext, request: Q
   const { session, dial } = request;
   const online = await agentsOnline(ctx.db, session.tenant_id, [dial.destination_id]);
   const now = new Date();
-  const values = {
-    tenant_id: session.tenant_id,
-    session_id: session.id,
-    destination_id: dial.destination_id,
-    channel: session.channel,
-    provider: session.provider,
-    caller: session.caller,
-    protocol: session.protocol ?? '',
-    created_at: now.toISOString(),
-    handoff_revision: request.revision,
-  };
+  const values = handOffValues(request, now.toISOString());
   if ((online.get(dial.destination_id) ?? 0) === 0) {
     // Kept, closed, so that the report and the dashboard count the chat nobody could take.
     const busy = await ctx.db
@@ -197,18 +188,37 @@ export async function openQueueConversation(ctx: ConversationContext, request: Q
     return 'busy';
   }
   const deadline = new Date(now.getTime() + dial.timeout_s * 1000).toISOString();
+  await parkSession(ctx, session.id, { ...values, status: 'waiting', deadline_at: deadline });
+  return null;
+}
+
+/** What a conversation of a hand-off keeps of its session, its destination and the turn that reached the block. */
+export function handOffValues(request: Pick<QueueHandOffRequest, 'session' | 'dial' | 'revision'>, now: string) {
+  const { session, dial } = request;
+  return {
+    tenant_id: session.tenant_id,
+    session_id: session.id,
+    destination_id: dial.destination_id,
+    channel: session.channel,
+    provider: session.provider,
+    caller: session.caller,
+    protocol: session.protocol ?? '',
+    created_at: now,
+    handoff_revision: request.revision,
+  };
+}
+
+/**
+ * Stores the conversation that holds a chat now and parks the session: the sweeper does not end a
+ * chat a person holds (docs/conversations.md). Tells every instance.
+ */
+export async function parkSession(ctx: ConversationContext, sessionId: string, values: Insertable<ConversationTable>): Promise<void> {
   const record = await ctx.db.transaction().execute(async (trx) => {
-    const inserted = await trx
-      .insertInto('conversations')
-      .values({ ...values, status: 'waiting', deadline_at: deadline })
-      .returningAll()
-      .executeTakeFirstOrThrow();
-    // Parked: the sweeper does not end a chat a person holds (docs/conversations.md).
-    await trx.updateTable('sessions').set({ timeout_time: null }).where('id', '=', session.id).where('status', '=', 'waiting').execute();
+    const inserted = await trx.insertInto('conversations').values(values).returningAll().executeTakeFirstOrThrow();
+    await trx.updateTable('sessions').set({ timeout_time: null }).where('id', '=', sessionId).where('status', '=', 'waiting').execute();
     return inserted;
   });
-  await publishRow(ctx, record, 'conversation.waiting');
-  return null;
+  await publishRow(ctx, record, record.status === 'waiting' ? 'conversation.waiting' : 'conversation.taken');
 }
 
 /** The plan takes the chat back: the destination block's exit, run as the hand-off's turn, its replies sent to the customer. */
@@ -598,4 +608,46 @@ export async function conversationSummary(ctx: ConversationContext, scope: Scope
 /** The conversation that holds the session now (waiting or open), if any: where the customer's messages go. */
 export async function activeConversationOf(db: Kysely<Database>, sessionId: string): Promise<ConversationRecord | undefined> {
   return db.selectFrom('conversations').selectAll().where('session_id', '=', sessionId).where('status', '<>', 'closed').executeTakeFirst();
+}
+
+type ReportHandOff = NonNullable<CallReportRecord['handoffs']>[number];
+
+const secondsBetween = (from: string | null, to: string | null): number | null =>
+  from === null || to === null ? null : Math.max(0, Math.round((Date.parse(to) - Date.parse(from)) / 1000));
+
+/**
+ * The hand-offs of each session, for its report: the queue, the agent, the wait (until taken, or
+ * until closed untaken), the handling (taken until closed) and the outcome, with what was said with
+ * the person, the agent named. Two queries for any number of sessions.
+ */
+export async function handOffsOfSessions(db: Kysely<Database>, sessionIds: readonly string[]): Promise<Map<string, ReportHandOff[]>> {
+  const bySession = new Map<string, ReportHandOff[]>();
+  if (sessionIds.length === 0) return bySession;
+  const rows = await selectRows(db).where('c.session_id', 'in', sessionIds).orderBy('c.id').execute();
+  const ids = rows.map((row) => row.id);
+  const messages =
+    ids.length === 0
+      ? []
+      : await db
+          .selectFrom('conversation_messages as m')
+          .leftJoin('users as u', 'u.id', 'm.agent_id')
+          .select(['m.conversation_id', 'm.author', 'm.text', 'm.created_at', 'u.name as agent_name'])
+          .where('m.conversation_id', 'in', ids)
+          .orderBy('m.id')
+          .execute();
+  for (const row of rows) {
+    const handOff: ReportHandOff = {
+      conversation_id: row.id,
+      queue: row.destination_id !== null && row.queue_name !== null ? { id: row.destination_id, name: row.queue_name } : null,
+      agent: row.agent_id !== null && row.agent_name !== null ? { id: row.agent_id, name: row.agent_name } : null,
+      outcome: row.outcome,
+      wait_s: secondsBetween(row.created_at, row.taken_at ?? row.closed_at),
+      handling_s: secondsBetween(row.taken_at, row.closed_at),
+      messages: messages
+        .filter((message) => message.conversation_id === row.id)
+        .map((message) => ({ author: message.author, agent_name: message.author === 'agent' ? (message.agent_name ?? row.queue_name) : null, text: message.text, at: message.created_at })),
+    };
+    bySession.set(row.session_id, [...(bySession.get(row.session_id) ?? []), handOff]);
+  }
+  return bySession;
 }

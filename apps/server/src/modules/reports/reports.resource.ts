@@ -3,6 +3,7 @@ import type { Selectable } from 'kysely';
 import { z } from 'zod';
 import type { CallReportTable } from '../../db/schema.ts';
 import { defineResource, type Row } from '../../resources/definition.ts';
+import { handOffsOfSessions } from '../conversations/conversations.service.ts';
 import { presentReport } from '../sessions/sessions.repository.ts';
 
 /**
@@ -53,5 +54,14 @@ export const reportsResource = defineResource({
   output: callReportSchema,
   createInput: z.never(),
   updateInput: z.never(),
-  present: (rows: Row[]) => rows.map((row) => presentReport(row as unknown as Selectable<CallReportTable>)),
+  async present(rows: Row[], db) {
+    const handOffs = await handOffsOfSessions(db, rows.filter((row) => row.channel === 'chat').map((row) => row.session_id as string));
+    return rows.map((row) => {
+      const report = presentReport(row as unknown as Selectable<CallReportTable>);
+      const handoffs = handOffs.get(row.session_id as string);
+      return handoffs ? { ...report, handoffs } : report;
+    });
+  },
+  // A hand-off's conversation may change after the report is written (an agent closes it later).
+  readTables: ['conversations', 'conversation_messages'],
 });

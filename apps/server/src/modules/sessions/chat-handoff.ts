@@ -17,7 +17,9 @@ export const HANDOFF_EVENT = 'chat.handoff';
 
 /** The answers a receiver may give in `status`: the destination block's exits. */
 export const handOffStatuses = ['answer', 'busy', 'no_answer', 'failed'] as const satisfies readonly DialStatus[];
-type HandOffStatus = (typeof handOffStatuses)[number];
+/** Or `accepted`: the desk keeps the conversation and writes back through the reply URL (docs/conversations.md). */
+export const ACCEPTED = 'accepted';
+type HandOffStatus = (typeof handOffStatuses)[number] | typeof ACCEPTED;
 
 export interface HandOffRequest {
   /** The session as the turn that reached the destination left it. */
@@ -26,6 +28,8 @@ export interface HandOffRequest {
   is_test: boolean;
   /** The same on every attempt of this hand-off: `X-Voxplan-Delivery` and `id` in the body. */
   delivery_id: string;
+  /** Where and with what the desk writes back, should it answer `accepted`. */
+  reply?: { url: string; token: string };
 }
 
 export interface HandOffResult {
@@ -86,6 +90,7 @@ export function handOffBody(request: HandOffRequest, createdTime: string): strin
       timeout_s: dial.timeout_s,
       transcript: dial.transcript ?? session.transcript,
       variables: dial.variables ?? session.variables,
+      ...(request.reply && { reply: request.reply }),
     },
   });
 }
@@ -104,7 +109,7 @@ export function statusOfAnswer(body: string): { status: HandOffStatus; error: st
   }
   const status = typeof parsed === 'object' && parsed !== null ? (parsed as { status?: unknown }).status : undefined;
   if (status === undefined) return { status: 'answer', error: null };
-  return (handOffStatuses as readonly unknown[]).includes(status)
+  return ([...handOffStatuses, ACCEPTED] as readonly unknown[]).includes(status)
     ? { status: status as HandOffStatus, error: null }
     : { status: 'failed', error: `unknown status ${JSON.stringify(status).slice(0, 50)}` };
 }

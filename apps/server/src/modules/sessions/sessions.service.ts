@@ -159,6 +159,17 @@ export interface SessionRuntime {
  */
 export type QueueHandOff = (request: { session: Session; dial: DialAction; revision: number; is_test: boolean }) => Promise<DialStatus | null>;
 
+/**
+ * An outside desk (a URL chat destination) keeps the chat it was handed: `reply` gives the URL and
+ * token its answer `accepted` holds the chat with (modules/conversations/desk.ts).
+ */
+export interface DeskHandOff {
+  /** The reply URL and a new token for the hand-off the turn at `revision` of the session starts. */
+  reply(sessionId: string, revision: number): { url: string; token: string };
+  /** The desk answered `accepted`: the chat is parked in a conversation the desk holds. */
+  accepted(request: { session: Session; dial: DialAction; revision: number; token: string }): Promise<void>;
+}
+
 export interface SessionRuntimeOptions {
   scripts: ScriptRunner;
   clock?: Clock;
@@ -177,6 +188,8 @@ export interface SessionRuntimeOptions {
   handOff?: ChatHandOff;
   /** A `destination` block on a chat reached a queue (a chat destination without URI). */
   queueHandOff?: QueueHandOff;
+  /** A URL chat destination may keep the chat (`accepted`). Without it, `accepted` counts as `answer`. */
+  deskHandOff?: DeskHandOff;
   /** Also run by each chat sweep: conversations nobody took in time (modules/conversations). */
   sweepParked?: () => Promise<unknown>;
   /** Chats the sweeper takes per pass. Default 200. */
@@ -500,9 +513,15 @@ export function createSessionRuntime(ctx: Omit<AppContext, 'sessions' | 'license
         status = exit;
       } else {
         if (!handOff) return;
-        const result = await handOff.send({ session, dial, is_test: isTest, delivery_id: `${sessionId}:${outcome.revision}` });
+        const desk = options.deskHandOff;
+        const reply = desk?.reply(sessionId, outcome.revision);
+        const result = await handOff.send({ session, dial, is_test: isTest, delivery_id: `${sessionId}:${outcome.revision}`, ...(reply && { reply }) });
         if (result.error) log(`hand-off of session ${sessionId} to destination ${dial.destination_id}: ${result.status} after ${result.attempts} attempts (${result.error})`);
-        status = result.status;
+        if (result.status === 'accepted' && desk && reply && !isClosing) {
+          await desk.accepted({ session, dial, revision: outcome.revision, token: reply.token });
+          return;
+        }
+        status = result.status === 'accepted' ? 'answer' : result.status;
       }
       // A server that stops leaves the chat waiting: another turn, or the sweeper, moves it on.
       if (isClosing) return;

@@ -35,7 +35,9 @@ export async function conversationView(db: Kysely<Database>, stored: StoredSessi
     .selectFrom('conversation_messages as m')
     .innerJoin('conversations as c', 'c.id', 'm.conversation_id')
     .leftJoin('users as u', 'u.id', 'm.agent_id')
-    .select(['m.author', 'm.text', 'm.attachment', 'm.created_at', 'u.name as agent_name'])
+    // An outside desk's messages have no user: the customer sees the destination's name.
+    .leftJoin('destinations as d', 'd.id', 'c.destination_id')
+    .select((eb) => ['m.author', 'm.text', 'm.attachment', 'm.created_at', eb.fn.coalesce('u.name', 'd.name').as('agent_name')])
     .where('c.session_id', '=', session.id)
     .where('m.author', 'in', ['customer', 'agent'])
     .orderBy('m.id')

@@ -211,12 +211,13 @@ describe('a chat handed to a person', () => {
     await other.getByTestId('conversation-search').fill('bigger plan');
     await expect.poll(() => rows(other).count()).toBe(1);
 
-    // The chat's report shows its hand-offs, the agents by name, and what was said with them.
+    // The chat's report shows its hand-off (one conversation, transferred to Billing), the agent by name, and what was said.
     await expect.poll(() => widgetMessages(visitor)).toContain('Assistant: Thanks for writing.');
     const report = await harness.server.ctx.db.selectFrom('call_reports').select('id').where('provider', '=', 'webchat').orderBy('id', 'desc').executeTakeFirstOrThrow();
     await other.goto(`/reports/${report.id}`);
     const handoffs = other.getByTestId('report-handoff-section');
-    await expect.poll(() => handoffs.getByTestId('report-handoff').allInnerTexts()).toEqual([expect.stringContaining('Sales queue'), expect.stringContaining('Billing queue')]);
+    await expect.poll(() => handoffs.getByTestId('report-handoff').allInnerTexts()).toEqual([expect.stringContaining('Billing queue')]);
+    expect(await handoffs.innerText()).toContain('bruno');
     expect(await handoffs.innerText()).toContain('Back to the plan');
     expect(await handoffs.getByTestId('report-handoff-messages').first().innerText()).toContain('I want a bigger plan');
   });

@@ -103,9 +103,10 @@ describe('destinations screen', () => {
       const dialog = page.getByRole('dialog');
       await page.getByTestId('destination-new').click();
 
-      // Nothing filled: the name and the URI are required.
+      // Nothing filled: the name is required, and the URI says what it wants (a chat queue takes none, so it may be empty).
       await page.getByTestId('destination-save').click();
-      await expect.poll(() => dialog.getByText(texts.required).count()).toBe(2);
+      await expect.poll(() => dialog.getByText(texts.required).count()).toBe(1);
+      await expect.poll(() => dialog.getByText(texts.voice).count()).toBe(1);
 
       // No name and a URI that is no SIP or tel URI: both said at once.
       for (const uri of ['pbx.example.com', 'sip:100@', 'tel:call-me', 'https://chat.example.com/bot']) {

@@ -8,10 +8,10 @@ const en = {
   placeholder: 'Type your message…',
   send: 'Send',
   typing: 'Typing…',
-  /** A person who took the chat over (docs/conversations.md) is typing; {name} is theirs. */
-  agentTyping: '{name} is typing…',
   you: 'You',
   them: 'Assistant',
+  /** `{name}`: the person who has the conversation. */
+  agentTyping: '{name} is typing…',
   options: 'Choose an option',
   ended: 'This conversation has ended.',
   restart: 'Start a new conversation',
@@ -32,9 +32,9 @@ const pt: Words = {
   placeholder: 'Digite sua mensagem…',
   send: 'Enviar',
   typing: 'Digitando…',
-  agentTyping: '{name} está digitando…',
   you: 'Você',
   them: 'Atendente',
+  agentTyping: '{name} está digitando…',
   options: 'Escolha uma opção',
   ended: 'Esta conversa foi encerrada.',
   restart: 'Iniciar uma nova conversa',

@@ -21,7 +21,8 @@ h2{margin:0;font-size:16px;font-weight:600}
 .close{border:0;background:transparent;color:inherit;cursor:pointer;font-size:22px;line-height:1;width:32px;height:32px;border-radius:6px}
 .log{flex:1;overflow-y:auto;padding:12px;display:flex;flex-direction:column;gap:8px;margin:0;list-style:none}
 .msg{max-width:85%;padding:8px 12px;border-radius:12px;white-space:pre-wrap;overflow-wrap:anywhere}
-.plan{align-self:flex-start;background:var(--plan)}
+.plan,.agent{align-self:flex-start;background:var(--plan)}
+.name{display:block;font-size:12px;font-weight:600;margin-bottom:2px}
 .user{align-self:flex-end;background:var(--accent);color:var(--on-accent)}
 .sr{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 .options{display:flex;flex-wrap:wrap;gap:6px;padding:0 12px 8px}

@@ -30,6 +30,18 @@ function messageId(): string {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** A message of the transcript: the plan's, the customer's, or a person's who took the conversation over (docs/conversations.md), with their name. */
+type Message = WebchatConversation['messages'][number];
+/** A long poll's answer while a person has the conversation: "<name> is typing". */
+interface TypingNotice {
+  type: 'typing';
+  agent_name: string;
+}
+/** How long "<name> is typing" stays without a new notice or message. */
+const TYPING_SHOWN_MS = 6000;
+
+const isTypingNotice = (answer: unknown): answer is TypingNotice => typeof answer === 'object' && answer !== null && (answer as { type?: unknown }).type === 'typing';
+
 interface Stored {
   id?: string;
   open?: boolean;
@@ -92,17 +104,26 @@ function mount(tag: HTMLScriptElement): void {
   let sending = false;
   let poll: AbortController | null = null;
 
-  // A person who took the chat over is named on their messages (docs/conversations.md).
-  const bubble = (message: WebchatConversation['messages'][number]) =>
-    message.from === 'agent'
-      ? h('div', { class: 'msg plan agent' }, h('strong', {}, `${message.agent_name || words.them}: `), message.text)
-      : h('div', { class: `msg ${message.from}` }, h('span', { class: 'sr' }, `${message.from === 'user' ? words.you : words.them}: `), message.text);
+  let agentTypingTimer: ReturnType<typeof setTimeout> | undefined;
 
-  /** Whether the status shows a person typing (told by a poll), rather than the plan's turn running. */
-  let showsAgentTyping = false;
-  function setTyping(on: boolean, label = words.typing): void {
-    showsAgentTyping = false;
-    status.replaceChildren(...(on ? [h('span', { class: 'dots', 'aria-hidden': 'true' }, h('span'), h('span'), h('span')), h('span', { class: 'sr' }, label)] : []));
+  const bubble = (from: Message['from'], text: string, agentName?: string | null) =>
+    from === 'agent'
+      ? // The person's name is shown, so the customer knows who answers; a screen reader reads it once, from the label.
+        h('div', { class: 'msg agent' }, h('span', { class: 'name' }, agentName || words.them), text)
+      : h('div', { class: `msg ${from}` }, h('span', { class: 'sr' }, `${from === 'user' ? words.you : words.them}: `), text);
+
+  const dots = () => h('span', { class: 'dots', 'aria-hidden': 'true' }, h('span'), h('span'), h('span'));
+
+  function setTyping(on: boolean): void {
+    clearTimeout(agentTypingTimer);
+    status.replaceChildren(...(on ? [dots(), h('span', { class: 'sr' }, words.typing)] : []));
+  }
+
+  /** "<name> is typing…", in words as well as dots, until a message comes or the notice lapses. */
+  function showAgentTyping(name: string): void {
+    clearTimeout(agentTypingTimer);
+    status.replaceChildren(dots(), h('span', { 'data-agent-typing': '' }, words.agentTyping.replace('{name}', name)));
+    agentTypingTimer = setTimeout(() => status.replaceChildren(), TYPING_SHOWN_MS);
   }
 
   function showError(error: unknown): void {
@@ -112,7 +133,12 @@ function mount(tag: HTMLScriptElement): void {
       code === 'webchat_rate_limited' ? words.rateLimited : busy ? words.busy : code === 'webchat_origin_refused' || code === 'webchat_key_not_found' ? words.refused : words.failed;
   }
 
-  function render(view: WebchatConversation): void {
+  function render(answer: WebchatConversation | TypingNotice): void {
+    if (isTypingNotice(answer)) {
+      showAgentTyping(answer.agent_name);
+      return;
+    }
+    const view = answer;
     // A slower answer (a poll) must not undo a newer one (the message's).
     if (conversation && view.conversation_id === conversation.conversation_id && view.revision < conversation.revision) return;
     if (view.conversation_id !== conversation?.conversation_id || view.messages.length < shown) {
@@ -120,11 +146,11 @@ function mount(tag: HTMLScriptElement): void {
       shown = 0;
     }
     log.querySelectorAll('.pending').forEach((pending) => pending.remove());
-    for (const message of view.messages.slice(shown)) log.append(bubble(message));
-    if (view.typing) {
-      setTyping(true, words.agentTyping.replace('{name}', view.typing.agent_name));
-      showsAgentTyping = true;
-    } else if (showsAgentTyping) setTyping(false);
+    const added = view.messages.slice(shown);
+    for (const message of added) log.append(bubble(message.from, message.text, message.agent_name));
+    // The person's message has come: they are no longer typing it.
+    if (added.some((message) => message.from === 'agent')) setTyping(false);
+    if (view.typing) showAgentTyping(view.typing.agent_name);
     shown = view.messages.length;
     conversation = view;
     save({ id: view.conversation_id });
@@ -191,7 +217,7 @@ function mount(tag: HTMLScriptElement): void {
     sending = true;
     send.disabled = true;
     alert.textContent = '';
-    const pending = bubble({ from: 'user', text: trimmed, at: '' });
+    const pending = bubble('user', trimmed);
     pending.classList.add('pending');
     log.append(pending);
     log.scrollTop = log.scrollHeight;

@@ -21,6 +21,14 @@ const admin: RoleName[] = ['admin'];
 /** Every screen of the console: one list, read by the router, the menu and the guard. */
 export const areaRoutes: AreaRoute[] = [
   { paths: ['/dashboard', '/painel-de-controle'], titleKey: 'nav.dashboard', inMenu: true, icon: 'dashboard', page: lazy(() => import('../features/dashboard/DashboardPage.tsx')) },
+  {
+    paths: ['/conversations', '/conversas'],
+    titleKey: 'nav.conversations',
+    inMenu: true,
+    nested: true,
+    icon: 'conversations',
+    page: lazy(() => import('../features/conversations/ConversationsArea.tsx')),
+  },
   { paths: ['/destination'], titleKey: 'nav.destinations', inMenu: true, icon: 'destination', page: lazy(() => import('../features/destinations/DestinationsPage.tsx')) },
   { paths: ['/numbers', '/numeros'], titleKey: 'nav.numbers', inMenu: true, icon: 'numbers', page: lazy(() => import('../features/numbers/NumbersPage.tsx')) },
   {

@@ -10,6 +10,7 @@ import { FullPageLoader } from '../guard.tsx';
 import { type AreaRoute, areaOf, areaRoutes, isAllowed } from '../routes.tsx';
 import { ColorSchemeToggle } from './ColorSchemeToggle.tsx';
 import { areaIcons } from './icons.tsx';
+import { menuCounts } from './menu-counts.tsx';
 import { useLayoutPreferences } from './preferences.ts';
 import { TenantPicker } from './TenantPicker.tsx';
 import { TopMenu } from './TopMenu.tsx';
@@ -27,6 +28,7 @@ function MenuLinks({ areas, onNavigate }: { areas: AreaRoute[]; onNavigate?: () 
     <Stack gap={4}>
       {areas.map((area) => {
         const Icon = areaIcons[area.icon]!;
+        const Count = menuCounts[area.icon];
         return (
           <NavLink
             key={area.paths[0]}
@@ -34,6 +36,7 @@ function MenuLinks({ areas, onNavigate }: { areas: AreaRoute[]; onNavigate?: () 
             to={area.paths[0]!}
             label={t(area.titleKey)}
             leftSection={<Icon size={18} />}
+            rightSection={Count && <Count />}
             active={area === current}
             onClick={onNavigate}
             style={{ borderRadius: 'var(--mantine-radius-md)' }}

@@ -5,6 +5,7 @@ import { useTranslation } from 'react-i18next';
 import { Link, useLocation } from 'react-router';
 import { type AreaRoute, areaOf } from '../routes.tsx';
 import { areaIcons } from './icons.tsx';
+import { menuCounts } from './menu-counts.tsx';
 import { fittingItemCount } from './menu-overflow.ts';
 
 const ITEM_STYLE = { borderRadius: 'var(--mantine-radius-md)', whiteSpace: 'nowrap' } as const;
@@ -12,7 +13,10 @@ const ITEM_STYLE = { borderRadius: 'var(--mantine-radius-md)', whiteSpace: 'nowr
 function AreaLink({ area, active }: { area: AreaRoute; active: boolean }) {
   const { t } = useTranslation();
   const Icon = areaIcons[area.icon]!;
-  return <NavLink component={Link} to={area.paths[0]!} label={t(area.titleKey)} leftSection={<Icon size={18} />} active={active} w="auto" style={ITEM_STYLE} />;
+  const Count = menuCounts[area.icon];
+  return (
+    <NavLink component={Link} to={area.paths[0]!} label={t(area.titleKey)} leftSection={<Icon size={18} />} rightSection={Count && <Count />} active={active} w="auto" style={ITEM_STYLE} />
+  );
 }
 
 /**
@@ -72,8 +76,9 @@ export function TopMenu({ areas }: { areas: AreaRoute[] }) {
           <Menu.Dropdown>
             {overflow.map((area) => {
               const Icon = areaIcons[area.icon]!;
+              const Count = menuCounts[area.icon];
               return (
-                <Menu.Item key={area.paths[0]} component={Link} to={area.paths[0]!} leftSection={<Icon size={16} />} data-active={area === current || undefined}>
+                <Menu.Item key={area.paths[0]} component={Link} to={area.paths[0]!} leftSection={<Icon size={16} />} rightSection={Count && <Count />} data-active={area === current || undefined}>
                   {t(area.titleKey)}
                 </Menu.Item>
               );

@@ -11,6 +11,7 @@ import {
   IconInfoCircle,
   IconKey,
   IconLock,
+  IconMessages,
   IconMusic,
   IconPhone,
   IconSettings,
@@ -23,6 +24,7 @@ import {
 
 export const areaIcons: Record<string, Icon> = {
   dashboard: IconDashboard,
+  conversations: IconMessages,
   destination: IconAntenna,
   numbers: IconPhone,
   schedule: IconClock,

@@ -10,6 +10,7 @@ import { LiveSessions } from './LiveSessions.tsx';
 import { browserTimeZone, chartPeriod, type DayText, dayText, type Period, periodKinds, type PeriodKind, periodOf } from './period.ts';
 import { PeriodFigures } from './PeriodFigures.tsx';
 import { PlanStats } from './PlanStats.tsx';
+import { QueueFigures } from './QueueFigures.tsx';
 import { SystemStatus } from './SystemStatus.tsx';
 import { useStats, useStatsRefresh } from './use-stats.ts';
 
@@ -51,6 +52,7 @@ export default function DashboardPage() {
 
       <SystemStatus refreshSeconds={refreshSeconds} />
       <LiveSessions />
+      <QueueFigures refreshSeconds={refreshSeconds} />
 
       <section aria-labelledby="dashboard-period">
         <Group justify="space-between" mb="sm" align="flex-end">

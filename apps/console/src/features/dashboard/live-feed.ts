@@ -39,19 +39,55 @@ export function pause(ms: number, signal: AbortSignal): Promise<void> {
 }
 
 /**
+ * One connection of an event stream: aborted by `stop`, or by a silence longer than SILENCE_MS
+ * (`heard` restarts the clock at each message or ping); `dispose` once it is over.
+ */
+export function watchedConnection(stop: AbortSignal): { connection: AbortController; abort(): void; heard(): void; dispose(): void } {
+  const connection = new AbortController();
+  const abort = () => connection.abort();
+  stop.addEventListener('abort', abort);
+  let silence: ReturnType<typeof setTimeout> | undefined;
+  return {
+    connection,
+    abort,
+    heard() {
+      clearTimeout(silence);
+      silence = setTimeout(abort, SILENCE_MS);
+    },
+    dispose() {
+      clearTimeout(silence);
+      stop.removeEventListener('abort', abort);
+    },
+  };
+}
+
+/**
+ * Runs `once` (one connection) again and again until `stop` aborts, waiting between (1 s, 2 s, 4 s…
+ * up to 30 s; from 1 s again after a connection that stayed up a while), and says so to `status`.
+ */
+export async function keepFollowing(once: () => Promise<void>, status: (status: LiveStatus) => void, stop: AbortSignal, wait = pause): Promise<void> {
+  status('connecting');
+  for (let attempt = 0; !stop.aborted; ) {
+    const began = Date.now();
+    try {
+      await once();
+    } catch {
+      // A refused or broken connection: tried again below, as one that ended.
+    }
+    if (stop.aborted) return;
+    status('reconnecting');
+    if (Date.now() - began > SILENCE_MS) attempt = 0;
+    await wait(reconnectDelayMs(attempt++), stop);
+  }
+}
+
+/**
  * One connection: the stream is opened first and the snapshot asked next, so that no event falls
  * between them (those arriving before the snapshot wait for it, then apply over it). Ends when the
  * stream ends, fails or stays silent too long.
  */
 async function followOnce(source: LiveFeedSource, listener: LiveFeedListener, stop: AbortSignal): Promise<void> {
-  const connection = new AbortController();
-  const abortConnection = () => connection.abort();
-  stop.addEventListener('abort', abortConnection);
-  let silence: ReturnType<typeof setTimeout> | undefined;
-  const heard = () => {
-    clearTimeout(silence);
-    silence = setTimeout(abortConnection, SILENCE_MS);
-  };
+  const { connection, abort: abortConnection, heard, dispose } = watchedConnection(stop);
   try {
     const body = await source.open(connection.signal);
     heard();
@@ -79,8 +115,7 @@ async function followOnce(source: LiveFeedSource, listener: LiveFeedListener, st
     }
     await snapshot;
   } finally {
-    clearTimeout(silence);
-    stop.removeEventListener('abort', abortConnection);
+    dispose();
   }
 }
 
@@ -89,18 +124,6 @@ async function followOnce(source: LiveFeedSource, listener: LiveFeedListener, st
  * up to 30 s; from 1 s again after a connection that stayed up a while) and starts over from a new
  * snapshot, since events may have been missed meanwhile.
  */
-export async function followLiveFeed(source: LiveFeedSource, listener: LiveFeedListener, stop: AbortSignal, wait = pause): Promise<void> {
-  listener.status('connecting');
-  for (let attempt = 0; !stop.aborted; ) {
-    const began = Date.now();
-    try {
-      await followOnce(source, listener, stop);
-    } catch {
-      // A refused or broken connection: tried again below, as one that ended.
-    }
-    if (stop.aborted) return;
-    listener.status('reconnecting');
-    if (Date.now() - began > SILENCE_MS) attempt = 0;
-    await wait(reconnectDelayMs(attempt++), stop);
-  }
+export function followLiveFeed(source: LiveFeedSource, listener: LiveFeedListener, stop: AbortSignal, wait = pause): Promise<void> {
+  return keepFollowing(() => followOnce(source, listener, stop), (status) => listener.status(status), stop, wait);
 }

@@ -1,5 +1,14 @@
-import { Select, Stack, Textarea, TextInput } from '@mantine/core';
-import { type Destination, type DestinationKind, destinationCreateSchema, destinationKinds, destinationUpdateSchema, destinationUriMaxLength } from '@voxplan/contracts';
+import { SegmentedControl, Select, Stack, Textarea, TextInput } from '@mantine/core';
+import {
+  type ChatTarget,
+  chatTargets,
+  type Destination,
+  type DestinationKind,
+  destinationCreateSchema,
+  destinationKinds,
+  destinationUpdateSchema,
+  destinationUriMaxLength,
+} from '@voxplan/contracts';
 import { useTranslation } from 'react-i18next';
 import { AppModal, useDialogTitle } from '../../lib/AppModal.tsx';
 import { FormActions } from '../../lib/forms/FormActions.tsx';
@@ -8,13 +17,16 @@ import { TenantChoiceField, useTenantChoice } from '../../lib/forms/tenant-choic
 import { useSchemaForm } from '../../lib/forms/use-schema-form.ts';
 import { toast } from '../../lib/notify.ts';
 import { useResourceMutations } from '../../lib/table/use-resource.ts';
+import { AgentsField } from './AgentsField.tsx';
 import { kindLabelKey } from './kinds.ts';
 
-type Values = { name: string; kind: DestinationKind; uri: string; description: string };
+type Values = { name: string; kind: DestinationKind; uri: string; description: string; chat_target: ChatTarget | null; agent_ids: number[] };
 
 /**
  * Create (no destination) or edit (a destination). The URI field's hint and example follow the
- * kind; an edit sends the kind and the URI together, so the schema checks them as a pair.
+ * kind; an edit sends the kind and the URI together, so the schema checks them as a pair. A chat
+ * destination hands the chat to a URL (an outside desk) or to a queue, whose agents are chosen
+ * here and answer in the console (docs/conversations.md).
  */
 export function DestinationFormModal({ destination, opened, onClose }: { destination?: Destination; opened: boolean; onClose(): void }) {
   const { t } = useTranslation();
@@ -28,6 +40,8 @@ export function DestinationFormModal({ destination, opened, onClose }: { destina
       kind: destination?.kind ?? 'voice',
       uri: destination?.uri ?? '',
       description: destination?.description ?? '',
+      chat_target: destination?.chat_target ?? null,
+      agent_ids: destination?.agent_ids ?? [],
     },
     submit: (values) => (destination ? update.mutateAsync({ id: destination.id, input: values }) : create.mutateAsync(values)),
     onSuccess: () => {
@@ -35,7 +49,8 @@ export function DestinationFormModal({ destination, opened, onClose }: { destina
       onClose();
     },
   });
-  const kind = form.getValues().kind;
+  const { kind, chat_target: chatTarget } = form.getValues();
+  const queue = kind === 'chat' && chatTarget === 'queue';
 
   return (
     <AppModal
@@ -56,12 +71,37 @@ export function DestinationFormModal({ destination, opened, onClose }: { destina
             data={destinationKinds.map((value) => ({ value, label: t(kindLabelKey(value)) }))}
             {...form.getInputProps('kind')}
             onChange={(value) => {
-              form.setFieldValue('kind', (value ?? 'voice') as DestinationKind);
+              const next = (value ?? 'voice') as DestinationKind;
+              form.setFieldValue('kind', next);
+              // A voice destination has no chat target; a chat one hands to a URL unless told otherwise.
+              form.setFieldValue('chat_target', next === 'chat' ? (chatTarget ?? 'url') : null);
               // The message said what the other kind wants; the next submit says what this one does.
               form.clearFieldError('uri');
             }}
             data-testid="destination-kind"
           />
+          {kind === 'chat' && (
+            <SegmentedControl
+              aria-label={t('destinations.chatTarget')}
+              value={chatTarget ?? 'url'}
+              onChange={(value) => {
+                form.setFieldValue('chat_target', value as ChatTarget);
+                // A queue takes no URL: one typed before would be refused.
+                if (value === 'queue') form.setFieldValue('uri', '');
+                form.clearFieldError('uri');
+              }}
+              data={chatTargets.map((value) => ({ value, label: t(`destinations.chatTargets.${value}`) }))}
+              data-testid="destination-chat-target"
+            />
+          )}
+          {queue ? (
+            <AgentsField
+              tenantId={destination?.tenant_id ?? tenant.tenantId}
+              value={form.values.agent_ids}
+              onChange={(ids) => form.setFieldValue('agent_ids', ids)}
+              error={form.errors.agent_ids as string | undefined}
+            />
+          ) : (
           <MaskedInput
             mask="uri"
             label={t('destinations.uri')}
@@ -75,6 +115,7 @@ export function DestinationFormModal({ destination, opened, onClose }: { destina
             value={form.values.uri}
             data-testid="destination-uri"
           />
+          )}
           <Textarea
             label={t('destinations.description')}
             autosize

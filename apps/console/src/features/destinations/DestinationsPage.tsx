@@ -9,6 +9,17 @@ import { useRemoveRow } from '../../lib/table/use-remove-row.ts';
 import { DestinationFormModal } from './DestinationFormModal.tsx';
 import { kindOptions } from './kinds.ts';
 
+/** A queue has no URI: its cell says it is a queue and how many agents serve it. */
+function UriCell({ destination }: { destination: Destination }) {
+  const { t } = useTranslation();
+  if (destination.chat_target === 'queue') return <Text size="sm">{t('destinations.queueOf', { count: destination.agent_ids.length })}</Text>;
+  return (
+    <Text size="sm" ff="monospace" style={{ wordBreak: 'break-all' }}>
+      {destination.uri}
+    </Text>
+  );
+}
+
 const columns: Column<Destination>[] = [
   { field: 'name', labelKey: 'destinations.name', type: 'text' },
   { field: 'kind', labelKey: 'destinations.kind', type: 'enum', options: kindOptions },
@@ -16,11 +27,7 @@ const columns: Column<Destination>[] = [
     field: 'uri',
     labelKey: 'destinations.uri',
     type: 'text',
-    render: (destination) => (
-      <Text size="sm" ff="monospace" style={{ wordBreak: 'break-all' }}>
-        {destination.uri}
-      </Text>
-    ),
+    render: (destination) => <UriCell destination={destination} />,
   },
   { field: 'description', labelKey: 'destinations.description', type: 'text' },
 ];

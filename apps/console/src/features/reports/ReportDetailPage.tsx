@@ -10,6 +10,7 @@ import { formatDateTime, formatDuration } from '../../lib/format.ts';
 import { PageError } from '../../lib/PageError.tsx';
 import { Facts, RunVariables } from '../visual-plans/editor/test-panel/RunDetails.tsx';
 import { runBlockName } from '../visual-plans/editor/test-panel/run-texts.ts';
+import { ReportHandoffs } from './ReportHandoff.tsx';
 import { ReportContext, ReportReplay, useReportNaming } from './ReportReplay.tsx';
 import { ReportValue } from './ReportsPage.tsx';
 
@@ -185,6 +186,11 @@ export default function ReportDetailPage() {
                   <Section title={t('reports.detail.summary')} testId="report-summary-section">
                     <Summary report={report.data} />
                   </Section>
+                  {(report.data.handoffs?.length ?? 0) > 0 && (
+                    <Section title={t('reports.handoff.title')} testId="report-handoff-section">
+                      <ReportHandoffs report={report.data} />
+                    </Section>
+                  )}
                   <Section title={t('reports.detail.digits')} testId="report-digits-section">
                     <Digits report={report.data} />
                   </Section>

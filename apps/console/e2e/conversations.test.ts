@@ -1,0 +1,291 @@
+/**
+ * Conversations (issue 30, docs/conversations.md) in Chromium with two browser contexts: a visitor
+ * on a third-party page with the web chat widget talks to a plan that hands the chat to a queue; an
+ * agent in the console takes it, both write, the agent transfers and closes back to the plan. Also:
+ * two agents taking one chat (one is told), no agent online (the block's busy exit), the queue
+ * destination's form, and the screen in Portuguese and dark, axe-clean.
+ */
+import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import type { Destination, PhoneNumber } from '@voxplan/contracts';
+import type { Page } from 'playwright-core';
+import { build } from 'vite';
+import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
+import { createTenantMember, createTenantUser, type TenantMember } from '../../server/test/harness.ts';
+import { planEdge, planNode, storePlan } from '../../server/test/sessions-helpers.ts';
+import { accessibilityViolations, type ConsoleHarness, startConsole } from './harness.ts';
+
+const webchatRoot = path.resolve(import.meta.dirname, '../../webchat');
+
+let harness: ConsoleHarness;
+let widgetDir: string;
+let site: http.Server;
+let sitePort: number;
+let adminToken: string;
+let ana: TenantMember;
+let bruno: TenantMember;
+let guest: TenantMember;
+let sales: Destination;
+let billing: Destination;
+let number: PhoneNumber;
+
+/** The plan: a greeting, the hand-off to the queue, and what the plan says when the chat comes back or no one is there. */
+function handoffPlan(queueId: number) {
+  return {
+    name: 'Shop chat',
+    version: 1,
+    format_version: 1,
+    settings: { session_timeout_min: 10, chat_text: 'Closing this idle chat.', sync_with_voice_text: false, webhook: '' },
+    nodes: [
+      planNode('start', 'start', { hangup_chat_message: 'Thanks for writing.' }),
+      planNode('hello', 'play_message', { voice_text: 'Hello.', chat_text: 'Hello! Let me find someone for you.' }),
+      planNode('queue', 'destination', { destination_id: queueId, timeout_s: 600 }),
+      planNode('back', 'play_message', { voice_text: 'Back.', chat_text: 'The plan again: anything else?' }),
+      planNode('busy', 'play_message', { voice_text: 'Busy.', chat_text: 'Everyone is away; write to us later.' }),
+    ],
+    edges: [planEdge('start', 'next', 'hello'), planEdge('hello', 'next', 'queue'), planEdge('queue', 'answer', 'back'), planEdge('queue', 'busy', 'busy')],
+  };
+}
+
+function pageHtml(): string {
+  const tag = `<script src="${harness.baseUrl}/widget.js" data-key="${number.webchat_key}" async></script>`;
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Shop</title></head><body><main><h1>Shop</h1></main>${tag}</body></html>`;
+}
+
+beforeAll(async () => {
+  widgetDir = fs.mkdtempSync(path.join(os.tmpdir(), 'voxplan-widget-'));
+  await build({ root: webchatRoot, configFile: path.join(webchatRoot, 'vite.config.ts'), logLevel: 'silent', build: { outDir: widgetDir } });
+  harness = await startConsole({ WEBCHAT_DIR: widgetDir });
+  site = http.createServer((_request, response) => response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(pageHtml()));
+  await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
+  sitePort = (site.address() as AddressInfo).port;
+
+  adminToken = await harness.server.login();
+  ana = await createTenantMember(harness.server, adminToken, 'shop');
+  bruno = await createTenantUser(harness.server, adminToken, ana.tenantId, 'bruno', 'user');
+  guest = await createTenantUser(harness.server, adminToken, ana.tenantId, 'watcher', 'guest');
+  const queue = async (name: string, agents: number[]) => {
+    const created = await harness.server.call({ method: 'POST', url: '/destinations', token: ana.token, payload: { name, kind: 'chat', chat_target: 'queue', agent_ids: agents } });
+    expect(created.statusCode, created.body).toBe(201);
+    return created.json<Destination>();
+  };
+  sales = await queue('Sales queue', [ana.userId, bruno.userId]);
+  billing = await queue('Billing queue', [bruno.userId]);
+  const plan = await storePlan(harness.server.ctx, ana.tenantId, handoffPlan(sales.id));
+  const created = await harness.server.call({
+    method: 'POST',
+    url: '/numbers',
+    token: ana.token,
+    payload: { number: '+551140000301', provider: 'webchat', chat_plan_id: plan, webchat_origins: [`http://localhost:${sitePort}`] },
+  });
+  expect(created.statusCode, created.body).toBe(201);
+  number = created.json<PhoneNumber>();
+});
+
+afterAll(async () => {
+  await harness?.close();
+  await new Promise((resolve) => site?.close(resolve));
+  fs.rmSync(widgetDir, { recursive: true, force: true });
+});
+
+/** Each test's browsers, closed after it: an agent's console left open would keep them online for the next. */
+const opened: Page[] = [];
+afterEach(async () => {
+  for (const page of opened.splice(0)) await page.context().close();
+});
+
+/** A visitor on the shop's page with the chat open. */
+async function openShop(): Promise<Page> {
+  const { page } = await harness.newPage();
+  opened.push(page);
+  await page.goto(`http://localhost:${sitePort}/`);
+  await page.getByRole('button', { name: 'Open chat' }).click();
+  return page;
+}
+
+const widgetMessages = (page: Page) => page.getByRole('log').locator('.msg').allTextContents();
+
+/** An agent on the Conversations screen, online (the screen's event stream is open). */
+async function openConsole(who: TenantMember, options: { locale?: string; colorScheme?: 'light' | 'dark' } = {}): Promise<Page> {
+  const { page } = await harness.newPage(options);
+  opened.push(page);
+  await harness.signIn(page, who.username, who.password);
+  await page.goto('/conversations');
+  await expect.poll(() => page.getByTestId('conversation-feed-status').getAttribute('data-status')).toBe('live');
+  return page;
+}
+
+const rows = (page: Page) => page.getByTestId('conversation-row');
+const consoleMessages = (page: Page) => page.getByTestId('conversation-transcript').getByTestId('conversation-message').allInnerTexts();
+
+describe('the queue destination form', () => {
+  test('an administrator makes a chat destination a queue and picks its agents by name', async () => {
+    const { page } = await harness.newPage();
+    await page.addInitScript((tenantId) => localStorage.setItem('default-tenant', String(tenantId)), ana.tenantId);
+    await harness.signIn(page);
+    await page.goto('/destination');
+    await page.getByTestId('destination-new').click();
+    await page.getByTestId('destination-name').fill('Support queue');
+    await page.getByTestId('destination-kind').click();
+    await page.getByRole('option', { name: 'Chat', exact: true }).click();
+    await page.getByTestId('destination-chat-target').getByText('A queue (agents in the console)').click();
+    expect(await page.getByTestId('destination-uri').count()).toBe(0);
+    // None chosen: the server's rule, in the person's words.
+    await page.getByTestId('destination-save').click();
+    await expect.poll(() => page.getByText('A queue needs at least one agent.').count()).toBeGreaterThan(0);
+    await page.getByTestId('destination-agents').click();
+    await page.getByRole('option', { name: 'bruno', exact: true }).click();
+    await page.keyboard.press('Escape');
+    await page.getByTestId('destination-save').click();
+    await expect.poll(() => page.getByText('Destination created.').count()).toBe(1);
+    const stored = (await harness.server.call({ method: 'GET', url: '/destinations', token: ana.token })).json<Destination[]>().find((row) => row.name === 'Support queue');
+    expect(stored).toMatchObject({ kind: 'chat', chat_target: 'queue', uri: '', agent_ids: [bruno.userId] });
+    await expect.poll(() => page.getByTestId('table-row').filter({ hasText: 'Support queue' }).innerText()).toContain('Queue · 1 agent');
+  });
+});
+
+describe('a chat handed to a person', () => {
+  test('the visitor is handed over, an agent takes the chat, both write, the agent transfers it and closes it back to the plan', async () => {
+    const agent = await openConsole(ana);
+    const other = await openConsole(bruno);
+    const visitor = await openShop();
+    await expect.poll(() => widgetMessages(visitor)).toEqual(['Assistant: Hello! Let me find someone for you.']);
+
+    // The chat appears, live, in the waiting list of both agents of the queue, and in the menu's count.
+    await expect.poll(() => rows(agent).count()).toBe(1);
+    await expect.poll(() => rows(other).count()).toBe(1);
+    await expect.poll(() => agent.getByTestId('menu-conversations-count').innerText()).toBe('1');
+    await rows(agent).first().click();
+    await expect.poll(() => consoleMessages(agent)).toEqual([expect.stringContaining('Hello! Let me find someone for you.')]);
+    await agent.getByTestId('conversation-take').click();
+    await expect.poll(() => agent.getByTestId('conversation-status').textContent()).toBe('Open');
+    // Taken: it leaves the other agent's waiting list without a reload.
+    await expect.poll(() => rows(other).count()).toBe(0);
+
+    // The agent writes (Enter sends; Shift+Enter is a new line); the visitor sees it with the agent's name.
+    const input = agent.getByTestId('conversation-input');
+    await input.fill('Hi, I am Ana.');
+    await input.press('Shift+Enter');
+    await input.press('End');
+    await input.pressSequentially('How can I help?');
+    expect(await input.inputValue()).toBe('Hi, I am Ana.\nHow can I help?');
+    await input.press('Enter');
+    await expect.poll(() => widgetMessages(visitor)).toContain('shop-userHi, I am Ana.\nHow can I help?');
+    expect(await input.inputValue()).toBe('');
+
+    // Typing shows in the widget as "<name> is typing…".
+    await input.pressSequentially('One moment');
+    await expect.poll(() => visitor.getByRole('status').innerText()).toBe('shop-user is typing…');
+    await input.fill('');
+
+    // The visitor answers: the agent sees it arrive.
+    const field = visitor.getByRole('textbox', { name: 'Your message' });
+    await field.fill('I want a bigger plan');
+    await field.press('Enter');
+    await expect.poll(() => consoleMessages(agent)).toContainEqual(expect.stringContaining('I want a bigger plan'));
+
+    // Transfer to another queue by its shortcut: it is no longer the agent's, and waits in Billing for Bruno.
+    await agent.keyboard.press('Alt+KeyR');
+    await agent.getByTestId('transfer-target').click();
+    await agent.getByRole('option', { name: 'Billing queue' }).click();
+    await agent.getByTestId('transfer-confirm').click();
+    await expect.poll(() => agent.getByText('The chat was transferred.').count()).toBe(1);
+    await expect.poll(() => rows(other).count()).toBe(1);
+    const inBilling = (await harness.server.call({ method: 'GET', url: '/conversations?status=waiting', token: bruno.token })).json<{ queue: { id: number } }[]>();
+    expect(inBilling.map((row) => row.queue.id)).toEqual([billing.id]);
+    await rows(other).first().click();
+    await other.getByTestId('conversation-take').click();
+    await expect.poll(() => other.getByTestId('conversation-status').textContent()).toBe('Open');
+
+    // Closed back to the plan: the plan goes on through the block's answer exit.
+    await other.getByTestId('conversation-close').click();
+    await other.getByTestId('close-back').click();
+    await expect.poll(() => other.getByTestId('conversation-status').textContent()).toBe('Closed');
+    await expect.poll(() => widgetMessages(visitor)).toContain('Assistant: The plan again: anything else?');
+
+    // The closed chat is found by its customer's words.
+    await other.getByTestId('conversation-tab-closed').click();
+    await other.getByTestId('conversation-search').fill('bigger plan');
+    await expect.poll(() => rows(other).count()).toBe(1);
+
+    // The chat's report shows its hand-off (one conversation, transferred to Billing), the agent by name, and what was said.
+    await expect.poll(() => widgetMessages(visitor)).toContain('Assistant: Thanks for writing.');
+    const report = await harness.server.ctx.db.selectFrom('call_reports').select('id').where('provider', '=', 'webchat').orderBy('id', 'desc').executeTakeFirstOrThrow();
+    await other.goto(`/reports/${report.id}`);
+    const handoffs = other.getByTestId('report-handoff-section');
+    await expect.poll(() => handoffs.getByTestId('report-handoff').allInnerTexts()).toEqual([expect.stringContaining('Billing queue')]);
+    expect(await handoffs.innerText()).toContain('bruno');
+    expect(await handoffs.innerText()).toContain('Back to the plan');
+    expect(await handoffs.getByTestId('report-handoff-messages').first().innerText()).toContain('I want a bigger plan');
+  });
+
+  test('two agents take the same chat: one has it, the other sees it taken and cannot write', async () => {
+    const first = await openConsole(ana);
+    const second = await openConsole(bruno);
+    await openShop();
+    await expect.poll(() => rows(first).count()).toBe(1);
+    await expect.poll(() => rows(second).count()).toBe(1);
+    await rows(first).first().click();
+    await rows(second).first().click();
+    await first.getByTestId('conversation-take').waitFor();
+    await second.getByTestId('conversation-take').waitFor();
+    await first.getByTestId('conversation-take').click();
+    await expect.poll(() => first.getByTestId('conversation-status').textContent()).toBe('Open');
+    // The second console may still show the button (its list had not heard yet): pressing it tells who won.
+    if ((await second.getByTestId('conversation-take').count()) > 0) {
+      await second.getByTestId('conversation-take').click().catch(() => undefined);
+    }
+    await expect.poll(() => second.getByTestId('conversation-status').textContent()).toBe('Open');
+    expect(await second.getByTestId('conversation-input').count()).toBe(0);
+    await first.getByTestId('conversation-close').click();
+    await first.getByTestId('close-resolved').click();
+    await expect.poll(() => first.getByTestId('conversation-status').textContent()).toBe('Closed');
+  });
+
+  test('the same race through the API: the second take is answered conversation_taken, and its console says so', async () => {
+    // Ana is online; Bruno's console hears no events, so it still offers the chat after Ana took it.
+    await openConsole(ana);
+    const { page: second } = await harness.newPage();
+    opened.push(second);
+    await second.route('**/api/v1/conversations/events', (route) => route.abort());
+    await harness.signIn(second, bruno.username, bruno.password);
+    const visitor = await openShop();
+    await expect.poll(() => widgetMessages(visitor)).toHaveLength(1);
+    await second.goto('/conversations');
+    await expect.poll(() => rows(second).count()).toBe(1);
+    await rows(second).first().click();
+    await second.getByTestId('conversation-take').waitFor();
+    const waiting = (await harness.server.call({ method: 'GET', url: '/conversations?status=waiting', token: ana.token })).json<{ id: number }[]>();
+    const taken = await harness.server.call({ method: 'POST', url: `/conversations/${waiting[0]!.id}/take`, token: ana.token });
+    expect(taken.statusCode, taken.body).toBe(200);
+    await second.getByTestId('conversation-take').click();
+    await expect.poll(() => second.getByTestId('conversation-taken').textContent()).toBe('Someone else took this chat first: shop-user.');
+    // The screen reads the chat again: Ana's, and nothing for Bruno to write in.
+    await expect.poll(() => second.getByTestId('conversation-status').textContent()).toBe('Open');
+    expect(await second.getByTestId('conversation-input').count()).toBe(0);
+    await harness.server.call({ method: 'POST', url: `/conversations/${waiting[0]!.id}/close`, token: ana.token, payload: { outcome: 'resolved' } });
+  });
+
+  test('no agent online: the plan takes the block busy exit at once', async () => {
+    const visitor = await openShop();
+    await expect.poll(() => widgetMessages(visitor)).toEqual(['Assistant: Hello! Let me find someone for you.', 'Assistant: Everyone is away; write to us later.', 'Assistant: Thanks for writing.']);
+  });
+
+  test('a guest reads the conversations and cannot answer; Portuguese and dark, axe-clean', async () => {
+    const page = await openConsole(guest, { locale: 'pt-BR', colorScheme: 'dark' });
+    await page.getByTestId('conversation-tab-closed').click();
+    await expect.poll(() => rows(page).count()).toBeGreaterThan(0);
+    await rows(page).first().click();
+    await expect.poll(() => page.getByTestId('conversation-status').textContent()).toBe('Encerrada');
+    expect(await page.getByTestId('conversation-input').count()).toBe(0);
+    expect(await page.getByTestId('agent-presence').count()).toBe(0);
+    await expect.poll(() => page.getByText('Convidados leem as conversas e não podem respondê-las.').count()).toBe(1);
+    expect(await accessibilityViolations(page)).toEqual([]);
+    await page.getByTestId('conversation-help').click();
+    await expect.poll(() => page.getByTestId('conversation-shortcuts').innerText()).toContain('Atender a conversa');
+    expect(await accessibilityViolations(page)).toEqual([]);
+  });
+});

@@ -1,0 +1,207 @@
+import { Alert, Badge, Button, Center, Grid, Group, Loader, Menu, Paper, Stack, Text, Title, Tooltip } from '@mantine/core';
+import { useHotkeys } from '@mantine/hooks';
+import { IconArrowBackUp, IconCheck, IconChevronDown, IconHandGrab, IconTransfer } from '@tabler/icons-react';
+import type { ReactNode } from 'react';
+import { useEffect, useRef, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { ApiError } from '../../lib/api/client.ts';
+import { useAuth, useCanWrite } from '../../lib/auth.tsx';
+import { showError } from '../../lib/errors.ts';
+import { formatDateTime } from '../../lib/format.ts';
+import { PageError } from '../../lib/PageError.tsx';
+import { toast } from '../../lib/notify.ts';
+import { Facts, RunVariables } from '../visual-plans/editor/test-panel/RunDetails.tsx';
+import { Composer, type ComposerHandle } from './Composer.tsx';
+import { callerOf } from './ConversationList.tsx';
+import { channelsWithAttachments, type CloseOutcome, type MessageAttachment } from './model.ts';
+import { conversationShortcuts, type ShortcutAction, shortcutLabel } from './shortcuts.ts';
+import { TransferDialog } from './TransferDialog.tsx';
+import { Transcript } from './Transcript.tsx';
+import { useConversation, useConversationActions } from './use-conversations.ts';
+
+const statusColors = { waiting: 'orange', open: 'green', closed: 'gray' } as const;
+
+/** A button's tooltip with its key, so that every shortcut can be found where its action is. */
+function WithKey({ label, action, children }: { label: string; action: ShortcutAction; children: ReactNode }) {
+  return <Tooltip label={`${label} (${shortcutLabel(action)})`}>{children}</Tooltip>;
+}
+
+/** One conversation: its transcript, its facts and what the agent may do with it now. */
+export function ConversationView({ id, onTaken }: { id: string; onTaken(): void }) {
+  const { t, i18n } = useTranslation();
+  const { profile } = useAuth();
+  const canWrite = useCanWrite();
+  const conversation = useConversation(id);
+  const actions = useConversationActions(id);
+  const [transferring, setTransferring] = useState(false);
+  const [takenByOther, setTakenByOther] = useState(false);
+  const composer = useRef<ComposerHandle>(null);
+  const row = conversation.data;
+  const mine = row?.status === 'open' && row.agent !== null && profile !== undefined && String(row.agent.id) === String(profile.id);
+  const canAct = canWrite && mine;
+  const canTake = canWrite && row?.status === 'waiting';
+
+  useEffect(() => {
+    setTakenByOther(false);
+  }, [id]);
+  // The agent reading their own chat has read what came in.
+  const unread = row?.unread ?? 0;
+  const { mutate: markRead } = actions.read;
+  useEffect(() => {
+    if (mine && unread > 0) markRead();
+  }, [mine, unread, markRead]);
+
+  const take = () => {
+    if (!canTake || actions.take.isPending) return;
+    actions.take.mutate(undefined, {
+      onSuccess: onTaken,
+      onError: (error) => {
+        // The code is new with docs/conversations.md; read as text until the catalogue has it.
+        if (error instanceof ApiError && (error.code as string | undefined) === 'conversation_taken') setTakenByOther(true);
+        else showError(error, t);
+      },
+    });
+  };
+  const close = (outcome: CloseOutcome) => {
+    if (!canAct || actions.close.isPending) return;
+    actions.close.mutate(outcome, {
+      onSuccess: () => toast('success', t(`conversations.closed.${outcome}`)),
+      onError: (error) => showError(error, t),
+    });
+  };
+  const send = (text: string, attachment?: MessageAttachment) =>
+    actions.send.mutateAsync({ text, ...(attachment ? { attachment } : {}) }).catch((error: unknown) => showError(error, t));
+
+  const keys: Array<[ShortcutAction, () => void]> = [
+    ['take', take],
+    ['transfer', () => canAct && setTransferring(true)],
+    ['resolve', () => close('resolved')],
+    ['backToPlan', () => close('back_to_plan')],
+    ['attach', () => composer.current?.attach()],
+    ['compose', () => composer.current?.focus()],
+  ];
+  useHotkeys(
+    keys.map(([action, handler]) => [conversationShortcuts[action], handler, { usePhysicalKeys: true }]),
+    [],
+  );
+
+  if (conversation.isError) return <PageError error={conversation.error} onRetry={() => void conversation.refetch()} />;
+  if (!row) {
+    return (
+      <Center h={200}>
+        <Loader aria-label={t('common.loading')} />
+      </Center>
+    );
+  }
+  const facts: Array<[string, ReactNode]> = [
+    [t('conversations.fields.plan'), row.plan.name],
+    [t('conversations.fields.channel'), t(`reports.provider.${row.provider}`, { defaultValue: row.provider })],
+    [t('conversations.fields.caller'), row.caller || '—'],
+    [t('conversations.fields.protocol'), row.protocol || '—'],
+    [t('conversations.fields.queue'), row.queue?.name ?? '—'],
+    [t('conversations.fields.agent'), row.agent?.name ?? '—'],
+    [t('conversations.fields.waitingSince'), formatDateTime(row.waiting_since, i18n.language) ?? '—'],
+    [t('conversations.fields.takenAt'), formatDateTime(row.taken_at, i18n.language) ?? '—'],
+  ];
+  if (row.status === 'closed') {
+    facts.push([t('conversations.fields.closedAt'), formatDateTime(row.closed_at, i18n.language) ?? '—']);
+    facts.push([t('conversations.fields.outcome'), row.outcome ? t(`conversations.outcome.${row.outcome}`) : '—']);
+  }
+
+  return (
+    <Stack gap="sm" data-testid="conversation-view">
+      <Group justify="space-between" wrap="wrap" gap="xs">
+        <Group gap="xs">
+          <Title order={3} size="h4" data-testid="conversation-title">
+            {callerOf(row, t('conversations.unknownCaller'))}
+          </Title>
+          <Badge color={statusColors[row.status]} variant="light" data-testid="conversation-status">
+            {t(`conversations.status.${row.status}`)}
+          </Badge>
+        </Group>
+        <Group gap="xs">
+          {canTake && (
+            <WithKey label={t('conversations.take')} action="take">
+              <Button leftSection={<IconHandGrab size={16} />} onClick={take} loading={actions.take.isPending} data-testid="conversation-take">
+                {t('conversations.take')}
+              </Button>
+            </WithKey>
+          )}
+          {canAct && (
+            <>
+              <WithKey label={t('conversations.transfer')} action="transfer">
+                <Button variant="default" leftSection={<IconTransfer size={16} />} onClick={() => setTransferring(true)} data-testid="conversation-transfer">
+                  {t('conversations.transfer')}
+                </Button>
+              </WithKey>
+              <Menu position="bottom-end">
+                <Menu.Target>
+                  <Button rightSection={<IconChevronDown size={14} />} loading={actions.close.isPending} data-testid="conversation-close">
+                    {t('conversations.close')}
+                  </Button>
+                </Menu.Target>
+                <Menu.Dropdown>
+                  <Menu.Item leftSection={<IconCheck size={16} />} onClick={() => close('resolved')} rightSection={<Text size="xs">{shortcutLabel('resolve')}</Text>} data-testid="close-resolved">
+                    {t('conversations.closeResolved')}
+                  </Menu.Item>
+                  <Menu.Item leftSection={<IconArrowBackUp size={16} />} onClick={() => close('back_to_plan')} rightSection={<Text size="xs">{shortcutLabel('backToPlan')}</Text>} data-testid="close-back">
+                    {t('conversations.closeBackToPlan')}
+                  </Menu.Item>
+                </Menu.Dropdown>
+              </Menu>
+            </>
+          )}
+        </Group>
+      </Group>
+      {takenByOther && (
+        <Alert color="orange" data-testid="conversation-taken">
+          {t('conversations.takenByOther', { name: row.agent?.name ?? t('conversations.author.agent') })}
+        </Alert>
+      )}
+      {!canWrite && (
+        <Text size="sm" c="dimmed">
+          {t('conversations.guest')}
+        </Text>
+      )}
+      <Grid gap="md">
+        <Grid.Col span={{ base: 12, lg: 8 }}>
+          <Paper withBorder p="xs">
+            <Stack gap="xs">
+              <Transcript conversation={row} />
+              {canAct && <Composer ref={composer} onSend={send} onTyping={actions.typing} attachments={channelsWithAttachments.includes(row.provider)} />}
+            </Stack>
+          </Paper>
+        </Grid.Col>
+        <Grid.Col span={{ base: 12, lg: 4 }}>
+          <Stack gap="sm">
+            <Paper withBorder p="sm">
+              <Facts rows={facts} label={t('conversations.details')} testId="conversation-facts" />
+            </Paper>
+            <Paper withBorder p="sm">
+              <Title order={4} size="h5" mb="xs">
+                {t('conversations.variables')}
+              </Title>
+              <RunVariables variables={row.variables} />
+            </Paper>
+          </Stack>
+        </Grid.Col>
+      </Grid>
+      {transferring && (
+        <TransferDialog
+          currentQueueId={row.queue?.id}
+          busy={actions.transfer.isPending}
+          onClose={() => setTransferring(false)}
+          onTransfer={(target) =>
+            actions.transfer.mutate(target, {
+              onSuccess: () => {
+                setTransferring(false);
+                toast('success', t('conversations.transferred'));
+              },
+              onError: (error) => showError(error, t),
+            })
+          }
+        />
+      )}
+    </Stack>
+  );
+}

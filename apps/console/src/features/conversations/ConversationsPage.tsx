@@ -1,0 +1,167 @@
+import { ActionIcon, Badge, Grid, Group, Kbd, Modal, Paper, SegmentedControl, Stack, Switch, Table, Tabs, Text, Title, Tooltip } from '@mantine/core';
+import { type HotkeyItem, useHotkeys, useInterval } from '@mantine/hooks';
+import { IconKeyboard } from '@tabler/icons-react';
+import { useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { useNavigate, useParams } from 'react-router';
+import { useCanWrite } from '../../lib/auth.tsx';
+import { showError } from '../../lib/errors.ts';
+import { alertNewChat, useChatAlerts } from './alerts.ts';
+import { callerOf, ConversationList } from './ConversationList.tsx';
+import { ConversationView } from './ConversationView.tsx';
+import { type ConversationEvent, type ConversationRow, type ConversationStatus, conversationStatuses, type PresenceStatus, presenceStatuses } from './model.ts';
+import { composerKeys, conversationShortcuts, type ShortcutAction, shortcutLabel } from './shortcuts.ts';
+import { CONVERSATIONS_KEY, useConversationFeed } from './use-conversation-feed.ts';
+import { usePresence } from './use-conversations.ts';
+import { useConversationSummary } from './use-summary.ts';
+
+const tabOfStatus: Record<ConversationStatus, ShortcutAction> = { waiting: 'waiting', open: 'mine', closed: 'closed' };
+
+function PresenceControl() {
+  const { t } = useTranslation();
+  const { status, set } = usePresence();
+  const change = (next: PresenceStatus) => set.mutate(next, { onError: (error) => showError(error, t) });
+  useHotkeys([[conversationShortcuts.presence, () => status && change(presenceStatuses[(presenceStatuses.indexOf(status) + 1) % presenceStatuses.length]!), { usePhysicalKeys: true }]], []);
+  return (
+    <Tooltip label={`${t('conversations.presence.label')} (${shortcutLabel('presence')})`}>
+      <SegmentedControl
+        aria-label={t('conversations.presence.label')}
+        size="xs"
+        value={status ?? 'offline'}
+        onChange={(value) => change(value as PresenceStatus)}
+        data={presenceStatuses.map((value) => ({ value, label: t(`conversations.presence.${value}`) }))}
+        data-testid="agent-presence"
+      />
+    </Tooltip>
+  );
+}
+
+function ShortcutsDialog({ opened, onClose }: { opened: boolean; onClose(): void }) {
+  const { t } = useTranslation();
+  const actions = Object.keys(conversationShortcuts) as ShortcutAction[];
+  return (
+    <Modal opened={opened} onClose={onClose} title={t('conversations.shortcuts')} closeButtonProps={{ 'aria-label': t('common.close') }}>
+      <Table aria-label={t('conversations.shortcuts')} data-testid="conversation-shortcuts">
+        <Table.Tbody>
+          <Table.Tr>
+            <Table.Td>{t('conversations.keys.send')}</Table.Td>
+            <Table.Td>
+              <Kbd>{composerKeys.send}</Kbd>
+            </Table.Td>
+          </Table.Tr>
+          <Table.Tr>
+            <Table.Td>{t('conversations.keys.newLine')}</Table.Td>
+            <Table.Td>
+              <Kbd>{composerKeys.newLine}</Kbd>
+            </Table.Td>
+          </Table.Tr>
+          {actions.map((action) => (
+            <Table.Tr key={action}>
+              <Table.Td>{t(`conversations.keys.${action}`)}</Table.Td>
+              <Table.Td>
+                <Kbd>{shortcutLabel(action)}</Kbd>
+              </Table.Td>
+            </Table.Tr>
+          ))}
+        </Table.Tbody>
+      </Table>
+    </Modal>
+  );
+}
+
+/**
+ * The Conversations screen (issue 30): the chats waiting in the agent's queues, the agent's own,
+ * the closed ones; the open one beside the list. Live through `/conversations/events`, which also
+ * keeps the agent online while the screen is open.
+ */
+export default function ConversationsPage() {
+  const { t } = useTranslation();
+  const canWrite = useCanWrite();
+  const navigate = useNavigate();
+  const queryClient = useQueryClient();
+  const { conversationId } = useParams();
+  const [tab, setTab] = useState<ConversationStatus>('waiting');
+  const [q, setQ] = useState('');
+  const [helpOpen, setHelpOpen] = useState(false);
+  const [now, setNow] = useState(Date.now);
+  const [alertsOn, setAlertsOn] = useChatAlerts();
+  const summary = useConversationSummary();
+  // The waiting times count up while the screen is open.
+  useInterval(() => setNow(Date.now()), 1000, { autoInvoke: true });
+
+  const status = useConversationFeed((event: ConversationEvent) => {
+    if (event.type === 'conversation.waiting' && alertsOn) {
+      alertNewChat(t('conversations.newChat'), `${callerOf(event.conversation, t('conversations.unknownCaller'))} · ${event.conversation.queue?.name ?? ''}`);
+    }
+  });
+
+  const open = (row: ConversationRow) => void navigate(`/conversations/${row.id}`);
+  const step = (by: number) => {
+    const rows = queryClient.getQueriesData<ConversationRow[]>({ queryKey: [CONVERSATIONS_KEY, 'list'] }).find(([key]) => key[3] === tab)?.[1] ?? [];
+    if (rows.length === 0) return;
+    const index = rows.findIndex((row) => String(row.id) === conversationId);
+    open(rows[Math.max(0, Math.min(rows.length - 1, index < 0 ? 0 : index + by))]!);
+  };
+  const physical = { usePhysicalKeys: true };
+  useHotkeys(
+    [
+      ...conversationStatuses.map((value): HotkeyItem => [conversationShortcuts[tabOfStatus[value]], () => setTab(value), physical]),
+      [conversationShortcuts.next, () => step(1), physical],
+      [conversationShortcuts.previous, () => step(-1), physical],
+    ],
+    [],
+  );
+  useHotkeys([[conversationShortcuts.help, () => setHelpOpen(true)]]);
+
+  const counts: Partial<Record<ConversationStatus, number>> = { waiting: summary.data?.waiting, open: summary.data?.unread };
+  return (
+    <Stack gap="md">
+      <Group justify="space-between" wrap="wrap">
+        <Group gap="sm">
+          <Title order={2}>{t('nav.conversations')}</Title>
+          <Badge variant="dot" color={status === 'live' ? 'green' : 'gray'} data-status={status} data-testid="conversation-feed-status">
+            {t(`conversations.feed.${status}`)}
+          </Badge>
+        </Group>
+        <Group gap="sm">
+          {canWrite && <PresenceControl />}
+          <Switch label={t('conversations.alerts')} checked={alertsOn} onChange={(event) => void setAlertsOn(event.currentTarget.checked)} data-testid="conversation-alerts" />
+          <Tooltip label={`${t('conversations.shortcuts')} (?)`}>
+            <ActionIcon variant="default" size="lg" aria-label={t('conversations.shortcuts')} onClick={() => setHelpOpen(true)} data-testid="conversation-help">
+              <IconKeyboard size={18} />
+            </ActionIcon>
+          </Tooltip>
+        </Group>
+      </Group>
+      <Grid gap="md">
+        <Grid.Col span={{ base: 12, md: 4 }}>
+          <Paper withBorder p="sm">
+            <Tabs value={tab} onChange={(value) => value && setTab(value as ConversationStatus)}>
+              <Tabs.List grow mb="sm">
+                {conversationStatuses.map((value) => (
+                  <Tooltip key={value} label={shortcutLabel(tabOfStatus[value])}>
+                    <Tabs.Tab value={value} rightSection={counts[value] ? <Badge size="xs" circle>{counts[value]}</Badge> : undefined} data-testid={`conversation-tab-${value}`}>
+                      {t(`conversations.tabs.${value}`)}
+                    </Tabs.Tab>
+                  </Tooltip>
+                ))}
+              </Tabs.List>
+            </Tabs>
+            <ConversationList status={tab} q={q} onSearch={setQ} selectedId={conversationId} onOpen={open} now={now} />
+          </Paper>
+        </Grid.Col>
+        <Grid.Col span={{ base: 12, md: 8 }}>
+          {conversationId ? (
+            <ConversationView id={conversationId} onTaken={() => setTab('open')} />
+          ) : (
+            <Text c="dimmed" size="sm" data-testid="conversation-none">
+              {t('conversations.choose')}
+            </Text>
+          )}
+        </Grid.Col>
+      </Grid>
+      <ShortcutsDialog opened={helpOpen} onClose={() => setHelpOpen(false)} />
+    </Stack>
+  );
+}

@@ -1,0 +1,65 @@
+import { Anchor, Divider, Text } from '@mantine/core';
+import { type ReactNode, useEffect, useRef } from 'react';
+import { useTranslation } from 'react-i18next';
+import { formatDateTime } from '../../lib/format.ts';
+import type { ConversationDetail, ConversationMessage } from './model.ts';
+import classes from './conversations.module.css';
+
+export function Bubble({ who, text, at, right, children }: { who: string; text: string; at: string; right: boolean; children?: ReactNode }) {
+  const { i18n } = useTranslation();
+  return (
+    <div className={classes.bubble} data-side={right ? 'right' : 'left'} data-testid="conversation-message">
+      <Text size="xs" fw={600} component="div">
+        {who} <span className={classes.time}>· {formatDateTime(at, i18n.language)}</span>
+      </Text>
+      <Text size="sm" component="div">
+        {text}
+      </Text>
+      {children}
+    </div>
+  );
+}
+
+/** Who wrote a message, by name: the agent's as the server gives it (or the conversation's agent), never an id. */
+export function authorName(message: ConversationMessage, agent: ConversationDetail['agent'], t: (key: string) => string): string {
+  if (message.author === 'agent') return message.agent?.name ?? agent?.name ?? t('conversations.author.agent');
+  return t(`conversations.author.${message.author}`);
+}
+
+/**
+ * The whole conversation, oldest first: the plan's part (the session's transcript), the hand-off,
+ * then what the customer and the agents wrote. Scrolls to the newest as messages arrive.
+ */
+export function Transcript({ conversation }: { conversation: ConversationDetail }) {
+  const { t } = useTranslation();
+  const end = useRef<HTMLDivElement>(null);
+  const count = conversation.messages.length;
+  useEffect(() => {
+    // In braces: Chromium's scrollIntoView now answers a promise, which React would take for a cleanup.
+    end.current?.scrollIntoView({ block: 'end' });
+  }, [count]);
+  return (
+    <div className={classes.transcript} role="log" aria-label={t('conversations.transcript')} data-testid="conversation-transcript">
+      {conversation.bot_transcript.map((entry, index) => (
+        <Bubble key={`bot-${index}`} who={t(entry.from === 'caller' ? 'conversations.author.customer' : 'conversations.author.bot')} text={entry.text} at={entry.at} right={entry.from !== 'caller'} />
+      ))}
+      <Divider className={classes.divider} w="100%" label={t('conversations.handedOver', { queue: conversation.queue?.name ?? '—' })} labelPosition="center" />
+      {conversation.messages.map((message) =>
+        message.author === 'system' ? (
+          <Text key={message.id} size="xs" c="dimmed" ta="center" data-testid="conversation-system">
+            {message.text}
+          </Text>
+        ) : (
+          <Bubble key={message.id} who={authorName(message, conversation.agent, t)} text={message.text} at={message.created_at} right={message.author !== 'customer'}>
+            {message.attachment && (
+              <Anchor href={message.attachment.url} target="_blank" rel="noreferrer" size="sm">
+                {message.attachment.name ?? t('conversations.attachment')}
+              </Anchor>
+            )}
+          </Bubble>
+        ),
+      )}
+      <div ref={end} />
+    </div>
+  );
+}

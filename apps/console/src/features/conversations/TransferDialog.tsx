@@ -1,0 +1,72 @@
+import { Button, Group, SegmentedControl, Select, Stack } from '@mantine/core';
+import type { Destination } from '@voxplan/contracts';
+import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { AppModal } from '../../lib/AppModal.tsx';
+import { useServingUsers } from '../destinations/AgentsField.tsx';
+import { useResourceList } from '../../lib/table/use-resource.ts';
+import type { TransferTarget } from './use-conversations.ts';
+
+/** A chat destination people answer in the console (docs/conversations.md). */
+export const isQueue = (destination: Destination) => destination.kind === 'chat' && destination.chat_target === 'queue';
+
+/**
+ * Another queue, or a person: the queues are the tenant's chat destinations of kind queue; people
+ * are listed to admins (who may list users), the others transfer to a queue.
+ */
+export function TransferDialog({ currentQueueId, onTransfer, onClose, busy }: { currentQueueId: number | undefined; onTransfer(target: TransferTarget): void; onClose(): void; busy: boolean }) {
+  const { t } = useTranslation();
+  const [kind, setKind] = useState<'queue' | 'agent'>('queue');
+  const [choice, setChoice] = useState<string | null>(null);
+  const destinations = useResourceList<Destination>('/destinations', { where: { kind: 'chat' }, order: ['name ASC'] });
+  const users = useServingUsers(undefined);
+  const queues = (destinations.data ?? []).filter((destination) => isQueue(destination) && destination.id !== currentQueueId);
+  const people = users ?? [];
+  const data = kind === 'queue' ? queues.map((queue) => ({ value: String(queue.id), label: queue.name })) : people.map((user) => ({ value: String(user.id), label: user.name || user.username }));
+  return (
+    <AppModal opened onClose={onClose} title={t('conversations.transferTitle')} size="sm">
+      <form
+        onSubmit={(event) => {
+          event.preventDefault();
+          if (!choice) return;
+          onTransfer(kind === 'queue' ? { queue_id: Number(choice) } : { agent_id: Number(choice) });
+        }}
+      >
+        <Stack>
+          {people.length > 0 && (
+            <SegmentedControl
+              aria-label={t('conversations.transferTo')}
+              value={kind}
+              onChange={(value) => {
+                setKind(value as 'queue' | 'agent');
+                setChoice(null);
+              }}
+              data={[
+                { value: 'queue', label: t('conversations.toQueue') },
+                { value: 'agent', label: t('conversations.toAgent') },
+              ]}
+            />
+          )}
+          <Select
+            label={t(kind === 'queue' ? 'conversations.toQueue' : 'conversations.toAgent')}
+            data={data}
+            value={choice}
+            onChange={setChoice}
+            searchable
+            nothingFoundMessage={t('conversations.noTargets')}
+            data-testid="transfer-target"
+            data-autofocus
+          />
+          <Group justify="flex-end">
+            <Button variant="default" onClick={onClose}>
+              {t('common.cancel')}
+            </Button>
+            <Button type="submit" disabled={!choice} loading={busy} data-testid="transfer-confirm">
+              {t('conversations.transfer')}
+            </Button>
+          </Group>
+        </Stack>
+      </form>
+    </AppModal>
+  );
+}

@@ -1,0 +1,36 @@
+/**
+ * The conversations API as the console reads it: the contract's types (docs/conversations.md),
+ * imported as types only, so that zod stays out of the menu's count and the dashboard. The few
+ * lists the screen iterates are written here for the same reason; `satisfies` keeps them the
+ * contract's.
+ */
+import type { AgentStatus, ConversationAttachment, ConversationEvent as ContractEvent, ConversationStatus } from '@voxplan/contracts';
+
+export type {
+  AgentStatus as PresenceStatus,
+  ConversationDetail,
+  ConversationMessage,
+  ConversationOutcome,
+  ConversationRow,
+  ConversationStatus,
+  ConversationSummary,
+} from '@voxplan/contracts';
+
+export type MessageAttachment = ConversationAttachment;
+export type CloseOutcome = 'resolved' | 'back_to_plan';
+export type ConversationEvent = ContractEvent;
+export type ConversationEventType = ContractEvent['type'];
+
+export const conversationStatuses = ['waiting', 'open', 'closed'] as const satisfies readonly ConversationStatus[];
+export const presenceStatuses = ['online', 'away', 'offline'] as const satisfies readonly AgentStatus[];
+export const conversationEventTypes = [
+  'conversation.waiting',
+  'conversation.taken',
+  'conversation.message',
+  'conversation.closed',
+  'conversation.transferred',
+  'conversation.typing',
+] as const satisfies readonly ConversationEventType[];
+
+/** Channels whose customer can receive a file from the agent (docs/conversations.md). */
+export const channelsWithAttachments: readonly string[] = ['whatsapp', 'webchat'];

@@ -1,0 +1,57 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { api } from '../../lib/api/client.ts';
+import { useAuth } from '../../lib/auth.tsx';
+import type { CloseOutcome, ConversationDetail, ConversationMessage, ConversationRow, ConversationStatus, MessageAttachment, PresenceStatus } from './model.ts';
+import { CONVERSATIONS_KEY } from './use-conversation-feed.ts';
+
+export function useConversationList(status: ConversationStatus, q: string) {
+  const { tenantId } = useAuth();
+  return useQuery({
+    queryKey: [CONVERSATIONS_KEY, 'list', tenantId, status, status === 'closed' ? q : ''],
+    queryFn: ({ signal }) => api.get<ConversationRow[]>('/conversations', { signal, query: { status, q: status === 'closed' && q ? q : undefined } }),
+    placeholderData: (previous) => previous,
+  });
+}
+
+export function useConversation(id: string | undefined) {
+  const { tenantId } = useAuth();
+  return useQuery({
+    queryKey: [CONVERSATIONS_KEY, 'one', tenantId, id],
+    queryFn: ({ signal }) => api.get<ConversationDetail>(`/conversations/${id}`, { signal }),
+    enabled: id !== undefined,
+  });
+}
+
+export type TransferTarget = { queue_id: number } | { agent_id: number };
+
+/** Every action on one conversation; each refreshes the lists, the summary and the conversation. */
+export function useConversationActions(id: string | number) {
+  const queryClient = useQueryClient();
+  const refresh = () => void queryClient.invalidateQueries({ queryKey: [CONVERSATIONS_KEY] });
+  const path = `/conversations/${id}`;
+  return {
+    take: useMutation({ mutationFn: () => api.post<ConversationRow>(`${path}/take`), onSettled: refresh }),
+    send: useMutation({
+      mutationFn: (body: { text: string; attachment?: MessageAttachment }) => api.post<ConversationMessage>(`${path}/messages`, body),
+      onSuccess: refresh,
+    }),
+    transfer: useMutation({ mutationFn: (target: TransferTarget) => api.post<ConversationRow>(`${path}/transfer`, target), onSettled: refresh }),
+    close: useMutation({ mutationFn: (outcome: CloseOutcome) => api.post<ConversationRow>(`${path}/close`, { outcome }), onSettled: refresh }),
+    read: useMutation({ mutationFn: () => api.post<void>(`${path}/read`), onSuccess: refresh }),
+    /** Not awaited nor retried: a lost typing notice only means the customer sees no dots for a moment. */
+    typing: () => void api.post<void>(`${path}/typing`).catch(() => undefined),
+  };
+}
+
+export function usePresence() {
+  const queryClient = useQueryClient();
+  const me = useQuery({
+    queryKey: ['/agents/me'],
+    queryFn: ({ signal }) => api.get<{ status: PresenceStatus }>('/agents/me', { signal }),
+  });
+  const set = useMutation({
+    mutationFn: (status: PresenceStatus) => api.put<{ status: PresenceStatus }>('/agents/me', { status }),
+    onSuccess: (answer) => queryClient.setQueryData(['/agents/me'], answer),
+  });
+  return { status: me.data?.status, set };
+}

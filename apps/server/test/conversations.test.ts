@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { until } from './asterisk-pbx.ts';
 import { createTenantMember, createTenantUser, errorOf, q, startTestServer, type TenantMember, type TestServer } from './harness.ts';
 import { isValidPlanWebhookSignature } from '../src/modules/plan-webhook/plan-webhook.signature.ts';
-import { planEdge, planNode, storePlan } from './sessions-helpers.ts';
+import { handOffPlan, storePlan } from './sessions-helpers.ts';
 
 const SITE = 'https://shop.example.com';
 
@@ -28,32 +28,7 @@ let number: PhoneNumber;
 let nextAddress = 0;
 
 /** Greets, hands the chat to the destination; each exit says which it was. */
-function queuePlan(destinationId: number) {
-  const say = (id: string, text: string) => planNode(id, 'play_message', { voice_text: text, chat_text: text });
-  return {
-    name: 'Front desk',
-    settings: { session_timeout_min: 10, chat_text: 'Closing this idle chat.', sync_with_voice_text: false, webhook: '' },
-    nodes: [
-      planNode('start', 'start'),
-      planNode('topic', 'variable', { assignments: [{ name: 'topic', value: 'billing' }] }),
-      say('hello', 'Hello! Passing you to a person.'),
-      planNode('agent', 'destination', { destination_id: destinationId, timeout_s: 120 }),
-      say('on_answer', 'Welcome back to the bot.'),
-      say('on_busy', 'Everyone is busy.'),
-      say('on_no_answer', 'Nobody answered.'),
-      say('on_failed', 'The hand-off failed.'),
-    ],
-    edges: [
-      planEdge('start', 'next', 'topic'),
-      planEdge('topic', 'next', 'hello'),
-      planEdge('hello', 'next', 'agent'),
-      planEdge('agent', 'answer', 'on_answer'),
-      planEdge('agent', 'busy', 'on_busy'),
-      planEdge('agent', 'no_answer', 'on_no_answer'),
-      planEdge('agent', 'failed', 'on_failed'),
-    ],
-  };
-}
+const queuePlan = (destinationId: number) => ({ name: 'Front desk', ...handOffPlan(destinationId, { timeoutS: 120, onAnswer: 'Welcome back to the bot.' }) });
 
 function widget(method: 'GET' | 'POST', url: string, payload?: object) {
   return server.app.inject({

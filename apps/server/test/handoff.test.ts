@@ -4,6 +4,7 @@ import type { SimulatorServerFrame } from '@voxplan/contracts/simulator';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { isValidPlanWebhookSignature } from '../src/modules/plan-webhook/plan-webhook.signature.ts';
 import { createTenantMember, metricOf, startTestServer, type TenantMember, type TestServer } from './harness.ts';
+import { handOffPlan } from './sessions-helpers.ts';
 import { connectSimulator, describeFrames, type SimulatorClient } from './simulator-client.ts';
 
 /**
@@ -29,35 +30,7 @@ let received: Received[] = [];
 let respond: (n: number) => { status: number; body?: string } = () => ({ status: 204 });
 const plans = { patient: 0, hurried: 0 };
 
-const node = (id: string, type: string, data: Record<string, unknown> = {}) => ({ id, type, position: { x: 0, y: 0 }, data });
-const edge = (source: string, exit: string, target: string) => ({ id: `${source}-${exit}`, source, source_exit: exit, target });
 
-/** Asks for a name (kept in a variable), then hands the chat off; each exit says which it was. */
-function handOffPlan(destinationId: number, timeoutS: number) {
-  const say = (id: string, text: string) => node(id, 'play_message', { voice_text: text, chat_text: text });
-  return {
-    settings: { session_timeout_min: 10, chat_text: 'Closing this idle chat.', sync_with_voice_text: false, webhook: '' },
-    nodes: [
-      node('start', 'start'),
-      node('topic', 'variable', { assignments: [{ name: 'topic', value: 'billing' }] }),
-      say('hello', 'Hello! Passing you to a person.'),
-      node('agent', 'destination', { destination_id: destinationId, timeout_s: timeoutS }),
-      say('on_answer', 'Connected.'),
-      say('on_busy', 'Everyone is busy.'),
-      say('on_no_answer', 'Nobody answered.'),
-      say('on_failed', 'The hand-off failed.'),
-    ],
-    edges: [
-      edge('start', 'next', 'topic'),
-      edge('topic', 'next', 'hello'),
-      edge('hello', 'next', 'agent'),
-      edge('agent', 'answer', 'on_answer'),
-      edge('agent', 'busy', 'on_busy'),
-      edge('agent', 'no_answer', 'on_no_answer'),
-      edge('agent', 'failed', 'on_failed'),
-    ],
-  };
-}
 
 async function createPlan(name: string, document: object): Promise<number> {
   const created = await server.call({ method: 'POST', url: '/visual-plans', token: member.token, payload: { name } });
@@ -118,8 +91,8 @@ beforeAll(async () => {
     .values({ tenant_id: member.tenantId, name: 'Support desk', kind: 'chat', uri: receiverUrl, description: '', created_time: now, updated_time: now })
     .returning('id')
     .executeTakeFirstOrThrow();
-  plans.patient = await createPlan('Hand-off, patient', handOffPlan(destinationId, 30));
-  plans.hurried = await createPlan('Hand-off, 3 s', handOffPlan(destinationId, 3));
+  plans.patient = await createPlan('Hand-off, patient', handOffPlan(destinationId, { timeoutS: 30, onAnswer: 'Connected.' }));
+  plans.hurried = await createPlan('Hand-off, 3 s', handOffPlan(destinationId, { timeoutS: 3, onAnswer: 'Connected.' }));
 });
 
 afterEach(async () => {

@@ -26,6 +26,33 @@ export function readFixture(name: string): FixtureDocument {
 export const planNode = (id: string, type: string, data: Record<string, unknown> = {}) => ({ id, type, position: { x: 0, y: 0 }, data });
 export const planEdge = (source: string, exit: string, target: string) => ({ id: `${source}-${exit}`, source, source_exit: exit, target });
 
+/** A chat plan that keeps a variable, greets, hands the chat to a destination; each exit says which it was. */
+export function handOffPlan(destinationId: number, options: { timeoutS: number; onAnswer: string }) {
+  const say = (id: string, text: string) => planNode(id, 'play_message', { voice_text: text, chat_text: text });
+  return {
+    settings: { session_timeout_min: 10, chat_text: 'Closing this idle chat.', sync_with_voice_text: false, webhook: '' },
+    nodes: [
+      planNode('start', 'start'),
+      planNode('topic', 'variable', { assignments: [{ name: 'topic', value: 'billing' }] }),
+      say('hello', 'Hello! Passing you to a person.'),
+      planNode('agent', 'destination', { destination_id: destinationId, timeout_s: options.timeoutS }),
+      say('on_answer', options.onAnswer),
+      say('on_busy', 'Everyone is busy.'),
+      say('on_no_answer', 'Nobody answered.'),
+      say('on_failed', 'The hand-off failed.'),
+    ],
+    edges: [
+      planEdge('start', 'next', 'topic'),
+      planEdge('topic', 'next', 'hello'),
+      planEdge('hello', 'next', 'agent'),
+      planEdge('agent', 'answer', 'on_answer'),
+      planEdge('agent', 'busy', 'on_busy'),
+      planEdge('agent', 'no_answer', 'on_no_answer'),
+      planEdge('agent', 'failed', 'on_failed'),
+    ],
+  };
+}
+
 /** Fixture id → the id of the record made for the test, per kind. */
 export type ReferenceMap = Partial<Record<ReferenceKind, Record<number, number>>>;
 

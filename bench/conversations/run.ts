@@ -27,6 +27,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import type { ConversationEvent, WebchatConversation } from '@voxplan/contracts';
+import { readEventBlocks } from '../../apps/server/test/sse-blocks.ts';
 import { BENCH_ADMIN } from '../api/protocol.ts';
 import { apiCall } from '../lib/api-call.ts';
 import { runBench } from '../lib/bench-main.ts';
@@ -70,18 +71,10 @@ async function openStream(url: string, headers: Record<string, string>, onEvent:
     request.on('error', reject);
   });
   if (response.statusCode !== 200) throw new Error(`the event stream ${url} answered ${response.statusCode}`);
-  let buffer = '';
-  response.setEncoding('utf8');
-  response.on('data', (text: string) => {
-    buffer += text;
-    let cut: number;
-    while ((cut = buffer.indexOf('\n\n')) >= 0) {
-      const block = buffer.slice(0, cut);
-      buffer = buffer.slice(cut + 2);
-      const type = /^event: (.+)$/m.exec(block)?.[1];
-      const data = /^data: (.+)$/m.exec(block)?.[1];
-      if (type && data) onEvent(type, JSON.parse(data));
-    }
+  readEventBlocks(response, (block) => {
+    const type = /^event: (.+)$/m.exec(block)?.[1];
+    const data = /^data: (.+)$/m.exec(block)?.[1];
+    if (type && data) onEvent(type, JSON.parse(data));
   });
   return { close: () => response.destroy() };
 }

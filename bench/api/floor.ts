@@ -15,6 +15,7 @@
  *   insert; the prompts' URLs are a small WAV served by the floor's HTTP port (a real PBX fetches them).
  */
 import formbody from '@fastify/formbody';
+import type { ServerResponse } from 'node:http';
 import net from 'node:net';
 import SQLite from 'better-sqlite3';
 import Fastify, { type FastifyInstance } from 'fastify';
@@ -224,4 +225,62 @@ export function startAgiFloor(file: string, publicUrl: string): { app: FastifyIn
   });
   agi.on('close', () => sqlite.close());
   return { app, agi };
+}
+
+/**
+ * The conversations floor (bench/conversations/run.ts): the exchange of one chat between a person
+ * and a customer, with nothing else. The agent's message is stored (one insert) and answers the
+ * customer's waiting long poll in this process; the customer's message is stored and written to
+ * the agent's open Server-Sent Events stream. No sign-in, no conversation or session lookup, no
+ * instance bus: what a design of the app could not go below on this stack.
+ */
+export function startConversationsFloor(file: string): FastifyInstance {
+  const sqlite = openSqlite(file);
+  sqlite.exec("CREATE TABLE IF NOT EXISTS floor_messages (id INTEGER PRIMARY KEY, author TEXT NOT NULL, text TEXT NOT NULL, at TEXT NOT NULL)");
+  const insert = sqlite.prepare('INSERT INTO floor_messages (author, text, at) VALUES (?, ?, ?) RETURNING id');
+  const app = Fastify();
+  app.addHook('onClose', () => sqlite.close());
+  let revision = 0;
+  let last: { from: string; text: string; at: string } | undefined;
+  const polls = new Set<() => void>();
+  const streams = new Set<ServerResponse>();
+
+  app.post<{ Body: { text: string } }>('/floor/agent', async (request, reply) => {
+    const at = new Date().toISOString();
+    insert.get('agent', request.body.text, at);
+    revision++;
+    last = { from: 'agent', text: request.body.text, at };
+    for (const wake of polls) wake();
+    polls.clear();
+    return reply.code(201).send({ revision });
+  });
+  app.get<{ Querystring: { after: string; wait: string } }>('/floor/poll', async (request) => {
+    const after = Number(request.query.after);
+    if (revision <= after) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, Number(request.query.wait) * 1000);
+        polls.add(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    }
+    return { revision, messages: last ? [last] : [] };
+  });
+  app.post<{ Body: { text: string } }>('/floor/customer', async (request) => {
+    const at = new Date().toISOString();
+    const { id } = insert.get('customer', request.body.text, at) as { id: number };
+    revision++;
+    const data = JSON.stringify({ type: 'conversation.message', message: { id, author: 'customer', text: request.body.text, at } });
+    for (const stream of streams) stream.write(`event: conversation.message\ndata: ${data}\n\n`);
+    return { revision };
+  });
+  app.get('/floor/events', (request, reply) => {
+    reply.hijack();
+    reply.raw.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' });
+    reply.raw.write(': ready\n\n');
+    streams.add(reply.raw);
+    request.raw.on('close', () => streams.delete(reply.raw));
+  });
+  return app;
 }

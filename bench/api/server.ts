@@ -6,6 +6,7 @@
  *   node --import tsx bench/api/server.ts floor     the API floor (floor.ts) on BENCH_DATA_DIR, seeded by the real app first, SQLite only
  *   node --import tsx bench/api/server.ts twilio-floor  the Twilio floor (floor.ts), with BENCH_PUBLIC_URL and BENCH_TWILIO_TOKEN
  *   node --import tsx bench/api/server.ts agi-floor  the FastAGI floor (floor.ts), HTTP on BENCH_HTTP_PORT (its prompts)
+ *   node --import tsx bench/api/server.ts conversations-floor  the conversations floor (floor.ts) on BENCH_DATA_DIR
  * It answers the parent's commands (see protocol.ts) and exits when the parent goes away.
  */
 import type { AddressInfo } from 'node:net';
@@ -20,7 +21,7 @@ import { startContext, type Started } from '../../apps/server/src/bootstrap.ts';
 import type { AppContext } from '../../apps/server/src/context.ts';
 import { startAgiServer } from '../../apps/server/src/modules/asterisk/agi-server.ts';
 import { windowProfiler } from '../lib/profiler.ts';
-import { startAgiFloor, startApiFloor, startTwilioFloor } from './floor.ts';
+import { startAgiFloor, startApiFloor, startConversationsFloor, startTwilioFloor } from './floor.ts';
 import { benchServerConfig } from '../lib/server-config.ts';
 import { destinationsResource } from '../../apps/server/src/modules/destinations/destinations.resource.ts';
 import { applyOrder, compileCondition } from '../../apps/server/src/resources/filter-sql.ts';
@@ -163,6 +164,12 @@ async function main(): Promise<void> {
     const { BENCH_DATA_DIR: dataDir, BENCH_PUBLIC_URL: publicUrl, BENCH_TWILIO_TOKEN: token } = process.env;
     if (!dataDir || !publicUrl || !token) throw new Error('BENCH_DATA_DIR, BENCH_PUBLIC_URL and BENCH_TWILIO_TOKEN are required');
     app = await startTwilioFloor(path.join(dataDir, 'floor.db'), publicUrl, token);
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    ready = { type: 'ready', kind, port: (app.server.address() as AddressInfo).port, dialect: 'sqlite' };
+  } else if (kind === 'conversations-floor') {
+    const dataDir = process.env.BENCH_DATA_DIR;
+    if (!dataDir) throw new Error('BENCH_DATA_DIR is required');
+    app = startConversationsFloor(path.join(dataDir, 'floor.db'));
     await app.listen({ port: 0, host: '127.0.0.1' });
     ready = { type: 'ready', kind, port: (app.server.address() as AddressInfo).port, dialect: 'sqlite' };
   } else if (kind === 'agi-floor') {

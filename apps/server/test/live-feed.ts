@@ -5,6 +5,7 @@
 import http from 'node:http';
 import { type LiveStatsEvent, liveStatsEventSchema } from '@voxplan/contracts';
 import { expect } from 'vitest';
+import { readEventBlocks } from './sse-blocks.ts';
 
 export interface Feed<E = LiveStatsEvent> {
   events: E[];
@@ -32,21 +33,13 @@ export async function openEventFeed<E extends { type: string }>(url: string, tok
   expect(response.statusCode).toBe(200);
   expect(response.headers['content-type']).toBe('text/event-stream; charset=utf-8');
   const feed = { events: [] as E[], comments: [] as string[], close: () => response.destroy() };
-  let buffer = '';
-  response.setEncoding('utf8');
-  response.on('data', (text: string) => {
-    buffer += text;
-    let cut: number;
-    while ((cut = buffer.indexOf('\n\n')) >= 0) {
-      const block = buffer.slice(0, cut);
-      buffer = buffer.slice(cut + 2);
-      if (block.startsWith(':')) feed.comments.push(block.slice(1).trim());
-      else {
-        const type = /^event: (.+)$/m.exec(block)?.[1];
-        const event = parse(JSON.parse(/^data: (.+)$/m.exec(block)![1]!));
-        expect(event.type).toBe(type);
-        feed.events.push(event);
-      }
+  readEventBlocks(response, (block) => {
+    if (block.startsWith(':')) feed.comments.push(block.slice(1).trim());
+    else {
+      const type = /^event: (.+)$/m.exec(block)?.[1];
+      const event = parse(JSON.parse(/^data: (.+)$/m.exec(block)![1]!));
+      expect(event.type).toBe(type);
+      feed.events.push(event);
     }
   });
   const ended = new Promise<void>((resolve) => response.on('close', () => resolve()));

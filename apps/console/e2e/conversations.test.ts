@@ -2,8 +2,9 @@
  * Conversations (issue 30, docs/conversations.md) in Chromium with two browser contexts: a visitor
  * on a third-party page with the web chat widget talks to a plan that hands the chat to a queue; an
  * agent in the console takes it, both write, the agent transfers and closes back to the plan. Also:
- * two agents taking one chat (one is told), no agent online (the block's busy exit), the queue
- * destination's form, and the screen in Portuguese and dark, axe-clean.
+ * two agents taking one chat (one is told), a member transferring to a colleague by name, no agent
+ * online (the block's busy exit), the queue destination's form by a member, and the screen in
+ * Portuguese and dark, axe-clean.
  */
 import fs from 'node:fs';
 import http from 'node:http';
@@ -122,10 +123,9 @@ const rows = (page: Page) => page.getByTestId('conversation-row');
 const consoleMessages = (page: Page) => page.getByTestId('conversation-transcript').getByTestId('conversation-message').allInnerTexts();
 
 describe('the queue destination form', () => {
-  test('an administrator makes a chat destination a queue and picks its agents by name', async () => {
+  test('a member (who cannot list users) makes a chat destination a queue and picks its agents by name, with their presence', async () => {
     const { page } = await harness.newPage();
-    await page.addInitScript((tenantId) => localStorage.setItem('default-tenant', String(tenantId)), ana.tenantId);
-    await harness.signIn(page);
+    await harness.signIn(page, ana.username, ana.password);
     await page.goto('/destination');
     await page.getByTestId('destination-new').click();
     await page.getByTestId('destination-name').fill('Support queue');
@@ -137,7 +137,12 @@ describe('the queue destination form', () => {
     await page.getByTestId('destination-save').click();
     await expect.poll(() => page.getByText('A queue needs at least one agent.').count()).toBeGreaterThan(0);
     await page.getByTestId('destination-agents').click();
-    await page.getByRole('option', { name: 'bruno', exact: true }).click();
+    // The tenant's users and the administrator; not the guest. Nobody has the Conversations screen open: offline.
+    const brunoOption = page.getByRole('option', { name: /^bruno/ });
+    await expect.poll(() => brunoOption.innerText()).toMatch(/^bruno\s+Offline$/);
+    expect(await page.getByRole('option', { name: /^watcher/ }).count()).toBe(0);
+    expect(await page.getByRole('option', { name: /^shop-user/ }).count()).toBe(1);
+    await brunoOption.click();
     await page.keyboard.press('Escape');
     await page.getByTestId('destination-save').click();
     await expect.poll(() => page.getByText('Destination created.').count()).toBe(1);
@@ -267,6 +272,33 @@ describe('a chat handed to a person', () => {
     await expect.poll(() => second.getByTestId('conversation-status').textContent()).toBe('Open');
     expect(await second.getByTestId('conversation-input').count()).toBe(0);
     await harness.server.call({ method: 'POST', url: `/conversations/${waiting[0]!.id}/close`, token: ana.token, payload: { outcome: 'resolved' } });
+  });
+
+  test('a member transfers the chat to a colleague by name, seeing who is online: it is the colleague’s at once', async () => {
+    const agent = await openConsole(ana);
+    const other = await openConsole(bruno);
+    await openShop();
+    await expect.poll(() => rows(agent).count()).toBe(1);
+    await rows(agent).first().click();
+    await agent.getByTestId('conversation-take').click();
+    await expect.poll(() => agent.getByTestId('conversation-status').textContent()).toBe('Open');
+    await agent.keyboard.press('Alt+KeyR');
+    const dialog = agent.getByRole('dialog');
+    await dialog.locator('label', { hasText: 'Person' }).click();
+    await agent.getByTestId('transfer-target').click();
+    // Bruno's console is open, so he is online; Ana is not offered to herself.
+    const colleague = agent.getByRole('option', { name: /^bruno/ });
+    await expect.poll(() => colleague.innerText()).toMatch(/^bruno\s+Online$/);
+    expect(await agent.getByRole('option', { name: /^shop-user/ }).count()).toBe(0);
+    await colleague.click();
+    await agent.getByTestId('transfer-confirm').click();
+    await expect.poll(() => agent.getByText('The chat was transferred.').count()).toBe(1);
+    // Bruno has it, open, among his own chats, without a reload.
+    await other.getByTestId('conversation-tab-open').click();
+    await expect.poll(() => rows(other).count()).toBe(1);
+    const mine = (await harness.server.call({ method: 'GET', url: '/conversations?status=open', token: bruno.token })).json<{ id: number; agent: { id: number } }[]>();
+    expect(mine.map((row) => row.agent.id)).toEqual([bruno.userId]);
+    await harness.server.call({ method: 'POST', url: `/conversations/${mine[0]!.id}/close`, token: bruno.token, payload: { outcome: 'resolved' } });
   });
 
   test('no agent online: the plan takes the block busy exit at once', async () => {

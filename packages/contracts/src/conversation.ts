@@ -93,6 +93,10 @@ export const conversationCloseSchema = z.object({ outcome: z.enum(['resolved', '
 export const agentPresenceSchema = z.object({ status: z.enum(agentStatuses) });
 export type AgentPresence = z.infer<typeof agentPresenceSchema>;
 
+/** One who may answer the tenant's chats (GET /agents): a user of the tenant or an administrator, with their presence there. */
+export const agentSchema = z.object({ id: idSchema, name: z.string(), status: z.enum(agentStatuses) });
+export type Agent = z.infer<typeof agentSchema>;
+
 export const conversationSummarySchema = z.object({
   /** Chats waiting in the caller's queues (every queue for administrators and guests). */
   waiting: z.number().int().nonnegative(),

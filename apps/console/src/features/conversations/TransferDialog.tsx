@@ -3,7 +3,8 @@ import type { Destination } from '@voxplan/contracts';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { AppModal } from '../../lib/AppModal.tsx';
-import { useServingUsers } from '../destinations/AgentsField.tsx';
+import { useAuth } from '../../lib/auth.tsx';
+import { useAgentOptions } from '../destinations/AgentsField.tsx';
 import { useResourceList } from '../../lib/table/use-resource.ts';
 import type { TransferTarget } from './use-conversations.ts';
 
@@ -11,18 +12,20 @@ import type { TransferTarget } from './use-conversations.ts';
 export const isQueue = (destination: Destination) => destination.kind === 'chat' && destination.chat_target === 'queue';
 
 /**
- * Another queue, or a person: the queues are the tenant's chat destinations of kind queue; people
- * are listed to admins (who may list users), the others transfer to a queue.
+ * Another queue, or a person: the queues are the tenant's chat destinations of kind queue; the
+ * people, those who may answer its chats (GET /agents), named with their presence.
  */
 export function TransferDialog({ currentQueueId, onTransfer, onClose, busy }: { currentQueueId: number | undefined; onTransfer(target: TransferTarget): void; onClose(): void; busy: boolean }) {
   const { t } = useTranslation();
   const [kind, setKind] = useState<'queue' | 'agent'>('queue');
   const [choice, setChoice] = useState<string | null>(null);
   const destinations = useResourceList<Destination>('/destinations', { where: { kind: 'chat' }, order: ['name ASC'] });
-  const users = useServingUsers(undefined);
+  const { profile } = useAuth();
+  const agents = useAgentOptions(undefined);
+  // Oneself is no one to transfer to.
+  const people = { ...agents, data: agents.data.filter((option) => option.value !== String(profile?.id)) };
   const queues = (destinations.data ?? []).filter((destination) => isQueue(destination) && destination.id !== currentQueueId);
-  const people = users ?? [];
-  const data = kind === 'queue' ? queues.map((queue) => ({ value: String(queue.id), label: queue.name })) : people.map((user) => ({ value: String(user.id), label: user.name || user.username }));
+  const data = kind === 'queue' ? queues.map((queue) => ({ value: String(queue.id), label: queue.name })) : people.data;
   return (
     <AppModal opened onClose={onClose} title={t('conversations.transferTitle')} size="sm">
       <form
@@ -33,7 +36,7 @@ export function TransferDialog({ currentQueueId, onTransfer, onClose, busy }: { 
         }}
       >
         <Stack>
-          {people.length > 0 && (
+          {people.data.length > 0 && (
             <SegmentedControl
               aria-label={t('conversations.transferTo')}
               value={kind}
@@ -50,6 +53,7 @@ export function TransferDialog({ currentQueueId, onTransfer, onClose, busy }: { 
           <Select
             label={t(kind === 'queue' ? 'conversations.toQueue' : 'conversations.toAgent')}
             data={data}
+            {...(kind === 'agent' && { renderOption: people.renderOption })}
             value={choice}
             onChange={setChoice}
             searchable

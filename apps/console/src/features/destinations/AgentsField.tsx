@@ -1,50 +1,55 @@
-import { MultiSelect, Text } from '@mantine/core';
+import { Group, MultiSelect, type MultiSelectProps, Text } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
-import type { User } from '@voxplan/contracts';
+import type { Agent } from '@voxplan/contracts';
 import { useTranslation } from 'react-i18next';
 import { useAuth } from '../../lib/auth.tsx';
 import { api } from '../../lib/api/client.ts';
 
-/** A user who may serve the tenant's queue: one of its users, or an administrator (docs/conversations.md). */
-const servesTenant = (user: User, tenantId: number | undefined) => user.roles.some((role) => role.role === 'admin' || (role.role !== 'guest' && (tenantId === undefined || role.tenant_id === tenantId)));
-
 /**
- * The users who may serve a tenant's queues, for an administrator (only they may list users);
- * undefined for the others.
+ * Who may answer a tenant's chats (GET /agents: its users and the administrators), by name, with
+ * their presence there; every user of the tenant may read it. Undefined while loading, or for an
+ * administrator over every tenant who names none.
  */
-export function useServingUsers(tenantId: number | undefined): User[] | undefined {
-  const { role, tenantId: workingTenant } = useAuth();
-  const admin = role === 'admin';
-  const users = useQuery({
-    queryKey: ['/users', 'agents'],
-    queryFn: ({ signal }) => api.get<User[]>('/users', { signal, query: { filter: { order: ['name ASC'] } } }),
-    enabled: admin,
-  });
+export function useAgents(tenantId: number | undefined): Agent[] | undefined {
+  const { tenantId: workingTenant } = useAuth();
   const tenant = tenantId ?? (workingTenant || undefined);
-  return admin ? (users.data ?? []).filter((user) => servesTenant(user, tenant)) : undefined;
+  const agents = useQuery({
+    queryKey: ['/agents', tenant],
+    queryFn: ({ signal }) => api.get<Agent[]>('/agents', { signal, ...(tenant !== undefined && { tenantId: tenant }) }),
+    enabled: tenant !== undefined,
+  });
+  return agents.data;
 }
 
-/**
- * The agents of a chat queue, chosen by name. Only administrators may list users, so the others
- * are told who can change them.
- */
+/** The agents as a picker's options, each named, its presence beside the name in the list. */
+export function useAgentOptions(tenantId: number | undefined): { data: { value: string; label: string }[]; renderOption: NonNullable<MultiSelectProps['renderOption']> } {
+  const { t } = useTranslation();
+  const agents = useAgents(tenantId) ?? [];
+  const statusOf = new Map(agents.map((agent) => [String(agent.id), agent.status]));
+  return {
+    data: agents.map((agent) => ({ value: String(agent.id), label: agent.name })),
+    renderOption: ({ option }) => (
+      <Group justify="space-between" wrap="nowrap" w="100%" gap="xs">
+        <span>{option.label}</span>
+        <Text span size="xs" c="dimmed">
+          {t(`conversations.presence.${statusOf.get(option.value) ?? 'offline'}`)}
+        </Text>
+      </Group>
+    ),
+  };
+}
+
+/** The agents of a chat queue, chosen by name from those who may answer the tenant's chats. */
 export function AgentsField({ tenantId, value, onChange, error }: { tenantId: number | undefined; value: number[]; onChange(value: number[]): void; error?: string }) {
   const { t } = useTranslation();
-  const users = useServingUsers(tenantId);
-  if (!users) {
-    return (
-      <Text size="sm" c="dimmed" data-testid="destination-agents-admin">
-        {t('destinations.agentsByAdmin', { count: value.length })}
-      </Text>
-    );
-  }
+  const options = useAgentOptions(tenantId);
   return (
     <MultiSelect
       label={t('destinations.agents')}
       description={t('destinations.agentsHint')}
       withAsterisk
       searchable
-      data={users.map((user) => ({ value: String(user.id), label: user.name || user.username }))}
+      {...options}
       value={value.map(String)}
       onChange={(ids) => onChange(ids.map(Number))}
       error={error}

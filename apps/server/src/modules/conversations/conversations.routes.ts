@@ -5,6 +5,7 @@
  */
 import {
   agentPresenceSchema,
+  agentSchema,
   conversationCloseSchema,
   conversationDetailSchema,
   conversationListQuerySchema,
@@ -27,6 +28,7 @@ import {
   closeConversation,
   conversationDetail,
   conversationSummary,
+  listAgents,
   listConversations,
   markRead,
   postAgentMessage,
@@ -186,6 +188,20 @@ export function registerConversationRoutes(app: FastifyInstance, ctx: AppContext
       await markRead(ctx, scopeOf(request), request.params.id);
       return reply.status(204).send(null);
     },
+  );
+
+  routes.get(
+    '/agents',
+    {
+      schema: {
+        tags,
+        description:
+          'Everyone who may answer the tenant’s chats (its users and the administrators), by name, with their presence there: a queue’s agents and a transfer’s person are chosen from it. ' +
+          'Every user of the tenant may read it, guests too; an administrator names the tenant (400 no_tenant_provided over every tenant).',
+        response: { 200: z.array(agentSchema) },
+      },
+    },
+    async (request) => listAgents(ctx, presenceTenant(scopeOf(request))),
   );
 
   routes.get('/agents/me', { schema: { tags, description: 'The caller’s presence in the tenant.', response: { 200: agentPresenceSchema } } }, async (request) => {

@@ -7,6 +7,7 @@
  * and a take) agree on one winner.
  */
 import {
+  type Agent,
   type AgentStatus,
   type CallReportRecord,
   type ConversationAttachment,
@@ -27,6 +28,7 @@ import { assertAllowed, tenantFilterOf } from '../../plugins/auth.ts';
 import { recordAudit } from '../audit/audit.recorder.ts';
 import type { DialAction } from '../sessions/chat-handoff.ts';
 import { parseSession } from '../sessions/sessions.repository.ts';
+import { servesTenant } from './agents.ts';
 import { publishConversationEvent } from './conversation-events.ts';
 
 /** What the conversations need of the app: everything but the licence (the runtime resumes parked chats). */
@@ -268,7 +270,7 @@ async function assertAgentOfTenant(db: Kysely<Database>, tenantId: number, userI
     .selectFrom('user_roles')
     .select('user_id')
     .where('user_id', '=', userId)
-    .where((eb) => eb.or([eb('role', '=', 'admin'), eb.and([eb('role', '=', 'user'), eb('tenant_id', '=', tenantId)])]))
+    .where(servesTenant(tenantId))
     .executeTakeFirst();
   if (!role) throw badRequest('agent_not_in_tenant', [{ path: 'agent_id', message: `user ${userId} is not a user of this tenant` }]);
 }
@@ -545,9 +547,32 @@ export async function conversationDetail(ctx: ConversationContext, scope: Scope,
 /** The agent's presence in the scope's tenant: offline until they say otherwise (or their console's presence went stale). */
 export async function presenceOf(ctx: Pick<ConversationContext, 'db'>, userId: number, tenantId: number): Promise<AgentStatus> {
   const row = await ctx.db.selectFrom('agent_presence').select(['status', 'updated_at']).where('user_id', '=', userId).where('tenant_id', '=', tenantId).executeTakeFirst();
-  if (!row) return 'offline';
-  if (row.status === 'online' && row.updated_at < new Date(Date.now() - PRESENCE_STALE_MS).toISOString()) return 'offline';
-  return row.status;
+  return statusOf(row?.status ?? null, row?.updated_at ?? null, Date.now());
+}
+
+/** A stored presence as it stands `now`: none is offline, and so is an online one gone stale. */
+function statusOf(status: AgentStatus | null, updatedAt: string | null, now: number): AgentStatus {
+  if (status === null || updatedAt === null) return 'offline';
+  if (status === 'online' && updatedAt < new Date(now - PRESENCE_STALE_MS).toISOString()) return 'offline';
+  return status;
+}
+
+/**
+ * Everyone who may answer the tenant's chats (its users and the administrators), by name, with
+ * their presence there: what a queue's agent picker and a transfer to a person offer, to every
+ * user of the tenant (only administrators may list users).
+ */
+export async function listAgents(ctx: Pick<ConversationContext, 'db'>, tenantId: number): Promise<Agent[]> {
+  const now = Date.now();
+  const rows = await ctx.db
+    .selectFrom('users as u')
+    .leftJoin('agent_presence as p', (join) => join.onRef('p.user_id', '=', 'u.id').on('p.tenant_id', '=', tenantId))
+    .select(['u.id', 'u.name', 'u.username', 'p.status', 'p.updated_at'])
+    .where('u.id', 'in', (eb) => eb.selectFrom('user_roles').select('user_id').where(servesTenant(tenantId)))
+    .orderBy('u.name')
+    .orderBy('u.id')
+    .execute();
+  return rows.map((row) => ({ id: row.id, name: row.name || row.username, status: statusOf(row.status, row.updated_at, now) }));
 }
 
 export async function setPresence(ctx: Pick<ConversationContext, 'db'>, userId: number, tenantId: number, status: AgentStatus): Promise<void> {

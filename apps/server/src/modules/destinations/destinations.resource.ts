@@ -13,12 +13,10 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.ts';
 import { badRequest } from '../../errors.ts';
 import { defineResource, memberKeptTenantRecords, type Row, tenantRecordFields, type WriteContext } from '../../resources/definition.ts';
+import { servesTenant } from '../conversations/agents.ts';
 import { assertNotReferenced } from '../visual-plans/plan-references.ts';
 
-/**
- * The agents a queue may name: users with the `user` role in its tenant, or administrators (who
- * may act in any tenant). Guests only read, so they cannot answer chats.
- */
+/** The agents a queue may name: those who serve its tenant (conversations/agents.ts). */
 async function assertAgentsOfTenant(db: Kysely<Database>, tenantId: number, agentIds: readonly number[]): Promise<void> {
   const unique = [...new Set(agentIds)];
   if (unique.length === 0) return;
@@ -27,7 +25,7 @@ async function assertAgentsOfTenant(db: Kysely<Database>, tenantId: number, agen
     .select('user_id')
     .distinct()
     .where('user_id', 'in', unique)
-    .where((eb) => eb.or([eb('role', '=', 'admin'), eb.and([eb('role', '=', 'user'), eb('tenant_id', '=', tenantId)])]))
+    .where(servesTenant(tenantId))
     .execute();
   const known = new Set(found.map((row) => row.user_id));
   const strangers = unique.filter((id) => !known.has(id));

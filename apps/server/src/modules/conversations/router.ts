@@ -33,6 +33,9 @@ export async function routeCustomerMessage(ctx: ConversationContext, sessionId: 
   return true;
 }
 
+/** A message as a channel without attachments shows it: its text, then the attachment's link on a line of its own. */
+export const withAttachmentLink = (text: string, url: string | undefined): string => [text, url].filter((part) => part).join('\n');
+
 /**
  * A person's message to the customer, on the chat's channel. The web chat's widget reads it in its
  * poll (woken by the message's live event, on any instance), so there is nothing to push; WhatsApp
@@ -44,7 +47,6 @@ export async function deliverToCustomer(ctx: ConversationContext, conversation: 
   const session = await ctx.db.selectFrom('sessions').select(['called']).where('id', '=', conversation.session_id).executeTakeFirst();
   const account = session && (await accountByNumber(ctx, conversation.tenant_id, session.called));
   if (!account) return 'not_configured';
-  const text = [message.text, message.attachment?.url].filter((part) => part).join('\n');
-  const sent = await sendWhatsApp(ctx, account, conversation.caller, textMessages(text), conversation.session_id);
+  const sent = await sendWhatsApp(ctx, account, conversation.caller, textMessages(withAttachmentLink(message.text, message.attachment?.url)), conversation.session_id);
   return sent.ok ? null : (sent.reason ?? 'failed');
 }

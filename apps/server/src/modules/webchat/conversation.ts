@@ -4,6 +4,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.ts';
 import type { StoredOutcome } from '../sessions/sessions.repository.ts';
 import type { StoredSession } from '../sessions/sessions.service.ts';
+import { withAttachmentLink } from '../conversations/router.ts';
 
 /** The options of the last reply that offered some, when the turn ends on it: a menu waits for them. */
 function pendingOptions(actions: readonly Action[]): WebchatOption[] {
@@ -11,17 +12,17 @@ function pendingOptions(actions: readonly Action[]): WebchatOption[] {
   return last?.type === 'reply' && last.options ? last.options.map(({ id, label }) => ({ id, label })) : [];
 }
 
-/**
- * What the widget shows of a conversation: the transcript the engine keeps (so a reload shows the
- * same messages, from any instance), and the buttons of the menu it waits on, from the last turn
- * that did something (an ignored message changes nothing the user sees).
- */
 /** A person typing in the chat, as this instance heard it, and since when. */
 export interface TypingSince {
   agent_name: string;
   since: string;
 }
 
+/**
+ * What the widget shows of a conversation: the transcript the engine keeps (so a reload shows the
+ * same messages, from any instance), and the buttons of the menu it waits on, from the last turn
+ * that did something (an ignored message changes nothing the user sees).
+ */
 export async function conversationView(db: Kysely<Database>, stored: StoredSession, typing: TypingSince | null = null): Promise<WebchatConversation> {
   const { session } = stored;
   let options: WebchatOption[] = [];
@@ -51,8 +52,7 @@ export async function conversationView(db: Kysely<Database>, stored: StoredSessi
   const messages: WebchatConversation['messages'] = [
     ...session.transcript.map((entry) => ({ from: entry.from === 'caller' ? ('user' as const) : ('plan' as const), text: entry.text, at: entry.at })),
     ...withPeople.map((message) => {
-      const url = message.attachment ? (JSON.parse(message.attachment) as { url: string }).url : '';
-      const text = [message.text, url].filter((part) => part).join('\n');
+      const text = withAttachmentLink(message.text, message.attachment ? (JSON.parse(message.attachment) as { url: string }).url : undefined);
       return message.author === 'agent' ? { from: 'agent' as const, text, at: message.created_at, agent_name: message.agent_name ?? '' } : { from: 'user' as const, text, at: message.created_at };
     }),
   ].sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));

@@ -470,14 +470,14 @@ export function createSessionRuntime(ctx: Omit<AppContext, 'sessions' | 'license
       const isAlone = ctx.dialect === 'postgres' && !isHooked && !(result.report && !result.ignored);
       let committed: TurnOutcome | null;
       try {
-        committed = isAlone
-          ? (await storeTurn(db, ctx.dialect, stored))
-            ? { ...outcome, session_id: sessionId, duplicate: false, report: null }
-            : null
-          : await writes.run(async (trx) => {
-              if (!(await storeTurn(trx, ctx.dialect, stored))) return null;
-              return finishTurn(trx, { before, result, isTest, webhook, unprompted: turn.unprompted === true }, outcome, sessionId, nowText);
-            });
+        if (isAlone) {
+          committed = (await storeTurn(db, ctx.dialect, stored)) ? { ...outcome, session_id: sessionId, duplicate: false, report: null } : null;
+        } else {
+          committed = await writes.run(async (trx) => {
+            if (!(await storeTurn(trx, ctx.dialect, stored))) return null;
+            return finishTurn(trx, { before, result, isTest, webhook, unprompted: turn.unprompted === true }, outcome, sessionId, nowText);
+          });
+        }
       } catch (error) {
         // The same event id stored meanwhile by a turn this one did not see: read again.
         if (uniqueViolationColumns(error) === undefined) throw error;

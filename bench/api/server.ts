@@ -41,8 +41,15 @@ import {
  */
 let sentStatements = 0;
 const pgQuery: (...args: unknown[]) => unknown = pg.Client.prototype.query;
+/** BENCH_STATEMENTS=1: between two `statements` commands (the bench's one-call count), each statement's text goes to stderr. */
+let logStatements = false;
 pg.Client.prototype.query = function countedQuery(this: pg.Client, ...args: unknown[]) {
   sentStatements++;
+  if (logStatements) {
+    const query = args[0];
+    const text = typeof query === 'string' ? query : typeof query === 'object' && query !== null && 'text' in query ? String(query.text) : '?';
+    process.stderr.write(`statement ${sentStatements}: ${text.replace(/\s+/g, ' ').slice(0, 160)}\n`);
+  }
   return pgQuery.apply(this, args);
 } as typeof pg.Client.prototype.query;
 
@@ -265,6 +272,7 @@ async function main(): Promise<void> {
         return { heapUsed: usage.heapUsed, rss: usage.rss, external: usage.external, collected: globalThis.gc !== undefined };
       }
       case 'statements':
+        if (process.env.BENCH_STATEMENTS === '1') logStatements = !logStatements;
         return ctx?.dialect === 'postgres' ? sentStatements : null;
       case 'shutdown':
         setImmediate(() => void shutdown());

@@ -11,7 +11,9 @@
  *   BENCH_SECONDS=5           measured seconds per figure (after BENCH_WARMUP_SECONDS=4 of warm-up)
  *   BENCH_CONNECTIONS=32      calls in progress at once (and hello-world connections)
  *   BENCH_DIALECT=both        sqlite | postgres | both (PostgreSQL: a throwaway server of its own)
- *   BENCH_INSTANCES=1         0: skip the one-against-two instances figure on PostgreSQL
+ *   BENCH_INSTANCES=1         0: skip the one-against-two instances figures on PostgreSQL
+ *   BENCH_INSTANCE_CPU=0.4    the share of a core each instance is held to in the second pair of those (cgroups; 0: none)
+ *   BENCH_STATEMENTS=0        1: print the text of each statement of the one call whose statements are counted
  *   BENCH_PIN=1               0: no CPU pinning
  *   BENCH_PROFILE=0           1: afterwards, CPU-profile the server under the calls' load, per dialect
  *   BENCH_PROFILE_OUT=path    keep that .cpuprofile (the dialect goes before the extension)
@@ -44,6 +46,7 @@ const settings = {
   profileOut: process.env.BENCH_PROFILE_OUT,
   strict: process.env.BENCH_STRICT === '1',
   floor: process.env.BENCH_FLOOR !== '0',
+  instanceCpu: envNumber('BENCH_INSTANCE_CPU', 0.4),
 };
 if (settings.connections < 2 || settings.connections % 2 !== 0) throw new Error('BENCH_CONNECTIONS must be an even number, 2 or more (two instances share them)');
 
@@ -322,17 +325,39 @@ async function main(): Promise<void> {
       const second = await servers.start('channels', { ...env, BENCH_DATA_DIR: secondDir }, undefined);
       const two = await measure('PostgreSQL, 2 instances (unpinned)', [first, second], true);
       await Promise.all([servers.stop(first), servers.stop(second)]);
-      if (pinning) pinSelf([LOADGEN_CPU]);
       rows.push({ m: one, targets: false }, { m: two, targets: false });
-      const grows = two.callsPerSecond > one.callsPerSecond;
+      // The same with each instance held to a share of a core, as instances on machines of their own
+      // each have a budget: whether a second instance adds calls is then the instances' question,
+      // not which process of this machine's two cores the scheduler favours.
+      let capped: { one: Measurement; two: Measurement } | undefined;
+      if (settings.instanceCpu > 0) {
+        const share = fmt(settings.instanceCpu, 2);
+        const cappedFirst = await servers.start('channels', env, undefined);
+        if (cappedFirst.capCpu(settings.instanceCpu)) {
+          const cappedOne = await measure(`PostgreSQL, 1 instance (${share} of a core)`, [cappedFirst], true);
+          const cappedSecond = await servers.start('channels', { ...env, BENCH_DATA_DIR: fs.mkdtempSync(path.join(dataDir, `${dialect}-c-`)) }, undefined);
+          if (cappedSecond.capCpu(settings.instanceCpu)) {
+            capped = { one: cappedOne, two: await measure(`PostgreSQL, 2 instances (${share} of a core each)`, [cappedFirst, cappedSecond], true) };
+            rows.push({ m: capped.one, targets: false }, { m: capped.two, targets: false });
+          }
+          await servers.stop(cappedSecond);
+        }
+        await servers.stop(cappedFirst);
+      }
+      if (pinning) pinSelf([LOADGEN_CPU]);
+      const judged = capped ?? { one, two };
+      const grows = judged.two.callsPerSecond > judged.one.callsPerSecond;
+      const growth = (pair: { one: Measurement; two: Measurement }) =>
+        `${fmt(pair.one.callsPerSecond, 0)} → ${fmt(pair.two.callsPerSecond, 0)} calls/s (×${fmt(pair.two.callsPerSecond / pair.one.callsPerSecond)}), ` +
+        `${fmt(pair.one.cpuMsPerCall, 3)} → ${fmt(pair.two.cpuMsPerCall, 3)} ms of Node CPU a call`;
       instancesText =
-        `\nTwo instances on PostgreSQL (calls spread over them, ${settings.connections / 2} calls at a time each): ` +
-        `${fmt(one.callsPerSecond, 0)} → ${fmt(two.callsPerSecond, 0)} calls/s (×${fmt(two.callsPerSecond / one.callsPerSecond)}), ` +
-        `${fmt(one.cpuMsPerCall, 3)} → ${fmt(two.cpuMsPerCall, 3)} ms of Node CPU a call; calls/s grow with the instances: ${verdict(grows)}.\n` +
-        `This machine has ${cpuCount} cores for the instances, PostgreSQL and the load generator together (the load generator used ` +
+        `\nTwo instances on PostgreSQL (calls spread over them, ${settings.connections / 2} calls at a time each): unpinned ${growth({ one, two })}` +
+        (capped ? `; each held to ${fmt(settings.instanceCpu, 2)} of a core ${growth(capped)}` : '; no CPU caps here (BENCH_INSTANCE_CPU=0, or cgroups not writable)') +
+        `. Calls/s grow with the instances${capped ? ' (held to their share)' : ''}: ${verdict(grows)}.\n` +
+        `This machine has ${cpuCount} cores for the instances, PostgreSQL and the load generator together (unpinned, the load generator used ` +
         `${pct(two.loadgenCpu)} of a core, the instances ${two.serverCpu.map(pct).join(' + ')}, load average ${fmt(two.load, 1)}): ` +
-        `a second instance only gets what PostgreSQL, the load generator and the machine's other work leave of them, so twice one is not to be expected here; ` +
-        `the figure shows whether calls spread without one instance holding the other back, not the gain on machines of their own.\n`;
+        `unpinned, a second instance only gets what PostgreSQL, the load generator and the machine's other work leave, so twice one is not to be expected; ` +
+        `held to a share of a core each, as on machines of their own, a second instance adds its share unless the two hold each other back.\n`;
     }
   }
 

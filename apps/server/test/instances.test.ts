@@ -10,7 +10,7 @@ import { simulatorSignInEndedCode } from '@voxplan/contracts/simulator';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { type DatabaseHandle, openDatabase } from '../src/db/database.ts';
-import { BUS_APPLICATION_NAME } from '../src/db/instance-bus.ts';
+import { BUS_APPLICATION_NAME, createPostgresBus, type PostgresBus, type PostgresBusOptions } from '../src/db/instance-bus.ts';
 import { type LiveSessionEvent, subscribeLiveSessions } from '../src/modules/sessions/live-events.ts';
 import { ADMIN, dialect, startTestServer, type TestServer } from './harness.ts';
 import { type Cleanups, createTenantMemberOver, request, type ServerProcess, startServerProcess } from './server-process.ts';
@@ -240,6 +240,45 @@ describe.runIf(dialect === 'postgres')('the bus between instances', () => {
     // PostgreSQL folds equal notifications of one transaction into one, and a batch is one.
     for (const message of [{ n: 1 }, { n: 1 }, { n: 2 }, { n: 1 }]) server.ctx.bus.publish('test', message);
     await expect.poll(() => heard).toEqual([{ n: 1 }, { n: 1 }, { n: 2 }, { n: 1 }]);
+  });
+
+  /** A bus of its own on the test server's database, closed after the file. */
+  async function busOn(server: TestServer, options: Pick<PostgresBusOptions, 'interestRefreshMs' | 'interestLingerMs'>): Promise<PostgresBus> {
+    const pool = new pg.Pool({ connectionString: server.config.databaseUrl, max: 2 });
+    const bus = createPostgresBus({ connectionString: server.config.databaseUrl!, pool, onWrite: () => {}, onGap: () => {}, ...options });
+    cleanups.push(async () => {
+      await bus.close();
+      await pool.end();
+    });
+    await bus.ready;
+    return bus;
+  }
+
+  test('an instance counts a topic as heard only while another listens to it (or lately did), and then publishes to it', async () => {
+    const server = await startTestServer();
+    cleanups.push(() => server.close());
+    const [publisher, listener] = [await busOn(server, { interestRefreshMs: 100, interestLingerMs: 200 }), await busOn(server, { interestRefreshMs: 100, interestLingerMs: 200 })];
+    // Nobody listens: a turn's live events would be made and sent for nothing.
+    expect(publisher.heard('sessions')).toBe(false);
+    const heard: unknown[] = [];
+    const stop = listener.subscribe('sessions', (message) => heard.push(message));
+    await expect.poll(() => publisher.heard('sessions')).toBe(true);
+    expect(publisher.heard('other topic')).toBe(false);
+    publisher.publish('sessions', { n: 1 });
+    await expect.poll(() => heard).toEqual([{ n: 1 }]);
+    // The listener leaves: announced for its linger, then no longer, and its silence is heard.
+    stop();
+    await expect.poll(() => publisher.heard('sessions'), { timeout: 10_000 }).toBe(false);
+  });
+
+  test('an instance that starts late learns at once who listens, without waiting for their next announcement', async () => {
+    const server = await startTestServer();
+    cleanups.push(() => server.close());
+    // Announced again only every hour: what the late one learns comes from its question.
+    const listener = await busOn(server, { interestRefreshMs: 3_600_000 });
+    cleanups.push(listener.subscribe('sessions', () => {}));
+    const late = await busOn(server, { interestRefreshMs: 3_600_000 });
+    await expect.poll(() => late.heard('sessions')).toBe(true);
   });
 });
 

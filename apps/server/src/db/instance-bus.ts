@@ -8,11 +8,16 @@
  * operator's psql). On SQLite there is one process, and the bus is a plain in-process one.
  * docs/decisions.md ("Several instances") gives the reasoning.
  */
+import { randomUUID } from 'node:crypto';
 import { type Kysely, sql } from 'kysely';
 import pg from 'pg';
 import type { Database } from './schema.ts';
 
-/** The one channel every instance listens on. Writes come as `w:<table>`, messages as `e<envelope JSON>`. */
+/**
+ * The one channel every instance listens on. Writes come as `w:<table>`, messages as
+ * `e<envelope JSON>`, an instance's announcement that it listens to a topic as
+ * `h<instance> <topic>`, and a new listener's question of who listens to what as `?`.
+ */
 export const BUS_CHANNEL = 'voxplan';
 
 /**
@@ -59,8 +64,8 @@ export interface InstanceBus {
   publish(topic: string, message: unknown): void;
   /**
    * Whether a message published on `topic` now could reach a listener: on SQLite one of this
-   * process, on PostgreSQL always (another instance's). A publisher whose message costs work to
-   * make may skip it when not.
+   * process; on PostgreSQL one of this process or of an instance that announced the topic lately
+   * (`createPostgresBus`). A publisher whose message costs work to make may skip it when not.
    */
   heard(topic: string): boolean;
   /** Calls `listener` with every message published on `topic` from now on. Answers the function that stops it. */
@@ -164,6 +169,17 @@ export interface PostgresBusOptions {
   log?: (message: string) => void;
   /** How long `caughtUp` waits for the listening connection before it counts as lost. Default 2 s. */
   pingTimeoutMs?: number;
+  /**
+   * How often an instance tells the others which topics it listens to; an announcement counts for
+   * three of these, so one lost is no gap. Default 10 s.
+   */
+  interestRefreshMs?: number;
+  /**
+   * How long a topic is still announced after its last listener of this instance left: a web chat's
+   * long polls listen one after the other, and each would otherwise be a new announcement, with
+   * the moment before the others hear it. Default 60 s.
+   */
+  interestLingerMs?: number;
 }
 
 const RECONNECT_DELAYS_MS = [50, 200, 1000, 5000];
@@ -171,7 +187,15 @@ const RECONNECT_DELAYS_MS = [50, 200, 1000, 5000];
 export function createPostgresBus(options: PostgresBusOptions): PostgresBus {
   const log = options.log ?? (() => {});
   const pingTimeoutMs = options.pingTimeoutMs ?? 2000;
+  const interestRefreshMs = options.interestRefreshMs ?? 10_000;
+  const interestLingerMs = options.interestLingerMs ?? 60_000;
   const topics = createTopics(log);
+  // Which instance an announcement comes from: an instance's own tells it nothing.
+  const instance = randomUUID();
+  /** Topics other instances listen to, with the time (performance.now) their last announcement stops counting. */
+  const heardElsewhere = new Map<string, number>();
+  /** Topics this instance announces: Infinity while it has listeners, then the time its linger ends. */
+  const announced = new Map<string, number>();
   let current: pg.Client | undefined;
   let listening = false;
   let closed = false;
@@ -182,6 +206,15 @@ export function createPostgresBus(options: PostgresBusOptions): PostgresBus {
     if (!payload) return;
     if (payload.startsWith('w:')) {
       options.onWrite(payload.slice(2));
+      return;
+    }
+    if (payload.startsWith('h')) {
+      const space = payload.indexOf(' ');
+      if (space > 0 && payload.slice(1, space) !== instance) heardElsewhere.set(payload.slice(space + 1), performance.now() + 3 * interestRefreshMs);
+      return;
+    }
+    if (payload.startsWith('?')) {
+      if (payload.slice(1) !== instance) announceAll();
       return;
     }
     if (!payload.startsWith('e')) return;
@@ -240,6 +273,9 @@ export function createPostgresBus(options: PostgresBusOptions): PostgresBus {
     options.onGap();
     listening = true;
     failures = 0;
+    // Announcements made while this instance was not listening were missed: the others say theirs again.
+    send(`?${instance}`);
+    announceAll();
   }
 
   const ping = coalesce(async () => {
@@ -281,6 +317,22 @@ export function createPostgresBus(options: PostgresBusOptions): PostgresBus {
     sending = false;
   }
 
+  function send(payload: string): void {
+    queued.push(payload);
+    if (!sending) void flush();
+  }
+
+  /** Tells the others every topic this instance listens to (or did within the linger), and forgets those whose linger ended. */
+  function announceAll(): void {
+    const now = performance.now();
+    for (const [topic, until] of announced) {
+      if (until < now) announced.delete(topic);
+      else send(`h${instance} ${topic}`);
+    }
+  }
+  const refresh = setInterval(announceAll, interestRefreshMs);
+  refresh.unref();
+
   const ready = connect();
   return {
     ready,
@@ -292,13 +344,22 @@ export function createPostgresBus(options: PostgresBusOptions): PostgresBus {
         log(`instance bus: a ${topic} message of ${Buffer.byteLength(payload)} bytes is past NOTIFY's limit and was not sent`);
         return;
       }
-      queued.push(payload);
-      if (!sending) void flush();
+      send(payload);
     },
-    heard: () => true,
-    subscribe: topics.subscribe,
+    heard: (topic) => topics.has(topic) || (heardElsewhere.get(topic) ?? -Infinity) > performance.now(),
+    subscribe(topic, listener) {
+      // A topic announced already (listened to, or within its linger) is known to the others.
+      if (!announced.has(topic) || announced.get(topic)! < performance.now()) send(`h${instance} ${topic}`);
+      announced.set(topic, Infinity);
+      const stop = topics.subscribe(topic, listener);
+      return () => {
+        stop();
+        if (!topics.has(topic)) announced.set(topic, performance.now() + interestLingerMs);
+      };
+    },
     async close() {
       closed = true;
+      clearInterval(refresh);
       clearTimeout(retry);
       const client = current;
       current = undefined;

@@ -35,3 +35,11 @@ export interface SessionEvents {
 }
 
 export const noSessionEvents: SessionEvents = {};
+
+/**
+ * Whether a session's hooks may write: only the plan webhook's queue does, for real sessions of a
+ * plan that has a webhook (the metrics' counts are in memory). A start for which this is false
+ * stores itself in one statement, without a transaction around it (PostgreSQL); a hook that writes
+ * in any other case must be named here.
+ */
+export const hooksMayWrite = (context: Pick<SessionHookContext, 'is_test' | 'webhook'>): boolean => !context.is_test && context.webhook !== '';

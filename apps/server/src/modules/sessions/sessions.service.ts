@@ -43,7 +43,7 @@ import { liveEventsOf, publishLiveEvents } from './live-events.ts';
 import { createMessaging, type MessagingOptions } from './messaging.ts';
 import { createPlanLoaders } from './plan-loader.ts';
 import { createProtocolGenerator } from './protocols.ts';
-import { noSessionEvents, type SessionEvents, type SessionHookContext } from './session-events.ts';
+import { hooksMayWrite, noSessionEvents, type SessionEvents, type SessionHookContext } from './session-events.ts';
 import { tenantLanguage } from './system-messages.ts';
 import {
   claimTimeout,
@@ -395,23 +395,32 @@ export function createSessionRuntime(ctx: Omit<AppContext, 'sessions' | 'license
       const outcome = outcomeOf(null, result, 1);
       const timeoutTime = await timeoutOf(session, draftPlanId, now);
       const webhook = await webhookOf(session, draftPlanId);
+      const stored = {
+        ...sessionColumns(session),
+        is_draft: isDraft ? 1 : 0,
+        status: storedStatus(session),
+        state: JSON.stringify(session),
+        revision: 1,
+        is_test: isTest ? 1 : 0,
+        last_activity_time: nowText,
+        timeout_time: timeoutTime,
+        created_time: nowText,
+        updated_time: nowText,
+        ended_time: session.ended_at,
+      };
+      const finishing = { before: null, result, isTest, webhook, unprompted: false };
+      // A start that writes its session and event alone is, on PostgreSQL, one statement: no transaction around it.
+      const isAlone = ctx.dialect === 'postgres' && !(result.report && !result.ignored) && !hooksMayWrite({ is_test: isTest, webhook });
       try {
-        const committed = await writes.run(async (trx) => {
-          await storeStart(trx, ctx.dialect, {
-            ...sessionColumns(session),
-            is_draft: isDraft ? 1 : 0,
-            status: storedStatus(session),
-            state: JSON.stringify(session),
-            revision: 1,
-            is_test: isTest ? 1 : 0,
-            last_activity_time: nowText,
-            timeout_time: timeoutTime,
-            created_time: nowText,
-            updated_time: nowText,
-            ended_time: session.ended_at,
-          }, outcome);
-          return finishTurn(trx, { before: null, result, isTest, webhook, unprompted: false }, outcome, id, nowText);
-        });
+        const committed = isAlone
+          ? await writes.runStatement(async (db) => {
+              await storeStart(db, ctx.dialect, stored, outcome);
+              return finishTurn(db, finishing, outcome, id, nowText);
+            })
+          : await writes.run(async (trx) => {
+              await storeStart(trx, ctx.dialect, stored, outcome);
+              return finishTurn(trx, finishing, outcome, id, nowText);
+            });
         publishLiveEvents(ctx.bus, () => liveEventsOf(null, session, outcome, isTest));
         followHandOff(session, outcome, isTest);
         return committed;

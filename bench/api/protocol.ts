@@ -34,7 +34,7 @@ export type Command =
   | { cmd: 'profileStop'; file: string }
   | { cmd: 'memory' }
   /** PostgreSQL: the statements the server has sent so far (each a round trip), for a call's count; null on SQLite. */
-  | { cmd: 'statements' }
+  | { cmd: 'statements'; /** With BENCH_STATEMENTS=1: print each statement's text from this count to the next that says so. */ log?: boolean }
   | { cmd: 'shutdown' };
 
 export type CommandMessage = Command & { type: 'command'; id: number };

@@ -41,7 +41,7 @@ import {
  */
 let sentStatements = 0;
 const pgQuery: (...args: unknown[]) => unknown = pg.Client.prototype.query;
-/** BENCH_STATEMENTS=1: between two `statements` commands (the bench's one-call count), each statement's text goes to stderr. */
+/** BENCH_STATEMENTS=1: between two `statements` commands that ask for it (the bench's one-call count), each statement's text goes to stderr. */
 let logStatements = false;
 pg.Client.prototype.query = function countedQuery(this: pg.Client, ...args: unknown[]) {
   sentStatements++;
@@ -272,7 +272,7 @@ async function main(): Promise<void> {
         return { heapUsed: usage.heapUsed, rss: usage.rss, external: usage.external, collected: globalThis.gc !== undefined };
       }
       case 'statements':
-        if (process.env.BENCH_STATEMENTS === '1') logStatements = !logStatements;
+        if (command.log && process.env.BENCH_STATEMENTS === '1') logStatements = !logStatements;
         return ctx?.dialect === 'postgres' ? sentStatements : null;
       case 'shutdown':
         setImmediate(() => void shutdown());

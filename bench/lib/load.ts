@@ -51,6 +51,8 @@ export interface LoadFigures {
   cpuMsPerRequest: number;
   /** The machine's 1-minute load average when the run ended: other work on the VM shows here. */
   load: number;
+  /** What `options.count` grew by over the measured run (all servers), when given. */
+  counted?: number;
 }
 
 /**
@@ -61,7 +63,7 @@ export async function measureLoad(
   name: string,
   servers: ServerChild[],
   shape: LoadShape,
-  options: { connections: number; seconds: number; warmupSeconds: number; failures: string[] },
+  options: { connections: number; seconds: number; warmupSeconds: number; failures: string[]; count?: (server: ServerChild) => Promise<number | null> },
 ): Promise<LoadFigures> {
   process.stderr.write(`  ${name}: warm-up ${options.warmupSeconds}s, measure ${options.seconds}s\n`);
   const perServer = Math.max(1, Math.floor(options.connections / servers.length));
@@ -71,11 +73,14 @@ export async function measureLoad(
     if (failed > 0) options.failures.push(`${name}: ${failed} failed requests in the warm-up`);
   }
   const latencies: number[] = [];
+  const counts = async () => (options.count ? (await Promise.all(servers.map(options.count))).reduce<number>((sum, value) => sum + (value ?? Number.NaN), 0) : Number.NaN);
+  const countedBefore = await counts();
   const cpuBefore = servers.map((server) => server.cpuSeconds() ?? Number.NaN);
   const loadgenBefore = process.cpuUsage();
   const results = await Promise.all(servers.map((server) => runLoad(server, shape, perServer, options.seconds, (ms) => latencies.push(ms))));
   const loadgen = process.cpuUsage(loadgenBefore);
   const cpu = servers.map((server, index) => (server.cpuSeconds() ?? Number.NaN) - cpuBefore[index]!);
+  const counted = (await counts()) - countedBefore;
   const duration = Math.max(...results.map((result) => result.duration));
   const requests = results.reduce((sum, result) => sum + result.requests.total, 0);
   const sorted = Float64Array.from(latencies).sort();
@@ -93,5 +98,6 @@ export async function measureLoad(
     loadgenCpu: (loadgen.user + loadgen.system) / 1e6 / duration,
     cpuMsPerRequest: (cpu.reduce((sum, seconds) => sum + seconds, 0) / requests) * 1000,
     load: os.loadavg()[0]!,
+    ...(Number.isFinite(counted) && { counted }),
   };
 }

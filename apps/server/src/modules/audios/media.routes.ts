@@ -2,6 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { espeakLanguageFor, espeakVoiceIds } from '@voxplan/contracts/voices';
+import contentDisposition from 'content-disposition';
 import type { FastifyInstance } from 'fastify';
 import pLimit from 'p-limit';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
@@ -9,7 +10,7 @@ import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
 import { AppError, forbidden } from '../../errors.ts';
 import { convertToTelephony, mimeTypes, speakWithEspeak, ToolError, withTempDir } from './audio-tools.ts';
-import { sendTelephonyCopy } from './audios.routes.ts';
+import { sendBytes, sendTelephonyCopy } from './audios.routes.ts';
 import { createMediaUrls } from './media-urls.ts';
 
 const params = z.object({ id: z.coerce.number().int().positive().max(2 ** 31 - 1) });
@@ -87,6 +88,35 @@ export function registerMediaRoutes(app: FastifyInstance, ctx: AppContext): void
       // Signed for an audio since removed, or whose regeneration is under way.
       if (!audio || audio.status !== 'ready') throw new AppError(404, 'audio_not_found');
       return sendTelephonyCopy(ctx, request, reply, audio);
+    },
+  );
+
+  app.withTypeProvider<ZodTypeProvider>().get(
+    '/media/attachments/:id',
+    {
+      schema: {
+        tags: ['media'],
+        params,
+        querystring: query,
+        security: [],
+        description:
+          'A file an agent sent in a conversation, for the chat’s channel (WhatsApp’s Graph API fetches it), the web chat’s widget and the console; honours Range. ' +
+          'The URL comes signed in the message; unsigned or tampered answers 403 invalid_media_signature, past its expiry 403 media_url_expired.',
+      },
+    },
+    async (request, reply) => {
+      const check = media.checkAttachment(request.params.id, request.query.exp, request.query.sig);
+      if (check !== 'ok') {
+        request.log.warn({ attachment_id: request.params.id, check }, 'media URL refused');
+        throw forbidden(check === 'expired' ? 'media_url_expired' : 'invalid_media_signature');
+      }
+      const file = await ctx.db.selectFrom('conversation_attachments').select(['name', 'content_type', 'data']).where('id', '=', request.params.id).executeTakeFirst();
+      // Signed for a file whose conversation has since been removed.
+      if (!file) throw new AppError(404, 'attachment_not_found');
+      // Images, sound and video open in place; any other file downloads, so that nothing of it runs in the API's origin.
+      const inline = /^(image|audio|video)\//.test(file.content_type);
+      reply.header('content-disposition', contentDisposition(file.name, { type: inline ? 'inline' : 'attachment' }));
+      return sendBytes(request, reply, file.data, file.content_type);
     },
   );
 

@@ -116,6 +116,8 @@ export function registerMediaRoutes(app: FastifyInstance, ctx: AppContext): void
       // Images, sound and video open in place; any other file downloads, so that nothing of it runs in the API's origin.
       const inline = /^(image|audio|video)\//.test(file.content_type);
       reply.header('content-disposition', contentDisposition(file.name, { type: inline ? 'inline' : 'attachment' }));
+      // The widget shows it on the visitor's page, another site: the signature, not the origin, guards it.
+      reply.header('cross-origin-resource-policy', 'cross-origin');
       return sendBytes(request, reply, file.data, file.content_type);
     },
   );

@@ -82,5 +82,8 @@ export function checkAttachment(provider: string, contentType: string, size: num
   return { ok: true, rule };
 }
 
+/** Bytes as the refusal names them: megabytes with one decimal (the catalogue's {{maxSize}}). */
+export const megabytesOf = (bytes: number): number => Math.round((bytes / bytesPerMb) * 10) / 10;
+
 /** The biggest file a provider takes of any type: what an upload reads at most. */
 export const largestAttachment = (provider: string): number => Math.max(0, ...(attachmentLimits[provider] ?? []).map((rule) => rule.maxBytes));

@@ -16,6 +16,7 @@ import {
   conversationLimits,
   conversationMessageSchema,
   largestAttachment,
+  megabytesOf,
 } from '@voxplan/contracts';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
@@ -39,12 +40,10 @@ export function attachmentView(media: Pick<MediaUrls, 'attachmentUrl'>, json: st
   return { url: stored.url, content_type: stored.content_type, name: stored.name, size: null };
 }
 
-const megabytes = (bytes: number) => Math.round((bytes / bytesPerMb) * 10) / 10;
-
 /** Why the chat's channel does not take this file, as the catalogue words it (the console says the same before uploading). */
 export function attachmentRefusal(refused: Exclude<AttachmentCheck, { ok: true }>, contentType: string): AppError {
   if (refused.code === 'attachment_too_large') {
-    return new AppError(413, 'attachment_too_large', [{ path: 'file', message: `bigger than ${megabytes(refused.maxBytes)} MB` }], undefined, { maxSize: megabytes(refused.maxBytes) });
+    return new AppError(413, 'attachment_too_large', [{ path: 'file', message: `bigger than ${megabytesOf(refused.maxBytes)} MB` }], undefined, { maxSize: megabytesOf(refused.maxBytes) });
   }
   const type = contentType || 'application/octet-stream';
   return new AppError(415, 'attachment_type_not_supported', [{ path: 'file', message: `${type} is not taken by this channel` }], undefined, { type });

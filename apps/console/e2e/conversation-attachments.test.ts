@@ -41,6 +41,8 @@ beforeAll(async () => {
   widgetDir = fs.mkdtempSync(path.join(os.tmpdir(), 'voxplan-widget-'));
   await build({ root: webchatRoot, configFile: path.join(webchatRoot, 'vite.config.ts'), logLevel: 'silent', build: { outDir: widgetDir } });
   harness = await startConsole({ WEBCHAT_DIR: widgetDir });
+  // The files' signed URLs name the public address: here, the port the test server listens on.
+  (harness.server.config as { publicUrl: string }).publicUrl = harness.baseUrl;
   site = http.createServer((_request, response) => response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(pageHtml()));
   await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
   sitePort = (site.address() as AddressInfo).port;

@@ -75,7 +75,7 @@ async function takenWebchat(): Promise<{ sessionId: string; id: number }> {
   return { sessionId, id };
 }
 
-function deliverWhatsApp(id: string, text: string) {
+function deliverWhatsApp(id: string, content: Record<string, unknown>) {
   const body = JSON.stringify({
     object: 'whatsapp_business_account',
     entry: [
@@ -88,7 +88,7 @@ function deliverWhatsApp(id: string, text: string) {
               messaging_product: 'whatsapp',
               metadata: { display_phone_number: '551140003030', phone_number_id: PHONE_ID },
               contacts: [{ profile: { name: 'Ana' }, wa_id: USER }],
-              messages: [{ from: USER, id, timestamp: String(Math.floor(Date.now() / 1000)), type: 'text', text: { body: text } }],
+              messages: [{ from: USER, id, timestamp: String(Math.floor(Date.now() / 1000)), ...content }],
             },
           },
         ],
@@ -230,7 +230,7 @@ describe('the web chat', () => {
 
 describe('WhatsApp', () => {
   test('the agent’s file goes as a media message of its kind with the signed link; WhatsApp’s own limits refuse the rest', async () => {
-    expect((await deliverWhatsApp('wamid.attach.1', 'Hi')).statusCode).toBe(200);
+    expect((await deliverWhatsApp('wamid.attach.1', { type: 'text', text: { body: 'Hi' } })).statusCode).toBe(200);
     const { id } = await conversationOf('whatsapp:wamid.attach.1');
     expect((await api(member.token, 'POST', `/conversations/${id}/take`)).statusCode).toBe(200);
     graphSeen.length = 0;
@@ -259,5 +259,20 @@ describe('WhatsApp', () => {
     const bigImage = Buffer.concat([PNG, Buffer.alloc(5 * 1024 * 1024)]);
     expect(errorOf(await upload(member.token, id, { bytes: bigImage, filename: 'huge.png', type: 'image/png' }))).toMatchObject({ statusCode: 413, code: 'attachment_too_large', params: { maxSize: 5 } });
     expect(graphSeen).toHaveLength(3);
+  });
+
+  test('a customer’s file shows in the conversation by its type, name and caption (its bytes stay at Meta)', async () => {
+    const { id } = await conversationOf('whatsapp:wamid.attach.1');
+    // A document message as Meta delivers it (https://developers.facebook.com/docs/whatsapp/cloud-api/webhooks/payload-examples#media-messages).
+    const document = { type: 'document', document: { id: 'MEDIA.30.1', mime_type: 'application/pdf', filename: 'order-4711.pdf', caption: 'My order', sha256: 'abc' } };
+    expect((await deliverWhatsApp('wamid.attach.2', document)).statusCode).toBe(200);
+    const detail = await until('the customer’s file', async () => {
+      const found = (await api(member.token, 'GET', `/conversations/${id}`)).json<ConversationDetail>();
+      return found.messages.some((message) => message.author === 'customer' && message.attachment) ? found : undefined;
+    });
+    expect(detail.messages.find((message) => message.author === 'customer' && message.attachment)).toMatchObject({
+      text: 'My order',
+      attachment: { url: '', content_type: 'application/pdf', name: 'order-4711.pdf', size: null },
+    });
   });
 });

@@ -19,7 +19,8 @@ import { TransferDialog } from './TransferDialog.tsx';
 import { Transcript } from './Transcript.tsx';
 import { useConversation, useConversationActions } from './use-conversations.ts';
 
-const statusColors = { waiting: 'orange', open: 'green', closed: 'gray' } as const;
+// Colours whose light badges keep WCAG AA contrast in both schemes (green and orange do not).
+const statusColors = { waiting: 'red', open: 'indigo', closed: 'gray' } as const;
 
 /** A button's tooltip with its key, so that every shortcut can be found where its action is. */
 function WithKey({ label, action, children }: { label: string; action: ShortcutAction; children: ReactNode }) {

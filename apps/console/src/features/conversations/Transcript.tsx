@@ -29,6 +29,14 @@ export function AttachmentView({ attachment, compact = false }: { attachment: No
   const name = attachment.name || t('conversations.attachment');
   const label = attachment.size === null ? name : `${name} (${formatBytes(attachment.size, i18n.language)})`;
   const thumbnail = !compact && attachment.size !== null && attachment.content_type.startsWith('image/');
+  // A customer's WhatsApp file is known by its type and name only (its bytes stay at Meta).
+  if (!attachment.url) {
+    return (
+      <Text size="sm" c="dimmed" data-testid="conversation-attachment">
+        {attachment.name || t('conversations.attachment')} ({attachment.content_type || '—'})
+      </Text>
+    );
+  }
   return (
     <Anchor href={attachment.url} target="_blank" rel="noreferrer" size="sm" display="block" data-testid="conversation-attachment">
       {thumbnail && <Image src={attachment.url} alt={name} maw={220} mah={160} fit="contain" radius="sm" mt={4} data-testid="conversation-attachment-image" />}

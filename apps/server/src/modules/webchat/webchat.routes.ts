@@ -204,8 +204,7 @@ export async function webchatPlugin(app: FastifyInstance, options: { ctx: AppCon
     if (fromAddress >= ctx.config.webchatMaxOpenPerAddress) throw new AppError(429, 'webchat_address_busy', undefined, undefined, { max: ctx.config.webchatMaxOpenPerAddress });
   }
 
-  const media = mediaOf(ctx);
-  const view = async (request: FastifyRequest, id: string): Promise<WebchatConversation> => conversationView(ctx.db, media, await conversationOf(request, id), waiters.typingIn(id));
+  const view = async (request: FastifyRequest, id: string): Promise<WebchatConversation> => conversationView(ctx.db, mediaOf(ctx), await conversationOf(request, id), waiters.typingIn(id));
 
   api.options(
     '/webchat/:key/*',

@@ -1,4 +1,3 @@
-import { bytesPerMb } from './audio.ts';
 
 /**
  * What an agent may send as a file on each chat provider (issue 30, docs/conversations.md
@@ -8,6 +7,12 @@ import { bytesPerMb } from './audio.ts';
  * Kept on its own so that the channels' layer (one folder per provider, with its limits) can take
  * each row into its provider's folder.
  */
+
+/**
+ * Bytes in one "Mb" of the upload limits' messages (the audios' and these). Here, in a module without
+ * zod, so that the console's conversations take the limits without the schemas.
+ */
+export const bytesPerMb = 1024 * 1024;
 
 /** How WhatsApp sends a file: its Graph API message types for media. */
 export const attachmentKinds = ['image', 'document', 'audio', 'video'] as const;

@@ -169,6 +169,7 @@ describe('an agent sends files', () => {
     const { agent: portuguese } = await takeChat({ locale: 'pt-BR', colorScheme: 'dark' });
     await portuguese.getByTestId('conversation-file-input').setInputFiles({ name: 'setup.exe', mimeType: 'application/x-msdownload', buffer: Buffer.from('MZ') });
     await expect.poll(() => portuguese.getByTestId('conversation-attach-error').innerText()).toBe('O canal desta conversa não aceita arquivos application/x-msdownload.');
+    expect(await accessibilityViolations(portuguese)).toEqual([]);
     await portuguese.getByTestId('conversation-file-input').setInputFiles({ name: 'logo.png', mimeType: 'image/png', buffer: PNG });
     await expect.poll(() => loaded(portuguese.getByTestId('conversation-attachment-image'))).toBe(true);
     expect(await accessibilityViolations(portuguese)).toEqual([]);

@@ -159,7 +159,7 @@ export const Composer = forwardRef<ComposerHandle, ComposerProps>(
           />
         )}
         {fileError && (
-          <Text size="sm" c="red.8" role="alert" mb="xs" data-testid="conversation-attach-error">
+          <Text size="sm" c="var(--mantine-color-error)" role="alert" mb="xs" data-testid="conversation-attach-error">
             {fileError}
           </Text>
         )}

@@ -125,7 +125,7 @@ export async function buildApp(ctx: AppContext, options: FastifyServerOptions = 
         registerStatsRoutes(secured, ctx);
         registerStatsLiveRoutes(secured, ctx, hostReading);
         registerReportExportRoutes(secured, ctx);
-        registerConversationRoutes(secured, ctx);
+        await registerConversationRoutes(secured, ctx);
         registerLicenseRoutes(secured, ctx);
         await registerAudioRoutes(secured, ctx);
         for (const resource of allResources()) registerResource(secured, ctx, resource);

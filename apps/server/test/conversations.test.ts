@@ -237,8 +237,8 @@ describe('an agent holds the chat', () => {
         wait_s: expect.any(Number),
         handling_s: expect.any(Number),
         messages: [
-          { author: 'customer', agent_name: null, text: 'Refund of order 4711 please', at: expect.any(String) },
-          { author: 'agent', agent_name: member.username, text: 'Anything else?', at: expect.any(String) },
+          { author: 'customer', agent_name: null, text: 'Refund of order 4711 please', attachment: null, at: expect.any(String) },
+          { author: 'agent', agent_name: member.username, text: 'Anything else?', attachment: null, at: expect.any(String) },
         ],
       },
     ]);

@@ -12,6 +12,9 @@ const en = {
   them: 'Assistant',
   /** `{name}`: the person who has the conversation. */
   agentTyping: '{name} is typing…',
+  /** A file someone sent, by its name: `{name}`. */
+  download: 'Download {name}',
+  attachment: 'Attachment',
   options: 'Choose an option',
   ended: 'This conversation has ended.',
   restart: 'Start a new conversation',
@@ -35,6 +38,8 @@ const pt: Words = {
   you: 'Você',
   them: 'Atendente',
   agentTyping: '{name} está digitando…',
+  download: 'Baixar {name}',
+  attachment: 'Anexo',
   options: 'Escolha uma opção',
   ended: 'Esta conversa foi encerrada.',
   restart: 'Iniciar uma nova conversa',

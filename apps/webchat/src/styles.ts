@@ -21,6 +21,7 @@ h2{margin:0;font-size:16px;font-weight:600}
 .close{border:0;background:transparent;color:inherit;cursor:pointer;font-size:22px;line-height:1;width:32px;height:32px;border-radius:6px}
 .log{flex:1;overflow-y:auto;padding:12px;display:flex;flex-direction:column;gap:8px;margin:0;list-style:none}
 .msg{max-width:85%;padding:8px 12px;border-radius:12px;white-space:pre-wrap;overflow-wrap:anywhere}
+.msg .file-image{display:block;margin-top:4px}.msg .file-image img{display:block;max-width:100%;max-height:240px;border-radius:8px}.msg .file{display:block;margin-top:4px;color:inherit;text-decoration:underline}
 .plan,.agent{align-self:flex-start;background:var(--plan)}
 .name{display:block;font-size:12px;font-weight:600;margin-bottom:2px}
 .user{align-self:flex-end;background:var(--accent);color:var(--on-accent)}

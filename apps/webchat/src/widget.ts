@@ -106,11 +106,24 @@ function mount(tag: HTMLScriptElement): void {
 
   let agentTypingTimer: ReturnType<typeof setTimeout> | undefined;
 
-  const bubble = (from: Message['from'], text: string, agentName?: string | null) =>
-    from === 'agent'
+  /** A file sent with a message: an image shown in place (opening it whole), any other file as a download link with its name. */
+  const attachmentOf = (attachment: NonNullable<Message['attachment']>): Node => {
+    const name = attachment.name || words.attachment;
+    const link = { href: attachment.url, target: '_blank', rel: 'noopener noreferrer' };
+    if (attachment.content_type.startsWith('image/') && attachment.size !== null) {
+      return h('a', { ...link, class: 'file-image' }, h('img', { src: attachment.url, alt: name, loading: 'lazy' }));
+    }
+    return h('a', { ...link, class: 'file', 'data-file': '' }, words.download.replace('{name}', name));
+  };
+
+  const bubble = (message: Message) => {
+    const { from, text, agent_name: agentName, attachment } = message;
+    const content: Child[] = [text, ...(attachment ? [attachmentOf(attachment)] : [])];
+    return from === 'agent'
       ? // The person's name is shown, so the customer knows who answers; a screen reader reads it once, from the label.
-        h('div', { class: 'msg agent' }, h('span', { class: 'name' }, agentName || words.them), text)
-      : h('div', { class: `msg ${from}` }, h('span', { class: 'sr' }, `${from === 'user' ? words.you : words.them}: `), text);
+        h('div', { class: 'msg agent' }, h('span', { class: 'name' }, agentName || words.them), ...content)
+      : h('div', { class: `msg ${from}` }, h('span', { class: 'sr' }, `${from === 'user' ? words.you : words.them}: `), ...content);
+  };
 
   const dots = () => h('span', { class: 'dots', 'aria-hidden': 'true' }, h('span'), h('span'), h('span'));
 
@@ -147,7 +160,7 @@ function mount(tag: HTMLScriptElement): void {
     }
     log.querySelectorAll('.pending').forEach((pending) => pending.remove());
     const added = view.messages.slice(shown);
-    for (const message of added) log.append(bubble(message.from, message.text, message.agent_name));
+    for (const message of added) log.append(bubble(message));
     // The person's message has come: they are no longer typing it.
     if (added.some((message) => message.from === 'agent')) setTyping(false);
     if (view.typing) showAgentTyping(view.typing.agent_name);
@@ -217,7 +230,7 @@ function mount(tag: HTMLScriptElement): void {
     sending = true;
     send.disabled = true;
     alert.textContent = '';
-    const pending = bubble('user', trimmed);
+    const pending = bubble({ from: 'user', text: trimmed, at: '' });
     pending.classList.add('pending');
     log.append(pending);
     log.scrollTop = log.scrollHeight;

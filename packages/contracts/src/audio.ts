@@ -95,5 +95,3 @@ export type AudioVoices = z.infer<typeof audioVoicesSchema>;
 export const audioLimitsSchema = z.object({ max_size_mb: z.number().positive() });
 export type AudioLimits = z.infer<typeof audioLimitsSchema>;
 
-/** Bytes in one "Mb" of the upload limit message. */
-export const bytesPerMb = 1024 * 1024;

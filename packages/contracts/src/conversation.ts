@@ -27,6 +27,20 @@ export const conversationAttachmentSchema = z
   .strict();
 export type ConversationAttachment = z.infer<typeof conversationAttachmentSchema>;
 
+/**
+ * An attachment as a message carries it: a link someone gave, or a file the agent uploaded
+ * (`size` set; `url` is then the file's signed public URL, fresh at each read, which the channels
+ * and the console fetch without a token).
+ */
+export const conversationMessageAttachmentSchema = z.object({
+  url: z.string(),
+  content_type: z.string(),
+  name: z.string(),
+  /** Bytes of an uploaded file; null for a link. */
+  size: z.number().int().nonnegative().nullable(),
+});
+export type ConversationMessageAttachment = z.infer<typeof conversationMessageAttachmentSchema>;
+
 export const conversationMessageSchema = z.object({
   id: idSchema,
   conversation_id: idSchema,
@@ -34,7 +48,7 @@ export const conversationMessageSchema = z.object({
   /** The agent who wrote it (author `agent`), by name as the customer sees it. */
   agent: named.nullable(),
   text: z.string(),
-  attachment: conversationAttachmentSchema.nullable(),
+  attachment: conversationMessageAttachmentSchema.nullable(),
   created_at: timestampSchema,
 });
 export type ConversationMessage = z.infer<typeof conversationMessageSchema>;

@@ -125,6 +125,9 @@ export const errorCodes = [
   'agent_not_in_tenant',
   'queue_has_no_agents',
   'reply_token_invalid',
+  'attachment_type_not_supported',
+  'attachment_too_large',
+  'attachment_not_found',
 ] as const;
 
 export type ErrorCode = (typeof errorCodes)[number];

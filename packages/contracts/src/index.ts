@@ -21,3 +21,4 @@ export * from './system.ts';
 export * from './webhook.ts';
 export * from './webchat.ts';
 export * from './conversation.ts';
+export * from './attachment-limits.ts';

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { idSchema, timestampSchema } from './common.ts';
+import { conversationMessageAttachmentSchema } from './conversation.ts';
 
 /**
  * Call reports (spec section 3, "Call report"): what a session becomes when it ends. The value
@@ -84,7 +85,16 @@ export const callReportSchema = z.object({
         outcome: z.enum(['resolved', 'back_to_plan', 'no_answer', 'busy', 'transferred']).nullable(),
         wait_s: z.number().int().nonnegative().nullable(),
         handling_s: z.number().int().nonnegative().nullable(),
-        messages: z.array(z.object({ author: z.enum(['customer', 'agent', 'bot', 'system']), agent_name: z.string().nullable(), text: z.string(), at: timestampSchema })),
+        messages: z.array(
+          z.object({
+            author: z.enum(['customer', 'agent', 'bot', 'system']),
+            agent_name: z.string().nullable(),
+            text: z.string(),
+            /** A file or link sent with the message: shown by name with its link. */
+            attachment: conversationMessageAttachmentSchema.nullable(),
+            at: timestampSchema,
+          }),
+        ),
       }),
     )
     .optional(),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { conversationMessageAttachmentSchema } from './conversation.ts';
 
 /**
  * The web chat widget's public API (docs/channels-webchat.md): no token, the number's public key in
@@ -26,6 +27,8 @@ export const webchatConversationSchema = z.object({
         at: z.string(),
         /** The person who wrote it, for `from: 'agent'` (docs/conversations.md). */
         agent_name: z.string().optional(),
+        /** A file or link sent with it: the widget shows an image inline, any other file as a download link. */
+        attachment: conversationMessageAttachmentSchema.optional(),
       }),
     )
     .describe('the whole transcript, oldest first (the engine keeps the last 200); then what was said with a person, when one took the chat'),

@@ -145,9 +145,20 @@ export interface ConversationMessageTable {
   author: 'customer' | 'agent' | 'bot' | 'system';
   agent_id: number | null;
   text: string;
-  /** JSON: { url, content_type, name }. */
+  /** JSON: a link { url, content_type, name }, or an uploaded file { attachment_id, content_type, name, size }. */
   attachment: string | null;
   external_id: string | null;
+  created_at: string;
+}
+
+export interface ConversationAttachmentTable {
+  id: Generated<number>;
+  tenant_id: number;
+  conversation_id: number;
+  name: string;
+  content_type: string;
+  size: number;
+  data: Buffer;
   created_at: string;
 }
 
@@ -525,6 +536,7 @@ export interface Database {
   agent_presence: AgentPresenceTable;
   conversations: ConversationTable;
   conversation_messages: ConversationMessageTable;
+  conversation_attachments: ConversationAttachmentTable;
   acl: AclTable;
   holidays: HolidayTable;
   date_ranges: DateRangeTable;

@@ -1,7 +1,9 @@
-import { ActionIcon, Button, Group, Popover, Textarea, TextInput, Tooltip } from '@mantine/core';
-import { IconPaperclip, IconSend } from '@tabler/icons-react';
+import { ActionIcon, Button, Group, Popover, Stack, Text, Textarea, TextInput, Tooltip } from '@mantine/core';
+import { IconPaperclip, IconSend, IconUpload } from '@tabler/icons-react';
+import { attachmentLimits, checkAttachment, megabytesOf } from '@voxplan/contracts/attachment-limits';
 import { forwardRef, useImperativeHandle, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { errorText } from '../../lib/errors.ts';
 import type { MessageAttachment } from './model.ts';
 import { shortcutLabel } from './shortcuts.ts';
 
@@ -45,13 +47,28 @@ export function attachmentOf(link: string): MessageAttachment | undefined {
   return { url: url.href, name, content_type: contentTypes[extension] ?? 'application/octet-stream' };
 }
 
+interface ComposerProps {
+  onSend(text: string, attachment?: MessageAttachment): Promise<unknown>;
+  /** Sends a file (with the text typed, if any); rejects with the server's refusal. */
+  onUpload(file: File, text: string): Promise<unknown>;
+  onTyping(): void;
+  /** The chat's provider: its files' limits (`attachmentLimits`); one without takes no files. */
+  provider: string;
+}
+
 /**
  * The agent's message box: Enter sends, Shift+Enter starts a new line; typing tells the customer
- * (throttled); a paperclip shares a file's link where the channel takes files.
+ * (throttled). Where the channel takes files, a paperclip uploads one (or shares a link), and a
+ * file pasted or dropped on the box is sent too; a file the channel would refuse is refused here,
+ * before it is uploaded, saying why.
  */
-export const Composer = forwardRef<ComposerHandle, { onSend(text: string, attachment?: MessageAttachment): Promise<unknown>; onTyping(): void; attachments: boolean }>(
-  function Composer({ onSend, onTyping, attachments }, ref) {
+export const Composer = forwardRef<ComposerHandle, ComposerProps>(
+  function Composer({ onSend, onUpload, onTyping, provider }, ref) {
     const { t } = useTranslation();
+    const rules = attachmentLimits[provider] ?? [];
+    const attachments = rules.length > 0;
+    const [fileError, setFileError] = useState<string | null>(null);
+    const fileInput = useRef<HTMLInputElement>(null);
     const [text, setText] = useState('');
     const [sending, setSending] = useState(false);
     const [linking, setLinking] = useState(false);
@@ -76,6 +93,32 @@ export const Composer = forwardRef<ComposerHandle, { onSend(text: string, attach
       }
     };
 
+    const upload = async (file: File) => {
+      setLinking(false);
+      if (!attachments || sending) return;
+      const checked = checkAttachment(provider, file.type, file.size);
+      if (!checked.ok) {
+        setFileError(
+          checked.code === 'attachment_too_large'
+            ? t('errors.attachment_too_large', { maxSize: megabytesOf(checked.maxBytes) })
+            : t('errors.attachment_type_not_supported', { type: file.type || file.name }),
+        );
+        return;
+      }
+      setFileError(null);
+      setSending(true);
+      try {
+        await onUpload(file, text.trim());
+        setText('');
+        lastTyping.current = 0;
+      } catch (error) {
+        setFileError(errorText(error, t));
+      } finally {
+        setSending(false);
+        input.current?.focus();
+      }
+    };
+
     const sendLink = async () => {
       const attachment = attachmentOf(link);
       setLinkError(!attachment);
@@ -91,7 +134,35 @@ export const Composer = forwardRef<ComposerHandle, { onSend(text: string, attach
           event.preventDefault();
           void send();
         }}
+        onDragOver={(event) => {
+          if (attachments && event.dataTransfer.types.includes('Files')) event.preventDefault();
+        }}
+        onDrop={(event) => {
+          const file = event.dataTransfer.files[0];
+          if (!attachments || !file) return;
+          event.preventDefault();
+          void upload(file);
+        }}
       >
+        {attachments && (
+          <input
+            ref={fileInput}
+            type="file"
+            hidden
+            accept={rules.flatMap((rule) => rule.types).join(',')}
+            onChange={(event) => {
+              const file = event.currentTarget.files?.[0];
+              event.currentTarget.value = '';
+              if (file) void upload(file);
+            }}
+            data-testid="conversation-file-input"
+          />
+        )}
+        {fileError && (
+          <Text size="sm" c="var(--mantine-color-error)" role="alert" mb="xs" data-testid="conversation-attach-error">
+            {fileError}
+          </Text>
+        )}
         <Group align="flex-end" gap="xs" wrap="nowrap">
           {attachments && (
             <Popover opened={linking} onChange={setLinking} position="top-start" trapFocus withArrow>
@@ -103,6 +174,14 @@ export const Composer = forwardRef<ComposerHandle, { onSend(text: string, attach
                 </Tooltip>
               </Popover.Target>
               <Popover.Dropdown>
+                <Stack gap={4} mb="sm">
+                  <Button variant="light" size="xs" leftSection={<IconUpload size={16} />} onClick={() => fileInput.current?.click()} data-testid="conversation-upload">
+                    {t('conversations.upload')}
+                  </Button>
+                  <Text size="xs" c="dimmed">
+                    {t('conversations.uploadHint')}
+                  </Text>
+                </Stack>
                 <Group gap="xs" align="flex-start" wrap="nowrap">
                   <TextInput
                     label={t('conversations.attachLink')}
@@ -140,6 +219,12 @@ export const Composer = forwardRef<ComposerHandle, { onSend(text: string, attach
             aria-label={t('conversations.message')}
             placeholder={t('conversations.messagePlaceholder')}
             value={text}
+            onPaste={(event) => {
+              const file = event.clipboardData.files[0];
+              if (!attachments || !file) return;
+              event.preventDefault();
+              void upload(file);
+            }}
             onChange={(event) => {
               setText(event.currentTarget.value);
               const now = Date.now();

@@ -13,13 +13,14 @@ import { toast } from '../../lib/notify.ts';
 import { Facts, RunVariables } from '../visual-plans/editor/test-panel/RunDetails.tsx';
 import { Composer, type ComposerHandle } from './Composer.tsx';
 import { callerOf } from './ConversationList.tsx';
-import { channelsWithAttachments, type CloseOutcome, type MessageAttachment } from './model.ts';
+import type { CloseOutcome, MessageAttachment } from './model.ts';
 import { conversationShortcuts, type ShortcutAction, shortcutLabel } from './shortcuts.ts';
 import { TransferDialog } from './TransferDialog.tsx';
 import { Transcript } from './Transcript.tsx';
 import { useConversation, useConversationActions } from './use-conversations.ts';
 
-const statusColors = { waiting: 'orange', open: 'green', closed: 'gray' } as const;
+// Colours whose light badges keep WCAG AA contrast in both schemes (green and orange do not).
+const statusColors = { waiting: 'red', open: 'indigo', closed: 'gray' } as const;
 
 /** A button's tooltip with its key, so that every shortcut can be found where its action is. */
 function WithKey({ label, action, children }: { label: string; action: ShortcutAction; children: ReactNode }) {
@@ -71,6 +72,8 @@ export function ConversationView({ id, onTaken }: { id: string; onTaken(): void 
   };
   const send = (text: string, attachment?: MessageAttachment) =>
     actions.send.mutateAsync({ text, ...(attachment ? { attachment } : {}) }).catch((error: unknown) => showError(error, t));
+  // Not caught: the composer says why a file was refused, beside it.
+  const upload = (file: File, text: string) => actions.upload.mutateAsync({ file, text });
 
   const keys: Array<[ShortcutAction, () => void]> = [
     ['take', take],
@@ -168,7 +171,7 @@ export function ConversationView({ id, onTaken }: { id: string; onTaken(): void 
           <Paper withBorder p="xs">
             <Stack gap="xs">
               <Transcript conversation={row} />
-              {canAct && <Composer ref={composer} onSend={send} onTyping={actions.typing} attachments={channelsWithAttachments.includes(row.provider)} />}
+              {canAct && <Composer ref={composer} onSend={send} onUpload={upload} onTyping={actions.typing} provider={row.provider} />}
             </Stack>
           </Paper>
         </Grid.Col>

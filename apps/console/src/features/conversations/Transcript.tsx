@@ -1,7 +1,7 @@
-import { Anchor, Divider, Text } from '@mantine/core';
+import { Anchor, Divider, Image, Text } from '@mantine/core';
 import { type ReactNode, useEffect, useRef } from 'react';
 import { useTranslation } from 'react-i18next';
-import { formatDateTime } from '../../lib/format.ts';
+import { formatBytes, formatDateTime } from '../../lib/format.ts';
 import type { ConversationDetail, ConversationMessage } from './model.ts';
 import classes from './conversations.module.css';
 
@@ -17,6 +17,31 @@ export function Bubble({ who, text, at, right, children }: { who: string; text: 
       </Text>
       {children}
     </div>
+  );
+}
+
+/**
+ * A file or link sent with a message, by its name (and size, for a file uploaded): an uploaded image
+ * as a thumbnail too, unless `compact` (a report names it only). Opens in a new tab.
+ */
+export function AttachmentView({ attachment, compact = false }: { attachment: NonNullable<ConversationMessage['attachment']>; compact?: boolean }) {
+  const { t, i18n } = useTranslation();
+  const name = attachment.name || t('conversations.attachment');
+  const label = attachment.size === null ? name : `${name} (${formatBytes(attachment.size, i18n.language)})`;
+  const thumbnail = !compact && attachment.size !== null && attachment.content_type.startsWith('image/');
+  // A customer's WhatsApp file is known by its type and name only (its bytes stay at Meta).
+  if (!attachment.url) {
+    return (
+      <Text size="sm" c="dimmed" data-testid="conversation-attachment">
+        {attachment.name || t('conversations.attachment')} ({attachment.content_type || '—'})
+      </Text>
+    );
+  }
+  return (
+    <Anchor href={attachment.url} target="_blank" rel="noreferrer" size="sm" display="block" data-testid="conversation-attachment">
+      {thumbnail && <Image src={attachment.url} alt={name} maw={220} mah={160} fit="contain" radius="sm" mt={4} data-testid="conversation-attachment-image" />}
+      {label}
+    </Anchor>
   );
 }
 
@@ -51,11 +76,7 @@ export function Transcript({ conversation }: { conversation: ConversationDetail 
           </Text>
         ) : (
           <Bubble key={message.id} who={authorName(message, conversation.agent, t)} text={message.text} at={message.created_at} right={message.author !== 'customer'}>
-            {message.attachment && (
-              <Anchor href={message.attachment.url} target="_blank" rel="noreferrer" size="sm">
-                {message.attachment.name ?? t('conversations.attachment')}
-              </Anchor>
-            )}
+            {message.attachment && <AttachmentView attachment={message.attachment} />}
           </Bubble>
         ),
       )}

@@ -31,6 +31,3 @@ export const conversationEventTypes = [
   'conversation.transferred',
   'conversation.typing',
 ] as const satisfies readonly ConversationEventType[];
-
-/** Channels whose customer can receive a file from the agent (docs/conversations.md). */
-export const channelsWithAttachments: readonly string[] = ['whatsapp', 'webchat'];

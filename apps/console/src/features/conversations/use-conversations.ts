@@ -35,6 +35,15 @@ export function useConversationActions(id: string | number) {
       mutationFn: (body: { text: string; attachment?: MessageAttachment }) => api.post<ConversationMessage>(`${path}/messages`, body),
       onSuccess: refresh,
     }),
+    upload: useMutation({
+      mutationFn: ({ file, text }: { file: File; text: string }) => {
+        const body = new FormData();
+        if (text) body.append('text', text);
+        body.append('file', file);
+        return api.post<ConversationMessage>(`${path}/attachments`, body);
+      },
+      onSuccess: refresh,
+    }),
     transfer: useMutation({ mutationFn: (target: TransferTarget) => api.post<ConversationRow>(`${path}/transfer`, target), onSettled: refresh }),
     close: useMutation({ mutationFn: (outcome: CloseOutcome) => api.post<ConversationRow>(`${path}/close`, { outcome }), onSettled: refresh }),
     read: useMutation({ mutationFn: () => api.post<void>(`${path}/read`), onSuccess: refresh }),

@@ -3,7 +3,7 @@ import type { CallReportRecord } from '@voxplan/contracts';
 import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { formatDuration } from '../../lib/format.ts';
-import { Bubble } from '../conversations/Transcript.tsx';
+import { AttachmentView, Bubble } from '../conversations/Transcript.tsx';
 import { Facts } from '../visual-plans/editor/test-panel/RunDetails.tsx';
 
 type Handoff = NonNullable<CallReportRecord['handoffs']>[number];
@@ -32,7 +32,9 @@ function HandoffView({ handoff }: { handoff: Handoff }) {
               text={message.text}
               at={message.at}
               right={message.author !== 'customer'}
-            />
+            >
+              {message.attachment && <AttachmentView attachment={message.attachment} compact />}
+            </Bubble>
           ))}
         </Stack>
       )}

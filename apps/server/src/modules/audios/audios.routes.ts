@@ -47,16 +47,18 @@ function fileTooLarge(maxSize: number): AppError {
 
 const invalidFormat = () => badRequest('invalid_audio_format', [{ path: 'file', message: 'not a WAV, MP3 or OGG audio that decodes' }]);
 
-interface Upload {
+export interface Upload {
   fields: Record<string, string>;
-  file?: { bytes: Buffer; filename: string };
+  /** `mimetype` as the client declared it. */
+  file?: { bytes: Buffer; filename: string; mimetype: string };
 }
 
 /**
  * Reads the multipart body: text fields, and one part named "file" taken into memory while its
  * size stays under the limit (the stream stops at the limit, so nothing bigger is ever held).
+ * Over the limit: `tooLarge`'s error (the audios' file_too_large unless told).
  */
-async function readUpload(request: FastifyRequest, maxSizeMb: number): Promise<Upload> {
+export async function readUpload(request: FastifyRequest, maxSizeMb: number, tooLarge: (maxSizeMb: number) => AppError = fileTooLarge): Promise<Upload> {
   const upload: Upload = { fields: {} };
   if (!request.isMultipart()) return upload;
   const unexpected: ErrorDetail[] = [];
@@ -69,9 +71,9 @@ async function readUpload(request: FastifyRequest, maxSizeMb: number): Promise<U
           continue;
         }
         try {
-          upload.file = { bytes: await part.toBuffer(), filename: part.filename };
+          upload.file = { bytes: await part.toBuffer(), filename: part.filename, mimetype: part.mimetype };
         } catch (error) {
-          if (error instanceof request.server.multipartErrors.RequestFileTooLargeError) throw fileTooLarge(maxSizeMb);
+          if (error instanceof request.server.multipartErrors.RequestFileTooLargeError) throw tooLarge(maxSizeMb);
           throw error;
         }
       } else if (Object.hasOwn(upload.fields, part.fieldname)) {
@@ -117,7 +119,7 @@ function contentDisposition(audio: Pick<Audio, 'name'>, extension: string): stri
 }
 
 /** Sends bytes whole, or the one range asked for (so that players can seek); several ranges get the whole. */
-function sendBytes(request: FastifyRequest, reply: FastifyReply, bytes: Buffer, mimeType: string) {
+export function sendBytes(request: FastifyRequest, reply: FastifyReply, bytes: Buffer, mimeType: string) {
   reply.header('content-type', mimeType).header('accept-ranges', 'bytes').header('cache-control', 'private, no-cache');
   const header = request.headers.range;
   if (header) {

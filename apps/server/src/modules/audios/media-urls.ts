@@ -10,6 +10,9 @@ export const mediaAudioPath = (audioId: number): string => `/api/v1/media/audios
  */
 export const MEDIA_URL_TTL_SECONDS = 6 * 3600;
 
+/** Where a channel (WhatsApp's Graph API, the widget, the console) fetches a conversation's file. */
+export const mediaAttachmentPath = (attachmentId: number): string => `/api/v1/media/attachments/${attachmentId}`;
+
 export type MediaCheck = 'ok' | 'invalid' | 'expired';
 
 export interface MediaUrls {
@@ -24,6 +27,9 @@ export interface MediaUrls {
    */
   speechUrl(text: string, language: string, voice?: string, now?: Date): string;
   checkSpeech(text: string, language: string, voice: string, exp: string | undefined, sig: string | undefined, now?: Date): MediaCheck;
+  /** The signed URL of a file sent in a conversation (docs/conversations.md, "Attachments"). */
+  attachmentUrl(attachmentId: number, now?: Date): string;
+  checkAttachment(attachmentId: number, exp: string | undefined, sig: string | undefined, now?: Date): MediaCheck;
 }
 
 export const mediaSpeechPath = '/api/v1/media/speech.wav';
@@ -46,11 +52,13 @@ export function createMediaUrls(key: Buffer, publicUrl: string): MediaUrls {
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) return 'invalid';
     return Number(exp) * 1000 <= now.getTime() ? 'expired' : 'ok';
   };
+  // The path alone is signed for a file of its own: the subject is the path the URL names.
+  const pathUrl = (subject: string, now: Date) => {
+    const exp = expiry(now);
+    return `${publicUrl}${subject}?exp=${exp}&sig=${sign(subject, exp)}`;
+  };
   return {
-    audioUrl(audioId, now = new Date()) {
-      const exp = expiry(now);
-      return `${publicUrl}${mediaAudioPath(audioId)}?exp=${exp}&sig=${sign(audioSubject(audioId), exp)}`;
-    },
+    audioUrl: (audioId, now = new Date()) => pathUrl(audioSubject(audioId), now),
     check: (audioId, exp, sig, now = new Date()) => check(audioSubject(audioId), exp, sig, now),
     speechUrl(text, language, voice = '', now = new Date()) {
       const exp = expiry(now);
@@ -58,5 +66,7 @@ export function createMediaUrls(key: Buffer, publicUrl: string): MediaUrls {
       return `${publicUrl}${mediaSpeechPath}?${query.toString()}`;
     },
     checkSpeech: (text, language, voice, exp, sig, now = new Date()) => check(speechSubject(text, language, voice), exp, sig, now),
+    attachmentUrl: (attachmentId, now = new Date()) => pathUrl(mediaAttachmentPath(attachmentId), now),
+    checkAttachment: (attachmentId, exp, sig, now = new Date()) => check(mediaAttachmentPath(attachmentId), exp, sig, now),
   };
 }

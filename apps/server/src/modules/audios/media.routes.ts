@@ -2,15 +2,16 @@ import { createHash, randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { espeakLanguageFor, espeakVoiceIds } from '@voxplan/contracts/voices';
-import type { FastifyInstance } from 'fastify';
+import contentDisposition from 'content-disposition';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import pLimit from 'p-limit';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
 import { AppError, forbidden } from '../../errors.ts';
 import { convertToTelephony, mimeTypes, speakWithEspeak, ToolError, withTempDir } from './audio-tools.ts';
-import { sendTelephonyCopy } from './audios.routes.ts';
-import { createMediaUrls } from './media-urls.ts';
+import { sendBytes, sendTelephonyCopy } from './audios.routes.ts';
+import { createMediaUrls, type MediaCheck } from './media-urls.ts';
 
 const params = z.object({ id: z.coerce.number().int().positive().max(2 ** 31 - 1) });
 // Checked by hand, so that a URL missing either part answers 403 like a tampered one, not 400.
@@ -53,6 +54,16 @@ async function speakTelephony(text: string, language: string, voice: string, out
   });
 }
 
+/** A request whose signature did not hold: refused (403) and logged with what it asked for. */
+function refuseUnsigned(request: FastifyRequest, check: MediaCheck, asked: Record<string, unknown>): void {
+  if (check === 'ok') return;
+  request.log.warn({ ...asked, check }, 'media URL refused');
+  throw forbidden(check === 'expired' ? 'media_url_expired' : 'invalid_media_signature');
+}
+
+/** The schema of a media route by id: no token, the signature in the query. */
+const byIdSchema = (description: string) => ({ tags: ['media'], params, querystring: query, security: [], description });
+
 /**
  * `GET /media/audios/{id}?exp&sig`: the audio's telephony copy for a provider (Twilio's `<Play>`),
  * which sends no token. The signature is the credential; it is checked before the database is read,
@@ -63,22 +74,13 @@ export function registerMediaRoutes(app: FastifyInstance, ctx: AppContext): void
   app.withTypeProvider<ZodTypeProvider>().get(
     '/media/audios/:id',
     {
-      schema: {
-        tags: ['media'],
-        params,
-        querystring: query,
-        security: [],
-        description:
-          'The audio in the telephony format (8 kHz mono WAV) for a telephony provider; honours Range. The URL comes signed from the server ' +
+      schema: byIdSchema(
+        'The audio in the telephony format (8 kHz mono WAV) for a telephony provider; honours Range. The URL comes signed from the server ' +
           '(the play actions of a call); unsigned or tampered answers 403 invalid_media_signature, past its expiry 403 media_url_expired.',
-      },
+      ),
     },
     async (request, reply) => {
-      const check = media.check(request.params.id, request.query.exp, request.query.sig);
-      if (check !== 'ok') {
-        request.log.warn({ audio_id: request.params.id, check }, 'media URL refused');
-        throw forbidden(check === 'expired' ? 'media_url_expired' : 'invalid_media_signature');
-      }
+      refuseUnsigned(request, media.check(request.params.id, request.query.exp, request.query.sig), { audio_id: request.params.id });
       const audio = await ctx.db
         .selectFrom('audios')
         .select(['id', 'name', 'format', 'status'])
@@ -87,6 +89,28 @@ export function registerMediaRoutes(app: FastifyInstance, ctx: AppContext): void
       // Signed for an audio since removed, or whose regeneration is under way.
       if (!audio || audio.status !== 'ready') throw new AppError(404, 'audio_not_found');
       return sendTelephonyCopy(ctx, request, reply, audio);
+    },
+  );
+
+  app.withTypeProvider<ZodTypeProvider>().get(
+    '/media/attachments/:id',
+    {
+      schema: byIdSchema(
+        'A file an agent sent in a conversation, for the chat’s channel (WhatsApp’s Graph API fetches it), the web chat’s widget and the console; honours Range. ' +
+          'The URL comes signed in the message; unsigned or tampered answers 403 invalid_media_signature, past its expiry 403 media_url_expired.',
+      ),
+    },
+    async (request, reply) => {
+      refuseUnsigned(request, media.checkAttachment(request.params.id, request.query.exp, request.query.sig), { attachment_id: request.params.id });
+      const file = await ctx.db.selectFrom('conversation_attachments').select(['name', 'content_type', 'data']).where('id', '=', request.params.id).executeTakeFirst();
+      // Signed for a file whose conversation has since been removed.
+      if (!file) throw new AppError(404, 'attachment_not_found');
+      // Images, sound and video open in place; any other file downloads, so that nothing of it runs in the API's origin.
+      const inline = /^(image|audio|video)\//.test(file.content_type);
+      reply.header('content-disposition', contentDisposition(file.name, { type: inline ? 'inline' : 'attachment' }));
+      // The widget shows it on the visitor's page, another site: the signature, not the origin, guards it.
+      reply.header('cross-origin-resource-policy', 'cross-origin');
+      return sendBytes(request, reply, file.data, file.content_type);
     },
   );
 
@@ -106,11 +130,7 @@ export function registerMediaRoutes(app: FastifyInstance, ctx: AppContext): void
     },
     async (request, reply) => {
       const { text, lang, voice = '', exp, sig } = request.query;
-      const check = media.checkSpeech(text, lang, voice, exp, sig);
-      if (check !== 'ok') {
-        request.log.warn({ check }, 'speech URL refused');
-        throw forbidden(check === 'expired' ? 'media_url_expired' : 'invalid_media_signature');
-      }
+      refuseUnsigned(request, media.checkSpeech(text, lang, voice, exp, sig), { speech: true });
       const file = path.join(speechDir, `${createHash('sha256').update(`${lang}\n${voice}\n${text}`).digest('hex')}.wav`);
       const cached = await fs.readFile(file).catch(() => null);
       if (cached) return reply.type(mimeTypes.wav).send(cached);

@@ -14,18 +14,21 @@ import {
   conversationRowSchema,
   conversationSummarySchema,
   conversationTransferSchema,
+  type ConversationMessage,
 } from '@voxplan/contracts';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext, Scope } from '../../context.ts';
 import { badRequest } from '../../errors.ts';
 import { eventStreams, sendEventStream, sseMessage } from '../../lib/event-stream.ts';
 import { assertAllowed, scopeOf, tenantFilterOf } from '../../plugins/auth.ts';
+import { registerConversationAttachmentRoutes } from './attachments.ts';
 import { subscribeConversations } from './conversation-events.ts';
 import {
   agentTyping,
   closeConversation,
+  type ConversationRecord,
   conversationDetail,
   conversationSummary,
   listAgents,
@@ -52,8 +55,13 @@ function presenceTenant(scope: Scope): number {
   return scope.tenantId;
 }
 
-export function registerConversationRoutes(app: FastifyInstance, ctx: AppContext): void {
+export async function registerConversationRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   const routes = app.withTypeProvider<ZodTypeProvider>();
+  /** The agent's message reaches the customer; a failure is logged, the message stays stored and shown. */
+  const deliver = async (request: FastifyRequest, record: ConversationRecord, stored: ConversationMessage) => {
+    const failure = await deliverToCustomer(ctx, record, stored);
+    if (failure) request.log.warn({ conversation_id: record.id, reason: failure }, 'agent message not sent to the customer');
+  };
   const openStreams = eventStreams(app);
   /** Streams open on this instance per agent and tenant: the last one closing takes the agent offline. */
   const streamsOf = new Map<string, number>();
@@ -144,13 +152,12 @@ export function registerConversationRoutes(app: FastifyInstance, ctx: AppContext
       },
     },
     async (request, reply) => {
-      const message = await postAgentMessage(ctx, scopeOf(request), request.params.id, request.body, async (record, stored) => {
-        const failure = await deliverToCustomer(ctx, record, stored);
-        if (failure) request.log.warn({ conversation_id: record.id, reason: failure }, 'agent message not sent to the customer');
-      });
+      const message = await postAgentMessage(ctx, scopeOf(request), request.params.id, request.body, (record, stored) => deliver(request, record, stored));
       return reply.status(201).send(message);
     },
   );
+
+  await registerConversationAttachmentRoutes(app, ctx, deliver);
 
   routes.post(
     '/conversations/:id/typing',

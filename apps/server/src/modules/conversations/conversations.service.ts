@@ -10,7 +10,6 @@ import {
   type Agent,
   type AgentStatus,
   type CallReportRecord,
-  type ConversationAttachment,
   type ConversationDetail,
   type ConversationEvent,
   type ConversationMessage,
@@ -28,7 +27,9 @@ import { assertAllowed, tenantFilterOf } from '../../plugins/auth.ts';
 import { recordAudit } from '../audit/audit.recorder.ts';
 import type { DialAction } from '../sessions/chat-handoff.ts';
 import { parseSession } from '../sessions/sessions.repository.ts';
+import { createMediaUrls, type MediaUrls } from '../audios/media-urls.ts';
 import { servesTenant } from './agents.ts';
+import { attachmentView, type StoredAttachment } from './attachments.ts';
 import { publishConversationEvent } from './conversation-events.ts';
 
 /** What the conversations need of the app: everything but the licence (the runtime resumes parked chats). */
@@ -40,7 +41,7 @@ export type ConversationContext = Pick<AppContext, 'db' | 'bus' | 'sessions' | '
  */
 export const PRESENCE_STALE_MS = 90_000;
 
-type ConversationRecord = Selectable<ConversationTable>;
+export type ConversationRecord = Selectable<ConversationTable>;
 
 const rowColumns = [
   'c.id',
@@ -110,14 +111,17 @@ async function rowOf(db: Kysely<Database>, id: number): Promise<ConversationRow>
   return (await presentRows(db, [row]))[0]!;
 }
 
-function presentMessage(message: Selectable<ConversationMessageTable>, agentName: string | null): ConversationMessage {
+/** Signs the URLs of the conversations' files (each message read signs afresh). */
+export const mediaOf = (ctx: Pick<ConversationContext, 'keys' | 'config'>): MediaUrls => createMediaUrls(ctx.keys.mediaKey, ctx.config.publicUrl);
+
+function presentMessage(media: MediaUrls, message: Selectable<ConversationMessageTable>, agentName: string | null): ConversationMessage {
   return {
     id: message.id,
     conversation_id: message.conversation_id,
     author: message.author,
     agent: message.agent_id !== null ? { id: message.agent_id, name: agentName ?? '' } : null,
     text: message.text,
-    attachment: message.attachment === null ? null : (JSON.parse(message.attachment) as ConversationAttachment),
+    attachment: attachmentView(media, message.attachment),
     created_at: message.created_at,
   };
 }
@@ -308,6 +312,12 @@ export async function takeConversation(ctx: ConversationContext, scope: Scope, i
   return row;
 }
 
+/** The open conversation `id`, if the caller (a writer) holds it. */
+export async function heldConversation(ctx: ConversationContext, scope: Scope, id: number): Promise<ConversationRecord> {
+  assertWriter(scope);
+  return heldBy(ctx, scope, id);
+}
+
 /** The open conversation `id`, if the caller holds it. */
 async function heldBy(ctx: ConversationContext, scope: Scope, id: number): Promise<ConversationRecord> {
   const found = await findConversation(ctx, scope, id);
@@ -324,7 +334,7 @@ async function userName(db: Kysely<Database>, userId: number): Promise<string> {
 export async function addMessage(
   ctx: ConversationContext,
   record: Pick<ConversationRecord, 'id' | 'tenant_id' | 'session_id'>,
-  message: { author: ConversationMessage['author']; agent_id?: number | null; text: string; attachment?: ConversationAttachment | null; external_id?: string },
+  message: { author: ConversationMessage['author']; agent_id?: number | null; text: string; attachment?: StoredAttachment | null; external_id?: string },
 ): Promise<ConversationMessage | null> {
   const now = nowIso();
   const stored = await ctx.db.transaction().execute(async (trx) => {
@@ -352,7 +362,7 @@ export async function addMessage(
     return inserted;
   });
   if (!stored) return null;
-  const presented = presentMessage(stored, message.agent_id ? await userName(ctx.db, message.agent_id) : null);
+  const presented = presentMessage(mediaOf(ctx), stored, message.agent_id ? await userName(ctx.db, message.agent_id) : null);
   publish(ctx, record, { type: 'conversation.message', conversation_id: record.id, message: presented });
   return presented;
 }
@@ -362,7 +372,7 @@ export async function postAgentMessage(
   ctx: ConversationContext,
   scope: Scope,
   id: number,
-  body: { text: string; attachment?: ConversationAttachment | undefined },
+  body: { text: string; attachment?: StoredAttachment | undefined },
   deliver: (record: ConversationRecord, message: ConversationMessage) => Promise<void>,
 ): Promise<ConversationMessage> {
   assertWriter(scope);
@@ -535,9 +545,10 @@ export async function conversationDetail(ctx: ConversationContext, scope: Scope,
     ctx.db.selectFrom('sessions').selectAll().where('id', '=', found.session_id).executeTakeFirst(),
   ]);
   const session = sessionRow ? parseSession(sessionRow) : null;
+  const media = mediaOf(ctx);
   return {
     ...row,
-    messages: messages.map((message) => presentMessage(message, message.agent_name)),
+    messages: messages.map((message) => presentMessage(media, message, message.agent_name)),
     bot_transcript: session?.transcript.map((entry) => ({ from: entry.from, text: entry.text, at: entry.at })) ?? [],
     variables: session?.variables ?? {},
     plan: session ? { id: session.plan_id, name: session.plan_name } : { id: 1, name: '' },
@@ -645,7 +656,7 @@ const secondsBetween = (from: string | null, to: string | null): number | null =
  * until closed untaken), the handling (taken until closed) and the outcome, with what was said with
  * the person, the agent named. Two queries for any number of sessions.
  */
-export async function handOffsOfSessions(db: Kysely<Database>, sessionIds: readonly string[]): Promise<Map<string, ReportHandOff[]>> {
+export async function handOffsOfSessions(db: Kysely<Database>, media: MediaUrls, sessionIds: readonly string[]): Promise<Map<string, ReportHandOff[]>> {
   const bySession = new Map<string, ReportHandOff[]>();
   if (sessionIds.length === 0) return bySession;
   const rows = await selectRows(db).where('c.session_id', 'in', sessionIds).orderBy('c.id').execute();
@@ -656,7 +667,7 @@ export async function handOffsOfSessions(db: Kysely<Database>, sessionIds: reado
       : await db
           .selectFrom('conversation_messages as m')
           .leftJoin('users as u', 'u.id', 'm.agent_id')
-          .select(['m.conversation_id', 'm.author', 'm.text', 'm.created_at', 'u.name as agent_name'])
+          .select(['m.conversation_id', 'm.author', 'm.text', 'm.attachment', 'm.created_at', 'u.name as agent_name'])
           .where('m.conversation_id', 'in', ids)
           .orderBy('m.id')
           .execute();
@@ -670,7 +681,13 @@ export async function handOffsOfSessions(db: Kysely<Database>, sessionIds: reado
       handling_s: secondsBetween(row.taken_at, row.closed_at),
       messages: messages
         .filter((message) => message.conversation_id === row.id)
-        .map((message) => ({ author: message.author, agent_name: message.author === 'agent' ? (message.agent_name ?? row.queue_name) : null, text: message.text, at: message.created_at })),
+        .map((message) => ({
+          author: message.author,
+          agent_name: message.author === 'agent' ? (message.agent_name ?? row.queue_name) : null,
+          text: message.text,
+          attachment: attachmentView(media, message.attachment),
+          at: message.created_at,
+        })),
     };
     bySession.set(row.session_id, [...(bySession.get(row.session_id) ?? []), handOff]);
   }

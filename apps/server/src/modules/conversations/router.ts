@@ -4,11 +4,11 @@
  * customer. While a conversation holds a chat, the customer's messages go to it (the agent's
  * console, or the outside desk) instead of the plan; the plan has the chat again once it is closed.
  */
-import type { ConversationAttachment, ConversationMessage } from '@voxplan/contracts';
+import { checkAttachment, type ConversationAttachment, type ConversationMessage } from '@voxplan/contracts';
 import type { Selectable } from 'kysely';
 import type { ConversationTable } from '../../db/schema.ts';
 import { accountByNumber, sendWhatsApp } from '../whatsapp/whatsapp-channel.ts';
-import { textMessages } from '../whatsapp/outbound.ts';
+import { type GraphMessage, mediaMessage, textMessages } from '../whatsapp/outbound.ts';
 import { activeConversationOf, addMessage, type ConversationContext } from './conversations.service.ts';
 
 export interface CustomerMessage {
@@ -37,6 +37,17 @@ export async function routeCustomerMessage(ctx: ConversationContext, sessionId: 
 export const withAttachmentLink = (text: string, url: string | undefined): string => [text, url].filter((part) => part).join('\n');
 
 /**
+ * A person's message as WhatsApp messages: its text, then an uploaded file as a media message of its
+ * kind (Meta fetches the signed URL); a link someone gave goes as text after the message's.
+ */
+function whatsappMessages(message: ConversationMessage): GraphMessage[] {
+  const { attachment } = message;
+  const checked = attachment?.size != null ? checkAttachment('whatsapp', attachment.content_type, attachment.size) : null;
+  if (!attachment || !checked?.ok) return textMessages(withAttachmentLink(message.text, attachment?.url));
+  return [...(message.text ? textMessages(message.text) : []), mediaMessage(checked.rule.kind, attachment.url, attachment.name)];
+}
+
+/**
  * A person's message to the customer, on the chat's channel. The web chat's widget reads it in its
  * poll (woken by the message's live event, on any instance), so there is nothing to push; WhatsApp
  * gets it through the Graph API within the customer service window. Answers why it was not sent,
@@ -47,6 +58,6 @@ export async function deliverToCustomer(ctx: ConversationContext, conversation: 
   const session = await ctx.db.selectFrom('sessions').select(['called']).where('id', '=', conversation.session_id).executeTakeFirst();
   const account = session && (await accountByNumber(ctx, conversation.tenant_id, session.called));
   if (!account) return 'not_configured';
-  const sent = await sendWhatsApp(ctx, account, conversation.caller, textMessages(withAttachmentLink(message.text, message.attachment?.url)), conversation.session_id);
+  const sent = await sendWhatsApp(ctx, account, conversation.caller, whatsappMessages(message), conversation.session_id);
   return sent.ok ? null : (sent.reason ?? 'failed');
 }

@@ -3,7 +3,7 @@ import type { Selectable } from 'kysely';
 import { z } from 'zod';
 import type { CallReportTable } from '../../db/schema.ts';
 import { defineResource, type Row } from '../../resources/definition.ts';
-import { handOffsOfSessions } from '../conversations/conversations.service.ts';
+import { handOffsOfSessions, mediaOf } from '../conversations/conversations.service.ts';
 import { presentReport } from '../sessions/sessions.repository.ts';
 
 /**
@@ -54,8 +54,8 @@ export const reportsResource = defineResource({
   output: callReportSchema,
   createInput: z.never(),
   updateInput: z.never(),
-  async present(rows: Row[], db) {
-    const handOffs = await handOffsOfSessions(db, rows.filter((row) => row.channel === 'chat').map((row) => row.session_id as string));
+  async present(rows: Row[], db, app) {
+    const handOffs = await handOffsOfSessions(db, mediaOf(app), rows.filter((row) => row.channel === 'chat').map((row) => row.session_id as string));
     return rows.map((row) => {
       const report = presentReport(row as unknown as Selectable<CallReportTable>);
       const handoffs = handOffs.get(row.session_id as string);

@@ -4,7 +4,8 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.ts';
 import type { StoredOutcome } from '../sessions/sessions.repository.ts';
 import type { StoredSession } from '../sessions/sessions.service.ts';
-import { withAttachmentLink } from '../conversations/router.ts';
+import type { MediaUrls } from '../audios/media-urls.ts';
+import { attachmentView } from '../conversations/attachments.ts';
 
 /** The options of the last reply that offered some, when the turn ends on it: a menu waits for them. */
 function pendingOptions(actions: readonly Action[]): WebchatOption[] {
@@ -23,7 +24,7 @@ export interface TypingSince {
  * same messages, from any instance), and the buttons of the menu it waits on, from the last turn
  * that did something (an ignored message changes nothing the user sees).
  */
-export async function conversationView(db: Kysely<Database>, stored: StoredSession, typing: TypingSince | null = null): Promise<WebchatConversation> {
+export async function conversationView(db: Kysely<Database>, media: MediaUrls, stored: StoredSession, typing: TypingSince | null = null): Promise<WebchatConversation> {
   const { session } = stored;
   let options: WebchatOption[] = [];
   if (session.status !== 'ended') {
@@ -52,8 +53,10 @@ export async function conversationView(db: Kysely<Database>, stored: StoredSessi
   const messages: WebchatConversation['messages'] = [
     ...session.transcript.map((entry) => ({ from: entry.from === 'caller' ? ('user' as const) : ('plan' as const), text: entry.text, at: entry.at })),
     ...withPeople.map((message) => {
-      const text = withAttachmentLink(message.text, message.attachment ? (JSON.parse(message.attachment) as { url: string }).url : undefined);
-      return message.author === 'agent' ? { from: 'agent' as const, text, at: message.created_at, agent_name: message.agent_name ?? '' } : { from: 'user' as const, text, at: message.created_at };
+      // The widget shows the file itself (an image inline, else a download link).
+      const attachment = attachmentView(media, message.attachment);
+      const said = { text: message.text, at: message.created_at, ...(attachment && { attachment }) };
+      return message.author === 'agent' ? { from: 'agent' as const, ...said, agent_name: message.agent_name ?? '' } : { from: 'user' as const, ...said };
     }),
   ].sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
   return {

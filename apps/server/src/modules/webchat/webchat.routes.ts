@@ -27,6 +27,7 @@ import { runningSessions } from '../sessions/sessions.repository.ts';
 import { newSessionId, type StoredSession } from '../sessions/sessions.service.ts';
 import { subscribeConversations } from '../conversations/conversation-events.ts';
 import { deskEvents } from '../conversations/desk.ts';
+import { mediaOf } from '../conversations/conversations.service.ts';
 import { routeCustomerMessage } from '../conversations/router.ts';
 import { conversationView, type TypingSince } from './conversation.ts';
 import { WindowCounter } from './rate-limit.ts';
@@ -203,7 +204,7 @@ export async function webchatPlugin(app: FastifyInstance, options: { ctx: AppCon
     if (fromAddress >= ctx.config.webchatMaxOpenPerAddress) throw new AppError(429, 'webchat_address_busy', undefined, undefined, { max: ctx.config.webchatMaxOpenPerAddress });
   }
 
-  const view = async (request: FastifyRequest, id: string): Promise<WebchatConversation> => conversationView(ctx.db, await conversationOf(request, id), waiters.typingIn(id));
+  const view = async (request: FastifyRequest, id: string): Promise<WebchatConversation> => conversationView(ctx.db, mediaOf(ctx), await conversationOf(request, id), waiters.typingIn(id));
 
   api.options(
     '/webchat/:key/*',

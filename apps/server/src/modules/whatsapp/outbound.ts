@@ -3,6 +3,7 @@
  * messages"): the bodies of `POST /{phone_number_id}/messages` without `to`, which the sender adds.
  * Meta refuses a message over its limits as a whole, so texts are split and titles shortened here.
  */
+import type { AttachmentKind } from '@voxplan/contracts';
 import type { ReplyOption } from '@voxplan/engine';
 
 /**
@@ -32,6 +33,10 @@ export const LIST_BUTTON = '☰';
 
 export type GraphMessage =
   | { type: 'text'; text: { body: string; preview_url: false } }
+  | { type: 'image'; image: { link: string } }
+  | { type: 'audio'; audio: { link: string } }
+  | { type: 'video'; video: { link: string } }
+  | { type: 'document'; document: { link: string; filename: string } }
   | { type: 'interactive'; interactive: { type: 'button'; body: { text: string }; action: { buttons: Array<{ type: 'reply'; reply: { id: string; title: string } }> } } }
   | {
       type: 'interactive';
@@ -71,6 +76,24 @@ export function splitText(text: string, max: number): string[] {
 }
 
 const textMessage = (body: string): GraphMessage => ({ type: 'text', text: { body, preview_url: false } });
+
+/**
+ * A file as a media message that Meta fetches from `link` (the send-message reference's media
+ * object: https://developers.facebook.com/docs/whatsapp/cloud-api/reference/messages#media-object);
+ * a document keeps its name, which WhatsApp shows.
+ */
+export function mediaMessage(kind: AttachmentKind, link: string, filename: string): GraphMessage {
+  switch (kind) {
+    case 'image':
+      return { type: 'image', image: { link } };
+    case 'audio':
+      return { type: 'audio', audio: { link } };
+    case 'video':
+      return { type: 'video', video: { link } };
+    case 'document':
+      return { type: 'document', document: { link, filename } };
+  }
+}
 
 /** A free-form text: one message, or several when it is longer than Meta takes. */
 export function textMessages(text: string): GraphMessage[] {

@@ -27,6 +27,8 @@ const verifyQuery = z.object({
   'hub.challenge': z.string().optional(),
 });
 
+const customerFile = z.object({ id: z.string().min(1).max(200), mime_type: z.string().max(100).optional(), caption: z.string().optional(), filename: z.string().optional() }).optional();
+
 /** The parts of Meta's payload the channel reads; anything else in it is left alone. */
 const inboundMessage = z.object({
   from: z.string().min(1),
@@ -45,6 +47,11 @@ const inboundMessage = z.object({
   button: z.object({ payload: z.string().optional(), text: z.string() }).optional(),
   // A voice note or an audio file: transcribed with the tenant's AI key (docs/ai.md).
   audio: z.object({ id: z.string().min(1).max(200), mime_type: z.string().optional() }).optional(),
+  // A file: shown to the person holding the chat (docs/conversations.md, "Attachments"); plans do not read it.
+  image: customerFile,
+  document: customerFile,
+  video: customerFile,
+  sticker: customerFile,
 });
 type InboundMessage = z.infer<typeof inboundMessage>;
 
@@ -77,6 +84,11 @@ export function textOf(message: InboundMessage): string | undefined {
   if (message.type === 'interactive') return message.interactive?.button_reply?.id ?? message.interactive?.list_reply?.id;
   if (message.type === 'button') return message.button?.payload || message.button?.text;
   return undefined;
+}
+
+/** The file a customer sent (an image, a document, a video, a sticker), as Meta describes it. */
+function fileOf(message: InboundMessage) {
+  return message.type === 'image' || message.type === 'document' || message.type === 'video' || message.type === 'sticker' ? message[message.type] : undefined;
 }
 
 /** When the user sent it: Meta's timestamp (Unix seconds), else now. */
@@ -179,7 +191,9 @@ export async function whatsappHooksPlugin(app: FastifyInstance, options: { ctx: 
     const known = await recorded();
     if (known) return known.session_id;
     // A voice note is read too (transcribed), so it belongs to the conversation like a text.
-    const sessionId = textOf(message) === undefined && !message.audio ? null : ((await waitingChat(account, contact)) ?? startIdOf(message.id));
+    // A file belongs to a chat under way (a person may hold it), and starts none.
+    const readable = textOf(message) !== undefined || message.audio !== undefined;
+    const sessionId = readable ? ((await waitingChat(account, contact)) ?? startIdOf(message.id)) : fileOf(message) ? ((await waitingChat(account, contact)) ?? null) : null;
     const now = new Date().toISOString();
     await ctx.db
       .insertInto('whatsapp_messages')
@@ -235,6 +249,12 @@ export async function whatsappHooksPlugin(app: FastifyInstance, options: { ctx: 
     const caller = `+${contact}`;
     const sessionId = await sessionOf(account, message, contact);
     const isFirst = sessionId === startIdOf(message.id);
+    const file = fileOf(message);
+    if (file && sessionId !== null && !isFirst) {
+      // What arrived, by its type, name and caption; the bytes stay at Meta (fetching them by the media id is not done yet).
+      const attachment = { url: '', content_type: file.mime_type ?? '', name: file.filename ?? '' };
+      if (await routeCustomerMessage(ctx, sessionId, { text: file.caption ?? '', attachment, external_id: message.id }, deskEvents(ctx))) return;
+    }
     // A first message only opens the conversation: what it says is not read, so it is not transcribed either.
     const text = textOf(message) ?? (message.audio && sessionId !== null && !isFirst ? await transcribedAudio(request, account, message.audio.id) : undefined);
     if (text === undefined || sessionId === null) {

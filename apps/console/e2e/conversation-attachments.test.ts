@@ -1,0 +1,178 @@
+/**
+ * Attachments in conversations (issue 30, docs/conversations.md "Attachments") in Chromium: an agent
+ * holding a web chat sends an image from the console (the paperclip's upload) and a document by
+ * dropping it on the message box; the console shows the image as a thumbnail and the document by
+ * name and size, and the visitor's widget, on a third-party page, shows the image itself and the
+ * document as a download link. A file the web chat does not take (too large, or of a type it
+ * refuses) is refused before upload, saying why, in English and in Portuguese; both schemes,
+ * axe-clean.
+ */
+import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import type { Destination, PhoneNumber } from '@voxplan/contracts';
+import type { Page } from 'playwright-core';
+import { build } from 'vite';
+import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
+import { createTenantMember, type TenantMember } from '../../server/test/harness.ts';
+import { planEdge, planNode, storePlan } from '../../server/test/sessions-helpers.ts';
+import { accessibilityViolations, type ConsoleHarness, startConsole } from './harness.ts';
+
+const webchatRoot = path.resolve(import.meta.dirname, '../../webchat');
+/** A 1×1 PNG. */
+const PNG = Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201a5f6e0a30000000049454e44ae426082', 'hex');
+const PDF = '%PDF-1.4\n1 0 obj <<>> endobj\ntrailer <<>>\n%%EOF\n';
+
+let harness: ConsoleHarness;
+let widgetDir: string;
+let site: http.Server;
+let sitePort: number;
+let ana: TenantMember;
+let number: PhoneNumber;
+
+function pageHtml(): string {
+  const tag = `<script src="${harness.baseUrl}/widget.js" data-key="${number.webchat_key}" async></script>`;
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Shop</title></head><body><main><h1>Shop</h1></main>${tag}</body></html>`;
+}
+
+beforeAll(async () => {
+  widgetDir = fs.mkdtempSync(path.join(os.tmpdir(), 'voxplan-widget-'));
+  await build({ root: webchatRoot, configFile: path.join(webchatRoot, 'vite.config.ts'), logLevel: 'silent', build: { outDir: widgetDir } });
+  harness = await startConsole({ WEBCHAT_DIR: widgetDir });
+  // The files' signed URLs name the public address: here, the port the test server listens on.
+  (harness.server.config as { publicUrl: string }).publicUrl = harness.baseUrl;
+  site = http.createServer((_request, response) => response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(pageHtml()));
+  await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
+  sitePort = (site.address() as AddressInfo).port;
+  const adminToken = await harness.server.login();
+  ana = await createTenantMember(harness.server, adminToken, 'files');
+  const queue = await harness.server.call({ method: 'POST', url: '/destinations', token: ana.token, payload: { name: 'Files queue', kind: 'chat', chat_target: 'queue', agent_ids: [ana.userId] } });
+  expect(queue.statusCode, queue.body).toBe(201);
+  const plan = await storePlan(harness.server.ctx, ana.tenantId, {
+    name: 'Files chat',
+    version: 1,
+    format_version: 1,
+    settings: { session_timeout_min: 10, chat_text: 'Closing this idle chat.', sync_with_voice_text: false, webhook: '' },
+    nodes: [
+      planNode('start', 'start'),
+      planNode('hello', 'play_message', { voice_text: 'Hello.', chat_text: 'Hello! Let me find someone for you.' }),
+      planNode('queue', 'destination', { destination_id: queue.json<Destination>().id, timeout_s: 600 }),
+    ],
+    edges: [planEdge('start', 'next', 'hello'), planEdge('hello', 'next', 'queue')],
+  });
+  const created = await harness.server.call({
+    method: 'POST',
+    url: '/numbers',
+    token: ana.token,
+    payload: { number: '+551140000330', provider: 'webchat', chat_plan_id: plan, webchat_origins: [`http://localhost:${sitePort}`] },
+  });
+  expect(created.statusCode, created.body).toBe(201);
+  number = created.json<PhoneNumber>();
+});
+
+afterAll(async () => {
+  await harness?.close();
+  await new Promise((resolve) => site?.close(resolve));
+  fs.rmSync(widgetDir, { recursive: true, force: true });
+});
+
+const opened: Page[] = [];
+afterEach(async () => {
+  for (const page of opened.splice(0)) await page.context().close();
+});
+
+async function openShop(): Promise<Page> {
+  const { page } = await harness.newPage();
+  opened.push(page);
+  await page.goto(`http://localhost:${sitePort}/`);
+  await page.getByRole('button', { name: 'Open chat' }).click();
+  return page;
+}
+
+/** Ana on the Conversations screen with the visitor's chat taken. */
+async function takeChat(options: { locale?: string; colorScheme?: 'light' | 'dark' } = {}): Promise<{ agent: Page; visitor: Page }> {
+  const { page: agent } = await harness.newPage(options);
+  opened.push(agent);
+  await harness.signIn(agent, ana.username, ana.password);
+  await agent.goto('/conversations');
+  await expect.poll(() => agent.getByTestId('conversation-feed-status').getAttribute('data-status')).toBe('live');
+  const visitor = await openShop();
+  await expect.poll(() => agent.getByTestId('conversation-row').count()).toBe(1);
+  await agent.getByTestId('conversation-row').first().click();
+  await agent.getByTestId('conversation-take').click();
+  await agent.getByTestId('conversation-input').waitFor();
+  return { agent, visitor };
+}
+
+const closeChat = async (agent: Page) => {
+  await agent.getByTestId('conversation-close').click();
+  await agent.getByTestId('close-resolved').click();
+  await expect.poll(() => agent.getByTestId('conversation-status').textContent()).not.toBe('Open');
+};
+
+/** Whether an image has loaded (its pixels came), in whatever document it is. */
+const loaded = (image: ReturnType<Page['locator']>) => image.evaluate((element) => (element as HTMLImageElement).complete && (element as HTMLImageElement).naturalWidth > 0);
+
+const storedFiles = async () => Number((await harness.server.ctx.db.selectFrom('conversation_attachments').select((eb) => eb.fn.countAll().as('count')).executeTakeFirstOrThrow()).count);
+
+describe('an agent sends files', () => {
+  test('an image from the paperclip (Alt+U) and a document dropped on the box: the console and the visitor’s widget show them', async () => {
+    const { agent, visitor } = await takeChat();
+    await agent.getByTestId('conversation-input').fill('Your receipt:');
+    await agent.keyboard.press('Alt+KeyU');
+    await agent.getByTestId('conversation-upload').waitFor();
+    await agent.getByTestId('conversation-file-input').setInputFiles({ name: 'receipt.png', mimeType: 'image/png', buffer: PNG });
+
+    // The console: a thumbnail, with the name and size.
+    const attachment = agent.getByTestId('conversation-transcript').getByTestId('conversation-attachment');
+    await expect.poll(() => attachment.allInnerTexts()).toEqual([expect.stringMatching(/^receipt\.png \(\d+ byte/)]);
+    await expect.poll(() => loaded(agent.getByTestId('conversation-attachment-image'))).toBe(true);
+    expect(await agent.getByTestId('conversation-input').inputValue()).toBe('');
+
+    // The widget, on the shop's page: the text and the image itself.
+    const widgetImage = visitor.locator('.msg.agent .file-image img');
+    await expect.poll(() => widgetImage.count()).toBe(1);
+    expect(await widgetImage.getAttribute('alt')).toBe('receipt.png');
+    await expect.poll(() => loaded(widgetImage)).toBe(true);
+    expect(await visitor.locator('.msg.agent').first().innerText()).toContain('Your receipt:');
+
+    // A document dropped on the message box: by name and size in the console, a download link in the widget.
+    await agent.getByTestId('conversation-input').evaluate((target, content) => {
+      const transfer = new DataTransfer();
+      transfer.items.add(new File([content], 'terms.pdf', { type: 'application/pdf' }));
+      target.dispatchEvent(new DragEvent('drop', { dataTransfer: transfer, bubbles: true, cancelable: true }));
+    }, PDF);
+    await expect.poll(() => attachment.allInnerTexts()).toEqual([expect.stringContaining('receipt.png'), expect.stringMatching(/^terms\.pdf \(\d+ byte/)]);
+    await expect.poll(() => visitor.locator('.msg.agent a[data-file]').allInnerTexts()).toEqual(['Download terms.pdf']);
+    await closeChat(agent);
+  });
+
+  test('a file the web chat does not take is refused before upload, saying why; in Portuguese and dark too, axe-clean', async () => {
+    const { agent } = await takeChat();
+    const before = await storedFiles();
+    const uploads: string[] = [];
+    agent.on('request', (request) => {
+      if (request.url().includes('/attachments')) uploads.push(request.url());
+    });
+    const input = agent.getByTestId('conversation-file-input');
+    await input.setInputFiles({ name: 'video.mp4', mimeType: 'video/mp4', buffer: Buffer.alloc(10 * 1024 * 1024 + 1) });
+    await expect.poll(() => agent.getByTestId('conversation-attach-error').innerText()).toBe('This file is bigger than this chat’s channel takes (10 MB for this type).'.replace('’', "'"));
+    await input.setInputFiles({ name: 'setup.exe', mimeType: 'application/x-msdownload', buffer: Buffer.from('MZ') });
+    await expect.poll(() => agent.getByTestId('conversation-attach-error').innerText()).toBe("This chat's channel does not take application/x-msdownload files.");
+    expect(uploads).toEqual([]);
+    expect(await storedFiles()).toBe(before);
+    expect(await accessibilityViolations(agent)).toEqual([]);
+    await closeChat(agent);
+
+    const { agent: portuguese } = await takeChat({ locale: 'pt-BR', colorScheme: 'dark' });
+    await portuguese.getByTestId('conversation-file-input').setInputFiles({ name: 'setup.exe', mimeType: 'application/x-msdownload', buffer: Buffer.from('MZ') });
+    await expect.poll(() => portuguese.getByTestId('conversation-attach-error').innerText()).toBe('O canal desta conversa não aceita arquivos application/x-msdownload.');
+    expect(await accessibilityViolations(portuguese)).toEqual([]);
+    await portuguese.getByTestId('conversation-file-input').setInputFiles({ name: 'logo.png', mimeType: 'image/png', buffer: PNG });
+    await expect.poll(() => loaded(portuguese.getByTestId('conversation-attachment-image'))).toBe(true);
+    expect(await accessibilityViolations(portuguese)).toEqual([]);
+    await closeChat(portuguese);
+  });
+});

@@ -1,0 +1,278 @@
+/**
+ * Attachments in conversations (issue 30, docs/conversations.md "Attachments"): the agent holding a
+ * chat uploads a file; the chat's channel decides what it takes (types and sizes per provider,
+ * refused before anything is stored); the file is served by its signed URL only; the web chat's
+ * widget gets it as an attachment, WhatsApp as a media message through the Graph API (a local
+ * server playing it, refusing what Meta refuses); the report names it with its link.
+ */
+import { createHmac } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { CallReportRecord, ConversationDetail, ConversationMessage, Destination, PhoneNumber, WebchatConversation } from '@voxplan/contracts';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { multipartBody } from './audio-fixtures.ts';
+import { until } from './asterisk-pbx.ts';
+import { createTenantMember, createTenantUser, errorOf, startTestServer, type TenantMember, type TestServer } from './harness.ts';
+import { handOffPlan, storePlan } from './sessions-helpers.ts';
+
+const SITE = 'https://shop.example.com';
+const APP_SECRET = 'meta-app-secret-30';
+const TOKEN = 'EAAG-whatsapp-access-token-30';
+const PHONE_ID = '106540352243030';
+const USER = '5511977776666';
+
+/** The smallest PNG: a 1×1 pixel. */
+const PNG = Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201a5f6e0a30000000049454e44ae426082', 'hex');
+const PDF = Buffer.from('%PDF-1.4\n1 0 obj <<>> endobj\ntrailer <<>>\n%%EOF\n');
+
+/**
+ * The media message types Meta takes and, per type, the MIME types its servers accept at the link
+ * (https://developers.facebook.com/docs/whatsapp/cloud-api/reference/media#supported-media-types)
+ * and the media object's shape (https://developers.facebook.com/docs/whatsapp/cloud-api/reference/messages#media-object):
+ * `link` (http or https) for each; `filename` for documents only; no caption on audio.
+ */
+const metaMedia: Record<string, readonly string[]> = {
+  image: ['image/jpeg', 'image/png'],
+  audio: ['audio/aac', 'audio/amr', 'audio/mpeg', 'audio/mp4', 'audio/ogg'],
+  video: ['video/mp4', 'video/3gpp'],
+  document: ['text/plain', 'application/pdf', 'application/msword', 'application/vnd.ms-excel', 'application/vnd.ms-powerpoint'],
+};
+
+let server: TestServer;
+let member: TenantMember;
+let colleague: TenantMember;
+let guest: TenantMember;
+let stranger: TenantMember;
+let webchatNumber: PhoneNumber;
+let whatsappNumber: PhoneNumber;
+let graph: http.Server;
+const graphSeen: Array<{ body: Record<string, unknown>; status: number }> = [];
+let nextAddress = 0;
+
+const api = (token: string, method: 'GET' | 'POST' | 'PUT', url: string, payload?: object) => server.call({ method, url, token, ...(payload && { payload }) });
+
+function upload(token: string, id: number, file: { bytes: Buffer; filename: string; type: string }, text?: string) {
+  return server.call({ method: 'POST', url: `/conversations/${id}/attachments`, token, ...multipartBody(text === undefined ? {} : { text }, file) });
+}
+
+/** A signed URL fetched as a channel does: no token, path and query as given. */
+const fetchSigned = (url: string) => server.app.inject({ method: 'GET', url: url.slice(server.config.publicUrl.length) });
+
+function widget(method: 'GET' | 'POST', url: string) {
+  return server.app.inject({ method, url: `/api/v1/webchat/${webchatNumber.webchat_key}${url}`, remoteAddress: `198.51.100.${(nextAddress++ % 250) + 1}`, headers: { origin: SITE } });
+}
+
+const conversationOf = (sessionId: string) =>
+  until(`the conversation of ${sessionId}`, () => server.ctx.db.selectFrom('conversations').selectAll().where('session_id', '=', sessionId).executeTakeFirst());
+
+/** A web chat handed to the queue and taken by the member. */
+async function takenWebchat(): Promise<{ sessionId: string; id: number }> {
+  const started = await widget('POST', '/conversations');
+  expect(started.statusCode, started.body).toBe(200);
+  const sessionId = started.json<WebchatConversation>().conversation_id;
+  const { id } = await conversationOf(sessionId);
+  expect((await api(member.token, 'POST', `/conversations/${id}/take`)).statusCode).toBe(200);
+  return { sessionId, id };
+}
+
+function deliverWhatsApp(id: string, content: Record<string, unknown>) {
+  const body = JSON.stringify({
+    object: 'whatsapp_business_account',
+    entry: [
+      {
+        id: '102290129340398',
+        changes: [
+          {
+            field: 'messages',
+            value: {
+              messaging_product: 'whatsapp',
+              metadata: { display_phone_number: '551140003030', phone_number_id: PHONE_ID },
+              contacts: [{ profile: { name: 'Ana' }, wa_id: USER }],
+              messages: [{ from: USER, id, timestamp: String(Math.floor(Date.now() / 1000)), ...content }],
+            },
+          },
+        ],
+      },
+    ],
+  });
+  const signature = `sha256=${createHmac('sha256', APP_SECRET).update(body).digest('hex')}`;
+  return server.app.inject({ method: 'POST', url: `/api/v1/hooks/whatsapp/${whatsappNumber.id}`, headers: { 'content-type': 'application/json', 'x-hub-signature-256': signature }, payload: body });
+}
+
+beforeAll(async () => {
+  graph = http.createServer((request, response) => {
+    let raw = '';
+    request.on('data', (chunk: Buffer) => (raw += chunk.toString()));
+    request.on('end', () => {
+      const body = JSON.parse(raw) as Record<string, unknown>;
+      const type = String(body.type);
+      const media = body[type] as Record<string, unknown> | undefined;
+      // What Meta refuses as an invalid parameter (code 100, https://developers.facebook.com/docs/whatsapp/cloud-api/support/error-codes):
+      // a media type it does not have, a media object without an http(s) link, a filename off a document, a caption on audio.
+      const invalid =
+        type !== 'text' &&
+        (!(type in metaMedia) ||
+          !media ||
+          typeof media.link !== 'string' ||
+          !/^https?:\/\//.test(media.link) ||
+          (type === 'document') !== ('filename' in media) ||
+          (type === 'audio' && 'caption' in media));
+      const status = invalid ? 400 : 200;
+      graphSeen.push({ body, status });
+      const answer = invalid
+        ? { error: { message: '(#100) Invalid parameter', type: 'OAuthException', code: 100 } }
+        : { messaging_product: 'whatsapp', contacts: [{ input: body.to, wa_id: body.to }], messages: [{ id: `wamid.out.${graphSeen.length}` }] };
+      response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
+    });
+  });
+  await new Promise<void>((resolve) => graph.listen(0, '127.0.0.1', resolve));
+  server = await startTestServer({ WEBCHAT_MAX_OPEN_PER_ADDRESS: '1000', WHATSAPP_GRAPH_URL: `http://127.0.0.1:${(graph.address() as AddressInfo).port}/graph`, WHATSAPP_GRAPH_VERSION: 'v23.0' });
+  const admin = await server.login();
+  member = await createTenantMember(server, admin, 'attach');
+  colleague = await createTenantUser(server, admin, member.tenantId, 'attach-colleague', 'user');
+  guest = await createTenantUser(server, admin, member.tenantId, 'attach-guest', 'guest');
+  stranger = await createTenantMember(server, admin, 'attach-other');
+  const created = await api(member.token, 'POST', '/destinations', { name: 'Support', kind: 'chat', chat_target: 'queue', agent_ids: [member.userId, colleague.userId] });
+  expect(created.statusCode, created.body).toBe(201);
+  const queue = created.json<Destination>();
+  const plan = await storePlan(server.ctx, member.tenantId, { name: 'Front desk', ...handOffPlan(queue.id, { timeoutS: 600, onAnswer: 'Welcome back.' }) });
+  const webchat = await api(member.token, 'POST', '/numbers', { number: '+551140003030', provider: 'webchat', chat_plan_id: plan, webchat_origins: [SITE] });
+  expect(webchat.statusCode, webchat.body).toBe(201);
+  webchatNumber = webchat.json<PhoneNumber>();
+  const whatsapp = await api(member.token, 'POST', '/numbers', {
+    number: '+551140003031',
+    provider: 'whatsapp',
+    chat_plan_id: plan,
+    whatsapp_phone_number_id: PHONE_ID,
+    whatsapp_token: TOKEN,
+    whatsapp_app_secret: APP_SECRET,
+  });
+  expect(whatsapp.statusCode, whatsapp.body).toBe(201);
+  whatsappNumber = whatsapp.json<PhoneNumber>();
+  expect((await api(member.token, 'PUT', '/agents/me', { status: 'online' })).statusCode).toBe(200);
+});
+
+afterAll(async () => {
+  await server?.close();
+  await new Promise((resolve) => graph?.close(resolve));
+});
+
+describe('the web chat', () => {
+  test('the agent sends an image: the message carries it, the widget gets it, its signed URL serves the bytes (and nothing else)', async () => {
+    const { sessionId, id } = await takenWebchat();
+    const sent = await upload(member.token, id, { bytes: PNG, filename: 'receipt.png', type: 'image/png' }, 'Here is your receipt.');
+    expect(sent.statusCode, sent.body).toBe(201);
+    const message = sent.json<ConversationMessage>();
+    expect(message).toMatchObject({ author: 'agent', text: 'Here is your receipt.', attachment: { name: 'receipt.png', content_type: 'image/png', size: PNG.length } });
+    expect(message.attachment!.url.startsWith(`${server.config.publicUrl}/api/v1/media/attachments/`)).toBe(true);
+
+    const view = (await widget('GET', `/conversations/${sessionId}`)).json<WebchatConversation>();
+    const shown = view.messages.find((entry) => entry.from === 'agent');
+    expect(shown).toMatchObject({ text: 'Here is your receipt.', attachment: { name: 'receipt.png', content_type: 'image/png', size: PNG.length } });
+
+    const served = await fetchSigned(shown!.attachment!.url);
+    expect(served.statusCode).toBe(200);
+    expect(served.headers['content-type']).toBe('image/png');
+    // The widget shows it on the visitor's page, another site.
+    expect(served.headers['cross-origin-resource-policy']).toBe('cross-origin');
+    expect(served.rawPayload.equals(PNG)).toBe(true);
+    // Without its signature, or with another file's id, nothing is served.
+    const url = new URL(shown!.attachment!.url);
+    expect(errorOf(await server.app.inject({ method: 'GET', url: url.pathname }))).toMatchObject({ statusCode: 403, code: 'invalid_media_signature' });
+    const otherId = Number(url.pathname.split('/').pop()) + 1;
+    expect(errorOf(await server.app.inject({ method: 'GET', url: `/api/v1/media/attachments/${otherId}${url.search}` }))).toMatchObject({ statusCode: 403, code: 'invalid_media_signature' });
+
+    const detail = (await api(member.token, 'GET', `/conversations/${id}`)).json<ConversationDetail>();
+    expect(detail.messages.at(-1)!.attachment).toMatchObject({ name: 'receipt.png', size: PNG.length });
+
+    // The report names it with its link once the chat is over.
+    expect((await api(member.token, 'POST', `/conversations/${id}/close`, { outcome: 'resolved' })).statusCode).toBe(200);
+    const report = await until('the report', async () => {
+      const rows = (await api(member.token, 'GET', `/reports?session_id=${encodeURIComponent(sessionId)}`)).json<CallReportRecord[]>();
+      return rows.find((row) => row.session_id === sessionId && row.handoffs);
+    });
+    const reported = report.handoffs![0]!.messages.find((entry) => entry.attachment);
+    expect(reported!.attachment).toMatchObject({ name: 'receipt.png', content_type: 'image/png' });
+    expect((await fetchSigned(reported!.attachment!.url)).rawPayload.equals(PNG)).toBe(true);
+  });
+
+  test('a file the web chat does not take, or one claiming a type its bytes are not, is refused and nothing is stored', async () => {
+    const { id } = await takenWebchat();
+    const before = await server.ctx.db.selectFrom('conversation_attachments').select((eb) => eb.fn.countAll().as('count')).executeTakeFirstOrThrow();
+    const program = await upload(member.token, id, { bytes: Buffer.from('MZ....'), filename: 'setup.exe', type: 'application/x-msdownload' });
+    expect(errorOf(program)).toMatchObject({ statusCode: 415, code: 'attachment_type_not_supported', params: { type: 'application/x-msdownload' } });
+    const html = await upload(member.token, id, { bytes: Buffer.from('<script>alert(1)</script>'), filename: 'page.html', type: 'text/html' });
+    expect(errorOf(html).code).toBe('attachment_type_not_supported');
+    const fakeImage = await upload(member.token, id, { bytes: Buffer.from('<svg onload="alert(1)"/>'), filename: 'cat.png', type: 'image/png' });
+    expect(errorOf(fakeImage)).toMatchObject({ statusCode: 415, code: 'attachment_type_not_supported' });
+    const big = await upload(member.token, id, { bytes: Buffer.alloc(10 * 1024 * 1024 + 1, 0x20), filename: 'notes.txt', type: 'text/plain' });
+    expect(errorOf(big)).toMatchObject({ statusCode: 413, code: 'attachment_too_large', params: { maxSize: 10 } });
+    const after = await server.ctx.db.selectFrom('conversation_attachments').select((eb) => eb.fn.countAll().as('count')).executeTakeFirstOrThrow();
+    expect(Number(after.count)).toBe(Number(before.count));
+    expect((await api(member.token, 'GET', `/conversations/${id}`)).json<ConversationDetail>().messages).toEqual([]);
+  });
+
+  test('only the agent holding the chat uploads: another tenant’s user, a colleague and a guest are refused', async () => {
+    const { id } = await takenWebchat();
+    const file = { bytes: PDF, filename: 'terms.pdf', type: 'application/pdf' };
+    expect(errorOf(await upload(stranger.token, id, file))).toMatchObject({ statusCode: 404, code: 'conversation_not_found' });
+    expect(errorOf(await upload(colleague.token, id, file))).toMatchObject({ statusCode: 409, code: 'conversation_not_yours' });
+    expect(errorOf(await upload(guest.token, id, file)).statusCode).toBe(403);
+    const sent = await upload(member.token, id, file);
+    expect(sent.statusCode, sent.body).toBe(201);
+    // A document downloads rather than opening in the API's origin.
+    const served = await fetchSigned(sent.json<ConversationMessage>().attachment!.url);
+    expect(served.headers['content-disposition']).toBe('attachment; filename="terms.pdf"');
+    // Another tenant's user reads neither the conversation nor its file's message.
+    expect(errorOf(await api(stranger.token, 'GET', `/conversations/${id}`)).code).toBe('conversation_not_found');
+  });
+});
+
+describe('WhatsApp', () => {
+  test('the agent’s file goes as a media message of its kind with the signed link; WhatsApp’s own limits refuse the rest', async () => {
+    expect((await deliverWhatsApp('wamid.attach.1', { type: 'text', text: { body: 'Hi' } })).statusCode).toBe(200);
+    const { id } = await conversationOf('whatsapp:wamid.attach.1');
+    expect((await api(member.token, 'POST', `/conversations/${id}/take`)).statusCode).toBe(200);
+    graphSeen.length = 0;
+
+    const pdf = await upload(member.token, id, { bytes: PDF, filename: 'invoice.pdf', type: 'application/pdf' }, 'Your invoice:');
+    expect(pdf.statusCode, pdf.body).toBe(201);
+    const png = await upload(member.token, id, { bytes: PNG, filename: 'map.png', type: 'image/png' });
+    expect(png.statusCode, png.body).toBe(201);
+    await until('the Graph API to receive three messages', () => (graphSeen.length >= 3 ? true : undefined));
+    expect(graphSeen.map((seen) => seen.status)).toEqual([200, 200, 200]);
+    const [text, document, image] = graphSeen.map((seen) => seen.body);
+    expect(text).toMatchObject({ messaging_product: 'whatsapp', to: `+${USER}`.replace('+', ''), type: 'text', text: { body: 'Your invoice:' } });
+    expect(document).toMatchObject({ type: 'document', document: { filename: 'invoice.pdf' } });
+    expect(image).toMatchObject({ type: 'image' });
+    // Meta fetches each link: it serves the file, in a type Meta takes for that kind.
+    for (const [kind, body, bytes] of [['document', document, PDF], ['image', image, PNG]] as const) {
+      const served = await fetchSigned((body![kind] as { link: string }).link);
+      expect(served.statusCode).toBe(200);
+      expect(metaMedia[kind]).toContain(served.headers['content-type']);
+      expect(served.rawPayload.equals(bytes)).toBe(true);
+    }
+
+    // WebP is a sticker to Meta, not an image; an image over 5 MB is refused by Meta too.
+    const webp = Buffer.concat([Buffer.from('RIFF\0\0\0\0WEBPVP8 ', 'latin1'), Buffer.alloc(16)]);
+    expect(errorOf(await upload(member.token, id, { bytes: webp, filename: 'smile.webp', type: 'image/webp' }))).toMatchObject({ statusCode: 415, code: 'attachment_type_not_supported' });
+    const bigImage = Buffer.concat([PNG, Buffer.alloc(5 * 1024 * 1024)]);
+    expect(errorOf(await upload(member.token, id, { bytes: bigImage, filename: 'huge.png', type: 'image/png' }))).toMatchObject({ statusCode: 413, code: 'attachment_too_large', params: { maxSize: 5 } });
+    expect(graphSeen).toHaveLength(3);
+  });
+
+  test('a customer’s file shows in the conversation by its type, name and caption (its bytes stay at Meta)', async () => {
+    const { id } = await conversationOf('whatsapp:wamid.attach.1');
+    // A document message as Meta delivers it (https://developers.facebook.com/docs/whatsapp/cloud-api/webhooks/payload-examples#media-messages).
+    const document = { type: 'document', document: { id: 'MEDIA.30.1', mime_type: 'application/pdf', filename: 'order-4711.pdf', caption: 'My order', sha256: 'abc' } };
+    expect((await deliverWhatsApp('wamid.attach.2', document)).statusCode).toBe(200);
+    const detail = await until('the customer’s file', async () => {
+      const found = (await api(member.token, 'GET', `/conversations/${id}`)).json<ConversationDetail>();
+      return found.messages.some((message) => message.author === 'customer' && message.attachment) ? found : undefined;
+    });
+    expect(detail.messages.find((message) => message.author === 'customer' && message.attachment)).toMatchObject({
+      text: 'My order',
+      attachment: { url: '', content_type: 'application/pdf', name: 'order-4711.pdf', size: null },
+    });
+  });
+});

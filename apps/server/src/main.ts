@@ -2,7 +2,7 @@ import { buildApp } from './app.ts';
 import { startContext } from './bootstrap.ts';
 import { loadConfig } from './config.ts';
 import { createPlanWebhookDispatcher } from './modules/plan-webhook/plan-webhook.dispatcher.ts';
-import { type AgiServer, startAgiServer } from './modules/asterisk/agi-server.ts';
+import { type AgiServer, startAgiServer } from './channels/asterisk/agi-server.ts';
 import { startChatSweeper } from './modules/sessions/chat-sweeper.ts';
 import { startRetentionJob } from './modules/sessions/retention.ts';
 

@@ -6,10 +6,10 @@
  */
 import type { ConversationAttachment, ConversationMessage } from '@voxplan/contracts';
 import type { Selectable } from 'kysely';
-import type { ConversationTable } from '../../db/schema.ts';
-import { accountByNumber, sendWhatsApp } from '../whatsapp/whatsapp-channel.ts';
-import { textMessages } from '../whatsapp/outbound.ts';
-import { activeConversationOf, addMessage, type ConversationContext } from './conversations.service.ts';
+import type { ConversationTable } from '../db/schema.ts';
+import { accountByNumber, sendWhatsApp } from './whatsapp/whatsapp-channel.ts';
+import { textMessages } from './whatsapp/outbound.ts';
+import { activeConversationOf, addMessage, type ConversationContext } from '../modules/conversations/conversations.service.ts';
 
 export interface CustomerMessage {
   text: string;

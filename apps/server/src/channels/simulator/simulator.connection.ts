@@ -17,10 +17,10 @@ import type { WebSocket } from 'ws';
 import type { AppContext } from '../../context.ts';
 import { badRequest, notFound } from '../../errors.ts';
 import { apiErrorOf } from '../../plugins/errors.ts';
-import { registerChatSender } from '../sessions/chat-channels.ts';
-import { readPlanVersions } from '../sessions/plan-loader.ts';
-import { findEventOutcome, findReport } from '../sessions/sessions.repository.ts';
-import { newSessionId, type TurnOutcome, type TurnProgress } from '../sessions/sessions.service.ts';
+import { registerChatSender } from '../../modules/sessions/chat-channels.ts';
+import { readPlanVersions } from '../../modules/sessions/plan-loader.ts';
+import { findEventOutcome, findReport } from '../../modules/sessions/sessions.repository.ts';
+import { newSessionId, type TurnOutcome, type TurnProgress } from '../../modules/sessions/sessions.service.ts';
 
 /** Frames a client may have waiting before the connection is closed as abusive. */
 const MAX_QUEUED_FRAMES = 32;

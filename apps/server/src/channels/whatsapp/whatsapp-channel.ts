@@ -12,7 +12,7 @@ import type { Config } from '../../config.ts';
 import type { Database } from '../../db/schema.ts';
 import type { Keys } from '../../lib/keys.ts';
 import { decryptSecret } from '../../lib/keys.ts';
-import { type ChatDelivery, type ChatSenderContext, registerChatSender } from '../sessions/chat-channels.ts';
+import { type ChatDelivery, type ChatSenderContext, registerChatSender } from '../../modules/sessions/chat-channels.ts';
 import { type GraphMessage, replyMessages, textMessages } from './outbound.ts';
 
 /** How long one request to the Graph API may hold a turn. */

@@ -21,7 +21,6 @@ import type { AppContext } from '../../context.ts';
 import type { InstanceBus } from '../../db/instance-bus.ts';
 import { AppError, conflict, forbidden, notFound } from '../../errors.ts';
 import { choosePlan, findNumber } from '../../modules/numbers/number-lookup.ts';
-import { registerChatSender } from '../../modules/sessions/chat-channels.ts';
 import { subscribeLiveSessions } from '../../modules/sessions/live-events.ts';
 import { runningSessions } from '../../modules/sessions/sessions.repository.ts';
 import { newSessionId, type StoredSession } from '../../modules/sessions/sessions.service.ts';
@@ -34,13 +33,6 @@ import { WindowCounter } from './rate-limit.ts';
 const RATE_WINDOW_MS = 60_000;
 /** How long the widget shows "… is typing" after the person's last keystroke told. */
 const TYPING_SHOWN_MS = 5_000;
-
-/**
- * Nothing to push: what the plan says on its own (the idle timeout's chat_text, a hand-off's
- * outcome) is in the stored transcript, and the widget's long poll is woken by the turn's live
- * events on whichever instance it waits.
- */
-registerChatSender('webchat', () => Promise.resolve());
 
 interface WebchatNumber {
   id: number;

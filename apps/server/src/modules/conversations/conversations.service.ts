@@ -32,7 +32,7 @@ import { servesTenant } from './agents.ts';
 import { publishConversationEvent } from './conversation-events.ts';
 
 /** What the conversations need of the app: everything but the licence (the runtime resumes parked chats). */
-export type ConversationContext = Pick<AppContext, 'db' | 'bus' | 'sessions' | 'keys' | 'config' | 'outbound'>;
+export type ConversationContext = Pick<AppContext, 'db' | 'bus' | 'sessions' | 'keys' | 'config' | 'outbound' | 'channels'>;
 
 /**
  * An agent shown online whose console has said nothing for this long is taken as gone (a server

@@ -19,7 +19,7 @@ import pg from 'pg';
 import { buildApp } from '../../apps/server/src/app.ts';
 import { startContext, type Started } from '../../apps/server/src/bootstrap.ts';
 import type { AppContext } from '../../apps/server/src/context.ts';
-import { startAgiServer } from '../../apps/server/src/modules/asterisk/agi-server.ts';
+import { startAgiServer } from '../../apps/server/src/channels/asterisk/agi-server.ts';
 import { windowProfiler } from '../lib/profiler.ts';
 import { startAgiFloor, startApiFloor, startConversationsFloor, startTwilioFloor } from './floor.ts';
 import { benchServerConfig } from '../lib/server-config.ts';

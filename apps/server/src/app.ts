@@ -16,18 +16,13 @@ import { registerHolidayImportRoutes } from './modules/holidays/holidays-import.
 import { registerLicenseRoutes } from './modules/license/license.routes.ts';
 import { registerPlanWebhookRoutes } from './modules/plan-webhook/plan-webhook.routes.ts';
 import { registerReportExportRoutes } from './modules/reports/reports-export.routes.ts';
-import { simulatorPlugin } from './modules/simulator/simulator.routes.ts';
 import { registerStatsLiveRoutes } from './modules/stats/stats-live.routes.ts';
 import { registerStatsRoutes } from './modules/stats/stats.routes.ts';
 import { registerHealthRoutes } from './modules/system/health.routes.ts';
 import { createHostReading, registerSystemInfoRoutes } from './modules/system/system-info.routes.ts';
 import { registerIntegrationRoutes } from './modules/tenants/integrations.routes.ts';
-import { twilioHooksPlugin } from './modules/twilio/twilio.routes.ts';
 import { registerMeRoutes } from './modules/users/me.routes.ts';
 import { registerVisualPlanRoutes } from './modules/visual-plans/visual-plans.routes.ts';
-import { whatsappHooksPlugin } from './modules/whatsapp/whatsapp.routes.ts';
-import { webchatPlugin } from './modules/webchat/webchat.routes.ts';
-import { registerWidgetRoute } from './modules/webchat/widget.routes.ts';
 import { authPlugin } from './plugins/auth.ts';
 import { consolePlugin } from './plugins/console.ts';
 import { clientErrorHandler, errorsPlugin, frameworkErrors } from './plugins/errors.ts';
@@ -98,13 +93,8 @@ export async function buildApp(ctx: AppContext, options: FastifyServerOptions = 
       api.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
       registerHealthRoutes(api, ctx);
       registerAuthRoutes(api, ctx);
-      await api.register(simulatorPlugin, { ctx, apiPrefix: API_PREFIX });
-      // Called by Twilio, which signs its requests instead of sending a token.
-      await api.register(twilioHooksPlugin, { ctx });
-      // Called by Meta, which signs its deliveries with the number's app secret instead of sending a token.
-      await api.register(whatsappHooksPlugin, { ctx });
-      // Called by other sites' pages: the number's public key and allowed origins stand for a token.
-      await api.register(webchatPlugin, { ctx });
+      // Each provider's inbound routes (channels/registry.ts); each checks its callers its own way.
+      for (const channel of ctx.channels.all()) await channel.routes?.(api, { ctx, apiPrefix: API_PREFIX });
       registerMediaRoutes(api, ctx);
       // Called by outside desks, with the conversation's reply token instead of a sign-in.
       registerDeskRoutes(api, ctx);
@@ -133,7 +123,7 @@ export async function buildApp(ctx: AppContext, options: FastifyServerOptions = 
     },
     { prefix: API_PREFIX },
   );
-  registerWidgetRoute(app, ctx);
+  for (const channel of ctx.channels.all()) channel.rootRoutes?.(app, ctx);
   registerMetricsRoute(app, ctx);
   await app.register(consolePlugin, { dir: ctx.config.consoleDir, apiPrefix: API_PREFIX });
 

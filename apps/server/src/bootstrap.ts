@@ -20,6 +20,7 @@ import { createSessionRuntime, type SessionRuntime } from './modules/sessions/se
 import { openQueueConversation, sweepUnanswered } from './modules/conversations/conversations.service.ts';
 import { createDeskHandOff } from './modules/conversations/desk.ts';
 import { API_PREFIX } from './app.ts';
+import { createChannelRegistry } from './channels/registry.ts';
 import { createLicenseService, provisionLicense } from './modules/license/license.service.ts';
 import { readHardwareId } from './modules/system/system-info.routes.ts';
 import { createSettingsOutboundHttp } from './outbound/settings.ts';
@@ -63,6 +64,7 @@ export async function startContext(config: Config): Promise<Started> {
       keys,
       tokens,
       outbound,
+      channels: createChannelRegistry(),
     };
     const log = (message: string) => console.warn(message);
     const license = createLicenseService({ db: handle.db, extraPublicKeys: config.licensePublicKeys, hardwareId: readHardwareId });

@@ -11,6 +11,7 @@ import type { Keys } from './lib/keys.ts';
 import type { LicenseService } from './modules/license/license.service.ts';
 import type { SessionRuntime } from './modules/sessions/sessions.service.ts';
 import type { HostOutboundHttp } from './outbound/outbound-http.ts';
+import type { ChannelRegistry } from './channels/registry.ts';
 
 /** Everything a request handler needs from the process, passed explicitly instead of imported. */
 export interface AppContext {
@@ -25,6 +26,8 @@ export interface AppContext {
   tokens: AccessTokens;
   /** Requests leaving the server for a tenant (plan blocks, the plan webhook, recordings, WhatsApp media), under the address policy of the general settings. */
   outbound: HostOutboundHttp;
+  /** The providers of calls and chats: their routes, listeners, senders and limits (docs/sessions.md, "Channels"). */
+  channels: ChannelRegistry;
   /** Sessions of calls and chats: start one, run its turns, sweep idle chats (docs/sessions.md). */
   sessions: SessionRuntime;
   /** The licence in force and its limits (docs/licence.md). */

@@ -2,7 +2,7 @@ import { buildApp } from './app.ts';
 import { startContext } from './bootstrap.ts';
 import { loadConfig } from './config.ts';
 import { createPlanWebhookDispatcher } from './modules/plan-webhook/plan-webhook.dispatcher.ts';
-import { type AgiServer, startAgiServer } from './modules/asterisk/agi-server.ts';
+import type { ChannelListener } from './channels/channel.ts';
 import { startChatSweeper } from './modules/sessions/chat-sweeper.ts';
 import { startRetentionJob } from './modules/sessions/retention.ts';
 
@@ -29,7 +29,7 @@ if (started.generatedAdminPassword) {
   );
 }
 
-let agi: AgiServer | null = null;
+const listeners: ChannelListener[] = [];
 const shutdownGraceMs = 10_000;
 let closing = false;
 async function shutdown(signal: string) {
@@ -44,8 +44,8 @@ async function shutdown(signal: string) {
   const deadline = setTimeout(() => app.server.closeAllConnections(), shutdownGraceMs);
   // Webhook attempts in progress end within their own timeout (10 s) and are recorded before the
   // database closes; a delivery not yet due waits in the database for the next start.
-  // Calls on the AGI listener get the same grace; their sessions end as the caller hanging up.
-  await Promise.all([closed, dispatcher.stop(), agi?.close(shutdownGraceMs)]);
+  // Calls on a channel's listener (AGI) get the same grace; their sessions end as the caller hanging up.
+  await Promise.all([closed, dispatcher.stop(), ...listeners.map((listener) => listener.close(shutdownGraceMs))]);
   clearInterval(sweep);
   clearTimeout(deadline);
   // A sweep or retention pass in progress finishes before the database goes.
@@ -57,7 +57,11 @@ process.on('SIGTERM', () => void shutdown('SIGTERM'));
 process.on('SIGINT', () => void shutdown('SIGINT'));
 
 await app.listen({ port: config.port, host: config.host });
-agi = config.agi ? await startAgiServer(started.ctx, config.agi, app.log) : null;
+// The channels that listen outside HTTP (the AGI server), once the API they point to answers.
+for (const channel of started.ctx.channels.all()) {
+  const listener = await channel.listen?.(started.ctx, app.log);
+  if (listener) listeners.push(listener);
+}
 // Fastify names each address it listens on; this is the line a person starting it looks for.
 const database = config.databaseUrl ? `${started.ctx.dialect} (DATABASE_URL)` : `SQLite in ${config.dataDir}`;
 app.log.info(`Voxplan is ready at ${config.publicUrl} on ${database}`);

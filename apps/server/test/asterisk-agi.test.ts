@@ -11,7 +11,7 @@ import net from 'node:net';
 import type { AuditEntry, CallReportRecord } from '@voxplan/contracts';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { AgiConfig } from '../src/config.ts';
-import { type AgiServer, calledCandidates, startAgiServer } from '../src/modules/asterisk/agi-server.ts';
+import { type AgiServer, calledCandidates, startAgiServer } from '../src/channels/asterisk/agi-server.ts';
 import { createTenantMember, errorOf, q, startTestServer, type TenantMember, type TestServer } from './harness.ts';
 import { planEdge, planNode, readFixture, storePlan } from './sessions-helpers.ts';
 

@@ -14,7 +14,7 @@ import type { AuditEntry, CallReportRecord, StatsSystem } from '@voxplan/contrac
 import type { FastifyBaseLogger } from 'fastify';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { AgiConfig } from '../src/config.ts';
-import { type AgiServer, startAgiServer } from '../src/modules/asterisk/agi-server.ts';
+import { type AgiServer, startAgiServer } from '../src/channels/asterisk/agi-server.ts';
 import { asteriskBinary, freePort, type Pbx, startPbx, until } from './asterisk-pbx.ts';
 import { createTenantMember, metricOf, q, startTestServer, type TenantMember, type TestServer } from './harness.ts';
 import { planEdge, planNode, storePlan } from './sessions-helpers.ts';

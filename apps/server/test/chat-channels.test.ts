@@ -2,7 +2,7 @@ import type { CallReportRecord } from '@voxplan/contracts';
 import type { Provider } from '@voxplan/engine';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { LuaScriptRunner } from '@voxplan/engine/lua';
-import { type ChatDelivery, registerChatSender } from '../src/modules/sessions/chat-channels.ts';
+import type { ChatDelivery } from '../src/modules/sessions/chat-channels.ts';
 import { createSessionRuntime, type SessionRuntime } from '../src/modules/sessions/sessions.service.ts';
 import { createTenantMember, q, startTestServer, type TenantMember, type TestServer } from './harness.ts';
 import { storePlan } from './sessions-helpers.ts';
@@ -10,7 +10,7 @@ import { storePlan } from './sessions-helpers.ts';
 /**
  * Idle chats (issue 16, item 4): a chat idle past its plan's `session_timeout_min` is ended by the
  * chat sweeper, and the plan's `chat_text` reaches the user on the channel the chat came from,
- * through the chat sender registered for its provider (chat-channels.ts); two instances sweeping
+ * through the chat sender of its provider's channel (channels/registry.ts); two instances sweeping
  * at once send it once.
  */
 
@@ -20,7 +20,6 @@ let scripts: LuaScriptRunner;
 let other: SessionRuntime;
 let planId: number;
 const sent: Array<{ provider: Provider; delivery: ChatDelivery }> = [];
-const restores: Array<() => void> = [];
 
 const chatPlan = {
   name: 'Idle chats',
@@ -55,18 +54,18 @@ beforeAll(async () => {
   // A second instance on the same database: its own runtime, and so its own sweeper.
   scripts = new LuaScriptRunner({ workers: 1 });
   other = createSessionRuntime(server.ctx, { scripts });
+  // The app's registry is its own, and the second runtime's too (it runs on the same context): nothing to put back.
   for (const provider of ['webchat', 'whatsapp'] as const) {
-    restores.push(
-      registerChatSender(provider, async (_ctx, delivery) => {
+    server.ctx.channels.replaceChat(provider, {
+      turn: async (_ctx, delivery) => {
         sent.push({ provider, delivery });
         await Promise.resolve();
-      }),
-    );
+      },
+    });
   }
 });
 
 afterAll(async () => {
-  for (const restore of restores) restore();
   await other.close();
   await scripts.close();
   await server.close();

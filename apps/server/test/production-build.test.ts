@@ -61,6 +61,6 @@ describe('the server built to JavaScript', () => {
 
   test('its source map leads stack traces back to the TypeScript files', () => {
     const map = JSON.parse(fs.readFileSync(`${builtEntry}.map`, 'utf8')) as { sources: string[] };
-    expect(map.sources).toEqual(expect.arrayContaining(['../src/main.ts', '../src/modules/twilio/twilio.routes.ts', '../../../packages/engine/src/interpreter.ts']));
+    expect(map.sources).toEqual(expect.arrayContaining(['../src/main.ts', '../src/channels/twilio/twilio.routes.ts', '../../../packages/engine/src/interpreter.ts']));
   });
 });

@@ -406,7 +406,7 @@ export interface NumberTable {
   webchat_origins: Generated<string>;
 }
 
-/** A WhatsApp message of a number's conversations (migration 0010, modules/whatsapp). */
+/** A WhatsApp message of a number's conversations (migration 0010, channels/whatsapp). */
 export interface WhatsappMessageTable {
   /** Meta's message id. */
   id: string;

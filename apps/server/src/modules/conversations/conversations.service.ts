@@ -33,7 +33,7 @@ import { attachmentView, type StoredAttachment } from './attachments.ts';
 import { publishConversationEvent } from './conversation-events.ts';
 
 /** What the conversations need of the app: everything but the licence (the runtime resumes parked chats). */
-export type ConversationContext = Pick<AppContext, 'db' | 'bus' | 'sessions' | 'keys' | 'config' | 'outbound'>;
+export type ConversationContext = Pick<AppContext, 'db' | 'bus' | 'sessions' | 'keys' | 'config' | 'outbound' | 'channels'>;
 
 /**
  * An agent shown online whose console has said nothing for this long is taken as gone (a server

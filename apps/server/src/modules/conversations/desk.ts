@@ -15,7 +15,7 @@ import type { DeskHandOff } from '../sessions/sessions.service.ts';
 import { webhookSecretOf } from '../plan-webhook/plan-webhook.service.ts';
 import { signedRequestHeaders } from '../plan-webhook/plan-webhook.signature.ts';
 import { addMessage, type ConversationContext, closeRecord, handOffValues, parkSession } from './conversations.service.ts';
-import { type CustomerMessageListener, deliverToCustomer } from './router.ts';
+import { type CustomerMessageListener, deliverToCustomer } from '../../channels/router.ts';
 
 export const CHAT_MESSAGE_EVENT = 'chat.message';
 /** One attempt at most: the customer's next message is not held behind a slow desk. */

@@ -4,13 +4,11 @@
  * A chat channel answers a user's message with the actions of the turn it ran. Some turns have no
  * message to answer: the chat sweeper ending an idle chat (the plan's `chat_text`, then the
  * hangup), and the turn that follows a hand-off (docs/handoff.md). Their actions go to the
- * conversation through the sender registered for the session's provider: WhatsApp sends them over
- * the Graph API, the web chat to the widget, the simulator to the editor's test panel.
- *
- * A sender is a function of the app it runs in and the delivery, registered once per process when
- * its module is loaded, so that every app of the process (tests build several) shares it.
+ * conversation through the sender of the session's provider's channel (channels/registry.ts, in
+ * the app's context): WhatsApp sends them over the Graph API, the web chat to the widget, the
+ * simulator to the editor's test panel.
  */
-import type { Provider, Session } from '@voxplan/engine';
+import type { Session } from '@voxplan/engine';
 import type { AppContext } from '../../context.ts';
 import type { TurnOutcome } from './sessions.service.ts';
 
@@ -34,33 +32,13 @@ export interface ChatDelivery {
  */
 export type ChatSender = (ctx: ChatSenderContext, delivery: ChatDelivery) => Promise<void>;
 
-const senders = new Map<Provider, ChatSender>();
-
-/**
- * Makes `sender` the one of `provider`'s chats. Answers the function that puts back the sender it
- * replaced (if any): tests stand in for a channel with it.
- */
-export function registerChatSender(provider: Provider, sender: ChatSender): () => void {
-  const replaced = senders.get(provider);
-  senders.set(provider, sender);
-  return () => {
-    if (senders.get(provider) !== sender) return;
-    if (replaced) senders.set(provider, replaced);
-    else senders.delete(provider);
-  };
-}
-
-export function chatSenderFor(provider: Provider): ChatSender | undefined {
-  return senders.get(provider);
-}
-
 /**
  * Hands a delivery to its provider's sender. Never throws: the turn is stored whatever the channel
- * does with it, and a chat without a sender (a provider whose module is not loaded) is logged.
+ * does with it, and a chat without a sender (a provider the app's registry has no chat channel for) is logged.
  */
 export async function deliverChatTurn(ctx: ChatSenderContext, delivery: ChatDelivery, log: (message: string) => void): Promise<void> {
   if (delivery.session.channel !== 'chat' || delivery.outcome.actions.length === 0) return;
-  const sender = chatSenderFor(delivery.session.provider);
+  const sender = ctx.channels.get(delivery.session.provider)?.chat?.turn;
   if (!sender) {
     log(`no chat sender for provider ${delivery.session.provider}: ${delivery.outcome.actions.length} actions of session ${delivery.session.id} were not sent`);
     return;

@@ -3,7 +3,7 @@ import twilio from 'twilio';
 import type RequestClient from 'twilio/lib/base/RequestClient.js';
 import type { AppContext } from '../../context.ts';
 import { tenantIntegrations } from '../tenants/integrations.routes.ts';
-import { sendWhatsAppText } from '../whatsapp/whatsapp-channel.ts';
+import { sendWhatsAppText } from '../../channels/whatsapp/whatsapp-channel.ts';
 
 export interface MessagingOptions {
   /** Twilio's REST API (TWILIO_API_URL); tests point it at a local server. */

@@ -15,7 +15,7 @@ import type { AppContext } from '../../context.ts';
 import type { Database } from '../../db/schema.ts';
 import { sharedTransactionRunner } from '../../db/write-batch.ts';
 import { readSystemSetting } from '../configurations/settings.ts';
-import { endLostTwilioCalls } from '../twilio/lost-calls.ts';
+import { endLostTwilioCalls } from '../../channels/twilio/lost-calls.ts';
 import { startSweeper, type Sweeper } from './chat-sweeper.ts';
 
 /** How often each instance runs a pass. */

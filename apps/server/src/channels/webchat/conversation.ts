@@ -2,10 +2,10 @@ import type { WebchatConversation, WebchatOption } from '@voxplan/contracts';
 import type { Action } from '@voxplan/engine';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.ts';
-import type { StoredOutcome } from '../sessions/sessions.repository.ts';
-import type { StoredSession } from '../sessions/sessions.service.ts';
-import type { MediaUrls } from '../audios/media-urls.ts';
-import { attachmentView } from '../conversations/attachments.ts';
+import type { StoredOutcome } from '../../modules/sessions/sessions.repository.ts';
+import type { StoredSession } from '../../modules/sessions/sessions.service.ts';
+import type { MediaUrls } from '../../modules/audios/media-urls.ts';
+import { attachmentView } from '../../modules/conversations/attachments.ts';
 
 /** The options of the last reply that offered some, when the turn ends on it: a menu waits for them. */
 function pendingOptions(actions: readonly Action[]): WebchatOption[] {

@@ -6,9 +6,9 @@
 import { twilioVoiceFor } from '@voxplan/contracts/voices';
 import type { DialStatus, SpeechVoices } from '@voxplan/engine';
 import twilio from 'twilio';
-import type { TurnOutcome } from '../sessions/sessions.service.ts';
-import type { SystemMessage } from '../sessions/system-messages.ts';
-import { isGatherPrompt, type Prompt, promptsBefore } from '../sessions/voice-prompts.ts';
+import type { TurnOutcome } from '../../modules/sessions/sessions.service.ts';
+import type { SystemMessage } from '../../modules/sessions/system-messages.ts';
+import { isGatherPrompt, type Prompt, promptsBefore } from '../../modules/sessions/voice-prompts.ts';
 
 type VoiceResponse = twilio.twiml.VoiceResponse;
 type Gather = ReturnType<VoiceResponse['gather']>;

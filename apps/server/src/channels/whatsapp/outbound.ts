@@ -3,8 +3,9 @@
  * messages"): the bodies of `POST /{phone_number_id}/messages` without `to`, which the sender adds.
  * Meta refuses a message over its limits as a whole, so texts are split and titles shortened here.
  */
-import type { AttachmentKind } from '@voxplan/contracts';
+import { type AttachmentKind, checkAttachment, type ConversationMessage } from '@voxplan/contracts';
 import type { ReplyOption } from '@voxplan/engine';
+import { withAttachmentLink } from '../router.ts';
 
 /**
  * Meta's limits, in characters (code points), from the Cloud API's send-message reference
@@ -137,4 +138,16 @@ export function replyMessages(text: string, options: readonly ReplyOption[] = []
   }
   const lines = options.map((option) => (option.label === option.id ? option.id : `${option.id} - ${option.label}`));
   return textMessages([text, ...lines].filter((line) => line.trim() !== '').join('\n'));
+}
+
+/**
+ * A person's message as WhatsApp messages: its text, then an uploaded file as a media message of its
+ * kind (Meta fetches the signed URL); a link someone gave, or a file WhatsApp does not take, goes as
+ * text after the message's.
+ */
+export function personMessages(message: Pick<ConversationMessage, 'text' | 'attachment'>): GraphMessage[] {
+  const { attachment } = message;
+  const checked = attachment?.size != null ? checkAttachment('whatsapp', attachment.content_type, attachment.size) : null;
+  if (!attachment || !checked?.ok) return textMessages(withAttachmentLink(message.text, attachment?.url));
+  return [...(message.text ? textMessages(message.text) : []), mediaMessage(checked.rule.kind, attachment.url, attachment.name)];
 }

@@ -1,15 +1,13 @@
 /**
  * The conversation router (docs/conversations.md, "The customer's side"): the one place the chat
  * channels ask where a customer's message goes, and through which a person's message reaches the
- * customer. While a conversation holds a chat, the customer's messages go to it (the agent's
+ * customer, through the chat's channel (registry.ts). While a conversation holds a chat, the customer's messages go to it (the agent's
  * console, or the outside desk) instead of the plan; the plan has the chat again once it is closed.
  */
-import { checkAttachment, type ConversationAttachment, type ConversationMessage } from '@voxplan/contracts';
+import type { ConversationAttachment, ConversationMessage } from '@voxplan/contracts';
 import type { Selectable } from 'kysely';
-import type { ConversationTable } from '../../db/schema.ts';
-import { accountByNumber, sendWhatsApp } from '../whatsapp/whatsapp-channel.ts';
-import { type GraphMessage, mediaMessage, textMessages } from '../whatsapp/outbound.ts';
-import { activeConversationOf, addMessage, type ConversationContext } from './conversations.service.ts';
+import type { ConversationTable } from '../db/schema.ts';
+import { activeConversationOf, addMessage, type ConversationContext } from '../modules/conversations/conversations.service.ts';
 
 export interface CustomerMessage {
   text: string;
@@ -37,27 +35,20 @@ export async function routeCustomerMessage(ctx: ConversationContext, sessionId: 
 export const withAttachmentLink = (text: string, url: string | undefined): string => [text, url].filter((part) => part).join('\n');
 
 /**
- * A person's message as WhatsApp messages: its text, then an uploaded file as a media message of its
- * kind (Meta fetches the signed URL); a link someone gave goes as text after the message's.
- */
-function whatsappMessages(message: ConversationMessage): GraphMessage[] {
-  const { attachment } = message;
-  const checked = attachment?.size != null ? checkAttachment('whatsapp', attachment.content_type, attachment.size) : null;
-  if (!attachment || !checked?.ok) return textMessages(withAttachmentLink(message.text, attachment?.url));
-  return [...(message.text ? textMessages(message.text) : []), mediaMessage(checked.rule.kind, attachment.url, attachment.name)];
-}
-
-/**
- * A person's message to the customer, on the chat's channel. The web chat's widget reads it in its
- * poll (woken by the message's live event, on any instance), so there is nothing to push; WhatsApp
- * gets it through the Graph API within the customer service window. Answers why it was not sent,
- * or null.
+ * A person's message to the customer, on the chat's channel. A channel whose customer's side reads
+ * the conversation itself (the web chat's widget, in its poll woken by the message's live event on
+ * any instance) has nothing to push; the others send it (WhatsApp through the Graph API, within the
+ * customer service window), an attachment as its link where the channel carries no files. Answers
+ * why it was not sent, or null.
  */
 export async function deliverToCustomer(ctx: ConversationContext, conversation: Pick<Selectable<ConversationTable>, 'tenant_id' | 'session_id' | 'provider' | 'caller'>, message: ConversationMessage): Promise<string | null> {
-  if (conversation.provider !== 'whatsapp') return null;
+  const channel = ctx.channels.get(conversation.provider);
+  const send = channel?.chat?.message;
+  if (!send) return null;
   const session = await ctx.db.selectFrom('sessions').select(['called']).where('id', '=', conversation.session_id).executeTakeFirst();
-  const account = session && (await accountByNumber(ctx, conversation.tenant_id, session.called));
-  if (!account) return 'not_configured';
-  const sent = await sendWhatsApp(ctx, account, conversation.caller, whatsappMessages(message), conversation.session_id);
-  return sent.ok ? null : (sent.reason ?? 'failed');
+  if (!session) return 'not_configured';
+  // An uploaded file goes as a file where the channel carries files (its own sender picks the kind); a link someone gave, as text.
+  const asFile = message.attachment?.size != null && channel.limits.attachments.length > 0;
+  const sent = await send(ctx, { tenant_id: conversation.tenant_id, session_id: conversation.session_id, caller: conversation.caller, called: session.called }, asFile ? message : { text: withAttachmentLink(message.text, message.attachment?.url), attachment: null });
+  return sent.ok ? null : sent.reason;
 }

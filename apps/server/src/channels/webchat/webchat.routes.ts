@@ -20,28 +20,20 @@ import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
 import type { InstanceBus } from '../../db/instance-bus.ts';
 import { AppError, conflict, forbidden, notFound } from '../../errors.ts';
-import { choosePlan, findNumber } from '../numbers/number-lookup.ts';
-import { registerChatSender } from '../sessions/chat-channels.ts';
-import { subscribeLiveSessions } from '../sessions/live-events.ts';
-import { runningSessions } from '../sessions/sessions.repository.ts';
-import { newSessionId, type StoredSession } from '../sessions/sessions.service.ts';
-import { subscribeConversations } from '../conversations/conversation-events.ts';
-import { deskEvents } from '../conversations/desk.ts';
-import { mediaOf } from '../conversations/conversations.service.ts';
-import { routeCustomerMessage } from '../conversations/router.ts';
+import { choosePlan, findNumber } from '../../modules/numbers/number-lookup.ts';
+import { subscribeLiveSessions } from '../../modules/sessions/live-events.ts';
+import { runningSessions } from '../../modules/sessions/sessions.repository.ts';
+import { newSessionId, type StoredSession } from '../../modules/sessions/sessions.service.ts';
+import { subscribeConversations } from '../../modules/conversations/conversation-events.ts';
+import { deskEvents } from '../../modules/conversations/desk.ts';
+import { mediaOf } from '../../modules/conversations/conversations.service.ts';
+import { routeCustomerMessage } from '../router.ts';
 import { conversationView, type TypingSince } from './conversation.ts';
 import { WindowCounter } from './rate-limit.ts';
 
 const RATE_WINDOW_MS = 60_000;
 /** How long the widget shows "… is typing" after the person's last keystroke told. */
 const TYPING_SHOWN_MS = 5_000;
-
-/**
- * Nothing to push: what the plan says on its own (the idle timeout's chat_text, a hand-off's
- * outcome) is in the stored transcript, and the widget's long poll is woken by the turn's live
- * events on whichever instance it waits.
- */
-registerChatSender('webchat', () => Promise.resolve());
 
 interface WebchatNumber {
   id: number;

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { planLanguages } from '@voxplan/contracts/voices';
 import type { Action } from '@voxplan/engine';
 import { describe, expect, test } from 'vitest';
-import type { TurnOutcome } from '../sessions/sessions.service.ts';
+import type { TurnOutcome } from '../../modules/sessions/sessions.service.ts';
 import { type CallbackUrls, dialStatusOf, outcomeTwiml } from './twiml.ts';
 
 const urls: CallbackUrls = {

@@ -10,8 +10,8 @@ import type { Kysely } from 'kysely';
 import twilio from 'twilio';
 import type { AppContext } from '../../context.ts';
 import type { Database } from '../../db/schema.ts';
-import { twilioHttpClient } from '../sessions/messaging.ts';
-import { tenantIntegrations } from '../tenants/integrations.routes.ts';
+import { twilioHttpClient } from '../../modules/sessions/messaging.ts';
+import { tenantIntegrations } from '../../modules/tenants/integrations.routes.ts';
 
 /** Silence after which a call is asked about: no gather waits this long, only a transfer or a lost end. */
 export const LOST_CALL_CHECK_MS = 5 * 60_000;

@@ -5,9 +5,9 @@
  */
 import { type Action, type DialStatus, type EngineEvent, defaultSpeechLanguage } from '@voxplan/engine';
 import type { AgiConfig } from '../../config.ts';
-import type { MediaUrls } from '../audios/media-urls.ts';
-import { splitForSpeech } from '../audios/tts-jobs.ts';
-import { isGatherPrompt, isPrompt, type Prompt, promptsBefore } from '../sessions/voice-prompts.ts';
+import type { MediaUrls } from '../../modules/audios/media-urls.ts';
+import { splitForSpeech } from '../../modules/audios/tts-jobs.ts';
+import { isGatherPrompt, isPrompt, type Prompt, promptsBefore } from '../../modules/sessions/voice-prompts.ts';
 import { type AgiConnection, type AgiReply, agiQuote } from './agi-connection.ts';
 
 /** Asterisk's DIALSTATUS as the destination block's outcome; CONGESTION, CHANUNAVAIL and the rest have no word of their own. */

@@ -3,7 +3,7 @@
  * the 24-hour customer service window, messages through the Graph API and what became of them.
  *
  * Everything a number sends goes through `sendWhatsApp`: the replies of a conversation's turns,
- * the sweeper's last words (registered as the provider's chat sender) and the `send_message`
+ * the sweeper's last words (the channel's chat sender) and the `send_message`
  * block (the messaging port), so the window is kept alike for all of them.
  */
 import type { Action, MessagingResult, OutgoingMessage } from '@voxplan/engine';
@@ -12,7 +12,7 @@ import type { Config } from '../../config.ts';
 import type { Database } from '../../db/schema.ts';
 import type { Keys } from '../../lib/keys.ts';
 import { decryptSecret } from '../../lib/keys.ts';
-import { type ChatDelivery, type ChatSenderContext, registerChatSender } from '../sessions/chat-channels.ts';
+import type { ChatSender } from '../../modules/sessions/chat-channels.ts';
 import { type GraphMessage, replyMessages, textMessages } from './outbound.ts';
 
 /** How long one request to the Graph API may hold a turn. */
@@ -190,8 +190,8 @@ export async function recordStatus(db: Kysely<Database>, numberId: number, messa
 }
 
 /** The sweeper's and the hand-off's turns (chat-channels.ts): their replies go out as any turn's. */
-registerChatSender('whatsapp', async (ctx: ChatSenderContext, { session, outcome }: ChatDelivery) => {
+export const sendChatTurn: ChatSender = async (ctx, { session, outcome }) => {
   const account = await accountByNumber(ctx, session.tenant_id, session.called);
   const result = account ? await sendReplies(ctx, account, session.caller, session.id, outcome.actions) : { ok: false, reason: 'not_configured' };
   if (!result.ok) throw new Error(`WhatsApp replies of session ${session.id} not sent: ${result.reason}`);
-});
+};

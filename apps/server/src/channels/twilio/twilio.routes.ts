@@ -11,11 +11,11 @@ import twilio from 'twilio';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
 import { AppError, forbidden } from '../../errors.ts';
-import { choosePlan, findNumberCached } from '../numbers/number-lookup.ts';
-import { findSessionTenant } from '../sessions/sessions.repository.ts';
-import type { TurnOutcome } from '../sessions/sessions.service.ts';
-import { systemMessage, type SystemMessageName, tenantLanguage } from '../sessions/system-messages.ts';
-import { tenantIntegrations } from '../tenants/integrations.routes.ts';
+import { choosePlan, findNumberCached } from '../../modules/numbers/number-lookup.ts';
+import { findSessionTenant } from '../../modules/sessions/sessions.repository.ts';
+import type { TurnOutcome } from '../../modules/sessions/sessions.service.ts';
+import { systemMessage, type SystemMessageName, tenantLanguage } from '../../modules/sessions/system-messages.ts';
+import { tenantIntegrations } from '../../modules/tenants/integrations.routes.ts';
 import { type CallbackUrls, dialStatusOf, outcomeTwiml, systemMessageTwiml } from './twiml.ts';
 
 export const VOICE_HOOK_PATH = '/api/v1/hooks/twilio/voice';

@@ -12,11 +12,11 @@ import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
 import { AppError, badRequest, forbidden } from '../../errors.ts';
 import { safeEqualHex } from '../../lib/keys.ts';
-import { createTranscriber } from '../ai/transcribe.ts';
-import { choosePlan, findNumber } from '../numbers/number-lookup.ts';
-import type { TurnOutcome } from '../sessions/sessions.service.ts';
-import { deskEvents } from '../conversations/desk.ts';
-import { routeCustomerMessage } from '../conversations/router.ts';
+import { createTranscriber } from '../../modules/ai/transcribe.ts';
+import { choosePlan, findNumber } from '../../modules/numbers/number-lookup.ts';
+import type { TurnOutcome } from '../../modules/sessions/sessions.service.ts';
+import { deskEvents } from '../../modules/conversations/desk.ts';
+import { routeCustomerMessage } from '../router.ts';
 import { accountById, contactOf, deliveryStatuses, downloadMedia, recordStatus, sendReplies, type WhatsAppAccount } from './whatsapp-channel.ts';
 
 const paramsSchema = z.object({ numberId: z.coerce.number().int().positive() });

@@ -17,10 +17,10 @@ import type { WebSocket } from 'ws';
 import type { AppContext } from '../../context.ts';
 import { badRequest, notFound } from '../../errors.ts';
 import { apiErrorOf } from '../../plugins/errors.ts';
-import { registerChatSender } from '../sessions/chat-channels.ts';
-import { readPlanVersions } from '../sessions/plan-loader.ts';
-import { findEventOutcome, findReport } from '../sessions/sessions.repository.ts';
-import { newSessionId, type TurnOutcome, type TurnProgress } from '../sessions/sessions.service.ts';
+import type { ChatSender } from '../../modules/sessions/chat-channels.ts';
+import { readPlanVersions } from '../../modules/sessions/plan-loader.ts';
+import { findEventOutcome, findReport } from '../../modules/sessions/sessions.repository.ts';
+import { newSessionId, type TurnOutcome, type TurnProgress } from '../../modules/sessions/sessions.service.ts';
 
 /** Frames a client may have waiting before the connection is closed as abusive. */
 const MAX_QUEUED_FRAMES = 32;
@@ -50,10 +50,10 @@ interface SimulatorTurnMessage {
   event_id: string;
 }
 
-registerChatSender('simulator', (ctx, delivery) => {
+export const publishSimulatorTurn: ChatSender = (ctx, delivery) => {
   ctx.bus.publish(SIMULATOR_TOPIC, { session_id: delivery.session.id, event_id: delivery.event_id } satisfies SimulatorTurnMessage);
   return Promise.resolve();
-});
+};
 
 export interface SimulatedPlan {
   id: number;
@@ -103,6 +103,9 @@ class TurnFrames implements TurnProgress {
     this.send({ type: 'discarded', event_id: this.eventId });
   }
 }
+
+/** A turn's progress as the frames the panel reads, sent as it happens. */
+export const turnFrames = (send: (frame: SimulatorServerFrame) => void, eventId: string): TurnProgress => new TurnFrames(send, eventId);
 
 export class SimulatorConnection {
   private queue: Promise<void> = Promise.resolve();
@@ -190,7 +193,7 @@ export class SimulatorConnection {
 
   /** Streams a turn's blocks and actions to the client while it runs. */
   private progress(eventId: string): TurnProgress {
-    return new TurnFrames(this.sendFrame, eventId);
+    return turnFrames(this.sendFrame, eventId);
   }
 
   /** A new session; one still running on this socket is hung up first (the panel's restart). */

@@ -12,7 +12,7 @@ import { AppError, notFound } from '../../errors.ts';
 import { apiErrorOf, localeOf } from '../../plugins/errors.ts';
 import { scopeOf } from '../../plugins/auth.ts';
 import { ResourceService } from '../../resources/service.ts';
-import { visualPlansResource } from '../visual-plans/visual-plans.resource.ts';
+import { visualPlansResource } from '../../modules/visual-plans/visual-plans.resource.ts';
 import { type SimulatedPlan, SimulatorConnection } from './simulator.connection.ts';
 
 const idParams = z.object({ id: z.coerce.number().int().positive().max(2 ** 31 - 1) });

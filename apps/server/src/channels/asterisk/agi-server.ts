@@ -9,12 +9,12 @@ import path from 'node:path';
 import type { FastifyBaseLogger } from 'fastify';
 import { type AgiConfig, DEFAULT_AGI_CONNECTIONS_PER_ADDRESS } from '../../config.ts';
 import type { AppContext } from '../../context.ts';
-import { recordAudit } from '../audit/audit.recorder.ts';
-import { isAddressAllowed } from '../acl/acl.service.ts';
-import { convertToMp3 } from '../audios/audio-tools.ts';
-import { createMediaUrls, mediaAudioPath, mediaSpeechPath, type MediaUrls } from '../audios/media-urls.ts';
-import { choosePlan, findNumberCached, type NumberRoute } from '../numbers/number-lookup.ts';
-import type { TurnOutcome } from '../sessions/sessions.service.ts';
+import { recordAudit } from '../../modules/audit/audit.recorder.ts';
+import { isAddressAllowed } from '../../modules/acl/acl.service.ts';
+import { convertToMp3 } from '../../modules/audios/audio-tools.ts';
+import { createMediaUrls, mediaAudioPath, mediaSpeechPath, type MediaUrls } from '../../modules/audios/media-urls.ts';
+import { choosePlan, findNumberCached, type NumberRoute } from '../../modules/numbers/number-lookup.ts';
+import type { TurnOutcome } from '../../modules/sessions/sessions.service.ts';
 import { type AgiCallState, COMMAND_MARGIN_MS, runAgiActions } from './agi-actions.ts';
 import { AgiConnection, AgiConnectionError } from './agi-connection.ts';
 

@@ -1,0 +1,15 @@
+/** Twilio Programmable Voice (docs/channels-twilio.md): webhooks in, TwiML out; calls only. */
+import type { Channel } from '../channel.ts';
+import { twilioHooksPlugin } from './twilio.routes.ts';
+import { outcomeTwiml } from './twiml.ts';
+
+export const twilioChannel: Channel = {
+  provider: 'twilio',
+  sessions: ['voice'],
+  // Called by Twilio, which signs its requests instead of sending a token.
+  routes: async (api, { ctx }) => {
+    await api.register(twilioHooksPlugin, { ctx });
+  },
+  render: outcomeTwiml,
+  limits: { text: null, options: 0, attachments: [], inboundMedia: [], customerWindowMs: null },
+};

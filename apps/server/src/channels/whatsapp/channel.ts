@@ -1,0 +1,25 @@
+/** The WhatsApp Cloud API (docs/channels-whatsapp.md): Meta's webhook in, Graph API messages out; chats only. */
+import { attachmentLimits } from '@voxplan/contracts';
+import type { Channel } from '../channel.ts';
+import { personMessages, replyMessages, whatsappLimits } from './outbound.ts';
+import { accountByNumber, CUSTOMER_WINDOW_MS, sendChatTurn, sendWhatsApp } from './whatsapp-channel.ts';
+import { whatsappHooksPlugin } from './whatsapp.routes.ts';
+
+export const whatsappChannel: Channel = {
+  provider: 'whatsapp',
+  sessions: ['chat'],
+  // Called by Meta, which signs its deliveries with the number's app secret instead of sending a token.
+  routes: async (api, { ctx }) => {
+    await api.register(whatsappHooksPlugin, { ctx });
+  },
+  render: replyMessages,
+  chat: {
+    turn: sendChatTurn,
+    message: async (ctx, to, message) => {
+      const account = await accountByNumber(ctx, to.tenant_id, to.called);
+      return account ? sendWhatsApp(ctx, account, to.caller, personMessages(message), to.session_id) : { ok: false, reason: 'not_configured' };
+    },
+  },
+  // Voice notes are transcribed (docs/ai.md); other media is recorded for the window only.
+  limits: { text: whatsappLimits.text, options: whatsappLimits.listRows, attachments: attachmentLimits.whatsapp ?? [], inboundMedia: ['audio'], customerWindowMs: CUSTOMER_WINDOW_MS },
+};

@@ -100,7 +100,12 @@ async function main() {
       // A block out of view (or drawn too small for its "+") is brought back: the person fits the view.
       const inView = async () => {
         const [box, pane] = [await plus.boundingBox(), await page.locator('.react-flow').boundingBox()];
-        return box !== null && pane !== null && box.y > pane.y + 8 && box.y + box.height < pane.y + pane.height - 8 && box.x > pane.x && box.x + box.width < pane.x + pane.width;
+        const inPane = box !== null && pane !== null && box.y > pane.y + 8 && box.y + box.height < pane.y + pane.height - 8 && box.x > pane.x && box.x + box.width < pane.x + pane.width;
+        // Nothing drawn over it either (a panel, the canvas's controls): what a person sees is what they can click.
+        return inPane && (await plus.evaluate((button) => {
+          const rect = button.getBoundingClientRect();
+          return button.contains(button.ownerDocument.elementFromPoint(rect.x + rect.width / 2, rect.y + rect.height / 2));
+        }));
       };
       if (!(await plus.isVisible()) || !(await inView())) {
         await person.click(page.getByTestId('editor-fit'), 'fit the view');

@@ -20,7 +20,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { Locator, Page } from 'playwright-core';
+import type { Locator } from 'playwright-core';
 import { startConsole } from '../../apps/console/e2e/harness.ts';
 import { createTenantMember } from '../../apps/server/test/harness.ts';
 
@@ -50,7 +50,6 @@ async function until(what: string, check: () => Promise<boolean>, timeoutMs = 15
 /** The person's actions, counted by kind, each one step they take. */
 class Person {
   readonly actions: string[] = [];
-  constructor(private readonly page: Page) {}
 
   async click(target: Locator, what: string): Promise<void> {
     this.actions.push(`click ${what}`);
@@ -60,12 +59,6 @@ class Person {
   async fill(target: Locator, text: string, what: string): Promise<void> {
     this.actions.push(`type ${what}`);
     await target.fill(text);
-  }
-
-  /** A Select: open it, pick the option. */
-  async choose(target: Locator, label: string, what: string): Promise<void> {
-    await this.click(target, `${what} (open)`);
-    await this.click(this.page.getByRole('option', { name: label, exact: true }), `${what}: ${label}`);
   }
 }
 
@@ -91,19 +84,28 @@ async function main() {
     await harness.signIn(page, member.username, member.password);
     await page.goto(`/visual-plan/${planId}`);
     await page.locator('[data-testid="plan-node"][data-node-id="start"]').waitFor();
-    const person = new Person(page);
+    const person = new Person();
     const panel = page.getByTestId('block-panel');
     const nodeOf = (id: string) => page.locator(`[data-testid="plan-node"][data-node-id="${id}"]`);
     const blocksMade: string[] = ['start'];
 
-    /** From the "+" of `exit` of block `from`, a block of `type`: its id, its form open. */
-    const addAfter = async (from: string, exit: string, type: string): Promise<string> => {
+    /**
+     * From the "+" of `exit` of block `from`, a block of `type`: its id, its form open. `ready` picks
+     * the ready block pointing at the tenant's record of that name ("Destination · Sales") instead of
+     * the bare type: one pick, if it is in view in the picker; out of view, the person searches its name first.
+     */
+    const addAfter = async (from: string, exit: string, type: string, ready?: string): Promise<string> => {
       const before = new Set(blocksMade);
       const plus = nodeOf(from).getByTestId(`exit-add-${exit}`);
       // A block out of view (or drawn too small for its "+") is brought back: the person fits the view.
       const inView = async () => {
         const [box, pane] = [await plus.boundingBox(), await page.locator('.react-flow').boundingBox()];
-        return box !== null && pane !== null && box.y > pane.y + 8 && box.y + box.height < pane.y + pane.height - 8 && box.x > pane.x && box.x + box.width < pane.x + pane.width;
+        const inPane = box !== null && pane !== null && box.y > pane.y + 8 && box.y + box.height < pane.y + pane.height - 8 && box.x > pane.x && box.x + box.width < pane.x + pane.width;
+        // Nothing drawn over it either (a panel, the canvas's controls): what a person sees is what they can click.
+        return inPane && (await plus.evaluate((button) => {
+          const rect = button.getBoundingClientRect();
+          return button.contains(button.ownerDocument.elementFromPoint(rect.x + rect.width / 2, rect.y + rect.height / 2));
+        }));
       };
       if (!(await plus.isVisible()) || !(await inView())) {
         await person.click(page.getByTestId('editor-fit'), 'fit the view');
@@ -113,7 +115,14 @@ async function main() {
       await until(`the "+" of ${from}:${exit}`, () => plus.isVisible());
       await plus.click({ timeout: 10_000 });
       person.actions.push(`click + of ${from}:${exit}`);
-      await person.click(page.getByTestId('block-picker').getByTestId(`picker-${type}`), `block ${type}`);
+      const picker = page.getByTestId('block-picker');
+      if (ready === undefined) await person.click(picker.getByTestId(`picker-${type}`), `block ${type}`);
+      else {
+        const entry = picker.getByTestId(`ready-${type}-${ready}`);
+        const [box, list] = [await entry.boundingBox(), await picker.boundingBox()];
+        if (box === null || list === null || box.y < list.y || box.y + box.height > list.y + list.height) await person.fill(picker.getByTestId('picker-search'), ready, `search "${ready}"`);
+        await person.click(entry, `ready block ${type} · ${ready}`);
+      }
       // The block added is selected, its form open in the side panel (React Flow draws only the
       // blocks in view, so the canvas's list cannot tell which one is new).
       const prefix = `${type.replaceAll('_', '-')}-`;
@@ -134,23 +143,22 @@ async function main() {
     await person.click(page.getByTestId('toggle-whole-window'), 'whole window');
     await person.click(page.getByTestId('fold-blocks'), 'fold the block list');
     await person.click(page.getByTestId('toggle-minimap'), 'hide the minimap');
-    const schedule = await addAfter('start', 'next', 'date_range');
-    await person.choose(panel.getByTestId('field-date_range_id'), 'Business hours', 'schedule');
+    // The tenant's schedule and destinations come as ready blocks in the "+" picker (no Select to open).
+    const schedule = await addAfter('start', 'next', 'date_range', 'Business hours');
 
     const welcome = await addAfter(schedule, 'in_hours', 'play_message');
     await say('Welcome to the front desk.', 'welcome text');
     const menu = await addAfter(welcome, 'next', 'voice_menu');
     await say('Press 1 for sales, 2 for support.', 'menu prompt');
     await person.fill(panel.getByTestId('field-options.0.label'), 'Sales', 'option 1 label');
+    // The new option comes with the next free key, 2: only its label is typed.
     await person.click(panel.getByTestId('add-options'), 'add option');
-    await person.fill(panel.getByTestId('field-options.1.digits'), '2', 'option 2 key');
+    await until('option 2 keyed 2', async () => (await panel.getByTestId('field-options.1.digits').inputValue()) === '2');
     await person.fill(panel.getByTestId('field-options.1.label'), 'Support', 'option 2 label');
     await until('the menu exit 2', async () => (await nodeOf(menu).getByTestId('exit-add-2').count()) === 1);
 
-    const sales = await addAfter(menu, '1', 'destination');
-    await person.choose(panel.getByTestId('field-destination_id'), 'Sales', 'destination');
-    await addAfter(menu, '2', 'destination');
-    await person.choose(panel.getByTestId('field-destination_id'), 'Support', 'destination');
+    const sales = await addAfter(menu, '1', 'destination', 'Sales');
+    await addAfter(menu, '2', 'destination', 'Support');
     await addAfter(menu, 'timeout', 'hangup');
     const tryLater = await addAfter(sales, 'busy', 'play_message');
     await say('Sales is busy, please call again later.', 'try-later text');
@@ -164,11 +172,9 @@ async function main() {
     await addAfter(holiday, 'next', 'hangup');
 
     const blocks = blocksMade.length;
-    await person.click(page.getByTestId('editor-save'), 'save');
-    await until('saved', async () => (await page.getByText(/^Plan saved/).count()) > 0);
-    // The publish dialog opens under the whole-window canvas (seen at this commit): the person leaves it first.
-    await person.click(page.getByTestId('toggle-whole-window'), 'leave the whole window');
+    // Publish, from the whole window, saves what is unsaved first, and its dialog says so: no separate save.
     await person.click(page.getByTestId('editor-publish'), 'publish');
+    await until('the dialog says it saves first', () => page.getByTestId('publish-saves-first').isVisible());
     await person.click(page.getByTestId('confirm-publish'), 'confirm publish');
     await until('published', async () => (await page.getByText(/is live: calls and chats now run it/).count()) > 0);
     const seconds = (performance.now() - started) / 1000;

@@ -24,6 +24,25 @@ const asRow = (value: unknown): Row => (value !== null && typeof value === 'obje
 
 const asList = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
 
+/** What a phone's keypad can send (0-9, * and #): a letter or a space typed or pasted is dropped. */
+export const phoneKeysOf = (typed: string): string => typed.replace(/[^0-9*#]/g, '');
+
+/** The keys 1-9 then 0, in the order a caller reads them on a keypad: a new menu option takes the first one free. */
+const keypadOrder = ['1', '2', '3', '4', '5', '6', '7', '8', '9', '0'];
+
+/**
+ * A new row of a list: its default, with the first free key of the keypad in its phone-keys
+ * field (options 1 and 2 taken, the next option is 3), so the usual menu is built without typing keys.
+ */
+function newRowOf(field: ListDescriptor, items: readonly unknown[]): unknown {
+  const row = structuredClone(field.itemDefault);
+  const keys = field.itemIsObject ? field.fields.find((inner) => inner.kind === 'keys') : undefined;
+  if (!keys || row === null || typeof row !== 'object') return row;
+  const used = new Set(items.map((item) => asText(asRow(item)[keys.key])));
+  const free = keypadOrder.find((key) => !used.has(key));
+  return free === undefined ? row : { ...row, [keys.key]: free };
+}
+
 /** Why a JSON text does not parse, or nothing when it does (an empty body is no body). */
 export function jsonError(text: string): string | undefined {
   if (text.trim() === '') return undefined;
@@ -99,6 +118,19 @@ export function Field({ field, value, path, inRow, onChange, label: givenLabel }
         <TextInput {...common} onChange={(event) => onChange(event.currentTarget.value)} />
       );
     }
+    case 'keys':
+      return (
+        <TextInput
+          {...shared}
+          value={asText(value)}
+          onChange={(event) => onChange(phoneKeysOf(event.currentTarget.value))}
+          readOnly={readOnly}
+          maxLength={field.maxLength}
+          // A phone's keypad on touch screens: the digits, * and #.
+          inputMode="tel"
+          autoComplete="off"
+        />
+      );
     case 'number':
       return (
         <NumberInput
@@ -257,7 +289,7 @@ function ListField({ field, value, path, label, onChange }: { field: ListDescrip
       min={field.min}
       max={field.max}
       onChange={onChange}
-      newItem={() => structuredClone(field.itemDefault)}
+      newItem={() => newRowOf(field, value)}
       renderRow={(item, index, change) =>
         field.itemIsObject ? (
           <ObjectFields fields={field.fields} value={asRow(item)} path={childPath(path, index)} inRow onChange={change} />

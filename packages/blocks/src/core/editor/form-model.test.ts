@@ -52,7 +52,7 @@ const expectedFields: Record<string, Record<string, string>> = {
   },
   voice_menu: {
     ...prompt,
-    options: 'list(digits:text,label:text)',
+    options: 'list(digits:keys,label:text)',
     max_digits: 'number(1..20)',
     timeout_s: 'number(1..60)',
     max_retries: 'number(0..10)',

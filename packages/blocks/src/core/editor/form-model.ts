@@ -39,6 +39,8 @@ export type FieldDescriptor = FieldBase &
     | { kind: 'select'; options: readonly string[] }
     /** A language of the voices list; '' for the plan's. */
     | { kind: 'language' }
+    /** Phone keys: 0-9, * and # (a menu option's). */
+    | { kind: 'keys'; maxLength?: number }
     | { kind: 'reference'; reference: ReferenceKind; nullable: boolean }
     /** A list of objects (one row per item, `fields` side by side) or of single values (`fields` holds one descriptor keyed `''`). */
     | { kind: 'list'; fields: readonly FieldDescriptor[]; itemIsObject: boolean; itemDefault: unknown; min: number; max?: number }
@@ -159,6 +161,8 @@ function describeField(key: string, schema: Schema, schemaPath: string, options:
         return { ...base, kind: 'template', multiline: hint.multiline ?? isMultiline(max), ...(max === undefined ? {} : { maxLength: max }) };
       case 'code':
         return { ...base, kind: 'code', language: hint.language };
+      case 'keys':
+        return { ...base, kind: 'keys', ...(max === undefined ? {} : { maxLength: max }) };
       default:
         return { ...base, kind: hint.kind };
     }

@@ -39,6 +39,8 @@ export type FieldHint =
   | { kind: 'code'; language: 'lua' }
   /** A language of the voices list, '' standing for the plan's (or the tenant's). */
   | { kind: 'language' }
+  /** Phone keys (0-9, * and #, a menu option's): anything else is refused as it is typed. */
+  | { kind: 'keys' }
   | { kind: 'hidden' };
 
 /** What the summary of a node may read besides its data. */

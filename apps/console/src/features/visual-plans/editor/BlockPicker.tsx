@@ -2,7 +2,7 @@ import { Paper, TextInput } from '@mantine/core';
 import { IconSearch } from '@tabler/icons-react';
 import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { BlockTypeList, useBlockTypesMatching } from './Palette.tsx';
+import { BlockTypeList, type ReadyBlock, ReadyBlockList, useBlockTypesMatching, useReadyBlocks } from './Palette.tsx';
 
 /** Where the picker opened, in pixels from the canvas's top-left corner. */
 export interface PickerSpot {
@@ -15,13 +15,37 @@ const pickerHeight = 320;
 
 /**
  * The block list offered where a line was dropped on empty canvas, or beside an exit's "+": the
- * chosen block is added there, already connected to the exit (PlanEditor). Enter takes the first
- * match, Escape or a click elsewhere closes it.
+ * chosen block is added there, already connected to the exit (PlanEditor). The tenant's schedules,
+ * destinations and audios come as ready blocks ("Destination · Sales"): above the types before any
+ * search (a few, in view at once), below them once the user searches, so that typing a block's
+ * name still finds that block first. Enter takes the first entry shown, Escape or a click
+ * elsewhere closes the picker.
  */
-export function BlockPicker({ spot, bounds, onPick, onClose }: { spot: PickerSpot; bounds: { width: number; height: number }; onPick(type: string): void; onClose(): void }) {
+export function BlockPicker({
+  spot,
+  bounds,
+  onPick,
+  onClose,
+}: {
+  spot: PickerSpot;
+  bounds: { width: number; height: number };
+  /** A block type, with the data of a ready block. */
+  onPick(type: string, data?: Record<string, unknown>): void;
+  onClose(): void;
+}) {
   const { t } = useTranslation();
   const [query, setQuery] = useState('');
   const shown = useBlockTypesMatching(query);
+  const ready = useReadyBlocks(query);
+  const searched = query.trim() !== '';
+  const pickReady = (block: ReadyBlock) => onPick(block.type, block.data);
+  const readyList = ready.length > 0 ? <ReadyBlockList blocks={ready} onAdd={pickReady} /> : undefined;
+  const first = (): void => {
+    const readyFirst = searched ? undefined : ready[0];
+    if (readyFirst) pickReady(readyFirst);
+    else if (shown[0]) onPick(shown[0]);
+    else if (ready[0]) pickReady(ready[0]);
+  };
   const ref = useRef<HTMLDivElement>(null);
   useEffect(() => {
     const outside = (event: PointerEvent) => {
@@ -60,12 +84,12 @@ export function BlockPicker({ spot, bounds, onPick, onClose }: { spot: PickerSpo
         value={query}
         onChange={(event) => setQuery(event.currentTarget.value)}
         onKeyDown={(event) => {
-          if (event.key === 'Enter' && shown[0]) onPick(shown[0]);
+          if (event.key === 'Enter') first();
         }}
         autoFocus
         data-testid="picker-search"
       />
-      <BlockTypeList types={shown} onAdd={onPick} draggable={false} />
+      <BlockTypeList types={shown} onAdd={(type) => onPick(type)} draggable={false} {...(searched ? { after: readyList } : { before: readyList })} />
     </Paper>
   );
 }

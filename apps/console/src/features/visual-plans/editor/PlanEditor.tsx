@@ -300,13 +300,14 @@ export function PlanEditor({ loaded, onReload }: { loaded: VisualPlanDocument; o
 
   /**
    * Adds a block: at the view's centre, where it was dropped (`at`, its centre), or following an
-   * exit (`link`), connected to it in the same undo step.
+   * exit (`link`), connected to it in the same undo step; a ready block brings its `preset` data
+   * (the destination it calls).
    */
   const addBlock = useCallback(
-    (type: string, at?: { x: number; y: number }, link?: PendingLink) => {
+    (type: string, at?: { x: number; y: number }, link?: PendingLink, preset?: Record<string, unknown>) => {
       if (readOnly || !blockDescription(type)) return;
       const wanted = link ? link.position : at ? { x: Math.round(at.x - 90), y: Math.round(at.y - 30) } : viewCentre();
-      void initialDataOf(type).then((data) =>
+      void initialDataOf(type).then((initial) => ({ ...initial, ...preset })).then((data) =>
         setHistory((current) => {
           const id = newId(type.replaceAll('_', '-'), idsOf(current.graph));
           // A block clicked in twice does not land on the first one.
@@ -680,8 +681,8 @@ export function PlanEditor({ loaded, onReload }: { loaded: VisualPlanDocument; o
               <BlockPicker
                 spot={pendingLink.spot}
                 bounds={{ width: canvasRef.current?.clientWidth ?? 800, height: canvasRef.current?.clientHeight ?? 600 }}
-                onPick={(type) => {
-                  addBlock(type, undefined, pendingLink);
+                onPick={(type, data) => {
+                  addBlock(type, undefined, pendingLink, data);
                   closePicker();
                 }}
                 onClose={closePicker}
@@ -733,6 +734,7 @@ export function PlanEditor({ loaded, onReload }: { loaded: VisualPlanDocument; o
         <PublishDialog
           graph={graph}
           publishedVersion={saving.publishedVersion}
+          unsaved={dirty}
           onClose={() => setPublishAsked(false)}
           onConfirm={() => {
             setPublishAsked(false);

@@ -31,8 +31,24 @@ export function planChanges(published: { nodes: readonly GraphNode[]; edges: rea
   };
 }
 
-/** Publishing asks first, and says what the calls and chats will run differently from now on. */
-export function PublishDialog({ graph, publishedVersion, onConfirm, onClose }: { graph: Graph; publishedVersion: number | null; onConfirm(): void; onClose(): void }) {
+/**
+ * Publishing asks first, and says what the calls and chats will run differently from now on; what
+ * is not saved yet is saved first (usePlanSaving's publish), and the dialog says so, so that no
+ * separate save is needed before publishing.
+ */
+export function PublishDialog({
+  graph,
+  publishedVersion,
+  unsaved,
+  onConfirm,
+  onClose,
+}: {
+  graph: Graph;
+  publishedVersion: number | null;
+  unsaved: boolean;
+  onConfirm(): void;
+  onClose(): void;
+}) {
   const { t } = useTranslation();
   const context = useEditorContext();
   const published = useQuery({
@@ -64,6 +80,11 @@ export function PublishDialog({ graph, publishedVersion, onConfirm, onClose }: {
             )}
           </List>
         </>
+      )}
+      {unsaved && (
+        <Text size="sm" mt="xs" c="dimmed" data-testid="publish-saves-first">
+          {t('editor.publishConfirm.savesFirst')}
+        </Text>
       )}
       <Group justify="flex-end" mt="md">
         <Button variant="default" onClick={onClose}>

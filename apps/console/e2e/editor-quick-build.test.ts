@@ -1,0 +1,138 @@
+import { AxeBuilder } from '@axe-core/playwright';
+import type { VisualPlanDocument } from '@voxplan/contracts/visual-plan';
+import type { Locator, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { createTenantMember, type TenantMember } from '../../server/test/harness.ts';
+import { type ConsoleHarness, createPlan, openPlanEditor, startConsole } from './harness.ts';
+
+/**
+ * Building a plan in fewer steps (issue 31, bench:editor's front desk): the tenant's schedules and
+ * destinations offered as ready blocks, a menu's keys, publishing from the whole window.
+ */
+let harness: ConsoleHarness;
+let member: TenantMember;
+
+type Body = Record<string, unknown>;
+const node = (id: string, type: string, x: number, y = 0, data: Body = {}) => ({ id, type, position: { x, y }, data });
+
+beforeAll(async () => {
+  harness = await startConsole();
+  const admin = await harness.server.login();
+  member = await createTenantMember(harness.server, admin, 'quickbuild');
+  const made = async (url: string, payload: Body) => {
+    const response = await harness.server.call({ method: 'POST', url, token: member.token, payload });
+    expect(response.statusCode, response.body).toBe(201);
+  };
+  await made('/date-ranges', { name: 'Business hours', time_zone: 'America/Sao_Paulo', intervals: [{ day: 'monday', start: '08:00', end: '18:00' }] });
+  await made('/destinations', { name: 'Sales', kind: 'voice', uri: 'sip:sales@pbx.example.com' });
+  await made('/destinations', { name: 'Support', kind: 'voice', uri: 'sip:support@pbx.example.com' });
+});
+afterAll(() => harness.close());
+
+const draftOf = async (id: number) => (await harness.server.call({ method: 'GET', url: `/visual-plans/${id}/document`, token: member.token })).json<VisualPlanDocument>();
+const nodeOf = (page: Page, id: string): Locator => page.locator(`[data-testid="plan-node"][data-node-id="${id}"]`);
+const nodesOfType = (page: Page, type: string): Locator => page.locator(`[data-testid="plan-node"][data-node-type="${type}"]`);
+
+describe('ready blocks', () => {
+  test.each([
+    { locale: 'en-US', colorScheme: 'light', heading: 'Ready blocks', type: 'Destination', schedule: 'Date range · Business hours' },
+    { locale: 'pt-BR', colorScheme: 'dark', heading: 'Blocos prontos', type: 'Destino', schedule: 'Horário · Business hours' },
+  ] as const)('the "+" offers the tenant\'s schedules and destinations as ready blocks: one pick adds the block already pointing at it, connected ($locale, $colorScheme)', async ({ locale, colorScheme, heading, type, schedule }) => {
+    const destination = `${type} · Support`;
+    const plan = await createPlan(harness.server, member.token, `Ready ${locale}`, { nodes: [node('start', 'start', 0)], edges: [] });
+    const page = await openPlanEditor(harness, plan.id, member, { locale, colorScheme });
+    await nodeOf(page, 'start').getByTestId('exit-add-next').click();
+    const picker = page.getByTestId('block-picker');
+    const ready = picker.getByTestId('ready-blocks');
+    // Before any search, in view above the block types, named as the tenant named them.
+    await expect.poll(() => ready.getByRole('button').allTextContents()).toEqual([schedule, `${type} · Sales`, destination]);
+    expect(await ready.getByText(heading).isVisible()).toBe(true);
+    const axe = await new AxeBuilder({ page }).include('[data-testid="block-picker"]').analyze();
+    expect(axe.violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical').map((violation) => violation.id)).toEqual([]);
+    await ready.getByRole('button', { name: schedule }).click();
+    await expect.poll(() => nodesOfType(page, 'date_range').count()).toBe(1);
+    const scheduleId = (await nodesOfType(page, 'date_range').getAttribute('data-node-id'))!;
+    // The block says what it points to, and its form has the schedule chosen: no issue about it.
+    await expect.poll(() => nodeOf(page, scheduleId).textContent()).toContain('Business hours');
+    await expect.poll(() => page.getByTestId('block-panel').getByTestId('field-date_range_id').inputValue()).toBe('Business hours');
+
+    // Searched, a ready block is found by its record's name, and Enter takes it when no block type matches.
+    await nodeOf(page, scheduleId).getByTestId('exit-add-in_hours').click();
+    await picker.getByTestId('picker-search').fill('supp');
+    await expect.poll(() => ready.getByRole('button').allTextContents()).toEqual([destination]);
+    await picker.getByTestId('picker-search').press('Enter');
+    await expect.poll(() => nodesOfType(page, 'destination').count()).toBe(1);
+    await page.getByTestId('editor-save').click();
+    const destinationId = (await nodesOfType(page, 'destination').getAttribute('data-node-id'))!;
+    await expect
+      .poll(async () => {
+        const saved = await draftOf(plan.id);
+        return { links: saved.edges.map((edge) => `${edge.source}:${edge.source_exit}>${edge.target}`).sort(), data: (saved.nodes.find((block) => block.id === destinationId)?.data as Body | undefined)?.['destination_id'] };
+      })
+      .toEqual({ links: [`${scheduleId}:in_hours>${destinationId}`, `start:next>${scheduleId}`].sort(), data: expect.any(Number) });
+
+    // Typing a block type's name still finds that type first: Enter adds a plain destination, its choice left to make.
+    await nodeOf(page, destinationId).getByTestId('exit-add-busy').click();
+    await picker.getByTestId('picker-search').fill(type.slice(0, 5));
+    const first = picker.getByRole('button').first();
+    expect(await first.getAttribute('data-testid')).toBe('picker-destination');
+    await picker.getByTestId('picker-search').press('Enter');
+    await expect.poll(() => nodesOfType(page, 'destination').count()).toBe(2);
+    await expect.poll(() => page.getByTestId('block-panel').getByTestId('field-destination_id').inputValue()).toBe('');
+  });
+});
+
+describe('menu keys', () => {
+  test('a menu option\'s key takes only what a phone sends (digits, * and #), and a new option comes with the next free key', async () => {
+    const plan = await createPlan(harness.server, member.token, 'Menu keys', {
+      nodes: [node('start', 'start', 0), node('menu', 'voice_menu', 300, 0, { voice_text: 'Press 1 or 2', options: [{ digits: '1', label: 'Sales' }] })],
+      edges: [{ id: 'start-next', source: 'start', source_exit: 'next', target: 'menu' }],
+    });
+    const page = await openPlanEditor(harness, plan.id, member);
+    await nodeOf(page, 'menu').click();
+    const panel = page.getByTestId('block-panel');
+    await panel.getByTestId('add-options').click();
+    // Option 1 is taken: the new one is 2, and the menu grows its exit 2 at once.
+    expect(await panel.getByTestId('field-options.1.digits').inputValue()).toBe('2');
+    await expect.poll(() => nodeOf(page, 'menu').getByTestId('exit-add-2').count()).toBe(1);
+    const key = panel.getByTestId('field-options.1.digits');
+    await key.fill('');
+    await key.pressSequentially('9a b*#x');
+    expect(await key.inputValue()).toBe('9*#');
+    await key.fill('');
+    await key.pressSequentially('zero');
+    expect(await key.inputValue()).toBe('');
+    await key.pressSequentially('3');
+    await panel.getByTestId('add-options').click();
+    // 1 and 3 taken: the next free key on the keypad is 2.
+    expect(await panel.getByTestId('field-options.2.digits').inputValue()).toBe('2');
+    await page.getByTestId('editor-save').click();
+    await expect.poll(async () => ((await draftOf(plan.id)).nodes.find((block) => block.id === 'menu')?.data as Body | undefined)?.['options']).toEqual([
+      { digits: '1', label: 'Sales' },
+      { digits: '3', label: '' },
+      { digits: '2', label: '' },
+    ]);
+  });
+});
+
+describe('publishing from the whole window', () => {
+  test('Publish in the whole window saves what is unsaved first, says so in its dialog, and publishes it', async () => {
+    const plan = await createPlan(harness.server, member.token, 'Whole-window publish', { nodes: [node('start', 'start', 0)], edges: [] });
+    const page = await openPlanEditor(harness, plan.id, member);
+    await page.getByTestId('toggle-whole-window').click();
+    await nodeOf(page, 'start').getByTestId('exit-add-next').click();
+    await page.getByTestId('block-picker').getByTestId('picker-hangup').click();
+    await expect.poll(() => page.getByTestId('editor-dirty').textContent()).toBe('Unsaved changes');
+    await page.getByTestId('editor-publish').click();
+    const dialog = page.getByTestId('publish-dialog');
+    expect(await dialog.getByTestId('publish-saves-first').textContent()).toBe('Your unsaved changes are saved first, as a new version, then published.');
+    await dialog.getByTestId('confirm-publish').click();
+    await expect.poll(async () => {
+      const saved = await draftOf(plan.id);
+      return { published: saved.published_version, version: saved.version, blocks: saved.nodes.map((block) => block.type).sort() };
+    }).toEqual({ published: plan.version + 1, version: plan.version + 1, blocks: ['hangup', 'start'] });
+    // Still in the whole window: the canvas kept the window.
+    expect(await page.getByTestId('editor-shell').getAttribute('data-whole-window')).not.toBeNull();
+    expect(await page.getByTestId('editor-dirty').textContent()).not.toBe('Unsaved changes');
+  });
+});

@@ -376,6 +376,34 @@ describe('turns are atomic', () => {
   });
 });
 
+describe('a call\'s end in one statement, where no hook needs the transaction', () => {
+  test('its event, report and rollups commit with the turn, once; the end that lost the race stores no second report, counts nothing again and runs no hook again', async () => {
+    clock.set('2026-11-23T15:45:00.000Z');
+    const ended: string[] = [];
+    // On PostgreSQL such an end is one statement (storeEnd); on SQLite the turn's transaction, as always.
+    const events = { needsTransaction: () => false, onEnded: ({ session }: { session: { id: string } }) => Promise.resolve(void ended.push(session.id)) };
+    const [one, two] = [createSessionRuntime(server.ctx, { scripts, clock, events }), createSessionRuntime(server.ctx, { scripts, clock, events })];
+    const rolledUp = async () =>
+      Number(
+        (await server.ctx.db.selectFrom('stats_sessions').select((eb) => eb.fn.sum<number>('sessions').as('sessions')).where('tenant_id', '=', tenantId).where('plan_id', '=', ids.frontDesk).executeTakeFirst())?.sessions ?? 0,
+      );
+    const id = 'CA-end-in-one';
+    await one.start(voiceCall(id));
+    const before = await rolledUp();
+
+    const results = await Promise.all([one.handleTurn(id, 'hangup-a', { type: 'hangup' }), two.handleTurn(id, 'hangup-b', { type: 'hangup' })]);
+
+    // One ended the call with its report; the other came after it, on an ended session.
+    expect(results.filter((result) => result.report !== null)).toHaveLength(1);
+    expect(await reportsOf(id)).toEqual([expect.objectContaining({ session_id: id, disposition: 'abandoned' })]);
+    expect(ended).toEqual([id]);
+    expect(await rolledUp()).toBe(before + 1);
+    const stored = await storedEvents(id);
+    expect(stored.map((event) => event.revision)).toEqual([1, 2, 3]);
+    expect((await one.find(id))?.session.status).toBe('ended');
+  });
+});
+
 describe('blocks that call out, through the real Lua runner and outbound client', () => {
   test('HTTP requests, an API switch and a Lua script run a voice call to its end', async () => {
     clock.set('2026-11-23T16:00:00.000Z');

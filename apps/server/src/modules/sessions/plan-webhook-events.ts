@@ -57,6 +57,8 @@ export function planWebhookEvents(enqueue: EnqueuePlanEvent, log: (message: stri
     }
   }
   return {
+    // Only a real session of a plan whose webhook is a web URL queues anything.
+    needsTransaction: ({ is_test, webhook }) => !is_test && isWebUrl(webhook),
     async onStarted({ session, is_test, webhook }, trx) {
       if (!is_test) await send(trx, session, webhook, 'session.started', () => sessionData(session));
     },

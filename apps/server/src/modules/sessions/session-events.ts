@@ -32,14 +32,13 @@ export interface SessionEvents {
    * session's chat sender (chat-channels.ts) delivers them once the turn is committed.
    */
   onUnprompted?(event: SessionHookContext & { actions: Action[] }, trx: Kysely<Database>): Promise<void>;
+  /**
+   * Whether the hooks need the turn's transaction for this session: they write, or may fail. When
+   * they do not, a start or an end on PostgreSQL stores itself in one statement without `begin` and
+   * `commit`, and the hooks run once it is committed (sessions.service.ts). Absent: always.
+   */
+  needsTransaction?(context: Pick<SessionHookContext, 'is_test' | 'webhook'>): boolean;
 }
 
 export const noSessionEvents: SessionEvents = {};
 
-/**
- * Whether a session's hooks may write: only the plan webhook's queue does, for real sessions of a
- * plan that has a webhook (the metrics' counts are in memory). A start for which this is false
- * stores itself in one statement, without a transaction around it (PostgreSQL); a hook that writes
- * in any other case must be named here.
- */
-export const hooksMayWrite = (context: Pick<SessionHookContext, 'is_test' | 'webhook'>): boolean => !context.is_test && context.webhook !== '';

@@ -1,10 +1,10 @@
 import type { CallReportRecord } from '@voxplan/contracts';
 import type { Action, CallReport, Channel, DialStatus, Direction, Disposition, HangupCause, PathEntry, Provider, Session, SessionStatus } from '@voxplan/engine';
-import type { Insertable, Kysely, Selectable } from 'kysely';
+import { CompiledQuery, type Insertable, type Kysely, type Selectable } from 'kysely';
 import type { DialectName } from '../../db/database.ts';
 import { prepareQuery } from '../../db/prepared.ts';
 import type { CallReportTable, Database, SessionTable } from '../../db/schema.ts';
-import { rollUpReport } from '../stats/stats-rollups.ts';
+import { rollupCtes, rollUpReport } from '../stats/stats-rollups.ts';
 
 export type SessionRow = Selectable<SessionTable>;
 export type StoredReport = CallReportRecord;
@@ -296,6 +296,47 @@ export async function saveReport(trx: Kysely<Database>, report: CallReport, isTe
   } else {
     row = (await updateReportRow(trx, values)).rows[0];
   }
+  if (!row) throw new Error(`the report of session ${report.session_id} was not stored`);
+  return presentReport({ id: row.id, ...values, created_time: row.created_time }, report);
+}
+
+/**
+ * PostgreSQL: the turn that ends a session, its report and (unless a test) the report's rollups, in
+ * ONE statement, its own transaction: the session's row over the revision read, the turn's event
+ * from the updated row, the report inserted only if the row was, the rollups raised only if the
+ * report was inserted (data-modifying CTEs all see one snapshot and commit together). Null when the
+ * revision moved on: nothing is written. A duplicate event fails the whole statement, as
+ * `storeTurn`'s does. The report comes as one JSON value read by call_reports' own row type. A
+ * report stored already (none is, at a session's end, but for a race) is replaced as `saveReport`
+ * replaces one, and not counted again.
+ */
+export async function storeEnd(
+  db: Kysely<Database>,
+  turn: { id: string; revision: number; changes: SessionTurnChanges; eventId: string; outcome: StoredOutcome },
+  report: CallReport,
+  isTest: boolean,
+  now: string,
+): Promise<StoredReport | null> {
+  const parameters: unknown[] = [];
+  const parameter = (value: unknown): string => `$${parameters.push(value)}`;
+  const values = reportValues(report, isTest, now);
+  const set = Object.entries(turn.changes)
+    .map(([column, value]) => `"${column}" = ${parameter(value)}`)
+    .join(', ');
+  const reportColumns = [...Object.keys(values), 'created_time'].map((column) => `"${column}"`).join(', ');
+  const ctes = [
+    `"turned" as (update "sessions" set ${set} where "id" = ${parameter(turn.id)} and "revision" = ${parameter(turn.revision)} returning "id", "revision", "updated_time")`,
+    `"event" as (insert into "session_events" ("session_id", "event_id", "revision", "outcome", "created_time") ` +
+      `select "id", ${parameter(turn.eventId)}, "revision", ${parameter(JSON.stringify(turn.outcome))}, "updated_time" from "turned")`,
+    `"report" as (insert into "call_reports" (${reportColumns}) select ${reportColumns} from json_populate_record(null::"call_reports", ${parameter(JSON.stringify({ ...values, created_time: now }))}::json) ` +
+      `where exists (select 1 from "turned") on conflict ("session_id") do nothing returning "id", "created_time")`,
+    ...(isTest ? [] : rollupCtes(report, 'report', parameter).map((text, index) => `"rollup${index}" as (${text})`)),
+  ];
+  const text = `with ${ctes.join(', ')} select (select count(*) from "turned")::integer as "turned", "report"."id", "report"."created_time" from (select 1) as "one" left join "report" on true`;
+  const { rows } = await db.executeQuery<{ turned: number; id: number | null; created_time: string | null }>(CompiledQuery.raw(text, parameters));
+  const stored = rows[0];
+  if (!stored || stored.turned === 0) return null;
+  const row = stored.id !== null && stored.created_time !== null ? { id: stored.id, created_time: stored.created_time } : (await updateReportRow(db, values)).rows[0];
   if (!row) throw new Error(`the report of session ${report.session_id} was not stored`);
   return presentReport({ id: row.id, ...values, created_time: row.created_time }, report);
 }

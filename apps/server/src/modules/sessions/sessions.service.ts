@@ -43,7 +43,7 @@ import { liveEventsOf, publishLiveEvents } from './live-events.ts';
 import { createMessaging, type MessagingOptions } from './messaging.ts';
 import { createPlanLoaders } from './plan-loader.ts';
 import { createProtocolGenerator } from './protocols.ts';
-import { hooksMayWrite, noSessionEvents, type SessionEvents, type SessionHookContext } from './session-events.ts';
+import { noSessionEvents, type SessionEvents, type SessionHookContext } from './session-events.ts';
 import { tenantLanguage } from './system-messages.ts';
 import {
   claimTimeout,
@@ -58,7 +58,9 @@ import {
   type SessionRow,
   type StoredOutcome,
   storeStart,
+  storeEnd,
   storeTurn,
+  type SessionTurnChanges,
   type StoredReport,
 } from './sessions.repository.ts';
 
@@ -230,6 +232,7 @@ export function createSessionRuntime(ctx: Omit<AppContext, 'sessions' | 'license
   const db = ctx.db;
   const clock = options.clock ?? systemClock;
   const events = options.events ?? noSessionEvents;
+  const hooksNeedTransaction = (context: Pick<SessionHookContext, 'is_test' | 'webhook'>): boolean => events.needsTransaction?.(context) ?? true;
   const admit = options.admit;
   const maxAttempts = options.maxAttempts ?? 10;
   const sweepBatch = options.sweepBatch ?? 200;
@@ -317,9 +320,11 @@ export function createSessionRuntime(ctx: Omit<AppContext, 'sessions' | 'license
     outcome: StoredOutcome,
     sessionId: string,
     now: string,
+    storedReport?: StoredReport,
   ): Promise<TurnOutcome> {
     const { before, result, isTest, webhook } = context;
-    const report = result.report && !result.ignored ? await saveReport(trx, result.report, isTest, now) : null;
+    // `storedReport`: stored already, with the turn (`storeEnd`).
+    const report = storedReport ?? (result.report && !result.ignored ? await saveReport(trx, result.report, isTest, now) : null);
     const hasStarted = before === null;
     const hasEnded = before?.status !== 'ended' && result.session.status === 'ended';
     const wantsUnprompted = context.unprompted && outcome.actions.length > 0;
@@ -410,7 +415,7 @@ export function createSessionRuntime(ctx: Omit<AppContext, 'sessions' | 'license
       };
       const finishing = { before: null, result, isTest, webhook, unprompted: false };
       // A start that writes its session and event alone is, on PostgreSQL, one statement: no transaction around it.
-      const isAlone = ctx.dialect === 'postgres' && !(result.report && !result.ignored) && !hooksMayWrite({ is_test: isTest, webhook });
+      const isAlone = ctx.dialect === 'postgres' && !(result.report && !result.ignored) && !hooksNeedTransaction({ is_test: isTest, webhook });
       try {
         const committed = isAlone
           ? await writes.runStatement(async (db) => {
@@ -461,8 +466,8 @@ export function createSessionRuntime(ctx: Omit<AppContext, 'sessions' | 'license
       const nowText = now.toISOString();
       const outcome = outcomeOf(before, result, row.revision + 1);
       const session = result.session;
-      const changes = result.ignored
-        ? { revision: outcome.revision, updated_time: nowText }
+      const turnChanges: SessionTurnChanges | null = result.ignored
+        ? null
         : {
             revision: outcome.revision,
             status: storedStatus(session),
@@ -472,15 +477,22 @@ export function createSessionRuntime(ctx: Omit<AppContext, 'sessions' | 'license
             updated_time: nowText,
             ended_time: session.ended_at,
           };
+      const changes = turnChanges ?? { revision: outcome.revision, updated_time: nowText };
       const isHooked = (before.status !== 'ended' && session.status === 'ended') || (turn.unprompted === true && outcome.actions.length > 0);
       const webhook = isHooked ? await webhookOf(session, draftPlanId) : '';
       const stored = { id: sessionId, revision: row.revision, changes, eventId, outcome };
+      const report = result.report && !result.ignored ? result.report : null;
       // A turn with neither report nor hooks writes its session and event alone: on PostgreSQL one statement, its own transaction.
-      const isAlone = ctx.dialect === 'postgres' && !isHooked && !(result.report && !result.ignored);
+      const isAlone = ctx.dialect === 'postgres' && !isHooked && !report;
+      // So does the turn that ends a session, with its report and rollups, when no hook writes.
+      const isAloneEnd = ctx.dialect === 'postgres' && before.status !== 'ended' && !hooksNeedTransaction({ is_test: isTest, webhook });
       let committed: TurnOutcome | null;
       try {
         if (isAlone) {
           committed = (await storeTurn(db, ctx.dialect, stored)) ? { ...outcome, session_id: sessionId, duplicate: false, report: null } : null;
+        } else if (isAloneEnd && report && turnChanges) {
+          const storedReport = await storeEnd(db, { ...stored, changes: turnChanges }, report, isTest, nowText);
+          committed = storedReport && (await finishTurn(db, { before, result, isTest, webhook, unprompted: turn.unprompted === true }, outcome, sessionId, nowText, storedReport));
         } else {
           committed = await writes.run(async (trx) => {
             if (!(await storeTurn(trx, ctx.dialect, stored))) return null;

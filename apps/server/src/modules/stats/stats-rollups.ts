@@ -35,8 +35,10 @@ const sessionsUpsert = (table: 'stats_tenants' | 'stats_sessions', keys: readonl
   `insert into "${table}" (${[...keys, ...SESSION_COLUMNS].map((column) => `"${column}"`).join(', ')}) ` +
   `values (${Array(keys.length + SESSION_COLUMNS.length).fill('?').join(', ')}) ` +
   `on conflict (${keys.map((key) => `"${key}"`).join(', ')}) do update set ${raise(table, SESSION_COLUMNS)}`;
-const TENANTS_UPSERT = sessionsUpsert('stats_tenants', ['tenant_id', 'hour']);
-const SESSIONS_UPSERT = sessionsUpsert('stats_sessions', ['tenant_id', 'hour', 'plan_id']);
+const TENANT_KEYS = ['tenant_id', 'hour'] as const;
+const SESSION_KEYS = ['tenant_id', 'hour', 'plan_id'] as const;
+const TENANTS_UPSERT = sessionsUpsert('stats_tenants', TENANT_KEYS);
+const SESSIONS_UPSERT = sessionsUpsert('stats_sessions', SESSION_KEYS);
 
 /** The text of a multi-row upsert, one per row count: a session's blocks and menus vary in number. */
 function multiRowUpsert(table: 'stats_nodes' | 'stats_digits' | 'stats_nodes_days' | 'stats_digits_days', keys: readonly string[], counters: readonly string[]) {
@@ -57,19 +59,36 @@ function multiRowUpsert(table: 'stats_nodes' | 'stats_digits' | 'stats_nodes_day
 }
 
 const nodeKeys = (bucket: 'hour' | 'day') => ['plan_id', bucket, 'tenant_id', 'node_plan_id', 'node_id'];
-const nodesUpsert = multiRowUpsert('stats_nodes', nodeKeys('hour'), ['entered', 'ended']);
-const digitsUpsert = multiRowUpsert('stats_digits', [...nodeKeys('hour'), 'digits'], ['count']);
-const nodesDaysUpsert = multiRowUpsert('stats_nodes_days', nodeKeys('day'), ['entered', 'ended']);
-const digitsDaysUpsert = multiRowUpsert('stats_digits_days', [...nodeKeys('day'), 'digits'], ['count']);
+const NODE_COUNTERS = ['entered', 'ended'] as const;
+const DIGIT_COUNTERS = ['count'] as const;
+/** Each table's upsert text for so many rows. */
+const UPSERTS: Record<RollupTable, (rows: number) => string> = {
+  stats_tenants: () => TENANTS_UPSERT,
+  stats_sessions: () => SESSIONS_UPSERT,
+  stats_nodes: multiRowUpsert('stats_nodes', nodeKeys('hour'), NODE_COUNTERS),
+  stats_digits: multiRowUpsert('stats_digits', [...nodeKeys('hour'), 'digits'], DIGIT_COUNTERS),
+  stats_nodes_days: multiRowUpsert('stats_nodes_days', nodeKeys('day'), NODE_COUNTERS),
+  stats_digits_days: multiRowUpsert('stats_digits_days', [...nodeKeys('day'), 'digits'], DIGIT_COUNTERS),
+};
 
 /** Rows a statement carries at most: well under either database's limit of bound values. */
 const MAX_ROWS = 500;
 
+type RollupTable = 'stats_tenants' | 'stats_sessions' | 'stats_nodes' | 'stats_digits' | 'stats_nodes_days' | 'stats_digits_days';
+
+/** One table's rows of a report's rollups: the columns that key a row, the counters it raises, the rows (keys then counters) in key order. */
+interface RollupRows {
+  table: RollupTable;
+  keys: readonly string[];
+  counters: readonly string[];
+  rows: unknown[][];
+}
+
 /**
- * The statements that add one report to the rollups. Rows go in key order, so that two instances
- * ending sessions of one plan at once take the rows' locks in the same order (no deadlock).
+ * What one report adds to each rollup table. Rows go in key order, so that two instances ending
+ * sessions of one plan at once take the rows' locks in the same order (no deadlock).
  */
-function rollupStatements(report: CallReport): Statement[] {
+function rollupRows(report: CallReport): RollupRows[] {
   const hour = hourOf(report.started_at);
   const disposition = report.disposition as string | null;
   const counters = [
@@ -78,10 +97,6 @@ function rollupStatements(report: CallReport): Statement[] {
     report.channel === 'chat' ? 1 : 0,
     ...ROLLED_UP_DISPOSITIONS.map((name) => (disposition === name ? 1 : 0)),
     report.duration_s ?? 0,
-  ];
-  const statements: Statement[] = [
-    { text: TENANTS_UPSERT, parameters: [report.tenant_id, hour, ...counters] },
-    { text: SESSIONS_UPSERT, parameters: [report.tenant_id, hour, report.plan_id, ...counters] },
   ];
   const key = (planId: number, nodeId: string) => `${String(planId).padStart(10, '0')}\u0000${nodeId}`;
   const nodes = new Map<string, { plan_id: number; node_id: string; entered: number; ended: number }>();
@@ -104,18 +119,45 @@ function rollupStatements(report: CallReport): Statement[] {
   const sortedDigits = [...digits.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([, entry]) => [entry.plan_id, entry.node_id, entry.digits, entry.count]);
   const inHour = (rows: unknown[][]) => rows.map((row) => [report.plan_id, hour, report.tenant_id, ...row]);
   const inDay = (rows: unknown[][]) => rows.map((row) => [report.plan_id, Math.floor(hour / 24), report.tenant_id, ...row]);
-  for (const [rows, text] of [
-    [inHour(sortedNodes), nodesUpsert],
-    [inDay(sortedNodes), nodesDaysUpsert],
-    [inHour(sortedDigits), digitsUpsert],
-    [inDay(sortedDigits), digitsDaysUpsert],
-  ] as const) {
+  const tables: RollupRows[] = [
+    { table: 'stats_tenants', keys: TENANT_KEYS, counters: SESSION_COLUMNS, rows: [[report.tenant_id, hour, ...counters]] },
+    { table: 'stats_sessions', keys: SESSION_KEYS, counters: SESSION_COLUMNS, rows: [[report.tenant_id, hour, report.plan_id, ...counters]] },
+    { table: 'stats_nodes', keys: nodeKeys('hour'), counters: NODE_COUNTERS, rows: inHour(sortedNodes) },
+    { table: 'stats_nodes_days', keys: nodeKeys('day'), counters: NODE_COUNTERS, rows: inDay(sortedNodes) },
+    { table: 'stats_digits', keys: [...nodeKeys('hour'), 'digits'], counters: DIGIT_COUNTERS, rows: inHour(sortedDigits) },
+    { table: 'stats_digits_days', keys: [...nodeKeys('day'), 'digits'], counters: DIGIT_COUNTERS, rows: inDay(sortedDigits) },
+  ];
+  return tables.filter((table) => table.rows.length > 0);
+}
+
+/** The statements that add one report to the rollups. */
+function rollupStatements(report: CallReport): Statement[] {
+  const statements: Statement[] = [];
+  for (const { table, rows } of rollupRows(report)) {
     for (let start = 0; start < rows.length; start += MAX_ROWS) {
       const chunk = rows.slice(start, start + MAX_ROWS);
-      statements.push({ text: text(chunk.length), parameters: chunk.flat() });
+      statements.push({ text: UPSERTS[table](chunk.length), parameters: chunk.flat() });
     }
   }
   return statements;
+}
+
+/**
+ * PostgreSQL: the rollups of a report as the data-modifying CTEs of a statement that also stores the
+ * report (sessions.repository.ts `storeEnd`), raised only if `guard`, a CTE of that statement, has a
+ * row. Each table's rows travel as one JSON parameter that the table's own row type reads
+ * (`json_populate_recordset`): a value inside a sub-select has no column to take its type from.
+ */
+export function rollupCtes(report: CallReport, guard: string, parameter: (value: unknown) => string): string[] {
+  return rollupRows(report).map(({ table, keys, counters, rows }) => {
+    const columns = [...keys, ...counters];
+    const records = rows.map((row) => Object.fromEntries(columns.map((column, index) => [column, row[index]])));
+    const list = columns.map((column) => `"${column}"`).join(', ');
+    return (
+      `insert into "${table}" (${list}) select ${list} from json_populate_recordset(null::"${table}", ${parameter(JSON.stringify(records))}::json) ` +
+      `where exists (select 1 from "${guard}") on conflict (${keys.map((column) => `"${column}"`).join(', ')}) do update set ${raise(table, counters)}`
+    );
+  });
 }
 
 /** `?` to `$1`, `$2`, ... from `first`: none of the statements has a `?` of its own. */

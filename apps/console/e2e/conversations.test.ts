@@ -46,8 +46,15 @@ function handoffPlan(queueId: number) {
       planNode('queue', 'destination', { destination_id: queueId, timeout_s: 600 }),
       planNode('back', 'play_message', { voice_text: 'Back.', chat_text: 'The plan again: anything else?' }),
       planNode('busy', 'play_message', { voice_text: 'Busy.', chat_text: 'Everyone is away; write to us later.' }),
+      planNode('unanswered', 'play_message', { voice_text: 'Unanswered.', chat_text: 'Nobody could answer in time; we will write back.' }),
     ],
-    edges: [planEdge('start', 'next', 'hello'), planEdge('hello', 'next', 'queue'), planEdge('queue', 'answer', 'back'), planEdge('queue', 'busy', 'busy')],
+    edges: [
+      planEdge('start', 'next', 'hello'),
+      planEdge('hello', 'next', 'queue'),
+      planEdge('queue', 'answer', 'back'),
+      planEdge('queue', 'busy', 'busy'),
+      planEdge('queue', 'no_answer', 'unanswered'),
+    ],
   };
 }
 
@@ -304,6 +311,24 @@ describe('a chat handed to a person', () => {
   test('no agent online: the plan takes the block busy exit at once', async () => {
     const visitor = await openShop();
     await expect.poll(() => widgetMessages(visitor)).toEqual(['Assistant: Hello! Let me find someone for you.', 'Assistant: Everyone is away; write to us later.', 'Assistant: Thanks for writing.']);
+  });
+
+  test('an agent is online but nobody takes the chat in time: the plan takes no_answer, and the chat leaves the waiting list live', async () => {
+    const agent = await openConsole(ana);
+    const visitor = await openShop();
+    await expect.poll(() => rows(agent).count()).toBe(1);
+    const [waiting] = (await harness.server.call({ method: 'GET', url: '/conversations?status=waiting', token: ana.token })).json<{ id: number }[]>();
+    // The block's timeout_s (600 s) passed: the deadline is moved back rather than waited for, and
+    // one pass of the sweep that every instance runs is made now instead of on its interval.
+    await harness.server.ctx.db.updateTable('conversations').set({ deadline_at: new Date(Date.now() - 1000).toISOString() }).where('id', '=', waiting!.id).execute();
+    await harness.server.ctx.sessions.sweepTimeouts();
+    await expect.poll(() => widgetMessages(visitor)).toEqual([
+      'Assistant: Hello! Let me find someone for you.',
+      'Assistant: Nobody could answer in time; we will write back.',
+      'Assistant: Thanks for writing.',
+    ]);
+    await expect.poll(() => rows(agent).count()).toBe(0);
+    expect(await agent.getByTestId('menu-conversations-count').count()).toBe(0);
   });
 
   test('a guest reads the conversations and cannot answer; Portuguese and dark, axe-clean', async () => {

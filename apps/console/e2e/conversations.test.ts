@@ -3,7 +3,8 @@
  * on a third-party page with the web chat widget talks to a plan that hands the chat to a queue; an
  * agent in the console takes it, both write, the agent transfers and closes back to the plan. Also:
  * two agents taking one chat (one is told), a member transferring to a colleague by name, no agent
- * online (the block's busy exit), the queue destination's form by a member, and the screen in
+ * online (the block's busy exit), nobody taking it in time (no_answer), an outside desk writing and
+ * closing through its reply URL, the queue destination's form by a member, and the screen in
  * Portuguese and dark, axe-clean.
  */
 import fs from 'node:fs';
@@ -17,6 +18,7 @@ import { build } from 'vite';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { createTenantMember, createTenantUser, type TenantMember } from '../../server/test/harness.ts';
 import { planEdge, planNode, storePlan } from '../../server/test/sessions-helpers.ts';
+import { isValidPlanWebhookSignature } from '../../server/src/modules/plan-webhook/plan-webhook.signature.ts';
 import { accessibilityViolations, type ConsoleHarness, startConsole } from './harness.ts';
 
 const webchatRoot = path.resolve(import.meta.dirname, '../../webchat');
@@ -32,6 +34,10 @@ let guest: TenantMember;
 let sales: Destination;
 let billing: Destination;
 let number: PhoneNumber;
+let deskNumber: PhoneNumber;
+let desk: http.Server;
+/** What the outside desk received: the hand-off and the customer's later messages, with their signature headers. */
+const deskReceived: Array<{ event: string; body: string; timestamp: string; signature: string }> = [];
 
 /** The plan: a greeting, the hand-off to the queue, and what the plan says when the chat comes back or no one is there. */
 function handoffPlan(queueId: number) {
@@ -58,8 +64,10 @@ function handoffPlan(queueId: number) {
   };
 }
 
-function pageHtml(): string {
-  const tag = `<script src="${harness.baseUrl}/widget.js" data-key="${number.webchat_key}" async></script>`;
+/** The shop's page with the widget of a web chat number: `/` the queue's, `/desk` the outside desk's. */
+function pageHtml(url: string | undefined): string {
+  const key = url === '/desk' ? deskNumber.webchat_key : number.webchat_key;
+  const tag = `<script src="${harness.baseUrl}/widget.js" data-key="${key}" async></script>`;
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Shop</title></head><body><main><h1>Shop</h1></main>${tag}</body></html>`;
 }
 
@@ -67,7 +75,7 @@ beforeAll(async () => {
   widgetDir = fs.mkdtempSync(path.join(os.tmpdir(), 'voxplan-widget-'));
   await build({ root: webchatRoot, configFile: path.join(webchatRoot, 'vite.config.ts'), logLevel: 'silent', build: { outDir: widgetDir } });
   harness = await startConsole({ WEBCHAT_DIR: widgetDir });
-  site = http.createServer((_request, response) => response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(pageHtml()));
+  site = http.createServer((request, response) => response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(pageHtml(request.url)));
   await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
   sitePort = (site.address() as AddressInfo).port;
 
@@ -91,11 +99,43 @@ beforeAll(async () => {
   });
   expect(created.statusCode, created.body).toBe(201);
   number = created.json<PhoneNumber>();
+
+  // The outside desk as docs/handoff.md ("Keeping the conversation") describes one: it keeps every
+  // chat it is handed (`accepted`) and takes the customer's later messages as signed events.
+  desk = http.createServer((request, response) => {
+    let body = '';
+    request.on('data', (chunk: Buffer) => (body += chunk.toString()));
+    request.on('end', () => {
+      const header = (name: string) => String(request.headers[name] ?? '');
+      deskReceived.push({ event: header('x-voxplan-event'), body, timestamp: header('x-voxplan-timestamp'), signature: header('x-voxplan-signature') });
+      response.writeHead(200, { 'content-type': 'application/json' }).end(header('x-voxplan-event') === 'chat.handoff' ? JSON.stringify({ status: 'accepted' }) : '');
+    });
+  });
+  await new Promise<void>((resolve) => desk.listen(0, '127.0.0.1', resolve));
+  // The desk listens on 127.0.0.1 over plain http, which the API's chat destinations (https only) and
+  // the outbound policy refuse: the row is written as the API would write it, and loopback allowed.
+  await harness.server.ctx.db.updateTable('configurations').set({ value: 'true' }).where('name', '=', 'outbound_allow_loopback').execute();
+  const now = new Date().toISOString();
+  const deskDestination = await harness.server.ctx.db
+    .insertInto('destinations')
+    .values({ tenant_id: ana.tenantId, name: 'Help desk', kind: 'chat', chat_target: 'url', uri: `http://127.0.0.1:${(desk.address() as AddressInfo).port}/desk`, description: '', created_time: now, updated_time: now })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  const deskPlan = await storePlan(harness.server.ctx, ana.tenantId, { ...handoffPlan(deskDestination.id), name: 'Desk chat' });
+  const deskCreated = await harness.server.call({
+    method: 'POST',
+    url: '/numbers',
+    token: ana.token,
+    payload: { number: '+551140000302', provider: 'webchat', chat_plan_id: deskPlan, webchat_origins: [`http://localhost:${sitePort}`] },
+  });
+  expect(deskCreated.statusCode, deskCreated.body).toBe(201);
+  deskNumber = deskCreated.json<PhoneNumber>();
 });
 
 afterAll(async () => {
   await harness?.close();
   await new Promise((resolve) => site?.close(resolve));
+  await new Promise((resolve) => desk?.close(resolve));
   fs.rmSync(widgetDir, { recursive: true, force: true });
 });
 
@@ -105,11 +145,11 @@ afterEach(async () => {
   for (const page of opened.splice(0)) await page.context().close();
 });
 
-/** A visitor on the shop's page with the chat open. */
-async function openShop(): Promise<Page> {
+/** A visitor on the shop's page with the chat open (`/desk`: the page whose chat goes to the outside desk). */
+async function openShop(pagePath = '/'): Promise<Page> {
   const { page } = await harness.newPage();
   opened.push(page);
-  await page.goto(`http://localhost:${sitePort}/`);
+  await page.goto(`http://localhost:${sitePort}${pagePath}`);
   await page.getByRole('button', { name: 'Open chat' }).click();
   return page;
 }
@@ -128,6 +168,36 @@ async function openConsole(who: TenantMember, options: { locale?: string; colorS
 
 const rows = (page: Page) => page.getByTestId('conversation-row');
 const consoleMessages = (page: Page) => page.getByTestId('conversation-transcript').getByTestId('conversation-message').allInnerTexts();
+
+describe('an outside desk (a URL destination)', () => {
+  test('the desk writes and closes through the reply URL with its token; the visitor sees it, and the customer’s later message reaches the desk signed', async () => {
+    const visitor = await openShop('/desk');
+    await expect.poll(() => deskReceived.filter((request) => request.event === 'chat.handoff').length).toBe(1);
+    const handoff = JSON.parse(deskReceived.find((request) => request.event === 'chat.handoff')!.body) as { data: { session_id: string; reply: { url: string; token: string } } };
+    const { url, token } = handoff.data.reply;
+    // The reply URL is built on the server's public URL; the desk here reaches the same routes on the test's port.
+    const reply = (route: string, payload: object) =>
+      fetch(`${harness.baseUrl}${new URL(url).pathname}${route}`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(payload) });
+
+    // The desk holds the chat once its `accepted` is stored: until then its token is not known yet.
+    await expect.poll(async () => (await reply('/messages', { text: 'Hello, this is the help desk.' })).status).toBe(204);
+    await expect.poll(() => widgetMessages(visitor)).toContain('Help deskHello, this is the help desk.');
+
+    // The visitor answers: the desk gets it as a chat.message event, signed as docs/webhooks.md tells a receiver to check.
+    const field = visitor.getByRole('textbox', { name: 'Your message' });
+    await field.fill('My parcel never came');
+    await field.press('Enter');
+    await expect.poll(() => deskReceived.filter((request) => request.event === 'chat.message').length).toBe(1);
+    const event = deskReceived.find((request) => request.event === 'chat.message')!;
+    const secret = (await harness.server.call({ method: 'GET', url: '/webhook-secret', token: ana.token })).json<{ secret: string }>().secret;
+    expect(isValidPlanWebhookSignature(secret, event)).toBe(true);
+    expect(JSON.parse(event.body)).toMatchObject({ event: 'chat.message', tenant_id: ana.tenantId, data: { session_id: handoff.data.session_id, text: 'My parcel never came' } });
+
+    // The desk closes back to the plan: the plan goes on from the block's answer exit.
+    expect((await reply('/close', { outcome: 'back_to_plan' })).status).toBe(204);
+    await expect.poll(() => widgetMessages(visitor)).toContain('Assistant: The plan again: anything else?');
+  });
+});
 
 describe('the queue destination form', () => {
   test('a member (who cannot list users) makes a chat destination a queue and picks its agents by name, with their presence', async () => {

@@ -1,7 +1,8 @@
 /**
  * Conversations (issue 30, docs/conversations.md) in Chromium with two browser contexts: a visitor
  * on a third-party page with the web chat widget talks to a plan that hands the chat to a queue; an
- * agent in the console takes it, both write, the agent transfers and closes back to the plan. Also:
+ * agent in the console takes it, both write, the agent transfers and closes back to the plan. The
+ * same with a WhatsApp customer through the local Graph API (../../server/test/whatsapp-graph.ts). Also:
  * two agents taking one chat (one is told), a member transferring to a colleague by name, no agent
  * online (the block's busy exit), nobody taking it in time (no_answer), an outside desk writing and
  * closing through its reply URL, the queue destination's form by a member, and the screen in
@@ -19,6 +20,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { createTenantMember, createTenantUser, type TenantMember } from '../../server/test/harness.ts';
 import { planEdge, planNode, storePlan } from '../../server/test/sessions-helpers.ts';
 import { isValidPlanWebhookSignature } from '../../server/src/modules/plan-webhook/plan-webhook.signature.ts';
+import { type GraphApi, signWhatsapp, startGraphApi, whatsappDelivery, whatsappText } from '../../server/test/whatsapp-graph.ts';
 import { accessibilityViolations, type ConsoleHarness, startConsole } from './harness.ts';
 
 const webchatRoot = path.resolve(import.meta.dirname, '../../webchat');
@@ -35,6 +37,10 @@ let sales: Destination;
 let billing: Destination;
 let number: PhoneNumber;
 let deskNumber: PhoneNumber;
+let graph: GraphApi;
+let whatsappNumber: PhoneNumber;
+const WHATSAPP_PHONE_ID = '106540352242930';
+const WHATSAPP_SECRET = 'meta-app-secret-e2e';
 let desk: http.Server;
 /** What the outside desk received: the hand-off and the customer's later messages, with their signature headers. */
 const deskReceived: Array<{ event: string; body: string; timestamp: string; signature: string }> = [];
@@ -74,7 +80,8 @@ function pageHtml(url: string | undefined): string {
 beforeAll(async () => {
   widgetDir = fs.mkdtempSync(path.join(os.tmpdir(), 'voxplan-widget-'));
   await build({ root: webchatRoot, configFile: path.join(webchatRoot, 'vite.config.ts'), logLevel: 'silent', build: { outDir: widgetDir } });
-  harness = await startConsole({ WEBCHAT_DIR: widgetDir });
+  graph = await startGraphApi();
+  harness = await startConsole({ WEBCHAT_DIR: widgetDir, WHATSAPP_GRAPH_URL: graph.graphUrl, WHATSAPP_GRAPH_VERSION: 'v23.0' });
   site = http.createServer((request, response) => response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(pageHtml(request.url)));
   await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
   sitePort = (site.address() as AddressInfo).port;
@@ -99,6 +106,14 @@ beforeAll(async () => {
   });
   expect(created.statusCode, created.body).toBe(201);
   number = created.json<PhoneNumber>();
+  const whatsapp = await harness.server.call({
+    method: 'POST',
+    url: '/numbers',
+    token: ana.token,
+    payload: { number: '+551140000303', provider: 'whatsapp', chat_plan_id: plan, whatsapp_phone_number_id: WHATSAPP_PHONE_ID, whatsapp_token: 'EAAG-e2e-token', whatsapp_app_secret: WHATSAPP_SECRET },
+  });
+  expect(whatsapp.statusCode, whatsapp.body).toBe(201);
+  whatsappNumber = whatsapp.json<PhoneNumber>();
 
   // The outside desk as docs/handoff.md ("Keeping the conversation") describes one: it keeps every
   // chat it is handed (`accepted`) and takes the customer's later messages as signed events.
@@ -136,6 +151,7 @@ afterAll(async () => {
   await harness?.close();
   await new Promise((resolve) => site?.close(resolve));
   await new Promise((resolve) => desk?.close(resolve));
+  await graph?.close();
   fs.rmSync(widgetDir, { recursive: true, force: true });
 });
 
@@ -168,6 +184,49 @@ async function openConsole(who: TenantMember, options: { locale?: string; colorS
 
 const rows = (page: Page) => page.getByTestId('conversation-row');
 const consoleMessages = (page: Page) => page.getByTestId('conversation-transcript').getByTestId('conversation-message').allInnerTexts();
+
+describe('a WhatsApp customer handed to a person (the local Graph API)', () => {
+  const CUSTOMER = '5511988887777';
+  /** A message the customer writes: Meta's webhook delivery, signed with the app secret, over HTTP. */
+  const customerWrites = async (id: string, text: string) => {
+    const body = JSON.stringify(whatsappDelivery(whatsappText(CUSTOMER, id, text), WHATSAPP_PHONE_ID));
+    const answer = await fetch(`${harness.baseUrl}/api/v1/hooks/whatsapp/${whatsappNumber.id}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-hub-signature-256': signWhatsapp(body, WHATSAPP_SECRET) },
+      body,
+    });
+    expect(answer.status).toBe(200);
+  };
+  /** What reached the customer through the Graph API's messages endpoint. */
+  const customerReceived = () => graph.sent.filter((request) => request.body.to === CUSTOMER).map((request) => request.body.text?.body);
+
+  test('the agent takes the chat in the console, both write both ways, and the agent closes it back to the plan', async () => {
+    const agent = await openConsole(ana);
+    await customerWrites('wamid.e2e.1', 'Hi');
+    await expect.poll(customerReceived).toEqual(['Hello! Let me find someone for you.']);
+    await expect.poll(() => rows(agent).count()).toBe(1);
+    expect(await rows(agent).first().innerText()).toContain(`+${CUSTOMER}`);
+    await rows(agent).first().click();
+    await agent.getByTestId('conversation-take').click();
+    await expect.poll(() => agent.getByTestId('conversation-status').textContent()).toBe('Open');
+
+    // The agent's message goes out as a send of the Graph API.
+    const input = agent.getByTestId('conversation-input');
+    await input.fill('Hi, this is Ana.');
+    await input.press('Enter');
+    await expect.poll(customerReceived).toContain('Hi, this is Ana.');
+    expect(graph.sent.at(-1)).toMatchObject({ url: `/graph/v23.0/${WHATSAPP_PHONE_ID}/messages`, authorization: 'Bearer EAAG-e2e-token', body: { messaging_product: 'whatsapp', type: 'text' } });
+
+    // The customer's next delivery appears in the console without a reload.
+    await customerWrites('wamid.e2e.2', 'My order is late');
+    await expect.poll(() => consoleMessages(agent)).toContainEqual(expect.stringContaining('My order is late'));
+
+    await agent.getByTestId('conversation-close').click();
+    await agent.getByTestId('close-back').click();
+    await expect.poll(() => agent.getByTestId('conversation-status').textContent()).toBe('Closed');
+    await expect.poll(customerReceived).toContain('The plan again: anything else?');
+  });
+});
 
 describe('an outside desk (a URL destination)', () => {
   test('the desk writes and closes through the reply URL with its token; the visitor sees it, and the customer’s later message reaches the desk signed', async () => {

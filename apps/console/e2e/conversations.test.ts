@@ -322,11 +322,17 @@ describe('a chat handed to a person', () => {
     await expect.poll(() => visitor.getByRole('status').innerText()).toBe('shop-user is typing…');
     await input.fill('');
 
-    // The visitor answers: the agent sees it arrive.
+    // The visitor types: the agent reads "The customer is typing…" in the chat view.
     const field = visitor.getByRole('textbox', { name: 'Your message' });
+    const customerTyping = agent.getByTestId('conversation-customer-typing');
+    expect(await customerTyping.innerText()).toBe('');
+    await field.pressSequentially('I want');
+    await expect.poll(() => customerTyping.innerText()).toBe('The customer is typing…');
+    // The visitor answers: the agent sees it arrive, and the notice ends with it.
     await field.fill('I want a bigger plan');
     await field.press('Enter');
     await expect.poll(() => consoleMessages(agent)).toContainEqual(expect.stringContaining('I want a bigger plan'));
+    await expect.poll(() => customerTyping.innerText()).toBe('');
 
     // Transfer to another queue by its shortcut: it is no longer the agent's, and waits in Billing for Bruno.
     await agent.keyboard.press('Alt+KeyR');

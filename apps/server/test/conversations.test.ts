@@ -7,12 +7,13 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { AuditEntry, CallReportRecord, ConversationDetail, ConversationRow, ConversationSummary, Destination, PhoneNumber, WebchatConversation } from '@voxplan/contracts';
+import type { AuditEntry, CallReportRecord, ConversationDetail, ConversationEvent, ConversationRow, ConversationSummary, Destination, PhoneNumber, WebchatConversation } from '@voxplan/contracts';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { until } from './asterisk-pbx.ts';
 import { createTenantMember, createTenantUser, errorOf, q, startTestServer, type TenantMember, type TestServer } from './harness.ts';
 import { isValidPlanWebhookSignature } from '../src/modules/plan-webhook/plan-webhook.signature.ts';
 import { handOffPlan, storePlan } from './sessions-helpers.ts';
+import { subscribeConversations } from '../src/modules/conversations/conversation-events.ts';
 
 const SITE = 'https://shop.example.com';
 
@@ -162,6 +163,14 @@ describe('an agent holds the chat', () => {
       unread: 0,
       last_message: { author: 'customer', text: 'I was charged twice' },
     });
+
+    // The customer types in the widget: the consoles hear conversation.customer_typing (the widget's own poll is not woken).
+    const heard: ConversationEvent[] = [];
+    const stop = subscribeConversations(server.ctx.bus, ({ event }) => heard.push(event), { tenantId: member.tenantId });
+    expect((await widget('POST', `/conversations/${sessionId}/typing`, {})).statusCode).toBe(204);
+    await until('the customer’s typing', async () => heard.find((event) => event.type === 'conversation.customer_typing'));
+    stop();
+    expect(heard).toEqual([{ type: 'conversation.customer_typing', conversation_id: id }]);
 
     expect((await api(member.token, 'POST', `/conversations/${id}/typing`)).statusCode).toBe(204);
     const typing = await until('the widget to show the typing', async () => (await view(sessionId)).typing ?? undefined);

@@ -30,6 +30,7 @@ export const conversationEventTypes = [
   'conversation.closed',
   'conversation.transferred',
   'conversation.typing',
+  'conversation.customer_typing',
 ] as const satisfies readonly ConversationEventType[];
 
 /** Channels whose customer can receive a file from the agent (docs/conversations.md). */

@@ -20,6 +20,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { createTenantMember, createTenantUser, type TenantMember } from '../../server/test/harness.ts';
 import { planEdge, planNode, storePlan } from '../../server/test/sessions-helpers.ts';
 import { isValidPlanWebhookSignature } from '../../server/src/modules/plan-webhook/plan-webhook.signature.ts';
+import { type DeskReceiver, startDeskReceiver } from '../../server/test/desk-receiver.ts';
 import { type GraphApi, signWhatsapp, startGraphApi, whatsappDelivery, whatsappText } from '../../server/test/whatsapp-graph.ts';
 import { accessibilityViolations, type ConsoleHarness, startConsole } from './harness.ts';
 
@@ -41,9 +42,8 @@ let graph: GraphApi;
 let whatsappNumber: PhoneNumber;
 const WHATSAPP_PHONE_ID = '106540352242930';
 const WHATSAPP_SECRET = 'meta-app-secret-e2e';
-let desk: http.Server;
-/** What the outside desk received: the hand-off and the customer's later messages, with their signature headers. */
-const deskReceived: Array<{ event: string; body: string; timestamp: string; signature: string }> = [];
+/** The outside desk (../../server/test/desk-receiver.ts): what it received, the hand-off and the customer's later messages. */
+let desk: DeskReceiver;
 
 /** The plan: a greeting, the hand-off to the queue, and what the plan says when the chat comes back or no one is there. */
 function handoffPlan(queueId: number) {
@@ -115,25 +115,14 @@ beforeAll(async () => {
   expect(whatsapp.statusCode, whatsapp.body).toBe(201);
   whatsappNumber = whatsapp.json<PhoneNumber>();
 
-  // The outside desk as docs/handoff.md ("Keeping the conversation") describes one: it keeps every
-  // chat it is handed (`accepted`) and takes the customer's later messages as signed events.
-  desk = http.createServer((request, response) => {
-    let body = '';
-    request.on('data', (chunk: Buffer) => (body += chunk.toString()));
-    request.on('end', () => {
-      const header = (name: string) => String(request.headers[name] ?? '');
-      deskReceived.push({ event: header('x-voxplan-event'), body, timestamp: header('x-voxplan-timestamp'), signature: header('x-voxplan-signature') });
-      response.writeHead(200, { 'content-type': 'application/json' }).end(header('x-voxplan-event') === 'chat.handoff' ? JSON.stringify({ status: 'accepted' }) : '');
-    });
-  });
-  await new Promise<void>((resolve) => desk.listen(0, '127.0.0.1', resolve));
+  desk = await startDeskReceiver();
   // The desk listens on 127.0.0.1 over plain http, which the API's chat destinations (https only) and
   // the outbound policy refuse: the row is written as the API would write it, and loopback allowed.
   await harness.server.ctx.db.updateTable('configurations').set({ value: 'true' }).where('name', '=', 'outbound_allow_loopback').execute();
   const now = new Date().toISOString();
   const deskDestination = await harness.server.ctx.db
     .insertInto('destinations')
-    .values({ tenant_id: ana.tenantId, name: 'Help desk', kind: 'chat', chat_target: 'url', uri: `http://127.0.0.1:${(desk.address() as AddressInfo).port}/desk`, description: '', created_time: now, updated_time: now })
+    .values({ tenant_id: ana.tenantId, name: 'Help desk', kind: 'chat', chat_target: 'url', uri: desk.url, description: '', created_time: now, updated_time: now })
     .returning('id')
     .executeTakeFirstOrThrow();
   const deskPlan = await storePlan(harness.server.ctx, ana.tenantId, { ...handoffPlan(deskDestination.id), name: 'Desk chat' });
@@ -150,7 +139,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await harness?.close();
   await new Promise((resolve) => site?.close(resolve));
-  await new Promise((resolve) => desk?.close(resolve));
+  await desk?.close();
   await graph?.close();
   fs.rmSync(widgetDir, { recursive: true, force: true });
 });
@@ -231,8 +220,8 @@ describe('a WhatsApp customer handed to a person (the local Graph API)', () => {
 describe('an outside desk (a URL destination)', () => {
   test('the desk writes and closes through the reply URL with its token; the visitor sees it, and the customer’s later message reaches the desk signed', async () => {
     const visitor = await openShop('/desk');
-    await expect.poll(() => deskReceived.filter((request) => request.event === 'chat.handoff').length).toBe(1);
-    const handoff = JSON.parse(deskReceived.find((request) => request.event === 'chat.handoff')!.body) as { data: { session_id: string; reply: { url: string; token: string } } };
+    await expect.poll(() => desk.received.filter((request) => request.event === 'chat.handoff').length).toBe(1);
+    const handoff = JSON.parse(desk.received.find((request) => request.event === 'chat.handoff')!.body) as { data: { session_id: string; reply: { url: string; token: string } } };
     const { url, token } = handoff.data.reply;
     // The reply URL is built on the server's public URL; the desk here reaches the same routes on the test's port.
     const reply = (route: string, payload: object) =>
@@ -246,8 +235,8 @@ describe('an outside desk (a URL destination)', () => {
     const field = visitor.getByRole('textbox', { name: 'Your message' });
     await field.fill('My parcel never came');
     await field.press('Enter');
-    await expect.poll(() => deskReceived.filter((request) => request.event === 'chat.message').length).toBe(1);
-    const event = deskReceived.find((request) => request.event === 'chat.message')!;
+    await expect.poll(() => desk.received.filter((request) => request.event === 'chat.message').length).toBe(1);
+    const event = desk.received.find((request) => request.event === 'chat.message')!;
     const secret = (await harness.server.call({ method: 'GET', url: '/webhook-secret', token: ana.token })).json<{ secret: string }>().secret;
     expect(isValidPlanWebhookSignature(secret, event)).toBe(true);
     expect(JSON.parse(event.body)).toMatchObject({ event: 'chat.message', tenant_id: ana.tenantId, data: { session_id: handoff.data.session_id, text: 'My parcel never came' } });

@@ -247,42 +247,6 @@ describe('an outside desk (a URL destination)', () => {
   });
 });
 
-describe('presence follows the console, not the screen', () => {
-  const presence = async () => (await harness.server.call({ method: 'GET', url: '/agents/me', token: ana.token })).json<{ status: string }>().status;
-
-  test('an agent is online on any page, keeps the away they chose across pages, sees the menu count live, and is offline once the console closes', async () => {
-    const { page: agent } = await harness.newPage();
-    opened.push(agent);
-    await harness.signIn(agent, ana.username, ana.password);
-    await agent.goto('/dashboard');
-    // The dashboard, not the Conversations screen: online all the same.
-    await expect.poll(presence).toBe('online');
-
-    // A chat comes: the menu's count shows it without a reload (its poll is every 30 s; this waits 15 s at most).
-    const visitor = await openShop();
-    await expect.poll(() => widgetMessages(visitor)).toEqual(['Assistant: Hello! Let me find someone for you.']);
-    await expect.poll(() => agent.getByTestId('menu-conversations-count').innerText()).toBe('1');
-
-    // Away, chosen on the Conversations screen, stays away on another page.
-    await agent.getByRole('link', { name: /^Conversations/ }).first().click();
-    await agent.getByTestId('agent-presence').getByText('Away').click();
-    await expect.poll(presence).toBe('away');
-    await agent.getByRole('link', { name: /^Dashboard/ }).first().click();
-    await agent.waitForURL('**/dashboard');
-    expect(await presence()).toBe('away');
-    await agent.getByRole('link', { name: /^Conversations/ }).first().click();
-    await agent.getByTestId('agent-presence').getByText('Online').click();
-    await expect.poll(presence).toBe('online');
-
-    // The console's last tab closes: offline.
-    const [waiting] = (await harness.server.call({ method: 'GET', url: '/conversations?status=waiting', token: ana.token })).json<{ id: number }[]>();
-    await harness.server.call({ method: 'POST', url: `/conversations/${waiting!.id}/take`, token: ana.token });
-    await harness.server.call({ method: 'POST', url: `/conversations/${waiting!.id}/close`, token: ana.token, payload: { outcome: 'resolved' } });
-    await opened.splice(opened.indexOf(agent), 1)[0]!.context().close();
-    await expect.poll(presence).toBe('offline');
-  });
-});
-
 describe('the queue destination form', () => {
   test('a member (who cannot list users) makes a chat destination a queue and picks its agents by name, with their presence', async () => {
     const { page } = await harness.newPage();

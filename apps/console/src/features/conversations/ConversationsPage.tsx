@@ -12,8 +12,7 @@ import { callerOf, ConversationList } from './ConversationList.tsx';
 import { ConversationView } from './ConversationView.tsx';
 import { type ConversationEvent, type ConversationRow, type ConversationStatus, conversationStatuses, type PresenceStatus, presenceStatuses } from './model.ts';
 import { composerKeys, conversationShortcuts, type ShortcutAction, shortcutLabel } from './shortcuts.ts';
-import { useConversationEvents } from './feed-context.tsx';
-import { CONVERSATIONS_KEY } from './use-conversation-feed.ts';
+import { CONVERSATIONS_KEY, useConversationFeed } from './use-conversation-feed.ts';
 import { usePresence } from './use-conversations.ts';
 import { useConversationSummary } from './use-summary.ts';
 
@@ -96,7 +95,7 @@ export default function ConversationsPage() {
 
   // The chat whose customer is typing, until when (ms): shown in its view while it lasts.
   const [customerTyping, setCustomerTyping] = useState<{ id: number; until: number } | null>(null);
-  const status = useConversationEvents((event: ConversationEvent) => {
+  const status = useConversationFeed((event: ConversationEvent) => {
     if (event.type === 'conversation.customer_typing') setCustomerTyping({ id: event.conversation_id, until: Date.now() + CUSTOMER_TYPING_SHOWN_MS });
     // The customer's message has come: they are no longer typing it.
     if (event.type === 'conversation.message' && event.message.author === 'customer') setCustomerTyping((current) => (current?.id === event.conversation_id ? null : current));

@@ -1,9 +1,11 @@
 /**
  * Conversations (issue 30, docs/conversations.md) in Chromium with two browser contexts: a visitor
  * on a third-party page with the web chat widget talks to a plan that hands the chat to a queue; an
- * agent in the console takes it, both write, the agent transfers and closes back to the plan. Also:
+ * agent in the console takes it, both write, the agent transfers and closes back to the plan. The
+ * same with a WhatsApp customer through the local Graph API (../../server/test/whatsapp-graph.ts). Also:
  * two agents taking one chat (one is told), a member transferring to a colleague by name, no agent
- * online (the block's busy exit), the queue destination's form by a member, and the screen in
+ * online (the block's busy exit), nobody taking it in time (no_answer), an outside desk writing and
+ * closing through its reply URL, the queue destination's form by a member, and the screen in
  * Portuguese and dark, axe-clean.
  */
 import fs from 'node:fs';
@@ -17,6 +19,9 @@ import { build } from 'vite';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { createTenantMember, createTenantUser, type TenantMember } from '../../server/test/harness.ts';
 import { planEdge, planNode, storePlan } from '../../server/test/sessions-helpers.ts';
+import { isValidPlanWebhookSignature } from '../../server/src/modules/plan-webhook/plan-webhook.signature.ts';
+import { type DeskReceiver, startDeskReceiver } from '../../server/test/desk-receiver.ts';
+import { type GraphApi, signWhatsapp, startGraphApi, whatsappDelivery, whatsappText } from '../../server/test/whatsapp-graph.ts';
 import { accessibilityViolations, type ConsoleHarness, startConsole } from './harness.ts';
 
 const webchatRoot = path.resolve(import.meta.dirname, '../../webchat');
@@ -32,6 +37,13 @@ let guest: TenantMember;
 let sales: Destination;
 let billing: Destination;
 let number: PhoneNumber;
+let deskNumber: PhoneNumber;
+let graph: GraphApi;
+let whatsappNumber: PhoneNumber;
+const WHATSAPP_PHONE_ID = '106540352242930';
+const WHATSAPP_SECRET = 'meta-app-secret-e2e';
+/** The outside desk (../../server/test/desk-receiver.ts): what it received, the hand-off and the customer's later messages. */
+let desk: DeskReceiver;
 
 /** The plan: a greeting, the hand-off to the queue, and what the plan says when the chat comes back or no one is there. */
 function handoffPlan(queueId: number) {
@@ -46,21 +58,31 @@ function handoffPlan(queueId: number) {
       planNode('queue', 'destination', { destination_id: queueId, timeout_s: 600 }),
       planNode('back', 'play_message', { voice_text: 'Back.', chat_text: 'The plan again: anything else?' }),
       planNode('busy', 'play_message', { voice_text: 'Busy.', chat_text: 'Everyone is away; write to us later.' }),
+      planNode('unanswered', 'play_message', { voice_text: 'Unanswered.', chat_text: 'Nobody could answer in time; we will write back.' }),
     ],
-    edges: [planEdge('start', 'next', 'hello'), planEdge('hello', 'next', 'queue'), planEdge('queue', 'answer', 'back'), planEdge('queue', 'busy', 'busy')],
+    edges: [
+      planEdge('start', 'next', 'hello'),
+      planEdge('hello', 'next', 'queue'),
+      planEdge('queue', 'answer', 'back'),
+      planEdge('queue', 'busy', 'busy'),
+      planEdge('queue', 'no_answer', 'unanswered'),
+    ],
   };
 }
 
-function pageHtml(): string {
-  const tag = `<script src="${harness.baseUrl}/widget.js" data-key="${number.webchat_key}" async></script>`;
+/** The shop's page with the widget of a web chat number: `/` the queue's, `/desk` the outside desk's. */
+function pageHtml(url: string | undefined): string {
+  const key = url === '/desk' ? deskNumber.webchat_key : number.webchat_key;
+  const tag = `<script src="${harness.baseUrl}/widget.js" data-key="${key}" async></script>`;
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Shop</title></head><body><main><h1>Shop</h1></main>${tag}</body></html>`;
 }
 
 beforeAll(async () => {
   widgetDir = fs.mkdtempSync(path.join(os.tmpdir(), 'voxplan-widget-'));
   await build({ root: webchatRoot, configFile: path.join(webchatRoot, 'vite.config.ts'), logLevel: 'silent', build: { outDir: widgetDir } });
-  harness = await startConsole({ WEBCHAT_DIR: widgetDir });
-  site = http.createServer((_request, response) => response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(pageHtml()));
+  graph = await startGraphApi();
+  harness = await startConsole({ WEBCHAT_DIR: widgetDir, WHATSAPP_GRAPH_URL: graph.graphUrl, WHATSAPP_GRAPH_VERSION: 'v23.0' });
+  site = http.createServer((request, response) => response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(pageHtml(request.url)));
   await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
   sitePort = (site.address() as AddressInfo).port;
 
@@ -84,11 +106,41 @@ beforeAll(async () => {
   });
   expect(created.statusCode, created.body).toBe(201);
   number = created.json<PhoneNumber>();
+  const whatsapp = await harness.server.call({
+    method: 'POST',
+    url: '/numbers',
+    token: ana.token,
+    payload: { number: '+551140000303', provider: 'whatsapp', chat_plan_id: plan, whatsapp_phone_number_id: WHATSAPP_PHONE_ID, whatsapp_token: 'EAAG-e2e-token', whatsapp_app_secret: WHATSAPP_SECRET },
+  });
+  expect(whatsapp.statusCode, whatsapp.body).toBe(201);
+  whatsappNumber = whatsapp.json<PhoneNumber>();
+
+  desk = await startDeskReceiver();
+  // The desk listens on 127.0.0.1 over plain http, which the API's chat destinations (https only) and
+  // the outbound policy refuse: the row is written as the API would write it, and loopback allowed.
+  await harness.server.ctx.db.updateTable('configurations').set({ value: 'true' }).where('name', '=', 'outbound_allow_loopback').execute();
+  const now = new Date().toISOString();
+  const deskDestination = await harness.server.ctx.db
+    .insertInto('destinations')
+    .values({ tenant_id: ana.tenantId, name: 'Help desk', kind: 'chat', chat_target: 'url', uri: desk.url, description: '', created_time: now, updated_time: now })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  const deskPlan = await storePlan(harness.server.ctx, ana.tenantId, { ...handoffPlan(deskDestination.id), name: 'Desk chat' });
+  const deskCreated = await harness.server.call({
+    method: 'POST',
+    url: '/numbers',
+    token: ana.token,
+    payload: { number: '+551140000302', provider: 'webchat', chat_plan_id: deskPlan, webchat_origins: [`http://localhost:${sitePort}`] },
+  });
+  expect(deskCreated.statusCode, deskCreated.body).toBe(201);
+  deskNumber = deskCreated.json<PhoneNumber>();
 });
 
 afterAll(async () => {
   await harness?.close();
   await new Promise((resolve) => site?.close(resolve));
+  await desk?.close();
+  await graph?.close();
   fs.rmSync(widgetDir, { recursive: true, force: true });
 });
 
@@ -98,11 +150,11 @@ afterEach(async () => {
   for (const page of opened.splice(0)) await page.context().close();
 });
 
-/** A visitor on the shop's page with the chat open. */
-async function openShop(): Promise<Page> {
+/** A visitor on the shop's page with the chat open (`/desk`: the page whose chat goes to the outside desk). */
+async function openShop(pagePath = '/'): Promise<Page> {
   const { page } = await harness.newPage();
   opened.push(page);
-  await page.goto(`http://localhost:${sitePort}/`);
+  await page.goto(`http://localhost:${sitePort}${pagePath}`);
   await page.getByRole('button', { name: 'Open chat' }).click();
   return page;
 }
@@ -121,6 +173,79 @@ async function openConsole(who: TenantMember, options: { locale?: string; colorS
 
 const rows = (page: Page) => page.getByTestId('conversation-row');
 const consoleMessages = (page: Page) => page.getByTestId('conversation-transcript').getByTestId('conversation-message').allInnerTexts();
+
+describe('a WhatsApp customer handed to a person (the local Graph API)', () => {
+  const CUSTOMER = '5511988887777';
+  /** A message the customer writes: Meta's webhook delivery, signed with the app secret, over HTTP. */
+  const customerWrites = async (id: string, text: string) => {
+    const body = JSON.stringify(whatsappDelivery(whatsappText(CUSTOMER, id, text), WHATSAPP_PHONE_ID));
+    const answer = await fetch(`${harness.baseUrl}/api/v1/hooks/whatsapp/${whatsappNumber.id}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-hub-signature-256': signWhatsapp(body, WHATSAPP_SECRET) },
+      body,
+    });
+    expect(answer.status).toBe(200);
+  };
+  /** What reached the customer through the Graph API's messages endpoint. */
+  const customerReceived = () => graph.sent.filter((request) => request.body.to === CUSTOMER).map((request) => request.body.text?.body);
+
+  test('the agent takes the chat in the console, both write both ways, and the agent closes it back to the plan', async () => {
+    const agent = await openConsole(ana);
+    await customerWrites('wamid.e2e.1', 'Hi');
+    await expect.poll(customerReceived).toEqual(['Hello! Let me find someone for you.']);
+    await expect.poll(() => rows(agent).count()).toBe(1);
+    expect(await rows(agent).first().innerText()).toContain(`+${CUSTOMER}`);
+    await rows(agent).first().click();
+    await agent.getByTestId('conversation-take').click();
+    await expect.poll(() => agent.getByTestId('conversation-status').textContent()).toBe('Open');
+
+    // The agent's message goes out as a send of the Graph API.
+    const input = agent.getByTestId('conversation-input');
+    await input.fill('Hi, this is Ana.');
+    await input.press('Enter');
+    await expect.poll(customerReceived).toContain('Hi, this is Ana.');
+    expect(graph.sent.at(-1)).toMatchObject({ url: `/graph/v23.0/${WHATSAPP_PHONE_ID}/messages`, authorization: 'Bearer EAAG-e2e-token', body: { messaging_product: 'whatsapp', type: 'text' } });
+
+    // The customer's next delivery appears in the console without a reload.
+    await customerWrites('wamid.e2e.2', 'My order is late');
+    await expect.poll(() => consoleMessages(agent)).toContainEqual(expect.stringContaining('My order is late'));
+
+    await agent.getByTestId('conversation-close').click();
+    await agent.getByTestId('close-back').click();
+    await expect.poll(() => agent.getByTestId('conversation-status').textContent()).toBe('Closed');
+    await expect.poll(customerReceived).toContain('The plan again: anything else?');
+  });
+});
+
+describe('an outside desk (a URL destination)', () => {
+  test('the desk writes and closes through the reply URL with its token; the visitor sees it, and the customer’s later message reaches the desk signed', async () => {
+    const visitor = await openShop('/desk');
+    await expect.poll(() => desk.received.filter((request) => request.event === 'chat.handoff').length).toBe(1);
+    const handoff = JSON.parse(desk.received.find((request) => request.event === 'chat.handoff')!.body) as { data: { session_id: string; reply: { url: string; token: string } } };
+    const { url, token } = handoff.data.reply;
+    // The reply URL is built on the server's public URL; the desk here reaches the same routes on the test's port.
+    const reply = (route: string, payload: object) =>
+      fetch(`${harness.baseUrl}${new URL(url).pathname}${route}`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(payload) });
+
+    // The desk holds the chat once its `accepted` is stored: until then its token is not known yet.
+    await expect.poll(async () => (await reply('/messages', { text: 'Hello, this is the help desk.' })).status).toBe(204);
+    await expect.poll(() => widgetMessages(visitor)).toContain('Help deskHello, this is the help desk.');
+
+    // The visitor answers: the desk gets it as a chat.message event, signed as docs/webhooks.md tells a receiver to check.
+    const field = visitor.getByRole('textbox', { name: 'Your message' });
+    await field.fill('My parcel never came');
+    await field.press('Enter');
+    await expect.poll(() => desk.received.filter((request) => request.event === 'chat.message').length).toBe(1);
+    const event = desk.received.find((request) => request.event === 'chat.message')!;
+    const secret = (await harness.server.call({ method: 'GET', url: '/webhook-secret', token: ana.token })).json<{ secret: string }>().secret;
+    expect(isValidPlanWebhookSignature(secret, event)).toBe(true);
+    expect(JSON.parse(event.body)).toMatchObject({ event: 'chat.message', tenant_id: ana.tenantId, data: { session_id: handoff.data.session_id, text: 'My parcel never came' } });
+
+    // The desk closes back to the plan: the plan goes on from the block's answer exit.
+    expect((await reply('/close', { outcome: 'back_to_plan' })).status).toBe(204);
+    await expect.poll(() => widgetMessages(visitor)).toContain('Assistant: The plan again: anything else?');
+  });
+});
 
 describe('the queue destination form', () => {
   test('a member (who cannot list users) makes a chat destination a queue and picks its agents by name, with their presence', async () => {
@@ -186,11 +311,17 @@ describe('a chat handed to a person', () => {
     await expect.poll(() => visitor.getByRole('status').innerText()).toBe('shop-user is typing…');
     await input.fill('');
 
-    // The visitor answers: the agent sees it arrive.
+    // The visitor types: the agent reads "The customer is typing…" in the chat view.
     const field = visitor.getByRole('textbox', { name: 'Your message' });
+    const customerTyping = agent.getByTestId('conversation-customer-typing');
+    expect(await customerTyping.innerText()).toBe('');
+    await field.pressSequentially('I want');
+    await expect.poll(() => customerTyping.innerText()).toBe('The customer is typing…');
+    // The visitor answers: the agent sees it arrive, and the notice ends with it.
     await field.fill('I want a bigger plan');
     await field.press('Enter');
     await expect.poll(() => consoleMessages(agent)).toContainEqual(expect.stringContaining('I want a bigger plan'));
+    await expect.poll(() => customerTyping.innerText()).toBe('');
 
     // Transfer to another queue by its shortcut: it is no longer the agent's, and waits in Billing for Bruno.
     await agent.keyboard.press('Alt+KeyR');
@@ -304,6 +435,24 @@ describe('a chat handed to a person', () => {
   test('no agent online: the plan takes the block busy exit at once', async () => {
     const visitor = await openShop();
     await expect.poll(() => widgetMessages(visitor)).toEqual(['Assistant: Hello! Let me find someone for you.', 'Assistant: Everyone is away; write to us later.', 'Assistant: Thanks for writing.']);
+  });
+
+  test('an agent is online but nobody takes the chat in time: the plan takes no_answer, and the chat leaves the waiting list live', async () => {
+    const agent = await openConsole(ana);
+    const visitor = await openShop();
+    await expect.poll(() => rows(agent).count()).toBe(1);
+    const [waiting] = (await harness.server.call({ method: 'GET', url: '/conversations?status=waiting', token: ana.token })).json<{ id: number }[]>();
+    // The block's timeout_s (600 s) passed: the deadline is moved back rather than waited for, and
+    // one pass of the sweep that every instance runs is made now instead of on its interval.
+    await harness.server.ctx.db.updateTable('conversations').set({ deadline_at: new Date(Date.now() - 1000).toISOString() }).where('id', '=', waiting!.id).execute();
+    await harness.server.ctx.sessions.sweepTimeouts();
+    await expect.poll(() => widgetMessages(visitor)).toEqual([
+      'Assistant: Hello! Let me find someone for you.',
+      'Assistant: Nobody could answer in time; we will write back.',
+      'Assistant: Thanks for writing.',
+    ]);
+    await expect.poll(() => rows(agent).count()).toBe(0);
+    expect(await agent.getByTestId('menu-conversations-count').count()).toBe(0);
   });
 
   test('a guest reads the conversations and cannot answer; Portuguese and dark, axe-clean', async () => {

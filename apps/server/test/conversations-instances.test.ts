@@ -1,7 +1,7 @@
 /**
  * Conversations across instances (issue 30, docs/conversations.md, "Live"), PostgreSQL: an agent
  * whose console streams the events of instance A, and a visitor whose widget talks to instance B.
- * The chat waiting, the customer's message and the close reach A's stream; the agent's message,
+ * The chat waiting, the customer's typing and message and the close reach A's stream; the agent's message,
  * sent on A, wakes the widget's long poll on B. Two real server processes on one database.
  */
 import type { ConversationEvent, PhoneNumber, WebchatConversation } from '@voxplan/contracts';
@@ -59,6 +59,11 @@ describe.runIf(dialect === 'postgres')('an agent on one instance, the visitor on
     const waiting = await until('the waiting chat on A', () => feed.events.find((event) => event.type === 'conversation.waiting'));
     const id = waiting.conversation_id;
     await a.call('POST', `/conversations/${id}/take`, undefined, member.token);
+
+    // The visitor types on B: the agent's console on A is told.
+    const typed = await request(b.agent, b.port, 'POST', `/api/v1/webchat/${number.webchat_key}/conversations/${started.conversation_id}/typing`, {}, undefined, { origin: SITE });
+    expect(typed.status, typed.body).toBe(204);
+    await until('the customer’s typing on A', () => feed.events.find((event) => event.type === 'conversation.customer_typing' && event.conversation_id === id));
 
     await widget('POST', `/conversations/${started.conversation_id}/messages`, { id: 'c1', text: 'Hello from the visitor on B' });
     const heard = await until('the customer’s message on A', () => feed.events.find((event) => event.type === 'conversation.message' && event.message.author === 'customer'));

@@ -5,14 +5,14 @@
  * customer's messages go to the agent and not the plan, the agent's messages and typing reach the
  * widget, transfer, close back to the plan or resolved; guests read only; tenants stay apart.
  */
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import type { AuditEntry, CallReportRecord, ConversationDetail, ConversationRow, ConversationSummary, Destination, PhoneNumber, WebchatConversation } from '@voxplan/contracts';
+import type { AuditEntry, CallReportRecord, ConversationDetail, ConversationEvent, ConversationRow, ConversationSummary, Destination, PhoneNumber, WebchatConversation } from '@voxplan/contracts';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { until } from './asterisk-pbx.ts';
 import { createTenantMember, createTenantUser, errorOf, q, startTestServer, type TenantMember, type TestServer } from './harness.ts';
 import { isValidPlanWebhookSignature } from '../src/modules/plan-webhook/plan-webhook.signature.ts';
 import { handOffPlan, storePlan } from './sessions-helpers.ts';
+import { type DeskReceiver, type DeskRequest, startDeskReceiver } from './desk-receiver.ts';
+import { subscribeConversations } from '../src/modules/conversations/conversation-events.ts';
 
 const SITE = 'https://shop.example.com';
 
@@ -163,6 +163,14 @@ describe('an agent holds the chat', () => {
       last_message: { author: 'customer', text: 'I was charged twice' },
     });
 
+    // The customer types in the widget: the consoles hear conversation.customer_typing (the widget's own poll is not woken).
+    const heard: ConversationEvent[] = [];
+    const stop = subscribeConversations(server.ctx.bus, ({ event }) => heard.push(event), { tenantId: member.tenantId });
+    expect((await widget('POST', `/conversations/${sessionId}/typing`, {})).statusCode).toBe(204);
+    await until('the customer’s typing', async () => heard.find((event) => event.type === 'conversation.customer_typing'));
+    stop();
+    expect(heard).toEqual([{ type: 'conversation.customer_typing', conversation_id: id }]);
+
     expect((await api(member.token, 'POST', `/conversations/${id}/typing`)).statusCode).toBe(204);
     const typing = await until('the widget to show the typing', async () => (await view(sessionId)).typing ?? undefined);
     expect(typing).toEqual({ type: 'typing', agent_name: member.username });
@@ -246,41 +254,26 @@ describe('an agent holds the chat', () => {
 });
 
 describe('an outside desk keeps the chat (a URL destination answering accepted)', () => {
-  interface Received {
-    event: string;
-    body: string;
-    timestamp: string;
-    signature: string;
-  }
-  const received: Received[] = [];
-  let desk: http.Server;
+  let desk: DeskReceiver;
+  let received: DeskRequest[];
   let deskNumber: PhoneNumber;
 
   beforeAll(async () => {
-    // The desk as docs/handoff.md describes one: it keeps the chat it is handed, and takes the customer's later messages.
-    desk = http.createServer((request, response) => {
-      let body = '';
-      request.on('data', (chunk: Buffer) => (body += chunk.toString()));
-      request.on('end', () => {
-        const header = (name: string) => String(request.headers[name] ?? '');
-        received.push({ event: header('x-voxplan-event'), body, timestamp: header('x-voxplan-timestamp'), signature: header('x-voxplan-signature') });
-        response.writeHead(200, { 'content-type': 'application/json' }).end(header('x-voxplan-event') === 'chat.handoff' ? JSON.stringify({ status: 'accepted' }) : '');
-      });
-    });
-    await new Promise<void>((resolve) => desk.listen(0, '127.0.0.1', resolve));
+    desk = await startDeskReceiver();
+    received = desk.received;
     // The desk listens on 127.0.0.1 over http, which the API's chat destinations (https) and the outbound policy refuse by default.
     await server.ctx.db.updateTable('configurations').set({ value: 'true' }).where('name', '=', 'outbound_allow_loopback').execute();
     const now = new Date().toISOString();
     const destination = await server.ctx.db
       .insertInto('destinations')
-      .values({ tenant_id: member.tenantId, name: 'Help desk', kind: 'chat', chat_target: 'url', uri: `http://127.0.0.1:${(desk.address() as AddressInfo).port}/desk`, description: '', created_time: now, updated_time: now })
+      .values({ tenant_id: member.tenantId, name: 'Help desk', kind: 'chat', chat_target: 'url', uri: desk.url, description: '', created_time: now, updated_time: now })
       .returning('id')
       .executeTakeFirstOrThrow();
     const plan = await storePlan(server.ctx, member.tenantId, { ...queuePlan(destination.id), name: 'Desk plan' });
     deskNumber = (await api(member.token, 'POST', '/numbers', { number: '+551140003002', provider: 'webchat', chat_plan_id: plan, webchat_origins: [SITE] })).json<PhoneNumber>();
   });
 
-  afterAll(() => new Promise((resolve) => desk?.close(resolve)));
+  afterAll(() => desk?.close());
 
   const deskWidget = (method: 'GET' | 'POST', url: string, payload?: object) =>
     server.app.inject({ method, url: `/api/v1/webchat/${deskNumber.webchat_key}${url}`, headers: { origin: SITE }, ...(payload && { payload }) });

@@ -1,16 +1,15 @@
 /**
  * WhatsApp Cloud API end to end: deliveries as Meta sends them (the documented webhook payloads,
  * signed with the app secret over the raw body), and a local server playing the Graph API's
- * messages endpoint, which records what the channel sends and answers as Meta does.
+ * messages endpoint, which records what the channel sends and answers as Meta does
+ * (whatsapp-graph.ts, with the documentation it follows).
  */
-import { createHmac } from 'node:crypto';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { PhoneNumber } from '@voxplan/contracts';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { until } from './asterisk-pbx.ts';
 import { createTenantMember, errorOf, startTestServer, type TenantMember, type TestServer } from './harness.ts';
 import { type FixtureDocument, planEdge, planNode, storePlan } from './sessions-helpers.ts';
+import { type GraphApi, INTERACTIVE_BODY_LIMIT, nowSeconds, signWhatsapp, startGraphApi, whatsappContacts as contacts, whatsappDelivery, whatsappText as textMessage } from './whatsapp-graph.ts';
 
 const APP_SECRET = 'meta-app-secret-1';
 const TOKEN = 'EAAG-whatsapp-access-token-1';
@@ -21,25 +20,17 @@ const NUMBER = '+551140000001';
 const NOTIFY_NUMBER = '+551140000002';
 const LONG_PHONE_ID = '106540352242924';
 const LONG_NUMBER = '+551140000003';
-/** Meta's limit on an interactive message's body, buttons and lists alike. */
-const INTERACTIVE_BODY_LIMIT = 1024;
 
 let server: TestServer;
 let member: TenantMember;
-let graph: http.Server;
+let graph: GraphApi;
 let menuNumber: PhoneNumber;
 let notifyNumber: PhoneNumber;
 let longMenuNumber: PhoneNumber;
 
-interface GraphRequest {
-  url: string;
-  authorization: string | undefined;
-  body: { messaging_product: string; to: string; type: string; text?: { body: string }; interactive?: Record<string, unknown> };
-}
-const sent: GraphRequest[] = [];
+let sent: GraphApi['sent'];
 /** The conversations the support desk was handed (the chat destination's URL, on the same local server). */
 const handedOff: Array<{ data: { provider: string; caller: string; called: string; transcript: Array<{ from: string; text: string }> } }> = [];
-let nextId = 0;
 
 const node = planNode;
 const edge = planEdge;
@@ -116,29 +107,13 @@ const longMenuPlan = plan(
 
 type Value = Record<string, unknown>;
 
-/** A delivery of Meta's webhook for a phone number id, with the change's value. */
-const delivery = (value: Value, phoneId = PHONE_ID) => ({
-  object: 'whatsapp_business_account',
-  entry: [
-    {
-      id: '102290129340398',
-      changes: [{ field: 'messages', value: { messaging_product: 'whatsapp', metadata: { display_phone_number: '551140000001', phone_number_id: phoneId }, ...value } }],
-    },
-  ],
-});
-
-const nowSeconds = () => String(Math.floor(Date.now() / 1000));
-const contacts = (user: string) => [{ profile: { name: 'Ana' }, wa_id: user }];
-const textMessage = (user: string, id: string, body: string, timestamp = nowSeconds()) => ({
-  contacts: contacts(user),
-  messages: [{ from: user, id, timestamp, type: 'text', text: { body } }],
-});
+const delivery = (value: Value, phoneId = PHONE_ID) => whatsappDelivery(value, phoneId);
 const interactiveReply = (user: string, id: string, kind: 'button_reply' | 'list_reply', reply: Value) => ({
   contacts: contacts(user),
   messages: [{ context: { from: '551140000001', id: 'wamid.previous' }, from: user, id, timestamp: nowSeconds(), type: 'interactive', interactive: { type: kind, [kind]: reply } }],
 });
 
-const sign = (body: string, secret = APP_SECRET) => `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
+const sign = (body: string, secret = APP_SECRET) => signWhatsapp(body, secret);
 
 /** Posts a delivery as Meta does: the JSON text, signed over those very bytes. */
 function deliver(numberId: number, payload: unknown, options: { signature?: string | null; body?: string } = {}) {
@@ -157,32 +132,13 @@ const eventsOf = (sessionId: string) => server.ctx.db.selectFrom('session_events
 const messagesTable = () => server.ctx.db.selectFrom('whatsapp_messages').selectAll().orderBy('id').execute();
 
 beforeAll(async () => {
-  graph = http.createServer((request, response) => {
-    let body = '';
-    request.on('data', (chunk: Buffer) => (body += chunk.toString()));
-    request.on('end', () => {
-      if (request.url === '/handoff') {
-        handedOff.push(JSON.parse(body) as (typeof handedOff)[number]);
-        response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ status: 'busy' }));
-        return;
-      }
-      const parsed = JSON.parse(body) as GraphRequest['body'];
-      sent.push({ url: request.url ?? '', authorization: request.headers.authorization, body: parsed });
-      // Meta refuses an interactive body over 1,024 characters as an invalid parameter (code 131009):
-      // https://developers.facebook.com/docs/whatsapp/cloud-api/support/error-codes
-      const interactiveBody = (parsed.interactive?.body as { text?: string } | undefined)?.text ?? '';
-      if (Array.from(interactiveBody).length > INTERACTIVE_BODY_LIMIT) {
-        const error = { message: '(#131009) Parameter value is not valid', type: 'OAuthException', code: 131009, error_data: { messaging_product: 'whatsapp', details: 'Body text is too long' } };
-        response.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ error }));
-        return;
-      }
-      // The documented answer: the contact and the new message's id.
-      const answer = { messaging_product: 'whatsapp', contacts: [{ input: parsed.to, wa_id: parsed.to }], messages: [{ id: `wamid.out.${++nextId}` }] };
-      response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
-    });
+  graph = await startGraphApi((url, body) => {
+    if (url !== '/handoff') return { status: 404, body: '' };
+    handedOff.push(JSON.parse(body) as (typeof handedOff)[number]);
+    return { status: 200, body: JSON.stringify({ status: 'busy' }) };
   });
-  await new Promise<void>((resolve) => graph.listen(0, '127.0.0.1', resolve));
-  server = await startTestServer({ WHATSAPP_GRAPH_URL: `http://127.0.0.1:${(graph.address() as AddressInfo).port}/graph`, WHATSAPP_GRAPH_VERSION: 'v23.0' });
+  sent = graph.sent;
+  server = await startTestServer({ WHATSAPP_GRAPH_URL: graph.graphUrl, WHATSAPP_GRAPH_VERSION: 'v23.0' });
   const admin = await server.login();
   member = await createTenantMember(server, admin, 'whatsapp');
   // The support desk lives on 127.0.0.1 over http, which the API's chat destinations (https) and the outbound policy refuse by default.
@@ -190,7 +146,7 @@ beforeAll(async () => {
   const now = new Date().toISOString();
   const desk = await server.ctx.db
     .insertInto('destinations')
-    .values({ tenant_id: member.tenantId, name: 'Support desk', kind: 'chat', uri: `http://127.0.0.1:${(graph.address() as AddressInfo).port}/handoff`, description: '', created_time: now, updated_time: now })
+    .values({ tenant_id: member.tenantId, name: 'Support desk', kind: 'chat', uri: `${graph.origin}/handoff`, description: '', created_time: now, updated_time: now })
     .returning('id')
     .executeTakeFirstOrThrow();
   const menu = await storePlan(server.ctx, member.tenantId, menuPlan, { references: { destination: { 1: desk.id } } });
@@ -209,7 +165,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await server?.close();
-  await new Promise((resolve) => graph?.close(resolve));
+  await graph?.close();
 });
 
 beforeEach(() => {
@@ -380,7 +336,7 @@ describe('a conversation', () => {
 
   test('delivery statuses of the messages sent are recorded, never going back', async () => {
     await deliver(menuNumber.id, delivery(textMessage('5511977776666', 'wamid.in.status', 'Hi')));
-    const [welcome, menu] = sent.map((_, index) => `wamid.out.${nextId - 1 + index}`);
+    const [welcome, menu] = sent.map((request) => request.id);
     const statuses = (list: Value[]) => delivery({ statuses: list });
     const at = nowSeconds();
     expect((await deliver(menuNumber.id, statuses([{ id: welcome, status: 'delivered', timestamp: at, recipient_id: '5511977776666' }]))).statusCode).toBe(200);

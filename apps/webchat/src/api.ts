@@ -18,7 +18,8 @@ export class WebchatApi {
     private readonly lang: string,
   ) {}
 
-  private async call(method: 'GET' | 'POST', path: string, body?: object, signal?: AbortSignal): Promise<WebchatConversation> {
+  /** The API's answer when it is a success, else its error. */
+  private async request(method: 'GET' | 'POST', path: string, body?: object, signal?: AbortSignal): Promise<Response> {
     let response: Response;
     try {
       response = await fetch(`${this.base}/api/v1/webchat/${encodeURIComponent(this.key)}${path}`, {
@@ -33,9 +34,13 @@ export class WebchatApi {
       // A refused origin's answer is hidden by the browser: it looks like a network failure.
       throw new WidgetApiError(0, undefined);
     }
-    if (response.ok) return (await response.json()) as WebchatConversation;
+    if (response.ok) return response;
     const answer = (await response.json().catch(() => undefined)) as { error?: { code?: string } } | undefined;
     throw new WidgetApiError(response.status, answer?.error?.code);
+  }
+
+  private async call(method: 'GET' | 'POST', path: string, body?: object, signal?: AbortSignal): Promise<WebchatConversation> {
+    return (await (await this.request(method, path, body, signal)).json()) as WebchatConversation;
   }
 
   start(): Promise<WebchatConversation> {
@@ -50,5 +55,10 @@ export class WebchatApi {
 
   send(id: string, messageId: string, text: string): Promise<WebchatConversation> {
     return this.call('POST', `/conversations/${encodeURIComponent(id)}/messages`, { id: messageId, text });
+  }
+
+  /** The user is typing: a person holding the chat sees it (docs/channels-webchat.md). */
+  async typing(id: string): Promise<void> {
+    await this.request('POST', `/conversations/${encodeURIComponent(id)}/typing`, {});
   }
 }

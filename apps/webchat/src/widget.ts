@@ -37,6 +37,8 @@ interface TypingNotice {
   type: 'typing';
   agent_name: string;
 }
+/** How often, at most, the user's typing is told (as the console tells the agent's). */
+const TYPING_EVERY_MS = 3000;
 /** How long "<name> is typing" stays without a new notice or message. */
 const TYPING_SHOWN_MS = 6000;
 
@@ -285,10 +287,20 @@ function mount(tag: HTMLScriptElement): void {
     setOpen(false);
     launcher.focus();
   });
+  let lastTyping = 0;
+  input.addEventListener('input', () => {
+    const now = Date.now();
+    if (!input.value.trim() || !conversation || conversation.status === 'ended' || now - lastTyping < TYPING_EVERY_MS) return;
+    lastTyping = now;
+    // A lost notice only means the person sees no "typing" for a moment: not awaited, not retried.
+    api.typing(conversation.conversation_id).catch(() => undefined);
+  });
   form.addEventListener('submit', (event) => {
     event.preventDefault();
     const text = input.value;
     input.value = '';
+    // The message ended the user's typing: the next keystroke tells it afresh.
+    lastTyping = 0;
     void say(text);
   });
   restart.addEventListener('click', () => {

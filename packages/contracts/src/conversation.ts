@@ -126,4 +126,6 @@ export type ConversationSummary = z.infer<typeof conversationSummarySchema>;
 export type ConversationEvent =
   | { type: 'conversation.waiting' | 'conversation.taken' | 'conversation.closed' | 'conversation.transferred'; conversation_id: number; conversation: ConversationRow }
   | { type: 'conversation.message'; conversation_id: number; message: ConversationMessage }
-  | { type: 'conversation.typing'; conversation_id: number; agent: { id: number; name: string } };
+  | { type: 'conversation.typing'; conversation_id: number; agent: { id: number; name: string } }
+  /** The customer is typing (the web chat's widget tells it; WhatsApp has no such event). */
+  | { type: 'conversation.customer_typing'; conversation_id: number };

@@ -7,7 +7,7 @@
 import type { ConversationAttachment, ConversationMessage } from '@voxplan/contracts';
 import type { Selectable } from 'kysely';
 import type { ConversationTable } from '../db/schema.ts';
-import { activeConversationOf, addMessage, type ConversationContext } from '../modules/conversations/conversations.service.ts';
+import { activeConversationOf, addMessage, type ConversationContext, publish } from '../modules/conversations/conversations.service.ts';
 
 export interface CustomerMessage {
   text: string;
@@ -29,6 +29,15 @@ export async function routeCustomerMessage(ctx: ConversationContext, sessionId: 
   const stored = await addMessage(ctx, conversation, { author: 'customer', text: message.text, attachment: message.attachment ?? null, external_id: message.external_id });
   if (stored && onStored) await onStored(conversation, stored);
   return true;
+}
+
+/**
+ * The customer is typing (the web chat's widget tells it, throttled): the consoles show it while a
+ * conversation holds the chat; with the plan, nobody is told.
+ */
+export async function routeCustomerTyping(ctx: ConversationContext, sessionId: string): Promise<void> {
+  const conversation = await activeConversationOf(ctx.db, sessionId);
+  if (conversation) publish(ctx, conversation, { type: 'conversation.customer_typing', conversation_id: conversation.id });
 }
 
 /** A message as a channel without attachments shows it: its text, then the attachment's link on a line of its own. */

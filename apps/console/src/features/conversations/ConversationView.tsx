@@ -28,7 +28,7 @@ function WithKey({ label, action, children }: { label: string; action: ShortcutA
 }
 
 /** One conversation: its transcript, its facts and what the agent may do with it now. */
-export function ConversationView({ id, onTaken }: { id: string; onTaken(): void }) {
+export function ConversationView({ id, onTaken, customerTyping }: { id: string; onTaken(): void; customerTyping: boolean }) {
   const { t, i18n } = useTranslation();
   const { profile } = useAuth();
   const canWrite = useCanWrite();
@@ -171,6 +171,10 @@ export function ConversationView({ id, onTaken }: { id: string; onTaken(): void 
           <Paper withBorder p="xs">
             <Stack gap="xs">
               <Transcript conversation={row} />
+              {/* Always there, so that a screen reader hears the notice when it comes. */}
+              <Text size="sm" c="dimmed" role="status" data-testid="conversation-customer-typing">
+                {customerTyping && row.status !== 'closed' ? t('conversations.customerTyping') : ''}
+              </Text>
               {canAct && <Composer ref={composer} onSend={send} onUpload={upload} onTyping={actions.typing} provider={row.provider} />}
             </Stack>
           </Paper>

@@ -16,6 +16,9 @@ import { CONVERSATIONS_KEY, useConversationFeed } from './use-conversation-feed.
 import { usePresence } from './use-conversations.ts';
 import { useConversationSummary } from './use-summary.ts';
 
+/** How long "the customer is typing" stays without a new notice (the widget tells it every 3 s while they type). */
+const CUSTOMER_TYPING_SHOWN_MS = 6000;
+
 const tabOfStatus: Record<ConversationStatus, ShortcutAction> = { waiting: 'waiting', open: 'mine', closed: 'closed' };
 
 function PresenceControl() {
@@ -90,7 +93,12 @@ export default function ConversationsPage() {
   // The waiting times count up while the screen is open.
   useInterval(() => setNow(Date.now()), 1000, { autoInvoke: true });
 
+  // The chat whose customer is typing, until when (ms): shown in its view while it lasts.
+  const [customerTyping, setCustomerTyping] = useState<{ id: number; until: number } | null>(null);
   const status = useConversationFeed((event: ConversationEvent) => {
+    if (event.type === 'conversation.customer_typing') setCustomerTyping({ id: event.conversation_id, until: Date.now() + CUSTOMER_TYPING_SHOWN_MS });
+    // The customer's message has come: they are no longer typing it.
+    if (event.type === 'conversation.message' && event.message.author === 'customer') setCustomerTyping((current) => (current?.id === event.conversation_id ? null : current));
     if (event.type === 'conversation.waiting' && alertsOn) {
       alertNewChat(t('conversations.newChat'), `${callerOf(event.conversation, t('conversations.unknownCaller'))} · ${event.conversation.queue?.name ?? ''}`);
     }
@@ -153,7 +161,11 @@ export default function ConversationsPage() {
         </Grid.Col>
         <Grid.Col span={{ base: 12, md: 8 }}>
           {conversationId ? (
-            <ConversationView id={conversationId} onTaken={() => setTab('open')} />
+            <ConversationView
+              id={conversationId}
+              onTaken={() => setTab('open')}
+              customerTyping={customerTyping !== null && String(customerTyping.id) === conversationId && customerTyping.until > now}
+            />
           ) : (
             <Text c="dimmed" size="sm" data-testid="conversation-none">
               {t('conversations.choose')}

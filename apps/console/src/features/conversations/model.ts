@@ -30,4 +30,5 @@ export const conversationEventTypes = [
   'conversation.closed',
   'conversation.transferred',
   'conversation.typing',
+  'conversation.customer_typing',
 ] as const satisfies readonly ConversationEventType[];

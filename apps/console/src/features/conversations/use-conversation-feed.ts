@@ -40,8 +40,8 @@ async function readOnce(onOpen: () => void, onEvent: (event: ConversationEvent) 
 /**
  * Follows the conversations' events while the screen is open (an open stream is what makes the
  * agent online: docs/conversations.md), reconnecting as the dashboard's live feed does. Every event
- * and every reconnection refreshes the lists and the summary; `onEvent` gets each event too (the
- * chat view's typing notice, the new-chat alert).
+ * but typing, and every reconnection, refreshes the lists and the summary; `onEvent` gets each event
+ * too (the chat view's "the customer is typing", the new-chat alert).
  */
 export function useConversationFeed(onEvent: (event: ConversationEvent) => void): LiveStatus {
   const { tenantId } = useAuth();
@@ -60,7 +60,8 @@ export function useConversationFeed(onEvent: (event: ConversationEvent) => void)
             refresh();
           },
           (event) => {
-            refresh();
+            // Typing changes no list: only the chat view shows it.
+            if (event.type !== 'conversation.typing' && event.type !== 'conversation.customer_typing') refresh();
             listener.current(event);
           },
           stop.signal,

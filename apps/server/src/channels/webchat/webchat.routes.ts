@@ -27,7 +27,7 @@ import { newSessionId, type StoredSession } from '../../modules/sessions/session
 import { subscribeConversations } from '../../modules/conversations/conversation-events.ts';
 import { deskEvents } from '../../modules/conversations/desk.ts';
 import { mediaOf } from '../../modules/conversations/conversations.service.ts';
-import { routeCustomerMessage } from '../router.ts';
+import { routeCustomerMessage, routeCustomerTyping } from '../router.ts';
 import { conversationView, type TypingSince } from './conversation.ts';
 import { WindowCounter } from './rate-limit.ts';
 
@@ -97,6 +97,8 @@ class TurnWaiters {
    */
   watchConversations(): () => void {
     return subscribeConversations(this.bus, ({ session_id, event }) => {
+      // The widget told it itself: nothing changed for it to read.
+      if (event.type === 'conversation.customer_typing') return;
       if (event.type === 'conversation.typing') this.typing.set(session_id, { agent_name: event.agent.name, since: new Date().toISOString(), until: Date.now() + TYPING_SHOWN_MS });
       // The person's message ends their typing.
       if (event.type === 'conversation.message') this.typing.delete(session_id);
@@ -284,6 +286,25 @@ export async function webchatPlugin(app: FastifyInstance, options: { ctx: AppCon
       const isHeld = await routeCustomerMessage(ctx, id, { text: request.body.text, external_id: `message:${request.body.id}` }, deskEvents(ctx));
       if (!isHeld) await ctx.sessions.handleTurn(id, `message:${request.body.id}`, { type: 'message', text: request.body.text }, { tenantId: request.webchatNumber!.tenant_id });
       return view(request, id);
+    },
+  );
+
+  api.post(
+    '/webchat/:key/conversations/:id/typing',
+    {
+      schema: {
+        tags: ['webchat'],
+        security: [],
+        description: 'The user is typing (the widget tells it at most every few seconds): a person holding the chat sees it in the console. Nothing happens while the plan has the chat.',
+        params: conversationParams,
+        response: { 204: z.null() },
+      },
+    },
+    async (request, reply) => {
+      const { id } = request.params;
+      await conversationOf(request, id);
+      await routeCustomerTyping(ctx, id);
+      return reply.status(204).send(null);
     },
   );
 }

@@ -94,8 +94,8 @@ export async function registerConversationRoutes(app: FastifyInstance, ctx: AppC
         tags,
         produces: ['text/event-stream'],
         description:
-          'Server-Sent Events of the tenant’s conversations, from every instance: conversation.waiting, .taken, .message, .closed, .transferred, .typing; ' +
-          '`data:` is one JSON object ({conversation_id, conversation | message | agent}). A `: ping` comment comes every 15 s. Ends like GET /stats/live/events ' +
+          'Server-Sent Events of the tenant’s conversations, from every instance: conversation.waiting, .taken, .message, .closed, .transferred, .typing (the agent), .customer_typing; ' +
+          '`data:` is one JSON object ({conversation_id, conversation | message | agent}, only conversation_id for .customer_typing). A `: ping` comment comes every 15 s. Ends like GET /stats/live/events ' +
           '(`: closed token_expired`, `: closed sign_in_ended`). An open stream makes its agent online (unless they chose away); the last one closing, offline.',
       },
     },

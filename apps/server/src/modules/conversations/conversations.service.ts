@@ -126,7 +126,8 @@ function presentMessage(media: MediaUrls, message: Selectable<ConversationMessag
   };
 }
 
-function publish(ctx: ConversationContext, record: Pick<ConversationRecord, 'tenant_id' | 'session_id'>, event: ConversationEvent): void {
+/** Tells the consoles (and the web chat's polls) of every instance. */
+export function publish(ctx: ConversationContext, record: Pick<ConversationRecord, 'tenant_id' | 'session_id'>, event: ConversationEvent): void {
   publishConversationEvent(ctx.bus, { tenant_id: record.tenant_id, session_id: record.session_id, event });
 }
 

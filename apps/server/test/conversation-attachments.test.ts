@@ -5,15 +5,13 @@
  * widget gets it as an attachment, WhatsApp as a media message through the Graph API (a local
  * server playing it, refusing what Meta refuses); the report names it with its link.
  */
-import { createHmac } from 'node:crypto';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { CallReportRecord, ConversationDetail, ConversationMessage, Destination, PhoneNumber, WebchatConversation } from '@voxplan/contracts';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { multipartBody } from './audio-fixtures.ts';
 import { until } from './asterisk-pbx.ts';
 import { createTenantMember, createTenantUser, errorOf, startTestServer, type TenantMember, type TestServer } from './harness.ts';
 import { handOffPlan, storePlan } from './sessions-helpers.ts';
+import { type GraphApi, metaMedia, nowSeconds, signWhatsapp, startGraphApi, whatsappContacts, whatsappDelivery } from './whatsapp-graph.ts';
 
 const SITE = 'https://shop.example.com';
 const APP_SECRET = 'meta-app-secret-30';
@@ -25,19 +23,6 @@ const USER = '5511977776666';
 const PNG = Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201a5f6e0a30000000049454e44ae426082', 'hex');
 const PDF = Buffer.from('%PDF-1.4\n1 0 obj <<>> endobj\ntrailer <<>>\n%%EOF\n');
 
-/**
- * The media message types Meta takes and, per type, the MIME types its servers accept at the link
- * (https://developers.facebook.com/docs/whatsapp/cloud-api/reference/media#supported-media-types)
- * and the media object's shape (https://developers.facebook.com/docs/whatsapp/cloud-api/reference/messages#media-object):
- * `link` (http or https) for each; `filename` for documents only; no caption on audio.
- */
-const metaMedia: Record<string, readonly string[]> = {
-  image: ['image/jpeg', 'image/png'],
-  audio: ['audio/aac', 'audio/amr', 'audio/mpeg', 'audio/mp4', 'audio/ogg'],
-  video: ['video/mp4', 'video/3gpp'],
-  document: ['text/plain', 'application/pdf', 'application/msword', 'application/vnd.ms-excel', 'application/vnd.ms-powerpoint'],
-};
-
 let server: TestServer;
 let member: TenantMember;
 let colleague: TenantMember;
@@ -45,8 +30,7 @@ let guest: TenantMember;
 let stranger: TenantMember;
 let webchatNumber: PhoneNumber;
 let whatsappNumber: PhoneNumber;
-let graph: http.Server;
-const graphSeen: Array<{ body: Record<string, unknown>; status: number }> = [];
+let graph: GraphApi;
 let nextAddress = 0;
 
 const api = (token: string, method: 'GET' | 'POST' | 'PUT', url: string, payload?: object) => server.call({ method, url, token, ...(payload && { payload }) });
@@ -76,57 +60,13 @@ async function takenWebchat(): Promise<{ sessionId: string; id: number }> {
 }
 
 function deliverWhatsApp(id: string, content: Record<string, unknown>) {
-  const body = JSON.stringify({
-    object: 'whatsapp_business_account',
-    entry: [
-      {
-        id: '102290129340398',
-        changes: [
-          {
-            field: 'messages',
-            value: {
-              messaging_product: 'whatsapp',
-              metadata: { display_phone_number: '551140003030', phone_number_id: PHONE_ID },
-              contacts: [{ profile: { name: 'Ana' }, wa_id: USER }],
-              messages: [{ from: USER, id, timestamp: String(Math.floor(Date.now() / 1000)), ...content }],
-            },
-          },
-        ],
-      },
-    ],
-  });
-  const signature = `sha256=${createHmac('sha256', APP_SECRET).update(body).digest('hex')}`;
-  return server.app.inject({ method: 'POST', url: `/api/v1/hooks/whatsapp/${whatsappNumber.id}`, headers: { 'content-type': 'application/json', 'x-hub-signature-256': signature }, payload: body });
+  const body = JSON.stringify(whatsappDelivery({ contacts: whatsappContacts(USER), messages: [{ from: USER, id, timestamp: nowSeconds(), ...content }] }, PHONE_ID));
+  return server.app.inject({ method: 'POST', url: `/api/v1/hooks/whatsapp/${whatsappNumber.id}`, headers: { 'content-type': 'application/json', 'x-hub-signature-256': signWhatsapp(body, APP_SECRET) }, payload: body });
 }
 
 beforeAll(async () => {
-  graph = http.createServer((request, response) => {
-    let raw = '';
-    request.on('data', (chunk: Buffer) => (raw += chunk.toString()));
-    request.on('end', () => {
-      const body = JSON.parse(raw) as Record<string, unknown>;
-      const type = String(body.type);
-      const media = body[type] as Record<string, unknown> | undefined;
-      // What Meta refuses as an invalid parameter (code 100, https://developers.facebook.com/docs/whatsapp/cloud-api/support/error-codes):
-      // a media type it does not have, a media object without an http(s) link, a filename off a document, a caption on audio.
-      const invalid =
-        type !== 'text' &&
-        (!(type in metaMedia) ||
-          !media ||
-          typeof media.link !== 'string' ||
-          !/^https?:\/\//.test(media.link) ||
-          (type === 'document') !== ('filename' in media) ||
-          (type === 'audio' && 'caption' in media));
-      const status = invalid ? 400 : 200;
-      graphSeen.push({ body, status });
-      const answer = invalid
-        ? { error: { message: '(#100) Invalid parameter', type: 'OAuthException', code: 100 } }
-        : { messaging_product: 'whatsapp', contacts: [{ input: body.to, wa_id: body.to }], messages: [{ id: `wamid.out.${graphSeen.length}` }] };
-      response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
-    });
-  });
-  await new Promise<void>((resolve) => graph.listen(0, '127.0.0.1', resolve));
-  server = await startTestServer({ WEBCHAT_MAX_OPEN_PER_ADDRESS: '1000', WHATSAPP_GRAPH_URL: `http://127.0.0.1:${(graph.address() as AddressInfo).port}/graph`, WHATSAPP_GRAPH_VERSION: 'v23.0' });
+  graph = await startGraphApi();
+  server = await startTestServer({ WEBCHAT_MAX_OPEN_PER_ADDRESS: '1000', WHATSAPP_GRAPH_URL: graph.graphUrl, WHATSAPP_GRAPH_VERSION: 'v23.0' });
   const admin = await server.login();
   member = await createTenantMember(server, admin, 'attach');
   colleague = await createTenantUser(server, admin, member.tenantId, 'attach-colleague', 'user');
@@ -154,7 +94,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await server?.close();
-  await new Promise((resolve) => graph?.close(resolve));
+  await graph?.close();
 });
 
 describe('the web chat', () => {
@@ -233,15 +173,15 @@ describe('WhatsApp', () => {
     expect((await deliverWhatsApp('wamid.attach.1', { type: 'text', text: { body: 'Hi' } })).statusCode).toBe(200);
     const { id } = await conversationOf('whatsapp:wamid.attach.1');
     expect((await api(member.token, 'POST', `/conversations/${id}/take`)).statusCode).toBe(200);
-    graphSeen.length = 0;
+    graph.sent.length = 0;
 
     const pdf = await upload(member.token, id, { bytes: PDF, filename: 'invoice.pdf', type: 'application/pdf' }, 'Your invoice:');
     expect(pdf.statusCode, pdf.body).toBe(201);
     const png = await upload(member.token, id, { bytes: PNG, filename: 'map.png', type: 'image/png' });
     expect(png.statusCode, png.body).toBe(201);
-    await until('the Graph API to receive three messages', () => (graphSeen.length >= 3 ? true : undefined));
-    expect(graphSeen.map((seen) => seen.status)).toEqual([200, 200, 200]);
-    const [text, document, image] = graphSeen.map((seen) => seen.body);
+    await until('the Graph API to receive three messages', () => (graph.sent.length >= 3 ? true : undefined));
+    expect(graph.sent.map((seen) => seen.status)).toEqual([200, 200, 200]);
+    const [text, document, image] = graph.sent.map((seen) => seen.body);
     expect(text).toMatchObject({ messaging_product: 'whatsapp', to: `+${USER}`.replace('+', ''), type: 'text', text: { body: 'Your invoice:' } });
     expect(document).toMatchObject({ type: 'document', document: { filename: 'invoice.pdf' } });
     expect(image).toMatchObject({ type: 'image' });
@@ -258,7 +198,7 @@ describe('WhatsApp', () => {
     expect(errorOf(await upload(member.token, id, { bytes: webp, filename: 'smile.webp', type: 'image/webp' }))).toMatchObject({ statusCode: 415, code: 'attachment_type_not_supported' });
     const bigImage = Buffer.concat([PNG, Buffer.alloc(5 * 1024 * 1024)]);
     expect(errorOf(await upload(member.token, id, { bytes: bigImage, filename: 'huge.png', type: 'image/png' }))).toMatchObject({ statusCode: 413, code: 'attachment_too_large', params: { maxSize: 5 } });
-    expect(graphSeen).toHaveLength(3);
+    expect(graph.sent).toHaveLength(3);
   });
 
   test('a customer’s file shows in the conversation by its type, name and caption (its bytes stay at Meta)', async () => {

@@ -19,8 +19,40 @@ export interface GraphRequest {
   url: string;
   /** The message id answered (`wamid.out.<n>`), null when Meta's answer was an error. */
   id: string | null;
+  /** The HTTP status answered. */
+  status: number;
   authorization: string | undefined;
-  body: { messaging_product: string; to: string; type: string; text?: { body: string }; interactive?: Record<string, unknown> };
+  body: { messaging_product: string; to: string; type: string; text?: { body: string }; interactive?: Record<string, unknown> } & Record<string, unknown>;
+}
+
+/**
+ * The media message types Meta takes and, per type, the MIME types its servers accept at the link
+ * (https://developers.facebook.com/docs/whatsapp/cloud-api/reference/media#supported-media-types)
+ * and the media object's shape (https://developers.facebook.com/docs/whatsapp/cloud-api/reference/messages#media-object):
+ * `link` (http or https) for each; `filename` for documents only; no caption on audio.
+ */
+export const metaMedia: Record<string, readonly string[]> = {
+  image: ['image/jpeg', 'image/png'],
+  audio: ['audio/aac', 'audio/amr', 'audio/mpeg', 'audio/mp4', 'audio/ogg'],
+  video: ['video/mp4', 'video/3gpp'],
+  document: ['text/plain', 'application/pdf', 'application/msword', 'application/vnd.ms-excel', 'application/vnd.ms-powerpoint'],
+};
+
+/**
+ * What Meta refuses as an invalid parameter (code 100, https://developers.facebook.com/docs/whatsapp/cloud-api/support/error-codes):
+ * a media type it does not have, a media object without an http(s) link, a filename off a document, a caption on audio.
+ */
+function invalidMedia(body: GraphRequest['body']): boolean {
+  if (body.type === 'text' || body.type === 'interactive') return false;
+  const media = body[body.type] as Record<string, unknown> | undefined;
+  return (
+    !(body.type in metaMedia) ||
+    !media ||
+    typeof media.link !== 'string' ||
+    !/^https?:\/\//.test(media.link) ||
+    (body.type === 'document') !== 'filename' in media ||
+    (body.type === 'audio' && 'caption' in media)
+  );
 }
 
 export interface GraphApi {
@@ -51,8 +83,13 @@ export async function startGraphApi(other?: (path: string, body: string) => { st
         return;
       }
       const parsed = JSON.parse(body) as GraphRequest['body'];
-      const record: GraphRequest = { url, id: null, authorization: request.headers.authorization, body: parsed };
+      const record: GraphRequest = { url, id: null, status: 400, authorization: request.headers.authorization, body: parsed };
       sent.push(record);
+      if (invalidMedia(parsed)) {
+        const error = { message: '(#100) Invalid parameter', type: 'OAuthException', code: 100 };
+        response.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ error }));
+        return;
+      }
       // Meta refuses an interactive body over 1,024 characters as an invalid parameter (code 131009).
       const interactiveBody = (parsed.interactive?.body as { text?: string } | undefined)?.text ?? '';
       if (Array.from(interactiveBody).length > INTERACTIVE_BODY_LIMIT) {
@@ -62,6 +99,7 @@ export async function startGraphApi(other?: (path: string, body: string) => { st
       }
       // The documented answer: the contact and the new message's id.
       record.id = `wamid.out.${++nextId}`;
+      record.status = 200;
       const answer = { messaging_product: 'whatsapp', contacts: [{ input: parsed.to, wa_id: parsed.to }], messages: [{ id: record.id }] };
       response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
     });

@@ -22,7 +22,7 @@
  *   BENCH_PROFILE=0            1: afterwards, CPU-profile the server under the WhatsApp load, per dialect (kept in BENCH_PROFILE_DIR when set)
  *   BENCH_STRICT=0             1: exit 3 when a target FAILs (failed requests always exit 1)
  */
-import { createHmac, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -36,6 +36,7 @@ import { apiCall } from '../lib/api-call.ts';
 import { runBench } from '../lib/bench-main.ts';
 import { benchDatabases, type Dialect, dialectsOf } from '../lib/dialects.ts';
 import { checkedJson } from '../lib/http-json.ts';
+import { signWhatsapp, whatsappDelivery, whatsappText } from '../../apps/server/test/whatsapp-graph.ts';
 import { fmt, type LoadFigures, measureLoad, pct, runLoad, table } from '../lib/load.ts';
 import { canPin, cpuCount, LOADGEN_CPU, pinSelf, SERVER_CPU, type ServerChild, ServerChildren } from '../lib/server-child.ts';
 
@@ -136,28 +137,9 @@ interface UserContext {
 let numberId = 0;
 let serial = 0;
 
-/** Meta's delivery of one text message from `user`, as the JSON text it signs. */
+/** Meta's delivery of one text message from `user`, as the JSON text it signs (the shape of the server's WhatsApp tests). */
 function deliveryBody(user: string, text: string): string {
-  const id = `wamid.in.${process.pid}.${(serial += 1)}`;
-  return JSON.stringify({
-    object: 'whatsapp_business_account',
-    entry: [
-      {
-        id: '102290129340398',
-        changes: [
-          {
-            field: 'messages',
-            value: {
-              messaging_product: 'whatsapp',
-              metadata: { display_phone_number: WHATSAPP_NUMBER.slice(1), phone_number_id: PHONE_ID },
-              contacts: [{ profile: { name: 'Ana' }, wa_id: user }],
-              messages: [{ from: user, id, timestamp: String(Math.floor(Date.now() / 1000)), type: 'text', text: { body: text } }],
-            },
-          },
-        ],
-      },
-    ],
-  });
+  return JSON.stringify(whatsappDelivery(whatsappText(user, `wamid.in.${process.pid}.${(serial += 1)}`, text), PHONE_ID));
 }
 
 function signedDelivery(user: string, text: string) {
@@ -165,7 +147,7 @@ function signedDelivery(user: string, text: string) {
   return {
     method: 'POST' as const,
     path: `/api/v1/hooks/whatsapp/${numberId}`,
-    headers: { 'content-type': 'application/json', 'x-hub-signature-256': `sha256=${createHmac('sha256', APP_SECRET).update(body).digest('hex')}` },
+    headers: { 'content-type': 'application/json', 'x-hub-signature-256': signWhatsapp(body, APP_SECRET) },
     body,
   };
 }

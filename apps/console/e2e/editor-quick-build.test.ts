@@ -82,6 +82,40 @@ describe('ready blocks', () => {
   });
 });
 
+describe('a message typed in the picker', () => {
+  test.each([
+    { locale: 'en-US', colorScheme: 'light', sentence: 'Welcome to the front desk.', entry: 'Say “Welcome to the front desk.”' },
+    { locale: 'pt-BR', colorScheme: 'dark', sentence: 'Bem-vindo à recepção.', entry: 'Falar “Bem-vindo à recepção.”' },
+  ] as const)('a sentence that matches no block is offered first as a message saying it: Enter adds it, connected, the text in its form ($locale, $colorScheme)', async ({ locale, colorScheme, sentence, entry }) => {
+    const plan = await createPlan(harness.server, member.token, `Say ${locale}`, { nodes: [node('start', 'start', 0)], edges: [] });
+    const page = await openPlanEditor(harness, plan.id, member, { locale, colorScheme });
+    await nodeOf(page, 'start').getByTestId('exit-add-next').click();
+    const picker = page.getByTestId('block-picker');
+    // A block's name still finds the block, not a message.
+    await picker.getByTestId('picker-search').fill('hang');
+    expect(await picker.getByTestId('picker-say').count()).toBe(0);
+    await picker.getByTestId('picker-search').fill(sentence);
+    const first = picker.getByRole('button').first();
+    expect(await first.getAttribute('data-testid')).toBe('picker-say');
+    expect(await first.textContent()).toBe(entry);
+    const axe = await new AxeBuilder({ page }).include('[data-testid="block-picker"]').analyze();
+    expect(axe.violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical').map((violation) => violation.id)).toEqual([]);
+    await picker.getByTestId('picker-search').press('Enter');
+    await expect.poll(() => nodesOfType(page, 'play_message').count()).toBe(1);
+    const messageId = (await nodesOfType(page, 'play_message').getAttribute('data-node-id'))!;
+    // The block shows its first words, its form holds the sentence, and it follows the exit.
+    await expect.poll(() => nodeOf(page, messageId).textContent()).toContain(sentence.slice(0, 10));
+    expect(await page.getByTestId('block-panel').getByTestId('field-voice_text').inputValue()).toBe(sentence);
+    await page.getByTestId('editor-save').click();
+    await expect
+      .poll(async () => {
+        const saved = await draftOf(plan.id);
+        return { links: saved.edges.map((edge) => `${edge.source}:${edge.source_exit}>${edge.target}`), text: (saved.nodes.find((block) => block.id === messageId)?.data as Body | undefined)?.['voice_text'] };
+      })
+      .toEqual({ links: [`start:next>${messageId}`], text: sentence });
+  });
+});
+
 describe('menu keys', () => {
   test('a menu option\'s key takes only what a phone sends (digits, * and #), and a new option comes with the next free key', async () => {
     const plan = await createPlan(harness.server, member.token, 'Menu keys', {

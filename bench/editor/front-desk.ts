@@ -96,7 +96,9 @@ async function main() {
      */
     const addAfter = async (from: string, exit: string, type: string, ready?: string, pick?: (picker: Locator) => Promise<void>): Promise<string> => {
       const before = new Set(blocksMade);
-      const plus = nodeOf(from).getByTestId(`exit-add-${exit}`);
+      // A hang-up is the exit's one-click "end here", beside its "+".
+      const ending = type === 'hangup';
+      const plus = nodeOf(from).getByTestId(ending ? `exit-end-${exit}` : `exit-add-${exit}`);
       // A block out of view (or drawn too small for its "+") is brought back: the person fits the view.
       const inView = async () => {
         const [box, pane] = [await plus.boundingBox(), await page.locator('.react-flow').boundingBox()];
@@ -114,9 +116,11 @@ async function main() {
       }
       await until(`the "+" of ${from}:${exit}`, () => plus.isVisible());
       await plus.click({ timeout: 10_000 });
-      person.actions.push(`click + of ${from}:${exit}`);
+      person.actions.push(ending ? `click end here of ${from}:${exit}` : `click + of ${from}:${exit}`);
       const picker = page.getByTestId('block-picker');
-      if (pick) await pick(picker);
+      // "End here" opens no picker: the hang-up block is added at once.
+      if (ending) void 0;
+      else if (pick) await pick(picker);
       else if (ready === undefined) await person.click(picker.getByTestId(`picker-${type}`), `block ${type}`);
       else {
         const entry = picker.getByTestId(`ready-${type}-${ready}`);

@@ -116,6 +116,33 @@ describe('a message typed in the picker', () => {
   });
 });
 
+describe('ending at an exit', () => {
+  test.each([
+    { locale: 'en-US', colorScheme: 'light', label: /^End here, after “[^”]+”$/ },
+    { locale: 'pt-BR', colorScheme: 'dark', label: /^Encerrar aqui, depois de “[^”]+”$/ },
+  ] as const)('an unconnected exit\'s "end here" adds a hang-up block after it in one click, connected; a connected exit offers none ($locale, $colorScheme)', async ({ locale, colorScheme, label }) => {
+    const plan = await createPlan(harness.server, member.token, `End here ${locale}`, {
+      nodes: [node('start', 'start', 0), node('hello', 'play_message', 300, 0, { voice_text: 'Hello' })],
+      edges: [{ id: 'start-next', source: 'start', source_exit: 'next', target: 'hello' }],
+    });
+    const page = await openPlanEditor(harness, plan.id, member, { locale, colorScheme });
+    expect(await nodeOf(page, 'start').getByTestId('exit-end-next').count()).toBe(0);
+    const end = nodeOf(page, 'hello').getByTestId('exit-end-next');
+    expect(await end.getAttribute('aria-label')).toMatch(label);
+    const axe = await new AxeBuilder({ page }).include('[data-testid="plan-node"][data-node-id="hello"]').analyze();
+    expect(axe.violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical').map((violation) => violation.id)).toEqual([]);
+    await end.click();
+    await expect.poll(() => nodesOfType(page, 'hangup').count()).toBe(1);
+    const hangupId = (await nodesOfType(page, 'hangup').getAttribute('data-node-id'))!;
+    // Connected now: neither "+" nor "end here" is left on that exit.
+    await expect.poll(() => nodeOf(page, 'hello').getByTestId('exit-end-next').count()).toBe(0);
+    await page.getByTestId('editor-save').click();
+    await expect
+      .poll(async () => (await draftOf(plan.id)).edges.map((edge) => `${edge.source}:${edge.source_exit}>${edge.target}`).sort())
+      .toEqual([`hello:next>${hangupId}`, 'start:next>hello']);
+  });
+});
+
 describe('menu keys', () => {
   test('a menu option\'s key takes only what a phone sends (digits, * and #), and a new option comes with the next free key', async () => {
     const plan = await createPlan(harness.server, member.token, 'Menu keys', {

@@ -1,5 +1,6 @@
 import { Badge, Tooltip } from '@mantine/core';
 import { blockDescription } from '@voxplan/blocks/editor/registry';
+import { IconPhoneOff } from '@tabler/icons-react';
 import { Handle, type Node, type NodeProps, Position, useNodeConnections } from '@xyflow/react';
 import { memo, useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -108,6 +109,22 @@ export const BlockNode = memo(function BlockNode({ id, type, data: passed, selec
                   data-testid={`exit-add-${exit}`}
                 >
                   +
+                </button>
+              )}
+              {!plain && known && context.actions && !context.readOnly && !connectedExits.includes(exit) && (
+                <button
+                  type="button"
+                  className={`${classes.exitAdd} ${classes.exitEnd} nodrag nopan`}
+                  aria-label={t('editor.line.endHere', { exit: look.exitLabel(exit, data, context) ?? exit })}
+                  title={t('editor.line.endHere', { exit: look.exitLabel(exit, data, context) ?? exit })}
+                  onClick={(event) => {
+                    event.stopPropagation();
+                    const box = event.currentTarget.getBoundingClientRect();
+                    context.actions?.endAtExit(id, exit, { x: box.right + 8, y: box.top });
+                  }}
+                  data-testid={`exit-end-${exit}`}
+                >
+                  <IconPhoneOff size={10} aria-hidden />
                 </button>
               )}
             </div>

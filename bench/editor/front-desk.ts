@@ -1,6 +1,6 @@
 /**
  * The 13-block "Front desk" plan of issue 31 built through the editor in headless Chromium, as a
- * person would: every block added from the "+" of the exit it follows (so it lands there,
+ * person would: every block added from the "+" (or "end here") of the exit it follows (so it lands there,
  * connected), its form filled, then saved and published. It counts the person's actions (a click,
  * a field filled, a key) and times the build.
  *
@@ -202,7 +202,7 @@ async function main() {
     const byKind = (kind: string) => person.actions.filter((action) => action.startsWith(kind)).length;
     console.log(`front desk built through the editor: ${blocks} blocks, ${document.edges.length} lines, published version ${document.published_version ?? 'none'}`);
     console.log(`  ${count} actions (${byKind('click')} clicks, ${byKind('type')} fields typed, ${byKind('key')} keys), target ≤ ${TARGET_ACTIONS}: ${count <= TARGET_ACTIONS ? 'PASS' : 'FAIL'}`);
-    console.log('  blocks unnamed (naming is not in this build); every block added from an exit\'s "+", connected where it lands: no line drawn by hand');
+    console.log('  blocks unnamed (naming is not in this build); every block added from an exit\'s "+" or "end here", connected where it lands: no line drawn by hand');
     console.log(`  scripted build ${seconds.toFixed(1)} s on this machine (Chromium's own time, not a person's)`);
     if (process.env.BENCH_VERBOSE === '1') for (const action of person.actions) console.log(`    ${action}`);
     if (document.nodes.length !== 13 || document.published_version === null) throw new Error('the plan is not the 13-block plan, published');

@@ -1,6 +1,6 @@
 /**
  * The 13-block "Front desk" plan of issue 31 built through the editor in headless Chromium, as a
- * person would: every block added from the "+" of the exit it follows (so it lands there,
+ * person would: every block added from the "+" (or "end here") of the exit it follows (so it lands there,
  * connected), its form filled, then saved and published. It counts the person's actions (a click,
  * a field filled, a key) and times the build.
  *
@@ -94,9 +94,11 @@ async function main() {
      * the ready block pointing at the tenant's record of that name ("Destination · Sales") instead of
      * the bare type: one pick, if it is in view in the picker; out of view, the person searches its name first.
      */
-    const addAfter = async (from: string, exit: string, type: string, ready?: string): Promise<string> => {
+    const addAfter = async (from: string, exit: string, type: string, ready?: string, pick?: (picker: Locator) => Promise<void>): Promise<string> => {
       const before = new Set(blocksMade);
-      const plus = nodeOf(from).getByTestId(`exit-add-${exit}`);
+      // A hang-up is the exit's one-click "end here", beside its "+".
+      const ending = type === 'hangup';
+      const plus = nodeOf(from).getByTestId(ending ? `exit-end-${exit}` : `exit-add-${exit}`);
       // A block out of view (or drawn too small for its "+") is brought back: the person fits the view.
       const inView = async () => {
         const [box, pane] = [await plus.boundingBox(), await page.locator('.react-flow').boundingBox()];
@@ -114,9 +116,12 @@ async function main() {
       }
       await until(`the "+" of ${from}:${exit}`, () => plus.isVisible());
       await plus.click({ timeout: 10_000 });
-      person.actions.push(`click + of ${from}:${exit}`);
+      person.actions.push(ending ? `click end here of ${from}:${exit}` : `click + of ${from}:${exit}`);
       const picker = page.getByTestId('block-picker');
-      if (ready === undefined) await person.click(picker.getByTestId(`picker-${type}`), `block ${type}`);
+      // "End here" opens no picker: the hang-up block is added at once.
+      if (ending) void 0;
+      else if (pick) await pick(picker);
+      else if (ready === undefined) await person.click(picker.getByTestId(`picker-${type}`), `block ${type}`);
       else {
         const entry = picker.getByTestId(`ready-${type}-${ready}`);
         const [box, list] = [await entry.boundingBox(), await picker.boundingBox()];
@@ -135,6 +140,19 @@ async function main() {
       return added;
     };
     const say = (text: string, what: string) => person.fill(panel.getByTestId('field-voice_text'), text, what);
+    /**
+     * From the "+" of `exit`, a message block saying `text`: the sentence typed in the picker and
+     * Enter (it matches no block, so "Say “…”" is the first entry), two actions instead of a pick and a field.
+     */
+    const sayAfter = async (from: string, exit: string, text: string, what: string): Promise<string> => {
+      const picked = addAfter(from, exit, 'play_message', undefined, async (picker) => {
+        await person.fill(picker.getByTestId('picker-search'), text, what);
+        await until(`"Say" offered for ${what}`, () => picker.getByTestId('picker-say').isVisible());
+        person.actions.push(`key Enter (say ${what})`);
+        await picker.getByTestId('picker-search').press('Enter');
+      });
+      return picked;
+    };
 
     page.on('pageerror', (error) => console.error('page error:', error.message));
     const started = performance.now();
@@ -146,8 +164,7 @@ async function main() {
     // The tenant's schedule and destinations come as ready blocks in the "+" picker (no Select to open).
     const schedule = await addAfter('start', 'next', 'date_range', 'Business hours');
 
-    const welcome = await addAfter(schedule, 'in_hours', 'play_message');
-    await say('Welcome to the front desk.', 'welcome text');
+    const welcome = await sayAfter(schedule, 'in_hours', 'Welcome to the front desk.', 'welcome text');
     const menu = await addAfter(welcome, 'next', 'voice_menu');
     await say('Press 1 for sales, 2 for support.', 'menu prompt');
     await person.fill(panel.getByTestId('field-options.0.label'), 'Sales', 'option 1 label');
@@ -160,15 +177,12 @@ async function main() {
     const sales = await addAfter(menu, '1', 'destination', 'Sales');
     await addAfter(menu, '2', 'destination', 'Support');
     await addAfter(menu, 'timeout', 'hangup');
-    const tryLater = await addAfter(sales, 'busy', 'play_message');
-    await say('Sales is busy, please call again later.', 'try-later text');
+    const tryLater = await sayAfter(sales, 'busy', 'Sales is busy, please call again later.', 'try-later text');
     await addAfter(tryLater, 'next', 'hangup');
 
-    const closed = await addAfter(schedule, 'out_of_hours', 'play_message');
-    await say('We are closed. Our hours are 8 to 18, Monday to Friday.', 'closed text');
+    const closed = await sayAfter(schedule, 'out_of_hours', 'We are closed. Our hours are 8 to 18, Monday to Friday.', 'closed text');
     await addAfter(closed, 'next', 'hangup');
-    const holiday = await addAfter(schedule, 'holiday', 'play_message');
-    await say('We are closed for the holiday.', 'holiday text');
+    const holiday = await sayAfter(schedule, 'holiday', 'We are closed for the holiday.', 'holiday text');
     await addAfter(holiday, 'next', 'hangup');
 
     const blocks = blocksMade.length;
@@ -187,8 +201,8 @@ async function main() {
     const count = person.actions.length;
     const byKind = (kind: string) => person.actions.filter((action) => action.startsWith(kind)).length;
     console.log(`front desk built through the editor: ${blocks} blocks, ${document.edges.length} lines, published version ${document.published_version ?? 'none'}`);
-    console.log(`  ${count} actions (${byKind('click')} clicks, ${byKind('type')} fields typed), target ≤ ${TARGET_ACTIONS}: ${count <= TARGET_ACTIONS ? 'PASS' : 'FAIL'}`);
-    console.log('  blocks unnamed (naming is not in this build); every block added from an exit\'s "+", connected where it lands: no line drawn by hand');
+    console.log(`  ${count} actions (${byKind('click')} clicks, ${byKind('type')} fields typed, ${byKind('key')} keys), target ≤ ${TARGET_ACTIONS}: ${count <= TARGET_ACTIONS ? 'PASS' : 'FAIL'}`);
+    console.log('  blocks unnamed (naming is not in this build); every block added from an exit\'s "+" or "end here", connected where it lands: no line drawn by hand');
     console.log(`  scripted build ${seconds.toFixed(1)} s on this machine (Chromium's own time, not a person's)`);
     if (process.env.BENCH_VERBOSE === '1') for (const action of person.actions) console.log(`    ${action}`);
     if (document.nodes.length !== 13 || document.published_version === null) throw new Error('the plan is not the 13-block plan, published');

@@ -82,6 +82,67 @@ describe('ready blocks', () => {
   });
 });
 
+describe('a message typed in the picker', () => {
+  test.each([
+    { locale: 'en-US', colorScheme: 'light', sentence: 'Welcome to the front desk.', entry: 'Say “Welcome to the front desk.”' },
+    { locale: 'pt-BR', colorScheme: 'dark', sentence: 'Bem-vindo à recepção.', entry: 'Falar “Bem-vindo à recepção.”' },
+  ] as const)('a sentence that matches no block is offered first as a message saying it: Enter adds it, connected, the text in its form ($locale, $colorScheme)', async ({ locale, colorScheme, sentence, entry }) => {
+    const plan = await createPlan(harness.server, member.token, `Say ${locale}`, { nodes: [node('start', 'start', 0)], edges: [] });
+    const page = await openPlanEditor(harness, plan.id, member, { locale, colorScheme });
+    await nodeOf(page, 'start').getByTestId('exit-add-next').click();
+    const picker = page.getByTestId('block-picker');
+    // A block's name still finds the block, not a message.
+    await picker.getByTestId('picker-search').fill('hang');
+    expect(await picker.getByTestId('picker-say').count()).toBe(0);
+    await picker.getByTestId('picker-search').fill(sentence);
+    const first = picker.getByRole('button').first();
+    expect(await first.getAttribute('data-testid')).toBe('picker-say');
+    expect(await first.textContent()).toBe(entry);
+    const axe = await new AxeBuilder({ page }).include('[data-testid="block-picker"]').analyze();
+    expect(axe.violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical').map((violation) => violation.id)).toEqual([]);
+    await picker.getByTestId('picker-search').press('Enter');
+    await expect.poll(() => nodesOfType(page, 'play_message').count()).toBe(1);
+    const messageId = (await nodesOfType(page, 'play_message').getAttribute('data-node-id'))!;
+    // The block shows its first words, its form holds the sentence, and it follows the exit.
+    await expect.poll(() => nodeOf(page, messageId).textContent()).toContain(sentence.slice(0, 10));
+    expect(await page.getByTestId('block-panel').getByTestId('field-voice_text').inputValue()).toBe(sentence);
+    await page.getByTestId('editor-save').click();
+    await expect
+      .poll(async () => {
+        const saved = await draftOf(plan.id);
+        return { links: saved.edges.map((edge) => `${edge.source}:${edge.source_exit}>${edge.target}`), text: (saved.nodes.find((block) => block.id === messageId)?.data as Body | undefined)?.['voice_text'] };
+      })
+      .toEqual({ links: [`start:next>${messageId}`], text: sentence });
+  });
+});
+
+describe('ending at an exit', () => {
+  test.each([
+    { locale: 'en-US', colorScheme: 'light', label: /^End here, after “[^”]+”$/ },
+    { locale: 'pt-BR', colorScheme: 'dark', label: /^Encerrar aqui, depois de “[^”]+”$/ },
+  ] as const)('an unconnected exit\'s "end here" adds a hang-up block after it in one click, connected; a connected exit offers none ($locale, $colorScheme)', async ({ locale, colorScheme, label }) => {
+    const plan = await createPlan(harness.server, member.token, `End here ${locale}`, {
+      nodes: [node('start', 'start', 0), node('hello', 'play_message', 300, 0, { voice_text: 'Hello' })],
+      edges: [{ id: 'start-next', source: 'start', source_exit: 'next', target: 'hello' }],
+    });
+    const page = await openPlanEditor(harness, plan.id, member, { locale, colorScheme });
+    expect(await nodeOf(page, 'start').getByTestId('exit-end-next').count()).toBe(0);
+    const end = nodeOf(page, 'hello').getByTestId('exit-end-next');
+    expect(await end.getAttribute('aria-label')).toMatch(label);
+    const axe = await new AxeBuilder({ page }).include('[data-testid="plan-node"][data-node-id="hello"]').analyze();
+    expect(axe.violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical').map((violation) => violation.id)).toEqual([]);
+    await end.click();
+    await expect.poll(() => nodesOfType(page, 'hangup').count()).toBe(1);
+    const hangupId = (await nodesOfType(page, 'hangup').getAttribute('data-node-id'))!;
+    // Connected now: neither "+" nor "end here" is left on that exit.
+    await expect.poll(() => nodeOf(page, 'hello').getByTestId('exit-end-next').count()).toBe(0);
+    await page.getByTestId('editor-save').click();
+    await expect
+      .poll(async () => (await draftOf(plan.id)).edges.map((edge) => `${edge.source}:${edge.source_exit}>${edge.target}`).sort())
+      .toEqual([`hello:next>${hangupId}`, 'start:next>hello']);
+  });
+});
+
 describe('menu keys', () => {
   test('a menu option\'s key takes only what a phone sends (digits, * and #), and a new option comes with the next free key', async () => {
     const plan = await createPlan(harness.server, member.token, 'Menu keys', {

@@ -1,7 +1,8 @@
 import { Badge, Tooltip } from '@mantine/core';
 import { blockDescription } from '@voxplan/blocks/editor/registry';
+import { IconPhoneOff } from '@tabler/icons-react';
 import { Handle, type Node, type NodeProps, Position, useNodeConnections } from '@xyflow/react';
-import { memo, useMemo } from 'react';
+import { memo, type ReactNode, useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
 import { visibleExits } from './block-exits.ts';
 import { useBlockData, useBlockLabel } from './block-data.ts';
@@ -95,20 +96,14 @@ export const BlockNode = memo(function BlockNode({ id, type, data: passed, selec
               {!plain && <div className={classes.exitLabel}>{look.exitLabel(exit, data, context) ?? exit}</div>}
               {!plain && <Handle type="source" id={exit} position={Position.Right} className={classes.sourceHandle} data-testid={`exit-${exit}`} />}
               {!plain && known && context.actions && !context.readOnly && !connectedExits.includes(exit) && (
-                <button
-                  type="button"
-                  className={`${classes.exitAdd} nodrag nopan`}
-                  aria-label={t('editor.line.addFrom', { exit: look.exitLabel(exit, data, context) ?? exit })}
-                  title={t('editor.line.addFrom', { exit: look.exitLabel(exit, data, context) ?? exit })}
-                  onClick={(event) => {
-                    event.stopPropagation();
-                    const box = event.currentTarget.getBoundingClientRect();
-                    context.actions?.addFromExit(id, exit, { x: box.right + 8, y: box.top });
-                  }}
-                  data-testid={`exit-add-${exit}`}
-                >
-                  +
-                </button>
+                <>
+                  <ExitButton kind="add" exit={exit} label={t('editor.line.addFrom', { exit: look.exitLabel(exit, data, context) ?? exit })} onClick={(at) => context.actions?.addFromExit(id, exit, at)}>
+                    +
+                  </ExitButton>
+                  <ExitButton kind="end" exit={exit} label={t('editor.line.endHere', { exit: look.exitLabel(exit, data, context) ?? exit })} onClick={(at) => context.actions?.endAtExit(id, exit, at)}>
+                    <IconPhoneOff size={10} aria-hidden />
+                  </ExitButton>
+                </>
               )}
             </div>
           ))}
@@ -117,6 +112,26 @@ export const BlockNode = memo(function BlockNode({ id, type, data: passed, selec
     </div>
   );
 }, sameBlock);
+
+/** A button beside an unconnected exit; `onClick` gets the point right of it, where a picker opens. */
+function ExitButton({ kind, exit, label, onClick, children }: { kind: 'add' | 'end'; exit: string; label: string; onClick(at: { x: number; y: number }): void; children: ReactNode }) {
+  return (
+    <button
+      type="button"
+      className={kind === 'add' ? `${classes.exitAdd} nodrag nopan` : `${classes.exitAdd} ${classes.exitEnd} nodrag nopan`}
+      aria-label={label}
+      title={label}
+      onClick={(event) => {
+        event.stopPropagation();
+        const box = event.currentTarget.getBoundingClientRect();
+        onClick({ x: box.right + 8, y: box.top });
+      }}
+      data-testid={`exit-${kind}-${exit}`}
+    >
+      {children}
+    </button>
+  );
+}
 
 /**
  * A block is drawn from its id, type, data and selection only. React Flow also passes its measured

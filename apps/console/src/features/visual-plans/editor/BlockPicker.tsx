@@ -1,7 +1,8 @@
-import { Paper, TextInput } from '@mantine/core';
-import { IconSearch } from '@tabler/icons-react';
+import { Paper, Text, TextInput } from '@mantine/core';
+import { IconMessage, IconSearch } from '@tabler/icons-react';
 import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import classes from './editor.module.css';
 import { BlockTypeList, type ReadyBlock, ReadyBlockList, useBlockTypesMatching, useReadyBlocks } from './Palette.tsx';
 
 /** Where the picker opened, in pixels from the canvas's top-left corner. */
@@ -18,8 +19,10 @@ const pickerHeight = 320;
  * chosen block is added there, already connected to the exit (PlanEditor). The tenant's schedules,
  * destinations and audios come as ready blocks ("Destination · Sales"): above the types before any
  * search (a few, in view at once), below them once the user searches, so that typing a block's
- * name still finds that block first. Enter takes the first entry shown, Escape or a click
- * elsewhere closes the picker.
+ * name still finds that block first. What matches no block type nor ready block is taken for what the caller
+ * should hear: "Say “…”" comes first and adds a message block saying it, so a message costs its
+ * sentence and Enter instead of a pick and a field. Enter takes the first entry shown, Escape or a
+ * click elsewhere closes the picker.
  */
 export function BlockPicker({
   spot,
@@ -40,7 +43,18 @@ export function BlockPicker({
   const searched = query.trim() !== '';
   const pickReady = (block: ReadyBlock) => onPick(block.type, block.data);
   const readyList = ready.length > 0 ? <ReadyBlockList blocks={ready} onAdd={pickReady} /> : undefined;
+  const sentence = query.trim();
+  const say = sentence !== '' && shown.length === 0 && ready.length === 0 ? () => onPick('play_message', { voice_text: sentence }) : undefined;
+  const sayEntry = say && (
+    <button type="button" className={classes.paletteItem} style={{ cursor: 'pointer', alignItems: 'center' }} onClick={say} title={t('editor.picker.sayHint')} data-testid="picker-say">
+      <IconMessage size={16} style={{ flex: 'none' }} aria-hidden />
+      <Text size="sm" component="span" truncate>
+        {t('editor.picker.say', { text: sentence })}
+      </Text>
+    </button>
+  );
   const first = (): void => {
+    if (say) return say();
     const readyFirst = searched ? undefined : ready[0];
     if (readyFirst) pickReady(readyFirst);
     else if (shown[0]) onPick(shown[0]);
@@ -89,7 +103,7 @@ export function BlockPicker({
         autoFocus
         data-testid="picker-search"
       />
-      <BlockTypeList types={shown} onAdd={(type) => onPick(type)} draggable={false} {...(searched ? { after: readyList } : { before: readyList })} />
+      <BlockTypeList types={shown} onAdd={(type) => onPick(type)} draggable={false} {...(searched ? { before: sayEntry, after: readyList } : { before: readyList })} />
     </Paper>
   );
 }

@@ -348,15 +348,27 @@ export function PlanEditor({ loaded, onReload }: { loaded: VisualPlanDocument; o
     },
     [flow, readOnly, spotOf],
   );
+  /** A block following an exit lands right of the block, level with the exit (`client`, on the screen). */
+  const linkFromExit = useCallback(
+    (nodeId: string, exit: string, client: { x: number; y: number }): PendingLink | undefined => {
+      const source = flow.getInternalNode(nodeId);
+      if (!source) return undefined;
+      const width = source.measured.width ?? 200;
+      const at = flow.screenToFlowPosition(client);
+      const position = { x: Math.round(source.internals.positionAbsolute.x + width + 80), y: Math.round(at.y - entryOffset) };
+      return { source: nodeId, exit, spot: spotOf(client), position };
+    },
+    [flow, spotOf],
+  );
   const actions = useMemo<EditorActions>(
     () => ({
       addFromExit: (nodeId, exit, client) => {
-        const source = flow.getInternalNode(nodeId);
-        if (!source) return;
-        const width = source.measured.width ?? 200;
-        const at = flow.screenToFlowPosition(client);
-        const position = { x: Math.round(source.internals.positionAbsolute.x + width + 80), y: Math.round(at.y - entryOffset) };
-        setPendingLink({ source: nodeId, exit, spot: spotOf(client), position });
+        const link = linkFromExit(nodeId, exit, client);
+        if (link) setPendingLink(link);
+      },
+      endAtExit: (nodeId, exit, client) => {
+        const link = linkFromExit(nodeId, exit, client);
+        if (link) addBlock('hangup', undefined, link);
       },
       removeEdge: (edgeId) => {
         setHistory((current) => {
@@ -366,7 +378,7 @@ export function PlanEditor({ loaded, onReload }: { loaded: VisualPlanDocument; o
         setSelection((current) => ({ nodes: current.nodes, edges: new Set([...current.edges].filter((id) => id !== edgeId)) }));
       },
     }),
-    [flow, spotOf],
+    [addBlock, linkFromExit],
   );
 
   const pasteFragment = useCallback(

@@ -37,6 +37,8 @@ export function useReferenceList(kind: ReferenceKind, tenantId: number) {
 export interface EditorActions {
   /** Offers the block list beside an exit's "+" (a point on the screen): the block chosen comes connected. */
   addFromExit(nodeId: string, exit: string, at: { x: number; y: number }): void;
+  /** Ends the call (or chat) at an exit in one click: a hang-up block follows it, connected. */
+  endAtExit(nodeId: string, exit: string, at: { x: number; y: number }): void;
   removeEdge(edgeId: string): void;
 }
 

@@ -161,7 +161,7 @@ async function openShop(pagePath = '/'): Promise<Page> {
 
 const widgetMessages = (page: Page) => page.getByRole('log').locator('.msg').allTextContents();
 
-/** An agent on the Conversations screen, online (the screen's event stream is open). */
+/** An agent on the Conversations screen, online (the console's event stream is open). */
 async function openConsole(who: TenantMember, options: { locale?: string; colorScheme?: 'light' | 'dark' } = {}): Promise<Page> {
   const { page } = await harness.newPage(options);
   opened.push(page);
@@ -247,9 +247,47 @@ describe('an outside desk (a URL destination)', () => {
   });
 });
 
+describe('presence follows the console, not the screen', () => {
+  const presence = async () => (await harness.server.call({ method: 'GET', url: '/agents/me', token: ana.token })).json<{ status: string }>().status;
+
+  test('an agent is online on any page, keeps the away they chose across pages, sees the menu count live, and is offline once the console closes', async () => {
+    const { page: agent } = await harness.newPage();
+    opened.push(agent);
+    await harness.signIn(agent, ana.username, ana.password);
+    await agent.goto('/dashboard');
+    // The dashboard, not the Conversations screen: online all the same.
+    await expect.poll(presence).toBe('online');
+
+    // A chat comes: the menu's count shows it without a reload (its poll is every 30 s; this waits 15 s at most).
+    const visitor = await openShop();
+    await expect.poll(() => widgetMessages(visitor)).toEqual(['Assistant: Hello! Let me find someone for you.']);
+    await expect.poll(() => agent.getByTestId('menu-conversations-count').innerText()).toBe('1');
+
+    // Away, chosen on the Conversations screen, stays away on another page.
+    await agent.getByRole('link', { name: /^Conversations/ }).first().click();
+    await agent.getByTestId('agent-presence').getByText('Away').click();
+    await expect.poll(presence).toBe('away');
+    await agent.getByRole('link', { name: /^Dashboard/ }).first().click();
+    await agent.waitForURL('**/dashboard');
+    expect(await presence()).toBe('away');
+    await agent.getByRole('link', { name: /^Conversations/ }).first().click();
+    await agent.getByTestId('agent-presence').getByText('Online').click();
+    await expect.poll(presence).toBe('online');
+
+    // The console's last tab closes: offline.
+    const [waiting] = (await harness.server.call({ method: 'GET', url: '/conversations?status=waiting', token: ana.token })).json<{ id: number }[]>();
+    await harness.server.call({ method: 'POST', url: `/conversations/${waiting!.id}/take`, token: ana.token });
+    await harness.server.call({ method: 'POST', url: `/conversations/${waiting!.id}/close`, token: ana.token, payload: { outcome: 'resolved' } });
+    await opened.splice(opened.indexOf(agent), 1)[0]!.context().close();
+    await expect.poll(presence).toBe('offline');
+  });
+});
+
 describe('the queue destination form', () => {
   test('a member (who cannot list users) makes a chat destination a queue and picks its agents by name, with their presence', async () => {
     const { page } = await harness.newPage();
+    // Closed after the test like every console: Ana, on any page of it, is online (the busy test needs nobody).
+    opened.push(page);
     await harness.signIn(page, ana.username, ana.password);
     await page.goto('/destination');
     await page.getByTestId('destination-new').click();
@@ -262,7 +300,7 @@ describe('the queue destination form', () => {
     await page.getByTestId('destination-save').click();
     await expect.poll(() => page.getByText('A queue needs at least one agent.').count()).toBeGreaterThan(0);
     await page.getByTestId('destination-agents').click();
-    // The tenant's users and the administrator; not the guest. Nobody has the Conversations screen open: offline.
+    // The tenant's users and the administrator; not the guest. Bruno has no console open: offline.
     const brunoOption = page.getByRole('option', { name: /^bruno/ });
     await expect.poll(() => brunoOption.innerText()).toMatch(/^bruno\s+Offline$/);
     expect(await page.getByRole('option', { name: /^watcher/ }).count()).toBe(0);

@@ -5,6 +5,7 @@ import { IconLayoutNavbar, IconLayoutSidebar, IconMaximize, IconMinimize } from 
 import { Suspense } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, Outlet, useLocation } from 'react-router';
+import { ConversationFeedProvider } from '../../features/conversations/feed-context.tsx';
 import { useAuth } from '../../lib/auth.tsx';
 import { FullPageLoader } from '../guard.tsx';
 import { type AreaRoute, areaOf, areaRoutes, isAllowed } from '../routes.tsx';
@@ -91,6 +92,7 @@ export default function AppLayout() {
   // Confirm dialogs live with the screens that open them, so the sign-in screen does not load them.
   return (
     <ModalsProvider>
+    <ConversationFeedProvider enabled={areas.some((menuArea) => menuArea.icon === 'conversations')}>
     <AppShell
       header={{ height: 56 }}
       navbar={side ? { width: 240, breakpoint: 'sm' } : undefined}
@@ -167,6 +169,7 @@ export default function AppLayout() {
         </AppShell.Footer>
       )}
     </AppShell>
+    </ConversationFeedProvider>
     </ModalsProvider>
   );
 }

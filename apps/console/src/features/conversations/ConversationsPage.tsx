@@ -12,7 +12,8 @@ import { callerOf, ConversationList } from './ConversationList.tsx';
 import { ConversationView } from './ConversationView.tsx';
 import { type ConversationEvent, type ConversationRow, type ConversationStatus, conversationStatuses, type PresenceStatus, presenceStatuses } from './model.ts';
 import { composerKeys, conversationShortcuts, type ShortcutAction, shortcutLabel } from './shortcuts.ts';
-import { CONVERSATIONS_KEY, useConversationFeed } from './use-conversation-feed.ts';
+import { useConversationEvents } from './feed-context.tsx';
+import { CONVERSATIONS_KEY } from './use-conversation-feed.ts';
 import { usePresence } from './use-conversations.ts';
 import { useConversationSummary } from './use-summary.ts';
 
@@ -75,8 +76,8 @@ function ShortcutsDialog({ opened, onClose }: { opened: boolean; onClose(): void
 
 /**
  * The Conversations screen (issue 30): the chats waiting in the agent's queues, the agent's own,
- * the closed ones; the open one beside the list. Live through `/conversations/events`, which also
- * keeps the agent online while the screen is open.
+ * the closed ones; the open one beside the list. Live through the console's one
+ * `/conversations/events` stream (feed-context.tsx), which keeps the agent online on every page.
  */
 export default function ConversationsPage() {
   const { t } = useTranslation();
@@ -95,7 +96,7 @@ export default function ConversationsPage() {
 
   // The chat whose customer is typing, until when (ms): shown in its view while it lasts.
   const [customerTyping, setCustomerTyping] = useState<{ id: number; until: number } | null>(null);
-  const status = useConversationFeed((event: ConversationEvent) => {
+  const status = useConversationEvents((event: ConversationEvent) => {
     if (event.type === 'conversation.customer_typing') setCustomerTyping({ id: event.conversation_id, until: Date.now() + CUSTOMER_TYPING_SHOWN_MS });
     // The customer's message has come: they are no longer typing it.
     if (event.type === 'conversation.message' && event.message.author === 'customer') setCustomerTyping((current) => (current?.id === event.conversation_id ? null : current));

@@ -38,7 +38,7 @@ async function readOnce(onOpen: () => void, onEvent: (event: ConversationEvent) 
 }
 
 /**
- * Follows the conversations' events while the screen is open (an open stream is what makes the
+ * Follows the conversations' events while the console is open (an open stream is what makes the
  * agent online: docs/conversations.md), reconnecting as the dashboard's live feed does. Every event
  * but typing, and every reconnection, refreshes the lists and the summary; `onEvent` gets each event
  * too (the chat view's "the customer is typing", the new-chat alert).

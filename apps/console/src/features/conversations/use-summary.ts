@@ -8,7 +8,7 @@ export const SUMMARY_KEY = ['/conversations', 'summary'] as const;
 
 /**
  * The summary, asked again every `refreshSeconds` (the menu's count away from the screen) and at
- * once whenever the Conversations screen hears an event (it invalidates every `/conversations` key).
+ * once whenever the console's conversations stream hears an event (it invalidates every `/conversations` key).
  */
 export function useConversationSummary(refreshSeconds = 30) {
   const { tenantId } = useAuth();

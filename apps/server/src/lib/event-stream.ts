@@ -6,6 +6,7 @@
  */
 import { PassThrough } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { SignInEnd } from '../plugins/auth.ts';
 
 /**
  * What a stream may hold unsent for a client that does not read: past it the stream ends, and the
@@ -32,8 +33,12 @@ export interface EventStreamOptions {
   subscribe(send: (text: string) => void): () => void;
   /** Called each ping, while the stream is open. */
   onPing?: () => void;
-  /** Called once when the stream ends, whatever ends it. */
-  onEnd?: () => void;
+  /**
+   * Called once when the stream ends, whatever ends it: `reason` is the sign-in's when that ended
+   * it (`token_expired`: the client comes back with a fresh token), otherwise `closed` (the client
+   * went away, or the server is closing).
+   */
+  onEnd?: (reason: SignInEnd | 'closed') => void;
 }
 
 export function sendEventStream(app: FastifyInstance, openStreams: Set<() => void>, request: FastifyRequest, reply: FastifyReply, options: EventStreamOptions): FastifyReply {
@@ -41,7 +46,7 @@ export function sendEventStream(app: FastifyInstance, openStreams: Set<() => voi
   let isOpen = true;
   let unwatch = () => {};
   let unsubscribe = () => {};
-  const end = () => {
+  const end = (reason: SignInEnd | 'closed' = 'closed') => {
     if (!isOpen) return;
     isOpen = false;
     clearInterval(ping);
@@ -49,7 +54,7 @@ export function sendEventStream(app: FastifyInstance, openStreams: Set<() => voi
     unwatch();
     openStreams.delete(end);
     stream.end();
-    options.onEnd?.();
+    options.onEnd?.(reason);
   };
   const send = (text: string) => {
     if (!isOpen) return;
@@ -67,7 +72,7 @@ export function sendEventStream(app: FastifyInstance, openStreams: Set<() => voi
   stream.on('close', end);
   unwatch = app.watchSignIn(request, (reason) => {
     send(`: closed ${reason}\n\n`);
-    end();
+    end(reason);
   });
   // The first bytes send the headers, so the client knows at once the stream is open.
   send(': connected\n\n');

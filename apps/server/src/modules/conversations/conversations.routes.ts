@@ -96,7 +96,7 @@ export async function registerConversationRoutes(app: FastifyInstance, ctx: AppC
         description:
           'Server-Sent Events of the tenant’s conversations, from every instance: conversation.waiting, .taken, .message, .closed, .transferred, .typing (the agent), .customer_typing; ' +
           '`data:` is one JSON object ({conversation_id, conversation | message | agent}, only conversation_id for .customer_typing). A `: ping` comment comes every 15 s. Ends like GET /stats/live/events ' +
-          '(`: closed token_expired`, `: closed sign_in_ended`). An open stream makes its agent online (unless they chose away); the last one closing, offline.',
+          '(`: closed token_expired`, `: closed sign_in_ended`). An open stream makes its agent online (unless they chose away); the last one closing, offline (not when its token expired: the console opens it again with a fresh token, and an agent whose console does not come back goes offline after 90 s).',
       },
     },
     async (request, reply) => {
@@ -117,12 +117,15 @@ export async function registerConversationRoutes(app: FastifyInstance, ctx: AppC
         onPing: () => {
           if (agentTenant !== null) refreshPresence(ctx, userId, agentTenant).catch(log);
         },
-        onEnd: () => {
+        onEnd: (reason) => {
           if (agentTenant === null) return;
           const left = (streamsOf.get(key) ?? 1) - 1;
           if (left > 0) return void streamsOf.set(key, left);
           streamsOf.delete(key);
-          setPresence(ctx, userId, agentTenant, 'offline').catch(log);
+          // Its token expired: the console opens it again with a fresh one, perhaps on another
+          // instance, and the agent stays online meanwhile; a console that does not come back goes
+          // stale (PRESENCE_STALE_MS), as one that stopped without closing does.
+          if (reason !== 'token_expired') setPresence(ctx, userId, agentTenant, 'offline').catch(log);
         },
       });
     },

@@ -7,45 +7,30 @@
  * refuses) is refused before upload, saying why, in English and in Portuguese; both schemes,
  * axe-clean.
  */
-import fs from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
 import type { Destination, PhoneNumber } from '@voxplan/contracts';
 import type { Page } from 'playwright-core';
-import { build } from 'vite';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { createTenantMember, type TenantMember } from '../../server/test/harness.ts';
 import { planEdge, planNode, storePlan } from '../../server/test/sessions-helpers.ts';
+import { buildWidget, conversationRows, openConversations, openShop as openShopPage, type ShopSite, startShopSite } from './chat-handoff.ts';
 import { accessibilityViolations, type ConsoleHarness, startConsole } from './harness.ts';
 
-const webchatRoot = path.resolve(import.meta.dirname, '../../webchat');
 /** A 1×1 PNG. */
 const PNG = Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201a5f6e0a30000000049454e44ae426082', 'hex');
 const PDF = '%PDF-1.4\n1 0 obj <<>> endobj\ntrailer <<>>\n%%EOF\n';
 
 let harness: ConsoleHarness;
-let widgetDir: string;
-let site: http.Server;
-let sitePort: number;
+let widget: Awaited<ReturnType<typeof buildWidget>>;
+let site: ShopSite;
 let ana: TenantMember;
 let number: PhoneNumber;
 
-function pageHtml(): string {
-  const tag = `<script src="${harness.baseUrl}/widget.js" data-key="${number.webchat_key}" async></script>`;
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Shop</title></head><body><main><h1>Shop</h1></main>${tag}</body></html>`;
-}
-
 beforeAll(async () => {
-  widgetDir = fs.mkdtempSync(path.join(os.tmpdir(), 'voxplan-widget-'));
-  await build({ root: webchatRoot, configFile: path.join(webchatRoot, 'vite.config.ts'), logLevel: 'silent', build: { outDir: widgetDir } });
-  harness = await startConsole({ WEBCHAT_DIR: widgetDir });
+  widget = await buildWidget();
+  harness = await startConsole({ WEBCHAT_DIR: widget.dir });
   // The files' signed URLs name the public address: here, the port the test server listens on.
   (harness.server.config as { publicUrl: string }).publicUrl = harness.baseUrl;
-  site = http.createServer((_request, response) => response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(pageHtml()));
-  await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
-  sitePort = (site.address() as AddressInfo).port;
+  site = await startShopSite(() => ({ serverUrl: harness.baseUrl, key: number.webchat_key }));
   const adminToken = await harness.server.login();
   ana = await createTenantMember(harness.server, adminToken, 'files');
   const queue = await harness.server.call({ method: 'POST', url: '/destinations', token: ana.token, payload: { name: 'Files queue', kind: 'chat', chat_target: 'queue', agent_ids: [ana.userId] } });
@@ -66,7 +51,7 @@ beforeAll(async () => {
     method: 'POST',
     url: '/numbers',
     token: ana.token,
-    payload: { number: '+551140000330', provider: 'webchat', chat_plan_id: plan, webchat_origins: [`http://localhost:${sitePort}`] },
+    payload: { number: '+551140000330', provider: 'webchat', chat_plan_id: plan, webchat_origins: [site.origin] },
   });
   expect(created.statusCode, created.body).toBe(201);
   number = created.json<PhoneNumber>();
@@ -74,8 +59,8 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await harness?.close();
-  await new Promise((resolve) => site?.close(resolve));
-  fs.rmSync(widgetDir, { recursive: true, force: true });
+  await site?.close();
+  widget?.remove();
 });
 
 const opened: Page[] = [];
@@ -84,23 +69,18 @@ afterEach(async () => {
 });
 
 async function openShop(): Promise<Page> {
-  const { page } = await harness.newPage();
+  const page = await openShopPage(harness, site);
   opened.push(page);
-  await page.goto(`http://localhost:${sitePort}/`);
-  await page.getByRole('button', { name: 'Open chat' }).click();
   return page;
 }
 
 /** Ana on the Conversations screen with the visitor's chat taken. */
 async function takeChat(options: { locale?: string; colorScheme?: 'light' | 'dark' } = {}): Promise<{ agent: Page; visitor: Page }> {
-  const { page: agent } = await harness.newPage(options);
+  const agent = await openConversations(harness, ana, options);
   opened.push(agent);
-  await harness.signIn(agent, ana.username, ana.password);
-  await agent.goto('/conversations');
-  await expect.poll(() => agent.getByTestId('conversation-feed-status').getAttribute('data-status')).toBe('live');
   const visitor = await openShop();
-  await expect.poll(() => agent.getByTestId('conversation-row').count()).toBe(1);
-  await agent.getByTestId('conversation-row').first().click();
+  await expect.poll(() => conversationRows(agent).count()).toBe(1);
+  await conversationRows(agent).first().click();
   await agent.getByTestId('conversation-take').click();
   await agent.getByTestId('conversation-input').waitFor();
   return { agent, visitor };

@@ -8,28 +8,30 @@
  * closing through its reply URL, the queue destination's form by a member, and the screen in
  * Portuguese and dark, axe-clean.
  */
-import fs from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
 import type { Destination, PhoneNumber } from '@voxplan/contracts';
 import type { Page } from 'playwright-core';
-import { build } from 'vite';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { createTenantMember, createTenantUser, type TenantMember } from '../../server/test/harness.ts';
-import { planEdge, planNode, storePlan } from '../../server/test/sessions-helpers.ts';
+import { storePlan } from '../../server/test/sessions-helpers.ts';
 import { isValidPlanWebhookSignature } from '../../server/src/modules/plan-webhook/plan-webhook.signature.ts';
 import { type DeskReceiver, startDeskReceiver } from '../../server/test/desk-receiver.ts';
 import { type GraphApi, signWhatsapp, startGraphApi, whatsappDelivery, whatsappText } from '../../server/test/whatsapp-graph.ts';
+import {
+  buildWidget,
+  consoleMessages,
+  conversationRows as rows,
+  handoffPlan,
+  openConversations,
+  openShop as openShopPage,
+  type ShopSite,
+  startShopSite,
+  widgetMessages,
+} from './chat-handoff.ts';
 import { accessibilityViolations, type ConsoleHarness, startConsole } from './harness.ts';
 
-const webchatRoot = path.resolve(import.meta.dirname, '../../webchat');
-
 let harness: ConsoleHarness;
-let widgetDir: string;
-let site: http.Server;
-let sitePort: number;
+let widget: Awaited<ReturnType<typeof buildWidget>>;
+let site: ShopSite;
 let adminToken: string;
 let ana: TenantMember;
 let bruno: TenantMember;
@@ -45,46 +47,12 @@ const WHATSAPP_SECRET = 'meta-app-secret-e2e';
 /** The outside desk (../../server/test/desk-receiver.ts): what it received, the hand-off and the customer's later messages. */
 let desk: DeskReceiver;
 
-/** The plan: a greeting, the hand-off to the queue, and what the plan says when the chat comes back or no one is there. */
-function handoffPlan(queueId: number) {
-  return {
-    name: 'Shop chat',
-    version: 1,
-    format_version: 1,
-    settings: { session_timeout_min: 10, chat_text: 'Closing this idle chat.', sync_with_voice_text: false, webhook: '' },
-    nodes: [
-      planNode('start', 'start', { hangup_chat_message: 'Thanks for writing.' }),
-      planNode('hello', 'play_message', { voice_text: 'Hello.', chat_text: 'Hello! Let me find someone for you.' }),
-      planNode('queue', 'destination', { destination_id: queueId, timeout_s: 600 }),
-      planNode('back', 'play_message', { voice_text: 'Back.', chat_text: 'The plan again: anything else?' }),
-      planNode('busy', 'play_message', { voice_text: 'Busy.', chat_text: 'Everyone is away; write to us later.' }),
-      planNode('unanswered', 'play_message', { voice_text: 'Unanswered.', chat_text: 'Nobody could answer in time; we will write back.' }),
-    ],
-    edges: [
-      planEdge('start', 'next', 'hello'),
-      planEdge('hello', 'next', 'queue'),
-      planEdge('queue', 'answer', 'back'),
-      planEdge('queue', 'busy', 'busy'),
-      planEdge('queue', 'no_answer', 'unanswered'),
-    ],
-  };
-}
-
-/** The shop's page with the widget of a web chat number: `/` the queue's, `/desk` the outside desk's. */
-function pageHtml(url: string | undefined): string {
-  const key = url === '/desk' ? deskNumber.webchat_key : number.webchat_key;
-  const tag = `<script src="${harness.baseUrl}/widget.js" data-key="${key}" async></script>`;
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Shop</title></head><body><main><h1>Shop</h1></main>${tag}</body></html>`;
-}
-
 beforeAll(async () => {
-  widgetDir = fs.mkdtempSync(path.join(os.tmpdir(), 'voxplan-widget-'));
-  await build({ root: webchatRoot, configFile: path.join(webchatRoot, 'vite.config.ts'), logLevel: 'silent', build: { outDir: widgetDir } });
+  widget = await buildWidget();
   graph = await startGraphApi();
-  harness = await startConsole({ WEBCHAT_DIR: widgetDir, WHATSAPP_GRAPH_URL: graph.graphUrl, WHATSAPP_GRAPH_VERSION: 'v23.0' });
-  site = http.createServer((request, response) => response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(pageHtml(request.url)));
-  await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
-  sitePort = (site.address() as AddressInfo).port;
+  harness = await startConsole({ WEBCHAT_DIR: widget.dir, WHATSAPP_GRAPH_URL: graph.graphUrl, WHATSAPP_GRAPH_VERSION: 'v23.0' });
+  // The shop's pages: `/` with the widget of the queue's number, `/desk` with the outside desk's.
+  site = await startShopSite((url) => ({ serverUrl: harness.baseUrl, key: url === '/desk' ? deskNumber.webchat_key : number.webchat_key }));
 
   adminToken = await harness.server.login();
   ana = await createTenantMember(harness.server, adminToken, 'shop');
@@ -102,7 +70,7 @@ beforeAll(async () => {
     method: 'POST',
     url: '/numbers',
     token: ana.token,
-    payload: { number: '+551140000301', provider: 'webchat', chat_plan_id: plan, webchat_origins: [`http://localhost:${sitePort}`] },
+    payload: { number: '+551140000301', provider: 'webchat', chat_plan_id: plan, webchat_origins: [site.origin] },
   });
   expect(created.statusCode, created.body).toBe(201);
   number = created.json<PhoneNumber>();
@@ -130,7 +98,7 @@ beforeAll(async () => {
     method: 'POST',
     url: '/numbers',
     token: ana.token,
-    payload: { number: '+551140000302', provider: 'webchat', chat_plan_id: deskPlan, webchat_origins: [`http://localhost:${sitePort}`] },
+    payload: { number: '+551140000302', provider: 'webchat', chat_plan_id: deskPlan, webchat_origins: [site.origin] },
   });
   expect(deskCreated.statusCode, deskCreated.body).toBe(201);
   deskNumber = deskCreated.json<PhoneNumber>();
@@ -138,10 +106,10 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await harness?.close();
-  await new Promise((resolve) => site?.close(resolve));
+  await site?.close();
   await desk?.close();
   await graph?.close();
-  fs.rmSync(widgetDir, { recursive: true, force: true });
+  widget?.remove();
 });
 
 /** Each test's browsers, closed after it: an agent's console left open would keep them online for the next. */
@@ -152,27 +120,17 @@ afterEach(async () => {
 
 /** A visitor on the shop's page with the chat open (`/desk`: the page whose chat goes to the outside desk). */
 async function openShop(pagePath = '/'): Promise<Page> {
-  const { page } = await harness.newPage();
+  const page = await openShopPage(harness, site, pagePath);
   opened.push(page);
-  await page.goto(`http://localhost:${sitePort}${pagePath}`);
-  await page.getByRole('button', { name: 'Open chat' }).click();
   return page;
 }
-
-const widgetMessages = (page: Page) => page.getByRole('log').locator('.msg').allTextContents();
 
 /** An agent on the Conversations screen, online (the console's event stream is open). */
 async function openConsole(who: TenantMember, options: { locale?: string; colorScheme?: 'light' | 'dark' } = {}): Promise<Page> {
-  const { page } = await harness.newPage(options);
+  const page = await openConversations(harness, who, options);
   opened.push(page);
-  await harness.signIn(page, who.username, who.password);
-  await page.goto('/conversations');
-  await expect.poll(() => page.getByTestId('conversation-feed-status').getAttribute('data-status')).toBe('live');
   return page;
 }
-
-const rows = (page: Page) => page.getByTestId('conversation-row');
-const consoleMessages = (page: Page) => page.getByTestId('conversation-transcript').getByTestId('conversation-message').allInnerTexts();
 
 describe('a WhatsApp customer handed to a person (the local Graph API)', () => {
   const CUSTOMER = '5511988887777';

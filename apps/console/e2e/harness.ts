@@ -21,8 +21,8 @@ const CHROMIUM_ARGS = [
   '--disable-dev-shm-usage',
 ];
 
-export interface ConsoleHarness {
-  server: TestServer;
+/** A headless Chromium whose pages open the console at `baseUrl`. */
+export interface ConsoleBrowser {
   baseUrl: string;
   browser: Browser;
   /** `timezoneId`: the browser's clock's zone (an IANA name); the host's when left out. */
@@ -31,18 +31,18 @@ export interface ConsoleHarness {
   close(): Promise<void>;
 }
 
-/** A real server on a fresh database, serving the built console, and a headless Chromium. */
-export async function startConsole(env: Record<string, string> = {}): Promise<ConsoleHarness> {
-  // E2E_CONSOLE_DIR serves a console built elsewhere, so that a build of the working tree cannot
-  // replace the files under a running test.
-  const server = await startTestServer({ ...(process.env.E2E_CONSOLE_DIR ? { CONSOLE_DIR: process.env.E2E_CONSOLE_DIR } : {}), ...env });
-  await server.app.listen({ port: 0, host: '127.0.0.1' });
-  const { port } = server.app.server.address() as AddressInfo;
-  const baseUrl = `http://127.0.0.1:${port}`;
+export interface ConsoleHarness extends ConsoleBrowser {
+  server: TestServer;
+}
+
+/**
+ * The console served by `baseUrl` in a headless Chromium: for a server this process runs
+ * (startConsole) or one in another process (several instances on one database).
+ */
+export async function launchConsoleBrowser(baseUrl: string): Promise<ConsoleBrowser> {
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true });
   const contexts: BrowserContext[] = [];
   return {
-    server,
     baseUrl,
     browser,
     async newPage({ locale = 'en-US', colorScheme = 'light', timezoneId } = {}) {
@@ -60,6 +60,27 @@ export async function startConsole(env: Record<string, string> = {}): Promise<Co
     },
     async close() {
       for (const context of contexts) await context.close().catch(() => undefined);
+      await browser.close();
+    },
+  };
+}
+
+/**
+ * The built console's directory for a server: E2E_CONSOLE_DIR serves a console built elsewhere, so
+ * that a build of the working tree cannot replace the files under a running test.
+ */
+export const consoleDirEnv = (): Record<string, string> => (process.env.E2E_CONSOLE_DIR ? { CONSOLE_DIR: process.env.E2E_CONSOLE_DIR } : {});
+
+/** A real server on a fresh database, serving the built console, and a headless Chromium. */
+export async function startConsole(env: Record<string, string> = {}): Promise<ConsoleHarness> {
+  const server = await startTestServer({ ...consoleDirEnv(), ...env });
+  await server.app.listen({ port: 0, host: '127.0.0.1' });
+  const { port } = server.app.server.address() as AddressInfo;
+  const browser = await launchConsoleBrowser(`http://127.0.0.1:${port}`);
+  return {
+    ...browser,
+    server,
+    async close() {
       await browser.close();
       await server.close();
     },

@@ -44,6 +44,19 @@ function findBinDir(): string {
   throw new Error('PostgreSQL binaries not found: install the postgresql package or set PG_BIN');
 }
 
+/**
+ * Why startPostgres cannot run on this machine (its binaries are not installed), or undefined when
+ * it can: for tests outside the postgres project, which start their own server.
+ */
+export function postgresMissing(): string | undefined {
+  try {
+    findBinDir();
+    return undefined;
+  } catch (error) {
+    return (error as Error).message;
+  }
+}
+
 async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();

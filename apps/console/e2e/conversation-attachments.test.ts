@@ -13,7 +13,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { createTenantMember, type TenantMember } from '../../server/test/harness.ts';
 import { planEdge, planNode, storePlan } from '../../server/test/sessions-helpers.ts';
 import { buildWidget, conversationRows, openConversations, openShop as openShopPage, type ShopSite, startShopSite } from './chat-handoff.ts';
-import { accessibilityViolations, type ConsoleHarness, startConsole } from './harness.ts';
+import { accessibilityViolations, type ConsoleHarness, createNumber, startConsole } from './harness.ts';
 
 /** A 1×1 PNG. */
 const PNG = Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201a5f6e0a30000000049454e44ae426082', 'hex');
@@ -47,14 +47,7 @@ beforeAll(async () => {
     ],
     edges: [planEdge('start', 'next', 'hello'), planEdge('hello', 'next', 'queue')],
   });
-  const created = await harness.server.call({
-    method: 'POST',
-    url: '/numbers',
-    token: ana.token,
-    payload: { number: '+551140000330', provider: 'webchat', chat_plan_id: plan, webchat_origins: [site.origin] },
-  });
-  expect(created.statusCode, created.body).toBe(201);
-  number = created.json<PhoneNumber>();
+  number = await createNumber(harness.server, ana.token, { number: '+551140000330', provider: 'webchat', chat_plan_id: plan, webchat_origins: [site.origin] });
 });
 
 afterAll(async () => {

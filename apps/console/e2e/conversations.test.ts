@@ -27,7 +27,7 @@ import {
   startShopSite,
   widgetMessages,
 } from './chat-handoff.ts';
-import { accessibilityViolations, type ConsoleHarness, startConsole } from './harness.ts';
+import { accessibilityViolations, type ConsoleHarness, createNumber, startConsole } from './harness.ts';
 
 let harness: ConsoleHarness;
 let widget: Awaited<ReturnType<typeof buildWidget>>;
@@ -66,22 +66,8 @@ beforeAll(async () => {
   sales = await queue('Sales queue', [ana.userId, bruno.userId]);
   billing = await queue('Billing queue', [bruno.userId]);
   const plan = await storePlan(harness.server.ctx, ana.tenantId, handoffPlan(sales.id));
-  const created = await harness.server.call({
-    method: 'POST',
-    url: '/numbers',
-    token: ana.token,
-    payload: { number: '+551140000301', provider: 'webchat', chat_plan_id: plan, webchat_origins: [site.origin] },
-  });
-  expect(created.statusCode, created.body).toBe(201);
-  number = created.json<PhoneNumber>();
-  const whatsapp = await harness.server.call({
-    method: 'POST',
-    url: '/numbers',
-    token: ana.token,
-    payload: { number: '+551140000303', provider: 'whatsapp', chat_plan_id: plan, whatsapp_phone_number_id: WHATSAPP_PHONE_ID, whatsapp_token: 'EAAG-e2e-token', whatsapp_app_secret: WHATSAPP_SECRET },
-  });
-  expect(whatsapp.statusCode, whatsapp.body).toBe(201);
-  whatsappNumber = whatsapp.json<PhoneNumber>();
+  number = await createNumber(harness.server, ana.token, { number: '+551140000301', provider: 'webchat', chat_plan_id: plan, webchat_origins: [site.origin] });
+  whatsappNumber = await createNumber(harness.server, ana.token, { number: '+551140000303', provider: 'whatsapp', chat_plan_id: plan, whatsapp_phone_number_id: WHATSAPP_PHONE_ID, whatsapp_token: 'EAAG-e2e-token', whatsapp_app_secret: WHATSAPP_SECRET });
 
   desk = await startDeskReceiver();
   // The desk listens on 127.0.0.1 over plain http, which the API's chat destinations (https only) and
@@ -94,14 +80,7 @@ beforeAll(async () => {
     .returning('id')
     .executeTakeFirstOrThrow();
   const deskPlan = await storePlan(harness.server.ctx, ana.tenantId, { ...handoffPlan(deskDestination.id), name: 'Desk chat' });
-  const deskCreated = await harness.server.call({
-    method: 'POST',
-    url: '/numbers',
-    token: ana.token,
-    payload: { number: '+551140000302', provider: 'webchat', chat_plan_id: deskPlan, webchat_origins: [site.origin] },
-  });
-  expect(deskCreated.statusCode, deskCreated.body).toBe(201);
-  deskNumber = deskCreated.json<PhoneNumber>();
+  deskNumber = await createNumber(harness.server, ana.token, { number: '+551140000302', provider: 'webchat', chat_plan_id: deskPlan, webchat_origins: [site.origin] });
 });
 
 afterAll(async () => {

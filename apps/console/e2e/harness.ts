@@ -1,6 +1,7 @@
 import { AxeBuilder } from '@axe-core/playwright';
 import type { AddressInfo } from 'node:net';
 import { type Browser, type BrowserContext, chromium, type Locator, type Page } from 'playwright-core';
+import type { PhoneNumber } from '@voxplan/contracts';
 import type { VisualPlan, VisualPlanDocument } from '@voxplan/contracts/visual-plan';
 import { expect } from 'vitest';
 import { startTestServer, type TestServer } from '../../server/test/harness.ts';
@@ -138,6 +139,13 @@ export async function createPlan(server: TestServer, token: string, name: string
   const saved = await server.call({ method: 'PUT', url: `/visual-plans/${id}/document`, token, payload: { base_version: 1, ...content } });
   expect(saved.statusCode, saved.body).toBe(200);
   return saved.json<VisualPlanDocument>();
+}
+
+/** A number made through the API by `token`'s user (a web chat's, a WhatsApp one's). */
+export async function createNumber(server: TestServer, token: string, payload: Record<string, unknown>): Promise<PhoneNumber> {
+  const created = await server.call({ method: 'POST', url: '/numbers', token, payload });
+  expect(created.statusCode, created.body).toBe(201);
+  return created.json<PhoneNumber>();
 }
 
 /** Signs a user in on a new page and opens a plan in the editor, once its canvas shows a block. */

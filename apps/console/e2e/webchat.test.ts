@@ -16,7 +16,7 @@ import { build } from 'vite';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createTenantMember, type TenantMember } from '../../server/test/harness.ts';
 import { readFixture, storePlan } from '../../server/test/sessions-helpers.ts';
-import { accessibilityViolations, chooseOption, type ConsoleHarness, rowWith, searchTable, startConsole } from './harness.ts';
+import { accessibilityViolations, chooseOption, type ConsoleHarness, createNumber, rowWith, searchTable, startConsole } from './harness.ts';
 
 /** The widget's budget (issue 16): what a page downloads for it, gzip. */
 const WIDGET_TARGET_KB = 30;
@@ -59,14 +59,7 @@ beforeAll(async () => {
   const admin = await harness.server.login();
   member = await createTenantMember(harness.server, admin, 'webchatsite');
   const plan = await storePlan(harness.server.ctx, member.tenantId, readFixture('help-desk-chat'));
-  const created = await harness.server.call({
-    method: 'POST',
-    url: '/numbers',
-    token: member.token,
-    payload: { number: '+551140000001', provider: 'webchat', chat_plan_id: plan, webchat_origins: [`http://localhost:${sitePort}`] },
-  });
-  expect(created.statusCode, created.body).toBe(201);
-  number = created.json<PhoneNumber>();
+  number = await createNumber(harness.server, member.token, { number: '+551140000001', provider: 'webchat', chat_plan_id: plan, webchat_origins: [`http://localhost:${sitePort}`] });
   expect(number.webchat_script).toBe(`<script src="${harness.server.config.publicUrl}/widget.js" data-key="${number.webchat_key}" async></script>`);
 });
 

@@ -88,15 +88,16 @@ export async function startConsole(env: Record<string, string> = {}): Promise<Co
   };
 }
 
-/** axe-core on the current page: the serious and critical violations, described for a failure message. */
 /**
- * Waits for the page's requests to go quiet, for at most 3 s: the dashboard keeps its live event
- * stream open, so the network is never idle there, and its data has come well before.
+ * Waits for the page's requests to go quiet, for at most 3 s: every page of the console keeps the
+ * conversations' event stream open (and the dashboard its live feed), so the network is never idle,
+ * and a page's data has come well before.
  */
 export async function networkSettled(page: Page): Promise<void> {
   await page.waitForLoadState('networkidle', { timeout: 3_000 }).catch(() => undefined);
 }
 
+/** axe-core on the current page: the serious and critical violations, described for a failure message. */
 export async function accessibilityViolations(page: Page): Promise<string[]> {
   // Colours read halfway through a transition (a modal fading in, a button turning to "Copied")
   // are neither the old nor the new ones: axe then reports a contrast that nobody sees. Wait for

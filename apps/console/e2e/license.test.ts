@@ -6,7 +6,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { generateLicenseKeyPair, issueLicense } from '../../server/src/modules/license/license-document.ts';
 import { createTenantMember, type TenantMember } from '../../server/test/harness.ts';
-import { accessibilityViolations, type ConsoleHarness, startConsole } from './harness.ts';
+import { accessibilityViolations, type ConsoleHarness, networkSettled, startConsole } from './harness.ts';
 
 // The vendor's private key is not in the repository: the test signs with its own pair, which the server is told to trust.
 const keys = generateLicenseKeyPair();
@@ -232,7 +232,7 @@ describe('the licence screen', () => {
       expect(await text(page, 'license-expiration')).toBe('5 de março de 2027');
       expect(await page.getByTestId('license-expiry-warning').count()).toBe(0);
       expect(await text(page, 'license-usage-concurrent_sessions-text')).toBe('0 de 3');
-      await page.waitForLoadState('networkidle');
+      await networkSettled(page);
       found.push(...(await accessibilityViolations(page)).map((violation) => `${colorScheme}: ${violation}`));
       await page.getByTestId('license-activate').click();
       await page.getByTestId('license-document').waitFor();

@@ -417,15 +417,11 @@ export function createSessionRuntime(ctx: Omit<AppContext, 'sessions' | 'license
       // A start that writes its session and event alone is, on PostgreSQL, one statement: no transaction around it.
       const isAlone = ctx.dialect === 'postgres' && !(result.report && !result.ignored) && !hooksNeedTransaction({ is_test: isTest, webhook });
       try {
-        const committed = isAlone
-          ? await writes.runStatement(async (db) => {
-              await storeStart(db, ctx.dialect, stored, outcome);
-              return finishTurn(db, finishing, outcome, id, nowText);
-            })
-          : await writes.run(async (trx) => {
-              await storeStart(trx, ctx.dialect, stored, outcome);
-              return finishTurn(trx, finishing, outcome, id, nowText);
-            });
+        const store = async (db: Kysely<Database>) => {
+          await storeStart(db, ctx.dialect, stored, outcome);
+          return finishTurn(db, finishing, outcome, id, nowText);
+        };
+        const committed = isAlone ? await writes.runStatement(store) : await writes.run(store);
         publishLiveEvents(ctx.bus, () => liveEventsOf(null, session, outcome, isTest));
         followHandOff(session, outcome, isTest);
         return committed;

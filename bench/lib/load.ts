@@ -10,6 +10,9 @@ import type { ServerChild } from './server-child.ts';
 export const percentile = (sorted: Float64Array, p: number): number =>
   sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? Number.NaN;
 
+/** The middle value of a run's repeated figures (the upper middle of an even count): one noisy round does not move it. */
+export const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
 export const fmt = (value: number, digits = 2): string =>
   Number.isFinite(value) ? value.toLocaleString('en', { maximumFractionDigits: digits, minimumFractionDigits: digits }) : 'n/a';
 export const pct = (share: number): string => `${Math.round(share * 100)}%`;

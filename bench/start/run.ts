@@ -14,7 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import { envNumber } from '../lib/env.ts';
-import { fmt, table } from '../lib/load.ts';
+import { fmt, median, table } from '../lib/load.ts';
 import { BENCH_ADMIN } from '../lib/server-config.ts';
 
 const ROUNDS = envNumber('BENCH_ROUNDS', 3);
@@ -91,7 +91,6 @@ for (let round = 0; round < ROUNDS; round++) {
   const order: Mode[] = round % 2 === 0 ? ['tsx (npm run dev)', 'built (npm start)'] : ['built (npm start)', 'tsx (npm run dev)'];
   for (const mode of order) rounds.push(await runOnce(mode));
 }
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 const rows = [['', 'start (ms)', 'RSS at start (MB)', 'RSS after load (MB)', 'CPU per request (ms)', 'req/s']];
 for (const round of rounds) rows.push([round.mode, fmt(round.startMs, 0), fmt(round.rssStartMb, 1), fmt(round.rssLoadedMb, 1), fmt(round.cpuPerRequestMs, 3), fmt(round.requestsPerSecond, 0)]);
 for (const mode of Object.keys(modes) as Mode[]) {

@@ -71,7 +71,7 @@ export async function startContext(config: Config): Promise<Started> {
     const metrics = createMetrics();
     if (config.licenseFile) await provisionLicense(license, handle.db, config.licenseFile);
     sessions = createSessionRuntime(base, {
-      admit: countedAdmission((session) => license.admitSession(session), metrics),
+      admit: countedAdmission((session, running: number) => license.admitSession(session, running), metrics),
       scripts,
       log,
       audios: createAudioLookup(base.db, createMediaUrls(keys.mediaKey, config.publicUrl)),

@@ -14,7 +14,7 @@ import { BUS_APPLICATION_NAME, createPostgresBus, type PostgresBus, type Postgre
 import { type LiveSessionEvent, subscribeLiveSessions } from '../src/modules/sessions/live-events.ts';
 import { ADMIN, dialect, startTestServer, type TestServer } from './harness.ts';
 import { type Cleanups, createTenantMemberOver, request, type ServerProcess, startServerProcess } from './server-process.ts';
-import { type FixtureDocument, type Instance, sayingPlan, startInstance, storePlan } from './sessions-helpers.ts';
+import { type FixtureDocument, type Instance, planEdge, planNode, sayingPlan, startInstance, storePlan } from './sessions-helpers.ts';
 import { connectSimulator } from './simulator-client.ts';
 import { signedTwilioCallback, twilioActionOf } from './twilio-callbacks.ts';
 import { openFeed, summary } from './live-feed.ts';
@@ -97,6 +97,28 @@ describe('two server processes on one database', () => {
     for (let i = 0; i < 3; i++) expect(await saidOnB()).toBe('This is version one.');
     await publishOnA('This is version two.');
     expect(await saidOnB()).toBe('This is version two.');
+  });
+
+  test('a destination edited on one is the address the next call on the other dials', async () => {
+    const tenant = { 'x-tenant-id': String(member.tenantId) };
+    const desk = await a.call<{ id: number }>('POST', '/destinations', { name: 'Front desk', kind: 'voice', uri: 'sip:desk@old-pbx.example.com' }, admin, tenant);
+    const plan = await a.call<{ id: number; version: number }>('POST', '/visual-plans', { name: 'Dials the desk' }, member.token);
+    const document = {
+      nodes: [planNode('start', 'start'), planNode('desk', 'destination', { destination_id: desk.id })],
+      edges: [planEdge('start', 'next', 'desk')],
+    };
+    const saved = await a.call<{ version: number }>('PUT', `/visual-plans/${plan.id}/document`, { base_version: plan.version, ...document }, member.token);
+    await a.call('POST', `/visual-plans/${plan.id}/publish`, { base_version: saved.version }, member.token);
+    const dialledOnB = async () => {
+      const client = await connectSimulator(`http://127.0.0.1:${b.port}`, plan.id, member.token);
+      const frames = await client.turn({ type: 'start', channel: 'voice', version: 'published' });
+      await client.close();
+      return frames.flatMap((frame) => (frame.type === 'action' && frame.action.type === 'dial' ? [frame.action.uri] : []));
+    };
+    // B's cache keeps the destination from its second call on.
+    for (let i = 0; i < 3; i++) expect(await dialledOnB()).toEqual(['sip:desk@old-pbx.example.com']);
+    await a.call('PATCH', `/destinations/${desk.id}`, { uri: 'sip:desk@new-pbx.example.com' }, admin, tenant);
+    expect(await dialledOnB()).toEqual(['sip:desk@new-pbx.example.com']);
   });
 
   /** The tenant's Twilio account, and a number on it that runs a published plan saying `words`, all made on A. */

@@ -2,6 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { CallReportRecord } from '@voxplan/contracts';
 import { LuaScriptRunner } from '@voxplan/engine/lua';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createTransactionRunner } from '../src/db/write-batch.ts';
 import { badRequest } from '../src/errors.ts';
@@ -10,7 +11,7 @@ import { type EnqueuePlanEvent, planWebhookEvents } from '../src/modules/session
 import { createProtocolGenerator } from '../src/modules/sessions/protocols.ts';
 import { createSessionRuntime, type SessionRuntime, type StartRequest } from '../src/modules/sessions/sessions.service.ts';
 import { uploadCall } from './audio-fixtures.ts';
-import { createTenantMember, q, startTestServer, type TenantMember, type TestServer } from './harness.ts';
+import { createTenantMember, dialect, q, startTestServer, type TenantMember, type TestServer } from './harness.ts';
 import { type FixtureDocument, type Instance, readFixture, recordingEvents, startInstance, storePlan, testClock } from './sessions-helpers.ts';
 
 /**
@@ -401,6 +402,47 @@ describe('a call\'s end in one statement, where no hook needs the transaction', 
     const stored = await storedEvents(id);
     expect(stored.map((event) => event.revision)).toEqual([1, 2, 3]);
     expect((await one.find(id))?.session.status).toBe('ended');
+  });
+});
+
+describe('what a start asks before it runs', () => {
+  /** The text of every statement sent to PostgreSQL while `work` runs, the bus's pings and notifications left out. */
+  async function statementsOf(work: () => Promise<unknown>): Promise<string[]> {
+    const texts: string[] = [];
+    const query = pg.Client.prototype.query;
+    pg.Client.prototype.query = function recorded(this: pg.Client, ...args: unknown[]) {
+      const [config] = args;
+      texts.push(typeof config === 'string' ? config : String((config as { text?: unknown } | undefined)?.text ?? ''));
+      return (query as (...rest: unknown[]) => unknown).apply(this, args);
+    } as typeof query;
+    try {
+      await work();
+    } finally {
+      pg.Client.prototype.query = query;
+    }
+    return texts.filter((text) => text !== 'SELECT 1' && !text.includes('pg_notify'));
+  }
+
+  test('the licence is told how many calls run beside the new one, read together with the check for a repeated start', async () => {
+    clock.set('2026-11-23T16:30:00.000Z');
+    const told: number[] = [];
+    const admitting = createSessionRuntime(server.ctx, { scripts, clock, admit: (_session, running) => Promise.resolve(void told.push(running)) });
+    const running = async () => Number((await server.ctx.db.selectFrom('sessions').select((eb) => eb.fn.countAll().as('count')).where('status', '=', 'waiting').where('is_test', '=', 0).where('provider', '<>', 'webchat').executeTakeFirst())?.count ?? 0);
+    const before = await running();
+    const first = await admitting.start(voiceCall('CA-counted-1'));
+    expect(first.status).toBe('waiting');
+    const sent = await statementsOf(() => admitting.start(voiceCall('CA-counted-2')));
+    // The second was counted with the first, still on the line; a repeat of it is answered without asking the licence.
+    expect(told).toEqual([before, before + 1]);
+    expect((await admitting.start(voiceCall('CA-counted-2'))).duplicate).toBe(true);
+    expect(told).toHaveLength(2);
+    if (dialect === 'postgres') {
+      // One round trip for both questions, before the protocol number is drawn (the plan's and the
+      // tenant's language are read through the read cache).
+      const asked = sent.slice(0, sent.findIndex((text) => text.includes('protocol_counters'))).filter((text) => /"(sessions|session_events)"/.test(text));
+      expect(asked, asked.join('\n')).toHaveLength(1);
+      expect(asked[0]).toMatch(/"session_events".*count\(\*\)/s);
+    }
   });
 });
 

@@ -13,13 +13,12 @@ import {
   systemSettingValue,
 } from '@voxplan/contracts';
 import type { Kysely } from 'kysely';
-import { prepareQuery } from '../../db/prepared.ts';
 import type { Database, LicenseTable } from '../../db/schema.ts';
 import { AppError, badRequest, conflict, notFound } from '../../errors.ts';
 import { nowIso } from '../../lib/time.ts';
 import { type AuditAuthor, recordAudit } from '../audit/audit.recorder.ts';
 import fs from 'node:fs/promises';
-import { runningSessions } from '../sessions/sessions.repository.ts';
+import { countRunningCalls, countRunningLike } from '../sessions/sessions.repository.ts';
 import { cachedReading } from '../system/system-info.routes.ts';
 import { type DecodedLicense, decodeLicense, publicKeyFrom } from './license-document.ts';
 import { VENDOR_LICENSE_PUBLIC_KEY } from './vendor-key.ts';
@@ -107,7 +106,11 @@ export interface LicenseService {
    * chats are counted apart, per tenant (docs/licence.md, "What a web chat counts"): anyone can open
    * one with a page's public key, and they must never take a call's place, nor another tenant's.
    */
-  admitSession(session: { tenant_id: number; provider: string }): Promise<void>;
+  /**
+   * Refuses a new call or chat past the licence's concurrent sessions. `running`: the sessions it
+   * is counted with (`countRunningLike`), when the caller read them already.
+   */
+  admitSession(session: { tenant_id: number; provider: string }, running?: number): Promise<void>;
 }
 
 export interface LicenseServiceOptions {
@@ -157,7 +160,7 @@ export function createLicenseService(options: LicenseServiceOptions): LicenseSer
 
   async function usage(): Promise<LicenseInfo['usage']> {
     const [sessions, tenants, numbers] = await Promise.all([
-      countRunningSessions(db),
+      countRunningCalls(db),
       countOf(db.selectFrom('tenants').select((eb) => eb.fn.countAll().as('count')).executeTakeFirst()),
       countOf(db.selectFrom('numbers').select((eb) => eb.fn.countAll().as('count')).executeTakeFirst()),
     ]);
@@ -309,9 +312,9 @@ export function createLicenseService(options: LicenseServiceOptions): LicenseSer
       if (count >= max) throw new AppError(403, limitCodes[kind], undefined, undefined, { max });
     },
 
-    async admitSession(session) {
+    async admitSession(session, counted) {
       const max = (await evaluated()).limits.concurrent_sessions;
-      const running = session.provider === 'webchat' ? await countRunningWebchats(db, session.tenant_id) : await countRunningSessions(db);
+      const running = counted ?? (await countRunningLike(db, session));
       if (running < max) return;
       await recordRefusal(db, { tenant_id: session.tenant_id, provider: session.provider, reason: limitCodes.concurrent_sessions }, now());
       throw new AppError(403, limitCodes.concurrent_sessions, undefined, undefined, { max });
@@ -330,21 +333,6 @@ async function recordRefusal(db: Kysely<Database>, refusal: { tenant_id: number;
 
 const withoutFormat = ({ format: _format, ...fields }: LicensePayload): Omit<LicensePayload, 'format'> => fields;
 
-// Asked by every call or chat that starts (admitSession): built and compiled once.
-const selectRunningCount = prepareQuery<Record<string, never>, { count: string | number | bigint }>((db) =>
-  runningSessions(db)
-    .where('provider', '<>', 'webchat')
-    .select((eb) => eb.fn.countAll().as('count')),
-);
-/** Calls and chats the licence counts together: every running session but the web chats. */
-const countRunningSessions = (db: Kysely<Database>) => countOf(selectRunningCount(db, {}).then((result) => result.rows[0]));
-const selectRunningWebchats = prepareQuery<{ tenantId: number }, { count: string | number | bigint }>((db, values) =>
-  runningSessions(db)
-    .where('tenant_id', '=', values.tenantId)
-    .where('provider', '=', 'webchat')
-    .select((eb) => eb.fn.countAll().as('count')),
-);
-const countRunningWebchats = (db: Kysely<Database>, tenantId: number) => countOf(selectRunningWebchats(db, { tenantId }).then((result) => result.rows[0]));
 
 async function licenseServerUrl(db: Kysely<Database>): Promise<string> {
   const row = await db.selectFrom('configurations').select('value').where('name', '=', 'license_server_url').executeTakeFirst();

@@ -102,10 +102,10 @@ export function countedSessionEvents(events: SessionEvents, metrics: Metrics): S
 }
 
 /** A refusal of a start counted by its code, then thrown on. */
-export function countedAdmission<Session>(admit: (session: Session) => Promise<void>, metrics: Metrics): (session: Session) => Promise<void> {
-  return async (session) => {
+export function countedAdmission<Args extends unknown[]>(admit: (...args: Args) => Promise<void>, metrics: Metrics): (...args: Args) => Promise<void> {
+  return async (...args) => {
     try {
-      await admit(session);
+      await admit(...args);
     } catch (error) {
       metrics.sessionsRefused.inc({ reason: error instanceof AppError ? error.code : 'error' });
       throw error;

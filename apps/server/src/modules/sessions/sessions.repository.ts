@@ -63,6 +63,61 @@ export async function findEventOutcome(db: Kysely<Database>, sessionId: string, 
   return row && (JSON.parse(row.outcome) as StoredOutcome);
 }
 
+/**
+ * The running sessions a new one is counted with against the licence's concurrent sessions: a web
+ * chat with its tenant's web chats (anyone with a page's public key can open one, so they cannot
+ * take a tenant's lines), anything else with every call and chat but the web chats.
+ */
+const runningCalls = (db: Kysely<Database>) => runningSessions(db).where('provider', '<>', 'webchat');
+const runningWebchats = (db: Kysely<Database>, tenantId: number) => runningSessions(db).where('tenant_id', '=', tenantId).where('provider', '=', 'webchat');
+
+type Count = { count: string | number | bigint };
+const selectRunningCalls = prepareQuery<Record<string, never>, Count>((db) => runningCalls(db).select((eb) => eb.fn.countAll().as('count')));
+const selectRunningWebchats = prepareQuery<{ tenantId: number }, Count>((db, values) => runningWebchats(db, values.tenantId).select((eb) => eb.fn.countAll().as('count')));
+
+const countOf = (result: { rows: Count[] }) => Number(result.rows[0]?.count ?? 0);
+
+/** The calls and chats the licence counts together: every running session but the web chats. */
+export async function countRunningCalls(db: Kysely<Database>): Promise<number> {
+  return countOf(await selectRunningCalls(db, {}));
+}
+
+/** How many running sessions `session` would be counted with by the licence (itself not included). */
+export async function countRunningLike(db: Kysely<Database>, session: { tenant_id: number; provider: string }): Promise<number> {
+  return session.provider === 'webchat' ? countOf(await selectRunningWebchats(db, { tenantId: session.tenant_id })) : countRunningCalls(db);
+}
+
+// A start's two questions (did this id start before? how many sessions run beside it?) in one
+// round trip: on PostgreSQL each statement is one, and a call makes some twenty.
+type StartCheck = { outcome: string | null; running: string | number | bigint | null };
+const selectStartCountingCalls = prepareQuery<{ id: string }, StartCheck>((db, values) =>
+  db.selectNoFrom((eb) => [
+    eb.selectFrom('session_events').select('outcome').where('session_id', '=', values.id).where('event_id', '=', 'start').as('outcome'),
+    runningCalls(db).select((inner) => inner.fn.countAll().as('count')).as('running'),
+  ]),
+);
+const selectStartCountingWebchats = prepareQuery<{ id: string; tenantId: number }, StartCheck>((db, values) =>
+  db.selectNoFrom((eb) => [
+    eb.selectFrom('session_events').select('outcome').where('session_id', '=', values.id).where('event_id', '=', 'start').as('outcome'),
+    runningWebchats(db, values.tenantId).select((inner) => inner.fn.countAll().as('count')).as('running'),
+  ]),
+);
+
+/**
+ * Before a start runs: the stored first turn if its id started before, and, when `counted` is
+ * given (a real session, which the licence admits), how many running sessions it is counted with.
+ */
+export async function findStart(
+  db: Kysely<Database>,
+  id: string,
+  counted?: { tenant_id: number; provider: string },
+): Promise<{ stored: StoredOutcome | undefined; running: number }> {
+  if (!counted) return { stored: await findEventOutcome(db, id, 'start'), running: 0 };
+  const result = counted.provider === 'webchat' ? await selectStartCountingWebchats(db, { id, tenantId: counted.tenant_id }) : await selectStartCountingCalls(db, { id });
+  const row = result.rows[0];
+  return { stored: row?.outcome ? (JSON.parse(row.outcome) as StoredOutcome) : undefined, running: Number(row?.running ?? 0) };
+}
+
 const selectSessionAndEvent = prepareQuery<{ id: string; event_id: string }, SessionRow & { outcome: string | null }>((db, values) =>
   db
     .selectFrom('sessions')

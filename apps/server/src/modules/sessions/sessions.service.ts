@@ -50,6 +50,7 @@ import {
   dueChatSessions,
   findEventOutcome,
   findSession,
+  findStart,
   findSessionForEvent,
   parseSession,
   sessionColumns,
@@ -204,8 +205,10 @@ export interface SessionRuntimeOptions {
   /**
    * Refuses a new call or chat (throws an AppError) before anything is stored: the licence's
    * concurrent sessions. Test sessions and a start repeated by its channel are not asked.
+   * `running`: the running sessions the licence counts it with (`countRunningLike`), read in the
+   * same statement as the start's check for a repeat.
    */
-  admit?: (session: Pick<StartRequest, 'tenant_id' | 'provider'>) => Promise<void>;
+  admit?: (session: Pick<StartRequest, 'tenant_id' | 'provider'>, running: number) => Promise<void>;
   /** How long a sweeper's claim on a timeout lasts, should it die before ending the chat. Default 60 s. */
   claimLeaseMs?: number;
   log?: (message: string) => void;
@@ -250,7 +253,7 @@ export function createSessionRuntime(ctx: Omit<AppContext, 'sessions' | 'license
     scripts: options.scripts,
     http: ctx.outbound,
     schedules: createSchedules(ctx),
-    destinations: createDestinationLookup(db),
+    destinations: createDestinationLookup(db, ctx.readCache),
     audios: options.audios ?? missingAudios,
     messaging: options.messaging && isMessaging(options.messaging) ? options.messaging : createMessaging(ctx, options.messaging ?? {}),
     ai: options.ai ?? unconfiguredAi,
@@ -337,22 +340,21 @@ export function createSessionRuntime(ctx: Omit<AppContext, 'sessions' | 'license
     return { ...outcome, session_id: sessionId, duplicate: false, report };
   }
 
-  async function duplicateOf(sessionId: string, eventId: string): Promise<TurnOutcome | undefined> {
-    const stored = await findEventOutcome(db, sessionId, eventId);
-    return stored && { ...stored, session_id: sessionId, duplicate: true, report: null };
-  }
-
   /**
    * The stored first turn of a start whose id exists: a redelivery of the same start. An id is a
    * provider's (a call SID) and so chosen by whoever signs the request; one that belongs to another
    * tenant's or another provider's session is refused, never answered with that session's turn.
    */
   async function duplicateStart(id: string, init: Pick<StartRequest, 'tenant_id' | 'provider'>): Promise<TurnOutcome | undefined> {
-    const existing = await duplicateOf(id, 'start');
-    if (!existing) return undefined;
+    return storedStart(id, init, await findEventOutcome(db, id, 'start'));
+  }
+
+  /** `duplicateStart` of a first turn read already. */
+  async function storedStart(id: string, init: Pick<StartRequest, 'tenant_id' | 'provider'>, stored: StoredOutcome | undefined): Promise<TurnOutcome | undefined> {
+    if (!stored) return undefined;
     const row = await findSession(db, id);
     if (!row || row.tenant_id !== init.tenant_id || row.provider !== init.provider) throw conflict('session_id_taken');
-    return existing;
+    return { ...stored, session_id: id, duplicate: true, report: null };
   }
 
   /**
@@ -369,15 +371,17 @@ export function createSessionRuntime(ctx: Omit<AppContext, 'sessions' | 'license
   async function start(request: StartRequest, options: StartOptions = {}): Promise<TurnOutcome> {
     const id = checkId(request.id ?? newSessionId(), 'id');
     return inTurn(id, async () => {
-      const existing = await duplicateStart(id, request);
+      const { draft, is_test, start_node, ...init } = request;
+      const isDraft = draft === true;
+      const isTest = is_test ?? isDraft;
+      const counted = !isTest && admit !== undefined;
+      const checked = await findStart(db, id, counted ? init : undefined);
+      const existing = await storedStart(id, request, checked.stored);
       if (existing) {
         options.accepted?.();
         return existing;
       }
-      const { draft, is_test, start_node, ...init } = request;
-      const isDraft = draft === true;
-      const isTest = is_test ?? isDraft;
-      if (!isTest) await admit?.(init);
+      if (counted) await admit(init, checked.running);
       // Real calls always begin at the start block: what they run is what the plan says.
       if (start_node !== undefined && !isTest) throw badRequest('invalid_input', [{ path: 'start_node', message: 'only test sessions begin at a chosen block' }]);
       // Nor do they run "as if" at another time: a caller's date range reads the real clock.

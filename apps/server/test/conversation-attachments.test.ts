@@ -6,7 +6,7 @@
  * server playing it, refusing what Meta refuses); the report names it with its link.
  */
 import type { CallReportRecord, ConversationDetail, ConversationMessage, Destination, PhoneNumber, WebchatConversation } from '@voxplan/contracts';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { multipartBody } from './audio-fixtures.ts';
 import { until } from './asterisk-pbx.ts';
 import { createTenantMember, createTenantUser, errorOf, startTestServer, type TenantMember, type TestServer } from './harness.ts';
@@ -134,6 +134,22 @@ describe('the web chat', () => {
     const reported = report.handoffs![0]!.messages.find((entry) => entry.attachment);
     expect(reported!.attachment).toMatchObject({ name: 'receipt.png', content_type: 'image/png' });
     expect((await fetchSigned(reported!.attachment!.url)).rawPayload.equals(PNG)).toBe(true);
+
+    // The same report read the next morning, from the read cache (it keeps an answer from the second read): its link still opens the file.
+    const reportedLink = async (token = member.token) => {
+      const rows = (await api(token, 'GET', `/reports?session_id=${encodeURIComponent(sessionId)}`)).json<CallReportRecord[]>();
+      return rows.find((row) => row.session_id === sessionId)!.handoffs![0]!.messages.find((entry) => entry.attachment)!.attachment!.url;
+    };
+    await reportedLink();
+    await reportedLink();
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() + 7 * 3600_000 });
+    try {
+      // Signed in again: the morning's sign-in.
+      const later = await fetchSigned(await reportedLink(await server.login(member.username, member.password)));
+      expect(later.statusCode, later.body).toBe(200);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   test('a file the web chat does not take, or one claiming a type its bytes are not, is refused and nothing is stored', async () => {

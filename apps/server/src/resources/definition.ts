@@ -68,6 +68,11 @@ export interface ResourceDefinition<Out = unknown> {
   present?(rows: Row[], db: Kysely<Database>, app: AppContext): Promise<Out[]> | Out[];
   /** The other tables `present` reads: a write to one of them drops cached answers (db/read-cache.ts). */
   readTables?: readonly TableName[];
+  /**
+   * Seconds an answer `present` made stays good, when it holds something that expires (a signed
+   * link): a cached answer is not served past half of it, so a link served is good for at least half.
+   */
+  presentedFor?: number;
   /** The tenant an audit entry belongs to, for resources that are not tenant-owned. */
   auditTenant?(row: Row): number | null;
   /** Columns with created_time/updated_time. */

@@ -183,7 +183,10 @@ export class ResourceService<Out> {
    * twice, with the same answer.
    */
   private cachedRead<T>(operation: string, scope: Scope, terms: string, load: () => Promise<T>): Promise<T> {
-    const key = `${this.definition.table}\u0000${operation}\u0000${this.tenantFilter(scope) ?? '*'}\u0000${terms}`;
+    // An answer with links that expire is kept within one half of their lifetime: a later request asks anew.
+    const { presentedFor } = this.definition;
+    const window = presentedFor === undefined ? '' : `\u0000${Math.floor(Date.now() / ((presentedFor * 1000) / 2))}`;
+    const key = `${this.definition.table}\u0000${operation}\u0000${this.tenantFilter(scope) ?? '*'}\u0000${terms}${window}`;
     return this.app.readCache.read(key, this.readTables, load);
   }
 

@@ -5,6 +5,7 @@ import type { CallReportTable } from '../../db/schema.ts';
 import { defineResource, type Row } from '../../resources/definition.ts';
 import { handOffsOfSessions, mediaOf } from '../conversations/conversations.service.ts';
 import { presentReport } from '../sessions/sessions.repository.ts';
+import { MEDIA_URL_TTL_SECONDS } from '../audios/media-urls.ts';
 
 /**
  * Call reports (spec section 3): written by the turn runner when a session ends, read here.
@@ -64,4 +65,6 @@ export const reportsResource = defineResource({
   },
   // A hand-off's conversation may change after the report is written (an agent closes it later).
   readTables: ['conversations', 'conversation_messages'],
+  // A hand-off's files are signed links (media-urls.ts).
+  presentedFor: MEDIA_URL_TTL_SECONDS,
 });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { type ConsoleHarness, startConsole } from './harness.ts';
+import { type ConsoleHarness, createPlan, startConsole } from './harness.ts';
 
 let harness: ConsoleHarness;
 beforeAll(async () => {
@@ -132,6 +132,38 @@ describe('sign-in and the navigation guard', () => {
     await expect.poll(() => streams.length, { timeout: 30_000 }).toBeGreaterThan(opened);
     await page.context().close();
     await expect.poll(presence).toBe('offline');
+  });
+
+  test("the test panel opens its simulator again when the token it opened with expires, and says so when that ended a run", async () => {
+    const token = await harness.server.login('olivia', 'olivia-password');
+    const plan = await createPlan(harness.server, token, 'Renewed while testing', {
+      nodes: [
+        { id: 'start', type: 'start', position: { x: 0, y: 0 }, data: {} },
+        { id: 'menu', type: 'voice_menu', position: { x: 250, y: 0 }, data: { voice_text: 'Press 1 to leave.', options: [{ digits: '1', label: 'Leave' }] } },
+        { id: 'bye', type: 'hangup', position: { x: 500, y: 0 }, data: {} },
+      ],
+      edges: [{ id: 'menu-1', source: 'menu', source_exit: '1', target: 'bye' }, { id: 'start-next', source: 'start', source_exit: 'next', target: 'menu' }],
+    });
+    const { page } = await harness.newPage();
+    const sockets: string[] = [];
+    page.on('websocket', (socket) => sockets.push(socket.url()));
+    await harness.signIn(page, 'olivia', 'olivia-password');
+    await page.goto(`/visual-plan/${plan.id}`);
+    await page.getByTestId('plan-canvas').locator('.react-flow__node').first().waitFor();
+    await page.getByTestId('editor-test').click();
+    const connection = () => page.getByTestId('test-panel-connection').textContent();
+    await expect.poll(connection).toBe('Connected');
+    // A run that waits for a key (its gather's own clock off), while the token the socket opened with runs out (4 s).
+    await page.getByTestId('test-panel-auto-timeout').click();
+    await page.getByTestId('test-panel-start').click();
+    await expect.poll(() => page.getByTestId('test-panel-renewed').textContent(), { timeout: 30_000 }).toBe(
+      'Your sign-in was renewed while the test ran, which ended it. The panel is connected again: start again.',
+    );
+    // Connected again by itself, on a new socket: nothing to click, no "connection lost".
+    expect(sockets.length).toBeGreaterThanOrEqual(2);
+    await expect.poll(connection).toBe('Connected');
+    expect(await page.getByTestId('test-panel-status').textContent()).toBe('The run has ended.');
+    expect(await page.getByRole('button', { name: 'Reconnect' }).count()).toBe(0);
   });
 
   test('when the refresh fails the user is signed out locally, without calling the server', async () => {

@@ -221,6 +221,11 @@ export function TestPanel({ planId, startNodeId, onPathChange, onClose, edges, n
           {t('testPanel.connectionLost')}
         </Alert>
       )}
+      {state.endedByRenewal && state.connection !== 'closed' && (
+        <Alert color="yellow" icon={<IconAlertTriangle size={18} />} data-testid="test-panel-renewed">
+          {t('testPanel.endedByRenewal')}
+        </Alert>
+      )}
       {state.errors.slice(-3).map((entry, index) => (
         <Alert key={index} color="red" icon={<IconAlertTriangle size={18} />} role="alert" data-testid="test-panel-error">
           {errorText(new ApiError(entry.error.statusCode, entry.error), t)}

@@ -59,6 +59,8 @@ export interface SimulatorState {
   errors: SimulatorError[];
   /** The time the run's date ranges read, when it runs "as if" (the `started` frame's `as_if`). */
   asIf: { at: string; holiday: boolean } | null;
+  /** The run was going when the socket closed for a sign-in renewed (the panel reconnected by itself). */
+  endedByRenewal: boolean;
   /**
    * The state before the first frame of the input being run: a `discarded` frame voids that
    * input's frames, which then come again, so the state goes back to this.
@@ -67,7 +69,8 @@ export interface SimulatorState {
 }
 
 export type SimulatorEvent =
-  | { kind: 'connection'; status: ConnectionStatus; error?: ApiErrorBody['error'] }
+  /** `renewed`: closed because its access token expired; the panel opens a new socket at once. */
+  | { kind: 'connection'; status: ConnectionStatus; error?: ApiErrorBody['error']; renewed?: boolean }
   | { kind: 'start'; channel: SimulatorChannel; version: SimulatorVersion; variables?: Record<string, unknown> }
   | { kind: 'input'; input: SimulatorInput; label?: string }
   | { kind: 'frame'; frame: SimulatorServerFrame };
@@ -88,6 +91,7 @@ const freshSession = {
   report: null,
   errors: [],
   asIf: null,
+  endedByRenewal: false,
   turnStart: null,
 } as const satisfies Omit<SimulatorState, 'connection'>;
 
@@ -155,7 +159,7 @@ export function simulatorReducer(state: SimulatorState, event: SimulatorEvent): 
       const errors = event.error ? [...state.errors, { eventId: null, error: event.error }] : state.errors;
       // A closed socket hung the session up on the server: nothing waits for the caller any more.
       const ended = event.status === 'closed' && state.status !== 'none' && state.status !== 'ended';
-      return { ...state, connection: event.status, errors, ...(ended && { status: 'ended' as const, prompt: null }) };
+      return { ...state, connection: event.status, errors, ...(ended && { status: 'ended' as const, prompt: null, endedByRenewal: event.renewed === true }) };
     }
     case 'start':
       return { ...state, ...freshSession, status: 'starting', channel: event.channel, version: event.version, variables: event.variables ?? {} };

@@ -3,7 +3,7 @@
  * inputs out, the plan's frames in, folded into state by `simulatorReducer`.
  */
 import type { ApiErrorBody } from '@voxplan/contracts';
-import { bearerProtocolPrefix, type SimulatorServerFrame, simulatorProtocol } from '@voxplan/contracts/simulator';
+import { bearerProtocolPrefix, type SimulatorServerFrame, simulatorProtocol, simulatorSignInEndedCode } from '@voxplan/contracts/simulator';
 import type { Action } from '@voxplan/engine';
 import { useCallback, useEffect, useReducer, useRef } from 'react';
 import { API_BASE, ApiError, api } from '../../../../lib/api/client.ts';
@@ -62,7 +62,8 @@ export interface SimulatorHandlers {
 
 /**
  * Opens the simulator of `planId` while `enabled`, and closes it when the panel goes (the server
- * then hangs the running session up). `reconnect` opens a new socket after one was lost.
+ * then hangs the running session up). `reconnect` opens a new socket after one was lost; one closed
+ * because its access token expired is opened again at once.
  */
 export function useSimulator(planId: number, enabled: boolean, handlers: SimulatorHandlers = {}) {
   const [state, dispatch] = useReducer(simulatorReducer, initialSimulatorState);
@@ -101,7 +102,13 @@ export function useSimulator(planId: number, enabled: boolean, handlers: Simulat
       socketRef.current = socket;
       emit({ kind: 'connection', status: 'connecting' });
       socket.onopen = () => emit({ kind: 'connection', status: 'open' });
-      socket.onclose = () => emit({ kind: 'connection', status: 'closed' });
+      socket.onclose = (event) => {
+        // The token it opened with expired (docs/simulator.md): a new socket, with the token the
+        // check before it refreshes. Any other close waits for the person's "Reconnect".
+        const renewed = event.code === simulatorSignInEndedCode && event.reason === 'token_expired';
+        emit({ kind: 'connection', status: 'closed', renewed });
+        if (renewed && !aborter.signal.aborted) setConnection();
+      };
       socket.onmessage = (message: MessageEvent<unknown>) => {
         if (typeof message.data !== 'string') return;
         const frame = JSON.parse(message.data) as SimulatorServerFrame;

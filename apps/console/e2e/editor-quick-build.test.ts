@@ -176,6 +176,46 @@ describe('menu keys', () => {
   });
 });
 
+describe("a menu's options from its prompt", () => {
+  test.each([
+    { locale: 'en-US', colorScheme: 'light', prompt: 'Press 1 for sales, 2 for support.', labels: ['Sales', 'Support'], note: "Taken from the prompt's text; edit them as you like.", longer: 'Press 1 for sales, 2 for support, 3 for billing.' },
+    { locale: 'pt-BR', colorScheme: 'dark', prompt: 'Tecle 1 para vendas ou 2 para suporte.', labels: ['Vendas', 'Suporte'], note: 'Tiradas do texto da mensagem; edite-as como quiser.', longer: 'Tecle 1 para vendas, 2 para suporte, 3 para cobrança.' },
+  ] as const)('a new menu\'s prompt that names its options fills them and their exits, says so, and never overwrites an option the person changed ($locale, $colorScheme)', async ({ locale, colorScheme, prompt, labels, note, longer }) => {
+    const plan = await createPlan(harness.server, member.token, `Prompt options ${locale}`, { nodes: [node('start', 'start', 0)], edges: [] });
+    const page = await openPlanEditor(harness, plan.id, member, { locale, colorScheme });
+    await nodeOf(page, 'start').getByTestId('exit-add-next').click();
+    await page.getByTestId('block-picker').getByTestId('picker-voice_menu').click();
+    await expect.poll(() => nodesOfType(page, 'voice_menu').count()).toBe(1);
+    const menuId = (await nodesOfType(page, 'voice_menu').getAttribute('data-node-id'))!;
+    const panel = page.getByTestId('block-panel');
+    await panel.getByTestId('field-voice_text').fill(prompt);
+    const options = async () => [0, 1, 2].map(async (index) => {
+      const row = panel.getByTestId(`row-options.${index}`);
+      return (await row.count()) === 0 ? null : `${await row.getByTestId(`field-options.${index}.digits`).inputValue()}:${await row.getByTestId(`field-options.${index}.label`).inputValue()}`;
+    });
+    const filled = async () => (await Promise.all(await options())).filter((option) => option !== null);
+    await expect.poll(filled).toEqual([`1:${labels[0]}`, `2:${labels[1]}`]);
+    // Its exits appear at once, labelled as the options are; the form says where they came from.
+    await expect.poll(() => nodeOf(page, menuId).getByTestId('exit-add-2').count()).toBe(1);
+    await expect.poll(() => nodeOf(page, menuId).textContent()).toContain(`2 · ${labels[1]}`);
+    expect(await panel.getByTestId('filled-options').textContent()).toBe(note);
+    const axe = await new AxeBuilder({ page }).include('[data-testid="block-panel"]').analyze();
+    expect(axe.violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical').map((violation) => violation.id)).toEqual([]);
+
+    // The person makes option 1 their own: a longer prompt no longer changes the options, and the note goes.
+    await panel.getByTestId('field-options.0.label').fill(`${labels[0]} team`);
+    await panel.getByTestId('field-voice_text').fill(longer);
+    await expect.poll(() => panel.getByTestId('field-voice_text').inputValue()).toBe(longer);
+    expect(await filled()).toEqual([`1:${labels[0]} team`, `2:${labels[1]}`]);
+    expect(await panel.getByTestId('filled-options').count()).toBe(0);
+    await page.getByTestId('editor-save').click();
+    await expect.poll(async () => ((await draftOf(plan.id)).nodes.find((block) => block.id === menuId)?.data as Body | undefined)?.['options']).toEqual([
+      { digits: '1', label: `${labels[0]} team` },
+      { digits: '2', label: labels[1] },
+    ]);
+  });
+});
+
 describe('publishing from the whole window', () => {
   test('Publish in the whole window saves what is unsaved first, says so in its dialog, and publishes it', async () => {
     const plan = await createPlan(harness.server, member.token, 'Whole-window publish', { nodes: [node('start', 'start', 0)], edges: [] });

@@ -88,6 +88,18 @@ async function main() {
     const panel = page.getByTestId('block-panel');
     const nodeOf = (id: string) => page.locator(`[data-testid="plan-node"][data-node-id="${id}"]`);
     const blocksMade: string[] = ['start'];
+    const viewport = page.locator('.react-flow__viewport');
+    /** Waits until the canvas's view stands still (the same transform twice, 150 ms apart). */
+    const settled = async () => {
+      let last = await viewport.getAttribute('style');
+      await until('the view stands still', async () => {
+        await page.waitForTimeout(150);
+        const now = await viewport.getAttribute('style');
+        const still = now === last;
+        last = now;
+        return still;
+      });
+    };
 
     /**
      * From the "+" of `exit` of block `from`, a block of `type`: its id, its form open. `ready` picks
@@ -109,10 +121,12 @@ async function main() {
           return button.contains(button.ownerDocument.elementFromPoint(rect.x + rect.width / 2, rect.y + rect.height / 2));
         }));
       };
+      // The view may still be gliding after the last add (or the form's change): the person looks once it stands still.
+      await settled();
       if (!(await plus.isVisible()) || !(await inView())) {
         await person.click(page.getByTestId('editor-fit'), 'fit the view');
         // The view glides to its new place: the "+" is clicked once it stands still.
-        await page.waitForTimeout(800);
+        await settled();
       }
       await until(`the "+" of ${from}:${exit}`, () => plus.isVisible());
       await plus.click({ timeout: 10_000 });

@@ -3,7 +3,7 @@ import type { VisualPlanDocument } from '@voxplan/contracts/visual-plan';
 import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createTenantMember, type TenantMember } from '../../server/test/harness.ts';
-import { type ConsoleHarness, createPlan, openPlanEditor, startConsole } from './harness.ts';
+import { type ConsoleHarness, createPlan, openPlanEditor, startConsole, untilStill } from './harness.ts';
 
 /**
  * Building a plan in fewer steps (issue 31, bench:editor's front desk): the tenant's schedules and
@@ -213,6 +213,63 @@ describe("a menu's options from its prompt", () => {
       { digits: '1', label: `${labels[0]} team` },
       { digits: '2', label: labels[1] },
     ]);
+  });
+});
+
+describe('a view that keeps the growing plan in reach', () => {
+  const zoomOf = async (page: Page) => Number(/scale\(([\d.]+)\)/.exec((await page.locator('.react-flow__viewport').getAttribute('style')) ?? '')?.[1]);
+  const overlap = (a: Box, b: Box) => a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
+  type Box = { x: number; y: number; width: number; height: number };
+
+  test.each([
+    { locale: 'en-US', colorScheme: 'light', sentences: ['Thanks for calling.', 'Your call matters.', 'Please hold on.', 'Almost there.'] },
+    { locale: 'pt-BR', colorScheme: 'dark', sentences: ['Obrigado por ligar.', 'Sua chamada importa.', 'Aguarde um pouco.', 'Quase lá.'] },
+  ] as const)('after each block added from a "+", the whole plan is in view, readable and clear of the minimap and the controls; a view moved by hand stays put ($locale, $colorScheme)', async ({ locale, colorScheme, sentences }) => {
+    const plan = await createPlan(harness.server, member.token, `Follow ${locale}`, {
+      nodes: [node('start', 'start', 0), node('hello', 'play_message', 300, 0, { voice_text: 'Hello' })],
+      edges: [{ id: 'start-next', source: 'start', source_exit: 'next', target: 'hello' }],
+    });
+    const page = await openPlanEditor(harness, plan.id, member, { locale, colorScheme });
+    const canvas = (await page.getByTestId('plan-canvas').boundingBox())!;
+    const made = ['start', 'hello'];
+    const views: string[] = [];
+    for (const sentence of sentences) {
+      const last = made.at(-1)!;
+      await untilStill(nodeOf(page, last));
+      await nodeOf(page, last).getByTestId('exit-add-next').click();
+      await page.getByTestId('block-picker').getByTestId('picker-search').fill(sentence);
+      await page.getByTestId('block-picker').getByTestId('picker-search').press('Enter');
+      // The block added is selected, its form open (the canvas draws only the blocks in view).
+      let added = '';
+      await expect.poll(async () => {
+        added = (await page.getByTestId('block-panel').getAttribute('data-node-id')) ?? '';
+        return added.startsWith('play-message-') && !made.includes(added);
+      }).toBe(true);
+      made.push(added);
+      await untilStill(nodeOf(page, added));
+      // The whole plan in view, clear of the minimap and the zoom controls, at a zoom where blocks read;
+      // once it is too wide for that (the canvas beside the block list and the side panel is about
+      // 510 px here), at the least readable zoom with the block just added in view, clear of them.
+      const [minimap, controls] = [(await page.locator('.react-flow__minimap').boundingBox())!, (await page.locator('.react-flow__controls').boundingBox())!];
+      const clear = async (id: string) => {
+        // A block out of view is not drawn at all (React Flow draws only what is in view).
+        const box = (await nodeOf(page, id).count()) === 0 ? null : await nodeOf(page, id).boundingBox();
+        return box !== null && box.x >= canvas.x && box.y >= canvas.y && box.x + box.width <= canvas.x + canvas.width && box.y + box.height <= canvas.y + canvas.height && !overlap(box, minimap) && !overlap(box, controls);
+      };
+      const whole = (await Promise.all(made.map(clear))).every(Boolean);
+      const zoom = await zoomOf(page);
+      views.push(whole ? 'whole plan' : zoom === 0.5 && (await clear(added)) ? 'new block' : `lost at ${zoom}`);
+      expect(zoom).toBeGreaterThanOrEqual(0.5);
+    }
+    expect(views).toEqual(['whole plan', 'new block', 'new block', 'new block']);
+    // The view is the person's between adds: zoomed by hand, then a block's text edited, it does not move.
+    await page.locator('.react-flow__controls-zoomout').click();
+    await untilStill(nodeOf(page, made.at(-1)!));
+    const byHand = await page.locator('.react-flow__viewport').getAttribute('style');
+    await page.getByTestId('block-panel').getByTestId('field-voice_text').fill('Edited, not added.');
+    await expect.poll(() => nodeOf(page, made.at(-1)!).textContent()).toContain('Edited, not added.');
+    await untilStill(nodeOf(page, made.at(-1)!));
+    expect(await page.locator('.react-flow__viewport').getAttribute('style')).toBe(byHand);
   });
 });
 

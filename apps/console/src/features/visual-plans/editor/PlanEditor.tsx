@@ -31,7 +31,7 @@ import { nodeTypes } from './node-types.ts';
 import { CanvasChrome, canvasDefaults } from './ReadOnlyCanvas.tsx';
 import { initialDataOf } from './block-look.tsx';
 import { BlockDataStore, FlowNodes } from './block-data.ts';
-import { detailZoom, openingViewport } from './canvas-view.ts';
+import { detailZoom, fullSummaryHeight, openingViewport, planBounds, viewAfterAdd } from './canvas-view.ts';
 import { DecorationStore } from './decorations.ts';
 import { useEmptyFieldIssues } from './required-fields.ts';
 import { BlockPicker, type PickerSpot } from './BlockPicker.tsx';
@@ -285,15 +285,23 @@ export function PlanEditor({ loaded, onReload }: { loaded: VisualPlanDocument; o
     return { x: Math.round(centre.x - 90), y: Math.round(centre.y - 30) };
   }, [flow]);
 
-  /** Pans, at the same zoom, to a block placed outside what the user sees. */
-  const revealSpot = useCallback(
-    (position: { x: number; y: number }) => {
-      const bounds = canvasRef.current?.getBoundingClientRect();
-      if (!bounds) return;
-      const topLeft = flow.screenToFlowPosition({ x: bounds.left, y: bounds.top });
-      const bottomRight = flow.screenToFlowPosition({ x: bounds.right, y: bounds.bottom });
-      const inside = position.x >= topLeft.x && position.y >= topLeft.y && position.x + 200 <= bottomRight.x && position.y + 90 <= bottomRight.y;
-      if (!inside) void flow.setCenter(position.x + 100, position.y + 45, { zoom: flow.getZoom(), duration: 200 });
+  /**
+   * After a block is added, keeps the plan being built in reach (canvas-view.ts `viewAfterAdd`):
+   * the view glides to fit the whole plan when it no longer fits, or, too big to read whole, to the
+   * block just added. Only on an add: a view the person pans or zooms by hand is left where they put it.
+   */
+  const followAdd = useCallback(
+    (plan: Graph, added: GraphNode) => {
+      const canvas = canvasRef.current;
+      const bounds = planBounds(plan);
+      const spot = planBounds({ nodes: [added], edges: [] });
+      if (!canvas || !bounds || !spot) return;
+      const { width, height } = canvas.getBoundingClientRect();
+      // The minimap is drawn (shown, and not hidden by a narrow screen's style).
+      const minimap = (canvas.querySelector('.react-flow__minimap')?.getClientRects().length ?? 0) > 0;
+      // Drawn in full, a new block is taller than its plain outline by its summary's lines.
+      const next = viewAfterAdd(bounds, { ...spot, height: spot.height + fullSummaryHeight }, flow.getViewport(), width, height, minimap);
+      if (next) void flow.setViewport(next, { duration: 300 });
     },
     [flow],
   );
@@ -317,13 +325,13 @@ export function PlanEditor({ loaded, onReload }: { loaded: VisualPlanDocument; o
           const connected = link ? connect(withNode, { source: link.source, sourceExit: link.exit, target: id }) : undefined;
           queueMicrotask(() => {
             selectOnly([id]);
-            revealSpot(position);
+            followAdd(withNode, node);
           });
           return commit(current, { nodes: withNode.nodes, ...connected });
         }),
       );
     },
-    [readOnly, revealSpot, selectOnly, viewCentre],
+    [followAdd, readOnly, selectOnly, viewCentre],
   );
 
   /* Following an exit with a new block: a line dropped on empty canvas, or an exit's "+" */

@@ -231,6 +231,9 @@ describe('a view that keeps the growing plan in reach', () => {
     });
     const page = await openPlanEditor(harness, plan.id, member, { locale, colorScheme });
     const canvas = (await page.getByTestId('plan-canvas').boundingBox())!;
+    // The minimap shown (this narrow canvas opens without it): the view must keep blocks from under it too.
+    await page.getByTestId('toggle-minimap').click();
+    await page.locator('.react-flow__minimap').waitFor();
     const made = ['start', 'hello'];
     const views: string[] = [];
     for (const sentence of sentences) {

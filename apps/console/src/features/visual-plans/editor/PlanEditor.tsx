@@ -31,7 +31,7 @@ import { nodeTypes } from './node-types.ts';
 import { CanvasChrome, canvasDefaults } from './ReadOnlyCanvas.tsx';
 import { initialDataOf } from './block-look.tsx';
 import { BlockDataStore, FlowNodes } from './block-data.ts';
-import { detailZoom, fullSummaryHeight, openingViewport, planBounds, viewAfterAdd } from './canvas-view.ts';
+import { detailZoom, fullSummaryHeight, minimapRoom, openingViewport, planBounds, viewAfterAdd } from './canvas-view.ts';
 import { DecorationStore } from './decorations.ts';
 import { useEmptyFieldIssues } from './required-fields.ts';
 import { BlockPicker, type PickerSpot } from './BlockPicker.tsx';
@@ -134,17 +134,17 @@ export function PlanEditor({ loaded, onReload }: { loaded: VisualPlanDocument; o
    * in full and then plainly (canvas-view.ts). A plan small enough to be drawn in full is fitted
    * again once measured, as before.
    */
-  const [opening, setOpening] = useState<{ viewport: Viewport; fit: boolean }>();
+  const [opening, setOpening] = useState<{ viewport: Viewport; fit: boolean; narrow: boolean }>();
   useLayoutEffect(() => {
     const bounds = canvasRef.current?.getBoundingClientRect();
     if (!bounds || bounds.width === 0 || bounds.height === 0) {
-      setOpening({ viewport: { x: 0, y: 0, zoom: 1 }, fit: true });
+      setOpening({ viewport: { x: 0, y: 0, zoom: 1 }, fit: true, narrow: false });
       return;
     }
     const viewport = openingViewport(loaded, bounds.width, bounds.height);
     // React Flow's store is read by the blocks' first render, before its pane applies `defaultViewport`.
     flowStore.setState({ transform: [viewport.x, viewport.y, viewport.zoom], width: bounds.width, height: bounds.height });
-    setOpening({ viewport, fit: viewport.zoom >= detailZoom });
+    setOpening({ viewport, fit: viewport.zoom >= detailZoom, narrow: bounds.width < minimapRoom });
   }, [flowStore, loaded]);
   const [decorations] = useState(() => {
     const store = new DecorationStore();
@@ -557,7 +557,13 @@ export function PlanEditor({ loaded, onReload }: { loaded: VisualPlanDocument; o
   const remembered = (key: string) => ({ key: `editor:${key}`, defaultValue: true, getInitialValueInEffect: false });
   const [paletteOpen, setPaletteOpen] = useLocalStorage<boolean>(remembered('palette'));
   const [sideOpen, setSideOpen] = useLocalStorage<boolean>(remembered('side'));
-  const [minimapShown, setMinimapShown] = useLocalStorage<boolean>(remembered('minimap'));
+  /*
+   * The minimap as the person last left it; never chosen, it is shown only when the canvas the
+   * editor opened with has room for it (canvas-view.ts `minimapRoom`): beside the block list and the
+   * side panel on a laptop's screen it would cover over a third of the canvas's width.
+   */
+  const [minimapChoice, setMinimapShown] = useLocalStorage<boolean | null>({ key: 'editor:minimap', defaultValue: null, getInitialValueInEffect: false });
+  const minimapShown = minimapChoice ?? !opening?.narrow;
   const [wholeWindow, setWholeWindow] = useState(false);
   const [publishAsked, setPublishAsked] = useState(false);
   useHotkeys([['Escape', () => setWholeWindow(false)]]);

@@ -112,6 +112,12 @@ export function openingViewport(graph: PlanShape, width: number, height: number)
 export const readableZoom = 0.5;
 
 /**
+ * The least canvas width, in px, at which the minimap (200 px wide) is shown unless the person
+ * chose otherwise: narrower, it would cover a quarter of the canvas's width or more.
+ */
+export const minimapRoom = 800;
+
+/**
  * What the canvas's own controls cover from each side, in screen px, so that a view the editor
  * chooses puts no block under them: the fold buttons in the top corners, the zoom controls down
  * the left, the minimap (200 × 150 and its 15 px margin) in the bottom right when it is shown.

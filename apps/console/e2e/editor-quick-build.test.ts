@@ -3,7 +3,7 @@ import type { VisualPlanDocument } from '@voxplan/contracts/visual-plan';
 import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createTenantMember, type TenantMember } from '../../server/test/harness.ts';
-import { type ConsoleHarness, createPlan, openPlanEditor, startConsole } from './harness.ts';
+import { type ConsoleHarness, createPlan, openPlanEditor, startConsole, untilStill } from './harness.ts';
 
 /**
  * Building a plan in fewer steps (issue 31, bench:editor's front desk): the tenant's schedules and
@@ -173,6 +173,106 @@ describe('menu keys', () => {
       { digits: '3', label: '' },
       { digits: '2', label: '' },
     ]);
+  });
+});
+
+describe("a menu's options from its prompt", () => {
+  test.each([
+    { locale: 'en-US', colorScheme: 'light', prompt: 'Press 1 for sales, 2 for support.', labels: ['Sales', 'Support'], note: "Taken from the prompt's text; edit them as you like.", longer: 'Press 1 for sales, 2 for support, 3 for billing.' },
+    { locale: 'pt-BR', colorScheme: 'dark', prompt: 'Tecle 1 para vendas ou 2 para suporte.', labels: ['Vendas', 'Suporte'], note: 'Tiradas do texto da mensagem; edite-as como quiser.', longer: 'Tecle 1 para vendas, 2 para suporte, 3 para cobrança.' },
+  ] as const)('a new menu\'s prompt that names its options fills them and their exits, says so, and never overwrites an option the person changed ($locale, $colorScheme)', async ({ locale, colorScheme, prompt, labels, note, longer }) => {
+    const plan = await createPlan(harness.server, member.token, `Prompt options ${locale}`, { nodes: [node('start', 'start', 0)], edges: [] });
+    const page = await openPlanEditor(harness, plan.id, member, { locale, colorScheme });
+    await nodeOf(page, 'start').getByTestId('exit-add-next').click();
+    await page.getByTestId('block-picker').getByTestId('picker-voice_menu').click();
+    await expect.poll(() => nodesOfType(page, 'voice_menu').count()).toBe(1);
+    const menuId = (await nodesOfType(page, 'voice_menu').getAttribute('data-node-id'))!;
+    const panel = page.getByTestId('block-panel');
+    await panel.getByTestId('field-voice_text').fill(prompt);
+    const options = async () => [0, 1, 2].map(async (index) => {
+      const row = panel.getByTestId(`row-options.${index}`);
+      return (await row.count()) === 0 ? null : `${await row.getByTestId(`field-options.${index}.digits`).inputValue()}:${await row.getByTestId(`field-options.${index}.label`).inputValue()}`;
+    });
+    const filled = async () => (await Promise.all(await options())).filter((option) => option !== null);
+    await expect.poll(filled).toEqual([`1:${labels[0]}`, `2:${labels[1]}`]);
+    // Its exits appear at once, labelled as the options are; the form says where they came from.
+    await expect.poll(() => nodeOf(page, menuId).getByTestId('exit-add-2').count()).toBe(1);
+    await expect.poll(() => nodeOf(page, menuId).textContent()).toContain(`2 · ${labels[1]}`);
+    expect(await panel.getByTestId('filled-options').textContent()).toBe(note);
+    const axe = await new AxeBuilder({ page }).include('[data-testid="block-panel"]').analyze();
+    expect(axe.violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical').map((violation) => violation.id)).toEqual([]);
+
+    // The person makes option 1 their own: a longer prompt no longer changes the options, and the note goes.
+    await panel.getByTestId('field-options.0.label').fill(`${labels[0]} team`);
+    await panel.getByTestId('field-voice_text').fill(longer);
+    await expect.poll(() => panel.getByTestId('field-voice_text').inputValue()).toBe(longer);
+    expect(await filled()).toEqual([`1:${labels[0]} team`, `2:${labels[1]}`]);
+    expect(await panel.getByTestId('filled-options').count()).toBe(0);
+    await page.getByTestId('editor-save').click();
+    await expect.poll(async () => ((await draftOf(plan.id)).nodes.find((block) => block.id === menuId)?.data as Body | undefined)?.['options']).toEqual([
+      { digits: '1', label: `${labels[0]} team` },
+      { digits: '2', label: labels[1] },
+    ]);
+  });
+});
+
+describe('a view that keeps the growing plan in reach', () => {
+  const zoomOf = async (page: Page) => Number(/scale\(([\d.]+)\)/.exec((await page.locator('.react-flow__viewport').getAttribute('style')) ?? '')?.[1]);
+  const overlap = (a: Box, b: Box) => a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
+  type Box = { x: number; y: number; width: number; height: number };
+
+  test.each([
+    { locale: 'en-US', colorScheme: 'light', sentences: ['Thanks for calling.', 'Your call matters.', 'Please hold on.', 'Almost there.'] },
+    { locale: 'pt-BR', colorScheme: 'dark', sentences: ['Obrigado por ligar.', 'Sua chamada importa.', 'Aguarde um pouco.', 'Quase lá.'] },
+  ] as const)('after each block added from a "+", the whole plan is in view, readable and clear of the minimap and the controls; a view moved by hand stays put ($locale, $colorScheme)', async ({ locale, colorScheme, sentences }) => {
+    const plan = await createPlan(harness.server, member.token, `Follow ${locale}`, {
+      nodes: [node('start', 'start', 0), node('hello', 'play_message', 300, 0, { voice_text: 'Hello' })],
+      edges: [{ id: 'start-next', source: 'start', source_exit: 'next', target: 'hello' }],
+    });
+    const page = await openPlanEditor(harness, plan.id, member, { locale, colorScheme });
+    const canvas = (await page.getByTestId('plan-canvas').boundingBox())!;
+    // The minimap shown (this narrow canvas opens without it): the view must keep blocks from under it too.
+    await page.getByTestId('toggle-minimap').click();
+    await page.locator('.react-flow__minimap').waitFor();
+    const made = ['start', 'hello'];
+    const views: string[] = [];
+    for (const sentence of sentences) {
+      const last = made.at(-1)!;
+      await untilStill(nodeOf(page, last));
+      await nodeOf(page, last).getByTestId('exit-add-next').click();
+      await page.getByTestId('block-picker').getByTestId('picker-search').fill(sentence);
+      await page.getByTestId('block-picker').getByTestId('picker-search').press('Enter');
+      // The block added is selected, its form open (the canvas draws only the blocks in view).
+      let added = '';
+      await expect.poll(async () => {
+        added = (await page.getByTestId('block-panel').getAttribute('data-node-id')) ?? '';
+        return added.startsWith('play-message-') && !made.includes(added);
+      }).toBe(true);
+      made.push(added);
+      await untilStill(nodeOf(page, added));
+      // The whole plan in view, clear of the minimap and the zoom controls, at a zoom where blocks read;
+      // once it is too wide for that (the canvas beside the block list and the side panel is about
+      // 510 px here), at the least readable zoom with the block just added in view, clear of them.
+      const [minimap, controls] = [(await page.locator('.react-flow__minimap').boundingBox())!, (await page.locator('.react-flow__controls').boundingBox())!];
+      const clear = async (id: string) => {
+        // A block out of view is not drawn at all (React Flow draws only what is in view).
+        const box = (await nodeOf(page, id).count()) === 0 ? null : await nodeOf(page, id).boundingBox();
+        return box !== null && box.x >= canvas.x && box.y >= canvas.y && box.x + box.width <= canvas.x + canvas.width && box.y + box.height <= canvas.y + canvas.height && !overlap(box, minimap) && !overlap(box, controls);
+      };
+      const whole = (await Promise.all(made.map(clear))).every(Boolean);
+      const zoom = await zoomOf(page);
+      views.push(whole ? 'whole plan' : zoom === 0.5 && (await clear(added)) ? 'new block' : `lost at ${zoom}`);
+      expect(zoom).toBeGreaterThanOrEqual(0.5);
+    }
+    expect(views).toEqual(['whole plan', 'new block', 'new block', 'new block']);
+    // The view is the person's between adds: zoomed by hand, then a block's text edited, it does not move.
+    await page.locator('.react-flow__controls-zoomout').click();
+    await untilStill(nodeOf(page, made.at(-1)!));
+    const byHand = await page.locator('.react-flow__viewport').getAttribute('style');
+    await page.getByTestId('block-panel').getByTestId('field-voice_text').fill('Edited, not added.');
+    await expect.poll(() => nodeOf(page, made.at(-1)!).textContent()).toContain('Edited, not added.');
+    await untilStill(nodeOf(page, made.at(-1)!));
+    expect(await page.locator('.react-flow__viewport').getAttribute('style')).toBe(byHand);
   });
 });
 

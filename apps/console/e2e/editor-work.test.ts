@@ -439,6 +439,21 @@ describe('publishing', () => {
 });
 
 describe('room', () => {
+  test.each([
+    { width: 1920, locale: 'en-US', colorScheme: 'light', minimap: 'shown', button: 'Hide the overview map' },
+    { width: 1400, locale: 'pt-BR', colorScheme: 'dark', minimap: 'hidden', button: 'Mostrar o mapa geral' },
+  ] as const)('never chosen, the minimap is shown only where the canvas opens with room for it ($width px wide: $minimap; $locale, $colorScheme)', async ({ width, locale, colorScheme, minimap, button }) => {
+    const plan = await createPlan(harness.server, member.token, `Minimap ${width}`, { nodes: [node('start', 'start', 0, 0)], edges: [] });
+    const { page } = await harness.newPage({ locale, colorScheme });
+    await page.setViewportSize({ width, height: 900 });
+    await harness.signIn(page, member.username, member.password);
+    await page.goto(`/visual-plan/${plan.id}`);
+    await nodeOf(page, 'start').waitFor();
+    expect(await page.locator('.react-flow__minimap').count()).toBe(minimap === 'shown' ? 1 : 0);
+    // Its button says what it does now.
+    expect(await page.getByTestId('toggle-minimap').getAttribute('aria-label')).toBe(button);
+  });
+
   test('the block list and side panel fold away and stay folded, the minimap hides, and whole-window gives a 20-block plan room to be read at 1400 × 900', async () => {
     // A front desk's shape: five columns of four blocks, each leading to the next column.
     const nodes = [node('start', 'start', 0, 0)];
@@ -458,6 +473,11 @@ describe('room', () => {
     await nodeOf(page, 'start').waitFor();
     const canvasWidth = async () => (await page.getByTestId('plan-canvas').boundingBox())!.width;
     const before = await canvasWidth();
+    // Beside the block list and the side panel the canvas is narrow: never chosen, the minimap is not drawn over it.
+    expect(before).toBeLessThan(800);
+    expect(await page.locator('.react-flow__minimap').count()).toBe(0);
+    await page.getByTestId('toggle-minimap').click();
+    await expect.poll(() => page.locator('.react-flow__minimap').count()).toBe(1);
 
     await page.getByTestId('fold-blocks').click();
     await page.getByTestId('fold-panel').click();

@@ -17,9 +17,12 @@ export function GenericBlockForm({ editor, data, onChange, issues, services }: B
       issues,
       readOnly: services.readOnly,
       settingGates: editor.description.settingGates,
+      filled: editor.derived?.filled(data) ?? [],
     }),
-    [editor, services, issues],
+    [editor, services, issues, data],
   );
+  const { derived } = editor;
+  const change = derived ? (next: Record<string, unknown>) => onChange(derived.apply(next, data)) : onChange;
   const fields = formFieldsOf(editor);
   // Issues about the data as a whole (a key the block does not know) have the empty path.
   const general = issues.get('');
@@ -36,7 +39,7 @@ export function GenericBlockForm({ editor, data, onChange, issues, services }: B
             {context.texts.no_fields}
           </Text>
         )}
-        <ObjectFields fields={fields} value={data} path="" inRow={false} onChange={onChange} />
+        <ObjectFields fields={fields} value={data} path="" inRow={false} onChange={change} />
       </Stack>
     </FormContext.Provider>
   );

@@ -14,6 +14,7 @@ export function defineEditor(parts: {
   exitLabel?: BlockEditor['exitLabel'];
   /** Changes to the schema's defaults where those alone are not a usable block (a menu starts with an option). */
   initialData?: Readonly<Record<string, unknown>>;
+  derived?: BlockEditor['derived'];
   Form?: BlockEditor['Form'];
 }): BlockEditor {
   const { description } = parts;
@@ -26,6 +27,7 @@ export function defineEditor(parts: {
     fieldHints: parts.fieldHints ?? {},
     ...(parts.initialData ? { initialData: parts.initialData } : {}),
     ...(parts.exitLabel ? { exitLabel: parts.exitLabel } : {}),
+    ...(parts.derived ? { derived: parts.derived } : {}),
     ...(parts.Form ? { Form: parts.Form } : {}),
   };
 }

@@ -204,7 +204,7 @@ function Rows({
   /** Buttons of their own in place of the one "Add" (one per variant). */
   addButtons?: ReactNode;
 }) {
-  const { texts, issues, readOnly } = useFormContext();
+  const { texts, issues, readOnly, filled } = useFormContext();
   const error = issues.get(path);
   const replace = (index: number, item: unknown) => onChange(items.map((current, at) => (at === index ? item : current)));
   const move = (from: number, to: number) => {
@@ -217,6 +217,11 @@ function Rows({
   return (
     <Fieldset legend={label} data-testid={`field-${path}`} variant="filled" p="xs">
       <Stack gap="xs">
+        {filled.includes(path) && (
+          <Text size="xs" c="dimmed" data-testid={`filled-${path}`}>
+            {texts.filled_from_prompt}
+          </Text>
+        )}
         {items.length === 0 && (
           <Text size="sm" c="dimmed">
             {texts.no_rows}

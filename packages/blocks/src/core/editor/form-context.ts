@@ -12,6 +12,8 @@ export interface FormContextValue {
   readOnly: boolean;
   /** The block's choices that depend on a system setting. */
   settingGates: readonly SettingGate[];
+  /** Paths of the fields filled from others (a menu's options from its prompt), each noted as such. */
+  filled: readonly string[];
 }
 
 export const FormContext = createContext<FormContextValue | null>(null);

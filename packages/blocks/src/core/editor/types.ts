@@ -79,6 +79,18 @@ export interface BlockEditor {
    * usable block (a voice menu starts with one option).
    */
   readonly initialData?: Readonly<Record<string, unknown>>;
+  /**
+   * Fields the form fills from others while the person has not made them their own (a menu's
+   * options from its prompt's text). The generic form applies it to every change it makes.
+   */
+  readonly derived?: DerivedFields;
   /** A form of the block's own, where the generic renderer cannot serve. */
   readonly Form?: ComponentType<BlockFormProps>;
+}
+
+export interface DerivedFields {
+  /** The data after a change of the person's, with the derived fields refilled where they are still untouched. */
+  apply(next: Record<string, unknown>, previous: Record<string, unknown>): Record<string, unknown>;
+  /** The paths of the fields that hold what was derived now: the form says so beside them (`texts.filled_from_prompt`). */
+  filled(data: Record<string, unknown>): readonly string[];
 }

@@ -31,7 +31,7 @@ import { nodeTypes } from './node-types.ts';
 import { CanvasChrome, canvasDefaults } from './ReadOnlyCanvas.tsx';
 import { initialDataOf } from './block-look.tsx';
 import { BlockDataStore, FlowNodes } from './block-data.ts';
-import { detailZoom, openingViewport } from './canvas-view.ts';
+import { detailZoom, fullSummaryHeight, minimapRoom, openingViewport, planBounds, viewAfterAdd } from './canvas-view.ts';
 import { DecorationStore } from './decorations.ts';
 import { useEmptyFieldIssues } from './required-fields.ts';
 import { BlockPicker, type PickerSpot } from './BlockPicker.tsx';
@@ -134,17 +134,17 @@ export function PlanEditor({ loaded, onReload }: { loaded: VisualPlanDocument; o
    * in full and then plainly (canvas-view.ts). A plan small enough to be drawn in full is fitted
    * again once measured, as before.
    */
-  const [opening, setOpening] = useState<{ viewport: Viewport; fit: boolean }>();
+  const [opening, setOpening] = useState<{ viewport: Viewport; fit: boolean; narrow: boolean }>();
   useLayoutEffect(() => {
     const bounds = canvasRef.current?.getBoundingClientRect();
     if (!bounds || bounds.width === 0 || bounds.height === 0) {
-      setOpening({ viewport: { x: 0, y: 0, zoom: 1 }, fit: true });
+      setOpening({ viewport: { x: 0, y: 0, zoom: 1 }, fit: true, narrow: false });
       return;
     }
     const viewport = openingViewport(loaded, bounds.width, bounds.height);
     // React Flow's store is read by the blocks' first render, before its pane applies `defaultViewport`.
     flowStore.setState({ transform: [viewport.x, viewport.y, viewport.zoom], width: bounds.width, height: bounds.height });
-    setOpening({ viewport, fit: viewport.zoom >= detailZoom });
+    setOpening({ viewport, fit: viewport.zoom >= detailZoom, narrow: bounds.width < minimapRoom });
   }, [flowStore, loaded]);
   const [decorations] = useState(() => {
     const store = new DecorationStore();
@@ -285,15 +285,23 @@ export function PlanEditor({ loaded, onReload }: { loaded: VisualPlanDocument; o
     return { x: Math.round(centre.x - 90), y: Math.round(centre.y - 30) };
   }, [flow]);
 
-  /** Pans, at the same zoom, to a block placed outside what the user sees. */
-  const revealSpot = useCallback(
-    (position: { x: number; y: number }) => {
-      const bounds = canvasRef.current?.getBoundingClientRect();
-      if (!bounds) return;
-      const topLeft = flow.screenToFlowPosition({ x: bounds.left, y: bounds.top });
-      const bottomRight = flow.screenToFlowPosition({ x: bounds.right, y: bounds.bottom });
-      const inside = position.x >= topLeft.x && position.y >= topLeft.y && position.x + 200 <= bottomRight.x && position.y + 90 <= bottomRight.y;
-      if (!inside) void flow.setCenter(position.x + 100, position.y + 45, { zoom: flow.getZoom(), duration: 200 });
+  /**
+   * After a block is added, keeps the plan being built in reach (canvas-view.ts `viewAfterAdd`):
+   * the view glides to fit the whole plan when it no longer fits, or, too big to read whole, to the
+   * block just added. Only on an add: a view the person pans or zooms by hand is left where they put it.
+   */
+  const followAdd = useCallback(
+    (plan: Graph, added: GraphNode) => {
+      const canvas = canvasRef.current;
+      const bounds = planBounds(plan);
+      const spot = planBounds({ nodes: [added], edges: [] });
+      if (!canvas || !bounds || !spot) return;
+      const { width, height } = canvas.getBoundingClientRect();
+      // The minimap is drawn (shown, and not hidden by a narrow screen's style).
+      const minimap = (canvas.querySelector('.react-flow__minimap')?.getClientRects().length ?? 0) > 0;
+      // Drawn in full, a new block is taller than its plain outline by its summary's lines.
+      const next = viewAfterAdd(bounds, { ...spot, height: spot.height + fullSummaryHeight }, flow.getViewport(), width, height, minimap);
+      if (next) void flow.setViewport(next, { duration: 300 });
     },
     [flow],
   );
@@ -317,13 +325,13 @@ export function PlanEditor({ loaded, onReload }: { loaded: VisualPlanDocument; o
           const connected = link ? connect(withNode, { source: link.source, sourceExit: link.exit, target: id }) : undefined;
           queueMicrotask(() => {
             selectOnly([id]);
-            revealSpot(position);
+            followAdd(withNode, node);
           });
           return commit(current, { nodes: withNode.nodes, ...connected });
         }),
       );
     },
-    [readOnly, revealSpot, selectOnly, viewCentre],
+    [followAdd, readOnly, selectOnly, viewCentre],
   );
 
   /* Following an exit with a new block: a line dropped on empty canvas, or an exit's "+" */
@@ -549,7 +557,13 @@ export function PlanEditor({ loaded, onReload }: { loaded: VisualPlanDocument; o
   const remembered = (key: string) => ({ key: `editor:${key}`, defaultValue: true, getInitialValueInEffect: false });
   const [paletteOpen, setPaletteOpen] = useLocalStorage<boolean>(remembered('palette'));
   const [sideOpen, setSideOpen] = useLocalStorage<boolean>(remembered('side'));
-  const [minimapShown, setMinimapShown] = useLocalStorage<boolean>(remembered('minimap'));
+  /*
+   * The minimap as the person last left it; never chosen, it is shown only when the canvas the
+   * editor opened with has room for it (canvas-view.ts `minimapRoom`): beside the block list and the
+   * side panel on a laptop's screen it would cover over a third of the canvas's width.
+   */
+  const [minimapChoice, setMinimapShown] = useLocalStorage<boolean | null>({ key: 'editor:minimap', defaultValue: null, getInitialValueInEffect: false });
+  const minimapShown = minimapChoice ?? !opening?.narrow;
   const [wholeWindow, setWholeWindow] = useState(false);
   const [publishAsked, setPublishAsked] = useState(false);
   useHotkeys([['Escape', () => setWholeWindow(false)]]);

@@ -7,7 +7,7 @@
  * open, stays in full.
  */
 import { blockDescription } from '@voxplan/blocks/editor/registry';
-import { getViewportForBounds, type ReactFlowState, useStore, type Viewport } from '@xyflow/react';
+import { getViewportForBounds, type ReactFlowState, type Rect, useStore, type Viewport } from '@xyflow/react';
 import type { GraphNode } from './graph-state.ts';
 
 /**
@@ -58,20 +58,20 @@ export const plainExitY = (index: number): number => plainHeaderHeight + 1 + 2 +
 /** Where every block's entry (its target handle, editor.module.css `.targetHandle`) has its middle, from the block's top. */
 export const entryY = 16;
 
+/** What a block drawn in full adds to its plain outline's height: up to two lines of summary (12 px of 1.45) and their padding. */
+export const fullSummaryHeight = 2 * 17.4 + 8;
+
+/** How far right of its block an exit's "+" and "end here" reach (editor.module.css `.exitEnd`). */
+export const exitButtonsReach = 50;
+
 /** A block's width when it has not been measured yet: the least a block is. */
 export const unmeasuredWidth = plainWidth;
 
-/**
- * The view that fits the plan, from its blocks' positions and their plain sizes, before anything
- * is drawn: a large plan opens zoomed out, where blocks are drawn plainly, so this is already the
- * view React Flow's fit would give after measuring them, and the blocks are drawn once.
- */
-export function openingViewport(
-  graph: { nodes: readonly Pick<GraphNode, 'id' | 'type' | 'position' | 'measured'>[]; edges: readonly { source: string; source_exit: string }[] },
-  width: number,
-  height: number,
-): Viewport {
-  if (graph.nodes.length === 0) return { x: 0, y: 0, zoom: fitMaxZoom };
+type PlanShape = { nodes: readonly Pick<GraphNode, 'id' | 'type' | 'position' | 'measured'>[]; edges: readonly { source: string; source_exit: string }[] };
+
+/** The rectangle the plan's blocks cover, from their measured sizes or, unmeasured, their plain ones. */
+export function planBounds(graph: PlanShape): Rect | undefined {
+  if (graph.nodes.length === 0) return undefined;
   const leaving = new Map<string, Set<string>>();
   for (const edge of graph.edges) {
     let exits = leaving.get(edge.source);
@@ -91,5 +91,74 @@ export function openingViewport(
     right = Math.max(right, node.position.x + nodeWidth);
     bottom = Math.max(bottom, node.position.y + nodeHeight);
   }
-  return getViewportForBounds({ x: left, y: top, width: right - left, height: bottom - top }, width, height, canvasMinZoom, fitMaxZoom, fitPadding);
+  return { x: left, y: top, width: right - left, height: bottom - top };
+}
+
+/**
+ * The view that fits the plan, from its blocks' positions and their plain sizes, before anything
+ * is drawn: a large plan opens zoomed out, where blocks are drawn plainly, so this is already the
+ * view React Flow's fit would give after measuring them, and the blocks are drawn once.
+ */
+export function openingViewport(graph: PlanShape, width: number, height: number): Viewport {
+  const bounds = planBounds(graph);
+  if (!bounds) return { x: 0, y: 0, zoom: fitMaxZoom };
+  return getViewportForBounds(bounds, width, height, canvasMinZoom, fitMaxZoom, fitPadding);
+}
+
+/**
+ * The least zoom the editor zooms out to by itself when a block is added: blocks are still drawn
+ * in full (above `detailZoom`), their names and summaries read, their exits' "+" there to click.
+ */
+export const readableZoom = 0.5;
+
+/**
+ * The least canvas width, in px, at which the minimap (200 px wide) is shown unless the person
+ * chose otherwise: narrower, it would cover a quarter of the canvas's width or more.
+ */
+export const minimapRoom = 800;
+
+/**
+ * What the canvas's own controls cover from each side, in screen px, so that a view the editor
+ * chooses puts no block under them: the fold buttons in the top corners, the zoom controls down
+ * the left, the minimap (200 × 150 and its 15 px margin) in the bottom right when it is shown.
+ */
+export function chromeInsets(minimap: boolean): { top: number; right: number; bottom: number; left: number } {
+  return { top: 40, right: 40, bottom: minimap ? 175 : 40, left: 56 };
+}
+
+/**
+ * Where the view goes after a block is added (issue 31: the plan being built stays reachable):
+ * nowhere while the whole plan is still in view, past the canvas's controls; else the whole plan
+ * fitted, when that leaves it readable (`readableZoom`, and never closer than the person had it);
+ * else, the plan too big to read whole, the least pan (zoomed out to `readableZoom` at most) that
+ * brings the block just added into view. `undefined` when the view stays.
+ */
+export function viewAfterAdd(planRect: Rect, addedRect: Rect, view: Viewport, width: number, height: number, minimap: boolean): Viewport | undefined {
+  const inset = chromeInsets(minimap);
+  // An exit's "+" and "end here" stand right of its block: they are part of what must be in reach.
+  const plan = { ...planRect, width: planRect.width + exitButtonsReach };
+  const added = { ...addedRect, width: addedRect.width + exitButtonsReach };
+  const inView = (rect: Rect, at: Viewport) =>
+    rect.x * at.zoom + at.x >= inset.left &&
+    rect.y * at.zoom + at.y >= inset.top &&
+    (rect.x + rect.width) * at.zoom + at.x <= width - inset.right &&
+    (rect.y + rect.height) * at.zoom + at.y <= height - inset.bottom;
+  if (inView(plan, view)) return undefined;
+  const padding = { top: `${inset.top}px`, right: `${inset.right}px`, bottom: `${inset.bottom}px`, left: `${inset.left}px` } as const;
+  const fitted = getViewportForBounds(plan, width, height, canvasMinZoom, Math.min(fitMaxZoom, Math.max(view.zoom, readableZoom)), padding);
+  if (fitted.zoom >= readableZoom) return fitted;
+  // Too big to read whole: from the view the person has (zoomed out to readable, about its middle), the least move that shows the block.
+  const zoom = Math.min(view.zoom, readableZoom);
+  const scale = zoom / view.zoom;
+  let x = width / 2 - (width / 2 - view.x) * scale;
+  let y = height / 2 - (height / 2 - view.y) * scale;
+  const [left, top] = [added.x * zoom + x, added.y * zoom + y];
+  const [right, bottom] = [left + added.width * zoom, top + added.height * zoom];
+  // A block wider or taller than the room left shows its top left corner, where its name is.
+  if (right > width - inset.right) x -= Math.min(right - (width - inset.right), left - inset.left);
+  if (left < inset.left) x += inset.left - left;
+  if (bottom > height - inset.bottom) y -= Math.min(bottom - (height - inset.bottom), top - inset.top);
+  if (top < inset.top) y += inset.top - top;
+  const moved = { x, y, zoom };
+  return moved.x === view.x && moved.y === view.y && moved.zoom === view.zoom ? undefined : moved;
 }

@@ -2,10 +2,12 @@
  * An agent's presence follows their console's conversations stream (docs/conversations.md,
  * "Presence"): online while one is open, offline when the last one closes; but a stream the server
  * ends because its token expired leaves the agent online, since the console opens it again with a
- * fresh token (a chat arriving in between would otherwise take `busy`).
+ * fresh token (a chat arriving in between would otherwise take `busy`), unless no console comes back
+ * within the grace.
  */
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, expect, test } from 'vitest';
+import { afterAll, afterEach, beforeAll, expect, test } from 'vitest';
+import { conversationStreamTiming } from '../src/modules/conversations/conversations.routes.ts';
 import { createTenantMember, shortLivedToken, startTestServer, type TenantMember, type TestServer } from './harness.ts';
 import { openEventFeed } from './live-feed.ts';
 
@@ -21,6 +23,8 @@ beforeAll(async () => {
   member = await createTenantMember(server, admin, 'presence');
 });
 afterAll(() => server.close());
+const timing = { ...conversationStreamTiming };
+afterEach(() => Object.assign(conversationStreamTiming, timing));
 
 const presence = async () => (await server.call({ method: 'GET', url: '/agents/me', token: member.token })).json<{ status: string }>().status;
 
@@ -34,6 +38,26 @@ test('a stream ended by its token’s expiry keeps its agent online; a console t
 
   // The console comes back with a fresh token, then its tab closes.
   const again = await openEventFeed(eventsUrl, member.token, (data) => data as { type: string });
+  expect(await presence()).toBe('online');
+  again.close();
+  await expect.poll(presence).toBe('offline');
+});
+
+test('a console whose stream’s token expired and that does not come back within the grace (its tab closed just then): its agent goes offline', async () => {
+  conversationStreamTiming.reconnectGraceMs = 1_000;
+  const expiring = await openEventFeed(eventsUrl, shortLivedToken(server.ctx, member.token, 2), (data) => data as { type: string });
+  expect(await presence()).toBe('online');
+  await expiring.ended;
+  await expect.poll(presence).toBe('offline');
+});
+
+test('a console that comes back within the grace keeps its agent online after it', async () => {
+  conversationStreamTiming.reconnectGraceMs = 1_000;
+  const expiring = await openEventFeed(eventsUrl, shortLivedToken(server.ctx, member.token, 2), (data) => data as { type: string });
+  await expiring.ended;
+  const again = await openEventFeed(eventsUrl, member.token, (data) => data as { type: string });
+  // Past the grace of the stream that ended.
+  await new Promise((resolve) => setTimeout(resolve, 3 * conversationStreamTiming.reconnectGraceMs));
   expect(await presence()).toBe('online');
   again.close();
   await expect.poll(presence).toBe('offline');

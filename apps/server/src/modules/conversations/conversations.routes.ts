@@ -34,6 +34,8 @@ import {
   listAgents,
   listConversations,
   markRead,
+  offlineUnlessBack,
+  PRESENCE_RECONNECT_GRACE_MS,
   postAgentMessage,
   presenceOf,
   refreshPresence,
@@ -46,8 +48,11 @@ import { deliverToCustomer } from '../../channels/router.ts';
 const tags = ['conversations'];
 const idParams = z.object({ id: z.coerce.number().int().positive().max(2 ** 31 - 1) });
 
-/** How often an open stream says its agent is still there; read when a stream opens, so a test can shorten it. */
-export const conversationStreamTiming = { pingMs: 15_000 };
+/**
+ * How often an open stream says its agent is still there, and how long a console has to open again
+ * a stream its token ended; read when a stream opens and ends, so a test can shorten them.
+ */
+export const conversationStreamTiming = { pingMs: 15_000, reconnectGraceMs: PRESENCE_RECONNECT_GRACE_MS };
 
 /** The tenant an agent's presence belongs to: an administrator working over every tenant has none. */
 function presenceTenant(scope: Scope): number {
@@ -65,6 +70,12 @@ export async function registerConversationRoutes(app: FastifyInstance, ctx: AppC
   const openStreams = eventStreams(app);
   /** Streams open on this instance per agent and tenant: the last one closing takes the agent offline. */
   const streamsOf = new Map<string, number>();
+  /** Waits for consoles to come back after their stream's token expired (offlineUnlessBack), cleared when the app closes. */
+  const graceTimers = new Set<NodeJS.Timeout>();
+  app.addHook('onClose', async () => {
+    for (const timer of graceTimers) clearTimeout(timer);
+    graceTimers.clear();
+  });
 
   routes.get(
     '/conversations',
@@ -96,7 +107,7 @@ export async function registerConversationRoutes(app: FastifyInstance, ctx: AppC
         description:
           'Server-Sent Events of the tenant’s conversations, from every instance: conversation.waiting, .taken, .message, .closed, .transferred, .typing (the agent), .customer_typing; ' +
           '`data:` is one JSON object ({conversation_id, conversation | message | agent}, only conversation_id for .customer_typing). A `: ping` comment comes every 15 s. Ends like GET /stats/live/events ' +
-          '(`: closed token_expired`, `: closed sign_in_ended`). An open stream makes its agent online (unless they chose away); the last one closing, offline (not when its token expired: the console opens it again with a fresh token, and an agent whose console does not come back goes offline after 90 s).',
+          '(`: closed token_expired`, `: closed sign_in_ended`). An open stream makes its agent online (unless they chose away); the last one closing, offline (when its token expired, only if no console of theirs opens a stream again within 15 s: the console opens it again at once with a fresh token).',
       },
     },
     async (request, reply) => {
@@ -122,10 +133,16 @@ export async function registerConversationRoutes(app: FastifyInstance, ctx: AppC
           const left = (streamsOf.get(key) ?? 1) - 1;
           if (left > 0) return void streamsOf.set(key, left);
           streamsOf.delete(key);
+          if (reason !== 'token_expired') return void setPresence(ctx, userId, agentTenant, 'offline').catch(log);
           // Its token expired: the console opens it again with a fresh one, perhaps on another
-          // instance, and the agent stays online meanwhile; a console that does not come back goes
-          // stale (PRESENCE_STALE_MS), as one that stopped without closing does.
-          if (reason !== 'token_expired') setPresence(ctx, userId, agentTenant, 'offline').catch(log);
+          // instance, and the agent stays online meanwhile (a chat arriving then would take `busy`);
+          // a console that does not come back within the grace (a tab closed just then) is gone.
+          const endedAt = new Date().toISOString();
+          const timer = setTimeout(() => {
+            graceTimers.delete(timer);
+            if (!streamsOf.has(key)) offlineUnlessBack(ctx, userId, agentTenant, endedAt).catch(log);
+          }, conversationStreamTiming.reconnectGraceMs);
+          graceTimers.add(timer);
         },
       });
     },

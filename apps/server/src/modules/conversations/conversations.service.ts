@@ -596,6 +596,28 @@ export async function setPresence(ctx: Pick<ConversationContext, 'db'>, userId: 
     .execute();
 }
 
+/**
+ * How long a console whose stream ended with its token's expiry has to open it again (it does so
+ * at once, with a refreshed token) before its agent is taken as gone.
+ */
+export const PRESENCE_RECONNECT_GRACE_MS = 15_000;
+
+/**
+ * An online agent whose console's stream ended with its token at `endedAt`: offline now, unless a
+ * console of theirs said something since (a stream opened or pinged, on any instance, moves
+ * `updated_at` past it).
+ */
+export async function offlineUnlessBack(ctx: Pick<ConversationContext, 'db'>, userId: number, tenantId: number, endedAt: string): Promise<void> {
+  await ctx.db
+    .updateTable('agent_presence')
+    .set({ status: 'offline', updated_at: nowIso() })
+    .where('user_id', '=', userId)
+    .where('tenant_id', '=', tenantId)
+    .where('status', '=', 'online')
+    .where('updated_at', '<=', endedAt)
+    .execute();
+}
+
 /** Keeps an online agent's presence fresh while their console's stream is open; leaves an away one alone. */
 export async function refreshPresence(ctx: Pick<ConversationContext, 'db'>, userId: number, tenantId: number): Promise<void> {
   await ctx.db

@@ -26,6 +26,32 @@ describe('coalesce', () => {
     expect(await fourth).toBe(true);
   });
 
+  it('with a spacing, begins a run no sooner than that after the one before, shared by every caller until it begins', async () => {
+    const began: number[] = [];
+    const runs: Array<(ok: boolean) => void> = [];
+    const check = coalesce(() => {
+      began.push(performance.now());
+      return new Promise<boolean>((resolve) => runs.push(resolve));
+    }, 40);
+    const first = check();
+    expect(runs).toHaveLength(1);
+    runs[0]!(true);
+    expect(await first).toBe(true);
+    // Right after the first ended: these wait for the spacing, then share one run.
+    const [second, third] = [check(), check()];
+    expect(runs).toHaveLength(1);
+    await expect.poll(() => runs.length).toBe(2);
+    const fourth = check();
+    runs[1]!(true);
+    expect([await second, await third]).toEqual([true, true]);
+    // The fourth came while the second run was in flight: it gets a run of its own, later.
+    await expect.poll(() => runs.length).toBe(3);
+    runs[2]!(false);
+    expect(await fourth).toBe(false);
+    expect(began[1]! - began[0]!).toBeGreaterThanOrEqual(38);
+    expect(began[2]! - began[1]!).toBeGreaterThanOrEqual(38);
+  });
+
   it('starts the next run after a failed one', async () => {
     let calls = 0;
     const check = coalesce(async () => {

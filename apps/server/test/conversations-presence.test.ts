@@ -8,6 +8,7 @@
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, expect, test } from 'vitest';
 import { conversationStreamTiming } from '../src/modules/conversations/conversations.routes.ts';
+import { setPresence } from '../src/modules/conversations/conversations.service.ts';
 import { createTenantMember, shortLivedToken, startTestServer, type TenantMember, type TestServer } from './harness.ts';
 import { openEventFeed } from './live-feed.ts';
 
@@ -61,4 +62,14 @@ test('a console that comes back within the grace keeps its agent online after it
   expect(await presence()).toBe('online');
   again.close();
   await expect.poll(presence).toBe('offline');
+});
+
+test('a console that comes back on another instance within the grace keeps its agent online after it', async () => {
+  conversationStreamTiming.reconnectGraceMs = 1_000;
+  const expiring = await openEventFeed(eventsUrl, shortLivedToken(server.ctx, member.token, 2), (data) => data as { type: string });
+  await expiring.ended;
+  // What the console's new stream does on the instance it reached: this one never sees that stream.
+  await setPresence(server.ctx, member.userId, member.tenantId, 'online');
+  await new Promise((resolve) => setTimeout(resolve, 3 * conversationStreamTiming.reconnectGraceMs));
+  expect(await presence()).toBe('online');
 });

@@ -117,16 +117,21 @@ export async function registerConversationRoutes(app: FastifyInstance, ctx: AppC
       // Presence is per tenant: an administrator over every tenant and a guest (who answers nothing) have none.
       const agentTenant = scope.tenantId !== null && scope.actor.role !== 'guest' ? scope.tenantId : null;
       const key = `${userId}:${agentTenant}`;
+      /** The last presence this stream wrote: what its end compares, should its token end it. */
+      let stamp: string | undefined;
       if (agentTenant !== null) {
         streamsOf.set(key, (streamsOf.get(key) ?? 0) + 1);
-        if ((await presenceOf(ctx, userId, agentTenant)) !== 'away') await setPresence(ctx, userId, agentTenant, 'online');
+        if ((await presenceOf(ctx, userId, agentTenant)) !== 'away') stamp = await setPresence(ctx, userId, agentTenant, 'online');
       }
       const log = (error: unknown) => request.log.warn({ err: error }, 'agent presence not kept');
       return sendEventStream(app, openStreams, request, reply, {
         pingMs: conversationStreamTiming.pingMs,
         subscribe: (send) => subscribeConversations(ctx.bus, ({ event }) => send(sseMessage(event)), tenantId === undefined ? {} : { tenantId }),
         onPing: () => {
-          if (agentTenant !== null) refreshPresence(ctx, userId, agentTenant).catch(log);
+          if (agentTenant !== null)
+            refreshPresence(ctx, userId, agentTenant).then((written) => {
+              if (stamp !== undefined) stamp = written;
+            }, log);
         },
         onEnd: (reason) => {
           if (agentTenant === null) return;
@@ -137,10 +142,11 @@ export async function registerConversationRoutes(app: FastifyInstance, ctx: AppC
           // Its token expired: the console opens it again with a fresh one, perhaps on another
           // instance, and the agent stays online meanwhile (a chat arriving then would take `busy`);
           // a console that does not come back within the grace (a tab closed just then) is gone.
-          const endedAt = new Date().toISOString();
+          if (stamp === undefined) return;
+          const written = stamp;
           const timer = setTimeout(() => {
             graceTimers.delete(timer);
-            if (!streamsOf.has(key)) offlineUnlessBack(ctx, userId, agentTenant, endedAt).catch(log);
+            if (!streamsOf.has(key)) offlineUnlessBack(ctx, userId, agentTenant, written).catch(log);
           }, conversationStreamTiming.reconnectGraceMs);
           graceTimers.add(timer);
         },

@@ -587,13 +587,15 @@ export async function listAgents(ctx: Pick<ConversationContext, 'db'>, tenantId:
   return rows.map((row) => ({ id: row.id, name: row.name || row.username, status: statusOf(row.status, row.updated_at, now) }));
 }
 
-export async function setPresence(ctx: Pick<ConversationContext, 'db'>, userId: number, tenantId: number, status: AgentStatus): Promise<void> {
+/** Answers the stamp it wrote (`updated_at`). */
+export async function setPresence(ctx: Pick<ConversationContext, 'db'>, userId: number, tenantId: number, status: AgentStatus): Promise<string> {
   const updated_at = nowIso();
   await ctx.db
     .insertInto('agent_presence')
     .values({ user_id: userId, tenant_id: tenantId, status, updated_at })
     .onConflict((oc) => oc.columns(['user_id', 'tenant_id']).doUpdateSet({ status, updated_at }))
     .execute();
+  return updated_at;
 }
 
 /**
@@ -603,29 +605,27 @@ export async function setPresence(ctx: Pick<ConversationContext, 'db'>, userId: 
 export const PRESENCE_RECONNECT_GRACE_MS = 15_000;
 
 /**
- * An online agent whose console's stream ended with its token at `endedAt`: offline now, unless a
- * console of theirs said something since (a stream opened or pinged, on any instance, moves
- * `updated_at` past it).
+ * An online agent whose console's stream ended with its token, `stamp` the last presence that
+ * stream wrote: offline now, unless a console of theirs said something since (a stream opened or
+ * pinged, on any instance, wrote another stamp). Stamps are compared, not clocks, so instances
+ * whose clocks differ do not decide it.
  */
-export async function offlineUnlessBack(ctx: Pick<ConversationContext, 'db'>, userId: number, tenantId: number, endedAt: string): Promise<void> {
+export async function offlineUnlessBack(ctx: Pick<ConversationContext, 'db'>, userId: number, tenantId: number, stamp: string): Promise<void> {
   await ctx.db
     .updateTable('agent_presence')
     .set({ status: 'offline', updated_at: nowIso() })
     .where('user_id', '=', userId)
     .where('tenant_id', '=', tenantId)
     .where('status', '=', 'online')
-    .where('updated_at', '<=', endedAt)
+    .where('updated_at', '=', stamp)
     .execute();
 }
 
 /** Keeps an online agent's presence fresh while their console's stream is open; leaves an away one alone. */
-export async function refreshPresence(ctx: Pick<ConversationContext, 'db'>, userId: number, tenantId: number): Promise<void> {
-  await ctx.db
-    .updateTable('agent_presence')
-    .set({ updated_at: nowIso() })
-    .where('user_id', '=', userId)
-    .where('tenant_id', '=', tenantId)
-    .execute();
+export async function refreshPresence(ctx: Pick<ConversationContext, 'db'>, userId: number, tenantId: number): Promise<string> {
+  const updated_at = nowIso();
+  await ctx.db.updateTable('agent_presence').set({ updated_at }).where('user_id', '=', userId).where('tenant_id', '=', tenantId).execute();
+  return updated_at;
 }
 
 /** The menu's count and the dashboard's queues: waiting chats, the longest wait and agents online, per queue. */

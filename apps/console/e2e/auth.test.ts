@@ -157,7 +157,7 @@ describe('sign-in and the navigation guard', () => {
       'Your sign-in was renewed while the test ran, which ended it. The panel is connected again: start again.',
     );
     // Connected again by itself, on a new socket: nothing to click, no "connection lost".
-    expect(sockets.length).toBeGreaterThanOrEqual(2);
+    await expect.poll(() => sockets.length).toBeGreaterThanOrEqual(2);
     await expect.poll(connection).toBe('Connected');
     expect(await page.getByTestId('test-panel-status').textContent()).toBe('The run has ended.');
     expect(await page.getByRole('button', { name: 'Reconnect' }).count()).toBe(0);

@@ -105,10 +105,7 @@ export interface LicenseService {
    * Refuses (403) a call or chat past the concurrent sessions; test sessions are not counted. Web
    * chats are counted apart, per tenant (docs/licence.md, "What a web chat counts"): anyone can open
    * one with a page's public key, and they must never take a call's place, nor another tenant's.
-   */
-  /**
-   * Refuses a new call or chat past the licence's concurrent sessions. `running`: the sessions it
-   * is counted with (`countRunningLike`), when the caller read them already.
+   * `running`: the sessions it is counted with (`countRunningLike`), when the caller read them already.
    */
   admitSession(session: { tenant_id: number; provider: string }, running?: number): Promise<void>;
 }
@@ -332,7 +329,6 @@ async function recordRefusal(db: Kysely<Database>, refusal: { tenant_id: number;
 }
 
 const withoutFormat = ({ format: _format, ...fields }: LicensePayload): Omit<LicensePayload, 'format'> => fields;
-
 
 async function licenseServerUrl(db: Kysely<Database>): Promise<string> {
   const row = await db.selectFrom('configurations').select('value').where('name', '=', 'license_server_url').executeTakeFirst();

@@ -1,6 +1,6 @@
 import type { CallReportRecord } from '@voxplan/contracts';
 import type { Action, CallReport, Channel, DialStatus, Direction, Disposition, HangupCause, PathEntry, Provider, Session, SessionStatus } from '@voxplan/engine';
-import { CompiledQuery, type Insertable, type Kysely, type Selectable } from 'kysely';
+import { CompiledQuery, type Insertable, type Kysely, type Selectable, type SelectQueryBuilder } from 'kysely';
 import type { DialectName } from '../../db/database.ts';
 import { prepareQuery } from '../../db/prepared.ts';
 import type { CallReportTable, Database, SessionTable } from '../../db/schema.ts';
@@ -90,18 +90,14 @@ export async function countRunningLike(db: Kysely<Database>, session: { tenant_i
 // A start's two questions (did this id start before? how many sessions run beside it?) in one
 // round trip: on PostgreSQL each statement is one, and a call makes some twenty.
 type StartCheck = { outcome: string | null; running: string | number | bigint | null };
-const selectStartCountingCalls = prepareQuery<{ id: string }, StartCheck>((db, values) =>
+/** The stored first turn of `id`, and `running` (a count of the licence's) beside it. */
+const startCheck = (db: Kysely<Database>, id: string, running: SelectQueryBuilder<Database, 'sessions', object>) =>
   db.selectNoFrom((eb) => [
-    eb.selectFrom('session_events').select('outcome').where('session_id', '=', values.id).where('event_id', '=', 'start').as('outcome'),
-    runningCalls(db).select((inner) => inner.fn.countAll().as('count')).as('running'),
-  ]),
-);
-const selectStartCountingWebchats = prepareQuery<{ id: string; tenantId: number }, StartCheck>((db, values) =>
-  db.selectNoFrom((eb) => [
-    eb.selectFrom('session_events').select('outcome').where('session_id', '=', values.id).where('event_id', '=', 'start').as('outcome'),
-    runningWebchats(db, values.tenantId).select((inner) => inner.fn.countAll().as('count')).as('running'),
-  ]),
-);
+    eb.selectFrom('session_events').select('outcome').where('session_id', '=', id).where('event_id', '=', 'start').as('outcome'),
+    running.select((inner) => inner.fn.countAll().as('count')).as('running'),
+  ]);
+const selectStartCountingCalls = prepareQuery<{ id: string }, StartCheck>((db, values) => startCheck(db, values.id, runningCalls(db)));
+const selectStartCountingWebchats = prepareQuery<{ id: string; tenantId: number }, StartCheck>((db, values) => startCheck(db, values.id, runningWebchats(db, values.tenantId)));
 
 /**
  * Before a start runs: the stored first turn if its id started before, and, when `counted` is

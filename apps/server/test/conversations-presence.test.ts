@@ -44,32 +44,33 @@ test('a stream ended by its token’s expiry keeps its agent online; a console t
   await expect.poll(presence).toBe('offline');
 });
 
-test('a console whose stream’s token expired and that does not come back within the grace (its tab closed just then): its agent goes offline', async () => {
+/** A console's stream ended by its token's expiry, the grace after it shortened to 1 s. */
+async function streamEndedByItsToken(): Promise<void> {
   conversationStreamTiming.reconnectGraceMs = 1_000;
   const expiring = await openEventFeed(eventsUrl, shortLivedToken(server.ctx, member.token, 2), (data) => data as { type: string });
   expect(await presence()).toBe('online');
   await expiring.ended;
+}
+const pastTheGrace = () => new Promise((resolve) => setTimeout(resolve, 3 * conversationStreamTiming.reconnectGraceMs));
+
+test('a console whose stream’s token expired and that does not come back within the grace (its tab closed just then): its agent goes offline', async () => {
+  await streamEndedByItsToken();
   await expect.poll(presence).toBe('offline');
 });
 
 test('a console that comes back within the grace keeps its agent online after it', async () => {
-  conversationStreamTiming.reconnectGraceMs = 1_000;
-  const expiring = await openEventFeed(eventsUrl, shortLivedToken(server.ctx, member.token, 2), (data) => data as { type: string });
-  await expiring.ended;
+  await streamEndedByItsToken();
   const again = await openEventFeed(eventsUrl, member.token, (data) => data as { type: string });
-  // Past the grace of the stream that ended.
-  await new Promise((resolve) => setTimeout(resolve, 3 * conversationStreamTiming.reconnectGraceMs));
+  await pastTheGrace();
   expect(await presence()).toBe('online');
   again.close();
   await expect.poll(presence).toBe('offline');
 });
 
 test('a console that comes back on another instance within the grace keeps its agent online after it', async () => {
-  conversationStreamTiming.reconnectGraceMs = 1_000;
-  const expiring = await openEventFeed(eventsUrl, shortLivedToken(server.ctx, member.token, 2), (data) => data as { type: string });
-  await expiring.ended;
+  await streamEndedByItsToken();
   // What the console's new stream does on the instance it reached: this one never sees that stream.
   await setPresence(server.ctx, member.userId, member.tenantId, 'online');
-  await new Promise((resolve) => setTimeout(resolve, 3 * conversationStreamTiming.reconnectGraceMs));
+  await pastTheGrace();
   expect(await presence()).toBe('online');
 });

@@ -53,10 +53,10 @@ function serializeJson(data: unknown): string {
 /** Builds the whole application without listening, so tests can inject requests into it. */
 export async function buildApp(ctx: AppContext, options: FastifyServerOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: options.logger ?? { level: ctx.config.logLevel },
+    ...(!options.loggerInstance && { logger: options.logger ?? { level: ctx.config.logLevel } }),
     trustProxy: ctx.config.trustProxy,
     bodyLimit: 1024 * 1024,
-    logController: new RequestLogController(),
+    logController: new RequestLogController({ slowRequestMs: ctx.config.slowRequestMs }),
     // What Fastify or Node's parser refuses before a route runs also answers in the error shape.
     frameworkErrors,
     clientErrorHandler,
@@ -69,7 +69,7 @@ export async function buildApp(ctx: AppContext, options: FastifyServerOptions = 
 
   await app.register(cookie);
   await app.register(securityHeadersPlugin, { publicUrl: ctx.config.publicUrl });
-  await app.register(errorsPlugin);
+  await app.register(errorsPlugin, { onDatabaseUnavailable: (error: unknown) => ctx.databaseAvailability?.noteFailure(error) });
   await app.register(authPlugin, { ctx });
   timeProviderWebhooks(app, ctx);
   await app.register(swagger, {

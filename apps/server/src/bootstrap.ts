@@ -1,8 +1,10 @@
 import { systemSettings, systemSettingType } from '@voxplan/contracts';
+import type { FastifyBaseLogger } from 'fastify';
+import pino from 'pino';
 import { LuaScriptRunner } from '@voxplan/engine/lua';
 import type { Config } from './config.ts';
 import type { AppContext } from './context.ts';
-import { openDatabase } from './db/database.ts';
+import { openDatabase, withUnboundedDatabase } from './db/database.ts';
 import { migrateToLatest } from './db/migrate.ts';
 import { createAccessTokens } from './lib/access-tokens.ts';
 import { deriveKeys, loadMasterKey, randomToken } from './lib/keys.ts';
@@ -35,9 +37,23 @@ export interface Started {
   close(): Promise<void>;
 }
 
+export interface StartOptions {
+  /** The process's one logger (main.ts gives the app's); unset, one at LOG_LEVEL. */
+  logger?: FastifyBaseLogger;
+}
+
 /** Opens the database, migrates it and makes sure an administrator and the system settings exist. */
-export async function startContext(config: Config): Promise<Started> {
-  const handle = openDatabase({ ...config, onPoolError: (error) => console.warn(`database connection lost: ${error.message}`), log: (message) => console.warn(message) });
+export async function startContext(config: Config, options: StartOptions = {}): Promise<Started> {
+  const logger: FastifyBaseLogger = options.logger ?? pino({ level: config.logLevel });
+  const log = (message: string) => logger.warn(message);
+  const handle = openDatabase({
+    ...config,
+    bounds: config.database,
+    // An idle connection the server dropped: the monitor's one line says the database is away, this one is the detail.
+    onPoolError: (error) => logger.debug({ err: error }, `database connection lost: ${error.message}`),
+    log,
+    availabilityLog: logger,
+  });
   // One Lua runner per server: its workers start on the first script, or at warm().
   const scripts = new LuaScriptRunner();
   const outbound = createSettingsOutboundHttp(handle.db, handle.readCache);
@@ -50,7 +66,7 @@ export async function startContext(config: Config): Promise<Started> {
     await handle.close();
   };
   try {
-    await migrateToLatest(handle.db, handle.dialect);
+    await withUnboundedDatabase(handle, config.databaseUrl, (db) => migrateToLatest(db, handle.dialect));
     // Until the bus listens, nothing is served from the read cache; waiting here starts the server with it.
     await handle.ready;
     const keys = deriveKeys(loadMasterKey(config));
@@ -66,7 +82,6 @@ export async function startContext(config: Config): Promise<Started> {
       outbound,
       channels: createChannelRegistry(),
     };
-    const log = (message: string) => console.warn(message);
     const license = createLicenseService({ db: handle.db, extraPublicKeys: config.licensePublicKeys, hardwareId: readHardwareId });
     const metrics = createMetrics();
     if (config.licenseFile) await provisionLicense(license, handle.db, config.licenseFile);
@@ -84,7 +99,7 @@ export async function startContext(config: Config): Promise<Started> {
       deskHandOff: createDeskHandOff({ ...base, get sessions() { return sessions!; } }, API_PREFIX),
       ai: createAiPort(base, { log, metrics }),
     });
-    const ctx: AppContext = { ...base, sessions, license, metrics, ...(handle.poolStats && { databasePool: handle.poolStats }) };
+    const ctx: AppContext = { ...base, sessions, license, metrics, databaseAvailability: handle.availability, logger, ...(handle.poolStats && { databasePool: handle.poolStats }) };
     const now = nowIso();
     // Type "sistema", so that nobody removes them.
     for (const [name, setting] of Object.entries(systemSettings)) {

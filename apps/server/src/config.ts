@@ -52,6 +52,19 @@ export interface Config {
   licenseFile: string | undefined;
   /** What plans and system messages speak when neither the plan nor its tenant names a language (BCP 47 of the voices list). */
   defaultLanguage: string;
+  /** Bounds on every wait for the database (docs/deployment.md, "When the database falters"). */
+  database: DatabaseBounds;
+  /** Milliseconds a provider's webhook (Twilio, FastAGI's turn) may take before the caller hears "not available right now". */
+  providerHookDeadlineMs: number;
+  /** A request that took longer than this (milliseconds) is logged as a warning. */
+  slowRequestMs: number;
+}
+
+export interface DatabaseBounds {
+  /** PostgreSQL: how long getting a connection may take (DATABASE_CONNECT_TIMEOUT_MS). */
+  connectTimeoutMs: number;
+  /** PostgreSQL: how long one statement may run, on the server (statement_timeout) and in the client (DATABASE_QUERY_TIMEOUT_MS). */
+  queryTimeoutMs: number;
 }
 
 export interface AgiConfig {
@@ -173,5 +186,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     licensePublicKeys: env.LICENSE_PUBLIC_KEYS || undefined,
     licenseFile: env.LICENSE_FILE ? path.resolve(env.LICENSE_FILE) : undefined,
     defaultLanguage: languageFrom(env, 'DEFAULT_LANGUAGE'),
+    database: {
+      connectTimeoutMs: Math.max(1, intFrom(env, 'DATABASE_CONNECT_TIMEOUT_MS', 3_000)),
+      queryTimeoutMs: Math.max(1, intFrom(env, 'DATABASE_QUERY_TIMEOUT_MS', 5_000)),
+    },
+    providerHookDeadlineMs: Math.max(1, intFrom(env, 'PROVIDER_HOOK_DEADLINE_MS', 8_000)),
+    slowRequestMs: Math.max(1, intFrom(env, 'SLOW_REQUEST_MS', 2_000)),
   };
 }

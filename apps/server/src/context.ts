@@ -2,6 +2,8 @@ import type { Metrics } from './modules/metrics/metrics.ts';
 import type { RoleAssignment, RoleName } from '@voxplan/contracts';
 import type { Kysely } from 'kysely';
 import type { Config } from './config.ts';
+import type { FastifyBaseLogger } from 'fastify';
+import type { DatabaseAvailability } from './db/availability.ts';
 import type { DialectName } from './db/database.ts';
 import type { InstanceBus } from './db/instance-bus.ts';
 import type { ReadCache } from './db/read-cache.ts';
@@ -36,6 +38,10 @@ export interface AppContext {
   metrics?: Metrics;
   /** PostgreSQL's pool now: connections open, idle, and queries waiting for one. Absent on SQLite. */
   databasePool?: () => { total: number; idle: number; waiting: number };
+  /** Whether the database answers, as the queries find it; absent where no server runs (tools, some tests). */
+  databaseAvailability?: DatabaseAvailability;
+  /** The process's logger, the app's too (main.ts); absent where no server runs. */
+  logger?: FastifyBaseLogger;
 }
 
 /** Who is calling, once the credentials have been checked. */

@@ -1,3 +1,4 @@
+import pino from 'pino';
 import { buildApp } from './app.ts';
 import { startContext } from './bootstrap.ts';
 import { loadConfig } from './config.ts';
@@ -7,8 +8,10 @@ import { startChatSweeper } from './modules/sessions/chat-sweeper.ts';
 import { startRetentionJob } from './modules/sessions/retention.ts';
 
 const config = loadConfig();
-const started = await startContext(config);
-const app = await buildApp(started.ctx);
+// One logger for the process: the database's and the instance bus's lines are JSON lines like the requests'.
+const logger = pino({ level: config.logLevel });
+const started = await startContext(config, { logger });
+const app = await buildApp(started.ctx, { loggerInstance: logger });
 const dispatcher = createPlanWebhookDispatcher(started.ctx, { log: app.log });
 await started.warm();
 const sweeper = startChatSweeper(started.ctx.sessions, {

@@ -60,6 +60,7 @@ export const errorCodes = [
   'invalid_filter',
   'not_found',
   'internal_error',
+  'database_unavailable',
   'too_many_attempts',
   'username_exists',
   'tenant_in_use',

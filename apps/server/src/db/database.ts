@@ -1,9 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect, type SqliteDatabase } from 'kysely';
+import { Kysely, type LogEvent, PostgresDialect, sql, SqliteDialect, type SqliteDatabase } from 'kysely';
 import pg from 'pg';
 import { createLocalBus, createPostgresBus, type InstanceBus, UNNOTIFIED_TABLES } from './instance-bus.ts';
+import { type AvailabilityLog, createDatabaseAvailability, type DatabaseAvailability } from './availability.ts';
 import { startCheckpointer } from './checkpointer.ts';
 import { registerDirectRunner, registerNamedRunner } from './prepared.ts';
 import { createReadCache, type ReadCache, tableWrittenBy, WriteTracker } from './read-cache.ts';
@@ -21,7 +22,27 @@ export interface DatabaseHandle {
   ready: Promise<void>;
   /** PostgreSQL's pool now (GET /metrics); absent on SQLite. */
   poolStats?: () => { total: number; idle: number; waiting: number };
+  /** Whether the database answers, as the queries find it (availability.ts). */
+  availability: DatabaseAvailability;
   close(): Promise<void>;
+}
+
+/** A silent monitor's log: tools and tests that pass none. */
+const quietLog: AvailabilityLog = { error: () => {}, info: () => {} };
+
+/** The monitor of `db`, told of every failed query through Kysely's log hook. */
+function watchAvailability(log: AvailabilityLog | undefined): { availability: DatabaseAvailability; kyselyLog: (event: LogEvent) => void; watch: (db: Kysely<Database>) => void } {
+  let database: Kysely<Database> | undefined;
+  const availability = createDatabaseAvailability({ probe: () => sql`select 1`.execute(database!), log: log ?? quietLog });
+  return {
+    availability,
+    kyselyLog: (event) => {
+      if (event.level === 'error') availability.noteFailure(event.error);
+    },
+    watch: (db) => {
+      database = db;
+    },
+  };
 }
 
 const STATEMENT_CACHE_SIZE = 500;
@@ -163,21 +184,99 @@ export function sqliteFileOf(options: { databaseUrl: string | undefined; dataDir
   return options.databaseUrl ? options.databaseUrl.replace(/^(sqlite|file):(\/\/)?/, '') : path.join(options.dataDir, 'voxplan.db');
 }
 
+/**
+ * A connection whose query ran past the client's query_timeout is closed, not reused. pg answers
+ * the timed-out query at once but leaves it on the wire (pg/lib/client.js: only a query not yet
+ * sent is taken off the queue): on a paused server every query after it on that connection would
+ * wait behind it, and Kysely returns a connection to the pool without the error that would make
+ * pg-pool drop it. end() on a client with a query in flight destroys its socket and marks it
+ * ending, which pg-pool checks when the connection comes back.
+ */
+class BoundedClient extends pg.Client {
+  // pg's query() has many overloads; this one passes every call through unchanged.
+  override query(...args: unknown[]): never {
+    // eslint-disable-next-line @typescript-eslint/no-unsafe-argument -- the arguments are the caller's, passed on as they came
+    const result = (super.query as (...rest: unknown[]) => unknown)(...args);
+    if (result instanceof Promise) {
+      result.catch((error: unknown) => {
+        if (error instanceof Error && error.message === 'Query read timeout') void this.end().catch(() => {});
+      });
+    }
+    return result as never;
+  }
+}
+
+/** Bounds on the waits for PostgreSQL (config.ts): unset, none (tools, and the migrations' own connection). */
+export interface PoolBounds {
+  connectTimeoutMs: number;
+  queryTimeoutMs: number;
+}
+
+/** The client's query_timeout is a little past the server's statement_timeout: a running server cancels the statement itself, and the connection stays usable. */
+const CLIENT_TIMEOUT_MARGIN_MS = 500;
+
+function poolOptions(connectionString: string, bounds: PoolBounds | undefined, max: number): pg.PoolConfig {
+  if (!bounds) return { connectionString, max };
+  return {
+    connectionString,
+    max,
+    Client: BoundedClient,
+    connectionTimeoutMillis: bounds.connectTimeoutMs,
+    statement_timeout: bounds.queryTimeoutMs,
+    query_timeout: bounds.queryTimeoutMs + CLIENT_TIMEOUT_MARGIN_MS,
+  };
+}
+
+/**
+ * Runs `work` (the migrations) on a connection without the bounds: a migration on a large table
+ * may rightly take longer than a request's statement. SQLite has no bounds: `db` itself.
+ */
+export async function withUnboundedDatabase<T>(handle: Pick<DatabaseHandle, 'db' | 'dialect'>, databaseUrl: string | undefined, work: (db: Kysely<Database>) => Promise<T>): Promise<T> {
+  if (handle.dialect !== 'postgres' || !isPostgresUrl(databaseUrl)) return work(handle.db);
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: new pg.Pool(poolOptions(databaseUrl, undefined, 1)) }) });
+  try {
+    return await work(db);
+  } finally {
+    await db.destroy();
+  }
+}
+
 export function openDatabase(options: {
   databaseUrl: string | undefined;
   dataDir: string;
+  /** PostgreSQL's connect and statement bounds (config.database); unset, none. */
+  bounds?: PoolBounds;
   onPoolError?: (error: Error) => void;
   log?: (message: string) => void;
+  /** Where the lines "database unavailable" and "database is back after N s" go. */
+  availabilityLog?: AvailabilityLog;
 }): DatabaseHandle {
+  const watcher = watchAvailability(options.availabilityLog);
   if (isPostgresUrl(options.databaseUrl)) {
-    const pool = new pg.Pool({ connectionString: options.databaseUrl, max: 10 });
+    const pool = new pg.Pool(poolOptions(options.databaseUrl, options.bounds, 10));
     // An idle connection dropped by the server (restart, failover) must not take the process down;
     // the pool replaces it on the next query.
-    pool.on('error', (error) => options.onPoolError?.(error));
-    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    pool.on('error', (error) => {
+      options.onPoolError?.(error);
+      watcher.availability.noteFailure(error);
+    });
+    // Kysely's log hook sees failed queries, not a connection that could not be had: the monitor sees those here.
+    const watchedPool = {
+      connect: () =>
+        pool.connect().catch((error: unknown) => {
+          watcher.availability.noteFailure(error);
+          throw error;
+        }),
+      end: () => pool.end(),
+    };
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: watchedPool }), log: watcher.kyselyLog });
+    watcher.watch(db);
     // What Kysely's PostgreSQL driver does with a query, as a named statement (prepared.ts).
-    registerNamedRunner(db, async ({ sql, parameters }, name) => {
-      const result = await pool.query({ name, text: sql, values: [...parameters] });
+    registerNamedRunner(db, async ({ sql: text, parameters }, name) => {
+      const result = await pool.query({ name, text, values: [...parameters] }).catch((error: unknown) => {
+        watcher.availability.noteFailure(error);
+        throw error;
+      });
       // Kysely's driver counts the rows of these commands only.
       const counted = result.command === 'INSERT' || result.command === 'UPDATE' || result.command === 'DELETE' || result.command === 'MERGE';
       return { rows: result.rows ?? [], ...(counted && result.rowCount !== null && { numAffectedRows: BigInt(result.rowCount) }) };
@@ -197,11 +296,12 @@ export function openDatabase(options: {
     });
     const readCache = createReadCache(tracker, () => 0, bus.caughtUp);
     const close = async () => {
+      watcher.availability.close();
       await bus.close();
       await db.destroy();
     };
     const poolStats = () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount });
-    return { db, dialect: 'postgres', readCache, bus, ready: bus.ready, close, poolStats };
+    return { db, dialect: 'postgres', readCache, bus, ready: bus.ready, close, poolStats, availability: watcher.availability };
   }
   const file = sqliteFileOf(options);
   if (!options.databaseUrl) fs.mkdirSync(options.dataDir, { recursive: true });
@@ -227,7 +327,8 @@ export function openDatabase(options: {
   };
   const readCache = createReadCache(tracker, externalVersion);
   const statements = withStatementCache(sqlite, tracker);
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: statements }) });
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: statements }), log: watcher.kyselyLog });
+  watcher.watch(db);
   // What Kysely's SQLite connection does with a query, without its promises and lock (prepared.ts).
   registerDirectRunner(db, ({ sql, parameters }) => {
     const statement = statements.prepare(sql);
@@ -240,8 +341,9 @@ export function openDatabase(options: {
   const checkpointer = file === ':memory:' ? undefined : startCheckpointer(file, { intervalMs: CHECKPOINT_INTERVAL_MS, ...(options.log && { log: options.log }) });
   if (checkpointer) sqlite.pragma(`wal_autocheckpoint = ${BACKSTOP_CHECKPOINT_PAGES}`);
   const close = async () => {
+    watcher.availability.close();
     await checkpointer?.close();
     await db.destroy();
   };
-  return { db, dialect: 'sqlite', readCache, bus: createLocalBus(options.log), ready: Promise.resolve(), close };
+  return { db, dialect: 'sqlite', readCache, bus: createLocalBus(options.log), ready: Promise.resolve(), close, availability: watcher.availability };
 }

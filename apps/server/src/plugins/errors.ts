@@ -13,7 +13,9 @@ import type { Duplex } from 'node:stream';
 import type { FastifyBaseLogger, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { z } from 'zod';
+import { isDatabaseUnavailable } from '../db/unavailable.ts';
 import { AppError, badRequest, statusName } from '../errors.ts';
+import { noteFailure } from './request-log.ts';
 
 export function detailsFromZod(error: z.ZodError): ErrorDetail[] {
   return error.issues.flatMap((issue) => {
@@ -26,7 +28,18 @@ export function detailsFromZod(error: z.ZodError): ErrorDetail[] {
 export interface ApiErrorAnswer {
   statusCode: number;
   body: ApiErrorBody;
+  /** Seconds the client should wait before trying again (the Retry-After header). */
+  retryAfterSeconds?: number;
 }
+
+/**
+ * What a client waits before trying a request that met the database away: a restart of
+ * PostgreSQL takes a few seconds, and the instance probes it every second (db/availability.ts).
+ */
+export const DATABASE_RETRY_AFTER_SECONDS = 2;
+
+/** A server's failure, for whoever writes its line: the cause (never shown to the client) and the code answered. */
+export type FailureNote = (cause: unknown, code: ErrorCode) => void;
 
 function answer(locale: Locale, statusCode: number, code: ErrorCode, details?: ErrorDetail[], message?: string, params?: ErrorParams): ApiErrorAnswer {
   return {
@@ -73,11 +86,15 @@ const codeByStatus: Partial<Record<number, ErrorCode>> = {
  * Every failure in the error shape of spec section 8, in the caller's language; a 5xx never shows
  * internals, and is logged with its cause. HTTP answers and the simulator's error frames use it.
  */
-export function apiErrorOf(error: unknown, locale: Locale, log: FastifyBaseLogger): ApiErrorAnswer {
+export function apiErrorOf(error: unknown, locale: Locale, log: FastifyBaseLogger, note?: FailureNote): ApiErrorAnswer {
+  // Without a note (the simulator's frames), the failure is its own line.
+  const failed: FailureNote = note ?? ((cause, code) => log.error({ err: cause, code }, 'request failed'));
   if (error instanceof AppError) {
-    if (error.statusCode >= 500) log.error({ err: error.cause ?? error, code: error.code }, 'request failed');
+    if (error.statusCode >= 500 && isDatabaseUnavailable(error.cause)) return unavailable(locale, error.cause, failed);
+    if (error.statusCode >= 500) failed(error.cause ?? error, error.code);
     return answer(locale, error.statusCode, error.code, error.details, error.clientMessage, error.params);
   }
+  if (isDatabaseUnavailable(error)) return unavailable(locale, error, failed);
   if (error instanceof z.ZodError) return answer(locale, 400, 'invalid_input', detailsFromZod(error));
   if (error instanceof FilterError) return answer(locale, 400, 'invalid_filter', [{ path: error.path, message: error.message }]);
   const fastifyError = error as FastifyError;
@@ -106,8 +123,14 @@ export function apiErrorOf(error: unknown, locale: Locale, log: FastifyBaseLogge
   // Fastify's and its plugins' other client errors (malformed JSON, an empty JSON body): the
   // catalogue's text in the caller's language; theirs, which names no internals, as the detail.
   if (status >= 400 && status < 500) return answer(locale, status, 'invalid_input', [{ path: '', message: fastifyError.message }]);
-  log.error({ err: error }, 'request failed');
+  failed(error, 'internal_error');
   return answer(locale, 500, 'internal_error');
+}
+
+/** The database could not be reached or did not answer in time: 503, try again shortly, not a 500. */
+function unavailable(locale: Locale, cause: unknown, failed: FailureNote): ApiErrorAnswer {
+  failed(cause, 'database_unavailable');
+  return { ...answer(locale, 503, 'database_unavailable'), retryAfterSeconds: DATABASE_RETRY_AFTER_SECONDS };
 }
 
 /** The language of a request's error texts: a Fastify request, or a raw one (an upgrade refused before routing). */
@@ -166,9 +189,14 @@ export function clientErrorHandler(this: FastifyInstance, error: NodeJS.ErrnoExc
 }
 
 /** Turns every failure into the error shape of spec section 8. */
-export const errorsPlugin = fp(async (app: FastifyInstance) => {
+export const errorsPlugin = fp(async (app: FastifyInstance, options: { onDatabaseUnavailable?: (error: unknown) => void }) => {
   app.setErrorHandler((error: FastifyError | Error, request, reply) => {
-    const { statusCode, body } = apiErrorOf(error, localeOf(request), request.log);
+    // The request's one line (request-log.ts) names the cause; the database monitor hears of it.
+    const { statusCode, body, retryAfterSeconds } = apiErrorOf(error, localeOf(request), request.log, (cause, code) => {
+      noteFailure(request, cause, code);
+      if (code === 'database_unavailable') options.onDatabaseUnavailable?.(cause);
+    });
+    if (retryAfterSeconds !== undefined) void reply.header('retry-after', String(retryAfterSeconds));
     return reply.status(statusCode).send(body);
   });
 

@@ -90,6 +90,8 @@ const limitCodes = {
 
 export interface LicenseService {
   info(): Promise<LicenseInfo>;
+  /** This installation's id (read once, then kept): what a call's start needs first; the readiness check reads it. */
+  installationId(): Promise<string>;
   /** Checks and stores a document (pasted or uploaded), replacing the current one. */
   activate(document: string, scope: AuditAuthor): Promise<LicenseInfo>;
   /** Reads the stored licence afresh (this instance's reading is dropped) and checks it again. */
@@ -128,15 +130,23 @@ export function createLicenseService(options: LicenseServiceOptions): LicenseSer
   const fetchImpl = options.fetch ?? fetch;
   const readRow = () => db.selectFrom('license').selectAll().where('id', '=', 1).executeTakeFirst();
   // Made once per database by its migration: it never changes while the server runs. `executor`:
-  // a create's transaction, which on SQLite a read outside it would wait for.
+  // a create's transaction, which on SQLite a read outside it would wait for. Only a reading that
+  // succeeded is kept: one that met a database restart is tried again by the next caller.
   let installationId: Promise<string> | undefined;
-  const readInstallationId = (executor: Kysely<Database> = db) =>
-    (installationId ??= executor
+  const readInstallationId = (executor: Kysely<Database> = db) => {
+    if (installationId) return installationId;
+    const reading = executor
       .selectFrom('installation')
       .select('installation_id')
       .where('id', '=', 1)
       .executeTakeFirstOrThrow()
-      .then((row) => row.installation_id));
+      .then((row) => row.installation_id);
+    installationId = reading;
+    reading.catch(() => {
+      if (installationId === reading) installationId = undefined;
+    });
+    return reading;
+  };
   const holder = async (executor?: Kysely<Database>): Promise<LicenseHolder> => ({ installation_id: await readInstallationId(executor), hardware_id: await options.hardwareId() });
   let cachedRow = cachedReading(readRow, LICENSE_READ_TTL_MS);
   const forget = () => {
@@ -226,6 +236,7 @@ export function createLicenseService(options: LicenseServiceOptions): LicenseSer
 
   return {
     info,
+    installationId: () => readInstallationId(),
 
     async activate(document, scope) {
       const next = await checked(document);

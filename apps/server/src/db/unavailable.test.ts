@@ -19,7 +19,6 @@ describe('isDatabaseUnavailable', () => {
     ['statement_timeout (57014)', withCode('57014', 'canceling statement due to statement timeout')],
     ['a connection exception (08006)', withCode('08006')],
     ['SQLite busy', withCode('SQLITE_BUSY', 'database is locked')],
-    ['a wrapped cause', new Error('request failed', { cause: withCode('ECONNREFUSED') })],
     ['an AggregateError of refusals (IPv4 and IPv6)', new AggregateError([withCode('ECONNREFUSED'), withCode('ECONNREFUSED')])],
   ])('is %s', (_name, error) => {
     expect(isDatabaseUnavailable(error)).toBe(true);
@@ -31,6 +30,8 @@ describe('isDatabaseUnavailable', () => {
     ['a number out of range', withCode('22003')],
     ['a SQLite constraint', withCode('SQLITE_CONSTRAINT_UNIQUE')],
     ['a plain error', new Error('boom')],
+    ["an outside server's refusal (fetch failed)", new TypeError('fetch failed', { cause: withCode('ECONNREFUSED') })],
+    ['an error with an HTTP status', Object.assign(withCode('ECONNREFUSED'), { statusCode: 502 })],
     ['not an error', 'ECONNREFUSED'],
     ['nothing', undefined],
   ])('is not %s', (_name, error) => {

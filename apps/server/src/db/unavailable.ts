@@ -39,13 +39,16 @@ function isUnavailableOne(error: unknown): boolean {
   return typeof message === 'string' && pgMessages.some((pattern) => pattern.test(message));
 }
 
-/** True when `error`, or an error it wraps (`cause`, an AggregateError's errors), is the database being unreachable. */
-export function isDatabaseUnavailable(error: unknown, depth = 0): boolean {
-  if (depth > 5 || typeof error !== 'object' || error === null) return false;
+/**
+ * True when `error` (or each error of an AggregateError: pg tries every address of a host name) is
+ * the database being unreachable. A wrapped `cause` is not followed: `fetch failed` wraps the same
+ * socket codes for an outside server, and an error with an HTTP status is an outside answer too.
+ */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null || 'statusCode' in error) return false;
   if (isUnavailableOne(error)) return true;
-  const { cause, errors } = error as { cause?: unknown; errors?: unknown };
-  if (isDatabaseUnavailable(cause, depth + 1)) return true;
-  return Array.isArray(errors) && errors.some((inner) => isDatabaseUnavailable(inner, depth + 1));
+  const { errors } = error as { errors?: unknown };
+  return error instanceof AggregateError && Array.isArray(errors) && errors.length > 0 && errors.every((inner) => isUnavailableOne(inner));
 }
 
 /** The short name of a cause, for a log line: its code, else its message. */

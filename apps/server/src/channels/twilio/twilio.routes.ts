@@ -10,7 +10,10 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import twilio from 'twilio';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
+import { causeOf } from '../../db/unavailable.ts';
 import { AppError, forbidden } from '../../errors.ts';
+import { answersFallback, settleWithin, unavailableMessage } from '../fault-fallback.ts';
+import { createPendingEnds, type EndResult } from './pending-ends.ts';
 import { choosePlan, findNumberCached } from '../../modules/numbers/number-lookup.ts';
 import { findSessionTenant } from '../../modules/sessions/sessions.repository.ts';
 import type { TurnOutcome } from '../../modules/sessions/sessions.service.ts';
@@ -33,6 +36,9 @@ type CallbackQuery = z.infer<typeof callbackQuery>;
 const finalCallStatuses = new Set(['completed', 'busy', 'no-answer', 'failed', 'canceled']);
 
 type Params = Record<string, string>;
+
+/** What a signature check reads of a request: a kept call end checks it again, after the request is gone. */
+type SignedRequest = Pick<FastifyRequest, 'headers' | 'url' | 'log'>;
 
 /** Both hooks: Twilio's forms, no token (the signature is the credential), a callback's query. */
 const hookSchema = (description: string) => ({
@@ -81,13 +87,22 @@ export async function twilioHooksPlugin(app: FastifyInstance, options: { ctx: Ap
   // Twilio posts forms; only these routes read them.
   await app.register(formbody);
   const urls = callbackUrls(ctx.config.publicUrl);
+  const deadlineMs = ctx.config.providerHookDeadlineMs;
+  // The calls whose start runs on this instance now: a final status that finds no session for one waits for it.
+  const startsInFlight = new Map<string, number>();
+  const pendingEnds = createPendingEnds({ log: app.log, startInFlight: (sessionId) => startsInFlight.has(sessionId) });
+  const stopListening = ctx.databaseAvailability?.onBack(() => void pendingEnds.flush());
+  app.addHook('onClose', async () => {
+    stopListening?.();
+    pendingEnds.close();
+  });
 
   /**
    * Refuses (403, logged) a request whose X-Twilio-Signature does not sign this URL and form with
    * the tenant's auth token; a tenant without Twilio credentials can sign nothing. A signed request
    * must also name the tenant's own account (AccountSid): a token signs for one account only.
    */
-  async function checkSignature(request: FastifyRequest, tenantId: number, params: Params): Promise<void> {
+  async function checkSignature(request: SignedRequest, tenantId: number, params: Params): Promise<void> {
     const signature = request.headers['x-twilio-signature'];
     const { twilio_token: token, twilio_sid: account } = await tenantIntegrations(ctx, tenantId);
     const url = `${ctx.config.publicUrl}${request.url}`;
@@ -179,13 +194,67 @@ export async function twilioHooksPlugin(app: FastifyInstance, options: { ctx: Ap
    * A callback's turn, its signature checked with the tenant of the session the turn reads (one
    * read for both, not a read of the tenant first). Undefined when no session has that id.
    */
-  async function signedTurn(request: FastifyRequest, params: Params, sessionId: string, eventId: string, event: EngineEvent): Promise<TurnOutcome | undefined> {
+  async function signedTurn(request: SignedRequest, params: Params, sessionId: string, eventId: string, event: EngineEvent): Promise<TurnOutcome | undefined> {
     try {
       return await ctx.sessions.handleTurn(sessionId, eventId, event, { authorize: (tenantId) => checkSignature(request, tenantId, params) });
     } catch (error) {
       if (error instanceof AppError && error.code === 'session_not_found') return undefined;
       throw error;
     }
+  }
+
+  /** The end of a call ('call-end', idempotent): signed by the status callback that told it, or this instance's own (a call it hung up on). */
+  async function storeEnd(sessionId: string, signed?: { request: SignedRequest; params: Params }): Promise<EndResult> {
+    try {
+      const outcome = await ctx.sessions.handleTurn(sessionId, 'call-end', { type: 'hangup' }, signed ? { authorize: (tenantId) => checkSignature(signed.request, tenantId, signed.params) } : {});
+      if (!outcome.duplicate && signed === undefined) app.log.info({ session: sessionId }, 'a call answered "not available" after its deadline was ended');
+      return 'stored';
+    } catch (error) {
+      if (error instanceof AppError && error.code === 'session_not_found') return 'no-session';
+      // A forged end is refused for good, not tried again.
+      if (error instanceof AppError && error.statusCode === 403) return 'no-session';
+      throw error;
+    }
+  }
+
+  /** What a status callback's signature check needs, kept apart from the request (which is answered and gone). */
+  const signedCopy = (request: FastifyRequest, params: Params) => ({
+    request: { headers: { 'x-twilio-signature': request.headers['x-twilio-signature'] }, url: request.url, log: request.log },
+    params,
+  });
+
+  /** A start, known to be running here until it settles; then the ends waiting for it are tried. */
+  function trackStart(callSid: string | undefined, work: Promise<string>): Promise<string> {
+    if (!callSid) return work;
+    startsInFlight.set(callSid, (startsInFlight.get(callSid) ?? 0) + 1);
+    const done = () => {
+      const left = (startsInFlight.get(callSid) ?? 1) - 1;
+      if (left > 0) startsInFlight.set(callSid, left);
+      else startsInFlight.delete(callSid);
+      if (pendingEnds.size > 0) void pendingEnds.flush();
+    };
+    void work.then(done, done);
+    return work;
+  }
+
+  /**
+   * The voice webhook's answer within the deadline. A failure of the server's own (the database
+   * away) or a turn past the deadline: the caller hears "not available right now" and the call
+   * hangs up; a turn that still finishes afterwards has its session ended, as the caller is gone.
+   */
+  async function boundedVoiceAnswer(request: FastifyRequest, query: CallbackQuery, params: Params, work: Promise<string>): Promise<string> {
+    const settled = await settleWithin(work, deadlineMs);
+    if (settled.state === 'done') return settled.value;
+    if (settled.state === 'failed' && !answersFallback(settled.error)) throw settled.error;
+    const sessionId = query.session ?? params.CallSid;
+    if (settled.state === 'late' && sessionId) {
+      const end = () => pendingEnds.add({ sessionId, apply: () => storeEnd(sessionId) });
+      void work.then(end, end);
+    }
+    const cause = settled.state === 'late' ? `past the deadline of ${deadlineMs} ms` : causeOf(settled.error);
+    request.log.warn({ call_sid: params.CallSid, session: query.session, on: query.on, cause }, `Twilio voice webhook answered "not available": ${cause}`);
+    const message = await unavailableMessage(ctx, () => tenantOf(query, params));
+    return systemMessageTwiml(message);
   }
 
   app.post(
@@ -200,16 +269,20 @@ export async function twilioHooksPlugin(app: FastifyInstance, options: { ctx: Ap
     async (request, reply) => {
       const query = request.query as CallbackQuery;
       const params = formParams(request);
-      if (query.session === undefined) return sendTwiml(reply, await startCall(request, params));
-      const outcome =
-        query.rev !== undefined && (query.on === 'gather' || query.on === 'dial')
-          ? await signedTurn(request, params, query.session, `${query.on}:${query.rev}`, callbackEvent(query.on, params))
-          : undefined;
-      if (!outcome) {
-        request.log.warn({ session: query.session, on: query.on }, 'Twilio callback for no known session');
-        return sendTwiml(reply, await saySystemMessage('not_in_service', await tenantOf(query, params)));
-      }
-      return sendTwiml(reply, outcomeTwiml(outcome, urls));
+      if (query.session === undefined) return sendTwiml(reply, await boundedVoiceAnswer(request, query, params, trackStart(params.CallSid, startCall(request, params))));
+      const session = query.session;
+      const answer = async () => {
+        const outcome =
+          query.rev !== undefined && (query.on === 'gather' || query.on === 'dial')
+            ? await signedTurn(request, params, session, `${query.on}:${query.rev}`, callbackEvent(query.on, params))
+            : undefined;
+        if (!outcome) {
+          request.log.warn({ session, on: query.on }, 'Twilio callback for no known session');
+          return saySystemMessage('not_in_service', await tenantOf(query, params));
+        }
+        return outcomeTwiml(outcome, urls);
+      };
+      return sendTwiml(reply, await boundedVoiceAnswer(request, query, params, answer()));
     },
   );
 
@@ -223,26 +296,46 @@ export async function twilioHooksPlugin(app: FastifyInstance, options: { ctx: Ap
       const query = request.query as CallbackQuery;
       const params = formParams(request);
       const sessionId = query.session ?? params.CallSid;
-      const isRecording = query.on === 'recording' && params.RecordingUrl && params.RecordingSid;
       const isEnd = query.on !== 'recording' && params.CallStatus !== undefined && finalCallStatuses.has(params.CallStatus);
-      if (sessionId && isRecording) {
-        const duration = Number(params.RecordingDuration);
-        const event: EngineEvent = { type: 'recording_ready', url: params.RecordingUrl!, duration_s: Number.isFinite(duration) ? duration : 0 };
-        if (await signedTurn(request, params, sessionId, `recording:${params.RecordingSid}`, event)) return reply.status(204).send();
-      } else if (sessionId && isEnd) {
-        // Ignored by a session a hangup block already ended; its report stays as stored.
-        if (await signedTurn(request, params, sessionId, 'call-end', { type: 'hangup' })) return reply.status(204).send();
+      const settled = await settleWithin(storeStatus(request, query, params), deadlineMs);
+      if (settled.state === 'failed' && !answersFallback(settled.error)) throw settled.error;
+      if (settled.state !== 'done') {
+        // Twilio would not send it again (pending-ends.ts): kept, and stored once the database answers.
+        const cause = settled.state === 'late' ? `past the deadline of ${deadlineMs} ms` : causeOf(settled.error);
+        if (isEnd && sessionId) pendingEnds.add({ sessionId, apply: () => storeEnd(sessionId, signedCopy(request, params)) });
+        request.log.warn({ call_sid: params.CallSid, call_status: params.CallStatus, kept: Boolean(isEnd && sessionId), cause }, `Twilio status callback not stored yet: ${cause}`);
       }
-      // No turn, or no session for it (a call refused before it was stored: the licence, a plan that cannot start):
-      // still checked against the number's tenant. Twilio records any 4xx of a callback as an error in the customer's console: a signed callback is answered 204.
-      const tenantId = await tenantOf(query, params);
-      if (tenantId === undefined || !sessionId) {
-        request.log.info({ call_sid: params.CallSid }, 'Twilio status of a call with no session');
-        return reply.status(204).send();
-      }
-      await checkSignature(request, tenantId, params);
-      if (isEnd) request.log.info({ call_sid: params.CallSid, call_status: params.CallStatus }, 'Twilio end of a call that has no session');
       return reply.status(204).send();
     },
   );
+
+  /** A status or recording callback stored: the recording reaches its session, a final status ends it. */
+  async function storeStatus(request: FastifyRequest, query: CallbackQuery, params: Params): Promise<void> {
+    const sessionId = query.session ?? params.CallSid;
+    const isRecording = query.on === 'recording' && params.RecordingUrl && params.RecordingSid;
+    const isEnd = query.on !== 'recording' && params.CallStatus !== undefined && finalCallStatuses.has(params.CallStatus);
+    if (sessionId && isRecording) {
+      const duration = Number(params.RecordingDuration);
+      const event: EngineEvent = { type: 'recording_ready', url: params.RecordingUrl!, duration_s: Number.isFinite(duration) ? duration : 0 };
+      if (await signedTurn(request, params, sessionId, `recording:${params.RecordingSid}`, event)) return;
+    } else if (sessionId && isEnd) {
+      // Ignored by a session a hangup block already ended; its report stays as stored.
+      if (await signedTurn(request, params, sessionId, 'call-end', { type: 'hangup' })) return;
+      // Its start still runs here (slow to read the number, say): the end waits for it rather than leave it waiting.
+      if (startsInFlight.has(sessionId)) {
+        request.log.info({ call_sid: params.CallSid }, 'Twilio end of a call whose start is still running: kept until it is stored');
+        pendingEnds.add({ sessionId, apply: () => storeEnd(sessionId, signedCopy(request, params)) });
+        return;
+      }
+    }
+    // No turn, or no session for it (a call refused before it was stored: the licence, a plan that cannot start):
+    // still checked against the number's tenant. Twilio records any 4xx of a callback as an error in the customer's console: a signed callback is answered 204.
+    const tenantId = await tenantOf(query, params);
+    if (tenantId === undefined || !sessionId) {
+      request.log.info({ call_sid: params.CallSid }, 'Twilio status of a call with no session');
+      return;
+    }
+    await checkSignature(request, tenantId, params);
+    if (isEnd) request.log.info({ call_sid: params.CallSid, call_status: params.CallStatus }, 'Twilio end of a call that has no session');
+  }
 }

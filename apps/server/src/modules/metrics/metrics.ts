@@ -120,15 +120,46 @@ function providerOfRoute(url: string | undefined): string | undefined {
   return match ? (match[1] ?? match[2]) : undefined;
 }
 
+/**
+ * A collector that reads the database must neither fail the scrape nor hold it: past this it is
+ * reported down (voxplan_collector_up 0) and the others are served, so that voxplan_database_up
+ * says 0 during an outage instead of the whole scrape answering 500.
+ */
+const COLLECTOR_TIMEOUT_MS = 2_000;
+
+function within<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
+}
+
 /** Gauges read from the database (and the licence service) when Prometheus scrapes. */
-function registerInstallationGauges(ctx: AppContext, registry: Registry): void {
+function registerInstallationGauges(ctx: AppContext, registry: Registry, scrape: ScrapeState): void {
+  const collectorUp = new Gauge({
+    name: 'voxplan_collector_up',
+    help: 'Whether each collector that reads the database answered at the last scrape (1) or failed or timed out (0); a failed one leaves its gauges out of that scrape.',
+    labelNames: ['collector'],
+    registers: [registry],
+  });
+  /** `collect` bounded and guarded: a failure is the collector's 0, not the scrape's 500. */
+  const guarded = (collector: string, collect: (gauge: Gauge) => Promise<void>) =>
+    async function (this: Gauge) {
+      try {
+        await within(collect(this), COLLECTOR_TIMEOUT_MS);
+        collectorUp.set({ collector }, 1);
+      } catch {
+        this.reset();
+        collectorUp.set({ collector }, 0);
+      }
+    };
   new Gauge({
     name: 'voxplan_sessions_running',
     help: 'Calls and chats running now in the installation (test sessions apart), by channel and provider.',
     labelNames: ['channel', 'provider'],
     registers: [registry],
-    async collect() {
-      this.reset();
+    collect: guarded('sessions_running', async (gauge) => {
       const rows = await ctx.db
         .selectFrom('sessions')
         .select(['channel', 'provider', (eb) => eb.fn.countAll<string | number>().as('count')])
@@ -136,8 +167,9 @@ function registerInstallationGauges(ctx: AppContext, registry: Registry): void {
         .where('is_test', '=', 0)
         .groupBy(['channel', 'provider'])
         .execute();
-      for (const row of rows) this.set({ channel: row.channel, provider: row.provider }, Number(row.count));
-    },
+      gauge.reset();
+      for (const row of rows) gauge.set({ channel: row.channel, provider: row.provider }, Number(row.count));
+    }),
   });
   const licence = async () => ctx.license.info();
   let reading: ReturnType<typeof licence> | undefined;
@@ -152,9 +184,9 @@ function registerInstallationGauges(ctx: AppContext, registry: Registry): void {
       help,
       labelNames: ['kind'],
       registers: [registry],
-      async collect() {
-        for (const [kind, value] of Object.entries(pick(await licenceOnce()))) this.set({ kind }, value);
-      },
+      collect: guarded(name.replace(/^voxplan_/, ''), async (gauge) => {
+        for (const [kind, value] of Object.entries(pick(await licenceOnce()))) gauge.set({ kind }, value);
+      }),
     });
   licenceGauge('voxplan_license_limit', 'What the licence in force allows (or the defaults without one): concurrent_sessions, tenants, numbers.', (info) => info.limits);
   licenceGauge('voxplan_license_usage', 'What is used of each licence limit now: concurrent_sessions, tenants, numbers.', (info) => info.usage);
@@ -163,15 +195,15 @@ function registerInstallationGauges(ctx: AppContext, registry: Registry): void {
     help: "The plan webhook's deliveries kept in the installation, by status (pending, delivered, failed).",
     labelNames: ['status'],
     registers: [registry],
-    async collect() {
-      this.reset();
+    collect: guarded('webhook_deliveries', async (gauge) => {
       const rows = await ctx.db
         .selectFrom('webhook_deliveries')
         .select(['status', (eb) => eb.fn.countAll<string | number>().as('count')])
         .groupBy('status')
         .execute();
-      for (const row of rows) this.set({ status: row.status }, Number(row.count));
-    },
+      gauge.reset();
+      for (const row of rows) gauge.set({ status: row.status }, Number(row.count));
+    }),
   });
   new Gauge({
     name: 'voxplan_read_cache_hit_ratio',
@@ -188,7 +220,7 @@ function registerInstallationGauges(ctx: AppContext, registry: Registry): void {
     registers: [registry],
     async collect() {
       try {
-        await sql`select 1`.execute(ctx.db);
+        await within(sql`select 1`.execute(ctx.db), COLLECTOR_TIMEOUT_MS);
         this.set(1);
       } catch {
         this.set(0);
@@ -199,16 +231,23 @@ function registerInstallationGauges(ctx: AppContext, registry: Registry): void {
   if (pool) {
     new Gauge({
       name: 'voxplan_database_pool_connections',
-      help: "This instance's PostgreSQL pool: connections open (total), idle, and queries waiting for one (waiting).",
+      help: "This instance's PostgreSQL pool: connections open (total), idle, and queries waiting for one (waiting), as they were when the scrape came (its own queries apart).",
       labelNames: ['state'],
       registers: [registry],
       collect() {
-        const stats = pool();
+        const stats = scrape.poolBefore ?? pool();
         for (const [state, value] of Object.entries(stats)) this.set({ state }, value);
       },
     });
   }
 }
+
+/** What the scrape route saw before the collectors ran: the pool, before the scrape's own queries wait for it. */
+interface ScrapeState {
+  poolBefore?: { total: number; idle: number; waiting: number };
+}
+
+const scrapes = new WeakMap<Registry, ScrapeState>();
 
 const sameText = (a: string, b: string) => a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
 
@@ -228,11 +267,24 @@ export function registerMetricsRoute(app: FastifyInstance, ctx: AppContext): voi
   const token = ctx.config.metricsToken;
   if (!metrics) return;
   // One set of gauges per registry: an app built again on the same context (tests) reuses them.
-  if (!metrics.registry.getSingleMetric('voxplan_sessions_running')) registerInstallationGauges(ctx, metrics.registry);
+  let scrape = scrapes.get(metrics.registry);
+  if (!scrape) {
+    scrape = {};
+    scrapes.set(metrics.registry, scrape);
+    registerInstallationGauges(ctx, metrics.registry, scrape);
+  }
+  const state = scrape;
   app.get('/metrics', { schema: { hide: true } }, async (request, reply) => {
     if (!token) throw notFound('not_found');
     const given = /^Bearer (.+)$/.exec(request.headers.authorization ?? '')?.[1];
     if (given === undefined || !sameText(given, token)) throw new AppError(401, 'invalid_token');
-    return reply.type(metrics.registry.contentType).send(await metrics.registry.metrics());
+    state.poolBefore = ctx.databasePool?.();
+    let body: string;
+    try {
+      body = await metrics.registry.metrics();
+    } finally {
+      state.poolBefore = undefined;
+    }
+    return reply.type(metrics.registry.contentType).send(body);
   });
 }

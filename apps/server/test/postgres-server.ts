@@ -15,6 +15,12 @@ export interface PostgresServer {
   /** Temp directory holding the cluster and its socket; removed by stop(). */
   dir: string;
   stop(): Promise<void>;
+  /** Stops the server (fast: its connections are terminated) and keeps its data, for start() (fault tests). */
+  halt(): Promise<void>;
+  /** Starts the server halt() stopped, and waits until it accepts connections. */
+  start(): Promise<void>;
+  /** The server's processes (the postmaster and its children), to pause with SIGSTOP and resume with SIGCONT. */
+  pids(): Promise<number[]>;
 }
 
 export interface TestDatabase {
@@ -144,7 +150,21 @@ export async function startPostgres(): Promise<PostgresServer> {
     started = true;
     const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
     await waitForConnection(url, 30_000);
-    return { url, dir, stop };
+    const halt = async () => {
+      await run('pg_ctl', ['stop', '-D', dataDir, '-m', 'fast', '-w']);
+      started = false;
+    };
+    const start = async () => {
+      await run('pg_ctl', ['start', '-D', dataDir, '-l', logFile, '-w', '-t', '30']);
+      started = true;
+      await waitForConnection(url, 30_000);
+    };
+    const pids = async () => {
+      const postmaster = Number((await readFile(join(dataDir, 'postmaster.pid'), 'utf8')).split('\n')[0]);
+      const { stdout } = await execFileAsync('ps', ['-o', 'pid=', '--ppid', String(postmaster)]);
+      return [postmaster, ...stdout.split('\n').map((line) => Number(line.trim())).filter((pid) => pid > 0)];
+    };
+    return { url, dir, stop, halt, start, pids };
   } catch (error) {
     await stop().catch(() => undefined);
     throw error;

@@ -193,6 +193,15 @@ export function sqliteFileOf(options: { databaseUrl: string | undefined; dataDir
  * ending, which pg-pool checks when the connection comes back.
  */
 class BoundedClient extends pg.Client {
+  constructor(config?: string | pg.ClientConfig) {
+    super(config);
+    // A server that terminates a connection checked out between two queries (a transaction's, on a
+    // restart) makes pg emit 'error' with nobody listening: pg-pool listens only while it is idle,
+    // and an unheard 'error' ends the process. The client is unusable from then on and pg-pool
+    // drops it when it comes back; the query that uses it next fails, and is answered 503.
+    this.on('error', () => {});
+  }
+
   // pg's query() has many overloads; this one passes every call through unchanged.
   override query(...args: unknown[]): never {
     // eslint-disable-next-line @typescript-eslint/no-unsafe-argument -- the arguments are the caller's, passed on as they came
@@ -216,7 +225,7 @@ export interface PoolBounds {
 const CLIENT_TIMEOUT_MARGIN_MS = 500;
 
 function poolOptions(connectionString: string, bounds: PoolBounds | undefined, max: number): pg.PoolConfig {
-  if (!bounds) return { connectionString, max };
+  if (!bounds) return { connectionString, max, Client: BoundedClient };
   return {
     connectionString,
     max,

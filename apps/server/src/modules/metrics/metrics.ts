@@ -137,22 +137,24 @@ function within<T>(work: Promise<T>, ms: number): Promise<T> {
 
 /** Gauges read from the database (and the licence service) when Prometheus scrapes. */
 function registerInstallationGauges(ctx: AppContext, registry: Registry, scrape: ScrapeState): void {
-  const collectorUp = new Gauge({
-    name: 'voxplan_collector_up',
-    help: 'Whether each collector that reads the database answered at the last scrape (1) or failed or timed out (0); a failed one leaves its gauges out of that scrape.',
-    labelNames: ['collector'],
-    registers: [registry],
-  });
+  // The collections of the scrape under way: voxplan_collector_up, registered last, waits for them.
+  const collecting = new Set<Promise<void>>();
+  const outcomes = new Map<string, number>();
   /** `collect` bounded and guarded: a failure is the collector's 0, not the scrape's 500. */
   const guarded = (collector: string, collect: (gauge: Gauge) => Promise<void>) =>
-    async function (this: Gauge) {
-      try {
-        await within(collect(this), COLLECTOR_TIMEOUT_MS);
-        collectorUp.set({ collector }, 1);
-      } catch {
-        this.reset();
-        collectorUp.set({ collector }, 0);
-      }
+    function (this: Gauge): Promise<void> {
+      const run = (async () => {
+        try {
+          await within(collect(this), COLLECTOR_TIMEOUT_MS);
+          outcomes.set(collector, 1);
+        } catch {
+          this.reset();
+          outcomes.set(collector, 0);
+        }
+      })();
+      collecting.add(run);
+      void run.finally(() => collecting.delete(run));
+      return run;
     };
   new Gauge({
     name: 'voxplan_sessions_running',
@@ -225,6 +227,18 @@ function registerInstallationGauges(ctx: AppContext, registry: Registry, scrape:
       } catch {
         this.set(0);
       }
+    },
+  });
+  // prom-client starts every metric's collect in the order they were registered, then waits for all:
+  // registered after the guarded ones, this one sees them under way and reports how they ended.
+  new Gauge({
+    name: 'voxplan_collector_up',
+    help: 'Whether each collector that reads the database answered at this scrape (1) or failed or took over 2 s (0); a failed one leaves its gauges out.',
+    labelNames: ['collector'],
+    registers: [registry],
+    async collect() {
+      await Promise.all([...collecting]);
+      for (const [collector, up] of outcomes) this.set({ collector }, up);
     },
   });
   const pool = ctx.databasePool;

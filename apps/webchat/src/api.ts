@@ -10,6 +10,32 @@ export class WidgetApiError extends Error {
   }
 }
 
+/** Tries after a 503 with Retry-After, and the longest wait obeyed (a larger Retry-After waits this long). */
+const MAX_RETRIES = 3;
+const MAX_RETRY_WAIT_S = 10;
+
+/** Retry-After's seconds (its date form is not sent by the server), or undefined when it names none. */
+function retryAfterSeconds(header: string | null): number | undefined {
+  if (header === null || !/^\d+$/.test(header.trim())) return undefined;
+  return Number(header.trim());
+}
+
+/** Waits `ms`, or rejects as soon as `signal` aborts (a long poll the widget gave up). */
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason as Error);
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer);
+        reject(signal.reason as Error);
+      },
+      { once: true },
+    );
+  });
+}
+
 /** The widget's API (docs/channels-webchat.md), for one number's key, on the server that served the script. */
 export class WebchatApi {
   constructor(
@@ -18,8 +44,28 @@ export class WebchatApi {
     private readonly lang: string,
   ) {}
 
-  /** The API's answer when it is a success, else its error. */
+  /**
+   * The API's answer when it is a success, else its error. A `503` with Retry-After (the server's
+   * database is briefly away: `database_unavailable`) is tried again after the wait it names, at
+   * most MAX_RETRIES times and never waiting past MAX_RETRY_WAIT_S; a message keeps its id, so a
+   * retry is never sent twice.
+   */
   private async request(method: 'GET' | 'POST', path: string, body?: object, signal?: AbortSignal): Promise<Response> {
+    for (let attempt = 0; ; attempt++) {
+      const response = await this.requestOnce(method, path, body, signal);
+      const wait = response.status === 503 ? retryAfterSeconds(response.headers.get('retry-after')) : undefined;
+      if (wait === undefined || attempt >= MAX_RETRIES) return this.answerOf(response);
+      await sleep(Math.min(wait, MAX_RETRY_WAIT_S) * 1000, signal);
+    }
+  }
+
+  private async answerOf(response: Response): Promise<Response> {
+    if (response.ok) return response;
+    const answer = (await response.json().catch(() => undefined)) as { error?: { code?: string } } | undefined;
+    throw new WidgetApiError(response.status, answer?.error?.code);
+  }
+
+  private async requestOnce(method: 'GET' | 'POST', path: string, body?: object, signal?: AbortSignal): Promise<Response> {
     let response: Response;
     try {
       response = await fetch(`${this.base}/api/v1/webchat/${encodeURIComponent(this.key)}${path}`, {
@@ -34,9 +80,7 @@ export class WebchatApi {
       // A refused origin's answer is hidden by the browser: it looks like a network failure.
       throw new WidgetApiError(0, undefined);
     }
-    if (response.ok) return response;
-    const answer = (await response.json().catch(() => undefined)) as { error?: { code?: string } } | undefined;
-    throw new WidgetApiError(response.status, answer?.error?.code);
+    return response;
   }
 
   private async call(method: 'GET' | 'POST', path: string, body?: object, signal?: AbortSignal): Promise<WebchatConversation> {

@@ -17,6 +17,7 @@ import { choosePlan, findNumberCached, type NumberRoute } from '../../modules/nu
 import type { TurnOutcome } from '../../modules/sessions/sessions.service.ts';
 import { type AgiCallState, COMMAND_MARGIN_MS, runAgiActions } from './agi-actions.ts';
 import { AgiConnection, AgiConnectionError } from './agi-connection.ts';
+import { answersFallback, unavailableMessage } from '../fault-fallback.ts';
 
 /** Asterisk sends its variables at once: a peer that has not within this time is not a PBX at work. */
 const VARIABLES_TIMEOUT_MS = 10_000;
@@ -134,11 +135,22 @@ export async function startAgiServer(ctx: AppContext, config: AgiConfig, log: Fa
     ]);
   }
 
+  /** The "not available right now" message in the tenant's language (DEFAULT_LANGUAGE when it cannot be read in time), then the hang-up. */
+  async function sayUnavailable(agi: AgiConnection, state: AgiCallState, tenantId: number | undefined): Promise<void> {
+    const message = await unavailableMessage(ctx, async () => tenantId);
+    const actions = [
+      { type: 'say', text: message.text, language: message.language },
+      { type: 'hangup', cause: 'engine_error' },
+    ] as const;
+    await runAgiActions(agi, state, actions, 0, { config, media, sessionId: '', onUnplayable: async () => {} });
+  }
+
   async function serve(socket: net.Socket): Promise<void> {
     const agi = new AgiConnection(socket);
     const address = socket.remoteAddress ?? '';
     const state: AgiCallState = { answered: false, speechCreated: false, recording: null, hungUp: false, commandMarginMs };
     let session: { id: string; tenantId: number } | null = null;
+    let tenantId: number | undefined;
     const turn = (eventId: string, event: Parameters<AppContext['sessions']['handleTurn']>[2]) =>
       ctx.sessions.handleTurn(session!.id, eventId, event, { tenantId: session!.tenantId });
     try {
@@ -154,6 +166,7 @@ export async function startAgiServer(ctx: AppContext, config: AgiConfig, log: Fa
         await refuse(route, address, variables, caller);
         return;
       }
+      tenantId = route.tenant_id;
       const planId = choosePlan(route, 'voice', new Date(), caller);
       if (planId === null) {
         log.warn({ number_id: route.id }, 'AGI call to a number without a voice plan');
@@ -200,6 +213,8 @@ export async function startAgiServer(ctx: AppContext, config: AgiConfig, log: Fa
     } catch (error) {
       if (error instanceof AgiConnectionError) log.info({ address, reason: error.reason, session_id: session?.id }, `AGI connection ended: ${error.message}`);
       else log.error({ err: error, address, session_id: session?.id }, 'AGI call failed');
+      // A failure of the server's own (the database away): the caller hears that the service is not available, then the PBX hangs up.
+      if (!(error instanceof AgiConnectionError) && answersFallback(error) && !agi.hungUp) await sayUnavailable(agi, state, tenantId).catch(() => undefined);
       // The call is over for the PBX either way: its session ends as a caller hanging up.
       if (session) await turn('call-end', { type: 'hangup' }).catch((failure: unknown) => log.error({ err: failure }, 'AGI call could not be ended'));
     } finally {

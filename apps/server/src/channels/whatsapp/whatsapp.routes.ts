@@ -284,9 +284,15 @@ export async function whatsappHooksPlugin(app: FastifyInstance, options: { ctx: 
         consumes: ['application/json'],
         description:
           "Meta's deliveries for the number: messages (text, button and list replies) run its chat plan, statuses (sent, delivered, read, failed) are recorded. " +
-          'X-Hub-Signature-256 must be sha256=HMAC-SHA256(raw body, the number’s app secret), else 403 invalid_whatsapp_signature and nothing runs. Answers 200. See docs/channels-whatsapp.md.',
+          'X-Hub-Signature-256 must be sha256=HMAC-SHA256(raw body, the number’s app secret), else 403 invalid_whatsapp_signature and nothing runs. Answers 200; ' +
+          '503 database_unavailable (Retry-After) while the database is away, so that Meta delivers it again. See docs/channels-whatsapp.md.',
       },
     },
+    // While the database is away a delivery fails as a whole and the errors plugin answers 503
+    // database_unavailable: Meta delivers a webhook again, with decreasing frequency for up to 7
+    // days, when it is not answered 200 (https://developers.facebook.com/docs/graph-api/webhooks/getting-started,
+    // "Webhook Notifications"), and each message runs once (its id is the turn's event id), so a
+    // redelivery after the outage is answered then, not lost. Answering 200 would drop it.
     async (request, reply) => {
       const { numberId, account } = await whatsappAccount(request);
       const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);

@@ -289,10 +289,12 @@ export async function whatsappHooksPlugin(app: FastifyInstance, options: { ctx: 
       },
     },
     // While the database is away a delivery fails as a whole and the errors plugin answers 503
-    // database_unavailable: Meta delivers a webhook again, with decreasing frequency for up to 7
-    // days, when it is not answered 200 (https://developers.facebook.com/docs/graph-api/webhooks/getting-started,
-    // "Webhook Notifications"), and each message runs once (its id is the turn's event id), so a
-    // redelivery after the outage is answered then, not lost. Answering 200 would drop it.
+    // database_unavailable: a delivery not answered 200 is delivered again with increasing delays
+    // (Meta, https://developers.facebook.com/docs/whatsapp/cloud-api/guides/set-up-webhooks; as
+    // 360dialog's Cloud API guide puts it, "if the webhook request returns a HTTP status code other
+    // than 200, we retry the webhook delivery", https://docs.360dialog.com/docs/waba-basics/webhook-events-and-notifications).
+    // Each message runs once (its id is the turn's event id), so the redelivery after the outage is
+    // answered then rather than lost; answering 200 would drop it.
     async (request, reply) => {
       const { numberId, account } = await whatsappAccount(request);
       const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);

@@ -15,6 +15,7 @@ const namesByStatus: Record<number, string> = {
   429: 'TooManyRequestsError',
   431: 'RequestHeaderFieldsTooLargeError',
   500: 'InternalServerError',
+  503: 'ServiceUnavailableError',
 };
 
 /** An error meant for the client: its code is translated, its message never leaks internals. */

@@ -7,7 +7,7 @@ import { startTestServer, type TestServer } from './harness.ts';
 
 /** The app as main.ts builds it, logging at `level` into an array of parsed lines. */
 async function appLoggingAt(server: TestServer, level: string, before?: (app: FastifyInstance) => void) {
-  const lines: { level: number; msg: string; status?: number }[] = [];
+  const lines: { level: number; msg: string; status?: number; route?: string; code?: string; cause?: { code?: string; message?: string }; slow?: boolean; err?: { stack?: string } }[] = [];
   const stream = new Writable({
     write(chunk: Buffer, _encoding, callback) {
       for (const line of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(line) as (typeof lines)[number]);
@@ -25,7 +25,7 @@ async function appLoggingAt(server: TestServer, level: string, before?: (app: Fa
 describe('the request log: what matters at info, one line per request', () => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startTestServer();
+    server = await startTestServer({ SLOW_REQUEST_MS: '100' });
   });
   afterAll(() => server.close());
 
@@ -47,6 +47,49 @@ describe('the request log: what matters at info, one line per request', () => {
     await app.inject({ url: '/api/v1/health' });
     expect(lines.filter((line) => line.msg.includes('/api/v1/health'))).toEqual([expect.objectContaining({ status: 200, level: 20 })]);
     expect(lines.some((line) => /incoming request|request completed/.test(line.msg))).toBe(false);
+    await app.close();
+  });
+
+  test('a failure of the server is one line at error with its route and cause, the stack only at debug; the database away answers 503 with Retry-After', async () => {
+    const refused = () => Object.assign(new Error('connect ECONNREFUSED 10.0.0.5:5432'), { code: 'ECONNREFUSED' });
+    const routes = (app: FastifyInstance) => {
+      app.get('/api/v1/test/db-away/:id', async () => {
+        throw refused();
+      });
+      app.get('/api/v1/test/broken', async () => {
+        throw new Error('a bug');
+      });
+    };
+    const { app, lines } = await appLoggingAt(server, 'info', routes);
+    const away = await app.inject({ url: '/api/v1/test/db-away/7', headers: { 'accept-language': 'pt-BR' } });
+    expect(away.statusCode).toBe(503);
+    expect(away.headers['retry-after']).toBe('2');
+    expect(away.json()).toEqual({
+      error: { statusCode: 503, name: 'ServiceUnavailableError', code: 'database_unavailable', message: 'O serviço está indisponível por um momento; tente novamente em alguns segundos.' },
+    });
+    expect((await app.inject({ url: '/api/v1/test/broken' })).statusCode).toBe(500);
+    expect(lines).toEqual([
+      expect.objectContaining({ level: 50, route: '/api/v1/test/db-away/:id', status: 503, code: 'database_unavailable', cause: expect.objectContaining({ code: 'ECONNREFUSED' }) }),
+      expect.objectContaining({ level: 50, route: '/api/v1/test/broken', status: 500, code: 'internal_error', cause: expect.objectContaining({ message: 'a bug' }) }),
+    ]);
+    expect(lines.some((line) => line.err?.stack !== undefined)).toBe(false);
+    await app.close();
+
+    const debug = await appLoggingAt(server, 'debug', routes);
+    await debug.app.inject({ url: '/api/v1/test/broken' });
+    expect(debug.lines.filter((line) => line.err?.stack?.includes('a bug'))).toEqual([expect.objectContaining({ level: 20 })]);
+    await debug.app.close();
+  });
+
+  test('a request slower than SLOW_REQUEST_MS is a warning, whatever its status', async () => {
+    const { app, lines } = await appLoggingAt(server, 'info', (app) =>
+      app.get('/api/v1/test/slow', async () => {
+        await new Promise((resolve) => setTimeout(resolve, server.config.slowRequestMs + 50));
+        return { ok: true };
+      }),
+    );
+    expect((await app.inject({ url: '/api/v1/test/slow' })).statusCode).toBe(200);
+    expect(lines).toEqual([expect.objectContaining({ level: 40, slow: true, status: 200, msg: expect.stringMatching(/ \(slow: over \d+ ms\)$/) })]);
     await app.close();
   });
 

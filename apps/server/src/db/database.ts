@@ -204,7 +204,6 @@ class BoundedClient extends pg.Client {
 
   // pg's query() has many overloads; this one passes every call through unchanged.
   override query(...args: unknown[]): never {
-    // eslint-disable-next-line @typescript-eslint/no-unsafe-argument -- the arguments are the caller's, passed on as they came
     const result = (super.query as (...rest: unknown[]) => unknown)(...args);
     if (result instanceof Promise) {
       result.catch((error: unknown) => {

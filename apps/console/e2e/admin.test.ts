@@ -72,6 +72,21 @@ async function fillUser(page: Page, user: { username: string; name: string; emai
 }
 
 describe('users', () => {
+  test('a fresh install: the first user goes into the tenant it starts with, offered in the form', async () => {
+    const page = await openAs('/users');
+    await page.getByTestId('user-new').click();
+    await fillUser(page, { username: 'first', name: 'First User', email: 'first@example.com', password: 'first-password' });
+    await page.getByTestId('user-tenant').click();
+    await expect.poll(() => page.getByRole('option', { name: 'default' }).isVisible()).toBe(true);
+    expect(await page.getByText('No tenant found').isVisible()).toBe(false);
+    await page.getByRole('option', { name: 'default' }).click();
+    await page.getByTestId('user-save').click();
+    await expect.poll(() => page.getByText('User created.').count()).toBe(1);
+    const [saved] = await usersNamed('first');
+    const tenants = (await harness.server.call({ method: 'GET', url: `/tenants?${filterQuery({ name: 'default' })}`, token })).json<{ id: number }[]>();
+    expect(saved?.roles.map(({ tenant_id }) => tenant_id)).toEqual([tenants[0]!.id]);
+  });
+
   test('create a user with the role "User" in a tenant: the row appears and the roles are saved', async () => {
     const page = await openAs('/users');
     await page.getByTestId('user-new').click();

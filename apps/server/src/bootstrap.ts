@@ -9,6 +9,7 @@ import { deriveKeys, loadMasterKey, randomToken } from './lib/keys.ts';
 import { hashPassword } from './lib/passwords.ts';
 import { failAbandonedGenerations } from './modules/audios/tts-jobs.ts';
 import { nowIso } from './lib/time.ts';
+import { defaultTenantName } from './modules/tenants/default-tenant.ts';
 import { createAiPort } from './modules/ai/ai-port.ts';
 import { createAudioLookup } from './modules/audios/audio-lookup.ts';
 import { createMediaUrls } from './modules/audios/media-urls.ts';
@@ -116,6 +117,9 @@ export async function startContext(config: Config): Promise<Started> {
           .returning('id')
           .executeTakeFirst();
         if (user) await trx.insertInto('user_roles').values({ user_id: user.id, role: 'admin', tenant_id: null }).execute();
+        // A fresh install: without a tenant the administrator can make no user, number or plan (docs/security.md, "First start").
+        const anyTenant = await trx.selectFrom('tenants').select('id').limit(1).executeTakeFirst();
+        if (!anyTenant) await trx.insertInto('tenants').values({ name: defaultTenantName(config.defaultLanguage), language: '', created_time: now }).execute();
       });
     }
     return { ctx, ...(generatedAdminPassword && { generatedAdminPassword }), warm: () => scripts.warm(), close };

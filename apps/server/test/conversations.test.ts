@@ -196,6 +196,9 @@ describe('an agent holds the chat', () => {
       ['messages', { text: 'Hi' }],
       ['close', { outcome: 'resolved' }],
       ['transfer', { queue_id: otherQueue.id }],
+      // It writes the agent's unread count: refused as every write is.
+      ['read', undefined],
+      ['typing', undefined],
     ] as const) {
       expect(errorOf(await api(guest.token, 'POST', `/conversations/${id}/${url}`, payload))).toMatchObject({ statusCode: 403, code: 'readonly_only' });
     }

@@ -24,7 +24,7 @@ import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
 import { AppError, badRequest } from '../../errors.ts';
 import { nowIso } from '../../lib/time.ts';
-import { scopeOf } from '../../plugins/auth.ts';
+import { scopeOf, writerGuard } from '../../plugins/auth.ts';
 import { readUpload } from '../audios/audios.routes.ts';
 import type { MediaUrls } from '../audios/media-urls.ts';
 import { type ConversationRecord, heldConversation, postAgentMessage } from './conversations.service.ts';
@@ -88,6 +88,7 @@ export async function registerConversationAttachmentRoutes(
     scoped.withTypeProvider<ZodTypeProvider>().post(
       '/conversations/:id/attachments',
       {
+        ...writerGuard,
         schema: {
           tags: ['conversations'],
           params: idParams,

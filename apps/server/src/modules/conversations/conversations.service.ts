@@ -473,8 +473,9 @@ export async function closeRecord(ctx: ConversationContext, found: ConversationR
 }
 
 export async function markRead(ctx: ConversationContext, scope: Scope, id: number): Promise<void> {
+  // It writes the agent's count: a guest is refused as on every write, though it would change nothing.
+  assertWriter(scope);
   const found = await findConversation(ctx, scope, id);
-  // A guest's reading changes nothing: the agent's count is theirs.
   if (found.agent_id !== scope.actor.userId) return;
   await ctx.db.updateTable('conversations').set({ unread_for_agent: 0 }).where('id', '=', id).execute();
 }

@@ -117,7 +117,7 @@ export async function startContext(config: Config): Promise<Started> {
           .returning('id')
           .executeTakeFirst();
         if (user) await trx.insertInto('user_roles').values({ user_id: user.id, role: 'admin', tenant_id: null }).execute();
-        // A fresh install: without a tenant the administrator can make no user, number or plan (docs/security.md, "First start").
+        // A fresh install: without a tenant the administrator can make no user, number or plan (docs/api.md, "Roles and tenants").
         const anyTenant = await trx.selectFrom('tenants').select('id').limit(1).executeTakeFirst();
         if (!anyTenant) await trx.insertInto('tenants').values({ name: defaultTenantName(config.defaultLanguage), language: '', created_time: now }).execute();
       });

@@ -9,6 +9,7 @@ import type { AuditEntry, CallReportRecord, ConversationDetail, ConversationEven
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { until } from './asterisk-pbx.ts';
 import { createTenantMember, createTenantUser, errorOf, q, startTestServer, type TenantMember, type TestServer } from './harness.ts';
+import { createPlanWebhookDispatcher } from '../src/modules/plan-webhook/plan-webhook.dispatcher.ts';
 import { isValidPlanWebhookSignature } from '../src/modules/plan-webhook/plan-webhook.signature.ts';
 import { handOffPlan, storePlan } from './sessions-helpers.ts';
 import { type DeskReceiver, type DeskRequest, startDeskReceiver } from './desk-receiver.ts';
@@ -310,5 +311,43 @@ describe('an outside desk keeps the chat (a URL destination answering accepted)'
     expect((await reply('/close', { outcome: 'back_to_plan' })).statusCode).toBe(204);
     await until('the plan’s answer exit', async () => ((await deskWidget('GET', `/conversations/${sessionId}`)).json<WebchatConversation>().messages.some((message) => message.text === 'Welcome back to the bot.') ? true : undefined));
     expect(errorOf(await reply('/messages', { text: 'Still there?' }))).toMatchObject({ statusCode: 409, code: 'conversation_closed' });
+  });
+
+  test('a chat.message the desk misses waits in the queue, is retried with backoff under the same delivery id by any instance, and a bounded number of times', async () => {
+    const sessionId = (await deskWidget('POST', '/conversations')).json<WebchatConversation>().conversation_id;
+    await conversationOf(sessionId);
+    const eventsOf = (text: string) => received.filter((request) => request.event === 'chat.message' && (JSON.parse(request.body) as { data: { text: string } }).data.text === text);
+    const rowOf = (id: string) => server.ctx.db.selectFrom('webhook_deliveries').selectAll().where('id', '=', Number(id)).executeTakeFirstOrThrow();
+    desk.failing = true;
+    expect((await deskWidget('POST', `/conversations/${sessionId}/messages`, { id: 'r1', text: 'Anyone there?' })).statusCode).toBe(200);
+    const [first] = eventsOf('Anyone there?');
+    expect(first).toMatchObject({ status: 503 });
+    // Stored before it was sent: a restart or another instance picks it up.
+    const queued = await rowOf(first!.delivery);
+    expect(queued).toMatchObject({ event: 'chat.message', status: 'pending', attempts: 1, url: desk.url });
+    expect(Date.parse(queued.next_attempt_time)).toBeGreaterThan(Date.now());
+
+    desk.failing = false;
+    let clock = Date.now();
+    const dispatcher = createPlanWebhookDispatcher(server.ctx, { now: () => clock, random: () => 0.5 });
+    expect(await dispatcher.runOnce()).toEqual([]);
+    clock += 60_000;
+    expect(await dispatcher.runOnce()).toEqual([{ id: queued.id, attempts: 2, status: 'delivered' }]);
+    const attempts = eventsOf('Anyone there?');
+    expect(attempts.map((request) => request.status)).toEqual([503, 200]);
+    // The idempotency key: the same delivery id in the header and the body on every attempt.
+    expect(new Set(attempts.map((request) => request.delivery))).toEqual(new Set([String(queued.id)]));
+    expect(new Set(attempts.map((request) => (JSON.parse(request.body) as { id: number }).id))).toEqual(new Set([queued.id]));
+
+    // A desk that stays down: tried 8 times in all (docs/handoff.md), then failed, never again.
+    desk.failing = true;
+    expect((await deskWidget('POST', `/conversations/${sessionId}/messages`, { id: 'r2', text: 'Hello?' })).statusCode).toBe(200);
+    for (let round = 0; round < 12; round++) {
+      clock += 7 * 3_600_000;
+      await dispatcher.runOnce();
+    }
+    expect(eventsOf('Hello?')).toHaveLength(8);
+    expect(await rowOf(eventsOf('Hello?')[0]!.delivery)).toMatchObject({ status: 'failed', attempts: 8 });
+    desk.failing = false;
   });
 });

@@ -279,7 +279,8 @@ export interface WebhookDeliveryTable {
   tenant_id: number;
   plan_id: number;
   url: string;
-  event: 'session.started' | 'session.ended';
+  // chat.message: an outside desk's event (docs/handoff.md), queued and retried alike.
+  event: 'session.started' | 'session.ended' | 'chat.message';
   /** The event's data, as JSON text. */
   payload: string;
   attempts: number;

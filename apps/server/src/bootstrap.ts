@@ -20,6 +20,7 @@ import { createChatHandOff } from './modules/sessions/chat-handoff.ts';
 import { createSessionRuntime, type SessionRuntime } from './modules/sessions/sessions.service.ts';
 import { openQueueConversation, sweepUnanswered } from './modules/conversations/conversations.service.ts';
 import { createDeskHandOff } from './modules/conversations/desk.ts';
+import { sweepTransfers } from './modules/conversations/transfer-sweep.ts';
 import { API_PREFIX } from './app.ts';
 import { createChannelRegistry } from './channels/registry.ts';
 import { createLicenseService, provisionLicense } from './modules/license/license.service.ts';
@@ -81,7 +82,10 @@ export async function startContext(config: Config): Promise<Started> {
       handOff: countedHandOff(createChatHandOff(base), metrics),
       // The conversations resume parked chats through this runtime: read when they run, once it exists.
       queueHandOff: (request) => openQueueConversation({ ...base, sessions: sessions! }, request),
-      sweepParked: () => sweepUnanswered({ ...base, sessions: sessions! }),
+      sweepParked: async () => {
+        await sweepUnanswered({ ...base, sessions: sessions! });
+        await sweepTransfers({ ...base, sessions: sessions! });
+      },
       deskHandOff: createDeskHandOff({ ...base, get sessions() { return sessions!; } }, API_PREFIX),
       ai: createAiPort(base, { log, metrics }),
     });

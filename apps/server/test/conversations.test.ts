@@ -14,6 +14,7 @@ import { isValidPlanWebhookSignature } from '../src/modules/plan-webhook/plan-we
 import { handOffPlan, storePlan } from './sessions-helpers.ts';
 import { type DeskReceiver, type DeskRequest, startDeskReceiver } from './desk-receiver.ts';
 import { subscribeConversations } from '../src/modules/conversations/conversation-events.ts';
+import { sweepTransfers } from '../src/modules/conversations/transfer-sweep.ts';
 
 const SITE = 'https://shop.example.com';
 
@@ -349,5 +350,72 @@ describe('an outside desk keeps the chat (a URL destination answering accepted)'
     expect(eventsOf('Hello?')).toHaveLength(8);
     expect(await rowOf(eventsOf('Hello?')[0]!.delivery)).toMatchObject({ status: 'failed', attempts: 8 });
     desk.failing = false;
+  });
+});
+
+describe('a transfer not accepted in time goes back (conversation_transfer_timeout_seconds, 120 by default)', () => {
+  /** A chat the member took and handed to the colleague; answers its id. */
+  async function handedToColleague(): Promise<number> {
+    await setPresence(member.token, 'online');
+    await setPresence(colleague.token, 'online');
+    const { id } = await conversationOf(await startChat());
+    expect((await api(member.token, 'POST', `/conversations/${id}/take`)).statusCode).toBe(200);
+    const moved = await api(member.token, 'POST', `/conversations/${id}/transfer`, { agent_id: colleague.userId });
+    expect(moved.json<ConversationRow>()).toMatchObject({ status: 'open', agent: { id: colleague.userId } });
+    return id;
+  }
+  const detailOf = async (id: number) => (await api(member.token, 'GET', `/conversations/${id}`)).json<ConversationDetail>();
+  const past = (seconds: number) => new Date(Date.now() + seconds * 1000);
+
+  test('the agent it went to does not answer: it is the transferring agent’s again (online), told in the transcript', async () => {
+    const id = await handedToColleague();
+    const stored = await server.ctx.db.selectFrom('conversations').select(['transfer_deadline_at', 'transferred_from']).where('id', '=', id).executeTakeFirstOrThrow();
+    expect(stored.transferred_from).toBe(member.userId);
+    expect(Date.parse(stored.transfer_deadline_at!) - Date.now()).toBeGreaterThan(110_000);
+    expect(Date.parse(stored.transfer_deadline_at!) - Date.now()).toBeLessThanOrEqual(120_000);
+    // Before the deadline nothing moves.
+    expect(await sweepTransfers(server.ctx, past(60))).toEqual([]);
+    expect(await sweepTransfers(server.ctx, past(121))).toEqual([id]);
+    const back = await detailOf(id);
+    expect(back).toMatchObject({ status: 'open', agent: { id: member.userId } });
+    expect(back.messages.at(-1)).toMatchObject({ author: 'system', text: `transfer not accepted: back to ${member.username}` });
+    // Once back, nothing is due any more.
+    expect(await sweepTransfers(server.ctx, past(600))).toEqual([]);
+  });
+
+  test('the new agent answers in time: the transfer is accepted and the chat stays theirs', async () => {
+    const id = await handedToColleague();
+    expect((await api(colleague.token, 'POST', `/conversations/${id}/messages`, { text: 'Hi, I am taking over.' })).statusCode).toBe(201);
+    expect(await sweepTransfers(server.ctx, past(121))).toEqual([]);
+    expect(await detailOf(id)).toMatchObject({ status: 'open', agent: { id: colleague.userId } });
+  });
+
+  test('the transferring agent is offline by then: it waits in its queue, where any of its agents takes it', async () => {
+    const id = await handedToColleague();
+    await setPresence(member.token, 'offline');
+    try {
+      expect(await sweepTransfers(server.ctx, past(121))).toEqual([id]);
+      const back = await detailOf(id);
+      expect(back).toMatchObject({ status: 'waiting', agent: null, queue: { id: queue.id, name: 'Support' } });
+      expect(back.messages.at(-1)).toMatchObject({ author: 'system', text: 'transfer not accepted: back to Support' });
+      expect((await api(colleague.token, 'POST', `/conversations/${id}/take`)).statusCode).toBe(200);
+    } finally {
+      await setPresence(member.token, 'online');
+    }
+  });
+
+  test('the timeout is a general setting: 15 to 3600 seconds', async () => {
+    const setting = (await api(admin, 'GET', `/configurations?${q('filter', { where: { name: 'conversation_transfer_timeout_seconds' } })}`)).json<{ id: number; value: string }[]>()[0]!;
+    expect(setting.value).toBe('120');
+    const patch = (value: string) => server.call({ method: 'PATCH', url: `/configurations/${setting.id}`, token: admin, payload: { value } });
+    expect((await patch('14')).statusCode).toBe(400);
+    expect((await patch('3601')).statusCode).toBe(400);
+    expect((await patch('30')).statusCode).toBe(200);
+    const id = await handedToColleague();
+    try {
+      expect(await sweepTransfers(server.ctx, past(31))).toEqual([id]);
+    } finally {
+      await patch('120');
+    }
   });
 });

@@ -2,6 +2,7 @@ import { systemSettings } from '@voxplan/contracts';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { chooseOption, type ConsoleHarness, rowWith, searchTable, startConsole } from './harness.ts';
+import { screenshotStates } from './screenshots.ts';
 
 interface RoleRow {
   role: string;
@@ -203,6 +204,28 @@ describe('general settings', () => {
     expect(await rowWith(page, 'audio_max_size_mb').locator('td').allTextContents()).toEqual(
       expect.arrayContaining(['audio_max_size_mb', '10', 'Audio', 'System', 'Largest audio file accepted, in MB']),
     );
+  });
+
+  test('the conversations’ settings (retention, transfer timeout) show under their category, in English and Portuguese', async () => {
+    for (const [locale, category, retention] of [
+      ['en-US', 'Conversations', 'Days closed conversations, their messages and files are kept'],
+      ['pt-BR', 'Conversas', 'Dias em que as conversas encerradas, suas mensagens e arquivos são mantidos'],
+    ] as const) {
+      const page = await openAs('/general-settings', locale);
+      await page.getByTestId('table-search').fill('conversation');
+      await expect.poll(() => page.getByTestId('table-row').count()).toBe(2);
+      const row = rowWith(page, 'conversations_retention_days');
+      expect(await row.isVisible()).toBe(true);
+      expect(await row.locator('td').allTextContents()).toEqual(expect.arrayContaining(['conversations_retention_days', '365', category, retention]));
+      expect(await rowWith(page, 'conversation_transfer_timeout_seconds').locator('td').allTextContents()).toEqual(expect.arrayContaining(['120', category]));
+      await screenshotStates(page, 'conversation-settings', { group: 'admin' });
+      // The user form of a fresh install offers the tenant it starts with.
+      await page.goto('/users');
+      await page.getByTestId('user-new').click();
+      await page.getByTestId('user-tenant').click();
+      await expect.poll(() => page.getByRole('option', { name: 'default' }).isVisible()).toBe(true);
+      await screenshotStates(page, 'user-form-default-tenant', { group: 'admin' });
+    }
   });
 
   test('create a custom setting, edit it (clearing the description), then remove it', async () => {

@@ -66,8 +66,8 @@ export interface GraphApi {
   graphUrl: string;
   /** The messages sent, oldest first. */
   sent: GraphRequest[];
-  /** A customer's file as Meta keeps it: its id, given to whoever holds `token`. */
-  addMedia(id: string, media: { bytes: Buffer; mimeType: string; token: string }): void;
+  /** A customer's file as Meta keeps it: its id, given to whoever holds `token`, sent to the number `phoneNumberId`. */
+  addMedia(id: string, media: { bytes: Buffer; mimeType: string; token: string; phoneNumberId: string }): void;
   /** The media requests (lookups and downloads), oldest first, with what was answered. */
   mediaRequests: { path: string; authorization: string | undefined; status: number }[];
   close(): Promise<void>;
@@ -89,7 +89,7 @@ const unknownObject = (id: string) => ({
  */
 export async function startGraphApi(other?: (path: string, body: string) => { status: number; body: string }): Promise<GraphApi> {
   const sent: GraphRequest[] = [];
-  const media = new Map<string, { bytes: Buffer; mimeType: string; token: string }>();
+  const media = new Map<string, { bytes: Buffer; mimeType: string; token: string; phoneNumberId: string }>();
   const mediaRequests: GraphApi['mediaRequests'] = [];
   let nextId = 0;
   /** A media lookup or download: the token must be the one the media was given to, the URL not expired. */
@@ -104,6 +104,9 @@ export async function startGraphApi(other?: (path: string, body: string) => { st
     const bearer = request.headers.authorization?.startsWith('Bearer ') ? request.headers.authorization.slice('Bearer '.length) : undefined;
     if (bearer === undefined || (found && bearer !== found.token)) return json(401, invalidToken);
     if (!found) return json(download ? 404 : 400, unknownObject(id));
+    // Retrieve Media URL's optional phone_number_id: the media must belong to that number.
+    const phoneNumberId = url.searchParams.get('phone_number_id');
+    if (!download && phoneNumberId !== null && phoneNumberId !== found.phoneNumberId) return json(400, unknownObject(id));
     if (!download) {
       const link = `${origin}/lookaside/media?mid=${encodeURIComponent(id)}&ext=${Date.now() + MEDIA_URL_TTL_MS}`;
       const sha256 = createHash('sha256').update(found.bytes).digest('base64');

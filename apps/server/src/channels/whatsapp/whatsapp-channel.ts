@@ -148,7 +148,9 @@ export async function downloadMedia(ctx: WhatsAppContext, account: WhatsAppAccou
   const headers = { authorization: `Bearer ${account.token}` };
   const { whatsappGraphUrl, whatsappGraphVersion } = ctx.config;
   try {
-    const lookup = await fetch(`${whatsappGraphUrl}/${whatsappGraphVersion}/${encodeURIComponent(mediaId)}`, { headers, signal: AbortSignal.timeout(SEND_TIMEOUT_MS) });
+    // phone_number_id: Meta gives the media only if it belongs to this number, whoever signed the delivery naming it.
+    const lookupUrl = `${whatsappGraphUrl}/${whatsappGraphVersion}/${encodeURIComponent(mediaId)}?phone_number_id=${encodeURIComponent(account.phone_number_id)}`;
+    const lookup = await fetch(lookupUrl, { headers, signal: AbortSignal.timeout(SEND_TIMEOUT_MS) });
     const media = (await lookup.json().catch(() => undefined)) as { url?: unknown; mime_type?: unknown } | undefined;
     if (!lookup.ok || typeof media?.url !== 'string') return null;
     const file = await fetch(media.url, { headers, signal: AbortSignal.timeout(SEND_TIMEOUT_MS) });

@@ -2,6 +2,7 @@ import { systemSettings } from '@voxplan/contracts';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { chooseOption, type ConsoleHarness, rowWith, searchTable, startConsole } from './harness.ts';
+import { screenshotStates } from './screenshots.ts';
 
 interface RoleRow {
   role: string;
@@ -72,6 +73,21 @@ async function fillUser(page: Page, user: { username: string; name: string; emai
 }
 
 describe('users', () => {
+  test('a fresh install: the first user goes into the tenant it starts with, offered in the form', async () => {
+    const page = await openAs('/users');
+    await page.getByTestId('user-new').click();
+    await fillUser(page, { username: 'first', name: 'First User', email: 'first@example.com', password: 'first-password' });
+    await page.getByTestId('user-tenant').click();
+    await expect.poll(() => page.getByRole('option', { name: 'default' }).isVisible()).toBe(true);
+    expect(await page.getByText('No tenant found').isVisible()).toBe(false);
+    await page.getByRole('option', { name: 'default' }).click();
+    await page.getByTestId('user-save').click();
+    await expect.poll(() => page.getByText('User created.').count()).toBe(1);
+    const [saved] = await usersNamed('first');
+    const tenants = (await harness.server.call({ method: 'GET', url: `/tenants?${filterQuery({ name: 'default' })}`, token })).json<{ id: number }[]>();
+    expect(saved?.roles.map(({ tenant_id }) => tenant_id)).toEqual([tenants[0]!.id]);
+  });
+
   test('create a user with the role "User" in a tenant: the row appears and the roles are saved', async () => {
     const page = await openAs('/users');
     await page.getByTestId('user-new').click();
@@ -188,6 +204,28 @@ describe('general settings', () => {
     expect(await rowWith(page, 'audio_max_size_mb').locator('td').allTextContents()).toEqual(
       expect.arrayContaining(['audio_max_size_mb', '10', 'Audio', 'System', 'Largest audio file accepted, in MB']),
     );
+  });
+
+  test('the conversations’ settings (retention, transfer timeout) show under their category, in English and Portuguese', async () => {
+    for (const [locale, category, retention] of [
+      ['en-US', 'Conversations', 'Days closed conversations, their messages and files are kept'],
+      ['pt-BR', 'Conversas', 'Dias em que as conversas encerradas, suas mensagens e arquivos são mantidos'],
+    ] as const) {
+      const page = await openAs('/general-settings', locale);
+      await page.getByTestId('table-search').fill('conversation');
+      await expect.poll(() => page.getByTestId('table-row').count()).toBe(2);
+      const row = rowWith(page, 'conversations_retention_days');
+      expect(await row.isVisible()).toBe(true);
+      expect(await row.locator('td').allTextContents()).toEqual(expect.arrayContaining(['conversations_retention_days', '365', category, retention]));
+      expect(await rowWith(page, 'conversation_transfer_timeout_seconds').locator('td').allTextContents()).toEqual(expect.arrayContaining(['120', category]));
+      await screenshotStates(page, 'conversation-settings', { group: 'admin' });
+      // The user form of a fresh install offers the tenant it starts with.
+      await page.goto('/users');
+      await page.getByTestId('user-new').click();
+      await page.getByTestId('user-tenant').click();
+      await expect.poll(() => page.getByRole('option', { name: 'default' }).isVisible()).toBe(true);
+      await screenshotStates(page, 'user-form-default-tenant', { group: 'admin' });
+    }
   });
 
   test('create a custom setting, edit it (clearing the description), then remove it', async () => {

@@ -11,6 +11,7 @@ import { deriveKeys, loadMasterKey, randomToken } from './lib/keys.ts';
 import { hashPassword } from './lib/passwords.ts';
 import { failAbandonedGenerations } from './modules/audios/tts-jobs.ts';
 import { nowIso } from './lib/time.ts';
+import { defaultTenantName } from './modules/tenants/default-tenant.ts';
 import { createAiPort } from './modules/ai/ai-port.ts';
 import { createAudioLookup } from './modules/audios/audio-lookup.ts';
 import { createMediaUrls } from './modules/audios/media-urls.ts';
@@ -21,6 +22,7 @@ import { createChatHandOff } from './modules/sessions/chat-handoff.ts';
 import { createSessionRuntime, type SessionRuntime } from './modules/sessions/sessions.service.ts';
 import { openQueueConversation, sweepUnanswered } from './modules/conversations/conversations.service.ts';
 import { createDeskHandOff } from './modules/conversations/desk.ts';
+import { sweepTransfers } from './modules/conversations/transfer-sweep.ts';
 import { API_PREFIX } from './app.ts';
 import { createChannelRegistry } from './channels/registry.ts';
 import { createLicenseService, provisionLicense } from './modules/license/license.service.ts';
@@ -95,7 +97,10 @@ export async function startContext(config: Config, options: StartOptions = {}): 
       handOff: countedHandOff(createChatHandOff(base), metrics),
       // The conversations resume parked chats through this runtime: read when they run, once it exists.
       queueHandOff: (request) => openQueueConversation({ ...base, sessions: sessions! }, request),
-      sweepParked: () => sweepUnanswered({ ...base, sessions: sessions! }),
+      sweepParked: async () => {
+        await sweepUnanswered({ ...base, sessions: sessions! });
+        await sweepTransfers({ ...base, sessions: sessions! });
+      },
       deskHandOff: createDeskHandOff({ ...base, get sessions() { return sessions!; } }, API_PREFIX),
       ai: createAiPort(base, { log, metrics }),
     });
@@ -131,6 +136,9 @@ export async function startContext(config: Config, options: StartOptions = {}): 
           .returning('id')
           .executeTakeFirst();
         if (user) await trx.insertInto('user_roles').values({ user_id: user.id, role: 'admin', tenant_id: null }).execute();
+        // A fresh install: without a tenant the administrator can make no user, number or plan (docs/api.md, "Roles and tenants").
+        const anyTenant = await trx.selectFrom('tenants').select('id').limit(1).executeTakeFirst();
+        if (!anyTenant) await trx.insertInto('tenants').values({ name: defaultTenantName(config.defaultLanguage), language: '', created_time: now }).execute();
       });
     }
     return { ctx, ...(generatedAdminPassword && { generatedAdminPassword }), warm: () => scripts.warm(), close };

@@ -212,7 +212,7 @@ describe('a WhatsApp voice note', () => {
     expect((await deliver(numberId, { id: 'wamid.in1', type: 'text', text: { body: 'oi' } })).statusCode).toBe(200);
     expect(sentTexts()).toEqual(['Which city?']);
 
-    fake.script('/graph/v23.0/MEDIA18', { body: { messaging_product: 'whatsapp', url: `${fake.url}/lookaside/voice-18`, mime_type: 'audio/ogg; codecs=opus', id: 'MEDIA18' } });
+    fake.script(`/graph/v23.0/MEDIA18?phone_number_id=${PHONE_ID}`, { body: { messaging_product: 'whatsapp', url: `${fake.url}/lookaside/voice-18`, mime_type: 'audio/ogg; codecs=opus', id: 'MEDIA18' } });
     fake.script('/lookaside/voice-18', { body: Buffer.from('OggS fake voice note') });
     fake.script('/v1/audio/transcriptions', { body: { text: 'Eu moro em Recife.' } });
     fake.script('/v1/chat/completions', structured({ city: 'Recife' }));
@@ -221,7 +221,7 @@ describe('a WhatsApp voice note', () => {
     expect(sentTexts()).toEqual(['Which city?', 'City: Recife']);
 
     // The media is fetched with the number's token; the transcription gets an Ogg file.
-    expect(fake.seen('/graph/v23.0/MEDIA18')[0]!.authorization).toBe('Bearer EAAG-token-18');
+    expect(fake.seen(`/graph/v23.0/MEDIA18?phone_number_id=${PHONE_ID}`)[0]!.authorization).toBe('Bearer EAAG-token-18');
     expect(fake.seen('/lookaside/voice-18')[0]!.authorization).toBe('Bearer EAAG-token-18');
     expect(fake.seen('/v1/audio/transcriptions')[0]!.raw.toString()).toContain('filename="audio.ogg"');
     const extract = fake.seen('/v1/chat/completions')[0]!;

@@ -217,18 +217,66 @@ describe('WhatsApp', () => {
     expect(graph.sent).toHaveLength(3);
   });
 
-  test('a customer’s file shows in the conversation by its type, name and caption (its bytes stay at Meta)', async () => {
+  test('a customer’s file is fetched from Meta by its media id (https://developers.facebook.com/docs/whatsapp/cloud-api/reference/media#retrieve-media-url), kept with the conversation and shown', async () => {
     const { id } = await conversationOf('whatsapp:wamid.attach.1');
-    // A document message as Meta delivers it (https://developers.facebook.com/docs/whatsapp/cloud-api/webhooks/payload-examples#media-messages).
+    graph.addMedia('MEDIA.30.1', { bytes: PDF, mimeType: 'application/pdf', token: TOKEN, phoneNumberId: PHONE_ID });
+    graph.addMedia('MEDIA.30.2', { bytes: PNG, mimeType: 'image/png', token: TOKEN, phoneNumberId: PHONE_ID });
+    // A document and an image as Meta delivers them (https://developers.facebook.com/docs/whatsapp/cloud-api/webhooks/payload-examples#media-messages).
     const document = { type: 'document', document: { id: 'MEDIA.30.1', mime_type: 'application/pdf', filename: 'order-4711.pdf', caption: 'My order', sha256: 'abc' } };
     expect((await deliverWhatsApp('wamid.attach.2', document)).statusCode).toBe(200);
-    const detail = await until('the customer’s file', async () => {
+    expect((await deliverWhatsApp('wamid.attach.3', { type: 'image', image: { id: 'MEDIA.30.2', mime_type: 'image/png', sha256: 'def' } })).statusCode).toBe(200);
+    // Meta delivers again what it is not sure arrived: stored once, fetched once.
+    expect((await deliverWhatsApp('wamid.attach.2', document)).statusCode).toBe(200);
+    const detail = await until('the customer’s two files', async () => {
       const found = (await api(member.token, 'GET', `/conversations/${id}`)).json<ConversationDetail>();
-      return found.messages.some((message) => message.author === 'customer' && message.attachment) ? found : undefined;
+      return found.messages.filter((message) => message.author === 'customer' && message.attachment).length >= 2 ? found : undefined;
     });
-    expect(detail.messages.find((message) => message.author === 'customer' && message.attachment)).toMatchObject({
-      text: 'My order',
-      attachment: { url: '', content_type: 'application/pdf', name: 'order-4711.pdf', size: null },
+    const files = detail.messages.filter((message) => message.author === 'customer' && message.attachment);
+    expect(files.map(({ text, attachment }) => ({ text, ...attachment, url: undefined }))).toEqual([
+      { text: 'My order', content_type: 'application/pdf', name: 'order-4711.pdf', size: PDF.length, url: undefined },
+      { text: '', content_type: 'image/png', name: 'image.png', size: PNG.length, url: undefined },
+    ]);
+    // The agent's console opens each by its signed URL: the bytes Meta had.
+    for (const [message, bytes] of [[files[0]!, PDF], [files[1]!, PNG]] as const) {
+      const served = await fetchSigned(message.attachment!.url);
+      expect(served.statusCode).toBe(200);
+      expect(served.rawPayload.equals(bytes)).toBe(true);
+    }
+    // Both steps carried the number's token; each media was looked up and downloaded once.
+    const ok = graph.mediaRequests.filter((request) => request.status === 200);
+    expect(ok.map((request) => request.path.replace(/&ext=\d+/, ''))).toEqual([
+      `/graph/v23.0/MEDIA.30.1?phone_number_id=${PHONE_ID}`,
+      '/lookaside/media?mid=MEDIA.30.1',
+      `/graph/v23.0/MEDIA.30.2?phone_number_id=${PHONE_ID}`,
+      '/lookaside/media?mid=MEDIA.30.2',
+    ]);
+    expect(new Set(ok.map((request) => request.authorization))).toEqual(new Set([`Bearer ${TOKEN}`]));
+    const kept = await server.ctx.db.selectFrom('conversation_attachments').select(['tenant_id', 'name']).where('conversation_id', '=', id).where('name', 'in', ['order-4711.pdf', 'image.png']).execute();
+    expect(kept).toEqual([{ tenant_id: member.tenantId, name: 'order-4711.pdf' }, { tenant_id: member.tenantId, name: 'image.png' }]);
+  });
+
+  test('a file Meta does not give (another token’s or number’s media, an unknown id) shows by its type, name and caption, without a link', async () => {
+    const { id } = await conversationOf('whatsapp:wamid.attach.1');
+    graph.addMedia('MEDIA.30.9', { bytes: PDF, mimeType: 'application/pdf', token: 'another-business-token', phoneNumberId: PHONE_ID });
+    // Sent to another number of the same business (same token): a delivery naming it here is refused too.
+    graph.addMedia('MEDIA.30.8', { bytes: PDF, mimeType: 'application/pdf', token: TOKEN, phoneNumberId: '999999999999999' });
+    const before = graph.mediaRequests.length;
+    const refused = { type: 'document', document: { id: 'MEDIA.30.9', mime_type: 'application/pdf', filename: 'not-ours.pdf', caption: 'Theirs' } };
+    expect((await deliverWhatsApp('wamid.attach.9', refused)).statusCode).toBe(200);
+    const otherNumber = { type: 'document', document: { id: 'MEDIA.30.8', mime_type: 'application/pdf', filename: 'elsewhere.pdf' } };
+    expect((await deliverWhatsApp('wamid.attach.8', otherNumber)).statusCode).toBe(200);
+    const unknown = { type: 'document', document: { id: 'MEDIA.30.404', mime_type: 'application/pdf', filename: 'gone.pdf' } };
+    expect((await deliverWhatsApp('wamid.attach.10', unknown)).statusCode).toBe(200);
+    const detail = await until('the two files', async () => {
+      const found = (await api(member.token, 'GET', `/conversations/${id}`)).json<ConversationDetail>();
+      return found.messages.some((message) => message.attachment?.name === 'gone.pdf') ? found : undefined;
     });
+    expect(detail.messages.filter((message) => ['not-ours.pdf', 'elsewhere.pdf', 'gone.pdf'].includes(message.attachment?.name ?? '')).map((message) => message.attachment)).toEqual([
+      { url: '', content_type: 'application/pdf', name: 'not-ours.pdf', size: null },
+      { url: '', content_type: 'application/pdf', name: 'elsewhere.pdf', size: null },
+      { url: '', content_type: 'application/pdf', name: 'gone.pdf', size: null },
+    ]);
+    // Meta refused each lookup as it does: a token not the media's (190), another number's media and an id it does not have (100).
+    expect(graph.mediaRequests.slice(before).map((request) => request.status)).toEqual([401, 400, 400]);
   });
 });

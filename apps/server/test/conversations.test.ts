@@ -9,10 +9,12 @@ import type { AuditEntry, CallReportRecord, ConversationDetail, ConversationEven
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { until } from './asterisk-pbx.ts';
 import { createTenantMember, createTenantUser, errorOf, q, startTestServer, type TenantMember, type TestServer } from './harness.ts';
+import { createPlanWebhookDispatcher } from '../src/modules/plan-webhook/plan-webhook.dispatcher.ts';
 import { isValidPlanWebhookSignature } from '../src/modules/plan-webhook/plan-webhook.signature.ts';
 import { handOffPlan, storePlan } from './sessions-helpers.ts';
 import { type DeskReceiver, type DeskRequest, startDeskReceiver } from './desk-receiver.ts';
 import { subscribeConversations } from '../src/modules/conversations/conversation-events.ts';
+import { sweepTransfers } from '../src/modules/conversations/transfer-sweep.ts';
 
 const SITE = 'https://shop.example.com';
 
@@ -196,6 +198,9 @@ describe('an agent holds the chat', () => {
       ['messages', { text: 'Hi' }],
       ['close', { outcome: 'resolved' }],
       ['transfer', { queue_id: otherQueue.id }],
+      // It writes the agent's unread count: refused as every write is.
+      ['read', undefined],
+      ['typing', undefined],
     ] as const) {
       expect(errorOf(await api(guest.token, 'POST', `/conversations/${id}/${url}`, payload))).toMatchObject({ statusCode: 403, code: 'readonly_only' });
     }
@@ -307,5 +312,110 @@ describe('an outside desk keeps the chat (a URL destination answering accepted)'
     expect((await reply('/close', { outcome: 'back_to_plan' })).statusCode).toBe(204);
     await until('the plan’s answer exit', async () => ((await deskWidget('GET', `/conversations/${sessionId}`)).json<WebchatConversation>().messages.some((message) => message.text === 'Welcome back to the bot.') ? true : undefined));
     expect(errorOf(await reply('/messages', { text: 'Still there?' }))).toMatchObject({ statusCode: 409, code: 'conversation_closed' });
+  });
+
+  test('a chat.message the desk misses waits in the queue, is retried with backoff under the same delivery id by any instance, and a bounded number of times', async () => {
+    const sessionId = (await deskWidget('POST', '/conversations')).json<WebchatConversation>().conversation_id;
+    await conversationOf(sessionId);
+    const eventsOf = (text: string) => received.filter((request) => request.event === 'chat.message' && (JSON.parse(request.body) as { data: { text: string } }).data.text === text);
+    const rowOf = (id: string) => server.ctx.db.selectFrom('webhook_deliveries').selectAll().where('id', '=', Number(id)).executeTakeFirstOrThrow();
+    desk.failing = true;
+    expect((await deskWidget('POST', `/conversations/${sessionId}/messages`, { id: 'r1', text: 'Anyone there?' })).statusCode).toBe(200);
+    const [first] = eventsOf('Anyone there?');
+    expect(first).toMatchObject({ status: 503 });
+    // Stored before it was sent: a restart or another instance picks it up.
+    const queued = await rowOf(first!.delivery);
+    expect(queued).toMatchObject({ event: 'chat.message', status: 'pending', attempts: 1, url: desk.url });
+    expect(Date.parse(queued.next_attempt_time)).toBeGreaterThan(Date.now());
+
+    desk.failing = false;
+    let clock = Date.now();
+    const dispatcher = createPlanWebhookDispatcher(server.ctx, { now: () => clock, random: () => 0.5 });
+    expect(await dispatcher.runOnce()).toEqual([]);
+    clock += 60_000;
+    expect(await dispatcher.runOnce()).toEqual([{ id: queued.id, attempts: 2, status: 'delivered' }]);
+    const attempts = eventsOf('Anyone there?');
+    expect(attempts.map((request) => request.status)).toEqual([503, 200]);
+    // The idempotency key: the same delivery id in the header and the body on every attempt.
+    expect(new Set(attempts.map((request) => request.delivery))).toEqual(new Set([String(queued.id)]));
+    expect(new Set(attempts.map((request) => (JSON.parse(request.body) as { id: number }).id))).toEqual(new Set([queued.id]));
+
+    // A desk that stays down: tried 8 times in all (docs/handoff.md), then failed, never again.
+    desk.failing = true;
+    expect((await deskWidget('POST', `/conversations/${sessionId}/messages`, { id: 'r2', text: 'Hello?' })).statusCode).toBe(200);
+    for (let round = 0; round < 12; round++) {
+      clock += 7 * 3_600_000;
+      await dispatcher.runOnce();
+    }
+    expect(eventsOf('Hello?')).toHaveLength(8);
+    expect(await rowOf(eventsOf('Hello?')[0]!.delivery)).toMatchObject({ status: 'failed', attempts: 8 });
+    desk.failing = false;
+  });
+});
+
+describe('a transfer not accepted in time goes back (conversation_transfer_timeout_seconds, 120 by default)', () => {
+  /** A chat the member took and handed to the colleague; answers its id. */
+  async function handedToColleague(): Promise<number> {
+    await setPresence(member.token, 'online');
+    await setPresence(colleague.token, 'online');
+    const { id } = await conversationOf(await startChat());
+    expect((await api(member.token, 'POST', `/conversations/${id}/take`)).statusCode).toBe(200);
+    const moved = await api(member.token, 'POST', `/conversations/${id}/transfer`, { agent_id: colleague.userId });
+    expect(moved.json<ConversationRow>()).toMatchObject({ status: 'open', agent: { id: colleague.userId } });
+    return id;
+  }
+  const detailOf = async (id: number) => (await api(member.token, 'GET', `/conversations/${id}`)).json<ConversationDetail>();
+  const past = (seconds: number) => new Date(Date.now() + seconds * 1000);
+
+  test('the agent it went to does not answer: it is the transferring agent’s again (online), told in the transcript', async () => {
+    const id = await handedToColleague();
+    const stored = await server.ctx.db.selectFrom('conversations').select(['transfer_deadline_at', 'transferred_from']).where('id', '=', id).executeTakeFirstOrThrow();
+    expect(stored.transferred_from).toBe(member.userId);
+    expect(Date.parse(stored.transfer_deadline_at!) - Date.now()).toBeGreaterThan(110_000);
+    expect(Date.parse(stored.transfer_deadline_at!) - Date.now()).toBeLessThanOrEqual(120_000);
+    // Before the deadline nothing moves.
+    expect(await sweepTransfers(server.ctx, past(60))).toEqual([]);
+    expect(await sweepTransfers(server.ctx, past(121))).toEqual([id]);
+    const back = await detailOf(id);
+    expect(back).toMatchObject({ status: 'open', agent: { id: member.userId } });
+    expect(back.messages.at(-1)).toMatchObject({ author: 'system', text: `transfer not accepted: back to ${member.username}` });
+    // Once back, nothing is due any more.
+    expect(await sweepTransfers(server.ctx, past(600))).toEqual([]);
+  });
+
+  test('the new agent answers in time: the transfer is accepted and the chat stays theirs', async () => {
+    const id = await handedToColleague();
+    expect((await api(colleague.token, 'POST', `/conversations/${id}/messages`, { text: 'Hi, I am taking over.' })).statusCode).toBe(201);
+    expect(await sweepTransfers(server.ctx, past(121))).toEqual([]);
+    expect(await detailOf(id)).toMatchObject({ status: 'open', agent: { id: colleague.userId } });
+  });
+
+  test('the transferring agent is offline by then: it waits in its queue, where any of its agents takes it', async () => {
+    const id = await handedToColleague();
+    await setPresence(member.token, 'offline');
+    try {
+      expect(await sweepTransfers(server.ctx, past(121))).toEqual([id]);
+      const back = await detailOf(id);
+      expect(back).toMatchObject({ status: 'waiting', agent: null, queue: { id: queue.id, name: 'Support' } });
+      expect(back.messages.at(-1)).toMatchObject({ author: 'system', text: 'transfer not accepted: back to Support' });
+      expect((await api(colleague.token, 'POST', `/conversations/${id}/take`)).statusCode).toBe(200);
+    } finally {
+      await setPresence(member.token, 'online');
+    }
+  });
+
+  test('the timeout is a general setting: 15 to 3600 seconds', async () => {
+    const setting = (await api(admin, 'GET', `/configurations?${q('filter', { where: { name: 'conversation_transfer_timeout_seconds' } })}`)).json<{ id: number; value: string }[]>()[0]!;
+    expect(setting.value).toBe('120');
+    const patch = (value: string) => server.call({ method: 'PATCH', url: `/configurations/${setting.id}`, token: admin, payload: { value } });
+    expect((await patch('14')).statusCode).toBe(400);
+    expect((await patch('3601')).statusCode).toBe(400);
+    expect((await patch('30')).statusCode).toBe(200);
+    const id = await handedToColleague();
+    try {
+      expect(await sweepTransfers(server.ctx, past(31))).toEqual([id]);
+    } finally {
+      await patch('120');
+    }
   });
 });

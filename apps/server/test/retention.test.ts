@@ -227,6 +227,46 @@ describe('pruning', () => {
     }
   });
 
+  test('closed conversations past conversations_retention_days go with their messages and files; recent, waiting and open ones stay', async () => {
+    const tenant = member.tenantId;
+    const conversation = async (name: string, status: 'waiting' | 'open' | 'closed', closedAgo: number | null, createdAgo: number) => {
+      const row = await server.ctx.db
+        .insertInto('conversations')
+        .values({ tenant_id: tenant, session_id: `conv-${name}`, status, channel: 'chat', provider: 'webchat', caller: '+5511999990000', protocol: name, created_at: ago(createdAgo), closed_at: closedAgo === null ? null : ago(closedAgo), handoff_revision: 1, ...(status === 'closed' && { outcome: 'resolved' as const }) })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      await server.ctx.db.insertInto('conversation_messages').values({ conversation_id: row.id, author: 'customer', text: `hello from ${name}`, created_at: ago(createdAgo) }).execute();
+      await server.ctx.db
+        .insertInto('conversation_attachments')
+        .values({ tenant_id: tenant, conversation_id: row.id, name: `${name}.txt`, content_type: 'text/plain', size: 2, data: Buffer.from('hi'), created_at: ago(createdAgo) })
+        .execute();
+      return row.id;
+    };
+    const old = await conversation('old-closed', 'closed', 400 * DAY, 401 * DAY);
+    const recent = await conversation('recent-closed', 'closed', 10 * DAY, 400 * DAY);
+    const oldWaiting = await conversation('old-waiting', 'waiting', null, 500 * DAY);
+    const oldOpen = await conversation('old-open', 'open', null, 500 * DAY);
+    const ids = [old, recent, oldWaiting, oldOpen];
+    const left = async () => ({
+      conversations: (await server.ctx.db.selectFrom('conversations').select('id').where('id', 'in', ids).orderBy('id').execute()).map((row) => row.id),
+      messages: (await server.ctx.db.selectFrom('conversation_messages').select('conversation_id').where('conversation_id', 'in', ids).orderBy('conversation_id').execute()).map((row) => row.conversation_id),
+      files: (await server.ctx.db.selectFrom('conversation_attachments').select('conversation_id').where('conversation_id', 'in', ids).orderBy('conversation_id').execute()).map((row) => row.conversation_id),
+    });
+
+    expect((await runRetentionPass(server.ctx)).pruned.conversations).toBe(1);
+    const kept = [recent, oldWaiting, oldOpen];
+    expect(await left()).toEqual({ conversations: kept, messages: kept, files: kept });
+    // The setting as stored now: 7 days takes the recent closed one too, never the waiting or open ones.
+    expect((await setSetting('conversations_retention_days', '7')).statusCode).toBe(200);
+    try {
+      expect((await runRetentionPass(server.ctx)).pruned.conversations).toBe(1);
+      expect(await left()).toEqual({ conversations: [oldWaiting, oldOpen], messages: [oldWaiting, oldOpen], files: [oldWaiting, oldOpen] });
+    } finally {
+      await setSetting('conversations_retention_days', '365');
+    }
+    expect((await setSetting('conversations_retention_days', '0')).statusCode).toBe(400);
+  });
+
   test.runIf(dialect === 'postgres')('while another instance prunes (it holds the lock), a pass leaves the old rows to it', async () => {
     const tenant = member.tenantId;
     await seedReports(server.ctx.db, server.ctx.dialect, { tenantId: tenant, count: 40, newest: ago(500 * DAY), prefix: 'locked' });

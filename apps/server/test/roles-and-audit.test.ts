@@ -49,6 +49,12 @@ interface Actor {
 }
 
 const SOURCE_IP = '203.0.113.7';
+/**
+ * Writes a guest may make, or that no signed-in user makes: signing in and out, their own account,
+ * revoking their own API key (docs/decisions.md), a date range's preview (a read sent as POST), and
+ * the providers', the widget's and the outside desk's own routes (a signature, a number's key, a reply URL).
+ */
+const notGuestRefused = [/^\/login/, /^\/logout/, /^\/refresh/, /^\/me(\/|$)/, /^\/api-keys\/\{id\}$/, /^\/date-ranges\/preview$/, /^\/hooks\//, /^\/webchat\//, /^\/handoff\//];
 const writable = allResources().filter((resource) => !resource.readOnly);
 
 let server: TestServer;
@@ -174,6 +180,7 @@ const auditSince = async (id: number): Promise<{ entries: AuditEntry[]; raw: str
   expect(response.statusCode, response.body).toBe(200);
   return { entries: response.json<AuditEntry[]>(), raw: response.body };
 };
+const errorOf = (response: LightMyRequestResponse): { code?: string } => (response.body ? (response.json<Partial<ErrorBody>>().error ?? {}) : {});
 const expectCode = (response: LightMyRequestResponse, status: number, code: string, label = '') => {
   expect(response.statusCode, `${label} ${response.body}`).toBe(status);
   expect(response.json<ErrorBody>().error.code, label).toBe(code);
@@ -269,6 +276,28 @@ describe('roles', () => {
         expect(await lastAuditId()).toBe(auditBefore);
       },
     );
+  });
+
+  test('every write route of the API, from its OpenAPI document: a guest with an invalid body is refused for the role (403), not the body', async () => {
+    const doc = (await server.call({ method: 'GET', url: '/openapi.json' })).json<{ paths: Record<string, Record<string, unknown>> }>();
+    const checked: string[] = [];
+    const refusedFor: string[] = [];
+    for (const [template, operations] of Object.entries(doc.paths)) {
+      const path = template.replace(/^\/api\/v1/, '');
+      if (notGuestRefused.some((pattern) => pattern.test(path))) continue;
+      for (const method of Object.keys(operations).map((name) => name.toUpperCase())) {
+        if (!['POST', 'PUT', 'PATCH', 'DELETE'].includes(method)) continue;
+        // An id that is not one (the params are input too) and a body of the wrong shape.
+        const url = path.replace(/\{[^}]+\}/g, 'not-an-id');
+        const response = await as(guest, { method: method as 'POST', url, tenant, payload: { not_a_field: [null] } });
+        checked.push(`${method} ${path}`);
+        const code = response.statusCode === 403 ? errorOf(response).code : `${response.statusCode} ${errorOf(response).code}`;
+        if (code !== 'readonly_only' && code !== 'no_role_permission') refusedFor.push(`${method} ${path}: ${code}`);
+      }
+    }
+    expect(refusedFor).toEqual([]);
+    // The loop saw the routes the probe found answering invalid_input first.
+    expect(checked).toEqual(expect.arrayContaining(['POST /conversations/{id}/messages', 'POST /conversations/{id}/read', 'PUT /agents/me', 'POST /conversations/{id}/attachments']));
   });
 
   test('visual plans: a guest reads a plan\'s document, versions and export; every plan call that writes answers readonly_only', async () => {

@@ -1,6 +1,7 @@
 import { tenantNameMaxLength } from '@voxplan/contracts';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { startContext } from '../src/bootstrap.ts';
 import { readIntegrations } from '../src/modules/tenants/integrations.routes.ts';
 import { startTestServer, type TestServer } from './harness.ts';
 
@@ -46,6 +47,30 @@ async function userIn(tenantId: number, username: string, role: 'user' | 'guest'
 }
 const namesInList = async (): Promise<string[]> =>
   (await server.call({ method: 'GET', url: '/tenants', token: admin })).json<Tenant[]>().map((t) => t.name);
+
+describe('a fresh install', () => {
+  test('starts with one tenant, named in the server language, where the first user can be made at once', async () => {
+    const tenants = (await server.call({ method: 'GET', url: '/tenants', token: admin })).json<Tenant[]>();
+    expect(tenants.map((t) => t.name)).toEqual(['default']);
+    const first = await userIn(tenants[0]!.id, 'first-user');
+    expect((await server.call({ method: 'GET', url: '/destinations', token: first.token })).statusCode).toBe(200);
+  });
+
+  test('in Portuguese it is "padrão"; once removed, a restart does not bring it back', async () => {
+    const pt = await startTestServer({ DEFAULT_LANGUAGE: 'pt-BR' });
+    try {
+      const token = await pt.login();
+      const tenants = (await pt.call({ method: 'GET', url: '/tenants', token })).json<Tenant[]>();
+      expect(tenants.map((t) => t.name)).toEqual(['padrão']);
+      expect((await pt.call({ method: 'DELETE', url: `/tenants/${tenants[0]!.id}`, token })).statusCode).toBe(204);
+      const again = await startContext(pt.config);
+      await again.close();
+      expect((await pt.call({ method: 'GET', url: '/tenants', token })).json<Tenant[]>()).toEqual([]);
+    } finally {
+      await pt.close();
+    }
+  });
+});
 
 describe('tenant names', () => {
   test('a name is required', async () => {

@@ -7,8 +7,12 @@
  * Deliveries: https://developers.facebook.com/docs/whatsapp/cloud-api/webhooks/payload-examples
  * Signature: https://developers.facebook.com/docs/graph-api/webhooks/getting-started#validate-payloads
  * Errors: https://developers.facebook.com/docs/whatsapp/cloud-api/support/error-codes
+ * A customer's media: https://developers.facebook.com/docs/whatsapp/cloud-api/reference/media#retrieve-media-url
+ * and #download-media: GET /{version}/{media id} with the bearer token answers
+ * `{messaging_product, url, mime_type, sha256, file_size, id}`, the URL valid for 5 minutes; that URL
+ * gives the bytes only with the token too (a plain GET does not).
  */
-import { createHmac } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -62,8 +66,22 @@ export interface GraphApi {
   graphUrl: string;
   /** The messages sent, oldest first. */
   sent: GraphRequest[];
+  /** A customer's file as Meta keeps it: its id, given to whoever holds `token`, sent to the number `phoneNumberId`. */
+  addMedia(id: string, media: { bytes: Buffer; mimeType: string; token: string; phoneNumberId: string }): void;
+  /** The media requests (lookups and downloads), oldest first, with what was answered. */
+  mediaRequests: { path: string; authorization: string | undefined; status: number }[];
   close(): Promise<void>;
 }
+
+/** How long Meta's media URL works (Retrieve Media URL: "only valid for 5 minutes"). */
+const MEDIA_URL_TTL_MS = 5 * 60 * 1000;
+
+/** Meta's answer to a request without a valid token (code 190, https://developers.facebook.com/docs/graph-api/guides/error-handling). */
+const invalidToken = { error: { message: 'Invalid OAuth access token - Cannot parse access token', type: 'OAuthException', code: 190 } };
+/** Meta's answer to an id it does not have (or not for this token): code 100, subcode 33. */
+const unknownObject = (id: string) => ({
+  error: { message: `Unsupported get request. Object with ID '${id}' does not exist, cannot be loaded due to missing permissions, or does not support this operation.`, type: 'GraphMethodException', code: 100, error_subcode: 33 },
+});
 
 /**
  * Starts the Graph API under `/graph`. `other` answers the server's other paths (a test's hand-off
@@ -71,12 +89,42 @@ export interface GraphApi {
  */
 export async function startGraphApi(other?: (path: string, body: string) => { status: number; body: string }): Promise<GraphApi> {
   const sent: GraphRequest[] = [];
+  const media = new Map<string, { bytes: Buffer; mimeType: string; token: string; phoneNumberId: string }>();
+  const mediaRequests: GraphApi['mediaRequests'] = [];
   let nextId = 0;
+  /** A media lookup or download: the token must be the one the media was given to, the URL not expired. */
+  const serveMedia = (request: http.IncomingMessage, response: http.ServerResponse, url: URL): void => {
+    const json = (status: number, body: unknown) => {
+      mediaRequests.push({ path: url.pathname + url.search, authorization: request.headers.authorization, status });
+      response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+    };
+    const download = url.pathname === '/lookaside/media';
+    const id = download ? (url.searchParams.get('mid') ?? '') : decodeURIComponent(url.pathname.split('/').pop() ?? '');
+    const found = media.get(id);
+    const bearer = request.headers.authorization?.startsWith('Bearer ') ? request.headers.authorization.slice('Bearer '.length) : undefined;
+    if (bearer === undefined || (found && bearer !== found.token)) return json(401, invalidToken);
+    if (!found) return json(download ? 404 : 400, unknownObject(id));
+    // Retrieve Media URL's optional phone_number_id: the media must belong to that number.
+    const phoneNumberId = url.searchParams.get('phone_number_id');
+    if (!download && phoneNumberId !== null && phoneNumberId !== found.phoneNumberId) return json(400, unknownObject(id));
+    if (!download) {
+      const link = `${origin}/lookaside/media?mid=${encodeURIComponent(id)}&ext=${Date.now() + MEDIA_URL_TTL_MS}`;
+      const sha256 = createHash('sha256').update(found.bytes).digest('base64');
+      return json(200, { messaging_product: 'whatsapp', url: link, mime_type: found.mimeType, sha256, file_size: found.bytes.length, id });
+    }
+    if (Number(url.searchParams.get('ext')) < Date.now()) return json(404, unknownObject(id));
+    mediaRequests.push({ path: url.pathname + url.search, authorization: request.headers.authorization, status: 200 });
+    response.writeHead(200, { 'content-type': found.mimeType, 'content-length': String(found.bytes.length) }).end(found.bytes);
+  };
   const server = http.createServer((request, response) => {
     let body = '';
     request.on('data', (chunk: Buffer) => (body += chunk.toString()));
     request.on('end', () => {
       const url = request.url ?? '';
+      if (request.method === 'GET' && (url.startsWith('/graph/') || url.startsWith('/lookaside/'))) {
+        serveMedia(request, response, new URL(url, origin));
+        return;
+      }
       if (!url.startsWith('/graph/') && other) {
         const answer = other(url, body);
         response.writeHead(answer.status, { 'content-type': 'application/json' }).end(answer.body);
@@ -106,7 +154,14 @@ export async function startGraphApi(other?: (path: string, body: string) => { st
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return { origin, graphUrl: `${origin}/graph`, sent, close: () => new Promise((resolve) => server.close(() => resolve())) };
+  return {
+    origin,
+    graphUrl: `${origin}/graph`,
+    sent,
+    mediaRequests,
+    addMedia: (id, file) => void media.set(id, file),
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
 }
 
 type Value = Record<string, unknown>;

@@ -100,6 +100,26 @@ export const systemSettings = {
     description: 'Days call reports, sessions and their events are kept',
     descriptionKey: 'settings.descriptions.reports_retention_days',
   },
+  conversations_retention_days: {
+    kind: 'number',
+    // Read by the retention job on every pass (docs/conversations.md, "Retention"): as the reports' by default.
+    min: 1,
+    max: 3650,
+    default: '365',
+    category: 'conversations',
+    description: 'Days closed conversations, their messages and files are kept',
+    descriptionKey: 'settings.descriptions.conversations_retention_days',
+  },
+  conversation_transfer_timeout_seconds: {
+    kind: 'number',
+    // A transfer not accepted by then goes back (docs/conversations.md, "Transfer deadline"): from 15 seconds to an hour.
+    min: 15,
+    max: 3600,
+    default: '120',
+    category: 'conversations',
+    description: 'Seconds a transferred chat waits to be accepted before it goes back',
+    descriptionKey: 'settings.descriptions.conversation_transfer_timeout_seconds',
+  },
   license_server_url: {
     kind: 'url',
     // Off until the vendor gives one: the licence is then synced only when an administrator asks (docs/licence.md).

@@ -5,13 +5,27 @@
  * console, or the outside desk) instead of the plan; the plan has the chat again once it is closed.
  */
 import type { ConversationAttachment, ConversationMessage } from '@voxplan/contracts';
-import type { Selectable } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
 import type { ConversationTable } from '../db/schema.ts';
+import type { Database } from '../db/schema.ts';
+import { type AttachmentFile, storeAttachment } from '../modules/conversations/attachment-store.ts';
 import { activeConversationOf, addMessage, type ConversationContext, publish } from '../modules/conversations/conversations.service.ts';
+
+/** Whether the channel delivered this message before: its file is not fetched again. */
+async function hasMessage(db: Kysely<Database>, conversationId: number, externalId: string): Promise<boolean> {
+  const row = await db.selectFrom('conversation_messages').select('id').where('conversation_id', '=', conversationId).where('external_id', '=', externalId).executeTakeFirst();
+  return row !== undefined;
+}
 
 export interface CustomerMessage {
   text: string;
   attachment?: ConversationAttachment | null;
+  /**
+   * The customer's file, fetched only when a conversation takes the message and has not stored it
+   * before (a redelivery); stored with the conversation's files. Null when it could not be fetched:
+   * `attachment` (its type and name) is shown instead.
+   */
+  file?: () => Promise<AttachmentFile | null>;
   /** The channel's id of the message: a redelivery is stored once. */
   external_id: string;
 }
@@ -26,7 +40,9 @@ export type CustomerMessageListener = (conversation: Selectable<ConversationTabl
 export async function routeCustomerMessage(ctx: ConversationContext, sessionId: string, message: CustomerMessage, onStored?: CustomerMessageListener): Promise<boolean> {
   const conversation = await activeConversationOf(ctx.db, sessionId);
   if (!conversation) return false;
-  const stored = await addMessage(ctx, conversation, { author: 'customer', text: message.text, attachment: message.attachment ?? null, external_id: message.external_id });
+  const fetched = message.file && !(await hasMessage(ctx.db, conversation.id, message.external_id)) ? await message.file() : null;
+  const attachment = fetched ? await storeAttachment(ctx.db, conversation, fetched) : (message.attachment ?? null);
+  const stored = await addMessage(ctx, conversation, { author: 'customer', text: message.text, attachment, external_id: message.external_id });
   if (stored && onStored) await onStored(conversation, stored);
   return true;
 }

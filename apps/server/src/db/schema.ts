@@ -137,6 +137,10 @@ export interface ConversationTable {
   deadline_at: string | null;
   handoff_revision: number;
   reply_token_hash: string | null;
+  /** A transfer's deadline: not accepted by then, it goes back (migration 0025); null once accepted. */
+  transfer_deadline_at: string | null;
+  /** The agent who transferred it, whom it goes back to while online. */
+  transferred_from: number | null;
 }
 
 export interface ConversationMessageTable {
@@ -279,7 +283,8 @@ export interface WebhookDeliveryTable {
   tenant_id: number;
   plan_id: number;
   url: string;
-  event: 'session.started' | 'session.ended';
+  // chat.message: an outside desk's event (docs/handoff.md), queued and retried alike.
+  event: 'session.started' | 'session.ended' | 'chat.message';
   /** The event's data, as JSON text. */
   payload: string;
   attempts: number;

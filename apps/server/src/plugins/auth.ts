@@ -288,6 +288,12 @@ export function tenantFilterOf(scope: Scope): number | undefined {
 export type Access = 'member' | 'admin';
 
 /** The role rules: admin-only areas answer no_role_permission, guests never write. */
+/**
+ * A route option: guests read and never write, refused (403 readonly_only) before the body or the
+ * params are validated, as the resources' writes are: a guest learns nothing from its inputs.
+ */
+export const writerGuard = { preValidation: async (request: FastifyRequest) => assertAllowed(scopeOf(request).actor, 'member', true) };
+
 export function assertAllowed(actor: Actor, access: Access, isWrite: boolean): void {
   let code: ErrorCode | undefined;
   if (access === 'admin' && actor.role !== 'admin') code = 'no_role_permission';

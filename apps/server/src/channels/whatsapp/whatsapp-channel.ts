@@ -138,21 +138,25 @@ export async function sendWhatsApp(ctx: WhatsAppContext, account: WhatsAppAccoun
 const MAX_MEDIA_BYTES = 25 * 1024 * 1024;
 
 /**
- * A media file the user sent (a voice note), through the Graph API: its id gives a short-lived
- * URL, fetched with the number's token as well. Null when either step fails.
+ * A media file the user sent (a voice note, an image, a document), through the Graph API: its id
+ * gives a URL valid for 5 minutes, fetched with the number's token as well
+ * (https://developers.facebook.com/docs/whatsapp/cloud-api/reference/media#retrieve-media-url).
+ * Null when either step fails or the file is over `maxBytes`.
  */
-export async function downloadMedia(ctx: WhatsAppContext, account: WhatsAppAccount, mediaId: string): Promise<{ bytes: Buffer; mimeType: string } | null> {
+export async function downloadMedia(ctx: WhatsAppContext, account: WhatsAppAccount, mediaId: string, maxBytes = MAX_MEDIA_BYTES): Promise<{ bytes: Buffer; mimeType: string } | null> {
   if (!account.token) return null;
   const headers = { authorization: `Bearer ${account.token}` };
   const { whatsappGraphUrl, whatsappGraphVersion } = ctx.config;
   try {
-    const lookup = await fetch(`${whatsappGraphUrl}/${whatsappGraphVersion}/${encodeURIComponent(mediaId)}`, { headers, signal: AbortSignal.timeout(SEND_TIMEOUT_MS) });
+    // phone_number_id: Meta gives the media only if it belongs to this number, whoever signed the delivery naming it.
+    const lookupUrl = `${whatsappGraphUrl}/${whatsappGraphVersion}/${encodeURIComponent(mediaId)}?phone_number_id=${encodeURIComponent(account.phone_number_id)}`;
+    const lookup = await fetch(lookupUrl, { headers, signal: AbortSignal.timeout(SEND_TIMEOUT_MS) });
     const media = (await lookup.json().catch(() => undefined)) as { url?: unknown; mime_type?: unknown } | undefined;
     if (!lookup.ok || typeof media?.url !== 'string') return null;
     const file = await fetch(media.url, { headers, signal: AbortSignal.timeout(SEND_TIMEOUT_MS) });
-    if (!file.ok || Number(file.headers.get('content-length') ?? 0) > MAX_MEDIA_BYTES) return null;
+    if (!file.ok || Number(file.headers.get('content-length') ?? 0) > maxBytes) return null;
     const bytes = Buffer.from(await file.arrayBuffer());
-    if (bytes.length > MAX_MEDIA_BYTES) return null;
+    if (bytes.length > maxBytes) return null;
     return { bytes, mimeType: typeof media.mime_type === 'string' ? media.mime_type : (file.headers.get('content-type') ?? '') };
   } catch {
     return null;

@@ -7,6 +7,7 @@
  * nothing twice.
  */
 import { createHmac } from 'node:crypto';
+import { attachmentStoreMaxBytes, baseContentType } from '@voxplan/contracts';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
@@ -15,9 +16,13 @@ import { safeEqualHex } from '../../lib/keys.ts';
 import { createTranscriber } from '../../modules/ai/transcribe.ts';
 import { choosePlan, findNumber } from '../../modules/numbers/number-lookup.ts';
 import type { TurnOutcome } from '../../modules/sessions/sessions.service.ts';
+import type { AttachmentFile } from '../../modules/conversations/attachment-store.ts';
 import { deskEvents } from '../../modules/conversations/desk.ts';
 import { routeCustomerMessage } from '../router.ts';
 import { accountById, contactOf, deliveryStatuses, downloadMedia, recordStatus, sendReplies, type WhatsAppAccount } from './whatsapp-channel.ts';
+
+/** A file name's extension for a MIME type (`image/jpeg` → `jpeg`), letters and digits only. */
+const extensionOf = (contentType: string): string => (contentType.split('/')[1] ?? '').replace(/[^a-z0-9]/g, '').slice(0, 10) || 'bin';
 
 const paramsSchema = z.object({ numberId: z.coerce.number().int().positive() });
 
@@ -244,6 +249,17 @@ export async function whatsappHooksPlugin(app: FastifyInstance, options: { ctx: 
     return result.text;
   }
 
+  /** A customer's file from Meta, named by its filename (a document) or its kind; null (logged) when it cannot be had. */
+  async function customerFile(request: FastifyRequest, account: WhatsAppAccount, kind: string, file: NonNullable<ReturnType<typeof fileOf>>): Promise<AttachmentFile | null> {
+    const media = await downloadMedia(ctx, account, file.id, attachmentStoreMaxBytes);
+    if (!media) {
+      request.log.warn({ number_id: account.number_id, type: kind }, 'WhatsApp file that could not be downloaded');
+      return null;
+    }
+    const contentType = baseContentType(media.mimeType || file.mime_type || 'application/octet-stream');
+    return { name: file.filename || `${kind}.${extensionOf(contentType)}`, content_type: contentType, bytes: media.bytes };
+  }
+
   async function receive(request: FastifyRequest, account: WhatsAppAccount, message: InboundMessage): Promise<void> {
     const contact = contactOf(message.from);
     const caller = `+${contact}`;
@@ -251,9 +267,10 @@ export async function whatsappHooksPlugin(app: FastifyInstance, options: { ctx: 
     const isFirst = sessionId === startIdOf(message.id);
     const file = fileOf(message);
     if (file && sessionId !== null && !isFirst) {
-      // What arrived, by its type, name and caption; the bytes stay at Meta (fetching them by the media id is not done yet).
+      // Fetched from Meta and kept with the conversation's files; should Meta not give it, what arrived: its type, name and caption.
       const attachment = { url: '', content_type: file.mime_type ?? '', name: file.filename ?? '' };
-      if (await routeCustomerMessage(ctx, sessionId, { text: file.caption ?? '', attachment, external_id: message.id }, deskEvents(ctx))) return;
+      const fetch = () => customerFile(request, account, message.type, file);
+      if (await routeCustomerMessage(ctx, sessionId, { text: file.caption ?? '', attachment, file: fetch, external_id: message.id }, deskEvents(ctx))) return;
     }
     // A first message only opens the conversation: what it says is not read, so it is not transcribed either.
     const text = textOf(message) ?? (message.audio && sessionId !== null && !isFirst ? await transcribedAudio(request, account, message.audio.id) : undefined);

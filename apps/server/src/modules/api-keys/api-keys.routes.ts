@@ -3,10 +3,10 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
-import { forbidden, notFound } from '../../errors.ts';
+import { notFound } from '../../errors.ts';
 import { randomToken, sha256 } from '../../lib/keys.ts';
 import { nowIso } from '../../lib/time.ts';
-import { formatApiKey, scopeOf } from '../../plugins/auth.ts';
+import { formatApiKey, scopeOf, writerGuard } from '../../plugins/auth.ts';
 import { recordAudit } from '../audit/audit.recorder.ts';
 
 const params = z.object({ id: z.coerce.number().int().positive().max(2 ** 31 - 1) });
@@ -26,9 +26,8 @@ export function registerApiKeyRoutes(app: FastifyInstance, ctx: AppContext): voi
     return ctx.db.selectFrom('api_keys').select(publicColumns).where('user_id', '=', actor.userId).orderBy('id').execute();
   });
 
-  routes.post('/api-keys', { schema: { tags, body: apiKeyCreateSchema, response: { 201: apiKeyCreatedSchema } } }, async (request, reply) => {
+  routes.post('/api-keys', { ...writerGuard, schema: { tags, body: apiKeyCreateSchema, response: { 201: apiKeyCreatedSchema } } }, async (request, reply) => {
     const scope = scopeOf(request);
-    if (scope.actor.role === 'guest') throw forbidden('readonly_only');
     const secret = randomToken(24);
     const created = await ctx.db.transaction().execute(async (trx) => {
       // The id is part of the key, so the row is written first and the prefix filled in after.

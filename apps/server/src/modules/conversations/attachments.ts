@@ -23,10 +23,10 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
 import { AppError, badRequest } from '../../errors.ts';
-import { nowIso } from '../../lib/time.ts';
-import { scopeOf } from '../../plugins/auth.ts';
+import { scopeOf, writerGuard } from '../../plugins/auth.ts';
 import { readUpload } from '../audios/audios.routes.ts';
 import type { MediaUrls } from '../audios/media-urls.ts';
+import { storeAttachment } from './attachment-store.ts';
 import { type ConversationRecord, heldConversation, postAgentMessage } from './conversations.service.ts';
 
 /** A message's attachment as stored (JSON): a link someone gave, or a file uploaded here. */
@@ -88,6 +88,7 @@ export async function registerConversationAttachmentRoutes(
     scoped.withTypeProvider<ZodTypeProvider>().post(
       '/conversations/:id/attachments',
       {
+        ...writerGuard,
         schema: {
           tags: ['conversations'],
           params: idParams,
@@ -112,13 +113,7 @@ export async function registerConversationAttachmentRoutes(
         const checked = checkAttachment(record.provider, contentType, bytes.length);
         if (!checked.ok) throw attachmentRefusal(checked, contentType);
         if (!imageMatches(contentType, bytes)) throw attachmentRefusal({ ok: false, code: 'attachment_type_not_supported' }, contentType);
-        const name = fileName(filename);
-        const stored = await ctx.db
-          .insertInto('conversation_attachments')
-          .values({ tenant_id: record.tenant_id, conversation_id: record.id, name, content_type: contentType, size: bytes.length, data: bytes, created_at: nowIso() })
-          .returning('id')
-          .executeTakeFirstOrThrow();
-        const attachment: StoredAttachment = { attachment_id: stored.id, content_type: contentType, name, size: bytes.length };
+        const attachment = await storeAttachment(ctx.db, record, { name: fileName(filename), content_type: contentType, bytes });
         const message = await postAgentMessage(ctx, scope, record.id, { text, attachment }, (held, added) => deliver(request, held, added));
         return reply.status(201).send(message);
       },

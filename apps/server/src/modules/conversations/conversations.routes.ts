@@ -22,7 +22,7 @@ import { z } from 'zod';
 import type { AppContext, Scope } from '../../context.ts';
 import { badRequest } from '../../errors.ts';
 import { eventStreams, sendEventStream, sseMessage } from '../../lib/event-stream.ts';
-import { assertAllowed, scopeOf, tenantFilterOf } from '../../plugins/auth.ts';
+import { scopeOf, tenantFilterOf, writerGuard } from '../../plugins/auth.ts';
 import { registerConversationAttachmentRoutes } from './attachments.ts';
 import { subscribeConversations } from './conversation-events.ts';
 import {
@@ -162,13 +162,14 @@ export async function registerConversationRoutes(app: FastifyInstance, ctx: AppC
 
   routes.post(
     '/conversations/:id/take',
-    { schema: { tags, params: idParams, description: 'Takes a waiting conversation for the caller; 409 conversation_taken when another agent took it first.', response: { 200: conversationRowSchema } } },
+    { ...writerGuard, schema: { tags, params: idParams, description: 'Takes a waiting conversation for the caller; 409 conversation_taken when another agent took it first.', response: { 200: conversationRowSchema } } },
     async (request) => takeConversation(ctx, scopeOf(request), request.params.id),
   );
 
   routes.post(
     '/conversations/:id/messages',
     {
+      ...writerGuard,
       schema: {
         tags,
         params: idParams,
@@ -187,7 +188,7 @@ export async function registerConversationRoutes(app: FastifyInstance, ctx: AppC
 
   routes.post(
     '/conversations/:id/typing',
-    { schema: { tags, params: idParams, description: 'The agent is typing: the customer’s widget shows it for a few seconds.', response: { 204: z.null() } } },
+    { ...writerGuard, schema: { tags, params: idParams, description: 'The agent is typing: the customer’s widget shows it for a few seconds.', response: { 204: z.null() } } },
     async (request, reply) => {
       await agentTyping(ctx, scopeOf(request), request.params.id);
       return reply.status(204).send(null);
@@ -196,13 +197,14 @@ export async function registerConversationRoutes(app: FastifyInstance, ctx: AppC
 
   routes.post(
     '/conversations/:id/transfer',
-    { schema: { tags, params: idParams, body: conversationTransferSchema, description: 'To another queue (it waits there) or an agent of the tenant (theirs at once).', response: { 200: conversationRowSchema } } },
+    { ...writerGuard, schema: { tags, params: idParams, body: conversationTransferSchema, description: 'To another queue (it waits there) or an agent of the tenant (theirs at once).', response: { 200: conversationRowSchema } } },
     async (request) => transferConversation(ctx, scopeOf(request), request.params.id, request.body),
   );
 
   routes.post(
     '/conversations/:id/close',
     {
+      ...writerGuard,
       schema: {
         tags,
         params: idParams,
@@ -216,7 +218,7 @@ export async function registerConversationRoutes(app: FastifyInstance, ctx: AppC
 
   routes.post(
     '/conversations/:id/read',
-    { schema: { tags, params: idParams, description: 'The agent read the conversation: its unread count is cleared.', response: { 204: z.null() } } },
+    { ...writerGuard, schema: { tags, params: idParams, description: 'The agent read the conversation: its unread count is cleared. A write (the agent’s count changes): 403 readonly_only for a guest.', response: { 204: z.null() } } },
     async (request, reply) => {
       await markRead(ctx, scopeOf(request), request.params.id);
       return reply.status(204).send(null);
@@ -244,11 +246,10 @@ export async function registerConversationRoutes(app: FastifyInstance, ctx: AppC
 
   routes.put(
     '/agents/me',
-    { schema: { tags, body: agentPresenceSchema, description: 'Sets the caller’s presence: online, away or offline.', response: { 200: agentPresenceSchema } } },
+    { ...writerGuard, schema: { tags, body: agentPresenceSchema, description: 'Sets the caller’s presence: online, away or offline.', response: { 200: agentPresenceSchema } } },
     async (request) => {
       const scope = scopeOf(request);
       const tenantId = presenceTenant(scope);
-      assertAllowed(scope.actor, 'member', true);
       await setPresence(ctx, scope.actor.userId, tenantId, request.body.status);
       return { status: request.body.status };
     },

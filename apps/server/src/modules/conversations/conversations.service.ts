@@ -24,6 +24,7 @@ import type { ConversationMessageTable, ConversationTable, Database } from '../.
 import { badRequest, conflict, notFound } from '../../errors.ts';
 import { nowIso } from '../../lib/time.ts';
 import { assertAllowed, tenantFilterOf } from '../../plugins/auth.ts';
+import { transferDeadline } from './transfer-deadline.ts';
 import { recordAudit } from '../audit/audit.recorder.ts';
 import type { DialAction } from '../sessions/chat-handoff.ts';
 import { parseSession } from '../sessions/sessions.repository.ts';
@@ -63,6 +64,8 @@ const rowColumns = [
   'c.handoff_revision',
   'c.reply_token_hash',
   'c.deadline_at',
+  'c.transfer_deadline_at',
+  'c.transferred_from',
 ] as const;
 
 function selectRows(db: Kysely<Database>) {
@@ -131,7 +134,7 @@ export function publish(ctx: ConversationContext, record: Pick<ConversationRecor
   publishConversationEvent(ctx.bus, { tenant_id: record.tenant_id, session_id: record.session_id, event });
 }
 
-async function publishRow(ctx: ConversationContext, record: ConversationRecord, type: 'conversation.waiting' | 'conversation.taken' | 'conversation.closed' | 'conversation.transferred'): Promise<ConversationRow> {
+export async function publishRow(ctx: ConversationContext, record: ConversationRecord, type: 'conversation.waiting' | 'conversation.taken' | 'conversation.closed' | 'conversation.transferred'): Promise<ConversationRow> {
   const row = await rowOf(ctx.db, record.id);
   publish(ctx, record, { type, conversation_id: record.id, conversation: row });
   return row;
@@ -297,7 +300,8 @@ export async function takeConversation(ctx: ConversationContext, scope: Scope, i
   const now = nowIso();
   const taken = await ctx.db
     .updateTable('conversations')
-    .set({ status: 'open', agent_id: scope.actor.userId, taken_at: now, deadline_at: null })
+    // Taking a transferred chat accepts the transfer.
+    .set({ status: 'open', agent_id: scope.actor.userId, taken_at: now, deadline_at: null, transfer_deadline_at: null })
     .where('id', '=', id)
     .where('status', '=', 'waiting')
     .returningAll()
@@ -327,7 +331,7 @@ async function heldBy(ctx: ConversationContext, scope: Scope, id: number): Promi
   return found;
 }
 
-async function userName(db: Kysely<Database>, userId: number): Promise<string> {
+export async function userName(db: Kysely<Database>, userId: number): Promise<string> {
   return (await db.selectFrom('users').select('name').where('id', '=', userId).executeTakeFirst())?.name ?? '';
 }
 
@@ -357,7 +361,8 @@ export async function addMessage(
     if (!inserted) return undefined;
     await trx
       .updateTable('conversations')
-      .set((eb) => ({ last_message_at: now, ...(message.author === 'customer' && { unread_for_agent: eb('unread_for_agent', '+', 1) }) }))
+      // An agent's message accepts a transfer to them (transfer-deadline.ts).
+      .set((eb) => ({ last_message_at: now, ...(message.author === 'customer' && { unread_for_agent: eb('unread_for_agent', '+', 1) }), ...(message.author === 'agent' && { transfer_deadline_at: null }) }))
       .where('id', '=', record.id)
       .execute();
     return inserted;
@@ -392,9 +397,9 @@ export async function agentTyping(ctx: ConversationContext, scope: Scope, id: nu
 }
 
 /**
- * Hands the conversation to another queue (it waits there, for no longer than it may wait anywhere:
- * no deadline) or to an agent of the tenant (it is theirs at once). Only its agent, or an
- * administrator, may; a waiting one may be moved by any agent.
+ * Hands the conversation to another queue (it waits there) or to an agent of the tenant (it is
+ * theirs at once), either to be accepted within the transfer timeout (docs/conversations.md,
+ * "Transfer deadline"). Only its agent, or an administrator, may; a waiting one may be moved by any agent.
  */
 export async function transferConversation(ctx: ConversationContext, scope: Scope, id: number, target: { queue_id: number } | { agent_id: number }): Promise<ConversationRow> {
   assertWriter(scope);
@@ -420,6 +425,8 @@ export async function transferConversation(ctx: ConversationContext, scope: Scop
     changes = { status: 'open', agent_id: target.agent_id, taken_at: nowIso(), deadline_at: null };
     note = await userName(ctx.db, target.agent_id);
   }
+  // Not accepted in time (a take, the new agent's message), it goes back (transfer-deadline.ts).
+  Object.assign(changes, await transferDeadline(ctx.db, found.agent_id));
   const moved = await ctx.db
     .updateTable('conversations')
     .set({ ...changes, unread_for_agent: 0 })
@@ -473,8 +480,9 @@ export async function closeRecord(ctx: ConversationContext, found: ConversationR
 }
 
 export async function markRead(ctx: ConversationContext, scope: Scope, id: number): Promise<void> {
+  // It writes the agent's count: a guest is refused as on every write, though it would change nothing.
+  assertWriter(scope);
   const found = await findConversation(ctx, scope, id);
-  // A guest's reading changes nothing: the agent's count is theirs.
   if (found.agent_id !== scope.actor.userId) return;
   await ctx.db.updateTable('conversations').set({ unread_for_agent: 0 }).where('id', '=', id).execute();
 }

@@ -6,24 +6,25 @@
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { conversationCloseSchema, conversationMessageInputSchema } from '@voxplan/contracts';
-import { OutboundError } from '@voxplan/engine/ports';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { conflict, unauthorized } from '../../errors.ts';
 import type { DeskHandOff } from '../sessions/sessions.service.ts';
-import { webhookSecretOf } from '../plan-webhook/plan-webhook.service.ts';
-import { signedRequestHeaders } from '../plan-webhook/plan-webhook.signature.ts';
+import { createPlanWebhookDispatcher } from '../plan-webhook/plan-webhook.dispatcher.ts';
+import { enqueuePlanEvent } from '../plan-webhook/plan-webhook.service.ts';
 import { addMessage, type ConversationContext, closeRecord, handOffValues, parkSession } from './conversations.service.ts';
 import { type CustomerMessageListener, deliverToCustomer } from '../../channels/router.ts';
 
 export const CHAT_MESSAGE_EVENT = 'chat.message';
-/** One attempt at most: the customer's next message is not held behind a slow desk. */
+/** The first attempt, made at once: the customer's next message is not held behind a slow desk. */
 const EVENT_TIMEOUT_MS = 10_000;
 
 /**
- * Posts a customer's message to the desk that holds the conversation, signed like the hand-off.
- * One attempt: a desk that misses one still reads the whole chat through the session's report.
+ * Sends a customer's message to the desk that holds the conversation, signed like the hand-off. The
+ * event is queued first with the plan webhook's deliveries (persisted: a restart loses none), tried
+ * once at once, and retried with their backoff and attempts when that fails (docs/handoff.md). Its
+ * delivery id is the idempotency key: the same body `id` and `X-Voxplan-Delivery` on every attempt.
  */
 export function deskEvents(ctx: ConversationContext, log: (message: string) => void = () => {}): CustomerMessageListener {
   return async (conversation, message) => {
@@ -31,24 +32,16 @@ export function deskEvents(ctx: ConversationContext, log: (message: string) => v
     const destination = await ctx.db.selectFrom('destinations').select(['uri']).where('id', '=', conversation.destination_id).executeTakeFirst();
     if (!destination?.uri) return;
     const session = await ctx.db.selectFrom('sessions').select(['plan_id']).where('id', '=', conversation.session_id).executeTakeFirst();
-    const id = `${conversation.session_id}:message:${message.id}`;
-    const body = JSON.stringify({
-      id,
+    if (!session) return;
+    const id = await enqueuePlanEvent(ctx.db, {
+      tenantId: conversation.tenant_id,
+      planId: session.plan_id,
+      url: destination.uri,
       event: CHAT_MESSAGE_EVENT,
-      created_time: message.created_at,
-      tenant_id: conversation.tenant_id,
-      plan_id: session?.plan_id ?? null,
-      data: { session_id: conversation.session_id, caller: conversation.caller, text: message.text, attachment: message.attachment, at: message.created_at },
+      payload: { session_id: conversation.session_id, caller: conversation.caller, text: message.text, attachment: message.attachment, at: message.created_at },
     });
-    const { secret } = await webhookSecretOf(ctx, ctx.db, conversation.tenant_id);
-    const headers = signedRequestHeaders(secret, { body, timestampSeconds: Math.floor(Date.now() / 1000), userAgent: 'Voxplan-Handoff/1', event: CHAT_MESSAGE_EVENT, delivery: id });
-    try {
-      const answer = await ctx.outbound.request({ method: 'POST', url: destination.uri, headers, body, timeoutMs: EVENT_TIMEOUT_MS });
-      if (answer.status < 200 || answer.status >= 300) log(`chat.message of session ${conversation.session_id} to the desk: HTTP ${answer.status}`);
-    } catch (error) {
-      if (!(error instanceof OutboundError)) throw error;
-      log(`chat.message of session ${conversation.session_id} to the desk: ${error.failure}: ${error.message}`);
-    }
+    const outcome = await createPlanWebhookDispatcher(ctx, { timeoutMs: EVENT_TIMEOUT_MS }).attempt(id);
+    if (outcome?.status === 'pending') log(`chat.message of session ${conversation.session_id} to the desk failed; retried later (delivery ${id})`);
   };
 }
 

@@ -63,9 +63,13 @@ export interface PlanWebhookDispatcher {
   stop(): Promise<void>;
   /** One round: claims the due deliveries (up to the batch size) and sends them; answers what became of each. */
   runOnce(): Promise<AttemptOutcome[]>;
+  /** One attempt at one due delivery now (undefined when another instance holds it, or it is not due). */
+  attempt(id: number): Promise<AttemptOutcome | undefined>;
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
+/** An outside desk's events travel with its hand-off's name (docs/handoff.md); a plan's with the webhook's. */
+const userAgentOf = (event: string) => (event.startsWith('chat.') ? 'Voxplan-Handoff/1' : 'Voxplan-Webhook/1');
 const MAX_ERROR_LENGTH = 500;
 
 /**
@@ -87,7 +91,7 @@ export function createPlanWebhookDispatcher(ctx: Pick<AppContext, 'db' | 'keys' 
       const answer = await ctx.outbound.request({
         method: 'POST',
         url: row.url,
-        headers: signedRequestHeaders(secret, { body, timestampSeconds: timestamp, userAgent: 'Voxplan-Webhook/1', event: row.event, delivery: String(row.id) }),
+        headers: signedRequestHeaders(secret, { body, timestampSeconds: timestamp, userAgent: userAgentOf(row.event), event: row.event, delivery: String(row.id) }),
         body,
         timeoutMs: settings.timeoutMs,
       });
@@ -126,7 +130,7 @@ export function createPlanWebhookDispatcher(ctx: Pick<AppContext, 'db' | 'keys' 
         last_status: result.status,
         last_error: result.error.slice(0, MAX_ERROR_LENGTH),
       });
-      if (isLast) settings.log?.warn({ deliveryId: id, attempts: claimed.attempts, error: result.error }, 'plan webhook delivery failed');
+      if (isLast) settings.log?.warn({ deliveryId: id, event: claimed.event, attempts: claimed.attempts, error: result.error }, 'webhook delivery failed');
     }
     return { id, attempts: claimed.attempts, status };
   }
@@ -170,5 +174,6 @@ export function createPlanWebhookDispatcher(ctx: Pick<AppContext, 'db' | 'keys' 
       await running;
     },
     runOnce,
+    attempt,
   };
 }

@@ -2,7 +2,7 @@
  * The retention job (issue 17, docs/sessions.md "Retention"), on every instance: closes voice
  * sessions whose end never arrived (at once for a Twilio call Twilio says has ended, else past the
  * end timeout), then deletes reports, sessions and their events older than the
- * general setting `reports_retention_days`. The statistics rollups are kept: they are what the
+ * general setting `reports_retention_days`, and closed conversations older than `conversations_retention_days`. The statistics rollups are kept: they are what the
  * dashboard reads for periods, and they hold no caller's data.
  *
  * Several instances may run it at once. An expiry is a turn of the session (the `expire` event),
@@ -17,6 +17,7 @@ import { sharedTransactionRunner } from '../../db/write-batch.ts';
 import { readSystemSetting } from '../configurations/settings.ts';
 import { endLostTwilioCalls } from '../../channels/twilio/lost-calls.ts';
 import { startSweeper, type Sweeper } from './chat-sweeper.ts';
+import { pruneClosedConversations } from '../conversations/conversation-retention.ts';
 
 /** How often each instance runs a pass. */
 export const RETENTION_INTERVAL_MS = 5 * 60_000;
@@ -27,6 +28,8 @@ export interface PrunedCounts {
   reports: number;
   sessions: number;
   events: number;
+  /** Closed conversations, with their messages and files (`conversations_retention_days`). */
+  conversations?: number;
 }
 
 export interface RetentionPass {
@@ -97,13 +100,16 @@ export async function pruneBefore(
 /** One pass of the job, with the settings as stored now. `now`: the tests' clock; `signal`: the job stopping. */
 export async function runRetentionPass(ctx: RetentionContext, options: { now?: Date; signal?: AbortSignal; log?: (message: string) => void } = {}): Promise<RetentionPass> {
   const now = options.now ?? new Date();
-  const [retentionDays, endTimeoutMinutes] = await Promise.all([
+  const [retentionDays, endTimeoutMinutes, conversationDays] = await Promise.all([
     readSystemSetting(ctx.db, 'reports_retention_days'),
     readSystemSetting(ctx.db, 'voice_session_end_timeout_minutes'),
+    readSystemSetting(ctx.db, 'conversations_retention_days'),
   ]);
   const lost = await endLostTwilioCalls(ctx, now, options.log);
   const expired = await ctx.sessions.expireStale(new Date(now.getTime() - endTimeoutMinutes * 60_000).toISOString());
   const pruned = await pruneBefore(ctx, new Date(now.getTime() - retentionDays * 86_400_000).toISOString(), { signal: options.signal });
+  const conversationsBefore = new Date(now.getTime() - conversationDays * 86_400_000).toISOString();
+  pruned.conversations = await pruneClosedConversations(ctx, conversationsBefore, { lockKey: PRUNE_LOCK_KEY, signal: options.signal });
   return { lost, expired, pruned };
 }
 

@@ -99,6 +99,8 @@ class TurnWaiters {
     return subscribeConversations(this.bus, ({ session_id, event }) => {
       // The widget told it itself: nothing changed for it to read.
       if (event.type === 'conversation.customer_typing') return;
+      // An agent's private note is not the customer's to see: their widget has nothing new.
+      if (event.type === 'conversation.message' && event.message.author === 'note') return;
       if (event.type === 'conversation.typing') this.typing.set(session_id, { agent_name: event.agent.name, since: new Date().toISOString(), until: Date.now() + TYPING_SHOWN_MS });
       // The person's message ends their typing.
       if (event.type === 'conversation.message') this.typing.delete(session_id);

@@ -12,6 +12,11 @@ export const chatTargets = ['url', 'queue'] as const;
 export type ChatTarget = (typeof chatTargets)[number];
 /** A queue's closing message, in characters. */
 export const destinationClosingMessageMax = 1000;
+/** What a queue says on resolve when it has no closing message of its own, by language (docs/conversations.md, "Closing"). */
+export const defaultClosingMessages = {
+  en: 'Thank you for contacting us. This conversation is now closed; write again whenever you need us.',
+  pt: 'Obrigado pelo contato. Esta conversa foi encerrada; escreva de novo quando precisar.',
+} as const;
 /** Users one queue may name. */
 export const destinationAgentsMax = 200;
 

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { fillSavedReply } from './saved-reply.ts';
+import { fillSavedReply } from './saved-reply-text.ts';
 
 describe('fillSavedReply', () => {
   test('the customer’s name replaces {{name}}', () => {

@@ -3,13 +3,11 @@
  * docs/conversations.md, "Closing"): the queue's own text in the chat's language (Portuguese for a
  * `pt` session, English otherwise), or the default below when the queue left it empty.
  */
+import { defaultClosingMessages } from '@voxplan/contracts';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.ts';
 
-export const defaultClosingMessages = {
-  en: 'Thank you for contacting us. This conversation is now closed; write again whenever you need us.',
-  pt: 'Obrigado pelo contato. Esta conversa foi encerrada; escreva de novo quando precisar.',
-} as const;
+export { defaultClosingMessages };
 
 /** Which of a queue's texts a session reads: by its language's first subtag. */
 export function closingLanguageOf(language: string | undefined): keyof typeof defaultClosingMessages {

@@ -34,8 +34,7 @@ function unlockAudio(): void {
     () => {
       soundReady = context?.state === 'running';
       if (soundReady) {
-        window.removeEventListener('pointerdown', unlockAudio, true);
-        window.removeEventListener('keydown', unlockAudio, true);
+        for (const type of UNLOCKING_EVENTS) window.removeEventListener(type, unlockAudio, true);
       }
       for (const listener of readyListeners) listener();
     },
@@ -43,10 +42,12 @@ function unlockAudio(): void {
   );
 }
 
-if (audioContextClass()) {
-  window.addEventListener('pointerdown', unlockAudio, true);
-  window.addEventListener('keydown', unlockAudio, true);
-}
+/**
+ * A click rather than its pointerdown: the notice that the sound is blocked goes once the sound is
+ * allowed, and the page moving between the press and the release would send the click elsewhere.
+ */
+const UNLOCKING_EVENTS = ['click', 'keydown'] as const;
+if (audioContextClass()) for (const type of UNLOCKING_EVENTS) window.addEventListener(type, unlockAudio, true);
 
 /** True while the browser still holds the sound back (no click or key in the page yet); false where there is no audio at all. */
 export function useSoundBlocked(): boolean {

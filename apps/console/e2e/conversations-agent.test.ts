@@ -15,7 +15,7 @@ import { createTenantMember, type TenantMember } from '../../server/test/harness
 import { storePlan } from '../../server/test/sessions-helpers.ts';
 import { type GraphApi, signWhatsapp, startGraphApi, whatsappDelivery } from '../../server/test/whatsapp-graph.ts';
 import { handoffPlan } from './chat-handoff.ts';
-import { type ConsoleHarness, createNumber, startConsole } from './harness.ts';
+import { accessibilityViolations, type ConsoleHarness, createNumber, startConsole } from './harness.ts';
 import { screenshotStates } from './screenshots.ts';
 
 const GROUP = 'conversations-agent';
@@ -202,6 +202,7 @@ describe('an agent at a laptop', () => {
     await agent.getByTestId('conversation-mode').getByText('Resposta').click();
     await input.fill('/');
     await expect.poll(() => agent.getByTestId('saved-reply-option').count()).toBe(3);
+    expect(await accessibilityViolations(agent)).toEqual([]);
     await screenshotStates(agent, 'note-and-picker', { group: GROUP });
     await input.fill('');
     await input.press('Alt+X');

@@ -18,6 +18,7 @@ import { planWebhookEvents } from './modules/sessions/plan-webhook-events.ts';
 import { createChatHandOff } from './modules/sessions/chat-handoff.ts';
 import { createSessionRuntime, type SessionRuntime } from './modules/sessions/sessions.service.ts';
 import { openQueueConversation, sweepUnanswered } from './modules/conversations/conversations.service.ts';
+import { sweepCustomersGone } from './modules/conversations/customer-left.ts';
 import { createDeskHandOff } from './modules/conversations/desk.ts';
 import { API_PREFIX } from './app.ts';
 import { createChannelRegistry } from './channels/registry.ts';
@@ -80,7 +81,10 @@ export async function startContext(config: Config): Promise<Started> {
       handOff: countedHandOff(createChatHandOff(base), metrics),
       // The conversations resume parked chats through this runtime: read when they run, once it exists.
       queueHandOff: (request) => openQueueConversation({ ...base, sessions: sessions! }, request),
-      sweepParked: () => sweepUnanswered({ ...base, sessions: sessions! }),
+      sweepParked: async () => {
+        await sweepUnanswered({ ...base, sessions: sessions! });
+        await sweepCustomersGone({ ...base, sessions: sessions! });
+      },
       deskHandOff: createDeskHandOff({ ...base, get sessions() { return sessions!; } }, API_PREFIX),
       ai: createAiPort(base, { log, metrics }),
     });

@@ -10,6 +10,7 @@ import { until } from './asterisk-pbx.ts';
 import { createTenantMember, createTenantUser, errorOf, q, startTestServer, type TenantMember, type TestServer } from './harness.ts';
 import { handOffPlan, storePlan } from './sessions-helpers.ts';
 import { defaultClosingMessages } from '../src/modules/conversations/closing-message.ts';
+import { sweepCustomersGone } from '../src/modules/conversations/customer-left.ts';
 
 const SITE = 'https://shop.example.com';
 
@@ -136,6 +137,27 @@ describe('private notes', () => {
     expect(errorOf(await api(member.token, 'POST', `/conversations/${chat.id}/notes`, { text: '   ' }))).toMatchObject({ statusCode: 400, code: 'invalid_input' });
     expect(errorOf(await api(member.token, 'POST', `/conversations/${chat.id}/notes`, { text: 'x'.repeat(2001) }))).toMatchObject({ statusCode: 400, code: 'invalid_input' });
     expect(errorOf(await api(stranger.token, 'POST', `/conversations/${chat.id}/notes`, { text: 'Hi' }))).toMatchObject({ statusCode: 404, code: 'conversation_not_found' });
+  });
+});
+
+describe('the customer left', () => {
+  test('a WhatsApp chat past the 24-hour window tells the agents once per silence; a web chat is left alone', async () => {
+    const whatsapp = await takenChat();
+    const webchat = await takenChat();
+    // As if the first were a WhatsApp chat whose customer last wrote 25 hours ago.
+    const longAgo = new Date(Date.now() - 25 * 3600_000).toISOString();
+    await server.ctx.db.updateTable('conversations').set({ provider: 'whatsapp', created_at: longAgo }).where('id', '=', whatsapp.id).execute();
+    await server.ctx.db.updateTable('conversations').set({ created_at: longAgo }).where('id', '=', webchat.id).execute();
+    const sweep = (now = new Date()) => sweepCustomersGone({ ...server.ctx }, now);
+    expect(await sweep()).toEqual([whatsapp.id]);
+    expect(await sweep()).toEqual([]);
+    const detail = (await api(member.token, 'GET', `/conversations/${whatsapp.id}`)).json<ConversationDetail>();
+    expect(detail.messages.map((message) => [message.author, message.text])).toEqual([['system', 'customer_left:whatsapp_window']]);
+    // The customer writes again, then falls silent past the window once more: told again.
+    await server.ctx.db.insertInto('conversation_messages').values({ conversation_id: whatsapp.id, author: 'customer', agent_id: null, text: 'Back again', attachment: null, external_id: null, created_at: new Date().toISOString() }).execute();
+    expect(await sweep()).toEqual([]);
+    expect(await sweep(new Date(Date.now() + 25 * 3600_000))).toEqual([whatsapp.id]);
+    expect((await api(member.token, 'GET', `/conversations/${webchat.id}`)).json<ConversationDetail>().messages).toEqual([]);
   });
 });
 

@@ -196,6 +196,9 @@ export const Composer = forwardRef<ComposerHandle, ComposerProps>(
         <SegmentedControl
           size="xs"
           mb={6}
+          // Filled, so the chosen one reads in both schemes; a note in the note's colour.
+          color={mode === 'note' ? 'yellow' : 'blue'}
+          autoContrast
           value={mode}
           onChange={(value) => {
             setMode(value as 'reply' | 'note');

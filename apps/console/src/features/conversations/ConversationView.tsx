@@ -43,8 +43,10 @@ function showUndoToast(id: string, t: (key: string) => string, onUndo: () => voi
     withCloseButton: false,
     message: (
       <Group justify="space-between" wrap="nowrap" gap="sm" data-testid="conversation-undo-toast">
-        <Text size="sm">{t('conversations.resolving')}</Text>
-        <Button size="compact-sm" variant="light" onClick={onUndo} data-testid="conversation-undo">
+        <Text size="sm" style={{ flex: 1, minWidth: 0 }}>
+          {t('conversations.resolving')}
+        </Text>
+        <Button size="compact-sm" variant="light" onClick={onUndo} style={{ flexShrink: 0 }} data-testid="conversation-undo">
           {t('conversations.undo')}
         </Button>
       </Group>
@@ -227,7 +229,8 @@ export function ConversationView({ id, onTaken, onBack, customerTyping }: { id: 
         </Text>
       )}
       <Grid gap="md">
-        <Grid.Col span={{ base: 12, lg: 8 }}>
+        {/* The details beside the chat only where both fit (at 1280 px beside the menu they were cut): below it otherwise. */}
+        <Grid.Col span={{ base: 12, xl: 8 }}>
           <Paper withBorder p="xs">
             <Stack gap="xs">
               <Transcript conversation={row} />
@@ -252,7 +255,7 @@ export function ConversationView({ id, onTaken, onBack, customerTyping }: { id: 
             </Stack>
           </Paper>
         </Grid.Col>
-        <Grid.Col span={{ base: 12, lg: 4 }}>
+        <Grid.Col span={{ base: 12, xl: 4 }}>
           <Stack gap="sm">
             <Paper withBorder p="sm">
               <Facts rows={facts} label={t('conversations.details')} testId="conversation-facts" />

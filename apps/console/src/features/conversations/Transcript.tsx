@@ -52,6 +52,16 @@ export function authorName(message: ConversationMessage, agent: ConversationDeta
   return t(`conversations.author.${message.author}`);
 }
 
+/**
+ * A system message in the reader's words: the server stores codes (`customer_left:<reason>`,
+ * `transferred: <name>`); anything else is shown as it is.
+ */
+export function systemText(text: string, t: (key: string, options?: Record<string, string>) => string): string {
+  if (text.startsWith('customer_left:')) return t(`conversations.system.customerLeft.${text.slice('customer_left:'.length)}`, { defaultValue: text });
+  if (text.startsWith('transferred: ')) return t('conversations.system.transferred', { name: text.slice('transferred: '.length) });
+  return text;
+}
+
 /** How near the end (px) the agent's reading counts as "at the newest": a new message then keeps them there. */
 const AT_END_PX = 48;
 
@@ -92,7 +102,7 @@ export function Transcript({ conversation }: { conversation: ConversationDetail 
       {conversation.messages.map((message) =>
         message.author === 'system' ? (
           <Text key={message.id} size="xs" c="dimmed" ta="center" data-testid="conversation-system">
-            {message.text}
+            {systemText(message.text, t)}
           </Text>
         ) : message.author === 'note' ? (
           <NoteBubble key={message.id} who={message.agent?.name ?? t('conversations.author.agent')} text={message.text} at={message.created_at} />

@@ -135,7 +135,8 @@ describe('an agent at a laptop', () => {
     // "/" offers the saved replies; the customer's name is not known: the greeting reads without it.
     await input.pressSequentially('/go');
     await expect.poll(() => visible(agent.getByTestId('saved-reply-picker'))).toBe(true);
-    expect(await agent.getByTestId('saved-reply-option').allInnerTexts()).toEqual(['Goodbye\nThank you, {{name}}! Have a nice day.']);
+    // The replies are read when the picker first opens.
+    await expect.poll(() => agent.getByTestId('saved-reply-option').allInnerTexts()).toEqual(['Goodbye\nThank you, {{name}}! Have a nice day.']);
     await input.fill('/');
     await input.pressSequentially('gr');
     await expect.poll(() => agent.getByTestId('saved-reply-option').count()).toBe(1);

@@ -197,7 +197,7 @@ export const Composer = forwardRef<ComposerHandle, ComposerProps>(
           size="xs"
           mb={6}
           // Filled, so the chosen one reads in both schemes; a note in the note's colour.
-          color={mode === 'note' ? 'yellow' : 'blue'}
+          color={mode === 'note' ? 'yellow' : 'indigo'}
           autoContrast
           value={mode}
           onChange={(value) => {

@@ -5,7 +5,8 @@
  * message box; `/` picks a saved reply; a private note stays in the console; a resolve by its key
  * is undone, then done, and the customer gets the queue's closing message; at 390x844 the message
  * box and the typing line are in view, the transcript stays at the newest, and no key is named on a
- * touch screen; an administrator over every tenant sees no presence switch. Screenshots of each
+ * touch screen; the agent is told when the customer's WhatsApp window is over; an administrator
+ * over every tenant sees no presence switch. Screenshots of each
  * state in en and pt, light and dark, at 1280 and 390 px.
  */
 import type { Destination, PhoneNumber } from '@voxplan/contracts';
@@ -13,6 +14,7 @@ import type { BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { createTenantMember, type TenantMember } from '../../server/test/harness.ts';
 import { storePlan } from '../../server/test/sessions-helpers.ts';
+import { sweepCustomersGone } from '../../server/src/modules/conversations/customer-left.ts';
 import { type GraphApi, signWhatsapp, startGraphApi, whatsappDelivery } from '../../server/test/whatsapp-graph.ts';
 import { handoffPlan } from './chat-handoff.ts';
 import { accessibilityViolations, type ConsoleHarness, createNumber, startConsole } from './harness.ts';
@@ -200,6 +202,11 @@ describe('an agent at a laptop', () => {
     await input.fill('Cliente pediu reembolso');
     await input.press('Enter');
     await expect.poll(() => agent.getByTestId('conversation-note').count()).toBe(1);
+    // A day later the customer's WhatsApp window is over: the chat sweep tells the agent, in their words.
+    await sweepCustomersGone(harness.server.ctx, new Date(Date.now() + 25 * 3600_000));
+    await expect.poll(() => agent.getByTestId('conversation-system').innerText()).toBe(
+      'A janela do WhatsApp do cliente terminou: passaram 24 horas desde a última mensagem dele, e o WhatsApp não aceita mensagens suas até que ele escreva de novo.',
+    );
     await agent.getByTestId('conversation-mode').getByText('Resposta').click();
     await input.fill('/');
     await expect.poll(() => agent.getByTestId('saved-reply-option').count()).toBe(3);

@@ -149,15 +149,36 @@ describe('the customer left', () => {
     await server.ctx.db.updateTable('conversations').set({ provider: 'whatsapp', created_at: longAgo }).where('id', '=', whatsapp.id).execute();
     await server.ctx.db.updateTable('conversations').set({ created_at: longAgo }).where('id', '=', webchat.id).execute();
     const sweep = (now = new Date()) => sweepCustomersGone({ ...server.ctx }, now);
-    expect(await sweep()).toEqual([whatsapp.id]);
-    expect(await sweep()).toEqual([]);
-    const detail = (await api(member.token, 'GET', `/conversations/${whatsapp.id}`)).json<ConversationDetail>();
-    expect(detail.messages.map((message) => [message.author, message.text])).toEqual([['system', 'customer_left:whatsapp_window']]);
+    const notices = async (id: number) => (await api(member.token, 'GET', `/conversations/${id}`)).json<ConversationDetail>().messages.filter((message) => message.author === 'system').map((message) => message.text);
+    expect(await sweep()).toContain(whatsapp.id);
+    expect(await sweep()).not.toContain(whatsapp.id);
+    expect(await notices(whatsapp.id)).toEqual(['customer_left:whatsapp_window']);
     // The customer writes again, then falls silent past the window once more: told again.
     await server.ctx.db.insertInto('conversation_messages').values({ conversation_id: whatsapp.id, author: 'customer', agent_id: null, text: 'Back again', attachment: null, external_id: null, created_at: new Date().toISOString() }).execute();
-    expect(await sweep()).toEqual([]);
-    expect(await sweep(new Date(Date.now() + 25 * 3600_000))).toEqual([whatsapp.id]);
-    expect((await api(member.token, 'GET', `/conversations/${webchat.id}`)).json<ConversationDetail>().messages).toEqual([]);
+    expect(await sweep()).not.toContain(whatsapp.id);
+    expect(await sweep(new Date(Date.now() + 25 * 3600_000))).toContain(whatsapp.id);
+    expect(await notices(whatsapp.id)).toEqual(['customer_left:whatsapp_window', 'customer_left:whatsapp_window']);
+    // A web chat has no such window (its widget's silence is told apart, below).
+    expect(await notices(webchat.id)).not.toContain('customer_left:whatsapp_window');
+  });
+
+  test('a web chat whose widget stopped asking for 90 s (closed, or the page left) tells the agents, once per absence', async () => {
+    const chat = await takenChat();
+    const sweep = (now: Date) => sweepCustomersGone({ ...server.ctx }, now);
+    const seenAt = async () => (await server.ctx.db.selectFrom('conversations').select('customer_seen_at').where('id', '=', chat.id).executeTakeFirstOrThrow()).customer_seen_at;
+    // The widget's question stamps it.
+    await view(chat.sessionId);
+    const first = await seenAt();
+    expect(first).not.toBeNull();
+    expect(await sweep(new Date(Date.parse(first!) + 60_000))).not.toContain(chat.id);
+    expect(await sweep(new Date(Date.parse(first!) + 91_000))).toContain(chat.id);
+    expect(await sweep(new Date(Date.parse(first!) + 200_000))).not.toContain(chat.id);
+    const notices = async () => (await api(member.token, 'GET', `/conversations/${chat.id}`)).json<ConversationDetail>().messages.filter((message) => message.author === 'system').map((message) => message.text);
+    expect(await notices()).toEqual(['customer_left:widget_closed']);
+    // Back (a later question), then gone again: told again.
+    await server.ctx.db.updateTable('conversations').set({ customer_seen_at: new Date(Date.now() + 1000).toISOString() }).where('id', '=', chat.id).execute();
+    expect(await sweep(new Date(Date.now() + 1000 + 91_000))).toContain(chat.id);
+    expect(await notices()).toEqual(['customer_left:widget_closed', 'customer_left:widget_closed']);
   });
 });
 

@@ -150,6 +150,8 @@ export interface ConversationTable {
   deadline_at: string | null;
   handoff_revision: number;
   reply_token_hash: string | null;
+  /** When the web chat's widget last asked for it while open (migration 0024): null elsewhere. */
+  customer_seen_at: Generated<string | null>;
 }
 
 export interface ConversationMessageTable {

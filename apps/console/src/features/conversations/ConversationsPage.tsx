@@ -33,6 +33,8 @@ function PresenceControl({ hints }: { hints: boolean }) {
       <SegmentedControl
         aria-label={t('conversations.presence.label')}
         size="xs"
+        // Filled, so the chosen status reads in both schemes (indigo keeps white text at WCAG AA).
+        color="indigo"
         value={status ?? 'offline'}
         onChange={(value) => change(value as PresenceStatus)}
         data={presenceStatuses.map((value) => ({ value, label: t(`conversations.presence.${value}`) }))}

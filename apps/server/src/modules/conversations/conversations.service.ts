@@ -64,6 +64,7 @@ const rowColumns = [
   'c.handoff_revision',
   'c.reply_token_hash',
   'c.deadline_at',
+  'c.customer_seen_at',
 ] as const;
 
 function selectRows(db: Kysely<Database>) {

@@ -210,6 +210,8 @@ describe('an agent at a laptop', () => {
     await agent.getByTestId('conversation-mode').getByText('Resposta').click();
     await input.fill('/');
     await expect.poll(() => agent.getByTestId('saved-reply-option').count()).toBe(3);
+    // Once the saved reply's toast is gone: axe would read its fading text as faint.
+    await expect.poll(() => agent.locator('.mantine-Notification-root').count()).toBe(0);
     expect(await accessibilityViolations(agent)).toEqual([]);
     await screenshotStates(agent, 'note-and-picker', { group: GROUP });
     await input.fill('');

@@ -21,6 +21,7 @@ import { planWebhookEvents } from './modules/sessions/plan-webhook-events.ts';
 import { createChatHandOff } from './modules/sessions/chat-handoff.ts';
 import { createSessionRuntime, type SessionRuntime } from './modules/sessions/sessions.service.ts';
 import { openQueueConversation, sweepUnanswered } from './modules/conversations/conversations.service.ts';
+import { sweepCustomersGone } from './modules/conversations/customer-left.ts';
 import { createDeskHandOff } from './modules/conversations/desk.ts';
 import { sweepTransfers } from './modules/conversations/transfer-sweep.ts';
 import { API_PREFIX } from './app.ts';
@@ -100,6 +101,7 @@ export async function startContext(config: Config, options: StartOptions = {}): 
       sweepParked: async () => {
         await sweepUnanswered({ ...base, sessions: sessions! });
         await sweepTransfers({ ...base, sessions: sessions! });
+        await sweepCustomersGone({ ...base, sessions: sessions! });
       },
       deskHandOff: createDeskHandOff({ ...base, get sessions() { return sessions!; } }, API_PREFIX),
       ai: createAiPort(base, { log, metrics }),

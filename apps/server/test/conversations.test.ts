@@ -15,6 +15,7 @@ import { handOffPlan, storePlan } from './sessions-helpers.ts';
 import { type DeskReceiver, type DeskRequest, startDeskReceiver } from './desk-receiver.ts';
 import { subscribeConversations } from '../src/modules/conversations/conversation-events.ts';
 import { sweepTransfers } from '../src/modules/conversations/transfer-sweep.ts';
+import { defaultClosingMessages } from '../src/modules/conversations/closing-message.ts';
 
 const SITE = 'https://shop.example.com';
 
@@ -252,6 +253,8 @@ describe('an agent holds the chat', () => {
         messages: [
           { author: 'customer', agent_name: null, text: 'Refund of order 4711 please', attachment: null, at: expect.any(String) },
           { author: 'agent', agent_name: member.username, text: 'Anything else?', attachment: null, at: expect.any(String) },
+          // The queue has no closing message of its own: the default, in the session's language.
+          { author: 'agent', agent_name: member.username, text: defaultClosingMessages.en, attachment: null, at: expect.any(String) },
         ],
       },
     ]);

@@ -115,6 +115,11 @@ const samples: Record<string, Sample> = {
     // The number is unique across the system: the bulk patch changes the description of two alike.
     patch: (n) => ({ description: `changed ${n}` }),
   },
+  '/saved-replies': {
+    create: (n) => ({ name: `Audited reply ${n}`, text: 'Hello {{name}}' }),
+    // Names are unique in a tenant: the bulk patch changes the text of two alike.
+    patch: (n) => ({ text: `changed ${n}` }),
+  },
 };
 /**
  * Rows of read-only resources that members read come from the server's own code paths; a seed

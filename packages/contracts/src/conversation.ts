@@ -10,7 +10,8 @@ export const conversationStatuses = ['waiting', 'open', 'closed'] as const;
 export type ConversationStatus = (typeof conversationStatuses)[number];
 export const conversationOutcomes = ['resolved', 'back_to_plan', 'no_answer', 'busy', 'transferred'] as const;
 export type ConversationOutcome = (typeof conversationOutcomes)[number];
-export const conversationAuthors = ['customer', 'agent', 'bot', 'system'] as const;
+/** `note`: an agent's private note, seen by the tenant's agents only, never sent to the customer. */
+export const conversationAuthors = ['customer', 'agent', 'bot', 'system', 'note'] as const;
 export const agentStatuses = ['online', 'away', 'offline'] as const;
 export type AgentStatus = (typeof agentStatuses)[number];
 
@@ -96,6 +97,8 @@ export const conversationMessageInputSchema = z
   })
   .strict()
   .refine((body) => body.text !== '' || body.attachment !== undefined, { path: ['text'], message: 'a message needs text or an attachment' });
+
+export const conversationNoteInputSchema = z.object({ text: z.string().trim().min(1).max(conversationLimits.text) }).strict();
 
 export const conversationTransferSchema = z.union([
   z.object({ queue_id: idSchema }).strict(),

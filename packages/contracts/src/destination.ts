@@ -10,6 +10,13 @@ export const destinationUriMaxLength = 500;
 /** Where a chat destination hands the chat: an outside desk's URL, or a queue of the tenant's users (docs/conversations.md). */
 export const chatTargets = ['url', 'queue'] as const;
 export type ChatTarget = (typeof chatTargets)[number];
+/** A queue's closing message, in characters. */
+export const destinationClosingMessageMax = 1000;
+/** What a queue says on resolve when it has no closing message of its own, by language (docs/conversations.md, "Closing"). */
+export const defaultClosingMessages = {
+  en: 'Thank you for contacting us. This conversation is now closed; write again whenever you need us.',
+  pt: 'Obrigado pelo contato. Esta conversa foi encerrada; escreva de novo quando precisar.',
+} as const;
 /** Users one queue may name. */
 export const destinationAgentsMax = 200;
 
@@ -80,6 +87,9 @@ export const destinationSchema = z.object({
   chat_target: z.enum(chatTargets).nullable(),
   /** The users who serve a chat queue; empty otherwise. */
   agent_ids: z.array(idSchema),
+  /** A queue's message to the customer when an agent resolves the chat, by language; '' sends the default. */
+  closing_message_en: z.string(),
+  closing_message_pt: z.string(),
 });
 export type Destination = z.infer<typeof destinationSchema>;
 
@@ -90,6 +100,8 @@ const destinationFields = {
   description: z.string().max(500),
   chat_target: z.enum(chatTargets).nullable(),
   agent_ids: z.array(idSchema).max(destinationAgentsMax),
+  closing_message_en: z.string().trim().max(destinationClosingMessageMax),
+  closing_message_pt: z.string().trim().max(destinationClosingMessageMax),
 };
 
 /** The message of a URI that does not suit the destination: a queue takes none. */
@@ -125,6 +137,8 @@ export const destinationCreateSchema = z
     uri: destinationFields.uri.default(''),
     chat_target: destinationFields.chat_target.optional(),
     agent_ids: destinationFields.agent_ids.default([]),
+    closing_message_en: destinationFields.closing_message_en.default(''),
+    closing_message_pt: destinationFields.closing_message_pt.default(''),
   })
   .strict()
   .superRefine(checkDestinationUri, uriCheckParams);

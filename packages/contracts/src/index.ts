@@ -21,4 +21,5 @@ export * from './system.ts';
 export * from './webhook.ts';
 export * from './webchat.ts';
 export * from './conversation.ts';
+export * from './saved-reply.ts';
 export * from './attachment-limits.ts';

@@ -87,7 +87,7 @@ export const callReportSchema = z.object({
         handling_s: z.number().int().nonnegative().nullable(),
         messages: z.array(
           z.object({
-            author: z.enum(['customer', 'agent', 'bot', 'system']),
+            author: z.enum(['customer', 'agent', 'bot', 'system', 'note']),
             agent_name: z.string().nullable(),
             text: z.string(),
             /** A file or link sent with the message: shown by name with its link. */

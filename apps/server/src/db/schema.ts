@@ -101,6 +101,19 @@ export interface DestinationTable {
   description: string;
   /** Chat destinations: a URL (an outside desk) or a queue of the tenant's users; null for voice ones (migration 0019). */
   chat_target: 'url' | 'queue' | null;
+  /** A queue's message to the customer when a chat is resolved; '' says the default (migration 0024). */
+  closing_message_en: Generated<string>;
+  closing_message_pt: Generated<string>;
+}
+
+/** A tenant's saved replies: an agent picks one with `/` in the message box (migration 0024). */
+export interface SavedReplyTable {
+  id: Generated<number>;
+  tenant_id: number;
+  name: string;
+  text: string;
+  created_time: string;
+  updated_time: string;
 }
 
 /** The users who serve a chat queue destination. */
@@ -141,12 +154,15 @@ export interface ConversationTable {
   transfer_deadline_at: string | null;
   /** The agent who transferred it, whom it goes back to while online. */
   transferred_from: number | null;
+  /** When the web chat's widget last asked for it while open (migration 0024): null elsewhere. */
+  customer_seen_at: Generated<string | null>;
 }
 
 export interface ConversationMessageTable {
   id: Generated<number>;
   conversation_id: number;
-  author: 'customer' | 'agent' | 'bot' | 'system';
+  /** `note`: an agent's private note, never sent to the customer (migration 0024 needs no column for it). */
+  author: 'customer' | 'agent' | 'bot' | 'system' | 'note';
   agent_id: number | null;
   text: string;
   /** JSON: a link { url, content_type, name }, or an uploaded file { attachment_id, content_type, name, size }. */
@@ -542,6 +558,7 @@ export interface Database {
   conversations: ConversationTable;
   conversation_messages: ConversationMessageTable;
   conversation_attachments: ConversationAttachmentTable;
+  saved_replies: SavedReplyTable;
   acl: AclTable;
   holidays: HolidayTable;
   date_ranges: DateRangeTable;

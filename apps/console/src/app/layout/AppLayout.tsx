@@ -5,13 +5,14 @@ import { IconLayoutNavbar, IconLayoutSidebar, IconMaximize, IconMinimize } from 
 import { Suspense } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, Outlet, useLocation } from 'react-router';
+import { ChatAlerts } from '../../features/conversations/ChatAlerts.tsx';
 import { ConversationFeedProvider } from '../../features/conversations/feed-context.tsx';
 import { useAuth } from '../../lib/auth.tsx';
 import { FullPageLoader } from '../guard.tsx';
 import { type AreaRoute, areaOf, areaRoutes, isAllowed } from '../routes.tsx';
 import { ColorSchemeToggle } from './ColorSchemeToggle.tsx';
 import { areaIcons } from './icons.tsx';
-import { menuCounts } from './menu-counts.tsx';
+import { BurgerWithCount, menuCounts } from './menu-counts.tsx';
 import { useLayoutPreferences } from './preferences.ts';
 import { TenantPicker } from './TenantPicker.tsx';
 import { TopMenu } from './TopMenu.tsx';
@@ -67,6 +68,7 @@ export default function AppLayout() {
   const side = layout === 'side' && !fullscreen && wide;
   const top = layout === 'top' && !fullscreen && wide;
   const withDrawer = !wide || fullscreen;
+  const conversationsInMenu = areas.some((menuArea) => menuArea.icon === 'conversations');
 
   const toggleFullscreen = () => {
     const next = !fullscreen;
@@ -92,7 +94,8 @@ export default function AppLayout() {
   // Confirm dialogs live with the screens that open them, so the sign-in screen does not load them.
   return (
     <ModalsProvider>
-    <ConversationFeedProvider enabled={areas.some((menuArea) => menuArea.icon === 'conversations')}>
+    <ConversationFeedProvider enabled={conversationsInMenu}>
+    {conversationsInMenu && <ChatAlerts />}
     <AppShell
       header={{ height: 56 }}
       navbar={side ? { width: 240, breakpoint: 'sm' } : undefined}
@@ -102,7 +105,7 @@ export default function AppLayout() {
       <AppShell.Header>
         <Group h="100%" px="md" justify="space-between" wrap="nowrap">
           <Group gap="sm" wrap="nowrap" style={{ flexShrink: 0 }}>
-            {withDrawer && <Burger opened={drawerOpen} onClick={drawer.toggle} size="sm" aria-label={t('layout.menu')} data-testid="menu-burger" />}
+            {withDrawer && (conversationsInMenu ? <BurgerWithCount opened={drawerOpen} onClick={drawer.toggle} /> : <Burger opened={drawerOpen} onClick={drawer.toggle} size="sm" aria-label={t('layout.menu')} data-testid="menu-burger" />)}
             <Text component={Link} to="/dashboard" fw={700} size="lg" c="var(--app-brand-text)" style={{ textDecoration: 'none' }}>
               {t('app.name')}
             </Text>

@@ -16,6 +16,7 @@ export const auditEntities = [
   'holiday',
   'license',
   'report',
+  'saved_reply',
   'tenant',
   'tenant_integrations',
   'user',

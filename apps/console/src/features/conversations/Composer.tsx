@@ -1,10 +1,14 @@
-import { ActionIcon, Button, Group, Popover, Stack, Text, Textarea, TextInput, Tooltip } from '@mantine/core';
+import { ActionIcon, Button, Group, Popover, SegmentedControl, Stack, Text, Textarea, TextInput, Tooltip } from '@mantine/core';
 import { IconPaperclip, IconSend, IconUpload } from '@tabler/icons-react';
 import { attachmentLimits, checkAttachment, megabytesOf } from '@voxplan/contracts/attachment-limits';
+import { fillSavedReply } from '@voxplan/contracts/saved-reply-text';
 import { forwardRef, useImperativeHandle, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { errorText } from '../../lib/errors.ts';
+import classes from './conversations.module.css';
 import type { MessageAttachment } from './model.ts';
+import { matchingReplies, optionId, PICKER_ID, SavedReplyPicker, slashQuery } from './SavedReplyPicker.tsx';
+import { type SavedReply, useSavedReplies } from './use-saved-replies.ts';
 import { shortcutLabel } from './shortcuts.ts';
 
 /** How often, at most, "the agent is typing" is told to the customer while they type. */
@@ -49,22 +53,31 @@ export function attachmentOf(link: string): MessageAttachment | undefined {
 
 interface ComposerProps {
   onSend(text: string, attachment?: MessageAttachment): Promise<unknown>;
+  /** Stores a private note (only agents see it). */
+  onNote(text: string): Promise<unknown>;
   /** Sends a file (with the text typed, if any); rejects with the server's refusal. */
   onUpload(file: File, text: string): Promise<unknown>;
   onTyping(): void;
   /** The chat's provider: its files' limits (`attachmentLimits`); one without takes no files. */
   provider: string;
+  /** The customer's name, when known: a saved reply's `{{name}}`. */
+  customerName: string | null;
+  /** Whether keys are named in the tooltips (not on a touch screen). */
+  hints: boolean;
 }
 
 /**
  * The agent's message box: Enter sends, Shift+Enter starts a new line; typing tells the customer
  * (throttled). Where the channel takes files, a paperclip uploads one (or shares a link), and a
  * file pasted or dropped on the box is sent too; a file the channel would refuse is refused here,
- * before it is uploaded, saying why.
+ * before it is uploaded, saying why. `/` at the start offers the tenant's saved replies
+ * (SavedReplyPicker); the Note switch writes a private note instead, which only agents see.
  */
 export const Composer = forwardRef<ComposerHandle, ComposerProps>(
-  function Composer({ onSend, onUpload, onTyping, provider }, ref) {
+  function Composer({ onSend, onNote, onUpload, onTyping, provider, customerName, hints }, ref) {
     const { t } = useTranslation();
+    // A reply goes to the customer; a note stays with the agents (the box takes the note's colours).
+    const [mode, setMode] = useState<'reply' | 'note'>('reply');
     const rules = attachmentLimits[provider] ?? [];
     const attachments = rules.length > 0;
     const [fileError, setFileError] = useState<string | null>(null);
@@ -78,11 +91,27 @@ export const Composer = forwardRef<ComposerHandle, ComposerProps>(
     const lastTyping = useRef(0);
     useImperativeHandle(ref, () => ({ focus: () => input.current?.focus(), attach: () => attachments && setLinking(true) }), [attachments]);
 
+    const query = mode === 'reply' ? slashQuery(text) : null;
+    const savedReplies = useSavedReplies(query !== null);
+    const offered = query === null ? [] : matchingReplies(savedReplies.data ?? [], query);
+    const [active, setActive] = useState(0);
+    const activeReply = offered[Math.min(active, offered.length - 1)];
+    const pick = (reply: SavedReply) => {
+      setText(fillSavedReply(reply.text, customerName));
+      setActive(0);
+      input.current?.focus();
+    };
+
     const send = async (attachment?: MessageAttachment) => {
       const trimmed = text.trim();
       if ((!trimmed && !attachment) || sending) return;
       setSending(true);
       try {
+        if (mode === 'note') {
+          await onNote(trimmed);
+          setText('');
+          return;
+        }
         await onSend(trimmed, attachment);
         if (!attachment || trimmed) setText('');
         // The message ended the customer's "is typing": the next keystroke tells it afresh.
@@ -163,11 +192,30 @@ export const Composer = forwardRef<ComposerHandle, ComposerProps>(
             {fileError}
           </Text>
         )}
-        <Group align="flex-end" gap="xs" wrap="nowrap">
-          {attachments && (
+        {query !== null && <SavedReplyPicker replies={offered} active={Math.min(active, offered.length - 1)} onPick={pick} loading={savedReplies.isLoading} />}
+        <SegmentedControl
+          size="xs"
+          mb={6}
+          // Filled, so the chosen one reads in both schemes; a note in the note's colour.
+          color={mode === 'note' ? 'yellow' : 'indigo'}
+          autoContrast
+          value={mode}
+          onChange={(value) => {
+            setMode(value as 'reply' | 'note');
+            input.current?.focus();
+          }}
+          data={[
+            { value: 'reply', label: t('conversations.note.reply') },
+            { value: 'note', label: t('conversations.note.mode') },
+          ]}
+          aria-label={t('conversations.note.modeLabel')}
+          data-testid="conversation-mode"
+        />
+        <Group align="flex-end" gap="xs" wrap="nowrap" className={mode === 'note' ? classes.noteMode : undefined}>
+          {attachments && mode === 'reply' && (
             <Popover opened={linking} onChange={setLinking} position="top-start" trapFocus withArrow>
               <Popover.Target>
-                <Tooltip label={`${t('conversations.attach')} (${shortcutLabel('attach')})`}>
+                <Tooltip label={hints ? `${t('conversations.attach')} (${shortcutLabel('attach')})` : t('conversations.attach')}>
                   <ActionIcon variant="default" size="lg" aria-label={t('conversations.attach')} onClick={() => setLinking((open) => !open)} data-testid="conversation-attach">
                     <IconPaperclip size={18} />
                   </ActionIcon>
@@ -216,17 +264,22 @@ export const Composer = forwardRef<ComposerHandle, ComposerProps>(
             minRows={1}
             maxRows={6}
             maxLength={2000}
-            aria-label={t('conversations.message')}
-            placeholder={t('conversations.messagePlaceholder')}
+            aria-label={mode === 'note' ? t('conversations.note.message') : t('conversations.message')}
+            placeholder={mode === 'note' ? t('conversations.note.placeholder') : t('conversations.messagePlaceholder')}
+            aria-controls={query !== null ? PICKER_ID : undefined}
+            aria-activedescendant={query !== null && activeReply ? optionId(activeReply.id) : undefined}
             value={text}
             onPaste={(event) => {
               const file = event.clipboardData.files[0];
-              if (!attachments || !file) return;
+              if (!attachments || !file || mode === 'note') return;
               event.preventDefault();
               void upload(file);
             }}
             onChange={(event) => {
               setText(event.currentTarget.value);
+              setActive(0);
+              // A note is no business of the customer's, nor is its typing.
+              if (mode === 'note') return;
               const now = Date.now();
               if (now - lastTyping.current > TYPING_EVERY_MS) {
                 lastTyping.current = now;
@@ -234,14 +287,29 @@ export const Composer = forwardRef<ComposerHandle, ComposerProps>(
               }
             }}
             onKeyDown={(event) => {
+              if (query !== null && offered.length > 0 && (event.key === 'ArrowDown' || event.key === 'ArrowUp')) {
+                event.preventDefault();
+                setActive((current) => (Math.min(current, offered.length - 1) + (event.key === 'ArrowDown' ? 1 : offered.length - 1)) % offered.length);
+                return;
+              }
+              if (query !== null && event.key === 'Escape') {
+                event.preventDefault();
+                setText('');
+                return;
+              }
               if (event.key !== 'Enter' || event.shiftKey || event.nativeEvent.isComposing) return;
+              if (query !== null && activeReply) {
+                event.preventDefault();
+                pick(activeReply);
+                return;
+              }
               event.preventDefault();
               void send();
             }}
             data-testid="conversation-input"
           />
-          <Tooltip label={t('conversations.sendHint')}>
-            <ActionIcon type="submit" size="lg" loading={sending} aria-label={t('conversations.send')} data-testid="conversation-send">
+          <Tooltip label={hints ? t('conversations.sendHint') : t('conversations.send')}>
+            <ActionIcon type="submit" size="lg" loading={sending} aria-label={mode === 'note' ? t('conversations.note.save') : t('conversations.send')} data-testid="conversation-send">
               <IconSend size={18} />
             </ActionIcon>
           </Tooltip>

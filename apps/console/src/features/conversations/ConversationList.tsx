@@ -6,6 +6,7 @@ import { PageError } from '../../lib/PageError.tsx';
 import type { ConversationRow, ConversationStatus } from './model.ts';
 import { useConversationList } from './use-conversations.ts';
 import classes from './conversations.module.css';
+import { systemText } from './Transcript.tsx';
 
 /** Whom the row is about, as a person reads it: the caller, else the protocol. */
 export function callerOf(row: Pick<ConversationRow, 'caller' | 'protocol'>, unknown: string): string {
@@ -36,7 +37,7 @@ function RowLine({ row, now, selected, onOpen }: { row: ConversationRow; now: nu
       </Text>
       {row.last_message && (
         <Text size="xs" truncate>
-          {row.last_message.text}
+          {row.last_message.author === 'system' ? systemText(row.last_message.text, t) : row.last_message.text}
         </Text>
       )}
       <Text size="xs" c="dimmed">

@@ -1,6 +1,7 @@
-import { Alert, Badge, Button, Center, Grid, Group, Loader, Menu, Paper, Stack, Text, Title, Tooltip } from '@mantine/core';
+import { ActionIcon, Alert, Badge, Button, Center, Grid, Group, Loader, Menu, Paper, Stack, Text, Title, Tooltip } from '@mantine/core';
 import { useHotkeys } from '@mantine/hooks';
-import { IconArrowBackUp, IconCheck, IconChevronDown, IconHandGrab, IconTransfer } from '@tabler/icons-react';
+import { notifications } from '@mantine/notifications';
+import { IconArrowBackUp, IconArrowLeft, IconCheck, IconChevronDown, IconHandGrab, IconTransfer } from '@tabler/icons-react';
 import type { ReactNode } from 'react';
 import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -13,8 +14,10 @@ import { toast } from '../../lib/notify.ts';
 import { Facts, RunVariables } from '../visual-plans/editor/test-panel/RunDetails.tsx';
 import { Composer, type ComposerHandle } from './Composer.tsx';
 import { callerOf } from './ConversationList.tsx';
-import type { CloseOutcome, MessageAttachment } from './model.ts';
-import { conversationShortcuts, type ShortcutAction, shortcutLabel } from './shortcuts.ts';
+import classes from './conversations.module.css';
+import { type CloseOutcome, customerNameOf, type MessageAttachment } from './model.ts';
+import { cancelResolve, isResolvePending, scheduleResolve, UNDO_RESOLVE_MS } from './pending-close.ts';
+import { conversationShortcuts, type ShortcutAction, shortcutLabel, useShortcutHints } from './shortcuts.ts';
 import { TransferDialog } from './TransferDialog.tsx';
 import { Transcript } from './Transcript.tsx';
 import { useConversation, useConversationActions } from './use-conversations.ts';
@@ -22,13 +25,37 @@ import { useConversation, useConversationActions } from './use-conversations.ts'
 // Colours whose light badges keep WCAG AA contrast in both schemes (green and orange do not).
 const statusColors = { waiting: 'red', open: 'indigo', closed: 'gray' } as const;
 
-/** A button's tooltip with its key, so that every shortcut can be found where its action is. */
-function WithKey({ label, action, children }: { label: string; action: ShortcutAction; children: ReactNode }) {
-  return <Tooltip label={`${label} (${shortcutLabel(action)})`}>{children}</Tooltip>;
+/** A button's tooltip with its key, so that every shortcut can be found where its action is; none on a touch screen. */
+function WithKey({ label, action, hints, children }: { label: string; action: ShortcutAction; hints: boolean; children: ReactNode }) {
+  return (
+    <Tooltip label={`${label} (${shortcutLabel(action)})`} disabled={!hints}>
+      {children}
+    </Tooltip>
+  );
+}
+
+/** The toast of a resolve that may still be undone: its Undo button cancels it (pending-close.ts). */
+function showUndoToast(id: string, t: (key: string) => string, onUndo: () => void): void {
+  notifications.show({
+    id: `resolve-${id}`,
+    color: 'indigo',
+    autoClose: UNDO_RESOLVE_MS,
+    withCloseButton: false,
+    message: (
+      <Group justify="space-between" wrap="nowrap" gap="sm" data-testid="conversation-undo-toast">
+        <Text size="sm" style={{ flex: 1, minWidth: 0 }}>
+          {t('conversations.resolving')}
+        </Text>
+        <Button size="compact-sm" variant="light" onClick={onUndo} style={{ flexShrink: 0 }} data-testid="conversation-undo">
+          {t('conversations.undo')}
+        </Button>
+      </Group>
+    ),
+  });
 }
 
 /** One conversation: its transcript, its facts and what the agent may do with it now. */
-export function ConversationView({ id, onTaken, customerTyping }: { id: string; onTaken(): void; customerTyping: boolean }) {
+export function ConversationView({ id, onTaken, onBack, customerTyping }: { id: string; onTaken(): void; onBack?: () => void; customerTyping: boolean }) {
   const { t, i18n } = useTranslation();
   const { profile } = useAuth();
   const canWrite = useCanWrite();
@@ -37,6 +64,10 @@ export function ConversationView({ id, onTaken, customerTyping }: { id: string; 
   const [transferring, setTransferring] = useState(false);
   const [takenByOther, setTakenByOther] = useState(false);
   const composer = useRef<ComposerHandle>(null);
+  const hints = useShortcutHints();
+  // After Take the message box gets the cursor, once it is there (the chat is the agent's).
+  const [focusOnTaken, setFocusOnTaken] = useState(false);
+  const [resolving, setResolving] = useState(() => isResolvePending(id));
   const row = conversation.data;
   const mine = row?.status === 'open' && row.agent !== null && profile !== undefined && String(row.agent.id) === String(profile.id);
   const canAct = canWrite && mine;
@@ -44,7 +75,13 @@ export function ConversationView({ id, onTaken, customerTyping }: { id: string; 
 
   useEffect(() => {
     setTakenByOther(false);
+    setResolving(isResolvePending(id));
   }, [id]);
+  useEffect(() => {
+    if (!focusOnTaken || !canAct) return;
+    composer.current?.focus();
+    setFocusOnTaken(false);
+  }, [focusOnTaken, canAct]);
   // The agent reading their own chat has read what came in.
   const unread = row?.unread ?? 0;
   const { mutate: markRead } = actions.read;
@@ -55,7 +92,10 @@ export function ConversationView({ id, onTaken, customerTyping }: { id: string; 
   const take = () => {
     if (!canTake || actions.take.isPending) return;
     actions.take.mutate(undefined, {
-      onSuccess: onTaken,
+      onSuccess: () => {
+        setFocusOnTaken(true);
+        onTaken();
+      },
       onError: (error) => {
         // The code is new with docs/conversations.md; read as text until the catalogue has it.
         if (error instanceof ApiError && (error.code as string | undefined) === 'conversation_taken') setTakenByOther(true);
@@ -70,15 +110,32 @@ export function ConversationView({ id, onTaken, customerTyping }: { id: string; 
       onError: (error) => showError(error, t),
     });
   };
+  // By its key a resolve may be undone for a few seconds (a key is pressed by mistake more easily than a menu is chosen).
+  const resolveUndoably = () => {
+    if (!canAct || actions.close.isPending || isResolvePending(id)) return;
+    const { mutate } = actions.close;
+    scheduleResolve(id, () => {
+      setResolving(false);
+      mutate('resolved', { onSuccess: () => toast('success', t('conversations.closed.resolved')), onError: (error) => showError(error, t) });
+    });
+    setResolving(true);
+    showUndoToast(id, t, () => {
+      cancelResolve(id);
+      setResolving(false);
+      notifications.hide(`resolve-${id}`);
+      composer.current?.focus();
+    });
+  };
   const send = (text: string, attachment?: MessageAttachment) =>
     actions.send.mutateAsync({ text, ...(attachment ? { attachment } : {}) }).catch((error: unknown) => showError(error, t));
+  const note = (text: string) => actions.note.mutateAsync(text).catch((error: unknown) => showError(error, t));
   // Not caught: the composer says why a file was refused, beside it.
   const upload = (file: File, text: string) => actions.upload.mutateAsync({ file, text });
 
   const keys: Array<[ShortcutAction, () => void]> = [
     ['take', take],
     ['transfer', () => canAct && setTransferring(true)],
-    ['resolve', () => close('resolved')],
+    ['resolve', resolveUndoably],
     ['backToPlan', () => close('back_to_plan')],
     ['attach', () => composer.current?.attach()],
     ['compose', () => composer.current?.focus()],
@@ -115,6 +172,11 @@ export function ConversationView({ id, onTaken, customerTyping }: { id: string; 
     <Stack gap="sm" data-testid="conversation-view">
       <Group justify="space-between" wrap="wrap" gap="xs">
         <Group gap="xs">
+          {onBack && (
+            <ActionIcon variant="default" size="lg" aria-label={t('conversations.backToList')} onClick={onBack} data-testid="conversation-back">
+              <IconArrowLeft size={18} />
+            </ActionIcon>
+          )}
           <Title order={3} size="h4" data-testid="conversation-title">
             {callerOf(row, t('conversations.unknownCaller'))}
           </Title>
@@ -124,7 +186,7 @@ export function ConversationView({ id, onTaken, customerTyping }: { id: string; 
         </Group>
         <Group gap="xs">
           {canTake && (
-            <WithKey label={t('conversations.take')} action="take">
+            <WithKey label={t('conversations.take')} action="take" hints={hints}>
               <Button leftSection={<IconHandGrab size={16} />} onClick={take} loading={actions.take.isPending} data-testid="conversation-take">
                 {t('conversations.take')}
               </Button>
@@ -132,22 +194,22 @@ export function ConversationView({ id, onTaken, customerTyping }: { id: string; 
           )}
           {canAct && (
             <>
-              <WithKey label={t('conversations.transfer')} action="transfer">
+              <WithKey label={t('conversations.transfer')} action="transfer" hints={hints}>
                 <Button variant="default" leftSection={<IconTransfer size={16} />} onClick={() => setTransferring(true)} data-testid="conversation-transfer">
                   {t('conversations.transfer')}
                 </Button>
               </WithKey>
               <Menu position="bottom-end">
                 <Menu.Target>
-                  <Button rightSection={<IconChevronDown size={14} />} loading={actions.close.isPending} data-testid="conversation-close">
+                  <Button rightSection={<IconChevronDown size={14} />} loading={actions.close.isPending || resolving} data-testid="conversation-close">
                     {t('conversations.close')}
                   </Button>
                 </Menu.Target>
                 <Menu.Dropdown>
-                  <Menu.Item leftSection={<IconCheck size={16} />} onClick={() => close('resolved')} rightSection={<Text size="xs">{shortcutLabel('resolve')}</Text>} data-testid="close-resolved">
+                  <Menu.Item leftSection={<IconCheck size={16} />} onClick={() => close('resolved')} rightSection={hints && <Text size="xs">{shortcutLabel('resolve')}</Text>} data-testid="close-resolved">
                     {t('conversations.closeResolved')}
                   </Menu.Item>
-                  <Menu.Item leftSection={<IconArrowBackUp size={16} />} onClick={() => close('back_to_plan')} rightSection={<Text size="xs">{shortcutLabel('backToPlan')}</Text>} data-testid="close-back">
+                  <Menu.Item leftSection={<IconArrowBackUp size={16} />} onClick={() => close('back_to_plan')} rightSection={hints && <Text size="xs">{shortcutLabel('backToPlan')}</Text>} data-testid="close-back">
                     {t('conversations.closeBackToPlan')}
                   </Menu.Item>
                 </Menu.Dropdown>
@@ -167,19 +229,33 @@ export function ConversationView({ id, onTaken, customerTyping }: { id: string; 
         </Text>
       )}
       <Grid gap="md">
-        <Grid.Col span={{ base: 12, lg: 8 }}>
+        {/* The details beside the chat only where both fit (at 1280 px beside the menu they were cut): below it otherwise. */}
+        <Grid.Col span={{ base: 12, xl: 8 }}>
           <Paper withBorder p="xs">
             <Stack gap="xs">
               <Transcript conversation={row} />
-              {/* Always there, so that a screen reader hears the notice when it comes. */}
-              <Text size="sm" c="dimmed" role="status" data-testid="conversation-customer-typing">
-                {customerTyping && row.status !== 'closed' ? t('conversations.customerTyping') : ''}
-              </Text>
-              {canAct && <Composer ref={composer} onSend={send} onUpload={upload} onTyping={actions.typing} provider={row.provider} />}
+              <div className={classes.dock}>
+                {/* Always there, so that a screen reader hears the notice when it comes. */}
+                <Text size="sm" c="dimmed" role="status" mih={22} data-testid="conversation-customer-typing">
+                  {customerTyping && row.status !== 'closed' ? t('conversations.customerTyping') : ''}
+                </Text>
+                {canAct && (
+                  <Composer
+                    ref={composer}
+                    onSend={send}
+                    onNote={note}
+                    onUpload={upload}
+                    onTyping={actions.typing}
+                    provider={row.provider}
+                    customerName={customerNameOf(row)}
+                    hints={hints}
+                  />
+                )}
+              </div>
             </Stack>
           </Paper>
         </Grid.Col>
-        <Grid.Col span={{ base: 12, lg: 4 }}>
+        <Grid.Col span={{ base: 12, xl: 4 }}>
           <Stack gap="sm">
             <Paper withBorder p="sm">
               <Facts rows={facts} label={t('conversations.details')} testId="conversation-facts" />

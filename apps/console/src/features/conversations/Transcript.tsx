@@ -1,5 +1,6 @@
 import { Anchor, Divider, Image, Text } from '@mantine/core';
-import { type ReactNode, useEffect, useRef } from 'react';
+import { IconLock } from '@tabler/icons-react';
+import { type ReactNode, useLayoutEffect, useRef } from 'react';
 import { useTranslation } from 'react-i18next';
 import { formatBytes, formatDateTime } from '../../lib/format.ts';
 import type { ConversationDetail, ConversationMessage } from './model.ts';
@@ -52,19 +53,48 @@ export function authorName(message: ConversationMessage, agent: ConversationDeta
 }
 
 /**
+ * A system message in the reader's words: the server stores codes (`customer_left:<reason>`,
+ * `transferred: <name>`); anything else is shown as it is.
+ */
+export function systemText(text: string, t: (key: string, options?: Record<string, string>) => string): string {
+  if (text.startsWith('customer_left:')) return t(`conversations.system.customerLeft.${text.slice('customer_left:'.length)}`, { defaultValue: text });
+  if (text.startsWith('transferred: ')) return t('conversations.system.transferred', { name: text.slice('transferred: '.length) });
+  return text;
+}
+
+/** How near the end (px) the agent's reading counts as "at the newest": a new message then keeps them there. */
+const AT_END_PX = 48;
+
+/**
  * The whole conversation, oldest first: the plan's part (the session's transcript), the hand-off,
- * then what the customer and the agents wrote. Scrolls to the newest as messages arrive.
+ * then what the customer and the agents wrote, the agents' private notes set apart. Opens at the
+ * newest; a new message keeps it there unless the agent scrolled up to read (issue 36). Only the
+ * transcript scrolls, never the page around it.
  */
 export function Transcript({ conversation }: { conversation: ConversationDetail }) {
   const { t } = useTranslation();
-  const end = useRef<HTMLDivElement>(null);
+  const box = useRef<HTMLDivElement>(null);
+  const atEnd = useRef(true);
   const count = conversation.messages.length;
-  useEffect(() => {
-    // In braces: Chromium's scrollIntoView now answers a promise, which React would take for a cleanup.
-    end.current?.scrollIntoView({ block: 'end' });
-  }, [count]);
+  useLayoutEffect(() => {
+    atEnd.current = true;
+  }, [conversation.id]);
+  useLayoutEffect(() => {
+    const element = box.current;
+    if (element && atEnd.current) element.scrollTop = element.scrollHeight;
+  }, [count, conversation.id]);
   return (
-    <div className={classes.transcript} role="log" aria-label={t('conversations.transcript')} data-testid="conversation-transcript">
+    <div
+      ref={box}
+      className={classes.transcript}
+      role="log"
+      aria-label={t('conversations.transcript')}
+      data-testid="conversation-transcript"
+      onScroll={(event) => {
+        const element = event.currentTarget;
+        atEnd.current = element.scrollHeight - element.scrollTop - element.clientHeight < AT_END_PX;
+      }}
+    >
       {conversation.bot_transcript.map((entry, index) => (
         <Bubble key={`bot-${index}`} who={t(entry.from === 'caller' ? 'conversations.author.customer' : 'conversations.author.bot')} text={entry.text} at={entry.at} right={entry.from !== 'caller'} />
       ))}
@@ -72,15 +102,31 @@ export function Transcript({ conversation }: { conversation: ConversationDetail 
       {conversation.messages.map((message) =>
         message.author === 'system' ? (
           <Text key={message.id} size="xs" c="dimmed" ta="center" data-testid="conversation-system">
-            {message.text}
+            {systemText(message.text, t)}
           </Text>
+        ) : message.author === 'note' ? (
+          <NoteBubble key={message.id} who={message.agent?.name ?? t('conversations.author.agent')} text={message.text} at={message.created_at} />
         ) : (
           <Bubble key={message.id} who={authorName(message, conversation.agent, t)} text={message.text} at={message.created_at} right={message.author !== 'customer'}>
             {message.attachment && <AttachmentView attachment={message.attachment} />}
           </Bubble>
         ),
       )}
-      <div ref={end} />
+    </div>
+  );
+}
+
+/** An agent's private note: set apart by its colour, its lock and its label, so that nobody takes it for something the customer read. */
+export function NoteBubble({ who, text, at }: { who: string; text: string; at: string }) {
+  const { t, i18n } = useTranslation();
+  return (
+    <div className={classes.note} data-testid="conversation-note">
+      <Text size="xs" fw={600} component="div">
+        <IconLock size={12} aria-hidden /> {t('conversations.note.label', { name: who })} <span className={classes.time}>· {formatDateTime(at, i18n.language)}</span>
+      </Text>
+      <Text size="sm" component="div">
+        {text}
+      </Text>
     </div>
   );
 }

@@ -32,3 +32,13 @@ export const conversationEventTypes = [
   'conversation.typing',
   'conversation.customer_typing',
 ] as const satisfies readonly ConversationEventType[];
+
+/**
+ * The customer's name where the chat knows it (a saved reply's `{{name}}`), else null. Read by
+ * property so that it follows the row's `customer_name` wherever the channel gives one (issue 36,
+ * point 4), without a copy of the contract here.
+ */
+export function customerNameOf(row: object): string | null {
+  const name = 'customer_name' in row ? row.customer_name : undefined;
+  return typeof name === 'string' && name.trim() !== '' ? name : null;
+}

@@ -1,3 +1,5 @@
+import { useMediaQuery } from '@mantine/hooks';
+
 /**
  * Every action of the Conversations screen has a key (issue 30). Alt combinations work while the
  * composer has the focus; `?` (outside a field) lists them. One list, read by the hotkeys, the
@@ -32,3 +34,11 @@ export function shortcutLabel(action: ShortcutAction): string {
 
 /** The composer's own keys, written as the keyboard names them. */
 export const composerKeys = { send: 'Enter', newLine: 'Shift + Enter' } as const;
+
+/**
+ * Whether the keys are worth naming: not where the primary pointer is a finger (a phone, a tablet),
+ * which has no keyboard to press them with (issue 36). Read at once, so a phone never shows them.
+ */
+export function useShortcutHints(): boolean {
+  return !useMediaQuery('(pointer: coarse)', false, { getInitialValueInEffect: false });
+}

@@ -46,21 +46,30 @@ export function useConversationActions(id: string | number) {
     }),
     transfer: useMutation({ mutationFn: (target: TransferTarget) => api.post<ConversationRow>(`${path}/transfer`, target), onSettled: refresh }),
     close: useMutation({ mutationFn: (outcome: CloseOutcome) => api.post<ConversationRow>(`${path}/close`, { outcome }), onSettled: refresh }),
+    /** A private note: the agents see it, the customer never does. */
+    note: useMutation({ mutationFn: (text: string) => api.post<ConversationMessage>(`${path}/notes`, { text }), onSuccess: refresh }),
     read: useMutation({ mutationFn: () => api.post<void>(`${path}/read`), onSuccess: refresh }),
     /** Not awaited nor retried: a lost typing notice only means the customer sees no dots for a moment. */
     typing: () => void api.post<void>(`${path}/typing`).catch(() => undefined),
   };
 }
 
+/**
+ * The agent's presence in the tenant the console works in. An administrator over every tenant
+ * (tenant 0) has none: the server refuses it (docs/conversations.md), so it is not asked.
+ */
 export function usePresence() {
   const queryClient = useQueryClient();
+  const { tenantId } = useAuth();
+  const key = ['/agents/me', tenantId];
   const me = useQuery({
-    queryKey: ['/agents/me'],
+    queryKey: key,
     queryFn: ({ signal }) => api.get<{ status: PresenceStatus }>('/agents/me', { signal }),
+    enabled: tenantId !== 0,
   });
   const set = useMutation({
     mutationFn: (status: PresenceStatus) => api.put<{ status: PresenceStatus }>('/agents/me', { status }),
-    onSuccess: (answer) => queryClient.setQueryData(['/agents/me'], answer),
+    onSuccess: (answer) => queryClient.setQueryData(key, answer),
   });
   return { status: me.data?.status, set };
 }

@@ -20,3 +20,9 @@ export function useConversationSummary(refreshSeconds = 30) {
     retry: false,
   });
 }
+
+/** The chats that want someone: waiting in the person's queues, or with messages unread in their own (the menu's, the burger's and the title's count). */
+export function useChatsWanting(): number {
+  const { data } = useConversationSummary();
+  return (data?.waiting ?? 0) + (data?.unread ?? 0);
+}

@@ -4,6 +4,8 @@ import {
   chatTargets,
   type Destination,
   type DestinationKind,
+  defaultClosingMessages,
+  destinationClosingMessageMax,
   destinationCreateSchema,
   destinationKinds,
   destinationUpdateSchema,
@@ -20,7 +22,16 @@ import { useResourceMutations } from '../../lib/table/use-resource.ts';
 import { AgentsField } from './AgentsField.tsx';
 import { kindLabelKey } from './kinds.ts';
 
-type Values = { name: string; kind: DestinationKind; uri: string; description: string; chat_target: ChatTarget | null; agent_ids: number[] };
+type Values = {
+  name: string;
+  kind: DestinationKind;
+  uri: string;
+  description: string;
+  chat_target: ChatTarget | null;
+  agent_ids: number[];
+  closing_message_en: string;
+  closing_message_pt: string;
+};
 
 /**
  * Create (no destination) or edit (a destination). The URI field's hint and example follow the
@@ -42,6 +53,8 @@ export function DestinationFormModal({ destination, opened, onClose }: { destina
       description: destination?.description ?? '',
       chat_target: destination?.chat_target ?? null,
       agent_ids: destination?.agent_ids ?? [],
+      closing_message_en: destination?.closing_message_en ?? '',
+      closing_message_pt: destination?.closing_message_pt ?? '',
     },
     submit: (values) => (destination ? update.mutateAsync({ id: destination.id, input: values }) : create.mutateAsync(values)),
     onSuccess: () => {
@@ -95,12 +108,29 @@ export function DestinationFormModal({ destination, opened, onClose }: { destina
             />
           )}
           {queue ? (
-            <AgentsField
-              tenantId={destination?.tenant_id ?? tenant.tenantId}
-              value={form.values.agent_ids}
-              onChange={(ids) => form.setFieldValue('agent_ids', ids)}
-              error={form.errors.agent_ids as string | undefined}
-            />
+            <>
+              <AgentsField
+                tenantId={destination?.tenant_id ?? tenant.tenantId}
+                value={form.values.agent_ids}
+                onChange={(ids) => form.setFieldValue('agent_ids', ids)}
+                error={form.errors.agent_ids as string | undefined}
+              />
+              {/* The customer's last message when an agent resolves the chat, in the chat's language; empty sends the default shown. */}
+              {(['en', 'pt'] as const).map((language) => (
+                <Textarea
+                  key={language}
+                  label={t(`destinations.closingMessage.${language}`)}
+                  description={t('destinations.closingMessage.hint')}
+                  placeholder={defaultClosingMessages[language]}
+                  autosize
+                  minRows={2}
+                  maxRows={5}
+                  maxLength={destinationClosingMessageMax}
+                  {...form.getInputProps(`closing_message_${language}`)}
+                  data-testid={`destination-closing-${language}`}
+                />
+              ))}
+            </>
           ) : (
           <MaskedInput
             mask="uri"

@@ -3,12 +3,12 @@ import type { CallReportRecord } from '@voxplan/contracts';
 import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { formatDuration } from '../../lib/format.ts';
-import { AttachmentView, Bubble } from '../conversations/Transcript.tsx';
+import { AttachmentView, Bubble, NoteBubble } from '../conversations/Transcript.tsx';
 import { Facts } from '../visual-plans/editor/test-panel/RunDetails.tsx';
 
 type Handoff = NonNullable<CallReportRecord['handoffs']>[number];
 
-/** One hand-off of a chat's report: its facts, then what the customer and the person wrote, the person by name. */
+/** One hand-off of a chat's report: its facts, then what the customer and the person wrote, the person by name, and the agents' private notes set apart. */
 function HandoffView({ handoff }: { handoff: Handoff }) {
   const { t } = useTranslation();
   const seconds = (value: number | null) => (value === null ? '—' : formatDuration(value * 1000));
@@ -25,7 +25,10 @@ function HandoffView({ handoff }: { handoff: Handoff }) {
       <Facts rows={rows} label={t('reports.handoff.title')} testId="report-handoff" />
       {said.length > 0 && (
         <Stack gap={6} role="log" aria-label={t('conversations.transcript')} data-testid="report-handoff-messages">
-          {said.map((message, index) => (
+          {said.map((message, index) =>
+            message.author === 'note' ? (
+              <NoteBubble key={index} who={message.agent_name ?? t('conversations.author.agent')} text={message.text} at={message.at} />
+            ) : (
             <Bubble
               key={index}
               who={message.author === 'agent' ? (message.agent_name ?? t('conversations.author.agent')) : t(`conversations.author.${message.author}`)}
@@ -35,7 +38,8 @@ function HandoffView({ handoff }: { handoff: Handoff }) {
             >
               {message.attachment && <AttachmentView attachment={message.attachment} compact />}
             </Bubble>
-          ))}
+            ),
+          )}
         </Stack>
       )}
     </Stack>

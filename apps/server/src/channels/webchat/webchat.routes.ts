@@ -25,6 +25,7 @@ import { subscribeLiveSessions } from '../../modules/sessions/live-events.ts';
 import { runningSessions } from '../../modules/sessions/sessions.repository.ts';
 import { newSessionId, type StoredSession } from '../../modules/sessions/sessions.service.ts';
 import { subscribeConversations } from '../../modules/conversations/conversation-events.ts';
+import { markCustomerSeen } from '../../modules/conversations/customer-left.ts';
 import { deskEvents } from '../../modules/conversations/desk.ts';
 import { mediaOf } from '../../modules/conversations/conversations.service.ts';
 import { routeCustomerMessage, routeCustomerTyping } from '../router.ts';
@@ -99,6 +100,8 @@ class TurnWaiters {
     return subscribeConversations(this.bus, ({ session_id, event }) => {
       // The widget told it itself: nothing changed for it to read.
       if (event.type === 'conversation.customer_typing') return;
+      // An agent's private note is not the customer's to see: their widget has nothing new.
+      if (event.type === 'conversation.message' && event.message.author === 'note') return;
       if (event.type === 'conversation.typing') this.typing.set(session_id, { agent_name: event.agent.name, since: new Date().toISOString(), until: Date.now() + TYPING_SHOWN_MS });
       // The person's message ends their typing.
       if (event.type === 'conversation.message') this.typing.delete(session_id);
@@ -198,6 +201,15 @@ export async function webchatPlugin(app: FastifyInstance, options: { ctx: AppCon
     if (fromAddress >= ctx.config.webchatMaxOpenPerAddress) throw new AppError(429, 'webchat_address_busy', undefined, undefined, { max: ctx.config.webchatMaxOpenPerAddress });
   }
 
+  /**
+   * The widget asks only while its panel is open: each question (once the conversation is known to
+   * be the number's) stamps that its customer is there, and the agents are told when it stops
+   * (customer-left.ts).
+   */
+  const seen = async (id: string, current: WebchatConversation): Promise<WebchatConversation> => {
+    await markCustomerSeen(ctx.db, id);
+    return current;
+  };
   const view = async (request: FastifyRequest, id: string): Promise<WebchatConversation> => conversationView(ctx.db, mediaOf(ctx), await conversationOf(request, id), waiters.typingIn(id));
 
   api.options(
@@ -255,7 +267,7 @@ export async function webchatPlugin(app: FastifyInstance, options: { ctx: AppCon
     async (request) => {
       const { id } = request.params;
       const { after, wait } = request.query;
-      if (after === undefined || !wait) return view(request, id);
+      if (after === undefined || !wait) return seen(id, await view(request, id));
       // Waiting starts before the read, so that a turn stored while it reads still wakes it.
       const stop = new AbortController();
       request.raw.once('close', () => stop.abort());
@@ -264,6 +276,7 @@ export async function webchatPlugin(app: FastifyInstance, options: { ctx: AppCon
         stop.abort();
         throw error;
       });
+      await seen(id, current);
       if (current.revision > after || current.status === 'ended') {
         stop.abort();
         return current;

@@ -11,6 +11,7 @@ import {
   conversationListQuerySchema,
   conversationMessageInputSchema,
   conversationMessageSchema,
+  conversationNoteInputSchema,
   conversationRowSchema,
   conversationSummarySchema,
   conversationTransferSchema,
@@ -25,6 +26,7 @@ import { eventStreams, sendEventStream, sseMessage } from '../../lib/event-strea
 import { scopeOf, tenantFilterOf, writerGuard } from '../../plugins/auth.ts';
 import { registerConversationAttachmentRoutes } from './attachments.ts';
 import { subscribeConversations } from './conversation-events.ts';
+import { postNote } from './notes.ts';
 import {
   agentTyping,
   closeConversation,
@@ -209,11 +211,28 @@ export async function registerConversationRoutes(app: FastifyInstance, ctx: AppC
         tags,
         params: idParams,
         body: conversationCloseSchema,
-        description: 'resolved: the chat ends; back_to_plan: the plan goes on from the destination block’s `answer` exit.',
+        description:
+          'resolved: the chat ends, and the customer gets the queue’s closing message (its closing_message_en or _pt by the chat’s language, else the default); back_to_plan: the plan goes on from the destination block’s `answer` exit.',
         response: { 200: conversationRowSchema },
       },
     },
-    async (request) => closeConversation(ctx, scopeOf(request), request.params.id, request.body.outcome),
+    async (request) => closeConversation(ctx, scopeOf(request), request.params.id, request.body.outcome, (record, stored) => deliver(request, record, stored)),
+  );
+
+  routes.post(
+    '/conversations/:id/notes',
+    {
+      // The role before the body, as every write: a guest learns it may not write, not what to fix.
+      preValidation: async (request) => assertAllowed(scopeOf(request).actor, 'member', true),
+      schema: {
+        tags,
+        params: idParams,
+        body: conversationNoteInputSchema,
+        description: 'A private note on the conversation: the tenant’s agents see it in the transcript and the report; it is never sent to the customer. Any agent of the tenant, in any state of the chat.',
+        response: { 201: conversationMessageSchema },
+      },
+    },
+    async (request, reply) => reply.status(201).send(await postNote(ctx, scopeOf(request), request.params.id, request.body.text)),
   );
 
   routes.post(

@@ -31,6 +31,7 @@ import { parseSession } from '../sessions/sessions.repository.ts';
 import { createMediaUrls, type MediaUrls } from '../audios/media-urls.ts';
 import { servesTenant } from './agents.ts';
 import { attachmentView, type StoredAttachment } from './attachments.ts';
+import { closingMessageFor } from './closing-message.ts';
 import { publishConversationEvent } from './conversation-events.ts';
 
 /** What the conversations need of the app: everything but the licence (the runtime resumes parked chats). */
@@ -66,6 +67,7 @@ const rowColumns = [
   'c.deadline_at',
   'c.transfer_deadline_at',
   'c.transferred_from',
+  'c.customer_seen_at',
 ] as const;
 
 function selectRows(db: Kysely<Database>) {
@@ -448,7 +450,13 @@ export async function transferConversation(ctx: ConversationContext, scope: Scop
  * `answer` exit; `resolved`: the chat ends (as if the customer had closed it: disposition of a
  * hang-up at that block).
  */
-export async function closeConversation(ctx: ConversationContext, scope: Scope, id: number, outcome: 'resolved' | 'back_to_plan'): Promise<ConversationRow> {
+export async function closeConversation(
+  ctx: ConversationContext,
+  scope: Scope,
+  id: number,
+  outcome: 'resolved' | 'back_to_plan',
+  deliver?: (record: ConversationRecord, message: ConversationMessage) => Promise<void>,
+): Promise<ConversationRow> {
   assertWriter(scope);
   const found = await findConversation(ctx, scope, id);
   if (found.status === 'closed') throw conflict('conversation_closed');
@@ -457,6 +465,13 @@ export async function closeConversation(ctx: ConversationContext, scope: Scope, 
   const before = await rowOf(ctx.db, id);
   const closed = await closeRecord(ctx, found, outcome);
   if (!closed) throw conflict('conversation_taken');
+  // A queue's chat resolved by a person: the customer is told it is over (closing-message.ts). Back
+  // to the plan, the plan speaks next; an outside desk says its own goodbye.
+  if (outcome === 'resolved' && found.reply_token_hash === null && deliver) {
+    const text = await closingMessageFor(ctx.db, found.destination_id, found.session_id);
+    const message = await addMessage(ctx, closed, { author: 'agent', agent_id: scope.actor.userId, text });
+    if (message) await deliver(closed, message);
+  }
   const row = await rowOf(ctx.db, id);
   await audit(ctx, scope, found, before, row, 'close');
   return row;
@@ -714,7 +729,7 @@ export async function handOffsOfSessions(db: Kysely<Database>, media: MediaUrls,
         .filter((message) => message.conversation_id === row.id)
         .map((message) => ({
           author: message.author,
-          agent_name: message.author === 'agent' ? (message.agent_name ?? row.queue_name) : null,
+          agent_name: message.author === 'agent' ? (message.agent_name ?? row.queue_name) : message.author === 'note' ? message.agent_name : null,
           text: message.text,
           attachment: attachmentView(media, message.attachment),
           at: message.created_at,

@@ -76,6 +76,8 @@ export const destinationsResource = defineResource({
     uri: 'string',
     description: 'string',
     chat_target: 'string',
+    closing_message_en: 'string',
+    closing_message_pt: 'string',
   },
   defaultOrder: [{ field: 'name', direction: 'asc' }],
   output: destinationSchema,

@@ -222,8 +222,7 @@ export async function registerConversationRoutes(app: FastifyInstance, ctx: AppC
   routes.post(
     '/conversations/:id/notes',
     {
-      // The role before the body, as every write: a guest learns it may not write, not what to fix.
-      preValidation: async (request) => assertAllowed(scopeOf(request).actor, 'member', true),
+      ...writerGuard,
       schema: {
         tags,
         params: idParams,

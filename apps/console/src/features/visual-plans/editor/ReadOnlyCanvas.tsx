@@ -1,31 +1,35 @@
 import '@xyflow/react/dist/style.css';
 import { useComputedColorScheme } from '@mantine/core';
 import type { PlanEdge, PlanNode } from '@voxplan/blocks/definitions';
-import { Background, Controls, type Edge, MiniMap, ReactFlow, ReactFlowProvider, useReactFlow, useStoreApi } from '@xyflow/react';
-import { useEffect, useLayoutEffect, useMemo } from 'react';
+import { Background, Controls, type Edge, MiniMap, ReactFlow, ReactFlowProvider, useReactFlow, useStoreApi, type Viewport } from '@xyflow/react';
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { BlockDataStore } from './block-data.ts';
 import { useTranslation } from 'react-i18next';
 import { type BlockFlowNode } from './BlockNode.tsx';
-import { canvasMinZoom, fitMaxZoom, fitPadding } from './canvas-view.ts';
+import { canvasDefaults, FitOnceMeasured, fitOptions, planView } from './canvas-opening.tsx';
+import { canvasMinZoom, chromeInsets } from './canvas-view.ts';
 import type { NodeMark } from './decorations.ts';
 import { BlockDataProvider, useEditorContext } from './editor-context.tsx';
 import classes from './editor.module.css';
 import { nodeTypes } from './node-types.ts';
 import { OverviewEdges, useFlowEdges } from './overview-edges.tsx';
 
-/** How every plan canvas opens: the whole plan in view, a small plan at its size, only what is in view drawn. */
-export const canvasDefaults = { fitView: true, fitViewOptions: { maxZoom: fitMaxZoom, padding: fitPadding }, minZoom: canvasMinZoom, onlyRenderVisibleElements: true } as const;
+/** A read-only canvas has no overview map, so only the zoom buttons down its left are kept clear. */
+const readOnlyInsets = chromeInsets(false);
 
 /**
- * The canvas's background, zoom buttons (and any the editor adds) and overview map, which may be
- * hidden; on a narrow screen it is not drawn at all (editor.module.css), where it would cover the blocks.
+ * The canvas's background, zoom buttons (and any the editor adds) and overview map, which only the
+ * editor offers, hidden until the person asks for it; on a narrow screen it is not drawn at all
+ * (editor.module.css), where it would cover the blocks. The fit button keeps the plan clear of them.
  */
-export function CanvasChrome({ minimap = true, children }: { minimap?: boolean; children?: React.ReactNode }) {
+export function CanvasChrome({ minimap = false, insets, children }: { minimap?: boolean; insets: ReturnType<typeof chromeInsets>; children?: React.ReactNode }) {
   const { t } = useTranslation();
   return (
     <>
       <Background />
-      <Controls showInteractive={false}>{children}</Controls>
+      <Controls showInteractive={false} fitViewOptions={fitOptions(insets, 300)}>
+        {children}
+      </Controls>
       {minimap && <MiniMap pannable zoomable ariaLabel={t('editor.minimap')} className={classes.minimap} />}
     </>
   );
@@ -80,8 +84,21 @@ function ReadOnlyFlow({ nodes, edges, nodeDecorations = noMarks, highlightedEdge
     [edges, highlightedEdges],
   );
   const drawnEdges = useFlowEdges(flowEdges);
+  // The view it opens with, from the stored positions, before React Flow draws a block.
+  const box = useRef<HTMLDivElement>(null);
+  const [opening, setOpening] = useState<Viewport>();
+  const store = useStoreApi<BlockFlowNode>();
+  useLayoutEffect(() => {
+    const bounds = box.current?.getBoundingClientRect();
+    // The whole plan, however small: a path or the drop-offs are seen whole (opening-view.ts).
+    const viewport = planView(nodes, edges, bounds?.width ?? 0, bounds?.height ?? 0, readOnlyInsets, canvasMinZoom);
+    if (bounds && bounds.width > 0) store.setState({ transform: [viewport.x, viewport.y, viewport.zoom], width: bounds.width, height: bounds.height });
+    setOpening((current) => current ?? viewport);
+  }, [nodes, edges, store]);
   return (
     <BlockDataProvider store={blocks}>
+    <div ref={box} style={{ width: '100%', height: '100%' }}>
+    {opening && (
     <ReactFlow<BlockFlowNode>
       nodes={flowNodes}
       edges={drawnEdges}
@@ -93,12 +110,16 @@ function ReadOnlyFlow({ nodes, edges, nodeDecorations = noMarks, highlightedEdge
       deleteKeyCode={null}
       {...(onNodeClick && { onNodeClick: (_event: React.MouseEvent, node: BlockFlowNode) => onNodeClick(node.id) })}
       {...canvasDefaults}
+      defaultViewport={opening}
       colorMode={colorScheme}
     >
-      <CanvasChrome />
+      <CanvasChrome insets={readOnlyInsets} />
       <OverviewEdges edges={flowEdges} />
+      <FitOnceMeasured edges={edges} inset={readOnlyInsets} minZoom={canvasMinZoom} />
       {focusNodeId !== undefined && <FocusNode nodeId={focusNodeId} />}
     </ReactFlow>
+    )}
+    </div>
     </BlockDataProvider>
   );
 }

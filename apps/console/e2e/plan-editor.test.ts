@@ -203,6 +203,8 @@ describe('canvas', () => {
       edges: [edge('start', 'next', 'hello')],
     });
     const page = await openEditor(plan.id);
+    // With nothing selected the side panel is folded: the person opens it for the plan's settings.
+    await page.getByTestId('fold-panel').click();
     await page.getByTestId('settings-session-timeout').fill('45');
     await page.getByTestId('settings-sync').click();
     await nodeOf(page, 'hello').click();

@@ -32,7 +32,7 @@ import { CanvasChrome } from './ReadOnlyCanvas.tsx';
 import { canvasDefaults, FitOnceMeasured, fitOptions, planView } from './canvas-opening.tsx';
 import { initialDataOf } from './block-look.tsx';
 import { BlockDataStore, FlowNodes } from './block-data.ts';
-import { chromeInsets, fullSummaryHeight, planBounds, viewAfterAdd } from './canvas-view.ts';
+import { chromeInsets, fullSummaryHeight, planBounds, unmeasuredWidth, viewAfterAdd } from './canvas-view.ts';
 import { DecorationStore } from './decorations.ts';
 import { useEmptyFieldIssues } from './required-fields.ts';
 import { BlockPicker, type PickerSpot } from './BlockPicker.tsx';
@@ -598,6 +598,19 @@ export function PlanEditor({ loaded, onReload }: { loaded: VisualPlanDocument; o
 
   const variableNames = useMemo(() => assignedVariables(graph), [graph]);
   const singleNode = selection.nodes.size === 1 ? graph.nodes.find((node) => selection.nodes.has(node.id)) : undefined;
+
+  // The side panel a selection opens narrows the canvas from the right: the selected block stays in view, clear of the fold button.
+  const selectedId = singleNode?.id;
+  useLayoutEffect(() => {
+    if (!sideShown || selectedId === undefined || narrow) return;
+    const canvas = canvasRef.current?.getBoundingClientRect();
+    const node = flow.getInternalNode(selectedId);
+    if (!canvas || !node) return;
+    const { x, y, zoom } = flow.getViewport();
+    const right = (node.internals.positionAbsolute.x + (node.measured.width ?? unmeasuredWidth)) * zoom + x;
+    const overflow = right + insets.right - canvas.width;
+    if (overflow > 0) void flow.setViewport({ x: x - overflow, y, zoom }, { duration: 200 });
+  }, [sideShown, selectedId, narrow, flow, insets]);
 
   return (
     <EditorContextProvider planId={loaded.id} tenantId={loaded.tenant_id} readOnly={readOnly} decorations={decorations} blockData={blockData} actions={readOnly ? undefined : actions}>

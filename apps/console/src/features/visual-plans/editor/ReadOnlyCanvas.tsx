@@ -7,7 +7,7 @@ import { BlockDataStore } from './block-data.ts';
 import { useTranslation } from 'react-i18next';
 import { type BlockFlowNode } from './BlockNode.tsx';
 import { canvasDefaults, FitOnceMeasured, fitOptions, planView } from './canvas-opening.tsx';
-import { canvasMinZoom, chromeInsets } from './canvas-view.ts';
+import { canvasMinZoom, chromeInsets, detailZoom } from './canvas-view.ts';
 import type { NodeMark } from './decorations.ts';
 import { BlockDataProvider, useEditorContext } from './editor-context.tsx';
 import classes from './editor.module.css';
@@ -16,6 +16,13 @@ import { OverviewEdges, useFlowEdges } from './overview-edges.tsx';
 
 /** A read-only canvas has no overview map, so only the zoom buttons down its left are kept clear. */
 const readOnlyInsets = chromeInsets(false);
+
+/**
+ * Narrower than this (a phone), a read-only canvas opens no further out than blocks drawn in full
+ * (`detailZoom`), on the plan's start: the whole plan there is a few outlines nobody reads. Wider, it
+ * shows the whole plan, which is what a path or the drop-offs are looked at for.
+ */
+const narrowCanvas = 600;
 
 /**
  * The canvas's background, zoom buttons (and any the editor adds) and overview map, which only the
@@ -86,14 +93,14 @@ function ReadOnlyFlow({ nodes, edges, nodeDecorations = noMarks, highlightedEdge
   const drawnEdges = useFlowEdges(flowEdges);
   // The view it opens with, from the stored positions, before React Flow draws a block.
   const box = useRef<HTMLDivElement>(null);
-  const [opening, setOpening] = useState<Viewport>();
+  const [opening, setOpening] = useState<{ viewport: Viewport; minZoom: number }>();
   const store = useStoreApi<BlockFlowNode>();
   useLayoutEffect(() => {
     const bounds = box.current?.getBoundingClientRect();
-    // The whole plan, however small: a path or the drop-offs are seen whole (opening-view.ts).
-    const viewport = planView(nodes, edges, bounds?.width ?? 0, bounds?.height ?? 0, readOnlyInsets, canvasMinZoom);
+    const minZoom = bounds && bounds.width < narrowCanvas ? detailZoom : canvasMinZoom;
+    const viewport = planView(nodes, edges, bounds?.width ?? 0, bounds?.height ?? 0, readOnlyInsets, minZoom);
     if (bounds && bounds.width > 0) store.setState({ transform: [viewport.x, viewport.y, viewport.zoom], width: bounds.width, height: bounds.height });
-    setOpening((current) => current ?? viewport);
+    setOpening((current) => current ?? { viewport, minZoom });
   }, [nodes, edges, store]);
   return (
     <BlockDataProvider store={blocks}>
@@ -110,12 +117,12 @@ function ReadOnlyFlow({ nodes, edges, nodeDecorations = noMarks, highlightedEdge
       deleteKeyCode={null}
       {...(onNodeClick && { onNodeClick: (_event: React.MouseEvent, node: BlockFlowNode) => onNodeClick(node.id) })}
       {...canvasDefaults}
-      defaultViewport={opening}
+      defaultViewport={opening.viewport}
       colorMode={colorScheme}
     >
       <CanvasChrome insets={readOnlyInsets} />
       <OverviewEdges edges={flowEdges} />
-      <FitOnceMeasured edges={edges} inset={readOnlyInsets} minZoom={canvasMinZoom} />
+      <FitOnceMeasured edges={edges} inset={readOnlyInsets} minZoom={opening.minZoom} />
       {focusNodeId !== undefined && <FocusNode nodeId={focusNodeId} />}
     </ReactFlow>
     )}

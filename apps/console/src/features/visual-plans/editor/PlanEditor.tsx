@@ -303,6 +303,7 @@ export function PlanEditor({ loaded, onReload }: { loaded: VisualPlanDocument; o
    * the view glides to fit the whole plan when it no longer fits, or, too big to read whole, to the
    * block just added. Only on an add: a view the person pans or zooms by hand is left where they put it.
    */
+  const pendingFollow = useRef<{ plan: Graph; node: GraphNode } | null>(null);
   const followAdd = useCallback(
     (plan: Graph, added: GraphNode) => {
       const canvas = canvasRef.current;
@@ -337,14 +338,15 @@ export function PlanEditor({ loaded, onReload }: { loaded: VisualPlanDocument; o
           const withNode = { ...current.graph, nodes: [...current.graph.nodes, node] };
           const connected = link ? connect(withNode, { source: link.source, sourceExit: link.exit, target: id }) : undefined;
           queueMicrotask(() => {
+            // The view follows once the selection has opened the side panel: the canvas it fits is the narrower one.
+            pendingFollow.current = { plan: withNode, node };
             selectOnly([id]);
-            followAdd(withNode, node);
           });
           return commit(current, { nodes: withNode.nodes, ...connected });
         }),
       );
     },
-    [followAdd, readOnly, selectOnly, viewCentre],
+    [readOnly, selectOnly, viewCentre],
   );
 
   /* Following an exit with a new block: a line dropped on empty canvas, or an exit's "+" */
@@ -599,9 +601,19 @@ export function PlanEditor({ loaded, onReload }: { loaded: VisualPlanDocument; o
   const variableNames = useMemo(() => assignedVariables(graph), [graph]);
   const singleNode = selection.nodes.size === 1 ? graph.nodes.find((node) => selection.nodes.has(node.id)) : undefined;
 
-  // The side panel a selection opens narrows the canvas from the right: the selected block stays in view, clear of the fold button.
+  /*
+   * The side panel a selection opens narrows the canvas from the right: a block just added is
+   * followed on the canvas as it now is (`followAdd`), and a block selected otherwise is kept in
+   * view, clear of the fold button, at once (no glide under the pointer).
+   */
   const selectedId = singleNode?.id;
   useLayoutEffect(() => {
+    const pending = pendingFollow.current;
+    if (pending) {
+      pendingFollow.current = null;
+      followAdd(pending.plan, pending.node);
+      return;
+    }
     if (!sideShown || selectedId === undefined || narrow) return;
     const canvas = canvasRef.current?.getBoundingClientRect();
     const node = flow.getInternalNode(selectedId);
@@ -609,8 +621,8 @@ export function PlanEditor({ loaded, onReload }: { loaded: VisualPlanDocument; o
     const { x, y, zoom } = flow.getViewport();
     const right = (node.internals.positionAbsolute.x + (node.measured.width ?? unmeasuredWidth)) * zoom + x;
     const overflow = right + insets.right - canvas.width;
-    if (overflow > 0) void flow.setViewport({ x: x - overflow, y, zoom }, { duration: 200 });
-  }, [sideShown, selectedId, narrow, flow, insets]);
+    if (overflow > 0) void flow.setViewport({ x: x - overflow, y, zoom });
+  }, [selection, sideShown, selectedId, narrow, flow, insets, followAdd]);
 
   return (
     <EditorContextProvider planId={loaded.id} tenantId={loaded.tenant_id} readOnly={readOnly} decorations={decorations} blockData={blockData} actions={readOnly ? undefined : actions}>
@@ -745,7 +757,7 @@ export function PlanEditor({ loaded, onReload }: { loaded: VisualPlanDocument; o
               />
             )}
           </div>
-          <aside className={sideShown ? classes.side : `${classes.side} ${classes.folded}`} aria-hidden={!sideShown || undefined} aria-label={t(testing ? 'editor.testPanel' : 'editor.sidePanel')}>
+          <aside className={sideShown ? classes.side : `${classes.side} ${classes.folded}`} aria-hidden={!sideShown || undefined} inert={!sideShown} aria-label={t(testing ? 'editor.testPanel' : 'editor.sidePanel')}>
             {testing ? (
               <>
                 {dirty && (

@@ -10,10 +10,11 @@ import { getViewportForBounds, type Rect, type Viewport } from '@xyflow/react';
 import { canvasMinZoom, fitMaxZoom } from './canvas-view.ts';
 
 /**
- * The least zoom a canvas opens at by itself: a block's summary (12 px at 100 %) is 8.4 px on
- * screen and its name (14 px) nearly 10 px, still read without zooming.
+ * The least zoom the editor opens at by itself: a block's name (14 px at 100 %) is 8.4 px on
+ * screen and its summary (12 px) 7.2 px, still read without zooming; an 8-block plan fits whole
+ * beside the menu of a 1280 px screen (at 64 %).
  */
-export const openingMinZoom = 0.7;
+export const openingMinZoom = 0.6;
 
 /** Room kept free along each side of the canvas, in screen px (canvas-view.ts `chromeInsets`). */
 export interface Insets {

@@ -440,21 +440,21 @@ describe('publishing', () => {
 
 describe('room', () => {
   test.each([
-    { width: 1920, locale: 'en-US', colorScheme: 'light', minimap: 'shown', button: 'Hide the overview map' },
-    { width: 1400, locale: 'pt-BR', colorScheme: 'dark', minimap: 'hidden', button: 'Mostrar o mapa geral' },
-  ] as const)('never chosen, the minimap is shown only where the canvas opens with room for it ($width px wide: $minimap; $locale, $colorScheme)', async ({ width, locale, colorScheme, minimap, button }) => {
+    { width: 1920, locale: 'en-US', colorScheme: 'light', button: 'Show the overview map' },
+    { width: 1400, locale: 'pt-BR', colorScheme: 'dark', button: 'Mostrar o mapa geral' },
+  ] as const)('never chosen, the minimap is hidden, however wide the canvas ($width px; $locale, $colorScheme)', async ({ width, locale, colorScheme, button }) => {
     const plan = await createPlan(harness.server, member.token, `Minimap ${width}`, { nodes: [node('start', 'start', 0, 0)], edges: [] });
     const { page } = await harness.newPage({ locale, colorScheme });
     await page.setViewportSize({ width, height: 900 });
     await harness.signIn(page, member.username, member.password);
     await page.goto(`/visual-plan/${plan.id}`);
     await nodeOf(page, 'start').waitFor();
-    expect(await page.locator('.react-flow__minimap').count()).toBe(minimap === 'shown' ? 1 : 0);
+    expect(await page.locator('.react-flow__minimap').count()).toBe(0);
     // Its button says what it does now.
     expect(await page.getByTestId('toggle-minimap').getAttribute('aria-label')).toBe(button);
   });
 
-  test('the block list and side panel fold away and stay folded, the minimap hides, and whole-window gives a 20-block plan room to be read at 1400 × 900', async () => {
+  test('a plan with blocks opens with the block list and side panel folded; opened and folded again they stay so, the minimap hides, and whole-window gives a 20-block plan room to be read at 1400 × 900', async () => {
     // A front desk's shape: five columns of four blocks, each leading to the next column.
     const nodes = [node('start', 'start', 0, 0)];
     const edges = [];
@@ -472,18 +472,23 @@ describe('room', () => {
     await page.goto(`/visual-plan/${plan.id}`);
     await nodeOf(page, 'start').waitFor();
     const canvasWidth = async () => (await page.getByTestId('plan-canvas').boundingBox())!.width;
-    const before = await canvasWidth();
-    // Beside the block list and the side panel the canvas is narrow: never chosen, the minimap is not drawn over it.
-    expect(before).toBeLessThan(800);
+    // The plan has blocks and none is selected: the canvas has the width the menu leaves.
+    const roomy = await canvasWidth();
+    expect(roomy).toBeGreaterThan(1050);
+    expect(await page.getByTestId('palette-search').count()).toBe(0);
     expect(await page.locator('.react-flow__minimap').count()).toBe(0);
     await page.getByTestId('toggle-minimap').click();
     await expect.poll(() => page.locator('.react-flow__minimap').count()).toBe(1);
 
+    // Both opened, the canvas narrows; folded again, it has its room back.
+    await page.getByTestId('fold-blocks').click();
+    await page.getByTestId('fold-panel').click();
+    await expect.poll(() => page.getByTestId('palette-search').count()).toBe(1);
+    await expect.poll(canvasWidth).toBeLessThan(roomy - 500);
     await page.getByTestId('fold-blocks').click();
     await page.getByTestId('fold-panel').click();
     await expect.poll(() => page.getByTestId('palette-search').count()).toBe(0);
-    const folded = await canvasWidth();
-    expect(folded).toBeGreaterThan(before + 500);
+    await expect.poll(canvasWidth).toBe(roomy);
     await page.getByTestId('toggle-minimap').click();
     await expect.poll(() => page.locator('.react-flow__minimap').count()).toBe(0);
     await page.getByTestId('toggle-whole-window').click();
@@ -491,19 +496,20 @@ describe('room', () => {
     await page.getByTestId('editor-fit').click();
     // Fitted, every block is drawn in full (its text readable), not as a plain outline.
     await expect.poll(() => page.locator('[data-testid="plan-node"][data-detail="full"]').count()).toBe(20);
-    await page.screenshot({ path: '/tmp/i31-room.png' });
     // A dialog opened from the whole window is above it, and answers clicks.
     await page.getByTestId('editor-publish').click();
     await page.getByTestId('publish-dialog').getByRole('button', { name: 'Cancel' }).click();
     await expect.poll(() => page.getByTestId('publish-dialog').count()).toBe(0);
 
-    // Remembered: another visit opens with the panels folded and the minimap hidden.
+    // Remembered: another visit opens with the panels folded, the side panel too when a block is selected, and the minimap hidden.
     const again = await context.newPage();
     await again.setViewportSize({ width: 1400, height: 900 });
     await again.goto(`/visual-plan/${plan.id}`);
     await nodeOf(again, 'start').waitFor();
     expect(await again.getByTestId('palette-search').count()).toBe(0);
     expect(await again.locator('.react-flow__minimap').count()).toBe(0);
+    await nodeOf(again, 'start').click();
+    await expect.poll(() => again.getByTestId('editor-shell').locator('aside').isHidden()).toBe(true);
     await again.getByTestId('fold-blocks').click();
     await expect.poll(() => again.getByTestId('palette-search').count()).toBe(1);
   });

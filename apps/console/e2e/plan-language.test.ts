@@ -57,6 +57,8 @@ describe('a voice that does not speak the plan’s language', () => {
       const plan = await createPlan(harness.server, member.token, `Voices ${locale}`, { nodes: [node('start', 'start', 0)], edges: [] });
       const before = (await draftOf(plan.id)).version;
       const { page } = await openEditor(plan.id, { locale });
+      // The plan's settings are in the side panel, folded while nothing is selected.
+      await page.getByTestId('fold-panel').click();
       // Portuguese, and one of its voices: only Portuguese voices are offered.
       await choose(page, 'settings-language', /pt-BR$/);
       await page.getByTestId('settings-twilio-voice').click();

@@ -28,6 +28,7 @@ import { voiceChatSwitchEditor } from './voice_chat_switch/editor.ts';
 import { voiceMenuEditor } from './voice_menu/editor.ts';
 
 export { connectionWarnings } from './plan/connection-warnings.ts';
+export { contentWarnings } from './plan/content-warnings.ts';
 
 export const blockEditors: readonly BlockEditor[] = [
   startEditor,

@@ -16,7 +16,7 @@ export type PlanErrorCode =
   /** A destination, audio, date range or plan the tenant does not have (found by the server). */
   | 'reference_not_found';
 
-export type PlanWarningCode = 'unreachable' | 'unconnected_exit' | 'voice_menu_exit_unconnected' | 'loop_without_input' | 'call_plan_cycle' | 'setting_off';
+export type PlanWarningCode = 'unreachable' | 'unconnected_exit' | 'voice_menu_exit_unconnected' | 'loop_without_input' | 'call_plan_cycle' | 'setting_off' | 'message_empty';
 
 export interface PlanIssue<C extends string = PlanErrorCode | PlanWarningCode> {
   code: C;

@@ -4,10 +4,12 @@ import { readJsonPath } from '@voxplan/engine';
 import { blockDefinition, exitsOf } from '../registry.ts';
 import type { ValidatedDocument } from './validate.ts';
 import { connectionWarnings, exitTargets } from './connection-warnings.ts';
+import { contentWarnings } from './content-warnings.ts';
 
 export function lintPlan(content: ValidatedDocument): Array<PlanIssue<PlanWarningCode>> {
   const next = exitTargets(content);
   const warnings = connectionWarnings(content, exitsOf, (type) => blockDefinition(type)?.quietExits ?? [], next);
+  warnings.push(...contentWarnings(content.nodes));
 
   for (const loop of loopsWithoutInput(content, next)) {
     warnings.push({

@@ -155,6 +155,27 @@ describe('lint', () => {
     ]);
   });
 
+  test('warns about a message block with no text and no audio, which says nothing; one with either is left alone', () => {
+    const result = validatePlanDocument(
+      planDocument(
+        [
+          { id: 'start', type: 'start' },
+          { id: 'silent', type: 'play_message', data: { voice_text: '  ', chat_text: '' } },
+          { id: 'audio', type: 'play_message', data: { text_to_speech: false, audio_id: 9 } },
+          { id: 'chat', type: 'play_message', data: { chat_text: 'Hello' } },
+          { id: 'bye', type: 'hangup' },
+        ],
+        [
+          ['start', 'next', 'silent'],
+          ['silent', 'next', 'audio'],
+          ['audio', 'next', 'chat'],
+          ['chat', 'next', 'bye'],
+        ],
+      ),
+    );
+    expect(warningsOf(result)).toEqual([{ code: 'message_empty', node_id: 'silent', path: 'voice_text' }]);
+  });
+
   test("a destination's answer exit may stay unconnected without a warning: the bridge is the call", () => {
     const result = validatePlanDocument(
       planDocument(

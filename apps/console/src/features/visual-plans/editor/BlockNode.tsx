@@ -9,6 +9,7 @@ import { useBlockData, useBlockLabel } from './block-data.ts';
 import { useBlockLook } from './block-look.tsx';
 import { useFarOut, useZoomedOut } from './canvas-view.ts';
 import { useNodeDecoration } from './decorations.ts';
+import { issueText } from './issue-text.ts';
 import { useEditorContext } from './editor-context.tsx';
 import classes from './editor.module.css';
 
@@ -77,7 +78,7 @@ export const BlockNode = memo(function BlockNode({ id, type, data: passed, selec
           </span>
         )}
         {state && !plain && (
-          <Tooltip label={[...decoration.errors, ...decoration.warnings].map((issue) => issue.message).join('\n')} multiline maw={320}>
+          <Tooltip label={[...decoration.errors, ...decoration.warnings].map((issue) => issueText(issue, { type, data, label }, context, t)).join('\n')} multiline maw={320}>
             <Badge size="xs" color={state === 'error' ? 'red' : 'yellow'} variant="filled" data-testid={`node-${state}`}>
               {decoration.errors.length + decoration.warnings.length}
             </Badge>

@@ -4,6 +4,7 @@ import { useState, useSyncExternalStore } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { PlanIssue } from './decorations.ts';
 import { blockTitle, lookOfType } from './block-look.tsx';
+import { issueText } from './issue-text.ts';
 import { useEditorContext } from './editor-context.tsx';
 import type { Graph } from './graph-state.ts';
 
@@ -21,7 +22,7 @@ export function IssuesButton({ onFocusNode, nodes }: { onFocusNode(nodeId: strin
       const exit = issue.path.slice('exits.'.length);
       return t('editor.issues.atExit', { block, exit: lookOfType(node.type).exitLabel(exit, node.data, context) ?? exit });
     }
-    return issue.code === 'unreachable' ? block : `${block}: ${issue.message}`;
+    return issue.code === 'unreachable' ? block : `${block}: ${issueText(issue, node, context, t)}`;
   };
   const issues = useSyncExternalStore(decorations.subscribe, () => decorations.getIssues());
   const [opened, setOpened] = useState(false);

@@ -5,7 +5,7 @@ import { ControlButton } from '@xyflow/react';
 import { IconLayoutSidebarLeftCollapse, IconLayoutSidebarLeftExpand, IconLayoutSidebarRightCollapse, IconLayoutSidebarRightExpand, IconMap, IconMapOff, IconMaximize, IconMinimize } from '@tabler/icons-react';
 import { useQueryClient } from '@tanstack/react-query';
 import type { PlanSettings } from '@voxplan/blocks/definitions';
-import { blockDescription, connectionWarnings } from '@voxplan/blocks/editor/registry';
+import { blockDescription, connectionWarnings, contentWarnings } from '@voxplan/blocks/editor/registry';
 import { visibleExits } from './block-exits.ts';
 import type { VisualPlanDocument } from '@voxplan/contracts/visual-plan';
 import {
@@ -28,10 +28,11 @@ import { useLeaveGuard } from '../../../lib/leave-guard.ts';
 import { toast } from '../../../lib/notify.ts';
 import type { BlockFlowNode } from './BlockNode.tsx';
 import { nodeTypes } from './node-types.ts';
-import { CanvasChrome, canvasDefaults } from './ReadOnlyCanvas.tsx';
+import { CanvasChrome } from './ReadOnlyCanvas.tsx';
+import { canvasDefaults, FitOnceMeasured, fitOptions, planView } from './canvas-opening.tsx';
 import { initialDataOf } from './block-look.tsx';
 import { BlockDataStore, FlowNodes } from './block-data.ts';
-import { detailZoom, fullSummaryHeight, minimapRoom, openingViewport, planBounds, viewAfterAdd } from './canvas-view.ts';
+import { chromeInsets, fullSummaryHeight, planBounds, unmeasuredWidth, viewAfterAdd } from './canvas-view.ts';
 import { DecorationStore } from './decorations.ts';
 import { useEmptyFieldIssues } from './required-fields.ts';
 import { BlockPicker, type PickerSpot } from './BlockPicker.tsx';
@@ -129,23 +130,35 @@ export function PlanEditor({ loaded, onReload }: { loaded: VisualPlanDocument; o
   const flowStore = useStoreApi<BlockFlowNode>();
   const canvasRef = useRef<HTMLDivElement>(null);
   /*
-   * The view the canvas opens with, worked out from the stored positions before React Flow draws a
-   * block: opened at 100 % and fitted after measuring, a large plan's blocks were all drawn twice,
-   * in full and then plainly (canvas-view.ts). A plan small enough to be drawn in full is fitted
-   * again once measured, as before.
+   * The overview map as the person last left it; never chosen, it is hidden: wherever it stands it
+   * covers blocks of a plan larger than the view, the plans it would help with (issue 36). A narrow
+   * screen never draws it (editor.module.css).
    */
-  const [opening, setOpening] = useState<{ viewport: Viewport; fit: boolean; narrow: boolean }>();
+  const [minimapChoice, setMinimapShown] = useLocalStorage<boolean | null>({ key: 'editor:minimap', defaultValue: null, getInitialValueInEffect: false });
+  const minimapShown = minimapChoice ?? false;
+  // What the canvas's own controls cover, kept clear by the views the editor chooses.
+  const insets = useMemo(() => chromeInsets(minimapShown && !narrow), [minimapShown, narrow]);
+  /*
+   * The view the canvas opens with, worked out from the stored positions before React Flow draws a
+   * block (opening-view.ts), so that the blocks' first render already has its zoom; fitted again
+   * once the blocks in view are measured (canvas-opening.tsx).
+   */
+  const [opening, setOpening] = useState<Viewport>();
+  // Once, with the plan as it opened: the person's view is theirs after (a minimap shown later moves nothing).
+  const opened = useRef(false);
   useLayoutEffect(() => {
+    if (opened.current) return;
+    opened.current = true;
     const bounds = canvasRef.current?.getBoundingClientRect();
     if (!bounds || bounds.width === 0 || bounds.height === 0) {
-      setOpening({ viewport: { x: 0, y: 0, zoom: 1 }, fit: true, narrow: false });
+      setOpening({ x: 0, y: 0, zoom: 1 });
       return;
     }
-    const viewport = openingViewport(loaded, bounds.width, bounds.height);
+    const viewport = planView(loaded.nodes, loaded.edges, bounds.width, bounds.height, insets);
     // React Flow's store is read by the blocks' first render, before its pane applies `defaultViewport`.
     flowStore.setState({ transform: [viewport.x, viewport.y, viewport.zoom], width: bounds.width, height: bounds.height });
-    setOpening({ viewport, fit: viewport.zoom >= detailZoom, narrow: bounds.width < minimapRoom });
-  }, [flowStore, loaded]);
+    setOpening(viewport);
+  }, [flowStore, loaded, insets]);
   const [decorations] = useState(() => {
     const store = new DecorationStore();
     store.setIssues(loaded.errors, loaded.warnings);
@@ -158,11 +171,11 @@ export function PlanEditor({ loaded, onReload }: { loaded: VisualPlanDocument; o
 
   const saving = usePlanSaving({ loaded, graph, decorations, readOnly, onReload });
 
-  // Exits left unconnected and blocks cut off show in the issues as the plan is edited, not on save only.
+  // Exits left unconnected, blocks cut off and messages that say nothing show in the issues as the plan is edited, not on save only.
   useEffect(() => {
     if (readOnly) return;
     const exits = (node: GraphNode) => visibleExits(node.type, node.data, []).map((row) => row.exit);
-    decorations.setConnectionWarnings(connectionWarnings(graph, exits, (type) => blockDescription(type)?.quietExits ?? []));
+    decorations.setConnectionWarnings([...connectionWarnings(graph, exits, (type) => blockDescription(type)?.quietExits ?? []), ...contentWarnings(graph.nodes)]);
   }, [decorations, graph, readOnly]);
 
   // So are the required fields left empty, named by their labels.
@@ -290,6 +303,7 @@ export function PlanEditor({ loaded, onReload }: { loaded: VisualPlanDocument; o
    * the view glides to fit the whole plan when it no longer fits, or, too big to read whole, to the
    * block just added. Only on an add: a view the person pans or zooms by hand is left where they put it.
    */
+  const pendingFollow = useRef<{ plan: Graph; node: GraphNode } | null>(null);
   const followAdd = useCallback(
     (plan: Graph, added: GraphNode) => {
       const canvas = canvasRef.current;
@@ -324,14 +338,15 @@ export function PlanEditor({ loaded, onReload }: { loaded: VisualPlanDocument; o
           const withNode = { ...current.graph, nodes: [...current.graph.nodes, node] };
           const connected = link ? connect(withNode, { source: link.source, sourceExit: link.exit, target: id }) : undefined;
           queueMicrotask(() => {
+            // The view follows once the selection has opened the side panel: the canvas it fits is the narrower one.
+            pendingFollow.current = { plan: withNode, node };
             selectOnly([id]);
-            followAdd(withNode, node);
           });
           return commit(current, { nodes: withNode.nodes, ...connected });
         }),
       );
     },
-    [followAdd, readOnly, selectOnly, viewCentre],
+    [readOnly, selectOnly, viewCentre],
   );
 
   /* Following an exit with a new block: a line dropped on empty canvas, or an exit's "+" */
@@ -518,8 +533,8 @@ export function PlanEditor({ loaded, onReload }: { loaded: VisualPlanDocument; o
     const { layoutGraph } = await import('./auto-layout.ts');
     const positions = await layoutGraph(history.graph);
     edit({ nodes: history.graph.nodes.map((node) => ({ ...node, position: positions.get(node.id) ?? node.position })) });
-    requestAnimationFrame(() => void flow.fitView({ duration: 300 }));
-  }, [edit, flow, history.graph]);
+    requestAnimationFrame(() => void flow.fitView(fitOptions(insets, 300)));
+  }, [edit, flow, history.graph, insets]);
 
   /* Keys, leaving and the tenant */
 
@@ -554,16 +569,18 @@ export function PlanEditor({ loaded, onReload }: { loaded: VisualPlanDocument; o
 
   /* Room: the panels fold away (remembered), the minimap hides, the editor takes the whole window */
 
-  const remembered = (key: string) => ({ key: `editor:${key}`, defaultValue: true, getInitialValueInEffect: false });
-  const [paletteOpen, setPaletteOpen] = useLocalStorage<boolean>(remembered('palette'));
-  const [sideOpen, setSideOpen] = useLocalStorage<boolean>(remembered('side'));
   /*
-   * The minimap as the person last left it; never chosen, it is shown only when the canvas the
-   * editor opened with has room for it (canvas-view.ts `minimapRoom`): beside the block list and the
-   * side panel on a laptop's screen it would cover over a third of the canvas's width.
+   * The canvas gets the room unless the person chose otherwise (issue 36: both panels open left it
+   * 425 px of a 1280 px screen): the block list is open while the plan has only its start block
+   * when opened (a plan being started is built from it; after, blocks come from the exits' "+"),
+   * and the side panel shows while a block is selected, its form being what it is for.
    */
-  const [minimapChoice, setMinimapShown] = useLocalStorage<boolean | null>({ key: 'editor:minimap', defaultValue: null, getInitialValueInEffect: false });
-  const minimapShown = minimapChoice ?? !opening?.narrow;
+  const remembered = (key: string) => ({ key: `editor:${key}`, defaultValue: null, getInitialValueInEffect: false });
+  const [paletteChoice, setPaletteOpen] = useLocalStorage<boolean | null>(remembered('palette'));
+  const [sideChoice, setSideOpen] = useLocalStorage<boolean | null>(remembered('side'));
+  const [isNewPlan] = useState(() => loaded.nodes.length <= 1);
+  const paletteOpen = paletteChoice ?? isNewPlan;
+  const sideOpen = sideChoice ?? selection.nodes.size > 0;
   const [wholeWindow, setWholeWindow] = useState(false);
   const [publishAsked, setPublishAsked] = useState(false);
   useHotkeys([['Escape', () => setWholeWindow(false)]]);
@@ -584,6 +601,29 @@ export function PlanEditor({ loaded, onReload }: { loaded: VisualPlanDocument; o
   const variableNames = useMemo(() => assignedVariables(graph), [graph]);
   const singleNode = selection.nodes.size === 1 ? graph.nodes.find((node) => selection.nodes.has(node.id)) : undefined;
 
+  /*
+   * The side panel a selection opens narrows the canvas from the right: a block just added is
+   * followed on the canvas as it now is (`followAdd`), and a block selected otherwise is kept in
+   * view, clear of the fold button, at once (no glide under the pointer).
+   */
+  const selectedId = singleNode?.id;
+  useLayoutEffect(() => {
+    const pending = pendingFollow.current;
+    if (pending) {
+      pendingFollow.current = null;
+      followAdd(pending.plan, pending.node);
+      return;
+    }
+    if (!sideShown || selectedId === undefined || narrow) return;
+    const canvas = canvasRef.current?.getBoundingClientRect();
+    const node = flow.getInternalNode(selectedId);
+    if (!canvas || !node) return;
+    const { x, y, zoom } = flow.getViewport();
+    const right = (node.internals.positionAbsolute.x + (node.measured.width ?? unmeasuredWidth)) * zoom + x;
+    const overflow = right + insets.right - canvas.width;
+    if (overflow > 0) void flow.setViewport({ x: x - overflow, y, zoom });
+  }, [selection, sideShown, selectedId, narrow, flow, insets, followAdd]);
+
   return (
     <EditorContextProvider planId={loaded.id} tenantId={loaded.tenant_id} readOnly={readOnly} decorations={decorations} blockData={blockData} actions={readOnly ? undefined : actions}>
       <div className={classes.shell} data-whole-window={wholeWindow || undefined} data-testid="editor-shell">
@@ -592,9 +632,11 @@ export function PlanEditor({ loaded, onReload }: { loaded: VisualPlanDocument; o
             <Text size="xs">{t('editor.narrow')}</Text>
           </Alert>
         )}
-        <Group justify="space-between" mb="xs" wrap={narrow ? 'wrap' : 'nowrap'} gap="xs">
-          <Stack gap={2} style={{ minWidth: 0 }}>
-            <Title order={4} style={{ overflow: 'hidden', textOverflow: 'ellipsis', whiteSpace: 'nowrap' }} data-testid="editor-plan-name">
+        {/* The status row sets the width of the name's column: the name gives way (truncated), the
+            status is never cut ("Alterações não salvas"); without the room, the buttons go below. */}
+        <Group justify="space-between" mb="xs" wrap="wrap" gap="xs">
+          <Stack gap={2} style={{ flex: '1 1 auto' }}>
+            <Title order={4} style={{ width: 0, minWidth: '100%', overflow: 'hidden', textOverflow: 'ellipsis', whiteSpace: 'nowrap' }} data-testid="editor-plan-name">
               {loaded.name}
             </Title>
             <Group gap={6} wrap="nowrap">
@@ -616,7 +658,7 @@ export function PlanEditor({ loaded, onReload }: { loaded: VisualPlanDocument; o
                 </Badge>
               )}
               {!readOnly && (
-                <Text size="xs" c={dirty ? 'orange' : 'dimmed'} truncate data-testid="editor-dirty">
+                <Text size="xs" c={dirty ? 'orange' : 'dimmed'} style={{ whiteSpace: 'nowrap', flexShrink: 0 }} data-testid="editor-dirty">
                   {dirty ? t('editor.unsaved') : t('editor.saved')}
                 </Text>
               )}
@@ -639,7 +681,7 @@ export function PlanEditor({ loaded, onReload }: { loaded: VisualPlanDocument; o
               onUndo={() => setHistory(undo)}
               onRedo={() => setHistory(redo)}
               onAutoLayout={() => void autoLayout()}
-              onFitView={() => void flow.fitView({ duration: 300 })}
+              onFitView={() => void flow.fitView(fitOptions(insets, 300))}
               onPublish={() => setPublishAsked(true)}
               onFocusNode={focusNode}
               graph={graph}
@@ -686,11 +728,10 @@ export function PlanEditor({ loaded, onReload }: { loaded: VisualPlanDocument; o
                 deleteKeyCode={readOnly ? null : deleteKeys}
                 multiSelectionKeyCode={multiSelectionKeys}
                 {...canvasDefaults}
-                defaultViewport={opening.viewport}
-                fitView={opening.fit}
+                defaultViewport={opening}
                 colorMode={colorScheme}
               >
-                <CanvasChrome minimap={minimapShown}>
+                <CanvasChrome minimap={minimapShown} insets={insets}>
                   <ControlButton onClick={() => setMinimapShown(!minimapShown)} title={t(minimapShown ? 'editor.room.minimapHide' : 'editor.room.minimapShow')} aria-label={t(minimapShown ? 'editor.room.minimapHide' : 'editor.room.minimapShow')} data-testid="toggle-minimap">
                     {minimapShown ? <IconMapOff size={14} /> : <IconMap size={14} />}
                   </ControlButton>
@@ -699,6 +740,7 @@ export function PlanEditor({ loaded, onReload }: { loaded: VisualPlanDocument; o
                   </ControlButton>
                 </CanvasChrome>
                 <OverviewEdges edges={edges} />
+                <FitOnceMeasured edges={loaded.edges} inset={insets} />
               </ReactFlow>
             )}
             {!readOnly && fold('start', paletteOpen, () => setPaletteOpen(!paletteOpen))}
@@ -715,7 +757,7 @@ export function PlanEditor({ loaded, onReload }: { loaded: VisualPlanDocument; o
               />
             )}
           </div>
-          <aside className={sideShown ? classes.side : `${classes.side} ${classes.folded}`} aria-hidden={!sideShown || undefined} aria-label={t(testing ? 'editor.testPanel' : 'editor.sidePanel')}>
+          <aside className={sideShown ? classes.side : `${classes.side} ${classes.folded}`} aria-hidden={!sideShown || undefined} inert={!sideShown} aria-label={t(testing ? 'editor.testPanel' : 'editor.sidePanel')}>
             {testing ? (
               <>
                 {dirty && (

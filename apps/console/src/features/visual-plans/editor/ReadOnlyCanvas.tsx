@@ -1,31 +1,42 @@
 import '@xyflow/react/dist/style.css';
 import { useComputedColorScheme } from '@mantine/core';
 import type { PlanEdge, PlanNode } from '@voxplan/blocks/definitions';
-import { Background, Controls, type Edge, MiniMap, ReactFlow, ReactFlowProvider, useReactFlow, useStoreApi } from '@xyflow/react';
-import { useEffect, useLayoutEffect, useMemo } from 'react';
+import { Background, Controls, type Edge, MiniMap, ReactFlow, ReactFlowProvider, useReactFlow, useStoreApi, type Viewport } from '@xyflow/react';
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { BlockDataStore } from './block-data.ts';
 import { useTranslation } from 'react-i18next';
 import { type BlockFlowNode } from './BlockNode.tsx';
-import { canvasMinZoom, fitMaxZoom, fitPadding } from './canvas-view.ts';
+import { canvasDefaults, FitOnceMeasured, fitOptions, planView } from './canvas-opening.tsx';
+import { canvasMinZoom, chromeInsets, detailZoom } from './canvas-view.ts';
 import type { NodeMark } from './decorations.ts';
 import { BlockDataProvider, useEditorContext } from './editor-context.tsx';
 import classes from './editor.module.css';
 import { nodeTypes } from './node-types.ts';
 import { OverviewEdges, useFlowEdges } from './overview-edges.tsx';
 
-/** How every plan canvas opens: the whole plan in view, a small plan at its size, only what is in view drawn. */
-export const canvasDefaults = { fitView: true, fitViewOptions: { maxZoom: fitMaxZoom, padding: fitPadding }, minZoom: canvasMinZoom, onlyRenderVisibleElements: true } as const;
+/** A read-only canvas has no overview map, so only the zoom buttons down its left are kept clear. */
+const readOnlyInsets = chromeInsets(false);
 
 /**
- * The canvas's background, zoom buttons (and any the editor adds) and overview map, which may be
- * hidden; on a narrow screen it is not drawn at all (editor.module.css), where it would cover the blocks.
+ * Narrower than this (a phone), a read-only canvas opens no further out than blocks drawn in full
+ * (`detailZoom`), on the plan's start: the whole plan there is a few outlines nobody reads. Wider, it
+ * shows the whole plan, which is what a path or the drop-offs are looked at for.
  */
-export function CanvasChrome({ minimap = true, children }: { minimap?: boolean; children?: React.ReactNode }) {
+const narrowCanvas = 600;
+
+/**
+ * The canvas's background, zoom buttons (and any the editor adds) and overview map, which only the
+ * editor offers, hidden until the person asks for it; on a narrow screen it is not drawn at all
+ * (editor.module.css), where it would cover the blocks. The fit button keeps the plan clear of them.
+ */
+export function CanvasChrome({ minimap = false, insets, children }: { minimap?: boolean; insets: ReturnType<typeof chromeInsets>; children?: React.ReactNode }) {
   const { t } = useTranslation();
   return (
     <>
       <Background />
-      <Controls showInteractive={false}>{children}</Controls>
+      <Controls showInteractive={false} fitViewOptions={fitOptions(insets, 300)}>
+        {children}
+      </Controls>
       {minimap && <MiniMap pannable zoomable ariaLabel={t('editor.minimap')} className={classes.minimap} />}
     </>
   );
@@ -80,8 +91,21 @@ function ReadOnlyFlow({ nodes, edges, nodeDecorations = noMarks, highlightedEdge
     [edges, highlightedEdges],
   );
   const drawnEdges = useFlowEdges(flowEdges);
+  // The view it opens with, from the stored positions, before React Flow draws a block.
+  const box = useRef<HTMLDivElement>(null);
+  const [opening, setOpening] = useState<{ viewport: Viewport; minZoom: number }>();
+  const store = useStoreApi<BlockFlowNode>();
+  useLayoutEffect(() => {
+    const bounds = box.current?.getBoundingClientRect();
+    const minZoom = bounds && bounds.width < narrowCanvas ? detailZoom : canvasMinZoom;
+    const viewport = planView(nodes, edges, bounds?.width ?? 0, bounds?.height ?? 0, readOnlyInsets, minZoom);
+    if (bounds && bounds.width > 0) store.setState({ transform: [viewport.x, viewport.y, viewport.zoom], width: bounds.width, height: bounds.height });
+    setOpening((current) => current ?? { viewport, minZoom });
+  }, [nodes, edges, store]);
   return (
     <BlockDataProvider store={blocks}>
+    <div ref={box} style={{ width: '100%', height: '100%' }}>
+    {opening && (
     <ReactFlow<BlockFlowNode>
       nodes={flowNodes}
       edges={drawnEdges}
@@ -93,12 +117,16 @@ function ReadOnlyFlow({ nodes, edges, nodeDecorations = noMarks, highlightedEdge
       deleteKeyCode={null}
       {...(onNodeClick && { onNodeClick: (_event: React.MouseEvent, node: BlockFlowNode) => onNodeClick(node.id) })}
       {...canvasDefaults}
+      defaultViewport={opening.viewport}
       colorMode={colorScheme}
     >
-      <CanvasChrome />
+      <CanvasChrome insets={readOnlyInsets} />
       <OverviewEdges edges={flowEdges} />
+      <FitOnceMeasured edges={edges} inset={readOnlyInsets} minZoom={opening.minZoom} />
       {focusNodeId !== undefined && <FocusNode nodeId={focusNodeId} />}
     </ReactFlow>
+    )}
+    </div>
     </BlockDataProvider>
   );
 }

@@ -2,9 +2,10 @@ import { Button, Loader, ScrollArea, Stack, Text, TextInput, Title } from '@mant
 import { IconPlayerPlay } from '@tabler/icons-react';
 import type { PlanSettings } from '@voxplan/blocks/definitions';
 import { blockDescription, planLabelLength } from '@voxplan/blocks/editor/registry';
-import { lazy, Suspense, useMemo } from 'react';
+import { lazy, Suspense, useMemo, useRef } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNodeDecoration } from './decorations.ts';
+import { issueText } from './issue-text.ts';
 import { useEditorContext } from './editor-context.tsx';
 import type { GraphNode } from './graph-state.ts';
 
@@ -14,13 +15,17 @@ const PlanSettingsPanel = lazy(() => import('./PlanSettingsPanel.tsx').then((mod
 
 /** The server's errors and warnings about a block, by the path inside its data. */
 function useServerIssues(node: GraphNode): ReadonlyMap<string, string> {
-  const { decorations } = useEditorContext();
-  const decoration = useNodeDecoration(decorations, node.id);
+  const context = useEditorContext();
+  const { t } = useTranslation();
+  const decoration = useNodeDecoration(context.decorations, node.id);
+  // The block's name and data are read when its issues change, not at each character typed.
+  const nodeRef = useRef(node);
+  nodeRef.current = node;
   return useMemo(() => {
     const issues = new Map<string, string>();
-    for (const issue of [...decoration.errors, ...decoration.warnings]) if (!issues.has(issue.path)) issues.set(issue.path, issue.message);
+    for (const issue of [...decoration.errors, ...decoration.warnings]) if (!issues.has(issue.path)) issues.set(issue.path, issueText(issue, nodeRef.current, context, t));
     return issues;
-  }, [decoration]);
+  }, [decoration, context, t]);
 }
 
 interface BlockPanelProps {

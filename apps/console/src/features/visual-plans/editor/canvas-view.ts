@@ -36,8 +36,7 @@ export function useZoomedOut(): boolean {
   return useStore(zoomedOut);
 }
 
-/** How the canvases fit a plan (`canvasDefaults`, `openingViewport`): padding around it, never enlarged past 100 %. */
-export const fitPadding = 0.1;
+/** How far the canvases fit a plan: never enlarged past 100 % (opening-view.ts, canvas-opening.tsx). */
 export const fitMaxZoom = 1;
 export const canvasMinZoom = 0.05;
 
@@ -95,27 +94,10 @@ export function planBounds(graph: PlanShape): Rect | undefined {
 }
 
 /**
- * The view that fits the plan, from its blocks' positions and their plain sizes, before anything
- * is drawn: a large plan opens zoomed out, where blocks are drawn plainly, so this is already the
- * view React Flow's fit would give after measuring them, and the blocks are drawn once.
- */
-export function openingViewport(graph: PlanShape, width: number, height: number): Viewport {
-  const bounds = planBounds(graph);
-  if (!bounds) return { x: 0, y: 0, zoom: fitMaxZoom };
-  return getViewportForBounds(bounds, width, height, canvasMinZoom, fitMaxZoom, fitPadding);
-}
-
-/**
  * The least zoom the editor zooms out to by itself when a block is added: blocks are still drawn
  * in full (above `detailZoom`), their names and summaries read, their exits' "+" there to click.
  */
 export const readableZoom = 0.5;
-
-/**
- * The least canvas width, in px, at which the minimap (200 px wide) is shown unless the person
- * chose otherwise: narrower, it would cover a quarter of the canvas's width or more.
- */
-export const minimapRoom = 800;
 
 /**
  * What the canvas's own controls cover from each side, in screen px, so that a view the editor

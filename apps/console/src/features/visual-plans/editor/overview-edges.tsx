@@ -43,6 +43,24 @@ function exitPoint(node: InternalNode, exit: string, rows: (node: InternalNode) 
 
 const selectNodes = (state: ReactFlowState) => state.nodeLookup;
 
+/*
+ * React Flow fills and updates its node lookup in place: the map stays the same object when the
+ * blocks are first adopted and when they are measured, so selecting the map alone drew the lines
+ * of an empty lookup when the canvas opened, and no more until the edges changed (issue 36). What
+ * the lines are drawn from, folded into one number, changes with it.
+ */
+const selectNodesDrawn = (state: ReactFlowState): number => {
+  let hash = state.nodeLookup.size;
+  for (const node of state.nodeLookup.values()) {
+    const { x, y } = node.internals.positionAbsolute;
+    hash = (Math.imul(hash, 31) + Math.round(x * 8)) | 0;
+    hash = (Math.imul(hash, 31) + Math.round(y * 8)) | 0;
+    hash = (Math.imul(hash, 31) + Math.round((node.measured.width ?? 0) * 8)) | 0;
+    hash = (Math.imul(hash, 31) + (node.selected ? 1 : 0)) | 0;
+  }
+  return hash;
+};
+
 /** The overview's lines: the plain ones and, apart, those of the path a test run or a report lights up. */
 export function overviewPaths(edges: readonly Edge[], nodes: ReadonlyMap<string, InternalNode>): { plain: string; lit: string; count: number; litCount: number } {
   const connected = new Map<string, string[]>();
@@ -83,7 +101,9 @@ export function overviewPaths(edges: readonly Edge[], nodes: ReadonlyMap<string,
 export function OverviewEdges({ edges }: { edges: readonly Edge[] }) {
   const zoomedOut = useZoomedOut();
   const nodes = useStore(selectNodes);
-  const paths = useMemo(() => (zoomedOut ? overviewPaths(edges, nodes) : undefined), [zoomedOut, edges, nodes]);
+  const drawn = useStore(selectNodesDrawn);
+  // `drawn` (a number, never null) stands for the lookup's content, which `nodes`, the same map throughout, does not tell.
+  const paths = useMemo(() => (zoomedOut && drawn !== null ? overviewPaths(edges, nodes) : undefined), [zoomedOut, edges, nodes, drawn]);
   if (!paths) return null;
   return (
     <ViewportPortal>

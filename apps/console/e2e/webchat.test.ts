@@ -16,6 +16,7 @@ import { build } from 'vite';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createTenantMember, type TenantMember } from '../../server/test/harness.ts';
 import { readFixture, storePlan } from '../../server/test/sessions-helpers.ts';
+import { screenshotStates } from './screenshots.ts';
 import { accessibilityViolations, chooseOption, type ConsoleHarness, createNumber, rowWith, searchTable, startConsole } from './harness.ts';
 
 /** The widget's budget (issue 16): what a page downloads for it, gzip. */
@@ -50,7 +51,7 @@ beforeAll(async () => {
   await build({ root: webchatRoot, configFile: path.join(webchatRoot, 'vite.config.ts'), logLevel: 'silent', build: { outDir: widgetDir } });
   harness = await startConsole({ WEBCHAT_DIR: widgetDir });
   site = http.createServer((request, response) => {
-    const html = request.url === '/pt' ? pageHtml('pt-BR', 'data-theme="dark"') : pageHtml('en', '');
+    const html = request.url === '/pt' ? pageHtml('pt-BR', 'data-theme="dark"') : request.url === '/pt-auto' ? pageHtml('pt-BR', '') : pageHtml('en', '');
     response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(html);
   });
   await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
@@ -70,6 +71,14 @@ afterAll(async () => {
 });
 
 const log = (page: Page) => page.getByRole('log');
+const shots = { group: 'webchat' };
+
+/** Whether the element is wholly inside the page's viewport: seen without scrolling. */
+async function isInView(page: Page, locator: ReturnType<Page['locator']>): Promise<boolean> {
+  const box = await locator.boundingBox();
+  const viewport = page.viewportSize();
+  return box !== null && viewport !== null && box.x >= 0 && box.y >= 0 && box.x + box.width <= viewport.width && box.y + box.height <= viewport.height;
+}
 const transcript = (page: Page) => log(page).locator('.msg').allTextContents();
 
 describe('the web chat widget on another site', () => {
@@ -106,6 +115,33 @@ describe('the web chat widget on another site', () => {
     await page.getByRole('button', { name: 'Start a new conversation' }).click();
     await expect.poll(() => transcript(page)).toEqual(['Assistant: How can we help?']);
   });
+
+  for (const { path: sitePath, locale, words } of [
+    { path: '/', locale: 'en-US', words: { open: 'Open chat', ended: 'This conversation has ended.', restart: 'Start a new conversation', message: 'Your message' } },
+    { path: '/pt-auto', locale: 'pt-BR', words: { open: 'Abrir chat', ended: 'Esta conversa foi encerrada.', restart: 'Iniciar uma nova conversa', message: 'Sua mensagem' } },
+  ]) {
+    test(`at 390 px (${locale}): "the conversation has ended" and its new start stay hidden until it ends, then show in view`, async () => {
+      const page = await openSite({ path: sitePath, locale });
+      await page.setViewportSize({ width: 390, height: 844 });
+      await page.getByRole('button', { name: words.open }).click();
+      await expect.poll(() => transcript(page)).toHaveLength(1);
+      const ended = page.getByText(words.ended);
+      const restart = page.getByRole('button', { name: words.restart });
+      // Issue 36: both showed beside the plan's first message, and a press left an orphan chat waiting.
+      expect(await ended.isHidden()).toBe(true);
+      expect(await restart.isHidden()).toBe(true);
+      expect(await isInView(page, page.getByRole('textbox', { name: words.message }))).toBe(true);
+      await screenshotStates(page, 'initial', shots);
+
+      const input = page.getByRole('textbox', { name: words.message });
+      await input.fill('support');
+      await input.press('Enter');
+      await expect.poll(() => ended.isVisible()).toBe(true);
+      expect(await restart.isVisible()).toBe(true);
+      expect(await isInView(page, restart)).toBe(true);
+      await screenshotStates(page, 'ended', shots);
+    });
+  }
 
   test('the message field is at least 16 px, so that phones do not zoom the page when it takes the focus', async () => {
     const page = await openSite();

@@ -304,6 +304,8 @@ function mount(tag: HTMLScriptElement): void {
     void say(text);
   });
   restart.addEventListener('click', () => {
+    // Only an ended conversation is left: one still waiting (perhaps for a person) would stay behind as an orphan in the queue.
+    if (conversation && conversation.status !== 'ended') return;
     poll?.abort();
     poll = null;
     conversation = null;

@@ -20,5 +20,6 @@ export * from './voices.ts';
 export * from './system.ts';
 export * from './webhook.ts';
 export * from './webchat.ts';
+export * from './customer.ts';
 export * from './conversation.ts';
 export * from './attachment-limits.ts';

@@ -42,5 +42,9 @@ input{flex:1;min-width:0;padding:8px 10px;border:1px solid var(--line);border-ra
 input::placeholder{color:var(--muted)}
 .send{border:0;border-radius:8px;padding:8px 14px;background:var(--accent);color:var(--on-accent);cursor:pointer}
 button:disabled,input:disabled{opacity:.6;cursor:default}
+.prechat{flex:1;flex-direction:column;overflow-y:auto;gap:12px;padding:16px 12px;border-top:0}
+.prechat p{margin:0}
+.prechat label{display:flex;flex-direction:column;gap:4px;font-size:14px}
+.prechat .send{align-self:flex-start;padding:8px 16px}
 .ended{padding:0 12px 8px;display:flex;flex-direction:column;align-items:flex-start;gap:6px;color:var(--muted)}
 `;

@@ -13,6 +13,7 @@ import { toast } from '../../lib/notify.ts';
 import { Facts, RunVariables } from '../visual-plans/editor/test-panel/RunDetails.tsx';
 import { Composer, type ComposerHandle } from './Composer.tsx';
 import { callerOf } from './ConversationList.tsx';
+import { customerFacts } from './customer-facts.tsx';
 import type { CloseOutcome, MessageAttachment } from './model.ts';
 import { conversationShortcuts, type ShortcutAction, shortcutLabel } from './shortcuts.ts';
 import { TransferDialog } from './TransferDialog.tsx';
@@ -100,6 +101,7 @@ export function ConversationView({ id, onTaken, customerTyping }: { id: string; 
     [t('conversations.fields.plan'), row.plan.name],
     [t('conversations.fields.channel'), t(`reports.provider.${row.provider}`, { defaultValue: row.provider })],
     [t('conversations.fields.caller'), row.caller || '—'],
+    ...customerFacts(row.customer, t),
     [t('conversations.fields.protocol'), row.protocol || '—'],
     [t('conversations.fields.queue'), row.queue?.name ?? '—'],
     [t('conversations.fields.agent'), row.agent?.name ?? '—'],

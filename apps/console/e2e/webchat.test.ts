@@ -52,7 +52,8 @@ const countSessions = async () => Number((await harness.server.ctx.db.selectFrom
 beforeAll(async () => {
   widgetDir = fs.mkdtempSync(path.join(os.tmpdir(), 'voxplan-widget-'));
   await build({ root: webchatRoot, configFile: path.join(webchatRoot, 'vite.config.ts'), logLevel: 'silent', build: { outDir: widgetDir } });
-  harness = await startConsole({ WEBCHAT_DIR: widgetDir });
+  // Every test's visitor is 127.0.0.1: the cap of open chats per address (5 by default) is not what this file tests.
+  harness = await startConsole({ WEBCHAT_DIR: widgetDir, WEBCHAT_MAX_OPEN_PER_ADDRESS: '1000' });
   site = http.createServer((request, response) => {
     const pages: Record<string, () => string> = {
       '/pt': () => pageHtml('pt-BR', 'data-theme="dark"'),

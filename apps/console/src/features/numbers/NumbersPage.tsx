@@ -85,8 +85,8 @@ export default function NumbersPage() {
       />
       {editing !== null && (
         <NumberFormModal
-          // A new key when the created web chat opens: its form starts afresh from what was saved.
-          key={editing === 'new' ? 'new' : editing.id}
+          // The web chat just created keeps its form (no closing and opening again); another number gets its own.
+          key={editing === 'new' || editing.id === createdId ? 'new' : editing.id}
           number={editing === 'new' ? undefined : editing}
           opened
           onClose={close}

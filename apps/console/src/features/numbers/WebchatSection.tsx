@@ -26,11 +26,6 @@ export function WebchatSection({ form, number, justCreated }: { form: NumberForm
   }, [justCreated]);
   return (
     <Stack gap="sm" data-testid="number-webchat">
-      {justCreated && (
-        <Alert ref={created} color="teal" data-testid="number-webchat-created">
-          {t('numbers.webchatSaved')}
-        </Alert>
-      )}
       <TagsInput
         label={t('numbers.webchatOrigins')}
         description={t('numbers.webchatOriginsHint')}
@@ -52,6 +47,11 @@ export function WebchatSection({ form, number, justCreated }: { form: NumberForm
       </Checkbox.Group>
       {number?.webchat_key && script ? (
         <>
+          {justCreated && (
+            <Alert ref={created} color="teal" data-testid="number-webchat-created">
+              {t('numbers.webchatSaved')}
+            </Alert>
+          )}
           <Group gap="xs" wrap="nowrap" align="flex-end">
             <Textarea
               style={{ flex: 1 }}

@@ -10,12 +10,14 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
-import type { PhoneNumber } from '@voxplan/contracts';
+import type { Destination, PhoneNumber } from '@voxplan/contracts';
 import type { Page } from 'playwright-core';
 import { build } from 'vite';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createTenantMember, type TenantMember } from '../../server/test/harness.ts';
 import { readFixture, storePlan } from '../../server/test/sessions-helpers.ts';
+import { conversationRows, handoffPlan, openConversations } from './chat-handoff.ts';
+import { screenshotStates } from './screenshots.ts';
 import { accessibilityViolations, chooseOption, type ConsoleHarness, createNumber, rowWith, searchTable, startConsole } from './harness.ts';
 
 /** The widget's budget (issue 16): what a page downloads for it, gzip. */
@@ -27,12 +29,14 @@ let widgetDir: string;
 let site: http.Server;
 let sitePort: number;
 let number: PhoneNumber;
+/** A web chat by name that asks the visitor's name and e-mail first, and hands the chat to a queue. */
+let asking: PhoneNumber;
 let member: TenantMember;
 
 /** The site's page: the tag copied from the numbers screen, the page's own language. */
-function pageHtml(lang: string, tagExtra: string): string {
+function pageHtml(lang: string, tagExtra: string, key = number.webchat_key): string {
   // The server's PUBLIC_URL is not where this test's server listens: the tag is the copied one's, on that address.
-  const tag = `<script src="${harness.baseUrl}/widget.js" data-key="${number.webchat_key}" ${tagExtra} async></script>`;
+  const tag = `<script src="${harness.baseUrl}/widget.js" data-key="${key}" ${tagExtra} async></script>`;
   return `<!doctype html><html lang="${lang}"><head><meta charset="utf-8"><title>Shop</title></head><body><main><h1>Shop</h1><p>Our products.</p></main>${tag}</body></html>`;
 }
 
@@ -48,9 +52,16 @@ const countSessions = async () => Number((await harness.server.ctx.db.selectFrom
 beforeAll(async () => {
   widgetDir = fs.mkdtempSync(path.join(os.tmpdir(), 'voxplan-widget-'));
   await build({ root: webchatRoot, configFile: path.join(webchatRoot, 'vite.config.ts'), logLevel: 'silent', build: { outDir: widgetDir } });
-  harness = await startConsole({ WEBCHAT_DIR: widgetDir });
+  // Every test's visitor is 127.0.0.1: the cap of open chats per address (5 by default) is not what this file tests.
+  harness = await startConsole({ WEBCHAT_DIR: widgetDir, WEBCHAT_MAX_OPEN_PER_ADDRESS: '1000' });
   site = http.createServer((request, response) => {
-    const html = request.url === '/pt' ? pageHtml('pt-BR', 'data-theme="dark"') : pageHtml('en', '');
+    const pages: Record<string, () => string> = {
+      '/pt': () => pageHtml('pt-BR', 'data-theme="dark"'),
+      '/pt-auto': () => pageHtml('pt-BR', ''),
+      '/help': () => pageHtml('en', '', asking.webchat_key),
+      '/ajuda': () => pageHtml('pt-BR', '', asking.webchat_key),
+    };
+    const html = (pages[request.url ?? ''] ?? (() => pageHtml('en', '')))();
     response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(html);
   });
   await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
@@ -61,6 +72,9 @@ beforeAll(async () => {
   const plan = await storePlan(harness.server.ctx, member.tenantId, readFixture('help-desk-chat'));
   number = await createNumber(harness.server, member.token, { number: '+551140000001', provider: 'webchat', chat_plan_id: plan, webchat_origins: [`http://localhost:${sitePort}`] });
   expect(number.webchat_script).toBe(`<script src="${harness.server.config.publicUrl}/widget.js" data-key="${number.webchat_key}" async></script>`);
+  const queue = (await harness.server.call({ method: 'POST', url: '/destinations', token: member.token, payload: { name: 'Shop support', kind: 'chat', chat_target: 'queue', agent_ids: [member.userId] } })).json<Destination>();
+  const handoff = await storePlan(harness.server.ctx, member.tenantId, handoffPlan(queue.id));
+  asking = await createNumber(harness.server, member.token, { number: 'Shop help', provider: 'webchat', chat_plan_id: handoff, webchat_origins: [`http://localhost:${sitePort}`], webchat_prechat: ['name', 'email'] });
 });
 
 afterAll(async () => {
@@ -70,6 +84,14 @@ afterAll(async () => {
 });
 
 const log = (page: Page) => page.getByRole('log');
+const shots = { group: 'webchat' };
+
+/** Whether the element is wholly inside the page's viewport: seen without scrolling. */
+async function isInView(page: Page, locator: ReturnType<Page['locator']>): Promise<boolean> {
+  const box = await locator.boundingBox();
+  const viewport = page.viewportSize();
+  return box !== null && viewport !== null && box.x >= 0 && box.y >= 0 && box.x + box.width <= viewport.width && box.y + box.height <= viewport.height;
+}
 const transcript = (page: Page) => log(page).locator('.msg').allTextContents();
 
 describe('the web chat widget on another site', () => {
@@ -106,6 +128,33 @@ describe('the web chat widget on another site', () => {
     await page.getByRole('button', { name: 'Start a new conversation' }).click();
     await expect.poll(() => transcript(page)).toEqual(['Assistant: How can we help?']);
   });
+
+  for (const { path: sitePath, locale, words } of [
+    { path: '/', locale: 'en-US', words: { open: 'Open chat', ended: 'This conversation has ended.', restart: 'Start a new conversation', message: 'Your message' } },
+    { path: '/pt-auto', locale: 'pt-BR', words: { open: 'Abrir chat', ended: 'Esta conversa foi encerrada.', restart: 'Iniciar uma nova conversa', message: 'Sua mensagem' } },
+  ]) {
+    test(`at 390 px (${locale}): "the conversation has ended" and its new start stay hidden until it ends, then show in view`, async () => {
+      const page = await openSite({ path: sitePath, locale });
+      await page.setViewportSize({ width: 390, height: 844 });
+      await page.getByRole('button', { name: words.open }).click();
+      await expect.poll(() => transcript(page)).toHaveLength(1);
+      const ended = page.getByText(words.ended);
+      const restart = page.getByRole('button', { name: words.restart });
+      // Issue 36: both showed beside the plan's first message, and a press left an orphan chat waiting.
+      expect(await ended.isHidden()).toBe(true);
+      expect(await restart.isHidden()).toBe(true);
+      expect(await isInView(page, page.getByRole('textbox', { name: words.message }))).toBe(true);
+      await screenshotStates(page, 'initial', shots);
+
+      const input = page.getByRole('textbox', { name: words.message });
+      await input.fill('support');
+      await input.press('Enter');
+      await expect.poll(() => ended.isVisible()).toBe(true);
+      expect(await restart.isVisible()).toBe(true);
+      expect(await isInView(page, restart)).toBe(true);
+      await screenshotStates(page, 'ended', shots);
+    });
+  }
 
   test('the message field is at least 16 px, so that phones do not zoom the page when it takes the focus', async () => {
     const page = await openSite();
@@ -161,38 +210,113 @@ describe('the web chat widget on another site', () => {
   });
 });
 
-describe('the numbers screen', () => {
-  test('a web chat number: its origins checked, then its public key and the tag to copy', async () => {
-    const { page } = await harness.newPage();
-    await harness.signIn(page, member.username, member.password);
-    await page.goto('/numbers');
-    await page.getByTestId('number-new').click();
-    expect(await page.getByTestId('number-webchat').count()).toBe(0);
-    await chooseOption(page, 'number-provider', 'Web chat');
-    await expect.poll(() => page.getByTestId('number-webchat-pending').count()).toBe(1);
-    await page.getByTestId('number-number').fill('+551140000077');
-    const origins = page.getByTestId('number-webchat-origins');
-    await origins.fill('https://Store.example.com');
-    await origins.press('Enter');
-    await origins.fill('https://store.example.com/shop');
-    await origins.press('Enter');
-    await page.getByTestId('number-save').click();
-    await expect.poll(() => page.getByText('Enter an origin as scheme://host[:port], without a path (https://shop.example.com)').count()).toBe(1);
-    // The wrong one removed, the number saves.
-    await origins.press('Backspace');
-    await page.getByTestId('number-save').click();
-    await expect.poll(() => page.getByText('Number created.').count()).toBe(1);
+describe('who the visitor is', () => {
+  test('the number asks name and e-mail first; two waiting chats are then told apart by name, in en and pt', async () => {
+    // The agent is online (the Conversations screen's stream is open), so the chats wait for them.
+    const agent = await openConversations(harness, member);
+    const visitors = [
+      { path: '/help', locale: 'en-US', name: 'Ana Souza', email: 'ana@example.com', w: { open: 'Open chat', intro: 'Before we start, tell us who you are.', name: 'Your name', email: 'Your e-mail', start: 'Start chat', invalid: 'Fill in each field; an e-mail reads as name@example.com.', message: 'Your message' } },
+      { path: '/ajuda', locale: 'pt-BR', name: 'Bruno Lima', email: 'bruno@example.com', w: { open: 'Abrir chat', intro: 'Antes de começar, diga-nos quem você é.', name: 'Seu nome', email: 'Seu e-mail', start: 'Iniciar conversa', invalid: 'Preencha cada campo; um e-mail tem a forma nome@exemplo.com.', message: 'Sua mensagem' } },
+    ];
+    for (const visitor of visitors) {
+      const before = await countSessions();
+      const page = await openSite({ path: visitor.path, locale: visitor.locale });
+      await page.setViewportSize({ width: 390, height: 844 });
+      await page.getByRole('button', { name: visitor.w.open }).click();
+      const intro = page.getByText(visitor.w.intro);
+      await expect.poll(() => intro.isVisible()).toBe(true);
+      // The form takes the conversation's place: no message box yet, and nothing started.
+      expect(await page.getByRole('textbox', { name: visitor.w.message }).isHidden()).toBe(true);
+      const start = page.getByRole('button', { name: visitor.w.start });
+      expect(await isInView(page, start)).toBe(true);
+      expect(await countSessions()).toBe(before);
+      await screenshotStates(page, 'prechat', shots);
 
-    const saved = (await harness.server.call({ method: 'GET', url: '/numbers', token: member.token })).json<PhoneNumber[]>().find((row) => row.number === '+551140000077')!;
-    expect(saved.webchat_origins).toEqual(['https://store.example.com']);
-    await searchTable(page, '+551140000077', 1);
-    await rowWith(page, '+551140000077').getByTestId('number-edit').click();
-    expect(await page.getByTestId('number-webchat-key').inputValue()).toBe(saved.webchat_key);
-    expect(await page.getByTestId('number-webchat-script').inputValue()).toBe(saved.webchat_script);
-    await page.getByTestId('number-webchat-script-copy').click();
-    await expect.poll(() => page.getByRole('button', { name: 'Copied' }).count()).toBe(1);
-    expect(await accessibilityViolations(page)).toEqual([]);
+      await page.getByRole('textbox', { name: visitor.w.name }).fill(visitor.name);
+      await page.getByRole('textbox', { name: visitor.w.email }).fill('not an address');
+      await start.click();
+      await expect.poll(() => page.getByRole('alert').innerText()).toBe(visitor.w.invalid);
+      expect(await countSessions()).toBe(before);
+      await page.getByRole('textbox', { name: visitor.w.email }).fill(visitor.email);
+      await start.click();
+
+      // Waiting for a person: the plan said so, the form is gone, the message box is there and in view.
+      await expect.poll(() => transcript(page)).toEqual([`${visitor.locale === 'pt-BR' ? 'Atendente' : 'Assistant'}: Hello! Let me find someone for you.`]);
+      expect(await intro.isHidden()).toBe(true);
+      expect(await isInView(page, page.getByRole('textbox', { name: visitor.w.message }))).toBe(true);
+      await screenshotStates(page, 'waiting', shots);
+    }
+
+    // The agent tells the two chats apart by name (issue 36: both were "Unknown customer").
+    await expect.poll(() => conversationRows(agent).allInnerTexts()).toHaveLength(2);
+    const rows = await conversationRows(agent).allInnerTexts();
+    expect(rows.map((row) => row.split('\n')[0]).sort()).toEqual(['Ana Souza', 'Bruno Lima']);
+    await conversationRows(agent).filter({ hasText: 'Ana Souza' }).click();
+    await expect.poll(() => agent.getByTestId('conversation-title').innerText()).toBe('Ana Souza');
+    const view = agent.getByTestId('conversation-view');
+    expect(await view.getByText('ana@example.com').isVisible()).toBe(true);
+    expect(await view.getByText(`http://localhost:${sitePort}/help`).isVisible()).toBe(true);
   });
+});
+
+describe('the numbers screen', () => {
+  for (const { locale, w } of [
+    { locale: 'en-US', w: { created: 'Web chat created. Copy the tag below into your site\'s pages.', origin: 'Enter an origin as scheme://host[:port], without a path (https://shop.example.com)' } },
+    { locale: 'pt-BR', w: { created: 'Chat web criado. Copie a tag abaixo para as páginas do seu site.', origin: 'Informe uma origem como esquema://host[:porta], sem caminho (https://loja.exemplo.com.br)' } },
+  ]) {
+    test(`a web chat number (${locale}): a name, not a phone number; its tag shown right after it is saved`, async () => {
+      const name = `Store chat ${locale}`;
+      const { page } = await harness.newPage({ locale });
+      await harness.signIn(page, member.username, member.password);
+      await page.goto('/numbers');
+      await page.getByTestId('number-new').click();
+      expect(await page.getByTestId('number-webchat').count()).toBe(0);
+      await chooseOption(page, 'number-provider', locale === 'pt-BR' ? 'Chat na web' : 'Web chat');
+      await expect.poll(() => page.getByTestId('number-webchat-pending').isVisible()).toBe(true);
+      const origins = page.getByTestId('number-webchat-origins');
+      await origins.fill('https://Store.example.com');
+      await origins.press('Enter');
+      await origins.fill('https://store.example.com/shop');
+      await origins.press('Enter');
+      // No name, a wrong origin: both said at once.
+      await page.getByTestId('number-save').click();
+      await expect.poll(() => page.getByText(w.origin).isVisible()).toBe(true);
+      expect(await page.getByTestId('number-number').getAttribute('aria-invalid')).toBe('true');
+      await origins.press('Backspace');
+      // A name too long for one is refused as such.
+      await page.getByTestId('number-number').fill('x'.repeat(61));
+      expect((await page.getByTestId('number-number').inputValue()).length).toBe(60);
+      await page.getByTestId('number-number').fill(name);
+      await page.getByTestId('number-webchat-prechat-name').click();
+      await page.getByTestId('number-save').click();
+
+      // Issue 36: the tag showed only when the number was opened again. Now the form stays open on it.
+      await expect.poll(() => page.getByTestId('number-webchat-created').isVisible()).toBe(true);
+      const saved = (await harness.server.call({ method: 'GET', url: '/numbers', token: member.token })).json<PhoneNumber[]>().find((row) => row.number === name)!;
+      expect(saved).toMatchObject({ provider: 'webchat', webchat_origins: ['https://store.example.com'], webchat_prechat: ['name'] });
+      expect(await page.getByTestId('number-webchat-script').isVisible()).toBe(true);
+      await expect.poll(() => isInView(page, page.getByTestId('number-webchat-script'))).toBe(true);
+      expect(await page.getByTestId('number-webchat-script').inputValue()).toBe(saved.webchat_script);
+      expect(await page.getByTestId('number-webchat-key').inputValue()).toBe(saved.webchat_key);
+      await page.getByTestId('number-webchat-script-copy').click();
+      await expect.poll(() => page.getByRole('button', { name: locale === 'pt-BR' ? 'Copiado' : 'Copied' }).count()).toBe(1);
+
+      // The identity key: made on demand, shown whole this once, masked after.
+      expect(await page.getByTestId('number-webchat-identity-none').isVisible()).toBe(true);
+      await page.getByTestId('number-webchat-identity-make').click();
+      await expect.poll(() => page.getByTestId('number-webchat-identity-once').isVisible()).toBe(true);
+      expect(await page.getByTestId('number-webchat-identity-key').inputValue()).toMatch(/^wcid_/);
+      await screenshotStates(page, 'number-webchat-saved', shots);
+      expect(await accessibilityViolations(page)).toEqual([]);
+
+      await page.keyboard.press('Escape');
+      await searchTable(page, name, 1);
+      expect(await rowWith(page, name).isVisible()).toBe(true);
+      await rowWith(page, name).getByTestId('number-edit').click();
+      await expect.poll(() => page.getByTestId('number-webchat-identity-key').inputValue()).toMatch(/^•+/);
+      expect(await page.getByTestId('number-webchat-created').count()).toBe(0);
+    });
+  }
 });
 
 describe('the widget’s script', () => {

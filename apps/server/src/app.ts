@@ -14,6 +14,7 @@ import { registerDeskRoutes } from './modules/conversations/desk.ts';
 import { registerDateRangeRoutes } from './modules/date-ranges/date-ranges.routes.ts';
 import { registerHolidayImportRoutes } from './modules/holidays/holidays-import.routes.ts';
 import { registerLicenseRoutes } from './modules/license/license.routes.ts';
+import { registerWebchatIdentityRoutes } from './modules/numbers/webchat-identity.routes.ts';
 import { registerPlanWebhookRoutes } from './modules/plan-webhook/plan-webhook.routes.ts';
 import { registerReportExportRoutes } from './modules/reports/reports-export.routes.ts';
 import { registerStatsLiveRoutes } from './modules/stats/stats-live.routes.ts';
@@ -117,6 +118,7 @@ export async function buildApp(ctx: AppContext, options: FastifyServerOptions = 
         registerReportExportRoutes(secured, ctx);
         await registerConversationRoutes(secured, ctx);
         registerLicenseRoutes(secured, ctx);
+        registerWebchatIdentityRoutes(secured, ctx);
         await registerAudioRoutes(secured, ctx);
         for (const resource of allResources()) registerResource(secured, ctx, resource);
       });

@@ -194,6 +194,28 @@ describe('the number’s app secret', () => {
   });
 });
 
+describe('who the customer is', () => {
+  test('the profile name Meta sends beside the message is kept for agents and the report', async () => {
+    // Meta's own example of an incoming text, "messages webhook reference" (Incoming messages):
+    // https://developers.facebook.com/documentation/business-messaging/whatsapp/webhooks/reference/messages
+    // `value.contacts[].profile.name` beside `wa_id`, which is the message's `from`.
+    const example = {
+      contacts: [{ profile: { name: 'Sheena Nelson' }, wa_id: '16505551234' }],
+      messages: [{ from: '16505551234', id: 'wamid.HBgLMTY1MDM4Nzk0MzkVAgASGBQzQTRBNjU5OUFFRTAzODEwMTQ0RgA=', timestamp: nowSeconds(), type: 'text', text: { body: 'Does it come in another color?' } }],
+    };
+    expect((await deliver(menuNumber.id, delivery(example))).statusCode).toBe(200);
+    const session = await until('the chat', () => server.ctx.db.selectFrom('sessions').select(['caller', 'customer']).where('id', '=', `whatsapp:${example.messages[0]!.id}`).executeTakeFirst());
+    expect(session.caller).toBe('+16505551234');
+    expect(JSON.parse(session.customer!)).toEqual({ name: 'Sheena Nelson', email: null, page_url: null, external_id: null, verified: false });
+
+    // The user may share no name (Meta then leaves the profile out): the customer stays unknown, the number tells them apart.
+    const nameless = { contacts: [{ wa_id: '16505550000' }], messages: [{ from: '16505550000', id: 'wamid.nameless-1', timestamp: nowSeconds(), type: 'text', text: { body: 'Hi' } }] };
+    expect((await deliver(menuNumber.id, delivery(nameless))).statusCode).toBe(200);
+    const unnamed = await until('the nameless chat', () => server.ctx.db.selectFrom('sessions').select('customer').where('id', '=', 'whatsapp:wamid.nameless-1').executeTakeFirst());
+    expect(unnamed.customer).toBeNull();
+  });
+});
+
 describe('the verification handshake', () => {
   const verify = (numberId: number, query: Record<string, string>) =>
     server.app.inject({ method: 'GET', url: `/api/v1/hooks/whatsapp/${numberId}?${new URLSearchParams(query).toString()}` });

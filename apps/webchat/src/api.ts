@@ -1,4 +1,4 @@
-import type { WebchatConversation } from '@voxplan/contracts';
+import type { WebchatConversation, WebchatSettings, WebchatStart } from '@voxplan/contracts';
 
 /** An answer of the API that is not a conversation: its catalogue code (docs/errors.md), or none when the browser hid it. */
 export class WidgetApiError extends Error {
@@ -87,8 +87,14 @@ export class WebchatApi {
     return (await (await this.request(method, path, body, signal)).json()) as WebchatConversation;
   }
 
-  start(): Promise<WebchatConversation> {
-    return this.call('POST', '/conversations', {});
+  /** What the number asks before a conversation starts. */
+  async settings(): Promise<WebchatSettings> {
+    return (await (await this.request('GET', '/settings')).json()) as WebchatSettings;
+  }
+
+  /** A new conversation, told who the visitor is (the pre-chat answers, the page, the site's signed user). */
+  start(visitor: WebchatStart): Promise<WebchatConversation> {
+    return this.call('POST', '/conversations', visitor);
   }
 
   /** The conversation; with `after`, a long poll that answers once a turn past that revision is stored. */

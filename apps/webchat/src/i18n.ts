@@ -22,6 +22,12 @@ const en = {
   busy: 'Too many conversations are open right now; try again in a few minutes.',
   refused: 'This chat is not available on this page.',
   failed: 'Something went wrong. Try again.',
+  prechatIntro: 'Before we start, tell us who you are.',
+  name: 'Your name',
+  email: 'Your e-mail',
+  startChat: 'Start chat',
+  prechatInvalid: 'Fill in each field; an e-mail reads as name@example.com.',
+  identity: 'This chat could not confirm who you are. Reload the page and try again.',
 };
 
 export type Words = typeof en;
@@ -47,6 +53,12 @@ const pt: Words = {
   busy: 'Há conversas demais abertas agora; tente novamente em alguns minutos.',
   refused: 'Este chat não está disponível nesta página.',
   failed: 'Algo deu errado. Tente novamente.',
+  prechatIntro: 'Antes de começar, diga-nos quem você é.',
+  name: 'Seu nome',
+  email: 'Seu e-mail',
+  startChat: 'Iniciar conversa',
+  prechatInvalid: 'Preencha cada campo; um e-mail tem a forma nome@exemplo.com.',
+  identity: 'Este chat não pôde confirmar quem você é. Recarregue a página e tente novamente.',
 };
 
 /** `data-lang` on the script tag wins; else the page's own `lang`. */

@@ -1,7 +1,9 @@
 /**
  * The widget's look, inside its shadow root so that the page's styles and its own never mix.
  * Light by default, dark by the reader's system setting (`data-theme="auto"`, the default) or by
- * `data-theme="dark"`. Colours keep a contrast of at least 4.5:1 for text (WCAG AA).
+ * `data-theme="dark"`. Colours keep a contrast of at least 4.5:1 for text (WCAG AA). The `hidden`
+ * attribute wins over every class's `display` (`.ended` and `.options` are flex): were it not so, the
+ * offer of a new conversation would show beside the plan's first message.
  */
 const light = `--bg:#fff;--fg:#1a1b1e;--muted:#495057;--line:#ced4da;--plan:#f1f3f5;--accent:#1864ab;--on-accent:#fff;--error:#c92a2a;`;
 const dark = `--bg:#1a1b1e;--fg:#f1f3f5;--muted:#ced4da;--line:#495057;--plan:#2c2e33;--accent:#74c0fc;--on-accent:#1a1b1e;--error:#ffa8a8;`;
@@ -11,11 +13,11 @@ export const styles = `
 :host([data-theme=dark]){${dark}}
 @media (prefers-color-scheme:dark){:host([data-theme=auto]){${dark}}}
 *{box-sizing:border-box;font:inherit}
+[hidden]{display:none!important}
 .launcher{position:fixed;right:20px;bottom:20px;z-index:2147483000;width:56px;height:56px;border-radius:50%;border:0;background:var(--accent);color:var(--on-accent);cursor:pointer;box-shadow:0 4px 14px rgba(0,0,0,.3);display:grid;place-items:center}
 .launcher svg{width:28px;height:28px;fill:currentColor}
 button:focus-visible,input:focus-visible{outline:3px solid var(--accent);outline-offset:2px}
 .panel{position:fixed;right:20px;bottom:88px;z-index:2147483000;width:min(370px,calc(100vw - 40px));height:min(540px,calc(100vh - 120px));display:flex;flex-direction:column;background:var(--bg);color:var(--fg);border:1px solid var(--line);border-radius:12px;box-shadow:0 8px 30px rgba(0,0,0,.3);overflow:hidden}
-.panel[hidden]{display:none}
 header{display:flex;align-items:center;justify-content:space-between;padding:10px 14px;background:var(--accent);color:var(--on-accent)}
 h2{margin:0;font-size:16px;font-weight:600}
 .close{border:0;background:transparent;color:inherit;cursor:pointer;font-size:22px;line-height:1;width:32px;height:32px;border-radius:6px}
@@ -40,5 +42,9 @@ input{flex:1;min-width:0;padding:8px 10px;border:1px solid var(--line);border-ra
 input::placeholder{color:var(--muted)}
 .send{border:0;border-radius:8px;padding:8px 14px;background:var(--accent);color:var(--on-accent);cursor:pointer}
 button:disabled,input:disabled{opacity:.6;cursor:default}
+.prechat{flex:1;flex-direction:column;overflow-y:auto;gap:12px;padding:16px 12px;border-top:0}
+.prechat p{margin:0}
+.prechat label{display:flex;flex-direction:column;gap:4px;font-size:14px}
+.prechat .send{align-self:flex-start;padding:8px 16px}
 .ended{padding:0 12px 8px;display:flex;flex-direction:column;align-items:flex-start;gap:6px;color:var(--muted)}
 `;

@@ -5,7 +5,7 @@
  * kept in localStorage, so a reload shows the same conversation; what the plan says on its own
  * arrives through a long poll while the panel is open.
  */
-import type { WebchatConversation, WebchatOption } from '@voxplan/contracts';
+import type { WebchatConversation, WebchatOption, WebchatPrechatField, WebchatStart } from '@voxplan/contracts';
 import { WebchatApi, WidgetApiError } from './api.ts';
 import { wordsFor } from './i18n.ts';
 import { styles } from './styles.ts';
@@ -43,6 +43,28 @@ const TYPING_EVERY_MS = 3000;
 const TYPING_SHOWN_MS = 6000;
 
 const isTypingNotice = (answer: unknown): answer is TypingNotice => typeof answer === 'object' && answer !== null && (answer as { type?: unknown }).type === 'typing';
+
+/** An address anyone types in reads as name@host.tld; the server checks it in full. */
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+/** The API takes a page's address up to this length (contracts' customerLimits.pageUrl). */
+const PAGE_URL_MAX = 2000;
+
+/**
+ * The site's signed-in user, from the tag (docs/channels-webchat.md, "The site's signed-in user"):
+ * `data-user-id` and `data-user-hash` (the site's HMAC of the id), with `data-user-name` and
+ * `data-user-email`. The server trusts them only when the hash is right.
+ */
+function identityOf(tag: HTMLScriptElement): WebchatStart['identity'] {
+  const { userId: id, userHash: hash, userName: name, userEmail: email } = tag.dataset;
+  return id && hash ? { id, hash, ...(name && { name }), ...(email && { email }) } : undefined;
+}
+
+/** The page the chat starts from, without its fragment (which never reaches a server); none on a page that is not http(s). */
+function pageUrl(): string | undefined {
+  if (!/^https?:$/.test(location.protocol)) return undefined;
+  const url = location.origin + location.pathname + location.search;
+  return url.length <= PAGE_URL_MAX ? url : location.origin;
+}
 
 interface Stored {
   id?: string;
@@ -83,6 +105,12 @@ function mount(tag: HTMLScriptElement): void {
   const alert = h('div', { class: 'status error', role: 'alert' });
   const restart = h('button', { type: 'button', class: 'restart' }, words.restart);
   const ended = h('div', { class: 'ended', hidden: '' }, h('span', {}, words.ended), restart);
+  const identity = identityOf(tag);
+  const nameField = h('input', { type: 'text', name: 'name', autocomplete: 'name', maxlength: '100' });
+  const emailField = h('input', { type: 'email', name: 'email', autocomplete: 'email', maxlength: '254' });
+  const nameLabel = h('label', {}, words.name, nameField);
+  const emailLabel = h('label', {}, words.email, emailField);
+  const prechat = h('form', { class: 'prechat', hidden: '', novalidate: '' }, h('p', {}, words.prechatIntro), nameLabel, emailLabel, h('button', { type: 'submit', class: 'send' }, words.startChat));
   const input = h('input', { type: 'text', name: 'message', autocomplete: 'off', maxlength: '2000', 'aria-label': words.message, placeholder: words.placeholder });
   const send = h('button', { type: 'submit', class: 'send' }, words.send);
   const form = h('form', {}, input, send);
@@ -90,6 +118,7 @@ function mount(tag: HTMLScriptElement): void {
     'div',
     { id: 'panel', class: 'panel', role: 'dialog', 'aria-labelledby': 'title', hidden: '' },
     h('header', {}, h('h2', { id: 'title' }, words.title), close),
+    prechat,
     log,
     options,
     ended,
@@ -145,7 +174,11 @@ function mount(tag: HTMLScriptElement): void {
     const code = error instanceof WidgetApiError ? error.code : undefined;
     const busy = code === 'webchat_number_busy' || code === 'webchat_address_busy' || code === 'license_sessions_limit_reached';
     alert.textContent =
-      code === 'webchat_rate_limited' ? words.rateLimited : busy ? words.busy : code === 'webchat_origin_refused' || code === 'webchat_key_not_found' ? words.refused : words.failed;
+      code === 'webchat_identity_refused'
+        ? words.identity
+        : code === 'invalid_input' && !prechat.hidden
+          ? words.prechatInvalid
+          : code === 'webchat_rate_limited' ? words.rateLimited : busy ? words.busy : code === 'webchat_origin_refused' || code === 'webchat_key_not_found' ? words.refused : words.failed;
   }
 
   function render(answer: WebchatConversation | TypingNotice): void {
@@ -187,7 +220,25 @@ function mount(tag: HTMLScriptElement): void {
     return button;
   }
 
-  /** The conversation kept from before a reload, else a new one; the plan's first turn runs meanwhile. */
+  /** The pre-chat form in place of the conversation, or the conversation back; its fields are the ones asked. */
+  function showPrechat(asked: readonly WebchatPrechatField[]): void {
+    const isAsking = asked.length > 0;
+    prechat.hidden = !isAsking;
+    log.hidden = form.hidden = isAsking;
+    nameLabel.hidden = !asked.includes('name');
+    emailLabel.hidden = !asked.includes('email');
+    if (isAsking) (nameLabel.hidden ? emailField : nameField).focus();
+  }
+
+  /** A new conversation, with what is known of the visitor: the pre-chat answers, the page, the site's signed user. */
+  async function start(customer?: WebchatStart['customer']): Promise<void> {
+    const page = pageUrl();
+    render(await api.start({ ...(customer && { customer }), ...(page && { page_url: page }), ...(identity && { identity }) }));
+    showPrechat([]);
+    void listen();
+  }
+
+  /** The conversation kept from before a reload, else a new one (after the pre-chat form, when the number asks one); the plan's first turn runs meanwhile. */
   async function ensureConversation(): Promise<void> {
     if (conversation) return;
     setTyping(true);
@@ -201,8 +252,15 @@ function mount(tag: HTMLScriptElement): void {
           throw error;
         });
       }
-      render(view ?? (await api.start()));
-      void listen();
+      if (view) {
+        render(view);
+        void listen();
+        return;
+      }
+      // What the site's signed user already tells is not asked again.
+      const asked = (await api.settings()).prechat.filter((field) => !identity?.[field]);
+      if (asked.length > 0) showPrechat(asked);
+      else await start();
     } catch (error) {
       showError(error);
     } finally {
@@ -277,6 +335,23 @@ function mount(tag: HTMLScriptElement): void {
     }
   }
 
+  prechat.addEventListener('submit', (event) => {
+    event.preventDefault();
+    const name = nameField.value.trim();
+    const email = emailField.value.trim();
+    const invalid = [!nameLabel.hidden && !name && nameField, !emailLabel.hidden && !EMAIL.test(email) && emailField].find(Boolean);
+    if (invalid) {
+      alert.textContent = words.prechatInvalid;
+      invalid.focus();
+      return;
+    }
+    alert.textContent = '';
+    setTyping(true);
+    start({ ...(!nameLabel.hidden && { name }), ...(!emailLabel.hidden && { email }) })
+      .then(() => input.focus())
+      .catch(showError)
+      .finally(() => setTyping(false));
+  });
   launcher.addEventListener('click', () => setOpen(panel.hidden));
   close.addEventListener('click', () => {
     setOpen(false);
@@ -304,6 +379,8 @@ function mount(tag: HTMLScriptElement): void {
     void say(text);
   });
   restart.addEventListener('click', () => {
+    // Only an ended conversation is left: one still waiting (perhaps for a person) would stay behind as an orphan in the queue.
+    if (conversation && conversation.status !== 'ended') return;
     poll?.abort();
     poll = null;
     conversation = null;

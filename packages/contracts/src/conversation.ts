@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { chatCustomerSchema } from './customer.ts';
 import { idSchema, timestampSchema } from './common.ts';
 
 /**
@@ -64,6 +65,8 @@ export const conversationRowSchema = z.object({
   channel: z.string(),
   provider: z.string(),
   caller: z.string(),
+  /** Who the customer is, as the channel told it (WhatsApp's profile name, the web chat's form or the site's signed user); null: unknown. */
+  customer: chatCustomerSchema.nullable(),
   protocol: z.string(),
   waiting_since: timestampSchema,
   taken_at: timestampSchema.nullable(),

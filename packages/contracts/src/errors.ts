@@ -113,6 +113,8 @@ export const errorCodes = [
   'webchat_number_busy',
   'webchat_address_busy',
   'webchat_unavailable',
+  'webchat_identity_refused',
+  'webchat_name_already_exists',
   'stats_period_invalid',
   'stats_period_too_long',
   'recording_not_found',

@@ -20,6 +20,7 @@ export * from './voices.ts';
 export * from './system.ts';
 export * from './webhook.ts';
 export * from './webchat.ts';
+export * from './customer.ts';
 export * from './conversation.ts';
 export * from './saved-reply.ts';
 export * from './attachment-limits.ts';

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { idSchema, timestampSchema } from './common.ts';
+import { webchatPrechatFields } from './customer.ts';
 
 /**
  * Phone numbers (DIDs, spec sections 2 and 3): a number in E.164 belongs to one tenant across the
@@ -10,7 +11,7 @@ import { idSchema, timestampSchema } from './common.ts';
 export const numberProviders = ['twilio', 'asterisk', 'whatsapp', 'webchat'] as const;
 export type NumberProvider = (typeof numberProviders)[number];
 
-export const numberLimits = { rules: 50, callerPrefixes: 50, description: 500, whatsappField: 200, whatsappToken: 1000, webchatOrigins: 50 } as const;
+export const numberLimits = { rules: 50, callerPrefixes: 50, description: 500, whatsappField: 200, whatsappToken: 1000, webchatOrigins: 50, webchatName: 60 } as const;
 
 // ITU-T E.164: a + then up to 15 digits, the first (the country code's) not 0.
 const E164 = /^\+[1-9]\d{1,14}$/;
@@ -19,6 +20,11 @@ export const isE164 = (text: string): boolean => E164.test(text);
 // The start of a caller's number: digits, with the + of E.164 allowed in front.
 const CALLER_PREFIX = /^\+?\d{1,15}$/;
 export const isCallerPrefix = (text: string): boolean => CALLER_PREFIX.test(text);
+
+// eslint-disable-next-line no-control-regex -- a name holding control characters is refused
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+/** A web chat's name, which it has instead of a phone number: what agents and reports read. */
+export const isWebchatName = (text: string): boolean => text.length > 0 && text.length <= numberLimits.webchatName && !CONTROL.test(text);
 
 /**
  * Whether a caller's number starts with a prefix. Compared on digits alone, so "+5511" and
@@ -33,7 +39,18 @@ export function callerMatchesPrefix(caller: string, prefix: string): boolean {
  * The refinement messages name console translation keys (validation.custom.<message>), so that
  * the form and the API's details say the same thing.
  */
-export const numberMessages = { number: 'invalidE164', prefix: 'invalidCallerPrefix', ruleCondition: 'ruleNeedsCondition', origin: 'invalidOrigin', whatsappRequired: 'whatsappRequired' } as const;
+export const numberMessages = { number: 'invalidE164', prefix: 'invalidCallerPrefix', ruleCondition: 'ruleNeedsCondition', origin: 'invalidOrigin', whatsappRequired: 'whatsappRequired', webchatName: 'invalidWebchatName' } as const;
+
+/**
+ * What is wrong with a number's `number` for its provider (a refinement message), or null: a phone
+ * number in E.164, a web chat's name (docs/channels-webchat.md). Checked on the whole body, since
+ * the provider decides; the server checks an edit that names only one of them against the other
+ * as stored.
+ */
+export function numberIssue(provider: NumberProvider, number: string): string | null {
+  if (provider === 'webchat') return isWebchatName(number) ? null : numberMessages.webchatName;
+  return isE164(number) ? null : numberMessages.number;
+}
 
 /** What Meta's Cloud API needs before a WhatsApp number can send and receive (docs/channels-whatsapp.md). */
 export const whatsappRequiredFields = ['whatsapp_token', 'whatsapp_phone_number_id', 'whatsapp_app_secret'] as const;
@@ -93,7 +110,7 @@ export const numberSchema = z.object({
   tenant_id: idSchema,
   created_time: timestampSchema,
   updated_time: timestampSchema,
-  number: z.string().describe('E.164, unique across the system'),
+  number: z.string().describe('E.164, unique across the system; a web chat’s name (provider webchat), unique in its tenant'),
   description: z.string(),
   provider: z.enum(numberProviders),
   voice_plan_id: idSchema.nullable(),
@@ -107,11 +124,40 @@ export const numberSchema = z.object({
   webchat_key: z.string().describe('the web chat widget’s public key (provider webchat; generated), else empty'),
   webchat_origins: z.array(z.string()).describe('origins (scheme://host[:port]) whose pages may use the widget; empty: none'),
   webchat_script: z.string().nullable().describe('the <script> tag that embeds the widget (provider webchat), else null'),
+  webchat_prechat: z.array(z.enum(webchatPrechatFields)).describe('fields the widget asks before the first message (each required); empty: none'),
+  webchat_identity_secret: z
+    .string()
+    .describe('the key that signs the site’s user ids, masked (••••abcd); empty when none. POST /numbers/{id}/webchat-identity-secret makes a new one and answers it once'),
 });
 export type PhoneNumber = z.infer<typeof numberSchema>;
 
+/** The rule a number's `number` follows: a web chat's name, else (any other provider, or one not known) E.164. */
+const ruleOf = (provider: unknown): NumberProvider => (provider === 'webchat' ? 'webchat' : 'twilio');
+
+/**
+ * The number as its provider wants it. Said even when other fields are wrong, the provider among
+ * them (so that a form shows every mistake at once), but not when the number is itself wrong or, on
+ * an edit, comes without the provider: the server then checks it against the stored one.
+ */
+const numberMatchesProvider = z.refine<{ provider?: NumberProvider; number?: string }>(
+  (input) => input.provider === undefined || input.number === undefined || numberIssue(ruleOf(input.provider), input.number) === null,
+  {
+    path: ['number'],
+    error: (issue) => {
+      const input = issue.input as { provider: unknown; number: string };
+      return numberIssue(ruleOf(input.provider), input.number.trim()) ?? numberMessages.number;
+    },
+    when: (payload) => {
+      const input = payload.value as { provider?: unknown; number?: unknown } | null;
+      if (typeof input !== 'object' || input === null || typeof input.number !== 'string') return false;
+      return !payload.issues.some((issue) => issue.path?.[0] === 'number');
+    },
+  },
+);
+
 const numberFields = {
-  number: z.string().trim().refine(isE164, numberMessages.number),
+  // E.164 or a web chat's name: numberIssue decides, with the provider.
+  number: z.string().trim().max(numberLimits.webchatName),
   description: z.string().max(numberLimits.description),
   provider: z.enum(numberProviders),
   voice_plan_id: idSchema.nullable(),
@@ -132,6 +178,7 @@ const numberFields = {
         .transform((origin) => origin.replace(/^(https:\/\/.+):443$|^(http:\/\/.+):80$/, '$1$2')),
     )
     .max(numberLimits.webchatOrigins),
+  webchat_prechat: z.array(z.enum(webchatPrechatFields)).max(webchatPrechatFields.length),
   draft: z
     .boolean()
     .describe('WhatsApp: saves the number even without Meta’s access token, phone number id or app secret (it cannot take messages until they are given); not stored')
@@ -150,7 +197,9 @@ export const numberCreateSchema = z
     whatsapp_phone_number_id: numberFields.whatsapp_phone_number_id.default(''),
     whatsapp_app_secret: numberFields.whatsapp_app_secret.default(''),
     webchat_origins: numberFields.webchat_origins.default([]),
+    webchat_prechat: numberFields.webchat_prechat.default([]),
   })
-  .strict();
-export const numberUpdateSchema = z.object(numberFields).partial().strict();
+  .strict()
+  .check(numberMatchesProvider);
+export const numberUpdateSchema = z.object(numberFields).partial().strict().check(numberMatchesProvider);
 export type NumberInput = z.input<typeof numberCreateSchema>;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { chatCustomerSchema } from './customer.ts';
 import { idSchema, timestampSchema } from './common.ts';
 import { conversationMessageAttachmentSchema } from './conversation.ts';
 
@@ -76,6 +77,8 @@ export const callReportSchema = z.object({
    * desk's destination), who held it, how long the customer waited and was served, the outcome, and
    * what was said with the person. Given by GET /reports and /reports/{id} when the chat had one.
    */
+  /** Who the customer of a chat was, as its channel told it (docs/conversations.md); absent when it said nothing. */
+  customer: chatCustomerSchema.optional(),
   handoffs: z
     .array(
       z.object({

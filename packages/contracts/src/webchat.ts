@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { conversationMessageAttachmentSchema } from './conversation.ts';
+import { customerLimits, webchatPrechatFields } from './customer.ts';
 
 /**
  * The web chat widget's public API (docs/channels-webchat.md): no token, the number's public key in
@@ -65,3 +66,34 @@ export const webchatPollSchema = z.object({
   /** Seconds to wait for a turn (long poll); 0 or absent: answer at once. */
   wait: z.coerce.number().int().min(0).max(webchatLimits.waitSeconds).optional(),
 });
+
+const customerName = z.string().trim().min(1).max(customerLimits.name).refine(withoutControls, controlsMessage);
+const customerEmail = z.email().max(customerLimits.email);
+
+/**
+ * What the widget says of its visitor when it starts a conversation (docs/channels-webchat.md, "Who
+ * the visitor is"): the pre-chat form's answers, the page's address, and the site's signed-in user
+ * with the site's signature of their id (HMAC-SHA256 with the number's identity key, hex).
+ */
+export const webchatStartSchema = z
+  .object({
+    customer: z.object({ name: customerName.optional(), email: customerEmail.optional() }).strict().optional(),
+    page_url: z.url({ protocol: /^https?$/ }).max(customerLimits.pageUrl).optional(),
+    identity: z
+      .object({
+        id: z.string().min(1).max(customerLimits.externalId).refine(withoutControls, controlsMessage),
+        name: customerName.optional(),
+        email: customerEmail.optional(),
+        hash: z.string().regex(/^[0-9a-fA-F]{64}$/, 'expected the HMAC-SHA256 of the id, in hex'),
+      })
+      .strict()
+      .optional(),
+  })
+  .strict();
+export type WebchatStart = z.infer<typeof webchatStartSchema>;
+
+/** What the widget needs before it starts: the fields the number asks first. */
+export const webchatSettingsSchema = z.object({
+  prechat: z.array(z.enum(webchatPrechatFields)).describe('asked, each required, before the first message; empty: none'),
+});
+export type WebchatSettings = z.infer<typeof webchatSettingsSchema>;

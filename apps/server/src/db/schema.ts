@@ -344,6 +344,8 @@ export interface SessionTable {
   created_time: Time;
   updated_time: Time;
   ended_time: Time | null;
+  /** JSON of who the customer is (contracts' ChatCustomer), as the channel told it; null: unknown. */
+  customer: string | null;
 }
 
 export interface SessionEventTable {
@@ -408,7 +410,7 @@ export interface NumberTable {
   tenant_id: number;
   created_time: Time;
   updated_time: Time;
-  /** E.164. */
+  /** E.164; a web chat's name (provider webchat). */
   number: string;
   /** Generated: the column has a default (''), so an insert may leave it out. */
   description: Generated<string>;
@@ -425,6 +427,10 @@ export interface NumberTable {
   webchat_key: string | null;
   /** JSON list of the origins allowed to use the widget. */
   webchat_origins: Generated<string>;
+  /** JSON list of the fields the widget asks before the first message ('name', 'email'). */
+  webchat_prechat: Generated<string>;
+  /** The key that signs the site's user ids, encrypted with the master key; null: none yet. */
+  webchat_identity_secret: string | null;
 }
 
 /** A WhatsApp message of a number's conversations (migration 0010, channels/whatsapp). */

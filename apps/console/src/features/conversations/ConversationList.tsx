@@ -1,5 +1,6 @@
 import { Badge, Center, Group, Loader, Stack, Text, TextInput, UnstyledButton } from '@mantine/core';
 import { IconSearch } from '@tabler/icons-react';
+import { customerLabel } from '@voxplan/contracts';
 import { useTranslation } from 'react-i18next';
 import { formatDateTime, formatDuration } from '../../lib/format.ts';
 import { PageError } from '../../lib/PageError.tsx';
@@ -8,9 +9,9 @@ import { useConversationList } from './use-conversations.ts';
 import classes from './conversations.module.css';
 import { systemText } from './Transcript.tsx';
 
-/** Whom the row is about, as a person reads it: the caller, else the protocol. */
-export function callerOf(row: Pick<ConversationRow, 'caller' | 'protocol'>, unknown: string): string {
-  return row.caller || row.protocol || unknown;
+/** Whom the row is about, as a person reads it: the customer's name (or e-mail), else the caller, else the protocol. */
+export function callerOf(row: Pick<ConversationRow, 'caller' | 'protocol' | 'customer'>, unknown: string): string {
+  return customerLabel(row.customer) || row.caller || row.protocol || unknown;
 }
 
 function RowLine({ row, now, selected, onOpen }: { row: ConversationRow; now: number; selected: boolean; onOpen(): void }) {

@@ -15,6 +15,7 @@ import { Facts, RunVariables } from '../visual-plans/editor/test-panel/RunDetail
 import { Composer, type ComposerHandle } from './Composer.tsx';
 import { callerOf } from './ConversationList.tsx';
 import classes from './conversations.module.css';
+import { customerFacts } from './customer-facts.tsx';
 import { type CloseOutcome, customerNameOf, type MessageAttachment } from './model.ts';
 import { cancelResolve, isResolvePending, scheduleResolve, UNDO_RESOLVE_MS } from './pending-close.ts';
 import { conversationShortcuts, type ShortcutAction, shortcutLabel, useShortcutHints } from './shortcuts.ts';
@@ -157,6 +158,7 @@ export function ConversationView({ id, onTaken, onBack, customerTyping }: { id: 
     [t('conversations.fields.plan'), row.plan.name],
     [t('conversations.fields.channel'), t(`reports.provider.${row.provider}`, { defaultValue: row.provider })],
     [t('conversations.fields.caller'), row.caller || '—'],
+    ...customerFacts(row.customer, t),
     [t('conversations.fields.protocol'), row.protocol || '—'],
     [t('conversations.fields.queue'), row.queue?.name ?? '—'],
     [t('conversations.fields.agent'), row.agent?.name ?? '—'],

@@ -4,7 +4,7 @@
  * lists the screen iterates are written here for the same reason; `satisfies` keeps them the
  * contract's.
  */
-import type { AgentStatus, ConversationAttachment, ConversationEvent as ContractEvent, ConversationStatus } from '@voxplan/contracts';
+import type { AgentStatus, ConversationAttachment, ConversationEvent as ContractEvent, ConversationRow, ConversationStatus } from '@voxplan/contracts';
 
 export type {
   AgentStatus as PresenceStatus,
@@ -33,12 +33,8 @@ export const conversationEventTypes = [
   'conversation.customer_typing',
 ] as const satisfies readonly ConversationEventType[];
 
-/**
- * The customer's name where the chat knows it (a saved reply's `{{name}}`), else null. Read by
- * property so that it follows the row's `customer_name` wherever the channel gives one (issue 36,
- * point 4), without a copy of the contract here.
- */
-export function customerNameOf(row: object): string | null {
-  const name = 'customer_name' in row ? row.customer_name : undefined;
+/** The customer's name where the chat knows it (a saved reply's `{{name}}`), else null: only a name, never the e-mail. */
+export function customerNameOf(row: Pick<ConversationRow, 'customer'>): string | null {
+  const name = row.customer?.name;
   return typeof name === 'string' && name.trim() !== '' ? name : null;
 }

@@ -1,4 +1,4 @@
-import { Button, Grid, Select, Stack, Textarea } from '@mantine/core';
+import { Button, Grid, Select, Stack, Textarea, TextInput } from '@mantine/core';
 import {
   missingWhatsappFields,
   numberCreateSchema,
@@ -35,11 +35,25 @@ const planFields = [
 ] as const;
 
 /**
- * Create (no number) or edit (a number): the number and its provider, the plans it runs, its
- * rules, for WhatsApp what Meta needs, and for the web chat its origins, key and tag. Pickers list the plans and date ranges of the
- * number's tenant.
+ * Create (no number) or edit (a number): the number (a web chat's name) and its provider, the
+ * plans it runs, its rules, for WhatsApp what Meta needs, and for the web chat its origins, pre-chat
+ * fields, key, tag and identity key. Pickers list the plans and date ranges of the number's tenant.
+ * A web chat just created stays open on the saved number (`onCreated`), so that its tag is there
+ * to copy at once.
  */
-export function NumberFormModal({ number, opened, onClose }: { number?: PhoneNumber; opened: boolean; onClose(): void }) {
+export function NumberFormModal({
+  number,
+  opened,
+  onClose,
+  onCreated,
+  justCreated = false,
+}: {
+  number?: PhoneNumber;
+  opened: boolean;
+  onClose(): void;
+  onCreated?(saved: PhoneNumber): void;
+  justCreated?: boolean;
+}) {
   const { t } = useTranslation();
   const tenant = useTenantChoice(!number);
   const { create, update } = useResourceMutations<PhoneNumber, Record<string, unknown>>('/numbers', { createIn: tenant.tenantId });
@@ -68,7 +82,12 @@ export function NumberFormModal({ number, opened, onClose }: { number?: PhoneNum
       return number ? update.mutateAsync({ id: number.id, input }) : create.mutateAsync(input);
     },
     onSuccess: (saved) => {
-      if (missingWhatsappFields(saved as PhoneNumber).length > 0) toast('warning', t('numbers.draftSaved'));
+      const created = saved as PhoneNumber;
+      if (!number && created.provider === 'webchat' && onCreated) {
+        onCreated(created);
+        return;
+      }
+      if (missingWhatsappFields(created).length > 0) toast('warning', t('numbers.draftSaved'));
       else toast('success', t(number ? 'numbers.edited' : 'numbers.created'));
       onClose();
     },
@@ -88,18 +107,31 @@ export function NumberFormModal({ number, opened, onClose }: { number?: PhoneNum
           <TenantChoiceField choice={tenant} />
           <Grid>
             <Grid.Col span={{ base: 12, sm: 6 }}>
-              <MaskedInput
-                mask="e164"
-                label={t('numbers.number')}
-                description={t('numbers.numberHint')}
-                placeholder="+5511400000000"
-                withAsterisk
-                autoComplete="off"
-                maxLength={16}
-                {...form.getInputProps('number')}
-                value={values.number}
-                data-testid="number-number"
-              />
+              {values.provider === 'webchat' ? (
+                <TextInput
+                  label={t('numbers.webchatName')}
+                  description={t('numbers.webchatNameHint')}
+                  placeholder={t('numbers.webchatNamePlaceholder')}
+                  withAsterisk
+                  autoComplete="off"
+                  maxLength={numberLimits.webchatName}
+                  {...form.getInputProps('number')}
+                  data-testid="number-number"
+                />
+              ) : (
+                <MaskedInput
+                  mask="e164"
+                  label={t('numbers.number')}
+                  description={t('numbers.numberHint')}
+                  placeholder="+5511400000000"
+                  withAsterisk
+                  autoComplete="off"
+                  maxLength={16}
+                  {...form.getInputProps('number')}
+                  value={values.number}
+                  data-testid="number-number"
+                />
+              )}
             </Grid.Col>
             <Grid.Col span={{ base: 12, sm: 6 }}>
               <Select
@@ -151,7 +183,7 @@ export function NumberFormModal({ number, opened, onClose }: { number?: PhoneNum
           )}
           {values.provider === 'webchat' && (
             <FormSection title={t('numbers.webchat')} hint={t('numbers.webchatHint')}>
-              <WebchatSection form={form} number={number} />
+              <WebchatSection form={form} number={number} justCreated={justCreated} />
             </FormSection>
           )}
           <FormActions

@@ -58,6 +58,12 @@ const columns: Column<PhoneNumber>[] = [
 export default function NumbersPage() {
   const { t } = useTranslation();
   const [editing, setEditing] = useState<PhoneNumber | 'new' | null>(null);
+  // A web chat just created: its form stays open on it, with the tag to copy (issue 36).
+  const [createdId, setCreatedId] = useState<number | null>(null);
+  const close = () => {
+    setEditing(null);
+    setCreatedId(null);
+  };
   const removeRow = useRemoveRow('/numbers');
 
   return (
@@ -77,7 +83,20 @@ export default function NumbersPage() {
         }
         rowActions={(number) => <EditRemoveActions testIdPrefix="number" onEdit={() => setEditing(number)} onRemove={() => removeRow(number.id)} />}
       />
-      {editing !== null && <NumberFormModal number={editing === 'new' ? undefined : editing} opened onClose={() => setEditing(null)} />}
+      {editing !== null && (
+        <NumberFormModal
+          // The web chat just created keeps its form (no closing and opening again); another number gets its own.
+          key={editing === 'new' || editing.id === createdId ? 'new' : editing.id}
+          number={editing === 'new' ? undefined : editing}
+          opened
+          onClose={close}
+          onCreated={(saved) => {
+            setCreatedId(saved.id);
+            setEditing(saved);
+          }}
+          justCreated={editing !== 'new' && editing.id === createdId}
+        />
+      )}
     </>
   );
 }

@@ -1,5 +1,5 @@
 import type { UseFormReturnType } from '@mantine/form';
-import type { NumberProvider, PhoneNumber } from '@voxplan/contracts';
+import type { NumberProvider, PhoneNumber, WebchatPrechatField } from '@voxplan/contracts';
 
 /** A rule as the form holds it: pickers speak strings, null while nothing is chosen. */
 export interface RuleValues {
@@ -20,6 +20,7 @@ export type NumberValues = {
   whatsapp_phone_number_id: string;
   whatsapp_app_secret: string;
   webchat_origins: string[];
+  webchat_prechat: WebchatPrechatField[];
 };
 
 export type NumberForm = UseFormReturnType<NumberValues>;
@@ -40,6 +41,7 @@ export function initialValues(number?: PhoneNumber): NumberValues {
     whatsapp_phone_number_id: number?.whatsapp_phone_number_id ?? '',
     whatsapp_app_secret: number?.whatsapp_app_secret ?? '',
     webchat_origins: [...(number?.webchat_origins ?? [])],
+    webchat_prechat: [...(number?.webchat_prechat ?? [])],
   };
 }
 

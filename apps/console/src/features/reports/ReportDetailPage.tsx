@@ -10,6 +10,7 @@ import { formatDateTime, formatDuration } from '../../lib/format.ts';
 import { PageError } from '../../lib/PageError.tsx';
 import { Facts, RunVariables } from '../visual-plans/editor/test-panel/RunDetails.tsx';
 import { runBlockName } from '../visual-plans/editor/test-panel/run-texts.ts';
+import { customerFacts } from '../conversations/customer-facts.tsx';
 import { ReportHandoffs } from './ReportHandoff.tsx';
 import { ReportContext, ReportReplay, useReportNaming } from './ReportReplay.tsx';
 import { ReportValue } from './ReportsPage.tsx';
@@ -37,6 +38,9 @@ function Summary({ report }: { report: CallReportRecord }) {
     [t('reports.fields.channel'), `${t(`reports.channel.${report.channel}`)} · ${t(`reports.provider.${report.provider}`)}`],
     [t('reports.fields.direction'), <ReportValue list="direction" value={report.direction} />],
     [t('reports.fields.caller'), dash(report.caller)],
+    // Who the chat's customer was, as its channel told it (issue 36): a name, else nothing to add.
+    ...(report.customer?.name ? [[t('reports.fields.customer'), report.customer.name] as [string, ReactNode]] : []),
+    ...customerFacts(report.customer, t),
     [t('reports.fields.called'), dash(report.called)],
     [t('reports.fields.startTime'), formatDateTime(report.start_time, i18n.language)],
     [t('reports.fields.endTime'), formatDateTime(report.end_time, i18n.language)],

@@ -12,7 +12,10 @@ import {
   webchatLimits,
   webchatMessageSchema,
   webchatPollSchema,
+  webchatSettingsSchema,
+  webchatStartSchema,
   type WebchatConversation,
+  type WebchatPrechatField,
 } from '@voxplan/contracts';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
@@ -20,7 +23,8 @@ import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
 import type { InstanceBus } from '../../db/instance-bus.ts';
 import { AppError, conflict, forbidden, notFound } from '../../errors.ts';
-import { choosePlan, findNumber } from '../../modules/numbers/number-lookup.ts';
+import { decryptSecret } from '../../lib/keys.ts';
+import { choosePlan, findWebchatNumber } from '../../modules/numbers/number-lookup.ts';
 import { subscribeLiveSessions } from '../../modules/sessions/live-events.ts';
 import { runningSessions } from '../../modules/sessions/sessions.repository.ts';
 import { newSessionId, type StoredSession } from '../../modules/sessions/sessions.service.ts';
@@ -30,6 +34,7 @@ import { deskEvents } from '../../modules/conversations/desk.ts';
 import { mediaOf } from '../../modules/conversations/conversations.service.ts';
 import { routeCustomerMessage, routeCustomerTyping } from '../router.ts';
 import { conversationView, type TypingSince } from './conversation.ts';
+import { customerOf } from './customer.ts';
 import { WindowCounter } from './rate-limit.ts';
 
 const RATE_WINDOW_MS = 60_000;
@@ -41,6 +46,10 @@ interface WebchatNumber {
   tenant_id: number;
   number: string;
   origins: string[];
+  /** What the widget asks before the first message. */
+  prechat: WebchatPrechatField[];
+  /** The key that signs the site's user ids, in clear; null: none made yet. */
+  identitySecret: string | null;
 }
 
 declare module 'fastify' {
@@ -146,11 +155,20 @@ export async function webchatPlugin(app: FastifyInstance, options: { ctx: AppCon
   async function numberOfKey(key: string): Promise<WebchatNumber | undefined> {
     const row = await ctx.db
       .selectFrom('numbers')
-      .select(['id', 'tenant_id', 'number', 'webchat_origins'])
+      .select(['id', 'tenant_id', 'number', 'webchat_origins', 'webchat_prechat', 'webchat_identity_secret'])
       .where('webchat_key', '=', key)
       .where('provider', '=', 'webchat')
       .executeTakeFirst();
-    return row && { id: row.id, tenant_id: row.tenant_id, number: row.number, origins: JSON.parse(row.webchat_origins) as string[] };
+    return (
+      row && {
+        id: row.id,
+        tenant_id: row.tenant_id,
+        number: row.number,
+        origins: JSON.parse(row.webchat_origins) as string[],
+        prechat: JSON.parse(row.webchat_prechat) as WebchatPrechatField[],
+        identitySecret: row.webchat_identity_secret === null ? null : decryptSecret(ctx.keys.secretsKey, row.webchat_identity_secret),
+      }
+    );
   }
 
   /**
@@ -231,15 +249,35 @@ export async function webchatPlugin(app: FastifyInstance, options: { ctx: AppCon
         .send(),
   );
 
+  api.get(
+    '/webchat/:key/settings',
+    {
+      schema: {
+        tags: ['webchat'],
+        security: [],
+        description: 'What the widget asks before it starts a conversation (the number’s pre-chat fields). See docs/channels-webchat.md.',
+        params: keyParams,
+        response: { 200: webchatSettingsSchema },
+      },
+    },
+    (request) => ({ prechat: request.webchatNumber!.prechat }),
+  );
+
   api.post(
     '/webchat/:key/conversations',
-    schemaOf('Starts a conversation with the number’s chat plan (rules first) and answers it, with the plan’s first replies. See docs/channels-webchat.md.', {
-      params: keyParams,
-    }),
+    schemaOf(
+      'Starts a conversation with the number’s chat plan (rules first) and answers it, with the plan’s first replies. The body tells who the visitor is: the pre-chat fields ' +
+        'the number asks (400 invalid_input when one is missing), the page’s address (of the request’s origin), and the site’s signed-in user, refused with ' +
+        '403 webchat_identity_refused unless `hash` is HMAC-SHA256(id, the number’s identity key). See docs/channels-webchat.md.',
+      // No body at all: nothing is said of the visitor (the widget before pre-chat fields sent none).
+      { params: keyParams, body: webchatStartSchema.nullish() },
+    ),
     async (request) => {
       const number = request.webchatNumber!;
+      // Checked before any room is counted: a refused identity starts nothing.
+      const customer = customerOf(request.body ?? {}, number, request.headers.origin!);
       await assertRoomForChat(number, request.ip);
-      const route = await findNumber(ctx.db, number.number);
+      const route = await findWebchatNumber(ctx.db, number.id);
       const planId = route ? choosePlan(route, 'chat', new Date(), '') : null;
       if (planId === null) throw conflict('webchat_unavailable');
       const outcome = await ctx.sessions.start({
@@ -252,6 +290,7 @@ export async function webchatPlugin(app: FastifyInstance, options: { ctx: AppCon
         caller: '',
         called: number.number,
         source_ip: request.ip,
+        ...(customer && { customer }),
       });
       return view(request, outcome.session_id);
     },

@@ -7,7 +7,7 @@
  * nothing twice.
  */
 import { createHmac } from 'node:crypto';
-import { attachmentStoreMaxBytes, baseContentType } from '@voxplan/contracts';
+import { attachmentStoreMaxBytes, baseContentType, customerLimits } from '@voxplan/contracts';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
@@ -60,6 +60,14 @@ const inboundMessage = z.object({
 });
 type InboundMessage = z.infer<typeof inboundMessage>;
 
+/** The sender's profile name from the delivery's contacts, cleaned of control characters and cut to a name's length; undefined when Meta sent none. */
+function profileNameOf(contacts: readonly { wa_id?: string | undefined; profile?: { name?: string | undefined } | undefined }[], from: string): string | undefined {
+  const contact = contacts.find((candidate) => candidate.wa_id === from) ?? (contacts.length === 1 ? contacts[0] : undefined);
+  // eslint-disable-next-line no-control-regex -- a name is shown to agents: no control characters (PostgreSQL cannot store a NUL)
+  const name = contact?.profile?.name?.replace(/[\u0000-\u001f\u007f-\u009f]/g, '').trim().slice(0, customerLimits.name);
+  return name || undefined;
+}
+
 const deliveryStatus = z.object({
   id: z.string().min(1),
   status: z.string(),
@@ -74,6 +82,8 @@ const deliverySchema = z.object({
           field: z.string().optional(),
           value: z.object({
             metadata: z.object({ phone_number_id: z.string() }).optional(),
+            // Who wrote: the WhatsApp profile name the user chose, beside their wa_id (Meta may leave it out).
+            contacts: z.array(z.object({ wa_id: z.string().optional(), profile: z.object({ name: z.string().optional() }).optional() })).optional(),
             messages: z.array(inboundMessage).optional(),
             statuses: z.array(deliveryStatus).optional(),
           }),
@@ -208,7 +218,7 @@ export async function whatsappHooksPlugin(app: FastifyInstance, options: { ctx: 
     return (await recorded())?.session_id ?? null;
   }
 
-  async function startChat(request: FastifyRequest, account: WhatsAppAccount, sessionId: string, caller: string): Promise<TurnOutcome | undefined> {
+  async function startChat(request: FastifyRequest, account: WhatsAppAccount, sessionId: string, caller: string, profileName: string | undefined): Promise<TurnOutcome | undefined> {
     const route = await findNumber(ctx.db, account.number);
     const planId = route ? choosePlan(route, 'chat', new Date(), caller) : null;
     if (planId === null) {
@@ -225,6 +235,8 @@ export async function whatsappHooksPlugin(app: FastifyInstance, options: { ctx: 
         direction: 'inbound',
         caller,
         called: account.number,
+        // Agents tell chats apart by it (docs/conversations.md); it is the user's own choice, so it decides nothing.
+        ...(profileName && { customer: { name: profileName, email: null, page_url: null, external_id: null, verified: false } }),
       });
     } catch (error) {
       // A plan never published or gone: nothing can answer; Meta gets its 200 rather than retrying for days.
@@ -260,7 +272,7 @@ export async function whatsappHooksPlugin(app: FastifyInstance, options: { ctx: 
     return { name: file.filename || `${kind}.${extensionOf(contentType)}`, content_type: contentType, bytes: media.bytes };
   }
 
-  async function receive(request: FastifyRequest, account: WhatsAppAccount, message: InboundMessage): Promise<void> {
+  async function receive(request: FastifyRequest, account: WhatsAppAccount, message: InboundMessage, profileName: string | undefined): Promise<void> {
     const contact = contactOf(message.from);
     const caller = `+${contact}`;
     const sessionId = await sessionOf(account, message, contact);
@@ -283,7 +295,7 @@ export async function whatsappHooksPlugin(app: FastifyInstance, options: { ctx: 
     // The first message opens the conversation (the plan greets); the next ones are its answers.
     const outcome =
       isFirst
-        ? await startChat(request, account, sessionId, caller)
+        ? await startChat(request, account, sessionId, caller, profileName)
         : await ctx.sessions.handleTurn(sessionId, message.id, { type: 'message', text }, { tenantId: account.tenant_id });
     // A redelivery was answered when it first came.
     if (!outcome || outcome.duplicate) return;
@@ -325,13 +337,13 @@ export async function whatsappHooksPlugin(app: FastifyInstance, options: { ctx: 
       const delivery = deliverySchema.safeParse(parsed);
       if (!delivery.success) throw badRequest('invalid_input', delivery.error.issues.map((issue) => ({ path: issue.path.join('.'), message: issue.message })));
       for (const change of delivery.data.entry.flatMap((entry) => entry.changes)) {
-        const { metadata, messages = [], statuses = [] } = change.value;
+        const { metadata, contacts = [], messages = [], statuses = [] } = change.value;
         // An app's webhook may carry its other numbers' traffic: each number answers its own.
         if (metadata && account.phone_number_id !== '' && metadata.phone_number_id !== account.phone_number_id) {
           request.log.info({ number_id: numberId, phone_number_id: metadata.phone_number_id }, 'WhatsApp delivery for another phone number id left alone');
           continue;
         }
-        for (const message of messages) await receive(request, account, message);
+        for (const message of messages) await receive(request, account, message, profileNameOf(contacts, message.from));
         for (const status of statuses) {
           const name = deliveryStatuses.find((candidate) => candidate === status.status);
           const error = status.errors?.[0];

@@ -10,6 +10,7 @@ import {
   type Agent,
   type AgentStatus,
   type CallReportRecord,
+  type ChatCustomer,
   type ConversationDetail,
   type ConversationEvent,
   type ConversationMessage,
@@ -75,10 +76,12 @@ function selectRows(db: Kysely<Database>) {
     .selectFrom('conversations as c')
     .leftJoin('destinations as d', 'd.id', 'c.destination_id')
     .leftJoin('users as u', 'u.id', 'c.agent_id')
-    .select([...rowColumns, 'd.name as queue_name', 'u.name as agent_name']);
+    // Who the customer is stays with the session, which the channel started knowing it.
+    .leftJoin('sessions as s', 's.id', 'c.session_id')
+    .select([...rowColumns, 'd.name as queue_name', 'u.name as agent_name', 's.customer as customer']);
 }
 
-type JoinedRow = ConversationRecord & { queue_name: string | null; agent_name: string | null };
+type JoinedRow = ConversationRecord & { queue_name: string | null; agent_name: string | null; customer: string | null };
 
 /** The rows as the list shows them, with each one's last message, in one more query. */
 async function presentRows(db: Kysely<Database>, rows: readonly JoinedRow[]): Promise<ConversationRow[]> {
@@ -101,6 +104,7 @@ async function presentRows(db: Kysely<Database>, rows: readonly JoinedRow[]): Pr
     channel: row.channel,
     provider: row.provider,
     caller: row.caller,
+    customer: row.customer === null ? null : (JSON.parse(row.customer) as ChatCustomer),
     protocol: row.protocol,
     waiting_since: row.created_at,
     taken_at: row.taken_at,

@@ -38,8 +38,26 @@ export async function findNumber(db: Kysely<Database>, e164: string): Promise<Nu
     .selectFrom('numbers')
     .select(['id', 'tenant_id', 'number', 'provider', 'voice_plan_id', 'chat_plan_id'])
     .where('number', '=', e164)
+    // A web chat's name may read as a phone number of another tenant's: calls never reach it.
+    .where('provider', '<>', 'webchat')
     .executeTakeFirst();
   if (!row) return undefined;
+  return routeOf(db, row);
+}
+
+/** A web chat number's route, found by its id (its name is its tenant's alone, so no lookup by it). */
+export async function findWebchatNumber(db: Kysely<Database>, id: number): Promise<NumberRoute | undefined> {
+  const row = await db
+    .selectFrom('numbers')
+    .select(['id', 'tenant_id', 'number', 'provider', 'voice_plan_id', 'chat_plan_id'])
+    .where('id', '=', id)
+    .where('provider', '=', 'webchat')
+    .executeTakeFirst();
+  return row && routeOf(db, row);
+}
+
+/** The number's rules, their date ranges and those ranges' holidays. */
+async function routeOf(db: Kysely<Database>, row: Omit<NumberRoute, 'rules'>): Promise<NumberRoute> {
   const ruleRows = await db
     .selectFrom('number_rules as r')
     .leftJoin('date_ranges as d', 'd.id', 'r.date_range_id')

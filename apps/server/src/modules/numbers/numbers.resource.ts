@@ -3,6 +3,7 @@ import {
   isMaskedSecret,
   maskSecret,
   missingWhatsappFields,
+  numberIssue,
   type NumberProvider,
   type NumberRuleInput,
   numberCreateSchema,
@@ -78,6 +79,8 @@ async function presentNumbers(rows: Row[], db: Kysely<Database>, app: AppContext
       webchat_key: number.webchat_key ?? '',
       webchat_origins: JSON.parse(number.webchat_origins) as string[],
       webchat_script: number.provider === 'webchat' && number.webchat_key ? webchatScriptTag(app.config.publicUrl, number.webchat_key) : null,
+      webchat_prechat: JSON.parse(number.webchat_prechat) as PhoneNumber['webchat_prechat'],
+      webchat_identity_secret: maskedToken(app, number.webchat_identity_secret),
     };
   });
 }
@@ -153,22 +156,29 @@ export const numbersResource = defineResource({
   output: numberSchema,
   createInput: numberCreateSchema,
   updateInput: numberUpdateSchema,
-  // Unique across the system, not per tenant: a call to the number must find one tenant.
-  unique: [{ columns: ['number'], code: 'number_already_exists' }],
+  // A phone number across the system, not per tenant: a call to the number must find one tenant. A web chat's name in its tenant.
+  unique: [
+    { columns: ['number'], code: 'number_already_exists' },
+    { columns: ['tenant_id', 'number'], code: 'webchat_name_already_exists' },
+  ],
   present: presentNumbers,
   readTables: ['number_rules'],
   beforeCreate: ({ app, trx }) => app.license.assertRoom('numbers', trx),
   async toValues(input, write, before) {
     const tenantId = (before?.tenant_id as number | undefined) ?? write.scope.tenantId!;
     await assertReferencesExist(write.trx, tenantId, input);
-    const { rules: _rules, whatsapp_token: token, whatsapp_app_secret: appSecret, webchat_origins: origins, draft, ...values } = input;
+    const { rules: _rules, whatsapp_token: token, whatsapp_app_secret: appSecret, webchat_origins: origins, webchat_prechat: prechat, draft, ...values } = input;
     if (Array.isArray(origins)) values.webchat_origins = JSON.stringify([...new Set(origins as string[])]);
+    if (Array.isArray(prechat)) values.webchat_prechat = JSON.stringify([...new Set(prechat as string[])]);
     const whatsappToken = storedToken(write, 'whatsapp_token', token, before);
     if (whatsappToken !== undefined) values.whatsapp_token = whatsappToken;
     const whatsappAppSecret = storedToken(write, 'whatsapp_app_secret', appSecret, before);
     if (whatsappAppSecret !== undefined) values.whatsapp_app_secret = whatsappAppSecret;
     // Meta's verification needs a token: a WhatsApp number without one is given an unguessable one.
     const provider = (values.provider ?? before?.provider) as NumberProvider;
+    // An edit that names the number or the provider alone: the other is the stored one (the schema checked both when both came).
+    const issue = 'number' in values || 'provider' in values ? numberIssue(provider, (values.number ?? before?.number) as string) : null;
+    if (issue) throw badRequest('invalid_input', [{ path: 'number', message: issue }]);
     const verifyToken = (values.whatsapp_verify_token ?? before?.whatsapp_verify_token ?? '') as string;
     if (provider === 'whatsapp' && verifyToken === '') values.whatsapp_verify_token = randomToken(24);
     // Without what Meta needs the number cannot take a message: refused, unless saved as a draft on purpose.

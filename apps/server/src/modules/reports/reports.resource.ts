@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { CallReportTable } from '../../db/schema.ts';
 import { defineResource, type Row } from '../../resources/definition.ts';
 import { handOffsOfSessions, mediaOf } from '../conversations/conversations.service.ts';
-import { presentReport } from '../sessions/sessions.repository.ts';
+import { customersOfSessions, presentReport } from '../sessions/sessions.repository.ts';
 import { MEDIA_URL_TTL_SECONDS } from '../audios/media-urls.ts';
 
 /**
@@ -56,14 +56,18 @@ export const reportsResource = defineResource({
   createInput: z.never(),
   updateInput: z.never(),
   async present(rows: Row[], db, app) {
-    const handOffs = await handOffsOfSessions(db, mediaOf(app), rows.filter((row) => row.channel === 'chat').map((row) => row.session_id as string));
+    const chats = rows.filter((row) => row.channel === 'chat').map((row) => row.session_id as string);
+    const handOffs = await handOffsOfSessions(db, mediaOf(app), chats);
+    const customers = await customersOfSessions(db, chats);
     return rows.map((row) => {
       const report = presentReport(row as unknown as Selectable<CallReportTable>);
       const handoffs = handOffs.get(row.session_id as string);
-      return handoffs ? { ...report, handoffs } : report;
+      const customer = customers.get(row.session_id as string);
+      return { ...report, ...(handoffs && { handoffs }), ...(customer && { customer }) };
     });
   },
   // A hand-off's conversation may change after the report is written (an agent closes it later).
+  // Not `sessions`: the customer is written with the session's start, before any report of it.
   readTables: ['conversations', 'conversation_messages'],
   // A hand-off's files are signed links (media-urls.ts).
   presentedFor: MEDIA_URL_TTL_SECONDS,

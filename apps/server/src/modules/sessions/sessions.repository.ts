@@ -1,4 +1,4 @@
-import type { CallReportRecord } from '@voxplan/contracts';
+import type { CallReportRecord, ChatCustomer } from '@voxplan/contracts';
 import type { Action, CallReport, Channel, DialStatus, Direction, Disposition, HangupCause, PathEntry, Provider, Session, SessionStatus } from '@voxplan/engine';
 import { CompiledQuery, type Insertable, type Kysely, type Selectable, type SelectQueryBuilder } from 'kysely';
 import type { DialectName } from '../../db/database.ts';
@@ -241,6 +241,15 @@ export async function storeStart(trx: Kysely<Database>, dialect: DialectName, va
     return;
   }
   await insertSessionWithEvent(trx, { ...values, event_id: 'start', outcome: JSON.stringify(outcome) });
+}
+
+/** Who the customers of these chats are, as their channels told it (docs/conversations.md), by session id; sessions that know nothing of theirs are left out. */
+export async function customersOfSessions(db: Kysely<Database>, sessionIds: readonly string[]): Promise<Map<string, ChatCustomer>> {
+  const customers = new Map<string, ChatCustomer>();
+  if (sessionIds.length === 0) return customers;
+  const rows = await db.selectFrom('sessions').select(['id', 'customer']).where('id', 'in', sessionIds).where('customer', 'is not', null).execute();
+  for (const row of rows) customers.set(row.id, JSON.parse(row.customer!) as ChatCustomer);
+  return customers;
 }
 
 const json = (value: unknown): string => JSON.stringify(value);

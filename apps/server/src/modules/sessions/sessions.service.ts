@@ -28,6 +28,7 @@ import {
   type TurnResult,
   unconfiguredAi,
 } from '@voxplan/engine';
+import type { ChatCustomer } from '@voxplan/contracts';
 import type { Kysely } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
 import type { AppContext } from '../../context.ts';
@@ -95,6 +96,8 @@ export interface StartRequest extends Omit<SessionInit, 'id' | 'plan_version'> {
    * leads (engine StartOptions). A block not in that version is refused with `start_node_not_found`.
    */
   start_node?: string;
+  /** Who the customer is, as the channel told it (docs/conversations.md): kept beside the session for agents to read. */
+  customer?: ChatCustomer;
 }
 
 export interface StartOptions {
@@ -371,7 +374,7 @@ export function createSessionRuntime(ctx: Omit<AppContext, 'sessions' | 'license
   async function start(request: StartRequest, options: StartOptions = {}): Promise<TurnOutcome> {
     const id = checkId(request.id ?? newSessionId(), 'id');
     return inTurn(id, async () => {
-      const { draft, is_test, start_node, ...init } = request;
+      const { draft, is_test, start_node, customer, ...init } = request;
       const isDraft = draft === true;
       const isTest = is_test ?? isDraft;
       const counted = !isTest && admit !== undefined;
@@ -416,6 +419,7 @@ export function createSessionRuntime(ctx: Omit<AppContext, 'sessions' | 'license
         created_time: nowText,
         updated_time: nowText,
         ended_time: session.ended_at,
+        customer: customer ? JSON.stringify(customer) : null,
       };
       const finishing = { before: null, result, isTest, webhook, unprompted: false };
       // A start that writes its session and event alone is, on PostgreSQL, one statement: no transaction around it.

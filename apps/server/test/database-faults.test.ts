@@ -327,6 +327,31 @@ describe.skipIf(process.env.TEST_DIALECT !== 'postgres')('when the database falt
     expect(first.raw.every((line) => line.startsWith('{'))).toBe(true);
   });
 
+  test('a final status answered "no session" on one instance while its start runs on another: the start, once committed, is ended at once', async () => {
+    const other = await startInstance({});
+    const sessions = first.started.ctx.sessions as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
+    const start = sessions.start!;
+    // The start is slow (a database that falters), within the deadline: the caller hears the plan.
+    sessions.start = async (...args: unknown[]) => {
+      await sleep(1200);
+      return start.apply(first.started.ctx.sessions, args);
+    };
+    onTestFinished(() => {
+      sessions.start = start;
+    });
+    const voice = hook(first, 'voice', callForm('CAsplit', { CallStatus: 'ringing' }));
+    await sleep(300);
+    // The caller hung up at once; Twilio's status callback reaches the other instance, which has no session for it yet.
+    const end = await hook(other, 'status', callForm('CAsplit', { CallStatus: 'completed', CallDuration: '1' }));
+    expect(end.status).toBe(204);
+    expect(other.lines.some((line) => line.msg.startsWith('Twilio end of a call that has no session'))).toBe(true);
+    expect((await voice).body).toContain('<Gather');
+    sessions.start = start;
+    // Ended within a moment of its start, not by the lost-calls sweeper 5 minutes later.
+    const status = () => first.started.ctx.db.selectFrom('sessions').select('status').where('id', '=', 'CAsplit').executeTakeFirst();
+    await expect.poll(async () => (await status())?.status, { timeout: 3000, interval: 100 }).toBe('ended');
+  });
+
   test('out of connections (53300): calls hear TwiML, no 5xx, the kept ends stored once the connections are freed, no session left waiting', async () => {
     const databaseName = new URL(databaseUrl).pathname.slice(1);
     // The instances' pools hold connections from the earlier calls: they are closed first, while no

@@ -12,6 +12,7 @@ import type { AuditEntry, CallReportRecord } from '@voxplan/contracts';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { AgiConfig } from '../src/config.ts';
 import { type AgiServer, calledCandidates, startAgiServer } from '../src/channels/asterisk/agi-server.ts';
+import { takeDatabaseAway } from './database-away.ts';
 import { createTenantMember, errorOf, q, startTestServer, type TenantMember, type TestServer } from './harness.ts';
 import { planEdge, planNode, readFixture, storePlan } from './sessions-helpers.ts';
 
@@ -35,6 +36,9 @@ let server: TestServer;
 let agi: AgiServer;
 /** The same server's listener with a speech engine configured. */
 let agiWithSpeech: AgiServer;
+/** The same server's listener with a short deadline for a start or a turn (PROVIDER_HOOK_DEADLINE_MS). */
+let agiHasty: AgiServer;
+const HASTY_DEADLINE_MS = 300;
 let member: TenantMember;
 let unlisted: TenantMember;
 let adminToken: string;
@@ -188,11 +192,13 @@ beforeAll(async () => {
   const timeouts = { variablesTimeoutMs: 500, commandMarginMs: 500 };
   agi = await startAgiServer(server.ctx, agiConfig, server.app.log, timeouts);
   agiWithSpeech = await startAgiServer(server.ctx, { ...agiConfig, speechEngine: 'lumenvox' }, server.app.log, timeouts);
+  agiHasty = await startAgiServer(server.ctx, agiConfig, server.app.log, { ...timeouts, deadlineMs: HASTY_DEADLINE_MS });
 });
 
 afterAll(async () => {
   await agi?.close(1000);
   await agiWithSpeech?.close(1000);
+  await agiHasty?.close(1000);
   await server?.close();
 });
 
@@ -386,6 +392,83 @@ describe('peers that are not well-behaved Asterisks', () => {
     const call = pbxCall({ agi_network_script: NUMBER }, asterisk([[/^ANSWER/, 'HTTP/1.1 400 Bad Request']]));
     const report = await finishedCall(call, member.token, before);
     expect(report.hangup_cause).toBe('caller_hangup');
+  });
+});
+
+describe('when the database falters (docs/channels-asterisk.md)', () => {
+  const UNAVAILABLE = 'This service is not available right now. Please call again later. Goodbye.';
+  /** What the caller heard: the texts spoken, in order. */
+  const spoken = (commands: string[]) => commands.filter((command) => command.startsWith('STREAM FILE')).map((command) => new URL(/^STREAM FILE "([^"]+)"/.exec(command)![1]!).searchParams.get('text'));
+  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+  /** Makes `ctx.sessions[name]` wait `ms` before it runs, when `when` says so, until the test ends. */
+  function slowDown(name: 'start' | 'handleTurn', ms: number, when: (...args: unknown[]) => boolean = () => true): () => void {
+    const sessions = server.ctx.sessions as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
+    const original = sessions[name]!;
+    sessions[name] = async (...args: unknown[]) => {
+      if (when(...args)) await sleep(ms);
+      return original.apply(server.ctx.sessions, args);
+    };
+    return () => {
+      sessions[name] = original;
+    };
+  }
+
+  test('the database away: the caller hears "not available right now" and the PBX hangs up; that message is spoken without the database', async () => {
+    const before = await reportCount(member.token);
+    const bringBack = takeDatabaseAway(server.ctx.dialect);
+    try {
+      const call = pbxCall({ agi_network_script: NUMBER }, asterisk());
+      await call.closed;
+      expect(call.commands[0]).toBe('ANSWER');
+      expect(spoken(call.commands)).toEqual([UNAVAILABLE]);
+      expect(call.commands.at(-1)).toMatch(/^EXEC Hangup /);
+      // The PBX fetches the message while the database is still away.
+      const url = new URL(/"([^"]+)"/.exec(call.commands[1]!)![1]!);
+      const speech = await server.app.inject({ method: 'GET', url: `${url.pathname}${url.search}` });
+      expect(speech.statusCode, speech.body).toBe(200);
+      expect(speech.headers['content-type']).toBe('audio/wav');
+    } finally {
+      bringBack();
+    }
+    expect(await reportCount(member.token)).toBe(before);
+  });
+
+  test('a start past the deadline: the caller hears "not available right now", the PBX hangs up, and the session it started is ended', async () => {
+    const before = await reportCount(member.token);
+    const restore = slowDown('start', HASTY_DEADLINE_MS + 500);
+    try {
+      const call = pbxCall({ agi_network_script: NUMBER }, asterisk(), { listener: agiHasty });
+      await call.closed;
+      expect(spoken(call.commands)).toEqual([UNAVAILABLE]);
+      expect(call.commands.at(-1)).toMatch(/^EXEC Hangup /);
+      // The start went on and committed after the answer: its session is ended, not left waiting.
+      const report = await finishedCall(call, member.token, before);
+      expect(report.hangup_cause).toBe('caller_hangup');
+      // The start's own turn (up to the menu) is in its report; nothing the caller did after it.
+      expect(report.nodes.map((node) => node.node_id)).toEqual(['start', 'hours', 'welcome', 'rec', 'menu']);
+      expect(report.pressed_digits).toEqual([]);
+    } finally {
+      restore();
+    }
+  });
+
+  test('a turn past the deadline: the caller hears "not available right now" after the menu, and the session is ended once the turn is done', async () => {
+    const before = await reportCount(member.token);
+    const restore = slowDown('handleTurn', HASTY_DEADLINE_MS + 500, (_id, eventId) => String(eventId).startsWith('gather:'));
+    try {
+      const call = pbxCall({ agi_network_script: NUMBER }, asterisk([[/^STREAM FILE .*For\+sales/, PRESS_1]]), { listener: agiHasty });
+      await call.closed;
+      expect(spoken(call.commands).at(-1)).toBe(UNAVAILABLE);
+      expect(spoken(call.commands)).toContainEqual(expect.stringMatching(/^For sales/));
+      expect(call.commands.at(-1)).toMatch(/^EXEC Hangup /);
+      expect(call.commands.some((command) => command.startsWith('EXEC Dial'))).toBe(false);
+      const report = await finishedCall(call, member.token, before);
+      expect(report.hangup_cause).toBe('caller_hangup');
+      expect(report.pressed_digits).toEqual([expect.objectContaining({ node_id: 'menu', digits: '1' })]);
+    } finally {
+      restore();
+    }
   });
 });
 

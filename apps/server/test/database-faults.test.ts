@@ -1,6 +1,6 @@
 /**
  * When the database falters (issue 37, docs/deployment.md "When the database falters"): a real
- * HTTP server on a PostgreSQL this file starts, restarts and pauses itself, under concurrent
+ * HTTP server on a PostgreSQL this file starts, restarts, pauses and runs out of connections, under concurrent
  * signed Twilio calls. Every voice answer is TwiML (the caller hears "not available right now"
  * rather than Twilio's application error), no request to Twilio answers a 5xx, no session stays
  * waiting once the database is back and the calls' ends were sent, an instance whose first read
@@ -12,6 +12,7 @@ import path from 'node:path';
 import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
+import pg from 'pg';
 import twilio from 'twilio';
 import { afterAll, beforeAll, describe, expect, onTestFinished, test } from 'vitest';
 import { buildApp } from '../src/app.ts';
@@ -161,6 +162,29 @@ function expectAnsweredAsTwilioNeeds(calls: CallRecord[]): void {
   }
 }
 
+/**
+ * Takes every connection slot of the server with raw clients (superusers, as the instances are, so
+ * the reserved slots too) until it answers 53300 "too many clients"; returns what frees them.
+ */
+async function holdAllConnections(url: string): Promise<{ held: number; release: () => Promise<void> }> {
+  const clients: pg.Client[] = [];
+  for (;;) {
+    const batch = Array.from({ length: 10 }, () => new pg.Client({ connectionString: url, application_name: 'voxplan-faults-filler' }));
+    const connected = await Promise.allSettled(batch.map((client) => client.connect().then(() => client)));
+    let full = false;
+    for (const [index, outcome] of connected.entries()) {
+      if (outcome.status === 'fulfilled') clients.push(outcome.value);
+      else {
+        void batch[index]!.end().catch(() => undefined);
+        expect((outcome.reason as { code?: string }).code).toBe('53300');
+        full = true;
+      }
+    }
+    if (full) break;
+  }
+  return { held: clients.length, release: () => Promise.all(clients.map((client) => client.end().catch(() => undefined))).then(() => undefined) };
+}
+
 const unavailableSay = 'This service is not available right now. Please call again later. Goodbye.';
 
 describe.skipIf(process.env.TEST_DIALECT !== 'postgres')('when the database falters', () => {
@@ -267,6 +291,7 @@ describe.skipIf(process.env.TEST_DIALECT !== 'postgres')('when the database falt
   test('a pause: the bounded waits and the deadline answer TwiML, the late starts are ended, the kept ends stored, and the stall is logged', async () => {
     // Its deadline is shorter than a statement's bound: its turns run past the deadline rather than fail.
     const hasty = await startInstance({ PROVIDER_HOOK_DEADLINE_MS: '800' });
+    const fromLine = first.lines.length;
     const until = { stop: false };
     const calls = Promise.all([placeCalls(first, 'p', until), placeCalls(hasty, 'h', until)]);
     onTestFinished(() => {
@@ -293,9 +318,74 @@ describe.skipIf(process.env.TEST_DIALECT !== 'postgres')('when the database falt
     expect(late.some((call) => call.voice.body.includes(unavailableSay))).toBe(true);
     await expect.poll(() => waitingOf(first, placed), { timeout: 15_000, interval: 250 }).toEqual([]);
     // The stall is in the log: each fallback with its reason (a bound that ran out, or the deadline), and the slow requests.
-    expect(first.lines.some((line) => line.msg.startsWith('Twilio voice webhook answered "not available"') && /timeout/i.test(String(line.cause)))).toBe(true);
+    // Which runs out first depends on the machine's load: a bound (connect or statement) or the deadline.
+    const fallbacks = first.lines.slice(fromLine).filter((line) => line.msg.startsWith('Twilio voice webhook answered "not available"'));
+    expect(fallbacks.length).toBeGreaterThan(0);
+    expect(fallbacks.every((line) => /timeout|past the deadline of 2500 ms/i.test(String(line.cause))), fallbacks.map((line) => line.cause).join('; ')).toBe(true);
     expect(hasty.lines.some((line) => /past the deadline of 800 ms/.test(line.msg))).toBe(true);
     expect(first.lines.some((line) => line.slow === true && line.level === 40)).toBe(true);
     expect(first.raw.every((line) => line.startsWith('{'))).toBe(true);
+  });
+
+  test('a final status answered "no session" on one instance while its start runs on another: the start, once committed, is ended at once', async () => {
+    const other = await startInstance({});
+    const sessions = first.started.ctx.sessions as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
+    const start = sessions.start!;
+    // The start is slow (a database that falters), within the deadline: the caller hears the plan.
+    sessions.start = async (...args: unknown[]) => {
+      await sleep(1200);
+      return start.apply(first.started.ctx.sessions, args);
+    };
+    onTestFinished(() => {
+      sessions.start = start;
+    });
+    const voice = hook(first, 'voice', callForm('CAsplit', { CallStatus: 'ringing' }));
+    await sleep(300);
+    // The caller hung up at once; Twilio's status callback reaches the other instance, which has no session for it yet.
+    const end = await hook(other, 'status', callForm('CAsplit', { CallStatus: 'completed', CallDuration: '1' }));
+    expect(end.status).toBe(204);
+    expect(other.lines.some((line) => line.msg.startsWith('Twilio end of a call that has no session'))).toBe(true);
+    expect((await voice).body).toContain('<Gather');
+    sessions.start = start;
+    // Ended within a moment of its start, not by the lost-calls sweeper 5 minutes later.
+    const status = () => first.started.ctx.db.selectFrom('sessions').select('status').where('id', '=', 'CAsplit').executeTakeFirst();
+    await expect.poll(async () => (await status())?.status, { timeout: 3000, interval: 100 }).toBe('ended');
+  });
+
+  test('out of connections (53300): calls hear TwiML, no 5xx, the kept ends stored once the connections are freed, no session left waiting', async () => {
+    const databaseName = new URL(databaseUrl).pathname.slice(1);
+    // The instances' pools hold connections from the earlier calls: they are closed first, while no
+    // call runs, so that every query of the calls below needs a new one.
+    const fromLine = first.lines.length;
+    const admin = new pg.Client({ connectionString: postgres.url });
+    await admin.connect();
+    await admin.query('SELECT pg_terminate_backend(pid, 5000) FROM pg_stat_activity WHERE datname = $1', [databaseName]);
+    await admin.end();
+    const full = await holdAllConnections(postgres.url);
+    expect(full.held).toBeGreaterThan(50);
+    const until = { stop: false };
+    const calls = placeCalls(first, 'c', until);
+    onTestFinished(async () => {
+      until.stop = true;
+      await full.release();
+    });
+    try {
+      await sleep(2500);
+    } finally {
+      await full.release();
+    }
+    await sleep(1500);
+    until.stop = true;
+    const placed = await calls;
+    expectAnsweredAsTwilioNeeds(placed);
+    expect(placed.some((call) => call.voice.body.includes(unavailableSay))).toBe(true);
+    expect(placed.some((call) => call.voice.body.includes('<Gather'))).toBe(true);
+    await expect.poll(() => waitingOf(first, placed), { timeout: 15_000, interval: 250 }).toEqual([]);
+    const lines = first.lines.slice(fromLine);
+    expect(lines.some((line) => line.msg.startsWith('Twilio voice webhook answered "not available"') && String(line.cause).startsWith('53300'))).toBe(true);
+    // The outage is logged (from the closed connections on: one outage), and its end last.
+    const outage = lines.filter((line) => line.event === 'database_unavailable' || line.event === 'database_back');
+    expect(outage[0]?.event).toBe('database_unavailable');
+    expect(outage.at(-1)?.event).toBe('database_back');
   });
 });

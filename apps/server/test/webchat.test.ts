@@ -10,6 +10,7 @@ import path from 'node:path';
 import type { PhoneNumber, WebchatConversation } from '@voxplan/contracts';
 import type { InjectOptions } from 'fastify';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { takeDatabaseAway } from './database-away.ts';
 import { createTenantMember, errorOf, expectInvalid, startTestServer, type TenantMember, type TestServer } from './harness.ts';
 import { readFixture, storePlan } from './sessions-helpers.ts';
 
@@ -231,6 +232,46 @@ describe('a conversation', () => {
     const started = await startConversation();
     expectInvalid(await say(started.conversation_id, 'msg-1', '   '), 'text');
     expectInvalid(await say(started.conversation_id, 'msg-2', 'x'.repeat(2001)), 'text');
+  });
+});
+
+describe('while the database is away (docs/channels-webchat.md)', () => {
+  test('the page can read 503 database_unavailable and its Retry-After, its preflight passes, nothing starts; the message sent again once it is back runs once', async () => {
+    const started = await startConversation();
+    const sessions = await countSessions();
+    const bringBack = takeDatabaseAway(server.ctx.dialect);
+    let preflight, start, message;
+    try {
+      preflight = await widget('OPTIONS', '/conversations', { headers: { 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' } });
+      start = await widget('POST', '/conversations', { headers: { 'accept-language': 'pt-BR' } });
+      message = await say(started.conversation_id, 'msg-away', 'Support');
+    } finally {
+      bringBack();
+    }
+    expect(preflight.statusCode).toBe(204);
+    expect(preflight.headers['access-control-allow-origin']).toBe(SITE);
+    for (const refused of [start, message]) {
+      expect(refused.statusCode, refused.body).toBe(503);
+      expect(refused.headers['retry-after']).toBe('2');
+      // Without these a browser hides the answer, or its Retry-After, from the widget.
+      expect(refused.headers['access-control-allow-origin']).toBe(SITE);
+      expect(refused.headers['access-control-expose-headers']).toBe('Retry-After');
+    }
+    expect(errorOf(start)).toMatchObject({ code: 'database_unavailable', message: 'O serviço está indisponível por um momento; tente novamente em alguns segundos.' });
+    expect(errorOf(message).code).toBe('database_unavailable');
+    expect(await countSessions()).toBe(sessions);
+
+    // The widget sends the same message (its id kept) after the Retry-After: it runs now, and a second retry changes nothing.
+    const retried = await say(started.conversation_id, 'msg-away', 'Support');
+    expect(retried.statusCode, retried.body).toBe(200);
+    const answered = retried.json<WebchatConversation>();
+    expect(answered.messages.map((entry) => [entry.from, entry.text])).toEqual([
+      ['plan', 'How can we help?'],
+      ['user', 'Support'],
+      ['plan', 'Support is on its way.'],
+      ['plan', 'Thanks for writing.'],
+    ]);
+    expect((await say(started.conversation_id, 'msg-away', 'Support')).json<WebchatConversation>()).toEqual(answered);
   });
 });
 

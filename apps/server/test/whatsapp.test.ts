@@ -7,6 +7,7 @@
 import type { PhoneNumber } from '@voxplan/contracts';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { until } from './asterisk-pbx.ts';
+import { takeDatabaseAway } from './database-away.ts';
 import { createTenantMember, errorOf, startTestServer, type TenantMember, type TestServer } from './harness.ts';
 import { type FixtureDocument, planEdge, planNode, storePlan } from './sessions-helpers.ts';
 import { type GraphApi, INTERACTIVE_BODY_LIMIT, nowSeconds, signWhatsapp, startGraphApi, whatsappContacts as contacts, whatsappDelivery, whatsappText as textMessage } from './whatsapp-graph.ts';
@@ -374,6 +375,54 @@ describe('a conversation', () => {
       [welcome, 'outbound', 'read', '', 'whatsapp:wamid.in.status'],
       [menu, 'outbound', 'failed', '131026 Message undeliverable', 'whatsapp:wamid.in.status'],
     ]);
+  });
+});
+
+describe('while the database is away (docs/channels-whatsapp.md)', () => {
+  const USER = '5511940403737';
+  /** What the user was sent: a text's body, an interactive message's prompt. */
+  const shown = () => sent.map((request) => request.body.text?.body ?? (request.body.interactive as { body?: { text?: string } } | undefined)?.body?.text);
+  const messageRows = (id: string) => server.ctx.db.selectFrom('whatsapp_messages').select('id').where('id', '=', id).execute();
+
+  /** Delivers `payload` while the database is away: 503 with Retry-After, so that Meta delivers it again, and nothing sent. */
+  async function deliverWhileAway(payload: unknown): Promise<void> {
+    const bringBack = takeDatabaseAway(server.ctx.dialect);
+    let refused;
+    try {
+      refused = await deliver(menuNumber.id, payload);
+    } finally {
+      bringBack();
+    }
+    expect(refused.statusCode, refused.body).toBe(503);
+    expect(refused.headers['retry-after']).toBe('2');
+    expect(errorOf(refused).code).toBe('database_unavailable');
+    expect(sent).toEqual([]);
+  }
+
+  test('a delivery answered 503 runs when Meta delivers it again, once however often it comes', async () => {
+    const first = delivery(textMessage(USER, 'wamid.away.1', 'Hi'));
+    await deliverWhileAway(first);
+    expect(await server.ctx.sessions.find('whatsapp:wamid.away.1')).toBeUndefined();
+
+    // Meta's redelivery once the database is back starts the conversation; a second one runs nothing.
+    expect((await deliver(menuNumber.id, first)).statusCode).toBe(200);
+    expect(shown()).toEqual(['Welcome to ACME.', 'How can we help?']);
+    sent.length = 0;
+    expect((await deliver(menuNumber.id, first)).statusCode).toBe(200);
+    expect(sent).toEqual([]);
+    expect(await messageRows('wamid.away.1')).toHaveLength(1);
+
+    // Mid-conversation: the button reply answered 503 is taken on its redelivery, once.
+    const button = delivery(interactiveReply(USER, 'wamid.away.2', 'button_reply', { id: '1', title: 'Plans' }));
+    await deliverWhileAway(button);
+    expect((await eventsOf('whatsapp:wamid.away.1')).map((event) => event.event_id)).toEqual(['start']);
+    expect((await deliver(menuNumber.id, button)).statusCode).toBe(200);
+    expect(shown()).toEqual(['Which plan?']);
+    sent.length = 0;
+    expect((await deliver(menuNumber.id, button)).statusCode).toBe(200);
+    expect(sent).toEqual([]);
+    expect((await eventsOf('whatsapp:wamid.away.1')).map((event) => event.event_id)).toEqual(['start', 'wamid.away.2']);
+    expect(await messageRows('wamid.away.2')).toHaveLength(1);
   });
 });
 

@@ -17,7 +17,8 @@ import { choosePlan, findNumberCached, type NumberRoute } from '../../modules/nu
 import type { TurnOutcome } from '../../modules/sessions/sessions.service.ts';
 import { type AgiCallState, COMMAND_MARGIN_MS, runAgiActions } from './agi-actions.ts';
 import { AgiConnection, AgiConnectionError } from './agi-connection.ts';
-import { answersFallback, unavailableMessage } from '../fault-fallback.ts';
+import { causeOf } from '../../db/unavailable.ts';
+import { answersFallback, settleWithin, unavailableMessage } from '../fault-fallback.ts';
 
 /** Asterisk sends its variables at once: a peer that has not within this time is not a PBX at work. */
 const VARIABLES_TIMEOUT_MS = 10_000;
@@ -27,6 +28,18 @@ export interface AgiServerOptions {
   variablesTimeoutMs?: number;
   /** How long past what a command waits for itself its reply may take (default 15 s). */
   commandMarginMs?: number;
+  /** How long a start or a turn may take before the caller hears "not available right now" (default PROVIDER_HOOK_DEADLINE_MS). */
+  deadlineMs?: number;
+}
+
+/** A start or turn still running past the deadline: the call is answered without it, and ended once it is done. */
+class PastDeadline extends Error {
+  constructor(
+    readonly work: Promise<unknown>,
+    deadlineMs: number,
+  ) {
+    super(`past the deadline of ${deadlineMs} ms`);
+  }
 }
 /** Calls at once per process; past it a connection is closed at once (Asterisk goes on in its dialplan). */
 const MAX_CONNECTIONS = 2_000;
@@ -115,6 +128,8 @@ async function recordingFile(file: string): Promise<boolean> {
 export async function startAgiServer(ctx: AppContext, config: AgiConfig, log: FastifyBaseLogger, options: AgiServerOptions = {}): Promise<AgiServer> {
   const variablesTimeoutMs = options.variablesTimeoutMs ?? VARIABLES_TIMEOUT_MS;
   const commandMarginMs = options.commandMarginMs ?? COMMAND_MARGIN_MS;
+  // The same bound as Twilio's webhooks (fault-fallback.ts): a caller on Asterisk waits in silence as long as the database does.
+  const deadlineMs = options.deadlineMs ?? ctx.config.providerHookDeadlineMs;
   const media = createMediaUrls(ctx.keys.mediaKey, ctx.config.publicUrl);
   const sockets = new Set<net.Socket>();
   const calls = new Set<Promise<void>>();
@@ -145,43 +160,61 @@ export async function startAgiServer(ctx: AppContext, config: AgiConfig, log: Fa
     await runAgiActions(agi, state, actions, 0, { config, media, sessionId: '', onUnplayable: async () => {} });
   }
 
+  /** `work`'s value within the deadline; past it, PastDeadline (the work goes on). */
+  async function inTime<T>(work: Promise<T>): Promise<T> {
+    const settled = await settleWithin(work, deadlineMs);
+    if (settled.state === 'done') return settled.value;
+    if (settled.state === 'failed') throw settled.error;
+    throw new PastDeadline(work, deadlineMs);
+  }
+
   async function serve(socket: net.Socket): Promise<void> {
     const agi = new AgiConnection(socket);
     const address = socket.remoteAddress ?? '';
     const state: AgiCallState = { answered: false, speechCreated: false, recording: null, hungUp: false, commandMarginMs };
     let session: { id: string; tenantId: number } | null = null;
     let tenantId: number | undefined;
+    /** The end of a session whose start or turn ran past the deadline, written once that work is done. */
+    let lateEnd: Promise<void> | undefined;
     const turn = (eventId: string, event: Parameters<AppContext['sessions']['handleTurn']>[2]) =>
       ctx.sessions.handleTurn(session!.id, eventId, event, { tenantId: session!.tenantId });
     try {
       const variables = await agi.readVariables(variablesTimeoutMs);
-      const route = await findAsteriskNumber(ctx, calledCandidates(variables));
       const caller = callerOf(variables);
-      if (!route) {
-        refused += 1;
-        log.info({ address, script: variables.agi_network_script, dnid: variables.agi_dnid }, 'AGI call to a number nobody has on Asterisk');
-        return;
-      }
-      if (!(await isAddressAllowed(ctx.db, route.tenant_id, address))) {
-        await refuse(route, address, variables, caller);
-        return;
-      }
-      tenantId = route.tenant_id;
-      const planId = choosePlan(route, 'voice', new Date(), caller);
-      if (planId === null) {
-        log.warn({ number_id: route.id }, 'AGI call to a number without a voice plan');
-        return;
-      }
-      let outcome: TurnOutcome = await ctx.sessions.start({
-        tenant_id: route.tenant_id,
-        plan_id: planId,
-        channel: 'voice',
-        provider: 'asterisk',
-        direction: 'inbound',
-        caller,
-        called: route.number,
-        source_ip: address,
-      });
+      /** The number's lookup, its access-control list and the session's start: undefined when the call is not taken. */
+      const begin = async (): Promise<{ route: NumberRoute; outcome: TurnOutcome } | undefined> => {
+        const route = await findAsteriskNumber(ctx, calledCandidates(variables));
+        if (!route) {
+          refused += 1;
+          log.info({ address, script: variables.agi_network_script, dnid: variables.agi_dnid }, 'AGI call to a number nobody has on Asterisk');
+          return undefined;
+        }
+        if (!(await isAddressAllowed(ctx.db, route.tenant_id, address))) {
+          await refuse(route, address, variables, caller);
+          return undefined;
+        }
+        tenantId = route.tenant_id;
+        const planId = choosePlan(route, 'voice', new Date(), caller);
+        if (planId === null) {
+          log.warn({ number_id: route.id }, 'AGI call to a number without a voice plan');
+          return undefined;
+        }
+        const outcome = await ctx.sessions.start({
+          tenant_id: route.tenant_id,
+          plan_id: planId,
+          channel: 'voice',
+          provider: 'asterisk',
+          direction: 'inbound',
+          caller,
+          called: route.number,
+          source_ip: address,
+        });
+        return { route, outcome };
+      };
+      const begun = await inTime(begin());
+      if (!begun) return;
+      const { route } = begun;
+      let { outcome } = begun;
       const started = { id: outcome.session_id, tenantId: route.tenant_id };
       session = started;
       let unplayable = 0;
@@ -197,7 +230,7 @@ export async function startAgiServer(ctx: AppContext, config: AgiConfig, log: Fa
       for (;;) {
         const result = await runAgiActions(agi, state, outcome.actions, outcome.revision, context);
         if (result.kind === 'event') {
-          outcome = await turn(result.eventId, result.event);
+          outcome = await inTime(turn(result.eventId, result.event));
           // The caller left once the dial was over: its outcome is in, then the hang-up.
           if (state.hungUp) {
             if (outcome.status !== 'ended') await turn('call-end', { type: 'hangup' });
@@ -212,13 +245,34 @@ export async function startAgiServer(ctx: AppContext, config: AgiConfig, log: Fa
       }
     } catch (error) {
       if (error instanceof AgiConnectionError) log.info({ address, reason: error.reason, session_id: session?.id }, `AGI connection ended: ${error.message}`);
-      else log.error({ err: error, address, session_id: session?.id }, 'AGI call failed');
-      // A failure of the server's own (the database away): the caller hears that the service is not available, then the PBX hangs up.
+      else if (error instanceof PastDeadline) log.warn({ address, session_id: session?.id, cause: error.message }, `AGI call answered "not available": ${error.message}`);
+      else log.error({ err: error, address, session_id: session?.id, cause: causeOf(error) }, 'AGI call failed');
+      // A failure of the server's own (the database away) or a turn too slow: the caller hears that the service is not available, then the PBX hangs up.
       if (!(error instanceof AgiConnectionError) && answersFallback(error) && !agi.hungUp) await sayUnavailable(agi, state, tenantId).catch(() => undefined);
-      // The call is over for the PBX either way: its session ends as a caller hanging up.
-      if (session) await turn('call-end', { type: 'hangup' }).catch((failure: unknown) => log.error({ err: failure }, 'AGI call could not be ended'));
+      // The call is over for the PBX either way: its session ends as a caller hanging up. A late
+      // start or turn is let finish first (its session, if any, is known then); the lost-calls
+      // sweeper is the net for an end that cannot be written.
+      const end = (id: string) =>
+        ctx.sessions
+          .handleTurn(id, 'call-end', { type: 'hangup' }, tenantId === undefined ? {} : { tenantId })
+          .then(() => undefined)
+          .catch((failure: unknown) => log.error({ session_id: id, cause: causeOf(failure) }, 'AGI call could not be ended'));
+      if (error instanceof PastDeadline) {
+        lateEnd = error.work.then(
+          async (value) => {
+            const id = session?.id ?? (value as { outcome: TurnOutcome } | undefined)?.outcome.session_id;
+            if (id === undefined) return;
+            await end(id);
+            log.info({ session_id: id }, 'an AGI call answered "not available" after its deadline was ended');
+          },
+          async () => {
+            if (session) await end(session.id);
+          },
+        );
+      } else if (session) await end(session.id);
     } finally {
       agi.close();
+      await lateEnd;
       if (session && state.recording) await reportRecording(session, state.recording);
     }
   }

@@ -40,6 +40,21 @@ type Params = Record<string, string>;
 /** What a signature check reads of a request: a kept call end checks it again, after the request is gone. */
 type SignedRequest = Pick<FastifyRequest, 'headers' | 'url' | 'log'>;
 
+/**
+ * A final status that found no session on the instance it reached, told to every instance: one
+ * whose start of that call still runs (or has just committed) stores it, instead of leaving the
+ * session to the lost-calls sweeper. What its signature check needs travels with it.
+ */
+const UNMATCHED_ENDS_TOPIC = 'twilio-unmatched-ends';
+interface UnmatchedEnd {
+  session_id: string;
+  signature: string;
+  url: string;
+  params: Params;
+}
+const isUnmatchedEnd = (message: unknown): message is UnmatchedEnd =>
+  typeof message === 'object' && message !== null && typeof (message as UnmatchedEnd).session_id === 'string' && typeof (message as UnmatchedEnd).url === 'string';
+
 /** Both hooks: Twilio's forms, no token (the signature is the credential), a callback's query. */
 const hookSchema = (description: string) => ({
   schema: { tags: ['hooks'], security: [], consumes: ['application/x-www-form-urlencoded'], querystring: callbackQuery, description },
@@ -92,8 +107,17 @@ export async function twilioHooksPlugin(app: FastifyInstance, options: { ctx: Ap
   const startsInFlight = new Map<string, number>();
   const pendingEnds = createPendingEnds({ log: app.log, startInFlight: (sessionId) => startsInFlight.has(sessionId) });
   const stopListening = ctx.databaseAvailability?.onBack(() => void pendingEnds.flush());
+  // Tried at once: stored if the start committed here, kept while it still runs here, else dropped
+  // (one read per instance, for an end that no instance could match on its own).
+  const stopUnmatched = ctx.bus.subscribe(UNMATCHED_ENDS_TOPIC, (message) => {
+    if (!isUnmatchedEnd(message)) return;
+    const signed = { request: { headers: { 'x-twilio-signature': message.signature }, url: message.url, log: app.log }, params: message.params };
+    pendingEnds.add({ sessionId: message.session_id, apply: () => storeEnd(message.session_id, signed) });
+    void pendingEnds.flush();
+  });
   app.addHook('onClose', async () => {
     stopListening?.();
+    stopUnmatched();
     pendingEnds.close();
   });
 
@@ -336,6 +360,11 @@ export async function twilioHooksPlugin(app: FastifyInstance, options: { ctx: Ap
       return;
     }
     await checkSignature(request, tenantId, params);
-    if (isEnd) request.log.info({ call_sid: params.CallSid, call_status: params.CallStatus }, 'Twilio end of a call that has no session');
+    if (isEnd) {
+      request.log.info({ call_sid: params.CallSid, call_status: params.CallStatus }, 'Twilio end of a call that has no session: told to the other instances');
+      // Its start may run on another instance (Twilio's callbacks reach any of them).
+      const signature = request.headers['x-twilio-signature'];
+      ctx.bus.publish(UNMATCHED_ENDS_TOPIC, { session_id: sessionId, signature: typeof signature === 'string' ? signature : '', url: request.url, params } satisfies UnmatchedEnd);
+    }
   }
 }

@@ -22,6 +22,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
 import type { InstanceBus } from '../../db/instance-bus.ts';
+import { isDatabaseUnavailable } from '../../db/unavailable.ts';
 import { AppError, conflict, forbidden, notFound } from '../../errors.ts';
 import { decryptSecret } from '../../lib/keys.ts';
 import { choosePlan, findWebchatNumber } from '../../modules/numbers/number-lookup.ts';
@@ -171,6 +172,9 @@ export async function webchatPlugin(app: FastifyInstance, options: { ctx: AppCon
     );
   }
 
+  /** Lets a page of `origin` read the answer, Retry-After included (a 429's and a 503's). */
+  const readableBy = (reply: FastifyReply, origin: string) => reply.header('access-control-allow-origin', origin).header('access-control-expose-headers', 'Retry-After').header('vary', 'Origin');
+
   /**
    * The gate of every request, preflights included, before any body is read. A page of an origin
    * the number does not allow may read one thing: the refusal (`403 webchat_origin_refused`), so
@@ -180,9 +184,21 @@ export async function webchatPlugin(app: FastifyInstance, options: { ctx: AppCon
   app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
     const { key } = request.params as { key?: string };
     const origin = request.headers.origin;
-    const number = key ? await numberOfKey(key) : undefined;
+    let number: WebchatNumber | undefined;
+    try {
+      number = key ? await numberOfKey(key) : undefined;
+    } catch (error) {
+      // The database away: the page may read the 503 and its Retry-After, which the widget waits
+      // before it tries again (a browser hides an answer without CORS headers, and Retry-After
+      // unless exposed). Its preflight passes so that the request itself meets this gate again.
+      if (typeof origin === 'string' && isDatabaseUnavailable(error)) {
+        readableBy(reply, origin);
+        if (request.method === 'OPTIONS') return;
+      }
+      throw error;
+    }
     if (!number) throw notFound('webchat_key_not_found');
-    if (typeof origin === 'string') reply.header('access-control-allow-origin', origin).header('vary', 'Origin');
+    if (typeof origin === 'string') readableBy(reply, origin);
     if (typeof origin !== 'string' || !number.origins.includes(origin)) {
       if (request.method === 'OPTIONS' && typeof origin === 'string') return;
       request.log.warn({ number_id: number.id, origin }, 'web chat request from an origin not allowed');

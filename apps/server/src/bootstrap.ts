@@ -17,7 +17,7 @@ import { countedAdmission, countedHandOff, countedSessionEvents, createMetrics }
 import { planWebhookEvents } from './modules/sessions/plan-webhook-events.ts';
 import { createChatHandOff } from './modules/sessions/chat-handoff.ts';
 import { createSessionRuntime, type SessionRuntime } from './modules/sessions/sessions.service.ts';
-import { openQueueConversation, sweepUnanswered } from './modules/conversations/conversations.service.ts';
+import { closeLeftConversation, openQueueConversation, sweepUnanswered } from './modules/conversations/conversations.service.ts';
 import { createDeskHandOff } from './modules/conversations/desk.ts';
 import { API_PREFIX } from './app.ts';
 import { createChannelRegistry } from './channels/registry.ts';
@@ -81,6 +81,7 @@ export async function startContext(config: Config): Promise<Started> {
       // The conversations resume parked chats through this runtime: read when they run, once it exists.
       queueHandOff: (request) => openQueueConversation({ ...base, sessions: sessions! }, request),
       sweepParked: () => sweepUnanswered({ ...base, sessions: sessions! }),
+      chatEnded: (sessionId) => closeLeftConversation({ ...base, sessions: sessions! }, sessionId),
       deskHandOff: createDeskHandOff({ ...base, get sessions() { return sessions!; } }, API_PREFIX),
       ai: createAiPort(base, { log, metrics }),
     });

@@ -8,7 +8,8 @@ import { idSchema, timestampSchema } from './common.ts';
 
 export const conversationStatuses = ['waiting', 'open', 'closed'] as const;
 export type ConversationStatus = (typeof conversationStatuses)[number];
-export const conversationOutcomes = ['resolved', 'back_to_plan', 'no_answer', 'busy', 'transferred'] as const;
+/** `abandoned`: the customer left while it waited (docs/handoff.md, "Outcomes"). */
+export const conversationOutcomes = ['resolved', 'back_to_plan', 'no_answer', 'busy', 'transferred', 'abandoned'] as const;
 export type ConversationOutcome = (typeof conversationOutcomes)[number];
 export const conversationAuthors = ['customer', 'agent', 'bot', 'system'] as const;
 export const agentStatuses = ['online', 'away', 'offline'] as const;

@@ -34,6 +34,8 @@ export const statsFiguresSchema = z.object({
   failed: z.number().int().nonnegative(),
   /** Sessions closed because their end never arrived (the retention job's `expired`). */
   expired: z.number().int().nonnegative(),
+  /** Chats that asked for a person whom nobody took: nobody online or nobody in time (docs/handoff.md, "Outcomes"). */
+  missed: z.number().int().nonnegative(),
   /** retained / sessions, 0 to 1; null with no sessions. */
   retention_rate: z.number().min(0).max(1).nullable(),
   /** Mean of duration_s; null with no sessions. */

@@ -22,6 +22,7 @@ import * as sessionRefusals from './migrations/0018-session-refusals.ts';
 import * as conversations from './migrations/0019-conversations.ts';
 import * as planDrafts from './migrations/0020-plan-drafts.ts';
 import * as conversationAttachments from './migrations/0021-conversation-attachments.ts';
+import * as missedHandoffs from './migrations/0023-missed-handoffs.ts';
 import type { Database } from './schema.ts';
 
 /** Numbered migrations, applied in order at start. Add one line per new migration file. */
@@ -48,6 +49,7 @@ function migrationsFor(dialect: DialectName): Record<string, Migration> {
     '0019-conversations': { up: conversations.up(dialect) },
     '0020-plan-drafts': { up: planDrafts.up(dialect) },
     '0021-conversation-attachments': { up: conversationAttachments.up(dialect) },
+    '0023-missed-handoffs': { up: missedHandoffs.up(dialect) },
   };
 }
 

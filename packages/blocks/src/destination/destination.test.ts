@@ -1,4 +1,4 @@
-import type { DialStatus } from '@voxplan/engine';
+import type { DialStatus, EngineEvent } from '@voxplan/engine';
 import { expect, test } from 'vitest';
 import { planAround, runPlan } from '../test-helpers.ts';
 
@@ -37,7 +37,7 @@ test('a chat is handed over with its transcript and variables', async () => {
   const plan = planAround({ id: 'dest', type: 'destination', data: { destination_id: 2 } }, exits);
   const run = await runPlan(plan, { channel: 'chat', world, events: [{ type: 'dial_result', status: 'answer' }] });
   expect(run.results[0]!.actions).toEqual([
-    { type: 'dial', destination_id: 2, name: 'CRM', uri: 'https://crm.example/handoff', timeout_s: 30, transcript: [], variables: {} },
+    { type: 'dial', destination_id: 2, name: 'CRM', uri: 'https://crm.example/handoff', timeout_s: 600, transcript: [], variables: {} },
   ]);
   expect(run.session.disposition).toBe('routed');
 });
@@ -59,4 +59,23 @@ test('input other than a dial result is ignored while dialling', async () => {
   const run = await runPlan(planAround({ id: 'dest', type: 'destination', data: { destination_id: 1 } }, exits), { world, events: [{ type: 'digits', digits: '1' }] });
   expect(run.results[1]!.ignored).toBe(true);
   expect(run.session.status).toBe('waiting');
+});
+
+test("a chat waits its own minutes for a person; a call keeps its ring's seconds", async () => {
+  const data = { destination_id: 2, timeout_s: 20, chat_wait_min: 25 };
+  const chat = await runPlan(planAround({ id: 'dest', type: 'destination', data }, exits), { channel: 'chat', world });
+  expect(chat.actions).toMatchObject([{ type: 'dial', timeout_s: 1500 }]);
+  const call = await runPlan(planAround({ id: 'dest', type: 'destination', data: { ...data, destination_id: 1 } }, exits), { world });
+  expect(call.actions).toMatchObject([{ type: 'dial', timeout_s: 20 }]);
+});
+
+test.each<[string, EngineEvent[], object]>([
+  ['taken and resolved', [{ type: 'dial_result', status: 'answer', resolved: true }], { dial_status: 'answer', disposition: 'routed', hangup_cause: 'resolved' }],
+  ['nobody online', [{ type: 'dial_result', status: 'busy' }], { dial_status: 'busy', disposition: 'missed', hangup_cause: 'normal_clearing' }],
+  ['nobody in time', [{ type: 'dial_result', status: 'no_answer' }], { dial_status: 'no_answer', disposition: 'missed', hangup_cause: 'normal_clearing' }],
+  ['the customer left while waiting', [{ type: 'hangup' }], { dial_status: 'cancel', disposition: 'abandoned', hangup_cause: 'caller_hangup' }],
+])('a chat hand-off %s is reported as such', async (_what, events, report) => {
+  const run = await runPlan(planAround({ id: 'dest', type: 'destination', data: { destination_id: 2 } }, exits), { channel: 'chat', world, events });
+  expect(run.session.status).toBe('ended');
+  expect(run.results.at(-1)!.report).toMatchObject(report);
 });

@@ -221,6 +221,7 @@ describe('the figures of a period', () => {
       abandoned: 0,
       failed: 0,
       expired: 0,
+      missed: 0,
       retention_rate: null,
       average_duration_s: null,
     });

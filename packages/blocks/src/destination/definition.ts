@@ -8,11 +8,11 @@ export const destinationBlock = defineBlock(
   destinationDescription,
   z.strictObject({
     destination_id: referenceId(),
-    /** A call: seconds the destination may ring before `no_answer`. */
+    /** A call: seconds the destination may ring before `no_answer`; a chat desk's URL: seconds to get its answer. */
     timeout_s: z.number().int().min(1).max(600).default(30),
     /**
-     * A chat: minutes it may wait for a person before `no_answer`. Chat customers wait minutes,
-     * not a phone's ring; a working day at most, since a parked chat has no other timeout.
+     * A chat in a queue: minutes it may wait for an agent before `no_answer`. Chat customers wait
+     * minutes, not a phone's ring; a working day at most, since a parked chat has no other timeout.
      */
     chat_wait_min: z.number().int().min(1).max(DESTINATION_CHAT_WAIT_MAX_MIN).default(DESTINATION_CHAT_WAIT_DEFAULT_MIN),
   }),

@@ -6,6 +6,7 @@ const world = {
   destinations: [
     { id: 1, name: 'Sales', kind: 'voice' as const, uri: 'sip:sales@pbx.example' },
     { id: 2, name: 'CRM', kind: 'chat' as const, uri: 'https://crm.example/handoff' },
+    { id: 3, name: 'Support', kind: 'chat' as const, uri: '' },
   ],
 };
 const exits = ['answer', 'busy', 'no_answer', 'failed'];
@@ -37,7 +38,7 @@ test('a chat is handed over with its transcript and variables', async () => {
   const plan = planAround({ id: 'dest', type: 'destination', data: { destination_id: 2 } }, exits);
   const run = await runPlan(plan, { channel: 'chat', world, events: [{ type: 'dial_result', status: 'answer' }] });
   expect(run.results[0]!.actions).toEqual([
-    { type: 'dial', destination_id: 2, name: 'CRM', uri: 'https://crm.example/handoff', timeout_s: 600, transcript: [], variables: {} },
+    { type: 'dial', destination_id: 2, name: 'CRM', uri: 'https://crm.example/handoff', timeout_s: 30, transcript: [], variables: {} },
   ]);
   expect(run.session.disposition).toBe('routed');
 });
@@ -61,12 +62,13 @@ test('input other than a dial result is ignored while dialling', async () => {
   expect(run.session.status).toBe('waiting');
 });
 
-test("a chat waits its own minutes for a person; a call keeps its ring's seconds", async () => {
-  const data = { destination_id: 2, timeout_s: 20, chat_wait_min: 25 };
-  const chat = await runPlan(planAround({ id: 'dest', type: 'destination', data }, exits), { channel: 'chat', world });
-  expect(chat.actions).toMatchObject([{ type: 'dial', timeout_s: 1500 }]);
-  const call = await runPlan(planAround({ id: 'dest', type: 'destination', data: { ...data, destination_id: 1 } }, exits), { world });
-  expect(call.actions).toMatchObject([{ type: 'dial', timeout_s: 20 }]);
+test("a chat in a queue waits its own minutes for an agent; a call's ring and a desk's answer keep their seconds", async () => {
+  const data = { destination_id: 3, timeout_s: 20, chat_wait_min: 25 };
+  const dialled = async (destinationId: number, channel: 'voice' | 'chat') =>
+    (await runPlan(planAround({ id: 'dest', type: 'destination', data: { ...data, destination_id: destinationId } }, exits), { channel, world })).actions;
+  expect(await dialled(3, 'chat')).toMatchObject([{ type: 'dial', timeout_s: 1500 }]);
+  expect(await dialled(2, 'chat')).toMatchObject([{ type: 'dial', timeout_s: 20 }]);
+  expect(await dialled(1, 'voice')).toMatchObject([{ type: 'dial', timeout_s: 20 }]);
 });
 
 test.each<[string, EngineEvent[], object]>([
@@ -75,7 +77,7 @@ test.each<[string, EngineEvent[], object]>([
   ['nobody in time', [{ type: 'dial_result', status: 'no_answer' }], { dial_status: 'no_answer', disposition: 'missed', hangup_cause: 'normal_clearing' }],
   ['the customer left while waiting', [{ type: 'hangup' }], { dial_status: 'cancel', disposition: 'abandoned', hangup_cause: 'caller_hangup' }],
 ])('a chat hand-off %s is reported as such', async (_what, events, report) => {
-  const run = await runPlan(planAround({ id: 'dest', type: 'destination', data: { destination_id: 2 } }, exits), { channel: 'chat', world, events });
+  const run = await runPlan(planAround({ id: 'dest', type: 'destination', data: { destination_id: 3 } }, exits), { channel: 'chat', world, events });
   expect(run.session.status).toBe('ended');
   expect(run.results.at(-1)!.report).toMatchObject(report);
 });

@@ -107,7 +107,7 @@ const isRecord = (value: unknown): value is Record<string, unknown> => value !==
 /**
  * Steps from each format to the next. Format 0 is the shape before versioning: the same graph
  * without `format_version`, where a node might lack `data` or `position`. Format 1 to 2: a chat
- * at a `destination` block waited its `timeout_s` (at most 600 s, the call's ring); it now waits
+ * in a queue waited the block's `timeout_s` (at most 600 s, the call's ring); it now waits
  * `chat_wait_min`, set to the default 10 minutes, never shorter than before, on every such block.
  */
 const migrations: ReadonlyArray<(document: Record<string, unknown>) => Record<string, unknown>> = [

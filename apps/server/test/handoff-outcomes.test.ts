@@ -18,7 +18,7 @@ let member: TenantMember;
 let queue: Destination;
 let number: PhoneNumber;
 let nextAddress = 0;
-const sessions: Record<string, string> = {};
+const sessions = { resolved: '', back: '', timedOut: '', left: '', nobody: '' };
 const periodStart = new Date(Date.now() - 3_600_000).toISOString();
 
 const api = (method: 'GET' | 'POST' | 'PUT', url: string, payload?: object) => server.call({ method, url, token: member.token, ...(payload && { payload }) });
@@ -88,8 +88,8 @@ afterAll(() => server?.close());
 describe('a known sequence of hand-offs', () => {
   test('each report says how its hand-off ended: disposition, dial status, end reason', async () => {
     const reports = (await api('GET', `/reports?${q('filter', { where: { plan_name: 'Shop chat' }, limit: 100 })}`)).json<CallReportRecord[]>();
-    const of = (key: string) => reports.find((report) => report.session_id === sessions[key]);
-    const summary = (key: string) => {
+    const of = (key: keyof typeof sessions) => reports.find((report) => report.session_id === sessions[key]);
+    const summary = (key: keyof typeof sessions) => {
       const report = of(key);
       return report && { disposition: report.disposition, dial_status: report.dial_status, hangup_cause: report.hangup_cause, outcome: report.handoffs?.map((handOff) => handOff.outcome) };
     };

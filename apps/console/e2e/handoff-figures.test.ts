@@ -16,6 +16,8 @@ import { screenshotStates } from './screenshots.ts';
 
 const SITE = 'https://shop.example.com';
 const group = 'handoff-figures';
+// After each resize the page may have moved: the hand-off table is brought into view again.
+const settle = (page: Page) => page.getByTestId('dashboard-handoffs-queues').scrollIntoViewIfNeeded();
 
 let harness: ConsoleHarness;
 let member: TenantMember;
@@ -99,7 +101,7 @@ describe('after taken+resolved, nobody in time, customer left, nobody online', (
     expect(await agent.count()).toBe(1);
     expect(await cell(agent, 'taken')).toBe('1');
     await page.getByTestId('dashboard-handoffs-queues').scrollIntoViewIfNeeded();
-    await screenshotStates(page, 'dashboard-handoffs-en', { group });
+    await screenshotStates(page, 'dashboard-handoffs-en', { group, settle });
   });
 
   test('in Portuguese on the dark scheme: the same figures, named in Portuguese', async () => {
@@ -108,7 +110,7 @@ describe('after taken+resolved, nobody in time, customer left, nobody online', (
     await expect.poll(() => page.getByText('Transferências para pessoas no período').isVisible()).toBe(true);
     expect(await page.getByText('Conversas perdidas (ninguém assumiu)').isVisible()).toBe(true);
     await page.getByTestId('dashboard-handoffs-queues').scrollIntoViewIfNeeded();
-    await screenshotStates(page, 'dashboard-handoffs-pt', { group });
+    await screenshotStates(page, 'dashboard-handoffs-pt', { group, settle });
   });
 
   test('the reports say Routed / Resolved by a person, Missed, Abandoned with the dial status', async () => {

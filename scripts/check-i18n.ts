@@ -117,6 +117,8 @@ export const sameInBothLanguages = new Set([
   'OpenAI',
   'SipPulse AI',
   'WAV',
+  'Menu',
+  '{{count}} min',
 ]);
 
 export function untranslated(en: Tree, pt: Tree): string[] {

@@ -20,7 +20,7 @@ import { countedAdmission, countedHandOff, countedSessionEvents, createMetrics }
 import { planWebhookEvents } from './modules/sessions/plan-webhook-events.ts';
 import { createChatHandOff } from './modules/sessions/chat-handoff.ts';
 import { createSessionRuntime, type SessionRuntime } from './modules/sessions/sessions.service.ts';
-import { openQueueConversation, sweepUnanswered } from './modules/conversations/conversations.service.ts';
+import { closeLeftConversation, openQueueConversation, sweepUnanswered } from './modules/conversations/conversations.service.ts';
 import { sweepCustomersGone } from './modules/conversations/customer-left.ts';
 import { createDeskHandOff } from './modules/conversations/desk.ts';
 import { sweepTransfers } from './modules/conversations/transfer-sweep.ts';
@@ -103,6 +103,7 @@ export async function startContext(config: Config, options: StartOptions = {}): 
         await sweepTransfers({ ...base, sessions: sessions! });
         await sweepCustomersGone({ ...base, sessions: sessions! });
       },
+      chatEnded: (sessionId) => closeLeftConversation({ ...base, sessions: sessions! }, sessionId),
       deskHandOff: createDeskHandOff({ ...base, get sessions() { return sessions!; } }, API_PREFIX),
       ai: createAiPort(base, { log, metrics }),
     });

@@ -118,6 +118,7 @@ function figuresFrom(reports: CallReportRecord[]): StatsFigures {
     retained,
     abandoned: count('abandoned'),
     failed: count('failed'),
+    missed: count('missed'),
     expired: count('expired'),
     retention_rate: n === 0 ? null : retained / n,
     average_duration_s: n === 0 ? null : reports.reduce((sum, report) => sum + report.duration_s, 0) / n,
@@ -220,6 +221,7 @@ describe('the figures of a period', () => {
       abandoned: 0,
       failed: 0,
       expired: 0,
+      missed: 0,
       retention_rate: null,
       average_duration_s: null,
     });

@@ -140,7 +140,7 @@ describe('drafts', () => {
     expect(plan).toMatchObject({ name: 'Reception', description: '', version: 1, published_version: null, tenant_id: a.member.tenantId, updated_by: a.member.userId });
     expect(plan).not.toHaveProperty('nodes');
     const document = await a.document(plan.id);
-    expect(document).toMatchObject({ id: plan.id, version: 1, format_version: 1, edges: [], errors: [] });
+    expect(document).toMatchObject({ id: plan.id, version: 1, format_version: 2, edges: [], errors: [] });
     expect(document.nodes).toEqual([{ id: 'start', type: 'start', position: { x: 0, y: 0 }, data: { generate_protocol: false, hangup_chat_message: '', ignore_call: false } }]);
     expect(document.settings).toEqual({ session_timeout_min: 30, chat_text: '', sync_with_voice_text: false, webhook: '', language: '', twilio_voice: '', tts_voice: '' });
     expect(brief(document.warnings)).toEqual([{ code: 'unconnected_exit', node_id: 'start', path: 'exits.next' }]);
@@ -307,11 +307,11 @@ describe('drafts', () => {
       .where('id', '=', plan.id)
       .execute();
     const document = await a.document(plan.id);
-    expect(document).toMatchObject({ format_version: 1, errors: [], warnings: [] });
+    expect(document).toMatchObject({ format_version: 2, errors: [], warnings: [] });
     expect(document.nodes[1]).toEqual({ id: 'end', type: 'hangup', position: { x: 0, y: 0 }, data: { cause: 'normal_clearing' } });
     const published = await a.published(plan.id, 1);
     const version = await a.call({ method: 'GET', url: `/visual-plans/${plan.id}/versions/${published.version}` });
-    expect(version.json()).toMatchObject({ format_version: 1, nodes: document.nodes });
+    expect(version.json()).toMatchObject({ format_version: 2, nodes: document.nodes });
   });
 });
 
@@ -350,7 +350,7 @@ describe('publishing, versions and restore', () => {
     expectCode(await a.call({ method: 'GET', url: `/visual-plans/${plan.id}/versions/1` }), 404, 'not_found');
     // The session runtime reads the newest published version from the table.
     const row = await suite.server.ctx.db.selectFrom('visual_plan_versions').select('document').where('plan_id', '=', plan.id).where('version', '=', 3).executeTakeFirstOrThrow();
-    expect(JSON.parse(row.document)).toMatchObject({ format_version: 1, nodes: expect.arrayContaining([expect.objectContaining({ id: 'hello', data: expect.objectContaining({ voice_text: 'Two' }) })]) });
+    expect(JSON.parse(row.document)).toMatchObject({ format_version: 2, nodes: expect.arrayContaining([expect.objectContaining({ id: 'hello', data: expect.objectContaining({ voice_text: 'Two' }) })]) });
   });
 
   test('an older version is restored into the draft, over the version the caller saw', async () => {
@@ -479,7 +479,7 @@ describe('plans made from others: save as, duplicate, import, export', () => {
     const old = { name: `Old file ${next()}`, nodes: [{ id: 'start', type: 'start' }, { id: 'bye', type: 'hangup', data: { cause: 'busy' } }], edges: [edge('start', 'next', 'bye')] };
     const response = await a.call({ method: 'POST', url: '/visual-plans/import', payload: old });
     expect(response.statusCode, response.body).toBe(201);
-    expect(response.json<VisualPlanDocument>()).toMatchObject({ format_version: 1, nodes: [{ id: 'start', position: { x: 0, y: 0 } }, { id: 'bye', data: { cause: 'busy' } }] });
+    expect(response.json<VisualPlanDocument>()).toMatchObject({ format_version: 2, nodes: [{ id: 'start', position: { x: 0, y: 0 } }, { id: 'bye', data: { cause: 'busy' } }] });
 
     const fixture = JSON.parse(fs.readFileSync(new URL('../../../fixtures/plans/self-service.json', import.meta.url), 'utf8')) as Body;
     const foreign = await a.call({ method: 'POST', url: '/visual-plans/import', payload: { ...fixture, name: `Self service ${next()}` } });

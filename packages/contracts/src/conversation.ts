@@ -9,7 +9,8 @@ import { idSchema, timestampSchema } from './common.ts';
 
 export const conversationStatuses = ['waiting', 'open', 'closed'] as const;
 export type ConversationStatus = (typeof conversationStatuses)[number];
-export const conversationOutcomes = ['resolved', 'back_to_plan', 'no_answer', 'busy', 'transferred'] as const;
+/** `abandoned`: the customer left while it waited (docs/handoff.md, "Outcomes"). */
+export const conversationOutcomes = ['resolved', 'back_to_plan', 'no_answer', 'busy', 'transferred', 'abandoned'] as const;
 export type ConversationOutcome = (typeof conversationOutcomes)[number];
 /** `note`: an agent's private note, seen by the tenant's agents only, never sent to the customer. */
 export const conversationAuthors = ['customer', 'agent', 'bot', 'system', 'note'] as const;

@@ -11,10 +11,10 @@ import { conversationMessageAttachmentSchema } from './conversation.ts';
 export const reportChannels = ['voice', 'chat'] as const;
 export const reportProviders = ['twilio', 'asterisk', 'whatsapp', 'webchat', 'simulator'] as const;
 export const reportDirections = ['inbound', 'outbound'] as const;
-export const reportDispositions = ['routed', 'retained', 'abandoned', 'failed', 'expired'] as const;
+export const reportDispositions = ['routed', 'retained', 'abandoned', 'failed', 'expired', 'missed'] as const;
 /** Spec section 3's dial statuses, and `failed` for what that list has no word for. */
 export const reportDialStatuses = ['answer', 'busy', 'cancel', 'dont_call', 'no_answer', 'invalid_args', 'failed'] as const;
-export const reportHangupCauses = ['normal_clearing', 'busy', 'rejected', 'caller_hangup', 'session_timeout', 'engine_error', 'end_not_received'] as const;
+export const reportHangupCauses = ['normal_clearing', 'busy', 'rejected', 'caller_hangup', 'session_timeout', 'engine_error', 'end_not_received', 'resolved'] as const;
 
 /** A block the session entered: when, and the exit it left by (null where it ended). */
 export const reportNodeSchema = z.object({
@@ -85,7 +85,7 @@ export const callReportSchema = z.object({
         conversation_id: idSchema,
         queue: z.object({ id: idSchema, name: z.string() }).nullable(),
         agent: z.object({ id: idSchema, name: z.string() }).nullable(),
-        outcome: z.enum(['resolved', 'back_to_plan', 'no_answer', 'busy', 'transferred']).nullable(),
+        outcome: z.enum(['resolved', 'back_to_plan', 'no_answer', 'busy', 'transferred', 'abandoned']).nullable(),
         wait_s: z.number().int().nonnegative().nullable(),
         handling_s: z.number().int().nonnegative().nullable(),
         messages: z.array(

@@ -34,6 +34,8 @@ export const statsFiguresSchema = z.object({
   failed: z.number().int().nonnegative(),
   /** Sessions closed because their end never arrived (the retention job's `expired`). */
   expired: z.number().int().nonnegative(),
+  /** Chats that asked for a person whom nobody took: nobody online or nobody in time (docs/handoff.md, "Outcomes"). */
+  missed: z.number().int().nonnegative(),
   /** retained / sessions, 0 to 1; null with no sessions. */
   retention_rate: z.number().min(0).max(1).nullable(),
   /** Mean of duration_s; null with no sessions. */
@@ -169,3 +171,41 @@ export const statsSystemSchema = z.object({
   }),
 });
 export type StatsSystem = z.infer<typeof statsSystemSchema>;
+
+/** A group of hand-offs over the period (docs/handoff.md, "Outcomes"), per queue or per agent. */
+const handOffFiguresSchema = z.object({
+  /** Chats handed to it (per agent: taken by them, or transferred to them). */
+  handoffs: z.number().int().nonnegative(),
+  /** Taken by a person. */
+  taken: z.number().int().nonnegative(),
+  /** Resolved by the person, or given back to the plan. */
+  resolved: z.number().int().nonnegative(),
+  back_to_plan: z.number().int().nonnegative(),
+  /** Nobody online (`busy`) or nobody in time (`no_answer`). */
+  missed: z.number().int().nonnegative(),
+  /** The customer left while waiting. */
+  abandoned: z.number().int().nonnegative(),
+  /** Waiting or held now. */
+  waiting_now: z.number().int().nonnegative(),
+  open_now: z.number().int().nonnegative(),
+  /** Until taken, or until closed untaken, of the hand-offs that waited (not `busy`); null with none. */
+  average_wait_s: z.number().nonnegative().nullable(),
+  /** The longest of those, and of the chats waiting now (still counting). */
+  longest_wait_s: z.number().int().nonnegative().nullable(),
+  /** Taken until closed, of the closed hand-offs a person took; null with none. */
+  average_handling_s: z.number().nonnegative().nullable(),
+});
+export type HandOffFigures = z.infer<typeof handOffFiguresSchema>;
+
+/**
+ * `GET /stats/handoffs`: the chats handed to people over the period (those that reached a queue
+ * in it), per queue and per agent, by name, and what is waiting or held now. `at`: when it was
+ * counted, so that a screen can count the waits on from it.
+ */
+export const statsHandOffsSchema = z.object({
+  at: timestampSchema,
+  totals: handOffFiguresSchema,
+  queues: z.array(z.object({ id: idSchema, name: z.string(), figures: handOffFiguresSchema })),
+  agents: z.array(z.object({ id: idSchema, name: z.string(), figures: handOffFiguresSchema })),
+});
+export type StatsHandOffs = z.infer<typeof statsHandOffsSchema>;

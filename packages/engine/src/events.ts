@@ -15,7 +15,8 @@ export type EngineEvent =
    */
   | { type: 'timeout' }
   /** How a `dial` ended (Twilio's `DialCallStatus`, Asterisk's `DIALSTATUS`, as mapped by the adapter). */
-  | { type: 'dial_result'; status: DialStatus }
+  /** `resolved`: the person who took the chat ended it there (docs/handoff.md, "Outcomes"). */
+  | { type: 'dial_result'; status: DialStatus; resolved?: boolean }
   /** A recording started by a `recording` block is available (often after the call ended). */
   | { type: 'recording_ready'; url: string; duration_s: number }
   /**

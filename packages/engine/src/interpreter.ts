@@ -212,6 +212,7 @@ class TurnState implements Turn {
       }
       case 'hangup':
         if (event.actions_started !== undefined) this.forgetUnreached(event.actions_started);
+        this.leaveWaitForPerson();
         this.finish('caller_hangup');
         return true;
       case 'expire':
@@ -226,6 +227,7 @@ class TurnState implements Turn {
         return true;
       case 'timeout':
         if (session.channel === 'chat') {
+          this.leaveWaitForPerson();
           this.finish('session_timeout');
           return true;
         }
@@ -371,9 +373,18 @@ class TurnState implements Turn {
       }
       this.emit(reject ? { type: 'hangup', cause, reject: true } : { type: 'hangup', cause });
     }
-    const disposition: Disposition =
-      session.dial_status === 'answer' ? 'routed' : cause === 'caller_hangup' || cause === 'session_timeout' ? 'abandoned' : 'retained';
-    this.close(cause, disposition);
+    this.close(cause, dispositionOf(session, cause));
+  }
+
+  /**
+   * A chat customer who leaves while waiting for a person cancels the hand-off, as a caller who
+   * hangs up while the destination rings (Asterisk's `CANCEL`). Calls learn that from their dial's
+   * own result.
+   */
+  private leaveWaitForPerson(): void {
+    const session = this.session;
+    if (session.channel !== 'chat' || session.node_id === null) return;
+    if (this.plan.nodes.get(session.node_id)?.type === 'destination') session.dial_status = 'cancel';
   }
 
   fail(code: FailureCode, message: string, nodeId: string | null): void {
@@ -530,4 +541,16 @@ class TurnState implements Turn {
 function blockError(node: RuntimeNode, error: unknown): Outcome {
   const message = error instanceof Error ? error.message : String(error);
   return { fail: 'block_error', message: `${blockReference(node)} failed: ${message}` };
+}
+
+/**
+ * How a session that ended counts (docs/handoff.md, "Outcomes"): `routed` once its last
+ * destination answered; `missed` for a chat whose last hand-off nobody took (busy: nobody online;
+ * no_answer: nobody in time), whatever came after; `abandoned` when the caller or customer left;
+ * else `retained`, the plan served it alone.
+ */
+export function dispositionOf(session: Pick<Session, 'channel' | 'dial_status'>, cause: HangupCause): Disposition {
+  if (session.dial_status === 'answer') return 'routed';
+  if (session.channel === 'chat' && (session.dial_status === 'busy' || session.dial_status === 'no_answer')) return 'missed';
+  return cause === 'caller_hangup' || cause === 'session_timeout' ? 'abandoned' : 'retained';
 }

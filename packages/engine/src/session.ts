@@ -15,8 +15,12 @@ export type Direction = 'inbound' | 'outbound';
 
 /** `new` before the first turn; a stored session is `waiting` (for input) or `ended`. */
 export type SessionStatus = 'new' | 'waiting' | 'ended';
-/** `expired`: the channel never told the session's end; the host closed it after a while without activity. */
-export const dispositions = ['routed', 'retained', 'abandoned', 'failed', 'expired'] as const;
+/**
+ * `expired`: the channel never told the session's end; the host closed it after a while without
+ * activity. `missed`: a chat asked for a person and none took it (nobody online, or nobody in
+ * time), whatever the plan did after (docs/handoff.md, "Outcomes").
+ */
+export const dispositions = ['routed', 'retained', 'abandoned', 'failed', 'expired', 'missed'] as const;
 export type Disposition = (typeof dispositions)[number];
 /**
  * The call report's dial statuses (spec section 3, "Call report"), and `failed` for what that
@@ -27,10 +31,11 @@ export const dialStatuses = ['answer', 'busy', 'cancel', 'dont_call', 'no_answer
 export type DialStatus = (typeof dialStatuses)[number];
 /**
  * The `hangup` block's causes, and the ways a session ends without it: the caller hung up, a
- * chat went idle past the plan's session timeout, the engine stopped it (`failure` says why), or
- * the end never arrived (`end_not_received`, the `expire` event).
+ * chat went idle past the plan's session timeout, the engine stopped it (`failure` says why), the
+ * end never arrived (`end_not_received`, the `expire` event), or the person who took a chat
+ * resolved it (`resolved`).
  */
-export const hangupCauses = ['normal_clearing', 'busy', 'rejected', 'caller_hangup', 'session_timeout', 'engine_error', 'end_not_received'] as const;
+export const hangupCauses = ['normal_clearing', 'busy', 'rejected', 'caller_hangup', 'session_timeout', 'engine_error', 'end_not_received', 'resolved'] as const;
 export type HangupCause = (typeof hangupCauses)[number];
 
 /** Why the engine stopped a session (docs/engine.md, "Failures"). */

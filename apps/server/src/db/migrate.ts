@@ -23,6 +23,7 @@ import * as conversations from './migrations/0019-conversations.ts';
 import * as planDrafts from './migrations/0020-plan-drafts.ts';
 import * as conversationAttachments from './migrations/0021-conversation-attachments.ts';
 import * as webchatCustomers from './migrations/0022-webchat-customers.ts';
+import * as missedHandoffs from './migrations/0023-missed-handoffs.ts';
 import * as agentWork from './migrations/0024-agent-work.ts';
 import * as conversationDeadlines from './migrations/0025-conversation-deadlines.ts';
 import type { Database } from './schema.ts';
@@ -52,6 +53,7 @@ function migrationsFor(dialect: DialectName): Record<string, Migration> {
     '0020-plan-drafts': { up: planDrafts.up(dialect) },
     '0021-conversation-attachments': { up: conversationAttachments.up(dialect) },
     '0022-webchat-customers': { up: webchatCustomers.up },
+    '0023-missed-handoffs': { up: missedHandoffs.up(dialect) },
     '0024-agent-work': { up: agentWork.up(dialect) },
     '0025-conversation-deadlines': { up: conversationDeadlines.up },
   };

@@ -137,7 +137,7 @@ export interface ConversationTable {
   destination_id: number | null;
   agent_id: number | null;
   status: 'waiting' | 'open' | 'closed';
-  outcome: 'resolved' | 'back_to_plan' | 'no_answer' | 'busy' | 'transferred' | null;
+  outcome: 'resolved' | 'back_to_plan' | 'no_answer' | 'busy' | 'transferred' | 'abandoned' | null;
   channel: string;
   provider: string;
   caller: string;
@@ -477,6 +477,7 @@ export interface StatsSessionTable {
   abandoned: number;
   failed: number;
   expired: number;
+  missed: number;
   duration_s: number | string;
 }
 

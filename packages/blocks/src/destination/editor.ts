@@ -1,6 +1,6 @@
 import { IconPhoneOutgoing } from '@tabler/icons-react';
 import { defineEditor } from '../core/editor/define-editor.ts';
-import { lines, readNumber, seconds } from '../core/editor/summary.ts';
+import { lines, minutes, readNumber, seconds } from '../core/editor/summary.ts';
 import { destinationDescription } from './description.ts';
 
 export const destinationEditor = defineEditor({
@@ -9,6 +9,9 @@ export const destinationEditor = defineEditor({
   color: 'teal',
   summary: (data, context) => {
     const timeout = readNumber(data, 'timeout_s');
-    return lines(context.referenceName('destination', readNumber(data, 'destination_id')), timeout !== undefined && seconds(context, timeout));
+    const wait = readNumber(data, 'chat_wait_min');
+    // Both, since one plan may serve calls and chats: the ring in seconds, the chat's wait in minutes.
+    const limits = [timeout !== undefined && seconds(context, timeout), wait !== undefined && minutes(context, wait)].filter((part): part is string => !!part);
+    return lines(context.referenceName('destination', readNumber(data, 'destination_id')), limits.join(' · '));
   },
 });

@@ -5,6 +5,7 @@
 import { espeakVoiceIds, twilioVoiceSpeaks } from '@voxplan/contracts/voices';
 import { z } from 'zod';
 import { customIssue, languageChoice } from '../core/fields.ts';
+import { DESTINATION_CHAT_WAIT_DEFAULT_MIN } from '../destination/chat-wait.ts';
 import { planFormatVersion, planLabelLength } from './format.ts';
 
 export { planFormatVersion, planLabelLength };
@@ -105,7 +106,9 @@ const isRecord = (value: unknown): value is Record<string, unknown> => value !==
 
 /**
  * Steps from each format to the next. Format 0 is the shape before versioning: the same graph
- * without `format_version`, where a node might lack `data` or `position`.
+ * without `format_version`, where a node might lack `data` or `position`. Format 1 to 2: a chat
+ * in a queue waited the block's `timeout_s` (at most 600 s, the call's ring); it now waits
+ * `chat_wait_min`, set to the default 10 minutes, never shorter than before, on every such block.
  */
 const migrations: ReadonlyArray<(document: Record<string, unknown>) => Record<string, unknown>> = [
   (document) => ({
@@ -115,6 +118,17 @@ const migrations: ReadonlyArray<(document: Record<string, unknown>) => Record<st
       : document.nodes,
     edges: document.edges ?? [],
     format_version: 1,
+  }),
+  (document) => ({
+    ...document,
+    nodes: Array.isArray(document.nodes)
+      ? document.nodes.map((node: unknown) =>
+          isRecord(node) && node.type === 'destination' && isRecord(node.data) && node.data.chat_wait_min === undefined
+            ? { ...node, data: { ...node.data, chat_wait_min: DESTINATION_CHAT_WAIT_DEFAULT_MIN } }
+            : node,
+        )
+      : document.nodes,
+    format_version: 2,
   }),
 ];
 

@@ -124,13 +124,24 @@ describe('structural validation', () => {
 describe('format versions', () => {
   test('a document from before format versions is migrated on read', () => {
     const old = { settings: { chat_text: 'bye' }, nodes: [{ id: 'start', type: 'start' }] };
-    expect(migratePlanDocument(old)).toEqual({ settings: { chat_text: 'bye' }, nodes: [{ id: 'start', type: 'start', position: { x: 0, y: 0 }, data: {} }], edges: [], format_version: 1 });
+    expect(migratePlanDocument(old)).toEqual({ settings: { chat_text: 'bye' }, nodes: [{ id: 'start', type: 'start', position: { x: 0, y: 0 }, data: {} }], edges: [], format_version: 2 });
     expect(validatePlanDocument(old).ok).toBe(true);
   });
 
+  test("format 1's chat hand-off, which waited the ring's seconds, waits the default 10 minutes; a call keeps its ring", () => {
+    const destination = { id: 'desk', type: 'destination', position: { x: 0, y: 0 }, data: { destination_id: 2, timeout_s: 45 } };
+    const migrated = migratePlanDocument({ format_version: 1, nodes: [{ id: 'start', type: 'start', position: { x: 0, y: 0 }, data: {} }, destination], edges: [] }) as {
+      nodes: Array<{ data: object }>;
+      format_version: number;
+    };
+    expect(migrated.format_version).toBe(2);
+    expect(migrated.nodes[1]!.data).toEqual({ destination_id: 2, timeout_s: 45, chat_wait_min: 10 });
+    expect(migrated.nodes[0]!.data).toEqual({});
+  });
+
   test('a document from a newer format is refused, not guessed at', () => {
-    expect(() => migratePlanDocument({ format_version: 2, nodes: [] })).toThrow(PlanFormatError);
-    expect(errorsOf(validatePlanDocument({ format_version: 2, nodes: [] }))).toEqual([
+    expect(() => migratePlanDocument({ format_version: 3, nodes: [] })).toThrow(PlanFormatError);
+    expect(errorsOf(validatePlanDocument({ format_version: 3, nodes: [] }))).toEqual([
       { code: 'unsupported_format', node_id: undefined, edge_id: undefined, path: 'format_version' },
     ]);
     expect(() => migratePlanDocument('[]')).toThrow(PlanFormatError);

@@ -8,6 +8,7 @@ import { HiddenTestCalls } from '../reports/HiddenTestCalls.tsx';
 import { testReportsLink } from '../reports/report-filter.ts';
 import { LiveSessions } from './LiveSessions.tsx';
 import { browserTimeZone, chartPeriod, type DayText, dayText, type Period, periodKinds, type PeriodKind, periodOf } from './period.ts';
+import { HandOffFigures } from './HandOffFigures.tsx';
 import { PeriodFigures } from './PeriodFigures.tsx';
 import { PlanStats } from './PlanStats.tsx';
 import { QueueFigures } from './QueueFigures.tsx';
@@ -90,6 +91,8 @@ export default function DashboardPage() {
           </Box>
         )}
       </section>
+
+      <HandOffFigures query={enabled ? query : undefined} refreshSeconds={refreshSeconds} />
 
       <section aria-labelledby="dashboard-daily">
         <Title order={3} size="h4" mb="sm" id="dashboard-daily">

@@ -4,7 +4,7 @@ import { useTranslation } from 'react-i18next';
 import { formatDuration, formatNumber } from '../../lib/format.ts';
 import { Figure } from './Figure.tsx';
 
-const counted = ['sessions', 'calls', 'chats', 'routed', 'retained', 'abandoned', 'failed', 'expired'] as const;
+const counted = ['sessions', 'calls', 'chats', 'routed', 'retained', 'abandoned', 'missed', 'failed', 'expired'] as const;
 
 /** The period's figures: counts by channel and disposition, the retention rate and the mean duration. */
 export function PeriodFigures({ figures }: { figures: StatsFigures | undefined }) {

@@ -15,6 +15,14 @@ import { ReadOnlyCanvas } from '../visual-plans/editor/ReadOnlyCanvas.tsx';
 import { digitsByMenu, dropOffByBlock, heatOf } from './plan-heat.ts';
 import { useStats } from './use-stats.ts';
 
+type MenuWording = 'voice' | 'chat' | 'both';
+
+/** Whether the plan's menus were answered by keys (calls), by options (chats), or both, over the period. */
+function menuWording(figures: StatsPlanDetail['figures'] | undefined): MenuWording {
+  if (!figures || figures.chats === 0) return 'voice';
+  return figures.calls === 0 ? 'chat' : 'both';
+}
+
 const percentText = (share: number, language: string) => formatNumber(share, language, { style: 'percent', maximumFractionDigits: 0 });
 
 /** The graph the plan's calls run: its newest published version, else its draft. */
@@ -35,7 +43,7 @@ function usePlanGraph(planId: number) {
 
 /**
  * One plan over the period: where its sessions ended, as a heat map on its read-only canvas (loaded
- * with the canvas, apart from the dashboard), and the keys pressed at each voice menu.
+ * with the canvas, apart from the dashboard), and the keys pressed (or options chosen, in a chat) at each menu.
  */
 export default function PlanDetail({ planId, query, refreshSeconds }: { planId: number; query: Record<string, QueryValue>; refreshSeconds: number }) {
   const { t, i18n } = useTranslation();
@@ -68,8 +76,10 @@ export default function PlanDetail({ planId, query, refreshSeconds }: { planId: 
   }, [detail.data, graph.data, t, language]);
 
   const menus = detail.data ? digitsByMenu(detail.data) : [];
-  const nodeType = (nodeId: string) => graph.data?.nodes.find((node) => node.id === nodeId)?.type;
+  const nodeOf = (nodeId: string) => graph.data?.nodes.find((node) => node.id === nodeId);
   const lang = language === 'pt' ? 'pt' : 'en';
+  // A chat's customer chooses an option; a caller presses keys. The period's sessions say which the plan ran.
+  const wording = menuWording(detail.data?.figures);
   const error = detail.error ?? graph.error;
 
   return (
@@ -96,21 +106,22 @@ export default function PlanDetail({ planId, query, refreshSeconds }: { planId: 
         </Grid.Col>
         <Grid.Col span={{ base: 12, lg: 4 }}>
           <Title order={4} size="h5" mb="xs">
-            {t('dashboard.plan.digits')}
+            {t(`dashboard.plan.digits.${wording}`)}
           </Title>
           {detail.data && menus.length === 0 && (
             <Text size="sm" c="dimmed">
-              {t('dashboard.plan.noDigits')}
+              {t(`dashboard.plan.noDigits.${wording}`)}
             </Text>
           )}
           <Stack gap="sm" data-testid="plan-digits">
             {menus.map((menu) => {
-              const type = nodeType(menu.nodeId);
-              const name = (type && blockDefinition(type)?.texts[lang].name) ?? t('dashboard.plan.menu');
+              const node = nodeOf(menu.nodeId);
+              // The name the person gave the block; else its kind, as the canvas shows an unnamed block. Never its id.
+              const name = node?.label ?? (wording === 'chat' ? t('dashboard.plan.menu') : ((node && blockDefinition(node.type)?.texts[lang].name) ?? t('dashboard.plan.menu')));
               return (
                 <Paper withBorder p="sm" key={menu.nodeId} data-testid="plan-menu" data-node-id={menu.nodeId}>
                   <UnstyledButton onClick={() => setFocused(menu.nodeId)} fw={600} fz="sm">
-                    {name} · {menu.nodeId}
+                    {name}
                   </UnstyledButton>
                   <Stack gap={4} mt={6}>
                     {menu.keys.map((key) => (

@@ -10,6 +10,7 @@ const figures = (sessions: number): StatsFigures => ({
   retained: 0,
   abandoned: sessions,
   failed: 0,
+  missed: 0,
   expired: 0,
   retention_rate: 0,
   average_duration_s: 10,

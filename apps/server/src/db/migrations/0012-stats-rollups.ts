@@ -1,11 +1,9 @@
 import { type CreateTableBuilder, type Kysely, sql } from 'kysely';
-import { rebuildStatsRollups } from '../../modules/stats/stats-rollups.ts';
 import type { DialectName } from '../database.ts';
-import type { Database } from '../schema.ts';
 
 /**
  * The statistics' rollups (issue 17, modules/stats/stats-rollups.ts): counters per tenant, plan
- * and UTC hour, kept as sessions end; filled here from the reports already stored.
+ * and UTC hour, kept as sessions end; filled from the reports already stored by 0023.
  */
 export function up(dialect: DialectName) {
   return async (db: Kysely<unknown>): Promise<void> => {
@@ -77,6 +75,6 @@ export function up(dialect: DialectName) {
         .execute();
     }
 
-    await rebuildStatsRollups(db as Kysely<Database>, dialect);
+    // Filled from the stored reports by 0023, once the rollups have every column they count.
   };
 }

@@ -494,8 +494,23 @@ export async function closeRecord(ctx: ConversationContext, found: ConversationR
   if (!closed) return null;
   await publishRow(ctx, closed, 'conversation.closed');
   if (outcome === 'back_to_plan') await resumePlan(ctx, closed, { type: 'dial_result', status: 'answer' });
-  else await resumePlan(ctx, closed, { type: 'hangup' }, `conversation:${closed.id}:resolved`);
+  else await resumePlan(ctx, closed, { type: 'dial_result', status: 'answer', resolved: true }, `conversation:${closed.id}:resolved`);
   return closed;
+}
+
+/**
+ * The chat ended while waiting in a queue (the customer left, or the chat timed out): its
+ * conversation closes `abandoned`, so that no agent takes a chat nobody is on.
+ */
+export async function closeLeftConversation(ctx: ConversationContext, sessionId: string): Promise<void> {
+  const closed = await ctx.db
+    .updateTable('conversations')
+    .set({ status: 'closed', outcome: 'abandoned', closed_at: nowIso(), deadline_at: null })
+    .where('session_id', '=', sessionId)
+    .where('status', '=', 'waiting')
+    .returningAll()
+    .executeTakeFirst();
+  if (closed) await publishRow(ctx, closed, 'conversation.closed');
 }
 
 export async function markRead(ctx: ConversationContext, scope: Scope, id: number): Promise<void> {

@@ -37,7 +37,7 @@ export function createMetrics(): Metrics {
     sessionsStarted: new Counter({ name: 'voxplan_sessions_started_total', help: 'Calls and chats started on this instance (test sessions apart).', labelNames: ['channel', 'provider'], registers: [registry] }),
     sessionsEnded: new Counter({
       name: 'voxplan_sessions_ended_total',
-      help: 'Calls and chats ended on this instance, by disposition (routed, retained, abandoned, failed, expired).',
+      help: 'Calls and chats ended on this instance, by disposition (routed, retained, abandoned, failed, expired, missed).',
       labelNames: ['channel', 'provider', 'disposition'],
       registers: [registry],
     }),

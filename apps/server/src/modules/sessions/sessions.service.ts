@@ -203,6 +203,8 @@ export interface SessionRuntimeOptions {
   deskHandOff?: DeskHandOff;
   /** Also run by each chat sweep: conversations nobody took in time (modules/conversations). */
   sweepParked?: () => Promise<unknown>;
+  /** A chat ended, once its turn is stored: a conversation still waiting for it is closed (the customer left). */
+  chatEnded?: (sessionId: string) => Promise<unknown>;
   /** Chats the sweeper takes per pass. Default 200. */
   sweepBatch?: number;
   /**
@@ -512,6 +514,7 @@ export function createSessionRuntime(ctx: Omit<AppContext, 'sessions' | 'license
         if (!result.ignored) {
           publishLiveEvents(ctx.bus, () => liveEventsOf(before, session, outcome, isTest));
           followHandOff(session, outcome, isTest);
+          followChatEnd(session);
         }
         return committed;
       }
@@ -567,6 +570,17 @@ export function createSessionRuntime(ctx: Omit<AppContext, 'sessions' | 'license
       const turn = await inTurn(sessionId, () => runTurn(sessionId, eventId, { type: 'dial_result', status }, { guard: stillWaiting, unprompted: true }));
       if (turn && !turn.duplicate) await deliverUnprompted(sessionId, eventId, turn);
     })().catch((error: unknown) => log(`hand-off of session ${sessionId} failed: ${error instanceof Error ? error.message : String(error)}`));
+    handOffs.add(task);
+    void task.finally(() => handOffs.delete(task));
+  }
+
+  /** A chat that ended while waiting for a person leaves no conversation in the queue (docs/handoff.md, "Outcomes"). */
+  function followChatEnd(session: Session): void {
+    if (!options.chatEnded || session.channel !== 'chat' || session.status !== 'ended' || session.dial_status !== 'cancel') return;
+    const task = options
+      .chatEnded(session.id)
+      .then(() => undefined)
+      .catch((error: unknown) => log(`closing the conversation of session ${session.id} failed: ${error instanceof Error ? error.message : String(error)}`));
     handOffs.add(task);
     void task.finally(() => handOffs.delete(task));
   }

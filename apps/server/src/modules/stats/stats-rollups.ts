@@ -10,8 +10,8 @@ import type { DialectName } from '../../db/database.ts';
 import { executeCompiled } from '../../db/prepared.ts';
 import type { Database } from '../../db/schema.ts';
 
-/** The dispositions counted in columns of their own; `expired` is the retention job's. */
-export const ROLLED_UP_DISPOSITIONS = ['routed', 'retained', 'abandoned', 'failed', 'expired'] as const;
+/** The dispositions counted in columns of their own; `expired` is the retention job's, `missed` a chat nobody took. */
+export const ROLLED_UP_DISPOSITIONS = ['routed', 'retained', 'abandoned', 'failed', 'expired', 'missed'] as const;
 
 export const HOUR_MS = 3_600_000;
 

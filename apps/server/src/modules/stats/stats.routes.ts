@@ -1,9 +1,10 @@
-import { idSchema, statsDailySchema, statsPeriodQuerySchema, statsPlanDetailSchema, statsPlansSchema, statsSummarySchema } from '@voxplan/contracts';
+import { idSchema, statsDailySchema, statsHandOffsSchema, statsPeriodQuerySchema, statsPlanDetailSchema, statsPlansSchema, statsSummarySchema } from '@voxplan/contracts';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
 import { scopeOf, tenantFilterOf } from '../../plugins/auth.ts';
+import { handOffStats } from './handoff-stats.ts';
 import { periodOf, type StatsPeriod, StatsService } from './stats.service.ts';
 
 const instant = z.iso.datetime({ offset: true });
@@ -73,6 +74,23 @@ export function registerStatsRoutes(app: FastifyInstance, ctx: AppContext): void
     async (request) => {
       const [tenantId, period] = scoped(request, request.query);
       return service.plan(tenantId, request.params.id, period);
+    },
+  );
+
+  routes.get(
+    '/stats/handoffs',
+    {
+      schema: {
+        tags,
+        querystring: planPeriodQuery,
+        response: { 200: statsHandOffsSchema },
+        description: 'The chats handed to people in the period, and those waiting or held now, per queue and per agent (docs/handoff.md, "Outcomes")',
+      },
+    },
+    async (request) => {
+      const [tenantId] = scoped(request, request.query);
+      // Stored instants are ISO text in UTC: compared as such.
+      return handOffStats(ctx.db, tenantId, new Date(request.query.from).toISOString(), new Date(request.query.to).toISOString());
     },
   );
 }

@@ -43,14 +43,14 @@ export function periodOf(query: { from: string; to: string; tz: string; plan_id?
   return { fromHour: floorHour(from), toHour: floorHour(to), zone: query.tz, ...(query.plan_id && { planIds: query.plan_id }) };
 }
 
-type Counter = 'sessions' | 'voice' | 'chat' | 'routed' | 'retained' | 'abandoned' | 'failed' | 'expired' | 'duration_s';
-const COUNTERS: readonly Counter[] = ['sessions', 'voice', 'chat', 'routed', 'retained', 'abandoned', 'failed', 'expired', 'duration_s'];
+type Counter = 'sessions' | 'voice' | 'chat' | 'routed' | 'retained' | 'abandoned' | 'failed' | 'expired' | 'missed' | 'duration_s';
+const COUNTERS: readonly Counter[] = ['sessions', 'voice', 'chat', 'routed', 'retained', 'abandoned', 'failed', 'expired', 'missed', 'duration_s'];
 /** Sums as the databases answer them: PostgreSQL's are bigint or numeric, sent as text; null over no rows. */
 type Sums = Record<Counter, number | string | bigint | null>;
 
 const sums = (eb: ExpressionBuilder<Database, 'stats_tenants'>) => COUNTERS.map((counter) => eb.fn.sum<Sums[Counter]>(counter).as(counter));
 
-const ZERO: Readonly<Record<Counter, number>> = { sessions: 0, voice: 0, chat: 0, routed: 0, retained: 0, abandoned: 0, failed: 0, expired: 0, duration_s: 0 };
+const ZERO: Readonly<Record<Counter, number>> = { sessions: 0, voice: 0, chat: 0, routed: 0, retained: 0, abandoned: 0, failed: 0, expired: 0, missed: 0, duration_s: 0 };
 
 /** Adds a row's sums to `total`, in place, and answers it. */
 function add(total: Record<Counter, number>, row: Sums): Record<Counter, number> {
@@ -59,7 +59,7 @@ function add(total: Record<Counter, number>, row: Sums): Record<Counter, number>
 }
 
 export function figuresOf(totals: Record<Counter, number>): StatsFigures {
-  const { sessions, voice, chat, routed, retained, abandoned, failed, expired, duration_s } = totals;
+  const { sessions, voice, chat, routed, retained, abandoned, failed, expired, missed, duration_s } = totals;
   return {
     sessions,
     calls: voice,
@@ -69,6 +69,7 @@ export function figuresOf(totals: Record<Counter, number>): StatsFigures {
     abandoned,
     failed,
     expired,
+    missed,
     retention_rate: sessions === 0 ? null : retained / sessions,
     average_duration_s: sessions === 0 ? null : duration_s / sessions,
   };

@@ -65,3 +65,4 @@ export const requestSummary = (data: unknown): string => excerpt(`${readText(dat
 
 /** "30 s" */
 export const seconds = (context: SummaryContext, count: number): string => formatText(editorTexts[context.language].summary.seconds, { count });
+export const minutes = (context: SummaryContext, count: number): string => formatText(editorTexts[context.language].summary.minutes, { count });

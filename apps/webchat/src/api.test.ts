@@ -29,7 +29,7 @@ describe("the widget's API when the server's database is briefly away", () => {
     vi.useFakeTimers();
     const fetchMock = vi.fn().mockImplementation(async () => unavailable());
     vi.stubGlobal('fetch', fetchMock);
-    const started = new WebchatApi('https://chat.example.com', 'key', 'en').start();
+    const started = new WebchatApi('https://chat.example.com', 'key', 'en').start({});
     const failed = expect(started).rejects.toEqual(new WidgetApiError(503, 'database_unavailable'));
     await vi.advanceTimersByTimeAsync(10_000);
     await failed;

@@ -6,7 +6,7 @@ import type { AppContext } from '../../context.ts';
 import { notFound } from '../../errors.ts';
 import { encryptSecret, randomToken } from '../../lib/keys.ts';
 import { nowIso } from '../../lib/time.ts';
-import { assertAllowed, scopeOf, tenantFilterOf } from '../../plugins/auth.ts';
+import { scopeOf, tenantFilterOf, writerGuard } from '../../plugins/auth.ts';
 import { recordAudit } from '../audit/audit.recorder.ts';
 
 const params = z.object({ id: z.coerce.number().int().positive().max(2 ** 31 - 1) });
@@ -22,6 +22,8 @@ export function registerWebchatIdentityRoutes(app: FastifyInstance, ctx: AppCont
   routes.post(
     '/numbers/:id/webchat-identity-secret',
     {
+      // The role before the path's id, as every write: a guest learns it may not write, not what to fix.
+      ...writerGuard,
       schema: {
         tags: ['numbers'],
         params,
@@ -33,7 +35,6 @@ export function registerWebchatIdentityRoutes(app: FastifyInstance, ctx: AppCont
     },
     async (request) => {
       const scope = scopeOf(request);
-      assertAllowed(scope.actor, 'member', true);
       const tenantId = tenantFilterOf(scope);
       const secret = `wcid_${randomToken(32)}`;
       await ctx.db.transaction().execute(async (trx) => {

@@ -51,6 +51,10 @@ const samples: Record<string, Sample> = {
     create: (n) => ({ number: `+5521${String(n).padStart(8, '0')}`, provider: 'twilio', description: `row ${n}` }),
     patch: { description: 'changed' },
   },
+  '/saved-replies': {
+    create: (n) => ({ name: `Isolated ${n}`, text: `Hello {{name}}, reply ${n}` }),
+    patch: { text: 'changed' },
+  },
 };
 
 /** Rows of read-only resources come from the server's own code paths: a seed writes one in a tenant and answers its id. */

@@ -28,15 +28,16 @@ export interface NumberRoute {
 /** The tables findNumber reads: a caller keeping its answers (db/read-cache.ts) drops them when one is written. */
 export const numberRouteTables: readonly TableName[] = ['numbers', 'number_rules', 'date_ranges', 'holidays'];
 
+/** The columns of a number that route its calls and chats. */
+const selectRouteRows = (db: Kysely<Database>) => db.selectFrom('numbers').select(['id', 'tenant_id', 'number', 'provider', 'voice_plan_id', 'chat_plan_id']);
+
 /**
  * The number (E.164, as a provider's webhook names the called number) with its rules, their date
  * ranges and those ranges' holidays, in a few queries; undefined when no tenant has it.
  */
 export async function findNumber(db: Kysely<Database>, e164: string): Promise<NumberRoute | undefined> {
   if (!isE164(e164)) return undefined;
-  const row = await db
-    .selectFrom('numbers')
-    .select(['id', 'tenant_id', 'number', 'provider', 'voice_plan_id', 'chat_plan_id'])
+  const row = await selectRouteRows(db)
     .where('number', '=', e164)
     // A web chat's name may read as a phone number of another tenant's: calls never reach it.
     .where('provider', '<>', 'webchat')
@@ -47,9 +48,7 @@ export async function findNumber(db: Kysely<Database>, e164: string): Promise<Nu
 
 /** A web chat number's route, found by its id (its name is its tenant's alone, so no lookup by it). */
 export async function findWebchatNumber(db: Kysely<Database>, id: number): Promise<NumberRoute | undefined> {
-  const row = await db
-    .selectFrom('numbers')
-    .select(['id', 'tenant_id', 'number', 'provider', 'voice_plan_id', 'chat_plan_id'])
+  const row = await selectRouteRows(db)
     .where('id', '=', id)
     .where('provider', '=', 'webchat')
     .executeTakeFirst();

@@ -9,7 +9,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { until } from '../../server/test/asterisk-pbx.ts';
 import { createTenantMember, type TenantMember } from '../../server/test/harness.ts';
-import { storePlan } from '../../server/test/sessions-helpers.ts';
+import { insertReport, planEdge, planNode, storePlan } from '../../server/test/sessions-helpers.ts';
 import { handoffPlan } from './chat-handoff.ts';
 import { type ConsoleHarness, createNumber, startConsole } from './harness.ts';
 import { screenshotStates } from './screenshots.ts';
@@ -21,6 +21,7 @@ const settle = (page: Page) => page.getByTestId('dashboard-handoffs-queues').scr
 
 let harness: ConsoleHarness;
 let member: TenantMember;
+let owner: TenantMember | undefined;
 let number: PhoneNumber;
 let nextAddress = 0;
 
@@ -68,6 +69,47 @@ beforeAll(async () => {
 });
 
 afterAll(() => harness?.close());
+
+/**
+ * Another tenant, so the figures above stay theirs: a chat plan whose menu the person named
+ * "Pick a topic", and one chat today that chose its option 2 there.
+ */
+async function chatMenuTenant(): Promise<TenantMember> {
+  const admin = await harness.server.login();
+  const owner = await createTenantMember(harness.server, admin, 'chat-menu-stats');
+  const plan = {
+    name: 'Help bot',
+    // Placed one under the other, as the editor would: the heat map in the screenshots reads.
+    nodes: [
+      { ...planNode('start', 'start'), position: { x: 0, y: 0 } },
+      {
+        ...planNode('voice-menu-r2ue7i', 'voice_menu', { voice_text: 'Choose.', chat_text: 'Choose a topic.', options: [{ digits: '1', label: 'Orders' }, { digits: '2', label: 'Returns' }] }),
+        position: { x: 0, y: 160 },
+        label: 'Pick a topic',
+      },
+      { ...planNode('bye', 'hangup'), position: { x: 0, y: 420 } },
+    ],
+    edges: [planEdge('start', 'next', 'voice-menu-r2ue7i'), planEdge('voice-menu-r2ue7i', '2', 'bye')],
+  };
+  const planId = await storePlan(harness.server.ctx, owner.tenantId, plan);
+  const at = new Date(Date.now() - 60_000).toISOString();
+  await insertReport(harness.server.ctx, owner.tenantId, {
+    sessionId: 'chat-menu-stats-1',
+    startedAt: at,
+    session: {
+      plan_id: planId,
+      channel: 'chat',
+      provider: 'webchat',
+      path: [
+        { plan_id: planId, node_id: 'start', type: 'start', at, exit: 'next' },
+        { plan_id: planId, node_id: 'voice-menu-r2ue7i', type: 'voice_menu', at, exit: '2' },
+        { plan_id: planId, node_id: 'bye', type: 'hangup', at, exit: null },
+      ],
+      digits: [{ plan_id: planId, node_id: 'voice-menu-r2ue7i', digits: '2', at }],
+    },
+  });
+  return owner;
+}
 
 async function openDashboard(options: { locale?: string; colorScheme?: 'light' | 'dark' } = {}): Promise<Page> {
   const { page } = await harness.newPage(options);
@@ -124,4 +166,73 @@ describe('after taken+resolved, nobody in time, customer left, nobody online', (
     expect(text).toMatch(/Abandoned/);
     await screenshotStates(page, 'reports-handoffs-en', { group });
   });
+
+  for (const { locale, colorScheme, agentLabel, queueLabel, state } of [
+    { locale: 'en', colorScheme: 'light', agentLabel: 'Agent', queueLabel: 'Queue', state: 'reports-agent-queue-en' },
+    { locale: 'pt-BR', colorScheme: 'dark', agentLabel: 'Agente', queueLabel: 'Fila', state: 'reports-agent-queue-pt' },
+  ] as const) {
+    test(`the reports name each chat's agent and queue, and filter by agent and by queue (${locale})`, async () => {
+      const agentName = (await api('GET', '/agents')).json<{ id: number; name: string }[]>().find((agent) => agent.id === member.userId)!.name;
+      const page = await openDashboard({ locale, colorScheme });
+      await page.goto('/reports');
+      const rows = page.getByTestId('table-row');
+      await expect.poll(() => rows.count()).toBe(4);
+      const headers = (await page.getByTestId('data-table').locator('thead th').allInnerTexts()).map((text) => text.trim());
+      const column = async (label: string) => {
+        const index = headers.indexOf(label);
+        expect(index, `${label} in ${headers.join(' | ')}`).toBeGreaterThanOrEqual(0);
+        return (await rows.locator(`td:nth-child(${index + 1})`).allInnerTexts()).map((text) => text.trim()).sort();
+      };
+      // Only the resolved chat was taken; all four reached the one queue.
+      expect(await column(agentLabel)).toEqual([agentName, '—', '—', '—'].sort());
+      expect(await column(queueLabel)).toEqual(['Shop support', 'Shop support', 'Shop support', 'Shop support']);
+      // In view at 1280 px, without scrolling the table sideways.
+      const agentCell = rows.locator('td', { hasText: agentName }).first();
+      await expect.poll(() => agentCell.isVisible()).toBe(true);
+      const box = await agentCell.boundingBox();
+      expect(box && box.x + box.width).toBeLessThanOrEqual(page.viewportSize()!.width);
+
+      await page.getByTestId('reports-filter-agent').click({ force: true });
+      await page.getByRole('option', { name: new RegExp(`^${agentName}`) }).click();
+      await page.keyboard.press('Escape');
+      await expect.poll(() => rows.count()).toBe(1);
+      await expect.poll(() => rows.first().textContent()).toContain(agentName);
+      // The one row the agent's filter leaves, its Agent and Queue cells in view.
+      await screenshotStates(page, state, { group, settle: (shot) => shot.getByTestId('data-table').scrollIntoViewIfNeeded() });
+      await page.getByTestId('reports-filters-clear').click();
+      await expect.poll(() => rows.count()).toBe(4);
+
+      await page.getByTestId('reports-filter-queue').click({ force: true });
+      await page.getByRole('option', { name: 'Shop support', exact: true }).click();
+      await page.keyboard.press('Escape');
+      await expect.poll(() => rows.count()).toBe(4);
+    });
+  }
+});
+
+describe("a chat plan's statistics (issue 36, 11c)", () => {
+  for (const { locale, colorScheme, title, state } of [
+    { locale: 'en', colorScheme: 'light', title: 'Options chosen per menu', state: 'plan-chat-menu-en' },
+    { locale: 'pt-BR', colorScheme: 'dark', title: 'Opções escolhidas por menu', state: 'plan-chat-menu-pt' },
+  ] as const) {
+    test(`name the menu as the person named its block and say options chosen, never a voice menu or its id (${locale})`, async () => {
+      owner ??= await chatMenuTenant();
+      const { page } = await harness.newPage({ locale, colorScheme });
+      await harness.signIn(page, owner.username, owner.password);
+      await page.waitForURL('**/dashboard');
+      const planRow = page.getByTestId('plan-stats-row').filter({ hasText: 'Help bot' });
+      await expect.poll(() => planRow.isVisible()).toBe(true);
+      await planRow.getByTestId('plan-stats-open').click();
+      const detail = page.getByTestId('plan-detail');
+      const menu = detail.getByTestId('plan-menu');
+      await expect.poll(() => menu.isVisible()).toBe(true);
+      await expect.poll(() => detail.getByText(title, { exact: true }).isVisible()).toBe(true);
+      expect(await menu.getByText('Pick a topic', { exact: true }).isVisible()).toBe(true);
+      expect(await menu.getByTestId('plan-menu-key').getAttribute('data-digits')).toBe('2');
+      const shown = await detail.innerText();
+      expect(shown).not.toMatch(/voice-menu-r2ue7i|voice menu|menu de voz|Keys pressed|Teclas/i);
+      await menu.scrollIntoViewIfNeeded();
+      await screenshotStates(page, state, { group: 'plan-chat-menu', settle: (shot) => shot.getByTestId('plan-menu').scrollIntoViewIfNeeded() });
+    });
+  }
 });

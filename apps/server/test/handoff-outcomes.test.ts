@@ -100,6 +100,33 @@ describe('a known sequence of hand-offs', () => {
     expect(summary('nobody')).toEqual({ disposition: 'missed', dial_status: 'busy', hangup_cause: 'normal_clearing', outcome: ['busy'] });
   });
 
+  test('reports filter by agent and by queue, and the export names both (the last hand-off of each chat)', async () => {
+    const sessionsWhere = (where: object) =>
+      api('GET', `/reports?${q('filter', { where: { and: [{ plan_name: 'Shop chat' }, where] }, limit: 100 })}`).then((response) => {
+        expect(response.statusCode, response.body).toBe(200);
+        return response.json<CallReportRecord[]>().map((report) => report.session_id).sort();
+      });
+    expect(await sessionsWhere({ agent_id: member.userId })).toEqual([sessions.resolved, sessions.back].sort());
+    expect(await sessionsWhere({ agent_id: { inq: [member.userId + 1000] } })).toEqual([]);
+    expect(await sessionsWhere({ queue_id: queue.id })).toEqual(Object.values(sessions).sort());
+    expect(await sessionsWhere({ queue_id: queue.id + 1000 })).toEqual([]);
+    // Not taken: no agent (null), on the one queue.
+    expect(await sessionsWhere({ agent_id: null, queue_id: queue.id })).toEqual([sessions.timedOut, sessions.left, sessions.nobody].sort());
+    expect((await api('GET', `/reports/count?${q('where', { agent_id: member.userId })}`)).json()).toEqual({ count: 2 });
+    // A list is not ordered by them: a filter, not a column of the table.
+    const ordered = await api('GET', `/reports?${q('filter', { order: ['agent_id ASC'] })}`);
+    expect(ordered.statusCode).toBe(400);
+    expect(ordered.json<{ error: { code: string } }>().error.code).toBe('invalid_filter');
+
+    const agentName = (await api('GET', '/agents')).json<Agent[]>().find((agent) => agent.id === member.userId)!.name;
+    const csv = await api('GET', `/reports/export.csv?${q('filter', { where: { agent_id: member.userId } })}`);
+    expect(csv.statusCode, csv.body).toBe(200);
+    const [header, ...rows] = csv.body.trim().split('\r\n').map((line) => line.split(','));
+    const cell = (row: string[], name: string) => row[header!.indexOf(name)];
+    expect(rows).toHaveLength(2);
+    for (const row of rows) expect([cell(row, 'agent'), cell(row, 'queue')]).toEqual([agentName, 'Support']);
+  });
+
   test('the period figures count 2 routed, 2 missed, 1 abandoned, none retained', async () => {
     const response = await api('GET', `/stats/summary?${period()}`);
     expect(response.statusCode, response.body).toBe(200);

@@ -115,6 +115,14 @@ describe('who the visitor is', () => {
       return list.some((row) => row.session_id === sessionId) ? list : undefined;
     });
     expect(rows.find((row) => row.session_id === sessionId)!.customer).toEqual(customer);
+    // The search finds her chat by her name or e-mail, whatever their case, and not by the JSON's keys.
+    const found = async (q: string) =>
+      (await api(member.token, 'GET', `/conversations?status=closed&q=${encodeURIComponent(q)}`)).json<ConversationRow[]>().map((row) => row.session_id);
+    expect(await found('ana souza')).toEqual([sessionId]);
+    expect(await found('SOUZA')).toEqual([sessionId]);
+    expect(await found('ana@example')).toEqual([sessionId]);
+    expect(await found('page_url')).toEqual([]);
+    expect(await found('Nobody Else')).toEqual([]);
     const report = await until('the report', async () => {
       const list = (await api(member.token, 'GET', '/reports')).json<CallReportRecord[]>();
       return list.find((row) => row.session_id === sessionId);

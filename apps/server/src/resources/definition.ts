@@ -1,5 +1,5 @@
-import type { ErrorCode, FieldMap, OrderTerm, Scalar } from '@voxplan/contracts';
-import type { Kysely } from 'kysely';
+import type { ErrorCode, FieldMap, FieldType, OrderTerm, Scalar } from '@voxplan/contracts';
+import type { Kysely, RawBuilder } from 'kysely';
 import type { z } from 'zod';
 import type { AppContext, Scope } from '../context.ts';
 import type { Database, TableName } from '../db/schema.ts';
@@ -33,6 +33,11 @@ export interface ResourceDefinition<Out = unknown> {
   readOnly?: boolean;
   /** The columns a filter may name, with their types. */
   fields: FieldMap;
+  /**
+   * Fields a where clause may name that are no column of the table but a value read from another
+   * (a report's agent, from its chat's conversation): filters only, a list is not ordered by them.
+   */
+  derivedFields?: Readonly<Record<string, { type: FieldType; sql: RawBuilder<unknown> }>>;
   defaultOrder?: OrderTerm[];
   /**
    * Equalities that lists and counts apply unless their where clause names the field anywhere

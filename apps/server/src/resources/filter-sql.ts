@@ -33,20 +33,24 @@ function likePattern(pattern: string): string {
   return trailing % 2 === 1 ? pattern + LIKE_ESCAPE : pattern;
 }
 
+/** What a derived field (definition.ts, derivedFields) stands for, in place of a column. */
+export type DerivedColumns = Readonly<Record<string, Expression<unknown>>>;
+
 /** Compiles a parsed where clause to a Kysely expression: values are always bound parameters. */
-export function compileCondition(eb: AnyBuilder, condition: Condition, dialect: DialectName): Expression<SqlBool> {
+export function compileCondition(eb: AnyBuilder, condition: Condition, dialect: DialectName, derived: DerivedColumns = {}): Expression<SqlBool> {
+  const columnOf = (field: string): Expression<unknown> => (Object.hasOwn(derived, field) ? derived[field]! : eb.ref(field));
   switch (condition.kind) {
     case 'and':
     case 'or':
       return balanced(
         eb,
         condition.kind,
-        condition.items.map((item) => compileCondition(eb, item, dialect)),
+        condition.items.map((item) => compileCondition(eb, item, dialect, derived)),
       );
     case 'between':
-      return eb.between(eb.ref(condition.field), toColumnValue(condition.low), toColumnValue(condition.high));
+      return eb.between(columnOf(condition.field), toColumnValue(condition.low), toColumnValue(condition.high));
     case 'in': {
-      const column = eb.ref(condition.field);
+      const column = columnOf(condition.field);
       if (condition.values.length === 0) return condition.negate ? sql<SqlBool>`1 = 1` : sql<SqlBool>`1 = 0`;
       const values = condition.values.map(toColumnValue);
       // "not in" keeps rows whose value is unknown, as a person reading the filter expects.
@@ -55,7 +59,7 @@ export function compileCondition(eb: AnyBuilder, condition: Condition, dialect: 
         : eb(column, 'in', values);
     }
     case 'compare': {
-      const column = eb.ref(condition.field);
+      const column = columnOf(condition.field);
       const { op, value } = condition;
       if (value === null) {
         if (op === 'eq') return eb(column, 'is', null);

@@ -1,4 +1,4 @@
-import { type Condition, decodeJsonParam, type FieldMap, filterLimits, type ParsedFilter, parseFilter, parseWhere } from '@voxplan/contracts';
+import { type Condition, decodeJsonParam, type FieldMap, FilterError, filterLimits, type ParsedFilter, parseFilter, parseWhere } from '@voxplan/contracts';
 import type { Compilable, Kysely, SelectQueryBuilder } from 'kysely';
 import type { AppContext, Scope } from '../context.ts';
 import { isForeignKeyViolation, uniqueViolationColumns } from '../db/constraint-errors.ts';
@@ -9,7 +9,7 @@ import { nowIso } from '../lib/time.ts';
 import { type AuditChange, maskFields, recordAudit } from '../modules/audit/audit.recorder.ts';
 import { assertAllowed, tenantFilterOf } from '../plugins/auth.ts';
 import type { ResourceDefinition, Row, Values, WriteContext } from './definition.ts';
-import { applyOrder, compileCondition, conditionShape, fillShape } from './filter-sql.ts';
+import { applyOrder, compileCondition, conditionShape, type DerivedColumns, fillShape } from './filter-sql.ts';
 
 // Kysely is typed per table; this layer serves every table, and checks every column name it uses
 // against the resource's field map before it reaches a query.
@@ -83,7 +83,11 @@ function namesField(condition: Condition, field: string): boolean {
 }
 
 export class ResourceService<Out> {
+  /** What a where clause may name: the columns and the derived fields. */
   private readonly fields: FieldMap;
+  /** What a list may be ordered by: the columns only. */
+  private readonly orderFields: FieldMap;
+  private readonly derived: DerivedColumns;
   // A record by id is what get, patch and remove all start with: built and compiled once.
   private readonly rowById: PreparedQuery<{ id: number }, Row>;
   private readonly rowByIdInTenant: PreparedQuery<{ tenantId: number; id: number }, Row>;
@@ -96,7 +100,10 @@ export class ResourceService<Out> {
     readonly definition: ResourceDefinition<Out>,
     private readonly app: AppContext,
   ) {
-    this.fields = definition.fields;
+    const derivedFields = Object.entries(definition.derivedFields ?? {});
+    this.fields = { ...definition.fields, ...Object.fromEntries(derivedFields.map(([field, { type }]) => [field, type])) };
+    this.orderFields = definition.fields;
+    this.derived = Object.fromEntries(derivedFields.map(([field, derived]) => [field, derived.sql]));
     const { table } = definition;
     this.rowById = prepareQuery<{ id: number }, Row>((db, { id }) => (db as LooseDb).selectFrom(table).selectAll().where('id', '=', id));
     this.rowByIdInTenant = prepareQuery<{ tenantId: number; id: number }, Row>((db, { tenantId, id }) =>
@@ -131,7 +138,7 @@ export class ResourceService<Out> {
   private selectIn(db: LooseDb, tenantId: unknown, where?: Condition): LooseSelect {
     let query = db.selectFrom(this.definition.table);
     if (tenantId !== undefined) query = query.where('tenant_id', '=', tenantId);
-    if (where) query = query.where((eb) => compileCondition(eb, where, this.app.dialect));
+    if (where) query = query.where((eb) => compileCondition(eb, where, this.app.dialect, this.derived));
     return query;
   }
 
@@ -168,7 +175,10 @@ export class ResourceService<Out> {
   }
 
   parseFilter(filter: unknown): ParsedFilter {
-    return parseFilter(filter, this.fields);
+    const parsed = parseFilter(filter, this.fields);
+    const derivedTerm = parsed.order.findIndex((term) => !Object.hasOwn(this.orderFields, term.field));
+    if (derivedTerm >= 0) throw new FilterError(`a list cannot be ordered by '${parsed.order[derivedTerm]!.field}'`, `order[${derivedTerm}]`);
+    return parsed;
   }
 
   /** The tables an answer depends on: a write to any of them drops it from the read cache. */
@@ -217,7 +227,7 @@ export class ResourceService<Out> {
         `list\u0000${JSON.stringify(order)}\u0000${parsed.skip > 0}`,
         (query, values) => {
           const selected = listColumns ? query.select([...listColumns]) : query.selectAll();
-          const limited = applyOrder(selected, order, this.fields).limit(values.limit as number);
+          const limited = applyOrder(selected, order, this.orderFields).limit(values.limit as number);
           return 'skip' in values ? limited.offset(values.skip as number) : limited;
         },
         paging,

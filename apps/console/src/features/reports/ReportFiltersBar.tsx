@@ -6,6 +6,7 @@ import { type Dispatch, type SetStateAction, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api } from '../../lib/api/client.ts';
 import { useAuth } from '../../lib/auth.tsx';
+import { useAgentOptions } from '../destinations/AgentsField.tsx';
 import { activeFilterCount, noReportFilters, type ReportFilters } from './report-filter.ts';
 import { type ReportList, reportOptions } from './report-values.ts';
 
@@ -21,13 +22,27 @@ function usePlanOptions() {
   });
 }
 
+/** The chat queues reports may name (a chat's last hand-off reached one), by name. */
+function useQueueOptions() {
+  const { tenantId } = useAuth();
+  return useQuery({
+    queryKey: ['/destinations', tenantId, 'report-filter'],
+    queryFn: ({ signal }) =>
+      api.get<{ id: number; name: string }[]>('/destinations', { query: { filter: { where: { kind: 'chat' }, order: ['name ASC'], limit: 1000 } }, signal }),
+    staleTime: 30_000,
+    select: (queues) => queues.map((queue) => ({ value: String(queue.id), label: queue.name })),
+  });
+}
+
 /**
  * The reports screen's own filters, applied as they change (typed numbers after a pause): the
- * period, plan, numbers, the value lists and the test sessions switch.
+ * period, plan, numbers, the value lists, a chat's agent and queue, and the test sessions switch.
  */
 export function ReportFiltersBar({ filters, onChange }: { filters: ReportFilters; onChange: Dispatch<SetStateAction<ReportFilters>> }) {
   const { t } = useTranslation();
   const plans = usePlanOptions();
+  const queues = useQueueOptions();
+  const agents = useAgentOptions(undefined);
   // Typed text shows at once and filters after a pause, so each key does not ask the server.
   const [typed, setTyped] = useState({ called: filters.called, caller: filters.caller });
   // Applied to the filters as they are then: another filter changed during the pause is kept.
@@ -69,6 +84,25 @@ export function ReportFiltersBar({ filters, onChange }: { filters: ReportFilters
         {list('dialStatus', 'dialStatuses', 'reports.fields.dialStatus')}
         {list('disposition', 'dispositions', 'reports.fields.disposition')}
         {list('hangupCause', 'hangupCauses', 'reports.fields.hangupCause')}
+        <MultiSelect
+          label={t('reports.fields.agent')}
+          data={agents.data}
+          renderOption={agents.renderOption}
+          value={filters.agentIds}
+          onChange={(agentIds) => onChange({ ...filters, agentIds })}
+          searchable
+          clearable
+          data-testid="reports-filter-agent"
+        />
+        <MultiSelect
+          label={t('reports.fields.queue')}
+          data={queues.data ?? []}
+          value={filters.queueIds}
+          onChange={(queueIds) => onChange({ ...filters, queueIds })}
+          searchable
+          clearable
+          data-testid="reports-filter-queue"
+        />
       </SimpleGrid>
       <Group justify="space-between" mt="sm">
         <Switch label={t('reports.filters.showTest')} checked={filters.showTest} onChange={(event) => onChange({ ...filters, showTest: event.currentTarget.checked })} data-testid="reports-filter-test" />

@@ -47,9 +47,16 @@ function ChannelProvider({ report }: { report: CallReportRecord }) {
   return `${t(`reports.channel.${report.channel}`)} · ${t(`reports.provider.${report.provider}`)}`;
 }
 
+/** A chat's last hand-off: the person who ended up with it and the queue it reached (a dash for a call, or nobody). */
+const lastHandOff = (report: CallReportRecord) => report.handoffs?.at(-1);
+
 const columns: Column<CallReportRecord>[] = [
   { field: 'start_time', labelKey: 'reports.fields.startTime', type: 'date', render: (report) => <StartTime report={report} /> },
   { field: 'plan_name', labelKey: 'reports.fields.plan', type: 'text' },
+  // Beside the plan, in view without scrolling the table sideways. Filtered by the filters above
+  // (agent_id, queue_id), not sorted: they are read from the hand-off.
+  { field: 'agent', labelKey: 'reports.fields.agent', type: 'text', sortable: false, filterable: false, render: (report) => lastHandOff(report)?.agent?.name ?? '—' },
+  { field: 'queue', labelKey: 'reports.fields.queue', type: 'text', sortable: false, filterable: false, render: (report) => lastHandOff(report)?.queue?.name ?? '—' },
   { field: 'caller', labelKey: 'reports.fields.caller', type: 'text' },
   { field: 'called', labelKey: 'reports.fields.called', type: 'text' },
   { field: 'provider', labelKey: 'reports.fields.channel', type: 'enum', options: reportOptions.provider, render: (report) => <ChannelProvider report={report} /> },

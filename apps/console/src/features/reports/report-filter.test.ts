@@ -23,6 +23,8 @@ describe('the reports filters as a where clause', () => {
       dialStatuses: ['busy', 'no_answer'],
       dispositions: ['routed'],
       hangupCauses: ['caller_hangup'],
+      agentIds: ['12'],
+      queueIds: ['4', '5'],
     };
     expect(reportWhere(filters)).toEqual({
       and: [
@@ -33,9 +35,11 @@ describe('the reports filters as a where clause', () => {
         { dial_status: { inq: ['busy', 'no_answer'] } },
         { disposition: { inq: ['routed'] } },
         { hangup_cause: { inq: ['caller_hangup'] } },
+        { agent_id: { inq: [12] } },
+        { queue_id: { inq: [4, 5] } },
       ],
     });
-    expect(activeFilterCount(filters)).toBe(7);
+    expect(activeFilterCount(filters)).toBe(9);
   });
 
   it('names is_test to bring the test sessions in with the others', () => {

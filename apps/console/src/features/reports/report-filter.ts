@@ -1,5 +1,5 @@
 /**
- * The reports screen's filters (period, plan, numbers, value lists, test sessions) as the API's
+ * The reports screen's filters (period, plan, numbers, value lists, a chat's agent and queue, test sessions) as the API's
  * where clause: the table lists with it and the CSV export sends the same one, so the file holds
  * what the table shows.
  */
@@ -20,6 +20,9 @@ export interface ReportFilters {
   dialStatuses: string[];
   dispositions: string[];
   hangupCauses: string[];
+  /** A chat's agent and queue: its last hand-off's (docs/api.md, "Reports"). */
+  agentIds: string[];
+  queueIds: string[];
   /** Test sessions (the simulator's) listed with the others. */
   showTest: boolean;
 }
@@ -34,6 +37,8 @@ export const noReportFilters: ReportFilters = {
   dialStatuses: [],
   dispositions: [],
   hangupCauses: [],
+  agentIds: [],
+  queueIds: [],
   showTest: false,
 };
 
@@ -66,6 +71,8 @@ export function reportWhere(filters: ReportFilters): Record<string, unknown> | u
     ['hangup_cause', filters.hangupCauses],
   ];
   for (const [field, values] of lists) if (values.length > 0) clauses.push({ [field]: { inq: values } });
+  if (filters.agentIds.length > 0) clauses.push({ agent_id: { inq: filters.agentIds.map(Number) } });
+  if (filters.queueIds.length > 0) clauses.push({ queue_id: { inq: filters.queueIds.map(Number) } });
   // The API leaves test sessions out unless the where clause names is_test (docs/api.md, "Reports").
   if (filters.showTest) clauses.push({ is_test: { inq: [true, false] } });
   if (clauses.length === 0) return undefined;
@@ -105,6 +112,8 @@ export function activeFilterCount(filters: ReportFilters): number {
     Number(filters.dialStatuses.length > 0) +
     Number(filters.dispositions.length > 0) +
     Number(filters.hangupCauses.length > 0) +
+    Number(filters.agentIds.length > 0) +
+    Number(filters.queueIds.length > 0) +
     Number(filters.showTest)
   );
 }

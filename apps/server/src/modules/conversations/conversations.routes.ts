@@ -87,7 +87,7 @@ export async function registerConversationRoutes(app: FastifyInstance, ctx: AppC
         querystring: conversationListQuerySchema,
         description:
           'One page (50) of conversations. waiting: those of the queues the caller serves (every queue for administrators and guests), longest wait first; ' +
-          'open: the caller’s own (all of the tenant’s for administrators and guests); closed: latest first, `q` searching caller, protocol, queue, agent and messages.',
+          'open: the caller’s own (all of the tenant’s for administrators and guests); closed: latest first, `q` searching caller, protocol, queue, agent, the customer’s name and e-mail, and messages (case ignored).',
         response: { 200: z.array(conversationRowSchema) },
       },
     },

@@ -19,7 +19,7 @@ import {
   conversationLimits,
 } from '@voxplan/contracts';
 import type { DialStatus, EngineEvent, Session } from '@voxplan/engine';
-import { type Insertable, type Kysely, type Selectable, sql } from 'kysely';
+import { type Insertable, type Kysely, type RawBuilder, type Selectable, sql } from 'kysely';
 import type { AppContext, Scope } from '../../context.ts';
 import type { ConversationMessageTable, ConversationTable, Database } from '../../db/schema.ts';
 import { badRequest, conflict, notFound } from '../../errors.ts';
@@ -36,7 +36,7 @@ import { closingMessageFor } from './closing-message.ts';
 import { publishConversationEvent } from './conversation-events.ts';
 
 /** What the conversations need of the app: everything but the licence (the runtime resumes parked chats). */
-export type ConversationContext = Pick<AppContext, 'db' | 'bus' | 'sessions' | 'keys' | 'config' | 'outbound' | 'channels'>;
+export type ConversationContext = Pick<AppContext, 'db' | 'dialect' | 'bus' | 'sessions' | 'keys' | 'config' | 'outbound' | 'channels'>;
 
 /**
  * An agent shown online whose console has said nothing for this long is taken as gone (a server
@@ -528,10 +528,15 @@ async function queuesOf(ctx: ConversationContext, scope: Scope): Promise<number[
   return rows.map((row) => row.destination_id);
 }
 
+/** A field of the session's customer (JSON text, migration 0022); null when it has none. */
+function customerField(dialect: AppContext['dialect'], field: 'name' | 'email'): RawBuilder<unknown> {
+  return dialect === 'postgres' ? sql`(s.customer::json ->> ${sql.lit(field)})` : sql`json_extract(s.customer, ${sql.lit(`$.${field}`)})`;
+}
+
 /**
  * One page of conversations. waiting: those of the caller's queues, longest wait first; open: the
  * caller's own (a guest's or an administrator's view: all of the tenant's); closed: the latest
- * first, searched by caller, protocol, queue or agent name and message text.
+ * first, searched by caller, protocol, queue or agent name, the customer's name or e-mail and message text.
  */
 export async function listConversations(
   ctx: ConversationContext,
@@ -552,13 +557,18 @@ export async function listConversations(
   } else {
     if (query.q) {
       const pattern = `%${query.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-      const like = (column: string) => sql<boolean>`${sql.ref(column)} like ${pattern} escape '\\'`;
+      // Case ignored on both databases (PostgreSQL's like would not): "ana" finds Ana Souza.
+      const likeOf = (value: RawBuilder<unknown>) => sql<boolean>`lower(${value}) like lower(${pattern}) escape '\\'`;
+      const like = (column: string) => likeOf(sql`${sql.ref(column)}`);
       select = select.where((eb) =>
         eb.or([
           like('c.caller'),
           like('c.protocol'),
           like('d.name'),
           like('u.name'),
+          // Who the customer is (their name and e-mail, as the channel told it), kept on the session as JSON.
+          likeOf(customerField(ctx.dialect, 'name')),
+          likeOf(customerField(ctx.dialect, 'email')),
           eb.exists(eb.selectFrom('conversation_messages as m').select('m.id').whereRef('m.conversation_id', '=', 'c.id').where(like('m.text'))),
         ]),
       );

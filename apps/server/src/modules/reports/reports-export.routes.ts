@@ -15,7 +15,7 @@ import { reportsResource } from './reports.resource.ts';
 /** Rows read per query: large enough that the queries cost little, small enough to keep memory flat. */
 export const EXPORT_PAGE_SIZE = 1000;
 
-/** The file's columns: the report's scalar fields, then its path and keys pressed summarised in one cell each. */
+/** The file's columns: the report's scalar fields, a chat's agent and queue, then its path and keys pressed summarised in one cell each. */
 const columns: Array<[header: string, cell: (report: CallReportRecord) => string | number | boolean | null]> = [
   ['id', (r) => r.id],
   ['session_id', (r) => r.session_id],
@@ -41,6 +41,9 @@ const columns: Array<[header: string, cell: (report: CallReportRecord) => string
   ['last_node_type', (r) => r.last_node_type],
   ['failure', (r) => r.failure?.code ?? null],
   ['is_test', (r) => r.is_test],
+  // A chat's last hand-off: who ended up with it, and the queue it reached there (names, as the table shows).
+  ['agent', (r) => r.handoffs?.at(-1)?.agent?.name ?? null],
+  ['queue', (r) => r.handoffs?.at(-1)?.queue?.name ?? null],
   // "start > menu [1] > sales [answer]": each block entered, with the exit it left by.
   ['nodes', (r) => r.nodes.map((node) => (node.exit === null ? node.node_id : `${node.node_id} [${node.exit}]`)).join(' > ')],
   // "menu: 1; survey: 5": the keys pressed at each menu, in order.

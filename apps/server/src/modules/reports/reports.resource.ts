@@ -1,11 +1,16 @@
 import { callReportSchema } from '@voxplan/contracts';
-import type { Selectable } from 'kysely';
+import { type Selectable, sql } from 'kysely';
 import { z } from 'zod';
 import type { CallReportTable } from '../../db/schema.ts';
 import { defineResource, type Row } from '../../resources/definition.ts';
 import { handOffsOfSessions, mediaOf } from '../conversations/conversations.service.ts';
 import { customersOfSessions, presentReport } from '../sessions/sessions.repository.ts';
 import { MEDIA_URL_TTL_SECONDS } from '../audios/media-urls.ts';
+
+/** A column of the report's last hand-off (its session's newest conversation); null for a call or a chat never handed. */
+function lastHandOff(column: 'agent_id' | 'destination_id') {
+  return sql<number | null>`(select c.${sql.ref(column)} from conversations c where c.session_id = call_reports.session_id order by c.id desc limit 1)`;
+}
 
 /**
  * Call reports (spec section 3): written by the turn runner when a session ends, read here.
@@ -46,6 +51,12 @@ export const reportsResource = defineResource({
     duration_s: 'integer',
     created_time: 'date',
     updated_time: 'date',
+  },
+  // A chat's agent and queue are its hand-off's: the last one's when it was handed more than once
+  // (the person who ended up with it, as the table's columns show).
+  derivedFields: {
+    agent_id: { type: 'integer', sql: lastHandOff('agent_id') },
+    queue_id: { type: 'integer', sql: lastHandOff('destination_id') },
   },
   defaultOrder: [
     { field: 'start_time', direction: 'desc' },

@@ -91,7 +91,7 @@ describe('the destination schemas', () => {
 
   test('the URI is checked after trimming, and the trimmed value is kept', () => {
     const parsed = destinationCreateSchema.parse({ name: ' Reception ', kind: 'voice', uri: '  sip:100@pbx.example.com ' });
-    expect(parsed).toEqual({ name: 'Reception', kind: 'voice', uri: 'sip:100@pbx.example.com', description: '', agent_ids: [] });
+    expect(parsed).toEqual({ name: 'Reception', kind: 'voice', uri: 'sip:100@pbx.example.com', description: '', agent_ids: [], closing_message_en: '', closing_message_pt: '' });
   });
 
   test('the URI is checked even when the name is missing, so that both mistakes show at once', () => {

@@ -58,6 +58,7 @@ const walks = [
     number: 'Shop website',
     greeting: 'Hi! Someone from the shop will be with you shortly.',
     w: {
+      customerFact: 'Customer',
       created: 'User created.',
       destinationCreated: 'Destination created.',
       chatKind: 'Chat',
@@ -94,6 +95,7 @@ const walks = [
     number: 'Site da loja',
     greeting: 'Olá! Uma pessoa da loja já vai atender você.',
     w: {
+      customerFact: 'Cliente',
       created: 'Usuário criado.',
       destinationCreated: 'Destino criado.',
       chatKind: 'Chat',
@@ -241,6 +243,9 @@ describe.each(walks.map((walk, index) => ({ ...walk, index })))('a first day ($l
     await expect.poll(() => visible(row)).toBe(true);
     await screenshotStates(agent, 'agent-waiting', shots);
     await row.click();
+    // The chat's details name the customer too (they said "Customer —" beside the named chat).
+    const customerFact = agent.getByTestId('conversation-facts').getByRole('row').filter({ has: agent.locator('th', { hasText: new RegExp(`^${w.customerFact}$`) }) });
+    await expect.poll(() => customerFact.locator('td').innerText()).toBe(walk.customer);
     await agent.getByTestId('conversation-take').click();
     const input = agent.getByTestId('conversation-input');
     await expect.poll(() => input.evaluate((element) => element === document.activeElement)).toBe(true);

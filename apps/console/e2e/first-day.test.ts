@@ -151,6 +151,18 @@ describe.each(walks.map((walk, index) => ({ ...walk, index })))('a first day ($l
     await lead.getByTestId('destination-name').fill(walk.queue);
     await chooseOption(lead, 'destination-kind', w.chatKind);
     await lead.getByTestId('destination-chat-target').getByText(w.queueTarget).click();
+    // Both choices read whole inside the dialog, at a laptop's width and a phone's.
+    const target = lead.getByTestId('destination-chat-target');
+    const dialogBox = async () => (await lead.getByRole('dialog').locator('form').boundingBox())!;
+    for (const width of [1280, 390]) {
+      await lead.setViewportSize({ width, height: width === 390 ? 844 : 800 });
+      await expect.poll(async () => {
+        const [box, form] = [(await target.boundingBox())!, await dialogBox()];
+        return box.x >= form.x && box.x + box.width <= form.x + form.width + 0.5;
+      }).toBe(true);
+      expect(await target.locator('label').evaluateAll((labels) => labels.every((label) => label.scrollWidth <= label.clientWidth))).toBe(true);
+    }
+    await lead.setViewportSize({ width: 1366, height: 860 });
     await lead.getByTestId('destination-agents').click();
     await lead.getByRole('option', { name: walk.agent.name }).click();
     await lead.keyboard.press('Escape');
@@ -279,6 +291,10 @@ describe.each(walks.map((walk, index) => ({ ...walk, index })))('a first day ($l
     await expect.poll(() => visible(facts)).toBe(true);
     const text = await facts.innerText();
     for (const said of [walk.queue, walk.agent.name, w.resolved]) expect(text).toContain(said);
+    // The summary's hang-up cause reads whole: it ended in "…" at 1280 px.
+    const cause = lead.locator('[data-value="resolved"]').first();
+    expect(await cause.innerText()).toBe(w.resolvedByPerson.toUpperCase());
+    expect(await cause.evaluate((element) => [...element.querySelectorAll('*'), element].every((part) => part.scrollWidth <= part.clientWidth))).toBe(true);
     await screenshotStates(lead, 'report-detail', shots);
 
     // Chats of the tenant so far: one per walk, each taken and resolved.

@@ -294,7 +294,7 @@ describe.each(walks.map((walk, index) => ({ ...walk, index })))('a first day ($l
     // The summary's hang-up cause reads whole: it ended in "…" at 1280 px.
     const cause = lead.locator('[data-value="resolved"]').first();
     expect(await cause.innerText()).toBe(w.resolvedByPerson.toUpperCase());
-    expect(await cause.evaluate((element) => [...element.querySelectorAll('*'), element].every((part) => part.scrollWidth <= part.clientWidth))).toBe(true);
+    expect(await cause.evaluate((element) => [...Array.from(element.querySelectorAll('*')), element].every((part) => part.scrollWidth <= part.clientWidth))).toBe(true);
     await screenshotStates(lead, 'report-detail', shots);
 
     // Chats of the tenant so far: one per walk, each taken and resolved.

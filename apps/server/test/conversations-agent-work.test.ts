@@ -94,7 +94,7 @@ describe('the closing message', () => {
   });
 
   test('a Portuguese plan in an English tenant: the chat is in Portuguese, and so is its goodbye', async () => {
-    const base = handOffPlan(queue.id, { timeoutS: 120 });
+    const base = handOffPlan(queue.id, { timeoutS: 120, onAnswer: 'De volta ao robô.' });
     const portuguese = await storePlan(server.ctx, member.tenantId, { name: 'Balcão', ...base, settings: { ...base.settings, language: 'pt-BR' } });
     const original = number.chat_plan_id;
     expect((await api(member.token, 'PATCH', `/numbers/${number.id}`, { chat_plan_id: portuguese })).statusCode).toBe(200);

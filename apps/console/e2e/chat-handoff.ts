@@ -58,12 +58,13 @@ export interface ShopSite {
  * A third-party shop's site whose pages carry the widget's tag: `widgetFor` answers, for a page's
  * path, the server that serves widget.js (and that the widget then talks to) and the number's key.
  */
-export async function startShopSite(widgetFor: (pagePath: string | undefined) => { serverUrl: string; key: string }): Promise<ShopSite> {
+export async function startShopSite(widgetFor: (pagePath: string | undefined) => { serverUrl: string; key: string; lang?: string }): Promise<ShopSite> {
   const site = http.createServer((request, response) => {
-    const { serverUrl, key } = widgetFor(request.url);
+    // The page's language is the widget's (its <html lang>): a Portuguese shop's page chats in Portuguese.
+    const { serverUrl, key, lang = 'en' } = widgetFor(request.url);
     const tag = `<script src="${serverUrl}/widget.js" data-key="${key}" async></script>`;
     response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-    response.end(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Shop</title></head><body><main><h1>Shop</h1></main>${tag}</body></html>`);
+    response.end(`<!doctype html><html lang="${lang}"><head><meta charset="utf-8"><title>Shop</title></head><body><main><h1>Shop</h1></main>${tag}</body></html>`);
   });
   await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
   // Another name than the servers' 127.0.0.1: the shop is a site of its own, as on the web.
@@ -72,10 +73,16 @@ export async function startShopSite(widgetFor: (pagePath: string | undefined) =>
 }
 
 /** A visitor on the shop's page with the chat open. */
-export async function openShop(browser: ConsoleBrowser, site: ShopSite, pagePath = '/'): Promise<Page> {
-  const { page } = await browser.newPage();
+export async function openShop(
+  browser: ConsoleBrowser,
+  site: ShopSite,
+  pagePath = '/',
+  options: { locale?: string; colorScheme?: 'light' | 'dark'; openLabel?: string } = {},
+): Promise<Page> {
+  const { openLabel = 'Open chat', ...look } = options;
+  const { page } = await browser.newPage(look);
   await page.goto(`${site.origin}${pagePath}`);
-  await page.getByRole('button', { name: 'Open chat' }).click();
+  await page.getByRole('button', { name: openLabel }).click();
   return page;
 }
 

@@ -93,6 +93,21 @@ describe('the closing message', () => {
     expect(afterBack.messages.filter((message) => message.from === 'agent')).toEqual([]);
   });
 
+  test('a Portuguese plan in an English tenant: the chat is in Portuguese, and so is its goodbye', async () => {
+    const base = handOffPlan(queue.id, { timeoutS: 120, onAnswer: 'De volta ao robô.' });
+    const portuguese = await storePlan(server.ctx, member.tenantId, { name: 'Balcão', ...base, settings: { ...base.settings, language: 'pt-BR' } });
+    const original = number.chat_plan_id;
+    expect((await api(member.token, 'PATCH', `/numbers/${number.id}`, { chat_plan_id: portuguese })).statusCode).toBe(200);
+    try {
+      await api(member.token, 'PATCH', `/destinations/${queue.id}`, { closing_message_en: '', closing_message_pt: '' });
+      const chat = await takenChat();
+      expect((await api(member.token, 'POST', `/conversations/${chat.id}/close`, { outcome: 'resolved' })).statusCode).toBe(200);
+      expect((await view(chat.sessionId)).messages.at(-1)).toMatchObject({ from: 'agent', text: defaultClosingMessages.pt });
+    } finally {
+      await api(member.token, 'PATCH', `/numbers/${number.id}`, { chat_plan_id: original });
+    }
+  });
+
   test('a queue without its own text sends the default', async () => {
     await api(member.token, 'PATCH', `/destinations/${queue.id}`, { closing_message_en: '', closing_message_pt: '' });
     const chat = await takenChat();

@@ -157,7 +157,8 @@ export function ConversationView({ id, onTaken, onBack, customerTyping }: { id: 
   const facts: Array<[string, ReactNode]> = [
     [t('conversations.fields.plan'), row.plan.name],
     [t('conversations.fields.channel'), t(`reports.provider.${row.provider}`, { defaultValue: row.provider })],
-    [t('conversations.fields.caller'), row.caller || '—'],
+    // A web chat has no caller id: the name its visitor gave says who the customer is, not a dash.
+    [t('conversations.fields.caller'), row.caller || row.customer?.name || '—'],
     ...customerFacts(row.customer, t),
     [t('conversations.fields.protocol'), row.protocol || '—'],
     [t('conversations.fields.queue'), row.queue?.name ?? '—'],

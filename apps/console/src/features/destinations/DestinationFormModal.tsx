@@ -104,6 +104,9 @@ export function DestinationFormModal({ destination, opened, onClose }: { destina
                 form.clearFieldError('uri');
               }}
               data={chatTargets.map((value) => ({ value, label: t(`destinations.chatTargets.${value}`) }))}
+              // The form's width, each choice wrapping on its half: on one line, the Portuguese choices ran off the dialog at 1280 and 390 px.
+              fullWidth
+              styles={{ label: { whiteSpace: 'normal', overflow: 'visible', textOverflow: 'clip' } }}
               data-testid="destination-chat-target"
             />
           )}

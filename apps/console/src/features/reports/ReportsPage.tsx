@@ -22,7 +22,13 @@ export function ReportValue({ list, value, plain = false }: { list: ReportList; 
   if (!key) return '—';
   if (plain) return t(key);
   return (
-    <Badge variant="light" color={list === 'disposition' && value === 'failed' ? 'red' : undefined} data-value={value}>
+    // A long value ("Resolved by a person", "Resolvida por uma pessoa") wraps in its column instead of ending in "…".
+    <Badge
+      variant="light"
+      color={list === 'disposition' && value === 'failed' ? 'red' : undefined}
+      data-value={value}
+      styles={{ root: { height: 'auto', maxWidth: '100%', paddingBlock: 2 }, label: { whiteSpace: 'normal', overflow: 'visible', textOverflow: 'clip' } }}
+    >
       {t(key)}
     </Badge>
   );

@@ -212,7 +212,7 @@ export async function registerConversationRoutes(app: FastifyInstance, ctx: AppC
         params: idParams,
         body: conversationCloseSchema,
         description:
-          'resolved: the chat ends, and the customer gets the queue’s closing message (its closing_message_en or _pt by the chat’s language, else the default); back_to_plan: the plan goes on from the destination block’s `answer` exit.',
+          'resolved: the chat ends, and the customer gets the queue’s closing message (its closing_message_en or _pt by the chat’s language: the plan’s, else the tenant’s; else the default); back_to_plan: the plan goes on from the destination block’s `answer` exit.',
         response: { 200: conversationRowSchema },
       },
     },

@@ -130,7 +130,7 @@ describe('a WhatsApp customer handed to a person (the local Graph API)', () => {
   test('the agent takes the chat in the console, both write both ways, and the agent closes it back to the plan', async () => {
     const agent = await openConsole(ana);
     await customerWrites('wamid.e2e.1', 'Hi');
-    await expect.poll(customerReceived).toEqual(['Hello! Let me find someone for you.']);
+    await expect.poll(customerReceived).toEqual(['Hello! Let me find someone for you.', 'A person will be with you shortly: you are next in the queue.']);
     await expect.poll(() => rows(agent).count()).toBe(1);
     // Named by the WhatsApp profile name Meta sent with the message (whatsappContacts: "Ana"), the number in the view (issue 36).
     expect((await rows(agent).first().innerText()).split('\n')[0]).toBe('Ana');
@@ -367,7 +367,8 @@ describe('a chat handed to a person', () => {
     await second.route('**/api/v1/conversations/events', (route) => route.abort());
     await harness.signIn(second, bruno.username, bruno.password);
     const visitor = await openShop();
-    await expect.poll(() => widgetMessages(visitor)).toHaveLength(1);
+    // The plan's greeting and the queue's place.
+    await expect.poll(() => widgetMessages(visitor)).toHaveLength(2);
     await second.goto('/conversations');
     await expect.poll(() => rows(second).count()).toBe(1);
     await rows(second).first().click();

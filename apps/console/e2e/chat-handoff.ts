@@ -105,4 +105,11 @@ export async function openConversations(
 /** The chats listed on the Conversations screen's current tab. */
 export const conversationRows = (page: Page) => page.getByTestId('conversation-row');
 /** The messages of the chat open on the Conversations screen. */
+/**
+ * The queue's line to a chat waiting in it (docs/conversations.md, "Waiting in a queue"), as the
+ * widget shows it; an expected wait may follow once the queue has recent takes.
+ */
+export const queuePlaceLine = (place: 'next' | number = 'next', who = 'Assistant') =>
+  expect.stringMatching(new RegExp(`^${who}: A person will be with you shortly: you are ${place === 'next' ? 'next' : `number ${place}`} in the queue\\.`));
+
 export const consoleMessages = (page: Page) => page.getByTestId('conversation-transcript').getByTestId('conversation-message').allInnerTexts();

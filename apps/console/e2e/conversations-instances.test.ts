@@ -14,6 +14,7 @@ import { type Cleanups, createTenantMemberOver, type ServerProcess, startServerP
 import {
   buildWidget,
   consoleMessages,
+  queuePlaceLine,
   conversationRows,
   handoffPlan,
   openConversations,
@@ -76,13 +77,13 @@ describe.skipIf(missing)('an agent’s console on instance A, the visitor’s wi
   test('the chat handed over on B appears live on A; the agent takes it, both write both ways, and the agent closes it back to the plan', async () => {
     const agent: Page = await openConversations(agentBrowser, AGENT);
     const visitor = await openShop(visitorBrowser, site);
-    await expect.poll(() => widgetMessages(visitor)).toEqual(['Assistant: Hello! Let me find someone for you.']);
+    await expect.poll(() => widgetMessages(visitor)).toEqual(['Assistant: Hello! Let me find someone for you.', queuePlaceLine()]);
 
     // The hand-off happened on B: A's screen lists the chat without a reload, and counts it in the menu.
     await expect.poll(() => conversationRows(agent).count()).toBe(1);
     await expect.poll(() => agent.getByTestId('menu-conversations-count').innerText()).toBe('1');
     await conversationRows(agent).first().click();
-    await expect.poll(() => consoleMessages(agent)).toEqual([expect.stringContaining('Hello! Let me find someone for you.')]);
+    await expect.poll(() => consoleMessages(agent)).toEqual([expect.stringContaining('Hello! Let me find someone for you.'), expect.stringContaining('you are next in the queue')]);
     await agent.getByTestId('conversation-take').click();
     await expect.poll(() => agent.getByTestId('conversation-status').textContent()).toBe('Open');
 

@@ -19,6 +19,7 @@ import { type GraphApi, signWhatsapp, startGraphApi, whatsappDelivery, whatsappT
 import {
   buildWidget,
   consoleMessages,
+  queuePlaceLine,
   conversationRows as rows,
   handoffPlan,
   openConversations,
@@ -129,7 +130,7 @@ describe('a WhatsApp customer handed to a person (the local Graph API)', () => {
   test('the agent takes the chat in the console, both write both ways, and the agent closes it back to the plan', async () => {
     const agent = await openConsole(ana);
     await customerWrites('wamid.e2e.1', 'Hi');
-    await expect.poll(customerReceived).toEqual(['Hello! Let me find someone for you.']);
+    await expect.poll(customerReceived).toEqual(['Hello! Let me find someone for you.', 'A person will be with you shortly: you are next in the queue.']);
     await expect.poll(() => rows(agent).count()).toBe(1);
     // Named by the WhatsApp profile name Meta sent with the message (whatsappContacts: "Ana"), the number in the view (issue 36).
     expect((await rows(agent).first().innerText()).split('\n')[0]).toBe('Ana');
@@ -199,7 +200,7 @@ describe('presence follows the console, not the screen', () => {
 
     // A chat comes: the menu's count shows it without a reload (its poll is every 30 s; this waits 15 s at most).
     const visitor = await openShop();
-    await expect.poll(() => widgetMessages(visitor)).toEqual(['Assistant: Hello! Let me find someone for you.']);
+    await expect.poll(() => widgetMessages(visitor)).toEqual(['Assistant: Hello! Let me find someone for you.', queuePlaceLine()]);
     await expect.poll(() => agent.getByTestId('menu-conversations-count').innerText()).toBe('1');
 
     // Away, chosen on the Conversations screen, stays away on another page.
@@ -259,14 +260,14 @@ describe('a chat handed to a person', () => {
     const agent = await openConsole(ana);
     const other = await openConsole(bruno);
     const visitor = await openShop();
-    await expect.poll(() => widgetMessages(visitor)).toEqual(['Assistant: Hello! Let me find someone for you.']);
+    await expect.poll(() => widgetMessages(visitor)).toEqual(['Assistant: Hello! Let me find someone for you.', queuePlaceLine()]);
 
     // The chat appears, live, in the waiting list of both agents of the queue, and in the menu's count.
     await expect.poll(() => rows(agent).count()).toBe(1);
     await expect.poll(() => rows(other).count()).toBe(1);
     await expect.poll(() => agent.getByTestId('menu-conversations-count').innerText()).toBe('1');
     await rows(agent).first().click();
-    await expect.poll(() => consoleMessages(agent)).toEqual([expect.stringContaining('Hello! Let me find someone for you.')]);
+    await expect.poll(() => consoleMessages(agent)).toEqual([expect.stringContaining('Hello! Let me find someone for you.'), expect.stringContaining('you are next in the queue')]);
     await agent.getByTestId('conversation-take').click();
     await expect.poll(() => agent.getByTestId('conversation-status').textContent()).toBe('Open');
     // Taken: it leaves the other agent's waiting list without a reload.
@@ -366,7 +367,8 @@ describe('a chat handed to a person', () => {
     await second.route('**/api/v1/conversations/events', (route) => route.abort());
     await harness.signIn(second, bruno.username, bruno.password);
     const visitor = await openShop();
-    await expect.poll(() => widgetMessages(visitor)).toHaveLength(1);
+    // The plan's greeting and the queue's place.
+    await expect.poll(() => widgetMessages(visitor)).toHaveLength(2);
     await second.goto('/conversations');
     await expect.poll(() => rows(second).count()).toBe(1);
     await rows(second).first().click();
@@ -425,6 +427,7 @@ describe('a chat handed to a person', () => {
     await harness.server.ctx.sessions.sweepTimeouts();
     await expect.poll(() => widgetMessages(visitor)).toEqual([
       'Assistant: Hello! Let me find someone for you.',
+      queuePlaceLine(),
       'Assistant: Nobody could answer in time; we will write back.',
       'Assistant: Thanks for writing.',
     ]);

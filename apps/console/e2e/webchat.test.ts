@@ -240,8 +240,13 @@ describe('who the visitor is', () => {
       await page.getByRole('textbox', { name: visitor.w.email }).fill(visitor.email);
       await start.click();
 
-      // Waiting for a person: the plan said so, the form is gone, the message box is there and in view.
-      await expect.poll(() => transcript(page)).toEqual([`${visitor.locale === 'pt-BR' ? 'Atendente' : 'Assistant'}: Hello! Let me find someone for you.`]);
+      // Waiting for a person: the plan said so, and the queue tells the place (in the session's
+      // language, the tenant's English); the form is gone, the message box is there and in view.
+      const assistant = visitor.locale === 'pt-BR' ? 'Atendente' : 'Assistant';
+      const place = visitor.locale === 'pt-BR' ? 'you are number 2 in the queue.' : 'you are next in the queue.';
+      await expect
+        .poll(() => transcript(page))
+        .toEqual([`${assistant}: Hello! Let me find someone for you.`, expect.stringMatching(new RegExp(`^${assistant}: A person will be with you shortly: ${place.replace(/\./g, '\\.')}`))]);
       expect(await intro.isHidden()).toBe(true);
       expect(await isInView(page, page.getByRole('textbox', { name: visitor.w.message }))).toBe(true);
       await screenshotStates(page, 'waiting', shots);

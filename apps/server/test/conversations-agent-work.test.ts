@@ -126,6 +126,8 @@ describe('private notes', () => {
 
     const detail = (await api(guest.token, 'GET', `/conversations/${chat.id}`)).json<ConversationDetail>();
     expect(detail.messages.map((message) => [message.author, message.text])).toEqual([
+      // What the customer was told of their place while waiting (queue-place.ts).
+      ['bot', expect.stringContaining('in the queue')],
       ['customer', 'My order is late'],
       ['note', 'VIP customer: offer free shipping'],
     ]);

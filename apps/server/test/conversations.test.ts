@@ -158,7 +158,8 @@ describe('an agent holds the chat', () => {
     expect((await server.ctx.sessions.find(sessionId))!.revision).toBe(before!.revision);
     const detail = (await api(member.token, 'GET', `/conversations/${id}`)).json<ConversationDetail>();
     // (A system note of the transfer comes first when the colleague won the race above.)
-    expect(detail.messages.filter((message) => message.author !== 'system').map((message) => [message.author, message.text])).toEqual([['customer', 'I was charged twice']]);
+    // (The customer's place in the queue, the bot's, came before it.)
+    expect(detail.messages.filter((message) => message.author !== 'system' && message.author !== 'bot').map((message) => [message.author, message.text])).toEqual([['customer', 'I was charged twice']]);
     expect(detail.unread).toBe(1);
     expect((await api(member.token, 'POST', `/conversations/${id}/read`)).statusCode).toBe(204);
     expect((await api(member.token, 'GET', '/conversations?status=open')).json<ConversationRow[]>().find((row) => row.id === id)).toMatchObject({
@@ -251,6 +252,8 @@ describe('an agent holds the chat', () => {
         wait_s: expect.any(Number),
         handling_s: expect.any(Number),
         messages: [
+          // Told while waiting (queue-place.ts).
+          { author: 'bot', agent_name: null, text: expect.stringContaining('in the queue'), attachment: null, at: expect.any(String) },
           { author: 'customer', agent_name: null, text: 'Refund of order 4711 please', attachment: null, at: expect.any(String) },
           { author: 'agent', agent_name: member.username, text: 'Anything else?', attachment: null, at: expect.any(String) },
           // The queue has no closing message of its own: the default, in the session's language.

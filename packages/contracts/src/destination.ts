@@ -17,6 +17,15 @@ export const defaultClosingMessages = {
   en: 'Thank you for contacting us. This conversation is now closed; write again whenever you need us.',
   pt: 'Obrigado pelo contato. Esta conversa foi encerrada; escreva de novo quando precisar.',
 } as const;
+/**
+ * What a customer waiting in a queue is told of their place (docs/conversations.md, "Waiting in a
+ * queue"): once when the wait starts, then on each change. `{place}` is their place, `{minutes}`
+ * the expected wait, a line of its own only when recent waits give one.
+ */
+export const queuePlaceMessages = {
+  en: { next: 'A person will be with you shortly: you are next in the queue.', place: 'A person will be with you shortly: you are number {place} in the queue.', wait: 'Expected wait: about {minutes} min.' },
+  pt: { next: 'Uma pessoa vai atender você em breve: você é o próximo da fila.', place: 'Uma pessoa vai atender você em breve: você é o número {place} da fila.', wait: 'Espera estimada: cerca de {minutes} min.' },
+} as const;
 /** Users one queue may name. */
 export const destinationAgentsMax = 200;
 

@@ -367,7 +367,9 @@ class TurnState implements Turn {
     if (this.ended) return;
     const session = this.session;
     if (cause !== 'caller_hangup') {
-      if (session.channel === 'chat') {
+      // A chat a person resolved was told goodbye by its queue (the closing message) or its desk:
+      // the plan's end message would be a second one (docs/handoff.md, "Outcomes").
+      if (session.channel === 'chat' && cause !== 'resolved') {
         const text = this.render(cause === 'session_timeout' ? this.plan.chatTimeoutText : this.plan.hangupChatMessage).trim();
         if (text !== '') this.emit({ type: 'reply', text });
       }

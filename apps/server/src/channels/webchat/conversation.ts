@@ -47,7 +47,8 @@ export async function conversationView(db: Kysely<Database>, media: MediaUrls, s
     .leftJoin('destinations as d', 'd.id', 'c.destination_id')
     .select((eb) => ['m.author', 'm.text', 'm.attachment', 'm.created_at', eb.fn.coalesce('u.name', 'd.name').as('agent_name')])
     .where('c.session_id', '=', session.id)
-    .where('m.author', 'in', ['customer', 'agent'])
+    // `bot`: the queue's own lines (the customer's place while waiting), shown as the plan's.
+    .where('m.author', 'in', ['customer', 'agent', 'bot'])
     .orderBy('m.id')
     .execute();
   const messages: WebchatConversation['messages'] = [
@@ -56,6 +57,7 @@ export async function conversationView(db: Kysely<Database>, media: MediaUrls, s
       // The widget shows the file itself (an image inline, else a download link).
       const attachment = attachmentView(media, message.attachment);
       const said = { text: message.text, at: message.created_at, ...(attachment && { attachment }) };
+      if (message.author === 'bot') return { from: 'plan' as const, text: message.text, at: message.created_at };
       return message.author === 'agent' ? { from: 'agent' as const, ...said, agent_name: message.agent_name ?? '' } : { from: 'user' as const, ...said };
     }),
   ].sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));

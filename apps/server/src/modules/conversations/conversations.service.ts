@@ -34,6 +34,7 @@ import { servesTenant } from './agents.ts';
 import { attachmentView, type StoredAttachment } from './attachments.ts';
 import { closingMessageFor } from './closing-message.ts';
 import { publishConversationEvent } from './conversation-events.ts';
+import { tellQueuePlaces } from './queue-place.ts';
 
 /** What the conversations need of the app: everything but the licence (the runtime resumes parked chats). */
 export type ConversationContext = Pick<AppContext, 'db' | 'dialect' | 'bus' | 'sessions' | 'keys' | 'config' | 'outbound' | 'channels'>;
@@ -91,7 +92,8 @@ async function presentRows(db: Kysely<Database>, rows: readonly JoinedRow[]): Pr
     const latest = await db
       .selectFrom('conversation_messages')
       .select(['conversation_id', 'author', 'text', 'created_at'])
-      .where('id', 'in', db.selectFrom('conversation_messages').select((eb) => eb.fn.max('id').as('id')).where('conversation_id', 'in', ids).groupBy('conversation_id'))
+      // The queue's own lines (queue-place.ts) would hide what the customer last said.
+      .where('id', 'in', db.selectFrom('conversation_messages').select((eb) => eb.fn.max('id').as('id')).where('conversation_id', 'in', ids).where('author', '<>', 'bot').groupBy('conversation_id'))
       .execute();
     for (const message of latest) last.set(message.conversation_id, { author: message.author, text: message.text, created_at: message.created_at });
   }
@@ -143,6 +145,8 @@ export function publish(ctx: ConversationContext, record: Pick<ConversationRecor
 export async function publishRow(ctx: ConversationContext, record: ConversationRecord, type: 'conversation.waiting' | 'conversation.taken' | 'conversation.closed' | 'conversation.transferred'): Promise<ConversationRow> {
   const row = await rowOf(ctx.db, record.id);
   publish(ctx, record, { type, conversation_id: record.id, conversation: row });
+  // Every change of a queue's waiting chats passes here: those still waiting hear their new place.
+  await tellQueuePlaces(ctx, record.destination_id);
   return row;
 }
 
@@ -445,6 +449,8 @@ export async function transferConversation(ctx: ConversationContext, scope: Scop
   if (!moved) throw conflict('conversation_taken');
   await addMessage(ctx, moved, { author: 'system', text: `transferred: ${note}` });
   const row = await publishRow(ctx, moved, 'conversation.transferred');
+  // The queue it left moves up too.
+  if (found.destination_id !== moved.destination_id) await tellQueuePlaces(ctx, found.destination_id);
   await audit(ctx, scope, found, before, row, 'transfer');
   return row;
 }

@@ -8,6 +8,10 @@
  * while its panel is open; 90 s without a question means the customer closed it or left the page
  * (a chat a person holds has no idle timeout: this is the web chat's "the customer went idle").
  * Each is told once per absence: a customer who comes back and leaves again is told again.
+ * A chat still WAITING in a queue whose customer left is also ended, as the customer's own leaving
+ * would (a hang-up at the destination block: dial status `cancel`, disposition `abandoned`), and
+ * the runtime's `chatEnded` closes its conversation `abandoned` (closeLeftConversation), so that no
+ * agent takes a chat nobody is on. An open chat stays with its agent, who was told.
  */
 import { type Kysely, type RawBuilder, sql } from 'kysely';
 import type { Database } from '../../db/schema.ts';
@@ -52,7 +56,7 @@ export async function sweepCustomersGone(ctx: ConversationContext, now = new Dat
     const notice = customerLeftText(reason);
     const gone = await ctx.db
       .selectFrom('conversations as c')
-      .select(['c.id', 'c.tenant_id', 'c.session_id'])
+      .select(['c.id', 'c.tenant_id', 'c.session_id', 'c.status'])
       .where('c.provider', '=', provider)
       .where('c.status', '<>', 'closed')
       .where(since, '<=', new Date(now.getTime() - afterMs).toISOString())
@@ -71,7 +75,11 @@ export async function sweepCustomersGone(ctx: ConversationContext, now = new Dat
       .orderBy('c.id')
       .limit(batch)
       .execute();
-    for (const record of gone) await addMessage(ctx, record, { author: 'system', text: notice });
+    for (const record of gone) {
+      await addMessage(ctx, record, { author: 'system', text: notice });
+      // The event id makes instances that find it at once end it once.
+      if (record.status === 'waiting') await ctx.sessions.resumeParked(record.session_id, `customer-left:${record.id}`, { type: 'hangup' });
+    }
     told.push(...gone.map((record) => record.id));
   }
   return told;

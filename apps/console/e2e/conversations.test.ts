@@ -282,7 +282,7 @@ describe('a chat handed to a person', () => {
     expect(await input.inputValue()).toBe('Hi, I am Ana.\nHow can I help?');
     await input.press('Enter');
     await expect.poll(() => widgetMessages(visitor)).toContain('shop-userHi, I am Ana.\nHow can I help?');
-    expect(await input.inputValue()).toBe('');
+    await expect.poll(() => input.inputValue()).toBe('');
 
     // Typing shows in the widget as "<name> is typing…".
     await input.pressSequentially('One moment');

@@ -8,6 +8,7 @@
  * report and the dashboard show exactly that. Once in English, once in Portuguese on the dark
  * scheme; the second walk reuses the tenant with its own agent, queue, plan and web chat.
  */
+import { queuePlaceMessages } from '@voxplan/contracts';
 import type { VisualPlan } from '@voxplan/contracts/visual-plan';
 import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -237,7 +238,9 @@ describe.each(walks.map((walk, index) => ({ ...walk, index })))('a first day ($l
     await customer.setViewportSize({ width: 390, height: 844 });
     await customer.getByRole('textbox', { name: w.name }).fill(walk.customer);
     await customer.getByRole('button', { name: w.start }).click();
-    await expect.poll(() => widgetMessages(customer)).toEqual([`${w.assistant}: ${walk.greeting}`]);
+    // The plan's greeting, then the queue tells the customer a person is coming (issue 36, 2), in the plan's language.
+    const place = queuePlaceMessages[walk.planLanguage.startsWith('pt') ? 'pt' : 'en'].next;
+    await expect.poll(() => widgetMessages(customer)).toEqual([`${w.assistant}: ${walk.greeting}`, `${w.assistant}: ${place}`]);
     // Issue 36, 1: the ended notice and its new start showed from the first second.
     const ended = customer.getByText(w.ended);
     const restart = customer.getByRole('button', { name: w.restart });

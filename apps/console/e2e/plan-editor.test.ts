@@ -35,8 +35,24 @@ const nodeOf = (page: Page, id: string): Locator => page.locator(`[data-testid="
 const nodesOfType = (page: Page, type: string): Locator => page.locator(`[data-testid="plan-node"][data-node-type="${type}"]`);
 const edgeCount = (page: Page) => page.locator('.react-flow__edge').count();
 
+/** The canvas's viewport transform, once it has stopped moving (the view follows a block just added, animated). */
+async function settledView(page: Page): Promise<void> {
+  const transform = () => page.evaluate(() => document.querySelector<HTMLElement>('.react-flow__viewport')?.style.transform ?? '');
+  let last = await transform();
+  await expect
+    .poll(async () => {
+      const now = await transform();
+      const still = now === last;
+      last = now;
+      return still;
+    })
+    .toBe(true);
+}
+
 /** Drags from an exit's handle to a block's input, as a user connects two blocks. */
 async function connectExit(page: Page, from: Locator, exit: string, to: Locator): Promise<void> {
+  // A drag aimed while the view still moves lands beside the handle.
+  await settledView(page);
   const source = (await from.getByTestId(`exit-${exit}`).boundingBox())!;
   const target = (await to.locator('.react-flow__handle-left').boundingBox())!;
   await page.mouse.move(source.x + source.width / 2, source.y + source.height / 2);

@@ -24,10 +24,18 @@ export async function closingMessageFor(db: Kysely<Database>, destinationId: num
       : db.selectFrom('destinations').select(['closing_message_en', 'closing_message_pt']).where('id', '=', destinationId).executeTakeFirst(),
     db.selectFrom('sessions').select('state').where('id', '=', sessionId).executeTakeFirst(),
   ]);
-  const session = sessionRow ? (JSON.parse(sessionRow.state) as Session) : undefined;
-  const language = closingLanguageOf((session && (await planLanguageOf(db, session))) || session?.language);
+  const language = await chatLanguageOf(db, sessionRow?.state);
   const own = language === 'pt' ? queue?.closing_message_pt : queue?.closing_message_en;
   return own?.trim() || defaultClosingMessages[language];
+}
+
+/**
+ * What a chat's lines from the server (its queue's place, its goodbye) are written in: the plan's
+ * language, else the session's (the tenant's). `state`: the session's stored state.
+ */
+export async function chatLanguageOf(db: Kysely<Database>, state: string | undefined): Promise<keyof typeof defaultClosingMessages> {
+  const session = state ? (JSON.parse(state) as Session) : undefined;
+  return closingLanguageOf((session && (await planLanguageOf(db, session))) || session?.language);
 }
 
 /**

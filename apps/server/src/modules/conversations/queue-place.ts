@@ -13,7 +13,7 @@
 import { queuePlaceMessages } from '@voxplan/contracts';
 import { sql } from 'kysely';
 import { deliverToCustomer } from '../../channels/router.ts';
-import { closingLanguageOf } from './closing-message.ts';
+import { chatLanguageOf } from './closing-message.ts';
 import { addMessage, type ConversationContext } from './conversations.service.ts';
 
 /** Recent waits the expected wait is drawn from: the queue's last takes, within a day, at least 3 of them. */
@@ -85,7 +85,7 @@ export async function tellQueuePlaces(ctx: ConversationContext, queueId: number 
     // The expected wait only with the first line: after that the place says how it goes.
     const first = Number(record.told ?? 0) === 0;
     if (first && minutes === undefined) minutes = await expectedWaitMinutes(ctx, queueId, now);
-    const language = closingLanguageOf((JSON.parse(record.state) as { language?: string }).language);
+    const language = await chatLanguageOf(ctx.db, record.state);
     const text = queuePlaceText(language, place, first ? (minutes ?? null) : null);
     const message = await addMessage(ctx, record, { author: 'bot', text, external_id: key });
     // Stored by another instance first: that one sends it.

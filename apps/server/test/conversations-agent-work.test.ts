@@ -8,6 +8,7 @@ import type { CallReportRecord, ConversationDetail, Destination, PhoneNumber, Sa
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { until } from './asterisk-pbx.ts';
 import { createTenantMember, createTenantUser, errorOf, q, startTestServer, type TenantMember, type TestServer } from './harness.ts';
+import { webchatVisitor } from './webchat-visitor.ts';
 import { handOffPlan, storePlan } from './sessions-helpers.ts';
 import { defaultClosingMessages } from '../src/modules/conversations/closing-message.ts';
 import { sweepCustomersGone } from '../src/modules/conversations/customer-left.ts';
@@ -21,18 +22,8 @@ let guest: TenantMember;
 let stranger: TenantMember;
 let queue: Destination;
 let number: PhoneNumber;
-let nextAddress = 0;
 
-function widget(method: 'GET' | 'POST', url: string, payload?: object) {
-  return server.app.inject({
-    method,
-    url: `/api/v1/webchat/${number.webchat_key}${url}`,
-    remoteAddress: `198.51.100.${(nextAddress++ % 250) + 1}`,
-    headers: { origin: SITE },
-    ...(payload && { payload }),
-  });
-}
-const view = async (id: string) => (await widget('GET', `/conversations/${id}`)).json<WebchatConversation>();
+const { widget, view } = webchatVisitor(() => server, () => number.webchat_key!, SITE);
 const api = (token: string, method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', url: string, payload?: object) => server.call({ method, url, token, ...(payload && { payload }) });
 
 /** A chat that reached the queue and that the member took: its session and conversation ids. */

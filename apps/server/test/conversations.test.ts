@@ -9,6 +9,7 @@ import type { AuditEntry, CallReportRecord, ConversationDetail, ConversationEven
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { until } from './asterisk-pbx.ts';
 import { createTenantMember, createTenantUser, errorOf, q, startTestServer, type TenantMember, type TestServer } from './harness.ts';
+import { webchatVisitor } from './webchat-visitor.ts';
 import { createPlanWebhookDispatcher } from '../src/modules/plan-webhook/plan-webhook.dispatcher.ts';
 import { isValidPlanWebhookSignature } from '../src/modules/plan-webhook/plan-webhook.signature.ts';
 import { handOffPlan, storePlan } from './sessions-helpers.ts';
@@ -28,22 +29,12 @@ let stranger: TenantMember;
 let queue: Destination;
 let otherQueue: Destination;
 let number: PhoneNumber;
-let nextAddress = 0;
 
 /** Greets, hands the chat to the destination; each exit says which it was. */
 const queuePlan = (destinationId: number) => ({ name: 'Front desk', ...handOffPlan(destinationId, { timeoutS: 120, onAnswer: 'Welcome back to the bot.' }) });
 
-function widget(method: 'GET' | 'POST', url: string, payload?: object) {
-  return server.app.inject({
-    method,
-    url: `/api/v1/webchat/${number.webchat_key}${url}`,
-    remoteAddress: `198.51.100.${(nextAddress++ % 250) + 1}`,
-    headers: { origin: SITE },
-    ...(payload && { payload }),
-  });
-}
+const { widget, view } = webchatVisitor(() => server, () => number.webchat_key!, SITE);
 
-const view = async (id: string) => (await widget('GET', `/conversations/${id}`)).json<WebchatConversation>();
 const texts = (conversation: WebchatConversation) => conversation.messages.map((message) => `${message.from}${message.agent_name ? `(${message.agent_name})` : ''}: ${message.text}`);
 const api = (token: string, method: 'GET' | 'POST' | 'PUT', url: string, payload?: object) => server.call({ method, url, token, ...(payload && { payload }) });
 

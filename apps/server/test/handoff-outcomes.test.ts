@@ -9,6 +9,7 @@ import type { Agent, CallReportRecord, Destination, PhoneNumber, StatsHandOffs, 
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { until } from './asterisk-pbx.ts';
 import { createTenantMember, q, startTestServer, type TenantMember, type TestServer } from './harness.ts';
+import { webchatVisitor } from './webchat-visitor.ts';
 import { handOffPlan, storePlan } from './sessions-helpers.ts';
 
 const SITE = 'https://shop.example.com';
@@ -17,7 +18,7 @@ let server: TestServer;
 let member: TenantMember;
 let queue: Destination;
 let number: PhoneNumber;
-let nextAddress = 0;
+const { widget } = webchatVisitor(() => server, () => number.webchat_key, SITE);
 const sessions = { resolved: '', back: '', timedOut: '', left: '', nobody: '' };
 const periodStart = new Date(Date.now() - 3_600_000).toISOString();
 
@@ -25,12 +26,7 @@ const api = (method: 'GET' | 'POST' | 'PUT', url: string, payload?: object) => s
 const setPresence = async (status: 'online' | 'offline') => expect((await api('PUT', '/agents/me', { status })).statusCode).toBe(200);
 
 async function startChat(): Promise<string> {
-  const started = await server.app.inject({
-    method: 'POST',
-    url: `/api/v1/webchat/${number.webchat_key}/conversations`,
-    remoteAddress: `198.51.100.${(nextAddress++ % 250) + 1}`,
-    headers: { origin: SITE },
-  });
+  const started = await widget('POST', '/conversations');
   expect(started.statusCode, started.body).toBe(200);
   return started.json<WebchatConversation>().conversation_id;
 }

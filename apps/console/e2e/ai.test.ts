@@ -129,6 +129,9 @@ test('the chatbot block offers the second AI provider only while its setting is 
     return page;
   };
   const select = async (page: Awaited<ReturnType<typeof openEditor>>, id: string) => {
+    // The view may have followed another block; the canvas draws only the blocks in view, so the
+    // person fits the plan first, as they would to find one.
+    await page.getByTestId('editor-fit').click();
     await page.locator(`[data-testid="plan-node"][data-node-id="${id}"]`).click();
     await expect.poll(() => page.getByTestId('block-panel').getAttribute('data-node-id')).toBe(id);
   };

@@ -2,6 +2,9 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { type ConsoleHarness, createPlan, startConsole } from './harness.ts';
 
 let harness: ConsoleHarness;
+/** acme, made below, and the tenant a fresh install starts with. */
+const tenantRows = 2;
+
 beforeAll(async () => {
   // Access tokens that expire after 4 s let the tests watch the console refresh them; long enough
   // that on a loaded machine a page reloaded with a fresh token asks for its list before it runs out.
@@ -26,7 +29,7 @@ describe('sign-in and the navigation guard', () => {
     await page.getByLabel('Password', { exact: true }).fill('admin-password-1');
     await page.getByTestId('login-submit').click();
     await page.waitForURL('**/tenants');
-    await expect.poll(() => page.getByTestId('table-row').count()).toBe(1);
+    await expect.poll(() => page.getByTestId('table-row').count()).toBe(tenantRows);
   });
 
   test('wrong credentials are refused with the catalogue text, in Portuguese too', async () => {
@@ -75,9 +78,9 @@ describe('sign-in and the navigation guard', () => {
     await page.goto('/tenants');
     // The page has shown its list (its first refresh answered) before the person reloads it: a
     // reload that cuts that refresh short is another matter (the rotated cookie never arrives).
-    await expect.poll(() => page.getByTestId('table-row').count()).toBe(1);
+    await expect.poll(() => page.getByTestId('table-row').count()).toBe(tenantRows);
     await page.reload();
-    await expect.poll(() => page.getByTestId('table-row').count()).toBe(1);
+    await expect.poll(() => page.getByTestId('table-row').count()).toBe(tenantRows);
     expect(new URL(page.url()).pathname).toBe('/tenants');
   });
 
@@ -90,7 +93,7 @@ describe('sign-in and the navigation guard', () => {
     await page.route('**/api/v1/conversations/events', (route) => route.abort());
     await harness.signIn(page);
     await page.goto('/tenants');
-    await expect.poll(() => page.getByTestId('table-row').count()).toBe(1);
+    await expect.poll(() => page.getByTestId('table-row').count()).toBe(tenantRows);
     await page.waitForTimeout(4500);
     const refreshes: string[] = [];
     const retried: string[] = [];
@@ -103,7 +106,7 @@ describe('sign-in and the navigation guard', () => {
     await page.getByTestId('table-refresh').click();
     await expect.poll(() => retried.length).toBeGreaterThanOrEqual(4);
     expect(refreshes).toHaveLength(1);
-    await expect.poll(() => page.getByTestId('table-row').count()).toBe(1);
+    await expect.poll(() => page.getByTestId('table-row').count()).toBe(tenantRows);
     expect(await page.getByTestId('page-error').count()).toBe(0);
   });
 
@@ -167,7 +170,7 @@ describe('sign-in and the navigation guard', () => {
     const { page, context } = await harness.newPage();
     await harness.signIn(page);
     await page.goto('/tenants');
-    await expect.poll(() => page.getByTestId('table-row').count()).toBe(1);
+    await expect.poll(() => page.getByTestId('table-row').count()).toBe(tenantRows);
     await page.waitForTimeout(4500);
     await context.clearCookies();
     let logoutCalls = 0;

@@ -35,18 +35,22 @@ const nodeOf = (page: Page, id: string): Locator => page.locator(`[data-testid="
 const nodesOfType = (page: Page, type: string): Locator => page.locator(`[data-testid="plan-node"][data-node-type="${type}"]`);
 const edgeCount = (page: Page) => page.locator('.react-flow__edge').count();
 
-/** The canvas's viewport transform, once it has stopped moving (the view follows a block just added, animated). */
+/**
+ * Waits for the canvas's viewport to stop moving (the view follows a block just added, animated over
+ * 300 ms): the same transform read three times, 150 ms apart. Two reads in one frame prove nothing.
+ */
 async function settledView(page: Page): Promise<void> {
-  const transform = () => page.evaluate(() => document.querySelector<HTMLElement>('.react-flow__viewport')?.style.transform ?? '');
-  let last = await transform();
-  await expect
-    .poll(async () => {
-      const now = await transform();
-      const still = now === last;
-      last = now;
-      return still;
-    })
-    .toBe(true);
+  await page.waitForFunction(
+    () =>
+      new Promise<boolean>((resolve) => {
+        const read = () => document.querySelector<HTMLElement>('.react-flow__viewport')?.style.transform ?? '';
+        const first = read();
+        setTimeout(() => {
+          const second = read();
+          setTimeout(() => resolve(first === second && second === read()), 150);
+        }, 150);
+      }),
+  );
 }
 
 /** Drags from an exit's handle to a block's input, as a user connects two blocks. */

@@ -1,5 +1,6 @@
 import fs from 'node:fs/promises';
 import type { VisualPlan, VisualPlanDocument, VisualPlanExport } from '@voxplan/contracts/visual-plan';
+import { planFormatVersion } from '@voxplan/blocks/definitions';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createTenantMember, q, type TenantMember } from '../../server/test/harness.ts';
@@ -142,6 +143,7 @@ describe('plans screen', () => {
   });
 
   test('import a file, export it back with the same blocks; a published version is exported as it was published', async () => {
+    // A file without a format version is read as the first format and exported in the current one.
     const file = { name: 'Night service', description: 'After hours', settings: { session_timeout_min: 5, chat_text: '', sync_with_voice_text: false, webhook: '' }, ...greeting('We are closed') };
     const page = await openPlans();
     await page.getByTestId('plan-import').click();
@@ -161,7 +163,7 @@ describe('plans screen', () => {
     };
     const draft = await exported('plan-export-draft');
     expect(draft.name).toBe('Night service.json');
-    expect(draft.content).toMatchObject({ name: 'Night service', description: 'After hours', format_version: 1, settings: { session_timeout_min: 5 }, edges: file.edges });
+    expect(draft.content).toMatchObject({ name: 'Night service', description: 'After hours', format_version: planFormatVersion, settings: { session_timeout_min: 5 }, edges: file.edges });
     expect(draft.content.nodes).toEqual(file.nodes.map((n) => expect.objectContaining({ id: n.id, type: n.type, position: n.position, data: expect.objectContaining(n.data) })));
 
     // Published, then the draft moves on: the version picker offers the published one, as it was.

@@ -174,7 +174,7 @@ describe('the console in Portuguese', () => {
 
     // The category filter offers the known categories by their Portuguese names.
     await page.getByTestId('table-search').fill('');
-    await filterBy(page, 'Categoria', 'Segurança', (offered) => expect(offered).toEqual(['Áudio', 'Recursos', 'Geral', 'Licença', 'Relatórios', 'Segurança']));
+    await filterBy(page, 'Categoria', 'Segurança', (offered) => expect(offered).toEqual(['Áudio', 'Conversas', 'Recursos', 'Geral', 'Licença', 'Relatórios', 'Segurança']));
     await expect
       .poll(async () => (await page.getByTestId('table-row').allTextContents()).map((row) => /outbound_allow_(loopback|private)/.exec(row)?.[0] ?? row))
       .toEqual(['outbound_allow_loopback', 'outbound_allow_private']);

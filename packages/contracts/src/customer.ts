@@ -21,5 +21,4 @@ export type WebchatPrechatField = (typeof webchatPrechatFields)[number];
 
 export const customerLimits = { name: 100, email: 254, pageUrl: 2000, externalId: 200 } as const;
 
-/** How a customer reads in a list: their name, else their e-mail, else null (the caller's number or the protocol then). */
-export const customerLabel = (customer: ChatCustomer | null | undefined): string | null => customer?.name || customer?.email || null;
+export { customerLabel } from './customer-label.ts';

@@ -2,7 +2,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import { useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
 import { chime, notifyIfHidden, useChatSound } from './alerts.ts';
-import { callerOf } from './ConversationList.tsx';
+import { callerOf } from './model.ts';
 import { useConversationEvents } from './feed-context.tsx';
 import { usePresence } from './use-conversations.ts';
 import { useChatsWanting } from './use-summary.ts';

@@ -1,18 +1,12 @@
 import { Badge, Center, Group, Loader, Stack, Text, TextInput, UnstyledButton } from '@mantine/core';
 import { IconSearch } from '@tabler/icons-react';
-import { customerLabel } from '@voxplan/contracts';
 import { useTranslation } from 'react-i18next';
 import { formatDateTime, formatDuration } from '../../lib/format.ts';
 import { PageError } from '../../lib/PageError.tsx';
-import type { ConversationRow, ConversationStatus } from './model.ts';
+import { callerOf, type ConversationRow, type ConversationStatus } from './model.ts';
 import { useConversationList } from './use-conversations.ts';
 import classes from './conversations.module.css';
 import { systemText } from './Transcript.tsx';
-
-/** Whom the row is about, as a person reads it: the customer's name (or e-mail), else the caller, else the protocol. */
-export function callerOf(row: Pick<ConversationRow, 'caller' | 'protocol' | 'customer'>, unknown: string): string {
-  return customerLabel(row.customer) || row.caller || row.protocol || unknown;
-}
 
 function RowLine({ row, now, selected, onOpen }: { row: ConversationRow; now: number; selected: boolean; onOpen(): void }) {
   const { t, i18n } = useTranslation();

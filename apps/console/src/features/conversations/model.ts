@@ -4,6 +4,7 @@
  * lists the screen iterates are written here for the same reason; `satisfies` keeps them the
  * contract's.
  */
+import { customerLabel } from '@voxplan/contracts/customer-label';
 import type { AgentStatus, ConversationAttachment, ConversationEvent as ContractEvent, ConversationRow, ConversationStatus } from '@voxplan/contracts';
 
 export type {
@@ -37,4 +38,9 @@ export const conversationEventTypes = [
 export function customerNameOf(row: Pick<ConversationRow, 'customer'>): string | null {
   const name = row.customer?.name;
   return typeof name === 'string' && name.trim() !== '' ? name : null;
+}
+
+/** Whom the row is about, as a person reads it: the customer's name (or e-mail), else the caller, else the protocol. */
+export function callerOf(row: Pick<ConversationRow, 'caller' | 'protocol' | 'customer'>, unknown: string): string {
+  return customerLabel(row.customer) || row.caller || row.protocol || unknown;
 }

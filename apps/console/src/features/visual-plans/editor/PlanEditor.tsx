@@ -30,6 +30,7 @@ import type { BlockFlowNode } from './BlockNode.tsx';
 import { nodeTypes } from './node-types.ts';
 import { CanvasChrome } from './ReadOnlyCanvas.tsx';
 import { canvasDefaults, FitOnceMeasured, fitOptions, planView } from './canvas-opening.tsx';
+import { FollowNode } from './FollowNode.tsx';
 import { initialDataOf } from './block-look.tsx';
 import { BlockDataStore, FlowNodes } from './block-data.ts';
 import { chromeInsets, fullSummaryHeight, planBounds, unmeasuredWidth, viewAfterAdd } from './canvas-view.ts';
@@ -195,6 +196,8 @@ export function PlanEditor({ loaded, onReload }: { loaded: VisualPlanDocument; o
   useLayoutEffect(() => blockData.update(graph.nodes), [blockData, graph.nodes]);
   const [testing, setTesting] = useState<{ startNodeId?: string } | null>(null);
   const [visitedEdges, setVisitedEdges] = useState<ReadonlySet<string>>(new Set());
+  // The block a test run has reached, which the canvas keeps in view.
+  const [testedNodeId, setTestedNodeId] = useState<string>();
   const [hoveredEdge, setHoveredEdge] = useState<string>();
   const edges = useMemo(
     () => graph.edges.map((edge) => flowEdgeOf(edge, selection.edges.has(edge.id), visitedEdges.has(edge.id), edge.id === hoveredEdge)),
@@ -212,6 +215,7 @@ export function PlanEditor({ loaded, onReload }: { loaded: VisualPlanDocument; o
     (path: TestPanelPath) => {
       decorations.setPath(path.nodeIds, path.current);
       setVisitedEdges(new Set(path.edgeIds ?? []));
+      setTestedNodeId(path.current);
     },
     [decorations],
   );
@@ -741,6 +745,7 @@ export function PlanEditor({ loaded, onReload }: { loaded: VisualPlanDocument; o
                 </CanvasChrome>
                 <OverviewEdges edges={edges} />
                 <FitOnceMeasured edges={loaded.edges} inset={insets} />
+                {testing && testedNodeId !== undefined && <FollowNode nodeId={testedNodeId} />}
               </ReactFlow>
             )}
             {!readOnly && fold('start', paletteOpen, () => setPaletteOpen(!paletteOpen))}

@@ -1,11 +1,12 @@
 import '@xyflow/react/dist/style.css';
 import { useComputedColorScheme } from '@mantine/core';
 import type { PlanEdge, PlanNode } from '@voxplan/blocks/definitions';
-import { Background, Controls, type Edge, MiniMap, ReactFlow, ReactFlowProvider, useReactFlow, useStoreApi, type Viewport } from '@xyflow/react';
+import { Background, Controls, type Edge, MiniMap, ReactFlow, ReactFlowProvider, useStoreApi, type Viewport } from '@xyflow/react';
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { BlockDataStore } from './block-data.ts';
 import { useTranslation } from 'react-i18next';
 import { type BlockFlowNode } from './BlockNode.tsx';
+import { FollowNode } from './FollowNode.tsx';
 import { canvasDefaults, FitOnceMeasured, fitOptions, planView } from './canvas-opening.tsx';
 import { canvasMinZoom, chromeInsets, detailZoom } from './canvas-view.ts';
 import type { NodeMark } from './decorations.ts';
@@ -123,30 +124,10 @@ function ReadOnlyFlow({ nodes, edges, nodeDecorations = noMarks, highlightedEdge
       <CanvasChrome insets={readOnlyInsets} />
       <OverviewEdges edges={flowEdges} />
       <FitOnceMeasured edges={edges} inset={readOnlyInsets} minZoom={opening.minZoom} />
-      {focusNodeId !== undefined && <FocusNode nodeId={focusNodeId} />}
+      {focusNodeId !== undefined && <FollowNode nodeId={focusNodeId} />}
     </ReactFlow>
     )}
     </div>
     </BlockDataProvider>
   );
-}
-
-/** Pans (not zooms) so that the block is in view, when it is not already. */
-function FocusNode({ nodeId }: { nodeId: string }) {
-  const flow = useReactFlow<BlockFlowNode>();
-  const store = useStoreApi<BlockFlowNode>();
-  useEffect(() => {
-    const node = flow.getInternalNode(nodeId);
-    if (!node) return;
-    const { width: viewWidth, height: viewHeight, transform } = store.getState();
-    const [tx, ty, zoom] = transform;
-    const { x, y } = node.internals.positionAbsolute;
-    const width = node.measured.width ?? 200;
-    const height = node.measured.height ?? 80;
-    const left = x * zoom + tx;
-    const top = y * zoom + ty;
-    const inView = left >= 0 && top >= 0 && left + width * zoom <= viewWidth && top + height * zoom <= viewHeight;
-    if (!inView) void flow.setCenter(x + width / 2, y + height / 2, { zoom, duration: 200 });
-  }, [flow, store, nodeId]);
-  return null;
 }

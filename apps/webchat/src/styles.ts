@@ -46,5 +46,10 @@ button:disabled,input:disabled{opacity:.6;cursor:default}
 .prechat p{margin:0}
 .prechat label{display:flex;flex-direction:column;gap:4px;font-size:14px}
 .prechat .send{align-self:flex-start;padding:8px 16px}
+.attach{flex:none;width:40px;padding:0;border:1px solid var(--line);border-radius:8px;background:var(--bg);color:var(--muted);cursor:pointer;display:grid;place-items:center}
+.attach svg{width:22px;height:22px;fill:currentColor}
+.uploading{opacity:.85}.uploading progress{display:block;width:100%;min-width:160px;height:6px;margin-top:6px;accent-color:var(--on-accent)}
+.dropping .log{outline:2px dashed var(--accent);outline-offset:-6px;position:relative}
+.dropping .log::after{content:attr(data-drop);position:sticky;bottom:0;align-self:center;padding:6px 12px;border-radius:16px;background:var(--accent);color:var(--on-accent)}
 .ended{padding:0 12px 8px;display:flex;flex-direction:column;align-items:flex-start;gap:6px;color:var(--muted)}
 `;

@@ -7,6 +7,7 @@
  * refuses) is refused before upload, saying why, in English and in Portuguese; both schemes,
  * axe-clean.
  */
+import { crc32, deflateSync } from 'node:zlib';
 import type { Destination, PhoneNumber } from '@voxplan/contracts';
 import type { Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
@@ -152,6 +153,28 @@ describe('an agent sends files', () => {
   });
 });
 
+/** A 160×100 picture (sky over grass), big enough to be seen in the widget's screenshots. */
+function picture(): Buffer {
+  const [width, height] = [160, 100];
+  const stride = width * 3 + 1;
+  const pixels = Buffer.alloc(stride * height);
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) pixels.set(y < 60 ? [0x74, 0xc0, 0xfc] : [0x2f, 0x9e, 0x44], y * stride + 1 + x * 3);
+  }
+  const chunk = (type: string, data: Buffer) => {
+    const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
+    const framing = Buffer.alloc(8);
+    framing.writeUInt32BE(data.length, 0);
+    framing.writeUInt32BE(crc32(body), 4);
+    return Buffer.concat([framing.subarray(0, 4), body, framing.subarray(4)]);
+  };
+  const header = Buffer.alloc(13);
+  header.writeUInt32BE(width, 0);
+  header.writeUInt32BE(height, 4);
+  header.set([8, 2], 8); // 8 bits per channel, truecolour
+  return Buffer.concat([PNG.subarray(0, 8), chunk('IHDR', header), chunk('IDAT', deflateSync(pixels)), chunk('IEND', Buffer.alloc(0))]);
+}
+
 /** A program, whatever name it is given. */
 const EXE = Buffer.concat([Buffer.from('MZ'), Buffer.alloc(64)]);
 type Upload = { name: string; mimeType: string; buffer: Buffer };
@@ -206,7 +229,7 @@ describe('a visitor sends files (issue 36, 13)', () => {
       await held;
       await route.continue();
     });
-    await pick(visitor, 'Attach a file', { name: 'receipt.png', mimeType: 'image/png', buffer: PNG });
+    await pick(visitor, 'Attach a file', { name: 'receipt.png', mimeType: 'image/png', buffer: picture() });
     const sending = visitor.locator('.msg.uploading');
     await expect.poll(() => sending.isVisible()).toBe(true);
     expect(await sending.innerText()).toBe('Sending receipt.png…');
@@ -242,6 +265,9 @@ describe('a visitor sends files (issue 36, 13)', () => {
   });
 
   test('in Portuguese, dark, at 390 px: the paperclip in view, a refusal in the widget’s language, the image sent', async () => {
+    // Someone is online for the queue: the chat waits there, where files go.
+    const agent = await openConversations(harness, ana);
+    opened.push(agent);
     const visitor = await openShop('/pt', { locale: 'pt-BR', colorScheme: 'dark', openLabel: 'Abrir chat' });
     await visitor.setViewportSize({ width: 390, height: 844 });
     const attach = visitor.getByRole('button', { name: 'Anexar um arquivo' });
@@ -252,7 +278,7 @@ describe('a visitor sends files (issue 36, 13)', () => {
     // The browser took it for a PDF by its name; the server read a program, and the widget says so.
     await expect.poll(() => visitor.getByRole('alert').innerText()).toBe('Este arquivo não é o arquivo application/pdf que o nome indica; não foi enviado.');
     await screenshotStates(visitor, 'visitor-file-refused', { group: 'conversation-attachments' });
-    await pick(visitor, 'Anexar um arquivo', { name: 'recibo.png', mimeType: 'image/png', buffer: PNG });
+    await pick(visitor, 'Anexar um arquivo', { name: 'recibo.png', mimeType: 'image/png', buffer: picture() });
     await expect.poll(() => loaded(visitor.locator('.msg.user .file-image img'))).toBe(true);
     expect(await visitor.getByRole('alert').innerText()).toBe('');
     await screenshotStates(visitor, 'visitor-files', { group: 'conversation-attachments' });

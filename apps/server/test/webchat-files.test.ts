@@ -138,9 +138,14 @@ describe('a visitor sends a file', () => {
     expect(errorOf(closed)).toMatchObject({ statusCode: 409, code: 'webchat_files_need_a_person' });
   });
 
-  test('too big, or not what its type says: refused with the catalogue’s codes, nothing stored', async () => {
+  test('up to 10 MB; too big, or not what its type says: refused with the catalogue’s codes, nothing stored', async () => {
     const { conversation_id: sessionId } = await start(queued);
     await conversationOf(sessionId);
+    // 10 MB is taken; a byte more is not.
+    const largest = Buffer.concat([PDF, Buffer.alloc(10 * 1024 * 1024 - PDF.length, 0x20)]);
+    const taken = await upload(queued, sessionId, { bytes: largest, filename: 'scan.pdf', type: 'application/pdf' }, { id: 'largest' });
+    expect(taken.statusCode, taken.body).toBe(200);
+    expect(taken.json<WebchatConversation>().messages.at(-1)!.attachment).toMatchObject({ name: 'scan.pdf', size: 10 * 1024 * 1024 });
     const before = await storedFiles();
     const tooBig = await upload(queued, sessionId, { bytes: Buffer.concat([PNG, Buffer.alloc(10 * 1024 * 1024)]), filename: 'huge.png', type: 'image/png' }, { id: 'big' });
     expect(errorOf(tooBig)).toMatchObject({ statusCode: 413, code: 'attachment_too_large', params: { maxSize: 10 } });
@@ -161,7 +166,8 @@ describe('a visitor sends a file', () => {
     }
     expect(errorOf(await upload(queued, sessionId, { bytes: PNG, filename: 'x.png', type: 'image/png' }, {}))).toMatchObject({ statusCode: 400, code: 'invalid_input' });
     expect(await storedFiles()).toBe(before);
-    expect((await server.app.inject({ method: 'GET', url: `/api/v1/webchat/${queued.webchat_key}/conversations/${sessionId}`, headers: { origin: SITE } })).json<WebchatConversation>().messages.some((message) => message.from === 'user')).toBe(false);
+    const view = (await server.app.inject({ method: 'GET', url: `/api/v1/webchat/${queued.webchat_key}/conversations/${sessionId}`, headers: { origin: SITE } })).json<WebchatConversation>();
+    expect(view.messages.filter((message) => message.from === 'user').map((message) => message.attachment?.name)).toEqual(['scan.pdf']);
   });
 
   test('not this visitor’s conversation, not an allowed page, or the plan has the chat: refused before the body is read', async () => {

@@ -250,6 +250,7 @@ describe('a visitor sends files (issue 36, 13)', () => {
     }, PDF);
     await expect.poll(() => visitor.locator('.msg.user a[data-file]').allInnerTexts()).toEqual([`Download invoice.pdf (${PDF.length} B)`]);
     expect(uploads).toHaveLength(2);
+    expect(await accessibilityViolations(visitor)).toEqual([]);
     await screenshotStates(visitor, 'visitor-files', { group: 'conversation-attachments' });
 
     // The agent, in another browser: both files in the chat, the image itself.
@@ -264,7 +265,7 @@ describe('a visitor sends files (issue 36, 13)', () => {
     await expect.poll(() => visitor.getByRole('button', { name: 'Attach a file' }).isHidden()).toBe(true);
   });
 
-  test('in Portuguese, dark, at 390 px: the paperclip in view, a refusal in the widget’s language, the image sent', async () => {
+  test('in Portuguese, dark, at 390 px: the paperclip in view, a refusal in the widget’s language, the image sent; axe-clean', async () => {
     // Someone is online for the queue: the chat waits there, where files go.
     const agent = await openConversations(harness, ana);
     opened.push(agent);
@@ -281,6 +282,7 @@ describe('a visitor sends files (issue 36, 13)', () => {
     await pick(visitor, 'Anexar um arquivo', { name: 'recibo.png', mimeType: 'image/png', buffer: picture() });
     await expect.poll(() => loaded(visitor.locator('.msg.user .file-image img'))).toBe(true);
     expect(await visitor.getByRole('alert').innerText()).toBe('');
+    expect(await accessibilityViolations(visitor)).toEqual([]);
     await screenshotStates(visitor, 'visitor-files', { group: 'conversation-attachments' });
     await takeAndClose(1);
   });

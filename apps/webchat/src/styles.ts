@@ -27,6 +27,7 @@ h2{margin:0;font-size:16px;font-weight:600}
 .plan,.agent{align-self:flex-start;background:var(--plan)}
 .name{display:block;font-size:12px;font-weight:600;margin-bottom:2px}
 .user{align-self:flex-end;background:var(--accent);color:var(--on-accent)}
+.msg.bare{background:none;padding:0}.msg.bare .file-image{margin-top:0}
 .sr{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 .options{display:flex;flex-wrap:wrap;gap:6px;padding:0 12px 8px}
 .options button,.restart{border:1px solid var(--accent);background:var(--bg);color:var(--accent);border-radius:16px;padding:6px 12px;cursor:pointer}

@@ -121,7 +121,8 @@ function mount(tag: HTMLScriptElement): void {
     return from === 'agent'
       ? // The person's name is shown, so the customer knows who answers; a screen reader reads it once, from the label.
         h('div', { class: 'msg agent' }, h('span', { class: 'name' }, agentName || words.them), ...content)
-      : h('div', { class: `msg ${from}` }, h('span', { class: 'sr' }, `${from === 'user' ? words.you : words.them}: `), ...content);
+      : // A picture sent alone is shown as itself, not inside a coloured bubble that could match its colours.
+        h('div', { class: `msg ${from}${!text && attachment?.content_type.startsWith('image/') && attachment.size !== null ? ' bare' : ''}` }, h('span', { class: 'sr' }, `${from === 'user' ? words.you : words.them}: `), ...content);
   };
 
   const dots = () => h('span', { class: 'dots', 'aria-hidden': 'true' }, h('span'), h('span'), h('span'));

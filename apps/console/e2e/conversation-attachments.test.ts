@@ -265,7 +265,7 @@ describe('a visitor sends files (issue 36, 13)', () => {
     await expect.poll(() => visitor.getByRole('button', { name: 'Attach a file' }).isHidden()).toBe(true);
   });
 
-  test('in Portuguese, dark, at 390 px: the paperclip in view, a refusal in the widget’s language, the image sent; axe-clean', async () => {
+  test('in Portuguese, dark, at 390 px: the paperclip in view, a refusal in the widget’s language, an image picked and a PDF pasted; axe-clean', async () => {
     // Someone is online for the queue: the chat waits there, where files go.
     const agent = await openConversations(harness, ana);
     opened.push(agent);
@@ -282,6 +282,13 @@ describe('a visitor sends files (issue 36, 13)', () => {
     await pick(visitor, 'Anexar um arquivo', { name: 'recibo.png', mimeType: 'image/png', buffer: picture() });
     await expect.poll(() => loaded(visitor.locator('.msg.user .file-image img'))).toBe(true);
     expect(await visitor.getByRole('alert').innerText()).toBe('');
+    // A file pasted in the message field goes as one too.
+    await visitor.getByRole('textbox', { name: 'Sua mensagem' }).evaluate((field, content) => {
+      const transfer = new DataTransfer();
+      transfer.items.add(new File([content], 'pedido.pdf', { type: 'application/pdf' }));
+      field.dispatchEvent(new ClipboardEvent('paste', { clipboardData: transfer, bubbles: true, cancelable: true }));
+    }, PDF);
+    await expect.poll(() => visitor.locator('.msg.user a[data-file]').allInnerTexts()).toEqual([`Baixar pedido.pdf (${PDF.length} B)`]);
     expect(await accessibilityViolations(visitor)).toEqual([]);
     await screenshotStates(visitor, 'visitor-files', { group: 'conversation-attachments' });
     await takeAndClose(1);

@@ -107,6 +107,49 @@ export class WebchatApi {
     return this.call('POST', `/conversations/${encodeURIComponent(id)}/messages`, { id: messageId, text });
   }
 
+  /**
+   * The visitor's file (multipart), its progress told as it goes up: by XMLHttpRequest, since fetch
+   * tells none. A 503 with Retry-After is tried again as the other calls are; the id makes any retry
+   * store it once.
+   */
+  async upload(id: string, messageId: string, file: File, onProgress: (fraction: number) => void): Promise<WebchatConversation> {
+    for (let attempt = 0; ; attempt++) {
+      const answer = await this.uploadOnce(id, messageId, file, onProgress);
+      const wait = answer.status === 503 ? retryAfterSeconds(answer.retryAfter) : undefined;
+      if (answer.status >= 200 && answer.status < 300) return JSON.parse(answer.body) as WebchatConversation;
+      if (wait === undefined || attempt >= MAX_RETRIES) {
+        let code: string | undefined;
+        try {
+          code = (JSON.parse(answer.body) as { error?: { code?: string } }).error?.code;
+        } catch {
+          // No JSON: a network failure, or an answer the browser hid.
+        }
+        throw new WidgetApiError(answer.status, code);
+      }
+      await sleep(Math.min(wait, MAX_RETRY_WAIT_S) * 1000);
+    }
+  }
+
+  private uploadOnce(id: string, messageId: string, file: File, onProgress: (fraction: number) => void): Promise<{ status: number; body: string; retryAfter: string | null }> {
+    const form = new FormData();
+    form.append('id', messageId);
+    form.append('file', file, file.name);
+    return new Promise((resolve) => {
+      const request = new XMLHttpRequest();
+      request.open('POST', `${this.base}/api/v1/webchat/${encodeURIComponent(this.key)}/conversations/${encodeURIComponent(id)}/files`);
+      request.setRequestHeader('accept-language', this.lang);
+      request.upload.addEventListener('progress', (event) => {
+        if (event.lengthComputable) onProgress(event.loaded / event.total);
+      });
+      request.addEventListener('load', () => resolve({ status: request.status, body: request.responseText, retryAfter: request.getResponseHeader('retry-after') }));
+      // A network failure (or a refused origin's answer, hidden by the browser).
+      const failed = () => resolve({ status: 0, body: '', retryAfter: null });
+      request.addEventListener('error', failed);
+      request.addEventListener('abort', failed);
+      request.send(form);
+    });
+  }
+
   /** The user is typing: a person holding the chat sees it (docs/channels-webchat.md). */
   async typing(id: string): Promise<void> {
     await this.request('POST', `/conversations/${encodeURIComponent(id)}/typing`, {});

@@ -28,6 +28,17 @@ const en = {
   startChat: 'Start chat',
   prechatInvalid: 'Fill in each field; an e-mail reads as name@example.com.',
   identity: 'This chat could not confirm who you are. Reload the page and try again.',
+  attach: 'Attach a file',
+  /** `{type}`: the file's type, or its extension. */
+  fileType: 'This chat does not take {type} files.',
+  /** `{size}`: megabytes. */
+  fileTooLarge: 'This file is too big: this chat takes up to {size} MB of this type.',
+  /** `{type}`: the type its name gives it. */
+  fileContent: 'This file is not the {type} file its name says; it was not sent.',
+  filesNeedPerson: 'You can send files once a person answers this chat.',
+  /** `{name}`: the file going up. */
+  uploading: 'Sending {name}…',
+  dropHere: 'Drop the file to send it',
 };
 
 export type Words = typeof en;
@@ -59,6 +70,13 @@ const pt: Words = {
   startChat: 'Iniciar conversa',
   prechatInvalid: 'Preencha cada campo; um e-mail tem a forma nome@exemplo.com.',
   identity: 'Este chat não pôde confirmar quem você é. Recarregue a página e tente novamente.',
+  attach: 'Anexar um arquivo',
+  fileType: 'Este chat não aceita arquivos {type}.',
+  fileTooLarge: 'Este arquivo é grande demais: este chat aceita até {size} MB deste tipo.',
+  fileContent: 'Este arquivo não é o arquivo {type} que o nome indica; não foi enviado.',
+  filesNeedPerson: 'Você poderá enviar arquivos quando uma pessoa atender este chat.',
+  uploading: 'Enviando {name}…',
+  dropHere: 'Solte o arquivo para enviá-lo',
 };
 
 /** `data-lang` on the script tag wins; else the page's own `lang`. */

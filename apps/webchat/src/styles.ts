@@ -27,6 +27,7 @@ h2{margin:0;font-size:16px;font-weight:600}
 .plan,.agent{align-self:flex-start;background:var(--plan)}
 .name{display:block;font-size:12px;font-weight:600;margin-bottom:2px}
 .user{align-self:flex-end;background:var(--accent);color:var(--on-accent)}
+.msg.bare{background:none;padding:0}.msg.bare .file-image{margin-top:0}
 .sr{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 .options{display:flex;flex-wrap:wrap;gap:6px;padding:0 12px 8px}
 .options button,.restart{border:1px solid var(--accent);background:var(--bg);color:var(--accent);border-radius:16px;padding:6px 12px;cursor:pointer}
@@ -37,7 +38,7 @@ h2{margin:0;font-size:16px;font-weight:600}
 .dots span:nth-child(2){animation-delay:.15s}.dots span:nth-child(3){animation-delay:.3s}
 @keyframes b{50%{opacity:.2}}
 @media (prefers-reduced-motion:reduce){.dots span{animation:none}}
-form{display:flex;gap:8px;padding:10px 12px;border-top:1px solid var(--line)}
+form{display:flex;gap:6px;padding:10px 12px;border-top:1px solid var(--line)}
 input{flex:1;min-width:0;padding:8px 10px;border:1px solid var(--line);border-radius:8px;background:var(--bg);color:var(--fg);font:inherit;font-size:16px}
 input::placeholder{color:var(--muted)}
 .send{border:0;border-radius:8px;padding:8px 14px;background:var(--accent);color:var(--on-accent);cursor:pointer}
@@ -46,5 +47,10 @@ button:disabled,input:disabled{opacity:.6;cursor:default}
 .prechat p{margin:0}
 .prechat label{display:flex;flex-direction:column;gap:4px;font-size:14px}
 .prechat .send{align-self:flex-start;padding:8px 16px}
+.attach{flex:none;width:36px;padding:0;border:1px solid var(--line);border-radius:8px;background:var(--bg);color:var(--muted);cursor:pointer;display:grid;place-items:center}
+.attach svg{width:22px;height:22px;fill:currentColor}
+.uploading{opacity:.85}.uploading progress{display:block;width:100%;min-width:160px;height:6px;margin-top:6px;accent-color:var(--on-accent)}
+.dropping .log{outline:2px dashed var(--accent);outline-offset:-6px;position:relative}
+.dropping .log::after{content:attr(data-drop);position:sticky;bottom:0;align-self:center;padding:6px 12px;border-radius:16px;background:var(--accent);color:var(--on-accent)}
 .ended{padding:0 12px 8px;display:flex;flex-direction:column;align-items:flex-start;gap:6px;color:var(--muted)}
 `;

@@ -7,28 +7,13 @@
  */
 import type { WebchatConversation, WebchatOption, WebchatPrechatField, WebchatStart } from '@voxplan/contracts';
 import { WebchatApi, WidgetApiError } from './api.ts';
+import { acceptedTypes, fileSender, paperclip, sizeOf, takeFiles } from './files.ts';
 import { wordsFor } from './i18n.ts';
+import { EMAIL, h, identityOf, messageId, pageUrl, sleep, type Child } from './dom.ts';
 import { styles } from './styles.ts';
 
 /** Read while the script runs: `document.currentScript` is null once it has. */
 const script = (document.currentScript as HTMLScriptElement | null) ?? document.querySelector<HTMLScriptElement>('script[data-key][src*="widget.js"]');
-
-type Child = Node | string;
-
-function h<K extends keyof HTMLElementTagNameMap>(tag: K, attributes: Record<string, string> = {}, ...children: Child[]): HTMLElementTagNameMap[K] {
-  const element = document.createElement(tag);
-  for (const [name, value] of Object.entries(attributes)) element.setAttribute(name, value);
-  element.append(...children);
-  return element;
-}
-
-/** An id for a message, so that a retry of it runs nothing twice on the server. */
-function messageId(): string {
-  // randomUUID exists only in secure contexts (https, localhost); a plain-http page gets the fallback.
-  return typeof crypto.randomUUID === 'function' ? crypto.randomUUID() : `${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`;
-}
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A message of the transcript: the plan's, the customer's, or a person's who took the conversation over (docs/conversations.md), with their name. */
 type Message = WebchatConversation['messages'][number];
@@ -43,28 +28,6 @@ const TYPING_EVERY_MS = 3000;
 const TYPING_SHOWN_MS = 6000;
 
 const isTypingNotice = (answer: unknown): answer is TypingNotice => typeof answer === 'object' && answer !== null && (answer as { type?: unknown }).type === 'typing';
-
-/** An address anyone types in reads as name@host.tld; the server checks it in full. */
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
-/** The API takes a page's address up to this length (contracts' customerLimits.pageUrl). */
-const PAGE_URL_MAX = 2000;
-
-/**
- * The site's signed-in user, from the tag (docs/channels-webchat.md, "The site's signed-in user"):
- * `data-user-id` and `data-user-hash` (the site's HMAC of the id), with `data-user-name` and
- * `data-user-email`. The server trusts them only when the hash is right.
- */
-function identityOf(tag: HTMLScriptElement): WebchatStart['identity'] {
-  const { userId: id, userHash: hash, userName: name, userEmail: email } = tag.dataset;
-  return id && hash ? { id, hash, ...(name && { name }), ...(email && { email }) } : undefined;
-}
-
-/** The page the chat starts from, without its fragment (which never reaches a server); none on a page that is not http(s). */
-function pageUrl(): string | undefined {
-  if (!/^https?:$/.test(location.protocol)) return undefined;
-  const url = location.origin + location.pathname + location.search;
-  return url.length <= PAGE_URL_MAX ? url : location.origin;
-}
 
 interface Stored {
   id?: string;
@@ -99,7 +62,7 @@ function mount(tag: HTMLScriptElement): void {
   const launcher = h('button', { type: 'button', class: 'launcher', 'aria-expanded': 'false', 'aria-controls': 'panel', 'aria-label': words.open });
   launcher.innerHTML = '<svg viewBox="0 0 24 24" aria-hidden="true"><path d="M4 4h16a2 2 0 0 1 2 2v10a2 2 0 0 1-2 2H8l-4 4V6a2 2 0 0 1 2-2z"/></svg>';
   const close = h('button', { type: 'button', class: 'close', 'aria-label': words.close }, '×');
-  const log = h('div', { class: 'log', role: 'log', 'aria-live': 'polite', 'aria-label': words.messages });
+  const log = h('div', { class: 'log', role: 'log', 'aria-live': 'polite', 'aria-label': words.messages, 'data-drop': words.dropHere });
   const options = h('div', { class: 'options', role: 'group', 'aria-label': words.options, hidden: '' });
   const status = h('div', { class: 'status', role: 'status' });
   const alert = h('div', { class: 'status error', role: 'alert' });
@@ -113,7 +76,11 @@ function mount(tag: HTMLScriptElement): void {
   const prechat = h('form', { class: 'prechat', hidden: '', novalidate: '' }, h('p', {}, words.prechatIntro), nameLabel, emailLabel, h('button', { type: 'submit', class: 'send' }, words.startChat));
   const input = h('input', { type: 'text', name: 'message', autocomplete: 'off', maxlength: '2000', 'aria-label': words.message, placeholder: words.placeholder });
   const send = h('button', { type: 'submit', class: 'send' }, words.send);
-  const form = h('form', {}, input, send);
+  // Shown while a conversation holds the chat (waiting for a person, or with one): plans read no files.
+  const attach = h('button', { type: 'button', class: 'attach', 'aria-label': words.attach, title: words.attach, hidden: '' });
+  attach.innerHTML = paperclip;
+  const fileInput = h('input', { type: 'file', accept: acceptedTypes, multiple: '', hidden: '', tabindex: '-1', 'aria-hidden': 'true' });
+  const form = h('form', {}, attach, fileInput, input, send);
   const panel = h(
     'div',
     { id: 'panel', class: 'panel', role: 'dialog', 'aria-labelledby': 'title', hidden: '' },
@@ -144,7 +111,8 @@ function mount(tag: HTMLScriptElement): void {
     if (attachment.content_type.startsWith('image/') && attachment.size !== null) {
       return h('a', { ...link, class: 'file-image' }, h('img', { src: attachment.url, alt: name, loading: 'lazy' }));
     }
-    return h('a', { ...link, class: 'file', 'data-file': '' }, words.download.replace('{name}', name));
+    const size = attachment.size === null ? '' : ` (${sizeOf(attachment.size, lang)})`;
+    return h('a', { ...link, class: 'file', 'data-file': '' }, words.download.replace('{name}', name) + size);
   };
 
   const bubble = (message: Message) => {
@@ -153,7 +121,8 @@ function mount(tag: HTMLScriptElement): void {
     return from === 'agent'
       ? // The person's name is shown, so the customer knows who answers; a screen reader reads it once, from the label.
         h('div', { class: 'msg agent' }, h('span', { class: 'name' }, agentName || words.them), ...content)
-      : h('div', { class: `msg ${from}` }, h('span', { class: 'sr' }, `${from === 'user' ? words.you : words.them}: `), ...content);
+      : // A picture sent alone is shown as itself, not inside a coloured bubble that could match its colours.
+        h('div', { class: `msg ${from}${!text && attachment?.content_type.startsWith('image/') && attachment.size !== null ? ' bare' : ''}` }, h('span', { class: 'sr' }, `${from === 'user' ? words.you : words.them}: `), ...content);
   };
 
   const dots = () => h('span', { class: 'dots', 'aria-hidden': 'true' }, h('span'), h('span'), h('span'));
@@ -206,6 +175,7 @@ function mount(tag: HTMLScriptElement): void {
     options.replaceChildren(...(isEnded ? [] : view.options.map(optionButton)));
     options.hidden = isEnded || view.options.length === 0;
     ended.hidden = !isEnded;
+    attach.hidden = isEnded || !view.files;
     // A disabled field drops the focus to the page: it moves to the offer of a new conversation instead.
     const hadFocus = root.activeElement === input || root.activeElement === send;
     input.disabled = send.disabled = isEnded;
@@ -353,6 +323,8 @@ function mount(tag: HTMLScriptElement): void {
       .finally(() => setTyping(false));
   });
   launcher.addEventListener('click', () => setOpen(panel.hidden));
+  const sendFiles = fileSender({ api, words, lang, log, alert, current: () => conversation, render, listen, showError });
+  takeFiles({ panel, input, attach, fileInput }, sendFiles, () => conversation !== null);
   close.addEventListener('click', () => {
     setOpen(false);
     launcher.focus();

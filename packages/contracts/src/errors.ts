@@ -115,6 +115,7 @@ export const errorCodes = [
   'webchat_unavailable',
   'webchat_identity_refused',
   'webchat_name_already_exists',
+  'webchat_files_need_a_person',
   'stats_period_invalid',
   'stats_period_too_long',
   'recording_not_found',

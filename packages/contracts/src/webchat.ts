@@ -34,6 +34,9 @@ export const webchatConversationSchema = z.object({
     )
     .describe('the whole transcript, oldest first (the engine keeps the last 200); then what was said with a person, when one took the chat'),
   options: z.array(webchatOptionSchema).describe('the buttons of the menu the plan waits on; empty when none'),
+  files: z
+    .boolean()
+    .describe('whether the visitor may send a file now: while the chat waits for a person or one attends it (plans do not read files)'),
   typing: z
     .object({ type: z.literal('typing'), agent_name: z.string() })
     .nullable()
@@ -59,6 +62,17 @@ export const webchatMessageSchema = z
   })
   .strict();
 export type WebchatMessage = z.infer<typeof webchatMessageSchema>;
+
+/**
+ * The fields of a visitor's file (multipart, beside `file`): the widget's id for it, so that a retry
+ * stores it once, and an optional caption.
+ */
+export const webchatFileFieldsSchema = z
+  .object({
+    id: webchatMessageSchema.shape.id,
+    text: z.string().trim().max(webchatLimits.text).refine(withoutControls, controlsMessage).optional(),
+  })
+  .strict();
 
 export const webchatPollSchema = z.object({
   /** Answer at once when the conversation's revision is past this; else wait for a turn. */

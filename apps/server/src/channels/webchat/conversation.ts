@@ -61,6 +61,8 @@ export async function conversationView(db: Kysely<Database>, media: MediaUrls, s
       return message.author === 'agent' ? { from: 'agent' as const, ...said, agent_name: message.agent_name ?? '' } : { from: 'user' as const, ...said };
     }),
   ].sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
+  // A conversation holds the chat (waiting for a person, or with one): files go to it; plans read none.
+  const held = session.status !== 'ended' && (await db.selectFrom('conversations').select('id').where('session_id', '=', session.id).where('status', '<>', 'closed').executeTakeFirst()) !== undefined;
   return {
     conversation_id: session.id,
     status: session.status === 'ended' ? 'ended' : 'waiting',
@@ -68,6 +70,7 @@ export async function conversationView(db: Kysely<Database>, media: MediaUrls, s
     revision: stored.revision + withPeople.length,
     messages,
     options: withPeople.length > 0 && messages.at(-1)?.from !== 'plan' ? [] : options,
+    files: held,
     // A message of theirs stored since they typed ends the typing, even before this instance hears of it.
     typing: typing && !withPeople.some((message) => message.author === 'agent' && message.created_at >= typing.since) ? { type: 'typing', agent_name: typing.agent_name } : null,
   };

@@ -37,6 +37,7 @@ import { routeCustomerMessage, routeCustomerTyping } from '../router.ts';
 import { conversationView, type TypingSince } from './conversation.ts';
 import { customerOf } from './customer.ts';
 import { WindowCounter } from './rate-limit.ts';
+import { registerVisitorFileRoute } from './visitor-files.ts';
 
 const RATE_WINDOW_MS = 60_000;
 /** How long the widget shows "… is typing" after the person's last keystroke told. */
@@ -356,6 +357,8 @@ export async function webchatPlugin(app: FastifyInstance, options: { ctx: AppCon
       return view(request, id);
     },
   );
+
+  await registerVisitorFileRoute(app, ctx, { conversationOf, view });
 
   api.post(
     '/webchat/:key/conversations/:id/typing',

@@ -316,3 +316,49 @@ describe('a call nobody answered has its report, and the plan never runs', () =>
     expect(late.body).not.toContain('Hello Bia');
   });
 });
+
+describe('a campaign’s calls', () => {
+  test('the campaign is kept on the call, its outcomes and its report, and reports filter by it', async () => {
+    const answeredCall = await server.ctx.outboundCalls.place({ tenant_id: member.tenantId, from: FROM, to: CALLEE, variables: { name: 'Caio' }, machine_detection: false, campaign_id: 7, ring_timeout_s: 45 });
+    const busyCall = await server.ctx.outboundCalls.place({ tenant_id: member.tenantId, from: FROM, to: '+5511987650039', variables: {}, machine_detection: false, campaign_id: 7 });
+    const answered = createdFor(answeredCall.session_id);
+    expect(answered.form.get('Timeout')).toBe('45');
+    const started = await asTwilio(answered.form.get('Url')!, callForm(answered.sid));
+    expect(started.body).toContain('Hello Caio');
+    expect((await asTwilio(answered.form.get('StatusCallback')!, callForm(answered.sid, { CallStatus: 'completed' }))).statusCode).toBe(204);
+    const busy = createdFor(busyCall.session_id);
+    expect((await asTwilio(busy.form.get('StatusCallback')!, callForm(busy.sid, { CallStatus: 'busy' }))).statusCode).toBe(204);
+
+    const reports = await server.call({ method: 'GET', url: `/reports?${q('filter', { where: { campaign_id: 7 }, order: ['id ASC'] })}`, token: member.token });
+    expect(reports.statusCode, reports.body).toBe(200);
+    expect(reports.json<Array<{ session_id: string; campaign_id: number; dial_status: string }>>()).toMatchObject([
+      { session_id: answeredCall.session_id, campaign_id: 7, dial_status: 'answer' },
+      { session_id: busyCall.session_id, campaign_id: 7, dial_status: 'busy' },
+    ]);
+    expect((await callOf(answeredCall.session_id)).report).toMatchObject({ campaign_id: 7, direction: 'outbound' });
+    expect(outcomes.filter((outcome) => outcome.campaign_id === 7).map((outcome) => [outcome.session_id, outcome.dial_status, outcome.ended])).toEqual([
+      [answeredCall.session_id, 'answer', false],
+      [answeredCall.session_id, 'answer', true],
+      [busyCall.session_id, 'busy', true],
+    ]);
+  });
+});
+
+describe('calls whose end never came', () => {
+  test('still queued after 2 minutes, or ringing 15 minutes past their ring timeout, end as failed with a report', async () => {
+    const lost = await server.ctx.outboundCalls.place({ tenant_id: member.tenantId, from: FROM, to: '+5511987650040', variables: {}, machine_detection: false, ring_timeout_s: 30 });
+    const placedAt = Date.parse((await callOf(lost.session_id)).created_time);
+    // A call stored by a process that died before Twilio answered.
+    const orphan = 'outbound-orphan-38';
+    const old = new Date(placedAt - 3 * 60_000).toISOString();
+    const row = await server.ctx.db.selectFrom('outbound_calls').selectAll().where('session_id', '=', lost.session_id).executeTakeFirstOrThrow();
+    await server.ctx.db.insertInto('outbound_calls').values({ ...row, session_id: orphan, state: 'queued', provider_call_id: null, created_time: old, updated_time: old }).execute();
+
+    expect(await server.ctx.outboundCalls.sweepStale(new Date(placedAt + 60_000))).toEqual([orphan]);
+    expect(await server.ctx.outboundCalls.sweepStale(new Date(placedAt + 14 * 60_000))).toEqual([]);
+    expect(await server.ctx.outboundCalls.sweepStale(new Date(placedAt + 16 * 60_000))).toEqual([lost.session_id]);
+    for (const sessionId of [orphan, lost.session_id]) {
+      expect(await callOf(sessionId)).toMatchObject({ state: 'ended', dial_status: 'failed', report: { direction: 'outbound', dial_status: 'failed' } });
+    }
+  });
+});

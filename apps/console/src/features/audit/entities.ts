@@ -15,6 +15,7 @@ export const auditEntities = [
   'destination',
   'holiday',
   'license',
+  'outbound_call',
   'report',
   'saved_reply',
   'tenant',

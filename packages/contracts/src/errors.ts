@@ -131,6 +131,9 @@ export const errorCodes = [
   'attachment_type_not_supported',
   'attachment_too_large',
   'attachment_not_found',
+  'invalid_phone_number',
+  'do_not_call_already_exists',
+  'csv_invalid',
 ] as const;
 
 export type ErrorCode = (typeof errorCodes)[number];

@@ -44,7 +44,7 @@ describe('do-not-call: the tenant’s country and time zone', () => {
     expect(tenant.json()).toMatchObject({ country: 'BR', time_zone: 'America/Sao_Paulo' });
     expect(await tenantDialingDefaults(server.ctx.db, br.tenantId)).toEqual({ country: 'BR', time_zone: 'America/Sao_Paulo' });
 
-    for (const payload of [{ country: 'XX' }, { country: 'BRA' }, { time_zone: 'Mars/Olympus' }]) {
+    for (const payload of [{ country: 'XX' }, { country: 'BRA' }, { country: 'AQ' }, { time_zone: 'Mars/Olympus' }]) {
       const refused = await server.call({ method: 'PATCH', url: `/tenants/${br.tenantId}`, token: admin, payload: { name: 'dnc-br', ...payload } });
       expect(refused.statusCode, refused.body).toBe(400);
       expect(errorOf(refused).code).toBe('invalid_input');

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { idSchema, timestampSchema } from './common.ts';
+import { phoneCountries } from './countries.ts';
 import { planLanguageTags } from './voices.ts';
 
 export const tenantNameMaxLength = 50;
@@ -35,12 +36,12 @@ export const tenantSchema = z.object({
 });
 export type Tenant = z.infer<typeof tenantSchema>;
 
-/** ISO 3166-1 alpha-2 (the server checks it has a numbering plan), or '' for the server's. */
+/** ISO 3166-1 alpha-2 of a country with a numbering plan (phoneCountries), or '' for the server's. */
 export const tenantCountrySchema = z
   .string()
   .trim()
   .transform((code) => code.toUpperCase())
-  .pipe(z.union([z.literal(''), z.string().regex(/^[A-Z]{2}$/)]));
+  .pipe(z.enum(['', ...phoneCountries]));
 
 /** Whether the runtime knows an IANA zone (aliases such as US/Eastern included). */
 export function isTimeZone(zone: string): boolean {

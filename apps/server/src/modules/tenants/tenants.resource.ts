@@ -1,6 +1,5 @@
 import { tenantInputSchema, tenantSchema } from '@voxplan/contracts';
-import { badRequest, conflict } from '../../errors.ts';
-import { isPhoneCountry } from '../../lib/phone-numbers.ts';
+import { conflict } from '../../errors.ts';
 import { defineResource, type Row } from '../../resources/definition.ts';
 import { tenantOwnedTables } from '../../resources/registry.ts';
 
@@ -29,13 +28,6 @@ export const tenantsResource = defineResource({
       country: country as string,
       time_zone: time_zone as string,
     })),
-  toValues(input) {
-    // The country reads the tenant's national numbers (toE164): one without a numbering plan (AQ) would read none.
-    if (typeof input.country === 'string' && input.country !== '' && !isPhoneCountry(input.country)) {
-      throw badRequest('invalid_input', [{ path: 'country', message: 'not a country with a telephone numbering plan' }]);
-    }
-    return input;
-  },
   // A row added to the tenant while it is being removed (after beforeDelete looked) stops the removal.
   inUseCode: 'tenant_in_use',
   async beforeDelete(rows, { trx, scope }) {

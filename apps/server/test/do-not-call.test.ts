@@ -164,7 +164,7 @@ describe('do-not-call: import and export', () => {
     ] as const) {
       const refused = await importFile(br, bytes);
       expect(refused.statusCode, refused.body).toBe(400);
-      expect(errorOf(refused).code).toBe('csv_invalid');
+      expect(errorOf(refused).code).toBe('do_not_call_file_invalid');
       if (message) expect(errorOf(refused).details).toEqual([{ path: 'file', message }]);
     }
     const big = Buffer.from(`${'11 97777-0001\n'.repeat(Math.ceil((5 * 1024 * 1024) / 14) + 10)}`);

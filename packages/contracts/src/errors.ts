@@ -133,7 +133,7 @@ export const errorCodes = [
   'attachment_not_found',
   'invalid_phone_number',
   'do_not_call_already_exists',
-  'csv_invalid',
+  'do_not_call_file_invalid',
 ] as const;
 
 export type ErrorCode = (typeof errorCodes)[number];

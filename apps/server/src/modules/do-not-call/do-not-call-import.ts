@@ -45,7 +45,7 @@ function columnsOf(first: CsvRecord | undefined): { header: boolean; number: num
   const reason = keys.findIndex((key) => reasonHeaders.has(key));
   if (number !== -1) return { header: true, number, reason: reason === -1 ? null : reason };
   if (first.cells.length === 1) return plain;
-  throw badRequest('csv_invalid', [{ path: 'file', message: 'the header names no number column (number, phone, telefone, numero…)' }]);
+  throw badRequest('do_not_call_file_invalid', [{ path: 'file', message: 'the header names no number column (number, phone, telefone, numero…)' }]);
 }
 
 function csvRecords(bytes: Uint8Array): CsvRecord[] {
@@ -55,7 +55,7 @@ function csvRecords(bytes: Uint8Array): CsvRecord[] {
     if (!(error instanceof CsvError)) throw error;
     const where = error.line === undefined ? '' : ` at line ${error.line}`;
     const message = { not_text: 'not UTF-8 text', unclosed_quote: 'a quote is never closed', stray_quote: 'a quote inside an unquoted cell' }[error.reason];
-    throw badRequest('csv_invalid', [{ path: 'file', message: `${message}${where}` }]);
+    throw badRequest('do_not_call_file_invalid', [{ path: 'file', message: `${message}${where}` }]);
   }
 }
 
@@ -64,7 +64,7 @@ export function readDoNotCallFile(bytes: Uint8Array, country: string): ReadFile 
   const records = csvRecords(bytes);
   const columns = columnsOf(records[0]);
   const body = columns.header ? records.slice(1) : records;
-  if (body.length === 0) throw badRequest('csv_invalid', [{ path: 'file', message: 'no numbers in the file' }]);
+  if (body.length === 0) throw badRequest('do_not_call_file_invalid', [{ path: 'file', message: 'no numbers in the file' }]);
 
   const read: ReadFile = { lines: [], repeated: 0, invalid: [] };
   const seen = new Set<string>();

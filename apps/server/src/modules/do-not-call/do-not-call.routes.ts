@@ -51,7 +51,7 @@ export async function registerDoNotCallRoutes(app: FastifyInstance, ctx: AppCont
             `multipart/form-data: file, a CSV (UTF-8; , ; or tab between cells; a header naming the number column and an optional reason column) ` +
             `or a plain list, one number a line; at most ${doNotCallLimits.importMb} MB. National numbers are read with the tenant's country. ` +
             'Numbers already listed, or repeated in the file, are skipped and counted; invalid lines are listed with their line number ' +
-            `(the first ${doNotCallLimits.invalidListed}) and counted. A file that is not CSV text, or too large, is refused whole (400 csv_invalid, 413 file_too_large).`,
+            `(the first ${doNotCallLimits.invalidListed}) and counted. A file that is not CSV text, or too large, is refused whole (400 do_not_call_file_invalid, 413 file_too_large).`,
           response: { 200: doNotCallImportResultSchema },
         },
       },

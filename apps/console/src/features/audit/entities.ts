@@ -13,6 +13,7 @@ export const auditEntities = [
   'conversation',
   'date_range',
   'destination',
+  'do_not_call',
   'holiday',
   'license',
   'outbound_call',

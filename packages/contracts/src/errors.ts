@@ -142,7 +142,6 @@ export const errorCodes = [
   'attachment_type_not_supported',
   'attachment_too_large',
   'attachment_not_found',
-  'invalid_phone_number',
   'do_not_call_already_exists',
   'do_not_call_file_invalid',
 ] as const;

@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import type { OutboundCall } from '@voxplan/contracts';
 import twilio from 'twilio';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { AppError } from '../src/errors.ts';
 import type { OutboundOutcome } from '../src/modules/outbound-calls/outbound-calls.types.ts';
 import { createPlanWebhookDispatcher } from '../src/modules/plan-webhook/plan-webhook.dispatcher.ts';
 import { webhookSecretOf } from '../src/modules/plan-webhook/plan-webhook.service.ts';
@@ -359,6 +360,38 @@ describe('calls whose end never came', () => {
     expect(await server.ctx.outboundCalls.sweepStale(new Date(placedAt + 16 * 60_000))).toEqual([lost.session_id]);
     for (const sessionId of [orphan, lost.session_id]) {
       expect(await callOf(sessionId)).toMatchObject({ state: 'ended', dial_status: 'failed', report: { direction: 'outbound', dial_status: 'failed' } });
+    }
+  });
+});
+
+describe('the licence', () => {
+  test('a call still ringing counts as running: past the licence’s sessions the next call is refused, and nothing is kept', async () => {
+    const license = server.ctx.license;
+    const original = license.admitSession;
+    const counted: number[] = [];
+    // A licence of one line, beside whatever the other tests left running.
+    const running = await server.ctx.db.selectFrom('sessions').select((eb) => eb.fn.countAll().as('n')).where('status', '=', 'waiting').where('is_test', '=', 0).where('provider', '<>', 'webchat').executeTakeFirstOrThrow();
+    const max = Number(running.n) + 1;
+    license.admitSession = async (session, count = 0) => {
+      counted.push(count);
+      if (count >= max) throw new AppError(403, 'license_sessions_limit_reached', undefined, undefined, { max });
+    };
+    try {
+      const key = (await server.call({ method: 'POST', url: '/api-keys', token: member.token, payload: { name: 'dialler' } })).json<{ key: string }>().key;
+      const first = await server.call({ method: 'POST', url: '/outbound-calls', headers: { 'x-api-key': key }, payload: { from: FROM, to: '+5511987650041' } });
+      expect(first.statusCode, first.body).toBe(202);
+      const stored = await storedCalls();
+      const second = await server.call({ method: 'POST', url: '/outbound-calls', headers: { 'x-api-key': key }, payload: { from: FROM, to: '+5511987650042' } });
+      expect(second.statusCode, second.body).toBe(403);
+      expect(errorOf(second).code).toBe('license_sessions_limit_reached');
+      expect(counted).toEqual([max - 1, max]);
+      expect(await storedCalls()).toBe(stored);
+      // The first rings on; once it ends, the line is free again.
+      const created = createdFor(first.json<{ session_id: string }>().session_id);
+      await asTwilio(created.form.get('StatusCallback')!, callForm(created.sid, { CallStatus: 'no-answer' }));
+      expect((await server.call({ method: 'POST', url: '/outbound-calls', headers: { 'x-api-key': key }, payload: { from: FROM, to: '+5511987650042' } })).statusCode).toBe(202);
+    } finally {
+      license.admitSession = original;
     }
   });
 });

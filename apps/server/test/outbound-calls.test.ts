@@ -283,6 +283,20 @@ describe('an answered call runs the plan, outbound', () => {
   });
 });
 
+describe('detection before the answer', () => {
+  test('an AnsweredBy that comes before Twilio asks for the plan is there from the first block', async () => {
+    const { session_id: sessionId } = await server.ctx.outboundCalls.place({ tenant_id: member.tenantId, from: FROM, to: '+5511987650043', variables: { name: 'Davi', invoice: 'F-18' }, machine_detection: true });
+    const created = createdFor(sessionId);
+    expect((await asTwilio(created.form.get('AsyncAmdStatusCallback')!, callForm(created.sid, { AnsweredBy: 'human' }))).statusCode).toBe(204);
+    const answered = await asTwilio(created.form.get('Url')!, callForm(created.sid));
+    expect(answered.body).toContain('Hello Davi');
+    const gather = /<Gather [^>]*action="([^"]+)"/.exec(answered.body)![1]!.replaceAll('&amp;', '&');
+    expect((await asTwilio(gather, callForm(created.sid, { Digits: '1' }))).body).toContain('Answered by human.');
+    await asTwilio(created.form.get('StatusCallback')!, callForm(created.sid, { CallStatus: 'completed' }));
+    expect(await callOf(sessionId)).toMatchObject({ state: 'ended', answered_by: 'human', report: { variables: { answered_by: 'human' } } });
+  });
+});
+
 describe('a call nobody answered has its report, and the plan never runs', () => {
   test.each([
     ['busy', 'busy'],

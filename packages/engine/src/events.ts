@@ -25,6 +25,13 @@ export type EngineEvent =
    * for the operator (code `prompt_unplayable`), naming the block whose prompt it was.
    */
   | { type: 'prompt_failed'; action: number; message: string }
+  /**
+   * Voice: the channel's speech engine could not be had for the gather that is the `action`-th of
+   * the last turn's actions (AGI: `SPEECH CREATE` answered 0, no such engine on the PBX). The
+   * gather then hears nothing (its timeout follows); the session's failure records it for the
+   * operator (code `speech_engine_unavailable`), naming the gather's block. The call goes on.
+   */
+  | { type: 'speech_unavailable'; action: number; message: string }
   /** A recording started by a `recording` block did not come to exist (the channel's reason, as `error`). */
   | { type: 'recording_failed'; error: string }
   /**

@@ -171,7 +171,7 @@ export async function startAgiServer(ctx: AppContext, config: AgiConfig, log: Fa
   async function serve(socket: net.Socket): Promise<void> {
     const agi = new AgiConnection(socket);
     const address = socket.remoteAddress ?? '';
-    const state: AgiCallState = { answered: false, speechCreated: false, recording: null, hungUp: false, commandMarginMs };
+    const state: AgiCallState = { answered: false, recording: null, hungUp: false, commandMarginMs };
     let session: { id: string; tenantId: number } | null = null;
     let tenantId: number | undefined;
     /** The end of a session whose start or turn ran past the deadline, written once that work is done. */
@@ -226,7 +226,14 @@ export async function startAgiServer(ctx: AppContext, config: AgiConfig, log: Fa
         ctx.metrics?.mediaFetchFailures.inc({ kind: 'prompt' });
         await turn(`prompt:${outcome.revision}:${unplayable}`, { type: 'prompt_failed', action, message: `the PBX could not play ${url} (${reason})` });
       };
-      const context = { config, media, sessionId: session.id, onUnplayable };
+      let speechFaults = 0;
+      // A PBX without the configured engine: every speech block of the call hears silence; the operator learns why.
+      const onSpeechUnavailable = async (engine: string, action: number) => {
+        log.warn({ session_id: started.id, tenant_id: started.tenantId, engine }, `AGI speech engine "${engine}" is not on the PBX (SPEECH CREATE answered 0)`);
+        speechFaults += 1;
+        await turn(`speech:${outcome.revision}:${speechFaults}`, { type: 'speech_unavailable', action, message: `the PBX has no speech engine "${engine}" (SPEECH CREATE answered 0): load its module, or set AGI_SPEECH_ENGINE to one it has` });
+      };
+      const context = { config, media, sessionId: session.id, onUnplayable, onSpeechUnavailable };
       for (;;) {
         const result = await runAgiActions(agi, state, outcome.actions, outcome.revision, context);
         if (result.kind === 'event') {

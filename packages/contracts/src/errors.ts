@@ -131,6 +131,9 @@ export const errorCodes = [
   'attachment_type_not_supported',
   'attachment_too_large',
   'attachment_not_found',
+  'ami_unreachable',
+  'ami_login_refused',
+  'ami_originate_refused',
 ] as const;
 
 export type ErrorCode = (typeof errorCodes)[number];

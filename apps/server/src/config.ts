@@ -100,8 +100,6 @@ export interface AmiConfig {
   context: string;
   /** The channel the callee is dialled on, `{number}` standing for the E.164 number (`PJSIP/{number}@trunk`). */
   channel: string;
-  /** Calls a second the PBX is given (Originate actions); the campaigns keep under it. */
-  callsPerSecond: number;
 }
 
 /** A PBX places every call from its one address: this is its concurrent calls, well above what a licence runs. */
@@ -156,7 +154,6 @@ function amiConfig(env: NodeJS.ProcessEnv): AmiConfig | null {
     secret: env.AMI_SECRET || '',
     context: env.AMI_CONTEXT || 'voxplan-outbound',
     channel: env.AMI_CHANNEL || `Local/{number}@${env.AGI_DIAL_CONTEXT || 'from-voxplan'}`,
-    callsPerSecond: Math.max(1, intFrom(env, 'AMI_CALLS_PER_SECOND', 5)),
   };
 }
 

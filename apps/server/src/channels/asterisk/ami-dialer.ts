@@ -10,6 +10,9 @@ import type { AmiConfig } from '../../config.ts';
 import { AppError } from '../../errors.ts';
 import { AmiClient, AmiError, type AmiMessage } from './ami-client.ts';
 
+/** Originates a second when AMI_CALLS_PER_SECOND is not set. */
+export const DEFAULT_AMI_CALLS_PER_SECOND = 5;
+
 /** How the dial went, in the report's words. */
 export type OriginateOutcome = 'answer' | 'busy' | 'no_answer' | 'failed';
 

@@ -64,7 +64,7 @@ export class AmiDialer {
   private readonly pending = new Map<string, { sessionId: string; sentAt: number; ringTimeoutMs: number }>();
 
   constructor(
-    private readonly config: AmiConfig,
+    readonly config: AmiConfig,
     private readonly onOutcome: OriginateListener,
     private readonly log: Pick<FastifyBaseLogger, 'warn' | 'error' | 'info'>,
   ) {

@@ -10,9 +10,11 @@ import { AmiDialer, DEFAULT_AMI_CALLS_PER_SECOND } from './ami-dialer.ts';
 const dialers = new WeakMap<AppContext, AmiDialer>();
 
 function dialerOf(ctx: AppContext): AmiDialer {
-  const existing = dialers.get(ctx);
-  if (existing) return existing;
   const config = ctx.config.ami;
+  const existing = dialers.get(ctx);
+  if (existing?.config === config) return existing;
+  // Settings come from the environment, read once; only a test puts others in (an unreachable manager, a wrong secret).
+  if (existing) void existing.close();
   if (!config) throw new AppError(424, 'ami_unreachable', undefined, 'no Asterisk manager is configured (AMI_HOST is not set): Asterisk numbers cannot place calls');
   const log = ctx.logger ?? { warn: () => undefined, error: () => undefined, info: () => undefined };
   // An answered call starts its plan when its FastAGI arrives (agi-outbound.ts); the others end here.

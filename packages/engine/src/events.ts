@@ -32,6 +32,12 @@ export type EngineEvent =
    * operator (code `speech_engine_unavailable`), naming the gather's block. The call goes on.
    */
   | { type: 'speech_unavailable'; action: number; message: string }
+  /**
+   * An outbound call's machine detection answered after the plan started (Twilio's asynchronous
+   * AMD, docs/outbound.md): the variable `answered_by` is set for the blocks that follow; nothing
+   * else moves.
+   */
+  | { type: 'answered_by'; answered_by: 'human' | 'machine' | 'unknown' }
   /** A recording started by a `recording` block did not come to exist (the channel's reason, as `error`). */
   | { type: 'recording_failed'; error: string }
   /**

@@ -100,6 +100,8 @@ export interface AmiConfig {
   context: string;
   /** The channel the callee is dialled on, `{number}` standing for the E.164 number (`PJSIP/{number}@trunk`). */
   channel: string;
+  /** How long an answered call may take to reach its FastAGI (AMD included) before it ends as failed. */
+  answerWaitMs: number;
 }
 
 /** A PBX places every call from its one address: this is its concurrent calls, well above what a licence runs. */
@@ -154,6 +156,7 @@ function amiConfig(env: NodeJS.ProcessEnv): AmiConfig | null {
     secret: env.AMI_SECRET || '',
     context: env.AMI_CONTEXT || 'voxplan-outbound',
     channel: env.AMI_CHANNEL || `Local/{number}@${env.AGI_DIAL_CONTEXT || 'from-voxplan'}`,
+    answerWaitMs: Math.max(1, intFrom(env, 'AMI_ANSWER_WAIT_MS', 30_000)),
   };
 }
 

@@ -7,7 +7,7 @@
  * stand in for voices: AMD hears energy and silence, not words. Also the manager unreachable and
  * the login refused, through the API.
  */
-import type { CallReportRecord, OutboundCall } from '@voxplan/contracts';
+import type { AuditEntry, CallReportRecord, OutboundCall } from '@voxplan/contracts';
 import type { FastifyBaseLogger } from 'fastify';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { AgiConfig, AmiConfig } from '../src/config.ts';
@@ -20,7 +20,8 @@ const found = asteriskBinary();
 if ('missing' in found && process.env.CI) throw new Error(`the real-Asterisk suite cannot run in CI: ${found.missing}`);
 
 const FROM = '+551130009100';
-const CALLEE = { human: '+5511990000001', machine: '+5511990000002', busy: '+5511990000003', ringing: '+5511990000004' };
+const FENCED_FROM = '+551130009101';
+const CALLEE = { human: '+5511990000001', machine: '+5511990000002', busy: '+5511990000003', ringing: '+5511990000004', gone: '+5511990000005' };
 
 /**
  * The callees, dialled as `Local/<number>@callee` (AMI_CHANNEL). AMD's defaults (amd.conf): a
@@ -35,6 +36,9 @@ exten => ${CALLEE.machine},1,Answer()
  same => n,Playtones(440/20000)
  same => n,Wait(60)
 exten => ${CALLEE.busy},1,Busy(10)
+exten => ${CALLEE.gone},1,Answer()
+ same => n,Wait(0.3)
+ same => n,Hangup()
 exten => ${CALLEE.ringing},1,Ringing()
  same => n,Wait(600)
 `;
@@ -48,6 +52,9 @@ let server: TestServer;
 let agi: AgiServer;
 let pbx: Pbx;
 let member: TenantMember;
+/** A tenant whose access-control list leaves the PBX out. */
+let fenced: TenantMember;
+let adminToken: string;
 let ami: AmiConfig;
 
 const place = (to: string) => server.call({ method: 'POST', url: '/outbound-calls', token: member.token, payload: { from: FROM, to, machine_detection: true } });
@@ -62,6 +69,8 @@ describe.skipIf('missing' in found)('calls placed on a real Asterisk', () => {
       AMI_USERNAME: 'voxplan',
       AMI_SECRET: 'manager-secret',
       AMI_CHANNEL: 'Local/{number}@callee',
+      // A call answered but never handed to FastAGI ends after this wait (30 s by default).
+      AMI_ANSWER_WAIT_MS: '8000',
     });
     await server.app.listen({ port: httpPort, host: '127.0.0.1' });
     ami = server.ctx.config.ami!;
@@ -69,9 +78,10 @@ describe.skipIf('missing' in found)('calls placed on a real Asterisk', () => {
     const config: AgiConfig = { port: agiPort, host: '127.0.0.1', sipEndpoint: 'voxplan', dialContext: 'from-voxplan', recordingUrl: undefined, recordingDir: undefined, speechEngine: undefined };
     agi = await startAgiServer(server.ctx, config, silentLog);
 
-    const adminToken = await server.login();
+    adminToken = await server.login();
     member = await createTenantMember(server, adminToken, 'pbx-outbound');
-    const plan = await storePlan(server.ctx, member.tenantId, {
+    fenced = await createTenantMember(server, adminToken, 'pbx-outbound-fenced');
+    const reminder = (tenantId: number) => storePlan(server.ctx, tenantId, {
       name: 'Reminder',
       format_version: 1,
       settings: { session_timeout_min: 15, chat_text: '', sync_with_voice_text: false, webhook: '' },
@@ -82,11 +92,13 @@ describe.skipIf('missing' in found)('calls placed on a real Asterisk', () => {
       ],
       edges: [planEdge('start', 'next', 'remind'), planEdge('remind', 'next', 'bye')],
     });
-    for (const [url, payload] of [
-      ['/numbers', { number: FROM, provider: 'asterisk', voice_plan_id: plan }],
-      ['/acl', { name: 'PBX', address: '127.0.0.1' }],
+    for (const [token, url, payload] of [
+      [member.token, '/numbers', { number: FROM, provider: 'asterisk', voice_plan_id: await reminder(member.tenantId) }],
+      [member.token, '/acl', { name: 'PBX', address: '127.0.0.1' }],
+      [fenced.token, '/numbers', { number: FENCED_FROM, provider: 'asterisk', voice_plan_id: await reminder(fenced.tenantId) }],
+      [fenced.token, '/acl', { name: 'Elsewhere', address: '10.0.0.0/8' }],
     ] as const) {
-      const response = await server.call({ method: 'POST', url, token: member.token, payload });
+      const response = await server.call({ method: 'POST', url, token, payload });
       expect(response.statusCode, response.body).toBe(201);
     }
   }, 600_000);
@@ -98,18 +110,18 @@ describe.skipIf('missing' in found)('calls placed on a real Asterisk', () => {
   });
 
   /** The call once over, as the API's GET tells it, and its report. */
-  async function ended(sessionId: string): Promise<{ call: OutboundCall; report: CallReportRecord }> {
+  async function ended(sessionId: string, token = member.token): Promise<{ call: OutboundCall; report: CallReportRecord }> {
     const call = await until(
       `the end of call ${sessionId}`,
       async () => {
-        const response = await server.call({ method: 'GET', url: `/outbound-calls/${sessionId}`, token: member.token });
+        const response = await server.call({ method: 'GET', url: `/outbound-calls/${sessionId}`, token });
         expect(response.statusCode, response.body).toBe(200);
         const body = response.json<OutboundCall>();
         return body.state === 'ended' ? body : undefined;
       },
       120_000,
     );
-    const reports = await server.call({ method: 'GET', url: `/reports?${q('filter', { where: { session_id: sessionId } })}`, token: member.token });
+    const reports = await server.call({ method: 'GET', url: `/reports?${q('filter', { where: { session_id: sessionId } })}`, token });
     const [report] = reports.json<CallReportRecord[]>();
     expect(report, reports.body).toBeDefined();
     return { call, report: report! };
@@ -149,6 +161,26 @@ describe.skipIf('missing' in found)('calls placed on a real Asterisk', () => {
     expect(call).toMatchObject({ dial_status: 'no_answer', answered_by: null });
     expect(report).toMatchObject({ direction: 'outbound', dial_status: 'no_answer' });
     expect(report.nodes.filter((node) => node.node_id !== 'start')).toEqual([]);
+  }, CALL_TEST_TIMEOUT_MS);
+
+  test.concurrent('a callee who hangs up during AMD: the dialplan never reaches FastAGI, the call ends as failed after the wait', async () => {
+    const placed = await place(CALLEE.gone);
+    expect(placed.statusCode, placed.body).toBe(202);
+    const { call, report } = await ended(placed.json<{ session_id: string }>().session_id);
+    expect(call).toMatchObject({ dial_status: 'failed' });
+    expect(report).toMatchObject({ direction: 'outbound', dial_status: 'failed' });
+    expect(report.nodes.filter((node) => node.node_id !== 'start')).toEqual([]);
+  }, CALL_TEST_TIMEOUT_MS);
+
+  test.concurrent('a PBX off the tenant’s access-control list: the answered call runs no plan, the refusal is audited, the call ends as failed', async () => {
+    const placed = await server.call({ method: 'POST', url: '/outbound-calls', token: fenced.token, payload: { from: FENCED_FROM, to: CALLEE.human, machine_detection: false } });
+    expect(placed.statusCode, placed.body).toBe(202);
+    const sessionId = placed.json<{ session_id: string }>().session_id;
+    const { call, report } = await ended(sessionId, fenced.token);
+    expect(call).toMatchObject({ dial_status: 'failed' });
+    expect(report.nodes.filter((node) => node.node_id !== 'start')).toEqual([]);
+    const audit = await server.call({ method: 'GET', url: `/audit?${q('filter', { where: { entity: 'agi_call', tenant_id: fenced.tenantId } })}`, token: adminToken });
+    expect(audit.json<AuditEntry[]>()).toEqual([expect.objectContaining({ action: 'refuse', source_ip: '127.0.0.1', after: expect.objectContaining({ reason: 'acl', session_id: sessionId }) })]);
   }, CALL_TEST_TIMEOUT_MS);
 
   describe('a manager that cannot be used', () => {

@@ -5,6 +5,8 @@
  * session's tenant's access-control list, as an inbound call's is.
  */
 import type { AppContext } from '../../context.ts';
+import { notFound } from '../../errors.ts';
+import { findCall } from '../../modules/outbound-calls/outbound-calls.repository.ts';
 import { isAddressAllowed } from '../../modules/acl/acl.service.ts';
 import type { TurnOutcome } from '../../modules/sessions/sessions.service.ts';
 import { answeredByOfAmd } from './ami-dialer.ts';
@@ -29,6 +31,9 @@ export class OutboundAddressRefused extends Error {
  * is AMD's verdict when detection ran (AMDSTATUS set), else left to the core (not asked).
  */
 export async function startOutboundSession(ctx: AppContext, sessionId: string, variables: Record<string, string>, address: string): Promise<{ tenantId: number; outcome: TurnOutcome }> {
+  // Only a call this channel placed: another provider's session is not the PBX's to start.
+  const call = await findCall(ctx.db, sessionId);
+  if (call?.provider !== 'asterisk') throw notFound('session_not_found');
   let tenantId = 0;
   const amdStatus = (variables.agi_arg_1 ?? '').trim();
   const outcome = await ctx.outboundCalls.answered(sessionId, {

@@ -1,6 +1,8 @@
 /** Asterisk over FastAGI (docs/channels-asterisk.md): a TCP listener, AGI commands; calls only. Calls it places go through the Manager Interface (AMI). */
+import type { FastifyBaseLogger } from 'fastify';
 import type { AppContext } from '../../context.ts';
 import { AppError } from '../../errors.ts';
+import { findCall } from '../../modules/outbound-calls/outbound-calls.repository.ts';
 import type { Channel, OutboundDialer } from '../channel.ts';
 import { runAgiActions } from './agi-actions.ts';
 import { startAgiServer } from './agi-server.ts';
@@ -18,9 +20,29 @@ function dialerOf(ctx: AppContext): AmiDialer {
   if (!config) throw new AppError(424, 'ami_unreachable', undefined, 'no Asterisk manager is configured (AMI_HOST is not set): Asterisk numbers cannot place calls');
   const log = ctx.logger ?? { warn: () => undefined, error: () => undefined, info: () => undefined };
   // An answered call starts its plan when its FastAGI arrives (agi-outbound.ts); the others end here.
-  const dialer = new AmiDialer(config, (sessionId, outcome) => (outcome === 'answer' ? Promise.resolve() : ctx.outboundCalls.dialResult(sessionId, { dial_status: outcome, provider_call_id: sessionId })), log);
+  const dialer = new AmiDialer(
+    config,
+    async (sessionId, outcome) => {
+      if (outcome !== 'answer') return ctx.outboundCalls.dialResult(sessionId, { dial_status: outcome, provider_call_id: sessionId });
+      // A callee who hangs up during AMD() stops the dialplan before its AGI (so does a PBX that cannot reach
+      // FastAGI): a call still not started after the wait ends as failed, with its report, rather than dialling forever.
+      setTimeout(() => void endIfNeverStarted(ctx, sessionId, log), config.answerWaitMs).unref();
+    },
+    log,
+  );
   dialers.set(ctx, dialer);
   return dialer;
+}
+
+async function endIfNeverStarted(ctx: AppContext, sessionId: string, log: Pick<FastifyBaseLogger, 'warn' | 'error'>): Promise<void> {
+  try {
+    const call = await findCall(ctx.db, sessionId);
+    if (call?.state !== 'dialing') return;
+    log.warn({ session_id: sessionId }, 'Asterisk call answered but its FastAGI never came (the callee hung up during AMD, or the PBX cannot reach the listener): ended as failed');
+    await ctx.outboundCalls.dialResult(sessionId, { dial_status: 'failed', provider_call_id: sessionId });
+  } catch (error) {
+    log.error({ err: error, session_id: sessionId }, 'an Asterisk call that never started could not be ended');
+  }
 }
 
 const amiDial: OutboundDialer = {

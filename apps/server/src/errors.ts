@@ -8,7 +8,6 @@ const namesByStatus: Record<number, string> = {
   408: 'RequestTimeoutError',
   409: 'ConflictError',
   413: 'PayloadTooLargeError',
-  424: 'FailedDependencyError',
   414: 'UriTooLongError',
   415: 'UnsupportedMediaTypeError',
   422: 'UnprocessableEntityError',

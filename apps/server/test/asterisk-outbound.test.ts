@@ -199,15 +199,15 @@ describe.skipIf('missing' in found)('calls placed on a real Asterisk', () => {
       }
     };
 
-    test('an unreachable manager: 424 ami_unreachable, with its address', async () => {
+    test('an unreachable manager: 422 ami_unreachable, with its address', async () => {
       const response = await refusedWith({ port: await freePort() });
-      expect(response.statusCode, response.body).toBe(424);
+      expect(response.statusCode, response.body).toBe(422);
       expect(response.json()).toMatchObject({ error: { code: 'ami_unreachable', message: expect.stringContaining('127.0.0.1') } });
     });
 
-    test('a wrong secret: 424 ami_login_refused', async () => {
+    test('a wrong secret: 422 ami_login_refused', async () => {
       const response = await refusedWith({ secret: 'not-the-secret' });
-      expect(response.statusCode, response.body).toBe(424);
+      expect(response.statusCode, response.body).toBe(422);
       expect(response.json()).toMatchObject({ error: { code: 'ami_login_refused' } });
     });
   });

@@ -53,9 +53,9 @@ export interface OriginateCall {
 /** Told once per call: how its dial went. */
 export type OriginateListener = (sessionId: string, outcome: OriginateOutcome) => Promise<void>;
 
-/** The manager's failures as the API's answers (docs/errors.md): the manager is a dependency the request cannot do without. */
+/** The manager's failures as the API's answers (docs/errors.md): 422, as the other providers' refusals of the settings. */
 export function amiAppError(error: AmiError): AppError {
-  return new AppError(424, error.code, undefined, error.message);
+  return new AppError(422, error.code, undefined, error.message);
 }
 
 export class AmiDialer {
@@ -112,7 +112,7 @@ export class AmiDialer {
     }
     if (answer.response?.toLowerCase() !== 'success') {
       this.pending.delete(actionId);
-      throw new AppError(424, 'ami_originate_refused', undefined, `the Asterisk manager refused the call: ${answer.message ?? 'no reason given'}`);
+      throw new AppError(422, 'ami_originate_refused', undefined, `the Asterisk manager refused the call: ${answer.message ?? 'no reason given'}`);
     }
     return { provider_call_id: call.session_id };
   }

@@ -17,7 +17,7 @@ function dialerOf(ctx: AppContext): AmiDialer {
   if (existing?.config === config) return existing;
   // Settings come from the environment, read once; only a test puts others in (an unreachable manager, a wrong secret).
   if (existing) void existing.close();
-  if (!config) throw new AppError(424, 'ami_unreachable', undefined, 'no Asterisk manager is configured (AMI_HOST is not set): Asterisk numbers cannot place calls');
+  if (!config) throw new AppError(422, 'ami_unreachable', undefined, 'no Asterisk manager is configured (AMI_HOST is not set): Asterisk numbers cannot place calls');
   const log = ctx.logger ?? { warn: () => undefined, error: () => undefined, info: () => undefined };
   // An answered call starts its plan when its FastAGI arrives (agi-outbound.ts); the others end here.
   const dialer = new AmiDialer(

@@ -46,6 +46,8 @@ export interface Config {
   ai: AiConfig;
   /** The FastAGI listener for Asterisk (docs/channels-asterisk.md): off unless AGI_PORT is set. */
   agi: AgiConfig | null;
+  /** Asterisk's Manager Interface, through which Asterisk numbers place calls (docs/channels-asterisk.md): off unless AMI_HOST is set. */
+  ami: AmiConfig | null;
   /** Public keys trusted besides the vendor's (comma-separated SPKI DER, base64): tests and the vendor's staging. */
   licensePublicKeys: string | undefined;
   /** A licence document activated at start when none is stored (provisioning; docs/licence.md). */
@@ -85,6 +87,21 @@ export interface AgiConfig {
   speechEngine: string | undefined;
   /** Connections one address may hold at once; past it a new one is closed before anything is read (default DEFAULT_AGI_CONNECTIONS_PER_ADDRESS). */
   maxConnectionsPerAddress?: number;
+}
+
+export interface AmiConfig {
+  host: string;
+  /** The manager's TCP port (Asterisk's default 5038). */
+  port: number;
+  /** A user of the PBX's manager.conf with `read = call` and `write = originate`. */
+  username: string;
+  secret: string;
+  /** The context the answered call runs in (AMD, then the session's FastAGI): the snippet of docs/channels-asterisk.md. */
+  context: string;
+  /** The channel the callee is dialled on, `{number}` standing for the E.164 number (`PJSIP/{number}@trunk`). */
+  channel: string;
+  /** How long an answered call may take to reach its FastAGI (AMD included) before it ends as failed. */
+  answerWaitMs: number;
 }
 
 /** A PBX places every call from its one address: this is its concurrent calls, well above what a licence runs. */
@@ -127,6 +144,19 @@ function agiConfig(env: NodeJS.ProcessEnv): AgiConfig | null {
     recordingDir: env.AGI_RECORDING_DIR || undefined,
     speechEngine: env.AGI_SPEECH_ENGINE || undefined,
     maxConnectionsPerAddress: intFrom(env, 'AGI_MAX_CONNECTIONS_PER_ADDRESS', DEFAULT_AGI_CONNECTIONS_PER_ADDRESS),
+  };
+}
+
+function amiConfig(env: NodeJS.ProcessEnv): AmiConfig | null {
+  if (!env.AMI_HOST) return null;
+  return {
+    host: env.AMI_HOST,
+    port: intFrom(env, 'AMI_PORT', 5038),
+    username: env.AMI_USERNAME || 'voxplan',
+    secret: env.AMI_SECRET || '',
+    context: env.AMI_CONTEXT || 'voxplan-outbound',
+    channel: env.AMI_CHANNEL || `Local/{number}@${env.AGI_DIAL_CONTEXT || 'from-voxplan'}`,
+    answerWaitMs: Math.max(1, intFrom(env, 'AMI_ANSWER_WAIT_MS', 30_000)),
   };
 }
 
@@ -183,6 +213,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       callsPerTenantPerMinute: intFrom(env, 'AI_CALLS_PER_TENANT_PER_MINUTE', 600),
     },
     agi: agiConfig(env),
+    ami: amiConfig(env),
     licensePublicKeys: env.LICENSE_PUBLIC_KEYS || undefined,
     licenseFile: env.LICENSE_FILE ? path.resolve(env.LICENSE_FILE) : undefined,
     defaultLanguage: languageFrom(env, 'DEFAULT_LANGUAGE'),

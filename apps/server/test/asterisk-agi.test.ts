@@ -20,6 +20,8 @@ const PUBLIC_URL = 'https://voice.example.com';
 const NUMBER = '+551130000100';
 const OPEN_NUMBER = '+551130000300';
 const SPEECH_NUMBER = '+551130000400';
+/** A welcome over 250 characters: spoken in two parts (each AGI command fits Asterisk's line). */
+const LONG_WELCOME = `Welcome to Acme. ${'Our lines are open from eight to eight, every day of the week. '.repeat(4)}Thank you.`;
 const CALLER = '5511988887777';
 
 const agiConfig: AgiConfig = {
@@ -182,11 +184,12 @@ beforeAll(async () => {
     settings: { session_timeout_min: 15, chat_text: '', sync_with_voice_text: false, webhook: '' },
     nodes: [
       planNode('start', 'start', { generate_protocol: false, ignore_call: false }),
-      planNode('ask', 'speech_detection', { voice_text: 'Say your name.', variables: [{ name: 'name', description: 'the caller’s name' }], max_retries: 1, retry_text: 'Once more, please.', language: 'en-US' }),
+      planNode('welcome', 'play_message', { text_to_speech: true, voice_text: LONG_WELCOME }),
+      planNode('ask', 'speech_detection', { voice_text: 'Say your name.', variables: [{ name: 'name', description: 'the caller’s name' }], max_retries: 1, retry_text: 'Once more, please.', language: 'pt-BR' }),
       planNode('ok', 'hangup', { cause: 'normal_clearing' }),
       planNode('ko', 'hangup', { cause: 'busy' }),
     ],
-    edges: [planEdge('start', 'next', 'ask'), planEdge('ask', 'success', 'ok'), planEdge('ask', 'failed', 'ko')],
+    edges: [planEdge('start', 'next', 'welcome'), planEdge('welcome', 'next', 'ask'), planEdge('ask', 'success', 'ok'), planEdge('ask', 'failed', 'ko')],
   });
   await create(member.token, '/numbers', { number: SPEECH_NUMBER, provider: 'asterisk', voice_plan_id: speechPlan });
   const timeouts = { variablesTimeoutMs: 500, commandMarginMs: 500 };
@@ -300,34 +303,64 @@ describe('a whole IVR over AGI', () => {
 });
 
 describe('speech', () => {
-  test('with a speech engine: SPEECH CREATE once, SPEECH RECOGNIZE on the prompt, the transcript reaches the block', async () => {
+  test('with a speech engine: every prompt before the gather is played, SPEECH CREATE once, the block’s language with SPEECH SET, SPEECH RECOGNIZE on the last prompt', async () => {
     const before = await reportCount(member.token);
     const call = pbxCall(
       { agi_network_script: SPEECH_NUMBER },
-      asterisk([[/^SPEECH RECOGNIZE/, '200 result=1 (speech) endpos=2400 results=1 score0=910 text0="my name is Ana" grammar0=default']]),
+      asterisk([
+        [/^SPEECH CREATE/, '200 result=1'],
+        [/^SPEECH SET/, '200 result=1'],
+        [/^SPEECH RECOGNIZE/, '200 result=1 (speech) endpos=2400 results=1 score0=910 text0="my name is Ana" grammar0=default'],
+      ]),
       { listener: agiWithSpeech },
     );
     const report = await finishedCall(call, member.token, before);
     expect(call.commands[0]).toBe('ANSWER');
-    expect(call.commands[1]).toBe('SPEECH CREATE "lumenvox"');
-    expect(call.commands[2]).toMatch(/^SPEECH RECOGNIZE "https:\/\/voice\.example\.com\/api\/v1\/media\/speech\.wav\?lang=en-US&text=Say\+your\+name\.[^"]*" 5000$/);
+    // The welcome, in its two parts, then the speech object, its language, and the block's prompt under the recogniser.
+    expect(call.commands.slice(1, 6)).toEqual([
+      expect.stringMatching(/^STREAM FILE "[^"]*text=Welcome\+to\+Acme\.[^"]*" ""$/),
+      expect.stringMatching(/^STREAM FILE "[^"]*text=[^"]*Thank\+you\.[^"]*" ""$/),
+      'SPEECH CREATE "lumenvox"',
+      'SPEECH SET language "pt-BR"',
+      expect.stringMatching(/^SPEECH RECOGNIZE "https:\/\/voice\.example\.com\/api\/v1\/media\/speech\.wav\?lang=[^&]+&text=Say\+your\+name\.[^"]*" 5000$/),
+    ]);
     // Heard, but with no AI key nothing can be understood: the failure exit at once, no second try.
     expect(call.commands.filter((command) => command.startsWith('SPEECH RECOGNIZE'))).toHaveLength(1);
     expect(call.commands.at(-1)).toBe('EXEC Hangup 17');
-    expect(report.nodes.map((node) => node.node_id)).toEqual(['start', 'ask', 'ko']);
+    expect(report.nodes.map((node) => node.node_id)).toEqual(['start', 'welcome', 'ask', 'ko']);
+    expect(report.failure).toBeNull();
   });
 
-  test('with no speech engine the PBX cannot listen: the prompt, its retry, then the failure exit', async () => {
+  test('a speech engine the PBX does not have (SPEECH CREATE answers 0) is the report’s failure; the prompts still play, the block hears silence', async () => {
+    const before = await reportCount(member.token);
+    const call = pbxCall({ agi_network_script: SPEECH_NUMBER }, asterisk([[/^SPEECH CREATE/, '200 result=0']]), { listener: agiWithSpeech });
+    const report = await finishedCall(call, member.token, before);
+    // Asked once per call: the retry does not ask again, and nothing is recognised.
+    expect(call.commands.filter((command) => command.startsWith('SPEECH'))).toEqual(['SPEECH CREATE "lumenvox"']);
+    expect(call.commands.filter((command) => command.startsWith('STREAM FILE'))).toEqual([
+      expect.stringContaining('text=Welcome+to+Acme.'),
+      expect.stringContaining('Thank+you.'),
+      expect.stringContaining('text=Say+your+name.'),
+      expect.stringContaining('text=Once+more%2C+please.'),
+    ]);
+    expect(call.commands.at(-1)).toBe('EXEC Hangup 17');
+    expect(report.nodes.map((node) => node.node_id)).toEqual(['start', 'welcome', 'ask', 'ko']);
+    expect(report.failure).toMatchObject({ code: 'speech_engine_unavailable', node_id: 'ask', message: expect.stringContaining('"lumenvox"') });
+  });
+
+  test('with no speech engine the PBX cannot listen: the prompts, the retry, then the failure exit', async () => {
     const before = await reportCount(member.token);
     const call = pbxCall({ agi_network_script: SPEECH_NUMBER }, asterisk());
     const report = await finishedCall(call, member.token, before);
     expect(call.commands.some((command) => command.startsWith('SPEECH'))).toBe(false);
     expect(call.commands.filter((command) => command.startsWith('STREAM FILE'))).toEqual([
+      expect.stringContaining('text=Welcome+to+Acme.'),
+      expect.stringContaining('Thank+you.'),
       expect.stringContaining('text=Say+your+name.'),
       expect.stringContaining('text=Once+more%2C+please.'),
     ]);
     expect(call.commands.at(-1)).toBe('EXEC Hangup 17');
-    expect(report.nodes.map((node) => node.node_id)).toEqual(['start', 'ask', 'ko']);
+    expect(report.nodes.map((node) => node.node_id)).toEqual(['start', 'welcome', 'ask', 'ko']);
   });
 });
 

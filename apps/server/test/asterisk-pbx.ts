@@ -72,6 +72,8 @@ export interface PbxOptions {
   agiPort: number;
   /** Extra contexts of extensions.conf (the callers' scripts `[caller]`, the dial destinations). */
   dialplan: string;
+  /** The Manager Interface (AMI), on loopback: off unless given. Its user may read call events and originate. */
+  manager?: { port: number; username: string; secret: string };
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -136,11 +138,34 @@ export async function startPbx(options: PbxOptions): Promise<Pbx> {
       '[ivr]',
       'exten => _X.,1,AGI(agi://127.0.0.1:${AGIPORT}/${EXTEN})',
       ' same => n,Hangup()',
+      // A call the server placed (AMI Originate), once answered: machine detection when asked, then
+      // the session's FastAGI with AMD's verdict (docs/channels-asterisk.md, the same snippet).
+      '[voxplan-outbound]',
+      'exten => s,1,ExecIf($["${VOXPLAN_AMD}" = "yes"]?AMD())',
+      ' same => n,AGI(agi://127.0.0.1:${AGIPORT}/outbound/${VOXPLAN_SESSION},${AMDSTATUS})',
+      ' same => n,Hangup()',
       options.dialplan,
       '',
     ].join('\n'),
     // Keeps Local channels' audio flowing without a timing source complaint.
     'musiconhold.conf': '[general]\n',
+    // AMD() declines to load without its file; its defaults (amd.conf.sample) are what it is tested with.
+    'amd.conf': '[general]\n',
+    'manager.conf': options.manager
+      ? [
+          '[general]',
+          'enabled = yes',
+          `port = ${options.manager.port}`,
+          'bindaddr = 127.0.0.1',
+          `[${options.manager.username}]`,
+          `secret = ${options.manager.secret}`,
+          'deny = 0.0.0.0/0.0.0.0',
+          'permit = 127.0.0.1/255.255.255.255',
+          'read = call',
+          'write = originate',
+          '',
+        ].join('\n')
+      : '[general]\nenabled = no\n',
   };
   for (const [name, text] of Object.entries(files)) fs.writeFileSync(path.join(etc, name), text);
 

@@ -52,6 +52,7 @@ const N = {
   wav: number(8),
   mp3: number(9),
   fenced: number(10),
+  speech: number(11),
 };
 
 /** The callers' scripts (`<script>@caller`) and the destinations (`<n>@from-voxplan`, the dial context). */
@@ -77,6 +78,8 @@ const CALL_TEST_TIMEOUT_MS = 300_000;
 
 let server: TestServer;
 let agi: AgiServer;
+/** A listener configured with a speech engine the PBX does not have (none is built). */
+let agiSpeech: AgiServer;
 let pbx: Pbx;
 let recordings: http.Server;
 let member: TenantMember;
@@ -86,10 +89,12 @@ let recordingBase: string;
 
 describe.skipIf('missing' in found)('a real Asterisk', () => {
   beforeAll(async () => {
-    const [httpPort, agiPort, recordingPort] = [await freePort(), await freePort(), await freePort()];
+    const [httpPort, agiPort, recordingPort, speechPort] = [await freePort(), await freePort(), await freePort(), await freePort()];
     server = await startTestServer({ PUBLIC_URL: `http://127.0.0.1:${httpPort}` });
     await server.app.listen({ port: httpPort, host: '127.0.0.1' });
-    pbx = await startPbx({ binary: (found as { binary: string }).binary, agiPort, dialplan: DIALPLAN });
+    // Calls to [ivr-speech] reach the listener whose speech engine the PBX lacks.
+    const speechContext = `[ivr-speech]\nexten => _X.,1,AGI(agi://127.0.0.1:${speechPort}/\${EXTEN})\n same => n,Hangup()\n`;
+    pbx = await startPbx({ binary: (found as { binary: string }).binary, agiPort, dialplan: DIALPLAN + speechContext });
     // The PBX's web server for MixMonitor's folder (AGI_RECORDING_URL).
     recordings = http.createServer((request, response) => {
       const file = path.join(pbx.monitorDir, path.basename(decodeURIComponent(request.url ?? '')));
@@ -108,6 +113,7 @@ describe.skipIf('missing' in found)('a real Asterisk', () => {
       speechEngine: undefined,
     };
     agi = await startAgiServer(server.ctx, config, captureLog);
+    agiSpeech = await startAgiServer(server.ctx, { ...config, port: speechPort, speechEngine: 'nosuch' }, captureLog);
 
     adminToken = await server.login();
     member = await createTenantMember(server, adminToken, 'pbx');
@@ -197,6 +203,20 @@ describe.skipIf('missing' in found)('a real Asterisk', () => {
       [N.wav, await recordingPlan('wav'), member],
       [N.mp3, await recordingPlan('mp3'), member],
       [N.fenced, await plan(fenced.tenantId, 'Fenced', [bye], []), fenced],
+      [
+        N.speech,
+        await plan(
+          member.tenantId,
+          'Speech',
+          [
+            say('welcome', 'Welcome.'),
+            planNode('ask', 'speech_detection', { voice_text: 'Say your name.', variables: [{ name: 'name', description: 'the caller’s name' }], max_retries: 0, retry_text: '', language: 'pt-BR' }),
+            bye,
+          ],
+          [planEdge('welcome', 'next', 'ask'), planEdge('ask', 'failed', 'bye'), planEdge('ask', 'success', 'bye')],
+        ),
+        member,
+      ],
     ];
     for (const [phone, voicePlan, tenant] of plans) await create(tenant.token, '/numbers', { number: phone, provider: 'asterisk', voice_plan_id: voicePlan });
     await create(member.token, '/acl', { name: 'PBX', address: '127.0.0.1' });
@@ -205,6 +225,7 @@ describe.skipIf('missing' in found)('a real Asterisk', () => {
 
   afterAll(async () => {
     await agi?.close(1000);
+    await agiSpeech?.close(1000);
     await pbx?.stop();
     await new Promise((resolve) => (recordings ? recordings.close(resolve) : resolve(undefined)));
     await server?.close();
@@ -313,5 +334,20 @@ describe.skipIf('missing' in found)('a real Asterisk', () => {
     expect(await reportOf(N.fenced, fenced.token)).toBeUndefined();
     const audit = await server.call({ method: 'GET', url: `/audit?${q('filter', { where: { entity: 'agi_call', tenant_id: fenced.tenantId } })}`, token: adminToken });
     expect(audit.json<AuditEntry[]>()).toEqual([expect.objectContaining({ action: 'refuse', source_ip: '127.0.0.1', after: expect.objectContaining({ reason: 'acl', called: N.fenced }) })]);
+  }, CALL_TEST_TIMEOUT_MS);
+
+  test.concurrent('a speech engine the PBX does not have: SPEECH CREATE answers 0, the report names it, every prompt was played', async () => {
+    const from = pbx.log().length;
+    await pbx.cli(`channel originate Local/hold-speech@caller extension ${N.speech.slice(1)}@ivr-speech`);
+    const report = await until('the report of the speech call', () => reportOf(N.speech), 120_000);
+    expect(report).toMatchObject({ hangup_cause: 'normal_clearing', failure: { code: 'speech_engine_unavailable', node_id: 'ask', message: expect.stringContaining('"nosuch"') } });
+    expect(path_(report)).toEqual(['start:next', 'welcome:next', 'ask:failed', 'bye']);
+    // The real PBX's answer, and both prompts (the welcome before the speech block, and its own) streamed on the call.
+    const call = /<(Local\/hold-speech@caller-[0-9a-f]+;1)>AGI Rx << STREAM FILE "[^"]*text=Welcome\./.exec(pbx.log().slice(from));
+    expect(call).not.toBeNull();
+    const own = pbx.log().slice(from).split('\n').filter((line) => line.includes(`<${call![1]}>AGI`));
+    expect(own.map((line) => line.replace(/^.*AGI (Rx <<|Tx >>) /, '$1 '))).toEqual(
+      expect.arrayContaining(['Rx << SPEECH CREATE "nosuch"', 'Tx >> 200 result=0', expect.stringMatching(/^Rx << STREAM FILE "[^"]*text=Say\+your\+name\./)]),
+    );
   }, CALL_TEST_TIMEOUT_MS);
 });

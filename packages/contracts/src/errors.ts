@@ -145,6 +145,9 @@ export const errorCodes = [
   'attachment_not_found',
   'do_not_call_already_exists',
   'do_not_call_file_invalid',
+  'ami_unreachable',
+  'ami_login_refused',
+  'ami_originate_refused',
 ] as const;
 
 export type ErrorCode = (typeof errorCodes)[number];

@@ -26,6 +26,13 @@ export type EngineEvent =
    */
   | { type: 'prompt_failed'; action: number; message: string }
   /**
+   * Voice: the channel's speech engine could not be had for the gather that is the `action`-th of
+   * the last turn's actions (AGI: `SPEECH CREATE` answered 0, no such engine on the PBX). The
+   * gather then hears nothing (its timeout follows); the session's failure records it for the
+   * operator (code `speech_engine_unavailable`), naming the gather's block. The call goes on.
+   */
+  | { type: 'speech_unavailable'; action: number; message: string }
+  /**
    * An outbound call's machine detection answered after the plan started (Twilio's asynchronous
    * AMD, docs/outbound.md): the variable `answered_by` is set for the blocks that follow; nothing
    * else moves.

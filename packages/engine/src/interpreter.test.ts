@@ -454,6 +454,20 @@ describe('a channel that carries a turn out action by action (AGI)', () => {
     expect(report.failure).toMatchObject({ code: 'prompt_unplayable', node_id: 'hello', message: expect.stringContaining('audio_not_found') });
   });
 
+  test('a speech engine the channel could not have is the failure, at the gather’s block; only the first failure is kept', async () => {
+    const { results } = await play(
+      welcome,
+      [
+        { type: 'speech_unavailable', action: 3, message: 'the PBX has no speech engine "vosk" (SPEECH CREATE answered 0)' },
+        { type: 'prompt_failed', action: 0, message: 'the PBX could not play https://x.example/a.wav (audio_not_found)' },
+        { type: 'hangup', actions_started: 4 },
+      ],
+      { storeAsJson: true },
+    );
+    expect(results[1]).toMatchObject({ actions: [], session: { status: 'waiting', failure: { code: 'speech_engine_unavailable', node_id: 'menu' } } });
+    expect(results[3]!.report!.failure).toMatchObject({ code: 'speech_engine_unavailable', node_id: 'menu', message: expect.stringContaining('vosk') });
+  });
+
   test('a recording that never came to exist is failed, with the channel’s reason', async () => {
     const { results } = await play(welcome, [{ type: 'hangup' }, { type: 'recording_failed', error: 'recording_not_found' }]);
     expect(results[2]!.report!.recording).toMatchObject({ status: 'failed', error: 'recording_not_found', url: null });

@@ -203,11 +203,13 @@ class TurnState implements Turn {
         await this.advance(first, outcome instanceof Promise ? await outcome : outcome);
         return true;
       }
-      case 'prompt_failed': {
+      case 'prompt_failed':
+      case 'speech_unavailable': {
         // Between a turn's actions: the marks stay for the rest of that turn's actions.
         session.turn_path = this.lastTurnPath;
         const node = this.blockOfAction(event.action);
-        session.failure ??= { code: 'prompt_unplayable', message: event.message, plan_id: node?.plan_id ?? currentFrame(session).plan_id, node_id: node?.node_id ?? null };
+        const code = event.type === 'prompt_failed' ? 'prompt_unplayable' : 'speech_engine_unavailable';
+        session.failure ??= { code, message: event.message, plan_id: node?.plan_id ?? currentFrame(session).plan_id, node_id: node?.node_id ?? null };
         return true;
       }
       case 'answered_by':

@@ -49,7 +49,9 @@ export type FailureCode =
   | 'reference_not_found'
   | 'block_error'
   /** Not the session's end: a prompt the channel could not play (the call went on without it). */
-  | 'prompt_unplayable';
+  | 'prompt_unplayable'
+  /** Not the session's end either: the channel had no speech engine for a speech gather (it heard silence). */
+  | 'speech_engine_unavailable';
 
 export interface SessionFailure {
   code: FailureCode;

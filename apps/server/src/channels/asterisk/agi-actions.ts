@@ -59,10 +59,16 @@ export type AgiTurnResult = { kind: 'event'; event: EngineEvent; eventId: string
 /** A prompt the PBX could not play: its URL and the index of the turn's action it was, for the caller of runAgiActions to tell the operator. */
 export type UnplayablePrompt = (url: string, action: number) => Promise<void>;
 
+/** The PBX has no speech engine of the configured name: the index of the gather that needed it, for the caller of runAgiActions to tell the operator. */
+export type SpeechUnavailable = (engine: string, action: number) => Promise<void>;
+
 /** The call's state between turns: whether it was answered, the speech channel made, the recording started. */
 export interface AgiCallState {
   answered: boolean;
-  speechCreated: boolean;
+  /** The call's speech object: made (`SPEECH CREATE` answered 1), refused (answered 0: no such engine, not asked again), or not yet asked. */
+  speech?: 'created' | 'refused';
+  /** The language last given to the speech engine (`SPEECH SET language`), so that it is sent only when it changes. */
+  speechLanguage?: string;
   /** The WAV file MixMonitor writes, and the format the block asked for. */
   recording: { file: string; format: 'wav' | 'mp3'; startedAt: number } | null;
   /** The caller hung up: nothing more is sent. */
@@ -153,12 +159,28 @@ async function collectDigits(agi: AgiConnection, state: AgiCallState, first: str
   return digits;
 }
 
-/** Speech through Asterisk's speech API with the configured engine: the transcript, or '' for silence. */
-async function recognise(agi: AgiConnection, state: AgiCallState, config: AgiConfig, promptUrl: string | undefined, timeoutMs: number): Promise<string> {
-  if (!state.speechCreated) {
-    await send(agi, state, `SPEECH CREATE ${agiQuote(config.speechEngine ?? '')}`, 0);
-    state.speechCreated = true;
+/**
+ * The call's speech object, made once with the configured engine; false when the PBX has none of
+ * that name (`SPEECH CREATE` answers 0: res_agi.c's handle_speechcreate when ast_speech_new
+ * finds no engine). The gather's language goes to the engine with `SPEECH SET language <tag>`, the
+ * setting Asterisk's own external engine (res_speech_aeap) passes on to its application as
+ * `language`; engines without such a setting ignore it, and Asterisk answers 1 either way.
+ */
+async function speechReady(agi: AgiConnection, state: AgiCallState, engine: string, language: string): Promise<boolean> {
+  if (state.speech === undefined) {
+    const created = await send(agi, state, `SPEECH CREATE ${agiQuote(engine)}`, 0);
+    state.speech = created.result === '1' ? 'created' : 'refused';
   }
+  if (state.speech === 'refused') return false;
+  if (state.speechLanguage !== language) {
+    await send(agi, state, `SPEECH SET language ${agiQuote(language)}`, 0);
+    state.speechLanguage = language;
+  }
+  return true;
+}
+
+/** Speech through Asterisk's speech API, the prompt played by the recogniser (speech cuts it short): the transcript, or '' for silence. */
+async function recognise(agi: AgiConnection, state: AgiCallState, promptUrl: string | undefined, timeoutMs: number): Promise<string> {
   const reply = await send(agi, state, `SPEECH RECOGNIZE ${agiQuote(promptUrl ?? 'silence/1')} ${timeoutMs}`, timeoutMs + PROMPT_LIMIT_MS);
   if (reply.data === 'hangup') {
     state.hungUp = true;
@@ -183,7 +205,7 @@ export async function runAgiActions(
   state: AgiCallState,
   actions: readonly Action[],
   revision: number,
-  context: { config: AgiConfig; media: AgiMedia; sessionId: string; onUnplayable: UnplayablePrompt },
+  context: { config: AgiConfig; media: AgiMedia; sessionId: string; onUnplayable: UnplayablePrompt; onSpeechUnavailable?: SpeechUnavailable },
 ): Promise<AgiTurnResult> {
   const { config, media } = context;
   const progress: Progress = { started: 0, onUnplayable: context.onUnplayable };
@@ -213,7 +235,18 @@ export async function runAgiActions(
               await playPrompts(agi, state, urls, '', progress);
               return { kind: 'event', event: { type: 'timeout' }, eventId };
             }
-            const text = await recognise(agi, state, config, urls.pop()?.url, timeoutMs);
+            // SPEECH RECOGNIZE plays one prompt: those before its last are played first, in order.
+            const last = urls.pop();
+            await playPrompts(agi, state, urls, '', progress);
+            const firstAsked = state.speech === undefined;
+            if (!(await speechReady(agi, state, config.speechEngine, action.language ?? defaultSpeechLanguage))) {
+              // Told once per call; the caller still hears the prompt, then the block's silence.
+              if (firstAsked) await context.onSpeechUnavailable?.(config.speechEngine, index);
+              await playPrompts(agi, state, last ? [last] : [], '', progress);
+              return { kind: 'event', event: { type: 'timeout' }, eventId };
+            }
+            if (last) progress.started = Math.max(progress.started, last.action + 1);
+            const text = await recognise(agi, state, last?.url, timeoutMs);
             return { kind: 'event', event: text === '' ? { type: 'timeout' } : { type: 'speech', text }, eventId };
           }
           const pressed = await playPrompts(agi, state, urls, ESCAPE_DIGITS, progress);

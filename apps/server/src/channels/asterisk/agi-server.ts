@@ -17,7 +17,9 @@ import { choosePlan, findNumberCached, type NumberRoute } from '../../modules/nu
 import type { TurnOutcome } from '../../modules/sessions/sessions.service.ts';
 import { type AgiCallState, COMMAND_MARGIN_MS, runAgiActions } from './agi-actions.ts';
 import { AgiConnection, AgiConnectionError } from './agi-connection.ts';
+import { OutboundAddressRefused, outboundSessionOf, startOutboundSession } from './agi-outbound.ts';
 import { causeOf } from '../../db/unavailable.ts';
+import { AppError } from '../../errors.ts';
 import { answersFallback, settleWithin, unavailableMessage } from '../fault-fallback.ts';
 
 /** Asterisk sends its variables at once: a peer that has not within this time is not a PBX at work. */
@@ -150,6 +152,30 @@ export async function startAgiServer(ctx: AppContext, config: AgiConfig, log: Fa
     ]);
   }
 
+  /** An answered call the server placed: its session's plan starts (agi-outbound.ts); undefined when the call is not taken. */
+  async function beginOutbound(sessionId: string, variables: Record<string, string>, address: string): Promise<{ route: Pick<NumberRoute, 'tenant_id'>; outcome: TurnOutcome } | undefined> {
+    try {
+      const { tenantId, outcome } = await startOutboundSession(ctx, sessionId, variables, address);
+      return { route: { tenant_id: tenantId }, outcome };
+    } catch (error) {
+      if (error instanceof OutboundAddressRefused) {
+        refused += 1;
+        log.warn({ address, session_id: sessionId, tenant_id: error.tenantId }, 'AGI outbound call refused: address not in the tenant’s access-control list');
+        await recordAudit(ctx.db, { actor: { userId: null, username: null }, sourceIp: address }, [
+          { action: 'refuse', entity: 'agi_call', entityId: variables.agi_uniqueid ?? null, tenantId: error.tenantId, before: null, after: { reason: 'acl', session_id: sessionId, address } },
+        ]);
+        return undefined;
+      }
+      // A session that is no outbound call waiting for its answer (unknown, over, another provider's): nothing runs.
+      if (error instanceof AppError && error.statusCode < 500) {
+        refused += 1;
+        log.info({ address, session_id: sessionId, code: error.code }, 'AGI outbound call naming no call waiting to be answered');
+        return undefined;
+      }
+      throw error;
+    }
+  }
+
   /** The "not available right now" message in the tenant's language (DEFAULT_LANGUAGE when it cannot be read in time), then the hang-up. */
   async function sayUnavailable(agi: AgiConnection, state: AgiCallState, tenantId: number | undefined): Promise<void> {
     const message = await unavailableMessage(ctx, async () => tenantId);
@@ -171,7 +197,7 @@ export async function startAgiServer(ctx: AppContext, config: AgiConfig, log: Fa
   async function serve(socket: net.Socket): Promise<void> {
     const agi = new AgiConnection(socket);
     const address = socket.remoteAddress ?? '';
-    const state: AgiCallState = { answered: false, speechCreated: false, recording: null, hungUp: false, commandMarginMs };
+    const state: AgiCallState = { answered: false, recording: null, hungUp: false, commandMarginMs };
     let session: { id: string; tenantId: number } | null = null;
     let tenantId: number | undefined;
     /** The end of a session whose start or turn ran past the deadline, written once that work is done. */
@@ -182,7 +208,13 @@ export async function startAgiServer(ctx: AppContext, config: AgiConfig, log: Fa
       const variables = await agi.readVariables(variablesTimeoutMs);
       const caller = callerOf(variables);
       /** The number's lookup, its access-control list and the session's start: undefined when the call is not taken. */
-      const begin = async (): Promise<{ route: NumberRoute; outcome: TurnOutcome } | undefined> => {
+      const begin = async (): Promise<{ route: Pick<NumberRoute, 'tenant_id'>; outcome: TurnOutcome } | undefined> => {
+        const outboundSession = outboundSessionOf(variables);
+        if (outboundSession !== null) {
+          const answered = await beginOutbound(outboundSession, variables, address);
+          tenantId = answered?.route.tenant_id;
+          return answered;
+        }
         const route = await findAsteriskNumber(ctx, calledCandidates(variables));
         if (!route) {
           refused += 1;
@@ -226,7 +258,14 @@ export async function startAgiServer(ctx: AppContext, config: AgiConfig, log: Fa
         ctx.metrics?.mediaFetchFailures.inc({ kind: 'prompt' });
         await turn(`prompt:${outcome.revision}:${unplayable}`, { type: 'prompt_failed', action, message: `the PBX could not play ${url} (${reason})` });
       };
-      const context = { config, media, sessionId: session.id, onUnplayable };
+      let speechFaults = 0;
+      // A PBX without the configured engine: every speech block of the call hears silence; the operator learns why.
+      const onSpeechUnavailable = async (engine: string, action: number) => {
+        log.warn({ session_id: started.id, tenant_id: started.tenantId, engine }, `AGI speech engine "${engine}" is not on the PBX (SPEECH CREATE answered 0)`);
+        speechFaults += 1;
+        await turn(`speech:${outcome.revision}:${speechFaults}`, { type: 'speech_unavailable', action, message: `the PBX has no speech engine "${engine}" (SPEECH CREATE answered 0): load its module, or set AGI_SPEECH_ENGINE to one it has` });
+      };
+      const context = { config, media, sessionId: session.id, onUnplayable, onSpeechUnavailable };
       for (;;) {
         const result = await runAgiActions(agi, state, outcome.actions, outcome.revision, context);
         if (result.kind === 'event') {

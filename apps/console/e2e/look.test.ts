@@ -99,7 +99,8 @@ const screens = [
 
 describe('accessibility (axe-core): no serious or critical violation', () => {
   for (const colorScheme of ['light', 'dark'] as const) {
-    test(`every screen in the ${colorScheme} scheme`, async () => {
+    // A sweep of every screen with axe-core: two minutes on a quiet machine, more beside the API's run.
+    test(`every screen in the ${colorScheme} scheme`, { timeout: 420_000 }, async () => {
       const { page } = await harness.newPage({ colorScheme });
       await harness.signIn(page);
       const found: string[] = [];

@@ -82,6 +82,7 @@ const screens = [
   '/login',
   '/dashboard',
   '/destination',
+  '/do-not-call',
   '/tenants',
   '/users',
   '/general-settings',

@@ -102,6 +102,7 @@ describe('the console in Portuguese', () => {
       '/dashboard',
       '/destination',
       '/numbers',
+      '/do-not-call',
       '/date-ranges',
       '/date-ranges/holidays',
       '/acl',

@@ -119,6 +119,11 @@ const samples: Record<string, Sample> = {
     create: (n) => ({ name: `Audited reply ${n}`, text: 'Hello {{name}}' }),
     // Names are unique in a tenant: the bulk patch changes the text of two alike.
     patch: (n) => ({ text: `changed ${n}` }),
+  },  '/do-not-call': {
+    // A São Paulo mobile number, valid for libphonenumber, unique by n.
+    create: (n) => ({ number: `+551191${String(n).padStart(7, '0')}`, reason: 'first' }),
+    // Numbers are unique in a tenant: the bulk patch changes the reason of two alike.
+    patch: (n) => ({ reason: `changed ${n}` }),
   },
 };
 /**

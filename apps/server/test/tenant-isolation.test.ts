@@ -54,6 +54,9 @@ const samples: Record<string, Sample> = {
   '/saved-replies': {
     create: (n) => ({ name: `Isolated ${n}`, text: `Hello {{name}}, reply ${n}` }),
     patch: { text: 'changed' },
+  },  '/do-not-call': {
+    create: (n) => ({ number: `+551192${String(n).padStart(7, '0')}`, reason: `row ${n}` }),
+    patch: { reason: 'changed' },
   },
 };
 

@@ -12,7 +12,5 @@ export const startBlock = defineBlock(
     hangup_chat_message: templateText(1_000),
     /** Voice: reject the call without answering it. */
     ignore_call: z.boolean().default(false),
-    /** Exits `human`, `machine` and `unknown` (the `answered_by` variable) in place of `next`. */
-    answered_by_exits: z.boolean().default(false),
   }),
 );

@@ -1,6 +1,5 @@
-import { describe, expect, test } from 'vitest';
+import { expect, test } from 'vitest';
 import { planAround, planDocument, runPlan } from '../test-helpers.ts';
-import { startDescription } from './description.ts';
 
 test('a protocol is generated when asked, and reaches templates', async () => {
   const run = await runPlan(
@@ -47,43 +46,4 @@ test("a chat that ends sends the start block's closing message", async () => {
     { type: 'reply', text: 'Bye +5511999990000!' },
     { type: 'hangup', cause: 'normal_clearing' },
   ]);
-});
-
-describe('outbound branching (answered_by_exits)', () => {
-  const plan = planDocument(
-    [
-      { id: 'start', type: 'start', data: { answered_by_exits: true } },
-      { id: 'person', type: 'play_message', data: { voice_text: 'Hello' } },
-      { id: 'machine', type: 'play_message', data: { voice_text: 'Please call us back' } },
-      { id: 'unsure', type: 'play_message', data: { voice_text: 'Hi?' } },
-    ],
-    [
-      ['start', 'human', 'person'],
-      ['start', 'machine', 'machine'],
-      ['start', 'unknown', 'unsure'],
-    ],
-  );
-
-  test('off, the start block has its one exit; on, one per answer', () => {
-    expect(startDescription.exits({})).toEqual(['next']);
-    expect(startDescription.exits({ answered_by_exits: false })).toEqual(['next']);
-    expect(startDescription.exits({ answered_by_exits: true })).toEqual(['human', 'machine', 'unknown']);
-  });
-
-  test.each([
-    ['human', 'human', 'Hello'],
-    ['machine', 'machine', 'Please call us back'],
-    ['unknown', 'unknown', 'Hi?'],
-    [undefined, 'unknown', 'Hi?'],
-    ['fax', 'unknown', 'Hi?'],
-  ])('an outbound call answered_by %s leaves by %s', async (answeredBy, exit, text) => {
-    const run = await runPlan(plan, { init: { direction: 'outbound', ...(answeredBy !== undefined && { variables: { answered_by: answeredBy } }) } });
-    expect(run.exitOf('start')).toBe(exit);
-    expect(run.actions[0]).toEqual({ type: 'say', text });
-  });
-
-  test('an inbound call and a chat leave by Person', async () => {
-    expect((await runPlan(plan)).exitOf('start')).toBe('human');
-    expect((await runPlan(plan, { channel: 'chat' })).exitOf('start')).toBe('human');
-  });
 });

@@ -38,7 +38,7 @@ const request = {
 };
 
 const expectedFields: Record<string, Record<string, string>> = {
-  start: { generate_protocol: 'switch', hangup_chat_message: 'template, lines', ignore_call: 'switch', answered_by_exits: 'switch' },
+  start: { generate_protocol: 'switch', hangup_chat_message: 'template, lines', ignore_call: 'switch' },
   destination: { destination_id: 'reference(destination)', timeout_s: 'number(1..600)', chat_wait_min: 'number(1..480)' },
   date_range: { date_range_id: 'reference(date_range)' },
   play_message: prompt,

@@ -3,6 +3,7 @@ import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createTenantMember, createTenantUser, type TenantMember } from '../../server/test/harness.ts';
 import { type ConsoleHarness, createPlan, startConsole } from './harness.ts';
+import { screenshotStates } from './screenshots.ts';
 
 /**
  * The editor's test panel on the simulator (docs/simulator.md): a voice call driven with the
@@ -13,6 +14,8 @@ let harness: ConsoleHarness;
 let member: TenantMember;
 let guest: { username: string; password: string };
 let planId: number;
+/** A payment reminder that calls out: a condition on answered_by sends an answering machine to a short message. */
+let reminderId: number;
 
 const node = (id: string, type: string, x: number, data: Record<string, unknown> = {}) => ({ id, type, position: { x, y: 0 }, data });
 const edge = (source: string, exit: string, target: string) => ({ id: `${source}-${exit}`, source, source_exit: exit, target });
@@ -40,14 +43,25 @@ beforeAll(async () => {
       edges: [edge('start', 'next', 'menu'), edge('menu', '1', 'thanks'), edge('menu', '2', 'bye'), edge('menu', 'timeout', 'bye'), edge('menu', 'invalid', 'bye')],
     })
   ).id;
+  reminderId = (
+    await createPlan(harness.server, member.token, 'Payment reminder', {
+      nodes: [
+        node('start', 'start', 0),
+        node('who', 'condition', 250, { rules: [{ left: '{{answered_by}}', op: 'eq', right: 'machine' }] }),
+        node('voicemail', 'play_message', 500, { voice_text: 'Please call us back about your invoice.' }),
+        node('greeting', 'play_message', 500, { voice_text: 'Hello, this is a reminder about your invoice.' }),
+      ],
+      edges: [edge('start', 'next', 'who'), edge('who', 'true', 'voicemail'), edge('who', 'false', 'greeting')],
+    })
+  ).id;
 });
 afterAll(() => harness.close());
 
 /** The editor of the plan with its test panel open and connected. */
-async function openPanel(who: { username: string; password: string }, options: { locale?: string; colorScheme?: 'light' | 'dark' } = {}): Promise<Page> {
+async function openPanel(who: { username: string; password: string }, options: { locale?: string; colorScheme?: 'light' | 'dark'; plan?: number } = {}): Promise<Page> {
   const { page } = await harness.newPage(options);
   await harness.signIn(page, who.username, who.password);
-  await page.goto(`/visual-plan/${planId}`);
+  await page.goto(`/visual-plan/${options.plan ?? planId}`);
   await page.getByTestId('plan-canvas').locator('.react-flow__node').first().waitFor();
   await page.getByTestId('editor-test').click();
   await page.getByTestId('test-panel').waitFor();
@@ -142,6 +156,69 @@ describe('test panel', () => {
     expect(await page.getByTestId('test-panel-transcript').textContent()).toContain('Thank you for writing');
     expect(await block(page, 'thanks').getAttribute('data-visited')).toBe('true');
     for (const other of ['start', 'menu']) expect(await block(page, other).getAttribute('data-visited')).toBeNull();
+  });
+
+  describe.each([
+    {
+      locale: 'en-US',
+      colorScheme: 'light',
+      connected: 'Connected',
+      outbound: 'Outbound call',
+      machine: 'Answers (an answering machine)',
+      busy: 'Is busy',
+      ended: 'The run has ended.',
+      answeredByMachine: 'Calling +5511912345678: an answering machine answered.',
+      busyTitle: 'Busy: the line was engaged.',
+      rows: { direction: ['Direction', 'Outbound'], answeredBy: ['Answered by', 'an answering machine'], dialStatus: ['Dial status', 'Busy'] },
+    },
+    {
+      locale: 'pt-BR',
+      colorScheme: 'dark',
+      connected: 'Conectado',
+      outbound: 'Chamada de saída',
+      machine: 'Atende (uma secretária eletrônica)',
+      busy: 'Está ocupado',
+      ended: 'O teste terminou.',
+      answeredByMachine: 'Chamando +5511912345678: uma secretária eletrônica atendeu.',
+      busyTitle: 'Ocupado: a linha estava ocupada.',
+      rows: { direction: ['Sentido', 'De saída'], answeredBy: ['Atendida por', 'uma secretária eletrônica'], dialStatus: ['Resultado da discagem', 'Ocupado'] },
+    },
+  ] as const)('an outbound call ($locale)', (texts) => {
+    const row = (page: Page, [name, value]: readonly [string, string]) =>
+      expect.poll(() => page.getByTestId('test-panel-report').getByRole('row', { name: new RegExp(`^${name}`) }).textContent()).toBe(`${name}${value}`);
+
+    test('answered by a machine, it takes the machine branch on the canvas; a busy line ends at once, and says so', async () => {
+      const page = await openPanel(member, { locale: texts.locale, colorScheme: texts.colorScheme, plan: reminderId });
+      await expect.poll(() => page.getByTestId('test-panel-connection').textContent()).toBe(texts.connected);
+      await panel(page).getByText(texts.outbound, { exact: true }).click();
+      // Nothing to call yet: the run waits for a number.
+      expect(await page.getByTestId('test-panel-start').isDisabled()).toBe(true);
+      await page.getByTestId('test-panel-outbound-to').fill('+55 11 91234-5678');
+      await panel(page).getByRole('radio', { name: texts.machine }).check();
+      await screenshotStates(page, 'outbound-options', { group: 'test-panel' });
+      expect(await panelViolations(page)).toEqual([]);
+
+      await page.getByTestId('test-panel-start').click();
+      await expect.poll(() => statusOf(page)).toBe(texts.ended);
+      expect(await page.getByTestId('test-panel-outbound').textContent()).toBe(texts.answeredByMachine);
+      expect(await block(page, 'voicemail').getAttribute('data-visited')).toBe('true');
+      expect(await block(page, 'greeting').getAttribute('data-visited')).toBeNull();
+      expect(await page.getByTestId('test-panel-transcript').textContent()).toContain('Please call us back about your invoice.');
+      await row(page, texts.rows.direction);
+      await row(page, texts.rows.answeredBy);
+      await screenshotStates(page, 'outbound-machine', { group: 'test-panel' });
+
+      await panel(page).getByRole('radio', { name: texts.busy }).check();
+      await page.getByTestId('test-panel-start').click();
+      await expect.poll(() => page.getByTestId('test-panel-outbound').textContent()).toContain(texts.busyTitle);
+      expect(await statusOf(page)).toBe(texts.ended);
+      // The plan never ran: no block lit, no path, a report with the dial status.
+      for (const id of ['start', 'who', 'voicemail', 'greeting']) expect(await block(page, id).getAttribute('data-visited')).toBeNull();
+      await row(page, texts.rows.dialStatus);
+      await row(page, texts.rows.direction);
+      await screenshotStates(page, 'outbound-busy', { group: 'test-panel' });
+      expect(await panelViolations(page)).toEqual([]);
+    });
   });
 
   test('a guest sees the panel disabled, with the reason', async () => {

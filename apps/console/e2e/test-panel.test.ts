@@ -45,11 +45,12 @@ beforeAll(async () => {
   ).id;
   reminderId = (
     await createPlan(harness.server, member.token, 'Payment reminder', {
+      // In a column, so that the narrow canvas beside the panel shows both branches.
       nodes: [
-        node('start', 'start', 0),
-        node('who', 'condition', 250, { rules: [{ left: '{{answered_by}}', op: 'eq', right: 'machine' }] }),
-        node('voicemail', 'play_message', 500, { voice_text: 'Please call us back about your invoice.' }),
-        node('greeting', 'play_message', 500, { voice_text: 'Hello, this is a reminder about your invoice.' }),
+        { ...node('start', 'start', 0), position: { x: 120, y: 0 } },
+        { ...node('who', 'condition', 0, { rules: [{ left: '{{answered_by}}', op: 'eq', right: 'machine' }] }), position: { x: 120, y: 110 } },
+        { ...node('voicemail', 'play_message', 0, { voice_text: 'Please call us back about your invoice.' }), position: { x: 0, y: 260 } },
+        { ...node('greeting', 'play_message', 0, { voice_text: 'Hello, this is a reminder about your invoice.' }), position: { x: 260, y: 260 } },
       ],
       edges: [edge('start', 'next', 'who'), edge('who', 'true', 'voicemail'), edge('who', 'false', 'greeting')],
     })
@@ -163,11 +164,11 @@ describe('test panel', () => {
       locale: 'en-US',
       colorScheme: 'light',
       connected: 'Connected',
-      outbound: 'Outbound call',
+      outbound: 'Outbound',
       machine: 'Answers (an answering machine)',
       busy: 'Is busy',
       ended: 'The run has ended.',
-      answeredByMachine: 'Calling +5511912345678: an answering machine answered.',
+      answeredByMachine: 'Called +5511912345678: an answering machine answered.',
       busyTitle: 'Busy: the line was engaged.',
       rows: { direction: ['Direction', 'Outbound'], answeredBy: ['Answered by', 'an answering machine'], dialStatus: ['Dial status', 'Busy'] },
     },
@@ -175,15 +176,17 @@ describe('test panel', () => {
       locale: 'pt-BR',
       colorScheme: 'dark',
       connected: 'Conectado',
-      outbound: 'Chamada de saída',
+      outbound: 'Originada',
       machine: 'Atende (uma secretária eletrônica)',
       busy: 'Está ocupado',
       ended: 'O teste terminou.',
-      answeredByMachine: 'Chamando +5511912345678: uma secretária eletrônica atendeu.',
+      answeredByMachine: 'Chamada para +5511912345678: uma secretária eletrônica atendeu.',
       busyTitle: 'Ocupado: a linha estava ocupada.',
-      rows: { direction: ['Sentido', 'De saída'], answeredBy: ['Atendida por', 'uma secretária eletrônica'], dialStatus: ['Resultado da discagem', 'Ocupado'] },
+      rows: { direction: ['Sentido', 'Originada'], answeredBy: ['Atendida por', 'uma secretária eletrônica'], dialStatus: ['Resultado da discagem', 'Ocupado'] },
     },
   ] as const)('an outbound call ($locale)', (texts) => {
+    // The panel scrolls on its own: the outcome is brought into view as a person would scroll to it.
+    const showOutcome = (page: Page) => page.getByTestId('test-panel-outbound').scrollIntoViewIfNeeded();
     const row = (page: Page, [name, value]: readonly [string, string]) =>
       expect.poll(() => page.getByTestId('test-panel-report').getByRole('row', { name: new RegExp(`^${name}`) }).textContent()).toBe(`${name}${value}`);
 
@@ -201,12 +204,13 @@ describe('test panel', () => {
       await page.getByTestId('test-panel-start').click();
       await expect.poll(() => statusOf(page)).toBe(texts.ended);
       expect(await page.getByTestId('test-panel-outbound').textContent()).toBe(texts.answeredByMachine);
+      expect(await page.getByTestId('test-panel-outbound').isVisible()).toBe(true);
       expect(await block(page, 'voicemail').getAttribute('data-visited')).toBe('true');
       expect(await block(page, 'greeting').getAttribute('data-visited')).toBeNull();
       expect(await page.getByTestId('test-panel-transcript').textContent()).toContain('Please call us back about your invoice.');
       await row(page, texts.rows.direction);
       await row(page, texts.rows.answeredBy);
-      await screenshotStates(page, 'outbound-machine', { group: 'test-panel' });
+      await screenshotStates(page, 'outbound-machine', { group: 'test-panel', settle: showOutcome });
 
       await panel(page).getByRole('radio', { name: texts.busy }).check();
       await page.getByTestId('test-panel-start').click();
@@ -216,7 +220,7 @@ describe('test panel', () => {
       for (const id of ['start', 'who', 'voicemail', 'greeting']) expect(await block(page, id).getAttribute('data-visited')).toBeNull();
       await row(page, texts.rows.dialStatus);
       await row(page, texts.rows.direction);
-      await screenshotStates(page, 'outbound-busy', { group: 'test-panel' });
+      await screenshotStates(page, 'outbound-busy', { group: 'test-panel', settle: showOutcome });
       expect(await panelViolations(page)).toEqual([]);
     });
   });

@@ -60,8 +60,12 @@ export function OutboundOutcome({ outbound, ended }: { outbound: { to: string; c
     );
   }
   return (
-    <Alert color="yellow" icon={<IconPhoneOutgoing size={18} />} data-testid="test-panel-outbound" title={t(`testPanel.outbound.unanswered.${outbound.callee}`)}>
-      {ended ? t('testPanel.outbound.notRun', { to: outbound.to }) : t('testPanel.outbound.dialing', { to: outbound.to })}
+    // The outcome as body text: an alert's title takes the alert's own colour, too faint on yellow.
+    <Alert color="yellow" icon={<IconPhoneOutgoing size={18} />} data-testid="test-panel-outbound">
+      <Text size="sm" fw={600}>
+        {t(`testPanel.outbound.unanswered.${outbound.callee}`)}
+      </Text>
+      <Text size="sm">{ended ? t('testPanel.outbound.notRun', { to: outbound.to }) : t('testPanel.outbound.dialing', { to: outbound.to })}</Text>
     </Alert>
   );
 }

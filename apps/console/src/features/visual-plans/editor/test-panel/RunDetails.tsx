@@ -67,7 +67,7 @@ export function RunReport({ report, naming }: { report: CallReportRecord; naming
   const { t } = useTranslation();
   const answeredBy = report.variables.answered_by;
   const rows: Array<[string, ReactNode]> = [
-    [t('testPanel.report.direction'), t(`testPanel.directionName.${report.direction}`)],
+    [t('testPanel.report.direction'), t(`reports.direction.${report.direction}`)],
     ...(report.direction === 'outbound' && (answeredBy === 'human' || answeredBy === 'machine' || answeredBy === 'unknown')
       ? [[t('testPanel.report.answeredBy'), t(`testPanel.answeredBy.${answeredBy}`)] as [string, ReactNode]]
       : []),

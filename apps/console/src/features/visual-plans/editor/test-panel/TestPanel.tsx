@@ -200,7 +200,7 @@ export function TestPanel({ planId, startNodeId, onPathChange, onClose, edges, n
           disabled={!canWrite}
           value={direction}
           onChange={setDirection}
-          options={{ inbound: t('testPanel.inbound'), outbound: t('testPanel.outbound.title') }}
+          options={{ inbound: t('testPanel.inbound'), outbound: t('testPanel.outbound.choice') }}
         />
       )}
       {isOutbound && <OutboundOptions to={to} onToChange={setTo} callee={callee} onCalleeChange={setCallee} disabled={!canWrite} />}

@@ -23,6 +23,7 @@ import { registerHealthRoutes } from './modules/system/health.routes.ts';
 import { createHostReading, registerSystemInfoRoutes } from './modules/system/system-info.routes.ts';
 import { registerIntegrationRoutes } from './modules/tenants/integrations.routes.ts';
 import { registerMeRoutes } from './modules/users/me.routes.ts';
+import { registerOutboundCallRoutes } from './modules/outbound-calls/outbound-calls.routes.ts';
 import { registerVisualPlanRoutes } from './modules/visual-plans/visual-plans.routes.ts';
 import { authPlugin } from './plugins/auth.ts';
 import { consolePlugin } from './plugins/console.ts';
@@ -119,6 +120,7 @@ export async function buildApp(ctx: AppContext, options: FastifyServerOptions = 
         await registerConversationRoutes(secured, ctx);
         registerLicenseRoutes(secured, ctx);
         registerWebchatIdentityRoutes(secured, ctx);
+        registerOutboundCallRoutes(secured, ctx);
         await registerAudioRoutes(secured, ctx);
         for (const resource of allResources()) registerResource(secured, ctx, resource);
       });

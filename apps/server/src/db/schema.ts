@@ -11,6 +11,10 @@ export interface TenantTable {
   integrations: string | null;
   /** BCP 47 of the voices list, '' for the server's (migration 0016; the database's default). */
   language: Generated<string>;
+  /** ISO 3166-1 alpha-2 that reads national numbers, '' for the server's (migration 0031). */
+  country: Generated<string>;
+  /** IANA time zone of the tenant's schedules, '' for the server's (migration 0031). */
+  time_zone: Generated<string>;
 }
 
 export interface UserTable {
@@ -112,6 +116,18 @@ export interface SavedReplyTable {
   tenant_id: number;
   name: string;
   text: string;
+  created_time: string;
+  updated_time: string;
+}
+
+/** A number a tenant never dials (migration 0030): E.164, once per tenant. */
+export interface DoNotCallTable {
+  id: Generated<number>;
+  tenant_id: number;
+  number: string;
+  reason: Generated<string>;
+  /** The name of who added it, kept as it was then. */
+  added_by: Generated<string>;
   created_time: string;
   updated_time: string;
 }
@@ -300,7 +316,7 @@ export interface WebhookDeliveryTable {
   plan_id: number;
   url: string;
   // chat.message: an outside desk's event (docs/handoff.md), queued and retried alike.
-  event: 'session.started' | 'session.ended' | 'chat.message';
+  event: 'session.started' | 'session.ended' | 'chat.message' | 'outbound_call.ended';
   /** The event's data, as JSON text. */
   payload: string;
   attempts: number;
@@ -395,6 +411,37 @@ export interface CallReportTable {
   duration_s: number;
   created_time: Time;
   updated_time: Time;
+  /** The campaign that placed the call (migration 0026); null for every other. Generated: inserts leave it out. */
+  campaign_id: Generated<number | null>;
+}
+
+/** A call the plan places (migration 0026, docs/outbound.md), from its request to its outcome. */
+export interface OutboundCallTable {
+  session_id: string;
+  tenant_id: number;
+  number_id: number;
+  provider: string;
+  plan_id: number;
+  plan_version: number;
+  plan_name: string;
+  /** The tenant's number, E.164. */
+  caller: string;
+  /** The callee, E.164. */
+  called: string;
+  /** JSON map of text values. */
+  variables: string;
+  /** 0 or 1. */
+  machine_detection: number;
+  ring_timeout_s: number;
+  status_url: string | null;
+  campaign_id: number | null;
+  state: 'queued' | 'dialing' | 'in_progress' | 'ended';
+  dial_status: string | null;
+  answered_by: string | null;
+  provider_call_id: string | null;
+  created_time: Time;
+  updated_time: Time;
+  ended_time: Time | null;
 }
 
 export interface ProtocolCounterTable {
@@ -566,6 +613,7 @@ export interface Database {
   conversation_messages: ConversationMessageTable;
   conversation_attachments: ConversationAttachmentTable;
   saved_replies: SavedReplyTable;
+  do_not_call: DoNotCallTable;
   acl: AclTable;
   holidays: HolidayTable;
   date_ranges: DateRangeTable;
@@ -580,6 +628,7 @@ export interface Database {
   sessions: SessionTable;
   session_events: SessionEventTable;
   call_reports: CallReportTable;
+  outbound_calls: OutboundCallTable;
   license: LicenseTable;
   installation: InstallationTable;
   ai_tenant_minutes: AiTenantMinuteTable;

@@ -15,6 +15,8 @@ import { AppError, forbidden } from '../../errors.ts';
 import { answersFallback, settleWithin, unavailableMessage } from '../fault-fallback.ts';
 import { createPendingEnds, type EndResult } from './pending-ends.ts';
 import { choosePlan, findNumberCached } from '../../modules/numbers/number-lookup.ts';
+import { findCall } from '../../modules/outbound-calls/outbound-calls.repository.ts';
+import type { AnsweredBy, DialResult } from '../../modules/outbound-calls/outbound-calls.types.ts';
 import { findSessionTenant } from '../../modules/sessions/sessions.repository.ts';
 import type { TurnOutcome } from '../../modules/sessions/sessions.service.ts';
 import { systemMessage, type SystemMessageName, tenantLanguage } from '../../modules/sessions/system-messages.ts';
@@ -28,8 +30,14 @@ export const STATUS_HOOK_PATH = '/api/v1/hooks/twilio/status';
 const callbackQuery = z.object({
   session: z.string().min(1).max(200).optional(),
   rev: z.coerce.number().int().nonnegative().optional(),
-  on: z.enum(['gather', 'dial', 'recording']).optional(),
+  // outbound: a call the plan placed (its answer, its status); amd: that call's machine detection.
+  on: z.enum(['gather', 'dial', 'recording', 'outbound', 'amd']).optional(),
 });
+
+/** Our hook for a call the plan placed: `on` says what Twilio tells there (the answer, the status, the detection). */
+export function outboundHookUrl(publicUrl: string, path: string, sessionId: string, on: 'outbound' | 'amd'): string {
+  return `${publicUrl}${path}?${new URLSearchParams({ session: sessionId, on }).toString()}`;
+}
 type CallbackQuery = z.infer<typeof callbackQuery>;
 
 /** The call's last states (CallStatus): the status callback then ends the session. */
@@ -54,6 +62,27 @@ interface UnmatchedEnd {
 }
 const isUnmatchedEnd = (message: unknown): message is UnmatchedEnd =>
   typeof message === 'object' && message !== null && typeof (message as UnmatchedEnd).session_id === 'string' && typeof (message as UnmatchedEnd).url === 'string';
+
+/**
+ * Twilio's `AnsweredBy` (https://www.twilio.com/docs/voice/answering-machine-detection): a person,
+ * a machine (its greeting's start or end, a fax), or not known.
+ */
+export function answeredByOf(value: string | undefined): AnsweredBy | undefined {
+  if (value === undefined || value === '') return undefined;
+  if (value === 'human') return 'human';
+  if (value.startsWith('machine_') || value === 'fax') return 'machine';
+  return 'unknown';
+}
+
+/** How a placed call that no session took ended (its final CallStatus), as a dial status. */
+const unansweredStatuses: Record<string, DialResult['dial_status']> = {
+  busy: 'busy',
+  'no-answer': 'no_answer',
+  failed: 'failed',
+  canceled: 'cancel',
+  // Answered, but the plan never started (the voice webhook was not reached).
+  completed: 'failed',
+};
 
 /** Both hooks: Twilio's forms, no token (the signature is the credential), a callback's query. */
 const hookSchema = (description: string) => ({
@@ -281,6 +310,62 @@ export async function twilioHooksPlugin(app: FastifyInstance, options: { ctx: Ap
     return systemMessageTwiml(message);
   }
 
+  /**
+   * The callee of a call the plan placed answered: its session starts (docs/outbound.md), signed
+   * with the tenant of the call, and its first turn is the TwiML. A synchronous detection's
+   * `AnsweredBy` (none with AsyncAmd) is known before the first block.
+   */
+  async function answerOutbound(request: FastifyRequest, sessionId: string, params: Params): Promise<string> {
+    try {
+      const outcome = await ctx.outboundCalls.answered(sessionId, {
+        ...(params.CallSid && { provider_call_id: params.CallSid }),
+        ...(answeredByOf(params.AnsweredBy) && { answered_by: answeredByOf(params.AnsweredBy) }),
+        source_ip: request.ip,
+        authorize: (tenantId) => checkSignature(request, tenantId, params),
+      });
+      if (failedSilently(outcome.actions)) return saySystemMessage('plan_cannot_start', (await findCall(ctx.db, sessionId))?.tenant_id);
+      return outcomeTwiml(outcome, urls);
+    } catch (error) {
+      if (!(error instanceof AppError) || error.statusCode >= 500 || error.statusCode === 403 || error.code === 'session_busy') throw error;
+      const tenantId = (await findCall(ctx.db, sessionId))?.tenant_id;
+      request.log.warn({ session: sessionId, call_sid: params.CallSid, code: error.code }, 'Twilio outbound call whose plan cannot start');
+      if (error.code === 'session_not_found') return saySystemMessage('not_in_service', tenantId);
+      if (error.code === 'license_sessions_limit_reached') return saySystemMessage('lines_busy', tenantId);
+      return saySystemMessage('plan_cannot_start', tenantId);
+    }
+  }
+
+  /**
+   * A placed call's status callback (on=outbound) or its machine detection (on=amd), signed with
+   * the tenant of the call. A final status of an answered call ends its session as for an inbound
+   * call; of one nobody answered, it is the dial's result. Every one may come twice: each is idempotent.
+   */
+  async function storeOutboundStatus(request: FastifyRequest, sessionId: string, on: 'outbound' | 'amd', params: Params): Promise<void> {
+    const call = await findCall(ctx.db, sessionId);
+    if (!call) {
+      request.log.info({ session: sessionId, call_sid: params.CallSid }, 'Twilio status of a placed call nobody has');
+      return;
+    }
+    await checkSignature(request, call.tenant_id, params);
+    if (on === 'amd') {
+      await ctx.outboundCalls.machineResult(sessionId, answeredByOf(params.AnsweredBy) ?? 'unknown');
+      return;
+    }
+    const status = params.CallStatus;
+    if (status === undefined || !finalCallStatuses.has(status)) return;
+    if (call.dial_status === 'answer') {
+      const outcome = await signedTurn(request, params, sessionId, 'call-end', { type: 'hangup' });
+      // Its start still runs here: the end waits for it.
+      if (!outcome && startsInFlight.has(sessionId)) pendingEnds.add({ sessionId, apply: () => storeEnd(sessionId, signedCopy(request, params)) });
+      return;
+    }
+    await ctx.outboundCalls.dialResult(sessionId, {
+      dial_status: unansweredStatuses[status] ?? 'failed',
+      ...(params.CallSid && { provider_call_id: params.CallSid }),
+      ...(answeredByOf(params.AnsweredBy) && { answered_by: answeredByOf(params.AnsweredBy) }),
+    });
+  }
+
   app.post(
     '/hooks/twilio/voice',
     hookSchema(
@@ -288,13 +373,15 @@ export async function twilioHooksPlugin(app: FastifyInstance, options: { ctx: Ap
         'Form fields as Twilio sends them (CallSid, From, To, Digits, SpeechResult, DialCallStatus…); X-Twilio-Signature must sign ' +
         'PUBLIC_URL + path + query with the tenant’s auth token, else 403 invalid_twilio_signature; AccountSid must be the tenant’s account, else 403 ' +
         'twilio_account_mismatch; a body other than a form answers 415 twilio_form_required. A CallSid another tenant’s session has answers ' +
-        '"not in service". Answers TwiML. See docs/channels-twilio.md.',
+        '"not in service". With session and on=outbound: the callee of a call the plan placed answered, and its plan starts (docs/outbound.md). ' +
+        'Answers TwiML. See docs/channels-twilio.md.',
     ),
     async (request, reply) => {
       const query = request.query as CallbackQuery;
       const params = formParams(request);
       if (query.session === undefined) return sendTwiml(reply, await boundedVoiceAnswer(request, query, params, trackStart(params.CallSid, startCall(request, params))));
       const session = query.session;
+      if (query.on === 'outbound') return sendTwiml(reply, await boundedVoiceAnswer(request, query, params, trackStart(session, answerOutbound(request, session, params))));
       const answer = async () => {
         const outcome =
           query.rev !== undefined && (query.on === 'gather' || query.on === 'dial')
@@ -313,8 +400,9 @@ export async function twilioHooksPlugin(app: FastifyInstance, options: { ctx: Ap
   app.post(
     '/hooks/twilio/status',
     hookSchema(
-      "Twilio's status callback (CallStatus: a final one ends the session and completes its report) and the recording callback of " +
-        'a record action (on=recording: the recording reaches the session as recording_ready). Signed as the voice webhook; answers 204.',
+      "Twilio's status callback (CallStatus: a final one ends the session and completes its report), the recording callback of " +
+        'a record action (on=recording: the recording reaches the session as recording_ready), and a placed call’s status (on=outbound: ' +
+        'busy, no-answer, failed, canceled end it unanswered) and machine detection (on=amd: AnsweredBy). Signed as the voice webhook; answers 204.',
     ),
     async (request, reply) => {
       const query = request.query as CallbackQuery;
@@ -335,6 +423,7 @@ export async function twilioHooksPlugin(app: FastifyInstance, options: { ctx: Ap
 
   /** A status or recording callback stored: the recording reaches its session, a final status ends it. */
   async function storeStatus(request: FastifyRequest, query: CallbackQuery, params: Params): Promise<void> {
+    if (query.session !== undefined && (query.on === 'outbound' || query.on === 'amd')) return storeOutboundStatus(request, query.session, query.on, params);
     const sessionId = query.session ?? params.CallSid;
     const isRecording = query.on === 'recording' && params.RecordingUrl && params.RecordingSid;
     const isEnd = query.on !== 'recording' && params.CallStatus !== undefined && finalCallStatuses.has(params.CallStatus);

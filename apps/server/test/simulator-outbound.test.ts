@@ -26,6 +26,8 @@ beforeAll(async () => {
   baseUrl = `http://127.0.0.1:${(server.app.server.address() as AddressInfo).port}`;
   const admin = await server.login();
   member = await createTenantMember(server, admin, 'reminders');
+  // The tenant's country reads a number typed without its country code, as the outbound call API does.
+  await server.ctx.db.updateTable('tenants').set({ country: 'BR' }).where('id', '=', member.tenantId).execute();
   const created = await server.call({ method: 'POST', url: '/visual-plans', token: member.token, payload: { name: 'Payment reminder' } });
   expect(created.statusCode, created.body).toBe(201);
   planId = created.json<{ id: number }>().id;
@@ -61,7 +63,7 @@ async function storedReport(sessionId: string): Promise<CallReportRecord | undef
 describe('an outbound test call', () => {
   test('answered by a person: the plan runs with answered_by human, and the report says outbound, answered', async () => {
     const client = await open();
-    const frames = await client.turn({ type: 'start', channel: 'voice', variables: { name: 'Ana' }, outbound: { to: '+55 11 91234-5678', callee: 'human' } });
+    const frames = await client.turn({ type: 'start', channel: 'voice', variables: { name: 'Ana' }, outbound: { to: '(11) 91234-5678', callee: 'human' } });
     expect(frames[0]).toMatchObject({ type: 'started', channel: 'voice', outbound: { to: '+5511912345678', callee: 'human' } });
     expect(describeFrames(frames).slice(1)).toEqual(['node start', 'exit start next', 'node who', 'exit who false', 'node menu', 'say Hello Ana, press 1 to pay now.', 'gather', 'turn waiting']);
     const sessionId = frames.find((frame) => frame.type === 'started')!.session_id as string;
@@ -102,7 +104,7 @@ describe('an outbound test call', () => {
     expect(frames[0]).toMatchObject({ outbound: { to: '+5511912345678', callee } });
     expect(frames.at(-1)).toMatchObject({ type: 'turn', status: 'ended' });
     const report = endedOf(frames)!;
-    expect(report).toMatchObject({ direction: 'outbound', dial_status: status, provider: 'simulator', called: '+5511912345678', is_test: true, nodes: [], last_node_id: null });
+    expect(report).toMatchObject({ direction: 'outbound', dial_status: status, disposition: 'missed', hangup_cause: callee === 'busy' ? 'busy' : null, provider: 'simulator', called: '+5511912345678', is_test: true, nodes: [], last_node_id: null });
     expect(report.variables.answered_by).toBeUndefined();
     expect(await storedReport(report.session_id)).toMatchObject({ id: report.id, direction: 'outbound', dial_status: status });
     // Nothing waits: an input after it has no session.
@@ -111,13 +113,17 @@ describe('an outbound test call', () => {
     await client.close();
   });
 
-  test('a number that is none, or an outbound chat, is refused with the field named, and no session starts', async () => {
+  test('a number that is none, one on the do-not-call list, or an outbound chat, is refused with the field named, and no session starts', async () => {
     const sessions = () => server.ctx.db.selectFrom('sessions').select('id').where('plan_id', '=', planId).execute();
     const before = (await sessions()).length;
     const client = await open();
     const badNumber = await client.turn({ type: 'start', channel: 'voice', outbound: { to: 'call me maybe', callee: 'human' } });
     expect(badNumber).toHaveLength(1);
-    expect(badNumber[0]).toMatchObject({ type: 'error', event_id: 'start', error: { statusCode: 400, details: [{ path: 'outbound.to' }] } });
+    expect(badNumber[0]).toMatchObject({ type: 'error', event_id: 'start', error: { statusCode: 400, code: 'invalid_phone_number', details: [{ path: 'outbound.to' }] } });
+    const now = new Date().toISOString();
+    await server.ctx.db.insertInto('do_not_call').values({ tenant_id: member.tenantId, number: '+5511987654321', created_time: now, updated_time: now }).execute();
+    const listed = await client.turn({ type: 'start', channel: 'voice', outbound: { to: '+55 11 98765-4321', callee: 'human' } });
+    expect(listed).toMatchObject([{ type: 'error', event_id: 'start', error: { statusCode: 422, code: 'outbound_do_not_call', details: [{ path: 'outbound.to' }] } }]);
     // Refused as a malformed frame: a start has no id to name.
     client.send({ type: 'start', channel: 'chat', outbound: { to: '+5511912345678', callee: 'human' } });
     expect(await client.waitFor('error')).toMatchObject({ event_id: null, error: { statusCode: 400, code: 'invalid_input', details: [{ path: 'outbound' }] } });

@@ -465,7 +465,7 @@ describe('an outbound call nobody answered', () => {
     const ports = memoryPorts({ plans: [compilePlan(menuPlan)] });
     const result = await startSession({ ...init, direction: 'outbound', variables: { name: 'Ana' } }, ports, { unanswered: status });
     expect(result.actions).toEqual([]);
-    expect(result.session).toMatchObject({ status: 'ended', path: [], dial_status: status, disposition: null, hangup_cause: status === 'busy' ? 'busy' : null });
+    expect(result.session).toMatchObject({ status: 'ended', path: [], dial_status: status, disposition: 'missed', hangup_cause: status === 'busy' ? 'busy' : null });
     expect(result.report).toMatchObject({ direction: 'outbound', dial_status: status, nodes: [], last_node: null, plan_name: 'Main line', plan_version: 4, duration_s: 0, variables: { name: 'Ana' } });
   });
 });

@@ -105,14 +105,15 @@ export async function startSession(init: SessionInit, ports: EnginePorts, option
 }
 
 /**
- * The session of a call nobody answered, ended where it began. Its disposition stays null: the
- * plan never ran, so it neither routed nor retained anyone, and the statistics of plans do not
- * count it; the dial status tells what happened (a busy line also as the hang-up cause).
+ * The session of a call nobody answered, ended where it began: `missed`, as the outbound core
+ * reports such a call (docs/outbound.md); the dial status tells what happened, a busy line also
+ * as the hang-up cause.
  */
 function endUnanswered(session: Session, dialStatus: Exclude<DialStatus, 'answer'>): TurnResult {
   session.status = 'ended';
   session.ended_at = session.started_at;
   session.dial_status = dialStatus;
+  session.disposition = 'missed';
   session.hangup_cause = dialStatus === 'busy' ? 'busy' : null;
   return { session, actions: [], report: buildReport(session) };
 }

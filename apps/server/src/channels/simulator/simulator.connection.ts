@@ -21,7 +21,7 @@ import type { ChatSender } from '../../modules/sessions/chat-channels.ts';
 import { readPlanVersions } from '../../modules/sessions/plan-loader.ts';
 import { findEventOutcome, findReport } from '../../modules/sessions/sessions.repository.ts';
 import { newSessionId, type StartRequest, type TurnOutcome, type TurnProgress } from '../../modules/sessions/sessions.service.ts';
-import { simulatedCall } from './simulator.outbound.ts';
+import { placeSimulatedCall } from './simulator.outbound.ts';
 
 /** Frames a client may have waiting before the connection is closed as abusive. */
 const MAX_QUEUED_FRAMES = 32;
@@ -206,7 +206,7 @@ export class SimulatorConnection {
     if (frame.version === 'published' && current.published_version === null) throw badRequest('plan_not_published');
     const sessionId = newSessionId();
     const asIf = frame.as_if && asIfClock(frame.as_if, Date.now());
-    const call = frame.outbound && (await simulatedCall(ctx, plan.tenant_id, frame));
+    const call = frame.outbound && (await placeSimulatedCall(ctx, plan.tenant_id, sessionId, frame));
     const started = (): void =>
       this.send({
         type: 'started',
@@ -224,8 +224,9 @@ export class SimulatorConnection {
       channel: frame.channel,
       provider: 'simulator',
       direction: call ? 'outbound' : 'inbound',
-      caller: call?.caller ?? frame.caller,
-      called: call?.called ?? frame.called,
+      // An outbound call's caller is the tenant's side and its called the number dialled, as the outbound core stores them.
+      caller: frame.caller,
+      called: call?.to ?? frame.called,
       source_ip: this.context.sourceIp,
       ...((frame.variables || call?.answered_by) && { variables: { ...frame.variables, ...(call?.answered_by && { answered_by: call.answered_by }) } }),
       draft: frame.version === 'draft',

@@ -37,8 +37,10 @@ beforeAll(async () => {
             { digits: '2', label: 'Leave' },
           ],
         }),
-        node('thanks', 'play_message', 500, { voice_text: 'Thank you for calling', chat_text: 'Thank you for writing' }),
-        node('bye', 'hangup', 750),
+        // Below the menu rather than beyond it: the canvas opens at a readable zoom, and a block
+        // drawn behind the test panel is not drawn at all (only what is in view is).
+        { ...node('thanks', 'play_message', 0, { voice_text: 'Thank you for calling', chat_text: 'Thank you for writing' }), position: { x: 250, y: 220 } },
+        { ...node('bye', 'hangup', 0), position: { x: 0, y: 220 } },
       ],
       edges: [edge('start', 'next', 'menu'), edge('menu', '1', 'thanks'), edge('menu', '2', 'bye'), edge('menu', 'timeout', 'bye'), edge('menu', 'invalid', 'bye')],
     })

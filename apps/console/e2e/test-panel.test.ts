@@ -200,7 +200,7 @@ describe('test panel', () => {
       expect(await page.getByTestId('test-panel-start').isDisabled()).toBe(true);
       await page.getByTestId('test-panel-outbound-to').fill('+55 11 91234-5678');
       await panel(page).getByRole('radio', { name: texts.machine }).check();
-      await screenshotStates(page, 'outbound-options', { group: 'test-panel' });
+      await screenshotStates(page, 'outbound-options', { group: 'test-panel', settle: (shot) => shot.getByTestId('test-panel-callee').scrollIntoViewIfNeeded() });
       expect(await panelViolations(page)).toEqual([]);
 
       await page.getByTestId('test-panel-start').click();

@@ -12,6 +12,7 @@ import { registerFeatureRoutes } from './modules/configurations/features.routes.
 import { registerConversationRoutes } from './modules/conversations/conversations.routes.ts';
 import { registerDeskRoutes } from './modules/conversations/desk.ts';
 import { registerDateRangeRoutes } from './modules/date-ranges/date-ranges.routes.ts';
+import { registerDoNotCallRoutes } from './modules/do-not-call/do-not-call.routes.ts';
 import { registerHolidayImportRoutes } from './modules/holidays/holidays-import.routes.ts';
 import { registerLicenseRoutes } from './modules/license/license.routes.ts';
 import { registerWebchatIdentityRoutes } from './modules/numbers/webchat-identity.routes.ts';
@@ -122,6 +123,7 @@ export async function buildApp(ctx: AppContext, options: FastifyServerOptions = 
         registerWebchatIdentityRoutes(secured, ctx);
         registerOutboundCallRoutes(secured, ctx);
         await registerAudioRoutes(secured, ctx);
+        await registerDoNotCallRoutes(secured, ctx);
         for (const resource of allResources()) registerResource(secured, ctx, resource);
       });
     },

@@ -91,8 +91,7 @@ export async function startContext(config: Config, options: StartOptions = {}): 
     const metrics = createMetrics();
     if (config.licenseFile) await provisionLicense(license, handle.db, config.licenseFile);
     // Made before the runtime, whose end hooks it gives; it reads the whole context once a call needs it.
-    let ctx: AppContext | undefined;
-    const outboundCalls = createOutboundCalls(() => ctx!, { log });
+    const outboundCalls = createOutboundCalls(() => ctx, { log });
     sessions = createSessionRuntime(base, {
       admit: countedAdmission((session, running: number) => license.admitSession(session, running), metrics),
       scripts,
@@ -113,7 +112,7 @@ export async function startContext(config: Config, options: StartOptions = {}): 
       deskHandOff: createDeskHandOff({ ...base, get sessions() { return sessions!; } }, API_PREFIX),
       ai: createAiPort(base, { log, metrics }),
     });
-    ctx = { ...base, sessions, license, outboundCalls, metrics, databaseAvailability: handle.availability, logger, ...(handle.poolStats && { databasePool: handle.poolStats }) };
+    const ctx: AppContext = { ...base, sessions, license, outboundCalls, metrics, databaseAvailability: handle.availability, logger, ...(handle.poolStats && { databasePool: handle.poolStats }) };
     const now = nowIso();
     // Type "sistema", so that nobody removes them.
     for (const [name, setting] of Object.entries(systemSettings)) {

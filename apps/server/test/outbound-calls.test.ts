@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import type { OutboundCall } from '@voxplan/contracts';
 import twilio from 'twilio';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { AppError } from '../src/errors.ts';
 import type { OutboundOutcome } from '../src/modules/outbound-calls/outbound-calls.types.ts';
 import { createPlanWebhookDispatcher } from '../src/modules/plan-webhook/plan-webhook.dispatcher.ts';
 import { webhookSecretOf } from '../src/modules/plan-webhook/plan-webhook.service.ts';
@@ -282,6 +283,20 @@ describe('an answered call runs the plan, outbound', () => {
   });
 });
 
+describe('detection before the answer', () => {
+  test('an AnsweredBy that comes before Twilio asks for the plan is there from the first block', async () => {
+    const { session_id: sessionId } = await server.ctx.outboundCalls.place({ tenant_id: member.tenantId, from: FROM, to: '+5511987650043', variables: { name: 'Davi', invoice: 'F-18' }, machine_detection: true });
+    const created = createdFor(sessionId);
+    expect((await asTwilio(created.form.get('AsyncAmdStatusCallback')!, callForm(created.sid, { AnsweredBy: 'human' }))).statusCode).toBe(204);
+    const answered = await asTwilio(created.form.get('Url')!, callForm(created.sid));
+    expect(answered.body).toContain('Hello Davi');
+    const gather = /<Gather [^>]*action="([^"]+)"/.exec(answered.body)![1]!.replaceAll('&amp;', '&');
+    expect((await asTwilio(gather, callForm(created.sid, { Digits: '1' }))).body).toContain('Answered by human.');
+    await asTwilio(created.form.get('StatusCallback')!, callForm(created.sid, { CallStatus: 'completed' }));
+    expect(await callOf(sessionId)).toMatchObject({ state: 'ended', answered_by: 'human', report: { variables: { answered_by: 'human' } } });
+  });
+});
+
 describe('a call nobody answered has its report, and the plan never runs', () => {
   test.each([
     ['busy', 'busy'],
@@ -314,5 +329,83 @@ describe('a call nobody answered has its report, and the plan never runs', () =>
     // An answer after the end starts nothing.
     const late = await asTwilio(created.form.get('Url')!, callForm(created.sid));
     expect(late.body).not.toContain('Hello Bia');
+  });
+});
+
+describe('a campaign’s calls', () => {
+  test('the campaign is kept on the call, its outcomes and its report, and reports filter by it', async () => {
+    const answeredCall = await server.ctx.outboundCalls.place({ tenant_id: member.tenantId, from: FROM, to: CALLEE, variables: { name: 'Caio' }, machine_detection: false, campaign_id: 7, ring_timeout_s: 45 });
+    const busyCall = await server.ctx.outboundCalls.place({ tenant_id: member.tenantId, from: FROM, to: '+5511987650039', variables: {}, machine_detection: false, campaign_id: 7 });
+    const answered = createdFor(answeredCall.session_id);
+    expect(answered.form.get('Timeout')).toBe('45');
+    const started = await asTwilio(answered.form.get('Url')!, callForm(answered.sid));
+    expect(started.body).toContain('Hello Caio');
+    expect((await asTwilio(answered.form.get('StatusCallback')!, callForm(answered.sid, { CallStatus: 'completed' }))).statusCode).toBe(204);
+    const busy = createdFor(busyCall.session_id);
+    expect((await asTwilio(busy.form.get('StatusCallback')!, callForm(busy.sid, { CallStatus: 'busy' }))).statusCode).toBe(204);
+
+    const reports = await server.call({ method: 'GET', url: `/reports?${q('filter', { where: { campaign_id: 7 }, order: ['id ASC'] })}`, token: member.token });
+    expect(reports.statusCode, reports.body).toBe(200);
+    expect(reports.json<Array<{ session_id: string; campaign_id: number; dial_status: string }>>()).toMatchObject([
+      { session_id: answeredCall.session_id, campaign_id: 7, dial_status: 'answer' },
+      { session_id: busyCall.session_id, campaign_id: 7, dial_status: 'busy' },
+    ]);
+    expect((await callOf(answeredCall.session_id)).report).toMatchObject({ campaign_id: 7, direction: 'outbound' });
+    expect(outcomes.filter((outcome) => outcome.campaign_id === 7).map((outcome) => [outcome.session_id, outcome.dial_status, outcome.ended])).toEqual([
+      [answeredCall.session_id, 'answer', false],
+      [answeredCall.session_id, 'answer', true],
+      [busyCall.session_id, 'busy', true],
+    ]);
+  });
+});
+
+describe('calls whose end never came', () => {
+  test('still queued after 2 minutes, or ringing 15 minutes past their ring timeout, end as failed with a report', async () => {
+    const lost = await server.ctx.outboundCalls.place({ tenant_id: member.tenantId, from: FROM, to: '+5511987650040', variables: {}, machine_detection: false, ring_timeout_s: 30 });
+    const placedAt = Date.parse((await callOf(lost.session_id)).created_time);
+    // A call stored by a process that died before Twilio answered.
+    const orphan = 'outbound-orphan-38';
+    const old = new Date(placedAt - 3 * 60_000).toISOString();
+    const row = await server.ctx.db.selectFrom('outbound_calls').selectAll().where('session_id', '=', lost.session_id).executeTakeFirstOrThrow();
+    await server.ctx.db.insertInto('outbound_calls').values({ ...row, session_id: orphan, state: 'queued', provider_call_id: null, created_time: old, updated_time: old }).execute();
+
+    expect(await server.ctx.outboundCalls.sweepStale(new Date(placedAt + 60_000))).toEqual([orphan]);
+    expect(await server.ctx.outboundCalls.sweepStale(new Date(placedAt + 14 * 60_000))).toEqual([]);
+    expect(await server.ctx.outboundCalls.sweepStale(new Date(placedAt + 16 * 60_000))).toEqual([lost.session_id]);
+    for (const sessionId of [orphan, lost.session_id]) {
+      expect(await callOf(sessionId)).toMatchObject({ state: 'ended', dial_status: 'failed', report: { direction: 'outbound', dial_status: 'failed' } });
+    }
+  });
+});
+
+describe('the licence', () => {
+  test('a call still ringing counts as running: past the licence’s sessions the next call is refused, and nothing is kept', async () => {
+    const license = server.ctx.license;
+    const original = license.admitSession;
+    const counted: number[] = [];
+    // A licence of one line, beside whatever the other tests left running.
+    const running = await server.ctx.db.selectFrom('sessions').select((eb) => eb.fn.countAll().as('n')).where('status', '=', 'waiting').where('is_test', '=', 0).where('provider', '<>', 'webchat').executeTakeFirstOrThrow();
+    const max = Number(running.n) + 1;
+    license.admitSession = async (session, count = 0) => {
+      counted.push(count);
+      if (count >= max) throw new AppError(403, 'license_sessions_limit_reached', undefined, undefined, { max });
+    };
+    try {
+      const key = (await server.call({ method: 'POST', url: '/api-keys', token: member.token, payload: { name: 'dialler' } })).json<{ key: string }>().key;
+      const first = await server.call({ method: 'POST', url: '/outbound-calls', headers: { 'x-api-key': key }, payload: { from: FROM, to: '+5511987650041' } });
+      expect(first.statusCode, first.body).toBe(202);
+      const stored = await storedCalls();
+      const second = await server.call({ method: 'POST', url: '/outbound-calls', headers: { 'x-api-key': key }, payload: { from: FROM, to: '+5511987650042' } });
+      expect(second.statusCode, second.body).toBe(403);
+      expect(errorOf(second).code).toBe('license_sessions_limit_reached');
+      expect(counted).toEqual([max - 1, max]);
+      expect(await storedCalls()).toBe(stored);
+      // The first rings on; once it ends, the line is free again.
+      const created = createdFor(first.json<{ session_id: string }>().session_id);
+      await asTwilio(created.form.get('StatusCallback')!, callForm(created.sid, { CallStatus: 'no-answer' }));
+      expect((await server.call({ method: 'POST', url: '/outbound-calls', headers: { 'x-api-key': key }, payload: { from: FROM, to: '+5511987650042' } })).statusCode).toBe(202);
+    } finally {
+      license.admitSession = original;
+    }
   });
 });

@@ -142,6 +142,8 @@ export const errorCodes = [
   'attachment_type_not_supported',
   'attachment_too_large',
   'attachment_not_found',
+  'do_not_call_already_exists',
+  'do_not_call_file_invalid',
 ] as const;
 
 export type ErrorCode = (typeof errorCodes)[number];

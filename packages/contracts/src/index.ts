@@ -25,3 +25,5 @@ export * from './customer.ts';
 export * from './conversation.ts';
 export * from './saved-reply.ts';
 export * from './attachment-limits.ts';
+export * from './do-not-call.ts';
+export * from './countries.ts';

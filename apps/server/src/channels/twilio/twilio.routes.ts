@@ -13,10 +13,9 @@ import type { AppContext } from '../../context.ts';
 import { causeOf } from '../../db/unavailable.ts';
 import { AppError, forbidden } from '../../errors.ts';
 import { answersFallback, settleWithin, unavailableMessage } from '../fault-fallback.ts';
+import { createOutboundHooks, finalCallStatuses } from './outbound-hooks.ts';
 import { createPendingEnds, type EndResult } from './pending-ends.ts';
 import { choosePlan, findNumberCached } from '../../modules/numbers/number-lookup.ts';
-import { findCall } from '../../modules/outbound-calls/outbound-calls.repository.ts';
-import type { AnsweredBy, DialResult } from '../../modules/outbound-calls/outbound-calls.types.ts';
 import { findSessionTenant } from '../../modules/sessions/sessions.repository.ts';
 import type { TurnOutcome } from '../../modules/sessions/sessions.service.ts';
 import { systemMessage, type SystemMessageName, tenantLanguage } from '../../modules/sessions/system-messages.ts';
@@ -40,13 +39,11 @@ export function outboundHookUrl(publicUrl: string, path: string, sessionId: stri
 }
 type CallbackQuery = z.infer<typeof callbackQuery>;
 
-/** The call's last states (CallStatus): the status callback then ends the session. */
-const finalCallStatuses = new Set(['completed', 'busy', 'no-answer', 'failed', 'canceled']);
 
-type Params = Record<string, string>;
+export type Params = Record<string, string>;
 
 /** What a signature check reads of a request: a kept call end checks it again, after the request is gone. */
-type SignedRequest = Pick<FastifyRequest, 'headers' | 'url' | 'log'>;
+export type SignedRequest = Pick<FastifyRequest, 'headers' | 'url' | 'log'>;
 
 /**
  * A final status that found no session on the instance it reached, told to every instance: one
@@ -62,27 +59,6 @@ interface UnmatchedEnd {
 }
 const isUnmatchedEnd = (message: unknown): message is UnmatchedEnd =>
   typeof message === 'object' && message !== null && typeof (message as UnmatchedEnd).session_id === 'string' && typeof (message as UnmatchedEnd).url === 'string';
-
-/**
- * Twilio's `AnsweredBy` (https://www.twilio.com/docs/voice/answering-machine-detection): a person,
- * a machine (its greeting's start or end, a fax), or not known.
- */
-export function answeredByOf(value: string | undefined): AnsweredBy | undefined {
-  if (value === undefined || value === '') return undefined;
-  if (value === 'human') return 'human';
-  if (value.startsWith('machine_') || value === 'fax') return 'machine';
-  return 'unknown';
-}
-
-/** How a placed call that no session took ended (its final CallStatus), as a dial status. */
-const unansweredStatuses: Record<string, DialResult['dial_status']> = {
-  busy: 'busy',
-  'no-answer': 'no_answer',
-  failed: 'failed',
-  canceled: 'cancel',
-  // Answered, but the plan never started (the voice webhook was not reached).
-  completed: 'failed',
-};
 
 /** Both hooks: Twilio's forms, no token (the signature is the credential), a callback's query. */
 const hookSchema = (description: string) => ({
@@ -310,61 +286,19 @@ export async function twilioHooksPlugin(app: FastifyInstance, options: { ctx: Ap
     return systemMessageTwiml(message);
   }
 
-  /**
-   * The callee of a call the plan placed answered: its session starts (docs/outbound.md), signed
-   * with the tenant of the call, and its first turn is the TwiML. A synchronous detection's
-   * `AnsweredBy` (none with AsyncAmd) is known before the first block.
-   */
-  async function answerOutbound(request: FastifyRequest, sessionId: string, params: Params): Promise<string> {
-    try {
-      const outcome = await ctx.outboundCalls.answered(sessionId, {
-        ...(params.CallSid && { provider_call_id: params.CallSid }),
-        ...(answeredByOf(params.AnsweredBy) && { answered_by: answeredByOf(params.AnsweredBy) }),
-        source_ip: request.ip,
-        authorize: (tenantId) => checkSignature(request, tenantId, params),
-      });
-      if (failedSilently(outcome.actions)) return saySystemMessage('plan_cannot_start', (await findCall(ctx.db, sessionId))?.tenant_id);
-      return outcomeTwiml(outcome, urls);
-    } catch (error) {
-      if (!(error instanceof AppError) || error.statusCode >= 500 || error.statusCode === 403 || error.code === 'session_busy') throw error;
-      const tenantId = (await findCall(ctx.db, sessionId))?.tenant_id;
-      request.log.warn({ session: sessionId, call_sid: params.CallSid, code: error.code }, 'Twilio outbound call whose plan cannot start');
-      if (error.code === 'session_not_found') return saySystemMessage('not_in_service', tenantId);
-      if (error.code === 'license_sessions_limit_reached') return saySystemMessage('lines_busy', tenantId);
-      return saySystemMessage('plan_cannot_start', tenantId);
-    }
-  }
-
-  /**
-   * A placed call's status callback (on=outbound) or its machine detection (on=amd), signed with
-   * the tenant of the call. A final status of an answered call ends its session as for an inbound
-   * call; of one nobody answered, it is the dial's result. Every one may come twice: each is idempotent.
-   */
-  async function storeOutboundStatus(request: FastifyRequest, sessionId: string, on: 'outbound' | 'amd', params: Params): Promise<void> {
-    const call = await findCall(ctx.db, sessionId);
-    if (!call) {
-      request.log.info({ session: sessionId, call_sid: params.CallSid }, 'Twilio status of a placed call nobody has');
-      return;
-    }
-    await checkSignature(request, call.tenant_id, params);
-    if (on === 'amd') {
-      await ctx.outboundCalls.machineResult(sessionId, answeredByOf(params.AnsweredBy) ?? 'unknown');
-      return;
-    }
-    const status = params.CallStatus;
-    if (status === undefined || !finalCallStatuses.has(status)) return;
-    if (call.dial_status === 'answer') {
-      const outcome = await signedTurn(request, params, sessionId, 'call-end', { type: 'hangup' });
+  const outbound = createOutboundHooks({
+    ctx,
+    urls,
+    checkSignature,
+    signedTurn,
+    saySystemMessage,
+    failedSilently,
+    endAfterStart: (sessionId, request, params) => {
       // Its start still runs here: the end waits for it.
-      if (!outcome && startsInFlight.has(sessionId)) pendingEnds.add({ sessionId, apply: () => storeEnd(sessionId, signedCopy(request, params)) });
-      return;
-    }
-    await ctx.outboundCalls.dialResult(sessionId, {
-      dial_status: unansweredStatuses[status] ?? 'failed',
-      ...(params.CallSid && { provider_call_id: params.CallSid }),
-      ...(answeredByOf(params.AnsweredBy) && { answered_by: answeredByOf(params.AnsweredBy) }),
-    });
-  }
+      if (!startsInFlight.has(sessionId)) return;
+      pendingEnds.add({ sessionId, apply: () => storeEnd(sessionId, signedCopy(request, params)) });
+    },
+  });
 
   app.post(
     '/hooks/twilio/voice',
@@ -381,7 +315,7 @@ export async function twilioHooksPlugin(app: FastifyInstance, options: { ctx: Ap
       const params = formParams(request);
       if (query.session === undefined) return sendTwiml(reply, await boundedVoiceAnswer(request, query, params, trackStart(params.CallSid, startCall(request, params))));
       const session = query.session;
-      if (query.on === 'outbound') return sendTwiml(reply, await boundedVoiceAnswer(request, query, params, trackStart(session, answerOutbound(request, session, params))));
+      if (query.on === 'outbound') return sendTwiml(reply, await boundedVoiceAnswer(request, query, params, trackStart(session, outbound.answer(request, session, params))));
       const answer = async () => {
         const outcome =
           query.rev !== undefined && (query.on === 'gather' || query.on === 'dial')
@@ -423,7 +357,7 @@ export async function twilioHooksPlugin(app: FastifyInstance, options: { ctx: Ap
 
   /** A status or recording callback stored: the recording reaches its session, a final status ends it. */
   async function storeStatus(request: FastifyRequest, query: CallbackQuery, params: Params): Promise<void> {
-    if (query.session !== undefined && (query.on === 'outbound' || query.on === 'amd')) return storeOutboundStatus(request, query.session, query.on, params);
+    if (query.session !== undefined && (query.on === 'outbound' || query.on === 'amd')) return outbound.storeStatus(request, query.session, query.on, params);
     const sessionId = query.session ?? params.CallSid;
     const isRecording = query.on === 'recording' && params.RecordingUrl && params.RecordingSid;
     const isEnd = query.on !== 'recording' && params.CallStatus !== undefined && finalCallStatuses.has(params.CallStatus);

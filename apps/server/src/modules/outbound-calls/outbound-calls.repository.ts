@@ -105,3 +105,15 @@ export async function countPendingCalls(db: Kysely<Database>): Promise<number> {
     .executeTakeFirst();
   return Number(row?.count ?? 0);
 }
+
+/** Calls still queued or ringing that were placed before `before`: candidates for the sweep of calls whose end never came. */
+export function pendingCallsBefore(db: Kysely<Database>, before: string, limit: number): Promise<Array<Pick<OutboundCallRow, 'session_id' | 'state' | 'ring_timeout_s' | 'updated_time'>>> {
+  return db
+    .selectFrom('outbound_calls')
+    .select(['session_id', 'state', 'ring_timeout_s', 'updated_time'])
+    .where('state', 'in', pendingStates)
+    .where('created_time', '<', before)
+    .orderBy('created_time')
+    .limit(limit)
+    .execute();
+}

@@ -18,6 +18,7 @@ import { newSessionId } from '../sessions/sessions.service.ts';
 import {
   countPendingCalls,
   deleteQueuedCall,
+  pendingCallsBefore,
   endAnswered,
   endUnanswered,
   findCall,
@@ -31,6 +32,10 @@ import type { OutboundCalls, OutboundOutcome } from './outbound-calls.types.ts';
 
 export const DEFAULT_RING_TIMEOUT_S = 30;
 export const MAX_RING_TIMEOUT_S = 120;
+/** A call still queued this long was never handed over: the process that stored it died first. */
+const QUEUED_LOST_MS = 2 * 60_000;
+/** A call still ringing this long past its ring timeout: the provider's end was lost. */
+const DIALING_LOST_MS = 15 * 60_000;
 
 const isWebUrl = (text: string): boolean => {
   if (text === '') return false;
@@ -294,6 +299,19 @@ export function createOutboundCalls(context: () => AppContext, options: { log?: 
     }
   }
 
+  async function sweepStale(now = new Date()): Promise<string[]> {
+    const ctx = context();
+    const ended: string[] = [];
+    const candidates = await pendingCallsBefore(ctx.db, new Date(now.getTime() - QUEUED_LOST_MS).toISOString(), 200);
+    for (const call of candidates) {
+      const lostAt = call.state === 'queued' ? 0 : Date.parse(call.updated_time) + call.ring_timeout_s * 1000 + DIALING_LOST_MS;
+      if (lostAt > now.getTime()) continue;
+      await dialResult(call.session_id, { dial_status: 'failed' });
+      ended.push(call.session_id);
+    }
+    return ended;
+  }
+
   const sessionEvents: SessionEvents = {
     // An outbound session's end is written with its call's: the hooks need the turn's transaction.
     needsTransaction: ({ session }) => session?.direction === 'outbound',
@@ -313,6 +331,7 @@ export function createOutboundCalls(context: () => AppContext, options: { log?: 
     dialResult,
     answered,
     machineResult,
+    sweepStale,
     sessionEvents,
     sessionEnded(session) {
       const outcome = endedInTurn.get(session.id);

@@ -3,6 +3,7 @@ import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createTenantMember, createTenantUser, type TenantMember } from '../../server/test/harness.ts';
 import { type ConsoleHarness, createPlan, startConsole } from './harness.ts';
+import { screenshotStates } from './screenshots.ts';
 
 /**
  * The editor's test panel on the simulator (docs/simulator.md): a voice call driven with the
@@ -13,6 +14,8 @@ let harness: ConsoleHarness;
 let member: TenantMember;
 let guest: { username: string; password: string };
 let planId: number;
+/** A payment reminder that calls out: a condition on answered_by sends an answering machine to a short message. */
+let reminderId: number;
 
 const node = (id: string, type: string, x: number, data: Record<string, unknown> = {}) => ({ id, type, position: { x, y: 0 }, data });
 const edge = (source: string, exit: string, target: string) => ({ id: `${source}-${exit}`, source, source_exit: exit, target });
@@ -34,20 +37,34 @@ beforeAll(async () => {
             { digits: '2', label: 'Leave' },
           ],
         }),
-        node('thanks', 'play_message', 500, { voice_text: 'Thank you for calling', chat_text: 'Thank you for writing' }),
-        node('bye', 'hangup', 750),
+        // Below the menu rather than beyond it: the canvas opens at a readable zoom, and a block
+        // drawn behind the test panel is not drawn at all (only what is in view is).
+        { ...node('thanks', 'play_message', 0, { voice_text: 'Thank you for calling', chat_text: 'Thank you for writing' }), position: { x: 250, y: 220 } },
+        { ...node('bye', 'hangup', 0), position: { x: 0, y: 220 } },
       ],
       edges: [edge('start', 'next', 'menu'), edge('menu', '1', 'thanks'), edge('menu', '2', 'bye'), edge('menu', 'timeout', 'bye'), edge('menu', 'invalid', 'bye')],
+    })
+  ).id;
+  reminderId = (
+    await createPlan(harness.server, member.token, 'Payment reminder', {
+      // In a column, so that the narrow canvas beside the panel shows both branches.
+      nodes: [
+        { ...node('start', 'start', 0), position: { x: 120, y: 0 } },
+        { ...node('who', 'condition', 0, { rules: [{ left: '{{answered_by}}', op: 'eq', right: 'machine' }] }), position: { x: 120, y: 110 } },
+        { ...node('voicemail', 'play_message', 0, { voice_text: 'Please call us back about your invoice.' }), position: { x: 0, y: 260 } },
+        { ...node('greeting', 'play_message', 0, { voice_text: 'Hello, this is a reminder about your invoice.' }), position: { x: 260, y: 260 } },
+      ],
+      edges: [edge('start', 'next', 'who'), edge('who', 'true', 'voicemail'), edge('who', 'false', 'greeting')],
     })
   ).id;
 });
 afterAll(() => harness.close());
 
 /** The editor of the plan with its test panel open and connected. */
-async function openPanel(who: { username: string; password: string }, options: { locale?: string; colorScheme?: 'light' | 'dark' } = {}): Promise<Page> {
+async function openPanel(who: { username: string; password: string }, options: { locale?: string; colorScheme?: 'light' | 'dark'; plan?: number } = {}): Promise<Page> {
   const { page } = await harness.newPage(options);
   await harness.signIn(page, who.username, who.password);
-  await page.goto(`/visual-plan/${planId}`);
+  await page.goto(`/visual-plan/${options.plan ?? planId}`);
   await page.getByTestId('plan-canvas').locator('.react-flow__node').first().waitFor();
   await page.getByTestId('editor-test').click();
   await page.getByTestId('test-panel').waitFor();
@@ -144,6 +161,72 @@ describe('test panel', () => {
     expect(await page.getByTestId('test-panel-transcript').textContent()).toContain('Thank you for writing');
     expect(await block(page, 'thanks').getAttribute('data-visited')).toBe('true');
     for (const other of ['start', 'menu']) expect(await block(page, other).getAttribute('data-visited')).toBeNull();
+  });
+
+  describe.each([
+    {
+      locale: 'en-US',
+      colorScheme: 'light',
+      connected: 'Connected',
+      outbound: 'Outbound',
+      machine: 'Answers (an answering machine)',
+      busy: 'Is busy',
+      ended: 'The run has ended.',
+      answeredByMachine: 'Called +5511912345678: an answering machine answered.',
+      busyTitle: 'Busy: the line was engaged.',
+      rows: { direction: ['Direction', 'Outbound'], answeredBy: ['Answered by', 'an answering machine'], dialStatus: ['Dial status', 'Busy'] },
+    },
+    {
+      locale: 'pt-BR',
+      colorScheme: 'dark',
+      connected: 'Conectado',
+      outbound: 'Originada',
+      machine: 'Atende (uma secretária eletrônica)',
+      busy: 'Está ocupado',
+      ended: 'O teste terminou.',
+      answeredByMachine: 'Chamada para +5511912345678: uma secretária eletrônica atendeu.',
+      busyTitle: 'Ocupado: a linha estava ocupada.',
+      rows: { direction: ['Sentido', 'Originada'], answeredBy: ['Atendida por', 'uma secretária eletrônica'], dialStatus: ['Resultado da discagem', 'Ocupado'] },
+    },
+  ] as const)('an outbound call ($locale)', (texts) => {
+    // The panel scrolls on its own: the outcome is brought into view as a person would scroll to it.
+    const showOutcome = (page: Page) => page.getByTestId('test-panel-outbound').scrollIntoViewIfNeeded();
+    const row = (page: Page, [name, value]: readonly [string, string]) =>
+      expect.poll(() => page.getByTestId('test-panel-report').getByRole('row', { name: new RegExp(`^${name}`) }).textContent()).toBe(`${name}${value}`);
+
+    test('answered by a machine, it takes the machine branch on the canvas; a busy line ends at once, and says so', async () => {
+      const page = await openPanel(member, { locale: texts.locale, colorScheme: texts.colorScheme, plan: reminderId });
+      await expect.poll(() => page.getByTestId('test-panel-connection').textContent()).toBe(texts.connected);
+      await panel(page).getByText(texts.outbound, { exact: true }).click();
+      // Nothing to call yet: the run waits for a number.
+      expect(await page.getByTestId('test-panel-start').isDisabled()).toBe(true);
+      await page.getByTestId('test-panel-outbound-to').fill('+55 11 91234-5678');
+      await panel(page).getByRole('radio', { name: texts.machine }).check();
+      await screenshotStates(page, 'outbound-options', { group: 'test-panel', settle: (shot) => shot.getByTestId('test-panel-callee').scrollIntoViewIfNeeded() });
+      expect(await panelViolations(page)).toEqual([]);
+
+      await page.getByTestId('test-panel-start').click();
+      await expect.poll(() => statusOf(page)).toBe(texts.ended);
+      expect(await page.getByTestId('test-panel-outbound').textContent()).toBe(texts.answeredByMachine);
+      expect(await page.getByTestId('test-panel-outbound').isVisible()).toBe(true);
+      expect(await block(page, 'voicemail').getAttribute('data-visited')).toBe('true');
+      expect(await block(page, 'greeting').getAttribute('data-visited')).toBeNull();
+      expect(await page.getByTestId('test-panel-transcript').textContent()).toContain('Please call us back about your invoice.');
+      await row(page, texts.rows.direction);
+      await row(page, texts.rows.answeredBy);
+      await screenshotStates(page, 'outbound-machine', { group: 'test-panel', settle: showOutcome });
+
+      await panel(page).getByRole('radio', { name: texts.busy }).check();
+      await page.getByTestId('test-panel-start').click();
+      await expect.poll(() => page.getByTestId('test-panel-outbound').textContent()).toContain(texts.busyTitle);
+      expect(await statusOf(page)).toBe(texts.ended);
+      // The plan never ran: no block lit, no path, a report with the dial status.
+      for (const id of ['start', 'who', 'voicemail', 'greeting']) expect(await block(page, id).getAttribute('data-visited')).toBeNull();
+      await row(page, texts.rows.dialStatus);
+      await row(page, texts.rows.direction);
+      await screenshotStates(page, 'outbound-busy', { group: 'test-panel', settle: showOutcome });
+      expect(await panelViolations(page)).toEqual([]);
+    });
   });
 
   test('a guest sees the panel disabled, with the reason', async () => {

@@ -29,6 +29,13 @@ const textOf = (max: number) => z.string().max(max).refine((text) => !text.inclu
 const frameIdSchema = textOf(190).min(1);
 const variableValueSchema = z.union([z.string().max(4000), z.number(), z.boolean(), z.null()]);
 
+/**
+ * What the callee of a simulated outbound call does: answers (a person, or an answering machine),
+ * or the call is never answered (the line busy, nobody picks up).
+ */
+export const simulatorCallees = ['human', 'machine', 'busy', 'no_answer'] as const;
+export type SimulatorCallee = (typeof simulatorCallees)[number];
+
 const startFrame = z.strictObject({
   type: z.literal('start'),
   channel: z.enum(['voice', 'chat']),
@@ -50,7 +57,14 @@ const startFrame = z.strictObject({
    * the report's times. `started` answers the time used.
    */
   as_if: z.strictObject({ at: instantSchema.optional(), holiday: z.boolean().default(false) }).optional(),
-});
+  /**
+   * Voice only: the plan calls first (docs/simulator.md, "An outbound call"). `to` is the number to
+   * call as a person types it; `callee` is what happens at the other end. Answered, the plan runs
+   * with `answered_by` set and the report says `direction: outbound`; otherwise the run ends at once
+   * with the dial status, and the plan never runs.
+   */
+  outbound: z.strictObject({ to: textOf(100).min(1), callee: z.enum(simulatorCallees) }).optional(),
+}).refine((frame) => frame.outbound === undefined || frame.channel === 'voice', { message: 'an outbound test is a voice call', path: ['outbound'] });
 
 const inputFrames = [
   z.strictObject({ type: z.literal('digits'), id: frameIdSchema, digits: z.string().regex(/^[0-9*#]{1,32}$/, 'keys 0-9, * and #, 1 to 32 of them') }),
@@ -87,6 +101,8 @@ export type SimulatorServerFrame =
       version: 'draft' | 'published';
       /** A run "as if": the instant its date ranges read as it began (UTC), and whether as on a holiday. */
       as_if?: { at: string; holiday: boolean };
+      /** An outbound test call: the number called (E.164) and what its callee does. */
+      outbound?: { to: string; callee: SimulatorCallee };
     }
   /** The session entered a block. */
   | { type: 'node'; event_id: string; node: PathEntry }

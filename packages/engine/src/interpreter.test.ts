@@ -473,3 +473,13 @@ describe('a channel that carries a turn out action by action (AGI)', () => {
     expect(results[2]!.report!.recording).toMatchObject({ status: 'failed', error: 'recording_not_found', url: null });
   });
 });
+
+describe('an outbound call nobody answered', () => {
+  test.each(['busy', 'no_answer', 'failed'] as const)('%s: the session ends where it began, no block run, and its report says so', async (status) => {
+    const ports = memoryPorts({ plans: [compilePlan(menuPlan)] });
+    const result = await startSession({ ...init, direction: 'outbound', variables: { name: 'Ana' } }, ports, { unanswered: status });
+    expect(result.actions).toEqual([]);
+    expect(result.session).toMatchObject({ status: 'ended', path: [], dial_status: status, disposition: 'missed', hangup_cause: status === 'busy' ? 'busy' : null });
+    expect(result.report).toMatchObject({ direction: 'outbound', dial_status: status, nodes: [], last_node: null, plan_name: 'Main line', plan_version: 4, duration_s: 0, variables: { name: 'Ana' } });
+  });
+});

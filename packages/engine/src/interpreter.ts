@@ -86,6 +86,11 @@ export interface StartOptions {
    * with `node_not_found`.
    */
   startNodeId?: string;
+  /**
+   * An outbound call nobody answered: the session ends at once with this dial status and runs no
+   * block, so that the call has its report like any other (docs/outbound.md).
+   */
+  unanswered?: Exclude<DialStatus, 'answer'>;
 }
 
 /** Starts a session on the plan's latest published version (or `init.plan_version`) and runs it to its first wait. */
@@ -95,7 +100,22 @@ export async function startSession(init: SessionInit, ports: EnginePorts, option
       ? await ports.plans.loadPublished(init.tenant_id, init.plan_id)
       : await ports.plans.load(init.tenant_id, init.plan_id, init.plan_version);
   const session = createSession(init, plan, ports.clock.now());
+  if (options.unanswered !== undefined) return endUnanswered(session, options.unanswered);
   return runTurn(session, { type: 'start' }, ports, plan, options.startNodeId);
+}
+
+/**
+ * The session of a call nobody answered, ended where it began: `missed`, as the outbound core
+ * reports such a call (docs/outbound.md); the dial status tells what happened, a busy line also
+ * as the hang-up cause.
+ */
+function endUnanswered(session: Session, dialStatus: Exclude<DialStatus, 'answer'>): TurnResult {
+  session.status = 'ended';
+  session.ended_at = session.started_at;
+  session.dial_status = dialStatus;
+  session.disposition = 'missed';
+  session.hangup_cause = dialStatus === 'busy' ? 'busy' : null;
+  return { session, actions: [], report: buildReport(session) };
 }
 
 export async function handleEvent(session: Session, event: EngineEvent, ports: EnginePorts): Promise<TurnResult> {

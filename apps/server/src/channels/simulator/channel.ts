@@ -2,6 +2,7 @@
 import { attachmentLimits } from '@voxplan/contracts';
 import type { Channel } from '../channel.ts';
 import { publishSimulatorTurn, turnFrames } from './simulator.connection.ts';
+import { simulatorDialer } from './simulator.outbound.ts';
 import { simulatorPlugin } from './simulator.routes.ts';
 
 export const simulatorChannel: Channel = {
@@ -13,5 +14,7 @@ export const simulatorChannel: Channel = {
   render: turnFrames,
   // The panel runs the plan for its author, who reads a person's messages in the console.
   chat: { turn: publishSimulatorTurn },
+  // The test panel's outbound calls: placed at once, the tester playing the callee.
+  dial: simulatorDialer,
   limits: { text: null, options: null, attachments: attachmentLimits.simulator ?? [], inboundMedia: [], customerWindowMs: null },
 };

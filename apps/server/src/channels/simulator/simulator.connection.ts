@@ -20,7 +20,8 @@ import { apiErrorOf } from '../../plugins/errors.ts';
 import type { ChatSender } from '../../modules/sessions/chat-channels.ts';
 import { readPlanVersions } from '../../modules/sessions/plan-loader.ts';
 import { findEventOutcome, findReport } from '../../modules/sessions/sessions.repository.ts';
-import { newSessionId, type TurnOutcome, type TurnProgress } from '../../modules/sessions/sessions.service.ts';
+import { newSessionId, type StartRequest, type TurnOutcome, type TurnProgress } from '../../modules/sessions/sessions.service.ts';
+import { placeSimulatedCall } from './simulator.outbound.ts';
 
 /** Frames a client may have waiting before the connection is closed as abusive. */
 const MAX_QUEUED_FRAMES = 32;
@@ -205,30 +206,39 @@ export class SimulatorConnection {
     if (frame.version === 'published' && current.published_version === null) throw badRequest('plan_not_published');
     const sessionId = newSessionId();
     const asIf = frame.as_if && asIfClock(frame.as_if, Date.now());
-    const outcome = await ctx.sessions.start(
-      {
-        id: sessionId,
-        tenant_id: plan.tenant_id,
+    const call = frame.outbound && (await placeSimulatedCall(ctx, plan.tenant_id, sessionId, frame));
+    const started = (): void =>
+      this.send({
+        type: 'started',
+        session_id: sessionId,
         plan_id: plan.id,
         channel: frame.channel,
-        provider: 'simulator',
-        direction: 'inbound',
-        caller: frame.caller,
-        called: frame.called,
-        source_ip: this.context.sourceIp,
-        ...(frame.variables && { variables: frame.variables }),
-        draft: frame.version === 'draft',
-        is_test: true,
-        ...(frame.start_node !== undefined && { start_node: frame.start_node }),
-        ...(asIf && { schedule_clock: asIf.clock }),
-      },
-      {
-        observer: this.progress('start'),
-        // Before the first block's frames; a start refused (a block not in the plan) is never `started`.
-        accepted: () =>
-          this.send({ type: 'started', session_id: sessionId, plan_id: plan.id, channel: frame.channel, version: frame.version, ...(asIf && { as_if: asIf.shown }) }),
-      },
-    );
+        version: frame.version,
+        ...(asIf && { as_if: asIf.shown }),
+        ...(call && { outbound: { to: call.to, callee: call.callee } }),
+      });
+    const request: StartRequest = {
+      id: sessionId,
+      tenant_id: plan.tenant_id,
+      plan_id: plan.id,
+      channel: frame.channel,
+      provider: 'simulator',
+      direction: call ? 'outbound' : 'inbound',
+      // An outbound call's caller is the tenant's side and its called the number dialled, as the outbound core stores them.
+      caller: frame.caller,
+      called: call?.to ?? frame.called,
+      source_ip: this.context.sourceIp,
+      ...((frame.variables || call?.answered_by) && { variables: { ...frame.variables, ...(call?.answered_by && { answered_by: call.answered_by }) } }),
+      draft: frame.version === 'draft',
+      is_test: true,
+      ...(frame.start_node !== undefined && { start_node: frame.start_node }),
+      ...(asIf && { schedule_clock: asIf.clock }),
+    };
+    const outcome = await ctx.sessions.start(call?.unanswered ? { ...request, unanswered: call.unanswered } : request, {
+      observer: this.progress('start'),
+      // Before the first block's frames; a start refused (a block not in the plan) is never `started`.
+      accepted: started,
+    });
     if (outcome.status !== 'ended') {
       this.live = { id: sessionId, stopWatching: this.watch(sessionId) };
     }

@@ -80,7 +80,7 @@ function registerSimulatorRoutes(app: FastifyInstance, ctx: AppContext): void {
       tags: ['visual-plans'],
       params: idParams,
       description:
-        'WebSocket (subprotocol voxplan.simulator.v1): runs the draft or the published plan as a test voice call or chat. ' +
+        'WebSocket (subprotocol voxplan.simulator.v1): runs the draft or the published plan as a test voice call (inbound, or outbound with the callee played by the tester) or chat. ' +
         'The client sends start, digits, speech, message, timeout, dial_result and hangup frames; the server streams node, exit and action frames, ' +
         'then ended and turn. A request that is not a WebSocket upgrade answers 426 upgrade_required. See docs/simulator.md.',
     },

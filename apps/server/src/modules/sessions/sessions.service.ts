@@ -98,6 +98,8 @@ export interface StartRequest extends Omit<SessionInit, 'id' | 'plan_version'> {
   start_node?: string;
   /** Who the customer is, as the channel told it (docs/conversations.md): kept beside the session for agents to read. */
   customer?: ChatCustomer;
+  /** An outbound call nobody answered: stored ended with this dial status and its report, the plan never run (engine StartOptions). */
+  unanswered?: Exclude<DialStatus, 'answer'>;
 }
 
 export interface StartOptions {
@@ -379,7 +381,7 @@ export function createSessionRuntime(ctx: Omit<AppContext, 'sessions' | 'license
   async function start(request: StartRequest, options: StartOptions = {}): Promise<TurnOutcome> {
     const id = checkId(request.id ?? newSessionId(), 'id');
     return inTurn(id, async () => {
-      const { draft, is_test, start_node, customer, ...init } = request;
+      const { draft, is_test, start_node, customer, unanswered, ...init } = request;
       const isDraft = draft === true;
       const isTest = is_test ?? isDraft;
       const counted = !isTest && admit !== undefined;
@@ -404,7 +406,7 @@ export function createSessionRuntime(ctx: Omit<AppContext, 'sessions' | 'license
       const result = await startSession(
         { ...init, id, language, ...(planVersion !== undefined && { plan_version: planVersion }) },
         portsFor(draftPlanId, options.observer),
-        start_node === undefined ? {} : { startNodeId: start_node },
+        { ...(start_node !== undefined && { startNodeId: start_node }), ...(unanswered !== undefined && { unanswered }) },
       );
       const session = result.session;
       const now = clock.now();

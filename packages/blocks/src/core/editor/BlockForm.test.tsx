@@ -261,6 +261,21 @@ describe('inputs', () => {
     expect(last()!.voice_text).toBe('Hello {{called}}');
   });
 
+  test.each(['en', 'pt'] as const)("a condition's value lists the system's variables with what they hold, answered_by among them, before the plan's (%s)", (language) => {
+    renderForm('condition', { services: makeServices({ language, variableNames: ['caller', 'answered_by', 'amount'] }) });
+    const field = input('rules.0.left');
+    field.focus();
+    fireEvent.change(field, { target: { value: '{{', selectionStart: 2, selectionEnd: 2 } });
+    const texts = editorTexts[language];
+    const system = screen.getByRole('group', { name: texts.variable_groups.system, hidden: true });
+    const answeredBy = within(system).getByRole('option', { name: '{{answered_by}}', hidden: true });
+    expect(answeredBy.textContent).toContain(texts.variables.answered_by);
+    expect(texts.variables.answered_by).toMatch(/human.*machine.*unknown/);
+    const own = screen.getByRole('group', { name: texts.variable_groups.plan, hidden: true });
+    expect(within(own).getByRole('option', { name: '{{amount}}', hidden: true })).toBeTruthy();
+    expect(within(system).queryByRole('option', { name: '{{amount}}', hidden: true })).toBeNull();
+  });
+
   test('Enter takes the first variable offered, and a name half written after the caret is replaced', () => {
     const { last } = renderForm('send_message');
     const field = input('to');

@@ -1,8 +1,10 @@
 /**
  * A text input (or area) that offers the plan's variables after `{{`: typing `{{cal` lists
- * `caller` and `called`; choosing one writes `{{caller}}` and puts the caret after it.
+ * `caller` and `called`; choosing one writes `{{caller}}` and puts the caret after it. The system's
+ * variables come first, each with what it holds, so that a person finds `answered_by` without
+ * reading the docs; the plan's own follow.
  */
-import { Combobox, Textarea, TextInput, useCombobox } from '@mantine/core';
+import { Combobox, Text, Textarea, TextInput, useCombobox } from '@mantine/core';
 import { type ChangeEvent, type ReactNode, useEffect, useRef, useState } from 'react';
 import { useFormContext } from './form-context.ts';
 import { growingTextarea, monospaceFont } from './growing-textarea.ts';
@@ -33,6 +35,10 @@ export function TemplateInput({ value, onChange, label, placeholder, error, mult
   const [typed, setTyped] = useState<string | null>(null);
   const suggestions =
     typed === null ? [] : services.variableNames.filter((name) => name.toLowerCase().startsWith(typed.toLowerCase())).slice(0, maxSuggestions);
+  // A name the texts describe is one the system fills; the plan cannot assign those.
+  const described = (name: string): string | undefined => (Object.hasOwn(texts.variables, name) ? texts.variables[name as keyof typeof texts.variables] : undefined);
+  const system = suggestions.filter((name) => described(name) !== undefined);
+  const own = suggestions.filter((name) => described(name) === undefined);
 
   const handleChange = (event: ChangeEvent<HTMLInputElement | HTMLTextAreaElement>) => {
     const text = event.currentTarget.value;
@@ -86,11 +92,27 @@ export function TemplateInput({ value, onChange, label, placeholder, error, mult
       </Combobox.Target>
       <Combobox.Dropdown hidden={suggestions.length === 0 || readOnly}>
         <Combobox.Options>
-          {suggestions.map((name) => (
-            <Combobox.Option value={name} key={name}>
-              {`{{${name}}}`}
-            </Combobox.Option>
-          ))}
+          {system.length > 0 && (
+            <Combobox.Group label={texts.variable_groups.system}>
+              {system.map((name) => (
+                <Combobox.Option value={name} key={name} aria-label={`{{${name}}}`} aria-description={described(name)}>
+                  <Text size="sm">{`{{${name}}}`}</Text>
+                  <Text size="xs" c="dimmed">
+                    {described(name)}
+                  </Text>
+                </Combobox.Option>
+              ))}
+            </Combobox.Group>
+          )}
+          {own.length > 0 && (
+            <Combobox.Group label={system.length > 0 ? texts.variable_groups.plan : undefined}>
+              {own.map((name) => (
+                <Combobox.Option value={name} key={name}>
+                  {`{{${name}}}`}
+                </Combobox.Option>
+              ))}
+            </Combobox.Group>
+          )}
         </Combobox.Options>
       </Combobox.Dropdown>
     </Combobox>

@@ -9,6 +9,12 @@ import { useTranslation } from 'react-i18next';
 import { useEditorContext, useReferenceList } from './editor-context.tsx';
 import type { GraphNode } from './graph-state.ts';
 
+/**
+ * Variables the system sets beside the engine's built-ins: an outbound call's `answered_by`
+ * (docs/outbound.md). Offered in every plan, as a plan may be used for calls either way.
+ */
+const outboundVariables = ['answered_by'] as const;
+
 /** Plays one of the tenant's audios: the file needs the user's token, so it is fetched and played from memory. */
 let playing: { audio: HTMLAudioElement; url: string } | undefined;
 async function playAudio(audioId: number, tenantId: number): Promise<void> {
@@ -49,7 +55,7 @@ export function BlockFormHost({
         return { options: list.data ?? [], loading: list.isLoading };
       },
       playAudio: (audioId) => void playAudio(audioId, tenantId).catch((error: unknown) => showError(error, t)),
-      variableNames: [...builtinVariables, ...variableNames],
+      variableNames: [...new Set([...builtinVariables, ...outboundVariables, ...variableNames])],
       isSettingOn: features.isOn,
     }),
     [language, readOnly, tenantId, t, variableNames, features.isOn],

@@ -65,7 +65,12 @@ export function RunVariables({ variables }: { variables: Record<string, unknown>
 /** The test session's call report, as /reports keeps it. */
 export function RunReport({ report, naming }: { report: CallReportRecord; naming: RunNaming }) {
   const { t } = useTranslation();
+  const answeredBy = report.variables.answered_by;
   const rows: Array<[string, ReactNode]> = [
+    [t('testPanel.report.direction'), t(`reports.direction.${report.direction}`)],
+    ...(report.direction === 'outbound' && (answeredBy === 'human' || answeredBy === 'machine' || answeredBy === 'unknown')
+      ? [[t('testPanel.report.answeredBy'), t(`testPanel.answeredBy.${answeredBy}`)] as [string, ReactNode]]
+      : []),
     [t('testPanel.report.disposition'), report.disposition ? t(`testPanel.disposition.${report.disposition}`) : '—'],
     [t('testPanel.report.hangupCause'), report.hangup_cause ? t(`testPanel.hangupCause.${report.hangup_cause}`) : '—'],
     [t('testPanel.report.dialStatus'), report.dial_status ? t(`testPanel.dialStatus.${report.dial_status}`) : '—'],

@@ -1,4 +1,5 @@
 import { Accordion, Alert, Badge, Button, Checkbox, CloseButton, Group, SegmentedControl, Stack, Switch, Text, TextInput, Title } from '@mantine/core';
+import type { SimulatorCallee } from '@voxplan/contracts/simulator';
 import { IconAlertTriangle, IconLock, IconPlayerPlay, IconRefresh } from '@tabler/icons-react';
 import type { Action } from '@voxplan/engine';
 import { useEffect, useId, useRef, useState } from 'react';
@@ -8,6 +9,7 @@ import { useCanWrite } from '../../../../lib/auth.tsx';
 import { errorText } from '../../../../lib/errors.ts';
 import { formatDateTime } from '../../../../lib/format.ts';
 import { CallerControls } from './CallerControls.tsx';
+import { OutboundOptions, OutboundOutcome } from './OutboundOptions.tsx';
 import { PromptVoice } from './prompt-voice.ts';
 import { RunPath, RunReport, RunVariables } from './RunDetails.tsx';
 import { type EdgeRef, pathOnPlan, type Prompt, type SimulatorChannel, type SimulatorPath, type SimulatorVersion } from './simulator-state.ts';
@@ -105,6 +107,11 @@ export function TestPanel({ planId, startNodeId, onPathChange, onClose, edges, n
   const [channel, setChannel] = useState<SimulatorChannel>('voice');
   const [speaks, setSpeaks] = useState(true);
   const [timesOut, setTimesOut] = useState(true);
+  // An outbound test call: the plan calls `to`, and the callee does what the tester chose.
+  const [direction, setDirection] = useState<'inbound' | 'outbound'>('inbound');
+  const [to, setTo] = useState('');
+  const [callee, setCallee] = useState<SimulatorCallee>('human');
+  const isOutbound = channel === 'voice' && direction === 'outbound';
   // "As if": a moment typed on the browser's clock (datetime-local), sent as the instant it is there.
   const [asIf, setAsIf] = useState(false);
   const [asIfAt, setAsIfAt] = useState('');
@@ -143,7 +150,7 @@ export function TestPanel({ planId, startNodeId, onPathChange, onClose, edges, n
     onPathChangeRef.current(pathOnPlan({ path: entered, current }, planId, edgesRef.current));
   }, [entered, current, planId]);
 
-  const ready = canWrite && state.connection === 'open';
+  const ready = canWrite && state.connection === 'open' && (!isOutbound || to.trim() !== '');
   const started = state.status !== 'none';
   const running = state.channel ?? channel;
 
@@ -151,7 +158,13 @@ export function TestPanel({ planId, startNodeId, onPathChange, onClose, edges, n
     voice.stop();
     const at = asIfAt === '' ? undefined : new Date(asIfAt);
     const asIfOption = asIf ? { ...(at && !Number.isNaN(at.getTime()) && { at: at.toISOString() }), holiday: asIfHoliday } : undefined;
-    start({ channel, version, ...(startNodeId !== undefined && { start_node: startNodeId }), ...(asIfOption && { as_if: asIfOption }) });
+    start({
+      channel,
+      version,
+      ...(startNodeId !== undefined && { start_node: startNodeId }),
+      ...(asIfOption && { as_if: asIfOption }),
+      ...(isOutbound && { outbound: { to: to.trim(), callee } }),
+    });
   };
 
   return (
@@ -181,6 +194,16 @@ export function TestPanel({ planId, startNodeId, onPathChange, onClose, edges, n
 
       <Choice label={t('testPanel.version')} disabled={!canWrite} value={version} onChange={setVersion} options={{ draft: t('testPanel.draft'), published: t('testPanel.published') }} />
       <Choice label={t('testPanel.channel')} disabled={!canWrite} value={channel} onChange={setChannel} options={{ voice: t('testPanel.voice'), chat: t('testPanel.chat') }} />
+      {channel === 'voice' && (
+        <Choice
+          label={t('testPanel.direction')}
+          disabled={!canWrite}
+          value={direction}
+          onChange={setDirection}
+          options={{ inbound: t('testPanel.inbound'), outbound: t('testPanel.outbound.choice') }}
+        />
+      )}
+      {isOutbound && <OutboundOptions to={to} onToChange={setTo} callee={callee} onCalleeChange={setCallee} disabled={!canWrite} />}
       {channel === 'voice' && (
         <Group gap="md">
           <Switch size="sm" label={t('testPanel.speakPrompts')} checked={speaks} disabled={!canWrite} onChange={(event) => setSpeaks(event.currentTarget.checked)} />
@@ -237,6 +260,7 @@ export function TestPanel({ planId, startNodeId, onPathChange, onClose, edges, n
           {t(state.asIf.holiday ? 'testPanel.ranAsIfHoliday' : 'testPanel.ranAsIf', { at: formatDateTime(state.asIf.at, i18n.language) })}
         </Text>
       )}
+      {state.outbound && <OutboundOutcome outbound={state.outbound} ended={state.status === 'ended'} />}
       <Text size="sm" c="dimmed" aria-live="polite" data-testid="test-panel-status">
         {clock !== null ? t('testPanel.timesOutIn', { seconds: clock }) : t(`testPanel.status.${state.status}`)}
       </Text>

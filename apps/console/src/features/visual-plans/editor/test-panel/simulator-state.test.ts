@@ -45,6 +45,21 @@ describe('simulatorReducer', () => {
     expect(atMenu.prompt).toEqual({ kind: 'gather', action: gather });
   });
 
+  test('an outbound call nobody answered: the number and the callee from `started`, then the report ends the run with no block entered; a new run forgets them', () => {
+    const unanswered = run([
+      { kind: 'connection', status: 'open' },
+      { kind: 'start', channel: 'voice', version: 'draft' },
+      frame({ type: 'started', session_id: 's2', plan_id: PLAN, channel: 'voice', version: 'draft', outbound: { to: '+5511912345678', callee: 'busy' } }),
+      frame({ type: 'ended', event_id: 'start', session_id: 's2', report: report({}) }),
+      turn('start', 'ended'),
+    ]);
+    expect(unanswered.outbound).toEqual({ to: '+5511912345678', callee: 'busy' });
+    expect(unanswered.status).toBe('ended');
+    expect(unanswered.path).toEqual([]);
+    expect(unanswered.report?.session_id).toBe('s1');
+    expect(run([{ kind: 'start', channel: 'voice', version: 'draft' }], unanswered).outbound).toBeNull();
+  });
+
   test('an input runs while its frames come, then the path moves on and the report ends the run', () => {
     const sent = run([{ kind: 'input', input: { type: 'digits', id: 'i1', digits: '1' } }], atMenu);
     expect(sent.status).toBe('running');

@@ -4,7 +4,7 @@
  * prompt the plan waits on, the transcript, the report and the errors come out.
  */
 import type { ApiErrorBody, CallReportRecord } from '@voxplan/contracts';
-import type { SimulatorClientFrame, SimulatorServerFrame } from '@voxplan/contracts/simulator';
+import type { SimulatorCallee, SimulatorClientFrame, SimulatorServerFrame } from '@voxplan/contracts/simulator';
 import type { Action, PathEntry, ReplyOption } from '@voxplan/engine';
 
 export type SimulatorChannel = 'voice' | 'chat';
@@ -59,6 +59,8 @@ export interface SimulatorState {
   errors: SimulatorError[];
   /** The time the run's date ranges read, when it runs "as if" (the `started` frame's `as_if`). */
   asIf: { at: string; holiday: boolean } | null;
+  /** An outbound test call: the number the plan called (as the server normalised it) and what its callee did. */
+  outbound: { to: string; callee: SimulatorCallee } | null;
   /** The run was going when the socket closed for a sign-in renewed (the panel reconnected by itself). */
   endedByRenewal: boolean;
   /**
@@ -91,6 +93,7 @@ const freshSession = {
   report: null,
   errors: [],
   asIf: null,
+  outbound: null,
   endedByRenewal: false,
   turnStart: null,
 } as const satisfies Omit<SimulatorState, 'connection'>;
@@ -118,7 +121,7 @@ function applyFrame(state: SimulatorState, frame: SimulatorServerFrame): Simulat
     return { ...state, status, errors: [...state.errors, { eventId: frame.event_id, error: frame.error }] };
   }
   if (frame.type === 'started') {
-    return { ...state, sessionId: frame.session_id, channel: frame.channel, version: frame.version, status: 'running', asIf: frame.as_if ?? null };
+    return { ...state, sessionId: frame.session_id, channel: frame.channel, version: frame.version, status: 'running', asIf: frame.as_if ?? null, outbound: frame.outbound ?? null };
   }
   if (frame.event_id === RESTART_EVENT) return state;
   if (frame.type === 'discarded') {

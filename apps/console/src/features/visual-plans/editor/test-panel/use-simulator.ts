@@ -3,7 +3,7 @@
  * inputs out, the plan's frames in, folded into state by `simulatorReducer`.
  */
 import type { ApiErrorBody } from '@voxplan/contracts';
-import { bearerProtocolPrefix, type SimulatorServerFrame, simulatorProtocol, simulatorSignInEndedCode } from '@voxplan/contracts/simulator';
+import { bearerProtocolPrefix, type SimulatorCallee, type SimulatorServerFrame, simulatorProtocol, simulatorSignInEndedCode } from '@voxplan/contracts/simulator';
 import type { Action } from '@voxplan/engine';
 import { useCallback, useEffect, useReducer, useRef } from 'react';
 import { API_BASE, ApiError, api } from '../../../../lib/api/client.ts';
@@ -28,6 +28,8 @@ export interface StartOptions {
   start_node?: string;
   /** Run "as if" at another instant (ISO 8601 with its offset), or on a holiday: the date ranges read it. */
   as_if?: { at?: string; holiday?: boolean };
+  /** Voice: the plan calls `to`, and the callee does what the tester chose. */
+  outbound?: { to: string; callee: SimulatorCallee };
 }
 
 const simulatorPath = (planId: number) => `/visual-plans/${planId}/simulator`;

@@ -14,6 +14,7 @@ import { isOnDoNotCall } from '../do-not-call/do-not-call.service.ts';
 import { enqueuePlanEvent } from '../plan-webhook/plan-webhook.service.ts';
 import { countRunningLike, saveReport } from '../sessions/sessions.repository.ts';
 import type { SessionEvents } from '../sessions/session-events.ts';
+import { isWebUrl } from '../sessions/plan-webhook-events.ts';
 import { newSessionId } from '../sessions/sessions.service.ts';
 import {
   countPendingCalls,
@@ -36,16 +37,6 @@ export const MAX_RING_TIMEOUT_S = 120;
 const QUEUED_LOST_MS = 2 * 60_000;
 /** A call still ringing this long past its ring timeout: the provider's end was lost. */
 const DIALING_LOST_MS = 15 * 60_000;
-
-const isWebUrl = (text: string): boolean => {
-  if (text === '') return false;
-  try {
-    const { protocol } = new URL(text);
-    return protocol === 'http:' || protocol === 'https:';
-  } catch {
-    return false;
-  }
-};
 
 /** The webhook setting of a published version of the plan: the plan webhook of an unanswered call. */
 async function planWebhookOf(db: Kysely<Database>, tenantId: number, planId: number, version: number): Promise<string> {

@@ -10,7 +10,7 @@ export type EnqueuePlanEvent = (
   event: { tenantId: number; planId: number; url: string; event: 'session.started' | 'session.ended'; payload: Record<string, unknown> },
 ) => Promise<unknown>;
 
-const isWebUrl = (text: string): boolean => {
+export const isWebUrl = (text: string): boolean => {
   // Most plans have no webhook: an empty text is no URL, without the exception the parser would throw.
   if (text === '') return false;
   try {

@@ -28,6 +28,7 @@ import * as agentWork from './migrations/0024-agent-work.ts';
 import * as conversationDeadlines from './migrations/0025-conversation-deadlines.ts';
 import * as doNotCall from './migrations/0030-do-not-call.ts';
 import * as tenantDialing from './migrations/0031-tenant-dialing.ts';
+import * as campaigns from './migrations/0032-campaigns.ts';
 import type { Database } from './schema.ts';
 
 /** Numbered migrations, applied in order at start. Add one line per new migration file. */
@@ -60,6 +61,7 @@ function migrationsFor(dialect: DialectName): Record<string, Migration> {
     '0025-conversation-deadlines': { up: conversationDeadlines.up },
     '0030-do-not-call': { up: doNotCall.up(dialect) },
     '0031-tenant-dialing': { up: tenantDialing.up },
+    '0032-campaigns': { up: campaigns.up(dialect) },
   };
 }
 

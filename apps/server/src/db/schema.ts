@@ -154,7 +154,8 @@ export interface CampaignContactTable {
   time_zone: string | null;
   /** JSON map of text values. */
   variables: string;
-  state: 'pending' | 'in_progress' | 'done';
+  /** 'staged' while its upload is under way. */
+  state: 'staged' | 'pending' | 'in_progress' | 'done';
   last_outcome: string | null;
   attempts: number;
   /** JSON: retries used per outcome. */
@@ -164,6 +165,7 @@ export interface CampaignContactTable {
   next_attempt_time: string | null;
   claimed_at: string | null;
   lease_until: string | null;
+  import_token: string | null;
   created_time: string;
   updated_time: string;
 }
@@ -175,6 +177,7 @@ export interface CampaignInvalidRowTable {
   line: number;
   reason: string;
   value: string;
+  import_token: string | null;
   created_time: string;
 }
 

@@ -52,6 +52,8 @@ export function up(dialect: DialectName) {
       // While in_progress: when the claim was made, and until when another instance must not recover it.
       .addColumn('claimed_at', 'text')
       .addColumn('lease_until', 'text')
+      // Set while the upload that brings the row is under way (state 'staged'): cleared when it is all in, removed when it is refused.
+      .addColumn('import_token', 'text')
       .addColumn('created_time', 'text', (c) => c.notNull())
       .addColumn('updated_time', 'text', (c) => c.notNull())
       .execute();
@@ -68,8 +70,11 @@ export function up(dialect: DialectName) {
       .addColumn('line', 'integer', (c) => c.notNull())
       .addColumn('reason', 'text', (c) => c.notNull())
       .addColumn('value', 'text', (c) => c.notNull())
+      .addColumn('import_token', 'text')
       .addColumn('created_time', 'text', (c) => c.notNull())
       .execute();
+    await db.schema.createIndex('ix_campaign_contacts__import_token').on('campaign_contacts').column('import_token').execute();
+    await db.schema.createIndex('ix_campaign_invalid_rows__import_token').on('campaign_invalid_rows').column('import_token').execute();
     await db.schema.createIndex('ix_campaign_invalid_rows__campaign_id__line').on('campaign_invalid_rows').columns(['campaign_id', 'line']).execute();
 
     // A provider account's slot ("twilio:<tenant>"), shared by every campaign that dials through it.

@@ -478,6 +478,36 @@ export interface CallReportTable {
   duration_s: number;
   created_time: Time;
   updated_time: Time;
+  /** The campaign that placed the call (migration 0026); null for every other. Generated: inserts leave it out. */
+  campaign_id: Generated<number | null>;
+}
+
+/** A call the plan places (migration 0026, docs/outbound.md), from its request to its outcome. */
+export interface OutboundCallTable {
+  session_id: string;
+  tenant_id: number;
+  number_id: number;
+  provider: string;
+  plan_id: number;
+  plan_name: string;
+  /** The tenant's number, E.164. */
+  caller: string;
+  /** The callee, E.164. */
+  called: string;
+  /** JSON map of text values. */
+  variables: string;
+  /** 0 or 1. */
+  machine_detection: number;
+  ring_timeout_s: number;
+  status_url: string | null;
+  campaign_id: number | null;
+  state: 'queued' | 'dialing' | 'in_progress' | 'ended';
+  dial_status: string | null;
+  answered_by: string | null;
+  provider_call_id: string | null;
+  created_time: Time;
+  updated_time: Time;
+  ended_time: Time | null;
 }
 
 export interface ProtocolCounterTable {
@@ -668,6 +698,7 @@ export interface Database {
   sessions: SessionTable;
   session_events: SessionEventTable;
   call_reports: CallReportTable;
+  outbound_calls: OutboundCallTable;
   license: LicenseTable;
   installation: InstallationTable;
   ai_tenant_minutes: AiTenantMinuteTable;

@@ -174,7 +174,7 @@ describe('dispatch', () => {
     const campaign = await runningCampaign({ calls_per_second: 50, retries, machine_detection: true }, 'phone\n+5511922220001\n+5511922220002\n+5511922220003\n');
     const run = dispatcherOn(core, '2026-12-03T12:00:00.000Z');
     await run.pass();
-    expect(core.placed.map((call) => [call.to, call.machine_detection])).toEqual([
+    expect(core.placed.map((call) => [call.to, call.machine_detection]).sort()).toEqual([
       ['+5511922220001', true],
       ['+5511922220002', true],
       ['+5511922220003', true],

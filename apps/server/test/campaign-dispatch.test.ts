@@ -250,6 +250,12 @@ describe('dispatch', () => {
     }
     const progress = await progressOf(campaign.id);
     expect(progress).toMatchObject({ status: 'completed', done: 6, by_outcome: { answer: 5, invalid_args: 1, failed: 0 } });
+    // A refusal about the campaign itself pauses it, its contact back in the queue uncounted.
+    const unpublished = await runningCampaign({ calls_per_second: 50 }, phoneList(3, 500));
+    core.refuse = () => new AppError(400, 'plan_not_published');
+    run.advance(100);
+    await run.pass();
+    expect(await progressOf(unpublished.id)).toMatchObject({ status: 'paused', pending: 3, attempts: 0, done: 0 });
   });
 });
 

@@ -283,7 +283,7 @@ describe('many instances, and instances that stop', () => {
     // The first instance claims three calls and dies: one before placing, one after placing
     // (its session never stored), one placed and ended while no listener ran.
     // The real clock: the core stamps its calls with it, and the recovery compares those stamps with the claims'.
-    let nowMs = Date.now();
+    const nowMs = Date.now();
     const pending: Array<() => void> = [];
     const dead = createDispatcher(suite.server.ctx, { calls: core, now: () => nowMs, schedule: (_at, run) => void pending.push(run), intervalMs: 20, leaseS: 30 });
     expect(await dead.pass()).toBe(3);

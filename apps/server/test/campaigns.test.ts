@@ -41,6 +41,10 @@ describe('campaigns: the resource', () => {
     // Another tenant sees nothing of it.
     expect((await call(other.token, 'GET', `/campaigns/${campaign.id}`)).statusCode).toBe(404);
     expect((await call(other.token, 'GET', '/campaigns')).json()).toEqual([]);
+    expect((await call(other.token, 'PATCH', `/campaigns/${campaign.id}`, { name: 'Taken' })).statusCode).toBe(404);
+    expect((await call(other.token, 'DELETE', `/campaigns/${campaign.id}`)).statusCode).toBe(404);
+    expect((await call(other.token, 'POST', `/campaigns/${campaign.id}/start`)).statusCode).toBe(404);
+    expect((await call(other.token, 'GET', `/campaigns/${campaign.id}/progress`)).statusCode).toBe(404);
   });
 
   test('another tenant’s plan, number or date range, and a number that cannot call, are refused with nothing stored', async () => {

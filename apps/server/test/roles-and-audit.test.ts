@@ -66,6 +66,8 @@ let serial = 0;
 const next = () => (serial += 1);
 
 /** Valid bodies for every writable resource, so that a refusal is about the role, not the body. */
+/** The plan and number of the test tenant that campaign samples use (made in beforeAll). */
+let campaignRefs: { plan_id: number; number_id: number } = { plan_id: 0, number_id: 0 };
 const samples: Record<string, Sample> = {
   '/tenants': { create: (n) => ({ name: `audit-tenant-${n}` }), patch: (n) => ({ name: `audit-renamed-${n}` }) },
   '/users': {
@@ -114,6 +116,11 @@ const samples: Record<string, Sample> = {
     create: (n) => ({ number: `+5531${String(n).padStart(8, '0')}`, provider: 'whatsapp', whatsapp_token: `audited-token-${n}`, whatsapp_phone_number_id: `10654035224${n}`, whatsapp_app_secret: `audited-secret-${n}`, description: 'first' }),
     // The number is unique across the system: the bulk patch changes the description of two alike.
     patch: (n) => ({ description: `changed ${n}` }),
+  },
+  '/campaigns': {
+    create: (n) => ({ name: `Audited campaign ${n}`, ...campaignRefs }),
+    // Names are unique in a tenant: the bulk patch changes the pace of two alike.
+    patch: (n) => ({ calls_per_second: 1 + (n % 10) }),
   },
   '/saved-replies': {
     create: (n) => ({ name: `Audited reply ${n}`, text: 'Hello {{name}}' }),
@@ -203,6 +210,10 @@ beforeAll(async () => {
   admin = { id: whoami.json<Row>().id, username: ADMIN.username, token: adminToken };
   const created = await server.call({ method: 'POST', url: '/tenants', token: adminToken, payload: { name: 'roles' } });
   tenant = created.json<Row>().id;
+  // What a campaign needs in the test tenant: a plan and a number that calls.
+  const plan = await server.call({ method: 'POST', url: '/visual-plans', token: adminToken, tenant, payload: { name: 'Campaign plan' } });
+  const number = await server.call({ method: 'POST', url: '/numbers', token: adminToken, tenant, payload: { number: '+551130009900', provider: 'twilio' } });
+  campaignRefs = { plan_id: plan.json<Row>().id, number_id: number.json<Row>().id };
   member = await createUser('user');
   guest = await createUser('guest');
 });

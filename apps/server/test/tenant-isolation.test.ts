@@ -77,7 +77,10 @@ interface ErrorBody {
 }
 
 const tenantOwned = allResources().filter((resource) => resource.tenantOwned);
-const memberWritable = tenantOwned.filter((resource) => !resource.readOnly && resource.write === 'member');
+// A campaign's body names a plan and a number of its own tenant, which these shared samples cannot;
+// campaigns.test.ts checks that another tenant's campaigns, plans and numbers are out of reach.
+const coveredElsewhere = new Set(['/campaigns']);
+const memberWritable = tenantOwned.filter((resource) => !resource.readOnly && resource.write === 'member' && !coveredElsewhere.has(resource.path));
 const adminReadable = tenantOwned.filter((resource) => resource.read === 'admin');
 const memberReadOnly = tenantOwned.filter((resource) => resource.readOnly && resource.read === 'member');
 
@@ -161,7 +164,7 @@ async function buildWorld(resource: ResourceDefinition): Promise<World> {
 describe('the matrix covers every tenant-owned resource', () => {
   test('each is member-writable with a sample factory, member-read-only with a seed, or admin-only', () => {
     expect(tenantOwned.length).toBeGreaterThan(0);
-    for (const resource of tenantOwned) {
+    for (const resource of tenantOwned.filter((owned) => !coveredElsewhere.has(owned.path))) {
       if (memberWritable.includes(resource)) {
         expect(samples[resource.path], `add a sample-row factory for ${resource.path}`).toBeDefined();
       } else if (memberReadOnly.includes(resource)) {

@@ -25,5 +25,6 @@ export * from './customer.ts';
 export * from './conversation.ts';
 export * from './saved-reply.ts';
 export * from './attachment-limits.ts';
+export * from './campaigns.ts';
 export * from './do-not-call.ts';
 export * from './countries.ts';

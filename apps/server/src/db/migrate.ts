@@ -29,6 +29,7 @@ import * as conversationDeadlines from './migrations/0025-conversation-deadlines
 import * as outboundCalls from './migrations/0026-outbound-calls.ts';
 import * as doNotCall from './migrations/0030-do-not-call.ts';
 import * as tenantDialing from './migrations/0031-tenant-dialing.ts';
+import * as campaigns from './migrations/0032-campaigns.ts';
 import type { Database } from './schema.ts';
 
 /** Numbered migrations, applied in order at start. Add one line per new migration file. */
@@ -62,6 +63,7 @@ function migrationsFor(dialect: DialectName): Record<string, Migration> {
     '0026-outbound-calls': { up: outboundCalls.up },
     '0030-do-not-call': { up: doNotCall.up(dialect) },
     '0031-tenant-dialing': { up: tenantDialing.up },
+    '0032-campaigns': { up: campaigns.up(dialect) },
   };
 }
 

@@ -9,6 +9,7 @@ export const auditEntities = [
   'api_key',
   'audio',
   'audit',
+  'campaign',
   'configuration',
   'conversation',
   'date_range',

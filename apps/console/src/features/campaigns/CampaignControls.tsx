@@ -58,8 +58,8 @@ export function CampaignControls({ campaign, only, size = 'sm' }: { campaign: Ca
           <Button
             key={action}
             size={size}
-            variant={action === 'cancel' ? 'light' : 'filled'}
-            color={action === 'cancel' ? 'red' : action === 'pause' ? 'yellow' : undefined}
+            variant={action === 'cancel' ? 'light' : action === 'pause' ? 'default' : 'filled'}
+            color={action === 'cancel' ? 'red' : undefined}
             leftSection={<ActionIcon size={16} />}
             loading={run.isPending && run.variables?.action === action && run.variables.campaign.id === campaign.id}
             onClick={action === 'cancel' ? () => confirmCancel(campaign, go, t) : go}

@@ -1,7 +1,7 @@
 import { Anchor, Button, Center, Grid, Group, Loader, Paper, Stack, Title } from '@mantine/core';
 import { IconArrowLeft, IconEdit, IconEye, IconFileSearch, IconUpload } from '@tabler/icons-react';
 import { useQuery } from '@tanstack/react-query';
-import type { Campaign, CampaignInvalidRow } from '@voxplan/contracts';
+import { type Campaign, type CampaignInvalidRow, campaignRetryOutcomes } from '@voxplan/contracts';
 import { type ReactNode, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useParams } from 'react-router';
@@ -39,14 +39,22 @@ function Section({ title, children, testId, actions }: { title: string; children
 function Settings({ campaign }: { campaign: Campaign }) {
   const { t, i18n } = useTranslation();
   const number = (value: number) => formatNumber(value, i18n.language);
-  const retries = (['busy', 'no_answer', 'failed', 'machine'] as const)
-    .map((outcome) => t('campaigns.retryFact', { outcome: t(`campaigns.outcomes.${outcome}`), count: campaign.retries[outcome].attempts, minutes: number(campaign.retries[outcome].delay_min) }))
-    .join(' · ');
+  const retries = (
+    <Stack gap={0} component="span">
+      {campaignRetryOutcomes.map((outcome) => (
+        <span key={outcome}>
+          {campaign.retries[outcome].attempts === 0
+            ? t('campaigns.noRetry', { outcome: t(`campaigns.outcomes.${outcome}`) })
+            : t('campaigns.retryFact', { outcome: t(`campaigns.outcomes.${outcome}`), count: campaign.retries[outcome].attempts, minutes: number(campaign.retries[outcome].delay_min) })}
+        </span>
+      ))}
+    </Stack>
+  );
   const rows: Array<[string, ReactNode]> = [
     [t('campaigns.plan'), campaign.plan_name],
     [t('campaigns.fromNumber'), campaign.number],
     [t('campaigns.schedule'), campaign.date_range_name ?? t('campaigns.anyTime')],
-    [t('campaigns.pace'), t('campaigns.paceFact', { cps: number(campaign.calls_per_second), max: number(campaign.max_concurrent) })],
+    [t('campaigns.pace'), t('campaigns.paceFact', { count: campaign.calls_per_second, cps: number(campaign.calls_per_second), max: number(campaign.max_concurrent) })],
     [t('campaigns.retries'), retries],
     [t('campaigns.machineDetection'), t(campaign.machine_detection ? 'common.yes' : 'common.no')],
     ...(campaign.started_time ? [[t('campaigns.startedTime'), formatDateTime(campaign.started_time, i18n.language)] as [string, ReactNode]] : []),

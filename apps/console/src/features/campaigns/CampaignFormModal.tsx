@@ -70,33 +70,33 @@ export function CampaignFormModal({ campaign, onClose, onCreated }: { campaign?:
           <Stack>
             <TenantChoiceField choice={tenant} />
             <TextInput label={t('campaigns.name')} withAsterisk autoComplete="off" maxLength={campaignLimits.name} {...form.getInputProps('name')} data-testid="campaign-name" />
-            <Grid>
-              <Grid.Col span={{ base: 12, sm: 6 }}>
-                <Select
-                  label={t('campaigns.plan')}
-                  description={started ? t('campaigns.fixedWhenStarted') : undefined}
-                  withAsterisk
-                  searchable
-                  disabled={pickersWaiting || started}
-                  data={asOptions(plans.data)}
-                  {...form.getInputProps('plan_id')}
-                  data-testid="campaign-plan"
-                />
-              </Grid.Col>
-              <Grid.Col span={{ base: 12, sm: 6 }}>
-                <Select
-                  label={t('campaigns.fromNumber')}
-                  description={started ? t('campaigns.fixedWhenStarted') : t('campaigns.fromNumberHint')}
-                  withAsterisk
-                  searchable
-                  disabled={pickersWaiting || started}
-                  data={numbers.data ?? []}
-                  nothingFoundMessage={t('campaigns.noCallingNumber')}
-                  {...form.getInputProps('number_id')}
-                  data-testid="campaign-number"
-                />
-              </Grid.Col>
-            </Grid>
+            <FormSection title={t('campaigns.whatItRuns')} hint={t(started ? 'campaigns.fixedWhenStarted' : 'campaigns.fromNumberHint')}>
+              <Grid>
+                <Grid.Col span={{ base: 12, sm: 6 }}>
+                  <Select
+                    label={t('campaigns.plan')}
+                    withAsterisk
+                    searchable
+                    disabled={pickersWaiting || started}
+                    data={asOptions(plans.data)}
+                    {...form.getInputProps('plan_id')}
+                    data-testid="campaign-plan"
+                  />
+                </Grid.Col>
+                <Grid.Col span={{ base: 12, sm: 6 }}>
+                  <Select
+                    label={t('campaigns.fromNumber')}
+                    withAsterisk
+                    searchable
+                    disabled={pickersWaiting || started}
+                    data={numbers.data ?? []}
+                    nothingFoundMessage={t('campaigns.noCallingNumber')}
+                    {...form.getInputProps('number_id')}
+                    data-testid="campaign-number"
+                  />
+                </Grid.Col>
+              </Grid>
+            </FormSection>
             <Select
               label={t('campaigns.schedule')}
               description={t('campaigns.scheduleHint')}

@@ -35,7 +35,7 @@ function MappingTable({ preview, choices, onChange }: { preview: CsvPreview; cho
   const set = (index: number, change: Partial<ColumnChoice>) => onChange(choices.map((choice, i) => (i === index ? { ...choice, ...change } : choice)));
   return (
     <ScrollArea>
-      <Table verticalSpacing={4} miw={520} data-testid="contacts-mapping">
+      <Table verticalSpacing={4} miw={560} data-testid="contacts-mapping">
         <Table.Thead>
           <Table.Tr>
             <Table.Th>{t('campaigns.contacts.column')}</Table.Th>
@@ -61,7 +61,7 @@ function MappingTable({ preview, choices, onChange }: { preview: CsvPreview; cho
                     .join(' · ') || '—'}
                 </Text>
               </Table.Td>
-              <Table.Td miw={150}>
+              <Table.Td miw={170}>
                 <Select
                   aria-label={t('campaigns.contacts.useOf', { column: choice.column })}
                   data={roleData}
@@ -71,7 +71,7 @@ function MappingTable({ preview, choices, onChange }: { preview: CsvPreview; cho
                   data-testid={`contacts-role-${index}`}
                 />
               </Table.Td>
-              <Table.Td miw={150}>
+              <Table.Td miw={170}>
                 {choice.role === 'variable' && (
                   <TextInput
                     aria-label={t('campaigns.contacts.variableOf', { column: choice.column })}
@@ -146,7 +146,7 @@ export function ContactsUploadModal({ campaign, onClose }: { campaign: Campaign;
   };
 
   return (
-    <AppModal opened onClose={onClose} size="xl" title={t('campaigns.contacts.title', { name: campaign.name })}>
+    <AppModal opened onClose={onClose} size="4xl" title={t('campaigns.contacts.title', { name: campaign.name })}>
       {result ? (
         <Stack>
           <Alert color={result.invalid > 0 ? 'yellow' : 'teal'} icon={result.invalid > 0 ? <IconAlertTriangle size={18} /> : <IconCircleCheck size={18} />} data-testid="contacts-result">

@@ -131,6 +131,14 @@ export const errorCodes = [
   'attachment_type_not_supported',
   'attachment_too_large',
   'attachment_not_found',
+  'campaign_running',
+  'campaign_finished',
+  'campaign_status_invalid',
+  'campaign_has_no_contacts',
+  'number_cannot_call',
+  'csv_invalid',
+  'csv_too_large',
+  'csv_column_not_found',
 ] as const;
 
 export type ErrorCode = (typeof errorCodes)[number];

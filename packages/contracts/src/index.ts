@@ -24,3 +24,4 @@ export * from './customer.ts';
 export * from './conversation.ts';
 export * from './saved-reply.ts';
 export * from './attachment-limits.ts';
+export * from './campaigns.ts';

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { idSchema, timestampSchema } from './common.ts';
 import { LIVE_SESSIONS_LIMIT } from './live-limit.ts';
+import { campaignProgressSchema } from './campaigns.ts';
 import { reportChannels, reportDirections, reportDispositions, reportHangupCauses, reportProviders } from './report.ts';
 
 /**
@@ -135,6 +136,8 @@ export const liveStatsEventSchema = z.discriminatedUnion('type', [
     hangup_cause: z.enum(reportHangupCauses).nullable(),
     at: timestampSchema,
   }),
+  /** A campaign's counts changed (a call placed or ended, a control used): at most one a second per campaign. */
+  z.object({ type: z.literal('campaign.progress'), progress: campaignProgressSchema, at: timestampSchema }),
 ]);
 export type LiveStatsEvent = z.infer<typeof liveStatsEventSchema>;
 

@@ -26,6 +26,8 @@ import * as webchatCustomers from './migrations/0022-webchat-customers.ts';
 import * as missedHandoffs from './migrations/0023-missed-handoffs.ts';
 import * as agentWork from './migrations/0024-agent-work.ts';
 import * as conversationDeadlines from './migrations/0025-conversation-deadlines.ts';
+import * as doNotCall from './migrations/0030-do-not-call.ts';
+import * as tenantDialing from './migrations/0031-tenant-dialing.ts';
 import type { Database } from './schema.ts';
 
 /** Numbered migrations, applied in order at start. Add one line per new migration file. */
@@ -56,6 +58,8 @@ function migrationsFor(dialect: DialectName): Record<string, Migration> {
     '0023-missed-handoffs': { up: missedHandoffs.up(dialect) },
     '0024-agent-work': { up: agentWork.up(dialect) },
     '0025-conversation-deadlines': { up: conversationDeadlines.up },
+    '0030-do-not-call': { up: doNotCall.up(dialect) },
+    '0031-tenant-dialing': { up: tenantDialing.up },
   };
 }
 

@@ -11,6 +11,10 @@ export interface TenantTable {
   integrations: string | null;
   /** BCP 47 of the voices list, '' for the server's (migration 0016; the database's default). */
   language: Generated<string>;
+  /** ISO 3166-1 alpha-2 that reads national numbers, '' for the server's (migration 0031). */
+  country: Generated<string>;
+  /** IANA time zone of the tenant's schedules, '' for the server's (migration 0031). */
+  time_zone: Generated<string>;
 }
 
 export interface UserTable {
@@ -112,6 +116,18 @@ export interface SavedReplyTable {
   tenant_id: number;
   name: string;
   text: string;
+  created_time: string;
+  updated_time: string;
+}
+
+/** A number a tenant never dials (migration 0030): E.164, once per tenant. */
+export interface DoNotCallTable {
+  id: Generated<number>;
+  tenant_id: number;
+  number: string;
+  reason: Generated<string>;
+  /** The name of who added it, kept as it was then. */
+  added_by: Generated<string>;
   created_time: string;
   updated_time: string;
 }
@@ -566,6 +582,7 @@ export interface Database {
   conversation_messages: ConversationMessageTable;
   conversation_attachments: ConversationAttachmentTable;
   saved_replies: SavedReplyTable;
+  do_not_call: DoNotCallTable;
   acl: AclTable;
   holidays: HolidayTable;
   date_ranges: DateRangeTable;

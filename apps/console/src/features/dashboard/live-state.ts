@@ -63,6 +63,9 @@ export function applyLiveEvent(state: LiveState, event: LiveStatsEvent): LiveSta
       const isCall = event.channel === 'voice';
       return { ...state, sessions, running: { total: state.running.total - 1, calls: state.running.calls - (isCall ? 1 : 0) }, ended };
     }
+    // Campaign counts are the campaigns screen's; the sessions they place arrive as session events.
+    case 'campaign.progress':
+      return state;
   }
 }
 

@@ -24,14 +24,15 @@ function OutcomeBadge({ outcome }: { outcome: CampaignResult['last_outcome'] }) 
 }
 
 const columns: Column<CampaignResult>[] = [
-  { field: 'line', labelKey: 'campaigns.contacts.line', type: 'number' },
+  // The API filters results on state, last outcome, phone and name (docs/campaigns.md).
+  { field: 'line', labelKey: 'campaigns.contacts.line', type: 'number', filterable: false },
   { field: 'phone', labelKey: 'campaigns.contacts.roles.phone', type: 'text' },
   { field: 'name', labelKey: 'campaigns.contacts.roles.name', type: 'text' },
   { field: 'state', labelKey: 'campaigns.contactState', type: 'enum', options: stateOptions },
   { field: 'last_outcome', labelKey: 'campaigns.lastOutcome', type: 'enum', options: outcomeOptions, render: (row) => <OutcomeBadge outcome={row.last_outcome} /> },
-  { field: 'attempts', labelKey: 'campaigns.attempts', type: 'number' },
-  { field: 'last_attempt_time', labelKey: 'campaigns.lastAttempt', type: 'date' },
-  { field: 'next_attempt_time', labelKey: 'campaigns.nextAttempt', type: 'date' },
+  { field: 'attempts', labelKey: 'campaigns.attempts', type: 'number', filterable: false },
+  { field: 'last_attempt_time', labelKey: 'campaigns.lastAttempt', type: 'date', filterable: false },
+  { field: 'next_attempt_time', labelKey: 'campaigns.nextAttempt', type: 'date', filterable: false },
 ];
 
 /** The results as a CSV file, one row per contact, as the server writes it. */

@@ -6,10 +6,11 @@ import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router';
 import { type Column, DataTable } from '../../lib/table/DataTable.tsx';
 import { EditRemoveActions } from '../../lib/table/EditRemoveActions.tsx';
+import { useRemoveRow } from '../../lib/table/use-remove-row.ts';
 import { CampaignControls } from './CampaignControls.tsx';
 import { CampaignFormModal } from './CampaignFormModal.tsx';
 import { ProgressBar, progressText } from './CampaignProgressView.tsx';
-import { CAMPAIGNS, statusColor } from './status.ts';
+import { CAMPAIGNS, isFinished, statusColor } from './status.ts';
 import { useCampaignProgress } from './use-campaigns.ts';
 
 export function StatusBadge({ status }: { status: Campaign['status'] }) {
@@ -51,6 +52,7 @@ export default function CampaignsPage() {
   const { t } = useTranslation();
   const navigate = useNavigate();
   const [editing, setEditing] = useState<Campaign | 'new' | null>(null);
+  const removeRow = useRemoveRow(CAMPAIGNS);
   return (
     <>
       <DataTable<Campaign>
@@ -65,8 +67,16 @@ export default function CampaignsPage() {
             {t('campaigns.new')}
           </Button>
         }
+        // One that is calling, or paused with calls to make, is cancelled rather than removed.
+        canRemove={(campaign) => campaign.status === 'draft' || isFinished(campaign.status)}
         onRowOpen={(campaign) => void navigate(String(campaign.id))}
-        rowActions={(campaign) => <EditRemoveActions testIdPrefix="campaign" onEdit={() => setEditing(campaign)} />}
+        rowActions={(campaign) => (
+          <EditRemoveActions
+            testIdPrefix="campaign"
+            onEdit={() => setEditing(campaign)}
+            onRemove={campaign.status === 'draft' || isFinished(campaign.status) ? () => removeRow(campaign.id) : undefined}
+          />
+        )}
       />
       {editing !== null && (
         <CampaignFormModal

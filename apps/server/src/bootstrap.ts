@@ -29,6 +29,7 @@ import { createChannelRegistry } from './channels/registry.ts';
 import { createLicenseService, provisionLicense } from './modules/license/license.service.ts';
 import { readHardwareId } from './modules/system/system-info.routes.ts';
 import { createSettingsOutboundHttp } from './outbound/settings.ts';
+import { createOutboundCalls } from './modules/outbound-calls/outbound-calls.service.ts';
 
 export interface Started {
   ctx: AppContext;
@@ -107,7 +108,8 @@ export async function startContext(config: Config, options: StartOptions = {}): 
       deskHandOff: createDeskHandOff({ ...base, get sessions() { return sessions!; } }, API_PREFIX),
       ai: createAiPort(base, { log, metrics }),
     });
-    const ctx: AppContext = { ...base, sessions, license, metrics, databaseAvailability: handle.availability, logger, ...(handle.poolStats && { databasePool: handle.poolStats }) };
+    const withoutOutbound = { ...base, sessions, license, metrics, databaseAvailability: handle.availability, logger, ...(handle.poolStats && { databasePool: handle.poolStats }) };
+    const ctx: AppContext = { ...withoutOutbound, outboundCalls: createOutboundCalls(withoutOutbound) };
     const now = nowIso();
     // Type "sistema", so that nobody removes them.
     for (const [name, setting] of Object.entries(systemSettings)) {

@@ -14,6 +14,7 @@ import type { LicenseService } from './modules/license/license.service.ts';
 import type { SessionRuntime } from './modules/sessions/sessions.service.ts';
 import type { HostOutboundHttp } from './outbound/outbound-http.ts';
 import type { ChannelRegistry } from './channels/registry.ts';
+import type { OutboundCalls } from './modules/outbound-calls/outbound-calls.types.ts';
 
 /** Everything a request handler needs from the process, passed explicitly instead of imported. */
 export interface AppContext {
@@ -32,6 +33,11 @@ export interface AppContext {
   channels: ChannelRegistry;
   /** Sessions of calls and chats: start one, run its turns, sweep idle chats (docs/sessions.md). */
   sessions: SessionRuntime;
+  /**
+   * Calls the plan places (docs/outbound.md): place one, and what the channels tell of it. Not
+   * `outbound`, which is the client of requests leaving the server.
+   */
+  outboundCalls: OutboundCalls;
   /** The licence in force and its limits (docs/licence.md). */
   license: LicenseService;
   /** What GET /metrics reports (docs/metrics.md); absent where no server runs (tools, some tests). */

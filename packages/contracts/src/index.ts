@@ -11,6 +11,7 @@ export * from './filter.ts';
 export * from './holiday.ts';
 export * from './license.ts';
 export * from './number.ts';
+export * from './outbound-calls.ts';
 export * from './report.ts';
 export * from './roles.ts';
 export * from './stats.ts';

@@ -14,6 +14,7 @@ export const reportDirections = ['inbound', 'outbound'] as const;
 export const reportDispositions = ['routed', 'retained', 'abandoned', 'failed', 'expired', 'missed'] as const;
 /** Spec section 3's dial statuses, and `failed` for what that list has no word for. */
 export const reportDialStatuses = ['answer', 'busy', 'cancel', 'dont_call', 'no_answer', 'invalid_args', 'failed'] as const;
+export type ReportDialStatus = (typeof reportDialStatuses)[number];
 export const reportHangupCauses = ['normal_clearing', 'busy', 'rejected', 'caller_hangup', 'session_timeout', 'engine_error', 'end_not_received', 'resolved'] as const;
 
 /** A block the session entered: when, and the exit it left by (null where it ended). */
@@ -101,6 +102,8 @@ export const callReportSchema = z.object({
       }),
     )
     .optional(),
+  /** The campaign that placed the call (docs/outbound.md); null (or absent) for every other. */
+  campaign_id: idSchema.nullable().optional(),
   /** A session of the simulator: left out of lists and counts unless the filter names is_test. */
   is_test: z.boolean(),
   start_time: timestampSchema,

@@ -8,7 +8,10 @@ import type { AttachmentRule, ConversationMessage } from '@voxplan/contracts';
 import type { MessagingResult, Provider, Channel as SessionChannel } from '@voxplan/engine';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.ts';
+import type { OutboundDialer } from '../modules/outbound-calls/outbound-calls.types.ts';
 import type { ChatSender } from '../modules/sessions/chat-channels.ts';
+
+export type { OutboundDial, OutboundDialer } from '../modules/outbound-calls/outbound-calls.types.ts';
 
 /** What a provider really carries, from its documentation (docs/channels-*.md), so that nobody asks it for more. */
 export interface ChannelLimits {
@@ -78,5 +81,7 @@ export interface Channel {
   render: (...args: never[]) => unknown;
   /** Chats only: how it reaches the customer outside a request. */
   chat?: ChatSending;
+  /** Calls only: how it places a call the plan makes (docs/outbound.md). Absent: its numbers cannot call (the web chat, WhatsApp). */
+  dial?: OutboundDialer;
   limits: ChannelLimits;
 }

@@ -26,8 +26,10 @@ import * as webchatCustomers from './migrations/0022-webchat-customers.ts';
 import * as missedHandoffs from './migrations/0023-missed-handoffs.ts';
 import * as agentWork from './migrations/0024-agent-work.ts';
 import * as conversationDeadlines from './migrations/0025-conversation-deadlines.ts';
+import * as outboundCalls from './migrations/0026-outbound-calls.ts';
 import * as doNotCall from './migrations/0030-do-not-call.ts';
 import * as tenantDialing from './migrations/0031-tenant-dialing.ts';
+import * as campaigns from './migrations/0032-campaigns.ts';
 import type { Database } from './schema.ts';
 
 /** Numbered migrations, applied in order at start. Add one line per new migration file. */
@@ -58,8 +60,10 @@ function migrationsFor(dialect: DialectName): Record<string, Migration> {
     '0023-missed-handoffs': { up: missedHandoffs.up(dialect) },
     '0024-agent-work': { up: agentWork.up(dialect) },
     '0025-conversation-deadlines': { up: conversationDeadlines.up },
+    '0026-outbound-calls': { up: outboundCalls.up },
     '0030-do-not-call': { up: doNotCall.up(dialect) },
     '0031-tenant-dialing': { up: tenantDialing.up },
+    '0032-campaigns': { up: campaigns.up(dialect) },
   };
 }
 

@@ -120,6 +120,73 @@ export interface SavedReplyTable {
   updated_time: string;
 }
 
+/** A campaign (migration 0032, docs/campaigns.md). */
+export interface CampaignTable {
+  id: Generated<number>;
+  tenant_id: number;
+  name: string;
+  plan_id: number;
+  number_id: number;
+  date_range_id: number | null;
+  calls_per_second: number;
+  max_concurrent: number;
+  /** JSON CampaignRetries. */
+  retries: string;
+  /** 0 or 1. */
+  machine_detection: number;
+  status: 'draft' | 'running' | 'paused' | 'completed' | 'cancelled';
+  started_time: string | null;
+  finished_time: string | null;
+  /** The campaign's pacing slot; '' before the first call. */
+  next_dial_at: Generated<string>;
+  created_time: string;
+  updated_time: string;
+}
+
+/** One contact of a campaign, and its queue entry. */
+export interface CampaignContactTable {
+  id: Generated<number>;
+  campaign_id: number;
+  tenant_id: number;
+  line: number;
+  phone: string;
+  name: string;
+  time_zone: string | null;
+  /** JSON map of text values. */
+  variables: string;
+  /** 'staged' while its upload is under way. */
+  state: 'staged' | 'pending' | 'in_progress' | 'done';
+  last_outcome: string | null;
+  attempts: number;
+  /** JSON: retries used per outcome. */
+  retries_used: string;
+  last_session_id: string | null;
+  last_attempt_time: string | null;
+  next_attempt_time: string | null;
+  claimed_at: string | null;
+  lease_until: string | null;
+  import_token: string | null;
+  created_time: string;
+  updated_time: string;
+}
+
+export interface CampaignInvalidRowTable {
+  id: Generated<number>;
+  campaign_id: number;
+  tenant_id: number;
+  line: number;
+  reason: string;
+  value: string;
+  import_token: string | null;
+  created_time: string;
+}
+
+/** A provider account's pacing slot, shared by its campaigns. */
+export interface CampaignPacingTable {
+  account: string;
+  next_dial_at: string;
+}
+
 /** A number a tenant never dials (migration 0030): E.164, once per tenant. */
 export interface DoNotCallTable {
   id: Generated<number>;
@@ -411,6 +478,36 @@ export interface CallReportTable {
   duration_s: number;
   created_time: Time;
   updated_time: Time;
+  /** The campaign that placed the call (migration 0026); null for every other. Generated: inserts leave it out. */
+  campaign_id: Generated<number | null>;
+}
+
+/** A call the plan places (migration 0026, docs/outbound.md), from its request to its outcome. */
+export interface OutboundCallTable {
+  session_id: string;
+  tenant_id: number;
+  number_id: number;
+  provider: string;
+  plan_id: number;
+  plan_name: string;
+  /** The tenant's number, E.164. */
+  caller: string;
+  /** The callee, E.164. */
+  called: string;
+  /** JSON map of text values. */
+  variables: string;
+  /** 0 or 1. */
+  machine_detection: number;
+  ring_timeout_s: number;
+  status_url: string | null;
+  campaign_id: number | null;
+  state: 'queued' | 'dialing' | 'in_progress' | 'ended';
+  dial_status: string | null;
+  answered_by: string | null;
+  provider_call_id: string | null;
+  created_time: Time;
+  updated_time: Time;
+  ended_time: Time | null;
 }
 
 export interface ProtocolCounterTable {
@@ -583,6 +680,10 @@ export interface Database {
   conversation_attachments: ConversationAttachmentTable;
   saved_replies: SavedReplyTable;
   do_not_call: DoNotCallTable;
+  campaigns: CampaignTable;
+  campaign_contacts: CampaignContactTable;
+  campaign_invalid_rows: CampaignInvalidRowTable;
+  campaign_pacing: CampaignPacingTable;
   acl: AclTable;
   holidays: HolidayTable;
   date_ranges: DateRangeTable;
@@ -597,6 +698,7 @@ export interface Database {
   sessions: SessionTable;
   session_events: SessionEventTable;
   call_reports: CallReportTable;
+  outbound_calls: OutboundCallTable;
   license: LicenseTable;
   installation: InstallationTable;
   ai_tenant_minutes: AiTenantMinuteTable;

@@ -13,7 +13,7 @@ import type { AppContext } from '../../context.ts';
 import type { TurnOutcome } from './sessions.service.ts';
 
 /** What a sender needs of the app: everything but the session runtime that calls it. */
-export type ChatSenderContext = Omit<AppContext, 'sessions' | 'license'>;
+export type ChatSenderContext = Omit<AppContext, 'sessions' | 'license' | 'outboundCalls'>;
 
 /** A stored turn nobody is waiting on, for the conversation's channel to deliver. */
 export interface ChatDelivery {

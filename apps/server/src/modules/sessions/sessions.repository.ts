@@ -292,7 +292,7 @@ function reportValues(report: CallReport, isTest: boolean, now: string) {
 /** What the report's JSON columns hold. */
 type ReportJson = Pick<StoredReport, 'nodes' | 'pressed_digits' | 'failure' | 'recording' | 'variables'>;
 
-const storedJson = (row: Selectable<CallReportTable>): ReportJson => ({
+const storedJson = (row: Pick<Selectable<CallReportTable>, 'nodes' | 'pressed_digits' | 'failure' | 'recording' | 'variables'>): ReportJson => ({
   nodes: parsed<StoredReport['nodes']>(row.nodes) ?? [],
   pressed_digits: parsed<StoredReport['pressed_digits']>(row.pressed_digits) ?? [],
   failure: parsed<StoredReport['failure']>(row.failure),
@@ -304,9 +304,14 @@ const storedJson = (row: Selectable<CallReportTable>): ReportJson => ({
  * The report as /reports answers it. `json`: the values the JSON columns were written from, when
  * the row was just stored, so that they need not be parsed back.
  */
-export function presentReport(row: Selectable<CallReportTable>, json: ReportJson = storedJson(row)): StoredReport {
+export function presentReport(
+  row: Omit<Selectable<CallReportTable>, 'campaign_id'> & { campaign_id?: number | null },
+  json: ReportJson = storedJson(row),
+): StoredReport {
   return {
     ...row,
+    // A report is written before its call's campaign is set on it (modules/outbound-calls).
+    campaign_id: row.campaign_id ?? null,
     channel: row.channel as StoredReport['channel'],
     provider: row.provider as StoredReport['provider'],
     direction: row.direction as StoredReport['direction'],

@@ -236,7 +236,7 @@ function checkId(value: unknown, path: string): string {
 
 const isMessaging = (value: Messaging | MessagingOptions): value is Messaging => typeof (value as Messaging).send === 'function';
 
-export function createSessionRuntime(ctx: Omit<AppContext, 'sessions' | 'license'>, options: SessionRuntimeOptions): SessionRuntime {
+export function createSessionRuntime(ctx: Omit<AppContext, 'sessions' | 'license' | 'outboundCalls'>, options: SessionRuntimeOptions): SessionRuntime {
   const db = ctx.db;
   const clock = options.clock ?? systemClock;
   const events = options.events ?? noSessionEvents;

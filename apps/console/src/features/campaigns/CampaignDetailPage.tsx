@@ -15,7 +15,7 @@ import { CampaignControls } from './CampaignControls.tsx';
 import { CampaignFormModal } from './CampaignFormModal.tsx';
 import { CampaignProgressView } from './CampaignProgressView.tsx';
 import { CampaignResults } from './CampaignResults.tsx';
-import { StatusBadge } from './CampaignsPage.tsx';
+import { StatusBadge } from './StatusBadge.tsx';
 import { ContactsUploadModal } from './ContactsUploadModal.tsx';
 import { InvalidRowsTable } from './InvalidRowsTable.tsx';
 import { CAMPAIGNS, isFinished } from './status.ts';

@@ -1,5 +1,5 @@
 import { Group, Paper, Progress, SimpleGrid, Stack, Text } from '@mantine/core';
-import { type CampaignOutcome, type CampaignProgress } from '@voxplan/contracts';
+import type { CampaignOutcome, CampaignProgress } from '@voxplan/contracts';
 import { useTranslation } from 'react-i18next';
 import { formatNumber } from '../../lib/format.ts';
 

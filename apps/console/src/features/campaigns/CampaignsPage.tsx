@@ -1,4 +1,4 @@
-import { Badge, Button, Stack, Text } from '@mantine/core';
+import { Button, Stack, Text } from '@mantine/core';
 import { IconPlus } from '@tabler/icons-react';
 import { type Campaign, campaignStatuses } from '@voxplan/contracts';
 import { useState } from 'react';
@@ -10,17 +10,9 @@ import { useRemoveRow } from '../../lib/table/use-remove-row.ts';
 import { CampaignControls } from './CampaignControls.tsx';
 import { CampaignFormModal } from './CampaignFormModal.tsx';
 import { ProgressBar, progressText } from './CampaignProgressView.tsx';
-import { CAMPAIGNS, isFinished, statusColor } from './status.ts';
+import { CAMPAIGNS, isFinished } from './status.ts';
+import { StatusBadge } from './StatusBadge.tsx';
 import { useCampaignProgress } from './use-campaigns.ts';
-
-export function StatusBadge({ status }: { status: Campaign['status'] }) {
-  const { t } = useTranslation();
-  return (
-    <Badge variant="light" color={statusColor[status]} data-testid="campaign-status" data-value={status}>
-      {t(`campaigns.statuses.${status}`)}
-    </Badge>
-  );
-}
 
 /** Done of total, and a thin bar; live while the campaign runs. */
 function ProgressCell({ campaign }: { campaign: Campaign }) {

@@ -1,6 +1,6 @@
 import { type CampaignAction, campaignActionFrom, campaignActions, type CampaignStatus, type NumberProvider } from '@voxplan/contracts';
 
-export const CAMPAIGNS = '/campaigns';
+export { CAMPAIGNS } from './paths.ts';
 
 /** The providers whose numbers can place a call; a web chat or WhatsApp number cannot (docs/campaigns.md). */
 export const callingProviders: readonly NumberProvider[] = ['twilio', 'asterisk'];
@@ -15,11 +15,3 @@ export const actionsFor = (status: CampaignStatus): CampaignAction[] => campaign
 
 /** The one control that moves it on (the list's "next action"): start, pause or resume; none when finished. */
 export const nextActionFor = (status: CampaignStatus): CampaignAction | undefined => actionsFor(status).find((action) => action !== 'cancel');
-
-export const statusColor: Record<CampaignStatus, string> = {
-  draft: 'gray',
-  running: 'teal',
-  paused: 'yellow',
-  completed: 'blue',
-  cancelled: 'red',
-};

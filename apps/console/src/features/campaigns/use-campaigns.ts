@@ -2,7 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import type { Campaign, CampaignProgress } from '@voxplan/contracts';
 import { api } from '../../lib/api/client.ts';
 import { useAuth } from '../../lib/auth.tsx';
-import { CAMPAIGNS } from './status.ts';
+import { CAMPAIGNS } from './paths.ts';
 
 /**
  * How often a campaign's figures are asked again while calls may be going out: often enough to

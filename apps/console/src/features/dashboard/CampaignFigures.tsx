@@ -4,7 +4,7 @@ import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import { formatNumber } from '../../lib/format.ts';
 import { ProgressBar, progressText } from '../campaigns/CampaignProgressView.tsx';
-import { StatusBadge } from '../campaigns/CampaignsPage.tsx';
+import { StatusBadge } from '../campaigns/StatusBadge.tsx';
 import { useActiveCampaigns, useCampaignProgress } from '../campaigns/use-campaigns.ts';
 import { FigureTable } from './FigureTable.tsx';
 

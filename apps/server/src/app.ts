@@ -9,6 +9,7 @@ import { registerAudioRoutes } from './modules/audios/audios.routes.ts';
 import { registerMediaRoutes } from './modules/audios/media.routes.ts';
 import { registerAuthRoutes } from './modules/auth/auth.routes.ts';
 import { registerFeatureRoutes } from './modules/configurations/features.routes.ts';
+import { registerCampaignRoutes } from './modules/campaigns/campaigns.routes.ts';
 import { registerConversationRoutes } from './modules/conversations/conversations.routes.ts';
 import { registerDeskRoutes } from './modules/conversations/desk.ts';
 import { registerDateRangeRoutes } from './modules/date-ranges/date-ranges.routes.ts';
@@ -120,6 +121,7 @@ export async function buildApp(ctx: AppContext, options: FastifyServerOptions = 
         registerLicenseRoutes(secured, ctx);
         registerWebchatIdentityRoutes(secured, ctx);
         await registerAudioRoutes(secured, ctx);
+        await registerCampaignRoutes(secured, ctx);
         for (const resource of allResources()) registerResource(secured, ctx, resource);
       });
     },

@@ -1,6 +1,7 @@
 import type { Database, TableName } from '../db/schema.ts';
 import { aclResource } from '../modules/acl/acl.resource.ts';
 import { auditResource } from '../modules/audit/audit.resource.ts';
+import { campaignsResource } from '../modules/campaigns/campaigns.resource.ts';
 import { audiosResource } from '../modules/audios/audios.resource.ts';
 import { savedRepliesResource } from '../modules/conversations/saved-replies.resource.ts';
 import { configurationsResource } from '../modules/configurations/configurations.resource.ts';
@@ -17,7 +18,7 @@ import type { ResourceDefinition } from './definition.ts';
 
 /** Every resource of the generic API: adding one is adding its definition here. */
 export function allResources(): ResourceDefinition[] {
-  return [tenantsResource, usersResource, configurationsResource, auditResource, destinationsResource, aclResource, holidaysResource, dateRangesResource, audiosResource, webhookDeliveriesResource, visualPlansResource, reportsResource, numbersResource, savedRepliesResource] as ResourceDefinition[];
+  return [tenantsResource, usersResource, configurationsResource, auditResource, destinationsResource, aclResource, holidaysResource, dateRangesResource, audiosResource, webhookDeliveriesResource, visualPlansResource, reportsResource, numbersResource, savedRepliesResource, campaignsResource] as ResourceDefinition[];
 }
 
 type TableWithTenant = { [T in TableName]: Database[T] extends { tenant_id: number } ? T : never }[TableName];

@@ -48,10 +48,45 @@ export interface CampaignCalls {
   callsPerSecond(provider: string): number | undefined;
 }
 
-/** Providers whose channel can place calls. */
-const callingProviders = new Set(['twilio', 'asterisk']);
+/**
+ * Whether a number of this provider can start a call: its channel dials, as every voice channel
+ * does (Twilio, Asterisk); a chat-only one (the web chat, WhatsApp) cannot.
+ */
+export function providerCanCall(app: Pick<AppContext, 'channels'>, provider: string): boolean {
+  const channel = app.channels.get(provider);
+  return channel !== undefined && (channel.dial !== undefined || channel.sessions.includes('voice'));
+}
 
-/** Whether a number of this provider can start a call (a web chat or WhatsApp cannot). */
-export function providerCanCall(_app: Pick<AppContext, 'channels'>, provider: string): boolean {
-  return callingProviders.has(provider);
+function storedCall(row: { session_id: string; state: string; dial_status: string | null; answered_by: string | null }): StoredCall {
+  return {
+    session_id: row.session_id,
+    ended: row.state === 'ended',
+    dial_status: row.dial_status as ReportDialStatus | null,
+    answered_by: row.answered_by as AnsweredBy | null,
+  };
+}
+
+/** The port over the server's outbound core (`ctx.outboundCalls`) and its `outbound_calls` rows. */
+export function coreCampaignCalls(ctx: Pick<AppContext, 'db' | 'channels' | 'outboundCalls'>): CampaignCalls {
+  const columns = ['session_id', 'state', 'dial_status', 'answered_by'] as const;
+  return {
+    place: (request) => ctx.outboundCalls.place(request),
+    onOutcome: (listener) => ctx.outboundCalls.onOutcome(listener),
+    async findCall(sessionId) {
+      const row = await ctx.db.selectFrom('outbound_calls').select(columns).where('session_id', '=', sessionId).executeTakeFirst();
+      return row ? storedCall(row) : null;
+    },
+    async findCallTo(campaignId, to, since) {
+      const row = await ctx.db
+        .selectFrom('outbound_calls')
+        .select(columns)
+        .where('campaign_id', '=', campaignId)
+        .where('called', '=', to)
+        .where('created_time', '>=', since)
+        .orderBy('created_time', 'desc')
+        .executeTakeFirst();
+      return row ? storedCall(row) : null;
+    },
+    callsPerSecond: (provider) => ctx.channels.get(provider)?.dial?.callsPerSecond,
+  };
 }

@@ -22,6 +22,7 @@ import { REFUSALS_WINDOW_S } from '../license/license.service.ts';
 import { runningSessions } from '../sessions/sessions.repository.ts';
 import { type LiveSessionEvent, subscribeLiveSessions } from '../sessions/live-events.ts';
 import { timeTrivialQuery } from '../system/health.routes.ts';
+import { subscribeCampaignProgress } from '../campaigns/campaigns.service.ts';
 import type { HostReading } from '../system/system-info.routes.ts';
 import serverPackage from '../../../package.json' with { type: 'json' };
 
@@ -220,7 +221,7 @@ export function registerStatsLiveRoutes(app: FastifyInstance, ctx: AppContext, h
         produces: ['text/event-stream'],
         description:
           'Server-Sent Events (text/event-stream) of the sessions of every instance: `event:` names the type (session.started, ' +
-          'node.entered, session.ended), `data:` is one JSON object (LiveStatsEvent in the contracts). Test sessions are left out; a ' +
+          'node.entered, session.ended) and campaigns\' counts (campaign.progress, at most once a second per campaign), `data:` is one JSON object (LiveStatsEvent in the contracts). Test sessions are left out; a ' +
           '`: ping` comment comes every 15 s. The stream ends when the access token expires (`: closed token_expired`) and as soon as ' +
           'the sign-in ends or its roles change (`: closed sign_in_ended`): open it again with a fresh token. Send the Authorization header ' +
           'as on every call (read it with fetch and a stream reader: EventSource cannot send headers). Start from GET /stats/live.',
@@ -230,14 +231,21 @@ export function registerStatsLiveRoutes(app: FastifyInstance, ctx: AppContext, h
       const tenantId = tenantFilterOf(scopeOf(request));
       return sendEventStream(app, openStreams, request, reply, {
         pingMs: liveFeedTiming.pingMs,
-        subscribe: (send) =>
-          subscribeLiveSessions(
+        subscribe: (send) => {
+          const filter = tenantId === undefined ? {} : { tenantId };
+          const stopSessions = subscribeLiveSessions(
             ctx.bus,
             (event) => {
               if (!event.is_test) send(sseMessage(liveStatsEventOf(event)));
             },
-            tenantId === undefined ? {} : { tenantId },
-          ),
+            filter,
+          );
+          const stopCampaigns = subscribeCampaignProgress(ctx.bus, (event) => send(sseMessage(event)), filter);
+          return () => {
+            stopSessions();
+            stopCampaigns();
+          };
+        },
       });
     },
   );

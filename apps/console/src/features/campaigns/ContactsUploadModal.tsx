@@ -1,4 +1,4 @@
-import { Alert, Button, FileInput, Group, ScrollArea, Select, Stack, Table, Text, TextInput } from '@mantine/core';
+import { Alert, Button, FileInput, Grid, Group, Select, Stack, Text, TextInput } from '@mantine/core';
 import { IconAlertTriangle, IconCircleCheck, IconUpload } from '@tabler/icons-react';
 import { useQueryClient } from '@tanstack/react-query';
 import { bytesPerMb, type Campaign, type CampaignImportResult, campaignLimits } from '@voxplan/contracts';
@@ -28,65 +28,66 @@ function problemText(problem: MappingProblem, t: (key: string, options?: Record<
   }
 }
 
-/** Each column of the header: a sample of its values, what it is, and the variable's name when it is one. */
+/**
+ * Each column of the header: a sample of its values, what it is, and the variable's name when it
+ * is one. A row of four on a wide screen, a small card of its own on a phone.
+ */
 function MappingTable({ preview, choices, onChange }: { preview: CsvPreview; choices: ColumnChoice[]; onChange(choices: ColumnChoice[]): void }) {
   const { t } = useTranslation();
   const roleData = columnRoles.map((role) => ({ value: role, label: t(`campaigns.contacts.roles.${role}`) }));
   const set = (index: number, change: Partial<ColumnChoice>) => onChange(choices.map((choice, i) => (i === index ? { ...choice, ...change } : choice)));
+  const span = { base: 12, sm: 3 };
   return (
-    <ScrollArea>
-      <Table verticalSpacing={4} miw={560} data-testid="contacts-mapping">
-        <Table.Thead>
-          <Table.Tr>
-            <Table.Th>{t('campaigns.contacts.column')}</Table.Th>
-            <Table.Th>{t('campaigns.contacts.sample')}</Table.Th>
-            <Table.Th>{t('campaigns.contacts.use')}</Table.Th>
-            <Table.Th>{t('campaigns.contacts.variable')}</Table.Th>
-          </Table.Tr>
-        </Table.Thead>
-        <Table.Tbody>
-          {choices.map((choice, index) => (
-            <Table.Tr key={`${index}:${choice.column}`} data-testid="contacts-mapping-row">
-              <Table.Td>
-                <Text size="sm" fw={600}>
-                  {choice.column}
-                </Text>
-              </Table.Td>
-              <Table.Td maw={200}>
-                <Text size="xs" c="dimmed" truncate="end">
-                  {preview.rows
-                    .map((row) => row[index])
-                    .filter(Boolean)
-                    .slice(0, 3)
-                    .join(' · ') || '—'}
-                </Text>
-              </Table.Td>
-              <Table.Td miw={170}>
-                <Select
-                  aria-label={t('campaigns.contacts.useOf', { column: choice.column })}
-                  data={roleData}
-                  allowDeselect={false}
-                  value={choice.role}
-                  onChange={(value) => set(index, { role: (value ?? 'ignore') as ColumnRole })}
-                  data-testid={`contacts-role-${index}`}
-                />
-              </Table.Td>
-              <Table.Td miw={170}>
-                {choice.role === 'variable' && (
-                  <TextInput
-                    aria-label={t('campaigns.contacts.variableOf', { column: choice.column })}
-                    value={choice.variable}
-                    maxLength={64}
-                    onChange={(event) => set(index, { variable: event.currentTarget.value })}
-                    data-testid={`contacts-variable-${index}`}
-                  />
-                )}
-              </Table.Td>
-            </Table.Tr>
-          ))}
-        </Table.Tbody>
-      </Table>
-    </ScrollArea>
+    <Stack gap={0} data-testid="contacts-mapping">
+      <Grid visibleFrom="sm" gutter="xs" pb={4}>
+        {(['column', 'sample', 'use', 'variable'] as const).map((heading) => (
+          <Grid.Col key={heading} span={span}>
+            <Text size="sm" fw={700}>
+              {t(`campaigns.contacts.${heading}`)}
+            </Text>
+          </Grid.Col>
+        ))}
+      </Grid>
+      {choices.map((choice, index) => (
+        <Grid key={`${index}:${choice.column}`} gutter="xs" align="center" py={6} style={{ borderTop: '1px solid var(--mantine-color-default-border)' }} data-testid="contacts-mapping-row">
+          <Grid.Col span={span}>
+            <Text size="sm" fw={600} style={{ overflowWrap: 'anywhere' }}>
+              {choice.column}
+            </Text>
+          </Grid.Col>
+          <Grid.Col span={span}>
+            <Text size="xs" c="dimmed" truncate="end">
+              {preview.rows
+                .map((row) => row[index])
+                .filter(Boolean)
+                .slice(0, 3)
+                .join(' · ') || '—'}
+            </Text>
+          </Grid.Col>
+          <Grid.Col span={{ base: 6, sm: 3 }}>
+            <Select
+              aria-label={t('campaigns.contacts.useOf', { column: choice.column })}
+              data={roleData}
+              allowDeselect={false}
+              value={choice.role}
+              onChange={(value) => set(index, { role: (value ?? 'ignore') as ColumnRole })}
+              data-testid={`contacts-role-${index}`}
+            />
+          </Grid.Col>
+          <Grid.Col span={{ base: 6, sm: 3 }}>
+            {choice.role === 'variable' && (
+              <TextInput
+                aria-label={t('campaigns.contacts.variableOf', { column: choice.column })}
+                value={choice.variable}
+                maxLength={64}
+                onChange={(event) => set(index, { variable: event.currentTarget.value })}
+                data-testid={`contacts-variable-${index}`}
+              />
+            )}
+          </Grid.Col>
+        </Grid>
+      ))}
+    </Stack>
   );
 }
 
@@ -146,7 +147,7 @@ export function ContactsUploadModal({ campaign, onClose }: { campaign: Campaign;
   };
 
   return (
-    <AppModal opened onClose={onClose} size="4xl" title={t('campaigns.contacts.title', { name: campaign.name })}>
+    <AppModal opened onClose={onClose} size="3xl" title={t('campaigns.contacts.title', { name: campaign.name })}>
       {result ? (
         <Stack>
           <Alert color={result.invalid > 0 ? 'yellow' : 'teal'} icon={result.invalid > 0 ? <IconAlertTriangle size={18} /> : <IconCircleCheck size={18} />} data-testid="contacts-result">

@@ -27,6 +27,8 @@ export interface Config {
   sessionSweepIntervalSeconds: number;
   /** Twilio's REST API (SMS): another address only for a proxy or a test server. */
   twilioApiUrl: string;
+  /** CAMPAIGN_CLAIM_LEASE: seconds a claimed campaign call without a session stays its instance's (docs/campaigns.md). */
+  campaignClaimLeaseSeconds: number;
   /** METRICS_TOKEN: the bearer token GET /metrics asks for; unset, /metrics is off (docs/metrics.md). */
   metricsToken: string | undefined;
   /** Meta's Graph API (WhatsApp Cloud API messages) and the version its paths begin with. */
@@ -161,6 +163,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     consoleDir: path.resolve(env.CONSOLE_DIR || path.join(import.meta.dirname, '../../console/dist')),
     sessionSweepIntervalSeconds: Math.max(1, intFrom(env, 'SESSION_SWEEP_INTERVAL', 10)),
     twilioApiUrl: (env.TWILIO_API_URL || 'https://api.twilio.com').replace(/\/+$/, ''),
+    campaignClaimLeaseSeconds: Math.max(1, intFrom(env, 'CAMPAIGN_CLAIM_LEASE', 60)),
     metricsToken: env.METRICS_TOKEN || undefined,
     whatsappGraphUrl: (env.WHATSAPP_GRAPH_URL || 'https://graph.facebook.com').replace(/\/+$/, ''),
     whatsappGraphVersion: env.WHATSAPP_GRAPH_VERSION || 'v23.0',

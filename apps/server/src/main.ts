@@ -6,6 +6,8 @@ import { createPlanWebhookDispatcher } from './modules/plan-webhook/plan-webhook
 import type { ChannelListener } from './channels/channel.ts';
 import { startChatSweeper } from './modules/sessions/chat-sweeper.ts';
 import { startRetentionJob } from './modules/sessions/retention.ts';
+import { coreCampaignCalls } from './modules/campaigns/campaign-calls.ts';
+import { createDispatcher } from './modules/campaigns/dispatcher.ts';
 
 const config = loadConfig();
 // One logger for the process: the database's and the instance bus's lines are JSON lines like the requests'.
@@ -21,6 +23,13 @@ const sweeper = startChatSweeper(started.ctx.sessions, {
 // Calls whose end never arrived are closed, and rows past the retention pruned (docs/sessions.md, "Retention").
 const retention = startRetentionJob(started.ctx, {
   onError: (error) => app.log.error({ err: error }, 'retention pass failed'),
+  log: (message) => app.log.warn(message),
+});
+
+// Every instance dispatches the running campaigns; a restart resumes them (docs/campaigns.md).
+const campaigns = createDispatcher(started.ctx, {
+  calls: coreCampaignCalls(started.ctx),
+  leaseS: config.campaignClaimLeaseSeconds,
   log: (message) => app.log.warn(message),
 });
 
@@ -52,7 +61,7 @@ async function shutdown(signal: string) {
   clearInterval(sweep);
   clearTimeout(deadline);
   // A sweep or retention pass in progress finishes before the database goes.
-  await Promise.all([sweeper.stop(), retention.stop()]);
+  await Promise.all([sweeper.stop(), retention.stop(), campaigns.stop()]);
   await started.close();
   process.exit(0);
 }
@@ -69,3 +78,4 @@ for (const channel of started.ctx.channels.all()) {
 const database = config.databaseUrl ? `${started.ctx.dialect} (DATABASE_URL)` : `SQLite in ${config.dataDir}`;
 app.log.info(`Voxplan is ready at ${config.publicUrl} on ${database}`);
 dispatcher.start();
+campaigns.start();

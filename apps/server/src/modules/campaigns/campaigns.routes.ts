@@ -32,7 +32,7 @@ import { tenantDialingDefaults } from '../tenants/tenant-dialing.ts';
 import { campaignInvalidRowsResource, campaignResultsResource } from './campaign-results.resource.ts';
 import { campaignsResource } from './campaigns.resource.ts';
 import { campaignProgress, controlCampaign, publishProgressSoon } from './campaigns.service.ts';
-import { csvTooLarge, importContacts } from './contacts-import.ts';
+import { contactImportLimits, csvTooLarge, importContacts } from './contacts-import.ts';
 
 const idParams = z.object({ id: z.coerce.number().int().positive().max(2 ** 31 - 1) });
 const actionParams = idParams.extend({ action: z.enum(campaignActions) });
@@ -68,7 +68,7 @@ async function* uploadedList(request: FastifyRequest, onMapping: (mapping: Campa
   if (!request.isMultipart()) throw new AppError(415, 'unsupported_media_type', [{ path: '', message: 'send multipart/form-data: mapping, then file' }]);
   let mapping: CampaignContactMapping | undefined;
   let file = false;
-  const parts = request.parts({ limits: { fileSize: campaignLimits.contactFileMb * bytesPerMb, files: 1, fields: 5, fieldSize: 100_000 } });
+  const parts = request.parts({ limits: { fileSize: contactImportLimits.fileMb * bytesPerMb, files: 1, fields: 5, fieldSize: 100_000 } });
   for await (const part of parts) {
     if (part.type === 'field') {
       if (part.fieldname !== 'mapping') continue;

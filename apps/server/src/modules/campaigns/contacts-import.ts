@@ -26,8 +26,11 @@ const BATCH_ROWS = 500;
 /** A staged row older than this belongs to an upload whose server died: the dispatcher's start removes it. */
 export const STAGED_ROWS_EXPIRE_S = 3600;
 
+/** The upload's limits: the contract's, read on every upload so that a test can lower them. */
+export const contactImportLimits: { rows: number; fileMb: number } = { rows: campaignLimits.contactRows, fileMb: campaignLimits.contactFileMb };
+
 export const csvTooLarge = (): AppError =>
-  new AppError(413, 'csv_too_large', undefined, undefined, { maxRows: campaignLimits.contactRows, maxMb: campaignLimits.contactFileMb });
+  new AppError(413, 'csv_too_large', undefined, undefined, { maxRows: contactImportLimits.rows, maxMb: contactImportLimits.fileMb });
 const csvInvalid = (message: string): AppError => badRequest('csv_invalid', [{ path: 'file', message }]);
 
 interface Columns {
@@ -197,7 +200,7 @@ async function stageContacts(target: ImportTarget, token: string, source: AsyncI
       columns = columnsOf(record, mapping);
       continue;
     }
-    if (++rows > campaignLimits.contactRows) throw csvTooLarge();
+    if (++rows > contactImportLimits.rows) throw csvTooLarge();
     const contact = contactOf(record, columns, country);
     if ('reason' in contact) noteInvalid(contact);
     else contacts.push(contact);

@@ -179,6 +179,8 @@ async function stageContacts(target: ImportTarget, token: string, source: AsyncI
           state: 'staged' as const,
           attempts: 0,
           retries_used: '{}',
+          // Due from now: the queue is ordered by this, retries and new contacts alike.
+          next_attempt_time: now,
           import_token: token,
           created_time: now,
           updated_time: now,

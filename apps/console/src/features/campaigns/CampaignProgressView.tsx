@@ -30,14 +30,17 @@ export function progressText(progress: CampaignProgress | undefined, language: s
 
 /** A bar of the done contacts, coloured by outcome. */
 export function ProgressBar({ progress, size = 'lg' }: { progress: CampaignProgress | undefined; size?: 'sm' | 'lg' }) {
-  const { t } = useTranslation();
+  const { t, i18n } = useTranslation();
   const total = progress?.total ?? 0;
   return (
-    <Progress.Root size={size} aria-label={t('campaigns.progress.bar')} data-testid="campaign-progress-bar">
+    <Progress.Root size={size} data-testid="campaign-progress-bar">
       {total > 0 &&
         [...shownOutcomes, ...rareOutcomes].map((outcome) => {
           const count = progress?.by_outcome[outcome] ?? 0;
-          return count > 0 ? <Progress.Section key={outcome} value={(count / total) * 100} color={outcomeColor[outcome] ?? 'dark'} /> : null;
+          if (count === 0) return null;
+          // Each part is a progress bar of its own for a screen reader: it says which outcome, and how many.
+          const label = t('campaigns.progress.part', { outcome: t(`campaigns.results.${outcome}`), figure: formatNumber(count, i18n.language) });
+          return <Progress.Section key={outcome} value={(count / total) * 100} color={outcomeColor[outcome] ?? 'dark'} aria-label={label} title={label} />;
         })}
     </Progress.Root>
   );

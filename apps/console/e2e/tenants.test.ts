@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { type ConsoleHarness, startConsole } from './harness.ts';
+import { screenshotStates } from './screenshots.ts';
 
 let harness: ConsoleHarness;
 let token: string;
@@ -36,6 +37,8 @@ describe('tenants', () => {
       await harness.signIn(page);
       await page.goto('/tenants');
       await page.getByTestId('tenant-new').click();
+      await page.getByTestId('tenant-country').waitFor();
+      await screenshotStates(page, 'tenant-form', { group: 'tenants' });
       await page.getByTestId('tenant-save').click();
       await expect.poll(() => page.getByRole('dialog').getByText(required).count()).toBe(1);
       await page.getByTestId('tenant-name').fill('x'.repeat(51));
@@ -49,7 +52,7 @@ describe('tenants', () => {
     }
   });
 
-  test('edit a tenant in the small modal, prefilled; its language is the server’s until one is chosen', async () => {
+  test('edit a tenant in the small modal, prefilled; its language, country and time zone are the server’s until chosen', async () => {
     const [created] = await tenantRows(['before-edit']);
     const tenantId = created!.json<{ id: number }>().id;
     const { page } = await harness.newPage();
@@ -63,12 +66,18 @@ describe('tenants', () => {
     expect(await page.getByTestId('tenant-language').inputValue()).toBe('The server’s language');
     await page.getByTestId('tenant-language').click();
     await page.getByRole('option', { name: 'Português (Brasil) · pt-BR' }).click();
+    expect(await page.getByTestId('tenant-country').inputValue()).toBe('The server’s country (from its language)');
+    await page.getByTestId('tenant-country').fill('brazil');
+    await page.getByRole('option', { name: 'Brazil · BR' }).click();
+    expect(await page.getByTestId('tenant-time-zone').inputValue()).toBe('The server’s time zone');
+    await page.getByTestId('tenant-time-zone').fill('sao paulo');
+    await page.getByRole('option', { name: 'America/Sao Paulo' }).click();
     await page.getByTestId('tenant-save').click();
     await expect.poll(() => page.getByText('Tenant edited.').count()).toBe(1);
     await page.getByTestId('table-search').fill('after-edit');
     await expect.poll(() => page.getByRole('cell', { name: 'after-edit' }).count()).toBe(1);
     const stored = await harness.server.call({ method: 'GET', url: `/tenants/${tenantId}`, token });
-    expect(stored.json<{ language: string }>().language).toBe('pt-BR');
+    expect(stored.json()).toMatchObject({ language: 'pt-BR', country: 'BR', time_zone: 'America/Sao_Paulo' });
   });
 
   test('the integrations modal loads, validates, saves only enabled providers and masks secrets', async () => {

@@ -13,6 +13,7 @@ import { registerCampaignRoutes } from './modules/campaigns/campaigns.routes.ts'
 import { registerConversationRoutes } from './modules/conversations/conversations.routes.ts';
 import { registerDeskRoutes } from './modules/conversations/desk.ts';
 import { registerDateRangeRoutes } from './modules/date-ranges/date-ranges.routes.ts';
+import { registerDoNotCallRoutes } from './modules/do-not-call/do-not-call.routes.ts';
 import { registerHolidayImportRoutes } from './modules/holidays/holidays-import.routes.ts';
 import { registerLicenseRoutes } from './modules/license/license.routes.ts';
 import { registerWebchatIdentityRoutes } from './modules/numbers/webchat-identity.routes.ts';
@@ -24,6 +25,7 @@ import { registerHealthRoutes } from './modules/system/health.routes.ts';
 import { createHostReading, registerSystemInfoRoutes } from './modules/system/system-info.routes.ts';
 import { registerIntegrationRoutes } from './modules/tenants/integrations.routes.ts';
 import { registerMeRoutes } from './modules/users/me.routes.ts';
+import { registerOutboundCallRoutes } from './modules/outbound-calls/outbound-calls.routes.ts';
 import { registerVisualPlanRoutes } from './modules/visual-plans/visual-plans.routes.ts';
 import { authPlugin } from './plugins/auth.ts';
 import { consolePlugin } from './plugins/console.ts';
@@ -120,8 +122,10 @@ export async function buildApp(ctx: AppContext, options: FastifyServerOptions = 
         await registerConversationRoutes(secured, ctx);
         registerLicenseRoutes(secured, ctx);
         registerWebchatIdentityRoutes(secured, ctx);
+        registerOutboundCallRoutes(secured, ctx);
         await registerAudioRoutes(secured, ctx);
         await registerCampaignRoutes(secured, ctx);
+        await registerDoNotCallRoutes(secured, ctx);
         for (const resource of allResources()) registerResource(secured, ctx, resource);
       });
     },

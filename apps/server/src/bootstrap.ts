@@ -18,6 +18,7 @@ import { createMediaUrls } from './modules/audios/media-urls.ts';
 import { enqueuePlanEvent } from './modules/plan-webhook/plan-webhook.service.ts';
 import { countedAdmission, countedHandOff, countedSessionEvents, createMetrics } from './modules/metrics/metrics.ts';
 import { planWebhookEvents } from './modules/sessions/plan-webhook-events.ts';
+import { combineSessionEvents } from './modules/sessions/session-events.ts';
 import { createChatHandOff } from './modules/sessions/chat-handoff.ts';
 import { createSessionRuntime, type SessionRuntime } from './modules/sessions/sessions.service.ts';
 import { closeLeftConversation, openQueueConversation, sweepUnanswered } from './modules/conversations/conversations.service.ts';
@@ -89,13 +90,16 @@ export async function startContext(config: Config, options: StartOptions = {}): 
     const license = createLicenseService({ db: handle.db, extraPublicKeys: config.licensePublicKeys, hardwareId: readHardwareId });
     const metrics = createMetrics();
     if (config.licenseFile) await provisionLicense(license, handle.db, config.licenseFile);
+    // Made before the runtime, whose end hooks it gives; it reads the whole context once a call needs it.
+    const outboundCalls = createOutboundCalls(() => ctx, { log });
     sessions = createSessionRuntime(base, {
       admit: countedAdmission((session, running: number) => license.admitSession(session, running), metrics),
       scripts,
       log,
       audios: createAudioLookup(base.db, createMediaUrls(keys.mediaKey, config.publicUrl)),
       messaging: { twilioApiUrl: config.twilioApiUrl },
-      events: countedSessionEvents(planWebhookEvents(enqueuePlanEvent, log), metrics),
+      events: countedSessionEvents(combineSessionEvents(planWebhookEvents(enqueuePlanEvent, log), outboundCalls.sessionEvents), metrics),
+      sessionEnded: (session) => outboundCalls.sessionEnded(session),
       handOff: countedHandOff(createChatHandOff(base), metrics),
       // The conversations resume parked chats through this runtime: read when they run, once it exists.
       queueHandOff: (request) => openQueueConversation({ ...base, sessions: sessions! }, request),
@@ -108,8 +112,7 @@ export async function startContext(config: Config, options: StartOptions = {}): 
       deskHandOff: createDeskHandOff({ ...base, get sessions() { return sessions!; } }, API_PREFIX),
       ai: createAiPort(base, { log, metrics }),
     });
-    const withoutOutbound = { ...base, sessions, license, metrics, databaseAvailability: handle.availability, logger, ...(handle.poolStats && { databasePool: handle.poolStats }) };
-    const ctx: AppContext = { ...withoutOutbound, outboundCalls: createOutboundCalls(withoutOutbound) };
+    const ctx: AppContext = { ...base, sessions, license, outboundCalls, metrics, databaseAvailability: handle.availability, logger, ...(handle.poolStats && { databasePool: handle.poolStats }) };
     const now = nowIso();
     // Type "sistema", so that nobody removes them.
     for (const [name, setting] of Object.entries(systemSettings)) {

@@ -50,7 +50,7 @@ function fakeCore(ctx: AppContext): FakeCore {
       const now = new Date().toISOString();
       await ctx.db
         .insertInto('outbound_calls')
-        .values({ session_id, tenant_id: request.tenant_id, number_id: 0, provider: 'twilio', plan_id: request.plan_id, plan_name: '', caller: request.from, called: request.to, variables: JSON.stringify(request.variables), machine_detection: request.machine_detection ? 1 : 0, ring_timeout_s: 30, campaign_id: request.campaign_id, state: 'dialing', created_time: now, updated_time: now })
+        .values({ session_id, tenant_id: request.tenant_id, number_id: 0, provider: 'twilio', plan_id: request.plan_id, plan_version: 1, plan_name: '', caller: request.from, called: request.to, variables: JSON.stringify(request.variables), machine_detection: request.machine_detection ? 1 : 0, ring_timeout_s: 30, campaign_id: request.campaign_id, state: 'dialing', created_time: now, updated_time: now })
         .execute();
       core.placed.push(request);
       core.live.set(request.to, session_id);

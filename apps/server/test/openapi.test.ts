@@ -26,7 +26,7 @@ test('the OpenAPI document describes every resource call, with the bodies of the
     expect(Object.keys(doc.paths[`${base}/{id}`] ?? {}).sort(), `${base}/{id}`).toEqual(resource.readOnly ? ['get'] : ['delete', 'get', 'patch', 'put']);
   }
   const tenantBody = doc.paths['/api/v1/tenants']!.post!.requestBody!.content['application/json']!.schema;
-  expect(Object.keys(tenantBody.properties ?? {})).toEqual(['name', 'language']);
+  expect(Object.keys(tenantBody.properties ?? {})).toEqual(['name', 'language', 'country', 'time_zone']);
   for (const path of [
     '/api/v1/login',
     '/api/v1/refresh',

@@ -93,6 +93,8 @@ describe('what a tenant reads', () => {
       channel: 'voice',
       provider: 'twilio',
       direction: 'inbound',
+      // No campaign placed it (docs/outbound.md).
+      campaign_id: null,
       caller: '+5511999990000',
       called: '+551130000000',
       source_ip: '198.51.100.7',

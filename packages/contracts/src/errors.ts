@@ -103,6 +103,17 @@ export const errorCodes = [
   'invalid_twilio_signature',
   'twilio_account_mismatch',
   'twilio_form_required',
+  // issue 38: outbound calls (docs/outbound.md)
+  'invalid_phone_number',
+  'outbound_number_not_found',
+  'outbound_number_cannot_call',
+  'outbound_no_plan',
+  'outbound_do_not_call',
+  'outbound_provider_not_configured',
+  'outbound_provider_auth_refused',
+  'outbound_provider_refused',
+  'outbound_provider_rate_limited',
+  'outbound_provider_unreachable',
   'invalid_whatsapp_signature',
   'invalid_whatsapp_verify_token',
   'invalid_media_signature',
@@ -139,6 +150,8 @@ export const errorCodes = [
   'csv_invalid',
   'csv_too_large',
   'csv_column_not_found',
+  'do_not_call_already_exists',
+  'do_not_call_file_invalid',
 ] as const;
 
 export type ErrorCode = (typeof errorCodes)[number];

@@ -26,3 +26,5 @@ export * from './conversation.ts';
 export * from './saved-reply.ts';
 export * from './attachment-limits.ts';
 export * from './campaigns.ts';
+export * from './do-not-call.ts';
+export * from './countries.ts';

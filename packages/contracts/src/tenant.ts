@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { idSchema, timestampSchema } from './common.ts';
+import { phoneCountries } from './countries.ts';
 import { planLanguageTags } from './voices.ts';
 
 export const tenantNameMaxLength = 50;
@@ -28,10 +29,38 @@ export const tenantSchema = z.object({
   name: z.string(),
   /** What the tenant's plans speak when they name no language, and its system messages ("not in service"). */
   language: z.string(),
+  /** ISO 3166-1 alpha-2 that reads the tenant's national numbers; '' for the server's (the region of its language). */
+  country: z.string(),
+  /** IANA time zone of the tenant's schedules; '' for the server's. */
+  time_zone: z.string(),
 });
 export type Tenant = z.infer<typeof tenantSchema>;
 
-export const tenantInputSchema = z.object({ name: tenantNameSchema, language: tenantLanguageSchema.optional() }).strict();
+/** ISO 3166-1 alpha-2 of a country with a numbering plan (phoneCountries), or '' for the server's. */
+export const tenantCountrySchema = z
+  .string()
+  .trim()
+  .transform((code) => code.toUpperCase())
+  .pipe(z.enum(['', ...phoneCountries]));
+
+/** Whether the runtime knows an IANA zone (aliases such as US/Eastern included). */
+export function isTimeZone(zone: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: zone });
+    return true;
+  } catch {
+    return false;
+  }
+}
+export const tenantTimeZoneSchema = z
+  .string()
+  .trim()
+  .max(64)
+  .refine((zone) => zone === '' || isTimeZone(zone), 'not an IANA time zone');
+
+export const tenantInputSchema = z
+  .object({ name: tenantNameSchema, language: tenantLanguageSchema.optional(), country: tenantCountrySchema.optional(), time_zone: tenantTimeZoneSchema.optional() })
+  .strict();
 export type TenantInput = z.input<typeof tenantInputSchema>;
 
 export const integrationsSchema = z.object({

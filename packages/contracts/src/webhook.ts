@@ -4,9 +4,10 @@ import { idSchema, timestampSchema } from './common.ts';
 /**
  * The plan webhook (blocks.md, plan settings `webhook`): signed JSON events sent to the URL a plan
  * names. docs/webhooks.md describes what a receiver gets and how it checks the signature. The same
- * queue carries an outside desk's `chat.message` events (docs/handoff.md), retried alike.
+ * queue carries an outside desk's `chat.message` events (docs/handoff.md) and an outbound call's
+ * `outbound_call.ended` to its `status_url` (docs/outbound.md), retried alike.
  */
-export const planWebhookEvents = ['session.started', 'session.ended', 'chat.message'] as const;
+export const planWebhookEvents = ['session.started', 'session.ended', 'chat.message', 'outbound_call.ended'] as const;
 export type PlanWebhookEvent = (typeof planWebhookEvents)[number];
 
 /** pending: waiting for its next attempt (or in one); delivered: a 2xx answer; failed: out of attempts. */

@@ -25,6 +25,12 @@ export type EngineEvent =
    * for the operator (code `prompt_unplayable`), naming the block whose prompt it was.
    */
   | { type: 'prompt_failed'; action: number; message: string }
+  /**
+   * An outbound call's machine detection answered after the plan started (Twilio's asynchronous
+   * AMD, docs/outbound.md): the variable `answered_by` is set for the blocks that follow; nothing
+   * else moves.
+   */
+  | { type: 'answered_by'; answered_by: 'human' | 'machine' | 'unknown' }
   /** A recording started by a `recording` block did not come to exist (the channel's reason, as `error`). */
   | { type: 'recording_failed'; error: string }
   /**

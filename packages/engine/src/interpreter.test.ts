@@ -97,6 +97,23 @@ describe('sessions', () => {
     expect(JSON.stringify(session)).toBe(before);
   });
 
+  test('an answered outbound call: machine detection told later sets answered_by and moves nothing; its report says answer', async () => {
+    const { results, session } = await play(menuPlan, [{ type: 'answered_by', answered_by: 'machine' }, { type: 'hangup' }, { type: 'answered_by', answered_by: 'human' }], {
+      world,
+      init: { direction: 'outbound', variables: { answered_by: 'unknown' } },
+    });
+    expect(results[0]!.session.variables.answered_by).toBe('unknown');
+    expect(results[1]).toMatchObject({ actions: [] });
+    expect(results[1]!.session).toMatchObject({ node_id: 'menu', status: 'waiting', variables: { answered_by: 'machine' } });
+    expect(results[2]!.report).toMatchObject({ direction: 'outbound', dial_status: 'answer', variables: { answered_by: 'machine' } });
+    // Once the call is over, nothing changes.
+    expect(results[3]).toMatchObject({ ignored: true });
+    expect(session.variables.answered_by).toBe('machine');
+    // An inbound call's report names no dial status of its own.
+    const inbound = await play(menuPlan, [{ type: 'hangup' }], { world });
+    expect(inbound.results[1]!.report!.dial_status).toBeNull();
+  });
+
   test('the report of an ended session has what the call report needs', async () => {
     const { results } = await play(menuPlan, [{ type: 'digits', digits: '1' }, { type: 'dial_result', status: 'busy' }], {
       world,

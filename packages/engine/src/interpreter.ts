@@ -210,6 +210,12 @@ class TurnState implements Turn {
         session.failure ??= { code: 'prompt_unplayable', message: event.message, plan_id: node?.plan_id ?? currentFrame(session).plan_id, node_id: node?.node_id ?? null };
         return true;
       }
+      case 'answered_by':
+        if (session.status === 'ended') return false;
+        // Between turns: the marks of the last turn stay, as nothing of the plan ran.
+        session.turn_path = this.lastTurnPath;
+        session.variables.answered_by = event.answered_by;
+        return true;
       case 'hangup':
         if (event.actions_started !== undefined) this.forgetUnreached(event.actions_started);
         this.leaveWaitForPerson();

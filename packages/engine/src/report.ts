@@ -54,7 +54,8 @@ export function buildReport(session: Session): CallReport {
     protocol: session.protocol,
     hangup_cause: session.hangup_cause,
     disposition: session.disposition,
-    dial_status: session.dial_status,
+    // An outbound call the plan runs on was answered (docs/outbound.md); a destination dialled since tells its own.
+    dial_status: session.dial_status ?? (session.direction === 'outbound' ? 'answer' : null),
     failure: session.failure,
     started_at: session.started_at,
     ended_at: session.ended_at,

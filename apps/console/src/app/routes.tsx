@@ -32,6 +32,13 @@ export const areaRoutes: AreaRoute[] = [
   { paths: ['/destination'], titleKey: 'nav.destinations', inMenu: true, icon: 'destination', page: lazy(() => import('../features/destinations/DestinationsPage.tsx')) },
   { paths: ['/numbers', '/numeros'], titleKey: 'nav.numbers', inMenu: true, icon: 'numbers', page: lazy(() => import('../features/numbers/NumbersPage.tsx')) },
   {
+    paths: ['/do-not-call', '/nao-ligue'],
+    titleKey: 'nav.doNotCall',
+    inMenu: true,
+    icon: 'doNotCall',
+    page: lazy(() => import('../features/do-not-call/DoNotCallPage.tsx')),
+  },
+  {
     paths: ['/date-ranges', '/horarios'],
     titleKey: 'nav.dateRanges',
     inMenu: true,

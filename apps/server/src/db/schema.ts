@@ -383,7 +383,7 @@ export interface WebhookDeliveryTable {
   plan_id: number;
   url: string;
   // chat.message: an outside desk's event (docs/handoff.md), queued and retried alike.
-  event: 'session.started' | 'session.ended' | 'chat.message';
+  event: 'session.started' | 'session.ended' | 'chat.message' | 'outbound_call.ended';
   /** The event's data, as JSON text. */
   payload: string;
   attempts: number;
@@ -489,6 +489,7 @@ export interface OutboundCallTable {
   number_id: number;
   provider: string;
   plan_id: number;
+  plan_version: number;
   plan_name: string;
   /** The tenant's number, E.164. */
   caller: string;

@@ -1,4 +1,6 @@
 import { describe, expect, test } from 'vitest';
+import { phoneCountries } from '@voxplan/contracts';
+import { getCountries } from 'libphonenumber-js/max';
 import { isPhoneCountry, toE164 } from './phone-numbers.ts';
 
 describe('toE164', () => {
@@ -24,4 +26,8 @@ describe('toE164', () => {
     expect(isPhoneCountry('XX')).toBe(false);
     expect(toE164('(11) 91234-5678', 'XX')).toBeNull();
   });
+});
+
+test('the tenant form’s countries (contracts’ phoneCountries) are those libphonenumber reads', () => {
+  expect([...phoneCountries]).toEqual(getCountries());
 });

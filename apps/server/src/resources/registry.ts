@@ -6,6 +6,7 @@ import { audiosResource } from '../modules/audios/audios.resource.ts';
 import { savedRepliesResource } from '../modules/conversations/saved-replies.resource.ts';
 import { configurationsResource } from '../modules/configurations/configurations.resource.ts';
 import { dateRangesResource } from '../modules/date-ranges/date-ranges.resource.ts';
+import { doNotCallResource } from '../modules/do-not-call/do-not-call.resource.ts';
 import { destinationsResource } from '../modules/destinations/destinations.resource.ts';
 import { holidaysResource } from '../modules/holidays/holidays.resource.ts';
 import { numbersResource } from '../modules/numbers/numbers.resource.ts';
@@ -18,7 +19,7 @@ import type { ResourceDefinition } from './definition.ts';
 
 /** Every resource of the generic API: adding one is adding its definition here. */
 export function allResources(): ResourceDefinition[] {
-  return [tenantsResource, usersResource, configurationsResource, auditResource, destinationsResource, aclResource, holidaysResource, dateRangesResource, audiosResource, webhookDeliveriesResource, visualPlansResource, reportsResource, numbersResource, savedRepliesResource, campaignsResource] as ResourceDefinition[];
+  return [tenantsResource, usersResource, configurationsResource, auditResource, destinationsResource, aclResource, holidaysResource, dateRangesResource, audiosResource, webhookDeliveriesResource, visualPlansResource, reportsResource, numbersResource, savedRepliesResource, doNotCallResource, campaignsResource] as ResourceDefinition[];
 }
 
 type TableWithTenant = { [T in TableName]: Database[T] extends { tenant_id: number } ? T : never }[TableName];

@@ -49,6 +49,8 @@ export interface DataTableProps<Row extends { id: number }> {
   titleKey: string;
   columns: Column<Row>[];
   searchFields: string[];
+  /** More ways the search text may match (buildWhere's searchClauses); keep it stable (module level). */
+  searchClauses?: (search: string) => Record<string, unknown>[];
   defaultSort?: SortState;
   baseWhere?: Record<string, unknown>;
   toolbar?: ReactNode;
@@ -113,8 +115,8 @@ export function DataTable<Row extends { id: number }>(props: DataTableProps<Row>
   useHotkeys([['shift+K', () => searchRef.current?.focus()]]);
 
   const where = useMemo(
-    () => buildWhere({ search, searchFields: props.searchFields, filters, base: props.baseWhere }),
-    [search, props.searchFields, filters, props.baseWhere],
+    () => buildWhere({ search, searchFields: props.searchFields, searchClauses: props.searchClauses, filters, base: props.baseWhere }),
+    [search, props.searchFields, props.searchClauses, filters, props.baseWhere],
   );
   const filter = useMemo(
     () => ({ where, order: sort ? [`${sort.field} ${sort.direction}`] : undefined, limit: pageSize, skip: (page - 1) * pageSize }),

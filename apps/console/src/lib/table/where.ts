@@ -45,13 +45,15 @@ export function buildWhere(options: {
   searchFields: string[];
   filters: FieldFilter[];
   base?: Record<string, unknown>;
+  /** More ways the search text may match, beside the fields' text (a phone number typed in another form). */
+  searchClauses?: (search: string) => Record<string, unknown>[];
 }): Record<string, unknown> | undefined {
   const clauses: Record<string, unknown>[] = [];
   if (options.base) clauses.push(options.base);
   const search = options.search.trim();
   if (search && options.searchFields.length > 0) {
     const pattern = `%${escapeLike(search)}%`;
-    clauses.push({ or: options.searchFields.map((field) => ({ [field]: { like: pattern } })) });
+    clauses.push({ or: [...options.searchFields.map((field) => ({ [field]: { like: pattern } })), ...(options.searchClauses?.(search) ?? [])] });
   }
   for (const filter of options.filters) {
     const clause = filterClause(filter, Number);

@@ -1,5 +1,6 @@
-/** Twilio Programmable Voice (docs/channels-twilio.md): webhooks in, TwiML out; calls only. */
+/** Twilio Programmable Voice (docs/channels-twilio.md): webhooks in, TwiML out, and the calls a plan places; calls only. */
 import type { Channel } from '../channel.ts';
+import { twilioDialer } from './dialer.ts';
 import { twilioHooksPlugin } from './twilio.routes.ts';
 import { outcomeTwiml } from './twiml.ts';
 
@@ -11,5 +12,6 @@ export const twilioChannel: Channel = {
     await api.register(twilioHooksPlugin, { ctx });
   },
   render: outcomeTwiml,
+  dial: twilioDialer,
   limits: { text: null, options: 0, attachments: [], inboundMedia: [], customerWindowMs: null },
 };

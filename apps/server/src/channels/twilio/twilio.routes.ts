@@ -13,6 +13,7 @@ import type { AppContext } from '../../context.ts';
 import { causeOf } from '../../db/unavailable.ts';
 import { AppError, forbidden } from '../../errors.ts';
 import { answersFallback, settleWithin, unavailableMessage } from '../fault-fallback.ts';
+import { createOutboundHooks, finalCallStatuses } from './outbound-hooks.ts';
 import { createPendingEnds, type EndResult } from './pending-ends.ts';
 import { choosePlan, findNumberCached } from '../../modules/numbers/number-lookup.ts';
 import { findSessionTenant } from '../../modules/sessions/sessions.repository.ts';
@@ -28,17 +29,21 @@ export const STATUS_HOOK_PATH = '/api/v1/hooks/twilio/status';
 const callbackQuery = z.object({
   session: z.string().min(1).max(200).optional(),
   rev: z.coerce.number().int().nonnegative().optional(),
-  on: z.enum(['gather', 'dial', 'recording']).optional(),
+  // outbound: a call the plan placed (its answer, its status); amd: that call's machine detection.
+  on: z.enum(['gather', 'dial', 'recording', 'outbound', 'amd']).optional(),
 });
+
+/** Our hook for a call the plan placed: `on` says what Twilio tells there (the answer, the status, the detection). */
+export function outboundHookUrl(publicUrl: string, path: string, sessionId: string, on: 'outbound' | 'amd'): string {
+  return `${publicUrl}${path}?${new URLSearchParams({ session: sessionId, on }).toString()}`;
+}
 type CallbackQuery = z.infer<typeof callbackQuery>;
 
-/** The call's last states (CallStatus): the status callback then ends the session. */
-const finalCallStatuses = new Set(['completed', 'busy', 'no-answer', 'failed', 'canceled']);
 
-type Params = Record<string, string>;
+export type Params = Record<string, string>;
 
 /** What a signature check reads of a request: a kept call end checks it again, after the request is gone. */
-type SignedRequest = Pick<FastifyRequest, 'headers' | 'url' | 'log'>;
+export type SignedRequest = Pick<FastifyRequest, 'headers' | 'url' | 'log'>;
 
 /**
  * A final status that found no session on the instance it reached, told to every instance: one
@@ -281,6 +286,20 @@ export async function twilioHooksPlugin(app: FastifyInstance, options: { ctx: Ap
     return systemMessageTwiml(message);
   }
 
+  const outbound = createOutboundHooks({
+    ctx,
+    urls,
+    checkSignature,
+    signedTurn,
+    saySystemMessage,
+    failedSilently,
+    endAfterStart: (sessionId, request, params) => {
+      // Its start still runs here: the end waits for it.
+      if (!startsInFlight.has(sessionId)) return;
+      pendingEnds.add({ sessionId, apply: () => storeEnd(sessionId, signedCopy(request, params)) });
+    },
+  });
+
   app.post(
     '/hooks/twilio/voice',
     hookSchema(
@@ -288,13 +307,15 @@ export async function twilioHooksPlugin(app: FastifyInstance, options: { ctx: Ap
         'Form fields as Twilio sends them (CallSid, From, To, Digits, SpeechResult, DialCallStatus…); X-Twilio-Signature must sign ' +
         'PUBLIC_URL + path + query with the tenant’s auth token, else 403 invalid_twilio_signature; AccountSid must be the tenant’s account, else 403 ' +
         'twilio_account_mismatch; a body other than a form answers 415 twilio_form_required. A CallSid another tenant’s session has answers ' +
-        '"not in service". Answers TwiML. See docs/channels-twilio.md.',
+        '"not in service". With session and on=outbound: the callee of a call the plan placed answered, and its plan starts (docs/outbound.md). ' +
+        'Answers TwiML. See docs/channels-twilio.md.',
     ),
     async (request, reply) => {
       const query = request.query as CallbackQuery;
       const params = formParams(request);
       if (query.session === undefined) return sendTwiml(reply, await boundedVoiceAnswer(request, query, params, trackStart(params.CallSid, startCall(request, params))));
       const session = query.session;
+      if (query.on === 'outbound') return sendTwiml(reply, await boundedVoiceAnswer(request, query, params, trackStart(session, outbound.answer(request, session, params))));
       const answer = async () => {
         const outcome =
           query.rev !== undefined && (query.on === 'gather' || query.on === 'dial')
@@ -313,8 +334,9 @@ export async function twilioHooksPlugin(app: FastifyInstance, options: { ctx: Ap
   app.post(
     '/hooks/twilio/status',
     hookSchema(
-      "Twilio's status callback (CallStatus: a final one ends the session and completes its report) and the recording callback of " +
-        'a record action (on=recording: the recording reaches the session as recording_ready). Signed as the voice webhook; answers 204.',
+      "Twilio's status callback (CallStatus: a final one ends the session and completes its report), the recording callback of " +
+        'a record action (on=recording: the recording reaches the session as recording_ready), and a placed call’s status (on=outbound: ' +
+        'busy, no-answer, failed, canceled end it unanswered) and machine detection (on=amd: AnsweredBy). Signed as the voice webhook; answers 204.',
     ),
     async (request, reply) => {
       const query = request.query as CallbackQuery;
@@ -335,6 +357,7 @@ export async function twilioHooksPlugin(app: FastifyInstance, options: { ctx: Ap
 
   /** A status or recording callback stored: the recording reaches its session, a final status ends it. */
   async function storeStatus(request: FastifyRequest, query: CallbackQuery, params: Params): Promise<void> {
+    if (query.session !== undefined && (query.on === 'outbound' || query.on === 'amd')) return outbound.storeStatus(request, query.session, query.on, params);
     const sessionId = query.session ?? params.CallSid;
     const isRecording = query.on === 'recording' && params.RecordingUrl && params.RecordingSid;
     const isEnd = query.on !== 'recording' && params.CallStatus !== undefined && finalCallStatuses.has(params.CallStatus);

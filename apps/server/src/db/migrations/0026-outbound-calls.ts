@@ -16,6 +16,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('number_id', 'integer', (c) => c.notNull())
     .addColumn('provider', 'text', (c) => c.notNull())
     .addColumn('plan_id', 'integer', (c) => c.notNull())
+    // The version published when the call was placed, and its name: an unanswered call's report names them.
+    .addColumn('plan_version', 'integer', (c) => c.notNull())
     .addColumn('plan_name', 'text', (c) => c.notNull())
     .addColumn('caller', 'text', (c) => c.notNull())
     .addColumn('called', 'text', (c) => c.notNull())
@@ -35,6 +37,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('ended_time', 'text')
     .execute();
   await db.schema.createIndex('ix_outbound_calls__tenant_id__created_time').on('outbound_calls').columns(['tenant_id', 'created_time']).execute();
+  // The licence counts the calls still ringing.
+  await db.schema.createIndex('ix_outbound_calls__state').on('outbound_calls').column('state').execute();
   await db.schema.createIndex('ix_outbound_calls__campaign_id').on('outbound_calls').column('campaign_id').execute();
   await db.schema.alterTable('call_reports').addColumn('campaign_id', 'integer').execute();
   await db.schema.createIndex('ix_call_reports__tenant_id__campaign_id').on('call_reports').columns(['tenant_id', 'campaign_id']).execute();

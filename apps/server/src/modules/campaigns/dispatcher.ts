@@ -59,7 +59,7 @@ const ISO = (ms: number) => new Date(ms).toISOString();
 /** Codes of the core's refusals that tell the contact's own fate (not a pause of the campaign). */
 const finalRefusals: Record<string, 'dont_call' | 'invalid_args'> = { outbound_do_not_call: 'dont_call', invalid_phone_number: 'invalid_args' };
 /** Refusals that only mean "not now": the licence's sessions, the provider's pace. */
-const heldBack = new Set(['license_sessions_limit_reached', 'outbound_provider_busy', 'too_many_attempts']);
+const heldBack = new Set(['license_sessions_limit_reached', 'outbound_provider_rate_limited']);
 
 export function createDispatcher(ctx: Ctx, options: DispatcherOptions): Dispatcher {
   const now = options.now ?? Date.now;

@@ -82,6 +82,12 @@ export interface OutboundCalls {
   answered(sessionId: string, answer: AnswerRequest): Promise<TurnOutcome>;
   /** Machine detection answered after the plan started (Twilio's asynchronous AMD): `answered_by` is set for the blocks that follow. Idempotent. */
   machineResult(sessionId: string, answeredBy: AnsweredBy): Promise<void>;
+  /**
+   * Ends as `failed` the calls whose end never came: still queued 2 minutes after they were
+   * stored (the process died before the provider answered), or ringing 15 minutes past their ring
+   * timeout. Run by the retention job on every instance; answers the ids it ended.
+   */
+  sweepStale(now?: Date): Promise<string[]>;
 }
 
 /** What the core asks a channel to dial. */

@@ -45,6 +45,8 @@ export const reportsResource = defineResource({
     hangup_cause: 'string',
     disposition: 'string',
     dial_status: 'string',
+    // The campaign that placed the call (docs/outbound.md); null for every other.
+    campaign_id: 'integer',
     is_test: 'boolean',
     start_time: 'date',
     end_time: 'date',

@@ -40,7 +40,7 @@ export interface RetentionPass {
   pruned: PrunedCounts;
 }
 
-type RetentionContext = Pick<AppContext, 'db' | 'dialect' | 'sessions' | 'keys' | 'config'> & Partial<Pick<AppContext, 'readCache'>>;
+type RetentionContext = Pick<AppContext, 'db' | 'dialect' | 'sessions' | 'keys' | 'config'> & Partial<Pick<AppContext, 'readCache' | 'outboundCalls'>>;
 
 /**
  * The advisory lock a prune batch takes on PostgreSQL: while one instance prunes, the others leave
@@ -107,6 +107,8 @@ export async function runRetentionPass(ctx: RetentionContext, options: { now?: D
   ]);
   const lost = await endLostTwilioCalls(ctx, now, options.log);
   const expired = await ctx.sessions.expireStale(new Date(now.getTime() - endTimeoutMinutes * 60_000).toISOString());
+  // Placed calls whose end never came are ended with their report (docs/outbound.md).
+  await ctx.outboundCalls?.sweepStale(now);
   const pruned = await pruneBefore(ctx, new Date(now.getTime() - retentionDays * 86_400_000).toISOString(), { signal: options.signal });
   const conversationsBefore = new Date(now.getTime() - conversationDays * 86_400_000).toISOString();
   pruned.conversations = await pruneClosedConversations(ctx, conversationsBefore, { lockKey: PRUNE_LOCK_KEY, signal: options.signal });

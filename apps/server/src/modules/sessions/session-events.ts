@@ -37,7 +37,23 @@ export interface SessionEvents {
    * they do not, a start or an end on PostgreSQL stores itself in one statement without `begin` and
    * `commit`, and the hooks run once it is committed (sessions.service.ts). Absent: always.
    */
-  needsTransaction?(context: Pick<SessionHookContext, 'is_test' | 'webhook'>): boolean;
+  needsTransaction?(context: Pick<SessionHookContext, 'is_test' | 'webhook'> & { session?: Session }): boolean;
+}
+
+/** Several hooks as one: each runs in turn, in the order given; the transaction is needed when any of them needs it. */
+export function combineSessionEvents(...all: readonly SessionEvents[]): SessionEvents {
+  return {
+    needsTransaction: (context) => all.some((events) => events.needsTransaction?.(context) ?? true),
+    async onStarted(event, trx) {
+      for (const events of all) await events.onStarted?.(event, trx);
+    },
+    async onEnded(event, trx) {
+      for (const events of all) await events.onEnded?.(event, trx);
+    },
+    async onUnprompted(event, trx) {
+      for (const events of all) await events.onUnprompted?.(event, trx);
+    },
+  };
 }
 
 export const noSessionEvents: SessionEvents = {};

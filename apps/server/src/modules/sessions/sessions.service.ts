@@ -203,6 +203,8 @@ export interface SessionRuntimeOptions {
   deskHandOff?: DeskHandOff;
   /** Also run by each chat sweep: conversations nobody took in time (modules/conversations). */
   sweepParked?: () => Promise<unknown>;
+  /** A session ended, once its turn is stored (the outbound calls tell their campaigns). */
+  sessionEnded?: (session: Session) => void;
   /** A chat ended, once its turn is stored: a conversation still waiting for it is closed (the customer left). */
   chatEnded?: (sessionId: string) => Promise<unknown>;
   /** Chats the sweeper takes per pass. Default 200. */
@@ -240,13 +242,14 @@ export function createSessionRuntime(ctx: Omit<AppContext, 'sessions' | 'license
   const db = ctx.db;
   const clock = options.clock ?? systemClock;
   const events = options.events ?? noSessionEvents;
-  const hooksNeedTransaction = (context: Pick<SessionHookContext, 'is_test' | 'webhook'>): boolean => events.needsTransaction?.(context) ?? true;
+  const hooksNeedTransaction = (context: Pick<SessionHookContext, 'is_test' | 'webhook'> & { session?: Session }): boolean => events.needsTransaction?.(context) ?? true;
   const admit = options.admit;
   const maxAttempts = options.maxAttempts ?? 10;
   const sweepBatch = options.sweepBatch ?? 200;
   const claimLeaseMs = options.claimLeaseMs ?? 60_000;
   const log = options.log ?? (() => {});
   const handOff = options.handOff;
+  const sessionEnded = options.sessionEnded;
   /** Hand-offs under way in this instance, with the turns that follow them. */
   const handOffs = new Set<Promise<void>>();
   let isClosing = false;
@@ -425,7 +428,7 @@ export function createSessionRuntime(ctx: Omit<AppContext, 'sessions' | 'license
       };
       const finishing = { before: null, result, isTest, webhook, unprompted: false };
       // A start that writes its session and event alone is, on PostgreSQL, one statement: no transaction around it.
-      const isAlone = ctx.dialect === 'postgres' && !(result.report && !result.ignored) && !hooksNeedTransaction({ is_test: isTest, webhook });
+      const isAlone = ctx.dialect === 'postgres' && !(result.report && !result.ignored) && !hooksNeedTransaction({ is_test: isTest, webhook, session });
       try {
         const store = async (db: Kysely<Database>) => {
           await storeStart(db, ctx.dialect, stored, outcome);
@@ -434,6 +437,7 @@ export function createSessionRuntime(ctx: Omit<AppContext, 'sessions' | 'license
         const committed = isAlone ? await writes.runStatement(store) : await writes.run(store);
         publishLiveEvents(ctx.bus, () => liveEventsOf(null, session, outcome, isTest));
         followHandOff(session, outcome, isTest);
+        if (session.status === 'ended') sessionEnded?.(session);
         return committed;
       } catch (error) {
         // Another instance stored the same id first: its first turn is the answer.
@@ -491,7 +495,7 @@ export function createSessionRuntime(ctx: Omit<AppContext, 'sessions' | 'license
       // A turn with neither report nor hooks writes its session and event alone: on PostgreSQL one statement, its own transaction.
       const isAlone = ctx.dialect === 'postgres' && !isHooked && !report;
       // So does the turn that ends a session, with its report and rollups, when no hook writes.
-      const isAloneEnd = ctx.dialect === 'postgres' && before.status !== 'ended' && !hooksNeedTransaction({ is_test: isTest, webhook });
+      const isAloneEnd = ctx.dialect === 'postgres' && before.status !== 'ended' && !hooksNeedTransaction({ is_test: isTest, webhook, session });
       let committed: TurnOutcome | null;
       try {
         if (isAlone) {
@@ -515,6 +519,7 @@ export function createSessionRuntime(ctx: Omit<AppContext, 'sessions' | 'license
           publishLiveEvents(ctx.bus, () => liveEventsOf(before, session, outcome, isTest));
           followHandOff(session, outcome, isTest);
           followChatEnd(session);
+          if (before.status !== 'ended' && session.status === 'ended') sessionEnded?.(session);
         }
         return committed;
       }

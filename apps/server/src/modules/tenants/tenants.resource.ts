@@ -10,7 +10,7 @@ export const tenantsResource = defineResource({
   tenantOwned: false,
   read: 'admin',
   write: 'admin',
-  fields: { id: 'integer', name: 'string', created_time: 'date', language: 'string' },
+  fields: { id: 'integer', name: 'string', created_time: 'date', language: 'string', country: 'string', time_zone: 'string' },
   defaultOrder: [{ field: 'name', direction: 'asc' }],
   output: tenantSchema,
   createInput: tenantInputSchema,
@@ -20,7 +20,14 @@ export const tenantsResource = defineResource({
   auditTenant: (row) => row.id,
   beforeCreate: ({ app, trx }) => app.license.assertRoom('tenants', trx),
   present: (rows: Row[]) =>
-    rows.map(({ id, created_time, name, language }) => ({ id, created_time: created_time as string, name: name as string, language: language as string })),
+    rows.map(({ id, created_time, name, language, country, time_zone }) => ({
+      id,
+      created_time: created_time as string,
+      name: name as string,
+      language: language as string,
+      country: country as string,
+      time_zone: time_zone as string,
+    })),
   // A row added to the tenant while it is being removed (after beforeDelete looked) stops the removal.
   inUseCode: 'tenant_in_use',
   async beforeDelete(rows, { trx, scope }) {

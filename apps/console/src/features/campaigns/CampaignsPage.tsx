@@ -36,7 +36,7 @@ const columns: Column<Campaign>[] = [
   { field: 'number', labelKey: 'campaigns.fromNumber', type: 'text', render: (campaign) => <Text size="sm" ff="monospace">{campaign.number}</Text> },
   { field: 'status', labelKey: 'campaigns.status', type: 'enum', options: statusOptions, render: (campaign) => <StatusBadge status={campaign.status} /> },
   { field: 'progress', labelKey: 'campaigns.progress.title', type: 'text', sortable: false, filterable: false, render: (campaign) => <ProgressCell campaign={campaign} /> },
-  { field: 'next', labelKey: 'campaigns.nextAction', type: 'text', sortable: false, filterable: false, render: (campaign) => <CampaignControls campaign={campaign} only="next" size="xs" /> },
+  { field: 'next', labelKey: 'campaigns.nextAction', type: 'text', sortable: false, filterable: false, render: (campaign) => (isFinished(campaign.status) ? '—' : <CampaignControls campaign={campaign} only="next" size="xs" />) },
 ];
 
 /** The tenant's campaigns: a plan calling a contact list from one of the tenant's numbers (issue 38). */

@@ -39,7 +39,7 @@ function MappingTable({ preview, choices, onChange }: { preview: CsvPreview; cho
   const span = { base: 12, sm: 3 };
   return (
     <Stack gap={0} data-testid="contacts-mapping">
-      <Grid visibleFrom="sm" gutter="xs" pb={4}>
+      <Grid visibleFrom="sm" gap="xs" pb={4}>
         {(['column', 'sample', 'use', 'variable'] as const).map((heading) => (
           <Grid.Col key={heading} span={span}>
             <Text size="sm" fw={700}>
@@ -49,7 +49,7 @@ function MappingTable({ preview, choices, onChange }: { preview: CsvPreview; cho
         ))}
       </Grid>
       {choices.map((choice, index) => (
-        <Grid key={`${index}:${choice.column}`} gutter="xs" align="center" py={6} style={{ borderTop: '1px solid var(--mantine-color-default-border)' }} data-testid="contacts-mapping-row">
+        <Grid key={`${index}:${choice.column}`} gap="xs" align="center" py={6} style={{ borderTop: '1px solid var(--mantine-color-default-border)' }} data-testid="contacts-mapping-row">
           <Grid.Col span={span}>
             <Text size="sm" fw={600} style={{ overflowWrap: 'anywhere' }}>
               {choice.column}

@@ -250,6 +250,12 @@ describe('dispatch', () => {
     }
     const progress = await progressOf(campaign.id);
     expect(progress).toMatchObject({ status: 'completed', done: 6, by_outcome: { answer: 5, invalid_args: 1, failed: 0 } });
+    // A refusal about the campaign itself pauses it, its contact back in the queue uncounted.
+    const unpublished = await runningCampaign({ calls_per_second: 50 }, phoneList(3, 500));
+    core.refuse = () => new AppError(400, 'plan_not_published');
+    run.advance(100);
+    await run.pass();
+    expect(await progressOf(unpublished.id)).toMatchObject({ status: 'paused', pending: 3, attempts: 0, done: 0 });
   });
 });
 
@@ -277,7 +283,7 @@ describe('many instances, and instances that stop', () => {
     // The first instance claims three calls and dies: one before placing, one after placing
     // (its session never stored), one placed and ended while no listener ran.
     // The real clock: the core stamps its calls with it, and the recovery compares those stamps with the claims'.
-    let nowMs = Date.now();
+    const nowMs = Date.now();
     const pending: Array<() => void> = [];
     const dead = createDispatcher(suite.server.ctx, { calls: core, now: () => nowMs, schedule: (_at, run) => void pending.push(run), intervalMs: 20, leaseS: 30 });
     expect(await dead.pass()).toBe(3);

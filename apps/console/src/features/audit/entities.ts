@@ -10,8 +10,6 @@ export const auditEntities = [
   'audio',
   'audit',
   'campaign',
-  'campaign_contact',
-  'campaign_invalid_row',
   'configuration',
   'conversation',
   'date_range',

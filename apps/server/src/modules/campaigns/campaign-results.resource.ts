@@ -11,7 +11,8 @@ import { defineResource, memberKeptTenantRecords, type Row } from '../../resourc
 const noInput = z.object({}).strict();
 
 export const campaignResultsResource = defineResource({
-  entity: 'campaign_contact',
+  // Read only: nothing is audited under it; the campaign is what its rows belong to.
+  entity: 'campaign',
   path: '/campaigns/{id}/results',
   table: 'campaign_contacts',
   ...memberKeptTenantRecords,
@@ -54,7 +55,7 @@ export const campaignResultsResource = defineResource({
 });
 
 export const campaignInvalidRowsResource = defineResource({
-  entity: 'campaign_invalid_row',
+  entity: 'campaign',
   path: '/campaigns/{id}/invalid-rows',
   table: 'campaign_invalid_rows',
   ...memberKeptTenantRecords,

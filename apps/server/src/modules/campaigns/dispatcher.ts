@@ -58,6 +58,12 @@ const ISO = (ms: number) => new Date(ms).toISOString();
 
 /** Codes of the core's refusals that tell the contact's own fate (not a pause of the campaign). */
 const finalRefusals: Record<string, 'dont_call' | 'invalid_args'> = { outbound_do_not_call: 'dont_call', invalid_phone_number: 'invalid_args' };
+/**
+ * Refusals about the campaign, not the contact (its plan is not published, its number cannot call,
+ * the provider refuses the tenant's credentials): the call goes back to the queue and the campaign
+ * is paused, rather than every contact failing one by one.
+ */
+const campaignRefusals = new Set(['plan_not_published', 'outbound_no_plan', 'outbound_number_not_found', 'outbound_number_cannot_call', 'outbound_provider_not_configured', 'outbound_provider_auth_refused']);
 /** Refusals that only mean "not now": the licence's sessions, the provider's pace. */
 const heldBack = new Set(['license_sessions_limit_reached', 'outbound_provider_rate_limited']);
 
@@ -200,6 +206,13 @@ export function createDispatcher(ctx: Ctx, options: DispatcherOptions): Dispatch
       if (heldBack.has(code)) {
         // The licence is full or the provider asks to slow down: the call waits, it does not fail.
         await releaseClaim(ctx.db, contact.id, now() + backoffMs);
+        return;
+      }
+      if (campaignRefusals.has(code)) {
+        await releaseClaim(ctx.db, contact.id, now());
+        const paused = await ctx.db.updateTable('campaigns').set({ status: 'paused', updated_time: ISO(now()) }).where('id', '=', campaignId).where('status', '=', 'running').executeTakeFirst();
+        if (Number(paused.numUpdatedRows) > 0) log(`campaign ${campaignId} paused: the core refused its calls (${code})`);
+        publishProgressSoon(ctx, campaignId);
         return;
       }
       const outcome = finalRefusals[code] ?? 'failed';

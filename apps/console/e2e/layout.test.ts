@@ -35,7 +35,7 @@ async function allMenuItems(language: Language): Promise<string[]> {
   const page = await openAt(language, 1400, 'side');
   const names = await page.getByRole('navigation').getByRole('link').allTextContents();
   await page.context().close();
-  expect(names.length).toBe(15);
+  expect(names.length).toBe(16);
   return names;
 }
 

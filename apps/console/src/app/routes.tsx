@@ -62,6 +62,14 @@ export const areaRoutes: AreaRoute[] = [
     icon: 'reports',
     page: lazy(() => import('../features/reports/ReportsArea.tsx')),
   },
+  {
+    paths: ['/campaigns', '/campanhas'],
+    titleKey: 'nav.campaigns',
+    inMenu: true,
+    nested: true,
+    icon: 'campaigns',
+    page: lazy(() => import('../features/campaigns/CampaignsArea.tsx')),
+  },
   { paths: ['/audios'], titleKey: 'nav.audios', inMenu: true, icon: 'audios', page: lazy(() => import('../features/audios/AudiosPage.tsx')) },
   {
     paths: ['/visual-plan'],

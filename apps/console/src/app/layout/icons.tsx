@@ -1,6 +1,7 @@
 import {
   IconAddressBook,
   IconAntenna,
+  IconSpeakerphone,
   IconCalendarEvent,
   IconCertificate,
   IconChartBar,
@@ -33,6 +34,7 @@ export const areaIcons: Record<string, Icon> = {
   holiday: IconCalendarEvent,
   acl: IconShieldLock,
   reports: IconChartBar,
+  campaigns: IconSpeakerphone,
   audios: IconMusic,
   plan: IconHierarchy3,
   settings: IconSettings,

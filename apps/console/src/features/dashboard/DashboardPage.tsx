@@ -7,6 +7,7 @@ import { RefreshControl, useAutoRefresh } from '../../lib/RefreshControl.tsx';
 import { HiddenTestCalls } from '../reports/HiddenTestCalls.tsx';
 import { testReportsLink } from '../reports/report-filter.ts';
 import { LiveSessions } from './LiveSessions.tsx';
+import { CampaignFigures } from './CampaignFigures.tsx';
 import { browserTimeZone, chartPeriod, type DayText, dayText, type Period, periodKinds, type PeriodKind, periodOf } from './period.ts';
 import { HandOffFigures } from './HandOffFigures.tsx';
 import { PeriodFigures } from './PeriodFigures.tsx';
@@ -54,6 +55,7 @@ export default function DashboardPage() {
       <SystemStatus refreshSeconds={refreshSeconds} />
       <LiveSessions />
       <QueueFigures refreshSeconds={refreshSeconds} />
+      <CampaignFigures refreshSeconds={refreshSeconds} />
 
       <section aria-labelledby="dashboard-period">
         <Group justify="space-between" mb="sm" align="flex-end">

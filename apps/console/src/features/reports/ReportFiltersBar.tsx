@@ -34,14 +34,27 @@ function useQueueOptions() {
   });
 }
 
+/** The campaigns reports may name (an outbound call a campaign placed), by name. */
+function useCampaignOptions() {
+  const { tenantId } = useAuth();
+  return useQuery({
+    queryKey: ['/campaigns', tenantId, 'report-filter'],
+    queryFn: ({ signal }) =>
+      api.get<{ id: number; name: string }[]>('/campaigns', { query: { filter: { fields: ['id', 'name'], order: ['name ASC'], limit: 1000 } }, signal }),
+    staleTime: 30_000,
+    select: (campaigns) => campaigns.map((campaign) => ({ value: String(campaign.id), label: campaign.name })),
+  });
+}
+
 /**
  * The reports screen's own filters, applied as they change (typed numbers after a pause): the
- * period, plan, numbers, the value lists, a chat's agent and queue, and the test sessions switch.
+ * period, plan, numbers, the value lists, a chat's agent and queue, the campaign, and the test sessions switch.
  */
 export function ReportFiltersBar({ filters, onChange }: { filters: ReportFilters; onChange: Dispatch<SetStateAction<ReportFilters>> }) {
   const { t } = useTranslation();
   const plans = usePlanOptions();
   const queues = useQueueOptions();
+  const campaigns = useCampaignOptions();
   const agents = useAgentOptions(undefined);
   // Typed text shows at once and filters after a pause, so each key does not ask the server.
   const [typed, setTyped] = useState({ called: filters.called, caller: filters.caller });
@@ -102,6 +115,15 @@ export function ReportFiltersBar({ filters, onChange }: { filters: ReportFilters
           searchable
           clearable
           data-testid="reports-filter-queue"
+        />
+        <MultiSelect
+          label={t('reports.fields.campaign')}
+          data={campaigns.data ?? []}
+          value={filters.campaignIds}
+          onChange={(campaignIds) => onChange({ ...filters, campaignIds })}
+          searchable
+          clearable
+          data-testid="reports-filter-campaign"
         />
       </SimpleGrid>
       <Group justify="space-between" mt="sm">

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { activeFilterCount, noReportFilters, reportWhere } from './report-filter.ts';
+import { activeFilterCount, campaignReportsLink, noReportFilters, reportFiltersOf, reportWhere } from './report-filter.ts';
 
 describe('the reports filters as a where clause', () => {
   it('lists everything but test sessions when nothing is set', () => {
@@ -25,6 +25,7 @@ describe('the reports filters as a where clause', () => {
       hangupCauses: ['caller_hangup'],
       agentIds: ['12'],
       queueIds: ['4', '5'],
+      campaignIds: ['9'],
     };
     expect(reportWhere(filters)).toEqual({
       and: [
@@ -37,12 +38,21 @@ describe('the reports filters as a where clause', () => {
         { hangup_cause: { inq: ['caller_hangup'] } },
         { agent_id: { inq: [12] } },
         { queue_id: { inq: [4, 5] } },
+        { campaign_id: { inq: [9] } },
       ],
     });
-    expect(activeFilterCount(filters)).toBe(9);
+    expect(activeFilterCount(filters)).toBe(10);
   });
 
   it('names is_test to bring the test sessions in with the others', () => {
     expect(reportWhere({ ...noReportFilters, showTest: true })).toEqual({ is_test: { inq: [true, false] } });
+  });
+
+  it("a campaign's link opens the reports of its calls; a bad id in the link is ignored", () => {
+    const link = new URL(campaignReportsLink(42), 'http://console');
+    expect(link.pathname).toBe('/reports');
+    const filters = reportFiltersOf(link.searchParams);
+    expect(reportWhere(filters)).toEqual({ campaign_id: { inq: [42] } });
+    expect(reportFiltersOf(new URLSearchParams('campaign=1;drop')).campaignIds).toEqual([]);
   });
 });

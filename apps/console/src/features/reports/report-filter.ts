@@ -23,6 +23,8 @@ export interface ReportFilters {
   /** A chat's agent and queue: its last hand-off's (docs/api.md, "Reports"). */
   agentIds: string[];
   queueIds: string[];
+  /** The campaigns whose calls they were (issue 38). */
+  campaignIds: string[];
   /** Test sessions (the simulator's) listed with the others. */
   showTest: boolean;
 }
@@ -39,6 +41,7 @@ export const noReportFilters: ReportFilters = {
   hangupCauses: [],
   agentIds: [],
   queueIds: [],
+  campaignIds: [],
   showTest: false,
 };
 
@@ -73,6 +76,7 @@ export function reportWhere(filters: ReportFilters): Record<string, unknown> | u
   for (const [field, values] of lists) if (values.length > 0) clauses.push({ [field]: { inq: values } });
   if (filters.agentIds.length > 0) clauses.push({ agent_id: { inq: filters.agentIds.map(Number) } });
   if (filters.queueIds.length > 0) clauses.push({ queue_id: { inq: filters.queueIds.map(Number) } });
+  if (filters.campaignIds.length > 0) clauses.push({ campaign_id: { inq: filters.campaignIds.map(Number) } });
   // The API leaves test sessions out unless the where clause names is_test (docs/api.md, "Reports").
   if (filters.showTest) clauses.push({ is_test: { inq: [true, false] } });
   if (clauses.length === 0) return undefined;
@@ -86,19 +90,25 @@ export function testCallsWhere(where: Record<string, unknown> | undefined): Reco
 
 /**
  * The filters a link to the screen asks for (`?tests=1&from=YYYY-MM-DD&to=YYYY-MM-DD`): the
- * dashboard sends its period there, test sessions shown.
+ * dashboard sends its period there, test sessions shown; a campaign its calls (`?campaign=<id>`).
  */
 export function reportFiltersOf(search: URLSearchParams): ReportFilters {
   const day = (name: string) => {
     const value = search.get(name) ?? '';
     return dayPattern.test(value) ? value : '';
   };
-  return { ...noReportFilters, from: day('from'), to: day('to'), showTest: search.get('tests') === '1' };
+  const campaign = search.get('campaign') ?? '';
+  return { ...noReportFilters, from: day('from'), to: day('to'), showTest: search.get('tests') === '1', campaignIds: /^[1-9]\d{0,9}$/.test(campaign) ? [campaign] : [] };
 }
 
 /** The link to the reports of a period's days (`to` the last day, included), test sessions shown. */
 export function testReportsLink(from: string, to: string): string {
   return `/reports?${new URLSearchParams({ tests: '1', from, to }).toString()}`;
+}
+
+/** The link to a campaign's calls. */
+export function campaignReportsLink(campaignId: number): string {
+  return `/reports?${new URLSearchParams({ campaign: String(campaignId) }).toString()}`;
 }
 
 /** How many filters narrow the list (the badge on the filters' toggle). */
@@ -114,6 +124,7 @@ export function activeFilterCount(filters: ReportFilters): number {
     Number(filters.hangupCauses.length > 0) +
     Number(filters.agentIds.length > 0) +
     Number(filters.queueIds.length > 0) +
+    Number(filters.campaignIds.length > 0) +
     Number(filters.showTest)
   );
 }

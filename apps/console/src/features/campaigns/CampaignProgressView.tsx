@@ -1,0 +1,80 @@
+import { Group, Paper, Progress, SimpleGrid, Stack, Text } from '@mantine/core';
+import type { CampaignOutcome, CampaignProgress } from '@voxplan/contracts';
+import { useTranslation } from 'react-i18next';
+import { formatNumber } from '../../lib/format.ts';
+
+/** The outcomes always shown; the rarer ones (cancelled, invalid) only once they happened. */
+const shownOutcomes: readonly CampaignOutcome[] = ['answer', 'busy', 'no_answer', 'failed', 'machine', 'dont_call'];
+const rareOutcomes: readonly CampaignOutcome[] = ['cancel', 'invalid_args'];
+
+export const outcomeColor: Partial<Record<CampaignOutcome, string>> = { answer: 'teal', machine: 'grape', busy: 'yellow', no_answer: 'orange', failed: 'red', dont_call: 'gray' };
+
+function Count({ label, value, testId }: { label: string; value: string; testId: string }) {
+  return (
+    <Paper withBorder p="xs" data-testid={testId}>
+      <Text size="xs" c="dimmed" lh={1.2}>
+        {label}
+      </Text>
+      <Text fz="lg" fw={700} data-testid={`${testId}-value`}>
+        {value}
+      </Text>
+    </Paper>
+  );
+}
+
+/** "12 / 40": the contacts done of those imported. */
+export function progressText(progress: CampaignProgress | undefined, language: string): string {
+  if (!progress) return '—';
+  return `${formatNumber(progress.done, language)} / ${formatNumber(progress.total, language)}`;
+}
+
+/** A bar of the done contacts, coloured by outcome. */
+export function ProgressBar({ progress, size = 'lg' }: { progress: CampaignProgress | undefined; size?: 'sm' | 'lg' }) {
+  const { t, i18n } = useTranslation();
+  const total = progress?.total ?? 0;
+  return (
+    <Progress.Root size={size} data-testid="campaign-progress-bar">
+      {total > 0 &&
+        [...shownOutcomes, ...rareOutcomes].map((outcome) => {
+          const count = progress?.by_outcome[outcome] ?? 0;
+          if (count === 0) return null;
+          // Each part is a progress bar of its own for a screen reader: it says which outcome, and how many.
+          const label = t('campaigns.progress.part', { outcome: t(`campaigns.results.${outcome}`), figure: formatNumber(count, i18n.language) });
+          return <Progress.Section key={outcome} value={(count / total) * 100} color={outcomeColor[outcome] ?? 'dark'} aria-label={label} title={label} />;
+        })}
+    </Progress.Root>
+  );
+}
+
+/**
+ * Where the campaign's contacts are: pending, being called, done by outcome, and the calls placed
+ * so far. The figures are the server's (`/campaigns/{id}/progress`), asked again while it runs.
+ */
+export function CampaignProgressView({ progress }: { progress: CampaignProgress | undefined }) {
+  const { t, i18n } = useTranslation();
+  const number = (value: number | undefined) => (progress ? formatNumber(value ?? 0, i18n.language) : '—');
+  const outcomes = [...shownOutcomes, ...rareOutcomes.filter((outcome) => (progress?.by_outcome[outcome] ?? 0) > 0)];
+  return (
+    <Stack gap="sm" data-testid="campaign-progress">
+      <Group justify="space-between" gap="xs">
+        <Text fw={600} data-testid="campaign-progress-done">
+          {t('campaigns.progress.doneOf', { done: number(progress?.done), total: number(progress?.total) })}
+        </Text>
+        <Text size="sm" c="dimmed" data-testid="campaign-progress-attempts">
+          {t('campaigns.progress.attempts', { count: progress?.attempts ?? 0, formatted: number(progress?.attempts) })}
+        </Text>
+      </Group>
+      <ProgressBar progress={progress} />
+      <SimpleGrid cols={{ base: 3, sm: 3 }} spacing="xs">
+        <Count label={t('campaigns.progress.pending')} value={number(progress?.pending)} testId="campaign-pending" />
+        <Count label={t('campaigns.progress.inProgress')} value={number(progress?.in_progress)} testId="campaign-in-progress" />
+        <Count label={t('campaigns.progress.done')} value={number(progress?.done)} testId="campaign-done" />
+      </SimpleGrid>
+      <SimpleGrid cols={{ base: 2, xs: 3, md: 6 }} spacing="xs">
+        {outcomes.map((outcome) => (
+          <Count key={outcome} label={t(`campaigns.results.${outcome}`)} value={number(progress?.by_outcome[outcome])} testId={`campaign-outcome-${outcome}`} />
+        ))}
+      </SimpleGrid>
+    </Stack>
+  );
+}

@@ -8,10 +8,15 @@ import { gzipSync } from 'node:zlib';
 
 /** The sign-in route's JavaScript, gzip, at most. */
 export const LOGIN_TARGET_KB = 170;
-/** The plan editor's route (`/visual-plan/<id>`), gzip, at most. */
-export const EDITOR_TARGET_KB = 350;
-/** The dashboard's route, gzip, at most: where every user lands, so its chart and canvas come after it (251 KB when set). */
-export const DASHBOARD_TARGET_KB = 270;
+/**
+ * The plan editor's route (`/visual-plan/<id>`), gzip, at most. 350 until the campaigns and the
+ * do-not-call list (2026-11-29): their texts and error codes are in the catalogues every signed-in
+ * screen loads first (en.screens.json 15.1 → 17.3 KB, errors 4.0 → 4.9 KB); the budget moved by
+ * that, not by code. Catalogues by area, loaded with their screens, would take it back.
+ */
+export const EDITOR_TARGET_KB = 355;
+/** The dashboard's route, gzip, at most: where every user lands, so its chart and canvas come after it (251 KB when set; 270 until the catalogues grew, as above). */
+export const DASHBOARD_TARGET_KB = 276;
 
 interface ManifestChunk {
   file: string;

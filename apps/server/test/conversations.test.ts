@@ -221,6 +221,9 @@ describe('an agent holds the chat', () => {
   test('close resolved: the chat ends', async () => {
     const resolvedSession = await startChat();
     const record = await conversationOf(resolvedSession);
+    // The customer is told their place once the start has answered (queue-place.ts); a take before
+    // that rightly tells them nothing, so the agent takes the chat after it, as a person would.
+    await until('the queue place line', async () => ((await view(resolvedSession)).messages.some((message) => message.text.includes('in the queue')) ? true : undefined));
     expect((await api(member.token, 'POST', `/conversations/${record.id}/take`)).statusCode).toBe(200);
     await widget('POST', `/conversations/${resolvedSession}/messages`, { id: 'r1', text: 'Refund of order 4711 please' });
     expect((await api(member.token, 'POST', `/conversations/${record.id}/messages`, { text: 'Anything else?' })).statusCode).toBe(201);

@@ -219,6 +219,8 @@ describe('resolved: one goodbye', () => {
     const body = JSON.stringify(whatsappDelivery({ contacts: whatsappContacts(from), messages: [{ from, id: 'wamid.q.9', timestamp: nowSeconds(), type: 'text', text: { body: 'Hi' } }] }, PHONE_ID));
     expect((await server.app.inject({ method: 'POST', url: `/api/v1/hooks/whatsapp/${whatsappNumber.id}`, headers: { 'content-type': 'application/json', 'x-hub-signature-256': signWhatsapp(body, APP_SECRET) }, payload: body })).statusCode).toBe(200);
     const chat = await until('the WhatsApp chat', () => server.ctx.db.selectFrom('conversations').select(['id', 'session_id']).where('caller', 'like', `%${from}`).where('status', '=', 'waiting').executeTakeFirst());
+    // Told their place first (sent once the start has answered), so that no line of the wait is still on its way below.
+    await until('the queue place line', () => (graph.sent.some((seen) => seen.body.to === from && String(seen.body.text?.body ?? '').includes('queue')) ? true : undefined));
     expect((await api(member.token, 'POST', `/conversations/${chat.id}/take`)).statusCode).toBe(200);
     graph.sent.length = 0;
     expect((await api(member.token, 'POST', `/conversations/${chat.id}/close`, { outcome: 'resolved' })).statusCode).toBe(200);

@@ -160,7 +160,27 @@ export async function openPlanEditor(
   await harness.signIn(page, who.username, who.password);
   await page.goto(`/visual-plan/${planId}`);
   await page.getByTestId('plan-canvas').locator('.react-flow__node').first().waitFor();
+  await settledView(page);
   return page;
+}
+
+/**
+ * Waits for the canvas's viewport to stop moving (the opening fit once blocks are measured, the view
+ * following a block just added, animated over 300 ms): the same transform read three times, 150 ms
+ * apart. A drag aimed while the view moves lands beside its handle.
+ */
+export async function settledView(page: Page): Promise<void> {
+  await page.waitForFunction(
+    () =>
+      new Promise<boolean>((resolve) => {
+        const read = () => document.querySelector<HTMLElement>('.react-flow__viewport')?.style.transform ?? '';
+        const first = read();
+        setTimeout(() => {
+          const second = read();
+          setTimeout(() => resolve(first === second && second === read()), 150);
+        }, 150);
+      }),
+  );
 }
 
 /** Waits for the view's animation to end: the block stays where it is for a few frames. */

@@ -2,7 +2,7 @@ import type { VisualPlan, VisualPlanDocument } from '@voxplan/contracts/visual-p
 import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createTenantMember, createTenantUser, type TenantMember } from '../../server/test/harness.ts';
-import { accessibilityViolations, type ConsoleHarness, createPlan, openPlanEditor, startConsole, untilStill } from './harness.ts';
+import { accessibilityViolations, type ConsoleHarness, createPlan, openPlanEditor, settledView, startConsole, untilStill } from './harness.ts';
 
 /** The plan editor (/visual-plan/<id>): the canvas, its history, saving, conflicts and guards. */
 let harness: ConsoleHarness;
@@ -34,24 +34,6 @@ const openEditor = (planId: number, who: { username: string; password: string } 
 const nodeOf = (page: Page, id: string): Locator => page.locator(`[data-testid="plan-node"][data-node-id="${id}"]`);
 const nodesOfType = (page: Page, type: string): Locator => page.locator(`[data-testid="plan-node"][data-node-type="${type}"]`);
 const edgeCount = (page: Page) => page.locator('.react-flow__edge').count();
-
-/**
- * Waits for the canvas's viewport to stop moving (the view follows a block just added, animated over
- * 300 ms): the same transform read three times, 150 ms apart. Two reads in one frame prove nothing.
- */
-async function settledView(page: Page): Promise<void> {
-  await page.waitForFunction(
-    () =>
-      new Promise<boolean>((resolve) => {
-        const read = () => document.querySelector<HTMLElement>('.react-flow__viewport')?.style.transform ?? '';
-        const first = read();
-        setTimeout(() => {
-          const second = read();
-          setTimeout(() => resolve(first === second && second === read()), 150);
-        }, 150);
-      }),
-  );
-}
 
 /** Drags from an exit's handle to a block's input, as a user connects two blocks. */
 async function connectExit(page: Page, from: Locator, exit: string, to: Locator): Promise<void> {

@@ -70,7 +70,8 @@ describe('npm run set-password: a way back for whoever lost the password', () =>
     expect((await login(generated!)).statusCode).toBe(200);
   });
 
-  test('an unknown user, a short password or a wrong call changes nothing and says why', async () => {
+  // Five runs of the command, each a tsx start-up: several seconds apiece beside the console's tests.
+  test('an unknown user, a short password or a wrong call changes nothing and says why', { timeout: 120_000 }, async () => {
     const current = await setPassword(server, [ADMIN.username], 'current-password-9\n');
     expect(current.code).toBe(0);
 

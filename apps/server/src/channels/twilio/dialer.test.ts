@@ -1,6 +1,6 @@
 import twilio from 'twilio';
-import { describe, expect, test } from 'vitest';
-import { refusalOf } from './dialer.ts';
+import { afterEach, describe, expect, test, vi } from 'vitest';
+import { refusalOf, twilioDialer } from './dialer.ts';
 import { answeredByOf } from './outbound-hooks.ts';
 
 /** A refusal as the library builds it from Twilio's error answer (https://www.twilio.com/docs/api/errors). */
@@ -37,5 +37,20 @@ describe('AnsweredBy, as the plan reads it', () => {
     [undefined, undefined],
   ])('%s: %s', (given, expected) => {
     expect(answeredByOf(given)).toBe(expected);
+  });
+});
+
+describe('the pace campaigns keep to on a Twilio account', () => {
+  afterEach(() => vi.unstubAllEnvs());
+
+  test('1 call a second, Twilio’s default, unless TWILIO_CALLS_PER_SECOND grants more', () => {
+    expect(twilioDialer.callsPerSecond).toBe(1);
+    vi.stubEnv('TWILIO_CALLS_PER_SECOND', '50');
+    expect(twilioDialer.callsPerSecond).toBe(50);
+  });
+
+  test.each(['0', '-3', '2.5', 'fast', ''])('TWILIO_CALLS_PER_SECOND=%j is not a pace: the default', (value) => {
+    vi.stubEnv('TWILIO_CALLS_PER_SECOND', value);
+    expect(twilioDialer.callsPerSecond).toBe(1);
   });
 });

@@ -72,5 +72,14 @@ async function place(ctx: AppContext, call: OutboundDial): Promise<{ provider_ca
   }
 }
 
-/** Twilio places 1 call a second per account by default, and queues the rest (docs/channels-twilio.md). */
-export const twilioDialer: OutboundDialer = { place, callsPerSecond: 1 };
+/** Twilio's default: 1 call a second per account, the rest queued (docs/channels-twilio.md). */
+export const DEFAULT_TWILIO_CALLS_PER_SECOND = 1;
+
+export const twilioDialer: OutboundDialer = {
+  place,
+  // An account can be granted a higher CPS by Twilio: TWILIO_CALLS_PER_SECOND, read when a pass asks, as AMI_CALLS_PER_SECOND is.
+  get callsPerSecond() {
+    const configured = Number(process.env.TWILIO_CALLS_PER_SECOND);
+    return Number.isInteger(configured) && configured >= 1 ? configured : DEFAULT_TWILIO_CALLS_PER_SECOND;
+  },
+};

@@ -191,6 +191,8 @@ describe('test panel', () => {
   ] as const)('an outbound call ($locale)', (texts) => {
     // The panel scrolls on its own: the outcome is brought into view as a person would scroll to it.
     const showOutcome = (page: Page) => page.getByTestId('test-panel-outbound').scrollIntoViewIfNeeded();
+    // Scrolling the panel leaves the canvas where it was: its top at its frame's, nothing cut off.
+    const canvasLift = (page: Page) => page.getByTestId('plan-canvas').evaluate((canvas) => canvas.parentElement!.getBoundingClientRect().top + 1 - canvas.getBoundingClientRect().top);
     const row = (page: Page, [name, value]: readonly [string, string]) =>
       expect.poll(() => page.getByTestId('test-panel-report').getByRole('row', { name: new RegExp(`^${name}`) }).textContent()).toBe(`${name}${value}`);
 
@@ -225,6 +227,9 @@ describe('test panel', () => {
       await row(page, texts.rows.dialStatus);
       await row(page, texts.rows.direction);
       await screenshotStates(page, 'outbound-busy', { group: 'test-panel', settle: showOutcome });
+      await showOutcome(page);
+      expect(await page.getByTestId('test-panel-outbound').isVisible()).toBe(true);
+      expect(await canvasLift(page)).toBe(0);
       expect(await panelViolations(page)).toEqual([]);
     });
   });

@@ -42,9 +42,9 @@ describe('csv reader (RFC 4180)', () => {
   test('a quote left open, or text after a closing quote, marks that record malformed', async () => {
     expect(await readAll(['a,b\n"x"y,1\n2,3\n"open,4\n'])).toEqual([
       { line: 1, fields: ['a', 'b'] },
-      { line: 2, fields: ['xy', '1'], malformed: true },
+      { line: 2, fields: ['xy', '1'], malformed: 'text_after_quote' },
       { line: 3, fields: ['2', '3'] },
-      { line: 4, fields: ['open,4\n'], malformed: true },
+      { line: 4, fields: ['open,4\n'], malformed: 'unclosed_quote' },
     ]);
   });
 

@@ -5,14 +5,16 @@
  *
  * Hand-written because the project has no CSV parser yet (csv-parse is the candidate named in
  * docs/campaigns.md); it reads what spreadsheets write and reports, per record, what it could not.
+ * The one CSV reader of the server: contact lists stream through `readCsv`, do-not-call files (a few
+ * megabytes, read whole) through `readCsvText`.
  */
 
 export interface CsvRecord {
   /** The line of the file the record starts on (1 for the first). */
   line: number;
   fields: string[];
-  /** Set when the record does not follow the format (a quote left open, text after a closing quote). */
-  malformed?: true;
+  /** Set when the record does not follow the format: a quote left open, or text after a closing quote. */
+  malformed?: 'unclosed_quote' | 'text_after_quote';
 }
 
 export class CsvTooLongError extends Error {
@@ -41,7 +43,7 @@ export class CsvReader {
   /** A closing quote was read; the next character decides whether it was one (or an escaped quote). */
   #afterQuote = false;
   #quoted = false;
-  #malformed = false;
+  #malformed: CsvRecord['malformed'] = undefined;
   #line = 1;
   #recordLine = 1;
   #recordChars = 0;
@@ -88,7 +90,7 @@ export class CsvReader {
           this.#inQuotes = true;
           continue;
         }
-        if (code !== this.#delimiter && code !== CR && code !== LF) this.#malformed = true;
+        if (code !== this.#delimiter && code !== CR && code !== LF) this.#malformed ??= 'text_after_quote';
       }
       if (code === this.#delimiter) {
         this.#endField();
@@ -110,7 +112,7 @@ export class CsvReader {
 
   /** The last record, when the text does not end with a line break; one left inside quotes is malformed. */
   end(): CsvRecord[] {
-    if (this.#inQuotes) this.#malformed = true;
+    if (this.#inQuotes) this.#malformed ??= 'unclosed_quote';
     const pending = this.#fields.length > 0 || this.#field !== '' || this.#quoted;
     return pending ? [this.#endRecord()] : [];
   }
@@ -124,9 +126,9 @@ export class CsvReader {
 
   #endRecord(): CsvRecord {
     this.#endField();
-    const record: CsvRecord = { line: this.#recordLine, fields: this.#fields, ...(this.#malformed && { malformed: true as const }) };
+    const record: CsvRecord = { line: this.#recordLine, fields: this.#fields, ...(this.#malformed && { malformed: this.#malformed }) };
     this.#fields = [];
-    this.#malformed = false;
+    this.#malformed = undefined;
     this.#inQuotes = false;
     this.#recordChars = 0;
     return record;
@@ -149,4 +151,51 @@ export async function* readCsv(source: AsyncIterable<Uint8Array | string>, optio
   }
   yield* reader.push(decoder.decode());
   yield* reader.end();
+}
+
+/** The file is not UTF-8 text (`decodeCsvText`). */
+export class NotTextError extends Error {
+  constructor() {
+    super('not UTF-8 text');
+  }
+}
+
+/** UTF-8 text, or NotTextError for bytes that are not (a spreadsheet's binary, an image). */
+export function decodeCsvText(bytes: Uint8Array): string {
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(bytes);
+  } catch {
+    throw new NotTextError();
+  }
+  // NUL never appears in text a person wrote; a zip (xlsx) or an image has it early on.
+  if (text.includes('\0')) throw new NotTextError();
+  return text;
+}
+
+/**
+ * The separator of the first line (outside quotes): the most frequent of `,` `;` and tab; `,` when
+ * none. Excel in a pt-BR locale writes `;`.
+ */
+export function sniffDelimiter(text: string): string {
+  const counts = new Map<string, number>([
+    [',', 0],
+    [';', 0],
+    ['\t', 0],
+  ]);
+  let quoted = false;
+  for (const char of text) {
+    if (char === '"') quoted = !quoted;
+    else if (!quoted && (char === '\n' || char === '\r')) break;
+    else if (!quoted && counts.has(char)) counts.set(char, counts.get(char)! + 1);
+  }
+  let best = ',';
+  for (const [delimiter, count] of counts) if (count > counts.get(best)!) best = delimiter;
+  return best;
+}
+
+/** Every record of a text read whole, blank lines left out, with the separator its first line uses. */
+export function readCsvText(text: string, options: CsvReaderOptions = {}): CsvRecord[] {
+  const reader = new CsvReader({ delimiter: sniffDelimiter(text), ...options });
+  return [...reader.push(text), ...reader.end()].filter((record) => !isBlankRecord(record));
 }

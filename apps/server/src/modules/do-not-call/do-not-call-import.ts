@@ -1,6 +1,6 @@
 import { type DoNotCallImportResult, type DoNotCallLineProblem, doNotCallLimits } from '@voxplan/contracts';
 import { badRequest } from '../../errors.ts';
-import { CsvError, type CsvRecord, decodeCsvText, parseCsv } from '../../lib/csv.ts';
+import { type CsvRecord, decodeCsvText, NotTextError, readCsvText } from '../../lib/csv-reader.ts';
 import { toE164 } from '../../lib/phone-numbers.ts';
 
 /**
@@ -39,24 +39,29 @@ const headerKey = (cell: string): string =>
  */
 function columnsOf(first: CsvRecord | undefined): { header: boolean; number: number; reason: number | null } {
   const plain = { header: false, number: 0, reason: 1 };
-  if (!first || /\d/.test(first.cells[0] ?? '')) return plain;
-  const keys = first.cells.map(headerKey);
+  if (!first || /\d/.test(first.fields[0] ?? '')) return plain;
+  const keys = first.fields.map(headerKey);
   const number = keys.findIndex((key) => numberHeaders.has(key));
   const reason = keys.findIndex((key) => reasonHeaders.has(key));
   if (number !== -1) return { header: true, number, reason: reason === -1 ? null : reason };
-  if (first.cells.length === 1) return plain;
+  if (first.fields.length === 1) return plain;
   throw badRequest('do_not_call_file_invalid', [{ path: 'file', message: 'the header names no number column (number, phone, telefone, numero…)' }]);
 }
 
 function csvRecords(bytes: Uint8Array): CsvRecord[] {
+  let records: CsvRecord[];
   try {
-    return parseCsv(decodeCsvText(bytes));
+    records = readCsvText(decodeCsvText(bytes));
   } catch (error) {
-    if (!(error instanceof CsvError)) throw error;
-    const where = error.line === undefined ? '' : ` at line ${error.line}`;
-    const message = { not_text: 'not UTF-8 text', unclosed_quote: 'a quote is never closed', stray_quote: 'a quote inside an unquoted cell' }[error.reason];
-    throw badRequest('do_not_call_file_invalid', [{ path: 'file', message: `${message}${where}` }]);
+    if (!(error instanceof NotTextError)) throw error;
+    throw badRequest('do_not_call_file_invalid', [{ path: 'file', message: 'not UTF-8 text' }]);
   }
+  const malformed = records.find((record) => record.malformed);
+  if (malformed) {
+    const message = malformed.malformed === 'unclosed_quote' ? 'a quote is never closed' : 'text after a closing quote';
+    throw badRequest('do_not_call_file_invalid', [{ path: 'file', message: `${message} at line ${malformed.line}` }]);
+  }
+  return records;
 }
 
 /** Each line's number in E.164 (read with `country`), and the lines that are not added and why. */
@@ -69,8 +74,8 @@ export function readDoNotCallFile(bytes: Uint8Array, country: string): ReadFile 
   const read: ReadFile = { lines: [], repeated: 0, invalid: [] };
   const seen = new Set<string>();
   for (const record of body) {
-    const raw = (record.cells[columns.number] ?? '').trim();
-    const reason = columns.reason === null ? '' : (record.cells[columns.reason] ?? '').trim();
+    const raw = (record.fields[columns.number] ?? '').trim();
+    const reason = columns.reason === null ? '' : (record.fields[columns.reason] ?? '').trim();
     const number = toE164(raw, country);
     if (number === null) read.invalid.push({ line: record.line, value: raw, problem: 'invalid_phone_number' });
     else if (reason.length > doNotCallLimits.reason) read.invalid.push({ line: record.line, value: raw, problem: 'reason_too_long' });

@@ -129,6 +129,34 @@ describe('dispatch', () => {
     await control(suite.server, tenant.token, held.id, 'cancel');
   });
 
+  test('a pass that runs late makes up the slots it missed, at most a second of them; slots stay one gap apart', async () => {
+    const core = fakeCore(suite.server.ctx);
+    const campaign = await runningCampaign({ calls_per_second: 10, max_concurrent: 1000 }, phoneList(200, 600));
+    const slotsAt: number[] = [];
+    const run = dispatcherOn(core, '2026-12-01T13:00:00.000Z', {
+      schedule: (atMs, place) => {
+        slotsAt.push(atMs);
+        place();
+      },
+    });
+    // Passes every 300 ms where 100 ms was meant (a loaded machine), the last at 9.9 s: every slot
+    // from 0 to 10 s, 100 ms apart, is called, as on time.
+    for (let tick = 0; tick < 34; tick++) {
+      await run.pass();
+      for (const to of [...core.live.keys()]) await core.end(to, 'answer', 'human');
+      run.advance(300);
+    }
+    expect(core.placed.filter((call) => call.campaign_id === campaign.id)).toHaveLength(101);
+    const gaps = slotsAt.slice(1).map((at, index) => at - slotsAt[index]!);
+    expect(Math.min(...gaps)).toBe(100);
+    // Idle for 5 s: the next pass makes up one second of calls, not five.
+    run.advance(5000);
+    await run.pass();
+    expect(core.placed.filter((call) => call.campaign_id === campaign.id).length - 101).toBeLessThanOrEqual(12);
+    expect(core.placed.filter((call) => call.campaign_id === campaign.id).length - 101).toBeGreaterThanOrEqual(10);
+    for (const to of [...core.live.keys()]) await core.end(to, 'answer', 'human');
+  });
+
   test('the provider’s pace is shared by the campaigns of its account', async () => {
     const core = fakeCore(suite.server.ctx);
     core.pace = 1;

@@ -28,6 +28,11 @@ export interface DispatcherOptions {
    * pass decides from the stored calls whether the call was placed.
    */
   leaseS?: number;
+  /**
+   * How far back a late pass makes up the slots it missed (placed at once): the most a campaign may
+   * run ahead of its pace for a moment, so that on average it keeps it.
+   */
+  burstMs?: number;
   /** How long a call the licence or the provider's pace held back waits before it is tried again. */
   backoffMs?: number;
   log?: (message: string) => void;
@@ -72,6 +77,7 @@ export function createDispatcher(ctx: Ctx, options: DispatcherOptions): Dispatch
   const intervalMs = options.intervalMs ?? 200;
   const leaseMs = (options.leaseS ?? 60) * 1000;
   const backoffMs = options.backoffMs ?? 5000;
+  const burstMs = options.burstMs ?? 1000;
   const log = options.log ?? (() => {});
   const schedule = options.schedule ?? ((atMs, run) => void setTimeout(run, Math.max(0, atMs - now())).unref());
   const placing = new Set<Promise<void>>();
@@ -125,9 +131,13 @@ export function createDispatcher(ctx: Ctx, options: DispatcherOptions): Dispatch
       const campaignGap = 1000 / row.calls_per_second;
       const accountGap = providerPace === undefined ? 0 : 1000 / providerPace;
       let campaignNext = row.next_dial_at === '' ? -Infinity : Date.parse(row.next_dial_at);
-      // Slots from now to the next pass: one campaign gap apart, and one account gap from any other campaign's.
+      // Slots up to the next pass: one campaign gap apart, and one account gap from any other campaign's.
+      // A pass that runs late (a loaded machine) still owes the slots since the last one claimed, and
+      // claims them to be placed at once, or the average falls below the pace; at most burstMs of them,
+      // so that a campaign idle for a while (paused, held at max_concurrent, waiting for retries) does
+      // not make up its idle time in one rush. The first call of a campaign starts now.
       const slots: number[] = [];
-      let slot = Math.max(nowMs, campaignNext, accountNext);
+      let slot = Math.max(campaignNext === -Infinity ? nowMs : nowMs - burstMs, campaignNext, accountNext);
       while (slot <= nowMs + intervalMs && slots.length < room) {
         slots.push(slot);
         campaignNext = slot + campaignGap;

@@ -15,6 +15,7 @@ import type { OutboundOutcome } from '../src/modules/outbound-calls/outbound-cal
 import { createPlanWebhookDispatcher } from '../src/modules/plan-webhook/plan-webhook.dispatcher.ts';
 import { webhookSecretOf } from '../src/modules/plan-webhook/plan-webhook.service.ts';
 import { isValidPlanWebhookSignature } from '../src/modules/plan-webhook/plan-webhook.signature.ts';
+import { takeDatabaseAway } from './database-away.ts';
 import { createTenantMember, createTenantUser, errorOf, q, startTestServer, type TenantMember, type TestServer } from './harness.ts';
 import { planEdge, planNode, storePlan } from './sessions-helpers.ts';
 import { startTwilioRest, type TwilioRest } from './twilio-rest.ts';
@@ -329,6 +330,29 @@ describe('a call nobody answered has its report, and the plan never runs', () =>
     // An answer after the end starts nothing.
     const late = await asTwilio(created.form.get('Url')!, callForm(created.sid));
     expect(late.body).not.toContain('Hello Bia');
+  });
+});
+
+describe('a status callback that met the database away', () => {
+  test('is answered 204, kept, and stored once the database is back: the call ends with its dial status, its report and outcome told', async () => {
+    const accepted = await place({ from: FROM, to: '+5511987650043', variables: {} });
+    expect(accepted.statusCode, accepted.body).toBe(202);
+    const sessionId = accepted.json<{ session_id: string }>().session_id;
+    const created = createdFor(sessionId);
+    const bringBack = takeDatabaseAway(server.ctx.dialect);
+    let told: Awaited<ReturnType<typeof asTwilio>>;
+    try {
+      told = await asTwilio(created.form.get('StatusCallback')!, callForm(created.sid, { To: '+5511987650043', CallStatus: 'no-answer' }));
+    } finally {
+      bringBack();
+    }
+    // Twilio does not send it again (pending-ends.ts): it must not wait for the stale sweep's 15 minutes.
+    expect(told.statusCode, told.body).toBe(204);
+    await expect.poll(async () => (await callOf(sessionId)).state, { timeout: 10_000 }).toBe('ended');
+    expect(await callOf(sessionId)).toMatchObject({ dial_status: 'no_answer', report: { direction: 'outbound', dial_status: 'no_answer', disposition: 'missed' } });
+    expect(outcomes.filter((outcome) => outcome.session_id === sessionId)).toEqual([
+      { session_id: sessionId, tenant_id: member.tenantId, campaign_id: null, dial_status: 'no_answer', answered_by: null, ended: true },
+    ]);
   });
 });
 

@@ -333,6 +333,33 @@ describe('a call nobody answered has its report, and the plan never runs', () =>
   });
 });
 
+describe('one call to a number at a time', () => {
+  test('a number a campaign rings, or this API already calls, answers 409 outbound_number_in_call, nothing stored or dialled; free again once it ends', async () => {
+    const to = '+5511987650044';
+    const campaignCall = await server.ctx.outboundCalls.place({ tenant_id: member.tenantId, from: FROM, to, variables: {}, machine_detection: false, campaign_id: 8 });
+    const stored = await storedCalls();
+    const dialled = twilioRest.calls.length;
+    // In any form a person writes it, it is the same number.
+    for (const written of [to, '(11) 98765-0044']) {
+      const refused = await place({ from: FROM, to: written });
+      expect(refused.statusCode, refused.body).toBe(409);
+      expect(errorOf(refused).code).toBe('outbound_number_in_call');
+    }
+    expect(await storedCalls()).toBe(stored);
+    expect(twilioRest.calls).toHaveLength(dialled);
+    // Once its call ends, the number is free.
+    const ringing = createdFor(campaignCall.session_id);
+    expect((await asTwilio(ringing.form.get('StatusCallback')!, callForm(ringing.sid, { To: to, CallStatus: 'busy' }))).statusCode).toBe(204);
+    const accepted = await place({ from: FROM, to });
+    expect(accepted.statusCode, accepted.body).toBe(202);
+    // Now the API's call rings it: the same answer, for a campaign's call too.
+    expect(errorOf(await place({ from: FROM, to })).code).toBe('outbound_number_in_call');
+    await expect(server.ctx.outboundCalls.place({ tenant_id: member.tenantId, from: FROM, to, variables: {}, machine_detection: false, campaign_id: 8 })).rejects.toMatchObject({ code: 'outbound_number_in_call', statusCode: 409 });
+    const created = createdFor(accepted.json<{ session_id: string }>().session_id);
+    expect((await asTwilio(created.form.get('StatusCallback')!, callForm(created.sid, { To: to, CallStatus: 'no-answer' }))).statusCode).toBe(204);
+  });
+});
+
 describe('a status callback that met the database away', () => {
   test('is answered 204, kept, and stored once the database is back: the call ends with its dial status, its report and outcome told', async () => {
     const accepted = await place({ from: FROM, to: '+5511987650043', variables: {} });

@@ -418,7 +418,7 @@ describe('calls whose end never came', () => {
     const orphan = 'outbound-orphan-38';
     const old = new Date(placedAt - 3 * 60_000).toISOString();
     const row = await server.ctx.db.selectFrom('outbound_calls').selectAll().where('session_id', '=', lost.session_id).executeTakeFirstOrThrow();
-    await server.ctx.db.insertInto('outbound_calls').values({ ...row, session_id: orphan, state: 'queued', provider_call_id: null, created_time: old, updated_time: old }).execute();
+    await server.ctx.db.insertInto('outbound_calls').values({ ...row, session_id: orphan, called: '+5511987650045', state: 'queued', provider_call_id: null, created_time: old, updated_time: old }).execute();
 
     expect(await server.ctx.outboundCalls.sweepStale(new Date(placedAt + 60_000))).toEqual([orphan]);
     expect(await server.ctx.outboundCalls.sweepStale(new Date(placedAt + 14 * 60_000))).toEqual([]);

@@ -1,6 +1,5 @@
 /** The `outbound_calls` table (migration 0026): a call from its request to its outcome. */
 import { type Insertable, type Kysely, type Selectable, sql } from 'kysely';
-import type { DialectName } from '../../db/database.ts';
 import type { Database, OutboundCallTable } from '../../db/schema.ts';
 
 export type OutboundCallRow = Selectable<OutboundCallTable>;
@@ -8,33 +7,27 @@ export type OutboundCallRow = Selectable<OutboundCallTable>;
 /** Still ringing, or not yet handed to the provider: what the licence counts besides the running sessions. */
 const pendingStates = ['queued', 'dialing'] as const;
 
-/** A call not ended yet: queued, ringing, or answered and running. */
-const liveStates = ['queued', 'dialing', 'in_progress'] as const;
-
-/** The numbers among `numbers` that a call of the tenant is queued for, ringing or in. */
+/** The numbers among `numbers` that a call of the tenant is queued for, ringing or in (not ended: the predicate of the unique index of migration 0039, which answers this). */
 export async function numbersInCall(db: Kysely<Database>, tenantId: number, numbers: readonly string[]): Promise<Set<string>> {
   if (numbers.length === 0) return new Set();
-  const rows = await db.selectFrom('outbound_calls').select('called').where('state', 'in', liveStates).where('tenant_id', '=', tenantId).where('called', 'in', numbers).execute();
+  const rows = await db.selectFrom('outbound_calls').select('called').where('state', '<>', 'ended').where('tenant_id', '=', tenantId).where('called', 'in', numbers).execute();
   return new Set(rows.map((row) => row.called));
 }
 
 /**
  * Stores a call unless the tenant already has one to that number that has not ended (a campaign's
- * or the API's): false then, nothing stored. The check and the insert are one step for every
- * instance: on PostgreSQL a transaction-scoped advisory lock on the tenant and number; on SQLite
- * the one connection runs one transaction at a time.
+ * or the API's): false then, nothing stored. One statement against the unique index of the calls
+ * not ended (migration 0039), so two instances at once cannot both store one.
  */
-export async function insertCallUnlessInCall(db: Kysely<Database>, dialect: DialectName, row: Insertable<OutboundCallTable>): Promise<boolean> {
-  return db.transaction().execute(async (trx) => {
-    if (dialect === 'postgres') await sql`select pg_advisory_xact_lock(${OUTBOUND_NUMBER_LOCK}, hashtext(${`${row.tenant_id}:${row.called}`}))`.execute(trx);
-    if ((await numbersInCall(trx, row.tenant_id, [row.called])).size > 0) return false;
-    await trx.insertInto('outbound_calls').values(row).execute();
-    return true;
-  });
+export async function insertCallUnlessInCall(db: Kysely<Database>, row: Insertable<OutboundCallTable>): Promise<boolean> {
+  const result = await db
+    .insertInto('outbound_calls')
+    .values(row)
+    // The index's predicate as a literal: SQLite matches a conflict target to a partial index by its text, not a bound value.
+    .onConflict((oc) => oc.columns(['tenant_id', 'called']).where(sql<boolean>`state <> 'ended'`).doNothing())
+    .executeTakeFirst();
+  return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
 }
-
-/** The first key of the advisory lock a call's number takes (the second: the tenant and number hashed). */
-const OUTBOUND_NUMBER_LOCK = 38_0001;
 
 export function findCall(db: Kysely<Database>, sessionId: string): Promise<OutboundCallRow | undefined> {
   return db.selectFrom('outbound_calls').selectAll().where('session_id', '=', sessionId).executeTakeFirst();

@@ -169,7 +169,7 @@ export function createOutboundCalls(context: () => AppContext, options: { log?: 
     const variables = { ...request.variables };
     // The server's own: the detection sets it.
     delete variables.answered_by;
-    const stored = await insertCallUnlessInCall(db, ctx.dialect, {
+    const stored = await insertCallUnlessInCall(db, {
       session_id: sessionId,
       tenant_id: request.tenant_id,
       number_id: number.id,

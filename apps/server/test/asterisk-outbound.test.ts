@@ -187,10 +187,14 @@ describe.skipIf('missing' in found)('calls placed on a real Asterisk', () => {
   }, CALL_TEST_TIMEOUT_MS);
 
   test('an instance that stops between its Originate and the response: another connected to the manager hears it, and the call ends busy with its report', async () => {
-    // The server's manager connection was made by the calls above; the "dying" instance is a second one.
+    // A call of the server's own first: its manager connection is made, and the row is the model of the next.
+    const first = await place(CALLEE.orphaned);
+    expect(first.statusCode, first.body).toBe(202);
+    expect((await ended(first.json<{ session_id: string }>().session_id)).call.dial_status).toBe('busy');
+    // The "dying" instance is a second manager connection.
     const sessionId = randomUUID();
     const now = new Date().toISOString();
-    const model = await server.ctx.db.selectFrom('outbound_calls').selectAll().where('tenant_id', '=', member.tenantId).executeTakeFirstOrThrow();
+    const model = await server.ctx.db.selectFrom('outbound_calls').selectAll().where('session_id', '=', first.json<{ session_id: string }>().session_id).executeTakeFirstOrThrow();
     await server.ctx.db
       .insertInto('outbound_calls')
       .values({ ...model, session_id: sessionId, called: CALLEE.orphaned, state: 'dialing', dial_status: null, answered_by: null, provider_call_id: sessionId, campaign_id: null, status_url: null, machine_detection: 0, ring_timeout_s: 10, created_time: now, updated_time: now, ended_time: null })

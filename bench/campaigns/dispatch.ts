@@ -45,6 +45,26 @@ function cpuSecondsOf(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
 }
 
+/**
+ * Seconds a process's threads ran, and spent runnable but waiting for a CPU (the run queue), from
+ * /proc/<pid>/task/<tid>/schedstat (nanoseconds): how much more CPU the app wanted than it got on
+ * a shared machine.
+ */
+function schedSecondsOf(pid: number): { ran: number; waited: number } {
+  let ran = 0;
+  let waited = 0;
+  for (const tid of fs.readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const [onCpu, onQueue] = fs.readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').trim().split(' ').map(Number);
+      ran += onCpu ?? 0;
+      waited += onQueue ?? 0;
+    } catch {
+      // A thread that ended meanwhile.
+    }
+  }
+  return { ran: ran / 1e9, waited: waited / 1e9 };
+}
+
 function contactsCsv(): string {
   const lines = ['phone,name'];
   for (let index = 0; index < CONTACTS; index++) lines.push(`+55119${String(10_000_000 + index).slice(-8)},Person ${index}`);
@@ -106,6 +126,7 @@ async function main(): Promise<void> {
     const agents = instances.map(() => new http.Agent({ keepAlive: true, maxSockets: 8 }));
     cleanups.push(() => agents.forEach((agent) => agent.destroy()));
     const serverCpuBefore = instances.map((instance) => cpuSecondsOf(instance.child.pid!));
+    const schedBefore = instances.map((instance) => schedSecondsOf(instance.child.pid!));
     const ownCpuBefore = process.cpuUsage();
     const seenAt: number[] = [];
     const pendingTells = new Set<Promise<void>>();
@@ -117,7 +138,7 @@ async function main(): Promise<void> {
     const deadline = started + (CONTACTS / PACE) * 3000 + 60_000;
     let lastProgress = 0;
     // Once every call was placed and its end told: the CPU then, and a grace for the campaign to complete.
-    let allTold: { at: number; serverCpu: number[]; own: NodeJS.CpuUsage } | undefined;
+    let allTold: { at: number; serverCpu: number[]; sched: Array<{ ran: number; waited: number }>; own: NodeJS.CpuUsage } | undefined;
     for (;;) {
       while (seenAt.length < rest.calls.length) {
         const index = seenAt.length;
@@ -133,7 +154,12 @@ async function main(): Promise<void> {
         if (progress.status === 'completed') break;
       }
       if (!allTold && rest.calls.length >= CONTACTS && pendingTells.size === 0) {
-        allTold = { at: performance.now(), serverCpu: instances.map((instance) => cpuSecondsOf(instance.child.pid!)), own: process.cpuUsage(ownCpuBefore) };
+        allTold = {
+          at: performance.now(),
+          serverCpu: instances.map((instance) => cpuSecondsOf(instance.child.pid!)),
+          sched: instances.map((instance) => schedSecondsOf(instance.child.pid!)),
+          own: process.cpuUsage(ownCpuBefore),
+        };
       }
       // Not completed: the figures are still printed, with what is left in progress.
       if (performance.now() > deadline || (allTold && performance.now() - allTold.at > GRACE_MS)) break;
@@ -142,6 +168,9 @@ async function main(): Promise<void> {
     await Promise.all(pendingTells);
     const elapsed = ((allTold?.at ?? performance.now()) - started) / 1000;
     const serverCpu = instances.map((instance, index) => (allTold?.serverCpu[index] ?? cpuSecondsOf(instance.child.pid!)) - serverCpuBefore[index]!);
+    const schedAfter = allTold?.sched ?? instances.map((instance) => schedSecondsOf(instance.child.pid!));
+    const ran = schedAfter.reduce((sum, after, index) => sum + after.ran - schedBefore[index]!.ran, 0);
+    const waited = schedAfter.reduce((sum, after, index) => sum + after.waited - schedBefore[index]!.waited, 0);
     const ownUsage = allTold?.own ?? process.cpuUsage(ownCpuBefore);
     const ownCpu = (ownUsage.user + ownUsage.system) / 1e6;
 
@@ -169,6 +198,8 @@ async function main(): Promise<void> {
     line('progress at the end', `${progress?.status}: done ${progress?.done}, in progress ${progress?.in_progress}, busy ${progress?.by_outcome.busy}, attempts ${progress?.attempts} ${progressOk ? 'ok' : 'FAIL'}`);
     line('CPU of the instances (first + second)', `${serverCpu.map((seconds) => seconds.toFixed(2)).join(' + ')} = ${totalServerCpu.toFixed(2)} s`);
     line('CPU of the instances per call', `${perCallMs(totalServerCpu).toFixed(2)} ms`);
+    line('cores the instances used, and the pace needs', `${(totalServerCpu / elapsed).toFixed(2)} used; ${((totalServerCpu / dialled.length) * PACE).toFixed(2)} at ${PACE} calls/s`);
+    line('instances: ran, waited for a CPU (run queue)', `${ran.toFixed(1)} s, ${waited.toFixed(1)} s (${(waited / Math.max(ran, 1e-9)).toFixed(2)} s waited a second run)`);
     line('floor: Twilio side per call (this process)', `${perCallMs(ownCpu).toFixed(2)} ms`);
     line('app ÷ floor', `${(totalServerCpu / ownCpu).toFixed(2)}`);
     if (!rateOk || duplicates !== 0 || lost !== 0 || !progressOk) process.exitCode = 3;

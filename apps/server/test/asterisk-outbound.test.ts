@@ -10,8 +10,10 @@
 import type { AuditEntry, CallReportRecord, OutboundCall } from '@voxplan/contracts';
 import type { FastifyBaseLogger } from 'fastify';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { randomUUID } from 'node:crypto';
 import type { AgiConfig, AmiConfig } from '../src/config.ts';
 import { type AgiServer, startAgiServer } from '../src/channels/asterisk/agi-server.ts';
+import { AmiDialer } from '../src/channels/asterisk/ami-dialer.ts';
 import { asteriskBinary, freePort, type Pbx, startPbx, until } from './asterisk-pbx.ts';
 import { createTenantMember, q, startTestServer, type TenantMember, type TestServer } from './harness.ts';
 import { planEdge, planNode, storePlan } from './sessions-helpers.ts';
@@ -21,7 +23,7 @@ if ('missing' in found && process.env.CI) throw new Error(`the real-Asterisk sui
 
 const FROM = '+551130009100';
 const FENCED_FROM = '+551130009101';
-const CALLEE = { human: '+5511990000001', machine: '+5511990000002', busy: '+5511990000003', ringing: '+5511990000004', gone: '+5511990000005' };
+const CALLEE = { human: '+5511990000001', machine: '+5511990000002', busy: '+5511990000003', ringing: '+5511990000004', gone: '+5511990000005', orphaned: '+5511990000006' };
 
 /**
  * The callees, dialled as `Local/<number>@callee` (AMI_CHANNEL). AMD's defaults (amd.conf): a
@@ -36,6 +38,7 @@ exten => ${CALLEE.machine},1,Answer()
  same => n,Playtones(440/20000)
  same => n,Wait(60)
 exten => ${CALLEE.busy},1,Busy(10)
+exten => ${CALLEE.orphaned},1,Busy(10)
 exten => ${CALLEE.gone},1,Answer()
  same => n,Wait(0.3)
  same => n,Hangup()
@@ -181,6 +184,28 @@ describe.skipIf('missing' in found)('calls placed on a real Asterisk', () => {
     expect(report.nodes.filter((node) => node.node_id !== 'start')).toEqual([]);
     const audit = await server.call({ method: 'GET', url: `/audit?${q('filter', { where: { entity: 'agi_call', tenant_id: fenced.tenantId } })}`, token: adminToken });
     expect(audit.json<AuditEntry[]>()).toEqual([expect.objectContaining({ action: 'refuse', source_ip: '127.0.0.1', after: expect.objectContaining({ reason: 'acl', session_id: sessionId }) })]);
+  }, CALL_TEST_TIMEOUT_MS);
+
+  test('an instance that stops between its Originate and the response: another connected to the manager hears it, and the call ends busy with its report', async () => {
+    // A call of the server's own first: its manager connection is made, and the row is the model of the next.
+    const first = await place(CALLEE.orphaned);
+    expect(first.statusCode, first.body).toBe(202);
+    expect((await ended(first.json<{ session_id: string }>().session_id)).call.dial_status).toBe('busy');
+    // The "dying" instance is a second manager connection.
+    const sessionId = randomUUID();
+    const now = new Date().toISOString();
+    const model = await server.ctx.db.selectFrom('outbound_calls').selectAll().where('session_id', '=', first.json<{ session_id: string }>().session_id).executeTakeFirstOrThrow();
+    await server.ctx.db
+      .insertInto('outbound_calls')
+      .values({ ...model, session_id: sessionId, called: CALLEE.orphaned, state: 'dialing', dial_status: null, answered_by: null, provider_call_id: sessionId, campaign_id: null, status_url: null, machine_detection: 0, ring_timeout_s: 10, created_time: now, updated_time: now, ended_time: null })
+      .execute();
+    // It sends the Originate, and is gone before it can store what the manager answers.
+    const dying = new AmiDialer(ami, () => Promise.resolve(), silentLog);
+    await dying.place({ session_id: sessionId, from: FROM, to: CALLEE.orphaned, machine_detection: false, ring_timeout_s: 10 });
+    await dying.close();
+    const { call, report } = await ended(sessionId);
+    expect(call).toMatchObject({ dial_status: 'busy', answered_by: null });
+    expect(report).toMatchObject({ direction: 'outbound', dial_status: 'busy', called: CALLEE.orphaned });
   }, CALL_TEST_TIMEOUT_MS);
 
   describe('a manager that cannot be used', () => {

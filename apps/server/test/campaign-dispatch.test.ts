@@ -129,6 +129,34 @@ describe('dispatch', () => {
     await control(suite.server, tenant.token, held.id, 'cancel');
   });
 
+  test('a pass that runs late makes up the slots it missed, at most a second of them; slots stay one gap apart', async () => {
+    const core = fakeCore(suite.server.ctx);
+    const campaign = await runningCampaign({ calls_per_second: 10, max_concurrent: 1000 }, phoneList(200, 600));
+    const slotsAt: number[] = [];
+    const run = dispatcherOn(core, '2026-12-01T13:00:00.000Z', {
+      schedule: (atMs, place) => {
+        slotsAt.push(atMs);
+        place();
+      },
+    });
+    // Passes every 300 ms where 100 ms was meant (a loaded machine), the last at 9.9 s: every slot
+    // from 0 to 10 s, 100 ms apart, is called, as on time.
+    for (let tick = 0; tick < 34; tick++) {
+      await run.pass();
+      for (const to of [...core.live.keys()]) await core.end(to, 'answer', 'human');
+      run.advance(300);
+    }
+    expect(core.placed.filter((call) => call.campaign_id === campaign.id)).toHaveLength(101);
+    const gaps = slotsAt.slice(1).map((at, index) => at - slotsAt[index]!);
+    expect(Math.min(...gaps)).toBe(100);
+    // Idle for 5 s: the next pass makes up one second of calls, not five.
+    run.advance(5000);
+    await run.pass();
+    expect(core.placed.filter((call) => call.campaign_id === campaign.id).length - 101).toBeLessThanOrEqual(12);
+    expect(core.placed.filter((call) => call.campaign_id === campaign.id).length - 101).toBeGreaterThanOrEqual(10);
+    for (const to of [...core.live.keys()]) await core.end(to, 'answer', 'human');
+  });
+
   test('the provider’s pace is shared by the campaigns of its account', async () => {
     const core = fakeCore(suite.server.ctx);
     core.pace = 1;
@@ -224,6 +252,38 @@ describe('dispatch', () => {
       ['+5511933330002', 'done', 'dont_call', 0],
     ]);
     await core.end('+5511933330001', 'answer', 'human');
+  });
+
+  test('a number the tenant has in a call now (another campaign’s, the API’s) waits: never two calls at once, no attempt used', async () => {
+    const core = fakeCore(suite.server.ctx);
+    const shared = '+5511944440001';
+    const first = await runningCampaign({ calls_per_second: 50 }, `phone\n${shared}\n+5511944440002\n`);
+    const second = await runningCampaign({ calls_per_second: 50 }, `phone\n${shared}\n+5511944440003\n`);
+    const run = dispatcherOn(core, '2026-12-04T15:00:00.000Z');
+    await run.pass();
+    const calls = () => core.placed.filter((call) => call.campaign_id === first.id || call.campaign_id === second.id);
+    expect(calls().filter((call) => call.to === shared)).toHaveLength(1);
+    expect(calls()).toHaveLength(3);
+    const waiting = (await resultsOf(second.id)).find((row) => row.phone === shared)!;
+    expect([waiting.state, waiting.attempts, waiting.last_outcome]).toEqual(['pending', 0, null]);
+    // Its call still rings: later passes leave the number alone.
+    run.advance(6000);
+    await run.pass();
+    expect(calls()).toHaveLength(3);
+    await core.end(shared, 'busy');
+    run.advance(6000);
+    await run.pass();
+    expect(calls().filter((call) => call.to === shared).map((call) => call.campaign_id)).toEqual([first.id, second.id]);
+    expect((await resultsOf(second.id)).find((row) => row.phone === shared)).toMatchObject({ state: 'in_progress', attempts: 1 });
+    for (const to of [...core.live.keys()]) await core.end(to, 'answer', 'human');
+
+    // Claimed by two instances at the same moment: the core stores one call to a number, and refuses the other, which waits uncounted.
+    const third = await runningCampaign({ calls_per_second: 50 }, 'phone\n+5511944440004\n');
+    core.refuse = () => new AppError(409, 'outbound_number_in_call');
+    run.advance(100);
+    await run.pass();
+    expect((await resultsOf(third.id))[0]).toMatchObject({ state: 'pending', attempts: 0, last_outcome: null });
+    expect((await progressOf(third.id)).status).toBe('running');
   });
 
   test('at the licence’s limit it slows down and fails no call; refusals of the core become outcomes', async () => {

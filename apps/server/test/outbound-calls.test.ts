@@ -15,6 +15,7 @@ import type { OutboundOutcome } from '../src/modules/outbound-calls/outbound-cal
 import { createPlanWebhookDispatcher } from '../src/modules/plan-webhook/plan-webhook.dispatcher.ts';
 import { webhookSecretOf } from '../src/modules/plan-webhook/plan-webhook.service.ts';
 import { isValidPlanWebhookSignature } from '../src/modules/plan-webhook/plan-webhook.signature.ts';
+import { takeDatabaseAway } from './database-away.ts';
 import { createTenantMember, createTenantUser, errorOf, q, startTestServer, type TenantMember, type TestServer } from './harness.ts';
 import { planEdge, planNode, storePlan } from './sessions-helpers.ts';
 import { startTwilioRest, type TwilioRest } from './twilio-rest.ts';
@@ -332,6 +333,56 @@ describe('a call nobody answered has its report, and the plan never runs', () =>
   });
 });
 
+describe('one call to a number at a time', () => {
+  test('a number a campaign rings, or this API already calls, answers 409 outbound_number_in_call, nothing stored or dialled; free again once it ends', async () => {
+    const to = '+5511987650044';
+    const campaignCall = await server.ctx.outboundCalls.place({ tenant_id: member.tenantId, from: FROM, to, variables: {}, machine_detection: false, campaign_id: 8 });
+    const stored = await storedCalls();
+    const dialled = twilioRest.calls.length;
+    // In any form a person writes it, it is the same number.
+    for (const written of [to, '(11) 98765-0044']) {
+      const refused = await place({ from: FROM, to: written });
+      expect(refused.statusCode, refused.body).toBe(409);
+      expect(errorOf(refused).code).toBe('outbound_number_in_call');
+    }
+    expect(await storedCalls()).toBe(stored);
+    expect(twilioRest.calls).toHaveLength(dialled);
+    // Once its call ends, the number is free.
+    const ringing = createdFor(campaignCall.session_id);
+    expect((await asTwilio(ringing.form.get('StatusCallback')!, callForm(ringing.sid, { To: to, CallStatus: 'busy' }))).statusCode).toBe(204);
+    const accepted = await place({ from: FROM, to });
+    expect(accepted.statusCode, accepted.body).toBe(202);
+    // Now the API's call rings it: the same answer, for a campaign's call too.
+    expect(errorOf(await place({ from: FROM, to })).code).toBe('outbound_number_in_call');
+    await expect(server.ctx.outboundCalls.place({ tenant_id: member.tenantId, from: FROM, to, variables: {}, machine_detection: false, campaign_id: 8 })).rejects.toMatchObject({ code: 'outbound_number_in_call', statusCode: 409 });
+    const created = createdFor(accepted.json<{ session_id: string }>().session_id);
+    expect((await asTwilio(created.form.get('StatusCallback')!, callForm(created.sid, { To: to, CallStatus: 'no-answer' }))).statusCode).toBe(204);
+  });
+});
+
+describe('a status callback that met the database away', () => {
+  test('is answered 204, kept, and stored once the database is back: the call ends with its dial status, its report and outcome told', async () => {
+    const accepted = await place({ from: FROM, to: '+5511987650043', variables: {} });
+    expect(accepted.statusCode, accepted.body).toBe(202);
+    const sessionId = accepted.json<{ session_id: string }>().session_id;
+    const created = createdFor(sessionId);
+    const bringBack = takeDatabaseAway(server.ctx.dialect);
+    let told: Awaited<ReturnType<typeof asTwilio>>;
+    try {
+      told = await asTwilio(created.form.get('StatusCallback')!, callForm(created.sid, { To: '+5511987650043', CallStatus: 'no-answer' }));
+    } finally {
+      bringBack();
+    }
+    // Twilio does not send it again (pending-ends.ts): it must not wait for the stale sweep's 15 minutes.
+    expect(told.statusCode, told.body).toBe(204);
+    await expect.poll(async () => (await callOf(sessionId)).state, { timeout: 10_000 }).toBe('ended');
+    expect(await callOf(sessionId)).toMatchObject({ dial_status: 'no_answer', report: { direction: 'outbound', dial_status: 'no_answer', disposition: 'missed' } });
+    expect(outcomes.filter((outcome) => outcome.session_id === sessionId)).toEqual([
+      { session_id: sessionId, tenant_id: member.tenantId, campaign_id: null, dial_status: 'no_answer', answered_by: null, ended: true },
+    ]);
+  });
+});
+
 describe('a campaign’s calls', () => {
   test('the campaign is kept on the call, its outcomes and its report, and reports filter by it', async () => {
     const answeredCall = await server.ctx.outboundCalls.place({ tenant_id: member.tenantId, from: FROM, to: CALLEE, variables: { name: 'Caio' }, machine_detection: false, campaign_id: 7, ring_timeout_s: 45 });
@@ -367,7 +418,7 @@ describe('calls whose end never came', () => {
     const orphan = 'outbound-orphan-38';
     const old = new Date(placedAt - 3 * 60_000).toISOString();
     const row = await server.ctx.db.selectFrom('outbound_calls').selectAll().where('session_id', '=', lost.session_id).executeTakeFirstOrThrow();
-    await server.ctx.db.insertInto('outbound_calls').values({ ...row, session_id: orphan, state: 'queued', provider_call_id: null, created_time: old, updated_time: old }).execute();
+    await server.ctx.db.insertInto('outbound_calls').values({ ...row, session_id: orphan, called: '+5511987650045', state: 'queued', provider_call_id: null, created_time: old, updated_time: old }).execute();
 
     expect(await server.ctx.outboundCalls.sweepStale(new Date(placedAt + 60_000))).toEqual([orphan]);
     expect(await server.ctx.outboundCalls.sweepStale(new Date(placedAt + 14 * 60_000))).toEqual([]);

@@ -109,6 +109,7 @@ export const errorCodes = [
   'outbound_number_cannot_call',
   'outbound_no_plan',
   'outbound_do_not_call',
+  'outbound_number_in_call',
   'outbound_provider_not_configured',
   'outbound_provider_auth_refused',
   'outbound_provider_refused',

@@ -4,6 +4,13 @@
  * call runs the outbound context (`AMD()` when asked, then `AGI(agi://…/outbound/<session>)`, where
  * agi-server.ts starts the plan). The `OriginateResponse` event tells how the dial went: a call
  * nobody answered ends there, through the outbound core's `dialResult`.
+ *
+ * Asterisk sends that event to every manager session that reads call events (manager.c,
+ * fast_originate: ast_manager_event_multichan(EVENT_FLAG_CALL, "OriginateResponse", …)), not only
+ * to the one that sent the Originate. So an instance that dies between the Originate and its
+ * response does not take the outcome with it: every other instance connected to the manager hears
+ * it too, and after a grace (the sender, alive, has told it by then) applies it to a call still
+ * ringing (docs/channels-asterisk.md, "An instance that stops mid-dial").
  */
 import type { FastifyBaseLogger } from 'fastify';
 import type { AmiConfig } from '../../config.ts';
@@ -53,6 +60,18 @@ export interface OriginateCall {
 /** Told once per call: how its dial went. */
 export type OriginateListener = (sessionId: string, outcome: OriginateOutcome) => Promise<void>;
 
+/**
+ * An OriginateResponse of a call another instance placed, told after `FOREIGN_ORIGINATE_GRACE_MS`:
+ * the listener decides from the stored call (still ringing?) and its ring timeout.
+ */
+export type ForeignOriginateListener = (sessionId: string, response: { response: string | undefined; reason: number; heardAt: number }) => Promise<void>;
+
+/** Every Originate of this server names its session in its ActionID. */
+const ORIGINATE_ACTION_PREFIX = 'voxplan-originate-';
+
+/** How long an instance leaves another's OriginateResponse to the instance that sent it. */
+export const FOREIGN_ORIGINATE_GRACE_MS = 3000;
+
 /** The manager's failures as the API's answers (docs/errors.md): 422, as the other providers' refusals of the settings. */
 export function amiAppError(error: AmiError): AppError {
   return new AppError(422, error.code, undefined, error.message);
@@ -67,6 +86,8 @@ export class AmiDialer {
     readonly config: AmiConfig,
     private readonly onOutcome: OriginateListener,
     private readonly log: Pick<FastifyBaseLogger, 'warn' | 'error' | 'info'>,
+    private readonly onForeign?: ForeignOriginateListener,
+    private readonly foreignGraceMs = FOREIGN_ORIGINATE_GRACE_MS,
   ) {
     this.client = new AmiClient({ host: config.host, port: config.port, username: config.username, secret: config.secret });
     this.client.on('event', (event) => void this.onEvent(event));
@@ -83,7 +104,7 @@ export class AmiDialer {
    * login, or an Originate the manager refuses (no such context, a bad channel) throw an AppError.
    */
   async place(call: OriginateCall): Promise<{ provider_call_id: string }> {
-    const actionId = `voxplan-originate-${call.session_id}`;
+    const actionId = `${ORIGINATE_ACTION_PREFIX}${call.session_id}`;
     const ringTimeoutMs = call.ring_timeout_s * 1000;
     // Listened for before it is sent: a dial that fails at once may be told before the action's answer.
     this.pending.set(actionId, { sessionId: call.session_id, sentAt: Date.now(), ringTimeoutMs });
@@ -120,7 +141,10 @@ export class AmiDialer {
   private async onEvent(event: AmiMessage): Promise<void> {
     if (event.event?.toLowerCase() !== 'originateresponse' || event.actionid === undefined) return;
     const sent = this.pending.get(event.actionid);
-    if (!sent) return;
+    if (!sent) {
+      if (event.actionid.startsWith(ORIGINATE_ACTION_PREFIX)) this.heardForeign(event.actionid.slice(ORIGINATE_ACTION_PREFIX.length), event);
+      return;
+    }
     this.pending.delete(event.actionid);
     const outcome = originateOutcome(event.response, Number(event.reason ?? 0), Date.now() - sent.sentAt, sent.ringTimeoutMs);
     try {
@@ -128,6 +152,16 @@ export class AmiDialer {
     } catch (error) {
       this.log.error({ err: error, session_id: sent.sessionId, outcome }, 'the outcome of an Asterisk call could not be stored');
     }
+  }
+
+  /** Another instance's call (or one this instance placed before a restart): left to its sender for a grace, then told. */
+  private heardForeign(sessionId: string, event: AmiMessage): void {
+    const listener = this.onForeign;
+    if (!listener) return;
+    const response = { response: event.response, reason: Number(event.reason ?? 0), heardAt: Date.now() };
+    setTimeout(() => {
+      listener(sessionId, response).catch((error: unknown) => this.log.error({ err: error, session_id: sessionId }, 'the outcome of an Asterisk call another instance placed could not be stored'));
+    }, this.foreignGraceMs).unref();
   }
 
   close(): Promise<void> {

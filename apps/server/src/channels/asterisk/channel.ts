@@ -6,7 +6,7 @@ import { findCall } from '../../modules/outbound-calls/outbound-calls.repository
 import type { Channel, OutboundDialer } from '../channel.ts';
 import { runAgiActions } from './agi-actions.ts';
 import { startAgiServer } from './agi-server.ts';
-import { AmiDialer, DEFAULT_AMI_CALLS_PER_SECOND } from './ami-dialer.ts';
+import { AmiDialer, DEFAULT_AMI_CALLS_PER_SECOND, type OriginateOutcome, originateOutcome } from './ami-dialer.ts';
 
 /** One manager connection per app (its context), made on its first call. */
 const dialers = new WeakMap<AppContext, AmiDialer>();
@@ -20,16 +20,20 @@ function dialerOf(ctx: AppContext): AmiDialer {
   if (!config) throw new AppError(422, 'ami_unreachable', undefined, 'no Asterisk manager is configured (AMI_HOST is not set): Asterisk numbers cannot place calls');
   const log = ctx.logger ?? { warn: () => undefined, error: () => undefined, info: () => undefined };
   // An answered call starts its plan when its FastAGI arrives (agi-outbound.ts); the others end here.
-  const dialer = new AmiDialer(
-    config,
-    async (sessionId, outcome) => {
-      if (outcome !== 'answer') return ctx.outboundCalls.dialResult(sessionId, { dial_status: outcome, provider_call_id: sessionId });
-      // A callee who hangs up during AMD() stops the dialplan before its AGI (so does a PBX that cannot reach
-      // FastAGI): a call still not started after the wait ends as failed, with its report, rather than dialling forever.
-      setTimeout(() => void endIfNeverStarted(ctx, sessionId, log), config.answerWaitMs).unref();
-    },
-    log,
-  );
+  const applyOutcome = async (sessionId: string, outcome: OriginateOutcome, waitMs = config.answerWaitMs) => {
+    if (outcome !== 'answer') return ctx.outboundCalls.dialResult(sessionId, { dial_status: outcome, provider_call_id: sessionId });
+    // A callee who hangs up during AMD() stops the dialplan before its AGI (so does a PBX that cannot reach
+    // FastAGI): a call still not started after the wait ends as failed, with its report, rather than dialling forever.
+    setTimeout(() => void endIfNeverStarted(ctx, sessionId, log), Math.max(0, waitMs)).unref();
+  };
+  const dialer = new AmiDialer(config, (sessionId, outcome) => applyOutcome(sessionId, outcome), log, async (sessionId, heard) => {
+    // Another instance's call, heard by this one too: its sender told it already unless it stopped.
+    const call = await findCall(ctx.db, sessionId);
+    if (call?.state !== 'dialing' || call.provider !== 'asterisk') return;
+    const outcome = originateOutcome(heard.response, heard.reason, heard.heardAt - Date.parse(call.updated_time), call.ring_timeout_s * 1000);
+    if (outcome !== 'answer') log.warn({ session_id: sessionId, outcome }, 'the outcome of an Asterisk call whose instance did not tell it (it stopped mid-dial) was stored by this one');
+    await applyOutcome(sessionId, outcome, config.answerWaitMs - (Date.now() - heard.heardAt));
+  });
   dialers.set(ctx, dialer);
   return dialer;
 }

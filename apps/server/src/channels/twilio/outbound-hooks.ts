@@ -12,6 +12,7 @@ import { findCall } from '../../modules/outbound-calls/outbound-calls.repository
 import type { AnsweredBy, DialResult } from '../../modules/outbound-calls/outbound-calls.types.ts';
 import type { TurnOutcome } from '../../modules/sessions/sessions.service.ts';
 import type { SystemMessageName } from '../../modules/sessions/system-messages.ts';
+import type { EndResult } from './pending-ends.ts';
 import type { Params, SignedRequest } from './twilio.routes.ts';
 import { type CallbackUrls, outcomeTwiml } from './twiml.ts';
 
@@ -48,7 +49,7 @@ export interface OutboundHookTools {
   saySystemMessage(name: SystemMessageName, tenantId: number | undefined): Promise<string>;
   failedSilently(actions: readonly Action[]): boolean;
   /** A final status found no session for an answered call: it may still be starting here. */
-  endAfterStart(sessionId: string, request: FastifyRequest, params: Params): void;
+  endAfterStart(sessionId: string, request: SignedRequest, params: Params): void;
 }
 
 export function createOutboundHooks(tools: OutboundHookTools) {
@@ -83,25 +84,25 @@ export function createOutboundHooks(tools: OutboundHookTools) {
   /**
    * The call's status (on=outbound) or its machine detection (on=amd). A final status of an
    * answered call ends its session as an inbound call's does; of one nobody answered, it is the
-   * dial's result.
+   * dial's result. 'no-session' when no call has that session.
    */
-  async function storeStatus(request: FastifyRequest, sessionId: string, on: 'outbound' | 'amd', params: Params): Promise<void> {
+  async function storeStatus(request: SignedRequest, sessionId: string, on: 'outbound' | 'amd', params: Params): Promise<EndResult> {
     const call = await findCall(ctx.db, sessionId);
     if (!call) {
       request.log.info({ session: sessionId, call_sid: params.CallSid }, 'Twilio status of a placed call nobody has');
-      return;
+      return 'no-session';
     }
     await checkSignature(request, call.tenant_id, params);
     if (on === 'amd') {
       await ctx.outboundCalls.machineResult(sessionId, answeredByOf(params.AnsweredBy) ?? 'unknown');
-      return;
+      return 'stored';
     }
     const status = params.CallStatus;
-    if (status === undefined || !finalCallStatuses.has(status)) return;
+    if (status === undefined || !finalCallStatuses.has(status)) return 'stored';
     if (call.dial_status === 'answer') {
       const outcome = await signedTurn(request, params, sessionId, 'call-end', { type: 'hangup' });
       if (!outcome) tools.endAfterStart(sessionId, request, params);
-      return;
+      return 'stored';
     }
     const answeredBy = answeredByOf(params.AnsweredBy);
     await ctx.outboundCalls.dialResult(sessionId, {
@@ -109,7 +110,23 @@ export function createOutboundHooks(tools: OutboundHookTools) {
       ...(params.CallSid && { provider_call_id: params.CallSid }),
       ...(answeredBy && { answered_by: answeredBy }),
     });
+    return 'stored';
   }
 
-  return { answer, storeStatus };
+  /**
+   * A final status kept while the database was away (pending-ends.ts), stored when it is back: the
+   * call's own path, as it came, so that a call nobody answered ends with its dial status and its
+   * campaign hears it; an inbound end would find no session for it and leave it to the stale sweep.
+   */
+  async function storeKeptEnd(request: SignedRequest, sessionId: string, params: Params): Promise<EndResult> {
+    try {
+      return await storeStatus(request, sessionId, 'outbound', params);
+    } catch (error) {
+      // A forged end is refused for good, not tried again.
+      if (error instanceof AppError && error.statusCode === 403) return 'no-session';
+      throw error;
+    }
+  }
+
+  return { answer, storeStatus, storeKeptEnd };
 }

@@ -247,7 +247,7 @@ export async function twilioHooksPlugin(app: FastifyInstance, options: { ctx: Ap
   }
 
   /** What a status callback's signature check needs, kept apart from the request (which is answered and gone). */
-  const signedCopy = (request: FastifyRequest, params: Params) => ({
+  const signedCopy = (request: SignedRequest, params: Params) => ({
     request: { headers: { 'x-twilio-signature': request.headers['x-twilio-signature'] }, url: request.url, log: request.log },
     params,
   });
@@ -348,8 +348,14 @@ export async function twilioHooksPlugin(app: FastifyInstance, options: { ctx: Ap
       if (settled.state !== 'done') {
         // Twilio would not send it again (pending-ends.ts): kept, and stored once the database answers.
         const cause = settled.state === 'late' ? `past the deadline of ${deadlineMs} ms` : causeOf(settled.error);
-        if (isEnd && sessionId) pendingEnds.add({ sessionId, apply: () => storeEnd(sessionId, signedCopy(request, params)) });
-        request.log.warn({ call_sid: params.CallSid, call_status: params.CallStatus, kept: Boolean(isEnd && sessionId), cause }, `Twilio status callback not stored yet: ${cause}`);
+        const kept = Boolean(isEnd && sessionId) && query.on !== 'amd';
+        if (kept && sessionId) {
+          const signed = signedCopy(request, params);
+          // A call the plan placed ends through its own path: it may have no session (nobody answered).
+          const apply = query.session !== undefined && query.on === 'outbound' ? () => outbound.storeKeptEnd(signed.request, sessionId, signed.params) : () => storeEnd(sessionId, signed);
+          pendingEnds.add({ sessionId, apply });
+        }
+        request.log.warn({ call_sid: params.CallSid, call_status: params.CallStatus, kept, cause }, `Twilio status callback not stored yet: ${cause}`);
       }
       return reply.status(204).send();
     },
@@ -357,7 +363,10 @@ export async function twilioHooksPlugin(app: FastifyInstance, options: { ctx: Ap
 
   /** A status or recording callback stored: the recording reaches its session, a final status ends it. */
   async function storeStatus(request: FastifyRequest, query: CallbackQuery, params: Params): Promise<void> {
-    if (query.session !== undefined && (query.on === 'outbound' || query.on === 'amd')) return outbound.storeStatus(request, query.session, query.on, params);
+    if (query.session !== undefined && (query.on === 'outbound' || query.on === 'amd')) {
+      await outbound.storeStatus(request, query.session, query.on, params);
+      return;
+    }
     const sessionId = query.session ?? params.CallSid;
     const isRecording = query.on === 'recording' && params.RecordingUrl && params.RecordingSid;
     const isEnd = query.on !== 'recording' && params.CallStatus !== undefined && finalCallStatuses.has(params.CallStatus);

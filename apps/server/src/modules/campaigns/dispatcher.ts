@@ -10,6 +10,7 @@
 import type { AppContext } from '../../context.ts';
 import { AppError } from '../../errors.ts';
 import { doNotCallAmong } from '../do-not-call/do-not-call.service.ts';
+import { numbersInCall } from '../outbound-calls/outbound-calls.repository.ts';
 import { countRunningCalls } from '../sessions/sessions.repository.ts';
 import { applyOutcome, outcomeOf, releaseClaim } from './attempt-outcomes.ts';
 import type { CampaignCallOutcome, CampaignCalls } from './campaign-calls.ts';
@@ -28,7 +29,12 @@ export interface DispatcherOptions {
    * pass decides from the stored calls whether the call was placed.
    */
   leaseS?: number;
-  /** How long a call the licence or the provider's pace held back waits before it is tried again. */
+  /**
+   * How far back a late pass makes up the slots it missed (placed at once): the most a campaign may
+   * run ahead of its pace for a moment, so that on average it keeps it.
+   */
+  burstMs?: number;
+  /** How long a call the licence, the provider's pace or a number in another call held back waits before it is tried again. */
   backoffMs?: number;
   log?: (message: string) => void;
   /** Places a call at its slot; tests pass one that places at once. */
@@ -64,14 +70,18 @@ const finalRefusals: Record<string, 'dont_call' | 'invalid_args'> = { outbound_d
  * is paused, rather than every contact failing one by one.
  */
 const campaignRefusals = new Set(['plan_not_published', 'outbound_no_plan', 'outbound_number_not_found', 'outbound_number_cannot_call', 'outbound_provider_not_configured', 'outbound_provider_auth_refused']);
-/** Refusals that only mean "not now": the licence's sessions, the provider's pace. */
-const heldBack = new Set(['license_sessions_limit_reached', 'outbound_provider_rate_limited']);
+/**
+ * Refusals that only mean "not now": the licence's sessions, the provider's pace, a number another
+ * campaign of the tenant (or the API) rings at the same moment, claimed while this claim was.
+ */
+const heldBack = new Set(['license_sessions_limit_reached', 'outbound_provider_rate_limited', 'outbound_number_in_call']);
 
 export function createDispatcher(ctx: Ctx, options: DispatcherOptions): Dispatcher {
   const now = options.now ?? Date.now;
   const intervalMs = options.intervalMs ?? 200;
   const leaseMs = (options.leaseS ?? 60) * 1000;
   const backoffMs = options.backoffMs ?? 5000;
+  const burstMs = options.burstMs ?? 1000;
   const log = options.log ?? (() => {});
   const schedule = options.schedule ?? ((atMs, run) => void setTimeout(run, Math.max(0, atMs - now())).unref());
   const placing = new Set<Promise<void>>();
@@ -125,9 +135,13 @@ export function createDispatcher(ctx: Ctx, options: DispatcherOptions): Dispatch
       const campaignGap = 1000 / row.calls_per_second;
       const accountGap = providerPace === undefined ? 0 : 1000 / providerPace;
       let campaignNext = row.next_dial_at === '' ? -Infinity : Date.parse(row.next_dial_at);
-      // Slots from now to the next pass: one campaign gap apart, and one account gap from any other campaign's.
+      // Slots up to the next pass: one campaign gap apart, and one account gap from any other campaign's.
+      // A pass that runs late (a loaded machine) still owes the slots since the last one claimed, and
+      // claims them to be placed at once, or the average falls below the pace; at most burstMs of them,
+      // so that a campaign idle for a while (paused, held at max_concurrent, waiting for retries) does
+      // not make up its idle time in one rush. The first call of a campaign starts now.
       const slots: number[] = [];
-      let slot = Math.max(nowMs, campaignNext, accountNext);
+      let slot = Math.max(campaignNext === -Infinity ? nowMs : nowMs - burstMs, campaignNext, accountNext);
       while (slot <= nowMs + intervalMs && slots.length < room) {
         slots.push(slot);
         campaignNext = slot + campaignGap;
@@ -158,8 +172,17 @@ export function createDispatcher(ctx: Ctx, options: DispatcherOptions): Dispatch
 
       // The do-not-call list is read when the call would be made: a number added after the upload is not dialled either.
       const listed = await doNotCallAmong(trx, campaign.tenant_id, contacts.map((contact) => contact.phone));
-      const toCall = contacts.filter((contact) => !listed.has(contact.phone));
+      // A number the tenant has a call to now (another campaign's, the API's) waits: not an attempt, not a failure.
+      const inCall = await numbersInCall(trx, campaign.tenant_id, contacts.filter((contact) => !listed.has(contact.phone)).map((contact) => contact.phone));
+      const toCall = contacts.filter((contact) => !listed.has(contact.phone) && !inCall.has(contact.phone));
       const stamp = ISO(nowMs);
+      if (inCall.size > 0) {
+        await trx
+          .updateTable('campaign_contacts')
+          .set({ next_attempt_time: ISO(nowMs + backoffMs), updated_time: stamp })
+          .where('id', 'in', contacts.filter((contact) => inCall.has(contact.phone)).map((contact) => contact.id))
+          .execute();
+      }
       if (listed.size > 0) {
         await trx
           .updateTable('campaign_contacts')

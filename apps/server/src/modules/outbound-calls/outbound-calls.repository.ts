@@ -1,5 +1,5 @@
 /** The `outbound_calls` table (migration 0026): a call from its request to its outcome. */
-import type { Insertable, Kysely, Selectable } from 'kysely';
+import { type Insertable, type Kysely, type Selectable, sql } from 'kysely';
 import type { Database, OutboundCallTable } from '../../db/schema.ts';
 
 export type OutboundCallRow = Selectable<OutboundCallTable>;
@@ -7,8 +7,26 @@ export type OutboundCallRow = Selectable<OutboundCallTable>;
 /** Still ringing, or not yet handed to the provider: what the licence counts besides the running sessions. */
 const pendingStates = ['queued', 'dialing'] as const;
 
-export async function insertCall(db: Kysely<Database>, row: Insertable<OutboundCallTable>): Promise<void> {
-  await db.insertInto('outbound_calls').values(row).execute();
+/** The numbers among `numbers` that a call of the tenant is queued for, ringing or in (not ended: the predicate of the unique index of migration 0039, which answers this). */
+export async function numbersInCall(db: Kysely<Database>, tenantId: number, numbers: readonly string[]): Promise<Set<string>> {
+  if (numbers.length === 0) return new Set();
+  const rows = await db.selectFrom('outbound_calls').select('called').where('state', '<>', 'ended').where('tenant_id', '=', tenantId).where('called', 'in', numbers).execute();
+  return new Set(rows.map((row) => row.called));
+}
+
+/**
+ * Stores a call unless the tenant already has one to that number that has not ended (a campaign's
+ * or the API's): false then, nothing stored. One statement against the unique index of the calls
+ * not ended (migration 0039), so two instances at once cannot both store one.
+ */
+export async function insertCallUnlessInCall(db: Kysely<Database>, row: Insertable<OutboundCallTable>): Promise<boolean> {
+  const result = await db
+    .insertInto('outbound_calls')
+    .values(row)
+    // The index's predicate as a literal: SQLite matches a conflict target to a partial index by its text, not a bound value.
+    .onConflict((oc) => oc.columns(['tenant_id', 'called']).where(sql<boolean>`state <> 'ended'`).doNothing())
+    .executeTakeFirst();
+  return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
 }
 
 export function findCall(db: Kysely<Database>, sessionId: string): Promise<OutboundCallRow | undefined> {

@@ -71,7 +71,8 @@ export function registerOutboundCallRoutes(app: FastifyInstance, ctx: AppContext
         description:
           'Places a call that runs a plan (docs/outbound.md): from the tenant’s number `from` to `to` (any form; read with the tenant’s country), ' +
           'with `variables` for the plan, machine detection, and an optional `status_url` for the signed outcome. Answers 202 with the session’s id ' +
-          'once the provider has taken the call; GET /outbound-calls/{session_id} answers its state. Guests are refused (readonly_only).',
+          'once the provider has taken the call; GET /outbound-calls/{session_id} answers its state. A number the tenant already has a call to, queued, ' +
+          'ringing or in progress (a campaign’s or another of this API’s), answers 409 outbound_number_in_call. Guests are refused (readonly_only).',
         body: outboundCallCreateSchema,
         response: { 202: outboundCallAcceptedSchema },
       },

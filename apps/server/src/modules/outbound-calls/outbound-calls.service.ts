@@ -23,7 +23,7 @@ import {
   endAnswered,
   endUnanswered,
   findCall,
-  insertCall,
+  insertCallUnlessInCall,
   markAnswered,
   markDialing,
   type OutboundCallRow,
@@ -169,7 +169,7 @@ export function createOutboundCalls(context: () => AppContext, options: { log?: 
     const variables = { ...request.variables };
     // The server's own: the detection sets it.
     delete variables.answered_by;
-    await insertCall(db, {
+    const stored = await insertCallUnlessInCall(db, {
       session_id: sessionId,
       tenant_id: request.tenant_id,
       number_id: number.id,
@@ -192,6 +192,8 @@ export function createOutboundCalls(context: () => AppContext, options: { log?: 
       updated_time: now,
       ended_time: null,
     });
+    // One call to a number at a time, whoever places it (issue 38, "No double calls").
+    if (!stored) throw new AppError(409, 'outbound_number_in_call', [{ path: 'to', message: `${request.to} already has a call queued, ringing or in progress` }]);
     let placed: { provider_call_id: string };
     try {
       placed = await dialer.place(ctx, {

@@ -6,9 +6,12 @@
  * kind of element and text twiml.ts writes.
  */
 
-/** An attribute's value as the library takes it: a list is joined with spaces; undefined leaves the attribute out. */
-export type TwimlAttributeValue = string | number | boolean | readonly string[] | undefined;
-export type TwimlAttributes = Readonly<Record<string, TwimlAttributeValue>>;
+/**
+ * An element's attributes, as the library takes them: a list is joined with spaces, undefined
+ * leaves the attribute out. Typed `object` so that the library's own attribute types (Twilio's
+ * lists of languages and voices, which twiml.ts uses) fit.
+ */
+export type TwimlAttributes = object;
 
 // xmlbuilder's XML 1.0 check of a text node: a character XML cannot hold is an error, not a document Twilio cannot read.
 const INVALID_XML_CHAR = /[\0-\x08\x0B\f\x0E-\x1F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?:[^\uD800-\uDBFF]|^)[\uDC00-\uDFFF]/;
@@ -32,9 +35,10 @@ function escapeAttribute(value: string): string {
 function attributesXml(attributes: TwimlAttributes | undefined): string {
   let xml = '';
   if (attributes === undefined) return xml;
-  for (const name in attributes) {
-    const value = attributes[name];
-    if (value === undefined || value === null) continue;
+  const values = attributes as Readonly<Record<string, unknown>>;
+  for (const name in values) {
+    const value = values[name];
+    if (value === undefined || value === null || !Object.hasOwn(values, name)) continue;
     const text = Array.isArray(value) ? value.join(' ') : String(value as string | number | boolean);
     xml += ` ${name}="${escapeAttribute(text)}"`;
   }

@@ -14,14 +14,18 @@ import type { SessionRow } from './sessions.repository.ts';
  * engine keeps its values JSON's own (finite numbers, text, booleans, null: `normaliseValue`),
  * so the parsed copy would be equal to it.
  *
- * Only voice sessions under way are kept: a call lasts minutes, while a chat may wait for hours
- * (memory per live chat is a budget of its own), and an ended session takes no more turns.
+ * Only voice sessions are kept: a call lasts minutes, while a chat may wait for hours (memory per
+ * live chat is a budget of its own). A call that has just ended is kept for one more turn, the
+ * provider's end of the call (Twilio's status callback); a turn of a session ended before drops it.
  */
 export interface KeptSessions {
   /** The session `row` holds, if this instance wrote that very row. */
   take(row: Pick<SessionRow, 'id' | 'revision' | 'updated_time'>): Session | undefined;
-  /** `session`, stored at `revision` and `updatedTime`, may be taken by the session's next turn. */
-  keep(session: Session, revision: number, updatedTime: string): void;
+  /**
+   * `session`, stored at `revision` and `updatedTime`, may be taken by the session's next turn.
+   * `endedBefore`: the turn ran on a session that had ended already; nothing is kept.
+   */
+  keep(session: Session, revision: number, updatedTime: string, endedBefore: boolean): void;
   forget(sessionId: string): void;
   readonly size: number;
 }
@@ -39,9 +43,9 @@ export function createKeptSessions(limit = 5_000): KeptSessions {
       const found = kept.get(row.id);
       return found !== undefined && found.revision === row.revision && found.updatedTime === row.updated_time ? found.session : undefined;
     },
-    keep(session, revision, updatedTime) {
+    keep(session, revision, updatedTime, endedBefore) {
       kept.delete(session.id);
-      if (session.channel !== 'voice' || session.status === 'ended') return;
+      if (session.channel !== 'voice' || endedBefore) return;
       kept.set(session.id, { session, revision, updatedTime });
       // The oldest first: a call whose end never came here (another instance took it) is dropped in time.
       if (kept.size > limit) kept.delete(kept.keys().next().value!);

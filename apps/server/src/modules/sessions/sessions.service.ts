@@ -440,7 +440,7 @@ export function createSessionRuntime(ctx: Omit<AppContext, 'sessions' | 'license
           return finishTurn(db, finishing, outcome, id, nowText);
         };
         const committed = isAlone ? await writes.runStatement(store) : await writes.run(store);
-        kept.keep(session, stored.revision, stored.updated_time);
+        kept.keep(session, stored.revision, stored.updated_time, false);
         publishLiveEvents(ctx.bus, () => liveEventsOf(null, session, outcome, isTest));
         followHandOff(session, outcome, isTest);
         if (session.status === 'ended') sessionEnded?.(session);
@@ -522,7 +522,7 @@ export function createSessionRuntime(ctx: Omit<AppContext, 'sessions' | 'license
       }
       if (committed) {
         // An ignored event moved the revision only: the state stored is still `before`.
-        kept.keep(result.ignored ? before : session, changes.revision, changes.updated_time);
+        kept.keep(result.ignored ? before : session, changes.revision, changes.updated_time, before.status === 'ended');
         if (!result.ignored) {
           publishLiveEvents(ctx.bus, () => liveEventsOf(before, session, outcome, isTest));
           followHandOff(session, outcome, isTest);

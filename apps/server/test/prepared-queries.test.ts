@@ -40,6 +40,29 @@ describe('a prepared query', () => {
     expect((await tenantNamed(server.ctx.db, { name: 'prepared, rolled back' })).rows).toEqual([]);
   });
 
+  test('outside a transaction, never sees what an open transaction wrote; reads it once committed', async () => {
+    let wrote!: () => void;
+    let commit!: () => void;
+    const written = new Promise<void>((resolve) => (wrote = resolve));
+    const committing = new Promise<void>((resolve) => (commit = resolve));
+    const transaction = server.ctx.db.transaction().execute(async (trx) => {
+      await insertTenant(trx, { name: 'prepared, not committed yet', created_time: '2026-11-23T14:00:00.000Z' });
+      wrote();
+      await committing;
+    });
+    await written;
+    // Asked while the transaction is open (on SQLite, on the same connection): an answer given
+    // before the commit holds only what is committed; SQLite's waits for the commit instead.
+    let seen: number | undefined;
+    const during = tenantNamed(server.ctx.db, { name: 'prepared, not committed yet' }).then((result) => (seen = result.rows.length));
+    await new Promise((resolve) => setImmediate(resolve));
+    if (seen !== undefined) expect(seen).toBe(0);
+    commit();
+    await transaction;
+    await during;
+    expect((await tenantNamed(server.ctx.db, { name: 'prepared, not committed yet' })).rows).toHaveLength(1);
+  });
+
   test('refuses values it does not take, and values left out', async () => {
     await insertTenant(server.ctx.db, { name: 'prepared three', created_time: '2026-11-23T13:00:00.000Z' });
     const extra = { name: 'x', created_time: 'y', integrations: 'z' } as unknown as { name: string; created_time: string };

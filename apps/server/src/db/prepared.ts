@@ -26,7 +26,10 @@ export type DirectRunner = (query: CompiledQuery) => QueryResult<unknown>;
 
 const directRunners = new WeakMap<DialectAdapter, DirectRunner>();
 
-/** Runs a compiled query of a prepared query outside any transaction, as the statement `name` of the connection it gets. */
+/**
+ * Runs a compiled query of a prepared query outside any transaction: on PostgreSQL as the statement
+ * `name` of the connection it gets; on SQLite (which ignores the name) at once when no transaction is open.
+ */
 export type NamedRunner = (query: CompiledQuery, name: string) => Promise<QueryResult<unknown>>;
 
 const namedRunners = new WeakMap<DialectAdapter, NamedRunner>();
@@ -36,7 +39,9 @@ const namedRunners = new WeakMap<DialectAdapter, NamedRunner>();
  * as a named statement: each connection parses and plans it once and then only binds values, and
  * the query skips Kysely's executor (its connection provider and promises). A session's turn
  * sends most of its statements outside a transaction (docs/decisions.md). Inside a transaction,
- * whose connection Kysely holds, queries keep going through Kysely.
+ * whose connection Kysely holds, queries keep going through Kysely. SQLite's registers one too
+ * (database.ts): a prepared query outside a transaction runs at once while its one connection has
+ * no transaction open, and waits behind Kysely's lock otherwise.
  */
 export function registerNamedRunner(db: Kysely<Database>, runner: NamedRunner): void {
   namedRunners.set(db.getExecutor().adapter, runner);
@@ -48,8 +53,8 @@ let statementSerial = 0;
  * SQLite's database (database.ts) registers how to run a query straight on its one connection.
  * Kysely hands each query of a transaction to that connection through promises and its
  * connection's lock, some 8 µs a statement, while the transaction already holds it; a session's
- * turn runs ten or more statements in its transaction. Queries outside a transaction keep going
- * through Kysely, whose lock keeps them from running inside another's open transaction.
+ * turn runs ten or more statements in its transaction. Other queries outside a transaction keep
+ * going through Kysely, whose lock keeps them from running inside another's open transaction.
  */
 export function registerDirectRunner(db: Kysely<Database>, runner: DirectRunner): void {
   directRunners.set(db.getExecutor().adapter, runner);

@@ -1,17 +1,18 @@
 /**
- * The engine's channel-neutral actions as TwiML, written with the official library's VoiceResponse
- * (docs/channels-twilio.md). Everything here is a pure function of a turn's outcome, so a callback
+ * The engine's channel-neutral actions as TwiML (docs/channels-twilio.md), written as the official
+ * library's VoiceResponse writes them (twiml-xml.ts, without its node tree). Everything here is a pure function of a turn's outcome, so a callback
  * Twilio retries (answered with the stored outcome) gets the very same document.
  */
 import { twilioVoiceFor } from '@voxplan/contracts/voices';
 import type { DialStatus, SpeechVoices } from '@voxplan/engine';
-import twilio from 'twilio';
+import type twilio from 'twilio';
 import type { TurnOutcome } from '../../modules/sessions/sessions.service.ts';
 import type { SystemMessage } from '../../modules/sessions/system-messages.ts';
 import { isGatherPrompt, type Prompt, promptsBefore } from '../../modules/sessions/voice-prompts.ts';
+import { TwimlDocument, type TwimlElement } from './twiml-xml.ts';
 
+// The library's attribute types: Twilio's own lists of languages, voices and inputs.
 type VoiceResponse = twilio.twiml.VoiceResponse;
-type Gather = ReturnType<VoiceResponse['gather']>;
 
 /** What a callback answers: a gather's keys or speech, a dial's end, a recording made. */
 export type CallbackKind = 'gather' | 'dial' | 'recording';
@@ -60,14 +61,14 @@ export function dialStatusOf(dialCallStatus: string | undefined): DialStatus {
   }
 }
 
-function addPrompt(target: VoiceResponse | Gather, action: Prompt): void {
-  if (action.type === 'say') target.say(sayAttributes(action.language, action.voices), action.text);
-  else target.play({}, action.url);
+function addPrompt(target: TwimlElement, action: Prompt): void {
+  if (action.type === 'say') target.add('Say', sayAttributes(action.language, action.voices), action.text);
+  else target.add('Play', {}, action.url);
 }
 
 /** The TwiML answering a turn: its actions in order, then a hang-up if the session ended without one. */
 export function outcomeTwiml(outcome: TurnOutcome, urls: CallbackUrls): string {
-  const response = new twilio.twiml.VoiceResponse();
+  const response = new TwimlDocument();
   const { session_id: sessionId, revision } = outcome;
   const actions = outcome.actions;
   let hungUp = false;
@@ -93,31 +94,29 @@ export function outcomeTwiml(outcome: TurnOutcome, urls: CallbackUrls): string {
         if (action.language) attributes.language = action.language as GatherAttributes['language'];
         if (action.hints) attributes.hints = action.hints;
         if (action.input === 'speech') attributes.speechTimeout = 'auto';
-        const gather = response.gather(attributes);
+        const gather = response.add('Gather', attributes);
         for (const prompt of promptsBefore(actions, index)) addPrompt(gather, prompt);
         break;
       }
       case 'dial': {
-        const dial = response.dial({ action: urls.voice('dial', sessionId, revision), method: 'POST', timeout: action.timeout_s });
+        const dial = response.add('Dial', { action: urls.voice('dial', sessionId, revision), method: 'POST', timeout: action.timeout_s });
         const target = dialTarget(action.uri);
-        if (target.kind === 'sip') dial.sip(target.address);
-        else dial.number(target.address);
+        dial.add(target.kind === 'sip' ? 'Sip' : 'Number', {}, target.address);
         break;
       }
       case 'send_dtmf':
-        response.play({ digits: action.digits });
+        response.add('Play', { digits: action.digits });
         break;
       case 'record':
         // The rest of the call, in the background (the engine goes on); the file comes back as recording_ready.
-        response.start().recording({
+        response.add('Start').add('Recording', {
           recordingStatusCallback: urls.status('recording', sessionId, revision),
           recordingStatusCallbackMethod: 'POST',
           recordingStatusCallbackEvent: ['completed'],
         });
         break;
       case 'hangup':
-        if (action.reject) response.reject();
-        else response.hangup();
+        response.add(action.reject ? 'Reject' : 'Hangup');
         hungUp = true;
         break;
       // Already sent by the send_message block through the Messaging port; chat only.
@@ -126,14 +125,14 @@ export function outcomeTwiml(outcome: TurnOutcome, urls: CallbackUrls): string {
         break;
     }
   }
-  if (outcome.status === 'ended' && !hungUp) response.hangup();
+  if (outcome.status === 'ended' && !hungUp) response.add('Hangup');
   return response.toString();
 }
 
 /** A system message (a number not in service, a plan that cannot start), then the hang-up. */
 export function systemMessageTwiml(message: SystemMessage): string {
-  const response = new twilio.twiml.VoiceResponse();
-  response.say(sayAttributes(message.language), message.text);
-  response.hangup();
+  const response = new TwimlDocument();
+  response.add('Say', sayAttributes(message.language), message.text);
+  response.add('Hangup');
   return response.toString();
 }

@@ -39,6 +39,7 @@ import { badRequest, conflict, notFound } from '../../errors.ts';
 import { createSchedules } from '../date-ranges/schedules.ts';
 import { createDestinationLookup } from '../destinations/destination-lookup.ts';
 import { deliverChatTurn } from './chat-channels.ts';
+import { createKeptSessions } from './kept-sessions.ts';
 import type { ChatHandOff, DialAction } from './chat-handoff.ts';
 import { liveEventsOf, publishLiveEvents } from './live-events.ts';
 import { createMessaging, type MessagingOptions } from './messaging.ts';
@@ -256,6 +257,8 @@ export function createSessionRuntime(ctx: Omit<AppContext, 'sessions' | 'license
   const handOffs = new Set<Promise<void>>();
   let isClosing = false;
   const plans = createPlanLoaders(db, ctx.readCache, log);
+  // The calls' sessions as this instance stored them: their next turn skips parsing the state back.
+  const kept = createKeptSessions();
   // Turns that end together commit together on SQLite (db/write-batch.ts).
   const writes = createTransactionRunner(db, ctx.dialect);
   const ports: EnginePorts = {
@@ -437,6 +440,7 @@ export function createSessionRuntime(ctx: Omit<AppContext, 'sessions' | 'license
           return finishTurn(db, finishing, outcome, id, nowText);
         };
         const committed = isAlone ? await writes.runStatement(store) : await writes.run(store);
+        kept.keep(session, stored.revision, stored.updated_time, false);
         publishLiveEvents(ctx.bus, () => liveEventsOf(null, session, outcome, isTest));
         followHandOff(session, outcome, isTest);
         if (session.status === 'ended') sessionEnded?.(session);
@@ -470,7 +474,7 @@ export function createSessionRuntime(ctx: Omit<AppContext, 'sessions' | 'license
       if (attempt === 1) await turn.authorize?.(row.tenant_id);
       if (found.stored) return { ...found.stored, session_id: sessionId, duplicate: true, report: null };
       if (turn.guard && !turn.guard(row)) return null;
-      const before = parseSession(row);
+      const before = kept.take(row) ?? parseSession(row);
       const isTest = row.is_test === 1;
       const draftPlanId = row.is_draft === 1 ? row.plan_id : null;
       const result = await handleEvent(before, event, portsFor(draftPlanId, turn.observer));
@@ -517,6 +521,8 @@ export function createSessionRuntime(ctx: Omit<AppContext, 'sessions' | 'license
         committed = null;
       }
       if (committed) {
+        // An ignored event moved the revision only: the state stored is still `before`.
+        kept.keep(result.ignored ? before : session, changes.revision, changes.updated_time, before.status === 'ended');
         if (!result.ignored) {
           publishLiveEvents(ctx.bus, () => liveEventsOf(before, session, outcome, isTest));
           followHandOff(session, outcome, isTest);

@@ -135,8 +135,11 @@ function rollupStatements(report: CallReport): Statement[] {
   const statements: Statement[] = [];
   for (const { table, rows } of rollupRows(report)) {
     for (let start = 0; start < rows.length; start += MAX_ROWS) {
-      const chunk = rows.slice(start, start + MAX_ROWS);
-      statements.push({ text: UPSERTS[table](chunk.length), parameters: chunk.flat() });
+      const end = Math.min(rows.length, start + MAX_ROWS);
+      // A loop rather than slice().flat(): V8's flat() was most of this function's time, 2 % of a Twilio call (issue 40).
+      const parameters: unknown[] = [];
+      for (let index = start; index < end; index++) for (const value of rows[index]!) parameters.push(value);
+      statements.push({ text: UPSERTS[table](end - start), parameters });
     }
   }
   return statements;

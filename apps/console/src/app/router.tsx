@@ -1,14 +1,23 @@
 import { lazy, type ReactNode, Suspense } from 'react';
-import { Navigate, Route, Routes } from 'react-router';
+import { BrowserRouter, Navigate, Route, Routes, useLocation, useNavigate } from 'react-router';
 import { loadScreenTexts } from '../i18n/index.ts';
 import { FullPageLoader, RequireAuth } from './guard.tsx';
 import { areaRoutes } from './routes.tsx';
+import { SignedInQueries } from './signed-in-queries.tsx';
 
 const AppLayout = lazy(() => Promise.all([import('./layout/AppLayout.tsx'), loadScreenTexts()]).then(([layout]) => layout));
 const NotFoundPage = lazy(() => import('./NotFoundPage.tsx'));
 const LoginPage = lazy(() => import('../features/login/LoginPage.tsx'));
 
 const withSuspense = (element: ReactNode) => <Suspense fallback={<FullPageLoader />}>{element}</Suspense>;
+
+/** The sign-in form reached from inside the console: it goes back to the screen that sent the user here. */
+function LoginRoute() {
+  const navigate = useNavigate();
+  const location = useLocation();
+  const from = (location.state as { from?: string } | null)?.from;
+  return <LoginPage from={from} onSignedIn={(to) => void navigate(to, { replace: true })} />;
+}
 
 /**
  * Declarative routes rather than a data router: the console loads its data with TanStack Query,
@@ -17,12 +26,14 @@ const withSuspense = (element: ReactNode) => <Suspense fallback={<FullPageLoader
 export function AppRoutes() {
   return (
     <Routes>
-      <Route path="/login" element={withSuspense(<LoginPage />)} />
+      <Route path="/login" element={withSuspense(<LoginRoute />)} />
       <Route
         path="/"
         element={withSuspense(
           <RequireAuth>
-            <AppLayout />
+            <SignedInQueries>
+              <AppLayout />
+            </SignedInQueries>
           </RequireAuth>,
         )}
       >
@@ -43,5 +54,14 @@ export function AppRoutes() {
         <Route path="*" element={withSuspense(<NotFoundPage />)} />
       </Route>
     </Routes>
+  );
+}
+
+/** The router and the screens: loaded after the sign-in form when the page was opened at /login (`App.tsx`). */
+export default function RoutedScreens() {
+  return (
+    <BrowserRouter>
+      <AppRoutes />
+    </BrowserRouter>
   );
 }

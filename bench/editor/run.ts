@@ -62,11 +62,13 @@ function pageProbe() {
     /** The first frame with a block in the DOM. */
     firstBlockAt: number | undefined;
     canvasState: string;
+    /** Each change of the canvas: when, and what it became (blocks/hidden/edges/view). */
+    changes: { at: number; state: string }[];
     /** Off once the plan is open: walking a thousand blocks every frame would weigh on what is measured next. */
     watching: boolean;
     frames: number[];
   }
-  const probe: Probe = { longTasks: [], canvasChangedAt: undefined, firstBlockAt: undefined, canvasState: '', watching: true, frames: [] };
+  const probe: Probe = { longTasks: [], canvasChangedAt: undefined, firstBlockAt: undefined, canvasState: '', changes: [], watching: true, frames: [] };
   (window as unknown as { __bench: Probe }).__bench = probe;
   new PerformanceObserver((list) => {
     for (const entry of list.getEntries()) probe.longTasks.push({ start: entry.startTime, duration: entry.duration });
@@ -81,6 +83,7 @@ function pageProbe() {
       const view = document.querySelector<HTMLElement>('.react-flow__viewport')?.style.transform ?? '';
       const state = `${nodes.length}/${hidden}/${document.querySelectorAll('.react-flow__edge').length}/${view}`;
       if (state !== probe.canvasState && hidden === 0) probe.canvasChangedAt = now;
+      if (state !== probe.canvasState) probe.changes.push({ at: now, state });
       probe.canvasState = state;
     }
     requestAnimationFrame(watch);
@@ -93,6 +96,7 @@ interface ProbeState {
   canvasChangedAt: number | undefined;
   firstBlockAt: number | undefined;
   canvasState: string;
+  changes: { at: number; state: string }[];
   watching: boolean;
   frames: number[];
 }
@@ -195,6 +199,7 @@ async function openCanvas(harness: ConsoleHarness, phase: string | undefined, pr
   const probe = await probeOf(page);
   await page.evaluate(() => ((window as unknown as { __bench: ProbeState }).__bench.watching = false));
   const drawnMs = probe.canvasChangedAt!;
+  if (process.env.BENCH_VERBOSE) for (const change of probe.changes) console.log(`    ${change.at.toFixed(0)} ms: ${change.state}`);
   const patterns = Object.fromEntries(Object.entries(arrivalPatterns).map(([name, pattern]) => [name, pattern.source]));
   const arrived = await page.evaluate((sources) => {
     const entries = performance.getEntriesByType('resource') as PerformanceResourceTiming[];

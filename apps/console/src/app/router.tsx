@@ -2,12 +2,31 @@ import { lazy, type ReactNode, Suspense } from 'react';
 import { BrowserRouter, Navigate, Route, Routes, useLocation, useNavigate } from 'react-router';
 import { loadScreenTexts } from '../i18n/index.ts';
 import { FullPageLoader, RequireAuth } from './guard.tsx';
-import { areaRoutes } from './routes.tsx';
+import { areaOf, areaRoutes } from './routes.tsx';
 import { SignedInQueries } from './signed-in-queries.tsx';
 
-const AppLayout = lazy(() => Promise.all([import('./layout/AppLayout.tsx'), loadScreenTexts()]).then(([layout]) => layout));
+const loadLayout = () => Promise.all([import('./layout/AppLayout.tsx'), loadScreenTexts()]).then(([layout]) => layout);
+const AppLayout = lazy(loadLayout);
 const NotFoundPage = lazy(() => import('./NotFoundPage.tsx'));
 const LoginPage = lazy(() => import('../features/login/LoginPage.tsx'));
+
+/**
+ * A page opened on a screen fetches the layout, the texts and that screen's code (and the editor's,
+ * for a plan) while the session is checked, instead of one after the other once it is: a plan
+ * opened from its address was drawn after six requests in a row (bench/README.md).
+ */
+function preloadScreen(pathname: string): void {
+  if (/^\/login\/?$/i.test(pathname)) return;
+  void loadLayout().catch(() => undefined);
+  const area = areaOf(pathname);
+  if (!area) return;
+  const rest = pathname.slice(area.paths.find((path) => pathname === path || pathname.startsWith(`${path}/`))!.length);
+  void area.page
+    .preload()
+    .then((module) => module.preload?.(rest))
+    .catch(() => undefined);
+}
+preloadScreen(window.location.pathname);
 
 const withSuspense = (element: ReactNode) => <Suspense fallback={<FullPageLoader />}>{element}</Suspense>;
 

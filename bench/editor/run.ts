@@ -17,6 +17,7 @@ import { startConsole, type ConsoleHarness } from '../../apps/console/e2e/harnes
 import { createTenantMember, type TenantMember } from '../../apps/server/test/harness.ts';
 import { type CpuProfile, formatSummary, summarize } from '../api/cpu-profile.ts';
 import { consoleSizes, EDITOR_TARGET_KB, LOGIN_TARGET_KB } from '../console/sizes.ts';
+import { startFloor } from './floor.ts';
 import { largePlan } from './large-plan.ts';
 
 const settings = {
@@ -31,6 +32,8 @@ const settings = {
   profile: process.env.BENCH_PROFILE,
   profileOut: process.env.BENCH_PROFILE_OUT,
   strict: process.env.BENCH_STRICT === '1',
+  /** Opens of the 1,000-block plan, each beside one of the floor's: the medians are compared. */
+  openRounds: Number(process.env.BENCH_OPEN_ROUNDS ?? 3),
 };
 
 const targets = { openMs: 1_000, fps: 50, editMs: 50 };
@@ -56,12 +59,16 @@ function pageProbe() {
   interface Probe {
     longTasks: { start: number; duration: number }[];
     canvasChangedAt: number | undefined;
+    /** The first frame with a block in the DOM. */
+    firstBlockAt: number | undefined;
     canvasState: string;
+    /** Each change of the canvas: when, and what it became (blocks/hidden/edges/view). */
+    changes: { at: number; state: string }[];
     /** Off once the plan is open: walking a thousand blocks every frame would weigh on what is measured next. */
     watching: boolean;
     frames: number[];
   }
-  const probe: Probe = { longTasks: [], canvasChangedAt: undefined, canvasState: '', watching: true, frames: [] };
+  const probe: Probe = { longTasks: [], canvasChangedAt: undefined, firstBlockAt: undefined, canvasState: '', changes: [], watching: true, frames: [] };
   (window as unknown as { __bench: Probe }).__bench = probe;
   new PerformanceObserver((list) => {
     for (const entry of list.getEntries()) probe.longTasks.push({ start: entry.startTime, duration: entry.duration });
@@ -70,11 +77,13 @@ function pageProbe() {
     probe.frames.push(now);
     const nodes = probe.watching ? document.querySelectorAll('.react-flow__node') : [];
     if (nodes.length > 0) {
+      probe.firstBlockAt ??= now;
       let hidden = 0;
       for (const node of nodes) if ((node as HTMLElement).style.visibility === 'hidden') hidden++;
       const view = document.querySelector<HTMLElement>('.react-flow__viewport')?.style.transform ?? '';
       const state = `${nodes.length}/${hidden}/${document.querySelectorAll('.react-flow__edge').length}/${view}`;
       if (state !== probe.canvasState && hidden === 0) probe.canvasChangedAt = now;
+      if (state !== probe.canvasState) probe.changes.push({ at: now, state });
       probe.canvasState = state;
     }
     requestAnimationFrame(watch);
@@ -85,7 +94,9 @@ function pageProbe() {
 interface ProbeState {
   longTasks: { start: number; duration: number }[];
   canvasChangedAt: number | undefined;
+  firstBlockAt: number | undefined;
   canvasState: string;
+  changes: { at: number; state: string }[];
   watching: boolean;
   frames: number[];
 }
@@ -131,23 +142,48 @@ interface Opened {
   longestTaskMs: number;
   rendered: number;
   time: MainThread;
-  /** When the editor's script and the plan's document had arrived (ms from navigation). */
-  arrived: { script: number; document: number };
+  /** What the first frame waited for: when each had arrived (ms from navigation; 0: not asked for). */
+  arrived: Arrivals;
+  /** The first frame with a block in the DOM. */
+  firstBlockMs: number;
+  /** React Flow's view once drawn. */
+  view: { x: number; y: number; zoom: number };
 }
 
-/** Opens the plan in a new tab (signed in already) and waits until its canvas has been still for a second. */
-async function openPlan(harness: ConsoleHarness, member: TenantMember, planId: number, phase?: string): Promise<Opened> {
+/** Requests of the opening, by what they are, and the address patterns that find them. */
+const arrivalPatterns = {
+  session: /\/api\/v1\/refresh$/,
+  profile: /\/api\/v1\/whoami$/,
+  layout: /\/assets\/AppLayout-[^/]*\.js$/,
+  area: /\/assets\/VisualPlansArea-[^/]*\.js$/,
+  script: /\/assets\/EditorPage-[^/]*\.js$/,
+  texts: /\/assets\/en\.screens-[^/]*\.js$/,
+  document: /\/visual-plans\/\d+\/document$|\/plan\.json$/,
+  lastScript: /\/assets\/[^/]*\.js$/,
+} as const;
+type Arrivals = Record<keyof typeof arrivalPatterns, number>;
+
+/** Opens the plan in a new tab (signed in first) and waits until its canvas has been still for a second. */
+function openPlan(harness: ConsoleHarness, member: TenantMember, planId: number, phase?: string): Promise<Opened> {
+  return openCanvas(harness, phase, async (page) => {
+    await harness.signIn(page, member.username, member.password);
+    return `/visual-plan/${planId}`;
+  });
+}
+
+/** Opens a canvas page (`prepare` readies the tab and names the address) and waits until it has been still for a second. */
+async function openCanvas(harness: ConsoleHarness, phase: string | undefined, prepare: (page: Page) => Promise<string>): Promise<Opened> {
   const { context, page } = await harness.newPage();
   // tsx (esbuild's keepNames) wraps named functions in `__name(...)` calls, which the functions
   // sent to the page carry along: the page needs one too.
   await page.addInitScript({ content: 'window.__name = (target) => target;' });
   await page.addInitScript(pageProbe);
-  await harness.signIn(page, member.username, member.password);
+  const address = await prepare(page);
   const cdp = await context.newCDPSession(page);
   await cdp.send('Performance.enable');
   const before = await mainThread(cdp);
   await profiled(phase ?? '', cdp, async () => {
-    await page.goto(`/visual-plan/${planId}`);
+    await page.goto(address);
     await page.locator('.react-flow__node').first().waitFor();
     // Still for a second: no change of the canvas in the last 60 frames or so.
     const giveUp = Date.now() + 60_000;
@@ -156,20 +192,24 @@ async function openPlan(harness: ConsoleHarness, member: TenantMember, planId: n
       const probe = await probeOf(page);
       const last = probe.frames.at(-1) ?? 0;
       if (probe.canvasChangedAt !== undefined && last - probe.canvasChangedAt > 1_000) break;
-      if (Date.now() > giveUp) throw new Error(`plan ${planId}: the canvas did not settle in a minute (${probe.canvasState}, ${probe.frames.length} frames)`);
+      if (Date.now() > giveUp) throw new Error(`${address}: the canvas did not settle in a minute (${probe.canvasState}, ${probe.frames.length} frames)`);
     }
   });
   const time = since(await mainThread(cdp), before);
   const probe = await probeOf(page);
   await page.evaluate(() => ((window as unknown as { __bench: ProbeState }).__bench.watching = false));
   const drawnMs = probe.canvasChangedAt!;
-  const arrived = await page.evaluate(() => {
-    const end = (pattern: RegExp) =>
-      Math.max(0, ...performance.getEntriesByType('resource').filter((entry) => pattern.test(entry.name)).map((entry) => (entry as PerformanceResourceTiming).responseEnd));
-    return { script: end(/\/assets\/EditorPage-[^/]*\.js$/), document: end(/\/visual-plans\/\d+\/document$/) };
-  });
+  if (process.env.BENCH_VERBOSE) for (const change of probe.changes) console.log(`    ${change.at.toFixed(0)} ms: ${change.state}`);
+  const patterns = Object.fromEntries(Object.entries(arrivalPatterns).map(([name, pattern]) => [name, pattern.source]));
+  const arrived = await page.evaluate((sources) => {
+    const entries = performance.getEntriesByType('resource') as PerformanceResourceTiming[];
+    const end = (source: string) => Math.max(0, ...entries.filter((entry) => new RegExp(source).test(entry.name)).map((entry) => entry.responseEnd));
+    return Object.fromEntries(Object.entries(sources).map(([name, source]) => [name, end(source)]));
+  }, patterns);
   const opening = probe.longTasks.filter((task) => task.start < drawnMs + 1_000);
   const interactiveMs = Math.max(drawnMs, ...opening.map((task) => task.start + task.duration));
+  const transform = (await page.locator('.react-flow__viewport').getAttribute('style')) ?? '';
+  const [, x, y, zoom] = /translate\((-?[\d.]+)px, (-?[\d.]+)px\) scale\(([\d.]+)\)/.exec(transform) ?? [];
   return {
     page,
     context,
@@ -180,7 +220,9 @@ async function openPlan(harness: ConsoleHarness, member: TenantMember, planId: n
     longestTaskMs: Math.max(0, ...opening.map((task) => task.duration)),
     rendered: await page.locator('.react-flow__node').count(),
     time,
-    arrived,
+    arrived: arrived as Arrivals,
+    firstBlockMs: probe.firstBlockAt ?? Number.NaN,
+    view: { x: Number(x ?? 0), y: Number(y ?? 0), zoom: Number(zoom ?? 1) },
   };
 }
 
@@ -378,11 +420,44 @@ async function main() {
     console.log(`plan editor, headless Chromium (${os.cpus().length} CPUs, ${os.cpus()[0]?.model ?? '?'}), console from ${built.dir}`);
     console.log(`plans: ${plan.body.nodes.length} blocks and ${plan.body.edges.length} edges; ${big.body.nodes.length} blocks and ${big.body.edges.length} edges\n`);
 
-    // (a) open
-    const opened = await openPlan(harness, member, plan.id, 'open');
-    console.log(`${settings.blocks} blocks, open: drawn at ${ms(opened.drawnMs)} from navigation (target ≤ ${ms(targets.openMs)}) ${check('open', opened.drawnMs <= targets.openMs)}`);
-    console.log(`  the editor's script in at ${ms(opened.arrived.script)}, the plan's document at ${ms(opened.arrived.document)}`);
-    console.log(`  interactive at ${ms(opened.interactiveMs)}; ${opened.longTasks} long tasks, the longest ${ms(opened.longestTaskMs)}; ${opened.rendered} blocks in the DOM; ${busy(opened.time)}`);
+    // (a) open, in rounds, each beside the floor: React Flow alone drawing the same plan as plain
+    // nodes in the view the editor opened with (floor.ts), in the same minutes of this machine.
+    const floor = await startFloor(plan.body);
+    const rounds: { app: Opened; floor: Opened }[] = [];
+    let opened: Opened | undefined;
+    try {
+      for (let round = 0; round < settings.openRounds; round++) {
+        const last = round === settings.openRounds - 1;
+        const app = await openPlan(harness, member, plan.id, last ? 'open' : undefined);
+        const plain = await openCanvas(harness, undefined, async () => floor.url(app.view));
+        await plain.context.close();
+        if (last) opened = app;
+        else await app.context.close();
+        rounds.push({ app, floor: plain });
+        const a = app.arrived;
+        console.log(
+          `  round ${round + 1}: drawn at ${ms(app.drawnMs)} (floor ${ms(plain.drawnMs)}, app ÷ floor ${(app.drawnMs / plain.drawnMs).toFixed(2)}); ` +
+            `session ${ms(a.session)}, profile ${ms(a.profile)}, layout ${ms(a.layout)}, texts ${ms(a.texts)}, plans area ${ms(a.area)}, editor ${ms(a.script)}, document ${ms(a.document)}, ` +
+            `first block ${ms(app.firstBlockMs)}; ${app.rendered} blocks in the DOM at ${(app.view.zoom * 100).toFixed(0)} % (floor: document ${ms(plain.arrived.document)}, first node ${ms(plain.firstBlockMs)}, ${plain.rendered} nodes)`,
+        );
+      }
+    } finally {
+      await floor.close();
+    }
+    const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+    const appDrawn = median(rounds.map((round) => round.app.drawnMs));
+    const floorDrawn = median(rounds.map((round) => round.floor.drawnMs));
+    const afterDocument = median(rounds.map((round) => round.app.drawnMs - round.app.arrived.document));
+    const floorAfterDocument = median(rounds.map((round) => round.floor.drawnMs - round.floor.arrived.document));
+    console.log(
+      `${settings.blocks} blocks, open: drawn at ${ms(appDrawn)} from navigation, median of ${rounds.length} (target ≤ ${ms(targets.openMs)}) ${check('open', appDrawn <= targets.openMs)}`,
+    );
+    console.log(
+      `  floor (React Flow alone, the same plan as plain nodes in the same view): ${ms(floorDrawn)}; app ÷ floor ${(appDrawn / floorDrawn).toFixed(2)}; ` +
+        `from the document in to drawn: app ${ms(afterDocument)}, floor ${ms(floorAfterDocument)}`,
+    );
+    if (!opened) throw new Error('no round of the open');
+    console.log(`  last round: interactive at ${ms(opened.interactiveMs)}; ${opened.longTasks} long tasks, the longest ${ms(opened.longestTaskMs)}; ${busy(opened.time)}`);
 
     // The editor opens a plan this big at its least readable zoom, on its start (issue 36): the
     // person fits the view to see it whole, as the rest of the bench works on it.

@@ -407,6 +407,21 @@ describe('versions, finding and shortcuts', () => {
       expect(block.x).toBeGreaterThanOrEqual(box.x);
       expect(block.x + block.width).toBeLessThanOrEqual(box.x + box.width);
     }
+
+    // Opened again, the block out of view is never drawn, not even hidden for React Flow to measure
+    // it: only what is in view is (a thousand-block plan drew a thousand to show fifty).
+    const { page: third } = await harness.newPage();
+    await harness.signIn(third, member.username, member.password);
+    await third.addInitScript({
+      content: `window.__drawn = new Set();
+        new MutationObserver(() => {
+          for (const block of document.querySelectorAll('[data-testid="plan-node"]')) window.__drawn.add(block.getAttribute('data-node-id'));
+        }).observe(document, { subtree: true, childList: true });`,
+    });
+    await third.goto(`/visual-plan/${wide.id}`);
+    await nodeOf(third, 'start').waitFor();
+    await settledView(third);
+    expect(await third.evaluate(() => [...(window as unknown as { __drawn: Set<string> }).__drawn])).toEqual(['start']);
   });
 });
 

@@ -1,16 +1,10 @@
-import { Center, Loader } from '@mantine/core';
 import type { RoleName } from '@voxplan/contracts';
 import type { ReactNode } from 'react';
 import { Navigate, useLocation } from 'react-router';
 import { useAuth } from '../lib/auth.tsx';
+import { FullPageLoader } from './FullPageLoader.tsx';
 
-export function FullPageLoader() {
-  return (
-    <Center h="100vh">
-      <Loader />
-    </Center>
-  );
-}
+export { FullPageLoader } from './FullPageLoader.tsx';
 
 /**
  * Spec section 2: without a session a protected route goes to /login; a role that is not listed

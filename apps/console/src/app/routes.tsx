@@ -1,5 +1,5 @@
 import type { RoleName } from '@voxplan/contracts';
-import { type ComponentType, lazy } from 'react';
+import { type ComponentType, lazy, type LazyExoticComponent } from 'react';
 
 export interface AreaRoute {
   /** Path and its aliases (spec section 2). */
@@ -13,37 +13,50 @@ export interface AreaRoute {
   /** In the main menu (account pages are reached from the user menu). */
   inMenu: boolean;
   icon: string;
-  page: ComponentType;
+  page: LazyPage;
+}
+
+/** A screen's module: its page, and what it loads next for a path below it (`/visual-plan/<id>` → the editor). */
+interface PageModule {
+  default: ComponentType;
+  preload?: (rest: string) => unknown;
+}
+
+/** A screen loaded when first shown, or before (`preload`: a page opened on it loads its code while the session is checked). */
+type LazyPage = LazyExoticComponent<ComponentType> & { preload: () => Promise<PageModule> };
+
+function lazyPage(load: () => Promise<PageModule>): LazyPage {
+  return Object.assign(lazy(load), { preload: load });
 }
 
 const admin: RoleName[] = ['admin'];
 
 /** Every screen of the console: one list, read by the router, the menu and the guard. */
 export const areaRoutes: AreaRoute[] = [
-  { paths: ['/dashboard', '/painel-de-controle'], titleKey: 'nav.dashboard', inMenu: true, icon: 'dashboard', page: lazy(() => import('../features/dashboard/DashboardPage.tsx')) },
+  { paths: ['/dashboard', '/painel-de-controle'], titleKey: 'nav.dashboard', inMenu: true, icon: 'dashboard', page: lazyPage(() => import('../features/dashboard/DashboardPage.tsx')) },
   {
     paths: ['/conversations', '/conversas'],
     titleKey: 'nav.conversations',
     inMenu: true,
     nested: true,
     icon: 'conversations',
-    page: lazy(() => import('../features/conversations/ConversationsArea.tsx')),
+    page: lazyPage(() => import('../features/conversations/ConversationsArea.tsx')),
   },
-  { paths: ['/destination'], titleKey: 'nav.destinations', inMenu: true, icon: 'destination', page: lazy(() => import('../features/destinations/DestinationsPage.tsx')) },
-  { paths: ['/numbers', '/numeros'], titleKey: 'nav.numbers', inMenu: true, icon: 'numbers', page: lazy(() => import('../features/numbers/NumbersPage.tsx')) },
+  { paths: ['/destination'], titleKey: 'nav.destinations', inMenu: true, icon: 'destination', page: lazyPage(() => import('../features/destinations/DestinationsPage.tsx')) },
+  { paths: ['/numbers', '/numeros'], titleKey: 'nav.numbers', inMenu: true, icon: 'numbers', page: lazyPage(() => import('../features/numbers/NumbersPage.tsx')) },
   {
     paths: ['/do-not-call', '/nao-ligue'],
     titleKey: 'nav.doNotCall',
     inMenu: true,
     icon: 'doNotCall',
-    page: lazy(() => import('../features/do-not-call/DoNotCallPage.tsx')),
+    page: lazyPage(() => import('../features/do-not-call/DoNotCallPage.tsx')),
   },
   {
     paths: ['/date-ranges', '/horarios'],
     titleKey: 'nav.dateRanges',
     inMenu: true,
     icon: 'schedule',
-    page: lazy(() => import('../features/date-ranges/DateRangesPage.tsx')),
+    page: lazyPage(() => import('../features/date-ranges/DateRangesPage.tsx')),
   },
   {
     paths: ['/date-ranges/holidays', '/horarios/feriados'],
@@ -51,16 +64,16 @@ export const areaRoutes: AreaRoute[] = [
     roles: admin,
     inMenu: true,
     icon: 'holiday',
-    page: lazy(() => import('../features/holidays/HolidaysPage.tsx')),
+    page: lazyPage(() => import('../features/holidays/HolidaysPage.tsx')),
   },
-  { paths: ['/acl'], titleKey: 'nav.acl', inMenu: true, icon: 'acl', page: lazy(() => import('../features/acl/AclPage.tsx')) },
+  { paths: ['/acl'], titleKey: 'nav.acl', inMenu: true, icon: 'acl', page: lazyPage(() => import('../features/acl/AclPage.tsx')) },
   {
     paths: ['/reports', '/relatorios'],
     titleKey: 'nav.reports',
     inMenu: true,
     nested: true,
     icon: 'reports',
-    page: lazy(() => import('../features/reports/ReportsArea.tsx')),
+    page: lazyPage(() => import('../features/reports/ReportsArea.tsx')),
   },
   {
     paths: ['/campaigns', '/campanhas'],
@@ -68,9 +81,9 @@ export const areaRoutes: AreaRoute[] = [
     inMenu: true,
     nested: true,
     icon: 'campaigns',
-    page: lazy(() => import('../features/campaigns/CampaignsArea.tsx')),
+    page: lazyPage(() => import('../features/campaigns/CampaignsArea.tsx')),
   },
-  { paths: ['/audios'], titleKey: 'nav.audios', inMenu: true, icon: 'audios', page: lazy(() => import('../features/audios/AudiosPage.tsx')) },
+  { paths: ['/audios'], titleKey: 'nav.audios', inMenu: true, icon: 'audios', page: lazyPage(() => import('../features/audios/AudiosPage.tsx')) },
   {
     paths: ['/visual-plan'],
     titleKey: 'nav.visualPlan',
@@ -78,7 +91,7 @@ export const areaRoutes: AreaRoute[] = [
     hideFooter: true,
     nested: true,
     icon: 'plan',
-    page: lazy(() => import('../features/visual-plans/VisualPlansArea.tsx')),
+    page: lazyPage(() => import('../features/visual-plans/VisualPlansArea.tsx')),
   },
   {
     paths: ['/general-settings'],
@@ -87,16 +100,16 @@ export const areaRoutes: AreaRoute[] = [
     hideFooter: true,
     inMenu: true,
     icon: 'settings',
-    page: lazy(() => import('../features/settings/SettingsPage.tsx')),
+    page: lazyPage(() => import('../features/settings/SettingsPage.tsx')),
   },
-  { paths: ['/users', '/usuarios'], titleKey: 'nav.users', roles: admin, inMenu: true, icon: 'users', page: lazy(() => import('../features/users/UsersPage.tsx')) },
-  { paths: ['/tenants'], titleKey: 'nav.tenants', roles: admin, inMenu: true, icon: 'tenants', page: lazy(() => import('../features/tenants/TenantsPage.tsx')) },
-  { paths: ['/audit', '/auditoria'], titleKey: 'nav.audit', roles: admin, inMenu: true, icon: 'audit', page: lazy(() => import('../features/audit/AuditPage.tsx')) },
-  { paths: ['/account/profile'], titleKey: 'account.profile', inMenu: false, icon: 'profile', page: lazy(() => import('../features/account/ProfilePage.tsx')) },
-  { paths: ['/account/password'], titleKey: 'account.changePassword', inMenu: false, icon: 'password', page: lazy(() => import('../features/account/PasswordPage.tsx')) },
-  { paths: ['/account/credentials'], titleKey: 'account.credentials', inMenu: false, icon: 'credentials', page: lazy(() => import('../features/account/CredentialsPage.tsx')) },
-  { paths: ['/account/license'], titleKey: 'account.license', roles: admin, inMenu: false, icon: 'license', page: lazy(() => import('../features/license/LicensePage.tsx')) },
-  { paths: ['/account/system-info'], titleKey: 'account.systemInfo', inMenu: false, icon: 'system', page: lazy(() => import('../features/account/SystemInfoPage.tsx')) },
+  { paths: ['/users', '/usuarios'], titleKey: 'nav.users', roles: admin, inMenu: true, icon: 'users', page: lazyPage(() => import('../features/users/UsersPage.tsx')) },
+  { paths: ['/tenants'], titleKey: 'nav.tenants', roles: admin, inMenu: true, icon: 'tenants', page: lazyPage(() => import('../features/tenants/TenantsPage.tsx')) },
+  { paths: ['/audit', '/auditoria'], titleKey: 'nav.audit', roles: admin, inMenu: true, icon: 'audit', page: lazyPage(() => import('../features/audit/AuditPage.tsx')) },
+  { paths: ['/account/profile'], titleKey: 'account.profile', inMenu: false, icon: 'profile', page: lazyPage(() => import('../features/account/ProfilePage.tsx')) },
+  { paths: ['/account/password'], titleKey: 'account.changePassword', inMenu: false, icon: 'password', page: lazyPage(() => import('../features/account/PasswordPage.tsx')) },
+  { paths: ['/account/credentials'], titleKey: 'account.credentials', inMenu: false, icon: 'credentials', page: lazyPage(() => import('../features/account/CredentialsPage.tsx')) },
+  { paths: ['/account/license'], titleKey: 'account.license', roles: admin, inMenu: false, icon: 'license', page: lazyPage(() => import('../features/license/LicensePage.tsx')) },
+  { paths: ['/account/system-info'], titleKey: 'account.systemInfo', inMenu: false, icon: 'system', page: lazyPage(() => import('../features/account/SystemInfoPage.tsx')) },
 ];
 
 /** The role may open the area: the guard lets it in and the menus show it. */

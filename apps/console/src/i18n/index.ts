@@ -6,41 +6,66 @@ export const locales = ['en', 'pt'] as const;
 export type AppLocale = (typeof locales)[number];
 export const LOCALE_KEY = 'locale';
 
-type Catalogue = () => Promise<{ default: object }[]>;
+type Catalogue = () => Promise<{ default: object }>;
 
 /**
- * Each language is its own chunk, in two parts: what the sign-in screen needs (`en.json`, with the
- * error catalogue) and the texts of the screens behind it (`en.screens.json`), which arrive with
- * the layout.
+ * Each language is its own chunks, by area: what the sign-in screen shows (`en.json`), the error
+ * catalogue (asked for by the sign-in form when it sends, and with the screens behind it) and the
+ * texts of those screens (`en.screens.json`), which arrive with the layout. Only the current
+ * language is loaded; another one when the user switches to it.
  */
 const core: Record<AppLocale, Catalogue> = {
-  en: () => Promise.all([import('./en.json'), import('@voxplan/contracts/i18n/errors.en.json')]),
-  pt: () => Promise.all([import('./pt.json'), import('@voxplan/contracts/i18n/errors.pt.json')]),
+  en: () => import('./en.json'),
+  pt: () => import('./pt.json'),
+};
+const errorCatalogues: Record<AppLocale, Catalogue> = {
+  en: () => import('@voxplan/contracts/i18n/errors.en.json'),
+  pt: () => import('@voxplan/contracts/i18n/errors.pt.json'),
 };
 const screens: Record<AppLocale, Catalogue> = {
-  en: () => Promise.all([import('./en.screens.json')]),
-  pt: () => Promise.all([import('./pt.screens.json')]),
+  en: () => import('./en.screens.json'),
+  pt: () => import('./pt.screens.json'),
 };
 
-async function loadCore(locale: AppLocale): Promise<object> {
-  const [app, errors] = await core[locale]();
-  return { ...app!.default, errors: errors!.default };
+/** A part of the catalogue in one language, added to what i18next holds, once (its promise is shared). */
+class CataloguePart {
+  private readonly loading = new Map<AppLocale, Promise<void>>();
+  /** Set once a screen asked for it: a language switched to later gets it too. */
+  wanted = false;
+
+  constructor(private readonly load: (locale: AppLocale) => Promise<object>) {}
+
+  add(locale: AppLocale): Promise<void> {
+    this.wanted = true;
+    let loading = this.loading.get(locale);
+    if (!loading) {
+      loading = this.load(locale).then((texts) => {
+        i18n.addResourceBundle(locale, 'translation', texts, true, false);
+      });
+      // A failed download may be asked for again.
+      loading.catch(() => this.loading.delete(locale));
+      this.loading.set(locale, loading);
+    }
+    return loading;
+  }
 }
 
-const screensLoaded = new Set<AppLocale>();
-let screensWanted = false;
+const errorTexts = new CataloguePart(async (locale) => ({ errors: (await errorCatalogues[locale]()).default }));
+const screenTexts = new CataloguePart(async (locale) => (await screens[locale]()).default);
 
-async function addScreenTexts(locale: AppLocale): Promise<void> {
-  if (screensLoaded.has(locale)) return;
-  const [texts] = await screens[locale]();
-  i18n.addResourceBundle(locale, 'translation', texts!.default, true, false);
-  screensLoaded.add(locale);
-}
+/** The languages whose sign-in texts i18next holds. */
+const coreLoaded = new Set<AppLocale>();
 
-/** Called with the layout's chunk: the screens' texts in the current language (and later ones). */
+const currentLocale = (): AppLocale => (i18n.language === 'pt' ? 'pt' : 'en');
+
+/** Called with the layout's chunk: the screens' texts and the error catalogue in the current language (and later ones). */
 export async function loadScreenTexts(): Promise<void> {
-  screensWanted = true;
-  await addScreenTexts(i18n.language === 'pt' ? 'pt' : 'en');
+  await Promise.all([screenTexts.add(currentLocale()), errorTexts.add(currentLocale())]);
+}
+
+/** The error catalogue in the current language (and later ones), for a form that may show an error before the screens load. */
+export function loadErrorTexts(): Promise<void> {
+  return errorTexts.add(currentLocale());
 }
 
 /** Spec section 4: the stored choice, else the browser's language if pt or en, else English. */
@@ -64,17 +89,23 @@ export async function setupI18n(): Promise<typeof i18n> {
     lng,
     fallbackLng: false,
     partialBundledLanguages: true,
-    resources: { [lng]: { translation: await loadCore(lng) } },
+    resources: { [lng]: { translation: (await core[lng]()).default } },
     interpolation: { escapeValue: false },
   });
+  coreLoaded.add(lng);
   applyLocale(lng);
   return i18n;
 }
 
 /** Switches the interface and the accept-language header, and remembers the choice. */
 export async function changeLocale(locale: AppLocale): Promise<void> {
-  if (!i18n.hasResourceBundle(locale, 'translation')) i18n.addResourceBundle(locale, 'translation', await loadCore(locale));
-  if (screensWanted) await addScreenTexts(locale);
+  const parts = [errorTexts, screenTexts].filter((part) => part.wanted).map((part) => part.add(locale));
+  if (!coreLoaded.has(locale)) {
+    // Merged over what may have arrived first, and winning over it, as when it is loaded first.
+    i18n.addResourceBundle(locale, 'translation', (await core[locale]()).default, true, true);
+    coreLoaded.add(locale);
+  }
+  await Promise.all(parts);
   localStorage.setItem(LOCALE_KEY, locale);
   applyLocale(locale);
   await i18n.changeLanguage(locale);

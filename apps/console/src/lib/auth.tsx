@@ -1,10 +1,8 @@
 import type { Profile } from '@voxplan/contracts';
 import { type RoleName, roleInWorkingTenant } from '@voxplan/contracts/roles';
-import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { createContext, type ReactNode, useCallback, useContext, useEffect, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { api } from './api/client.ts';
-import { toast } from './notify.ts';
+import { api, ApiError } from './api/client.ts';
 
 export const DEFAULT_TENANT_KEY = 'default-tenant';
 
@@ -19,6 +17,8 @@ interface AuthValue {
   setTenantId(id: number): void;
   login(username: string, password: string): Promise<void>;
   logout(): Promise<void>;
+  /** Reads the profile again (after the user changed it); the one shown stays until the new one arrives. */
+  refreshProfile(): void;
 }
 
 const AuthContext = createContext<AuthValue | null>(null);
@@ -28,11 +28,33 @@ function storedTenant(): number {
   return Number.isInteger(value) && value > 0 ? value : 0;
 }
 
+/** A 4xx will not get better by asking again; other failures are asked twice more, after 1 and 2 s. */
+async function fetchProfile(signal: AbortSignal): Promise<Profile> {
+  for (let attempt = 0; ; attempt += 1) {
+    try {
+      return await api.get<Profile>('/whoami', { signal });
+    } catch (error) {
+      if (attempt >= 2 || signal.aborted || (error instanceof ApiError && error.status < 500)) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 1000 * 2 ** attempt));
+    }
+  }
+}
+
+interface ProfileState {
+  profile?: Profile;
+  failed: boolean;
+}
+
+/**
+ * The session and the signed-in user's profile. It holds no query cache: the sign-in screen loads
+ * without TanStack Query, which arrives with the screens behind it (`app/signed-in-queries.tsx`).
+ */
 export function AuthProvider({ children }: { children: ReactNode }) {
-  const queryClient = useQueryClient();
   const { t } = useTranslation();
   const [status, setStatus] = useState<Status>(api.getToken() ? 'signed-in' : 'checking');
   const [adminTenant, setAdminTenant] = useState(storedTenant);
+  const [profileState, setProfileState] = useState<ProfileState>({ failed: false });
+  const [profileAsked, setProfileAsked] = useState(0);
 
   // Spec section 4: with no token, try a refresh once; success means we are still signed in.
   useEffect(() => {
@@ -45,62 +67,67 @@ export function AuthProvider({ children }: { children: ReactNode }) {
 
   useEffect(() => {
     api.onSessionExpired = () => {
-      queryClient.clear();
+      setProfileState({ failed: false });
       setStatus('signed-out');
-      toast('warning', t('auth.sessionExpired'));
+      // The toasts' store is not on the sign-in screen's first load; a session only expires later.
+      void import('./notify.ts').then(({ toast }) => toast('warning', t('auth.sessionExpired')));
     };
-  }, [queryClient, t]);
+  }, [t]);
 
-  const profileQuery = useQuery({
-    queryKey: ['whoami'],
-    queryFn: ({ signal }) => api.get<Profile>('/whoami', { signal }),
-    enabled: status === 'signed-in',
-    staleTime: 60_000,
-  });
-  const profile = status === 'signed-in' ? profileQuery.data : undefined;
+  useEffect(() => {
+    if (status !== 'signed-in') return;
+    const controller = new AbortController();
+    fetchProfile(controller.signal).then(
+      (profile) => setProfileState({ profile, failed: false }),
+      () => {
+        if (!controller.signal.aborted) setProfileState((state) => ({ ...state, failed: true }));
+      },
+    );
+    return () => controller.abort();
+  }, [status, profileAsked]);
+  const refreshProfile = useCallback(() => setProfileAsked((asked) => asked + 1), []);
+  const profile = status === 'signed-in' ? profileState.profile : undefined;
   const role = profile ? roleInWorkingTenant(profile.roles) : 'guest';
   const tenantId = role === 'admin' ? adminTenant : (profile?.roles[0]?.tenant_id ?? 0);
   api.tenantId = tenantId;
 
-  const setTenantId = useCallback(
-    (id: number) => {
-      localStorage.setItem(DEFAULT_TENANT_KEY, String(id));
-      api.tenantId = id;
-      setAdminTenant(id);
-      void queryClient.invalidateQueries({ predicate: (query) => query.queryKey[0] !== 'whoami' });
-    },
-    [queryClient],
-  );
+  // The screens' queries are asked again when the tenant changes (`signed-in-queries.tsx`).
+  const setTenantId = useCallback((id: number) => {
+    localStorage.setItem(DEFAULT_TENANT_KEY, String(id));
+    api.tenantId = id;
+    setAdminTenant(id);
+  }, []);
 
   const login = useCallback(
     async (username: string, password: string) => {
       await api.login(username, password);
-      queryClient.removeQueries();
+      setProfileState({ failed: false });
       setStatus('signed-in');
     },
-    [queryClient],
+    [],
   );
 
   const logout = useCallback(async () => {
     try {
       await api.logout();
     } finally {
-      queryClient.clear();
+      setProfileState({ failed: false });
       setStatus('signed-out');
     }
-  }, [queryClient]);
+  }, []);
 
   const value = useMemo<AuthValue>(
     () => ({
-      status: status === 'signed-in' && !profile && !profileQuery.isError ? 'checking' : status,
+      status: status === 'signed-in' && !profile && !profileState.failed ? 'checking' : status,
       profile,
       role,
       tenantId,
       setTenantId,
       login,
       logout,
+      refreshProfile,
     }),
-    [status, profile, profileQuery.isError, role, tenantId, setTenantId, login, logout],
+    [status, profile, profileState.failed, role, tenantId, setTenantId, login, logout, refreshProfile],
   );
   return <AuthContext.Provider value={value}>{children}</AuthContext.Provider>;
 }

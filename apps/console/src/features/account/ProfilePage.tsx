@@ -1,7 +1,6 @@
 import { Button, Group, Paper, Stack, TextInput, Title } from '@mantine/core';
 import { IconCheck } from '@tabler/icons-react';
 import { type Profile, profileUpdateSchema } from '@voxplan/contracts';
-import { useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { api } from '../../lib/api/client.ts';
 import { useAuth } from '../../lib/auth.tsx';
@@ -13,7 +12,7 @@ const schema = profileUpdateSchema.required();
 
 function ProfileForm({ profile }: { profile: Profile }) {
   const { t } = useTranslation();
-  const queryClient = useQueryClient();
+  const { refreshProfile } = useAuth();
   const { form, formRef, onSubmit, submitting, succeeded } = useSchemaForm({
     schema,
     initialValues: { name: profile.name, email: profile.email },
@@ -24,7 +23,7 @@ function ProfileForm({ profile }: { profile: Profile }) {
       form.setValues(kept);
       form.resetDirty(kept);
       toast('success', t('profile.saved'));
-      void queryClient.invalidateQueries({ queryKey: ['whoami'] });
+      refreshProfile();
     },
   });
   return (

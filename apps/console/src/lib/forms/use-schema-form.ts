@@ -5,22 +5,13 @@ import type { z } from 'zod';
 import { ApiError } from '../api/client.ts';
 import { type ShowErrorOptions, showError } from '../errors.ts';
 import type { TenantChoice } from './tenant-choice.tsx';
+import { focusFirstField, focusFirstInvalid } from './focus.ts';
 import { refinementText, validateWith, valuesToSubmit } from './validation.ts';
+
+export { FIRST_FIELD_FOCUS_MS, focusFirstInvalid } from './focus.ts';
 
 /** Spec section 4: success and error flags reset after 3 s. */
 export const STATUS_RESET_MS = 3000;
-/** Spec section 9: the first field takes focus 50 ms after the form appears. */
-export const FIRST_FIELD_FOCUS_MS = 50;
-
-export function focusFirstInvalid(container: HTMLElement | null): void {
-  // Mantine marks fields in error with aria-invalid once they render.
-  setTimeout(() => {
-    const invalid = container?.querySelector<HTMLElement>('[aria-invalid="true"]');
-    if (!invalid) return;
-    invalid.scrollIntoView({ block: 'center', behavior: 'smooth' });
-    invalid.focus({ preventScroll: true });
-  }, 0);
-}
 
 interface Options<Values extends Record<string, unknown>> extends ShowErrorOptions {
   /** The contract schema, or a loader for it: the sign-in screen loads zod only when submitted. */
@@ -54,14 +45,7 @@ export function useSchemaForm<Values extends Record<string, unknown>>(options: O
   const [status, setStatus] = useState<'idle' | 'succeeded' | 'failed'>('idle');
   const form = useForm<Values>({ mode: 'controlled', initialValues: options.initialValues });
 
-  useEffect(() => {
-    const timer = setTimeout(() => {
-      // Someone already in a field keeps their place: taking the focus would send their next keys to another field.
-      if (formRef.current?.contains(document.activeElement)) return;
-      formRef.current?.querySelector<HTMLElement>('input:not([type=hidden]):not([disabled]), textarea, select')?.focus();
-    }, FIRST_FIELD_FOCUS_MS);
-    return () => clearTimeout(timer);
-  }, []);
+  useEffect(() => focusFirstField(formRef.current), []);
 
   useEffect(() => {
     if (status === 'idle') return;

@@ -29,7 +29,7 @@ import { toast } from '../../../lib/notify.ts';
 import type { BlockFlowNode } from './BlockNode.tsx';
 import { nodeTypes } from './node-types.ts';
 import { CanvasChrome } from './ReadOnlyCanvas.tsx';
-import { canvasDefaults, FitOnceMeasured, fitOptions, planView } from './canvas-opening.tsx';
+import { canvasDefaults, FitOnceMeasured, fitWholePlan, planView } from './canvas-opening.tsx';
 import { FollowNode } from './FollowNode.tsx';
 import { initialDataOf } from './block-look.tsx';
 import { BlockDataStore, FlowNodes } from './block-data.ts';
@@ -533,12 +533,14 @@ export function PlanEditor({ loaded, onReload }: { loaded: VisualPlanDocument; o
     [flow, selectOnly],
   );
 
+  const fitPlan = useCallback(() => fitWholePlan(flow, flowStore, graph.edges, insets, 300), [flow, flowStore, graph.edges, insets]);
+
   const autoLayout = useCallback(async () => {
     const { layoutGraph } = await import('./auto-layout.ts');
     const positions = await layoutGraph(history.graph);
     edit({ nodes: history.graph.nodes.map((node) => ({ ...node, position: positions.get(node.id) ?? node.position })) });
-    requestAnimationFrame(() => void flow.fitView(fitOptions(insets, 300)));
-  }, [edit, flow, history.graph, insets]);
+    requestAnimationFrame(() => fitWholePlan(flow, flowStore, history.graph.edges, insets, 300));
+  }, [edit, flow, flowStore, history.graph, insets]);
 
   /* Keys, leaving and the tenant */
 
@@ -685,7 +687,7 @@ export function PlanEditor({ loaded, onReload }: { loaded: VisualPlanDocument; o
               onUndo={() => setHistory(undo)}
               onRedo={() => setHistory(redo)}
               onAutoLayout={() => void autoLayout()}
-              onFitView={() => void flow.fitView(fitOptions(insets, 300))}
+              onFitView={fitPlan}
               onPublish={() => setPublishAsked(true)}
               onFocusNode={focusNode}
               graph={graph}
@@ -735,7 +737,7 @@ export function PlanEditor({ loaded, onReload }: { loaded: VisualPlanDocument; o
                 defaultViewport={opening}
                 colorMode={colorScheme}
               >
-                <CanvasChrome minimap={minimapShown} insets={insets}>
+                <CanvasChrome minimap={minimapShown} insets={insets} onFitView={fitPlan}>
                   <ControlButton onClick={() => setMinimapShown(!minimapShown)} title={t(minimapShown ? 'editor.room.minimapHide' : 'editor.room.minimapShow')} aria-label={t(minimapShown ? 'editor.room.minimapHide' : 'editor.room.minimapShow')} data-testid="toggle-minimap">
                     {minimapShown ? <IconMapOff size={14} /> : <IconMap size={14} />}
                   </ControlButton>

@@ -30,12 +30,23 @@ const narrowCanvas = 600;
  * editor offers, hidden until the person asks for it; on a narrow screen it is not drawn at all
  * (editor.module.css), where it would cover the blocks. The fit button keeps the plan clear of them.
  */
-export function CanvasChrome({ minimap = false, insets, children }: { minimap?: boolean; insets: ReturnType<typeof chromeInsets>; children?: React.ReactNode }) {
+export function CanvasChrome({
+  minimap = false,
+  insets,
+  onFitView,
+  children,
+}: {
+  minimap?: boolean;
+  insets: ReturnType<typeof chromeInsets>;
+  /** The fit button's own fit (the editor's, `fitWholePlan`), in place of React Flow's. */
+  onFitView?: () => void;
+  children?: React.ReactNode;
+}) {
   const { t } = useTranslation();
   return (
     <>
       <Background />
-      <Controls showInteractive={false} fitViewOptions={fitOptions(insets, 300)}>
+      <Controls showInteractive={false} fitViewOptions={fitOptions(insets, 300)} onFitView={onFitView}>
         {children}
       </Controls>
       {minimap && <MiniMap pannable zoomable ariaLabel={t('editor.minimap')} className={classes.minimap} />}

@@ -7,7 +7,9 @@
  * The graph (graph-state.ts) stays what is edited, undone and saved.
  */
 import { useCallback, useSyncExternalStore } from 'react';
+import { visibleExits } from './block-exits.ts';
 import type { BlockFlowNode } from './BlockNode.tsx';
+import { unmeasuredShape } from './canvas-view.ts';
 import type { GraphNode } from './graph-state.ts';
 
 export class BlockDataStore {
@@ -80,6 +82,13 @@ interface FlowNodeEntry {
   flow: BlockFlowNode;
 }
 
+/** React Flow's node for a block: a block not measured yet with its size and handles as they are taken to be (`unmeasuredShape`). */
+function flowNode(node: GraphNode, selected: boolean): BlockFlowNode {
+  if (node.measured !== undefined) return (selected ? { ...node, selected: true } : node) as BlockFlowNode;
+  const exits = visibleExits(node.type, node.data, []).map((row) => row.exit);
+  return { ...node, ...unmeasuredShape(exits, node.type !== 'start'), ...(selected && { selected: true }) } as BlockFlowNode;
+}
+
 /**
  * React Flow's nodes for the graph's: a block keeps its node object (and the list its array) while
  * only its data changes; a move, a measurement or a change of selection makes a new one.
@@ -100,7 +109,7 @@ export class FlowNodes {
         before.source.position === node.position &&
         before.source.measured === node.measured &&
         (before.flow.selected ?? false) === isSelected;
-      const entry = kept ? before : { source: node, flow: (isSelected ? { ...node, selected: true } : node) as BlockFlowNode };
+      const entry = kept ? before : { source: node, flow: flowNode(node, isSelected) };
       entries.set(node.id, entry);
       if (entry.flow !== this.list[index]) same = false;
       return entry.flow;

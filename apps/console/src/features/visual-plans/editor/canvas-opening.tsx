@@ -4,7 +4,7 @@
  * the fit buttons. React Flow's own `fitView` is not used: it fits the whole plan however small
  * that makes it, and under the zoom buttons.
  */
-import { type FitViewOptions, type Node, type ReactFlowState, type Rect, useReactFlow, useStore, useStoreApi, type Viewport } from '@xyflow/react';
+import { type FitViewOptions, type Node, type ReactFlowInstance, type ReactFlowState, type Rect, useReactFlow, useStore, useStoreApi, type Viewport } from '@xyflow/react';
 import { useEffect, useRef } from 'react';
 import { canvasMinZoom, fitMaxZoom, planBounds } from './canvas-view.ts';
 import { type Insets, openingView } from './opening-view.ts';
@@ -32,6 +32,26 @@ export function planView(nodes: readonly Block[], edges: readonly Link[], width:
   return openingView(planBounds({ nodes, edges }), startRect, width, height, inset, minZoom);
 }
 
+type FlowStore<N extends Node = Node> = ReturnType<typeof useStoreApi<N>>;
+
+/** The blocks React Flow holds, with their positions and sizes as measured (if they are). */
+function storeBlocks<N extends Node>(store: FlowStore<N>): Block[] {
+  return [...store.getState().nodeLookup.values()].map((node) => ({ id: node.id, type: node.type ?? '', position: node.internals.positionAbsolute, measured: node.measured }));
+}
+
+/**
+ * The editor's fit (its toolbar's button, the zoom controls' and after a layout): the whole plan,
+ * however small, clear of the controls, from the blocks' measured sizes or, for the blocks never
+ * drawn, the sizes they are taken to have. React Flow's own `fitView` waits until every block is
+ * measured, and the editor draws a block only once it comes into view (canvas-view.ts
+ * `unmeasuredShape`): the fit the zoom controls queue in React Flow is dropped for this one.
+ */
+export function fitWholePlan<N extends Node>(flow: Pick<ReactFlowInstance<N>, 'setViewport'>, store: FlowStore<N>, edges: readonly Link[], inset: Insets, duration?: number): void {
+  store.setState({ fitViewQueued: false, fitViewOptions: undefined });
+  const { width, height } = store.getState();
+  void flow.setViewport(planView(storeBlocks(store), edges, width, height, inset, canvasMinZoom), duration === undefined ? undefined : { duration });
+}
+
 const anyMeasured = (state: ReactFlowState): boolean => {
   for (const node of state.nodeLookup.values()) if (node.measured.width) return true;
   return false;
@@ -50,9 +70,8 @@ export function FitOnceMeasured({ edges, inset, minZoom }: { edges: readonly Lin
   useEffect(() => {
     if (!measured || done.current) return;
     done.current = true;
-    const { nodeLookup, width, height } = store.getState();
-    const nodes = [...nodeLookup.values()].map((node) => ({ id: node.id, type: node.type ?? '', position: node.internals.positionAbsolute, measured: node.measured }));
-    void flow.setViewport(planView(nodes, edges, width, height, inset, minZoom));
+    const { width, height } = store.getState();
+    void flow.setViewport(planView(storeBlocks(store), edges, width, height, inset, minZoom));
   }, [measured, store, flow, edges, inset, minZoom]);
   return null;
 }

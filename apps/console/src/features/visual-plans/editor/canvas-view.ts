@@ -7,7 +7,7 @@
  * open, stays in full.
  */
 import { blockDescription } from '@voxplan/blocks/editor/registry';
-import { getViewportForBounds, type ReactFlowState, type Rect, useStore, type Viewport } from '@xyflow/react';
+import { getViewportForBounds, type NodeHandle, Position, type ReactFlowState, type Rect, useStore, type Viewport } from '@xyflow/react';
 import type { GraphNode } from './graph-state.ts';
 
 /**
@@ -65,6 +65,33 @@ export const exitButtonsReach = 50;
 
 /** A block's width when it has not been measured yet: the least a block is. */
 export const unmeasuredWidth = plainWidth;
+
+/** The handles' size (editor.module.css `.targetHandle`, `.sourceHandle`): where an edge meets one is its middle. */
+const handleSize = 10;
+
+/**
+ * What React Flow is told of a block it has not measured: its size at most (drawn in full, two
+ * lines of summary) and where its handles stand. React Flow draws every block it has not measured,
+ * in view or not, to measure it: a plan of a thousand blocks opened on its start drew a thousand
+ * hidden blocks first, 1 to 2.5 s of script, to show fifty (bench/README.md). Told this, it draws
+ * the blocks in view alone, and the edges to blocks out of view end where those blocks' handles
+ * are taken to be, until they come into view and are measured (an estimate: a summary of one line
+ * or none puts an exit a line or two higher).
+ */
+export function unmeasuredShape(exits: readonly string[], entry: boolean): { initialWidth: number; initialHeight: number; handles: NodeHandle[] } {
+  const rows = exits.length > 0 ? exitsChrome + exits.length * exitRowHeight : 0;
+  const handles: NodeHandle[] = exits.map((exit, index) => ({
+    id: exit,
+    type: 'source',
+    position: Position.Right,
+    x: plainWidth - handleSize / 2,
+    y: plainExitY(index) + fullSummaryHeight - handleSize / 2,
+    width: handleSize,
+    height: handleSize,
+  }));
+  if (entry) handles.push({ id: null, type: 'target', position: Position.Left, x: -handleSize / 2, y: entryY - handleSize / 2, width: handleSize, height: handleSize });
+  return { initialWidth: plainWidth, initialHeight: plainHeaderHeight + fullSummaryHeight + rows, handles };
+}
 
 type PlanShape = { nodes: readonly Pick<GraphNode, 'id' | 'type' | 'position' | 'measured'>[]; edges: readonly { source: string; source_exit: string }[] };
 

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createTenantMember, createTenantUser, type TenantMember } from '../../server/test/harness.ts';
 import { type GraphApi, startGraphApi } from '../../server/test/whatsapp-graph.ts';
 import { allTemplates } from '../../server/test/whatsapp-template-fixtures.ts';
-import { chooseOption, type ConsoleHarness, createNumber, rowWith, startConsole } from './harness.ts';
+import { accessibilityViolations, chooseOption, type ConsoleHarness, createNumber, rowWith, startConsole } from './harness.ts';
 import { screenshotStates } from './screenshots.ts';
 
 const WABA = '102290129340399';
@@ -82,7 +82,10 @@ describe('a WhatsApp number’s templates', () => {
     expect(await card('new_offer').getByTestId('number-template-status').textContent()).toBe('In review');
     expect(await card('welcome_video').getByTestId('number-template-parameter').allTextContents()).toEqual(['header.1 · video']);
 
+    // Once the toasts above the list are gone, as a person reads it.
+    await expect.poll(() => page.locator('.mantine-Notification-root').count()).toBe(0);
     await page.getByTestId('number-templates-synced').scrollIntoViewIfNeeded();
+    expect(await accessibilityViolations(page)).toEqual([]);
     await screenshotStates(page, 'number-templates', { group: 'whatsapp-templates' });
     // At 390 px the sync button and the cards stay within the screen's width.
     await page.setViewportSize({ width: 390, height: 844 });

@@ -10,7 +10,8 @@ import { showError } from '../../lib/errors.ts';
 import { formatDateTime } from '../../lib/format.ts';
 import { toast } from '../../lib/notify.ts';
 
-const statusColor: Record<string, string> = { approved: 'teal', pending: 'yellow', in_appeal: 'yellow', rejected: 'red', paused: 'orange', disabled: 'gray', flagged: 'orange' };
+// Filled, in shades whose text (white, or black on the light ones: autoContrast) keeps WCAG AA in both schemes.
+const statusColor: Record<string, string> = { approved: 'teal.9', pending: 'yellow.4', in_appeal: 'yellow.4', rejected: 'red.9', paused: 'orange.4', disabled: 'gray.7', flagged: 'orange.4' };
 const knownStatuses = ['approved', 'pending', 'rejected', 'paused', 'disabled', 'in_appeal', 'pending_deletion', 'deleted', 'limit_exceeded', 'archived', 'flagged'];
 
 type SyncAnswer = { templates: number; added: number; updated: number; removed: number };
@@ -27,19 +28,19 @@ function TemplateCard({ template }: { template: WhatsAppTemplate }) {
             {template.name}
           </Text>
           <Group gap={6} wrap="wrap">
-            <Badge variant="light" color="gray" tt="none" data-testid="number-template-language">
+            <Badge variant="default" tt="none" data-testid="number-template-language">
               {template.language}
             </Badge>
-            <Badge variant="outline" color="blue" data-testid="number-template-category">
+            <Badge variant="default" data-testid="number-template-category">
               {t(`numbers.templateCategory.${template.category}`)}
             </Badge>
-            <Badge variant="light" color={statusColor[template.status] ?? 'gray'} data-testid="number-template-status">
+            <Badge variant="filled" autoContrast color={statusColor[template.status] ?? 'gray.7'} data-testid="number-template-status">
               {status}
             </Badge>
           </Group>
         </Group>
         {template.rejected_reason && (
-          <Text size="sm" c="red" data-testid="number-template-reason">
+          <Text size="sm" data-testid="number-template-reason">
             {t('numbers.templateRejectedReason', { reason: template.rejected_reason })}
           </Text>
         )}

@@ -160,6 +160,15 @@ describe('the periodic sync', () => {
     expect(await claimDueNumbers(server.ctx.db, 3, new Date(now.getTime() + 2 * 3600_000))).toEqual([]);
     expect(await claimDueNumbers(server.ctx.db, 3, new Date(now.getTime() + 3 * 3600_000))).toEqual([number.id]);
   });
+
+  test('another Business Account given to the number makes it due at once', async () => {
+    const later = new Date(Date.now() + 3600_000);
+    expect(await claimDueNumbers(server.ctx.db, 3, later)).toEqual([]);
+    const changed = await server.call({ method: 'PATCH', url: `/numbers/${number.id}`, token: member.token, payload: { whatsapp_business_account_id: '4242' } });
+    expect(changed.statusCode, changed.body).toBe(200);
+    expect(await claimDueNumbers(server.ctx.db, 3, later)).toEqual([number.id]);
+    await server.call({ method: 'PATCH', url: `/numbers/${number.id}`, token: member.token, payload: { whatsapp_business_account_id: WABA } });
+  });
 });
 
 describe('Meta’s template status webhook', () => {

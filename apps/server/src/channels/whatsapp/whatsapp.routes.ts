@@ -321,7 +321,8 @@ export async function whatsappHooksPlugin(app: FastifyInstance, options: { ctx: 
         params: paramsSchema,
         consumes: ['application/json'],
         description:
-          "Meta's deliveries for the number: messages (text, button and list replies) run its chat plan, statuses (sent, delivered, read, failed) are recorded. " +
+          "Meta's deliveries for the number: messages (text, button and list replies) run its chat plan, statuses (sent, delivered, read, failed) are recorded, " +
+          'message_template_status_update changes update the templates of the tenant’s numbers with that WhatsApp Business Account. ' +
           'X-Hub-Signature-256 must be sha256=HMAC-SHA256(raw body, the number’s app secret), else 403 invalid_whatsapp_signature and nothing runs. Answers 200; ' +
           '503 database_unavailable (Retry-After) while the database is away, so that Meta delivers it again. See docs/channels-whatsapp.md.',
       },

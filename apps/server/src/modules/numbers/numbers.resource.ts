@@ -188,6 +188,8 @@ export const numbersResource = defineResource({
     if (missing.length > 0) throw badRequest('whatsapp_incomplete', missing.map((path) => ({ path, message: 'required' })));
     // The widget names its number by a public key, generated once and kept if the provider changes back and forth.
     if (provider === 'webchat' && !before?.webchat_key) values.webchat_key = `wc_${randomToken(24)}`;
+    // Another WhatsApp Business Account has other templates: the periodic sync reads them at its next look.
+    if ('whatsapp_business_account_id' in values && values.whatsapp_business_account_id !== before?.whatsapp_business_account_id) values.whatsapp_templates_due_at = null;
     return values;
   },
   async afterWrite(id, input, { trx }) {

@@ -30,6 +30,8 @@ import * as outboundCalls from './migrations/0026-outbound-calls.ts';
 import * as doNotCall from './migrations/0030-do-not-call.ts';
 import * as tenantDialing from './migrations/0031-tenant-dialing.ts';
 import * as campaigns from './migrations/0032-campaigns.ts';
+import * as whatsappTemplates from './migrations/0033-whatsapp-templates.ts';
+import * as whatsappTemplateSync from './migrations/0034-whatsapp-template-sync.ts';
 import * as outboundOneCall from './migrations/0039-outbound-one-call.ts';
 import type { Database } from './schema.ts';
 
@@ -65,6 +67,8 @@ function migrationsFor(dialect: DialectName): Record<string, Migration> {
     '0030-do-not-call': { up: doNotCall.up(dialect) },
     '0031-tenant-dialing': { up: tenantDialing.up },
     '0032-campaigns': { up: campaigns.up(dialect) },
+    '0033-whatsapp-templates': { up: whatsappTemplates.up(dialect) },
+    '0034-whatsapp-template-sync': { up: whatsappTemplateSync.up },
     '0039-outbound-one-call': { up: outboundOneCall.up },
   };
 }

@@ -75,6 +75,8 @@ async function presentNumbers(rows: Row[], db: Kysely<Database>, app: AppContext
       whatsapp_token: maskedToken(app, number.whatsapp_token),
       whatsapp_phone_number_id: number.whatsapp_phone_number_id,
       whatsapp_app_secret: maskedToken(app, number.whatsapp_app_secret),
+      whatsapp_business_account_id: number.whatsapp_business_account_id,
+      whatsapp_daily_limit: number.whatsapp_daily_limit,
       whatsapp_webhook_url: number.provider === 'whatsapp' ? app.config.publicUrl + whatsappWebhookPath(number.id) : null,
       webchat_key: number.webchat_key ?? '',
       webchat_origins: JSON.parse(number.webchat_origins) as string[],
@@ -186,6 +188,8 @@ export const numbersResource = defineResource({
     if (missing.length > 0) throw badRequest('whatsapp_incomplete', missing.map((path) => ({ path, message: 'required' })));
     // The widget names its number by a public key, generated once and kept if the provider changes back and forth.
     if (provider === 'webchat' && !before?.webchat_key) values.webchat_key = `wc_${randomToken(24)}`;
+    // Another WhatsApp Business Account has other templates: the periodic sync reads them at its next look.
+    if ('whatsapp_business_account_id' in values && values.whatsapp_business_account_id !== before?.whatsapp_business_account_id) values.whatsapp_templates_due_at = null;
     return values;
   },
   async afterWrite(id, input, { trx }) {

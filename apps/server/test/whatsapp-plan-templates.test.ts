@@ -51,6 +51,7 @@ const everyTypePlan = plan(
   'Templates of every type',
   [
     node('start', 'start', {}),
+    node('hello', 'play_message', { chat_text: 'Hello from the shop.' }),
     node('invoice', 'whatsapp_template', { template_name: 'invoice_document', language: 'en_US', parameters: [{ key: 'header.1', value: 'https://files.example.com/{{caller}}.pdf' }] }),
     node('video', 'whatsapp_template', { template_name: 'welcome_video', language: 'en_US', parameters: [{ key: 'header.1', value: 'https://files.example.com/hello.mp4' }] }),
     node('promo', 'whatsapp_template', {
@@ -68,7 +69,8 @@ const everyTypePlan = plan(
     node('bye', 'hangup', {}),
   ],
   [
-    edge('start', 'next', 'invoice'),
+    edge('start', 'next', 'hello'),
+    edge('hello', 'next', 'invoice'),
     edge('invoice', 'sent', 'video'),
     edge('video', 'sent', 'promo'),
     edge('promo', 'sent', 'order'),
@@ -178,14 +180,17 @@ describe('a template as a message', () => {
   test('a plan sends a template of every parameter type, typed as Meta types them, and a tap on a quick reply takes its exit', async () => {
     const user = '5511988880001';
     expect((await deliver(numbers.plan.id, whatsappDelivery(whatsappText(user, 'wamid.tpl-1', 'hi'), PHONE_IDS.plan))).statusCode).toBe(200);
-    // Meta took every one of them (the local Graph API refuses a parameter of the wrong shape or count).
-    expect(sentTo(user).map((request) => [request.body.type, (request.body.template as { name: string }).name, request.status])).toEqual([
+    // The greeting first, as the plan says it; Meta took every template (the local Graph API refuses a parameter of the wrong shape or count).
+    expect(sentTo(user).map((request) => [request.body.type, (request.body.template as { name: string } | undefined)?.name, request.status])).toEqual([
+      ['text', undefined, 200],
       ['template', 'invoice_document', 200],
       ['template', 'welcome_video', 200],
       ['template', 'promo_image', 200],
       ['template', 'order_update', 200],
     ]);
-    const components = sentTo(user).map((request) => (request.body.template as { components: unknown[] }).components);
+    const components = sentTo(user)
+      .slice(1)
+      .map((request) => (request.body.template as { components: unknown[] }).components);
     expect(components[0]).toEqual([{ type: 'header', parameters: [{ type: 'document', document: { link: 'https://files.example.com/+5511988880001.pdf' } }] }]);
     expect(components[1]).toEqual([{ type: 'header', parameters: [{ type: 'video', video: { link: 'https://files.example.com/hello.mp4' } }] }]);
     expect(components[2]).toEqual([
@@ -210,7 +215,7 @@ describe('a template as a message', () => {
     expect((await deliver(numbers.plan.id, whatsappDelivery(tap, PHONE_IDS.plan))).statusCode).toBe(200);
     expect(sentTo(user).at(-1)?.body.text).toEqual({ body: 'Confirmed, thank you.', preview_url: false });
     const report = await reportOf('whatsapp:wamid.tpl-1');
-    expect(report.nodes.map((entry) => `${entry.node_id}:${entry.exit}`)).toEqual(['start:next', 'invoice:sent', 'video:sent', 'promo:sent', 'order:button_1', 'confirmed:next', 'bye:null']);
+    expect(report.nodes.map((entry) => `${entry.node_id}:${entry.exit}`)).toEqual(['start:next', 'hello:next', 'invoice:sent', 'video:sent', 'promo:sent', 'order:button_1', 'confirmed:next', 'bye:null']);
     // What the customer read is on the transcript as text.
     const session = await server.ctx.sessions.find('whatsapp:wamid.tpl-1');
     expect(session?.session.transcript.map((entry) => entry.text)).toContain('Order #1234\n\nHi Ana, your total is BRL 12.50, due May 5.\n\nShop Example');
@@ -289,5 +294,29 @@ describe('other chats', () => {
     });
     const tapped = await runtime.handleTurn('webchat-template', 'tap-1', { type: 'message', text: 'button_2' });
     expect(tapped.resumed).toMatchObject({ node_id: 'order', exit: 'button_2' });
+  });
+});
+
+describe('the plan’s warnings', () => {
+  test('name a template not approved, one not synced and a parameter left unmapped', async () => {
+    const document = plan(
+      'Templates to check',
+      [
+        node('start', 'start', {}),
+        node('offer', 'whatsapp_template', { template_name: 'new_offer', language: 'en_US', parameters: [{ key: 'body.1', value: '{{caller}}' }] }),
+        node('order', 'whatsapp_template', { template_name: 'order_update', language: 'en_US', parameters: orderParameters.map((row) => (row.key === 'body.2' ? { ...row, value: '' } : row)) }),
+        node('gone', 'whatsapp_template', { template_name: 'old_offer', language: 'en_US' }),
+      ],
+      [edge('start', 'next', 'offer'), edge('offer', 'sent', 'order'), edge('order', 'sent', 'gone')],
+    );
+    const planId = await storePlan(server.ctx, member.tenantId, document);
+    const response = await server.call({ method: 'GET', url: `/visual-plans/${planId}/document`, token: member.token });
+    expect(response.statusCode, response.body).toBe(200);
+    const warnings = response.json<{ warnings: Array<{ code: string; node_id?: string; path: string }> }>().warnings.filter((warning) => warning.code.startsWith('template_'));
+    expect(warnings.map((warning) => [warning.code, warning.node_id, warning.path])).toEqual([
+      ['template_not_approved', 'offer', 'template_name'],
+      ['template_parameter_unmapped', 'order', 'parameters.2.value'],
+      ['template_not_synced', 'gone', 'template_name'],
+    ]);
   });
 });

@@ -6,7 +6,7 @@
  * the test moves, for the window's edge.
  */
 import { LuaScriptRunner } from '@voxplan/engine/lua';
-import type { CallReportRecord, PhoneNumber } from '@voxplan/contracts';
+import type { CallReportRecord, PhoneNumber, WebchatConversation } from '@voxplan/contracts';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { createSessionRuntime, type SessionRuntime } from '../src/modules/sessions/sessions.service.ts';
 import { parseTemplate } from '../src/lib/whatsapp-template-parse.ts';
@@ -14,6 +14,7 @@ import { createTenantMember, startTestServer, type TenantMember, type TestServer
 import { type FixtureDocument, planEdge as edge, planNode as node, storePlan, testClock } from './sessions-helpers.ts';
 import { type GraphApi, nowSeconds, signWhatsapp, startGraphApi, whatsappContacts, whatsappDelivery, whatsappText } from './whatsapp-graph.ts';
 import { allTemplates } from './whatsapp-template-fixtures.ts';
+import { webchatVisitor } from './webchat-visitor.ts';
 
 const APP_SECRET = 'meta-app-secret-templates';
 const TOKEN = 'EAAG-whatsapp-templates-token';
@@ -281,19 +282,24 @@ describe("the window of a plan's messages", () => {
 });
 
 describe('other chats', () => {
-  test('the web chat gets the template as its plain text, its quick replies as reply options', async () => {
-    clock.set('2026-11-20T10:00:00.000Z');
-    const started = await runtime.start({ id: 'webchat-template', tenant_id: member.tenantId, plan_id: ids.refused, channel: 'chat', provider: 'webchat', caller: 'visitor-1', called: 'widget' });
-    expect(started.actions[0]).toEqual({
-      type: 'reply',
-      text: 'Order #1234\n\nHi Ana, your total is BRL 12.50, due May 5.\n\nShop Example',
-      options: [
-        { id: 'button_1', label: 'Confirm' },
-        { id: 'button_2', label: 'Cancel' },
-      ],
-    });
-    const tapped = await runtime.handleTurn('webchat-template', 'tap-1', { type: 'message', text: 'button_2' });
-    expect(tapped.resumed).toMatchObject({ node_id: 'order', exit: 'button_2' });
+  test('the web chat shows the template as its plain text, its quick replies as the buttons, and a tap takes that exit', async () => {
+    const site = 'https://shop.example.com';
+    const created = await server.call({ method: 'POST', url: '/numbers', token: member.token, payload: { number: 'Shop chat', provider: 'webchat', chat_plan_id: ids.refused, webchat_origins: [site] } });
+    expect(created.statusCode, created.body).toBe(201);
+    const { widget, view } = webchatVisitor(() => server, () => created.json<PhoneNumber>().webchat_key, site);
+    const opened = await widget('POST', '/conversations');
+    expect(opened.statusCode, opened.body).toBe(200);
+    const { conversation_id: id } = opened.json<WebchatConversation>();
+    const shown = await view(id);
+    expect(shown.messages.map((message) => [message.from, message.text])).toEqual([['plan', 'Order #1234\n\nHi Ana, your total is BRL 12.50, due May 5.\n\nShop Example']]);
+    expect(shown.options).toEqual([
+      { id: 'button_1', label: 'Confirm' },
+      { id: 'button_2', label: 'Cancel' },
+    ]);
+    const tapped = await widget('POST', `/conversations/${id}/messages`, { id: 'tap-1', text: 'button_2' });
+    expect(tapped.statusCode, tapped.body).toBeLessThan(300);
+    const session = await server.ctx.sessions.find(id);
+    expect(session?.session.path.find((entry) => entry.node_id === 'order')?.exit).toBe('button_2');
   });
 });
 

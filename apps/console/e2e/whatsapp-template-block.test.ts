@@ -47,7 +47,8 @@ const texts = {
     unmappedIssue: 'Template parameter unmapped',
     notApprovedIssue: 'WhatsApp template not approved',
     unmapped: 'Map this parameter: Meta refuses the template without it',
-    currency: 'Body 2 · currency',
+    currency: 'Body 2 · text',
+    sendAs: 'currency',
     pending: /new_offer \(en_US\) · pending/,
     exit: 'Confirm',
   },
@@ -55,7 +56,8 @@ const texts = {
     unmappedIssue: 'Parâmetro do modelo sem valor',
     notApprovedIssue: 'Modelo do WhatsApp não aprovado',
     unmapped: 'Preencha este parâmetro: a Meta recusa o modelo sem ele',
-    currency: 'Corpo 2 · moeda',
+    currency: 'Corpo 2 · texto',
+    sendAs: 'moeda',
     pending: /new_offer \(en_US\) · pendente/,
     exit: 'Confirm',
   },
@@ -76,7 +78,10 @@ describe.each(Object.entries(texts))('the template block’s form, in %s', (loca
     // One row per parameter, typed as Meta types it, Meta's example as its hint; each flagged until mapped.
     const rows = ['header.1', 'body.1', 'body.2', 'body.3', 'button.2'];
     for (const [index] of rows.entries()) await expect.poll(() => panel.getByTestId(`field-parameters.${index}.value`).isVisible()).toBe(true);
-    expect(await panel.getByLabel(text.currency).getAttribute('placeholder')).toMatch(/BRL 12.50/);
+    expect(await panel.getByLabel(text.currency, { exact: true }).getAttribute('placeholder')).toMatch(/BRL 12.50/);
+    // Meta types the placeholder as text: sent as a currency by choice.
+    await panel.getByTestId('field-parameters.2.type').click();
+    await page.getByRole('option', { name: text.sendAs, exact: true }).click();
     await expect.poll(() => panel.getByText(text.unmapped).count()).toBe(5);
     // The quick replies are the block's exits.
     await expect.poll(() => nodeOf(page, 'order').getByText(text.exit, { exact: true }).isVisible()).toBe(true);

@@ -383,7 +383,7 @@ describe('a WhatsApp template', () => {
       parameters: [
         { key: 'header.1', type: 'image', example: 'https://example.com/box.png' },
         { key: 'body.1', type: 'text', example: 'Ana' },
-        { key: 'body.2', type: 'currency', example: 'R$ 12,50' },
+        { key: 'body.2', type: 'text', example: 'BRL 12.50' },
       ],
       quickReplies: ['Pick up', 'Deliver'],
     },
@@ -404,14 +404,20 @@ describe('a WhatsApp template', () => {
       ],
       buttons: ['Pick up', 'Deliver'],
     });
-    expect(screen.getByLabelText('Body 2 · currency', { selector: 'input' })).toBe(input('parameters.2.value'));
+    expect(screen.getByLabelText('Header 1 · image (link)', { selector: 'input' })).toBe(input('parameters.0.value'));
+    expect(screen.getByLabelText('Body 2 · text', { selector: 'input' })).toBe(input('parameters.2.value'));
     expect(input('parameters.0.value').placeholder).toBe('e.g. https://example.com/box.png');
+    // A body's text placeholder may be sent as a currency instead; a header's media has no such choice.
+    expect(screen.queryByTestId('field-parameters.0.type')).toBeNull();
+    await choose('parameters.2.type', 'currency');
+    expect((last()!.parameters as unknown[])[2]).toEqual({ key: 'body.2', value: '', type: 'currency' });
+
     expect(screen.getAllByText(editorTexts.en.whatsapp_template.unmapped)).toHaveLength(3);
     fireEvent.change(input('parameters.1.value'), { target: { value: '{{name}}' } });
     expect(last()!.parameters).toEqual([
       { key: 'header.1', value: '' },
       { key: 'body.1', value: '{{name}}' },
-      { key: 'body.2', value: '' },
+      { key: 'body.2', value: '', type: 'currency' },
     ]);
     expect(screen.getAllByText(editorTexts.en.whatsapp_template.unmapped)).toHaveLength(2);
   });

@@ -4,7 +4,7 @@
  * its hint. Choosing a template fills the block's language, its parameter rows (keeping what was
  * typed for keys it still has) and its quick replies (the block's exits).
  */
-import { Alert, Select, Stack, Text } from '@mantine/core';
+import { Alert, Group, Select, Stack, Text } from '@mantine/core';
 import type { FieldDescriptor } from './form-model.ts';
 import { useFormContext } from './form-context.ts';
 import { TemplateInput } from './TemplateInput.tsx';
@@ -12,9 +12,14 @@ import { fieldLabel, formatText } from './texts.ts';
 
 type Row = Record<string, unknown>;
 type TemplateDescriptor = Extract<FieldDescriptor, { kind: 'whatsapp_template' }>;
+/** How a text parameter may be sent instead (Meta's template types its placeholders as text only). */
+const sendAs = ['text', 'currency', 'date_time'] as const;
+type SendAs = (typeof sendAs)[number];
+
 interface Mapping {
   key: string;
   value: string;
+  type?: Exclude<SendAs, 'text'>;
 }
 
 const noneValue = '';
@@ -27,7 +32,8 @@ function mappingsOf(value: unknown): Mapping[] {
   if (!Array.isArray(value)) return [];
   return value.flatMap((item: unknown) => {
     const row = item !== null && typeof item === 'object' ? (item as Row) : {};
-    return typeof row.key === 'string' ? [{ key: row.key, value: asText(row.value) }] : [];
+    if (typeof row.key !== 'string') return [];
+    return [{ key: row.key, value: asText(row.value), ...((row.type === 'currency' || row.type === 'date_time') && { type: row.type }) }];
   });
 }
 
@@ -67,7 +73,10 @@ export function WhatsAppTemplateField({ field, row, onChange }: { field: Templat
     });
   };
 
-  const setValue = (index: number, value: string) => onChange({ ...row, [field.parameters]: mappings.map((mapping, at) => (at === index ? { ...mapping, value } : mapping)) });
+  const setRow = (index: number, next: (mapping: Mapping) => Mapping) => onChange({ ...row, [field.parameters]: mappings.map((mapping, at) => (at === index ? next(mapping) : mapping)) });
+  const setValue = (index: number, value: string) => setRow(index, (mapping) => ({ ...mapping, value }));
+  const setType = (index: number, type: SendAs) =>
+    setRow(index, ({ key, value }) => (type === 'text' ? { key, value } : { key, value, type }));
 
   const partLabel = (key: string): string => {
     const [part = '', place = ''] = key.split('.');
@@ -104,9 +113,8 @@ export function WhatsAppTemplateField({ field, row, onChange }: { field: Templat
         const type = described ? ((own.types as Record<string, string>)[described.type] ?? described.type) : undefined;
         const path = `${field.parameters}.${index}.value`;
         const unmapped = mapping.value.trim() === '' ? own.unmapped : undefined;
-        return (
+        const input = (
           <TemplateInput
-            key={mapping.key}
             value={mapping.value}
             onChange={(value) => setValue(index, value)}
             label={type === undefined ? partLabel(mapping.key) : `${partLabel(mapping.key)} · ${type}`}
@@ -114,6 +122,23 @@ export function WhatsAppTemplateField({ field, row, onChange }: { field: Templat
             error={issues.get(path) ?? unmapped}
             testId={`field-${path}`}
           />
+        );
+        // A body's text placeholder may go as a currency or a date and time instead.
+        if (described?.type !== 'text' || !mapping.key.startsWith('body.')) return <div key={mapping.key}>{input}</div>;
+        return (
+          <Group key={mapping.key} align="flex-start" gap="xs" wrap="nowrap">
+            <div style={{ flex: 1, minWidth: 0 }}>{input}</div>
+            <Select
+              label={own.send_as}
+              data={sendAs.map((value) => ({ value, label: (own.send_as_types as Record<string, string>)[value] ?? value }))}
+              value={mapping.type ?? 'text'}
+              onChange={(value) => setType(index, (value as SendAs | null) ?? 'text')}
+              allowDeselect={false}
+              readOnly={readOnly}
+              w={130}
+              data-testid={`field-${field.parameters}.${index}.type`}
+            />
+          </Group>
         );
       })}
       {field.buttons && chosen && chosen.quickReplies.length > 0 && (

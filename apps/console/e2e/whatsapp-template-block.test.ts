@@ -36,7 +36,7 @@ beforeAll(async () => {
     const parsed = parseTemplate(meta);
     await harness.server.ctx.db
       .insertInto('whatsapp_templates')
-      .values({ tenant_id: member.tenantId, number_id: number.id, meta_id: meta.id, name: parsed.name, language: parsed.language, category: parsed.category, status: parsed.status, components: JSON.stringify(meta.components ?? []), rejected_reason: '', synced_time: now })
+      .values({ tenant_id: member.tenantId, number_id: number.id, meta_id: String(meta.id), name: parsed.name, language: parsed.language, category: parsed.category, status: parsed.status, components: JSON.stringify(meta.components ?? []), rejected_reason: '', synced_time: now })
       .execute();
   }
 });

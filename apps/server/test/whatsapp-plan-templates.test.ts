@@ -29,7 +29,7 @@ let numbers: Record<keyof typeof NUMBERS, PhoneNumber>;
 let scripts: LuaScriptRunner;
 let runtime: SessionRuntime;
 const clock = testClock('2026-11-20T10:00:00.000Z');
-const ids: Record<string, number> = {};
+const ids = { everyType: 0, refused: 0, window: 0, windowFallback: 0 };
 
 const plan = (name: string, nodes: FixtureDocument['nodes'], edges: ReturnType<typeof edge>[]): FixtureDocument => ({
   name,
@@ -157,7 +157,7 @@ beforeAll(async () => {
       const parsed = parseTemplate(meta);
       await server.ctx.db
         .insertInto('whatsapp_templates')
-        .values({ tenant_id: member.tenantId, number_id: number.id, meta_id: meta.id, name: parsed.name, language: parsed.language, category: parsed.category, status: parsed.status, components: JSON.stringify(meta.components ?? []), rejected_reason: parsed.rejected_reason, synced_time: now })
+        .values({ tenant_id: member.tenantId, number_id: number.id, meta_id: String(meta.id), name: parsed.name, language: parsed.language, category: parsed.category, status: parsed.status, components: JSON.stringify(meta.components ?? []), rejected_reason: parsed.rejected_reason, synced_time: now })
         .execute();
     }
   }

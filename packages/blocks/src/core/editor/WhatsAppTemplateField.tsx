@@ -119,7 +119,8 @@ export function WhatsAppTemplateField({ field, row, onChange }: { field: Templat
             onChange={(value) => setValue(index, value)}
             label={type === undefined ? partLabel(mapping.key) : `${partLabel(mapping.key)} · ${type}`}
             placeholder={described?.example ? formatText(own.example, { example: described.example }) : undefined}
-            error={issues.get(path) ?? unmapped}
+            // The short word beside the field; the issues list has the long one.
+            error={unmapped ?? issues.get(path)}
             testId={`field-${path}`}
           />
         );

@@ -107,6 +107,7 @@ export const sameInBothLanguages = new Set([
   'URL',
   'Chat',
   'Chatbot',
+  'Marketing',
   'Account SID',
   'FX (Lua)',
   'Webhook',

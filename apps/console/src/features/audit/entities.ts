@@ -28,4 +28,6 @@ export const auditEntities = [
   'visual_plan_version',
   'webhook_delivery',
   'webhook_secret',
+  'whatsapp_template',
+  'whatsapp_templates',
 ] as const;

@@ -178,7 +178,7 @@ export function NumberFormModal({
           </FormSection>
           {values.provider === 'whatsapp' && (
             <FormSection title={t('numbers.whatsapp')} hint={t('numbers.whatsappHint')}>
-              <WhatsappSection form={form} webhookUrl={number?.whatsapp_webhook_url} isDraft={number !== undefined && missingWhatsappFields(number).length > 0} />
+              <WhatsappSection form={form} number={number} isDraft={number !== undefined && missingWhatsappFields(number).length > 0} />
             </FormSection>
           )}
           {values.provider === 'webchat' && (

@@ -1,18 +1,25 @@
-import { Alert, Group, PasswordInput, Stack, Text, TextInput } from '@mantine/core';
+import { Alert, Grid, Group, PasswordInput, Select, Stack, Text, TextInput } from '@mantine/core';
 import { IconAlertTriangle } from '@tabler/icons-react';
-import { numberLimits } from '@voxplan/contracts';
+import { numberLimits, type PhoneNumber } from '@voxplan/contracts';
+import { whatsappDailyLimits } from '@voxplan/contracts/whatsapp-templates';
 import { useTranslation } from 'react-i18next';
 import { CopyValueButton } from '../../lib/CopyValueButton.tsx';
-import type { NumberForm } from './form-values.ts';
+import { type NumberForm, UNLIMITED } from './form-values.ts';
+import { WhatsappTemplates } from './WhatsappTemplates.tsx';
 
 /**
  * What Meta's WhatsApp Cloud API needs: the webhook URL to paste there (known once the number is
  * saved), the verification token it echoes, the access token and the app secret that signs Meta's
  * deliveries (both answered masked: left as they are, they keep the stored ones) and Meta's id of
- * the phone number.
+ * the phone number; for templates, the WhatsApp Business Account and Meta's daily limit tier, and
+ * once saved the templates themselves.
  */
-export function WhatsappSection({ form, webhookUrl, isDraft }: { form: NumberForm; webhookUrl: string | null | undefined; isDraft: boolean }) {
-  const { t } = useTranslation();
+export function WhatsappSection({ form, number, isDraft }: { form: NumberForm; number: PhoneNumber | undefined; isDraft: boolean }) {
+  const { t, i18n } = useTranslation();
+  const webhookUrl = number?.whatsapp_webhook_url;
+  const tiers = whatsappDailyLimits.map((tier) =>
+    tier === null ? { value: UNLIMITED, label: t('numbers.dailyLimitUnlimited') } : { value: String(tier), label: t('numbers.dailyLimitTier', { count: tier, formatted: tier.toLocaleString(i18n.language) }) },
+  );
   return (
     <Stack gap="sm" data-testid="number-whatsapp">
       {isDraft && (
@@ -63,6 +70,30 @@ export function WhatsappSection({ form, webhookUrl, isDraft }: { form: NumberFor
         {...form.getInputProps('whatsapp_phone_number_id')}
         data-testid="number-phone-number-id"
       />
+      <Grid>
+        <Grid.Col span={{ base: 12, sm: 6 }}>
+          <TextInput
+            label={t('numbers.businessAccountId')}
+            description={t('numbers.businessAccountIdHint')}
+            maxLength={numberLimits.whatsappField}
+            autoComplete="off"
+            inputMode="numeric"
+            {...form.getInputProps('whatsapp_business_account_id')}
+            data-testid="number-waba-id"
+          />
+        </Grid.Col>
+        <Grid.Col span={{ base: 12, sm: 6 }}>
+          <Select
+            label={t('numbers.dailyLimit')}
+            description={t('numbers.dailyLimitHint')}
+            allowDeselect={false}
+            data={tiers}
+            {...form.getInputProps('whatsapp_daily_limit')}
+            data-testid="number-daily-limit"
+          />
+        </Grid.Col>
+      </Grid>
+      {number && <WhatsappTemplates number={number} />}
     </Stack>
   );
 }

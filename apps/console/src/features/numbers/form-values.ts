@@ -19,11 +19,17 @@ export type NumberValues = {
   whatsapp_token: string;
   whatsapp_phone_number_id: string;
   whatsapp_app_secret: string;
+  whatsapp_business_account_id: string;
+  /** A tier's figure, or `unlimited`: a picker speaks strings. */
+  whatsapp_daily_limit: string;
   webchat_origins: string[];
   webchat_prechat: WebchatPrechatField[];
 };
 
 export type NumberForm = UseFormReturnType<NumberValues>;
+
+/** The daily limit's picker value for Meta's unlimited tier. */
+export const UNLIMITED = 'unlimited';
 
 const idText = (id: number | null): string | null => (id === null ? null : String(id));
 const idOf = (text: string | null | undefined): number | null => (text ? Number(text) : null);
@@ -40,6 +46,8 @@ export function initialValues(number?: PhoneNumber): NumberValues {
     whatsapp_token: number?.whatsapp_token ?? '',
     whatsapp_phone_number_id: number?.whatsapp_phone_number_id ?? '',
     whatsapp_app_secret: number?.whatsapp_app_secret ?? '',
+    whatsapp_business_account_id: number?.whatsapp_business_account_id ?? '',
+    whatsapp_daily_limit: number?.whatsapp_daily_limit == null ? UNLIMITED : String(number.whatsapp_daily_limit),
     webchat_origins: [...(number?.webchat_origins ?? [])],
     webchat_prechat: [...(number?.webchat_prechat ?? [])],
   };
@@ -57,6 +65,7 @@ export function toInput(values: Partial<NumberValues>): Record<string, unknown> 
     ...values,
     voice_plan_id: idOf(values.voice_plan_id),
     chat_plan_id: idOf(values.chat_plan_id),
+    ...(values.whatsapp_daily_limit !== undefined && { whatsapp_daily_limit: values.whatsapp_daily_limit === UNLIMITED ? null : Number(values.whatsapp_daily_limit) }),
     rules: (values.rules ?? []).map((rule) => ({
       date_range_id: idOf(rule.date_range_id),
       caller_prefixes: rule.caller_prefixes,

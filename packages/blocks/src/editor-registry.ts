@@ -26,9 +26,11 @@ import { startEditor } from './start/editor.ts';
 import { variableEditor } from './variable/editor.ts';
 import { voiceChatSwitchEditor } from './voice_chat_switch/editor.ts';
 import { voiceMenuEditor } from './voice_menu/editor.ts';
+import { whatsappTemplateEditor } from './whatsapp_template/editor.ts';
 
 export { connectionWarnings } from './plan/connection-warnings.ts';
 export { contentWarnings } from './plan/content-warnings.ts';
+export { templateWarnings, type SyncedTemplate } from './plan/template-warnings.ts';
 
 export const blockEditors: readonly BlockEditor[] = [
   startEditor,
@@ -37,6 +39,7 @@ export const blockEditors: readonly BlockEditor[] = [
   playMessageEditor,
   variableEditor,
   sendMessageEditor,
+  whatsappTemplateEditor,
   apiSwitchEditor,
   sendDtmfEditor,
   conditionEditor,

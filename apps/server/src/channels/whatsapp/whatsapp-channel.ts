@@ -147,11 +147,19 @@ async function post(ctx: WhatsAppContext, account: WhatsAppAccount, token: strin
  * templates go (Meta takes nothing else there); anything else is not sent
  * (`outside_customer_window`). The first refusal stops the rest. Answers the last message's id.
  */
-export async function sendWhatsApp(ctx: WhatsAppContext, account: WhatsAppAccount, to: string, messages: readonly GraphMessage[], sessionId: string | null): Promise<MessagingResult> {
+export async function sendWhatsApp(
+  ctx: WhatsAppContext,
+  account: WhatsAppAccount,
+  to: string,
+  messages: readonly GraphMessage[],
+  sessionId: string | null,
+  /** The window is measured to it: a turn's clock. */
+  now = new Date(),
+): Promise<MessagingResult> {
   if (!account.token || account.phone_number_id === '') return { ok: false, reason: 'not_configured' };
   const contact = contactOf(to);
   const onlyTemplates = messages.length > 0 && messages.every((message) => message.type === 'template');
-  if (!onlyTemplates && !(await isInCustomerWindow(ctx.db, account.number_id, contact))) return { ok: false, reason: 'outside_customer_window' };
+  if (!onlyTemplates && !(await isInCustomerWindow(ctx.db, account.number_id, contact, now))) return { ok: false, reason: 'outside_customer_window' };
   let result: MessagingResult = { ok: false, reason: 'empty' };
   for (const message of messages) {
     const posted = await post(ctx, account, account.token, contact, message);
@@ -234,12 +242,13 @@ export async function downloadMedia(ctx: WhatsAppContext, account: WhatsAppAccou
 export async function sendWhatsAppText(ctx: WhatsAppContext, message: OutgoingMessage): Promise<MessagingResult> {
   const account = await accountByNumber(ctx, message.tenantId, message.from);
   if (!account) return { ok: false, reason: 'not_configured' };
-  return sendWhatsApp(ctx, account, message.to, textMessages(message.text), null);
+  return sendWhatsApp(ctx, account, message.to, textMessages(message.text), null, message.at);
 }
 
 /** The replies among a turn's actions, sent to the conversation's user. */
 export function sendReplies(ctx: WhatsAppContext, account: WhatsAppAccount, to: string, sessionId: string, actions: readonly Action[]): Promise<MessagingResult> {
-  const messages = actions.flatMap((action) => (action.type === 'reply' ? replyMessages(action.text, action.options) : []));
+  // A reply a template's block already sent (to keep their order) is not sent again.
+  const messages = actions.flatMap((action) => (action.type === 'reply' && !action.sent ? replyMessages(action.text, action.options) : []));
   return messages.length === 0 ? Promise.resolve({ ok: true }) : sendWhatsApp(ctx, account, to, messages, sessionId);
 }
 

@@ -52,6 +52,11 @@ export const conversationMessageSchema = z.object({
   agent: named.nullable(),
   text: z.string(),
   attachment: conversationMessageAttachmentSchema.nullable(),
+  /**
+   * A WhatsApp template the agent sent (outside the customer service window): its name and
+   * language; `text` is then the template's text with its values. Null for any other message.
+   */
+  template: z.object({ name: z.string(), language: z.string() }).nullable(),
   created_at: timestampSchema,
 });
 export type ConversationMessage = z.infer<typeof conversationMessageSchema>;
@@ -84,6 +89,13 @@ export const conversationDetailSchema = conversationRowSchema.extend({
   bot_transcript: z.array(z.object({ from: z.enum(['caller', 'plan']), text: z.string(), at: timestampSchema })),
   variables: z.record(z.string(), z.unknown()),
   plan: named,
+  /**
+   * Where the channel lets a business write freely only for a while after the customer's last
+   * message (WhatsApp: 24 hours, docs/conversations.md "The customer service window"): when that
+   * window closes (in the past once it has); null on channels without one, or when the customer
+   * never wrote.
+   */
+  window_closes_at: timestampSchema.nullable(),
 });
 export type ConversationDetail = z.infer<typeof conversationDetailSchema>;
 
@@ -132,7 +144,8 @@ export type ConversationSummary = z.infer<typeof conversationSummarySchema>;
 /** What GET /conversations/events sends, one per `event:`; `conversation` is the row as the list shows it. */
 export type ConversationEvent =
   | { type: 'conversation.waiting' | 'conversation.taken' | 'conversation.closed' | 'conversation.transferred'; conversation_id: number; conversation: ConversationRow }
-  | { type: 'conversation.message'; conversation_id: number; message: ConversationMessage }
+  /** `window_closes_at`: with a customer's message on a channel with a customer service window, when the window it opened closes. */
+  | { type: 'conversation.message'; conversation_id: number; message: ConversationMessage; window_closes_at?: string }
   | { type: 'conversation.typing'; conversation_id: number; agent: { id: number; name: string } }
   /** The customer is typing (the web chat's widget tells it; WhatsApp has no such event). */
   | { type: 'conversation.customer_typing'; conversation_id: number };

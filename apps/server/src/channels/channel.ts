@@ -49,6 +49,11 @@ export interface ChatSending {
    * nothing to push.
    */
   message?: (ctx: Pick<AppContext, 'db' | 'keys' | 'config'>, to: CustomerAddress, message: Pick<ConversationMessage, 'text' | 'attachment'>) => Promise<MessagingResult>;
+  /**
+   * Where the channel has a customer service window (`limits.customerWindowMs`): when the customer
+   * last wrote to the number, as the provider dates it (ISO); null when they never did.
+   */
+  customerLastWrote?: (ctx: Pick<AppContext, 'db' | 'keys' | 'config'>, to: CustomerAddress) => Promise<string | null>;
 }
 
 /** A listener outside HTTP (the FastAGI server), started once the HTTP server listens. */

@@ -4,9 +4,10 @@
  * there). The clock is Meta's: each customer message carries the `timestamp` Meta dates it by, so a
  * message "written 23 h 59 min ago" puts the chat one minute before the window's end.
  */
-import type { ConversationDetail, ConversationEvent, ConversationMessage, Destination, PhoneNumber, WebchatConversation } from '@voxplan/contracts';
+import type { ConversationDetail, ConversationEvent, ConversationMessage, Destination, PhoneNumber, WebchatConversation, WhatsAppTemplate } from '@voxplan/contracts';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { until } from './asterisk-pbx.ts';
+import { composerTemplates, storeTemplates } from './composer-templates.ts';
 import { createTenantMember, errorOf, startTestServer, type TenantMember, type TestServer } from './harness.ts';
 import { handOffPlan, storePlan } from './sessions-helpers.ts';
 import { webchatVisitor } from './webchat-visitor.ts';
@@ -16,6 +17,7 @@ import { subscribeConversations } from '../src/modules/conversations/conversatio
 const APP_SECRET = 'meta-app-secret-window';
 const TOKEN = 'EAAG-window-token';
 const PHONE_ID = '106540352242990';
+const WABA_ID = '102290129340990';
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 
@@ -155,5 +157,127 @@ describe('the window’s edge', () => {
     await server.ctx.db.updateTable('conversations').set({ created_at: new Date(Date.now() - 30 * HOUR).toISOString() }).where('id', '=', record.id).execute();
     expect((await detailOf(record.id)).window_closes_at).toBeNull();
     expect((await api('POST', `/conversations/${record.id}/messages`, { text: 'Hello from the desk' })).statusCode).toBe(201);
+  });
+});
+
+describe('templates from the composer', () => {
+  const user = '5511990000010';
+  let id: number;
+
+  beforeAll(async () => {
+    graph.setTemplates(WABA_ID, { token: TOKEN, phoneNumberIds: [PHONE_ID], templates: composerTemplates });
+    await storeTemplates(server.ctx, member.tenantId, number.id, composerTemplates);
+    // The customer last wrote 30 hours ago: only a template reaches them.
+    id = await takenChat(user, 30 * HOUR);
+  });
+
+  const agentMessages = () => storedMessages(id);
+  const sendTemplate = (template: object) => api('POST', `/conversations/${id}/messages`, { template });
+
+  test('the number’s approved templates are offered, the paused one is not; a web chat has none', async () => {
+    const offered = (await api('GET', `/conversations/${id}/templates`)).json<WhatsAppTemplate[]>();
+    expect(offered.map((template) => `${template.name} ${template.language}`)).toEqual(['invoice_ready en_US', 'order_shipped en_US', 'welcome_video pt_BR']);
+    expect(offered.find((template) => template.name === 'order_shipped')!.parameters.map((parameter) => `${parameter.key}:${parameter.type}`)).toEqual([
+      'header.1:image',
+      'body.1:text',
+      'body.2:text',
+      'body.3:text',
+      'button.0:text',
+    ]);
+    // The web chat's conversation of the tests above.
+    const webchatChat = await server.ctx.db.selectFrom('conversations').select('id').where('provider', '=', 'webchat').executeTakeFirstOrThrow();
+    expect((await api('GET', `/conversations/${webchatChat.id}/templates`)).json()).toEqual([]);
+  });
+
+  test('outside the window a template goes with every parameter type, typed as Meta types them, and the transcript keeps its text marked as the template', async () => {
+    const shipped = await sendTemplate({
+      name: 'order_shipped',
+      language: 'en_US',
+      values: { 'header.1': 'https://shop.example.com/parcel.jpg', 'body.1': 'Ana', 'body.2': 'BRL 120.50', 'body.3': 'December 24, 2026', 'button.0': 'A-123' },
+      types: { 'body.2': 'currency', 'body.3': 'date_time' },
+    });
+    expect(shipped.statusCode, shipped.body).toBe(201);
+    const message = shipped.json<ConversationMessage>();
+    expect(message).toMatchObject({ author: 'agent', template: { name: 'order_shipped', language: 'en_US' }, text: 'Hi Ana, your order of BRL 120.50 ships on December 24, 2026.\n\nVoxplan Shop' });
+    const video = await sendTemplate({ name: 'welcome_video', language: 'pt_BR', values: { 'header.1': 'https://shop.example.com/welcome.mp4', 'body.1': 'Ana' } });
+    expect(video.statusCode, video.body).toBe(201);
+    const invoice = await sendTemplate({ name: 'invoice_ready', language: 'en_US', values: { 'header.1': 'https://shop.example.com/invoice-77.pdf', 'body.customer': 'Ana Souza' } });
+    expect(invoice.statusCode, invoice.body).toBe(201);
+
+    const [first, second, third] = sentTo(user).map((request) => request.body as { type: string; template: { name: string; language: { code: string }; components: unknown[] } });
+    expect(first).toEqual({
+      messaging_product: 'whatsapp',
+      recipient_type: 'individual',
+      to: user,
+      type: 'template',
+      template: {
+        name: 'order_shipped',
+        language: { code: 'en_US' },
+        components: [
+          { type: 'header', parameters: [{ type: 'image', image: { link: 'https://shop.example.com/parcel.jpg' } }] },
+          {
+            type: 'body',
+            parameters: [
+              { type: 'text', text: 'Ana' },
+              { type: 'currency', currency: { fallback_value: 'BRL 120.50', code: 'BRL', amount_1000: 120_500 } },
+              { type: 'date_time', date_time: { fallback_value: 'December 24, 2026' } },
+            ],
+          },
+          { type: 'button', sub_type: 'url', index: '0', parameters: [{ type: 'text', text: 'A-123' }] },
+        ],
+      },
+    });
+    expect(second!.template.components).toEqual([
+      { type: 'header', parameters: [{ type: 'video', video: { link: 'https://shop.example.com/welcome.mp4' } }] },
+      { type: 'body', parameters: [{ type: 'text', text: 'Ana' }] },
+    ]);
+    expect(third!.template.components).toEqual([
+      { type: 'header', parameters: [{ type: 'document', document: { link: 'https://shop.example.com/invoice-77.pdf' } }] },
+      { type: 'body', parameters: [{ type: 'text', text: 'Ana Souza', parameter_name: 'customer' }] },
+    ]);
+    // Meta took each (the local Graph API checks them as Meta does): recorded with the template's name.
+    expect(sentTo(user).map((request) => request.status)).toEqual([200, 200, 200]);
+    const recorded = await server.ctx.db.selectFrom('whatsapp_messages').select(['template_name', 'session_id']).where('contact', '=', user).where('direction', '=', 'outbound').orderBy('sent_time').execute();
+    expect(recorded.map((row) => row.template_name)).toEqual(['order_shipped', 'welcome_video', 'invoice_ready']);
+
+    const detail = await detailOf(id);
+    expect(detail.messages.filter((stored) => stored.author === 'agent').map((stored) => [stored.template?.name, stored.text])).toEqual([
+      ['order_shipped', 'Hi Ana, your order of BRL 120.50 ships on December 24, 2026.\n\nVoxplan Shop'],
+      ['welcome_video', 'Olá Ana! Veja como usar o seu plano.'],
+      ['invoice_ready', 'Dear Ana Souza, your invoice is attached.'],
+    ]);
+    // Still outside the window: a template does not open it.
+    expect(Date.parse(detail.window_closes_at!)).toBeLessThan(Date.now());
+  });
+
+  test('each refusal answers its code, and nothing is stored nor sent', async () => {
+    const before = await agentMessages();
+    const shippedValues = { 'header.1': 'https://shop.example.com/parcel.jpg', 'body.1': 'Ana', 'body.2': 'BRL 120.50', 'body.3': 'Tomorrow', 'button.0': 'A-123' };
+    const refusals: Array<[object, number, string]> = [
+      [{ name: 'no_such_template', language: 'en_US', values: {} }, 422, 'template_not_found'],
+      [{ name: 'order_shipped', language: 'pt_BR', values: shippedValues }, 422, 'template_not_found'],
+      [{ name: 'spring_promo', language: 'en_US', values: {} }, 422, 'template_not_approved'],
+      [{ name: 'order_shipped', language: 'en_US', values: { ...shippedValues, 'body.1': '' } }, 422, 'template_value_missing'],
+      [{ name: 'order_shipped', language: 'en_US', values: { ...shippedValues, 'body.2': 'twelve reais' }, types: { 'body.2': 'currency' } }, 422, 'template_value_invalid'],
+      [{ name: 'order_shipped', language: 'en_US', values: { ...shippedValues, 'header.1': 'parcel.jpg' } }, 422, 'template_value_invalid'],
+      [{ name: 'order_shipped', language: 'en_US', values: shippedValues, types: { 'body.2': 'money' } }, 400, 'invalid_input'],
+      [{ language: 'en_US', values: {} }, 400, 'invalid_input'],
+    ];
+    for (const [template, statusCode, code] of refusals) expect(errorOf(await sendTemplate(template)), JSON.stringify(template)).toMatchObject({ statusCode, code });
+    expect(sentTo(user)).toEqual([]);
+
+    // Approved here but not at Meta (paused there since the last sync): Meta's 132001, told as Meta's refusal.
+    await server.ctx.db.updateTable('whatsapp_templates').set({ status: 'approved' }).where('name', '=', 'spring_promo').execute();
+    const meta = errorOf(await sendTemplate({ name: 'spring_promo', language: 'en_US', values: {} }));
+    expect(meta).toMatchObject({ statusCode: 422, code: 'whatsapp_meta_refused' });
+    expect(sentTo(user).map((request) => request.status)).toEqual([404]);
+    // Meta refusing the customer (131026, undeliverable): refused too.
+    graph.failNext(131026, { message: 'Message undeliverable' });
+    expect(errorOf(await sendTemplate({ name: 'welcome_video', language: 'pt_BR', values: { 'header.1': 'https://shop.example.com/welcome.mp4', 'body.1': 'Ana' } }))).toMatchObject({ statusCode: 422, code: 'whatsapp_meta_refused' });
+    expect(await agentMessages()).toEqual(before);
+
+    // A web chat takes no templates.
+    const web = await server.ctx.db.selectFrom('conversations').select('id').where('provider', '=', 'webchat').executeTakeFirstOrThrow();
+    expect(errorOf(await api('POST', `/conversations/${web.id}/messages`, { template: { name: 'order_shipped', language: 'en_US', values: shippedValues } }))).toMatchObject({ statusCode: 422, code: 'number_not_whatsapp' });
   });
 });

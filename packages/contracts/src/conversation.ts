@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { chatCustomerSchema } from './customer.ts';
 import { idSchema, timestampSchema } from './common.ts';
+import { templateMessageSchema } from './whatsapp-template.ts';
 
 /**
  * Conversations (issue 30, docs/conversations.md): chats a person holds, taken from a queue
@@ -113,6 +114,21 @@ export const conversationMessageInputSchema = z
   })
   .strict()
   .refine((body) => body.text !== '' || body.attachment !== undefined, { path: ['text'], message: 'a message needs text or an attachment' });
+
+/**
+ * A template an agent sends: the template message, and which of its text parameters go as a
+ * currency or a date (Meta's template does not type them; the agent's form does).
+ */
+export const agentTemplateSchema = templateMessageSchema.extend({
+  types: z.record(z.string().max(100), z.enum(['currency', 'date_time'])).default({}),
+});
+export type AgentTemplateMessage = z.output<typeof agentTemplateSchema>;
+
+/**
+ * What POST /conversations/{id}/messages takes: a text (and a link), or a WhatsApp template with
+ * its values (docs/conversations.md, "The customer service window").
+ */
+export const conversationMessageBodySchema = z.union([conversationMessageInputSchema, z.object({ template: agentTemplateSchema }).strict()]);
 
 export const conversationNoteInputSchema = z.object({ text: z.string().trim().min(1).max(conversationLimits.text) }).strict();
 

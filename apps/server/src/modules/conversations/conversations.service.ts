@@ -153,7 +153,7 @@ export async function publishRow(ctx: ConversationContext, record: ConversationR
 }
 
 /** The conversation `id` the scope may see; another tenant's is not found. */
-async function findConversation(ctx: ConversationContext, scope: Scope, id: number): Promise<ConversationRecord> {
+export async function findConversation(ctx: ConversationContext, scope: Scope, id: number): Promise<ConversationRecord> {
   const tenantId = tenantFilterOf(scope);
   let query = ctx.db.selectFrom('conversations').selectAll().where('id', '=', id);
   if (tenantId !== undefined) query = query.where('tenant_id', '=', tenantId);

@@ -75,7 +75,7 @@ export async function storeTemplates(ctx: Pick<AppContext, 'db'>, tenantId: numb
         meta_id: template.id ?? '',
         name: template.name ?? '',
         language: template.language ?? '',
-        category: (template.category ?? 'UTILITY').toLowerCase(),
+        category: (template.category ?? 'UTILITY').toLowerCase() as 'marketing' | 'utility' | 'authentication',
         status: (template.status ?? '').toLowerCase(),
         components: JSON.stringify(template.components ?? []),
         rejected_reason: '',

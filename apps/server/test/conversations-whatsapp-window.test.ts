@@ -204,7 +204,7 @@ describe('templates from the composer', () => {
     const invoice = await sendTemplate({ name: 'invoice_ready', language: 'en_US', values: { 'header.1': 'https://shop.example.com/invoice-77.pdf', 'body.customer': 'Ana Souza' } });
     expect(invoice.statusCode, invoice.body).toBe(201);
 
-    const [first, second, third] = sentTo(user).map((request) => request.body as { type: string; template: { name: string; language: { code: string }; components: unknown[] } });
+    const [first, second, third] = sentTo(user).map((request) => request.body as unknown as { type: string; template: { name: string; language: { code: string }; components: unknown[] } });
     expect(first).toEqual({
       messaging_product: 'whatsapp',
       recipient_type: 'individual',

@@ -204,7 +204,7 @@ export async function registerConversationRoutes(app: FastifyInstance, ctx: AppC
         tags,
         params: idParams,
         description: 'The message templates the conversation’s number may send (WhatsApp: its approved ones, as last synced), for the composer past the 24-hour window; empty on other channels.',
-        response: { 200: z.array(whatsappTemplateSchema) },
+        response: { 200: z.array(whatsappTemplateSchema.omit({ tenant_id: true })) },
       },
     },
     async (request) => conversationTemplates(ctx, scopeOf(request), request.params.id),

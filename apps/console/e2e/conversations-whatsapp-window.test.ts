@@ -165,7 +165,7 @@ describe('an agent at a laptop (en)', () => {
     const mark = page.getByTestId('conversation-template-mark');
     await expect.poll(() => mark.innerText()).toBe('Template order_shipped (en_US)');
     expect(await page.getByTestId('conversation-transcript').innerText()).toContain('Hi Ana, your order of BRL 120.50 ships on December 24, 2026.');
-    const sent = sentTo('5511922220002').at(-1)!.body as { type: string; template: { name: string; components: Array<{ type: string; parameters: unknown[] }> } };
+    const sent = sentTo('5511922220002').at(-1)!.body as unknown as { type: string; template: { name: string; components: Array<{ type: string; parameters: unknown[] }> } };
     expect(sent.type).toBe('template');
     expect(sent.template.components.find((component) => component.type === 'body')!.parameters).toEqual([
       { type: 'text', text: 'Ana' },

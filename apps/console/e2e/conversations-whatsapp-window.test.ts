@@ -149,6 +149,8 @@ describe('an agent at a laptop (en)', () => {
     await expect.poll(() => windowNotice(page).getAttribute('data-state')).toBe('closed');
     expect(await visible(page.getByTestId('template-picker'))).toBe(true);
     expect(await page.getByTestId('conversation-input').count()).toBe(0);
+    // (The jump silenced the live feed for a while: it comes back by itself.)
+    await expect.poll(() => page.getByTestId('conversation-feed-status').getAttribute('data-status'), { timeout: 30_000 }).toBe('live');
 
     // Outside: the picker offers the number's approved templates only.
     await page.getByTestId('template-picker').click();
@@ -159,7 +161,17 @@ describe('an agent at a laptop (en)', () => {
     // Meta's examples are the placeholders; the preview reads as the customer will.
     expect(await page.getByTestId('template-field-body.1').getAttribute('placeholder')).toBe('Ana');
     await expect.poll(() => page.getByTestId('template-preview').innerText()).toContain('Hi Ana, your order of BRL 120.50 ships on December 24, 2026.');
-    await screenshotStates(page, 'template-filled', { group: GROUP });
+    // The form scrolls within itself: its preview and Send are on the screen with the transcript's end.
+    await page.getByTestId('template-preview').scrollIntoViewIfNeeded();
+    expect(await inView(page, page.getByTestId('template-preview'))).toBe(true);
+    expect(await inView(page, page.getByTestId('template-send'))).toBe(true);
+    await screenshotStates(page, 'template-filled', {
+      group: GROUP,
+      settle: async (shot) => {
+        await shot.getByTestId('template-preview').scrollIntoViewIfNeeded();
+        await shot.getByTestId('template-send').scrollIntoViewIfNeeded();
+      },
+    });
     await page.getByTestId('template-send').click();
 
     const mark = page.getByTestId('conversation-template-mark');
@@ -214,8 +226,14 @@ describe('an agent on a phone (pt, 390x844)', () => {
     await page.keyboard.press('Escape');
     await fillOrderShipped(page);
     await expect.poll(() => page.getByTestId('template-preview').innerText()).toContain('Hi Ana, your order of BRL 120.50 ships on');
-    await page.getByTestId('template-send').scrollIntoViewIfNeeded();
+    // On a phone the agent scrolls down to Send, the preview just above it.
+    const toSend = async (shot: Page) => {
+      await shot.getByTestId('template-preview').scrollIntoViewIfNeeded();
+      await shot.getByTestId('template-send').evaluate((element) => element.scrollIntoView({ block: 'center' }));
+    };
+    await toSend(page);
     expect(await inView(page, page.getByTestId('template-send'))).toBe(true);
-    await screenshotStates(page, 'template-filled', { group: GROUP });
+    expect(await visible(page.getByTestId('template-preview'))).toBe(true);
+    await screenshotStates(page, 'template-filled', { group: GROUP, settle: toSend });
   });
 });

@@ -1,4 +1,4 @@
-import { Alert, Badge, Button, Group, Loader, Paper, Select, Stack, Text } from '@mantine/core';
+import { Alert, Badge, Button, Group, Loader, Paper, ScrollArea, Select, Stack, Text } from '@mantine/core';
 import { IconSend, IconTemplate } from '@tabler/icons-react';
 import { useQuery } from '@tanstack/react-query';
 import { type TemplateParameter, type TemplateParameterType, templateText, type TemplateValues, type WhatsAppTemplate } from '@voxplan/contracts/whatsapp-templates';
@@ -112,61 +112,66 @@ export function TemplateComposer({ conversationId, onSend }: { conversationId: n
       />
       {template && (
         <>
-          {template.parameters.map((parameter) => {
-            const field = (
-              <TemplateField
-                parameter={parameter}
-                kind={kindOf(parameter)}
-                label={parameterLabel(parameter, template.buttons, t)}
-                language={template.language}
-                value={values[parameter.key] ?? ''}
-                error={missing.includes(parameter.key) ? t('conversations.template.required') : undefined}
-                onChange={(value) => setValues((current) => ({ ...current, [parameter.key]: value }))}
-              />
-            );
-            if (!choosesKind(parameter)) return <div key={parameter.key}>{field}</div>;
-            return (
-              <Group key={parameter.key} gap="xs" align="flex-start" wrap="nowrap">
-                <div style={{ flex: 1, minWidth: 0 }}>{field}</div>
-                <KindSelect
-                  parameterKey={parameter.key}
-                  value={kindOf(parameter) as TextKind}
-                  onChange={(kind) => {
-                    setKinds((current) => ({ ...current, [parameter.key]: kind }));
-                    // A value of another kind would not read as this one.
-                    setValues((current) => ({ ...current, [parameter.key]: '' }));
-                  }}
-                />
-              </Group>
-            );
-          })}
-          <Paper withBorder p="xs" radius="md" data-testid="template-preview">
-            <Group gap={6} mb={4}>
-              <Text size="xs" fw={600} c="dimmed">
-                {t('conversations.template.preview')}
-              </Text>
-              <Badge size="xs" variant="light" color="indigo">
-                {t(`conversations.template.category.${template.category}`, { defaultValue: template.category })}
-              </Badge>
-            </Group>
-            {media && (
-              <Text size="xs" c="dimmed" style={{ overflowWrap: 'anywhere' }}>
-                {t(`conversations.template.media.${media.type}`)}: {filled[media.key] ?? '—'}
-              </Text>
-            )}
-            <Text size="sm" style={{ whiteSpace: 'pre-wrap', overflowWrap: 'anywhere' }}>
-              {templateText(template, filled)}
-            </Text>
-            {template.buttons.length > 0 && (
-              <Group gap={4} mt={6}>
-                {template.buttons.map((button) => (
-                  <Badge key={button.index} variant="outline" color="gray" size="sm" tt="none">
-                    {button.text}
+          {/* The form scrolls on its own, so that the transcript above and Send below stay on the screen. */}
+          <ScrollArea.Autosize mah={{ base: '26vh', md: '34vh' }} type="auto" offsetScrollbars data-testid="template-form">
+            <Stack gap="xs">
+              {template.parameters.map((parameter) => {
+                const field = (
+                  <TemplateField
+                    parameter={parameter}
+                    kind={kindOf(parameter)}
+                    label={parameterLabel(parameter, template.buttons, t)}
+                    language={template.language}
+                    value={values[parameter.key] ?? ''}
+                    error={missing.includes(parameter.key) ? t('conversations.template.required') : undefined}
+                    onChange={(value) => setValues((current) => ({ ...current, [parameter.key]: value }))}
+                  />
+                );
+                if (!choosesKind(parameter)) return <div key={parameter.key}>{field}</div>;
+                return (
+                  <Group key={parameter.key} gap="xs" align="flex-start" wrap="nowrap">
+                    <div style={{ flex: 1, minWidth: 0 }}>{field}</div>
+                    <KindSelect
+                      parameterKey={parameter.key}
+                      value={kindOf(parameter) as TextKind}
+                      onChange={(kind) => {
+                        setKinds((current) => ({ ...current, [parameter.key]: kind }));
+                        // A value of another kind would not read as this one.
+                        setValues((current) => ({ ...current, [parameter.key]: '' }));
+                      }}
+                    />
+                  </Group>
+                );
+              })}
+              <Paper withBorder p="xs" radius="md" data-testid="template-preview">
+                <Group gap={6} mb={4}>
+                  <Text size="xs" fw={600} c="dimmed">
+                    {t('conversations.template.preview')}
+                  </Text>
+                  <Badge size="xs" variant="light" color="indigo">
+                    {t(`conversations.template.category.${template.category}`, { defaultValue: template.category })}
                   </Badge>
-                ))}
-              </Group>
-            )}
-          </Paper>
+                </Group>
+                {media && (
+                  <Text size="xs" c="dimmed" style={{ overflowWrap: 'anywhere' }}>
+                    {t(`conversations.template.media.${media.type}`)}: {filled[media.key] ?? '—'}
+                  </Text>
+                )}
+                <Text size="sm" style={{ whiteSpace: 'pre-wrap', overflowWrap: 'anywhere' }}>
+                  {templateText(template, filled)}
+                </Text>
+                {template.buttons.length > 0 && (
+                  <Group gap={4} mt={6}>
+                    {template.buttons.map((button) => (
+                      <Badge key={button.index} variant="outline" color="gray" size="sm" tt="none">
+                        {button.text}
+                      </Badge>
+                    ))}
+                  </Group>
+                )}
+              </Paper>
+            </Stack>
+          </ScrollArea.Autosize>
           {refusal && (
             <Text size="sm" c="var(--mantine-color-error)" role="alert" data-testid="template-error">
               {refusal}

@@ -15,7 +15,7 @@ import { createTenantMember, type TenantMember } from '../../server/test/harness
 import { storePlan } from '../../server/test/sessions-helpers.ts';
 import { type GraphApi, signWhatsapp, startGraphApi, whatsappDelivery } from '../../server/test/whatsapp-graph.ts';
 import { handoffPlan } from './chat-handoff.ts';
-import { type ConsoleHarness, createNumber, startConsole } from './harness.ts';
+import { accessibilityViolations, type ConsoleHarness, createNumber, startConsole } from './harness.ts';
 import { screenshotStates } from './screenshots.ts';
 
 const GROUP = 'conversations-whatsapp-window';
@@ -165,6 +165,7 @@ describe('an agent at a laptop (en)', () => {
     await page.getByTestId('template-preview').scrollIntoViewIfNeeded();
     expect(await inView(page, page.getByTestId('template-preview'))).toBe(true);
     expect(await inView(page, page.getByTestId('template-send'))).toBe(true);
+    expect(await accessibilityViolations(page)).toEqual([]);
     await screenshotStates(page, 'template-filled', {
       group: GROUP,
       settle: async (shot) => {

@@ -1,4 +1,4 @@
-import { Text } from '@mantine/core';
+import { Alert, Text } from '@mantine/core';
 import { useInterval } from '@mantine/hooks';
 import { IconClockHour4, IconLock } from '@tabler/icons-react';
 import { useState } from 'react';
@@ -39,26 +39,25 @@ export function WindowNotice({ left }: { left: number }) {
   const warning = !closed && left <= WINDOW_WARNING_MS;
   const state = closed ? 'closed' : warning ? 'warning' : 'open';
   const Icon = closed ? IconLock : IconClockHour4;
+  const text = closed
+    ? t('conversations.window.closed')
+    : warning
+      ? t('conversations.window.closingSoon', { time: timeLeftText(left, t) })
+      : t('conversations.window.closesIn', { time: timeLeftText(left, t) });
+  if (state === 'open') {
+    return (
+      <Text size="sm" c="dimmed" mb={6} role="status" data-state={state} data-testid="conversation-window" style={{ display: 'flex', gap: 6, alignItems: 'center' }}>
+        <Icon size={16} aria-hidden />
+        {text}
+      </Text>
+    );
+  }
+  // The light variant's orange keeps AA contrast in both schemes, as the chat's other warnings do.
   return (
-    <Text
-      size="sm"
-      // Orange text of the light variant keeps AA contrast in both schemes only as the "-text" colour.
-      c={closed || warning ? 'var(--mantine-color-orange-light-color)' : 'dimmed'}
-      fw={warning ? 600 : undefined}
-      mb={6}
-      role="status"
-      data-state={state}
-      data-testid="conversation-window"
-      style={{ display: 'flex', gap: 6, alignItems: 'flex-start' }}
-    >
-      <Icon size={16} style={{ flexShrink: 0, marginTop: 2 }} aria-hidden />
-      <span>
-        {closed
-          ? t('conversations.window.closed')
-          : warning
-            ? t('conversations.window.closingSoon', { time: timeLeftText(left, t) })
-            : t('conversations.window.closesIn', { time: timeLeftText(left, t) })}
-      </span>
-    </Text>
+    <Alert variant="light" color="orange" p={6} mb={6} icon={<Icon size={16} aria-hidden />} role="status" data-state={state} data-testid="conversation-window" styles={{ icon: { marginInlineEnd: 6 } }}>
+      <Text size="sm" fw={warning ? 600 : undefined} c="var(--mantine-color-text)">
+        {text}
+      </Text>
+    </Alert>
   );
 }

@@ -34,6 +34,12 @@ export interface Config {
   /** Meta's Graph API (WhatsApp Cloud API messages) and the version its paths begin with. */
   whatsappGraphUrl: string;
   whatsappGraphVersion: string;
+  /** WHATSAPP_MESSAGES_PER_SECOND: a number's sends per second on this instance (Meta's throughput, docs/channels-whatsapp.md "Pace"). */
+  whatsappMessagesPerSecond: number;
+  /** WHATSAPP_RATE_LIMIT_BACKOFF_MS: how long a send Meta refused for throughput (130429) waits before its one retry. */
+  whatsappRateLimitBackoffMs: number;
+  /** WHATSAPP_TEMPLATE_SYNC_HOURS: hours between syncs of a number's message templates; 0 turns the periodic sync off. */
+  whatsappTemplateSyncHours: number;
   /** The built web chat widget (apps/webchat/dist), served at /widget.js. */
   webchatDir: string;
   /** Web chat API requests allowed per minute from one address, and for one number's key. */
@@ -197,6 +203,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     metricsToken: env.METRICS_TOKEN || undefined,
     whatsappGraphUrl: (env.WHATSAPP_GRAPH_URL || 'https://graph.facebook.com').replace(/\/+$/, ''),
     whatsappGraphVersion: env.WHATSAPP_GRAPH_VERSION || 'v23.0',
+    whatsappMessagesPerSecond: Math.max(1, intFrom(env, 'WHATSAPP_MESSAGES_PER_SECOND', 80)),
+    whatsappRateLimitBackoffMs: Math.max(0, intFrom(env, 'WHATSAPP_RATE_LIMIT_BACKOFF_MS', 1000)),
+    whatsappTemplateSyncHours: Math.max(0, intFrom(env, 'WHATSAPP_TEMPLATE_SYNC_HOURS', 3)),
     webchatDir: path.resolve(env.WEBCHAT_DIR || path.join(import.meta.dirname, '../../webchat/dist')),
     webchatRatePerAddress: intFrom(env, 'WEBCHAT_RATE_PER_ADDRESS', 120),
     webchatRatePerKey: intFrom(env, 'WEBCHAT_RATE_PER_KEY', 6000),

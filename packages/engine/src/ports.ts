@@ -118,7 +118,8 @@ export interface OutgoingMessage {
   text: string;
 }
 
-export type MessagingResult = { ok: true; id?: string } | { ok: false; reason: string };
+/** A failure's `code` is the provider's own where it gave one (Meta's error code on WhatsApp). */
+export type MessagingResult = { ok: true; id?: string } | { ok: false; reason: string; code?: number };
 
 /** The `send_message` block: through the tenant's integrations or the number's WhatsApp configuration. */
 export interface Messaging {

@@ -31,6 +31,7 @@ import * as doNotCall from './migrations/0030-do-not-call.ts';
 import * as tenantDialing from './migrations/0031-tenant-dialing.ts';
 import * as campaigns from './migrations/0032-campaigns.ts';
 import * as whatsappTemplates from './migrations/0033-whatsapp-templates.ts';
+import * as whatsappTemplateSync from './migrations/0034-whatsapp-template-sync.ts';
 import * as conversationTemplates from './migrations/0036-conversation-templates.ts';
 import type { Database } from './schema.ts';
 
@@ -67,6 +68,7 @@ function migrationsFor(dialect: DialectName): Record<string, Migration> {
     '0031-tenant-dialing': { up: tenantDialing.up },
     '0032-campaigns': { up: campaigns.up(dialect) },
     '0033-whatsapp-templates': { up: whatsappTemplates.up(dialect) },
+    '0034-whatsapp-template-sync': { up: whatsappTemplateSync.up },
     '0036-conversation-templates': { up: conversationTemplates.up },
   };
 }

@@ -551,6 +551,8 @@ export interface NumberTable {
   whatsapp_business_account_id: Generated<string>;
   /** Meta's messaging limit tier: unique customers a day outside the window (250, 2000, 10000, 100000); null: unlimited. */
   whatsapp_daily_limit: number | null;
+  /** When the number's templates are next synced (migration 0034); null: due now. */
+  whatsapp_templates_due_at: string | null;
 }
 
 /** A WhatsApp message of a number's conversations (migration 0010, channels/whatsapp). */

@@ -9,6 +9,7 @@ import { dateRangesResource } from '../modules/date-ranges/date-ranges.resource.
 import { doNotCallResource } from '../modules/do-not-call/do-not-call.resource.ts';
 import { destinationsResource } from '../modules/destinations/destinations.resource.ts';
 import { holidaysResource } from '../modules/holidays/holidays.resource.ts';
+import { whatsappTemplatesResource } from '../modules/whatsapp-templates/whatsapp-templates.resource.ts';
 import { numbersResource } from '../modules/numbers/numbers.resource.ts';
 import { webhookDeliveriesResource } from '../modules/plan-webhook/webhook-deliveries.resource.ts';
 import { reportsResource } from '../modules/reports/reports.resource.ts';
@@ -19,7 +20,7 @@ import type { ResourceDefinition } from './definition.ts';
 
 /** Every resource of the generic API: adding one is adding its definition here. */
 export function allResources(): ResourceDefinition[] {
-  return [tenantsResource, usersResource, configurationsResource, auditResource, destinationsResource, aclResource, holidaysResource, dateRangesResource, audiosResource, webhookDeliveriesResource, visualPlansResource, reportsResource, numbersResource, savedRepliesResource, doNotCallResource, campaignsResource] as ResourceDefinition[];
+  return [tenantsResource, usersResource, configurationsResource, auditResource, destinationsResource, aclResource, holidaysResource, dateRangesResource, audiosResource, webhookDeliveriesResource, visualPlansResource, reportsResource, numbersResource, savedRepliesResource, doNotCallResource, campaignsResource, whatsappTemplatesResource] as ResourceDefinition[];
 }
 
 type TableWithTenant = { [T in TableName]: Database[T] extends { tenant_id: number } ? T : never }[TableName];

@@ -5,6 +5,8 @@ import { personMessages, replyMessages, whatsappLimits } from './outbound.ts';
 import { customerLastWrote } from './customer-window.ts';
 import { approvedTemplatesFor, sendPersonTemplate } from './person-templates.ts';
 import { accountByNumber, CUSTOMER_WINDOW_MS, sendChatTurn, sendWhatsApp } from './whatsapp-channel.ts';
+import { whatsappTemplateRoutes } from './template.routes.ts';
+import { startTemplateSync } from './template-sync.ts';
 import { whatsappHooksPlugin } from './whatsapp.routes.ts';
 
 export const whatsappChannel: Channel = {
@@ -13,7 +15,11 @@ export const whatsappChannel: Channel = {
   // Called by Meta, which signs its deliveries with the number's app secret instead of sending a token.
   routes: async (api, { ctx }) => {
     await api.register(whatsappHooksPlugin, { ctx });
+    // Signed-in users' routes of the channel, in their own scope so that the hooks above stay open to Meta.
+    await api.register(whatsappTemplateRoutes, { ctx });
   },
+  // Not a listener: the periodic template sync (template-sync.ts), started with the server, stopped with it.
+  listen: (ctx, log) => Promise.resolve(startTemplateSync(ctx, log)),
   render: replyMessages,
   chat: {
     turn: sendChatTurn,

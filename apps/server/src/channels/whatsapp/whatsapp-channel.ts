@@ -6,6 +6,7 @@
  * the sweeper's last words (the channel's chat sender) and the `send_message`
  * block (the messaging port), so the window is kept alike for all of them.
  */
+import { randomUUID } from 'node:crypto';
 import type { Action, MessagingResult, OutgoingMessage } from '@voxplan/engine';
 import type { Kysely } from 'kysely';
 import type { Config } from '../../config.ts';
@@ -13,7 +14,9 @@ import type { Database } from '../../db/schema.ts';
 import type { Keys } from '../../lib/keys.ts';
 import { decryptSecret } from '../../lib/keys.ts';
 import type { ChatSender } from '../../modules/sessions/chat-channels.ts';
+import { metaErrorOf, metaOutcome, THROUGHPUT_LIMIT } from './meta-errors.ts';
 import { type GraphMessage, replyMessages, textMessages } from './outbound.ts';
+import { instancePacer, type Pacer } from './pace.ts';
 
 /** How long one request to the Graph API may hold a turn. */
 const SEND_TIMEOUT_MS = 10_000;
@@ -22,7 +25,13 @@ const SEND_TIMEOUT_MS = 10_000;
 export const CUSTOMER_WINDOW_MS = 24 * 3600 * 1000;
 
 /** What the channel needs of the app. */
-export type WhatsAppContext = { db: Kysely<Database>; keys: Keys; config: Pick<Config, 'whatsappGraphUrl' | 'whatsappGraphVersion'> };
+export type WhatsAppContext = {
+  db: Kysely<Database>;
+  keys: Keys;
+  config: Pick<Config, 'whatsappGraphUrl' | 'whatsappGraphVersion'> & Partial<Pick<Config, 'whatsappMessagesPerSecond' | 'whatsappRateLimitBackoffMs'>>;
+  /** The sends' pace (pace.ts); the instance's unless a test gives its own. */
+  pacer?: Pacer;
+};
 
 /** A number's WhatsApp configuration, secrets decrypted; null when none is stored. */
 export interface WhatsAppAccount {
@@ -36,6 +45,10 @@ export interface WhatsAppAccount {
   phone_number_id: string;
   token: string | null;
   app_secret: string | null;
+  /** The WhatsApp Business Account whose templates the number sends; '' when not given. */
+  business_account_id: string;
+  /** Meta's messaging limit tier; null: unlimited. */
+  daily_limit: number | null;
 }
 
 /** The user's WhatsApp id (wa_id): the phone number's digits, as Meta names users. */
@@ -44,7 +57,7 @@ export const contactOf = (address: string): string => address.trim().replace(/^\
 async function accountWhere(ctx: WhatsAppContext, where: { id: number } | { tenant_id: number; number: string }): Promise<WhatsAppAccount | undefined> {
   let query = ctx.db
     .selectFrom('numbers')
-    .select(['id', 'tenant_id', 'number', 'provider', 'chat_plan_id', 'whatsapp_verify_token', 'whatsapp_phone_number_id', 'whatsapp_token', 'whatsapp_app_secret']);
+    .select(['id', 'tenant_id', 'number', 'provider', 'chat_plan_id', 'whatsapp_verify_token', 'whatsapp_phone_number_id', 'whatsapp_token', 'whatsapp_app_secret', 'whatsapp_business_account_id', 'whatsapp_daily_limit']);
   query = 'id' in where ? query.where('id', '=', where.id) : query.where('tenant_id', '=', where.tenant_id).where('number', '=', where.number);
   const row = await query.executeTakeFirst();
   if (!row) return undefined;
@@ -59,6 +72,8 @@ async function accountWhere(ctx: WhatsAppContext, where: { id: number } | { tena
     phone_number_id: row.whatsapp_phone_number_id,
     token: secret(row.whatsapp_token),
     app_secret: secret(row.whatsapp_app_secret),
+    business_account_id: row.whatsapp_business_account_id,
+    daily_limit: row.whatsapp_daily_limit,
   };
 }
 
@@ -91,9 +106,13 @@ function sentIdOf(body: unknown): string | undefined {
   return typeof id === 'string' && id !== '' ? id : undefined;
 }
 
-async function post(ctx: WhatsAppContext, account: WhatsAppAccount, token: string, to: string, message: GraphMessage): Promise<MessagingResult> {
+/** A send's result: Meta's id, else the outcome (meta-errors.ts) with Meta's code when it gave one. */
+type PostResult = { ok: true; id: string } | { ok: false; reason: string; code?: number; error?: string };
+
+async function postOnce(ctx: WhatsAppContext, account: WhatsAppAccount, token: string, to: string, message: GraphMessage): Promise<PostResult> {
   const { whatsappGraphUrl, whatsappGraphVersion } = ctx.config;
   const url = `${whatsappGraphUrl}/${whatsappGraphVersion}/${encodeURIComponent(account.phone_number_id)}/messages`;
+  await (ctx.pacer ?? instancePacer).take(account.number_id, ctx.config.whatsappMessagesPerSecond ?? 80);
   let response: Response;
   try {
     response = await fetch(url, {
@@ -107,8 +126,19 @@ async function post(ctx: WhatsAppContext, account: WhatsAppAccount, token: strin
   }
   const body: unknown = await response.json().catch(() => undefined);
   const id = response.ok ? sentIdOf(body) : undefined;
-  // Nothing is reported sent that Meta did not take and name.
-  return id ? { ok: true, id } : { ok: false, reason: `provider_status_${response.status}` };
+  if (id) return { ok: true, id };
+  // Nothing is reported sent that Meta did not take and name; Meta's code says why, when it gave one.
+  const error = response.ok ? undefined : metaErrorOf(body);
+  return error ? { ok: false, reason: metaOutcome(error.code), code: error.code, error: error.message } : { ok: false, reason: `provider_status_${response.status}` };
+}
+
+/** One message through the Graph API, at the number's pace; Meta's throughput refusal (130429) is retried once after a pause. */
+async function post(ctx: WhatsAppContext, account: WhatsAppAccount, token: string, to: string, message: GraphMessage): Promise<PostResult> {
+  const result = await postOnce(ctx, account, token, to, message);
+  if (result.ok || result.code !== THROUGHPUT_LIMIT) return result;
+  const backoff = ctx.config.whatsappRateLimitBackoffMs ?? 1000;
+  if (backoff > 0) await new Promise((resolve) => setTimeout(resolve, backoff));
+  return postOnce(ctx, account, token, to, message);
 }
 
 /**
@@ -124,20 +154,44 @@ export async function sendWhatsApp(ctx: WhatsAppContext, account: WhatsAppAccoun
   if (!onlyTemplates && !(await isInCustomerWindow(ctx.db, account.number_id, contact))) return { ok: false, reason: 'outside_customer_window' };
   let result: MessagingResult = { ok: false, reason: 'empty' };
   for (const message of messages) {
-    result = await post(ctx, account, account.token, contact, message);
-    if (!result.ok) return result;
+    const posted = await post(ctx, account, account.token, contact, message);
     const now = new Date().toISOString();
+    const templateName = message.type === 'template' ? message.template.name : null;
+    if (!posted.ok) {
+      // Meta's refusal is kept as a failed message (there is no id of Meta's), so that reports and campaigns show its code.
+      if (posted.code !== undefined) {
+        await ctx.db
+          .insertInto('whatsapp_messages')
+          .values({
+            id: `refused:${randomUUID()}`,
+            tenant_id: account.tenant_id,
+            number_id: account.number_id,
+            direction: 'outbound',
+            contact,
+            session_id: sessionId,
+            status: 'failed',
+            error: `${posted.code} ${posted.error ?? ''}`.trim().slice(0, 500),
+            error_code: posted.code,
+            template_name: templateName,
+            sent_time: now,
+            updated_time: now,
+          })
+          .execute();
+      }
+      return { ok: false, reason: posted.reason, ...(posted.code !== undefined && { code: posted.code }) };
+    }
+    result = posted;
     await ctx.db
       .insertInto('whatsapp_messages')
       .values({
-        id: result.id!,
+        id: posted.id,
         tenant_id: account.tenant_id,
         number_id: account.number_id,
         direction: 'outbound',
         contact,
         session_id: sessionId,
         status: 'accepted',
-        template_name: message.type === 'template' ? message.template.name : null,
+        template_name: templateName,
         sent_time: now,
         updated_time: now,
       })
@@ -194,11 +248,11 @@ const statusRank: Record<string, number> = { accepted: 0, sent: 1, delivered: 2,
 export const deliveryStatuses = ['sent', 'delivered', 'read', 'failed'] as const;
 
 /** Records a delivery status of one of our messages; one of another sender (unknown id) is left alone. */
-export async function recordStatus(db: Kysely<Database>, numberId: number, messageId: string, status: (typeof deliveryStatuses)[number], error: string): Promise<void> {
+export async function recordStatus(db: Kysely<Database>, numberId: number, messageId: string, status: (typeof deliveryStatuses)[number], error: string, errorCode: number | null = null): Promise<void> {
   const before = Object.keys(statusRank).filter((name) => statusRank[name]! < statusRank[status]!);
   await db
     .updateTable('whatsapp_messages')
-    .set({ status, error, updated_time: new Date().toISOString() })
+    .set({ status, error, error_code: errorCode, updated_time: new Date().toISOString() })
     .where('id', '=', messageId)
     .where('number_id', '=', numberId)
     .where('direction', '=', 'outbound')

@@ -19,6 +19,7 @@ import type { TurnOutcome } from '../../modules/sessions/sessions.service.ts';
 import type { AttachmentFile } from '../../modules/conversations/attachment-store.ts';
 import { deskEvents } from '../../modules/conversations/desk.ts';
 import { routeCustomerMessage } from '../router.ts';
+import { applyTemplateStatus } from './template-sync.ts';
 import { accountById, contactOf, deliveryStatuses, downloadMedia, recordStatus, sendReplies, type WhatsAppAccount } from './whatsapp-channel.ts';
 
 /** A file name's extension for a MIME type (`image/jpeg` → `jpeg`), letters and digits only. */
@@ -77,10 +78,18 @@ const deliveryStatus = z.object({
 const deliverySchema = z.object({
   entry: z.array(
     z.object({
+      // The WhatsApp Business Account: what a template's status update names its account by.
+      id: z.string().optional(),
       changes: z.array(
         z.object({
           field: z.string().optional(),
           value: z.object({
+            // message_template_status_update (template-sync.ts)
+            event: z.string().optional(),
+            message_template_id: z.union([z.string(), z.number()]).optional(),
+            message_template_name: z.string().optional(),
+            message_template_language: z.string().optional(),
+            reason: z.string().nullable().optional(),
             metadata: z.object({ phone_number_id: z.string() }).optional(),
             // Who wrote: the WhatsApp profile name the user chose, beside their wa_id (Meta may leave it out).
             contacts: z.array(z.object({ wa_id: z.string().optional(), profile: z.object({ name: z.string().optional() }).optional() })).optional(),
@@ -336,7 +345,13 @@ export async function whatsappHooksPlugin(app: FastifyInstance, options: { ctx: 
       }
       const delivery = deliverySchema.safeParse(parsed);
       if (!delivery.success) throw badRequest('invalid_input', delivery.error.issues.map((issue) => ({ path: issue.path.join('.'), message: issue.message })));
-      for (const change of delivery.data.entry.flatMap((entry) => entry.changes)) {
+      for (const [entry, change] of delivery.data.entry.flatMap((entry) => entry.changes.map((change) => [entry, change] as const))) {
+        if (change.field === 'message_template_status_update') {
+          const { event } = change.value;
+          // Applied to the numbers of this number's tenant that send with that account: the delivery was signed with this number's secret.
+          if (event) await applyTemplateStatus(ctx, account.tenant_id, entry.id ?? '', { ...change.value, event }, request.log);
+          continue;
+        }
         const { metadata, contacts = [], messages = [], statuses = [] } = change.value;
         // An app's webhook may carry its other numbers' traffic: each number answers its own.
         if (metadata && account.phone_number_id !== '' && metadata.phone_number_id !== account.phone_number_id) {
@@ -347,7 +362,7 @@ export async function whatsappHooksPlugin(app: FastifyInstance, options: { ctx: 
         for (const status of statuses) {
           const name = deliveryStatuses.find((candidate) => candidate === status.status);
           const error = status.errors?.[0];
-          if (name) await recordStatus(ctx.db, numberId, status.id, name, error ? `${error.code ?? ''} ${error.title ?? ''}`.trim() : '');
+          if (name) await recordStatus(ctx.db, numberId, status.id, name, error ? `${error.code ?? ''} ${error.title ?? ''}`.trim() : '', error?.code ?? null);
         }
       }
       return reply.status(200).send({ ok: true });

@@ -118,6 +118,7 @@ export const sameInBothLanguages = new Set([
   'SipPulse AI',
   'WAV',
   'Menu',
+  'Marketing',
   '{{count}} min',
 ]);
 

@@ -203,7 +203,7 @@ describe('an agent on a phone (pt, 390x844)', () => {
     const page = await openAgent({ locale: 'pt-BR', colorScheme: 'dark', phone: true });
     await customerWrites('5511922220003', 'Daniela', 'Oi', 2 * MINUTE);
     await take(page, 'Daniela');
-    await expect.poll(() => windowNotice(page).innerText()).toMatch(/^A janela fecha em 23 h 5[67] min$/);
+    await expect.poll(() => windowNotice(page).innerText()).toMatch(/^A janela fecha em 23 h e 5[67] min$/);
     expect(await inView(page, windowNotice(page))).toBe(true);
     expect(await inView(page, page.getByTestId('conversation-input'))).toBe(true);
     await screenshotStates(page, 'inside-window', { group: GROUP });

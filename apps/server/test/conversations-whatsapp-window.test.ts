@@ -269,11 +269,15 @@ describe('templates from the composer', () => {
     // Approved here but not at Meta (paused there since the last sync): Meta's 132001, told as Meta's refusal.
     await server.ctx.db.updateTable('whatsapp_templates').set({ status: 'approved' }).where('name', '=', 'spring_promo').execute();
     const meta = errorOf(await sendTemplate({ name: 'spring_promo', language: 'en_US', values: {} }));
-    expect(meta).toMatchObject({ statusCode: 422, code: 'whatsapp_meta_refused' });
+    expect(meta).toMatchObject({ statusCode: 422, code: 'whatsapp_meta_refused', params: { reason: 'template_missing (132001)' } });
     expect(sentTo(user).map((request) => request.status)).toEqual([404]);
     // Meta refusing the customer (131026, undeliverable): refused too.
     graph.failNext(131026, { message: 'Message undeliverable' });
-    expect(errorOf(await sendTemplate({ name: 'welcome_video', language: 'pt_BR', values: { 'header.1': 'https://shop.example.com/welcome.mp4', 'body.1': 'Ana' } }))).toMatchObject({ statusCode: 422, code: 'whatsapp_meta_refused' });
+    expect(errorOf(await sendTemplate({ name: 'welcome_video', language: 'pt_BR', values: { 'header.1': 'https://shop.example.com/welcome.mp4', 'body.1': 'Ana' } }))).toMatchObject({
+      statusCode: 422,
+      code: 'whatsapp_meta_refused',
+      params: { reason: 'undeliverable (131026)' },
+    });
     expect(await agentMessages()).toEqual(before);
 
     // A web chat takes no templates.

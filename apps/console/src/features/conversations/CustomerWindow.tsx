@@ -25,7 +25,7 @@ export function timeLeftText(left: number, t: (key: string, options?: Record<str
   if (minutes < 1) return t('conversations.window.underAMinute');
   const hours = Math.floor(minutes / 60);
   const rest = minutes % 60;
-  if (hours === 0) return t('conversations.window.minutes', { minutes: rest });
+  if (hours === 0) return t('conversations.window.minutes', { count: rest });
   return rest === 0 ? t('conversations.window.hours', { hours }) : t('conversations.window.hoursMinutes', { hours, minutes: rest });
 }
 

@@ -33,7 +33,8 @@ export async function sendPersonTemplate(ctx: WhatsAppContext, to: CustomerAddre
   const sent = await sendWhatsApp(ctx, account, to.caller, [message], to.session_id);
   if (!sent.ok) {
     if (sent.reason === 'timeout' || sent.reason === 'network') throw new AppError(503, 'whatsapp_meta_unreachable');
-    throw new AppError(422, 'whatsapp_meta_refused', undefined, undefined, { reason: sent.reason ?? 'unknown' });
+    // Meta's outcome (meta-errors.ts) and its code, as the catalogue's text names them.
+    throw new AppError(422, 'whatsapp_meta_refused', undefined, undefined, { reason: sent.code === undefined ? sent.reason : `${sent.reason} (${sent.code})` });
   }
   return { text: templatePlainText(template, request.values) };
 }

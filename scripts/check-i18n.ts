@@ -119,6 +119,7 @@ export const sameInBothLanguages = new Set([
   'SipPulse AI',
   'WAV',
   'Menu',
+  'Marketing',
   '{{count}} min',
 ]);
 

@@ -205,7 +205,7 @@ describe('an agent at a laptop', () => {
     // A day later the customer's WhatsApp window is over: the chat sweep tells the agent, in their words.
     await sweepCustomersGone(harness.server.ctx, new Date(Date.now() + 25 * 3600_000));
     await expect.poll(() => agent.getByTestId('conversation-system').innerText()).toBe(
-      'A janela do WhatsApp do cliente terminou: passaram 24 horas desde a última mensagem dele, e o WhatsApp não aceita mensagens suas até que ele escreva de novo.',
+      'A janela do WhatsApp do cliente terminou: passaram 24 horas desde a última mensagem dele, e o WhatsApp só aceita um modelo aprovado de você até que ele escreva de novo.',
     );
     await agent.getByTestId('conversation-mode').getByText('Resposta').click();
     await input.fill('/');

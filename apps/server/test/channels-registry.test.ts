@@ -37,6 +37,7 @@ const agentMessage = (text: string, size: number | null = null): ConversationMes
   agent: { id: 1, name: 'Ana' },
   text,
   attachment: { url: 'https://files.example/invoice.pdf', content_type: 'application/pdf', name: 'invoice.pdf', size },
+  template: null,
   created_at: new Date().toISOString(),
 });
 

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { chatCustomerSchema } from './customer.ts';
 import { idSchema, timestampSchema } from './common.ts';
+import { templateMessageSchema } from './whatsapp-template.ts';
 
 /**
  * Conversations (issue 30, docs/conversations.md): chats a person holds, taken from a queue
@@ -52,6 +53,11 @@ export const conversationMessageSchema = z.object({
   agent: named.nullable(),
   text: z.string(),
   attachment: conversationMessageAttachmentSchema.nullable(),
+  /**
+   * A WhatsApp template the agent sent (outside the customer service window): its name and
+   * language; `text` is then the template's text with its values. Null for any other message.
+   */
+  template: z.object({ name: z.string(), language: z.string() }).nullable(),
   created_at: timestampSchema,
 });
 export type ConversationMessage = z.infer<typeof conversationMessageSchema>;
@@ -84,6 +90,13 @@ export const conversationDetailSchema = conversationRowSchema.extend({
   bot_transcript: z.array(z.object({ from: z.enum(['caller', 'plan']), text: z.string(), at: timestampSchema })),
   variables: z.record(z.string(), z.unknown()),
   plan: named,
+  /**
+   * Where the channel lets a business write freely only for a while after the customer's last
+   * message (WhatsApp: 24 hours, docs/conversations.md "The customer service window"): when that
+   * window closes (in the past once it has); null on channels without one, or when the customer
+   * never wrote.
+   */
+  window_closes_at: timestampSchema.nullable(),
 });
 export type ConversationDetail = z.infer<typeof conversationDetailSchema>;
 
@@ -101,6 +114,21 @@ export const conversationMessageInputSchema = z
   })
   .strict()
   .refine((body) => body.text !== '' || body.attachment !== undefined, { path: ['text'], message: 'a message needs text or an attachment' });
+
+/**
+ * A template an agent sends: the template message, and which of its text parameters go as a
+ * currency or a date (Meta's template does not type them; the agent's form does).
+ */
+export const agentTemplateSchema = templateMessageSchema.extend({
+  types: z.record(z.string().max(100), z.enum(['currency', 'date_time'])).default({}),
+});
+export type AgentTemplateMessage = z.output<typeof agentTemplateSchema>;
+
+/**
+ * What POST /conversations/{id}/messages takes: a text (and a link), or a WhatsApp template with
+ * its values (docs/conversations.md, "The customer service window").
+ */
+export const conversationMessageBodySchema = z.union([conversationMessageInputSchema, z.object({ template: agentTemplateSchema }).strict()]);
 
 export const conversationNoteInputSchema = z.object({ text: z.string().trim().min(1).max(conversationLimits.text) }).strict();
 
@@ -132,7 +160,8 @@ export type ConversationSummary = z.infer<typeof conversationSummarySchema>;
 /** What GET /conversations/events sends, one per `event:`; `conversation` is the row as the list shows it. */
 export type ConversationEvent =
   | { type: 'conversation.waiting' | 'conversation.taken' | 'conversation.closed' | 'conversation.transferred'; conversation_id: number; conversation: ConversationRow }
-  | { type: 'conversation.message'; conversation_id: number; message: ConversationMessage }
+  /** `window_closes_at`: with a customer's message on a channel with a customer service window, when the window it opened closes. */
+  | { type: 'conversation.message'; conversation_id: number; message: ConversationMessage; window_closes_at?: string }
   | { type: 'conversation.typing'; conversation_id: number; agent: { id: number; name: string } }
   /** The customer is typing (the web chat's widget tells it; WhatsApp has no such event). */
   | { type: 'conversation.customer_typing'; conversation_id: number };

@@ -144,6 +144,7 @@ export const errorCodes = [
   'attachment_type_not_supported',
   'attachment_too_large',
   'attachment_not_found',
+  'customer_window_closed',
   'campaign_running',
   'campaign_finished',
   'campaign_status_invalid',

@@ -4,7 +4,7 @@
  * and the engine know nothing of a provider; a channel turns what the provider sends into turns of
  * a session, and a turn's actions into what the provider understands.
  */
-import type { AttachmentRule, ConversationMessage } from '@voxplan/contracts';
+import type { AgentTemplateMessage, AttachmentRule, ConversationMessage, WhatsAppTemplate } from '@voxplan/contracts';
 import type { MessagingResult, Provider, Channel as SessionChannel } from '@voxplan/engine';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.ts';
@@ -49,6 +49,19 @@ export interface ChatSending {
    * nothing to push.
    */
   message?: (ctx: Pick<AppContext, 'db' | 'keys' | 'config'>, to: CustomerAddress, message: Pick<ConversationMessage, 'text' | 'attachment'>) => Promise<MessagingResult>;
+  /**
+   * Where the channel has a customer service window (`limits.customerWindowMs`): when the customer
+   * last wrote to the number, as the provider dates it (ISO); null when they never did.
+   */
+  customerLastWrote?: (ctx: Pick<AppContext, 'db' | 'keys' | 'config'>, to: CustomerAddress) => Promise<string | null>;
+  /** Where a person may send message templates (WhatsApp, even past the window): the number's approved ones. */
+  templates?: (ctx: Pick<AppContext, 'db' | 'keys' | 'config'>, to: CustomerAddress) => Promise<WhatsAppTemplate[]>;
+  /**
+   * Sends a person's template: a refusal (an unknown or unapproved template, a value missing or of
+   * the wrong type, the provider's refusal) throws an AppError with its catalogue code, before
+   * anything is stored. Answers the text the customer reads.
+   */
+  sendTemplate?: (ctx: Pick<AppContext, 'db' | 'keys' | 'config'>, to: CustomerAddress, template: AgentTemplateMessage) => Promise<{ text: string }>;
 }
 
 /** A listener outside HTTP (the FastAGI server), started once the HTTP server listens. */

@@ -32,6 +32,7 @@ import * as tenantDialing from './migrations/0031-tenant-dialing.ts';
 import * as campaigns from './migrations/0032-campaigns.ts';
 import * as whatsappTemplates from './migrations/0033-whatsapp-templates.ts';
 import * as whatsappTemplateSync from './migrations/0034-whatsapp-template-sync.ts';
+import * as conversationTemplates from './migrations/0036-conversation-templates.ts';
 import * as outboundOneCall from './migrations/0039-outbound-one-call.ts';
 import type { Database } from './schema.ts';
 
@@ -69,6 +70,7 @@ function migrationsFor(dialect: DialectName): Record<string, Migration> {
     '0032-campaigns': { up: campaigns.up(dialect) },
     '0033-whatsapp-templates': { up: whatsappTemplates.up(dialect) },
     '0034-whatsapp-template-sync': { up: whatsappTemplateSync.up },
+    '0036-conversation-templates': { up: conversationTemplates.up },
     '0039-outbound-one-call': { up: outboundOneCall.up },
   };
 }

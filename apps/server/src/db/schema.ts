@@ -251,6 +251,8 @@ export interface ConversationMessageTable {
   /** JSON: a link { url, content_type, name }, or an uploaded file { attachment_id, content_type, name, size }. */
   attachment: string | null;
   external_id: string | null;
+  /** JSON `{name, language}`: the WhatsApp template this agent's message was (migration 0036); null otherwise. */
+  template: string | null;
   created_at: string;
 }
 

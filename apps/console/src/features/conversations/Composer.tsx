@@ -2,7 +2,7 @@ import { ActionIcon, Button, Group, Popover, SegmentedControl, Stack, Text, Text
 import { IconPaperclip, IconSend, IconUpload } from '@tabler/icons-react';
 import { attachmentLimits, checkAttachment, megabytesOf } from '@voxplan/contracts/attachment-limits';
 import { fillSavedReply } from '@voxplan/contracts/saved-reply-text';
-import { forwardRef, useImperativeHandle, useRef, useState } from 'react';
+import { forwardRef, type ReactNode, useImperativeHandle, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { errorText } from '../../lib/errors.ts';
 import classes from './conversations.module.css';
@@ -64,6 +64,11 @@ interface ComposerProps {
   customerName: string | null;
   /** Whether keys are named in the tooltips (not on a touch screen). */
   hints: boolean;
+  /**
+   * Past the customer service window (docs/conversations.md): what replaces the free-text box in
+   * reply mode, a template's form (TemplateComposer). Notes are written as ever.
+   */
+  templates?: ReactNode;
 }
 
 /**
@@ -74,11 +79,13 @@ interface ComposerProps {
  * (SavedReplyPicker); the Note switch writes a private note instead, which only agents see.
  */
 export const Composer = forwardRef<ComposerHandle, ComposerProps>(
-  function Composer({ onSend, onNote, onUpload, onTyping, provider, customerName, hints }, ref) {
+  function Composer({ onSend, onNote, onUpload, onTyping, provider, customerName, hints, templates }, ref) {
     const { t } = useTranslation();
     // A reply goes to the customer; a note stays with the agents (the box takes the note's colours).
     const [mode, setMode] = useState<'reply' | 'note'>('reply');
-    const rules = attachmentLimits[provider] ?? [];
+    const onlyTemplates = templates !== undefined && mode === 'reply';
+    // Files are free-form: none outside the window.
+    const rules = templates !== undefined ? [] : (attachmentLimits[provider] ?? []);
     const attachments = rules.length > 0;
     const [fileError, setFileError] = useState<string | null>(null);
     const fileInput = useRef<HTMLInputElement>(null);
@@ -205,115 +212,118 @@ export const Composer = forwardRef<ComposerHandle, ComposerProps>(
             input.current?.focus();
           }}
           data={[
-            { value: 'reply', label: t('conversations.note.reply') },
+            { value: 'reply', label: templates !== undefined ? t('conversations.template.mode') : t('conversations.note.reply') },
             { value: 'note', label: t('conversations.note.mode') },
           ]}
           aria-label={t('conversations.note.modeLabel')}
           data-testid="conversation-mode"
         />
-        <Group align="flex-end" gap="xs" wrap="nowrap" className={mode === 'note' ? classes.noteMode : undefined}>
-          {attachments && mode === 'reply' && (
-            <Popover opened={linking} onChange={setLinking} position="top-start" trapFocus withArrow>
-              <Popover.Target>
-                <Tooltip label={hints ? `${t('conversations.attach')} (${shortcutLabel('attach')})` : t('conversations.attach')}>
-                  <ActionIcon variant="default" size="lg" aria-label={t('conversations.attach')} onClick={() => setLinking((open) => !open)} data-testid="conversation-attach">
-                    <IconPaperclip size={18} />
-                  </ActionIcon>
-                </Tooltip>
-              </Popover.Target>
-              <Popover.Dropdown>
-                <Stack gap={4} mb="sm">
-                  <Button variant="light" size="xs" leftSection={<IconUpload size={16} />} onClick={() => fileInput.current?.click()} data-testid="conversation-upload">
-                    {t('conversations.upload')}
-                  </Button>
-                  <Text size="xs" c="dimmed">
-                    {t('conversations.uploadHint')}
-                  </Text>
-                </Stack>
-                <Group gap="xs" align="flex-start" wrap="nowrap">
-                  <TextInput
-                    label={t('conversations.attachLink')}
-                    description={t('conversations.attachLinkHint')}
-                    placeholder={t('conversations.attachLinkPlaceholder')}
-                    value={link}
-                    onChange={(event) => {
-                      setLink(event.currentTarget.value);
-                      setLinkError(false);
-                    }}
-                    onKeyDown={(event) => {
-                      if (event.key !== 'Enter') return;
-                      event.preventDefault();
-                      void sendLink();
-                    }}
-                    error={linkError ? t('conversations.attachLinkInvalid') : undefined}
-                    data-testid="conversation-attach-link"
-                  />
-                </Group>
-                <Group justify="flex-end" mt="xs">
-                  <Button size="xs" onClick={() => void sendLink()} data-testid="conversation-attach-send">
-                    {t('conversations.send')}
-                  </Button>
-                </Group>
-              </Popover.Dropdown>
-            </Popover>
-          )}
-          <Textarea
-            ref={input}
-            style={{ flex: 1 }}
-            autosize
-            minRows={1}
-            maxRows={6}
-            maxLength={2000}
-            aria-label={mode === 'note' ? t('conversations.note.message') : t('conversations.message')}
-            placeholder={mode === 'note' ? t('conversations.note.placeholder') : t('conversations.messagePlaceholder')}
-            aria-controls={query !== null ? PICKER_ID : undefined}
-            aria-activedescendant={query !== null && activeReply ? optionId(activeReply.id) : undefined}
-            value={text}
-            onPaste={(event) => {
-              const file = event.clipboardData.files[0];
-              if (!attachments || !file || mode === 'note') return;
-              event.preventDefault();
-              void upload(file);
-            }}
-            onChange={(event) => {
-              setText(event.currentTarget.value);
-              setActive(0);
-              // A note is no business of the customer's, nor is its typing.
-              if (mode === 'note') return;
-              const now = Date.now();
-              if (now - lastTyping.current > TYPING_EVERY_MS) {
-                lastTyping.current = now;
-                onTyping();
-              }
-            }}
-            onKeyDown={(event) => {
-              if (query !== null && offered.length > 0 && (event.key === 'ArrowDown' || event.key === 'ArrowUp')) {
+        {onlyTemplates && templates}
+        {!onlyTemplates && (
+          <Group align="flex-end" gap="xs" wrap="nowrap" className={mode === 'note' ? classes.noteMode : undefined}>
+            {attachments && mode === 'reply' && (
+              <Popover opened={linking} onChange={setLinking} position="top-start" trapFocus withArrow>
+                <Popover.Target>
+                  <Tooltip label={hints ? `${t('conversations.attach')} (${shortcutLabel('attach')})` : t('conversations.attach')}>
+                    <ActionIcon variant="default" size="lg" aria-label={t('conversations.attach')} onClick={() => setLinking((open) => !open)} data-testid="conversation-attach">
+                      <IconPaperclip size={18} />
+                    </ActionIcon>
+                  </Tooltip>
+                </Popover.Target>
+                <Popover.Dropdown>
+                  <Stack gap={4} mb="sm">
+                    <Button variant="light" size="xs" leftSection={<IconUpload size={16} />} onClick={() => fileInput.current?.click()} data-testid="conversation-upload">
+                      {t('conversations.upload')}
+                    </Button>
+                    <Text size="xs" c="dimmed">
+                      {t('conversations.uploadHint')}
+                    </Text>
+                  </Stack>
+                  <Group gap="xs" align="flex-start" wrap="nowrap">
+                    <TextInput
+                      label={t('conversations.attachLink')}
+                      description={t('conversations.attachLinkHint')}
+                      placeholder={t('conversations.attachLinkPlaceholder')}
+                      value={link}
+                      onChange={(event) => {
+                        setLink(event.currentTarget.value);
+                        setLinkError(false);
+                      }}
+                      onKeyDown={(event) => {
+                        if (event.key !== 'Enter') return;
+                        event.preventDefault();
+                        void sendLink();
+                      }}
+                      error={linkError ? t('conversations.attachLinkInvalid') : undefined}
+                      data-testid="conversation-attach-link"
+                    />
+                  </Group>
+                  <Group justify="flex-end" mt="xs">
+                    <Button size="xs" onClick={() => void sendLink()} data-testid="conversation-attach-send">
+                      {t('conversations.send')}
+                    </Button>
+                  </Group>
+                </Popover.Dropdown>
+              </Popover>
+            )}
+            <Textarea
+              ref={input}
+              style={{ flex: 1 }}
+              autosize
+              minRows={1}
+              maxRows={6}
+              maxLength={2000}
+              aria-label={mode === 'note' ? t('conversations.note.message') : t('conversations.message')}
+              placeholder={mode === 'note' ? t('conversations.note.placeholder') : t('conversations.messagePlaceholder')}
+              aria-controls={query !== null ? PICKER_ID : undefined}
+              aria-activedescendant={query !== null && activeReply ? optionId(activeReply.id) : undefined}
+              value={text}
+              onPaste={(event) => {
+                const file = event.clipboardData.files[0];
+                if (!attachments || !file || mode === 'note') return;
                 event.preventDefault();
-                setActive((current) => (Math.min(current, offered.length - 1) + (event.key === 'ArrowDown' ? 1 : offered.length - 1)) % offered.length);
-                return;
-              }
-              if (query !== null && event.key === 'Escape') {
+                void upload(file);
+              }}
+              onChange={(event) => {
+                setText(event.currentTarget.value);
+                setActive(0);
+                // A note is no business of the customer's, nor is its typing.
+                if (mode === 'note') return;
+                const now = Date.now();
+                if (now - lastTyping.current > TYPING_EVERY_MS) {
+                  lastTyping.current = now;
+                  onTyping();
+                }
+              }}
+              onKeyDown={(event) => {
+                if (query !== null && offered.length > 0 && (event.key === 'ArrowDown' || event.key === 'ArrowUp')) {
+                  event.preventDefault();
+                  setActive((current) => (Math.min(current, offered.length - 1) + (event.key === 'ArrowDown' ? 1 : offered.length - 1)) % offered.length);
+                  return;
+                }
+                if (query !== null && event.key === 'Escape') {
+                  event.preventDefault();
+                  setText('');
+                  return;
+                }
+                if (event.key !== 'Enter' || event.shiftKey || event.nativeEvent.isComposing) return;
+                if (query !== null && activeReply) {
+                  event.preventDefault();
+                  pick(activeReply);
+                  return;
+                }
                 event.preventDefault();
-                setText('');
-                return;
-              }
-              if (event.key !== 'Enter' || event.shiftKey || event.nativeEvent.isComposing) return;
-              if (query !== null && activeReply) {
-                event.preventDefault();
-                pick(activeReply);
-                return;
-              }
-              event.preventDefault();
-              void send();
-            }}
-            data-testid="conversation-input"
-          />
-          <Tooltip label={hints ? t('conversations.sendHint') : t('conversations.send')}>
-            <ActionIcon type="submit" size="lg" loading={sending} aria-label={mode === 'note' ? t('conversations.note.save') : t('conversations.send')} data-testid="conversation-send">
-              <IconSend size={18} />
-            </ActionIcon>
-          </Tooltip>
-        </Group>
+                void send();
+              }}
+              data-testid="conversation-input"
+            />
+            <Tooltip label={hints ? t('conversations.sendHint') : t('conversations.send')}>
+              <ActionIcon type="submit" size="lg" loading={sending} aria-label={mode === 'note' ? t('conversations.note.save') : t('conversations.send')} data-testid="conversation-send">
+                <IconSend size={18} />
+              </ActionIcon>
+            </Tooltip>
+          </Group>
+        )}
       </form>
     );
   },

@@ -13,6 +13,8 @@ import { PageError } from '../../lib/PageError.tsx';
 import { toast } from '../../lib/notify.ts';
 import { Facts, RunVariables } from '../visual-plans/editor/test-panel/RunDetails.tsx';
 import { Composer, type ComposerHandle } from './Composer.tsx';
+import { useWindowLeft, WindowNotice } from './CustomerWindow.tsx';
+import { TemplateComposer, type TemplateRequest } from './TemplateComposer.tsx';
 import classes from './conversations.module.css';
 import { customerFacts } from './customer-facts.tsx';
 import { callerOf, type CloseOutcome, customerNameOf, type MessageAttachment } from './model.ts';
@@ -72,6 +74,8 @@ export function ConversationView({ id, onTaken, onBack, customerTyping }: { id: 
   const mine = row?.status === 'open' && row.agent !== null && profile !== undefined && String(row.agent.id) === String(profile.id);
   const canAct = canWrite && mine;
   const canTake = canWrite && row?.status === 'waiting';
+  // WhatsApp's 24-hour window, counted down here: past it only a template goes (docs/conversations.md).
+  const windowLeft = useWindowLeft(row?.window_closes_at ?? null);
 
   useEffect(() => {
     setTakenByOther(false);
@@ -128,6 +132,8 @@ export function ConversationView({ id, onTaken, onBack, customerTyping }: { id: 
   };
   const send = (text: string, attachment?: MessageAttachment) =>
     actions.send.mutateAsync({ text, ...(attachment ? { attachment } : {}) }).catch((error: unknown) => showError(error, t));
+  // Not caught: the template's form says why it was refused, beside it.
+  const sendTemplate = (template: TemplateRequest) => actions.send.mutateAsync({ template });
   const note = (text: string) => actions.note.mutateAsync(text).catch((error: unknown) => showError(error, t));
   // Not caught: the composer says why a file was refused, beside it.
   const upload = (file: File, text: string) => actions.upload.mutateAsync({ file, text });
@@ -241,6 +247,7 @@ export function ConversationView({ id, onTaken, onBack, customerTyping }: { id: 
                 <Text size="sm" c="dimmed" role="status" mih={22} data-testid="conversation-customer-typing">
                   {customerTyping && row.status !== 'closed' ? t('conversations.customerTyping') : ''}
                 </Text>
+                {canAct && windowLeft !== null && <WindowNotice left={windowLeft} />}
                 {canAct && (
                   <Composer
                     ref={composer}
@@ -251,6 +258,7 @@ export function ConversationView({ id, onTaken, onBack, customerTyping }: { id: 
                     provider={row.provider}
                     customerName={customerNameOf(row)}
                     hints={hints}
+                    {...(windowLeft !== null && windowLeft <= 0 && { templates: <TemplateComposer conversationId={row.id} onSend={sendTemplate} /> })}
                   />
                 )}
               </div>

@@ -1,5 +1,5 @@
-import { Anchor, Divider, Image, Text } from '@mantine/core';
-import { IconLock } from '@tabler/icons-react';
+import { Anchor, Badge, Divider, Image, Text } from '@mantine/core';
+import { IconLock, IconTemplate } from '@tabler/icons-react';
 import { type ReactNode, useLayoutEffect, useRef } from 'react';
 import { useTranslation } from 'react-i18next';
 import { formatBytes, formatDateTime } from '../../lib/format.ts';
@@ -109,6 +109,11 @@ export function Transcript({ conversation }: { conversation: ConversationDetail 
         ) : (
           <Bubble key={message.id} who={authorName(message, conversation.agent, t)} text={message.text} at={message.created_at} right={message.author !== 'customer'}>
             {message.attachment && <AttachmentView attachment={message.attachment} />}
+            {message.template && (
+              <Badge size="sm" variant="light" color="indigo" tt="none" mt={4} leftSection={<IconTemplate size={12} aria-hidden />} data-testid="conversation-template-mark">
+                {t('conversations.template.mark', { name: message.template.name, language: message.template.language })}
+              </Badge>
+            )}
           </Bubble>
         ),
       )}

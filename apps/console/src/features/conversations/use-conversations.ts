@@ -32,7 +32,8 @@ export function useConversationActions(id: string | number) {
   return {
     take: useMutation({ mutationFn: () => api.post<ConversationRow>(`${path}/take`), onSettled: refresh }),
     send: useMutation({
-      mutationFn: (body: { text: string; attachment?: MessageAttachment }) => api.post<ConversationMessage>(`${path}/messages`, body),
+      // A text (with a link), or outside WhatsApp's window a template with its values.
+      mutationFn: (body: { text: string; attachment?: MessageAttachment } | { template: { name: string; language: string; values: Record<string, string>; types: Record<string, string> } }) => api.post<ConversationMessage>(`${path}/messages`, body),
       onSuccess: refresh,
     }),
     upload: useMutation({

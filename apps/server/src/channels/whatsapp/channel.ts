@@ -2,6 +2,8 @@
 import { attachmentLimits } from '@voxplan/contracts';
 import type { Channel } from '../channel.ts';
 import { personMessages, replyMessages, whatsappLimits } from './outbound.ts';
+import { customerLastWrote } from './customer-window.ts';
+import { approvedTemplatesFor, sendPersonTemplate } from './person-templates.ts';
 import { accountByNumber, CUSTOMER_WINDOW_MS, sendChatTurn, sendWhatsApp } from './whatsapp-channel.ts';
 import { whatsappTemplateRoutes } from './template.routes.ts';
 import { startTemplateSync } from './template-sync.ts';
@@ -25,6 +27,9 @@ export const whatsappChannel: Channel = {
       const account = await accountByNumber(ctx, to.tenant_id, to.called);
       return account ? sendWhatsApp(ctx, account, to.caller, personMessages(message), to.session_id) : { ok: false, reason: 'not_configured' };
     },
+    customerLastWrote,
+    templates: approvedTemplatesFor,
+    sendTemplate: sendPersonTemplate,
   },
   // Voice notes are transcribed (docs/ai.md); other media is recorded for the window only.
   limits: { text: whatsappLimits.text, options: whatsappLimits.listRows, attachments: attachmentLimits.whatsapp ?? [], inboundMedia: ['audio'], customerWindowMs: CUSTOMER_WINDOW_MS },

@@ -27,6 +27,7 @@ import { scopeOf, writerGuard } from '../../plugins/auth.ts';
 import { readUpload } from '../audios/audios.routes.ts';
 import type { MediaUrls } from '../audios/media-urls.ts';
 import { storeAttachment } from './attachment-store.ts';
+import { assertInCustomerWindow } from './customer-window.ts';
 import { type ConversationRecord, heldConversation, postAgentMessage } from './conversations.service.ts';
 
 /** A message's attachment as stored (JSON): a link someone gave, or a file uploaded here. */
@@ -102,6 +103,8 @@ export async function registerConversationAttachmentRoutes(
       async (request, reply) => {
         const scope = scopeOf(request);
         const record = await heldConversation(ctx, scope, request.params.id);
+        // A file is free-form: past the customer service window it is refused before its body is read.
+        await assertInCustomerWindow(ctx, record);
         const largest = Math.min(largestAttachment(record.provider), attachmentStoreMaxBytes);
         if (largest === 0) throw attachmentRefusal({ ok: false, code: 'attachment_type_not_supported' }, '');
         const upload = await readUpload(request, largest / bytesPerMb, () => attachmentRefusal({ ok: false, code: 'attachment_too_large', maxBytes: largest }, ''));

@@ -9,13 +9,14 @@ import {
   conversationCloseSchema,
   conversationDetailSchema,
   conversationListQuerySchema,
-  conversationMessageInputSchema,
+  conversationMessageBodySchema,
   conversationMessageSchema,
   conversationNoteInputSchema,
   conversationRowSchema,
   conversationSummarySchema,
   conversationTransferSchema,
   type ConversationMessage,
+  whatsappTemplateSchema,
 } from '@voxplan/contracts';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
@@ -24,6 +25,7 @@ import type { AppContext, Scope } from '../../context.ts';
 import { badRequest } from '../../errors.ts';
 import { eventStreams, sendEventStream, sseMessage } from '../../lib/event-stream.ts';
 import { scopeOf, tenantFilterOf, writerGuard } from '../../plugins/auth.ts';
+import { conversationTemplates, postAgentTemplate } from './agent-templates.ts';
 import { registerConversationAttachmentRoutes } from './attachments.ts';
 import { subscribeConversations } from './conversation-events.ts';
 import { postNote } from './notes.ts';
@@ -175,15 +177,37 @@ export async function registerConversationRoutes(app: FastifyInstance, ctx: AppC
       schema: {
         tags,
         params: idParams,
-        body: conversationMessageInputSchema,
-        description: 'The agent’s message to the customer (only the agent holding the conversation): to the web chat’s widget, or WhatsApp within its 24-hour window.',
+        body: conversationMessageBodySchema,
+        description:
+          'The agent’s message to the customer (only the agent holding the conversation). `{text, attachment?}`: to the web chat’s widget, or WhatsApp within its 24-hour window ' +
+          '(past it 409 customer_window_closed, nothing stored: the detail’s window_closes_at says when). `{template: {name, language, values}}` (WhatsApp, in or out of the window): one of the number’s approved ' +
+          'templates with a value per parameter key (header.1, body.1…, button.<index>), sent first and stored only once Meta took it, as its text with the values (`template` set). ' +
+          'Refusals: 422 template_not_found, template_not_approved, template_value_missing, template_value_invalid, number_not_whatsapp (another channel), whatsapp_meta_refused; 503 whatsapp_meta_unreachable.',
         response: { 201: conversationMessageSchema },
       },
     },
     async (request, reply) => {
-      const message = await postAgentMessage(ctx, scopeOf(request), request.params.id, request.body, (record, stored) => deliver(request, record, stored));
+      const scope = scopeOf(request);
+      const body = request.body;
+      const message =
+        'template' in body
+          ? await postAgentTemplate(ctx, scope, request.params.id, body.template)
+          : await postAgentMessage(ctx, scope, request.params.id, body, (record, stored) => deliver(request, record, stored));
       return reply.status(201).send(message);
     },
+  );
+
+  routes.get(
+    '/conversations/:id/templates',
+    {
+      schema: {
+        tags,
+        params: idParams,
+        description: 'The message templates the conversation’s number may send (WhatsApp: its approved ones, as last synced), for the composer past the 24-hour window; empty on other channels.',
+        response: { 200: z.array(whatsappTemplateSchema.omit({ tenant_id: true })) },
+      },
+    },
+    async (request) => conversationTemplates(ctx, scopeOf(request), request.params.id),
   );
 
   await registerConversationAttachmentRoutes(app, ctx, deliver);

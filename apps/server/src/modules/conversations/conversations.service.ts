@@ -33,6 +33,7 @@ import { createMediaUrls, type MediaUrls } from '../audios/media-urls.ts';
 import { servesTenant } from './agents.ts';
 import { attachmentView, type StoredAttachment } from './attachments.ts';
 import { closingMessageFor } from './closing-message.ts';
+import { assertInCustomerWindow, hasCustomerWindow, windowClosesAt } from './customer-window.ts';
 import { publishConversationEvent } from './conversation-events.ts';
 import { tellQueuePlaces } from './queue-place.ts';
 
@@ -133,6 +134,7 @@ function presentMessage(media: MediaUrls, message: Selectable<ConversationMessag
     agent: message.agent_id !== null ? { id: message.agent_id, name: agentName ?? '' } : null,
     text: message.text,
     attachment: attachmentView(media, message.attachment),
+    template: message.template === null ? null : (JSON.parse(message.template) as ConversationMessage['template']),
     created_at: message.created_at,
   };
 }
@@ -151,7 +153,7 @@ export async function publishRow(ctx: ConversationContext, record: ConversationR
 }
 
 /** The conversation `id` the scope may see; another tenant's is not found. */
-async function findConversation(ctx: ConversationContext, scope: Scope, id: number): Promise<ConversationRecord> {
+export async function findConversation(ctx: ConversationContext, scope: Scope, id: number): Promise<ConversationRecord> {
   const tenantId = tenantFilterOf(scope);
   let query = ctx.db.selectFrom('conversations').selectAll().where('id', '=', id);
   if (tenantId !== undefined) query = query.where('tenant_id', '=', tenantId);
@@ -348,8 +350,16 @@ export async function userName(db: Kysely<Database>, userId: number): Promise<st
 /** Stores a message of the conversation and tells every instance; the customer's count as unread for the agent. */
 export async function addMessage(
   ctx: ConversationContext,
-  record: Pick<ConversationRecord, 'id' | 'tenant_id' | 'session_id'>,
-  message: { author: ConversationMessage['author']; agent_id?: number | null; text: string; attachment?: StoredAttachment | null; external_id?: string },
+  // The provider and caller, where given, tell with a customer's message when the window it opened closes.
+  record: Pick<ConversationRecord, 'id' | 'tenant_id' | 'session_id'> & Partial<Pick<ConversationRecord, 'provider' | 'caller'>>,
+  message: {
+    author: ConversationMessage['author'];
+    agent_id?: number | null;
+    text: string;
+    attachment?: StoredAttachment | null;
+    external_id?: string;
+    template?: ConversationMessage['template'];
+  },
 ): Promise<ConversationMessage | null> {
   const now = nowIso();
   const stored = await ctx.db.transaction().execute(async (trx) => {
@@ -362,6 +372,7 @@ export async function addMessage(
         text: message.text.slice(0, conversationLimits.text),
         attachment: message.attachment ? JSON.stringify(message.attachment) : null,
         external_id: message.external_id ?? null,
+        template: message.template ? JSON.stringify(message.template) : null,
         created_at: now,
       })
       .onConflict((oc) => oc.columns(['conversation_id', 'external_id']).doNothing())
@@ -379,7 +390,12 @@ export async function addMessage(
   });
   if (!stored) return null;
   const presented = presentMessage(mediaOf(ctx), stored, message.agent_id ? await userName(ctx.db, message.agent_id) : null);
-  publish(ctx, record, { type: 'conversation.message', conversation_id: record.id, message: presented });
+  const { provider, caller } = record;
+  const reopened =
+    message.author === 'customer' && provider !== undefined && caller !== undefined && hasCustomerWindow(ctx, provider)
+      ? await windowClosesAt(ctx, { tenant_id: record.tenant_id, session_id: record.session_id, provider, caller })
+      : null;
+  publish(ctx, record, { type: 'conversation.message', conversation_id: record.id, message: presented, ...(reopened !== null && { window_closes_at: reopened }) });
   return presented;
 }
 
@@ -393,6 +409,8 @@ export async function postAgentMessage(
 ): Promise<ConversationMessage> {
   assertWriter(scope);
   const record = await heldBy(ctx, scope, id);
+  // Past the customer service window the channel would refuse it: refused here, nothing stored.
+  await assertInCustomerWindow(ctx, record);
   // Without an external id a message is never a duplicate.
   const message = (await addMessage(ctx, record, { author: 'agent', agent_id: scope.actor.userId, text: body.text, attachment: body.attachment ?? null }))!;
   await deliver(record, message);
@@ -591,7 +609,7 @@ export async function listConversations(
 
 export async function conversationDetail(ctx: ConversationContext, scope: Scope, id: number): Promise<ConversationDetail> {
   const found = await findConversation(ctx, scope, id);
-  const [row, messages, sessionRow] = await Promise.all([
+  const [row, messages, sessionRow, closesAt] = await Promise.all([
     rowOf(ctx.db, id),
     ctx.db
       .selectFrom('conversation_messages as m')
@@ -602,6 +620,7 @@ export async function conversationDetail(ctx: ConversationContext, scope: Scope,
       .orderBy('m.id')
       .execute(),
     ctx.db.selectFrom('sessions').selectAll().where('id', '=', found.session_id).executeTakeFirst(),
+    windowClosesAt(ctx, found),
   ]);
   const session = sessionRow ? parseSession(sessionRow) : null;
   const media = mediaOf(ctx);
@@ -611,6 +630,7 @@ export async function conversationDetail(ctx: ConversationContext, scope: Scope,
     bot_transcript: session?.transcript.map((entry) => ({ from: entry.from, text: entry.text, at: entry.at })) ?? [],
     variables: session?.variables ?? {},
     plan: session ? { id: session.plan_id, name: session.plan_name } : { id: 1, name: '' },
+    window_closes_at: closesAt,
   };
 }
 

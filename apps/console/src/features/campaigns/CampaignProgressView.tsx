@@ -1,7 +1,7 @@
 import { Group, Paper, Progress, SimpleGrid, Stack, Text } from '@mantine/core';
 import type { CampaignOutcome, CampaignProgress } from '@voxplan/contracts';
 import { useTranslation } from 'react-i18next';
-import { formatNumber } from '../../lib/format.ts';
+import { formatDateTime, formatNumber } from '../../lib/format.ts';
 
 /** The outcomes always shown; the rarer ones (cancelled, invalid) only once they happened. */
 const shownOutcomes: readonly CampaignOutcome[] = ['answer', 'busy', 'no_answer', 'failed', 'machine', 'dont_call'];
@@ -47,6 +47,33 @@ export function ProgressBar({ progress, size = 'lg' }: { progress: CampaignProgr
 }
 
 /**
+ * A WhatsApp campaign's number against Meta's messaging limit: "Reached today: 180 of 250", and,
+ * once it is reached with contacts left, when they go on (docs/outbound.md, "Daily reach").
+ */
+function ReachLine({ reach, pending }: { reach: NonNullable<CampaignProgress['reach']>; pending: number }) {
+  const { t, i18n } = useTranslation();
+  const reached = formatNumber(reach.reached, i18n.language);
+  const full = reach.limit !== null && reach.reached >= reach.limit && pending > 0;
+  return (
+    <Paper withBorder p="xs" data-testid="campaign-reach" title={t('campaigns.progress.reachHint')}>
+      <Text size="sm" fw={600} data-testid="campaign-reach-value">
+        {reach.limit === null
+          ? t('campaigns.progress.reachedTodayUnlimited', { reached })
+          : t('campaigns.progress.reachedToday', { reached, limit: formatNumber(reach.limit, i18n.language) })}
+      </Text>
+      <Text size="xs" c="dimmed">
+        {t('campaigns.progress.reachHint')}
+      </Text>
+      {full && (
+        <Text size="xs" c="orange.8" data-testid="campaign-reach-waiting">
+          {t('campaigns.progress.reachWaiting', { time: formatDateTime(reach.frees_at, i18n.language) ?? '—' })}
+        </Text>
+      )}
+    </Paper>
+  );
+}
+
+/**
  * Where the campaign's contacts are: pending, being called, done by outcome, and the calls placed
  * so far. The figures are the server's (`/campaigns/{id}/progress`), asked again while it runs.
  */
@@ -65,6 +92,7 @@ export function CampaignProgressView({ progress }: { progress: CampaignProgress 
         </Text>
       </Group>
       <ProgressBar progress={progress} />
+      {progress?.reach && <ReachLine reach={progress.reach} pending={progress.pending} />}
       <SimpleGrid cols={{ base: 3, sm: 3 }} spacing="xs">
         <Count label={t('campaigns.progress.pending')} value={number(progress?.pending)} testId="campaign-pending" />
         <Count label={t('campaigns.progress.inProgress')} value={number(progress?.in_progress)} testId="campaign-in-progress" />

@@ -1,6 +1,7 @@
 /** The WhatsApp Cloud API (docs/channels-whatsapp.md): Meta's webhook in, Graph API messages out; chats only. */
 import { attachmentLimits } from '@voxplan/contracts';
 import type { Channel } from '../channel.ts';
+import { whatsappDialer } from './dialer.ts';
 import { personMessages, replyMessages, whatsappLimits } from './outbound.ts';
 import { accountByNumber, CUSTOMER_WINDOW_MS, sendChatTurn, sendWhatsApp } from './whatsapp-channel.ts';
 import { whatsappHooksPlugin } from './whatsapp.routes.ts';
@@ -13,6 +14,8 @@ export const whatsappChannel: Channel = {
     await api.register(whatsappHooksPlugin, { ctx });
   },
   render: replyMessages,
+  // Conversations the business starts: no ringing, the plan's first turn is the opening message (docs/outbound.md).
+  dial: whatsappDialer,
   chat: {
     turn: sendChatTurn,
     message: async (ctx, to, message) => {

@@ -14,7 +14,7 @@ import { createDispatcher } from '../src/modules/campaigns/dispatcher.ts';
 import { uploadContacts } from './campaign-fixtures.ts';
 import { createTenantMember, errorOf, q, startTestServer, type TenantMember, type TestServer } from './harness.ts';
 import { type FixtureDocument, planEdge as edge, planNode as node, storePlan } from './sessions-helpers.ts';
-import { type GraphApi, nowSeconds, signWhatsapp, startGraphApi, whatsappDelivery, whatsappText } from './whatsapp-graph.ts';
+import { type GraphApi, nowSeconds, signWhatsapp, startGraphApi, whatsappDelivery } from './whatsapp-graph.ts';
 
 const APP_SECRET = 'meta-app-secret-39';
 const TOKEN = 'EAAG-whatsapp-access-token-39';
@@ -251,5 +251,13 @@ describe('a WhatsApp campaign', () => {
       [phones[4], 'pending', null, null],
     ]);
     await dispatcher.stop();
+
+    // The one-call API keeps to the same reach: refused, nothing stored, nothing sent.
+    const stored = await server.ctx.db.selectFrom('outbound_calls').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
+    const refused = await place({ from: NUMBER, to: '+5511977770009', plan_id: noticeId, variables: { order: 'C-1' } });
+    expect(refused.statusCode).toBe(429);
+    expect(errorOf(refused)).toMatchObject({ code: 'whatsapp_daily_limit_reached', params: { reached: 3, limit: 3 } });
+    expect(graph.sent).toHaveLength(3);
+    expect((await server.ctx.db.selectFrom('outbound_calls').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n).toEqual(stored.n);
   });
 });

@@ -1,0 +1,189 @@
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { coreCampaignCalls } from '../../server/src/modules/campaigns/campaign-calls.ts';
+import { createDispatcher, type Dispatcher } from '../../server/src/modules/campaigns/dispatcher.ts';
+import { createTenantMember, type TenantMember } from '../../server/test/harness.ts';
+import { type GraphApi, nowSeconds, signWhatsapp, startGraphApi, whatsappDelivery } from '../../server/test/whatsapp-graph.ts';
+import { chooseOption, type ConsoleHarness, createNumber, startConsole } from './harness.ts';
+import { screenshotStates } from './screenshots.ts';
+
+/**
+ * A WhatsApp campaign (issue 39, docs/outbound.md "WhatsApp"): made in the form on a WhatsApp
+ * number, its contacts from a CSV, started; the number's daily limit (3) lets 3 of the 5 contacts
+ * be reached and the page says so ("Reached today: 3 of 3", the others waiting); Meta's statuses
+ * of the opening messages (read, delivered, failed 131026, posted to the number's webhook as Meta
+ * signs them) show in the results. The server's dispatcher runs over the real outbound core, which
+ * sends through the local Graph API of the server's tests (whatsapp-graph.ts); in English and in
+ * Portuguese.
+ */
+const group = 'campaigns-whatsapp';
+const APP_SECRET = 'meta-app-secret-e2e-39';
+let harness: ConsoleHarness;
+let member: TenantMember;
+let graph: GraphApi;
+let dispatcher: Dispatcher;
+const PLAN = 'Order ready';
+const numbers = { en: { number: '+551140003901', phoneId: '106540352243901', id: 0 }, pt: { number: '+551140003902', phoneId: '106540352243902', id: 0 } };
+
+const node = (id: string, type: string, y: number, data: Record<string, unknown> = {}) => ({ id, type, position: { x: 0, y }, data });
+/** The opening message is an approved template that names the contact; then the conversation ends. */
+const orderPlan = {
+  nodes: [
+    node('start', 'start', 0),
+    node('ready', 'whatsapp_template', 120, { template_name: 'order_ready', language: 'en_US', parameters: [{ key: 'body.1', value: '{{name}}' }] }),
+    node('bye', 'hangup', 240),
+  ],
+  edges: [
+    { id: 'e1', source: 'start', source_exit: 'next', target: 'ready' },
+    { id: 'e2', source: 'ready', source_exit: 'sent', target: 'bye' },
+  ],
+};
+
+beforeAll(async () => {
+  graph = await startGraphApi();
+  harness = await startConsole({ WHATSAPP_GRAPH_URL: graph.graphUrl, WHATSAPP_GRAPH_VERSION: 'v23.0' });
+  const admin = await harness.server.login();
+  member = await createTenantMember(harness.server, admin, 'wacampaigns');
+  const dialing = await harness.server.call({ method: 'PATCH', url: `/tenants/${member.tenantId}`, token: admin, payload: { name: 'wacampaigns', country: 'BR', time_zone: 'America/Sao_Paulo' } });
+  expect(dialing.statusCode, dialing.body).toBe(200);
+  const call = async <T>(method: 'POST' | 'PUT', url: string, payload: Record<string, unknown>): Promise<T> => {
+    const response = await harness.server.call({ method, url, token: member.token, payload });
+    expect(response.statusCode, response.body).toBeLessThan(300);
+    return response.json<T>();
+  };
+  const plan = await call<{ id: number; version: number }>('POST', '/visual-plans', { name: PLAN });
+  for (const entry of Object.values(numbers)) {
+    const created = await createNumber(harness.server, member.token, {
+      number: entry.number,
+      provider: 'whatsapp',
+      chat_plan_id: plan.id,
+      whatsapp_phone_number_id: entry.phoneId,
+      whatsapp_token: 'EAAG-e2e-token-39',
+      whatsapp_app_secret: APP_SECRET,
+    });
+    entry.id = created.id;
+    // Meta's lowest messaging tier is 250; 3 here, so that 5 contacts cross it.
+    await harness.server.ctx.db.updateTable('numbers').set({ whatsapp_daily_limit: 3 }).where('id', '=', created.id).execute();
+    await approvedTemplate(created.id);
+  }
+  const saved = await call<{ version: number }>('PUT', `/visual-plans/${plan.id}/document`, { base_version: plan.version, ...orderPlan });
+  await call('POST', `/visual-plans/${plan.id}/publish`, { base_version: saved.version });
+  // As main.ts starts it on every instance; a short interval, so that the test waits little.
+  dispatcher = createDispatcher(harness.server.ctx, { calls: coreCampaignCalls(harness.server.ctx), intervalMs: 200 });
+  dispatcher.start();
+});
+afterAll(async () => {
+  await dispatcher?.stop();
+  await harness?.close();
+  await graph?.close();
+});
+
+/** The number's approved template `order_ready`, as a sync from Meta stores it. */
+async function approvedTemplate(numberId: number): Promise<void> {
+  const components = [{ type: 'BODY', text: 'Hello {{1}}, your order is ready.', example: { body_text: [['Ana']] } }];
+  await harness.server.ctx.db
+    .insertInto('whatsapp_templates')
+    .values({ tenant_id: member.tenantId, number_id: numberId, meta_id: `tpl-${numberId}`, name: 'order_ready', language: 'en_US', category: 'utility', status: 'approved', components: JSON.stringify(components), synced_time: new Date().toISOString() })
+    .execute();
+}
+
+/** Meta's status update of one of the number's messages, posted to its webhook signed as Meta signs it. */
+async function metaStatus(entry: (typeof numbers)['en'], messageId: string, to: string, name: string, errors?: Array<{ code: number; title: string }>): Promise<void> {
+  const body = JSON.stringify(whatsappDelivery({ statuses: [{ id: messageId, status: name, timestamp: nowSeconds(), recipient_id: to.slice(1), ...(errors && { errors }) }] }, entry.phoneId));
+  const response = await fetch(`${harness.baseUrl}/api/v1/hooks/whatsapp/${entry.id}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-hub-signature-256': signWhatsapp(body, APP_SECRET) },
+    body,
+  });
+  expect(response.status).toBe(200);
+}
+
+/** Whether the element is wholly inside the page's viewport. */
+async function inView(page: Page, locator: ReturnType<Page['getByTestId']>): Promise<boolean> {
+  const box = await locator.boundingBox();
+  const viewport = page.viewportSize()!;
+  return box !== null && box.y >= 0 && box.x >= 0 && box.y + box.height <= viewport.height && box.x + box.width <= viewport.width;
+}
+
+async function openAs(who: TenantMember, path: string, locale: string): Promise<Page> {
+  const { page } = await harness.newPage({ locale });
+  await harness.signIn(page, who.username, who.password);
+  await page.goto(path);
+  return page;
+}
+
+const texts = {
+  en: {
+    path: '/campaigns',
+    csv: 'phone,name\n+5511966660001,Ana\n+5511966660002,Bruno\n+5511966660003,Carla\n+5511966660004,Davi\n+5511966660005,Eva\n',
+    created: 'Campaign created. Upload its contacts next.',
+    taken: '5 contacts taken.',
+    doneOf: '3 of 5 contacts done',
+    reached: 'Reached today: 3 of 3',
+    statuses: ['Read', 'Delivered', 'Failed · 131026', '—', '—'],
+  },
+  pt: {
+    path: '/campanhas',
+    csv: 'telefone;nome\n(11) 96666-0011;Ana\n(11) 96666-0012;Bruno\n(11) 96666-0013;Carla\n(11) 96666-0014;Davi\n(11) 96666-0015;Eva\n',
+    created: 'Campanha criada. Agora envie os contatos dela.',
+    taken: '5 contatos aceitos.',
+    doneOf: '3 de 5 contatos concluídos',
+    reached: 'Alcançados hoje: 3 de 3',
+    statuses: ['Lida', 'Entregue', 'Falhou · 131026', '—', '—'],
+  },
+} as const;
+
+describe.each([
+  ['en', 'en-US'],
+  ['pt', 'pt-BR'],
+] as const)('a WhatsApp campaign in %s', (language, locale) => {
+  const text = texts[language];
+  const entry = numbers[language];
+  const name = language === 'en' ? 'Orders ready' : 'Pedidos prontos';
+
+  test('made from a CSV on a WhatsApp number, started, kept under the daily limit, its results with Meta’s delivery statuses', async () => {
+    const page = await openAs(member, text.path, locale);
+    await page.getByTestId('data-table').waitFor();
+    await page.getByTestId('campaign-new').click();
+    await page.getByTestId('campaign-name').fill(name);
+    await chooseOption(page, 'campaign-plan', PLAN);
+    // The WhatsApp numbers are offered beside the calling ones.
+    await chooseOption(page, 'campaign-number', entry.number);
+    await page.getByTestId('campaign-save').click();
+    await expect.poll(() => page.getByText(text.created).count()).toBe(1);
+
+    await page.getByTestId('campaign-upload-contacts').click();
+    const dialog = page.getByRole('dialog');
+    await dialog.locator('input[type=file]').setInputFiles({ name: 'contacts.csv', mimeType: 'text/csv', buffer: Buffer.from(text.csv) });
+    await expect.poll(() => page.getByTestId('contacts-mapping-row').count()).toBe(2);
+    await page.getByTestId('contacts-upload').click();
+    await expect.poll(() => page.getByTestId('contacts-result').textContent()).toContain(text.taken);
+    await page.getByTestId('contacts-close').click();
+
+    // Started: three contacts get the template; the limit holds the other two, pending.
+    const sentBefore = graph.sent.length;
+    await page.getByTestId('campaign-start').click();
+    await expect.poll(() => page.getByTestId('campaign-progress-done').textContent(), { timeout: 30_000 }).toBe(text.doneOf);
+    await expect.poll(() => page.getByTestId('campaign-reach-value').textContent()).toBe(text.reached);
+    await expect.poll(() => page.getByTestId('campaign-reach-waiting').isVisible()).toBe(true);
+    expect(await page.getByTestId('campaign-pending-value').textContent()).toBe('2');
+    const sent = graph.sent.slice(sentBefore);
+    expect(sent.map((request) => [request.body.type, (request.body.template as { name?: string } | undefined)?.name])).toEqual(Array.from({ length: 3 }, () => ['template', 'order_ready']));
+    await screenshotStates(page, 'reach', { group });
+
+    // Meta tells what became of each opening message; the results say it, a failure with Meta's code.
+    await metaStatus(entry, sent[0]!.id!, `+${sent[0]!.body.to}`, 'read');
+    await metaStatus(entry, sent[1]!.id!, `+${sent[1]!.body.to}`, 'delivered');
+    await metaStatus(entry, sent[2]!.id!, `+${sent[2]!.body.to}`, 'failed', [{ code: 131026, title: 'Message undeliverable' }]);
+    await page.getByTestId('table-refresh').click();
+    await expect.poll(async () => (await page.getByTestId('table-row').allTextContents()).map((row) => text.statuses.find((status) => status !== '—' && row.includes(status)) ?? '—')).toEqual(text.statuses);
+    // On a phone the reach line fits the screen once scrolled to, as a person reads it.
+    const original = page.viewportSize()!;
+    await page.setViewportSize({ width: 390, height: 844 });
+    const reach = page.getByTestId('campaign-reach');
+    await reach.scrollIntoViewIfNeeded();
+    await expect.poll(() => inView(page, reach)).toBe(true);
+    await page.setViewportSize(original);
+    await screenshotStates(page, 'results', { group });
+  });
+});

@@ -15,6 +15,9 @@
 import { createHash, createHmac } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { checkTemplate, listTemplates, metaError, type TemplateAccount } from './whatsapp-graph-templates.ts';
+
+export { metaError, templateStatusDelivery, type TemplateAccount } from './whatsapp-graph-templates.ts';
 
 /** Meta's limit on an interactive message's body, buttons and lists alike. */
 export const INTERACTIVE_BODY_LIMIT = 1024;
@@ -47,7 +50,7 @@ export const metaMedia: Record<string, readonly string[]> = {
  * a media type it does not have, a media object without an http(s) link, a filename off a document, a caption on audio.
  */
 function invalidMedia(body: GraphRequest['body']): boolean {
-  if (body.type === 'text' || body.type === 'interactive') return false;
+  if (body.type === 'text' || body.type === 'interactive' || body.type === 'template') return false;
   const media = body[body.type] as Record<string, unknown> | undefined;
   return (
     !(body.type in metaMedia) ||
@@ -70,6 +73,14 @@ export interface GraphApi {
   addMedia(id: string, media: { bytes: Buffer; mimeType: string; token: string; phoneNumberId: string }): void;
   /** The media requests (lookups and downloads), oldest first, with what was answered. */
   mediaRequests: { path: string; authorization: string | undefined; status: number }[];
+  /** A WhatsApp Business Account's templates (Meta's `message_templates` entries), readable with `token`, sent by `phoneNumberIds`. */
+  setTemplates(wabaId: string, account: TemplateAccount): void;
+  /** The template list requests (path and query), oldest first. */
+  templateRequests: string[];
+  /** Meta's record that the customer `waId` last wrote more than 24 hours ago: a free-form message to them is refused (131047). */
+  closeWindow(waId: string): void;
+  /** The next message sent is refused with Meta's error `code` (HTTP `status`, 400 by default), as for a throughput limit or an undeliverable number. */
+  failNext(code: number, options?: { status?: number; message?: string; details?: string }): void;
   close(): Promise<void>;
 }
 
@@ -91,6 +102,10 @@ export async function startGraphApi(other?: (path: string, body: string) => { st
   const sent: GraphRequest[] = [];
   const media = new Map<string, { bytes: Buffer; mimeType: string; token: string; phoneNumberId: string }>();
   const mediaRequests: GraphApi['mediaRequests'] = [];
+  const templateAccounts = new Map<string, TemplateAccount>();
+  const templateRequests: string[] = [];
+  const closedWindows = new Set<string>();
+  const failures: { code: number; status: number; message: string; details: string }[] = [];
   let nextId = 0;
   /** A media lookup or download: the token must be the one the media was given to, the URL not expired. */
   const serveMedia = (request: http.IncomingMessage, response: http.ServerResponse, url: URL): void => {
@@ -121,6 +136,12 @@ export async function startGraphApi(other?: (path: string, body: string) => { st
     request.on('data', (chunk: Buffer) => (body += chunk.toString()));
     request.on('end', () => {
       const url = request.url ?? '';
+      const templates = request.method === 'GET' ? listTemplates(templateAccounts, new URL(url, origin), request.headers.authorization) : null;
+      if (templates) {
+        templateRequests.push(url);
+        response.writeHead(templates.status, { 'content-type': 'application/json' }).end(JSON.stringify(templates.body));
+        return;
+      }
       if (request.method === 'GET' && (url.startsWith('/graph/') || url.startsWith('/lookaside/'))) {
         serveMedia(request, response, new URL(url, origin));
         return;
@@ -133,6 +154,18 @@ export async function startGraphApi(other?: (path: string, body: string) => { st
       const parsed = JSON.parse(body) as GraphRequest['body'];
       const record: GraphRequest = { url, id: null, status: 400, authorization: request.headers.authorization, body: parsed };
       sent.push(record);
+      const refuse = (status: number, error: unknown) => {
+        record.status = status;
+        response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(error));
+      };
+      const failure = failures.shift();
+      if (failure) return refuse(failure.status, metaError(failure.code, failure.message, failure.details));
+      if (parsed.type === 'template') {
+        const refusal = checkTemplate(templateAccounts, decodeURIComponent(url.split('/')[3] ?? ''), parsed);
+        if (refusal) return refuse(refusal.status, refusal.body);
+      } else if (closedWindows.has(parsed.to)) {
+        return refuse(400, metaError(131047, 'Re-engagement message', 'Message failed to send because more than 24 hours have passed since the customer last replied to this number.'));
+      }
       if (invalidMedia(parsed)) {
         const error = { message: '(#100) Invalid parameter', type: 'OAuthException', code: 100 };
         response.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ error }));
@@ -160,6 +193,10 @@ export async function startGraphApi(other?: (path: string, body: string) => { st
     sent,
     mediaRequests,
     addMedia: (id, file) => void media.set(id, file),
+    setTemplates: (wabaId, account) => void templateAccounts.set(wabaId, account),
+    templateRequests,
+    closeWindow: (waId) => void closedWindows.add(waId),
+    failNext: (code, options = {}) => void failures.push({ code, status: options.status ?? 400, message: options.message ?? 'Meta error', details: options.details ?? '' }),
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
 }

@@ -158,6 +158,16 @@ export const errorCodes = [
   'ami_unreachable',
   'ami_login_refused',
   'ami_originate_refused',
+  // issue 39: WhatsApp message templates (docs/channels-whatsapp.md)
+  'number_not_whatsapp',
+  'whatsapp_business_account_missing',
+  'whatsapp_meta_auth_refused',
+  'whatsapp_meta_refused',
+  'whatsapp_meta_unreachable',
+  'template_not_found',
+  'template_not_approved',
+  'template_value_missing',
+  'template_value_invalid',
 ] as const;
 
 export type ErrorCode = (typeof errorCodes)[number];

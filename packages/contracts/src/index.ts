@@ -28,3 +28,4 @@ export * from './attachment-limits.ts';
 export * from './campaigns.ts';
 export * from './do-not-call.ts';
 export * from './countries.ts';
+export * from './whatsapp-template.ts';

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { idSchema, timestampSchema } from './common.ts';
 import { webchatPrechatFields } from './customer.ts';
+import { whatsappDailyLimits } from './whatsapp-templates.ts';
 
 /**
  * Phone numbers (DIDs, spec sections 2 and 3): a number in E.164 belongs to one tenant across the
@@ -39,7 +40,7 @@ export function callerMatchesPrefix(caller: string, prefix: string): boolean {
  * The refinement messages name console translation keys (validation.custom.<message>), so that
  * the form and the API's details say the same thing.
  */
-export const numberMessages = { number: 'invalidE164', prefix: 'invalidCallerPrefix', ruleCondition: 'ruleNeedsCondition', origin: 'invalidOrigin', whatsappRequired: 'whatsappRequired', webchatName: 'invalidWebchatName' } as const;
+export const numberMessages = { number: 'invalidE164', prefix: 'invalidCallerPrefix', ruleCondition: 'ruleNeedsCondition', origin: 'invalidOrigin', whatsappRequired: 'whatsappRequired', webchatName: 'invalidWebchatName', wabaId: 'invalidWabaId' } as const;
 
 /**
  * What is wrong with a number's `number` for its provider (a refinement message), or null: a phone
@@ -120,6 +121,12 @@ export const numberSchema = z.object({
   whatsapp_token: z.string().describe('masked (••••abcd); empty when none is stored. Sending the mask back keeps the stored token'),
   whatsapp_phone_number_id: z.string(),
   whatsapp_app_secret: z.string().describe('the Meta app’s secret that signs deliveries (X-Hub-Signature-256), masked as whatsapp_token; sending the mask back keeps it'),
+  whatsapp_business_account_id: z.string().describe('the WhatsApp Business Account whose message templates the number sends (GET /{waba-id}/message_templates); empty: none given, no templates'),
+  whatsapp_daily_limit: z
+    .number()
+    .int()
+    .nullable()
+    .describe('Meta’s messaging limit tier of the number: unique customers reached in 24 hours outside the window (250, 2000, 10000, 100000); null: unlimited'),
   whatsapp_webhook_url: z.string().nullable().describe('where Meta sends this number’s messages (provider whatsapp), else null'),
   webchat_key: z.string().describe('the web chat widget’s public key (provider webchat; generated), else empty'),
   webchat_origins: z.array(z.string()).describe('origins (scheme://host[:port]) whose pages may use the widget; empty: none'),
@@ -167,6 +174,8 @@ const numberFields = {
   whatsapp_token: z.string().trim().max(numberLimits.whatsappToken),
   whatsapp_phone_number_id: z.string().trim().max(numberLimits.whatsappField),
   whatsapp_app_secret: z.string().trim().max(numberLimits.whatsappField),
+  whatsapp_business_account_id: z.string().trim().regex(/^\d*$/, numberMessages.wabaId).max(numberLimits.whatsappField),
+  whatsapp_daily_limit: z.union(whatsappDailyLimits.map((tier) => z.literal(tier))),
   // As browsers send `Origin`: the host in lower case, the scheme's default port left out.
   webchat_origins: z
     .array(
@@ -196,6 +205,8 @@ export const numberCreateSchema = z
     whatsapp_token: numberFields.whatsapp_token.default(''),
     whatsapp_phone_number_id: numberFields.whatsapp_phone_number_id.default(''),
     whatsapp_app_secret: numberFields.whatsapp_app_secret.default(''),
+    whatsapp_business_account_id: numberFields.whatsapp_business_account_id.default(''),
+    whatsapp_daily_limit: numberFields.whatsapp_daily_limit.default(null),
     webchat_origins: numberFields.webchat_origins.default([]),
     webchat_prechat: numberFields.webchat_prechat.default([]),
   })

@@ -30,6 +30,7 @@ import * as outboundCalls from './migrations/0026-outbound-calls.ts';
 import * as doNotCall from './migrations/0030-do-not-call.ts';
 import * as tenantDialing from './migrations/0031-tenant-dialing.ts';
 import * as campaigns from './migrations/0032-campaigns.ts';
+import * as whatsappTemplates from './migrations/0033-whatsapp-templates.ts';
 import * as whatsappOutbound from './migrations/0037-whatsapp-outbound.ts';
 import type { Database } from './schema.ts';
 
@@ -65,6 +66,7 @@ function migrationsFor(dialect: DialectName): Record<string, Migration> {
     '0030-do-not-call': { up: doNotCall.up(dialect) },
     '0031-tenant-dialing': { up: tenantDialing.up },
     '0032-campaigns': { up: campaigns.up(dialect) },
+    '0033-whatsapp-templates': { up: whatsappTemplates.up(dialect) },
     '0037-whatsapp-outbound': { up: whatsappOutbound.up },
   };
 }

@@ -545,6 +545,10 @@ export interface NumberTable {
   webchat_prechat: Generated<string>;
   /** The key that signs the site's user ids, encrypted with the master key; null: none yet. */
   webchat_identity_secret: string | null;
+  /** The WhatsApp Business Account whose templates the number sends (migration 0033); '' when not given. */
+  whatsapp_business_account_id: Generated<string>;
+  /** Meta's messaging limit tier: unique customers a day outside the window (250, 2000, 10000, 100000); null: unlimited. */
+  whatsapp_daily_limit: number | null;
 }
 
 /** A WhatsApp message of a number's conversations (migration 0010, channels/whatsapp). */
@@ -560,8 +564,30 @@ export interface WhatsappMessageTable {
   /** inbound: received; outbound: accepted, sent, delivered, read, failed. */
   status: string;
   error: Generated<string>;
+  /** Meta's error code of a failure (docs/channels-whatsapp.md, "Meta's errors"); null otherwise. */
+  error_code: number | null;
+  /** The template the message was, by name; null for a free-form message. */
+  template_name: string | null;
   sent_time: Time;
   updated_time: Time;
+}
+
+/** A WhatsApp message template of a number, synced from Meta (migration 0033, channels/whatsapp/templates.ts). */
+export interface WhatsappTemplateTable {
+  id: Generated<number>;
+  tenant_id: number;
+  number_id: number;
+  meta_id: string;
+  name: string;
+  /** Meta's language code (pt_BR, en_US). */
+  language: string;
+  category: 'marketing' | 'utility' | 'authentication';
+  /** Meta's status, lower-case: approved, pending, rejected, paused, disabled, in_appeal… */
+  status: string;
+  /** Meta's components, JSON. */
+  components: string;
+  rejected_reason: Generated<string>;
+  synced_time: Time;
 }
 
 export interface NumberRuleTable {
@@ -709,6 +735,7 @@ export interface Database {
   numbers: NumberTable;
   number_rules: NumberRuleTable;
   whatsapp_messages: WhatsappMessageTable;
+  whatsapp_templates: WhatsappTemplateTable;
   stats_tenants: StatsTenantTable;
   stats_sessions: StatsSessionTable;
   stats_nodes: StatsNodeTable;

@@ -32,7 +32,28 @@ export const whatsappLimits = {
 /** What opens a list: a symbol rather than a word, since a plan names no language. */
 export const LIST_BUTTON = '☰';
 
+/**
+ * A template's parameter as the send-message reference types it
+ * (https://developers.facebook.com/docs/whatsapp/cloud-api/reference/messages#parameter-object);
+ * `parameter_name` names a named template's placeholder.
+ */
+export type GraphTemplateParameter = { parameter_name?: string } & (
+  | { type: 'text'; text: string }
+  | { type: 'currency'; currency: { fallback_value: string; code: string; amount_1000: number } }
+  | { type: 'date_time'; date_time: { fallback_value: string } }
+  | { type: 'image'; image: { link: string } }
+  | { type: 'video'; video: { link: string } }
+  | { type: 'document'; document: { link: string } }
+  | { type: 'coupon_code'; coupon_code: string }
+);
+
+/** A template's component with its values (the reference's components object); a button's index is Meta's string. */
+export type GraphTemplateComponent =
+  | { type: 'header' | 'body'; parameters: GraphTemplateParameter[] }
+  | { type: 'button'; sub_type: 'url' | 'copy_code'; index: string; parameters: GraphTemplateParameter[] };
+
 export type GraphMessage =
+  | { type: 'template'; template: { name: string; language: { code: string }; components: GraphTemplateComponent[] } }
   | { type: 'text'; text: { body: string; preview_url: false } }
   | { type: 'image'; image: { link: string } }
   | { type: 'audio'; audio: { link: string } }

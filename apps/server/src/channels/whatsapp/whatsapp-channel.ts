@@ -112,14 +112,16 @@ async function post(ctx: WhatsAppContext, account: WhatsAppAccount, token: strin
 }
 
 /**
- * Sends messages to a user in order, each recorded (with the session it belongs to) for the
- * statuses Meta reports later. Outside the customer service window nothing is sent
- * (`outside_customer_window`); the first refusal stops the rest. Answers the last message's id.
+ * Sends messages to a user in order, each recorded (with the session it belongs to, and the
+ * template it was) for the statuses Meta reports later. Outside the customer service window only
+ * templates go (Meta takes nothing else there); anything else is not sent
+ * (`outside_customer_window`). The first refusal stops the rest. Answers the last message's id.
  */
 export async function sendWhatsApp(ctx: WhatsAppContext, account: WhatsAppAccount, to: string, messages: readonly GraphMessage[], sessionId: string | null): Promise<MessagingResult> {
   if (!account.token || account.phone_number_id === '') return { ok: false, reason: 'not_configured' };
   const contact = contactOf(to);
-  if (!(await isInCustomerWindow(ctx.db, account.number_id, contact))) return { ok: false, reason: 'outside_customer_window' };
+  const onlyTemplates = messages.length > 0 && messages.every((message) => message.type === 'template');
+  if (!onlyTemplates && !(await isInCustomerWindow(ctx.db, account.number_id, contact))) return { ok: false, reason: 'outside_customer_window' };
   let result: MessagingResult = { ok: false, reason: 'empty' };
   for (const message of messages) {
     result = await post(ctx, account, account.token, contact, message);
@@ -127,7 +129,18 @@ export async function sendWhatsApp(ctx: WhatsAppContext, account: WhatsAppAccoun
     const now = new Date().toISOString();
     await ctx.db
       .insertInto('whatsapp_messages')
-      .values({ id: result.id!, tenant_id: account.tenant_id, number_id: account.number_id, direction: 'outbound', contact, session_id: sessionId, status: 'accepted', sent_time: now, updated_time: now })
+      .values({
+        id: result.id!,
+        tenant_id: account.tenant_id,
+        number_id: account.number_id,
+        direction: 'outbound',
+        contact,
+        session_id: sessionId,
+        status: 'accepted',
+        template_name: message.type === 'template' ? message.template.name : null,
+        sent_time: now,
+        updated_time: now,
+      })
       .onConflict((oc) => oc.column('id').doNothing())
       .execute();
   }

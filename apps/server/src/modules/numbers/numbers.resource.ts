@@ -75,6 +75,8 @@ async function presentNumbers(rows: Row[], db: Kysely<Database>, app: AppContext
       whatsapp_token: maskedToken(app, number.whatsapp_token),
       whatsapp_phone_number_id: number.whatsapp_phone_number_id,
       whatsapp_app_secret: maskedToken(app, number.whatsapp_app_secret),
+      whatsapp_business_account_id: number.whatsapp_business_account_id,
+      whatsapp_daily_limit: number.whatsapp_daily_limit,
       whatsapp_webhook_url: number.provider === 'whatsapp' ? app.config.publicUrl + whatsappWebhookPath(number.id) : null,
       webchat_key: number.webchat_key ?? '',
       webchat_origins: JSON.parse(number.webchat_origins) as string[],

@@ -6,7 +6,7 @@
 import { type CompiledPlan, compileTemplate, type RuntimeNode } from '@voxplan/engine';
 import type { BlockRuntimeModule } from './core/define.ts';
 import { readPlanDocument } from './plan/validate.ts';
-import { isBlockType } from './registry.ts';
+import { blockDefinition, isBlockType } from './registry.ts';
 import { blockRuntimes } from './runtime-registry.ts';
 
 export interface PlanIdentity {
@@ -39,7 +39,16 @@ export function compilePlan(raw: unknown, identity: Partial<PlanIdentity> = {}):
   for (const node of document.nodes) {
     if (!isBlockType(node.type)) continue;
     const module: BlockRuntimeModule = blockRuntimes[node.type];
-    nodes.set(node.id, { id: node.id, type: node.type, ...(node.label !== undefined && { label: node.label }), config: module.compile(node.data), runtime: module.runtime, targets: targets.get(node.id) ?? new Map() });
+    const errorExit = blockDefinition(node.type)?.errorExit;
+    nodes.set(node.id, {
+      id: node.id,
+      type: node.type,
+      ...(node.label !== undefined && { label: node.label }),
+      config: module.compile(node.data),
+      runtime: module.runtime,
+      targets: targets.get(node.id) ?? new Map(),
+      ...(errorExit !== undefined && { errorExit }),
+    });
     if (node.type === 'start') {
       startId = node.id;
       hangupChatMessage = (node.data as { hangup_chat_message: string }).hangup_chat_message;

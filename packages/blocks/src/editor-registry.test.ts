@@ -69,6 +69,7 @@ const summaries: Array<[type: string, data: unknown, en: string, pt: string]> = 
     'total = =total + 1\ntier = gold +1 a mais',
   ],
   ['send_message', { channel: 'whatsapp', to: '{{caller}}', text: 'Your protocol is {{protocol}}' }, 'WhatsApp → {{caller}}\nYour protocol is {{protocol}}', 'WhatsApp → {{caller}}\nYour protocol is {{protocol}}'],
+  ['whatsapp_template', { template_name: 'order_ready', language: 'pt_BR', buttons: ['Pick up', 'Deliver'] }, 'order_ready (pt_BR)\nPick up · Deliver', 'order_ready (pt_BR)\nPick up · Deliver'],
   [
     'api_switch',
     { method: 'GET', url: 'https://api.example.com/customers/{{caller}}', attribute: 'status', cases: [{ value: 'late', exit: 'collections' }] },

@@ -26,6 +26,7 @@ import { startEditor } from './start/editor.ts';
 import { variableEditor } from './variable/editor.ts';
 import { voiceChatSwitchEditor } from './voice_chat_switch/editor.ts';
 import { voiceMenuEditor } from './voice_menu/editor.ts';
+import { whatsappTemplateEditor } from './whatsapp_template/editor.ts';
 
 export { connectionWarnings } from './plan/connection-warnings.ts';
 export { contentWarnings } from './plan/content-warnings.ts';
@@ -37,6 +38,7 @@ export const blockEditors: readonly BlockEditor[] = [
   playMessageEditor,
   variableEditor,
   sendMessageEditor,
+  whatsappTemplateEditor,
   apiSwitchEditor,
   sendDtmfEditor,
   conditionEditor,

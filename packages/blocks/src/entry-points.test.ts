@@ -54,7 +54,7 @@ test('the editor entry point, as a browser loads it, loads no block runtime, no 
     'package:zod/v4/locales/pt-BR.js',
   ]);
   // Every block's editor part, and the form renderer.
-  expect(files.filter((file) => /\/blocks\/src\/[a-z_]+\/editor\.ts$/.test(file))).toHaveLength(18);
+  expect(files.filter((file) => /\/blocks\/src\/[a-z_]+\/editor\.ts$/.test(file))).toHaveLength(19);
   expect(files.some((file) => file.endsWith('/core/editor/BlockForm.tsx'))).toBe(true);
 });
 
@@ -62,7 +62,7 @@ test("the canvas's entry point (the editor registry) loads no zod: no schema, no
   const files = [...runtimeClosure(path.join(import.meta.dirname, 'editor-registry.ts'), new Set(), 'browser')];
   expect(files.filter((file) => file.startsWith('package:')).sort()).toEqual(['package:@tabler/icons-react']);
   // Each block's description and editor part, never its definition (schema) nor the plan's schemas.
-  expect(files.filter((file) => /\/blocks\/src\/[a-z_]+\/description\.ts$/.test(file))).toHaveLength(18);
+  expect(files.filter((file) => /\/blocks\/src\/[a-z_]+\/description\.ts$/.test(file))).toHaveLength(19);
   expect(files.filter((file) => file.endsWith('/definition.ts') || file.includes('/plan/document.ts') || file.includes('/core/fields.ts') || file.includes('form-model.ts'))).toEqual([]);
 });
 
@@ -73,5 +73,5 @@ test('in a browser, the definitions check a pattern without RE2 (64 KB gzip): th
 
 test('the runtime entry point loads every block runtime', () => {
   const files = [...runtimeClosure(path.join(import.meta.dirname, 'runtime.ts'))];
-  expect(files.filter((file) => /\/blocks\/src\/[a-z_]+\/runtime\.ts$/.test(file))).toHaveLength(18);
+  expect(files.filter((file) => /\/blocks\/src\/[a-z_]+\/runtime\.ts$/.test(file))).toHaveLength(19);
 });

@@ -5,7 +5,7 @@ import type { z } from 'zod';
 import { blockDefinitions, blockTypes } from './registry.ts';
 import { blockRuntimes } from './runtime-registry.ts';
 
-/** The table of blocks.md, in its order. */
+/** The table of blocks.md, in its order, and the blocks added since (docs/engine.md, "Blocks added since"). */
 const documentedTypes = [
   'start',
   'destination',
@@ -13,6 +13,7 @@ const documentedTypes = [
   'play_message',
   'variable',
   'send_message',
+  'whatsapp_template',
   'api_switch',
   'send_dtmf',
   'condition',

@@ -22,6 +22,7 @@ import { startBlock } from './start/definition.ts';
 import { variableBlock } from './variable/definition.ts';
 import { voiceChatSwitchBlock } from './voice_chat_switch/definition.ts';
 import { voiceMenuBlock } from './voice_menu/definition.ts';
+import { whatsappTemplateBlock } from './whatsapp_template/definition.ts';
 
 export const blockDefinitions = [
   startBlock,
@@ -30,6 +31,7 @@ export const blockDefinitions = [
   playMessageBlock,
   variableBlock,
   sendMessageBlock,
+  whatsappTemplateBlock,
   apiSwitchBlock,
   sendDtmfBlock,
   conditionBlock,

@@ -22,6 +22,7 @@ import { startRuntime } from './start/runtime.ts';
 import { variableRuntime } from './variable/runtime.ts';
 import { voiceChatSwitchRuntime } from './voice_chat_switch/runtime.ts';
 import { voiceMenuRuntime } from './voice_menu/runtime.ts';
+import { whatsappTemplateRuntime } from './whatsapp_template/runtime.ts';
 
 export const blockRuntimes: Readonly<Record<BlockType, BlockRuntimeModule>> = {
   start: startRuntime,
@@ -30,6 +31,7 @@ export const blockRuntimes: Readonly<Record<BlockType, BlockRuntimeModule>> = {
   play_message: playMessageRuntime,
   variable: variableRuntime,
   send_message: sendMessageRuntime,
+  whatsapp_template: whatsappTemplateRuntime,
   api_switch: apiSwitchRuntime,
   send_dtmf: sendDtmfRuntime,
   condition: conditionRuntime,

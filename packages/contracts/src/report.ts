@@ -38,6 +38,8 @@ export const reportNodeSchema = z.object({
   type: z.string(),
   at: timestampSchema,
   exit: z.string().nullable(),
+  /** Why the block failed or left a message unsent (`outside_customer_window`, `template_parameter_mismatch`…); absent when all went well. */
+  reason: z.string().optional(),
 });
 
 /** Keys pressed at a voice menu (or a chat reply matched to a menu option). */

@@ -57,7 +57,32 @@ export type Action =
    * A message the `send_message` block has already sent through the Messaging port (its exit
    * depends on the outcome). It is a record for the simulator and logs: adapters do not send it.
    */
-  | { type: 'send_message'; channel: 'sms' | 'whatsapp'; to: string; text: string; status: 'sent' | 'failed' }
+  | {
+      type: 'send_message';
+      channel: 'sms' | 'whatsapp';
+      to: string;
+      text: string;
+      status: 'sent' | 'failed';
+      /** Why it failed (`outside_customer_window`, the provider's refusal…); the block's path entry names it too. */
+      reason?: string;
+      /** The WhatsApp template sent instead of the text, outside the customer window (the block's fallback). */
+      template?: { name: string; language: string };
+    }
+  /**
+   * A WhatsApp template the `whatsapp_template` block has already sent through the Templates port
+   * (its exit depends on Meta's answer, as `send_message`'s does): a record for the simulator, the
+   * transcript and logs; adapters do not send it. `text` is the template as the customer reads it,
+   * `options` its quick-reply buttons. On other channels the block replies with the text instead.
+   */
+  | {
+      type: 'template';
+      name: string;
+      language: string;
+      text: string;
+      options?: ReplyOption[];
+      status: 'sent' | 'failed';
+      reason?: string;
+    }
   /** Chat: a message to the user, with choices to offer as buttons or a list. */
   | { type: 'reply'; text: string; options?: ReplyOption[] }
   /** End the call or the chat. `reject`: refuse the call without answering it. */

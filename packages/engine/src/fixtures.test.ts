@@ -32,7 +32,8 @@ const luaResult = (expected: ExpectedLua): ScriptResult =>
 
 /** Exits no session of that channel can take, by design (docs/engine.md). */
 const impossible: Readonly<Record<Channel, readonly string[]>> = {
-  voice: ['voice_chat_switch:chat'],
+  // A WhatsApp template is a chat's: a call skips it by `sent`.
+  voice: ['voice_chat_switch:chat', 'whatsapp_template:<data>', 'whatsapp_template:failed'],
   // A chat has no input timeout: an idle chat ends by the plan's session timeout instead.
   chat: ['voice_chat_switch:voice', 'voice_menu:timeout'],
 };

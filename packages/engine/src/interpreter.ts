@@ -145,6 +145,10 @@ export async function handleEvent(session: Session, event: EngineEvent, ports: E
 async function runTurn(input: Session, event: EngineEvent, ports: EnginePorts, plan: CompiledPlan | undefined, startNodeId?: string): Promise<TurnResult> {
   const turn = new TurnState(copySession(input), ports, plan, startNodeId);
   turn.session.turns++;
+  // Once per turn: the window moves only with the customer's messages, which come as turns of their own.
+  if (ports.customerWindow && input.channel === 'chat' && event.type !== 'expire' && event.type !== 'hangup') {
+    turn.customerWindowOpen = await ports.customerWindow.isOpen(input, turn.now);
+  }
   if (!plan && event.type !== 'expire') {
     const frame = currentFrame(input);
     turn.fail('plan_not_found', `plan ${frame.plan_id} version ${frame.plan_version} is not available`, null);
@@ -162,6 +166,10 @@ class TurnState implements Turn {
   readonly scope: Scope;
   private readonly nowText: string;
   private ended = false;
+  /** Free-form messages may reach the customer (CustomerWindow); outside, a block's replies are withheld. */
+  customerWindowOpen = true;
+  /** A reply of the block running now was withheld: the block takes its error exit where it has one. */
+  private withheld = false;
   /** Whether this turn's first block has begun Session.turn_path. */
   private pathMarked = false;
   /** The marks the last turn left (Session.turn_path). */
@@ -220,7 +228,7 @@ class TurnState implements Turn {
           }
         }
         const outcome = this.enter(first);
-        await this.advance(first, outcome instanceof Promise ? await outcome : outcome);
+        await this.advance(first, this.afterBlock(first, outcome instanceof Promise ? await outcome : outcome));
         return true;
       }
       case 'prompt_failed':
@@ -278,7 +286,7 @@ class TurnState implements Turn {
       outcome = blockError(node, error);
     }
     if (outcome === undefined) return false;
-    await this.advance(node, outcome);
+    await this.advance(node, this.afterBlock(node, outcome));
     return true;
   }
 
@@ -309,8 +317,21 @@ class TurnState implements Turn {
       node = next;
       const entered = this.enter(node);
       // Most blocks answer at once; awaiting only real promises spares a microtask per block.
-      outcome = entered instanceof Promise ? await entered : entered;
+      outcome = this.afterBlock(node, entered instanceof Promise ? await entered : entered);
     }
+  }
+
+  /**
+   * A block whose reply was withheld outside the customer window leaves by its error exit, if it
+   * has one, rather than going on (or waiting for an answer) as if the customer had read it; its
+   * path entry already names the reason (docs/channels-whatsapp.md, "The 24-hour customer service window").
+   */
+  private afterBlock(node: RuntimeNode, outcome: Outcome): Outcome {
+    if (!this.withheld) return outcome;
+    this.withheld = false;
+    if (node.errorExit === undefined || !('exit' in outcome || 'wait' in outcome)) return outcome;
+    if ('wait' in outcome) this.session.node_state = null;
+    return { exit: node.errorExit };
   }
 
   private enter(node: RuntimeNode): Outcome | Promise<Outcome> {
@@ -391,7 +412,7 @@ class TurnState implements Turn {
     const path = this.session.path;
     const last = path.at(-1);
     if (!last) return;
-    const entry = { plan_id: last.plan_id, node_id: last.node_id, type: last.type, at: last.at, exit };
+    const entry: PathEntry = { plan_id: last.plan_id, node_id: last.node_id, type: last.type, at: last.at, exit, ...(last.reason !== undefined && { reason: last.reason }) };
     path[path.length - 1] = entry;
     this.observer?.exited(entry);
   }
@@ -487,10 +508,23 @@ class TurnState implements Turn {
   }
 
   emit(given: Action): void {
+    if (given.type === 'reply' && !this.customerWindowOpen) {
+      // Never silently: the block's entry in the report names it, and the block may take its error exit.
+      this.withheld = true;
+      this.noteReason('outside_customer_window');
+      return;
+    }
     const action = given.type === 'say' || given.type === 'gather' ? this.spoken(given) : given;
     this.actions.push(action);
     this.observer?.action(action);
-    if (action.type === 'say' || action.type === 'reply') this.addTranscript('plan', action.text);
+    if (action.type === 'say' || action.type === 'reply' || (action.type === 'template' && action.status === 'sent')) this.addTranscript('plan', action.text);
+  }
+
+  noteReason(reason: string): void {
+    const path = this.session.path;
+    const last = path.at(-1);
+    // Before any block (a chat's end message at a first turn's failure) there is no entry to name it on.
+    if (last) path[path.length - 1] = { ...last, reason };
   }
 
   /**

@@ -1,6 +1,6 @@
 import type { Action } from './actions.ts';
 import type { CompiledPlan } from './runtime.ts';
-import type { PathEntry, Provider } from './session.ts';
+import type { PathEntry, Provider, Session } from './session.ts';
 
 /**
  * What the engine asks of its host. Blocks that do I/O reach it only through these, so the
@@ -116,6 +116,11 @@ export interface OutgoingMessage {
   /** The number the session runs on: the sender, when the provider needs one. */
   from: string;
   text: string;
+  /**
+   * The turn's clock: WhatsApp's customer window is measured from it (a host's tests move it).
+   * Absent: the host's own clock.
+   */
+  at?: Date;
 }
 
 export type MessagingResult = { ok: true; id?: string } | { ok: false; reason: string };
@@ -123,6 +128,63 @@ export type MessagingResult = { ok: true; id?: string } | { ok: false; reason: s
 /** The `send_message` block: through the tenant's integrations or the number's WhatsApp configuration. */
 export interface Messaging {
   send(message: OutgoingMessage): Promise<MessagingResult>;
+}
+
+/** A WhatsApp template by its name and language, as the tenant's synced templates name it. */
+export interface TemplateRef {
+  name: string;
+  /** Meta's language code (`en_US`, `pt_BR`). */
+  language: string;
+}
+
+export interface TemplateRequest {
+  tenantId: number;
+  sessionId: string;
+  /** The number the session runs on: its WhatsApp account sends, its synced templates are read first. */
+  from: string;
+  /** The customer: `+` and their WhatsApp id, or the chat's caller. */
+  to: string;
+  template: TemplateRef;
+  /** Each parameter's value by Meta's key (`header.1`, `body.1`, `button.0`), rendered from the block's mapping. */
+  values: Readonly<Record<string, string>>;
+  /** The turn's clock. */
+  at: Date;
+}
+
+/** A template as a customer reads it: its text with the values in, and its quick-reply buttons. */
+export interface TemplateText {
+  text: string;
+  buttons: string[];
+}
+
+/**
+ * Why a template was not sent: `template_not_found` (not among the synced ones),
+ * `template_not_approved`, `not_configured`, or Meta's refusal (`template_parameter_mismatch`,
+ * `provider_status_<HTTP status>`…).
+ */
+export type TemplateResult = ({ ok: true; id?: string } & TemplateText) | { ok: false; reason: string };
+
+/** WhatsApp templates (the `whatsapp_template` block, a `send_message`'s fallback). */
+export interface Templates {
+  /** Sends the template through WhatsApp from `from` to `to`, the customer window notwithstanding. */
+  send(request: TemplateRequest): Promise<TemplateResult>;
+  /** The template's plain text and buttons, for a channel that cannot send templates (web chat, the simulator). */
+  plainText(request: Omit<TemplateRequest, 'to' | 'at'>): Promise<TemplateResult>;
+}
+
+/** The host of a channel without templates: every template block takes `failed`. */
+export const unconfiguredTemplates: Templates = {
+  send: () => Promise.resolve({ ok: false, reason: 'not_configured' }),
+  plainText: () => Promise.resolve({ ok: false, reason: 'not_configured' }),
+};
+
+/**
+ * A provider that lets the business write freely only for a while after the customer's last
+ * message (WhatsApp's 24-hour customer service window). Asked once per turn; a session whose
+ * provider has no such window is always open.
+ */
+export interface CustomerWindow {
+  isOpen(session: Readonly<Pick<Session, 'tenant_id' | 'provider' | 'channel' | 'caller' | 'called'>>, at: Date): Promise<boolean>;
 }
 
 /**
@@ -233,6 +295,10 @@ export interface EnginePorts {
   destinations: DestinationLookup;
   audios: AudioLookup;
   messaging: Messaging;
+  /** Absent: templates cannot be sent or read (`unconfiguredTemplates`). */
+  templates?: Templates;
+  /** Absent: no session has a customer window. */
+  customerWindow?: CustomerWindow;
   ai: AiPort;
   clock: Clock;
   protocols: ProtocolGenerator;

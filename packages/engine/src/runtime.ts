@@ -46,6 +46,11 @@ export interface RuntimeNode<C = unknown> {
   readonly runtime: BlockRuntime<C>;
   /** Exit name → the node it leads to; an exit not here is unconnected. */
   readonly targets: ReadonlyMap<string, string>;
+  /**
+   * The exit the block takes when what it sent could not reach the customer (`failed`, `error`),
+   * where it has one: a reply withheld outside the customer window leaves by it.
+   */
+  readonly errorExit?: string;
 }
 
 /**
@@ -105,8 +110,16 @@ export interface Turn {
   render(template: Template): string;
   /** The language of speech in a block: `override` (the block's own) when given, else the plan's, else the session's. */
   speechLanguage(override?: string): string;
-  /** Adds an action; what is said or replied also goes on the transcript. */
+  /**
+   * Adds an action; what is said or replied also goes on the transcript. A reply outside the
+   * customer window (CustomerWindow) is withheld instead: the block's path entry names the reason
+   * and the block leaves by its error exit, where it has one.
+   */
   emit(action: Action): void;
+  /** Whether free-form messages reach the customer now (WhatsApp's 24-hour window); always true elsewhere. */
+  readonly customerWindowOpen: boolean;
+  /** Why the block failed or left something unsent: its path entry, and so the report, names it. */
+  noteReason(reason: string): void;
   /** Sets a variable; names a plan may not assign (built-ins, `__proto__`) are refused with `false`. */
   setVariable(name: string, value: Value): boolean;
   /** User variables and built-ins, as a Lua script sees them. */

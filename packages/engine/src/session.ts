@@ -78,6 +78,11 @@ export interface PathEntry {
   at: string;
   /** The exit it left by; `null` while the session is in it, or when it ended there. */
   exit: string | null;
+  /**
+   * Why the block failed or left something unsent (`outside_customer_window`, a provider's
+   * refusal such as `template_parameter_mismatch`): the report names it. Absent when all went well.
+   */
+  reason?: string;
 }
 
 export interface DigitsEntry {

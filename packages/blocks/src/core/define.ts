@@ -62,6 +62,11 @@ export interface BlockDescription<T extends string = string, D = unknown> {
    * through blocks that never wait spins until the step limit: lint warns about it.
    */
   readonly waitsForInput: boolean;
+  /**
+   * The exit taken when what the block sent cannot reach the customer (a reply withheld outside
+   * WhatsApp's customer window): the engine's `RuntimeNode.errorExit`.
+   */
+  readonly errorExit?: string;
   readonly texts: { en: BlockTexts; pt: BlockTexts };
 }
 
@@ -78,6 +83,7 @@ export function describeBlock<const T extends string, D = unknown>(description: 
   settingGates?: readonly SettingGate[];
   quietExits?: readonly string[];
   waitsForInput?: boolean;
+  errorExit?: string;
   texts: { en: BlockTexts; pt: BlockTexts };
 }): BlockDescription<T, D> {
   const { exits } = description;
@@ -92,6 +98,7 @@ export function describeBlock<const T extends string, D = unknown>(description: 
     settingGates: description.settingGates ?? [],
     quietExits: description.quietExits ?? [],
     waitsForInput: description.waitsForInput ?? false,
+    ...(description.errorExit !== undefined && { errorExit: description.errorExit }),
     texts: description.texts,
   };
 }

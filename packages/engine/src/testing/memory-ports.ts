@@ -20,6 +20,8 @@ import {
   type ScriptRequest,
   type ScriptResult,
   type ScriptRunner,
+  type TemplateRequest,
+  type TemplateResult,
   type AiFailureCode,
   OutboundError,
   type OutboundFailure,
@@ -48,6 +50,13 @@ export interface MemoryWorld {
   schedules?: Record<string, ScheduleStatus>;
   http?: HttpStub[];
   messaging?: 'ok' | 'fail';
+  /**
+   * The tenant's synced WhatsApp templates: `text` with `{{1}}`… for the body's parameters;
+   * `refuse` makes Meta refuse it with that reason. Left out: no template exists.
+   */
+  templates?: Array<{ name: string; language: string; text: string; buttons?: string[]; refuse?: string }>;
+  /** Left out: the host has no customer window (every session's is open). */
+  customerWindow?: 'open' | 'closed';
   /** Left out: the AI port of a host with no key (`ai_key_not_found`). */
   ai?: {
     extract?: AiStub<{ values: Record<string, string> }>;
@@ -61,6 +70,8 @@ export interface MemoryWorld {
 export interface MemoryLog {
   http: OutboundRequest[];
   messages: OutgoingMessage[];
+  /** Templates sent (WhatsApp) and read as plain text (other channels). */
+  templates: Array<TemplateRequest | Omit<TemplateRequest, 'to' | 'at'>>;
   /** Every Lua run: what the `fx` block asked, and what the runner answered. */
   scripts: Array<{ request: ScriptRequest; result: ScriptResult }>;
   extract: ExtractRequest[];
@@ -82,7 +93,15 @@ const defaultScripts: ScriptRunner = { run: (request) => (sharedLua ??= new LuaS
 
 /** `scripts` runs the `fx` blocks' Lua: a `LuaScriptRunner` (the in-process benchmark passes its own). */
 export function memoryPorts(world: MemoryWorld = {}, scripts: ScriptRunner = defaultScripts): EnginePorts & { log: MemoryLog; clockAt(date: Date): void } {
-  const log: MemoryLog = { http: [], messages: [], scripts: [], extract: [], chat: [], analyse: [] };
+  const log: MemoryLog = { http: [], messages: [], templates: [], scripts: [], extract: [], chat: [], analyse: [] };
+  const templateOf = (request: Omit<TemplateRequest, 'to' | 'at'>, isSending: boolean): Promise<TemplateResult> => {
+    log.templates.push(request);
+    const found = world.templates?.find((template) => template.name === request.template.name && template.language === request.template.language);
+    if (!found) return Promise.resolve({ ok: false, reason: 'template_not_found' });
+    if (isSending && found.refuse) return Promise.resolve({ ok: false, reason: found.refuse });
+    const text = found.text.replace(/\{\{(\d+)\}\}/g, (placeholder, index: string) => request.values[`body.${index}`] ?? placeholder);
+    return Promise.resolve({ ok: true, ...(isSending && { id: `wamid-${log.templates.length}` }), text, buttons: found.buttons ?? [] });
+  };
   const plans = world.plans ?? [];
   let now = world.now ?? new Date('2026-11-22T12:00:00.000Z');
   const protocolCounters = new Map<number, number>();
@@ -154,9 +173,15 @@ export function memoryPorts(world: MemoryWorld = {}, scripts: ScriptRunner = def
     messaging: {
       send(message) {
         log.messages.push(message);
+        if (message.channel === 'whatsapp' && world.customerWindow === 'closed') return Promise.resolve({ ok: false, reason: 'outside_customer_window' });
         return Promise.resolve(world.messaging === 'fail' ? { ok: false, reason: 'stubbed failure' } : { ok: true, id: `msg-${log.messages.length}` });
       },
     },
+    templates: {
+      send: (request) => templateOf(request, true),
+      plainText: (request) => templateOf(request, false),
+    },
+    ...(world.customerWindow && { customerWindow: { isOpen: () => Promise.resolve(world.customerWindow === 'open') } }),
     ai,
     clock: { now: () => now },
     protocols: {

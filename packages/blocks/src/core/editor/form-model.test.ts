@@ -44,6 +44,7 @@ const expectedFields: Record<string, Record<string, string>> = {
   play_message: prompt,
   variable: { assignments: 'list(name:text,value:value)' },
   send_message: { channel: 'select(sms|whatsapp)', to: 'template', text: 'template, lines' },
+  whatsapp_template: {},
   api_switch: { ...request, attribute: 'text', cases: 'list(value:text,exit:text)', async_call: 'switch' },
   send_dtmf: { digits: 'template' },
   condition: {
@@ -112,6 +113,7 @@ const badValues: Record<string, { data: Record<string, unknown>; path: string }>
   play_message: { data: { text_to_speech: false, audio_id: null }, path: 'audio_id' },
   variable: { data: { assignments: [{ name: 'total', value: '=1' }, { name: 'caller', value: 'x' }] }, path: 'assignments.1.name' },
   send_message: { data: { channel: 'fax' }, path: 'channel' },
+  whatsapp_template: { data: { template_name: 'Order Ready' }, path: 'template_name' },
   api_switch: { data: { ...stillRequired.api_switch!.fill, cases: [{ value: 'ok', exit: 'default' }] }, path: 'cases.0.exit' },
   send_dtmf: { data: { digits: '12x' }, path: 'digits' },
   condition: { data: { rules: [{ left: 'a', op: 'eq', right: 'b' }, { left: '{{caller}}', op: 'matches', right: '(a)\\1' }] }, path: 'rules.1.right' },

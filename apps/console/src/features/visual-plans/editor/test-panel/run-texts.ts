@@ -48,6 +48,8 @@ export function actionText(action: Action, naming: Pick<RunNaming, 'referenceNam
       return t('testPanel.plan.record', { format: action.format });
     case 'send_message':
       return t(action.status === 'sent' ? 'testPanel.plan.messageSent' : 'testPanel.plan.messageFailed', { to: action.to, text: action.text });
+    case 'template':
+      return action.status === 'sent' ? action.text : t('testPanel.plan.templateFailed', { name: action.name, reason: action.reason ?? '' });
     case 'hangup':
       return t('testPanel.plan.hangup', { cause: t(`testPanel.hangupCause.${action.cause}`) });
   }

@@ -1,0 +1,53 @@
+/** Sending a WhatsApp template from a block, through the engine's Templates port. */
+import { compileTemplate, type Template, type TemplateRef, type TemplateResult, type Turn, unconfiguredTemplates } from '@voxplan/engine';
+
+export interface CompiledTemplateChoice {
+  template: TemplateRef;
+  parameters: ReadonlyArray<{ key: string; value: Template }>;
+}
+
+export function compileTemplateChoice(name: string, language: string, parameters: ReadonlyArray<{ key: string; value: string }>): CompiledTemplateChoice {
+  return { template: { name, language }, parameters: parameters.map((parameter) => ({ key: parameter.key, value: compileTemplate(parameter.value) })) };
+}
+
+export function renderValues(turn: Turn, choice: CompiledTemplateChoice): Record<string, string> {
+  const values: Record<string, string> = {};
+  for (const parameter of choice.parameters) values[parameter.key] = turn.render(parameter.value);
+  return values;
+}
+
+/** The port's answer; a port that throws counts as a refusal (`error`), never as a message sent. */
+export async function sendTemplate(turn: Turn, choice: CompiledTemplateChoice, to: string): Promise<TemplateResult> {
+  const templates = turn.ports.templates ?? unconfiguredTemplates;
+  if (choice.template.name === '') return { ok: false, reason: 'template_not_found' };
+  try {
+    return await templates.send({
+      tenantId: turn.session.tenant_id,
+      sessionId: turn.session.id,
+      from: turn.session.called,
+      to,
+      template: choice.template,
+      values: renderValues(turn, choice),
+      at: turn.now,
+    });
+  } catch {
+    return { ok: false, reason: 'error' };
+  }
+}
+
+/** The template's plain text, for a channel that cannot send templates. */
+export async function templatePlainText(turn: Turn, choice: CompiledTemplateChoice): Promise<TemplateResult> {
+  const templates = turn.ports.templates ?? unconfiguredTemplates;
+  if (choice.template.name === '') return { ok: false, reason: 'template_not_found' };
+  try {
+    return await templates.plainText({
+      tenantId: turn.session.tenant_id,
+      sessionId: turn.session.id,
+      from: turn.session.called,
+      template: choice.template,
+      values: renderValues(turn, choice),
+    });
+  } catch {
+    return { ok: false, reason: 'error' };
+  }
+}

@@ -7,7 +7,7 @@
  * status updates": sent, delivered, read, and failed with `errors[]`; codes at
  * https://developers.facebook.com/docs/whatsapp/cloud-api/support/error-codes).
  */
-import type { CallReport, Campaign, CampaignProgress, CampaignResult, OutboundCall } from '@voxplan/contracts';
+import type { CallReportRecord as CallReport, Campaign, CampaignProgress, CampaignResult, OutboundCall } from '@voxplan/contracts';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { coreCampaignCalls } from '../src/modules/campaigns/campaign-calls.ts';
 import { createDispatcher } from '../src/modules/campaigns/dispatcher.ts';

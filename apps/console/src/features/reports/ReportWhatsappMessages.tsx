@@ -1,5 +1,5 @@
 import { Badge, Group, Stack, Text } from '@mantine/core';
-import type { CallReport, ReportWhatsappMessage } from '@voxplan/contracts';
+import type { CallReportRecord, ReportWhatsappMessage } from '@voxplan/contracts';
 import { useTranslation } from 'react-i18next';
 import { formatDateTime } from '../../lib/format.ts';
 
@@ -10,7 +10,7 @@ const statusColor: Record<ReportWhatsappMessage['status'], string> = { accepted:
  * it (sent, delivered, read, failed with its code). An outbound chat's first is the message that
  * opened the conversation (docs/outbound.md, "WhatsApp").
  */
-export function ReportWhatsappMessages({ report }: { report: CallReport }) {
+export function ReportWhatsappMessages({ report }: { report: CallReportRecord }) {
   const { t, i18n } = useTranslation();
   const messages = report.whatsapp_messages ?? [];
   return (

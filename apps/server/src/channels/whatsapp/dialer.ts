@@ -14,8 +14,12 @@ import { accountByNumber, sendReplies } from './whatsapp-channel.ts';
 /** Meta's pace per number by default: 80 messages a second (its throughput guide); the campaigns keep under it. */
 export const WHATSAPP_MESSAGES_PER_SECOND = 80;
 
-/** Meta's code for a free-form message outside the window, as its error or status names it. */
-const REENGAGEMENT = /\b131047\b/;
+/** An opening that did not go, in the outcome's words: Meta's 131047 is `reengagement_needed` (its code, or the reason the channel named it by). */
+function notSent(reason: string, code?: number): ChatOpening {
+  if (reason === 'outside_customer_window') return { ok: false, code: 'outside_customer_window', message: 'the first message is not a template and the customer wrote nothing in 24 hours' };
+  const message = code === undefined ? reason : `${code} ${reason}`;
+  return { ok: false, code: code === 131047 || reason === 'reengagement_needed' || /\b131047\b/.test(reason) ? 'reengagement_needed' : 'message_undelivered', message };
+}
 
 async function place(ctx: AppContext, call: OutboundDial): Promise<{ provider_call_id: string }> {
   const account = await accountByNumber(ctx, call.tenant_id, call.from);
@@ -26,16 +30,20 @@ async function place(ctx: AppContext, call: OutboundDial): Promise<{ provider_ca
   return { provider_call_id: '' };
 }
 
+/**
+ * Sends the first turn: its replies (free-form) through `sendWhatsApp`; a template block sent its
+ * template itself while the turn ran (the Templates port), its action telling whether it went. The
+ * opening message is the first the session sent; outside the window a plan's free-form first
+ * message is withheld (by the engine, or by `sendWhatsApp`) and the opening fails clearly.
+ */
 async function open(ctx: AppContext, call: OutboundDial, first: TurnOutcome): Promise<ChatOpening> {
   const account = await accountByNumber(ctx, call.tenant_id, call.from);
   if (!account) return { ok: false, code: 'message_undelivered', message: 'not_configured' };
+  const head = first.actions.find((action) => action.type === 'reply' || action.type === 'template');
+  if (head?.type === 'template' && head.status === 'failed') return notSent(head.reason ?? 'not_sent');
   const sent = await sendReplies(ctx, account, call.to, call.session_id, first.actions);
-  if (!sent.ok) {
-    const { reason } = sent;
-    if (reason === 'outside_customer_window') return { ok: false, code: 'outside_customer_window', message: 'the first message is not a template and the customer wrote nothing in 24 hours' };
-    return { ok: false, code: REENGAGEMENT.test(reason) ? 'reengagement_needed' : 'message_undelivered', message: reason };
-  }
-  // The opening message is the first the session sent: its later statuses tell the outcome.
+  // After a template that went, a reply refused is the conversation's own matter, not its opening's.
+  if (!sent.ok && head?.type !== 'template') return notSent(sent.reason, 'code' in sent && typeof sent.code === 'number' ? sent.code : undefined);
   const opening = await ctx.db
     .selectFrom('whatsapp_messages')
     .select('id')
@@ -45,8 +53,10 @@ async function open(ctx: AppContext, call: OutboundDial, first: TurnOutcome): Pr
     .orderBy('id')
     .limit(1)
     .executeTakeFirst();
-  if (!opening) return { ok: false, code: 'message_undelivered', message: 'the plan’s first turn sends the customer nothing' };
-  return { ok: true, message_id: opening.id };
+  if (opening) return { ok: true, message_id: opening.id };
+  const stored = await ctx.sessions.find(call.session_id);
+  if (stored?.session.path.some((entry) => entry.reason === 'outside_customer_window')) return notSent('outside_customer_window');
+  return { ok: false, code: 'message_undelivered', message: 'the plan’s first turn sends the customer nothing' };
 }
 
 export const whatsappDialer: OutboundDialer = {

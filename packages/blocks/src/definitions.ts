@@ -9,5 +9,6 @@ export { blockDefinition, blockDefinitions, blockTypes, exitsOf, isBlockType, ty
 export * from './plan/document.ts';
 export * from './plan/issues.ts';
 export { callPlanCycles, lintPlan, settingsOff } from './plan/lint.ts';
+export { templateWarnings, type SyncedTemplate } from './plan/template-warnings.ts';
 export * from './plan/references.ts';
 export * from './plan/validate.ts';

@@ -30,6 +30,7 @@ import { whatsappTemplateEditor } from './whatsapp_template/editor.ts';
 
 export { connectionWarnings } from './plan/connection-warnings.ts';
 export { contentWarnings } from './plan/content-warnings.ts';
+export { templateWarnings, type SyncedTemplate } from './plan/template-warnings.ts';
 
 export const blockEditors: readonly BlockEditor[] = [
   startEditor,

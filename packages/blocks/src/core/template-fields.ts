@@ -5,16 +5,20 @@
  * as any plan does.
  */
 import { z } from 'zod';
+import type { FieldHint } from './editor/types.ts';
 import { fieldHints, templateText } from './fields.ts';
 
-/** Meta's template names: lowercase letters, digits and underscores (at most 512). '' is none chosen yet. */
-export const templateName = () =>
+/**
+ * Meta's template names: lowercase letters, digits and underscores (at most 512). '' is none
+ * chosen yet. `form` names the fields the editor's template picker fills with it.
+ */
+export const templateName = (form: Omit<Extract<FieldHint, { kind: 'whatsapp_template' }>, 'kind'>) =>
   z
     .string()
     .max(512)
     .regex(/^[a-z0-9_]*$/, 'lowercase letters, digits and underscores')
     .default('')
-    .register(fieldHints, { kind: 'hidden' });
+    .register(fieldHints, { kind: 'whatsapp_template', ...form });
 
 /** Meta's language codes: `en`, `en_US`, `pt_BR`, `zh_Hant_HK`… '' goes with no template. */
 export const templateLanguage = () =>

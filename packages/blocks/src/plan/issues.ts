@@ -16,7 +16,18 @@ export type PlanErrorCode =
   /** A destination, audio, date range or plan the tenant does not have (found by the server). */
   | 'reference_not_found';
 
-export type PlanWarningCode = 'unreachable' | 'unconnected_exit' | 'voice_menu_exit_unconnected' | 'loop_without_input' | 'call_plan_cycle' | 'setting_off' | 'message_empty';
+export type PlanWarningCode =
+  | 'unreachable'
+  | 'unconnected_exit'
+  | 'voice_menu_exit_unconnected'
+  | 'loop_without_input'
+  | 'call_plan_cycle'
+  | 'setting_off'
+  | 'message_empty'
+  /** WhatsApp templates, against the tenant's synced ones (template-warnings.ts). */
+  | 'template_not_synced'
+  | 'template_not_approved'
+  | 'template_parameter_unmapped';
 
 export interface PlanIssue<C extends string = PlanErrorCode | PlanWarningCode> {
   code: C;

@@ -14,7 +14,7 @@ export const sendMessageBlock = defineBlock(
      * WhatsApp only: the template sent instead of the text when the recipient's 24-hour window is
      * closed ('' for none: the block then takes `failed`, `outside_customer_window`).
      */
-    fallback_template_name: templateName(),
+    fallback_template_name: templateName({ language: 'fallback_language', parameters: 'fallback_parameters', optional: true, when: { key: 'channel', value: 'whatsapp' } }),
     fallback_language: templateLanguage(),
     fallback_parameters: templateParameters(),
   }),

@@ -12,7 +12,7 @@ export const whatsappTemplateBlock = defineBlock(
   whatsappTemplateDescription,
   z.strictObject({
     /** The template among the tenant's synced ones, by name and language (docs/channels-whatsapp.md, "Templates in plans"). */
-    template_name: templateName(),
+    template_name: templateName({ language: 'language', parameters: 'parameters', buttons: 'buttons' }),
     language: templateLanguage(),
     /** What fills each of the template's parameters, by its key. */
     parameters: templateParameters(),

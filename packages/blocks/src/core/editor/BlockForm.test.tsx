@@ -100,7 +100,8 @@ async function choose(path: string, optionText: string) {
 const isScalar = (field: FieldDescriptor) => !['list', 'variants', 'record'].includes(field.kind);
 
 describe.each(blockEditors.map((editor) => [editor.type, editor] as const))('%s', (type, editor) => {
-  const fields = formFieldsOf(editor);
+  // A WhatsApp template's picker fills several fields at once: its own tests are below.
+  const fields = formFieldsOf(editor).filter((field) => field.kind !== 'whatsapp_template');
 
   test.each(['en', 'pt'] as const)('labels every field in %s and shows the data', (language: EditorLanguage) => {
     renderForm(type, { services: makeServices({ language }) });
@@ -121,7 +122,7 @@ describe.each(blockEditors.map((editor) => [editor.type, editor] as const))('%s'
       else if (field.kind === 'language') expect(element.value).toBe(value === '' ? editorTexts[language].plan_language : `${planLanguageOf(String(value))!.name} · ${String(value)}`);
       else expect(element.value).toBe(String(value));
     }
-    if (fields.length === 0) expect(screen.getByText(editorTexts[language].no_fields)).toBeTruthy();
+    if (formFieldsOf(editor).length === 0) expect(screen.getByText(editorTexts[language].no_fields)).toBeTruthy();
   });
 
   test('changes the data as the user edits each field', async () => {
@@ -370,5 +371,68 @@ describe('inputs', () => {
     expect(screen.getByRole('button', { name: 'Remover a linha 1' })).toBeTruthy();
     expect(screen.getByRole('group', { name: 'Opções' })).toBeTruthy();
     await act(async () => {});
+  });
+});
+
+describe('a WhatsApp template', () => {
+  const templates = [
+    {
+      name: 'order_ready',
+      language: 'pt_BR',
+      status: 'approved',
+      parameters: [
+        { key: 'header.1', type: 'image', example: 'https://example.com/box.png' },
+        { key: 'body.1', type: 'text', example: 'Ana' },
+        { key: 'body.2', type: 'currency', example: 'R$ 12,50' },
+      ],
+      quickReplies: ['Pick up', 'Deliver'],
+    },
+    { name: 'promo', language: 'en_US', status: 'paused', parameters: [], quickReplies: [] },
+  ];
+  const withTemplates = (language: EditorLanguage = 'en') => makeServices({ language, useWhatsAppTemplates: () => ({ templates, loading: false }) });
+
+  test('chosen, it fills the language, a row per parameter (typed, with Meta\'s example) and the quick replies; a row left empty says so', async () => {
+    const { last } = renderForm('whatsapp_template', { services: withTemplates() });
+    await choose('template_name', 'order_ready (pt_BR)');
+    expect(last()).toEqual({
+      template_name: 'order_ready',
+      language: 'pt_BR',
+      parameters: [
+        { key: 'header.1', value: '' },
+        { key: 'body.1', value: '' },
+        { key: 'body.2', value: '' },
+      ],
+      buttons: ['Pick up', 'Deliver'],
+    });
+    expect(screen.getByLabelText('Body 2 · currency', { selector: 'input' })).toBe(input('parameters.2.value'));
+    expect(input('parameters.0.value').placeholder).toBe('e.g. https://example.com/box.png');
+    expect(screen.getAllByText(editorTexts.en.whatsapp_template.unmapped)).toHaveLength(3);
+    fireEvent.change(input('parameters.1.value'), { target: { value: '{{name}}' } });
+    expect(last()!.parameters).toEqual([
+      { key: 'header.1', value: '' },
+      { key: 'body.1', value: '{{name}}' },
+      { key: 'body.2', value: '' },
+    ]);
+    expect(screen.getAllByText(editorTexts.en.whatsapp_template.unmapped)).toHaveLength(2);
+  });
+
+  test('one that is not approved, or not synced any more, is said so, in pt too', () => {
+    renderForm('whatsapp_template', { services: withTemplates('pt'), data: { template_name: 'promo', language: 'en_US', parameters: [], buttons: [] } });
+    expect(screen.getByTestId('template-state-template_name').textContent).toBe(formatText(editorTexts.pt.whatsapp_template.not_approved, { status: 'pausado' }));
+    cleanup();
+    renderForm('whatsapp_template', { services: withTemplates(), data: { template_name: 'gone', language: 'en_US', parameters: [{ key: 'body.1', value: 'x' }], buttons: [] } });
+    expect(screen.getByTestId('template-state-template_name').textContent).toBe(editorTexts.en.whatsapp_template.not_synced);
+    expect(input('parameters.0.value').value).toBe('x');
+  });
+
+  test("a send_message's fallback shows on WhatsApp only, and may be none", async () => {
+    renderForm('send_message', { services: withTemplates() });
+    expect(screen.queryByTestId('field-fallback_template_name')).toBeNull();
+    cleanup();
+    const { last } = renderForm('send_message', { services: withTemplates(), data: { ...dataOf('send_message'), channel: 'whatsapp' } });
+    expect(input('fallback_template_name').value).toBe(editorTexts.en.none);
+    await choose('fallback_template_name', 'order_ready (pt_BR)');
+    expect(last()).toMatchObject({ fallback_template_name: 'order_ready', fallback_language: 'pt_BR', fallback_parameters: [{ key: 'header.1' }, { key: 'body.1' }, { key: 'body.2' }] });
+    expect(last()).not.toHaveProperty('buttons');
   });
 });

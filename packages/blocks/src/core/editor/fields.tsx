@@ -12,6 +12,7 @@ import { growingTextarea, monospaceFont } from './growing-textarea.ts';
 import type { FieldDescriptor } from './form-model.ts';
 import { ReferencePicker } from './ReferencePicker.tsx';
 import { TemplateInput } from './TemplateInput.tsx';
+import { WhatsAppTemplateField } from './WhatsAppTemplateField.tsx';
 import { fieldLabel, formatText, optionLabel } from './texts.ts';
 
 type Row = Record<string, unknown>;
@@ -58,9 +59,14 @@ export function jsonError(text: string): string | undefined {
 export function ObjectFields({ fields, value, path, inRow, onChange }: { fields: readonly FieldDescriptor[]; value: Row; path: string; inRow: boolean; onChange(value: Row): void }) {
   return (
     <>
-      {fields.map((field) => (
-        <Field key={field.key} field={field} value={value[field.key]} path={childPath(path, field.key)} inRow={inRow} onChange={(next) => onChange({ ...value, [field.key]: next })} />
-      ))}
+      {fields.map((field) =>
+        // A template's picker fills its sibling fields too (its language, parameters and buttons).
+        field.kind === 'whatsapp_template' ? (
+          <WhatsAppTemplateField key={field.key} field={field} row={value} onChange={onChange} />
+        ) : (
+          <Field key={field.key} field={field} value={value[field.key]} path={childPath(path, field.key)} inRow={inRow} onChange={(next) => onChange({ ...value, [field.key]: next })} />
+        ),
+      )}
     </>
   );
 }
@@ -178,6 +184,9 @@ export function Field({ field, value, path, inRow, onChange, label: givenLabel }
       return <VariantsField field={field} value={asList(value)} path={path} label={label} onChange={onChange} />;
     case 'record':
       return <RecordField field={field} value={asRow(value)} path={path} label={label} onChange={onChange} />;
+    case 'whatsapp_template':
+      // Drawn by ObjectFields, which hands it the whole row.
+      return null;
   }
 }
 

@@ -43,8 +43,8 @@ const expectedFields: Record<string, Record<string, string>> = {
   date_range: { date_range_id: 'reference(date_range)' },
   play_message: prompt,
   variable: { assignments: 'list(name:text,value:value)' },
-  send_message: { channel: 'select(sms|whatsapp)', to: 'template', text: 'template, lines' },
-  whatsapp_template: {},
+  send_message: { channel: 'select(sms|whatsapp)', to: 'template', text: 'template, lines', fallback_template_name: 'whatsapp_template' },
+  whatsapp_template: { template_name: 'whatsapp_template' },
   api_switch: { ...request, attribute: 'text', cases: 'list(value:text,exit:text)', async_call: 'switch' },
   send_dtmf: { digits: 'template' },
   condition: {

@@ -54,6 +54,8 @@ export type FieldDescriptor = FieldBase &
       }
     /** Name/value pairs stored as an object (http headers, query parameters). */
     | { kind: 'record'; value: FieldDescriptor }
+    /** A WhatsApp template's name, with the sibling fields its picker fills (FieldHint `whatsapp_template`). */
+    | ({ kind: 'whatsapp_template' } & Omit<Extract<FieldHint, { kind: 'whatsapp_template' }>, 'kind'>)
   );
 
 export type FieldKind = FieldDescriptor['kind'];
@@ -163,6 +165,8 @@ function describeField(key: string, schema: Schema, schemaPath: string, options:
         return { ...base, kind: 'code', language: hint.language };
       case 'keys':
         return { ...base, kind: 'keys', ...(max === undefined ? {} : { maxLength: max }) };
+      case 'whatsapp_template':
+        return { ...base, ...hint };
       default:
         return { ...base, kind: hint.kind };
     }

@@ -28,6 +28,21 @@ export interface EditorServices {
   variableNames: readonly string[];
   /** Whether a system setting a choice depends on (the definitions' `settingGates`) is on now. */
   isSettingOn(setting: string): boolean;
+  /** The tenant's synced WhatsApp templates (every number's), for the template pickers; absent: none to offer. */
+  useWhatsAppTemplates?(): { templates: readonly WhatsAppTemplateChoice[]; loading: boolean };
+}
+
+/** A synced WhatsApp template as a picker offers it (docs/channels-whatsapp.md, "Templates"). */
+export interface WhatsAppTemplateChoice {
+  name: string;
+  /** Meta's language code (`pt_BR`). */
+  language: string;
+  /** Meta's status: only `approved` ones are sent (`pending`, `rejected`, `paused`, `disabled` are not). */
+  status: string;
+  /** Each parameter as Meta types it, keyed `header.1`, `body.1`, `button.0`; `example` is Meta's sample value. */
+  parameters: ReadonlyArray<{ key: string; type: string; example?: string }>;
+  /** The texts of its quick-reply buttons, in order. */
+  quickReplies: readonly string[];
 }
 
 /** How the generic form shows a field, where the schema alone does not say. */
@@ -41,6 +56,12 @@ export type FieldHint =
   | { kind: 'language' }
   /** Phone keys (0-9, * and #, a menu option's): anything else is refused as it is typed. */
   | { kind: 'keys' }
+  /**
+   * A WhatsApp template chosen among the synced ones, on its name field: the form fills the fields
+   * named here (its language, one parameter row per parameter, its quick replies) as it is chosen,
+   * and shows each parameter's type and Meta's example. `when`: shown only while that field holds that value.
+   */
+  | { kind: 'whatsapp_template'; language: string; parameters: string; buttons?: string; optional?: boolean; when?: { key: string; value: string } }
   | { kind: 'hidden' };
 
 /** What the summary of a node may read besides its data. */

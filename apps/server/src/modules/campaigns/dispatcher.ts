@@ -65,7 +65,7 @@ const finalRefusals: Record<string, 'dont_call' | 'invalid_args'> = { outbound_d
  */
 const campaignRefusals = new Set(['plan_not_published', 'outbound_no_plan', 'outbound_number_not_found', 'outbound_number_cannot_call', 'outbound_provider_not_configured', 'outbound_provider_auth_refused']);
 /** Refusals that only mean "not now": the licence's sessions, the provider's pace. */
-const heldBack = new Set(['license_sessions_limit_reached', 'outbound_provider_rate_limited', 'whatsapp_daily_limit_reached']);
+const heldBack = new Set(['license_sessions_limit_reached', 'outbound_provider_rate_limited']);
 
 export function createDispatcher(ctx: Ctx, options: DispatcherOptions): Dispatcher {
   const now = options.now ?? Date.now;
@@ -207,7 +207,8 @@ export function createDispatcher(ctx: Ctx, options: DispatcherOptions): Dispatch
         .execute();
     } catch (error) {
       const code = error instanceof AppError ? error.code : '';
-      if (heldBack.has(code)) {
+      // A WhatsApp number's daily reach, filled between the claim and the call (the API's, another campaign's): not now either.
+      if (heldBack.has(code) || code === 'whatsapp_daily_limit_reached') {
         // The licence is full or the provider asks to slow down: the call waits, it does not fail.
         await releaseClaim(ctx.db, contact.id, now() + backoffMs);
         return;

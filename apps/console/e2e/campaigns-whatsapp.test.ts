@@ -18,6 +18,7 @@ import { screenshotStates } from './screenshots.ts';
  */
 const group = 'campaigns-whatsapp';
 const APP_SECRET = 'meta-app-secret-e2e-39';
+const TOKEN = 'EAAG-e2e-token-39';
 let harness: ConsoleHarness;
 let member: TenantMember;
 let graph: GraphApi;
@@ -26,11 +27,11 @@ const PLAN = 'Order ready';
 const numbers = { en: { number: '+551140003901', phoneId: '106540352243901', id: 0 }, pt: { number: '+551140003902', phoneId: '106540352243902', id: 0 } };
 
 const node = (id: string, type: string, y: number, data: Record<string, unknown> = {}) => ({ id, type, position: { x: 0, y }, data });
-/** The opening message is an approved template that names the contact; then the conversation ends. */
+/** The opening message is an approved template naming the contact's order (a column of the list); then the conversation ends. */
 const orderPlan = {
   nodes: [
     node('start', 'start', 0),
-    node('ready', 'whatsapp_template', 120, { template_name: 'order_ready', language: 'en_US', parameters: [{ key: 'body.1', value: '{{name}}' }] }),
+    node('ready', 'whatsapp_template', 120, { template_name: 'order_ready', language: 'en_US', parameters: [{ key: 'body.1', value: '{{order}}' }] }),
     node('bye', 'hangup', 240),
   ],
   edges: [
@@ -58,13 +59,13 @@ beforeAll(async () => {
       provider: 'whatsapp',
       chat_plan_id: plan.id,
       whatsapp_phone_number_id: entry.phoneId,
-      whatsapp_token: 'EAAG-e2e-token-39',
+      whatsapp_token: TOKEN,
       whatsapp_app_secret: APP_SECRET,
     });
     entry.id = created.id;
     // Meta's lowest messaging tier is 250; 3 here, so that 5 contacts cross it.
     await harness.server.ctx.db.updateTable('numbers').set({ whatsapp_daily_limit: 3 }).where('id', '=', created.id).execute();
-    await approvedTemplate(created.id);
+    await approvedTemplate(created.id, entry.phoneId);
   }
   const saved = await call<{ version: number }>('PUT', `/visual-plans/${plan.id}/document`, { base_version: plan.version, ...orderPlan });
   await call('POST', `/visual-plans/${plan.id}/publish`, { base_version: saved.version });
@@ -78,9 +79,20 @@ afterAll(async () => {
   await graph?.close();
 });
 
-/** The number's approved template `order_ready`, as a sync from Meta stores it. */
-async function approvedTemplate(numberId: number): Promise<void> {
-  const components = [{ type: 'BODY', text: 'Hello {{1}}, your order is ready.', example: { body_text: [['Ana']] } }];
+/** Meta's approved template `order_ready` (a `message_templates` entry). */
+const orderTemplate = {
+  id: '1039390002',
+  name: 'order_ready',
+  language: 'en_US',
+  status: 'APPROVED',
+  category: 'UTILITY',
+  components: [{ type: 'BODY', text: 'Your order {{1}} is ready.', example: { body_text: [['A-1']] } }],
+};
+
+/** The number's approved template `order_ready`, as Meta has it and as a sync from Meta stored it. */
+async function approvedTemplate(numberId: number, phoneId: string): Promise<void> {
+  graph.setTemplates(`waba-${phoneId}`, { token: TOKEN, phoneNumberIds: [phoneId], templates: [orderTemplate] });
+  const { components } = orderTemplate;
   await harness.server.ctx.db
     .insertInto('whatsapp_templates')
     .values({ tenant_id: member.tenantId, number_id: numberId, meta_id: `tpl-${numberId}`, name: 'order_ready', language: 'en_US', category: 'utility', status: 'approved', components: JSON.stringify(components), synced_time: new Date().toISOString() })
@@ -115,7 +127,7 @@ async function openAs(who: TenantMember, path: string, locale: string): Promise<
 const texts = {
   en: {
     path: '/campaigns',
-    csv: 'phone,name\n+5511966660001,Ana\n+5511966660002,Bruno\n+5511966660003,Carla\n+5511966660004,Davi\n+5511966660005,Eva\n',
+    csv: 'phone,name,order\n+5511966660001,Ana,A-1\n+5511966660002,Bruno,A-2\n+5511966660003,Carla,A-3\n+5511966660004,Davi,A-4\n+5511966660005,Eva,A-5\n',
     created: 'Campaign created. Upload its contacts next.',
     taken: '5 contacts taken.',
     doneOf: '3 of 5 contacts done',
@@ -124,7 +136,7 @@ const texts = {
   },
   pt: {
     path: '/campanhas',
-    csv: 'telefone;nome\n(11) 96666-0011;Ana\n(11) 96666-0012;Bruno\n(11) 96666-0013;Carla\n(11) 96666-0014;Davi\n(11) 96666-0015;Eva\n',
+    csv: 'telefone;nome;pedido\n(11) 96666-0011;Ana;P-1\n(11) 96666-0012;Bruno;P-2\n(11) 96666-0013;Carla;P-3\n(11) 96666-0014;Davi;P-4\n(11) 96666-0015;Eva;P-5\n',
     created: 'Campanha criada. Agora envie os contatos dela.',
     taken: '5 contatos aceitos.',
     doneOf: '3 de 5 contatos concluídos',
@@ -155,7 +167,9 @@ describe.each([
     await page.getByTestId('campaign-upload-contacts').click();
     const dialog = page.getByRole('dialog');
     await dialog.locator('input[type=file]').setInputFiles({ name: 'contacts.csv', mimeType: 'text/csv', buffer: Buffer.from(text.csv) });
-    await expect.poll(() => page.getByTestId('contacts-mapping-row').count()).toBe(2);
+    await expect.poll(() => page.getByTestId('contacts-mapping-row').count()).toBe(3);
+    // The plan's template says {{order}}: the Portuguese list's column is named so.
+    if (language === 'pt') await page.getByTestId('contacts-variable-2').fill('order');
     await page.getByTestId('contacts-upload').click();
     await expect.poll(() => page.getByTestId('contacts-result').textContent()).toContain(text.taken);
     await page.getByTestId('contacts-close').click();
@@ -169,6 +183,7 @@ describe.each([
     expect(await page.getByTestId('campaign-pending-value').textContent()).toBe('2');
     const sent = graph.sent.slice(sentBefore);
     expect(sent.map((request) => [request.body.type, (request.body.template as { name?: string } | undefined)?.name])).toEqual(Array.from({ length: 3 }, () => ['template', 'order_ready']));
+    expect(sent.map((request) => JSON.stringify(request.body.template))).toEqual((language === 'en' ? ['A-1', 'A-2', 'A-3'] : ['P-1', 'P-2', 'P-3']).map((order) => expect.stringContaining(`"text":"${order}"`)));
     await screenshotStates(page, 'reach', { group });
 
     // Meta tells what became of each opening message; the results say it, a failure with Meta's code.

@@ -28,6 +28,8 @@ let numberId: number;
 let webchatId: number;
 let reminderId: number;
 let noticeId: number;
+let pickupId: number;
+let readyId: number;
 
 const settings = { session_timeout_min: 30, chat_text: 'Closed for inactivity.', sync_with_voice_text: false, webhook: '' };
 /** Greets the customer with the request's variables, asks, and thanks them by name once they answer. */
@@ -51,6 +53,52 @@ const noticePlan: FixtureDocument = {
   settings,
   nodes: [node('start', 'start', {}), node('notice', 'play_message', { chat_text: 'Order {{order}} shipped.' }), node('bye', 'hangup', {})],
   edges: [edge('start', 'next', 'notice'), edge('notice', 'next', 'bye')],
+};
+
+/** Meta's approved template the plans open conversations with (a `message_templates` entry). */
+const orderTemplate = {
+  id: '1039390001',
+  name: 'order_ready',
+  language: 'en_US',
+  status: 'APPROVED',
+  category: 'UTILITY',
+  components: [
+    { type: 'BODY', text: 'Hello {{1}}, your order {{2}} is ready.', example: { body_text: [['Ana', 'A-1']] } },
+    { type: 'BUTTONS', buttons: [{ type: 'QUICK_REPLY', text: 'Pick up' }, { type: 'QUICK_REPLY', text: 'Deliver' }] },
+  ],
+};
+/** Opens the conversation with the template (the contact's name and order), then goes by the button the customer taps. */
+const pickupPlan: FixtureDocument = {
+  name: 'Order pickup',
+  format_version: 1,
+  settings,
+  nodes: [
+    node('start', 'start', {}),
+    node('ready', 'whatsapp_template', {
+      template_name: 'order_ready',
+      language: 'en_US',
+      parameters: [
+        { key: 'body.1', value: '{{name}}' },
+        { key: 'body.2', value: '{{order}}' },
+      ],
+      buttons: ['Pick up', 'Deliver'],
+    }),
+    node('pickup', 'play_message', { chat_text: 'See you at the shop, {{name}}.' }),
+    node('bye', 'hangup', {}),
+  ],
+  edges: [edge('start', 'next', 'ready'), edge('ready', 'button_1', 'pickup'), edge('pickup', 'next', 'bye')],
+};
+/** The template alone: a notice. */
+const readyPlan: FixtureDocument = {
+  name: 'Order ready notice',
+  format_version: 1,
+  settings,
+  nodes: [
+    node('start', 'start', {}),
+    node('ready', 'whatsapp_template', { template_name: 'order_ready', language: 'en_US', parameters: [{ key: 'body.1', value: '{{name}}' }, { key: 'body.2', value: '{{order}}' }] }),
+    node('bye', 'hangup', {}),
+  ],
+  edges: [edge('start', 'next', 'ready'), edge('ready', 'sent', 'bye')],
 };
 
 /** Posts a delivery to the number's webhook as Meta does: the JSON text, signed over those very bytes. */
@@ -101,6 +149,8 @@ beforeAll(async () => {
   member = await createTenantMember(server, admin, 'waoutbound');
   reminderId = await storePlan(server.ctx, member.tenantId, reminderPlan);
   noticeId = await storePlan(server.ctx, member.tenantId, noticePlan);
+  pickupId = await storePlan(server.ctx, member.tenantId, pickupPlan);
+  readyId = await storePlan(server.ctx, member.tenantId, readyPlan);
   const create = async (payload: Record<string, unknown>) => {
     const response = await server.call({ method: 'POST', url: '/numbers', token: member.token, payload });
     expect(response.statusCode, response.body).toBe(201);
@@ -108,6 +158,12 @@ beforeAll(async () => {
   };
   numberId = await create({ number: NUMBER, provider: 'whatsapp', chat_plan_id: reminderId, whatsapp_phone_number_id: PHONE_ID, whatsapp_token: TOKEN, whatsapp_app_secret: APP_SECRET });
   webchatId = await create({ number: 'WA outbound site chat', provider: 'webchat', chat_plan_id: reminderId });
+  // The template as Meta has it approved, and as a sync stored it for the number.
+  graph.setTemplates('102290129343939', { token: TOKEN, phoneNumberIds: [PHONE_ID], templates: [orderTemplate] });
+  await server.ctx.db
+    .insertInto('whatsapp_templates')
+    .values({ tenant_id: member.tenantId, number_id: numberId, meta_id: orderTemplate.id, name: orderTemplate.name, language: orderTemplate.language, category: 'utility', status: 'approved', components: JSON.stringify(orderTemplate.components), synced_time: new Date().toISOString() })
+    .execute();
 });
 
 afterAll(async () => {
@@ -120,6 +176,37 @@ beforeEach(() => {
 });
 
 describe('the one-call API on a WhatsApp number', () => {
+  test('outside the window a template opens the conversation with the request’s variables, and the customer’s quick reply continues the plan', async () => {
+    // Never wrote to the number: only a template may reach them.
+    const customer = '+5511988880010';
+    const placed = await place({ from: NUMBER, to: customer, plan_id: pickupId, variables: { name: 'Ana', order: 'A-17' } });
+    expect(placed.statusCode, placed.body).toBe(202);
+    const { session_id } = placed.json<{ session_id: string }>();
+    expect(graph.sent).toHaveLength(1);
+    expect(graph.sent[0]!).toMatchObject({ status: 200, body: { to: customer.slice(1), type: 'template', template: { name: 'order_ready', language: { code: 'en_US' } } } });
+    const components = (graph.sent[0]!.body.template as { components: Array<{ type: string; parameters: Array<{ text?: string }> }> }).components;
+    expect(components.find((component) => component.type === 'body')?.parameters.map((parameter) => parameter.text)).toEqual(['Ana', 'A-17']);
+    expect(await callOf(session_id)).toMatchObject({ state: 'in_progress', dial_status: 'answer' });
+    expect((await server.ctx.sessions.find(session_id))!.session).toMatchObject({ direction: 'outbound', status: 'waiting', node_id: 'ready' });
+
+    // The customer taps "Pick up" (a template's quick reply comes as a `button` message).
+    const tap = {
+      contacts: [{ profile: { name: 'Ana' }, wa_id: customer.slice(1) }],
+      messages: [{ context: { from: NUMBER.slice(1), id: graph.sent[0]!.id }, from: customer.slice(1), id: 'wamid.in.tap.1', timestamp: nowSeconds(), type: 'button', button: { payload: 'Pick up', text: 'Pick up' } }],
+    };
+    expect((await deliver(tap)).statusCode).toBe(200);
+    // Their reply opened the window: the plan's free-form answer goes.
+    expect(textsTo(customer).slice(1)).toEqual(['See you at the shop, Ana.']);
+    const report = await reportOf(session_id);
+    expect(report).toMatchObject({ direction: 'outbound', dial_status: 'answer', caller: customer, called: NUMBER });
+    expect(report.nodes.map((entry) => [entry.node_id, entry.exit])).toEqual([
+      ['start', 'next'],
+      ['ready', 'button_1'],
+      ['pickup', 'next'],
+      ['bye', null],
+    ]);
+  });
+
   test('opens the conversation with the request’s variables, and the customer’s reply continues the plan to its end', async () => {
     const customer = '+5511988880001';
     await customerWrote(customer, 2);
@@ -217,12 +304,12 @@ describe('the one-call API on a WhatsApp number', () => {
 describe('a WhatsApp campaign', () => {
   test('keeps under the number’s daily reach: 3 of 5 contacts reached, 2 wait, and each contact’s message status shows', async () => {
     await server.ctx.db.updateTable('numbers').set({ whatsapp_daily_limit: 3 }).where('id', '=', numberId).execute();
-    const created = await server.call({ method: 'POST', url: '/campaigns', token: member.token, payload: { name: 'Reach', plan_id: noticeId, number_id: numberId, calls_per_second: 10 } });
+    const created = await server.call({ method: 'POST', url: '/campaigns', token: member.token, payload: { name: 'Reach', plan_id: readyId, number_id: numberId, calls_per_second: 10 } });
     expect(created.statusCode, created.body).toBe(201);
     const campaign = created.json<Campaign>();
     const phones = ['+5511977770001', '+5511977770002', '+5511977770003', '+5511977770004', '+5511977770005'];
-    const csv = `phone,order\n${phones.map((phone, index) => `${phone},B-${index + 1}`).join('\n')}\n`;
-    const uploaded = await uploadContacts(server, member.token, campaign.id, csv, { phone: 'phone', variables: { order: 'order' } });
+    const csv = `phone,name,order\n${phones.map((phone, index) => `${phone},Person ${index + 1},B-${index + 1}`).join('\n')}\n`;
+    const uploaded = await uploadContacts(server, member.token, campaign.id, csv, { phone: 'phone', name: 'name', variables: { name: 'name', order: 'order' } });
     expect(uploaded.statusCode, uploaded.body).toBe(201);
     expect((await server.call({ method: 'POST', url: `/campaigns/${campaign.id}/start`, token: member.token })).statusCode).toBe(200);
 
@@ -235,7 +322,8 @@ describe('a WhatsApp campaign', () => {
     expect(progress).toMatchObject({ status: 'running', done: 3, pending: 2, in_progress: 0, attempts: 3, by_outcome: expect.objectContaining({ answer: 3, failed: 0 }) });
     expect(progress.reach).toMatchObject({ reached: 3, limit: 3 });
     expect(Date.parse(progress.reach!.frees_at!)).toBeGreaterThan(Date.now() + 23 * 3600_000);
-    expect(graph.sent.map((request) => request.body.to)).toEqual(phones.slice(0, 3).map((phone) => phone.slice(1)));
+    // Templates, each with the contact's columns.
+    expect(graph.sent.map((request) => [request.body.to, request.body.type])).toEqual(phones.slice(0, 3).map((phone) => [phone.slice(1), 'template']));
 
     // Meta's statuses arrive: each contact's row shows its opening message's latest.
     const [first, second, third] = graph.sent.map((request) => request.id!);
@@ -254,7 +342,7 @@ describe('a WhatsApp campaign', () => {
 
     // The one-call API keeps to the same reach: refused, nothing stored, nothing sent.
     const stored = await server.ctx.db.selectFrom('outbound_calls').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
-    const refused = await place({ from: NUMBER, to: '+5511977770009', plan_id: noticeId, variables: { order: 'C-1' } });
+    const refused = await place({ from: NUMBER, to: '+5511977770009', plan_id: readyId, variables: { name: 'Caio', order: 'C-1' } });
     expect(refused.statusCode).toBe(429);
     expect(errorOf(refused)).toMatchObject({ code: 'whatsapp_daily_limit_reached', params: { reached: 3, limit: 3 } });
     expect(graph.sent).toHaveLength(3);

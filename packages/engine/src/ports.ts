@@ -147,6 +147,11 @@ export interface TemplateRequest {
   template: TemplateRef;
   /** Each parameter's value by Meta's key (`header.1`, `body.1`, `button.0`), rendered from the block's mapping. */
   values: Readonly<Record<string, string>>;
+  /**
+   * How a text parameter is sent, where the mapping says it is not plain text: Meta's template
+   * names only text, and a value may go as a currency (`BRL 12.50`) or a date and time instead.
+   */
+  types?: Readonly<Record<string, 'currency' | 'date_time'>>;
   /** The turn's clock. */
   at: Date;
 }

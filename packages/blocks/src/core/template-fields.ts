@@ -32,10 +32,14 @@ export const templateLanguage = () =>
 /** A parameter's key as the synced template names it: `header.1`, `body.1`, `button.0` (named parameters by their name). */
 export const parameterKey = () => z.string().regex(/^(header|body|button)\.[A-Za-z0-9_]{1,40}$/, 'a parameter key such as body.1');
 
-/** What fills each parameter: text with `{{variables}}`, rendered when the block runs. */
+/**
+ * What fills each parameter: text with `{{variables}}`, rendered when the block runs. `type`: a
+ * text parameter sent as a currency (`BRL 12.50`) or a date and time instead (Meta's template
+ * types its placeholders as text only); left out, as Meta types it.
+ */
 export const templateParameters = () =>
   z
-    .array(z.strictObject({ key: parameterKey(), value: templateText(1_000) }))
+    .array(z.strictObject({ key: parameterKey(), value: templateText(1_000), type: z.enum(['currency', 'date_time']).optional() }))
     .max(30)
     .default([])
     .register(fieldHints, { kind: 'hidden' });

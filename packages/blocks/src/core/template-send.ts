@@ -1,13 +1,18 @@
 /** Sending a WhatsApp template from a block, through the engine's Templates port. */
 import { compileTemplate, type Template, type TemplateRef, type TemplateResult, type Turn, unconfiguredTemplates } from '@voxplan/engine';
 
+type TextType = 'currency' | 'date_time';
+
 export interface CompiledTemplateChoice {
   template: TemplateRef;
   parameters: ReadonlyArray<{ key: string; value: Template }>;
+  types: Readonly<Record<string, TextType>>;
 }
 
-export function compileTemplateChoice(name: string, language: string, parameters: ReadonlyArray<{ key: string; value: string }>): CompiledTemplateChoice {
-  return { template: { name, language }, parameters: parameters.map((parameter) => ({ key: parameter.key, value: compileTemplate(parameter.value) })) };
+export function compileTemplateChoice(name: string, language: string, parameters: ReadonlyArray<{ key: string; value: string; type?: TextType | undefined }>): CompiledTemplateChoice {
+  const types: Record<string, TextType> = {};
+  for (const parameter of parameters) if (parameter.type) types[parameter.key] = parameter.type;
+  return { template: { name, language }, parameters: parameters.map((parameter) => ({ key: parameter.key, value: compileTemplate(parameter.value) })), types };
 }
 
 export function renderValues(turn: Turn, choice: CompiledTemplateChoice): Record<string, string> {
@@ -28,6 +33,7 @@ export async function sendTemplate(turn: Turn, choice: CompiledTemplateChoice, t
       to,
       template: choice.template,
       values: renderValues(turn, choice),
+      ...(Object.keys(choice.types).length > 0 && { types: choice.types }),
       at: turn.now,
     });
   } catch {

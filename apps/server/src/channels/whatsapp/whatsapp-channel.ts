@@ -13,6 +13,7 @@ import type { Database } from '../../db/schema.ts';
 import type { Keys } from '../../lib/keys.ts';
 import { decryptSecret } from '../../lib/keys.ts';
 import type { ChatSender } from '../../modules/sessions/chat-channels.ts';
+import { metaReasonOf } from './meta-errors.ts';
 import { type GraphMessage, replyMessages, textMessages } from './outbound.ts';
 
 /** How long one request to the Graph API may hold a turn. */
@@ -108,7 +109,7 @@ async function post(ctx: WhatsAppContext, account: WhatsAppAccount, token: strin
   const body: unknown = await response.json().catch(() => undefined);
   const id = response.ok ? sentIdOf(body) : undefined;
   // Nothing is reported sent that Meta did not take and name.
-  return id ? { ok: true, id } : { ok: false, reason: `provider_status_${response.status}` };
+  return id ? { ok: true, id } : { ok: false, reason: (response.ok ? undefined : metaReasonOf(body)) ?? `provider_status_${response.status}` };
 }
 
 /**
@@ -117,11 +118,19 @@ async function post(ctx: WhatsAppContext, account: WhatsAppAccount, token: strin
  * templates go (Meta takes nothing else there); anything else is not sent
  * (`outside_customer_window`). The first refusal stops the rest. Answers the last message's id.
  */
-export async function sendWhatsApp(ctx: WhatsAppContext, account: WhatsAppAccount, to: string, messages: readonly GraphMessage[], sessionId: string | null): Promise<MessagingResult> {
+export async function sendWhatsApp(
+  ctx: WhatsAppContext,
+  account: WhatsAppAccount,
+  to: string,
+  messages: readonly GraphMessage[],
+  sessionId: string | null,
+  /** The window is measured to it: a turn's clock. */
+  now = new Date(),
+): Promise<MessagingResult> {
   if (!account.token || account.phone_number_id === '') return { ok: false, reason: 'not_configured' };
   const contact = contactOf(to);
   const onlyTemplates = messages.length > 0 && messages.every((message) => message.type === 'template');
-  if (!onlyTemplates && !(await isInCustomerWindow(ctx.db, account.number_id, contact))) return { ok: false, reason: 'outside_customer_window' };
+  if (!onlyTemplates && !(await isInCustomerWindow(ctx.db, account.number_id, contact, now))) return { ok: false, reason: 'outside_customer_window' };
   let result: MessagingResult = { ok: false, reason: 'empty' };
   for (const message of messages) {
     result = await post(ctx, account, account.token, contact, message);
@@ -180,7 +189,7 @@ export async function downloadMedia(ctx: WhatsAppContext, account: WhatsAppAccou
 export async function sendWhatsAppText(ctx: WhatsAppContext, message: OutgoingMessage): Promise<MessagingResult> {
   const account = await accountByNumber(ctx, message.tenantId, message.from);
   if (!account) return { ok: false, reason: 'not_configured' };
-  return sendWhatsApp(ctx, account, message.to, textMessages(message.text), null);
+  return sendWhatsApp(ctx, account, message.to, textMessages(message.text), null, message.at);
 }
 
 /** The replies among a turn's actions, sent to the conversation's user. */

@@ -42,6 +42,7 @@ import { deliverChatTurn } from './chat-channels.ts';
 import type { ChatHandOff, DialAction } from './chat-handoff.ts';
 import { liveEventsOf, publishLiveEvents } from './live-events.ts';
 import { createMessaging, type MessagingOptions } from './messaging.ts';
+import { createCustomerWindow, createTemplates } from './whatsapp-ports.ts';
 import { createPlanLoaders } from './plan-loader.ts';
 import { createProtocolGenerator } from './protocols.ts';
 import { noSessionEvents, type SessionEvents, type SessionHookContext } from './session-events.ts';
@@ -266,6 +267,8 @@ export function createSessionRuntime(ctx: Omit<AppContext, 'sessions' | 'license
     destinations: createDestinationLookup(db, ctx.readCache),
     audios: options.audios ?? missingAudios,
     messaging: options.messaging && isMessaging(options.messaging) ? options.messaging : createMessaging(ctx, options.messaging ?? {}),
+    templates: createTemplates(ctx),
+    customerWindow: createCustomerWindow(ctx),
     ai: options.ai ?? unconfiguredAi,
     clock,
     protocols: createProtocolGenerator(writes),

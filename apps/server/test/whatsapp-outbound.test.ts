@@ -20,11 +20,15 @@ const APP_SECRET = 'meta-app-secret-39';
 const TOKEN = 'EAAG-whatsapp-access-token-39';
 const PHONE_ID = '106540352243939';
 const NUMBER = '+551140003939';
+/** The campaign's own number: its daily reach counts only the campaign's customers. */
+const CAMPAIGN_PHONE_ID = '106540352243940';
+const CAMPAIGN_NUMBER = '+551140003940';
 
 let server: TestServer;
 let member: TenantMember;
 let graph: GraphApi;
 let numberId: number;
+let campaignNumberId: number;
 let webchatId: number;
 let reminderId: number;
 let noticeId: number;
@@ -102,11 +106,11 @@ const readyPlan: FixtureDocument = {
 };
 
 /** Posts a delivery to the number's webhook as Meta does: the JSON text, signed over those very bytes. */
-function deliver(value: Record<string, unknown>) {
-  const body = JSON.stringify(whatsappDelivery(value, PHONE_ID));
+function deliver(value: Record<string, unknown>, to: { id: number; phoneId: string } = { id: numberId, phoneId: PHONE_ID }) {
+  const body = JSON.stringify(whatsappDelivery(value, to.phoneId));
   return server.app.inject({
     method: 'POST',
-    url: `/api/v1/hooks/whatsapp/${numberId}`,
+    url: `/api/v1/hooks/whatsapp/${to.id}`,
     headers: { 'content-type': 'application/json', 'x-hub-signature-256': signWhatsapp(body, APP_SECRET) },
     payload: body,
   });
@@ -157,13 +161,16 @@ beforeAll(async () => {
     return response.json<{ id: number }>().id;
   };
   numberId = await create({ number: NUMBER, provider: 'whatsapp', chat_plan_id: reminderId, whatsapp_phone_number_id: PHONE_ID, whatsapp_token: TOKEN, whatsapp_app_secret: APP_SECRET });
+  campaignNumberId = await create({ number: CAMPAIGN_NUMBER, provider: 'whatsapp', chat_plan_id: readyId, whatsapp_phone_number_id: CAMPAIGN_PHONE_ID, whatsapp_token: TOKEN, whatsapp_app_secret: APP_SECRET });
   webchatId = await create({ number: 'WA outbound site chat', provider: 'webchat', chat_plan_id: reminderId });
-  // The template as Meta has it approved, and as a sync stored it for the number.
-  graph.setTemplates('102290129343939', { token: TOKEN, phoneNumberIds: [PHONE_ID], templates: [orderTemplate] });
-  await server.ctx.db
-    .insertInto('whatsapp_templates')
-    .values({ tenant_id: member.tenantId, number_id: numberId, meta_id: orderTemplate.id, name: orderTemplate.name, language: orderTemplate.language, category: 'utility', status: 'approved', components: JSON.stringify(orderTemplate.components), synced_time: new Date().toISOString() })
-    .execute();
+  // The template as Meta has it approved, and as a sync stored it for each number.
+  graph.setTemplates('102290129343939', { token: TOKEN, phoneNumberIds: [PHONE_ID, CAMPAIGN_PHONE_ID], templates: [orderTemplate] });
+  for (const id of [numberId, campaignNumberId]) {
+    await server.ctx.db
+      .insertInto('whatsapp_templates')
+      .values({ tenant_id: member.tenantId, number_id: id, meta_id: orderTemplate.id, name: orderTemplate.name, language: orderTemplate.language, category: 'utility', status: 'approved', components: JSON.stringify(orderTemplate.components), synced_time: new Date().toISOString() })
+      .execute();
+  }
 });
 
 afterAll(async () => {
@@ -303,8 +310,9 @@ describe('the one-call API on a WhatsApp number', () => {
 
 describe('a WhatsApp campaign', () => {
   test('keeps under the number’s daily reach: 3 of 5 contacts reached, 2 wait, and each contact’s message status shows', async () => {
-    await server.ctx.db.updateTable('numbers').set({ whatsapp_daily_limit: 3 }).where('id', '=', numberId).execute();
-    const created = await server.call({ method: 'POST', url: '/campaigns', token: member.token, payload: { name: 'Reach', plan_id: readyId, number_id: numberId, calls_per_second: 10 } });
+    // Meta's lowest tier is 250; 3 here, so that 5 contacts cross it.
+    await server.ctx.db.updateTable('numbers').set({ whatsapp_daily_limit: 3 }).where('id', '=', campaignNumberId).execute();
+    const created = await server.call({ method: 'POST', url: '/campaigns', token: member.token, payload: { name: 'Reach', plan_id: readyId, number_id: campaignNumberId, calls_per_second: 10 } });
     expect(created.statusCode, created.body).toBe(201);
     const campaign = created.json<Campaign>();
     const phones = ['+5511977770001', '+5511977770002', '+5511977770003', '+5511977770004', '+5511977770005'];
@@ -318,18 +326,30 @@ describe('a WhatsApp campaign', () => {
       await dispatcher.pass();
       await dispatcher.placed();
     }
+    await dispatcher.stop();
     const progress = (await server.call({ method: 'GET', url: `/campaigns/${campaign.id}/progress`, token: member.token })).json<CampaignProgress>();
     expect(progress).toMatchObject({ status: 'running', done: 3, pending: 2, in_progress: 0, attempts: 3, by_outcome: expect.objectContaining({ answer: 3, failed: 0 }) });
     expect(progress.reach).toMatchObject({ reached: 3, limit: 3 });
     expect(Date.parse(progress.reach!.frees_at!)).toBeGreaterThan(Date.now() + 23 * 3600_000);
     // Templates, each with the contact's columns.
-    expect(graph.sent.map((request) => [request.body.to, request.body.type])).toEqual(phones.slice(0, 3).map((phone) => [phone.slice(1), 'template']));
+    expect(graph.sent.map((request) => [request.body.to, request.body.type, JSON.stringify(request.body.template)])).toEqual(
+      phones.slice(0, 3).map((phone, index) => [phone.slice(1), 'template', expect.stringContaining(`"text":"B-${index + 1}"`)]),
+    );
+
+    // The one-call API keeps to the same reach: refused, nothing stored, nothing sent.
+    const stored = await server.ctx.db.selectFrom('outbound_calls').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
+    const refused = await place({ from: CAMPAIGN_NUMBER, to: '+5511977770009', variables: { name: 'Caio', order: 'C-1' } });
+    expect(refused.statusCode).toBe(429);
+    expect(errorOf(refused)).toMatchObject({ code: 'whatsapp_daily_limit_reached', params: { reached: 3, limit: 3 } });
+    expect(graph.sent).toHaveLength(3);
+    expect((await server.ctx.db.selectFrom('outbound_calls').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n).toEqual(stored.n);
 
     // Meta's statuses arrive: each contact's row shows its opening message's latest.
     const [first, second, third] = graph.sent.map((request) => request.id!);
-    await deliver(status(first!, phones[0]!, 'read'));
-    await deliver(status(second!, phones[1]!, 'delivered'));
-    await deliver(status(third!, phones[2]!, 'failed', [{ code: 131026, title: 'Message undeliverable' }]));
+    const campaignHook = { id: campaignNumberId, phoneId: CAMPAIGN_PHONE_ID };
+    await deliver(status(first!, phones[0]!, 'read'), campaignHook);
+    await deliver(status(second!, phones[1]!, 'delivered'), campaignHook);
+    await deliver(status(third!, phones[2]!, 'failed', [{ code: 131026, title: 'Message undeliverable' }]), campaignHook);
     const results = (await server.call({ method: 'GET', url: `/campaigns/${campaign.id}/results`, token: member.token })).json<CampaignResult[]>();
     expect(results.map((row) => [row.phone, row.state, row.message_status, row.message_error])).toEqual([
       [phones[0], 'done', 'read', null],
@@ -338,14 +358,8 @@ describe('a WhatsApp campaign', () => {
       [phones[3], 'pending', null, null],
       [phones[4], 'pending', null, null],
     ]);
-    await dispatcher.stop();
-
-    // The one-call API keeps to the same reach: refused, nothing stored, nothing sent.
-    const stored = await server.ctx.db.selectFrom('outbound_calls').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
-    const refused = await place({ from: NUMBER, to: '+5511977770009', plan_id: readyId, variables: { name: 'Caio', order: 'C-1' } });
-    expect(refused.statusCode).toBe(429);
-    expect(errorOf(refused)).toMatchObject({ code: 'whatsapp_daily_limit_reached', params: { reached: 3, limit: 3 } });
-    expect(graph.sent).toHaveLength(3);
-    expect((await server.ctx.db.selectFrom('outbound_calls').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n).toEqual(stored.n);
+    // A message Meta could not deliver does not count against the limit: a place is free again.
+    const after = (await server.call({ method: 'GET', url: `/campaigns/${campaign.id}/progress`, token: member.token })).json<CampaignProgress>();
+    expect(after.reach).toMatchObject({ reached: 2, limit: 3 });
   });
 });

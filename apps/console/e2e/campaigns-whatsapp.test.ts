@@ -12,7 +12,7 @@ import { screenshotStates } from './screenshots.ts';
  * number, its contacts from a CSV, started; the number's daily limit (3) lets 3 of the 5 contacts
  * be reached and the page says so ("Reached today: 3 of 3", the others waiting); Meta's statuses
  * of the opening messages (read, delivered, failed 131026, posted to the number's webhook as Meta
- * signs them) show in the results. The server's dispatcher runs over the real outbound core, which
+ * signs them) show in the results, and the failed one frees its place for the next contact. The server's dispatcher runs over the real outbound core, which
  * sends through the local Graph API of the server's tests (whatsapp-graph.ts); in English and in
  * Portuguese.
  */
@@ -131,8 +131,10 @@ const texts = {
     created: 'Campaign created. Upload its contacts next.',
     taken: '5 contacts taken.',
     doneOf: '3 of 5 contacts done',
+    doneOf4: '4 of 5 contacts done',
+    phones: ['+5511966660001', '+5511966660002', '+5511966660003'],
     reached: 'Reached today: 3 of 3',
-    statuses: ['Read', 'Delivered', 'Failed · 131026', '—', '—'],
+    statuses: ['Read', 'Delivered', 'Failed · 131026', 'Accepted', '—'],
   },
   pt: {
     path: '/campanhas',
@@ -140,8 +142,10 @@ const texts = {
     created: 'Campanha criada. Agora envie os contatos dela.',
     taken: '5 contatos aceitos.',
     doneOf: '3 de 5 contatos concluídos',
+    doneOf4: '4 de 5 contatos concluídos',
+    phones: ['+5511966660011', '+5511966660012', '+5511966660013'],
     reached: 'Alcançados hoje: 3 de 3',
-    statuses: ['Lida', 'Entregue', 'Falhou · 131026', '—', '—'],
+    statuses: ['Lida', 'Entregue', 'Falhou · 131026', 'Aceita', '—'],
   },
 } as const;
 
@@ -187,9 +191,13 @@ describe.each([
     await screenshotStates(page, 'reach', { group });
 
     // Meta tells what became of each opening message; the results say it, a failure with Meta's code.
-    await metaStatus(entry, sent[0]!.id!, `+${sent[0]!.body.to}`, 'read');
-    await metaStatus(entry, sent[1]!.id!, `+${sent[1]!.body.to}`, 'delivered');
-    await metaStatus(entry, sent[2]!.id!, `+${sent[2]!.body.to}`, 'failed', [{ code: 131026, title: 'Message undeliverable' }]);
+    const openingTo = (line: number) => sent.find((request) => request.body.to === text.phones[line]!.slice(1))!;
+    await metaStatus(entry, openingTo(0).id!, text.phones[0]!, 'read');
+    await metaStatus(entry, openingTo(1).id!, text.phones[1]!, 'delivered');
+    await metaStatus(entry, openingTo(2).id!, text.phones[2]!, 'failed', [{ code: 131026, title: 'Message undeliverable' }]);
+    // A message Meta could not deliver does not count against the limit: the place it frees goes to the next contact.
+    await expect.poll(() => page.getByTestId('campaign-progress-done').textContent(), { timeout: 30_000 }).toBe(text.doneOf4);
+    await expect.poll(() => page.getByTestId('campaign-reach-value').textContent()).toBe(text.reached);
     await page.getByTestId('table-refresh').click();
     await expect.poll(async () => (await page.getByTestId('table-row').allTextContents()).map((row) => text.statuses.find((status) => status !== '—' && row.includes(status)) ?? '—')).toEqual(text.statuses);
     // On a phone the reach line fits the screen once scrolled to, as a person reads it.
@@ -199,6 +207,13 @@ describe.each([
     await reach.scrollIntoViewIfNeeded();
     await expect.poll(() => inView(page, reach)).toBe(true);
     await page.setViewportSize(original);
-    await screenshotStates(page, 'results', { group });
+    // The results table in sight, as a person scrolls to it.
+    // The results in sight, as a person scrolls to them: the whole table, and on a phone its Message column.
+    const showResults = async (shot: Page) => {
+      await shot.getByTestId('table-row').last().evaluate((row) => row.scrollIntoView({ block: 'end' }));
+      await shot.getByTestId('campaign-message-status').first().evaluate((badge) => badge.scrollIntoView({ block: 'nearest', inline: 'center' }));
+    };
+    await screenshotStates(page, 'results', { group, settle: showResults });
+    expect(await inView(page, page.getByTestId('campaign-message-status').first())).toBe(true);
   });
 });

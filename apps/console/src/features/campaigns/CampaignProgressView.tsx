@@ -6,6 +6,8 @@ import { formatDateTime, formatNumber } from '../../lib/format.ts';
 /** The outcomes always shown; the rarer ones (cancelled, invalid) only once they happened. */
 const shownOutcomes: readonly CampaignOutcome[] = ['answer', 'busy', 'no_answer', 'failed', 'machine', 'dont_call'];
 const rareOutcomes: readonly CampaignOutcome[] = ['cancel', 'invalid_args'];
+/** A WhatsApp campaign's: a conversation opened, or not (docs/outbound.md, "WhatsApp"). */
+const messageOutcomes: readonly CampaignOutcome[] = ['answer', 'failed', 'dont_call'];
 
 export const outcomeColor: Partial<Record<CampaignOutcome, string>> = { answer: 'teal', machine: 'grape', busy: 'yellow', no_answer: 'orange', failed: 'red', dont_call: 'gray' };
 
@@ -80,7 +82,10 @@ function ReachLine({ reach, pending }: { reach: NonNullable<CampaignProgress['re
 export function CampaignProgressView({ progress }: { progress: CampaignProgress | undefined }) {
   const { t, i18n } = useTranslation();
   const number = (value: number | undefined) => (progress ? formatNumber(value ?? 0, i18n.language) : '—');
-  const outcomes = [...shownOutcomes, ...rareOutcomes.filter((outcome) => (progress?.by_outcome[outcome] ?? 0) > 0)];
+  // A WhatsApp campaign rings nobody: no busy line, no answering machine; its attempts are conversations started.
+  const whatsapp = Boolean(progress?.reach);
+  const shown = whatsapp ? messageOutcomes : shownOutcomes;
+  const outcomes = [...shown, ...[...rareOutcomes, ...shownOutcomes].filter((outcome) => !shown.includes(outcome) && (progress?.by_outcome[outcome] ?? 0) > 0)];
   return (
     <Stack gap="sm" data-testid="campaign-progress">
       <Group justify="space-between" gap="xs">
@@ -88,7 +93,7 @@ export function CampaignProgressView({ progress }: { progress: CampaignProgress 
           {t('campaigns.progress.doneOf', { done: number(progress?.done), total: number(progress?.total) })}
         </Text>
         <Text size="sm" c="dimmed" data-testid="campaign-progress-attempts">
-          {t('campaigns.progress.attempts', { count: progress?.attempts ?? 0, formatted: number(progress?.attempts) })}
+          {t(whatsapp ? 'campaigns.progress.conversations' : 'campaigns.progress.attempts', { count: progress?.attempts ?? 0, formatted: number(progress?.attempts) })}
         </Text>
       </Group>
       <ProgressBar progress={progress} />
@@ -98,7 +103,7 @@ export function CampaignProgressView({ progress }: { progress: CampaignProgress 
         <Count label={t('campaigns.progress.inProgress')} value={number(progress?.in_progress)} testId="campaign-in-progress" />
         <Count label={t('campaigns.progress.done')} value={number(progress?.done)} testId="campaign-done" />
       </SimpleGrid>
-      <SimpleGrid cols={{ base: 2, xs: 3, md: 6 }} spacing="xs">
+      <SimpleGrid cols={{ base: 2, xs: 3, md: whatsapp ? 3 : 6 }} spacing="xs">
         {outcomes.map((outcome) => (
           <Count key={outcome} label={t(`campaigns.results.${outcome}`)} value={number(progress?.by_outcome[outcome])} testId={`campaign-outcome-${outcome}`} />
         ))}

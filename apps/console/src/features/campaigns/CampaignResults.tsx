@@ -30,7 +30,8 @@ function MessageBadge({ row }: { row: CampaignResult }) {
   const { t } = useTranslation();
   if (!row.message_status) return '—';
   return (
-    <Badge variant="light" color={messageColor[row.message_status]} data-value={row.message_status} title={row.message_error ?? undefined}>
+    // Never cut short: the status and Meta's code are the point of the column.
+    <Badge variant="light" color={messageColor[row.message_status]} miw="max-content" data-value={row.message_status} title={row.message_error ?? undefined} data-testid="campaign-message-status">
       {t(`campaigns.messageStatuses.${row.message_status}`)}
       {row.message_error ? ` · ${row.message_error.split(' ')[0]}` : ''}
     </Badge>

@@ -24,7 +24,7 @@ export function ReportWhatsappMessages({ report }: { report: CallReportRecord })
               {formatDateTime(message.sent_time, i18n.language)}
             </Text>
           </Text>
-          <Badge variant="light" color={statusColor[message.status]} title={message.error ?? undefined} data-value={message.status} data-testid="report-whatsapp-status">
+          <Badge variant="light" color={statusColor[message.status]} miw="max-content" title={message.error ?? undefined} data-value={message.status} data-testid="report-whatsapp-status">
             {t(`reports.whatsapp.statuses.${message.status}`)}
             {message.error ? ` · ${message.error.split(' ')[0]}` : ''}
           </Badge>

@@ -135,6 +135,7 @@ const texts = {
     phones: ['+5511966660001', '+5511966660002', '+5511966660003'],
     reached: 'Reached today: 3 of 3',
     statuses: ['Read', 'Delivered', 'Failed · 131026', 'Accepted', '—'],
+    read: 'Read',
   },
   pt: {
     path: '/campanhas',
@@ -146,6 +147,7 @@ const texts = {
     phones: ['+5511966660011', '+5511966660012', '+5511966660013'],
     reached: 'Alcançados hoje: 3 de 3',
     statuses: ['Lida', 'Entregue', 'Falhou · 131026', 'Aceita', '—'],
+    read: 'Lida',
   },
 } as const;
 
@@ -215,5 +217,14 @@ describe.each([
     };
     await screenshotStates(page, 'results', { group, settle: showResults });
     expect(await inView(page, page.getByTestId('campaign-message-status').first())).toBe(true);
+
+    // The first contact's report: outbound, and the opening message as Meta last reported it.
+    const reports = await harness.server.call({ method: 'GET', url: `/reports?filter=${encodeURIComponent(JSON.stringify({ where: { caller: text.phones[0] } }))}`, token: member.token });
+    const [report] = reports.json<Array<{ id: number; direction: string }>>();
+    expect(report?.direction).toBe('outbound');
+    await page.goto(`/reports/${report!.id}`);
+    const messages = page.getByTestId('report-whatsapp-section');
+    await expect.poll(() => messages.getByTestId('report-whatsapp-status').allTextContents()).toEqual([text.read]);
+    await screenshotStates(page, 'report', { group, settle: (shot) => messages.evaluate((section) => section.scrollIntoView({ block: 'center' })).then(() => undefined) });
   });
 });

@@ -225,6 +225,6 @@ describe.each([
     await page.goto(`/reports/${report!.id}`);
     const messages = page.getByTestId('report-whatsapp-section');
     await expect.poll(() => messages.getByTestId('report-whatsapp-status').allTextContents()).toEqual([text.read]);
-    await screenshotStates(page, 'report', { group, settle: (shot) => messages.evaluate((section) => section.scrollIntoView({ block: 'center' })).then(() => undefined) });
+    await screenshotStates(page, 'report', { group, settle: () => messages.evaluate((section) => section.scrollIntoView({ block: 'center' })).then(() => undefined) });
   });
 });

@@ -6,7 +6,7 @@
  * the test moves, for the window's edge.
  */
 import { LuaScriptRunner } from '@voxplan/engine/lua';
-import type { CallReportRecord, PhoneNumber } from '@voxplan/contracts';
+import type { CallReportRecord, PhoneNumber, WebchatConversation } from '@voxplan/contracts';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { createSessionRuntime, type SessionRuntime } from '../src/modules/sessions/sessions.service.ts';
 import { parseTemplate } from '../src/lib/whatsapp-template-parse.ts';
@@ -14,6 +14,7 @@ import { createTenantMember, startTestServer, type TenantMember, type TestServer
 import { type FixtureDocument, planEdge as edge, planNode as node, storePlan, testClock } from './sessions-helpers.ts';
 import { type GraphApi, nowSeconds, signWhatsapp, startGraphApi, whatsappContacts, whatsappDelivery, whatsappText } from './whatsapp-graph.ts';
 import { allTemplates } from './whatsapp-template-fixtures.ts';
+import { webchatVisitor } from './webchat-visitor.ts';
 
 const APP_SECRET = 'meta-app-secret-templates';
 const TOKEN = 'EAAG-whatsapp-templates-token';
@@ -51,6 +52,7 @@ const everyTypePlan = plan(
   'Templates of every type',
   [
     node('start', 'start', {}),
+    node('hello', 'play_message', { chat_text: 'Hello from the shop.' }),
     node('invoice', 'whatsapp_template', { template_name: 'invoice_document', language: 'en_US', parameters: [{ key: 'header.1', value: 'https://files.example.com/{{caller}}.pdf' }] }),
     node('video', 'whatsapp_template', { template_name: 'welcome_video', language: 'en_US', parameters: [{ key: 'header.1', value: 'https://files.example.com/hello.mp4' }] }),
     node('promo', 'whatsapp_template', {
@@ -68,7 +70,8 @@ const everyTypePlan = plan(
     node('bye', 'hangup', {}),
   ],
   [
-    edge('start', 'next', 'invoice'),
+    edge('start', 'next', 'hello'),
+    edge('hello', 'next', 'invoice'),
     edge('invoice', 'sent', 'video'),
     edge('video', 'sent', 'promo'),
     edge('promo', 'sent', 'order'),
@@ -178,14 +181,17 @@ describe('a template as a message', () => {
   test('a plan sends a template of every parameter type, typed as Meta types them, and a tap on a quick reply takes its exit', async () => {
     const user = '5511988880001';
     expect((await deliver(numbers.plan.id, whatsappDelivery(whatsappText(user, 'wamid.tpl-1', 'hi'), PHONE_IDS.plan))).statusCode).toBe(200);
-    // Meta took every one of them (the local Graph API refuses a parameter of the wrong shape or count).
-    expect(sentTo(user).map((request) => [request.body.type, (request.body.template as { name: string }).name, request.status])).toEqual([
+    // The greeting first, as the plan says it; Meta took every template (the local Graph API refuses a parameter of the wrong shape or count).
+    expect(sentTo(user).map((request) => [request.body.type, (request.body.template as { name: string } | undefined)?.name, request.status])).toEqual([
+      ['text', undefined, 200],
       ['template', 'invoice_document', 200],
       ['template', 'welcome_video', 200],
       ['template', 'promo_image', 200],
       ['template', 'order_update', 200],
     ]);
-    const components = sentTo(user).map((request) => (request.body.template as { components: unknown[] }).components);
+    const components = sentTo(user)
+      .slice(1)
+      .map((request) => (request.body.template as { components: unknown[] }).components);
     expect(components[0]).toEqual([{ type: 'header', parameters: [{ type: 'document', document: { link: 'https://files.example.com/+5511988880001.pdf' } }] }]);
     expect(components[1]).toEqual([{ type: 'header', parameters: [{ type: 'video', video: { link: 'https://files.example.com/hello.mp4' } }] }]);
     expect(components[2]).toEqual([
@@ -210,7 +216,7 @@ describe('a template as a message', () => {
     expect((await deliver(numbers.plan.id, whatsappDelivery(tap, PHONE_IDS.plan))).statusCode).toBe(200);
     expect(sentTo(user).at(-1)?.body.text).toEqual({ body: 'Confirmed, thank you.', preview_url: false });
     const report = await reportOf('whatsapp:wamid.tpl-1');
-    expect(report.nodes.map((entry) => `${entry.node_id}:${entry.exit}`)).toEqual(['start:next', 'invoice:sent', 'video:sent', 'promo:sent', 'order:button_1', 'confirmed:next', 'bye:null']);
+    expect(report.nodes.map((entry) => `${entry.node_id}:${entry.exit}`)).toEqual(['start:next', 'hello:next', 'invoice:sent', 'video:sent', 'promo:sent', 'order:button_1', 'confirmed:next', 'bye:null']);
     // What the customer read is on the transcript as text.
     const session = await server.ctx.sessions.find('whatsapp:wamid.tpl-1');
     expect(session?.session.transcript.map((entry) => entry.text)).toContain('Order #1234\n\nHi Ana, your total is BRL 12.50, due May 5.\n\nShop Example');
@@ -276,18 +282,47 @@ describe("the window of a plan's messages", () => {
 });
 
 describe('other chats', () => {
-  test('the web chat gets the template as its plain text, its quick replies as reply options', async () => {
-    clock.set('2026-11-20T10:00:00.000Z');
-    const started = await runtime.start({ id: 'webchat-template', tenant_id: member.tenantId, plan_id: ids.refused, channel: 'chat', provider: 'webchat', caller: 'visitor-1', called: 'widget' });
-    expect(started.actions[0]).toEqual({
-      type: 'reply',
-      text: 'Order #1234\n\nHi Ana, your total is BRL 12.50, due May 5.\n\nShop Example',
-      options: [
-        { id: 'button_1', label: 'Confirm' },
-        { id: 'button_2', label: 'Cancel' },
+  test('the web chat shows the template as its plain text, its quick replies as the buttons, and a tap takes that exit', async () => {
+    const site = 'https://shop.example.com';
+    const created = await server.call({ method: 'POST', url: '/numbers', token: member.token, payload: { number: 'Shop chat', provider: 'webchat', chat_plan_id: ids.refused, webchat_origins: [site] } });
+    expect(created.statusCode, created.body).toBe(201);
+    const { widget, view } = webchatVisitor(() => server, () => created.json<PhoneNumber>().webchat_key, site);
+    const opened = await widget('POST', '/conversations');
+    expect(opened.statusCode, opened.body).toBe(200);
+    const { conversation_id: id } = opened.json<WebchatConversation>();
+    const shown = await view(id);
+    expect(shown.messages.map((message) => [message.from, message.text])).toEqual([['plan', 'Order #1234\n\nHi Ana, your total is BRL 12.50, due May 5.\n\nShop Example']]);
+    expect(shown.options).toEqual([
+      { id: 'button_1', label: 'Confirm' },
+      { id: 'button_2', label: 'Cancel' },
+    ]);
+    const tapped = await widget('POST', `/conversations/${id}/messages`, { id: 'tap-1', text: 'button_2' });
+    expect(tapped.statusCode, tapped.body).toBeLessThan(300);
+    const session = await server.ctx.sessions.find(id);
+    expect(session?.session.path.find((entry) => entry.node_id === 'order')?.exit).toBe('button_2');
+  });
+});
+
+describe('the plan’s warnings', () => {
+  test('name a template not approved, one not synced and a parameter left unmapped', async () => {
+    const document = plan(
+      'Templates to check',
+      [
+        node('start', 'start', {}),
+        node('offer', 'whatsapp_template', { template_name: 'new_offer', language: 'en_US', parameters: [{ key: 'body.1', value: '{{caller}}' }] }),
+        node('order', 'whatsapp_template', { template_name: 'order_update', language: 'en_US', parameters: orderParameters.map((row) => (row.key === 'body.2' ? { ...row, value: '' } : row)) }),
+        node('gone', 'whatsapp_template', { template_name: 'old_offer', language: 'en_US' }),
       ],
-    });
-    const tapped = await runtime.handleTurn('webchat-template', 'tap-1', { type: 'message', text: 'button_2' });
-    expect(tapped.resumed).toMatchObject({ node_id: 'order', exit: 'button_2' });
+      [edge('start', 'next', 'offer'), edge('offer', 'sent', 'order'), edge('order', 'sent', 'gone')],
+    );
+    const planId = await storePlan(server.ctx, member.tenantId, document);
+    const response = await server.call({ method: 'GET', url: `/visual-plans/${planId}/document`, token: member.token });
+    expect(response.statusCode, response.body).toBe(200);
+    const warnings = response.json<{ warnings: Array<{ code: string; node_id?: string; path: string }> }>().warnings.filter((warning) => warning.code.startsWith('template_'));
+    expect(warnings.map((warning) => [warning.code, warning.node_id, warning.path])).toEqual([
+      ['template_not_approved', 'offer', 'template_name'],
+      ['template_parameter_unmapped', 'order', 'parameters.2.value'],
+      ['template_not_synced', 'gone', 'template_name'],
+    ]);
   });
 });

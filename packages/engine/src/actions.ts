@@ -83,7 +83,11 @@ export type Action =
       status: 'sent' | 'failed';
       reason?: string;
     }
-  /** Chat: a message to the user, with choices to offer as buttons or a list. */
-  | { type: 'reply'; text: string; options?: ReplyOption[] }
+  /**
+   * Chat: a message to the user, with choices to offer as buttons or a list. `sent`: a block of
+   * the same turn already sent it through a port, to keep the order of what the customer reads (a
+   * WhatsApp template after it); adapters do not send it again.
+   */
+  | { type: 'reply'; text: string; options?: ReplyOption[]; sent?: true }
   /** End the call or the chat. `reject`: refuse the call without answering it. */
   | { type: 'hangup'; cause: HangupCause; reject?: boolean };

@@ -3,7 +3,7 @@
  * It knows no block by name; each node carries its runtime (runtime.ts). The input session is
  * never changed: a turn works on a copy, so a host can retry a turn that failed to be stored.
  */
-import { type Action, defaultSpeechLanguage } from './actions.ts';
+import { type Action, defaultSpeechLanguage, type ReplyOption } from './actions.ts';
 import type { EngineEvent } from './events.ts';
 import type { Scope } from './expression.ts';
 import { engineLimits } from './limits.ts';
@@ -518,6 +518,16 @@ class TurnState implements Turn {
     this.actions.push(action);
     this.observer?.action(action);
     if (action.type === 'say' || action.type === 'reply' || (action.type === 'template' && action.status === 'sent')) this.addTranscript('plan', action.text);
+  }
+
+  takeReplies(): Array<{ text: string; options?: ReplyOption[] }> {
+    const taken: Array<{ text: string; options?: ReplyOption[] }> = [];
+    this.actions.forEach((action, index) => {
+      if (action.type !== 'reply' || action.sent) return;
+      taken.push(action.options ? { text: action.text, options: action.options } : { text: action.text });
+      this.actions[index] = { ...action, sent: true };
+    });
+    return taken;
   }
 
   noteReason(reason: string): void {

@@ -1,4 +1,4 @@
-import type { Action } from './actions.ts';
+import type { Action, ReplyOption } from './actions.ts';
 import type { CompiledPlan } from './runtime.ts';
 import type { PathEntry, Provider, Session } from './session.ts';
 
@@ -154,6 +154,8 @@ export interface TemplateRequest {
   types?: Readonly<Record<string, 'currency' | 'date_time'>>;
   /** The turn's clock. */
   at: Date;
+  /** The turn's earlier replies, not sent yet: sent first, in order (Turn.takeReplies). */
+  before?: ReadonlyArray<{ text: string; options?: ReplyOption[] }>;
 }
 
 /** A template as a customer reads it: its text with the values in, and its quick-reply buttons. */

@@ -3,7 +3,7 @@
  * `@voxplan/blocks` (one folder per block); `compilePlan` there turns a plan document into a
  * `CompiledPlan` whose nodes carry their runtime and their data, validated and precompiled once.
  */
-import type { Action } from './actions.ts';
+import type { Action, ReplyOption } from './actions.ts';
 import type { InputEvent } from './events.ts';
 import type { Scope } from './expression.ts';
 import type { EnginePorts, RecordingAnalysis } from './ports.ts';
@@ -116,6 +116,11 @@ export interface Turn {
    * and the block leaves by its error exit, where it has one.
    */
   emit(action: Action): void;
+  /**
+   * The replies of this turn no port has sent yet, now marked `sent`: a block that sends through a
+   * port (a WhatsApp template) sends them first, so the customer reads them in the plan's order.
+   */
+  takeReplies(): Array<{ text: string; options?: ReplyOption[] }>;
   /** Whether free-form messages reach the customer now (WhatsApp's 24-hour window); always true elsewhere. */
   readonly customerWindowOpen: boolean;
   /** Why the block failed or left something unsent: its path entry, and so the report, names it. */

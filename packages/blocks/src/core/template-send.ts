@@ -21,10 +21,14 @@ export function renderValues(turn: Turn, choice: CompiledTemplateChoice): Record
   return values;
 }
 
-/** The port's answer; a port that throws counts as a refusal (`error`), never as a message sent. */
+/**
+ * The port's answer; a port that throws counts as a refusal (`error`), never as a message sent.
+ * To the session's customer, the turn's replies so far go first (Turn.takeReplies), in order.
+ */
 export async function sendTemplate(turn: Turn, choice: CompiledTemplateChoice, to: string): Promise<TemplateResult> {
   const templates = turn.ports.templates ?? unconfiguredTemplates;
   if (choice.template.name === '') return { ok: false, reason: 'template_not_found' };
+  const before = to === turn.session.caller && turn.session.provider === 'whatsapp' ? turn.takeReplies() : [];
   try {
     return await templates.send({
       tenantId: turn.session.tenant_id,
@@ -34,6 +38,7 @@ export async function sendTemplate(turn: Turn, choice: CompiledTemplateChoice, t
       template: choice.template,
       values: renderValues(turn, choice),
       ...(Object.keys(choice.types).length > 0 && { types: choice.types }),
+      ...(before.length > 0 && { before }),
       at: turn.now,
     });
   } catch {

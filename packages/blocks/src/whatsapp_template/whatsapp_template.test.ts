@@ -98,3 +98,27 @@ test('on a call the block is skipped: nothing is sent and it goes on by sent', a
   expect(run.ports.log.templates).toEqual([]);
   expect(run.exitOf('t')).toBe('sent');
 });
+
+test("on WhatsApp the turn's earlier replies go with the template, before it, and are marked sent", async () => {
+  const plan = {
+    id: 1,
+    tenant_id: 1,
+    name: 'order',
+    version: 1,
+    format_version: 1,
+    nodes: [
+      { id: 'start', type: 'start', position: { x: 0, y: 0 }, data: {} },
+      { id: 'hello', type: 'play_message', position: { x: 0, y: 0 }, data: { chat_text: 'Hello!' } },
+      { id: 't', type: 'whatsapp_template', position: { x: 0, y: 0 }, data: { ...order, buttons: [] } },
+    ],
+    edges: [
+      { id: 'e1', source: 'start', source_exit: 'next', target: 'hello' },
+      { id: 'e2', source: 'hello', source_exit: 'next', target: 't' },
+    ],
+  };
+  const run = await runPlan(plan, { ...whatsapp, world: { templates } });
+  expect(run.ports.log.templates[0]).toMatchObject({ before: [{ text: 'Hello!' }] });
+  expect(run.actions[0]).toEqual({ type: 'reply', text: 'Hello!', sent: true });
+  const web = await runPlan(plan, { channel: 'chat', init: { provider: 'webchat' }, world: { templates } });
+  expect(web.actions[0]).toEqual({ type: 'reply', text: 'Hello!' });
+});

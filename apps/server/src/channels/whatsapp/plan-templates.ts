@@ -7,6 +7,7 @@ import type { TemplateRequest, TemplateResult } from '@voxplan/engine';
 import type { Session } from '@voxplan/engine';
 import type { WhatsAppTemplate } from '@voxplan/contracts';
 import { AppError } from '../../errors.ts';
+import { replyMessages } from './outbound.ts';
 import { findTemplate, templateMessage, templatePlainText } from './templates.ts';
 import { accountByNumber, contactOf, isInCustomerWindow, sendWhatsApp, type WhatsAppContext } from './whatsapp-channel.ts';
 
@@ -35,6 +36,12 @@ export async function sendPlanTemplate(ctx: WhatsAppContext, request: TemplateRe
   } catch (error) {
     if (error instanceof AppError) return { ok: false, reason: error.code };
     throw error;
+  }
+  // The turn's earlier replies first, as the customer is to read them (inside the window only: outside, there are none).
+  const before = (request.before ?? []).flatMap((reply) => replyMessages(reply.text, reply.options));
+  if (before.length > 0) {
+    const earlier = await sendWhatsApp(ctx, account, request.to, before, request.sessionId, request.at);
+    if (!earlier.ok) return earlier;
   }
   const sent = await sendWhatsApp(ctx, account, request.to, [message], request.sessionId, request.at);
   if (!sent.ok) return sent;

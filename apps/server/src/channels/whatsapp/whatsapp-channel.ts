@@ -194,7 +194,8 @@ export async function sendWhatsAppText(ctx: WhatsAppContext, message: OutgoingMe
 
 /** The replies among a turn's actions, sent to the conversation's user. */
 export function sendReplies(ctx: WhatsAppContext, account: WhatsAppAccount, to: string, sessionId: string, actions: readonly Action[]): Promise<MessagingResult> {
-  const messages = actions.flatMap((action) => (action.type === 'reply' ? replyMessages(action.text, action.options) : []));
+  // A reply a template's block already sent (to keep their order) is not sent again.
+  const messages = actions.flatMap((action) => (action.type === 'reply' && !action.sent ? replyMessages(action.text, action.options) : []));
   return messages.length === 0 ? Promise.resolve({ ok: true }) : sendWhatsApp(ctx, account, to, messages, sessionId);
 }
 

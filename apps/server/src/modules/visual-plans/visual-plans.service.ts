@@ -1,4 +1,4 @@
-import { callPlanCycles, type PlanIssue, planReferences, type PlanReference, settingsOff, type ValidatedDocument } from '@voxplan/blocks/definitions';
+import { callPlanCycles, type PlanIssue, planReferences, type PlanReference, settingsOff, templateWarnings, type ValidatedDocument } from '@voxplan/blocks/definitions';
 import { isFeatureOn } from '@voxplan/contracts';
 import {
   type VisualPlan,
@@ -34,6 +34,7 @@ import {
   versionSummaryColumns,
 } from './plan-document.ts';
 import { missingReferences, planCalls, writePlanReferences } from './plan-references.ts';
+import { syncedTemplatesFor } from './plan-templates.ts';
 
 const outOfSync = (current: number) => conflict('plan_out_of_sync', [{ path: 'base_version', message: `the plan is at version ${current}` }]);
 
@@ -77,11 +78,17 @@ export class VisualPlanService {
 
   /**
    * Lint warnings, the call_plan blocks that come back to this plan through the tenant's other
-   * plans, and the blocks that name a choice whose feature setting is off.
+   * plans, the blocks that name a choice whose feature setting is off, and the WhatsApp templates
+   * not synced or not approved, or with a parameter unmapped.
    */
   private async warningsOf(db: Kysely<Database>, row: PlanRow, document: ValidatedDocument, lint: PlanIssue[]): Promise<PlanIssue[]> {
-    const [calls, features] = await Promise.all([planCalls(db, row.tenant_id, row.id), readFeatures(db)]);
-    return [...lint, ...callPlanCycles(document, row.id, calls), ...settingsOff(document, (setting) => isFeatureOn(features, setting))];
+    const [calls, features, templates] = await Promise.all([planCalls(db, row.tenant_id, row.id), readFeatures(db), syncedTemplatesFor(db, row.tenant_id, document)]);
+    return [
+      ...lint,
+      ...callPlanCycles(document, row.id, calls),
+      ...settingsOff(document, (setting) => isFeatureOn(features, setting)),
+      ...(templates ? templateWarnings(document.nodes, templates) : []),
+    ];
   }
 
   private async draftOf(db: Kysely<Database>, row: PlanRow): Promise<VisualPlanDocument> {

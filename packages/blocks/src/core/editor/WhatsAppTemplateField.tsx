@@ -9,7 +9,6 @@ import type { FieldDescriptor } from './form-model.ts';
 import { useFormContext } from './form-context.ts';
 import { TemplateInput } from './TemplateInput.tsx';
 import { fieldLabel, formatText } from './texts.ts';
-import type { WhatsAppTemplateChoice } from './types.ts';
 
 type Row = Record<string, unknown>;
 type TemplateDescriptor = Extract<FieldDescriptor, { kind: 'whatsapp_template' }>;

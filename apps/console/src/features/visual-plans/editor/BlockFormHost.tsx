@@ -8,6 +8,7 @@ import { useFeatures } from '../../../lib/use-features.ts';
 import { useTranslation } from 'react-i18next';
 import { useEditorContext, useReferenceList } from './editor-context.tsx';
 import type { GraphNode } from './graph-state.ts';
+import { useWhatsAppTemplates } from './whatsapp-templates.ts';
 
 /**
  * Variables the system sets beside the engine's built-ins: an outbound call's `answered_by`
@@ -57,6 +58,11 @@ export function BlockFormHost({
       playAudio: (audioId) => void playAudio(audioId, tenantId).catch((error: unknown) => showError(error, t)),
       variableNames: [...new Set([...builtinVariables, ...outboundVariables, ...variableNames])],
       isSettingOn: features.isOn,
+      // Called by the template pickers as a hook, as useReferenceOptions is.
+      useWhatsAppTemplates: () => {
+        const list = useWhatsAppTemplates(tenantId);
+        return { templates: list.data ?? [], loading: list.isLoading };
+      },
     }),
     [language, readOnly, tenantId, t, variableNames, features.isOn],
   );

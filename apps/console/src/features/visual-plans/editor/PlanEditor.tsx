@@ -5,7 +5,7 @@ import { ControlButton } from '@xyflow/react';
 import { IconLayoutSidebarLeftCollapse, IconLayoutSidebarLeftExpand, IconLayoutSidebarRightCollapse, IconLayoutSidebarRightExpand, IconMap, IconMapOff, IconMaximize, IconMinimize } from '@tabler/icons-react';
 import { useQueryClient } from '@tanstack/react-query';
 import type { PlanSettings } from '@voxplan/blocks/definitions';
-import { blockDescription, connectionWarnings, contentWarnings } from '@voxplan/blocks/editor/registry';
+import { blockDescription, connectionWarnings, contentWarnings, templateWarnings } from '@voxplan/blocks/editor/registry';
 import { visibleExits } from './block-exits.ts';
 import type { VisualPlanDocument } from '@voxplan/contracts/visual-plan';
 import {
@@ -34,6 +34,7 @@ import { FollowNode } from './FollowNode.tsx';
 import { initialDataOf } from './block-look.tsx';
 import { BlockDataStore, FlowNodes } from './block-data.ts';
 import { chromeInsets, fullSummaryHeight, planBounds, unmeasuredWidth, viewAfterAdd } from './canvas-view.ts';
+import { useWhatsAppTemplates } from './whatsapp-templates.ts';
 import { DecorationStore } from './decorations.ts';
 import { useEmptyFieldIssues } from './required-fields.ts';
 import { BlockPicker, type PickerSpot } from './BlockPicker.tsx';
@@ -173,11 +174,17 @@ export function PlanEditor({ loaded, onReload }: { loaded: VisualPlanDocument; o
   const saving = usePlanSaving({ loaded, graph, decorations, readOnly, onReload });
 
   // Exits left unconnected, blocks cut off and messages that say nothing show in the issues as the plan is edited, not on save only.
+  // So are WhatsApp templates not synced or not approved, and their parameters left unmapped, once the tenant's templates are loaded.
+  const templates = useWhatsAppTemplates(loaded.tenant_id).data;
   useEffect(() => {
     if (readOnly) return;
     const exits = (node: GraphNode) => visibleExits(node.type, node.data, []).map((row) => row.exit);
-    decorations.setConnectionWarnings([...connectionWarnings(graph, exits, (type) => blockDescription(type)?.quietExits ?? []), ...contentWarnings(graph.nodes)]);
-  }, [decorations, graph, readOnly]);
+    decorations.setConnectionWarnings([
+      ...connectionWarnings(graph, exits, (type) => blockDescription(type)?.quietExits ?? []),
+      ...contentWarnings(graph.nodes),
+      ...(templates ? templateWarnings(graph.nodes, templates) : []),
+    ]);
+  }, [decorations, graph, readOnly, templates]);
 
   // So are the required fields left empty, named by their labels.
   useEmptyFieldIssues(graph.nodes, decorations, i18n.language === 'pt' ? 'pt' : 'en', t, !readOnly);

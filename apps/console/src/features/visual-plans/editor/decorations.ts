@@ -38,7 +38,7 @@ export interface NodeDecoration {
 }
 
 /** The codes of the warnings the editor works out itself as the plan is edited. */
-const liveCodes = new Set(['unreachable', 'unconnected_exit', 'voice_menu_exit_unconnected', 'message_empty']);
+const liveCodes = new Set(['unreachable', 'unconnected_exit', 'voice_menu_exit_unconnected', 'message_empty', 'template_not_synced', 'template_not_approved', 'template_parameter_unmapped']);
 
 const plain: NodeDecoration = Object.freeze({ errors: [], warnings: [], visited: false, current: false });
 

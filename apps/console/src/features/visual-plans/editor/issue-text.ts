@@ -7,7 +7,27 @@ import type { TFunction } from 'i18next';
 import { blockTitle, lookOfType, type NamedBlock, type NamingContext } from './block-look.tsx';
 import type { PlanIssue } from './decorations.ts';
 
-const translated = new Set(['unreachable', 'unconnected_exit', 'voice_menu_exit_unconnected', 'loop_without_input', 'call_plan_cycle', 'setting_off', 'message_empty']);
+const translated = new Set([
+  'unreachable',
+  'unconnected_exit',
+  'voice_menu_exit_unconnected',
+  'loop_without_input',
+  'call_plan_cycle',
+  'setting_off',
+  'message_empty',
+  'template_not_synced',
+  'template_not_approved',
+  'template_parameter_unmapped',
+]);
+
+/** The key of the template parameter an issue's path points at (`parameters.1.value` → `body.2`). */
+function parameterOf(issue: PlanIssue, block: NamedBlock | undefined): string {
+  const match = /^(\w+)\.(\d+)\.value$/.exec(issue.path);
+  const rows = match && block ? (block.data as Record<string, unknown>)[match[1]!] : undefined;
+  const row: unknown = Array.isArray(rows) ? rows[Number(match![2])] : undefined;
+  const key = row !== null && typeof row === 'object' ? (row as { key?: unknown }).key : undefined;
+  return typeof key === 'string' ? key : '';
+}
 
 /** `block` is the block the issue is about, when it is known. */
 export function issueText(issue: PlanIssue, block: NamedBlock | undefined, context: NamingContext, t: TFunction): string {
@@ -16,5 +36,5 @@ export function issueText(issue: PlanIssue, block: NamedBlock | undefined, conte
   const exit = issue.path.startsWith('exits.') ? issue.path.slice('exits.'.length) : '';
   const exitName = (block && exit && lookOfType(block.type).exitLabel(exit, block.data, context)) || exit;
   if (issue.code === 'voice_menu_exit_unconnected') return t(`editor.issues.messages.voice_menu_exit_unconnected_${exit === 'timeout' ? 'timeout' : 'invalid'}`, { exit: exitName });
-  return t(`editor.issues.messages.${issue.code}`, { block: name, exit: exitName });
+  return t(`editor.issues.messages.${issue.code}`, { block: name, exit: exitName, parameter: parameterOf(issue, block) });
 }

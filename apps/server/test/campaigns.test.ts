@@ -172,9 +172,9 @@ describe('campaigns: the controls', () => {
     expect(exported.headers['content-type']).toBe('text/csv; charset=utf-8');
     expect(exported.headers['x-total-count']).toBe('2');
     expect(exported.body.split('\r\n')).toEqual([
-      'line,phone,name,state,last_outcome,attempts,last_session_id,last_attempt_time',
-      '2,+5511912340001,"Silva, Ana",pending,,0,,',
-      "3,+5511912340002,'=cmd,pending,,0,,",
+      'line,phone,name,state,last_outcome,attempts,last_session_id,last_attempt_time,message_status',
+      '2,+5511912340001,"Silva, Ana",pending,,0,,,',
+      "3,+5511912340002,'=cmd,pending,,0,,,",
       '',
     ]);
     expect((await call(tenant.token, 'GET', `/campaigns/${campaign.id}/results/count?${q('where', { state: 'pending' })}`)).json()).toEqual({ count: 2 });

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { idSchema, timestampSchema } from './common.ts';
+import { whatsappMessageStatuses } from './report.ts';
 
 /**
  * Campaigns (issue 38, docs/campaigns.md): a plan that calls a list of contacts from one of the
@@ -231,6 +232,14 @@ export const campaignResultSchema = z.object({
   last_attempt_time: timestampSchema.nullable(),
   /** When the next attempt may start (pending contacts); null otherwise. */
   next_attempt_time: timestampSchema.nullable(),
+  /**
+   * A WhatsApp campaign: the latest delivery status of the last attempt's opening message
+   * (docs/outbound.md, "Delivery statuses"): accepted (Meta took it), sent, delivered, read or
+   * failed; null for a call, or before any message went.
+   */
+  message_status: z.enum(whatsappMessageStatuses).nullable(),
+  /** Meta's error of a failed message, `<code> <title>` (131026 Message undeliverable); null otherwise. */
+  message_error: z.string().nullable(),
 });
 export type CampaignResult = z.infer<typeof campaignResultSchema>;
 
@@ -248,5 +257,12 @@ export const campaignProgressSchema = z.object({
   /** Calls placed so far, retries included. */
   attempts: z.number().int().nonnegative(),
   invalid_rows: z.number().int().nonnegative(),
+  /**
+   * A WhatsApp campaign's number: the customers it reached outside their window in the last 24
+   * hours and Meta's messaging limit (null: unlimited); `frees_at`, when the oldest reach counted
+   * leaves the 24 hours. Contacts past the limit wait, pending (docs/outbound.md, "Daily reach").
+   * Null for a call campaign.
+   */
+  reach: z.object({ reached: z.number().int().nonnegative(), limit: z.number().int().positive().nullable(), frees_at: timestampSchema.nullable() }).nullable(),
 });
 export type CampaignProgress = z.infer<typeof campaignProgressSchema>;

@@ -115,6 +115,8 @@ export const errorCodes = [
   'outbound_provider_refused',
   'outbound_provider_rate_limited',
   'outbound_provider_unreachable',
+  // issue 39: conversations the business starts on WhatsApp (docs/outbound.md, "WhatsApp")
+  'whatsapp_daily_limit_reached',
   'invalid_whatsapp_signature',
   'invalid_whatsapp_verify_token',
   'invalid_media_signature',

@@ -17,6 +17,20 @@ export const reportDialStatuses = ['answer', 'busy', 'cancel', 'dont_call', 'no_
 export type ReportDialStatus = (typeof reportDialStatuses)[number];
 export const reportHangupCauses = ['normal_clearing', 'busy', 'rejected', 'caller_hangup', 'session_timeout', 'engine_error', 'end_not_received', 'resolved'] as const;
 
+/** How far a WhatsApp message got (Meta's statuses; `accepted`: Meta answered its id, no status yet). */
+export const whatsappMessageStatuses = ['accepted', 'sent', 'delivered', 'read', 'failed'] as const;
+export type WhatsappMessageStatus = (typeof whatsappMessageStatuses)[number];
+
+/** A WhatsApp message the session sent the customer, as Meta last reported it (docs/channels-whatsapp.md, "Delivery statuses"). */
+export const reportWhatsappMessageSchema = z.object({
+  id: z.string().describe("Meta's message id (wamid)"),
+  status: z.enum(whatsappMessageStatuses),
+  /** Meta's error of a failed message, `<code> <title>`; null otherwise. */
+  error: z.string().nullable(),
+  sent_time: timestampSchema,
+});
+export type ReportWhatsappMessage = z.infer<typeof reportWhatsappMessageSchema>;
+
 /** A block the session entered: when, and the exit it left by (null where it ended). */
 export const reportNodeSchema = z.object({
   plan_id: z.number().int(),
@@ -106,6 +120,12 @@ export const callReportSchema = z.object({
     .optional(),
   /** The campaign that placed the call (docs/outbound.md); null (or absent) for every other. */
   campaign_id: idSchema.nullable().optional(),
+  /**
+   * A WhatsApp chat's messages to the customer, oldest first, each with its latest delivery status
+   * (sent, delivered, read, failed with Meta's code): an outbound chat's first is its opening
+   * message (docs/outbound.md). Given by GET /reports when the chat sent any.
+   */
+  whatsapp_messages: z.array(reportWhatsappMessageSchema).optional(),
   /** A session of the simulator: left out of lists and counts unless the filter names is_test. */
   is_test: z.boolean(),
   start_time: timestampSchema,

@@ -1,6 +1,9 @@
 /** What happens to a session, as the channel adapters report it (blocks.md, "The session"). */
 import type { DialStatus } from './session.ts';
 
+/** Why an outbound chat's first message did not reach the customer (FailureCode). */
+export type UndeliveredCode = 'outside_customer_window' | 'reengagement_needed' | 'message_undelivered';
+
 export type EngineEvent =
   | { type: 'start' }
   /** Keys the caller pressed (voice); one gather's worth. */
@@ -46,6 +49,12 @@ export type EngineEvent =
    * blocks whose actions come after those are left out of the path, as the caller never reached them.
    */
   | { type: 'hangup'; actions_started?: number }
+  /**
+   * Chat: the channel could not deliver the conversation's opening message (an outbound chat,
+   * docs/outbound.md, "WhatsApp"): WhatsApp's customer window was closed to a free-form message, or
+   * Meta refused it. The session ends at once, failed, its dial status `failed`, its failure `code`.
+   */
+  | { type: 'undelivered'; code: UndeliveredCode; message: string }
   /**
    * The host gives up on a session whose end never arrived (a voice call whose provider never
    * told its end): it ends `expired`, hang-up cause `end_not_received`, at `at` (its last sign of

@@ -197,6 +197,16 @@ describe('how sessions end', () => {
     expect(session).toMatchObject({ disposition: 'abandoned', hangup_cause: 'session_timeout' });
   });
 
+  test('an outbound chat whose first message was not delivered ends failed at once, saying nothing more', async () => {
+    const { session, results } = await play(menuPlan, [{ type: 'undelivered', code: 'reengagement_needed', message: '131047 Re-engagement message' }, { type: 'message', text: '1' }], {
+      init: { channel: 'chat', provider: 'whatsapp', direction: 'outbound' },
+    });
+    expect(results[1]!.actions).toEqual([{ type: 'hangup', cause: 'engine_error' }]);
+    expect(session).toMatchObject({ status: 'ended', disposition: 'failed', dial_status: 'failed', failure: { code: 'reengagement_needed', node_id: 'menu' } });
+    expect(results[1]!.report).toMatchObject({ direction: 'outbound', dial_status: 'failed', failure: { code: 'reengagement_needed', message: '131047 Re-engagement message' } });
+    expect(results[2]!.ignored).toBe(true);
+  });
+
   test('an expiry closes a waiting session as of its last sign of life, saying nothing, even when its plan is gone', async () => {
     const ports = memoryPorts({ plans: [compilePlan(menuPlan)] });
     ports.clockAt(new Date('2026-11-22T12:00:00.000Z'));

@@ -254,6 +254,11 @@ class TurnState implements Turn {
       case 'expire':
         this.close('end_not_received', 'expired', event.at);
         return true;
+      case 'undelivered':
+        // Nobody was reached: the conversation never opened, as a call nobody answered.
+        session.dial_status = 'failed';
+        this.fail(event.code, event.message, session.node_id);
+        return true;
       // Only once the call is over (handleEvent): a live session keeps recording.
       case 'recording_failed':
         return false;

@@ -51,7 +51,11 @@ export type FailureCode =
   /** Not the session's end: a prompt the channel could not play (the call went on without it). */
   | 'prompt_unplayable'
   /** Not the session's end either: the channel had no speech engine for a speech gather (it heard silence). */
-  | 'speech_engine_unavailable';
+  | 'speech_engine_unavailable'
+  /** An outbound chat whose first message could not be delivered (the `undelivered` event). */
+  | 'outside_customer_window'
+  | 'reengagement_needed'
+  | 'message_undelivered';
 
 export interface SessionFailure {
   code: FailureCode;

@@ -11,7 +11,7 @@ import type { AppContext } from '../context.ts';
 import type { OutboundDialer } from '../modules/outbound-calls/outbound-calls.types.ts';
 import type { ChatSender } from '../modules/sessions/chat-channels.ts';
 
-export type { OutboundDial, OutboundDialer } from '../modules/outbound-calls/outbound-calls.types.ts';
+export type { ChatOpening, OutboundDial, OutboundDialer } from '../modules/outbound-calls/outbound-calls.types.ts';
 
 /** What a provider really carries, from its documentation (docs/channels-*.md), so that nobody asks it for more. */
 export interface ChannelLimits {

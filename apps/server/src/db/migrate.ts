@@ -33,6 +33,7 @@ import * as campaigns from './migrations/0032-campaigns.ts';
 import * as whatsappTemplates from './migrations/0033-whatsapp-templates.ts';
 import * as whatsappTemplateSync from './migrations/0034-whatsapp-template-sync.ts';
 import * as conversationTemplates from './migrations/0036-conversation-templates.ts';
+import * as whatsappOutbound from './migrations/0037-whatsapp-outbound.ts';
 import * as outboundOneCall from './migrations/0039-outbound-one-call.ts';
 import type { Database } from './schema.ts';
 
@@ -71,6 +72,7 @@ function migrationsFor(dialect: DialectName): Record<string, Migration> {
     '0033-whatsapp-templates': { up: whatsappTemplates.up(dialect) },
     '0034-whatsapp-template-sync': { up: whatsappTemplateSync.up },
     '0036-conversation-templates': { up: conversationTemplates.up },
+    '0037-whatsapp-outbound': { up: whatsappOutbound.up },
     '0039-outbound-one-call': { up: outboundOneCall.up },
   };
 }

@@ -148,7 +148,7 @@ export default function CampaignDetailPage() {
         </Grid.Col>
       </Grid>
       {invalidCount > 0 && <InvalidRows campaign={current} count={invalidCount} />}
-      <CampaignResults campaign={current} done={progress.data?.done ?? 0} attempts={progress.data?.attempts ?? 0} />
+      <CampaignResults campaign={current} done={progress.data?.done ?? 0} attempts={progress.data?.attempts ?? 0} messages={Boolean(progress.data?.reach)} />
       {dialog === 'edit' && <CampaignFormModal campaign={current} onClose={() => setDialog(null)} />}
       {dialog === 'contacts' && <ContactsUploadModal campaign={current} onClose={() => setDialog(null)} />}
     </Stack>

@@ -16,7 +16,7 @@ import { useReferenceList } from '../visual-plans/editor/editor-context.tsx';
 import { type CampaignValues, initialValues, toInput } from './form-values.ts';
 import { CAMPAIGNS, callingProviders, isStarted } from './status.ts';
 
-/** The tenant's numbers a call can come from: not a web chat's, not WhatsApp's (docs/campaigns.md). */
+/** The tenant's numbers a campaign can reach people from: not a web chat's (docs/campaigns.md). */
 function useCallingNumbers(tenantId: number) {
   return useQuery({
     queryKey: ['/numbers', tenantId, 'campaign-picker'],

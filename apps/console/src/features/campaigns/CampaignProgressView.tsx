@@ -1,11 +1,13 @@
 import { Group, Paper, Progress, SimpleGrid, Stack, Text } from '@mantine/core';
 import type { CampaignOutcome, CampaignProgress } from '@voxplan/contracts';
 import { useTranslation } from 'react-i18next';
-import { formatNumber } from '../../lib/format.ts';
+import { formatDateTime, formatNumber } from '../../lib/format.ts';
 
 /** The outcomes always shown; the rarer ones (cancelled, invalid) only once they happened. */
 const shownOutcomes: readonly CampaignOutcome[] = ['answer', 'busy', 'no_answer', 'failed', 'machine', 'dont_call'];
 const rareOutcomes: readonly CampaignOutcome[] = ['cancel', 'invalid_args'];
+/** A WhatsApp campaign's: a conversation opened, or not (docs/outbound.md, "WhatsApp"). */
+const messageOutcomes: readonly CampaignOutcome[] = ['answer', 'failed', 'dont_call'];
 
 export const outcomeColor: Partial<Record<CampaignOutcome, string>> = { answer: 'teal', machine: 'grape', busy: 'yellow', no_answer: 'orange', failed: 'red', dont_call: 'gray' };
 
@@ -47,13 +49,43 @@ export function ProgressBar({ progress, size = 'lg' }: { progress: CampaignProgr
 }
 
 /**
+ * A WhatsApp campaign's number against Meta's messaging limit: "Reached today: 180 of 250", and,
+ * once it is reached with contacts left, when they go on (docs/outbound.md, "Daily reach").
+ */
+function ReachLine({ reach, pending }: { reach: NonNullable<CampaignProgress['reach']>; pending: number }) {
+  const { t, i18n } = useTranslation();
+  const reached = formatNumber(reach.reached, i18n.language);
+  const full = reach.limit !== null && reach.reached >= reach.limit && pending > 0;
+  return (
+    <Paper withBorder p="xs" data-testid="campaign-reach" title={t('campaigns.progress.reachHint')}>
+      <Text size="sm" fw={600} data-testid="campaign-reach-value">
+        {reach.limit === null
+          ? t('campaigns.progress.reachedTodayUnlimited', { reached })
+          : t('campaigns.progress.reachedToday', { reached, limit: formatNumber(reach.limit, i18n.language) })}
+      </Text>
+      <Text size="xs" c="dimmed">
+        {t('campaigns.progress.reachHint')}
+      </Text>
+      {full && (
+        <Text size="xs" c="orange.8" data-testid="campaign-reach-waiting">
+          {t('campaigns.progress.reachWaiting', { time: formatDateTime(reach.frees_at, i18n.language) ?? '—' })}
+        </Text>
+      )}
+    </Paper>
+  );
+}
+
+/**
  * Where the campaign's contacts are: pending, being called, done by outcome, and the calls placed
  * so far. The figures are the server's (`/campaigns/{id}/progress`), asked again while it runs.
  */
 export function CampaignProgressView({ progress }: { progress: CampaignProgress | undefined }) {
   const { t, i18n } = useTranslation();
   const number = (value: number | undefined) => (progress ? formatNumber(value ?? 0, i18n.language) : '—');
-  const outcomes = [...shownOutcomes, ...rareOutcomes.filter((outcome) => (progress?.by_outcome[outcome] ?? 0) > 0)];
+  // A WhatsApp campaign rings nobody: no busy line, no answering machine; its attempts are conversations started.
+  const whatsapp = Boolean(progress?.reach);
+  const shown = whatsapp ? messageOutcomes : shownOutcomes;
+  const outcomes = [...shown, ...[...rareOutcomes, ...shownOutcomes].filter((outcome) => !shown.includes(outcome) && (progress?.by_outcome[outcome] ?? 0) > 0)];
   return (
     <Stack gap="sm" data-testid="campaign-progress">
       <Group justify="space-between" gap="xs">
@@ -61,16 +93,17 @@ export function CampaignProgressView({ progress }: { progress: CampaignProgress 
           {t('campaigns.progress.doneOf', { done: number(progress?.done), total: number(progress?.total) })}
         </Text>
         <Text size="sm" c="dimmed" data-testid="campaign-progress-attempts">
-          {t('campaigns.progress.attempts', { count: progress?.attempts ?? 0, formatted: number(progress?.attempts) })}
+          {t(whatsapp ? 'campaigns.progress.conversations' : 'campaigns.progress.attempts', { count: progress?.attempts ?? 0, formatted: number(progress?.attempts) })}
         </Text>
       </Group>
       <ProgressBar progress={progress} />
+      {progress?.reach && <ReachLine reach={progress.reach} pending={progress.pending} />}
       <SimpleGrid cols={{ base: 3, sm: 3 }} spacing="xs">
         <Count label={t('campaigns.progress.pending')} value={number(progress?.pending)} testId="campaign-pending" />
         <Count label={t('campaigns.progress.inProgress')} value={number(progress?.in_progress)} testId="campaign-in-progress" />
         <Count label={t('campaigns.progress.done')} value={number(progress?.done)} testId="campaign-done" />
       </SimpleGrid>
-      <SimpleGrid cols={{ base: 2, xs: 3, md: 6 }} spacing="xs">
+      <SimpleGrid cols={{ base: 2, xs: 3, md: whatsapp ? 3 : 6 }} spacing="xs">
         {outcomes.map((outcome) => (
           <Count key={outcome} label={t(`campaigns.results.${outcome}`)} value={number(progress?.by_outcome[outcome])} testId={`campaign-outcome-${outcome}`} />
         ))}

@@ -2,8 +2,8 @@ import { type CampaignAction, campaignActionFrom, campaignActions, type Campaign
 
 export { CAMPAIGNS } from './paths.ts';
 
-/** The providers whose numbers can place a call; a web chat or WhatsApp number cannot (docs/campaigns.md). */
-export const callingProviders: readonly NumberProvider[] = ['twilio', 'asterisk'];
+/** The providers whose numbers can start a campaign's conversations: calls, or WhatsApp's (docs/campaigns.md); a web chat's cannot. */
+export const callingProviders: readonly NumberProvider[] = ['twilio', 'asterisk', 'whatsapp'];
 
 /** Started once: its plan and number no longer change. */
 export const isStarted = (status: CampaignStatus): boolean => status !== 'draft';

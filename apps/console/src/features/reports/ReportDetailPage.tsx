@@ -12,6 +12,7 @@ import { Facts, RunVariables } from '../visual-plans/editor/test-panel/RunDetail
 import { runBlockName } from '../visual-plans/editor/test-panel/run-texts.ts';
 import { customerFacts } from '../conversations/customer-facts.tsx';
 import { ReportHandoffs } from './ReportHandoff.tsx';
+import { ReportWhatsappMessages } from './ReportWhatsappMessages.tsx';
 import { ReportContext, ReportReplay, useReportNaming } from './ReportReplay.tsx';
 import { ReportValue } from './ReportsPage.tsx';
 
@@ -193,6 +194,11 @@ export default function ReportDetailPage() {
                   {(report.data.handoffs?.length ?? 0) > 0 && (
                     <Section title={t('reports.handoff.title')} testId="report-handoff-section">
                       <ReportHandoffs report={report.data} />
+                    </Section>
+                  )}
+                  {(report.data.whatsapp_messages?.length ?? 0) > 0 && (
+                    <Section title={t('reports.whatsapp.title')} testId="report-whatsapp-section">
+                      <ReportWhatsappMessages report={report.data} />
                     </Section>
                   )}
                   <Section title={t('reports.detail.digits')} testId="report-digits-section">

@@ -1,6 +1,7 @@
 /** The WhatsApp Cloud API (docs/channels-whatsapp.md): Meta's webhook in, Graph API messages out; chats only. */
 import { attachmentLimits } from '@voxplan/contracts';
 import type { Channel } from '../channel.ts';
+import { whatsappDialer } from './dialer.ts';
 import { personMessages, replyMessages, whatsappLimits } from './outbound.ts';
 import { customerLastWrote } from './customer-window.ts';
 import { approvedTemplatesFor, sendPersonTemplate } from './person-templates.ts';
@@ -21,6 +22,8 @@ export const whatsappChannel: Channel = {
   // Not a listener: the periodic template sync (template-sync.ts), started with the server, stopped with it.
   listen: (ctx, log) => Promise.resolve(startTemplateSync(ctx, log)),
   render: replyMessages,
+  // Conversations the business starts: no ringing, the plan's first turn is the opening message (docs/outbound.md).
+  dial: whatsappDialer,
   chat: {
     turn: sendChatTurn,
     message: async (ctx, to, message) => {

@@ -20,6 +20,7 @@ import type { AttachmentFile } from '../../modules/conversations/attachment-stor
 import { deskEvents } from '../../modules/conversations/desk.ts';
 import { routeCustomerMessage } from '../router.ts';
 import { applyTemplateStatus } from './template-sync.ts';
+import { tellOpeningStatus } from './dialer.ts';
 import { accountById, contactOf, deliveryStatuses, downloadMedia, recordStatus, sendReplies, type WhatsAppAccount } from './whatsapp-channel.ts';
 
 /** A file name's extension for a MIME type (`image/jpeg` → `jpeg`), letters and digits only. */
@@ -363,7 +364,10 @@ export async function whatsappHooksPlugin(app: FastifyInstance, options: { ctx: 
         for (const status of statuses) {
           const name = deliveryStatuses.find((candidate) => candidate === status.status);
           const error = status.errors?.[0];
-          if (name) await recordStatus(ctx.db, numberId, status.id, name, error ? `${error.code ?? ''} ${error.title ?? ''}`.trim() : '', error?.code ?? null);
+          if (!name) continue;
+          await recordStatus(ctx.db, numberId, status.id, name, error ? `${error.code ?? ''} ${error.title ?? ''}`.trim() : '', error?.code ?? null);
+          // The opening message of a conversation the business started tells its outcome (docs/outbound.md).
+          await tellOpeningStatus(ctx, numberId, status.id, name, error);
         }
       }
       return reply.status(200).send({ ok: true });

@@ -26,6 +26,8 @@ export interface CampaignCallOutcome {
   dial_status: ReportDialStatus;
   answered_by: AnsweredBy | null;
   ended: boolean;
+  /** A chat's outcome known before it ends (its opening message delivered): the contact is settled on it. */
+  settled?: boolean;
 }
 
 /** A call as stored by the core, for the recovery pass. */
@@ -46,6 +48,11 @@ export interface CampaignCalls {
   findCallTo(campaignId: number, to: string, since: string): Promise<StoredCall | null>;
   /** The provider's pace per account (calls a second), where it has one. */
   callsPerSecond(provider: string): number | undefined;
+  /**
+   * How many more customers the number may reach now, where its provider limits a day's reach
+   * (WhatsApp's messaging limit; docs/outbound.md, "Daily reach"); undefined: no limit.
+   */
+  reachLeft?(numberId: number): Promise<number | undefined>;
 }
 
 /**
@@ -88,5 +95,22 @@ export function coreCampaignCalls(ctx: Pick<AppContext, 'db' | 'channels' | 'out
       return row ? storedCall(row) : null;
     },
     callsPerSecond: (provider) => ctx.channels.get(provider)?.dial?.callsPerSecond,
+    async reachLeft(numberId) {
+      const number = await ctx.db.selectFrom('numbers').select('provider').where('id', '=', numberId).executeTakeFirst();
+      const reachOf = number && ctx.channels.get(number.provider)?.dial?.chat?.reach;
+      if (!reachOf) return undefined;
+      const reach = await reachOf(ctx, numberId);
+      if (reach.limit === null) return undefined;
+      // Claimed and not yet handed to the core: the reach does not count them yet.
+      const unplaced = await ctx.db
+        .selectFrom('campaign_contacts as c')
+        .innerJoin('campaigns as k', 'k.id', 'c.campaign_id')
+        .select((eb) => eb.fn.countAll<string | number>().as('count'))
+        .where('k.number_id', '=', numberId)
+        .where('c.state', '=', 'in_progress')
+        .where('c.last_session_id', 'is', null)
+        .executeTakeFirstOrThrow();
+      return reach.limit - reach.reached - Number(unplaced.count);
+    },
   };
 }

@@ -1,4 +1,6 @@
-import { type CampaignInvalidRow, campaignInvalidRowSchema, type CampaignResult, campaignResultSchema } from '@voxplan/contracts';
+import { type CampaignInvalidRow, campaignInvalidRowSchema, type CampaignResult, campaignResultSchema, type WhatsappMessageStatus, whatsappMessageStatuses } from '@voxplan/contracts';
+import type { Kysely } from 'kysely';
+import type { Database } from '../../db/schema.ts';
 import { z } from 'zod';
 import { defineResource, memberKeptTenantRecords, type Row } from '../../resources/definition.ts';
 
@@ -9,6 +11,25 @@ import { defineResource, memberKeptTenantRecords, type Row } from '../../resourc
  */
 
 const noInput = z.object({}).strict();
+
+/** The first message each session sent on WhatsApp (an outbound chat's opening), as Meta last reported it. */
+async function openingMessages(db: Kysely<Database>, sessionIds: string[]): Promise<Map<string, { status: WhatsappMessageStatus; error: string }>> {
+  const openings = new Map<string, { status: WhatsappMessageStatus; error: string }>();
+  if (sessionIds.length === 0) return openings;
+  const messages = await db
+    .selectFrom('whatsapp_messages')
+    .select(['session_id', 'status', 'error'])
+    .where('session_id', 'in', sessionIds)
+    .where('direction', '=', 'outbound')
+    .orderBy('sent_time')
+    .orderBy('id')
+    .execute();
+  for (const message of messages) {
+    const known = (whatsappMessageStatuses as readonly string[]).includes(message.status);
+    if (message.session_id !== null && known && !openings.has(message.session_id)) openings.set(message.session_id, { status: message.status as WhatsappMessageStatus, error: message.error });
+  }
+  return openings;
+}
 
 export const campaignResultsResource = defineResource({
   // Read only: nothing is audited under it; the campaign is what its rows belong to.
@@ -36,8 +57,11 @@ export const campaignResultsResource = defineResource({
   defaultOrder: [{ field: 'id', direction: 'asc' }],
   output: campaignResultSchema,
   updateInput: noInput,
-  present: (rows: Row[]): CampaignResult[] =>
-    rows.map((row) => ({
+  // The opening messages' statuses change as Meta reports them.
+  readTables: ['whatsapp_messages'],
+  async present(rows: Row[], db): Promise<CampaignResult[]> {
+    const openings = await openingMessages(db, rows.map((row) => row.last_session_id as string | null).filter((id): id is string => id !== null));
+    return rows.map((row) => ({
       id: row.id,
       campaign_id: row.campaign_id as number,
       line: row.line as number,
@@ -51,7 +75,10 @@ export const campaignResultsResource = defineResource({
       last_session_id: row.last_session_id as string | null,
       last_attempt_time: row.last_attempt_time as string | null,
       next_attempt_time: row.state === 'pending' ? (row.next_attempt_time as string | null) : null,
-    })),
+      message_status: openings.get(row.last_session_id as string)?.status ?? null,
+      message_error: openings.get(row.last_session_id as string)?.error || null,
+    }));
+  },
 });
 
 export const campaignInvalidRowsResource = defineResource({

@@ -60,6 +60,7 @@ const resultColumns: Array<[header: string, cell: (row: CampaignResult) => strin
   ['attempts', (row) => row.attempts],
   ['last_session_id', (row) => row.last_session_id],
   ['last_attempt_time', (row) => row.last_attempt_time],
+  ['message_status', (row) => row.message_status],
 ];
 const csvLine = (cells: Array<string | number | null>): string => `${cells.map(csvCell).join(',')}\r\n`;
 

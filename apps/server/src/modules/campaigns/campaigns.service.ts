@@ -10,6 +10,7 @@ import type { Database } from '../../db/schema.ts';
 import { conflict } from '../../errors.ts';
 import { nowIso } from '../../lib/time.ts';
 import { recordAudit } from '../audit/audit.recorder.ts';
+import { dailyReach } from '../outbound-calls/daily-reach.ts';
 import type { ResourceService } from '../../resources/service.ts';
 
 export const CAMPAIGNS_TOPIC = 'campaigns';
@@ -56,7 +57,12 @@ export async function controlCampaign<Out>(ctx: AppContext, service: ResourceSer
 
 /** The counts of a campaign's contacts (staged rows of an upload under way are not yet its). */
 export async function campaignProgress(db: Kysely<Database>, campaignId: number): Promise<CampaignProgress | null> {
-  const campaign = await db.selectFrom('campaigns').select(['status']).where('id', '=', campaignId).executeTakeFirst();
+  const campaign = await db
+    .selectFrom('campaigns as k')
+    .innerJoin('numbers as n', 'n.id', 'k.number_id')
+    .select(['k.status', 'k.number_id', 'n.provider'])
+    .where('k.id', '=', campaignId)
+    .executeTakeFirst();
   if (!campaign) return null;
   const [groups, invalid] = await Promise.all([
     db
@@ -84,6 +90,8 @@ export async function campaignProgress(db: Kysely<Database>, campaignId: number)
     by_outcome: Object.fromEntries(campaignOutcomes.map((outcome) => [outcome, 0])) as CampaignProgress['by_outcome'],
     attempts: 0,
     invalid_rows: Number(invalid.count),
+    // WhatsApp's messaging limit, the one provider with a daily reach.
+    reach: campaign.provider === 'whatsapp' ? await dailyReach(db, campaign.number_id) : null,
   };
   for (const group of groups) {
     const count = Number(group.count);

@@ -92,7 +92,8 @@ export function createDispatcher(ctx: Ctx, options: DispatcherOptions): Dispatch
   options.calls.onOutcome(async (outcome) => handleOutcome(outcome));
 
   async function handleOutcome(outcome: CampaignCallOutcome): Promise<void> {
-    if (outcome.campaign_id === null || !outcome.ended) return;
+    // A chat's outcome is known before it ends (its opening message delivered): it settles the contact then.
+    if (outcome.campaign_id === null || !(outcome.ended || outcome.settled === true)) return;
     const call = await ctx.db.selectFrom('outbound_calls').select('called').where('session_id', '=', outcome.session_id).executeTakeFirst();
     if (!call) return;
     const changed = await applyOutcome(ctx.db, { campaignId: outcome.campaign_id, phone: call.called, sessionId: outcome.session_id }, outcomeOf(outcome.dial_status, outcome.answered_by), now());
@@ -105,10 +106,13 @@ export function createDispatcher(ctx: Ctx, options: DispatcherOptions): Dispatch
     const campaign = await ctx.db
       .selectFrom('campaigns as k')
       .innerJoin('numbers as n', 'n.id', 'k.number_id')
-      .select(['k.tenant_id', 'k.date_range_id', 'n.provider'])
+      .select(['k.tenant_id', 'k.date_range_id', 'k.number_id', 'n.provider'])
       .where('k.id', '=', campaignId)
       .executeTakeFirst();
     if (!campaign) return { claimed: [], dontCall: 0 };
+    // A number's daily reach (WhatsApp's messaging limit): past it the contacts wait, uncounted, for the 24 hours to roll.
+    const reachLeft = (await options.calls.reachLeft?.(campaign.number_id)) ?? Infinity;
+    if (reachLeft <= 0) return { claimed: [], dontCall: 0 };
     const zones = campaign.date_range_id === null ? null : await openZones(ctx.db, campaign.tenant_id, campaign.date_range_id, campaignId, nowMs);
     if (zones !== null && zones.zones.length === 0 && !zones.tenantZoneOpen) return { claimed: [], dontCall: 0 };
     const providerPace = options.calls.callsPerSecond(campaign.provider);
@@ -120,7 +124,7 @@ export function createDispatcher(ctx: Ctx, options: DispatcherOptions): Dispatch
       const row = await lockCampaign.executeTakeFirst();
       if (!row || row.status !== 'running') return { claimed: [], dontCall: 0 };
       const inProgress = await trx.selectFrom('campaign_contacts').select((eb) => eb.fn.countAll<string | number>().as('count')).where('campaign_id', '=', campaignId).where('state', '=', 'in_progress').executeTakeFirstOrThrow();
-      const room = Math.min(row.max_concurrent - Number(inProgress.count), licenceRoom);
+      const room = Math.min(row.max_concurrent - Number(inProgress.count), licenceRoom, reachLeft);
       if (room <= 0) return { claimed: [], dontCall: 0 };
 
       // The account's slot, shared by its campaigns: made on first use, then held with the campaign's.
@@ -226,7 +230,8 @@ export function createDispatcher(ctx: Ctx, options: DispatcherOptions): Dispatch
         .execute();
     } catch (error) {
       const code = error instanceof AppError ? error.code : '';
-      if (heldBack.has(code)) {
+      // A WhatsApp number's daily reach, filled between the claim and the call (the API's, another campaign's): not now either.
+      if (heldBack.has(code) || code === 'whatsapp_daily_limit_reached') {
         // The licence is full or the provider asks to slow down: the call waits, it does not fail.
         await releaseClaim(ctx.db, contact.id, now() + backoffMs);
         return;

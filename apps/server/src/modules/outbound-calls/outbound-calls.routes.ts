@@ -69,7 +69,10 @@ export function registerOutboundCallRoutes(app: FastifyInstance, ctx: AppContext
       schema: {
         tags: ['outbound-calls'],
         description:
-          'Places a call that runs a plan (docs/outbound.md): from the tenant’s number `from` to `to` (any form; read with the tenant’s country), ' +
+          'Places a call that runs a plan (docs/outbound.md). A WhatsApp `from` rings nobody: its chat plan starts at once and its first message ' +
+          '(a template, outside the customer’s window) opens the conversation; 202 once Meta took it or refused it (the outcome then `failed`), ' +
+          '429 whatsapp_daily_limit_reached past the number’s daily reach (docs/outbound.md, "WhatsApp"). ' +
+          'From the tenant’s number `from` to `to` (any form; read with the tenant’s country), ' +
           'with `variables` for the plan, machine detection, and an optional `status_url` for the signed outcome. Answers 202 with the session’s id ' +
           'once the provider has taken the call; GET /outbound-calls/{session_id} answers its state. A number the tenant already has a call to, queued, ' +
           'ringing or in progress (a campaign’s or another of this API’s), answers 409 outbound_number_in_call. Guests are refused (readonly_only).',

@@ -12,7 +12,7 @@ import { AppError, badRequest, notFound } from '../../errors.ts';
 import { nowIso } from '../../lib/time.ts';
 import { isOnDoNotCall } from '../do-not-call/do-not-call.service.ts';
 import { enqueuePlanEvent } from '../plan-webhook/plan-webhook.service.ts';
-import { countRunningLike, saveReport } from '../sessions/sessions.repository.ts';
+import { countRunningLike, presentReport, saveReport } from '../sessions/sessions.repository.ts';
 import type { SessionEvents } from '../sessions/session-events.ts';
 import { isWebUrl } from '../sessions/plan-webhook-events.ts';
 import { newSessionId } from '../sessions/sessions.service.ts';
@@ -30,6 +30,7 @@ import {
   setAnsweredBy,
 } from './outbound-calls.repository.ts';
 import type { OutboundCalls, OutboundOutcome } from './outbound-calls.types.ts';
+import { createChatOpenings } from './outbound-chats.ts';
 
 export const DEFAULT_RING_TIMEOUT_S = 30;
 export const MAX_RING_TIMEOUT_S = 120;
@@ -140,15 +141,16 @@ export function createOutboundCalls(context: () => AppContext, options: { log?: 
     const { db } = ctx;
     const number = await db
       .selectFrom('numbers')
-      .select(['id', 'provider', 'voice_plan_id'])
+      .select(['id', 'provider', 'voice_plan_id', 'chat_plan_id'])
       .where('tenant_id', '=', request.tenant_id)
       .where('number', '=', request.from)
       .executeTakeFirst();
     if (!number) throw badRequest('outbound_number_not_found', [{ path: 'from', message: `${request.from} is not one of this tenant's numbers` }]);
     const dialer = ctx.channels.get(number.provider)?.dial;
     if (!dialer) throw badRequest('outbound_number_cannot_call', [{ path: 'from', message: `a ${number.provider} number cannot place calls` }]);
-    const planId = request.plan_id ?? number.voice_plan_id;
-    if (planId === null) throw badRequest('outbound_no_plan', [{ path: 'plan_id', message: `${request.from} has no voice plan; name one` }]);
+    // A messaging channel's conversation runs the number's chat plan, a call its voice plan.
+    const planId = request.plan_id ?? (dialer.chat ? number.chat_plan_id : number.voice_plan_id);
+    if (planId === null) throw badRequest('outbound_no_plan', [{ path: 'plan_id', message: `${request.from} has no ${dialer.chat ? 'chat' : 'voice'} plan; name one` }]);
     const plan = await db
       .selectFrom('visual_plans')
       .select(['id', 'name', 'published_version'])
@@ -159,6 +161,13 @@ export function createOutboundCalls(context: () => AppContext, options: { log?: 
     if (plan.published_version === null) throw badRequest('plan_not_published', [{ path: 'plan_id', message: `${plan.name} has no published version` }]);
     if (await isOnDoNotCall(db, request.tenant_id, request.to)) {
       throw new AppError(422, 'outbound_do_not_call', [{ path: 'to', message: `${request.to} is on the do-not-call list` }]);
+    }
+    if (dialer.chat?.reach) {
+      const reach = await dialer.chat.reach(ctx, number.id);
+      if (reach.limit !== null && reach.reached >= reach.limit) {
+        const detail = `${request.from} reached ${reach.reached} of its ${reach.limit} customers in 24 hours`;
+        throw new AppError(429, 'whatsapp_daily_limit_reached', [{ path: 'from', message: detail }], undefined, { reached: reach.reached, limit: reach.limit, frees_at: reach.frees_at ?? '' });
+      }
     }
     const ringTimeout = Math.min(Math.max(Math.round(request.ring_timeout_s ?? DEFAULT_RING_TIMEOUT_S), 5), MAX_RING_TIMEOUT_S);
     // A ringing call becomes a session once answered: the licence counts it from now on.
@@ -212,6 +221,10 @@ export function createOutboundCalls(context: () => AppContext, options: { log?: 
       throw new AppError(502, 'outbound_provider_unreachable');
     }
     await markDialing(db, sessionId, placed.provider_call_id, nowIso());
+    if (dialer.chat) {
+      const row = await findCall(db, sessionId);
+      if (row) await chats.open(row, dialer);
+    }
     return { session_id: sessionId };
   }
 
@@ -305,11 +318,41 @@ export function createOutboundCalls(context: () => AppContext, options: { log?: 
     return ended;
   }
 
+  /** Ends a call whose session ended while its chat's opening was sent, with its `status_url` outcome. */
+  async function endCall(sessionId: string, dialStatus: 'answer' | 'failed'): Promise<OutboundCallRow | undefined> {
+    const { db } = context();
+    const now = nowIso();
+    return db.transaction().execute(async (trx) => {
+      const row = await trx
+        .updateTable('outbound_calls')
+        .set({ state: 'ended', dial_status: dialStatus, updated_time: now, ended_time: now })
+        .where('session_id', '=', sessionId)
+        .where('state', '<>', 'ended')
+        .returningAll()
+        .executeTakeFirst();
+      if (!row) return undefined;
+      if (row.campaign_id !== null) await trx.updateTable('call_reports').set({ campaign_id: row.campaign_id }).where('session_id', '=', sessionId).execute();
+      const report = await trx.selectFrom('call_reports').selectAll().where('session_id', '=', sessionId).executeTakeFirst();
+      await enqueueStatus(trx, row, report ? { ...presentReport(report), dial_status: dialStatus, campaign_id: row.campaign_id } : null);
+      return row;
+    });
+  }
+
+  const chats = createChatOpenings({
+    context,
+    tell,
+    outcomeOf,
+    failUnstarted: (sessionId) => dialResult(sessionId, { dial_status: 'failed' }),
+    endCall,
+    log,
+  });
+
   const sessionEvents: SessionEvents = {
     // An outbound session's end is written with its call's: the hooks need the turn's transaction.
     needsTransaction: ({ session }) => session?.direction === 'outbound',
     async onEnded({ session, report }, trx) {
-      if (session.direction !== 'outbound') return;
+      // A chat that ended on its first turn: the call ends once its opening message is known to have gone.
+      if (session.direction !== 'outbound' || chats.isOpening(session.id)) return;
       const row = await endAnswered(trx, session.id, report.end_time);
       if (!row) return;
       if (row.campaign_id !== null) await trx.updateTable('call_reports').set({ campaign_id: row.campaign_id }).where('session_id', '=', session.id).execute();
@@ -325,6 +368,7 @@ export function createOutboundCalls(context: () => AppContext, options: { log?: 
     answered,
     machineResult,
     sweepStale,
+    openingStatus: chats.openingStatus,
     sessionEvents,
     sessionEnded(session) {
       const outcome = endedInTurn.get(session.id);

@@ -4,6 +4,7 @@
  * `ctx.outboundCalls` places a call through it and learns the outcome back from the channel.
  */
 import type { AnsweredBy, ReportDialStatus } from '@voxplan/contracts';
+import type { UndeliveredCode } from '@voxplan/engine';
 import type { AppContext } from '../../context.ts';
 import type { TurnOptions, TurnOutcome } from '../sessions/sessions.service.ts';
 
@@ -38,6 +39,11 @@ export interface OutboundOutcome {
   dial_status: ReportDialStatus;
   answered_by: AnsweredBy | null;
   ended: boolean;
+  /**
+   * A chat's outcome is known before it ends (docs/outbound.md, "WhatsApp"): its opening message
+   * was delivered (`answer`) while the conversation goes on. Campaigns settle the contact on it.
+   */
+  settled?: boolean;
 }
 
 /** How a dial that nobody answered ended, as the channel learned it. */
@@ -88,6 +94,27 @@ export interface OutboundCalls {
    * timeout. Run by the retention job on every instance; answers the ids it ended.
    */
   sweepStale(now?: Date): Promise<string[]>;
+  /**
+   * What became of an outbound chat's opening message (the channel's delivery statuses):
+   * `delivered` or `read` settles the outcome as `answer`; `failed` makes it `failed` and ends the
+   * conversation if it still waits (its report's failure: `code`). Statuses of any other message
+   * change nothing. Idempotent.
+   */
+  openingStatus(sessionId: string, messageId: string, status: OpeningStatus): Promise<void>;
+}
+
+export type OpeningStatus = { status: 'delivered' | 'read' } | { status: 'failed'; code: UndeliveredCode; message: string };
+
+/** What a messaging channel made of an outbound chat's first turn: sent (Meta's id for its first message), or not. */
+export type ChatOpening = { ok: true; message_id: string } | { ok: false; code: UndeliveredCode; message: string };
+
+/** How many customers a number reached outside their window in the last 24 hours, and how many it may. */
+export interface DailyReach {
+  reached: number;
+  /** Null: no limit. */
+  limit: number | null;
+  /** When the oldest reach counted leaves the 24 hours (a place frees up); null when none is counted. */
+  frees_at: string | null;
 }
 
 /** What the core asks a channel to dial. */
@@ -113,4 +140,14 @@ export interface OutboundDialer {
   place(ctx: AppContext, call: OutboundDial): Promise<{ provider_call_id: string }>;
   /** The provider's pace per account (Twilio: 1 a second by default); the campaigns keep under it. */
   callsPerSecond: number;
+  /**
+   * A messaging channel (WhatsApp) rings nobody: once `place` took the request, the core starts the
+   * plan as a chat at once (`direction: outbound`, `caller` the customer, `called` the number) and
+   * hands its first turn to `open`, which sends it.
+   */
+  chat?: {
+    open(ctx: AppContext, call: OutboundDial, first: TurnOutcome): Promise<ChatOpening>;
+    /** The number's daily reach, where the provider limits it (Meta's messaging limit); `place` refuses past it. */
+    reach?(ctx: Pick<AppContext, 'db'>, numberId: number, now?: Date): Promise<DailyReach>;
+  };
 }

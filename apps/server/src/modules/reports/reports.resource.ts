@@ -1,7 +1,7 @@
-import { callReportSchema } from '@voxplan/contracts';
-import { type Selectable, sql } from 'kysely';
+import { callReportSchema, type ReportWhatsappMessage, whatsappMessageStatuses } from '@voxplan/contracts';
+import { type Kysely, type Selectable, sql } from 'kysely';
 import { z } from 'zod';
-import type { CallReportTable } from '../../db/schema.ts';
+import type { CallReportTable, Database } from '../../db/schema.ts';
 import { defineResource, type Row } from '../../resources/definition.ts';
 import { handOffsOfSessions, mediaOf } from '../conversations/conversations.service.ts';
 import { customersOfSessions, presentReport } from '../sessions/sessions.repository.ts';
@@ -10,6 +10,27 @@ import { MEDIA_URL_TTL_SECONDS } from '../audios/media-urls.ts';
 /** A column of the report's last hand-off (its session's newest conversation); null for a call or a chat never handed. */
 function lastHandOff(column: 'agent_id' | 'destination_id') {
   return sql<number | null>`(select c.${sql.ref(column)} from conversations c where c.session_id = call_reports.session_id order by c.id desc limit 1)`;
+}
+
+/** The WhatsApp messages each session sent its customer, oldest first, as Meta last reported them. */
+async function whatsappMessagesOf(db: Kysely<Database>, sessionIds: string[]): Promise<Map<string, ReportWhatsappMessage[]>> {
+  const bySession = new Map<string, ReportWhatsappMessage[]>();
+  if (sessionIds.length === 0) return bySession;
+  const messages = await db
+    .selectFrom('whatsapp_messages')
+    .select(['id', 'session_id', 'status', 'error', 'sent_time'])
+    .where('session_id', 'in', sessionIds)
+    .where('direction', '=', 'outbound')
+    .orderBy('sent_time')
+    .orderBy('id')
+    .execute();
+  for (const message of messages) {
+    if (message.session_id === null || !(whatsappMessageStatuses as readonly string[]).includes(message.status)) continue;
+    const list = bySession.get(message.session_id) ?? [];
+    list.push({ id: message.id, status: message.status as ReportWhatsappMessage['status'], error: message.error || null, sent_time: message.sent_time });
+    bySession.set(message.session_id, list);
+  }
+  return bySession;
 }
 
 /**
@@ -72,16 +93,19 @@ export const reportsResource = defineResource({
     const chats = rows.filter((row) => row.channel === 'chat').map((row) => row.session_id as string);
     const handOffs = await handOffsOfSessions(db, mediaOf(app), chats);
     const customers = await customersOfSessions(db, chats);
+    const whatsapp = await whatsappMessagesOf(db, rows.filter((row) => row.provider === 'whatsapp').map((row) => row.session_id as string));
     return rows.map((row) => {
       const report = presentReport(row as unknown as Selectable<CallReportTable>);
       const handoffs = handOffs.get(row.session_id as string);
       const customer = customers.get(row.session_id as string);
-      return { ...report, ...(handoffs && { handoffs }), ...(customer && { customer }) };
+      const messages = whatsapp.get(row.session_id as string);
+      return { ...report, ...(handoffs && { handoffs }), ...(customer && { customer }), ...(messages && { whatsapp_messages: messages }) };
     });
   },
   // A hand-off's conversation may change after the report is written (an agent closes it later).
   // Not `sessions`: the customer is written with the session's start, before any report of it.
-  readTables: ['conversations', 'conversation_messages'],
+  // Meta's delivery statuses arrive after the report is written.
+  readTables: ['conversations', 'conversation_messages', 'whatsapp_messages'],
   // A hand-off's files are signed links (media-urls.ts).
   presentedFor: MEDIA_URL_TTL_SECONDS,
 });

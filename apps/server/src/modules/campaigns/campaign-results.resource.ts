@@ -1,8 +1,7 @@
-import { type CampaignInvalidRow, campaignInvalidRowSchema, type CampaignResult, campaignResultSchema, type WhatsappMessageStatus, whatsappMessageStatuses } from '@voxplan/contracts';
-import type { Kysely } from 'kysely';
-import type { Database } from '../../db/schema.ts';
+import { type CampaignInvalidRow, campaignInvalidRowSchema, type CampaignResult, campaignResultSchema } from '@voxplan/contracts';
 import { z } from 'zod';
 import { defineResource, memberKeptTenantRecords, type Row } from '../../resources/definition.ts';
+import { whatsappMessagesOf } from '../reports/whatsapp-messages.ts';
 
 /**
  * A campaign's contacts as its results, and the rows of its lists that were not imported: read
@@ -11,25 +10,6 @@ import { defineResource, memberKeptTenantRecords, type Row } from '../../resourc
  */
 
 const noInput = z.object({}).strict();
-
-/** The first message each session sent on WhatsApp (an outbound chat's opening), as Meta last reported it. */
-async function openingMessages(db: Kysely<Database>, sessionIds: string[]): Promise<Map<string, { status: WhatsappMessageStatus; error: string }>> {
-  const openings = new Map<string, { status: WhatsappMessageStatus; error: string }>();
-  if (sessionIds.length === 0) return openings;
-  const messages = await db
-    .selectFrom('whatsapp_messages')
-    .select(['session_id', 'status', 'error'])
-    .where('session_id', 'in', sessionIds)
-    .where('direction', '=', 'outbound')
-    .orderBy('sent_time')
-    .orderBy('id')
-    .execute();
-  for (const message of messages) {
-    const known = (whatsappMessageStatuses as readonly string[]).includes(message.status);
-    if (message.session_id !== null && known && !openings.has(message.session_id)) openings.set(message.session_id, { status: message.status as WhatsappMessageStatus, error: message.error });
-  }
-  return openings;
-}
 
 export const campaignResultsResource = defineResource({
   // Read only: nothing is audited under it; the campaign is what its rows belong to.
@@ -60,7 +40,9 @@ export const campaignResultsResource = defineResource({
   // The opening messages' statuses change as Meta reports them.
   readTables: ['whatsapp_messages'],
   async present(rows: Row[], db): Promise<CampaignResult[]> {
-    const openings = await openingMessages(db, rows.map((row) => row.last_session_id as string | null).filter((id): id is string => id !== null));
+    // A contact's message is its conversation's opening one: the first its session sent.
+    const messages = await whatsappMessagesOf(db, rows.map((row) => row.last_session_id as string | null).filter((id): id is string => id !== null));
+    const openingOf = (row: Row) => messages.get(row.last_session_id as string)?.[0];
     return rows.map((row) => ({
       id: row.id,
       campaign_id: row.campaign_id as number,
@@ -75,8 +57,8 @@ export const campaignResultsResource = defineResource({
       last_session_id: row.last_session_id as string | null,
       last_attempt_time: row.last_attempt_time as string | null,
       next_attempt_time: row.state === 'pending' ? (row.next_attempt_time as string | null) : null,
-      message_status: openings.get(row.last_session_id as string)?.status ?? null,
-      message_error: openings.get(row.last_session_id as string)?.error || null,
+      message_status: openingOf(row)?.status ?? null,
+      message_error: openingOf(row)?.error ?? null,
     }));
   },
 });

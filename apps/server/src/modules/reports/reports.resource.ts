@@ -1,36 +1,16 @@
-import { callReportSchema, type ReportWhatsappMessage, whatsappMessageStatuses } from '@voxplan/contracts';
-import { type Kysely, type Selectable, sql } from 'kysely';
+import { callReportSchema } from '@voxplan/contracts';
+import { type Selectable, sql } from 'kysely';
 import { z } from 'zod';
-import type { CallReportTable, Database } from '../../db/schema.ts';
+import type { CallReportTable } from '../../db/schema.ts';
 import { defineResource, type Row } from '../../resources/definition.ts';
 import { handOffsOfSessions, mediaOf } from '../conversations/conversations.service.ts';
 import { customersOfSessions, presentReport } from '../sessions/sessions.repository.ts';
 import { MEDIA_URL_TTL_SECONDS } from '../audios/media-urls.ts';
+import { whatsappMessagesOf } from './whatsapp-messages.ts';
 
 /** A column of the report's last hand-off (its session's newest conversation); null for a call or a chat never handed. */
 function lastHandOff(column: 'agent_id' | 'destination_id') {
   return sql<number | null>`(select c.${sql.ref(column)} from conversations c where c.session_id = call_reports.session_id order by c.id desc limit 1)`;
-}
-
-/** The WhatsApp messages each session sent its customer, oldest first, as Meta last reported them. */
-async function whatsappMessagesOf(db: Kysely<Database>, sessionIds: string[]): Promise<Map<string, ReportWhatsappMessage[]>> {
-  const bySession = new Map<string, ReportWhatsappMessage[]>();
-  if (sessionIds.length === 0) return bySession;
-  const messages = await db
-    .selectFrom('whatsapp_messages')
-    .select(['id', 'session_id', 'status', 'error', 'sent_time'])
-    .where('session_id', 'in', sessionIds)
-    .where('direction', '=', 'outbound')
-    .orderBy('sent_time')
-    .orderBy('id')
-    .execute();
-  for (const message of messages) {
-    if (message.session_id === null || !(whatsappMessageStatuses as readonly string[]).includes(message.status)) continue;
-    const list = bySession.get(message.session_id) ?? [];
-    list.push({ id: message.id, status: message.status as ReportWhatsappMessage['status'], error: message.error || null, sent_time: message.sent_time });
-    bySession.set(message.session_id, list);
-  }
-  return bySession;
 }
 
 /**

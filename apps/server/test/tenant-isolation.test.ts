@@ -1,6 +1,7 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import type { ResourceDefinition } from '../src/resources/definition.ts';
+import { storeTemplates } from '../src/channels/whatsapp/template-sync.ts';
 import { enqueuePlanEvent } from '../src/modules/plan-webhook/plan-webhook.service.ts';
 import { allResources } from '../src/resources/registry.ts';
 import { uploadCall } from './audio-fixtures.ts';
@@ -54,7 +55,8 @@ const samples: Record<string, Sample> = {
   '/saved-replies': {
     create: (n) => ({ name: `Isolated ${n}`, text: `Hello {{name}}, reply ${n}` }),
     patch: { text: 'changed' },
-  },  '/do-not-call': {
+  },
+  '/do-not-call': {
     create: (n) => ({ number: `+551192${String(n).padStart(7, '0')}`, reason: `row ${n}` }),
     patch: { reason: 'changed' },
   },
@@ -65,6 +67,18 @@ const seeds: Record<string, (tenantId: number, n: number) => Promise<number>> = 
   '/reports': async (tenantId, n) => (await insertReport(server.ctx, tenantId, { sessionId: `tenant-isolation-${n}` })).id,
   '/webhook-deliveries': (tenantId, n) =>
     enqueuePlanEvent(server.ctx.db, { tenantId, planId: n, url: `https://hooks.example/${n}`, event: 'session.started', payload: { n } }),
+  // A template comes from Meta through a sync, stored for a WhatsApp number of the tenant.
+  '/whatsapp-templates': async (tenantId, n) => {
+    const now = new Date().toISOString();
+    const number = await server.ctx.db
+      .insertInto('numbers')
+      .values({ tenant_id: tenantId, number: `+5531${String(n).padStart(8, '0')}`, provider: 'whatsapp', voice_plan_id: null, chat_plan_id: null, whatsapp_token: null, whatsapp_app_secret: null, webchat_key: null, webchat_identity_secret: null, created_time: now, updated_time: now })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    await storeTemplates(server.ctx.db, { number_id: number.id, tenant_id: tenantId }, [{ id: `meta-${n}`, name: `isolated_${n}`, language: 'en_US', status: 'APPROVED', category: 'UTILITY', components: [{ type: 'BODY', text: 'Hello' }] }]);
+    const stored = await server.ctx.db.selectFrom('whatsapp_templates').select('id').where('number_id', '=', number.id).executeTakeFirstOrThrow();
+    return stored.id;
+  },
 };
 
 interface Row {

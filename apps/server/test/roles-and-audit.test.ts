@@ -7,6 +7,7 @@ import { allResources } from '../src/resources/registry.ts';
 import { uploadCall } from './audio-fixtures.ts';
 import { ADMIN, q, startTestServer, type TestServer } from './harness.ts';
 import { insertReport } from './sessions-helpers.ts';
+import { seedTemplate } from './whatsapp-template-fixtures.ts';
 
 /**
  * Roles (spec section 6, architecture "API conventions"): guests never write, admin-only areas
@@ -142,6 +143,7 @@ const readOnlySeeds: Record<string, (tenantId: number, n: number) => Promise<num
   '/reports': async (tenantId, n) => (await insertReport(server.ctx, tenantId, { sessionId: `roles-and-audit-${n}` })).id,
   '/webhook-deliveries': (tenantId, n) =>
     enqueuePlanEvent(server.ctx.db, { tenantId, planId: n, url: `https://hooks.example/${n}`, event: 'session.ended', payload: { n } }),
+  '/whatsapp-templates': (tenantId, n) => seedTemplate(server.ctx.db, tenantId, n),
 };
 function sampleOf(resource: ResourceDefinition): Sample {
   const sample = samples[resource.path];

@@ -1,12 +1,12 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import type { ResourceDefinition } from '../src/resources/definition.ts';
-import { storeTemplates } from '../src/channels/whatsapp/template-sync.ts';
 import { enqueuePlanEvent } from '../src/modules/plan-webhook/plan-webhook.service.ts';
 import { allResources } from '../src/resources/registry.ts';
 import { uploadCall } from './audio-fixtures.ts';
 import { q, startTestServer, type TestServer } from './harness.ts';
 import { insertReport } from './sessions-helpers.ts';
+import { seedTemplate } from './whatsapp-template-fixtures.ts';
 
 /**
  * The tenant isolation matrix: for every tenant-owned resource and every verb, a member of tenant A
@@ -68,17 +68,7 @@ const seeds: Record<string, (tenantId: number, n: number) => Promise<number>> = 
   '/webhook-deliveries': (tenantId, n) =>
     enqueuePlanEvent(server.ctx.db, { tenantId, planId: n, url: `https://hooks.example/${n}`, event: 'session.started', payload: { n } }),
   // A template comes from Meta through a sync, stored for a WhatsApp number of the tenant.
-  '/whatsapp-templates': async (tenantId, n) => {
-    const now = new Date().toISOString();
-    const number = await server.ctx.db
-      .insertInto('numbers')
-      .values({ tenant_id: tenantId, number: `+5531${String(n).padStart(8, '0')}`, provider: 'whatsapp', voice_plan_id: null, chat_plan_id: null, whatsapp_token: null, whatsapp_app_secret: null, webchat_key: null, webchat_identity_secret: null, created_time: now, updated_time: now })
-      .returning('id')
-      .executeTakeFirstOrThrow();
-    await storeTemplates(server.ctx.db, { number_id: number.id, tenant_id: tenantId }, [{ id: `meta-${n}`, name: `isolated_${n}`, language: 'en_US', status: 'APPROVED', category: 'UTILITY', components: [{ type: 'BODY', text: 'Hello' }] }]);
-    const stored = await server.ctx.db.selectFrom('whatsapp_templates').select('id').where('number_id', '=', number.id).executeTakeFirstOrThrow();
-    return stored.id;
-  },
+  '/whatsapp-templates': (tenantId, n) => seedTemplate(server.ctx.db, tenantId, n),
 };
 
 interface Row {

@@ -4,6 +4,9 @@
  * (whatsapp-graph.ts `setTemplates`). Shapes from the components guide:
  * https://developers.facebook.com/docs/whatsapp/business-management-api/message-templates/components
  */
+import type { Kysely } from 'kysely';
+import { storeTemplates } from '../src/channels/whatsapp/template-sync.ts';
+import type { Database } from '../src/db/schema.ts';
 import type { MetaTemplate } from '../src/lib/whatsapp-template-parse.ts';
 
 /** Positional: a text header, a body with three placeholders, a footer, two quick replies and a URL with a suffix. */
@@ -78,3 +81,19 @@ export const rejectedTemplate: MetaTemplate = {
 };
 
 export const allTemplates = [orderUpdate, promoImage, invoiceDocument, welcomeVideo, pendingTemplate, rejectedTemplate];
+
+/**
+ * A template of the tenant as a sync stores it, on a WhatsApp number of its own (number `n`): for
+ * the tests that read every resource. Answers the template's id.
+ */
+export async function seedTemplate(db: Kysely<Database>, tenantId: number, n: number): Promise<number> {
+  const now = new Date().toISOString();
+  const number = await db
+    .insertInto('numbers')
+    .values({ tenant_id: tenantId, number: `+5531${String(n).padStart(8, '0')}`, provider: 'whatsapp', voice_plan_id: null, chat_plan_id: null, whatsapp_token: null, whatsapp_app_secret: null, webchat_key: null, webchat_identity_secret: null, created_time: now, updated_time: now })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  await storeTemplates(db, { number_id: number.id, tenant_id: tenantId }, [{ ...orderUpdate, id: `seed-${n}`, name: `seeded_${n}` }]);
+  const stored = await db.selectFrom('whatsapp_templates').select('id').where('number_id', '=', number.id).executeTakeFirstOrThrow();
+  return stored.id;
+}

@@ -38,7 +38,7 @@ export default function LoginPage({ from = '/dashboard', onSignedIn, preload }: 
   const [submitting, setSubmitting] = useState(false);
 
   const showForm = status === 'signed-out';
-  useEffect(() => (showForm ? focusFirstField(formRef.current) : undefined), [showForm]);
+  useEffect(() => (showForm ? focusFirstField(formRef) : undefined), [showForm]);
   useEffect(() => {
     if (status === 'signed-in') onSignedIn(from);
   }, [status, from, onSignedIn]);

@@ -14,10 +14,12 @@ export function focusFirstInvalid(container: HTMLElement | null): void {
 /**
  * Spec section 9: focuses the form's first field FIRST_FIELD_FOCUS_MS after it appears, unless
  * someone is already in a field (taking the focus would send their next keys to another one).
+ * Takes the ref, not the element: in a modal the form mounts after the effect that calls this.
  * Returns the cleanup for an effect.
  */
-export function focusFirstField(form: HTMLFormElement | null): () => void {
+export function focusFirstField(formRef: { readonly current: HTMLFormElement | null }): () => void {
   const timer = setTimeout(() => {
+    const form = formRef.current;
     if (form?.contains(document.activeElement)) return;
     form?.querySelector<HTMLElement>('input:not([type=hidden]):not([disabled]), textarea, select')?.focus();
   }, FIRST_FIELD_FOCUS_MS);

@@ -45,7 +45,7 @@ export function useSchemaForm<Values extends Record<string, unknown>>(options: O
   const [status, setStatus] = useState<'idle' | 'succeeded' | 'failed'>('idle');
   const form = useForm<Values>({ mode: 'controlled', initialValues: options.initialValues });
 
-  useEffect(() => focusFirstField(formRef.current), []);
+  useEffect(() => focusFirstField(formRef), []);
 
   useEffect(() => {
     if (status === 'idle') return;

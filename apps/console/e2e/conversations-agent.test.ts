@@ -9,39 +9,30 @@
  * over every tenant sees no presence switch. Screenshots of each
  * state in en and pt, light and dark, at 1280 and 390 px.
  */
-import type { Destination, PhoneNumber } from '@voxplan/contracts';
 import type { BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
-import { createTenantMember, type TenantMember } from '../../server/test/harness.ts';
-import { storePlan } from '../../server/test/sessions-helpers.ts';
+import type { TenantMember } from '../../server/test/harness.ts';
 import { sweepCustomersGone } from '../../server/src/modules/conversations/customer-left.ts';
-import { type GraphApi, signWhatsapp, startGraphApi, whatsappDelivery } from '../../server/test/whatsapp-graph.ts';
-import { handoffPlan } from './chat-handoff.ts';
-import { accessibilityViolations, type ConsoleHarness, createNumber, startConsole } from './harness.ts';
+import type { GraphApi } from '../../server/test/whatsapp-graph.ts';
+import { accessibilityViolations, type ConsoleHarness } from './harness.ts';
 import { screenshotStates } from './screenshots.ts';
+import { inView, startWhatsAppDesk, type WhatsAppDesk } from './whatsapp-desk.ts';
 
 const GROUP = 'conversations-agent';
 const PHONE_ID = '106540352242936';
 const SECRET = 'meta-app-secret-agent';
 const CLOSING = 'Thanks for writing to the shop!';
 
+let desk: WhatsAppDesk;
 let harness: ConsoleHarness;
 let graph: GraphApi;
 let ana: TenantMember;
-let number: PhoneNumber;
-let messageCount = 0;
 const contexts: BrowserContext[] = [];
 
 beforeAll(async () => {
-  graph = await startGraphApi();
-  harness = await startConsole({ WHATSAPP_GRAPH_URL: graph.graphUrl, WHATSAPP_GRAPH_VERSION: 'v23.0' });
-  const admin = await harness.server.login();
-  ana = await createTenantMember(harness.server, admin, 'desk');
+  desk = await startWhatsAppDesk({ slug: 'desk', number: '+551140000361', phoneId: PHONE_ID, token: 'EAAG-agent', secret: SECRET, queue: { name: 'Sales queue', closing_message_en: CLOSING } });
+  ({ harness, graph, ana } = desk);
   const call = (method: 'POST', url: string, payload: object) => harness.server.call({ method, url, token: ana.token, payload });
-  const queue = await call('POST', '/destinations', { name: 'Sales queue', kind: 'chat', chat_target: 'queue', agent_ids: [ana.userId], closing_message_en: CLOSING });
-  expect(queue.statusCode, queue.body).toBe(201);
-  const plan = await storePlan(harness.server.ctx, ana.tenantId, handoffPlan(queue.json<Destination>().id));
-  number = await createNumber(harness.server, ana.token, { number: '+551140000361', provider: 'whatsapp', chat_plan_id: plan, whatsapp_phone_number_id: PHONE_ID, whatsapp_token: 'EAAG-agent', whatsapp_app_secret: SECRET });
   expect((await call('POST', '/saved-replies', { name: 'Greeting', text: 'Hello {{name}}, how can I help?' })).statusCode).toBe(201);
   expect((await call('POST', '/saved-replies', { name: 'Goodbye', text: 'Thank you, {{name}}! Have a nice day.' })).statusCode).toBe(201);
 }, 180_000);
@@ -51,21 +42,11 @@ afterEach(async () => {
 });
 
 afterAll(async () => {
-  await harness?.close();
-  await graph?.close();
+  await desk?.close();
 });
 
 /** A customer's WhatsApp text, as Meta delivers it; no profile, so their name is not known. */
-async function customerWrites(customer: string, text: string): Promise<void> {
-  const value = { messages: [{ from: customer, id: `wamid.agent.${++messageCount}`, timestamp: String(Math.floor(Date.now() / 1000)), type: 'text', text: { body: text } }] };
-  const body = JSON.stringify(whatsappDelivery(value, PHONE_ID));
-  const answer = await fetch(`${harness.baseUrl}/api/v1/hooks/whatsapp/${number.id}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-hub-signature-256': signWhatsapp(body, SECRET) },
-    body,
-  });
-  expect(answer.status).toBe(200);
-}
+const customerWrites = (customer: string, text: string) => desk.customerWrites(customer, text);
 const receivedBy = (customer: string) => graph.sent.filter((request) => request.body.to === customer).map((request) => request.body.text?.body);
 
 /** Ana's console on the Conversations screen, its stream live; `touch`: a phone (390x844, a finger for a pointer). */
@@ -95,12 +76,6 @@ async function openAgent(options: { locale?: string; colorScheme?: 'light' | 'da
 }
 
 const visible = (locator: Locator) => locator.isVisible();
-/** Whether the element is wholly inside the page's viewport, as a person sees it without scrolling. */
-async function inView(page: Page, locator: Locator): Promise<boolean> {
-  const box = await locator.boundingBox();
-  const viewport = page.viewportSize()!;
-  return box !== null && box.y >= 0 && box.x >= 0 && box.y + box.height <= viewport.height && box.x + box.width <= viewport.width;
-}
 const isFocused = (locator: Locator) => locator.evaluate((element) => element === document.activeElement);
 const tones = (page: Page) => page.evaluate(() => (window as unknown as { tones?: number }).tones ?? 0);
 

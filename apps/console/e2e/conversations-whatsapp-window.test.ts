@@ -7,16 +7,14 @@
  * the message's `timestamp`; the page's is Playwright's. Screenshots in en and pt, light and dark,
  * at 1280 and 390 px.
  */
-import type { Destination, PhoneNumber } from '@voxplan/contracts';
 import type { BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { composerTemplates, storeTemplates } from '../../server/test/composer-templates.ts';
-import { createTenantMember, type TenantMember } from '../../server/test/harness.ts';
-import { storePlan } from '../../server/test/sessions-helpers.ts';
-import { type GraphApi, signWhatsapp, startGraphApi, whatsappDelivery } from '../../server/test/whatsapp-graph.ts';
-import { handoffPlan } from './chat-handoff.ts';
-import { accessibilityViolations, type ConsoleHarness, createNumber, startConsole } from './harness.ts';
+import type { TenantMember } from '../../server/test/harness.ts';
+import type { GraphApi } from '../../server/test/whatsapp-graph.ts';
+import { accessibilityViolations, type ConsoleHarness } from './harness.ts';
 import { screenshotStates } from './screenshots.ts';
+import { inView, startWhatsAppDesk, type WhatsAppDesk } from './whatsapp-desk.ts';
 
 const GROUP = 'conversations-whatsapp-window';
 const PHONE_ID = '106540352242939';
@@ -26,24 +24,17 @@ const SECRET = 'meta-app-secret-window-e2e';
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 
+let desk: WhatsAppDesk;
 let harness: ConsoleHarness;
 let graph: GraphApi;
 let ana: TenantMember;
-let number: PhoneNumber;
-let messageCount = 0;
 const contexts: BrowserContext[] = [];
 
 beforeAll(async () => {
-  graph = await startGraphApi();
-  harness = await startConsole({ WHATSAPP_GRAPH_URL: graph.graphUrl, WHATSAPP_GRAPH_VERSION: 'v23.0' });
-  const admin = await harness.server.login();
-  ana = await createTenantMember(harness.server, admin, 'window-desk');
-  const queue = await harness.server.call({ method: 'POST', url: '/destinations', token: ana.token, payload: { name: 'Orders queue', kind: 'chat', chat_target: 'queue', agent_ids: [ana.userId] } });
-  expect(queue.statusCode, queue.body).toBe(201);
-  const plan = await storePlan(harness.server.ctx, ana.tenantId, handoffPlan(queue.json<Destination>().id));
-  number = await createNumber(harness.server, ana.token, { number: '+551140000391', provider: 'whatsapp', chat_plan_id: plan, whatsapp_phone_number_id: PHONE_ID, whatsapp_token: TOKEN, whatsapp_app_secret: SECRET });
+  desk = await startWhatsAppDesk({ slug: 'window-desk', number: '+551140000391', phoneId: PHONE_ID, token: TOKEN, secret: SECRET, queue: { name: 'Orders queue' } });
+  ({ harness, graph, ana } = desk);
   graph.setTemplates(WABA_ID, { token: TOKEN, phoneNumberIds: [PHONE_ID], templates: composerTemplates });
-  await storeTemplates(harness.server.ctx, ana.tenantId, number.id, composerTemplates);
+  await storeTemplates(harness.server.ctx, ana.tenantId, desk.number.id, composerTemplates);
 }, 180_000);
 
 afterEach(async () => {
@@ -51,22 +42,10 @@ afterEach(async () => {
 });
 
 afterAll(async () => {
-  await harness?.close();
-  await graph?.close();
+  await desk?.close();
 });
 
-/** A customer's WhatsApp text, as Meta delivers it, written `agoMs` ago by Meta's clock; `name` is their profile's. */
-async function customerWrites(customer: string, name: string, text: string, agoMs = 0): Promise<void> {
-  const timestamp = String(Math.floor((Date.now() - agoMs) / 1000));
-  const value = { contacts: [{ profile: { name }, wa_id: customer }], messages: [{ from: customer, id: `wamid.window-e2e.${++messageCount}`, timestamp, type: 'text', text: { body: text } }] };
-  const body = JSON.stringify(whatsappDelivery(value, PHONE_ID));
-  const answer = await fetch(`${harness.baseUrl}/api/v1/hooks/whatsapp/${number.id}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-hub-signature-256': signWhatsapp(body, SECRET) },
-    body,
-  });
-  expect(answer.status).toBe(200);
-}
+const customerWrites = (customer: string, name: string, text: string, agoMs = 0) => desk.customerWrites(customer, text, { name, agoMs });
 const sentTo = (customer: string) => graph.sent.filter((request) => request.body.to === customer);
 
 /** Ana's console on the Conversations screen, its stream live, the page's clock Playwright's. */
@@ -90,11 +69,6 @@ async function openAgent(options: { locale?: string; colorScheme?: 'light' | 'da
 }
 
 const visible = (locator: Locator) => locator.isVisible();
-async function inView(page: Page, locator: Locator): Promise<boolean> {
-  const box = await locator.boundingBox();
-  const viewport = page.viewportSize()!;
-  return box !== null && box.y >= 0 && box.x >= 0 && box.y + box.height <= viewport.height && box.x + box.width <= viewport.width;
-}
 
 /** Takes the waiting chat of the customer named `name`, from the waiting list. */
 async function take(page: Page, name: string): Promise<void> {

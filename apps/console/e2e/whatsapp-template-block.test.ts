@@ -45,6 +45,8 @@ afterAll(() => harness?.close());
 const texts = {
   'en-US': {
     unmappedIssue: 'Template parameter unmapped',
+    // Each parameter named as its field is labelled, never by its key (header.1).
+    headerParameter: 'parameter Header 1 unmapped',
     notApprovedIssue: 'WhatsApp template not approved',
     currency: 'Body 2 · text',
     sendAs: 'currency',
@@ -53,6 +55,7 @@ const texts = {
   },
   'pt-BR': {
     unmappedIssue: 'Parâmetro do modelo sem valor',
+    headerParameter: 'o parâmetro Cabeçalho 1 do modelo',
     notApprovedIssue: 'Modelo do WhatsApp não aprovado',
     currency: 'Corpo 2 · texto',
     sendAs: 'moeda',
@@ -86,6 +89,8 @@ describe.each(Object.entries(texts))('the template block’s form, in %s', (loca
     await expect.poll(() => nodeOf(page, 'order').getByText(text.exit, { exact: true }).isVisible()).toBe(true);
     await page.getByTestId('editor-issues').click();
     await expect.poll(() => page.getByTestId('issue-warning').filter({ hasText: text.unmappedIssue }).count()).toBe(5);
+    expect(await page.getByTestId('issue-warning').filter({ hasText: text.headerParameter }).count()).toBe(1);
+    expect(await page.getByTestId('issue-warning').filter({ hasText: 'header.1' }).count()).toBe(0);
     await page.keyboard.press('Escape');
     await screenshotStates(page, 'template-unmapped', { group: 'whatsapp-template-block' });
 

@@ -29,6 +29,13 @@ function parameterOf(issue: PlanIssue, block: NamedBlock | undefined): string {
   return typeof key === 'string' ? key : '';
 }
 
+/** A parameter's key as its field is labelled in the block's form: `body.2` → "Body 2". */
+function parameterName(key: string, t: TFunction): string {
+  const [part = '', place = ''] = key.split('.');
+  const partName = ['header', 'body', 'button'].includes(part) ? t(`editor.issues.templateParameterParts.${part}`) : part;
+  return `${partName} ${place}`.trim();
+}
+
 /** `block` is the block the issue is about, when it is known. */
 export function issueText(issue: PlanIssue, block: NamedBlock | undefined, context: NamingContext, t: TFunction): string {
   if (!translated.has(issue.code)) return issue.message;
@@ -36,5 +43,5 @@ export function issueText(issue: PlanIssue, block: NamedBlock | undefined, conte
   const exit = issue.path.startsWith('exits.') ? issue.path.slice('exits.'.length) : '';
   const exitName = (block && exit && lookOfType(block.type).exitLabel(exit, block.data, context)) || exit;
   if (issue.code === 'voice_menu_exit_unconnected') return t(`editor.issues.messages.voice_menu_exit_unconnected_${exit === 'timeout' ? 'timeout' : 'invalid'}`, { exit: exitName });
-  return t(`editor.issues.messages.${issue.code}`, { block: name, exit: exitName, parameter: parameterOf(issue, block) });
+  return t(`editor.issues.messages.${issue.code}`, { block: name, exit: exitName, parameter: parameterName(parameterOf(issue, block), t) });
 }

@@ -8,17 +8,10 @@ import type { Session } from '@voxplan/engine';
 import type { WhatsAppTemplate } from '@voxplan/contracts';
 import { AppError } from '../../errors.ts';
 import { replyMessages } from './outbound.ts';
-import { findTemplate, templateMessage, templatePlainText } from './templates.ts';
+import { approvedTemplate, presentTemplate, templateMessage, templatePlainText } from './templates.ts';
 import { accountByNumber, contactOf, isInCustomerWindow, sendWhatsApp, type WhatsAppContext } from './whatsapp-channel.ts';
 
 const quickReplies = (template: WhatsAppTemplate): string[] => template.buttons.filter((button) => button.type === 'quick_reply').map((button) => button.text);
-
-/** The synced template, or why it cannot be sent. */
-function usable(template: WhatsAppTemplate | undefined): { ok: true; template: WhatsAppTemplate } | { ok: false; reason: string } {
-  if (!template) return { ok: false, reason: 'template_not_found' };
-  if (template.status !== 'approved') return { ok: false, reason: 'template_not_approved' };
-  return { ok: true, template };
-}
 
 /**
  * Sends the template from the session's number to `to`, whatever the customer window: Meta takes
@@ -28,11 +21,11 @@ function usable(template: WhatsAppTemplate | undefined): { ok: true; template: W
 export async function sendPlanTemplate(ctx: WhatsAppContext, request: TemplateRequest): Promise<TemplateResult> {
   const account = await accountByNumber(ctx, request.tenantId, request.from);
   if (!account || account.provider !== 'whatsapp') return { ok: false, reason: 'not_configured' };
-  const found = usable(await findTemplate(ctx.db, account.number_id, request.template.name, request.template.language));
-  if (!found.ok) return found;
+  let template: WhatsAppTemplate;
   let message;
   try {
-    message = templateMessage(found.template, request.values, request.types);
+    template = await approvedTemplate(ctx.db, account.number_id, request.template.name, request.template.language);
+    message = templateMessage(template, request.values, request.types);
   } catch (error) {
     if (error instanceof AppError) return { ok: false, reason: error.code };
     throw error;
@@ -45,7 +38,7 @@ export async function sendPlanTemplate(ctx: WhatsAppContext, request: TemplateRe
   }
   const sent = await sendWhatsApp(ctx, account, request.to, [message], request.sessionId, request.at);
   if (!sent.ok) return sent;
-  return { ok: true, ...(sent.id !== undefined && { id: sent.id }), text: templatePlainText(found.template, request.values), buttons: quickReplies(found.template) };
+  return { ok: true, ...(sent.id !== undefined && { id: sent.id }), text: templatePlainText(template, request.values), buttons: quickReplies(template) };
 }
 
 /**
@@ -57,21 +50,18 @@ export async function planTemplateText(ctx: WhatsAppContext, request: Omit<Templ
   const rows = await ctx.db
     .selectFrom('whatsapp_templates')
     .innerJoin('numbers', 'numbers.id', 'whatsapp_templates.number_id')
-    .select(['whatsapp_templates.number_id', 'numbers.number'])
+    .selectAll('whatsapp_templates')
+    .select('numbers.number')
     .where('numbers.tenant_id', '=', request.tenantId)
     .where('whatsapp_templates.name', '=', request.template.name)
     .where('whatsapp_templates.language', '=', request.template.language)
     .orderBy('whatsapp_templates.number_id')
     .execute();
   const own = rows.find((row) => row.number === request.from);
-  const candidates = own ? [own] : rows;
-  let found: ReturnType<typeof usable> = { ok: false, reason: 'template_not_found' };
-  for (const row of candidates) {
-    found = usable(await findTemplate(ctx.db, row.number_id, request.template.name, request.template.language));
-    if (found.ok) break;
-  }
-  if (!found.ok) return found;
-  return { ok: true, text: templatePlainText(found.template, request.values), buttons: quickReplies(found.template) };
+  const candidates = (own ? [own] : rows).map((row) => presentTemplate(row));
+  const template = candidates.find((candidate) => candidate.status === 'approved');
+  if (!template) return { ok: false, reason: candidates.length === 0 ? 'template_not_found' : 'template_not_approved' };
+  return { ok: true, text: templatePlainText(template, request.values), buttons: quickReplies(template) };
 }
 
 /** Whether the session's customer wrote to its WhatsApp number in the 24 hours before `at`; sessions of other providers have no window. */

@@ -163,48 +163,29 @@ export async function sendWhatsApp(
   let result: MessagingResult = { ok: false, reason: 'empty' };
   for (const message of messages) {
     const posted = await post(ctx, account, account.token, contact, message);
-    const now = new Date().toISOString();
-    const templateName = message.type === 'template' ? message.template.name : null;
-    if (!posted.ok) {
-      // Meta's refusal is kept as a failed message (there is no id of Meta's), so that reports and campaigns show its code.
-      if (posted.code !== undefined) {
-        await ctx.db
-          .insertInto('whatsapp_messages')
-          .values({
-            id: `refused:${randomUUID()}`,
-            tenant_id: account.tenant_id,
-            number_id: account.number_id,
-            direction: 'outbound',
-            contact,
-            session_id: sessionId,
-            status: 'failed',
-            error: `${posted.code} ${posted.error ?? ''}`.trim().slice(0, 500),
-            error_code: posted.code,
-            template_name: templateName,
-            sent_time: now,
-            updated_time: now,
-          })
-          .execute();
-      }
-      return { ok: false, reason: posted.reason, ...(posted.code !== undefined && { code: posted.code }) };
+    // Meta's refusal is kept as a failed message too (with no id of Meta's), so that reports and campaigns show its code.
+    if (posted.ok || posted.code !== undefined) {
+      const sentTime = new Date().toISOString();
+      await ctx.db
+        .insertInto('whatsapp_messages')
+        .values({
+          tenant_id: account.tenant_id,
+          number_id: account.number_id,
+          direction: 'outbound',
+          contact,
+          session_id: sessionId,
+          template_name: message.type === 'template' ? message.template.name : null,
+          sent_time: sentTime,
+          updated_time: sentTime,
+          ...(posted.ok
+            ? { id: posted.id, status: 'accepted' }
+            : { id: `refused:${randomUUID()}`, status: 'failed', error: `${posted.code} ${posted.error ?? ''}`.trim().slice(0, 500), error_code: posted.code }),
+        })
+        .onConflict((oc) => oc.column('id').doNothing())
+        .execute();
     }
+    if (!posted.ok) return { ok: false, reason: posted.reason, ...(posted.code !== undefined && { code: posted.code }) };
     result = posted;
-    await ctx.db
-      .insertInto('whatsapp_messages')
-      .values({
-        id: posted.id,
-        tenant_id: account.tenant_id,
-        number_id: account.number_id,
-        direction: 'outbound',
-        contact,
-        session_id: sessionId,
-        status: 'accepted',
-        template_name: templateName,
-        sent_time: now,
-        updated_time: now,
-      })
-      .onConflict((oc) => oc.column('id').doNothing())
-      .execute();
   }
   return result;
 }

@@ -75,7 +75,8 @@ export default function PlanDetail({ planId, query, refreshSeconds }: { planId: 
     return result;
   }, [detail.data, graph.data, t, language]);
 
-  const menus = detail.data ? digitsByMenu(detail.data) : [];
+  // Menus wait for the plan's graph too, so a menu shows the name the person gave it from its first frame, not "Menu" first.
+  const menus = detail.data && graph.data ? digitsByMenu(detail.data) : [];
   const nodeOf = (nodeId: string) => graph.data?.nodes.find((node) => node.id === nodeId);
   const lang = language === 'pt' ? 'pt' : 'en';
   // A chat's customer chooses an option; a caller presses keys. The period's sessions say which the plan ran.
@@ -108,7 +109,7 @@ export default function PlanDetail({ planId, query, refreshSeconds }: { planId: 
           <Title order={4} size="h5" mb="xs">
             {t(`dashboard.plan.digits.${wording}`)}
           </Title>
-          {detail.data && menus.length === 0 && (
+          {detail.data && graph.data && menus.length === 0 && (
             <Text size="sm" c="dimmed">
               {t(`dashboard.plan.noDigits.${wording}`)}
             </Text>

@@ -26,7 +26,7 @@ const FindBlockDialog = lazy(() => import('./FindBlockDialog.tsx').then((module)
 const VersionsDrawer = lazy(() => import('./VersionsDrawer.tsx').then((module) => ({ default: module.VersionsDrawer })));
 const ShortcutsDialog = lazy(() => import('./ShortcutsDialog.tsx').then((module) => ({ default: module.ShortcutsDialog })));
 
-interface Props {
+export interface EditorToolbarProps {
   readOnly: boolean;
   canUndo: boolean;
   canRedo: boolean;
@@ -57,7 +57,7 @@ function ToolButton({ label, onClick, disabled, testId, children }: { label: str
   );
 }
 
-export function EditorToolbar(props: Props) {
+export function EditorToolbar(props: EditorToolbarProps) {
   const { t } = useTranslation();
   const [findOpened, find] = useDisclosure(false);
   const [helpOpened, help] = useDisclosure(false);

@@ -1,25 +1,13 @@
-import { ActionIcon, Alert, Badge, Button, Group, Loader, Stack, Text, Title, Tooltip, useComputedColorScheme } from '@mantine/core';
-import { IconPlayerPlay } from '@tabler/icons-react';
+import { Alert, Button, Group, Loader, Text, useComputedColorScheme } from '@mantine/core';
 import { useHotkeys, useLocalStorage, useMediaQuery } from '@mantine/hooks';
 import { ControlButton } from '@xyflow/react';
-import { IconLayoutSidebarLeftCollapse, IconLayoutSidebarLeftExpand, IconLayoutSidebarRightCollapse, IconLayoutSidebarRightExpand, IconMap, IconMapOff, IconMaximize, IconMinimize } from '@tabler/icons-react';
+import { IconMap, IconMapOff, IconMaximize, IconMinimize } from '@tabler/icons-react';
+import { FoldButton } from './FoldButton.tsx';
 import { useQueryClient } from '@tanstack/react-query';
-import type { PlanSettings } from '@voxplan/blocks/definitions';
 import { blockDescription, connectionWarnings, contentWarnings, templateWarnings } from '@voxplan/blocks/editor/registry';
 import { visibleExits } from './block-exits.ts';
 import type { VisualPlanDocument } from '@voxplan/contracts/visual-plan';
-import {
-  applyNodeChanges,
-  type Connection,
-  type Edge,
-  type EdgeChange,
-  type FinalConnectionState,
-  type NodeChange,
-  ReactFlow,
-  useReactFlow,
-  useStoreApi,
-  type Viewport,
-} from '@xyflow/react';
+import { ReactFlow, useReactFlow, useStoreApi, type Viewport } from '@xyflow/react';
 import { lazy, Suspense, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router';
@@ -31,93 +19,35 @@ import { nodeTypes } from './node-types.ts';
 import { CanvasChrome } from './ReadOnlyCanvas.tsx';
 import { canvasDefaults, FitOnceMeasured, fitWholePlan, planView } from './canvas-opening.tsx';
 import { FollowNode } from './FollowNode.tsx';
-import { initialDataOf } from './block-look.tsx';
 import { BlockDataStore, FlowNodes } from './block-data.ts';
-import { chromeInsets, fullSummaryHeight, planBounds, unmeasuredWidth, viewAfterAdd } from './canvas-view.ts';
+import { chromeInsets, unmeasuredWidth } from './canvas-view.ts';
 import { useWhatsAppTemplates } from './whatsapp-templates.ts';
 import { DecorationStore } from './decorations.ts';
 import { useEmptyFieldIssues } from './required-fields.ts';
-import { BlockPicker, type PickerSpot } from './BlockPicker.tsx';
-import { type EditorActions, EditorContextProvider } from './editor-context.tsx';
-import { edgeTypes, nearestLineAt } from './PlanLine.tsx';
+import { BlockPicker } from './BlockPicker.tsx';
+import { EditorContextProvider } from './editor-context.tsx';
+import { edgeTypes } from './PlanLine.tsx';
 import { PublishDialog } from './PublishDialog.tsx';
 import classes from './editor.module.css';
-import { EditorToolbar } from './EditorToolbar.tsx';
-import {
-  assignedVariables,
-  commit,
-  connect,
-  type EditorHistory,
-  freeSpotNear,
-  withChatFollowingVoice,
-  fragmentOf,
-  type Graph,
-  type GraphNode,
-  graphOf,
-  idsOf,
-  newId,
-  paste,
-  readFragment,
-  redo,
-  removeElements,
-  startHistory,
-  touch,
-  undo,
-} from './graph-state.ts';
-import { IssuesButton } from './IssuesButton.tsx';
-import { OverviewEdges, useFlowEdges } from './overview-edges.tsx';
-import { blockDragType, Palette } from './Palette.tsx';
+import { EditorHeader } from './EditorHeader.tsx';
+import { nothingSelected, type Selection } from './editor-selection.ts';
+import { assignedVariables, commit, type EditorHistory, type GraphNode, graphOf, redo, startHistory, undo } from './graph-state.ts';
+import { OverviewEdges } from './overview-edges.tsx';
+import { Palette } from './Palette.tsx';
 import { SidePanel } from './SidePanel.tsx';
 import type { TestPanelPath } from './test-panel/TestPanel.tsx';
+import { useBlockAdding } from './use-block-adding.ts';
+import { useCanvasEvents } from './use-canvas-events.ts';
+import { useClipboard } from './use-clipboard.ts';
+import { useNodeEditing } from './use-node-editing.ts';
+import { usePlanSaving } from './use-plan-saving.tsx';
 
 // The test panel loads when it is first opened: most visits to a plan never run it.
 const TestPanel = lazy(() => import('./test-panel/TestPanel.tsx').then((module) => ({ default: module.TestPanel })));
-import { usePlanSaving } from './use-plan-saving.tsx';
-
-
-/** React Flow's edge for a plan edge, made once per plan edge object so that unchanged edges are not drawn again. */
-const flowEdges = new WeakMap<object, Edge>();
-function flowEdgeOf(edge: Graph['edges'][number], selected: boolean, visited: boolean, hovered: boolean): Edge {
-  let flow = flowEdges.get(edge);
-  if (!flow) {
-    flow = { id: edge.id, type: 'plan', source: edge.source, sourceHandle: edge.source_exit, target: edge.target };
-    flowEdges.set(edge, flow);
-  }
-  if (!selected && !visited && !hovered) return flow;
-  return { ...flow, selected, ...(hovered && { data: { hovered } }), ...(visited ? { animated: true, className: classes.visitedEdge } : {}) };
-}
 
 // Constants, not arrays made at each render: React Flow listens to the keys again whenever they change.
 const deleteKeys = ['Delete', 'Backspace'];
 const multiSelectionKeys = ['Shift', 'Meta', 'Control'];
-
-interface Selection {
-  nodes: ReadonlySet<string>;
-  edges: ReadonlySet<string>;
-}
-const nothingSelected: Selection = { nodes: new Set(), edges: new Set() };
-
-/** An exit waiting for the block the user picks to follow it: where the picker shows, where the block goes. */
-interface PendingLink {
-  source: string;
-  exit: string;
-  spot: PickerSpot;
-  /** The new block's top-left corner, in the plan's coordinates. */
-  position: { x: number; y: number };
-}
-
-/** A new block's entry handle sits this far below its top (editor.module.css `.targetHandle`). */
-const entryOffset = 16;
-
-/** The selected ids after React Flow's select changes (a click, a box, a deselection). */
-function withSelectChanges(selected: ReadonlySet<string>, changes: readonly { id: string; selected: boolean }[]): ReadonlySet<string> {
-  const next = new Set(selected);
-  for (const change of changes) {
-    if (change.selected) next.add(change.id);
-    else next.delete(change.id);
-  }
-  return next;
-}
 
 /** The canvas of one plan: palette, blocks and edges, the side panel, saving and history. */
 export function PlanEditor({ loaded, onReload }: { loaded: VisualPlanDocument; onReload(): void }) {
@@ -168,7 +98,6 @@ export function PlanEditor({ loaded, onReload }: { loaded: VisualPlanDocument; o
   });
   const [history, setHistory] = useState<EditorHistory>(() => startHistory(graphOf(loaded)));
   const [selection, setSelection] = useState<Selection>(nothingSelected);
-  const dragBase = useRef<Graph | null>(null);
   const graph = history.graph;
 
   const saving = usePlanSaving({ loaded, graph, decorations, readOnly, onReload });
@@ -205,19 +134,7 @@ export function PlanEditor({ loaded, onReload }: { loaded: VisualPlanDocument; o
   const [visitedEdges, setVisitedEdges] = useState<ReadonlySet<string>>(new Set());
   // The block a test run has reached, which the canvas keeps in view.
   const [testedNodeId, setTestedNodeId] = useState<string>();
-  const [hoveredEdge, setHoveredEdge] = useState<string>();
-  const edges = useMemo(
-    () => graph.edges.map((edge) => flowEdgeOf(edge, selection.edges.has(edge.id), visitedEdges.has(edge.id), edge.id === hoveredEdge)),
-    [graph.edges, selection.edges, visitedEdges, hoveredEdge],
-  );
-  // The line marked and picked is the one nearest the pointer, not the one drawn last (PlanLine.tsx).
-  const onEdgeMouseMove = useCallback((event: React.MouseEvent, edge: Edge) => setHoveredEdge(nearestLineAt(event.clientX, event.clientY) ?? edge.id), []);
-  const onEdgeMouseLeave = useCallback(() => setHoveredEdge(undefined), []);
-  const onEdgeClick = useCallback((event: React.MouseEvent, edge: Edge) => {
-    const nearest = nearestLineAt(event.clientX, event.clientY);
-    if (nearest && nearest !== edge.id && !event.shiftKey && !event.metaKey && !event.ctrlKey) setSelection({ nodes: new Set(), edges: new Set([nearest]) });
-  }, []);
-  const flowEdges = useFlowEdges(edges);
+  const canvasEvents = useCanvasEvents(graph, selection, visitedEdges, setHistory, setSelection);
   const onPathChange = useCallback(
     (path: TestPanelPath) => {
       decorations.setPath(path.nodeIds, path.current);
@@ -232,301 +149,12 @@ export function PlanEditor({ loaded, onReload }: { loaded: VisualPlanDocument; o
     setVisitedEdges(new Set());
   }, [decorations]);
 
-  const onNodesChange = useCallback(
-    (changes: NodeChange<BlockFlowNode>[]) => {
-      const selectChanges = changes.filter((change) => change.type === 'select');
-      if (selectChanges.length > 0) setSelection((current) => ({ nodes: withSelectChanges(current.nodes, selectChanges), edges: current.edges }));
-      const removed = changes.filter((change) => change.type === 'remove').map((change) => change.id);
-      const moves = changes.filter((change) => change.type === 'position' || change.type === 'dimensions');
-      setHistory((current) => {
-        let next = current;
-        if (moves.length > 0) next = touch(next, { nodes: applyNodeChanges(moves, next.graph.nodes as BlockFlowNode[]) as GraphNode[] });
-        if (removed.length > 0) {
-          const change = removeElements(next.graph, new Set(removed), new Set());
-          if (change) next = commit(next, change);
-        }
-        return next;
-      });
-    },
-    [],
-  );
+  const adding = useBlockAdding(flow, canvasRef, readOnly, setHistory, setSelection);
+  const { selectOnly, viewCentre, addBlock, pendingLink, closePicker, pendingFollow, followAdd } = adding;
+  const clipboard = useClipboard(graph, selection, readOnly, setHistory, setSelection, selectOnly, viewCentre);
+  const { updateNodeData, updateNodeLabel, updateSettings } = useNodeEditing(setHistory);
 
-  const onEdgesChange = useCallback((changes: EdgeChange[]) => {
-    const selectChanges = changes.filter((change) => change.type === 'select');
-    if (selectChanges.length > 0) setSelection((current) => ({ nodes: current.nodes, edges: withSelectChanges(current.edges, selectChanges) }));
-    const removed = changes.filter((change) => change.type === 'remove').map((change) => change.id);
-    if (removed.length > 0) setHistory((current) => { const change = removeElements(current.graph, new Set(), new Set(removed)); return change ? commit(current, change) : current; });
-  }, []);
 
-  const onConnect = useCallback(
-    (connection: Connection) => {
-      setHistory((current) => {
-        const change = connect(current.graph, { source: connection.source, sourceExit: connection.sourceHandle ?? '', target: connection.target });
-        return change ? commit(current, change) : current;
-      });
-    },
-    [],
-  );
-
-  const reconnected = useRef(false);
-  const onReconnect = useCallback((old: Edge, connection: Connection) => {
-    reconnected.current = true;
-    setHistory((current) => {
-      const change = connect(current.graph, { source: connection.source, sourceExit: connection.sourceHandle ?? '', target: connection.target }, old.id);
-      return change ? commit(current, change) : current;
-    });
-  }, []);
-  // An edge's end dropped on empty canvas removes the edge, as in most node editors.
-  const onReconnectEnd = useCallback((_event: unknown, old: Edge) => {
-    if (!reconnected.current) setHistory((current) => { const change = removeElements(current.graph, new Set(), new Set([old.id])); return change ? commit(current, change) : current; });
-    reconnected.current = false;
-  }, []);
-
-  const onNodeDragStart = useCallback(() => {
-    setHistory((current) => {
-      dragBase.current = current.graph;
-      return current;
-    });
-  }, []);
-  const onNodeDragStop = useCallback(() => {
-    setHistory((current) => {
-      const base = dragBase.current;
-      dragBase.current = null;
-      if (!base || base.nodes === current.graph.nodes) return current;
-      // One undo step for the whole drag: from where the blocks were when it began.
-      return commit({ ...current, graph: base }, { nodes: current.graph.nodes });
-    });
-  }, []);
-
-  /* Adding, copying and pasting blocks */
-
-  const selectOnly = useCallback((nodeIds: readonly string[]) => setSelection({ nodes: new Set(nodeIds), edges: new Set() }), []);
-
-  /** Where added and pasted blocks go: around the middle of what the user is looking at. */
-  const viewCentre = useCallback(() => {
-    const bounds = canvasRef.current?.getBoundingClientRect();
-    const centre = flow.screenToFlowPosition(bounds ? { x: bounds.left + bounds.width / 2, y: bounds.top + bounds.height / 2 } : { x: 0, y: 0 });
-    return { x: Math.round(centre.x - 90), y: Math.round(centre.y - 30) };
-  }, [flow]);
-
-  /**
-   * After a block is added, keeps the plan being built in reach (canvas-view.ts `viewAfterAdd`):
-   * the view glides to fit the whole plan when it no longer fits, or, too big to read whole, to the
-   * block just added. Only on an add: a view the person pans or zooms by hand is left where they put it.
-   */
-  const pendingFollow = useRef<{ plan: Graph; node: GraphNode } | null>(null);
-  const followAdd = useCallback(
-    (plan: Graph, added: GraphNode) => {
-      const canvas = canvasRef.current;
-      const bounds = planBounds(plan);
-      const spot = planBounds({ nodes: [added], edges: [] });
-      if (!canvas || !bounds || !spot) return;
-      const { width, height } = canvas.getBoundingClientRect();
-      // The minimap is drawn (shown, and not hidden by a narrow screen's style).
-      const minimap = (canvas.querySelector('.react-flow__minimap')?.getClientRects().length ?? 0) > 0;
-      // Drawn in full, a new block is taller than its plain outline by its summary's lines.
-      const next = viewAfterAdd(bounds, { ...spot, height: spot.height + fullSummaryHeight }, flow.getViewport(), width, height, minimap);
-      if (next) void flow.setViewport(next, { duration: 300 });
-    },
-    [flow],
-  );
-
-  /**
-   * Adds a block: at the view's centre, where it was dropped (`at`, its centre), or following an
-   * exit (`link`), connected to it in the same undo step; a ready block brings its `preset` data
-   * (the destination it calls).
-   */
-  const addBlock = useCallback(
-    (type: string, at?: { x: number; y: number }, link?: PendingLink, preset?: Record<string, unknown>) => {
-      if (readOnly || !blockDescription(type)) return;
-      const wanted = link ? link.position : at ? { x: Math.round(at.x - 90), y: Math.round(at.y - 30) } : viewCentre();
-      void initialDataOf(type).then((initial) => ({ ...initial, ...preset })).then((data) =>
-        setHistory((current) => {
-          const id = newId(type.replaceAll('_', '-'), idsOf(current.graph));
-          // A block clicked in twice does not land on the first one.
-          const position = at ? wanted : freeSpotNear(current.graph, wanted);
-          const node: GraphNode = { id, type, position, data };
-          const withNode = { ...current.graph, nodes: [...current.graph.nodes, node] };
-          const connected = link ? connect(withNode, { source: link.source, sourceExit: link.exit, target: id }) : undefined;
-          queueMicrotask(() => {
-            // The view follows once the selection has opened the side panel: the canvas it fits is the narrower one.
-            pendingFollow.current = { plan: withNode, node };
-            selectOnly([id]);
-          });
-          return commit(current, { nodes: withNode.nodes, ...connected });
-        }),
-      );
-    },
-    [readOnly, selectOnly, viewCentre],
-  );
-
-  /* Following an exit with a new block: a line dropped on empty canvas, or an exit's "+" */
-
-  const [pendingLink, setPendingLink] = useState<PendingLink>();
-  const closePicker = useCallback(() => setPendingLink(undefined), []);
-  const spotOf = useCallback((client: { x: number; y: number }): PickerSpot => {
-    const bounds = canvasRef.current?.getBoundingClientRect();
-    return { left: client.x - (bounds?.left ?? 0), top: client.y - (bounds?.top ?? 0) };
-  }, []);
-  const onConnectEnd = useCallback(
-    (event: MouseEvent | TouchEvent, state: FinalConnectionState) => {
-      if (readOnly || state.isValid || !state.fromNode || state.fromHandle?.type !== 'source') return;
-      const point = 'changedTouches' in event ? event.changedTouches[0] : event;
-      if (!point) return;
-      const client = { x: point.clientX, y: point.clientY };
-      // Only a drop on the empty canvas: one on a block's body is a missed handle, not a wish for a new block.
-      const under = document.elementFromPoint(client.x, client.y);
-      if (!under || !canvasRef.current?.contains(under) || under.closest('.react-flow__node, .react-flow__controls, .react-flow__minimap')) return;
-      const at = flow.screenToFlowPosition(client);
-      setPendingLink({ source: state.fromNode.id, exit: state.fromHandle.id ?? '', spot: spotOf(client), position: { x: Math.round(at.x), y: Math.round(at.y - entryOffset) } });
-    },
-    [flow, readOnly, spotOf],
-  );
-  /** A block following an exit lands right of the block, level with the exit (`client`, on the screen). */
-  const linkFromExit = useCallback(
-    (nodeId: string, exit: string, client: { x: number; y: number }): PendingLink | undefined => {
-      const source = flow.getInternalNode(nodeId);
-      if (!source) return undefined;
-      const width = source.measured.width ?? 200;
-      const at = flow.screenToFlowPosition(client);
-      const position = { x: Math.round(source.internals.positionAbsolute.x + width + 80), y: Math.round(at.y - entryOffset) };
-      return { source: nodeId, exit, spot: spotOf(client), position };
-    },
-    [flow, spotOf],
-  );
-  const actions = useMemo<EditorActions>(
-    () => ({
-      addFromExit: (nodeId, exit, client) => {
-        const link = linkFromExit(nodeId, exit, client);
-        if (link) setPendingLink(link);
-      },
-      endAtExit: (nodeId, exit, client) => {
-        const link = linkFromExit(nodeId, exit, client);
-        if (link) addBlock('hangup', undefined, link);
-      },
-      removeEdge: (edgeId) => {
-        setHistory((current) => {
-          const change = removeElements(current.graph, new Set(), new Set([edgeId]));
-          return change ? commit(current, change) : current;
-        });
-        setSelection((current) => ({ nodes: current.nodes, edges: new Set([...current.edges].filter((id) => id !== edgeId)) }));
-      },
-    }),
-    [addBlock, linkFromExit],
-  );
-
-  const pasteFragment = useCallback(
-    (text: string, placement: Parameters<typeof paste>[2]) => {
-      const fragment = readFragment(text);
-      if (!fragment || readOnly) return false;
-      setHistory((current) => {
-        const pasted = paste(current.graph, fragment, placement);
-        if (!pasted) return current;
-        queueMicrotask(() => selectOnly(pasted.nodeIds));
-        return commit(current, pasted.change);
-      });
-      return true;
-    },
-    [readOnly, selectOnly],
-  );
-
-  const copySelection = useCallback((): string | undefined => {
-    const fragment = fragmentOf(graph, selection.nodes);
-    return fragment.nodes.length > 0 ? JSON.stringify(fragment) : undefined;
-  }, [graph, selection.nodes]);
-
-  const duplicateSelection = useCallback(() => {
-    const text = copySelection();
-    if (text) pasteFragment(text, { offset: { x: 40, y: 40 } });
-  }, [copySelection, pasteFragment]);
-
-  const removeSelection = useCallback(() => {
-    if (readOnly) return;
-    setHistory((current) => {
-      const change = removeElements(current.graph, selection.nodes, selection.edges);
-      return change ? commit(current, change) : current;
-    });
-    setSelection(nothingSelected);
-  }, [readOnly, selection]);
-
-  // The system clipboard carries blocks as the plan file's JSON: between plans and browser tabs.
-  useEffect(() => {
-    const inField = () => {
-      const active = document.activeElement;
-      return active instanceof HTMLElement && (active.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(active.tagName));
-    };
-    const onCopy = (event: ClipboardEvent) => {
-      if (inField()) return;
-      const text = copySelection();
-      if (!text || !event.clipboardData) return;
-      event.clipboardData.setData('text/plain', text);
-      event.preventDefault();
-    };
-    const onCut = (event: ClipboardEvent) => {
-      if (inField() || readOnly) return;
-      onCopy(event);
-      if (event.defaultPrevented) removeSelection();
-    };
-    const onPaste = (event: ClipboardEvent) => {
-      if (inField()) return;
-      const text = event.clipboardData?.getData('text/plain');
-      if (text && pasteFragment(text, { at: viewCentre() })) event.preventDefault();
-    };
-    document.addEventListener('copy', onCopy);
-    document.addEventListener('cut', onCut);
-    document.addEventListener('paste', onPaste);
-    return () => {
-      document.removeEventListener('copy', onCopy);
-      document.removeEventListener('cut', onCut);
-      document.removeEventListener('paste', onPaste);
-    };
-  }, [copySelection, pasteFragment, readOnly, removeSelection, viewCentre]);
-
-  const onDrop = useCallback(
-    (event: React.DragEvent) => {
-      const type = event.dataTransfer.getData(blockDragType);
-      if (!type) return;
-      event.preventDefault();
-      addBlock(type, flow.screenToFlowPosition({ x: event.clientX, y: event.clientY }));
-    },
-    [addBlock, flow],
-  );
-
-  /* Block data and plan settings */
-
-  const updateNodeData = useCallback(
-    (nodeId: string, data: Record<string, unknown>) => {
-      setHistory((current) => {
-        const synced = current.graph.settings.sync_with_voice_text ? withChatFollowingVoice(data) : data;
-        return commit(current, { nodes: current.graph.nodes.map((node) => (node.id === nodeId ? { ...node, data: synced } : node)) }, { mergeKey: `node:${nodeId}` });
-      });
-    },
-    [],
-  );
-  const updateNodeLabel = useCallback((nodeId: string, typed: string) => {
-    setHistory((current) =>
-      commit(
-        current,
-        {
-          nodes: current.graph.nodes.map((node) => {
-            if (node.id !== nodeId) return node;
-            // Kept as typed (spaces and all) while typing; saving trims it, and drops one left empty.
-            const { label: _before, ...rest } = node;
-            return typed === '' ? rest : { ...node, label: typed };
-          }),
-        },
-        { mergeKey: `label:${nodeId}` },
-      ),
-    );
-  }, []);
-  const updateSettings = useCallback((settings: PlanSettings, field: string) => {
-    setHistory((current) => {
-      // Turning the sync on brings every block's chat text in line at once (one undo step).
-      const syncing = settings.sync_with_voice_text && !current.graph.settings.sync_with_voice_text;
-      const nodes = syncing ? current.graph.nodes.map((node) => ({ ...node, data: withChatFollowingVoice(node.data) })) : current.graph.nodes;
-      return commit(current, { settings, nodes }, { mergeKey: `settings.${field}` });
-    });
-  }, []);
 
   const focusNode = useCallback(
     (nodeId: string) => {
@@ -556,7 +184,7 @@ export function PlanEditor({ loaded, onReload }: { loaded: VisualPlanDocument; o
     ['mod+z', () => setHistory(undo)],
     ['mod+shift+z', () => setHistory(redo)],
     ['mod+y', () => setHistory(redo)],
-    ['mod+d', () => duplicateSelection()],
+    ['mod+d', () => clipboard.duplicateSelection()],
     ['mod+a', () => setSelection({ nodes: new Set(graph.nodes.map((node) => node.id)), edges: new Set(graph.edges.map((edge) => edge.id)) })],
   ]);
 
@@ -599,17 +227,6 @@ export function PlanEditor({ loaded, onReload }: { loaded: VisualPlanDocument; o
   useHotkeys([['Escape', () => setWholeWindow(false)]]);
   // The test panel lives in the side panel: testing opens it.
   const sideShown = sideOpen || testing !== null;
-  const fold = (side: 'start' | 'end', open: boolean, toggle: () => void) => {
-    const label = t(`editor.room.${side === 'start' ? 'blocks' : 'panel'}${open ? 'Hide' : 'Show'}`);
-    const Icon = side === 'start' ? (open ? IconLayoutSidebarLeftCollapse : IconLayoutSidebarLeftExpand) : open ? IconLayoutSidebarRightCollapse : IconLayoutSidebarRightExpand;
-    return (
-      <Tooltip label={label}>
-        <ActionIcon variant="default" size="sm" className={classes.fold} data-side={side} aria-label={label} onClick={toggle} data-testid={`fold-${side === 'start' ? 'blocks' : 'panel'}`}>
-          <Icon size={16} />
-        </ActionIcon>
-      </Tooltip>
-    );
-  };
 
   const variableNames = useMemo(() => assignedVariables(graph), [graph]);
   const singleNode = selection.nodes.size === 1 ? graph.nodes.find((node) => selection.nodes.has(node.id)) : undefined;
@@ -635,106 +252,56 @@ export function PlanEditor({ loaded, onReload }: { loaded: VisualPlanDocument; o
     const right = (node.internals.positionAbsolute.x + (node.measured.width ?? unmeasuredWidth)) * zoom + x;
     const overflow = right + insets.right - canvas.width;
     if (overflow > 0) void flow.setViewport({ x: x - overflow, y, zoom });
-  }, [selection, sideShown, selectedId, narrow, flow, insets, followAdd]);
+  }, [selection, sideShown, selectedId, narrow, flow, insets, pendingFollow, followAdd]);
 
   return (
-    <EditorContextProvider planId={loaded.id} tenantId={loaded.tenant_id} readOnly={readOnly} decorations={decorations} blockData={blockData} actions={readOnly ? undefined : actions}>
+    <EditorContextProvider planId={loaded.id} tenantId={loaded.tenant_id} readOnly={readOnly} decorations={decorations} blockData={blockData} actions={readOnly ? undefined : adding.actions}>
       <div className={classes.shell} data-whole-window={wholeWindow || undefined} data-testid="editor-shell">
         {narrow && (
           <Alert color="blue" p="xs" mb="xs" data-testid="editor-narrow">
             <Text size="xs">{t('editor.narrow')}</Text>
           </Alert>
         )}
-        {/* The status row sets the width of the name's column: the name gives way (truncated), the
-            status is never cut ("Alterações não salvas"); without the room, the buttons go below. */}
-        <Group justify="space-between" mb="xs" wrap="wrap" gap="xs">
-          <Stack gap={2} style={{ flex: '1 1 auto' }}>
-            <Title order={4} style={{ width: 0, minWidth: '100%', overflow: 'hidden', textOverflow: 'ellipsis', whiteSpace: 'nowrap' }} data-testid="editor-plan-name">
-              {loaded.name}
-            </Title>
-            <Group gap={6} wrap="nowrap">
-              <Badge size="sm" variant="light" style={{ flexShrink: 0 }} data-testid="editor-version">
-                {t('editor.version', { version: saving.baseVersion })}
-              </Badge>
-              {saving.publishedVersion !== null ? (
-                <Badge size="sm" variant="light" color="teal" style={{ flexShrink: 0 }} data-testid="editor-published">
-                  {t('editor.publishedVersion', { version: saving.publishedVersion })}
-                </Badge>
-              ) : (
-                <Badge size="sm" variant="light" color="gray" style={{ flexShrink: 0 }} data-testid="editor-published">
-                  {t('editor.neverPublished')}
-                </Badge>
-              )}
-              {readOnly && (
-                <Badge size="sm" color="gray" style={{ flexShrink: 0 }} data-testid="editor-read-only">
-                  {t('editor.readOnly')}
-                </Badge>
-              )}
-              {!readOnly && (
-                <Text size="xs" c={dirty ? 'orange' : 'dimmed'} style={{ whiteSpace: 'nowrap', flexShrink: 0 }} data-testid="editor-dirty">
-                  {dirty ? t('editor.unsaved') : t('editor.saved')}
-                </Text>
-              )}
-            </Group>
-          </Stack>
-          <Group gap="xs" wrap="nowrap">
-            <IssuesButton onFocusNode={focusNode} nodes={graph.nodes} />
-            <Button
-              variant={testing ? 'filled' : 'light'}
-              leftSection={<IconPlayerPlay size={16} />}
-              onClick={() => (testing ? closeTest() : setTesting({}))}
-              data-testid="editor-test"
-            >
-              {t('editor.test')}
-            </Button>
-            <EditorToolbar
-              readOnly={readOnly}
-              canUndo={history.past.length > 0}
-              canRedo={history.future.length > 0}
-              onUndo={() => setHistory(undo)}
-              onRedo={() => setHistory(redo)}
-              onAutoLayout={() => void autoLayout()}
-              onFitView={fitPlan}
-              onPublish={() => setPublishAsked(true)}
-              onFocusNode={focusNode}
-              graph={graph}
-              saving={saving}
-              dirty={dirty}
-              hasSelection={selection.nodes.size > 0}
-              onDuplicate={duplicateSelection}
-              onRemove={removeSelection}
-              onCopy={() => {
-                const text = copySelection();
-                if (text) void navigator.clipboard.writeText(text).then(() => toast('success', t('editor.copied')));
-              }}
-              onPaste={() =>
-                void navigator.clipboard.readText().then((text) => {
-                  if (!pasteFragment(text, { at: viewCentre() })) toast('warning', t('editor.nothingToPaste'));
-                })
-              }
-            />
-          </Group>
-        </Group>
+        <EditorHeader
+          name={loaded.name}
+          testing={testing !== null}
+          onToggleTest={() => (testing ? closeTest() : setTesting({}))}
+          readOnly={readOnly}
+          canUndo={history.past.length > 0}
+          canRedo={history.future.length > 0}
+          onUndo={() => setHistory(undo)}
+          onRedo={() => setHistory(redo)}
+          onAutoLayout={() => void autoLayout()}
+          onFitView={fitPlan}
+          onPublish={() => setPublishAsked(true)}
+          onFocusNode={focusNode}
+          graph={graph}
+          saving={saving}
+          dirty={dirty}
+          hasSelection={selection.nodes.size > 0}
+          onDuplicate={clipboard.duplicateSelection}
+          onRemove={clipboard.removeSelection}
+          onCopy={() => {
+            const text = clipboard.copySelection();
+            if (text) void navigator.clipboard.writeText(text).then(() => toast('success', t('editor.copied')));
+          }}
+          onPaste={() =>
+            void navigator.clipboard.readText().then((text) => {
+              if (!clipboard.pasteFragment(text, { at: viewCentre() })) toast('warning', t('editor.nothingToPaste'));
+            })
+          }
+        />
         <div className={classes.body}>
           {!readOnly && paletteOpen && <Palette onAdd={(type) => addBlock(type)} />}
-          <div className={classes.canvas} ref={canvasRef} onDragOver={(event) => event.preventDefault()} onDrop={onDrop} data-testid="plan-canvas">
+          <div className={classes.canvas} ref={canvasRef} onDragOver={(event) => event.preventDefault()} onDrop={adding.onDrop} data-testid="plan-canvas">
             {opening && (
               <ReactFlow<BlockFlowNode>
                 nodes={nodes}
-                edges={flowEdges}
+                edges={canvasEvents.shownEdges}
                 nodeTypes={nodeTypes}
                 edgeTypes={edgeTypes}
-                onNodesChange={onNodesChange}
-                onEdgesChange={onEdgesChange}
-                onConnect={onConnect}
-                onConnectEnd={onConnectEnd}
-                onEdgeMouseMove={onEdgeMouseMove}
-                onEdgeMouseLeave={onEdgeMouseLeave}
-                onEdgeClick={onEdgeClick}
-                onReconnect={onReconnect}
-                onReconnectEnd={onReconnectEnd}
-                onNodeDragStart={onNodeDragStart}
-                onNodeDragStop={onNodeDragStop}
+                {...canvasEvents.handlers}
+                onConnectEnd={adding.onConnectEnd}
                 nodesDraggable={!readOnly}
                 nodesConnectable={!readOnly}
                 edgesReconnectable={!readOnly}
@@ -752,13 +319,13 @@ export function PlanEditor({ loaded, onReload }: { loaded: VisualPlanDocument; o
                     {wholeWindow ? <IconMinimize size={14} /> : <IconMaximize size={14} />}
                   </ControlButton>
                 </CanvasChrome>
-                <OverviewEdges edges={edges} />
+                <OverviewEdges edges={canvasEvents.edges} />
                 <FitOnceMeasured edges={loaded.edges} inset={insets} />
                 {testing && testedNodeId !== undefined && <FollowNode nodeId={testedNodeId} />}
               </ReactFlow>
             )}
-            {!readOnly && fold('start', paletteOpen, () => setPaletteOpen(!paletteOpen))}
-            {!testing && fold('end', sideOpen, () => setSideOpen(!sideOpen))}
+            {!readOnly && <FoldButton side="start" open={paletteOpen} onToggle={() => setPaletteOpen(!paletteOpen)} />}
+            {!testing && <FoldButton side="end" open={sideOpen} onToggle={() => setSideOpen(!sideOpen)} />}
             {pendingLink && (
               <BlockPicker
                 spot={pendingLink.spot}

@@ -467,7 +467,11 @@ class TurnState implements Turn {
     const path = this.session.path;
     const last = path.at(-1);
     if (!last) return;
-    const entry: PathEntry = { plan_id: last.plan_id, node_id: last.node_id, type: last.type, at: last.at, exit, ...(last.reason !== undefined && { reason: last.reason }) };
+    // Two literals rather than a conditional spread (a temporary object and a generic copy of it).
+    const entry: PathEntry =
+      last.reason === undefined
+        ? { plan_id: last.plan_id, node_id: last.node_id, type: last.type, at: last.at, exit }
+        : { plan_id: last.plan_id, node_id: last.node_id, type: last.type, at: last.at, exit, reason: last.reason };
     path[path.length - 1] = entry;
     this.observer?.exited(entry);
   }

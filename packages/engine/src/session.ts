@@ -213,7 +213,7 @@ export function currentFrame(session: Session): PlanFrame {
  * `withTurnPath: false` leaves out the last turn's marks, which a turn reads from its input.
  */
 export function copySession(session: Session, withTurnPath = true): Session {
-  return {
+  const copy: Session = {
     format_version: session.format_version,
     id: session.id,
     tenant_id: session.tenant_id,
@@ -248,7 +248,9 @@ export function copySession(session: Session, withTurnPath = true): Session {
     failure: session.failure,
     recording: session.recording && { ...session.recording },
     language: session.language,
-    ...(session.schedule_clock && { schedule_clock: session.schedule_clock }),
-    ...(withTurnPath && session.turn_path && { turn_path: { start: session.turn_path.start, actions: session.turn_path.actions.slice() } }),
   };
+  // Set after the literal rather than spread into it: no temporary object, no generic copy of its properties.
+  if (session.schedule_clock) copy.schedule_clock = session.schedule_clock;
+  if (withTurnPath && session.turn_path) copy.turn_path = { start: session.turn_path.start, actions: session.turn_path.actions.slice() };
+  return copy;
 }

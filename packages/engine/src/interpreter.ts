@@ -191,6 +191,11 @@ class TurnState implements Turn {
   private withheld = false;
   /** Whether this turn's first block has begun Session.turn_path. */
   private pathMarked = false;
+  /**
+   * The path's entries from this index on are this turn's own: the ones before it are shared with
+   * the input session (a shallow copy), which a turn never changes, so those are replaced, never changed.
+   */
+  private readonly firstOwnEntry: number;
   /** Read once: a field is cheaper to test on every block than a missing property of the ports. */
   private readonly observer: TurnObserver | undefined;
   plan: CompiledPlan;
@@ -215,6 +220,7 @@ class TurnState implements Turn {
     this.schedule = clock ? { instant: new Date(this.now.getTime() + clock.offset_ms), holiday: clock.holiday } : { instant: this.now, holiday: false };
     this.nowText = isoTime(this.now);
     this.scope = (name) => this.lookup(name);
+    this.firstOwnEntry = session.path.length;
   }
 
   get state(): JsonValue | null {
@@ -467,6 +473,12 @@ class TurnState implements Turn {
     const path = this.session.path;
     const last = path.at(-1);
     if (!last) return;
+    if (path.length > this.firstOwnEntry) {
+      // Made in this turn: no other session holds it, so it takes its exit in place.
+      last.exit = exit;
+      this.observer?.exited(last);
+      return;
+    }
     // Two literals rather than a conditional spread (a temporary object and a generic copy of it).
     const entry: PathEntry =
       last.reason === undefined
@@ -599,7 +611,9 @@ class TurnState implements Turn {
     const path = this.session.path;
     const last = path.at(-1);
     // Before any block (a chat's end message at a first turn's failure) there is no entry to name it on.
-    if (last) path[path.length - 1] = { ...last, reason };
+    if (!last) return;
+    if (path.length > this.firstOwnEntry) last.reason = reason;
+    else path[path.length - 1] = { ...last, reason };
   }
 
   /**

@@ -288,7 +288,10 @@ export interface ProtocolGenerator {
 export interface TurnObserver {
   /** The session entered a block (`exit` is null). */
   entered(entry: PathEntry): void;
-  /** The session left the block it was in by `entry.exit`. */
+  /**
+   * The session left the block it was in by `entry.exit`. An entry made in the same turn is the
+   * object `entered` was given, its exit now set: read an entry when told, do not keep it.
+   */
   exited(entry: PathEntry): void;
   /** An action, in the order of the turn's `actions`. */
   action(action: Action): void;

@@ -210,9 +210,10 @@ export function currentFrame(session: Session): PlanFrame {
  * A copy whose mutable parts are fresh, so a turn never changes the session it was given.
  * Entries of the lists are replaced, never changed in place, so the lists are copied shallowly.
  * Field by field rather than by spread: every turn makes one, and one object shape keeps it fast.
+ * `withTurnPath: false` leaves out the last turn's marks, which a turn reads from its input.
  */
-export function copySession(session: Session): Session {
-  return {
+export function copySession(session: Session, withTurnPath = true): Session {
+  const copy: Session = {
     format_version: session.format_version,
     id: session.id,
     tenant_id: session.tenant_id,
@@ -247,7 +248,9 @@ export function copySession(session: Session): Session {
     failure: session.failure,
     recording: session.recording && { ...session.recording },
     language: session.language,
-    ...(session.schedule_clock && { schedule_clock: session.schedule_clock }),
-    ...(session.turn_path && { turn_path: { start: session.turn_path.start, actions: session.turn_path.actions.slice() } }),
   };
+  // Set after the literal rather than spread into it: no temporary object, no generic copy of its properties.
+  if (session.schedule_clock) copy.schedule_clock = session.schedule_clock;
+  if (withTurnPath && session.turn_path) copy.turn_path = { start: session.turn_path.start, actions: session.turn_path.actions.slice() };
+  return copy;
 }

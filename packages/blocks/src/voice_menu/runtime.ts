@@ -17,13 +17,13 @@ interface MenuState {
   failures: number;
 }
 
-async function ask(turn: Turn, menu: Menu, afterInvalid: boolean): Promise<Outcome> {
+/** A promise only when the prompt looks an audio up (playPrompt). */
+function ask(turn: Turn, menu: Menu, afterInvalid: boolean): Promise<Outcome> | Outcome {
   const invalid = afterInvalid ? turn.render(menu.invalidText).trim() : '';
   if (turn.session.channel === 'voice') {
-    const language = menu.prompt.language ? { language: menu.prompt.language } : {};
-    if (invalid !== '') turn.emit({ type: 'say', text: invalid, ...language });
-    await playPrompt(turn, menu.prompt);
-    turn.emit({ type: 'gather', input: 'dtmf', timeout_s: menu.timeoutS, max_digits: menu.maxDigits, ...language });
+    if (invalid !== '') turn.emit({ type: 'say', text: invalid, ...(menu.prompt.language && { language: menu.prompt.language }) });
+    const played = playPrompt(turn, menu.prompt);
+    return played ? played.then(() => gather(turn, menu)) : gather(turn, menu);
   } else {
     if (invalid !== '') turn.emit({ type: 'reply', text: invalid });
     turn.emit({
@@ -32,6 +32,12 @@ async function ask(turn: Turn, menu: Menu, afterInvalid: boolean): Promise<Outco
       options: menu.options.map((option) => ({ id: option.digits, label: option.label || option.digits })),
     });
   }
+  return { wait: true };
+}
+
+function gather(turn: Turn, menu: Menu): Outcome {
+  const language = menu.prompt.language;
+  turn.emit({ type: 'gather', input: 'dtmf', timeout_s: menu.timeoutS, max_digits: menu.maxDigits, ...(language && { language }) });
   return { wait: true };
 }
 

@@ -6,7 +6,7 @@ import type { Actor, AppContext, Scope } from '../context.ts';
 import type { DialectName } from '../db/database.ts';
 import { coalesce } from '../db/instance-bus.ts';
 import { AppError, badRequest, forbidden, unauthorized } from '../errors.ts';
-import { AccessTokenError, type AccessTokenClaims } from '../lib/access-tokens.ts';
+import { AccessTokenError, type AccessTokenClaims, type SignInEnd } from '../lib/access-tokens.ts';
 import { safeEqualHex, sha256 } from '../lib/keys.ts';
 import { isoAfter, nowIso } from '../lib/time.ts';
 
@@ -30,9 +30,6 @@ const CREDENTIAL_TABLES: readonly string[] = [...SIGN_IN_TABLES, 'api_keys'];
 const RECHECK_MS: Record<DialectName, number> = { sqlite: 2_000, postgres: 15_000 };
 /** setTimeout's longest delay; a token living longer is looked at again then. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
-
-/** Why a long-lived connection's credentials ended: its token's time is up, or its sign-in no longer holds. */
-export type SignInEnd = 'token_expired' | 'sign_in_ended';
 
 export function formatApiKey(id: number, secret: string): string {
   return `${API_KEY_PREFIX}${id}_${secret}`;

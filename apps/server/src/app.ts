@@ -32,7 +32,7 @@ import { consolePlugin } from './plugins/console.ts';
 import { clientErrorHandler, errorsPlugin, frameworkErrors } from './plugins/errors.ts';
 import { RequestLogController } from './plugins/request-log.ts';
 import { securityHeadersPlugin } from './plugins/security-headers.ts';
-import { allResources } from './resources/registry.ts';
+import { allResources } from './modules/resource-registry.ts';
 import { registerResource } from './resources/routes.ts';
 import { registerMetricsRoute, timeProviderWebhooks } from './modules/metrics/metrics.ts';
 

@@ -6,6 +6,9 @@ import type { Database, TableName } from '../db/schema.ts';
 import type { Access } from '../plugins/auth.ts';
 
 export type Row = Record<string, unknown> & { id: number };
+
+/** A table with a tenant_id column: its rows are some tenant's. */
+export type TableWithTenant = { [T in TableName]: Database[T] extends { tenant_id: number } ? T : never }[TableName];
 export type Values = Record<string, unknown>;
 
 export interface WriteContext {

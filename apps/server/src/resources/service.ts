@@ -6,7 +6,7 @@ import { type PreparedQuery, prepareQuery } from '../db/prepared.ts';
 import { sharedTransactionRunner } from '../db/write-batch.ts';
 import { AppError, badRequest, conflict, notFound } from '../errors.ts';
 import { nowIso } from '../lib/time.ts';
-import { type AuditChange, maskFields, recordAudit } from '../modules/audit/audit.recorder.ts';
+import { type AuditChange, maskFields, recordAudit } from './audit.recorder.ts';
 import { assertAllowed, tenantFilterOf } from '../plugins/auth.ts';
 import type { ResourceDefinition, Row, Values, WriteContext } from './definition.ts';
 import { applyOrder, compileCondition, conditionShape, type DerivedColumns, fillShape } from './filter-sql.ts';

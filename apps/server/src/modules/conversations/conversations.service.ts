@@ -26,7 +26,7 @@ import { badRequest, conflict, notFound } from '../../errors.ts';
 import { nowIso } from '../../lib/time.ts';
 import { assertAllowed, tenantFilterOf } from '../../plugins/auth.ts';
 import { transferDeadline } from './transfer-deadline.ts';
-import { recordAudit } from '../audit/audit.recorder.ts';
+import { recordAudit } from '../../resources/audit.recorder.ts';
 import type { DialAction } from '../sessions/chat-handoff.ts';
 import { parseSession } from '../sessions/sessions.repository.ts';
 import { createMediaUrls, type MediaUrls } from '../audios/media-urls.ts';

@@ -16,7 +16,7 @@ import type { Kysely } from 'kysely';
 import type { Database, LicenseTable } from '../../db/schema.ts';
 import { AppError, badRequest, conflict, notFound } from '../../errors.ts';
 import { nowIso } from '../../lib/time.ts';
-import { type AuditAuthor, recordAudit } from '../audit/audit.recorder.ts';
+import { type AuditAuthor, recordAudit } from '../../resources/audit.recorder.ts';
 import fs from 'node:fs/promises';
 import { countRunningCalls, countRunningLike } from '../sessions/sessions.repository.ts';
 import { cachedReading } from '../system/system-info.routes.ts';

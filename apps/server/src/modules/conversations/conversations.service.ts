@@ -31,7 +31,7 @@ import type { DialAction } from '../sessions/chat-handoff.ts';
 import { parseSession } from '../sessions/sessions.repository.ts';
 import { createMediaUrls, type MediaUrls } from '../audios/media-urls.ts';
 import { servesTenant } from './agents.ts';
-import { attachmentView, type StoredAttachment } from './attachments.ts';
+import { attachmentView, type StoredAttachment } from './attachment-store.ts';
 import { closingMessageFor } from './closing-message.ts';
 import { assertInCustomerWindow, hasCustomerWindow, windowClosesAt } from './customer-window.ts';
 import { publishConversationEvent } from './conversation-events.ts';

@@ -52,7 +52,7 @@ export interface ChannelLookup {
 }
 
 /**
- * The engine's ports the providers serve outside a turn's answer (docs/blocks.md): the
+ * The engine's ports the providers serve outside a turn's answer (docs/engine.md): the
  * `send_message` block (SMS through Twilio, WhatsApp), message templates and the customer window
  * (WhatsApp). channels/messaging.ts and channels/whatsapp/engine-ports.ts make them; the session
  * runtime takes them from `ctx.channels`.

@@ -255,6 +255,20 @@ describe('publishing to a rollout', () => {
     expect((await call('+5511912345678')).version).toBe(v3);
   });
 
+  test('an Asterisk caller, an outbound call and a campaign contact: the number on the other end decides', async () => {
+    const { candidate, base } = numbersFor(frontDesk.id, 50, 4);
+    const start = async (init: { provider: 'asterisk' | 'twilio'; direction: 'inbound' | 'outbound'; caller: string; called: string }) => {
+      const outcome = await server.ctx.sessions.start({ tenant_id: member.tenantId, plan_id: frontDesk.id, channel: 'voice', ...init });
+      return (await server.ctx.sessions.find(outcome.session_id))!.session.plan_version;
+    };
+    // As the FastAGI server starts a call: the caller id, here without its "+".
+    expect(await start({ provider: 'asterisk', direction: 'inbound', caller: candidate[3]!.slice(1), called: VOICE_NUMBER })).toBe(v3);
+    expect(await start({ provider: 'asterisk', direction: 'inbound', caller: base[3]!, called: VOICE_NUMBER })).toBe(v2);
+    // As the outbound core starts an answered call (one call or a campaign's): our number calls theirs.
+    expect(await start({ provider: 'twilio', direction: 'outbound', caller: VOICE_NUMBER, called: candidate[3]! })).toBe(v3);
+    expect(await start({ provider: 'asterisk', direction: 'outbound', caller: VOICE_NUMBER, called: base[3]! })).toBe(v2);
+  });
+
   test('share 0: the pinned numbers only; the share and the pinned contacts change in one audited call', async () => {
     const before = (await current(frontDesk))!;
     // Numbers in the share that have not written on WhatsApp yet (a chat still open takes the next message).

@@ -136,6 +136,20 @@ async function webchatAs(id: string): Promise<number> {
   return stored!.session.plan_version;
 }
 
+/** A web chat started by an anonymous visitor whose browser keeps `visitorId`: the version its conversation runs. */
+async function webchatAnonymous(visitorId: string): Promise<number> {
+  const response = await server.app.inject({
+    method: 'POST',
+    url: `/api/v1/webchat/${webchat.webchat_key}/conversations`,
+    remoteAddress: `198.51.100.${(serial++ % 250) + 1}`,
+    headers: { origin: SITE },
+    payload: { visitor_id: visitorId },
+  });
+  expect(response.statusCode, response.body).toBe(200);
+  const stored = await server.ctx.sessions.find(response.json<WebchatConversation>().conversation_id);
+  return stored!.session.plan_version;
+}
+
 /** Phone numbers (E.164) that meet `plan`'s new version at `share` percent, and numbers that do not. */
 function numbersFor(planId: number, share: number, count: number): { candidate: string[]; base: string[] } {
   const candidate: string[] = [];
@@ -253,6 +267,12 @@ describe('publishing to a rollout', () => {
     for (const visitor of visitors) {
       const expected = rolloutBucket(frontDesk.id, visitor) < 5000 ? v3 : v2;
       expect([await webchatAs(visitor), await webchatAs(visitor)]).toEqual([expected, expected]);
+    }
+    // An anonymous visitor: the id the widget keeps in the browser (visitor_id) decides, conversation after conversation.
+    for (let i = 0; i < 6; i++) {
+      const visitorId = `browser-${i}-0123456789`;
+      const expected = rolloutBucket(frontDesk.id, `visitor:${visitorId}`) < 5000 ? v3 : v2;
+      expect([await webchatAnonymous(visitorId), await webchatAnonymous(visitorId)]).toEqual([expected, expected]);
     }
     // Pinned: a visitor id and a number typed with spaces.
     expect(await webchatAs('vip-visitor')).toBe(v3);

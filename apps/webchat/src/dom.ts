@@ -10,8 +10,8 @@ export function h<K extends keyof HTMLElementTagNameMap>(tag: K, attributes: Rec
   return element;
 }
 
-/** An id for a message, so that a retry of it runs nothing twice on the server. */
-export function messageId(): string {
+/** A random id: a message's, so that a retry of it runs nothing twice on the server; the visitor's, kept in the browser. */
+export function randomId(): string {
   // randomUUID exists only in secure contexts (https, localhost); a plain-http page gets the fallback.
   return typeof crypto.randomUUID === 'function' ? crypto.randomUUID() : `${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`;
 }

@@ -7,7 +7,7 @@
 import type { WebchatConversation } from '@voxplan/contracts';
 import { attachmentLimits, checkAttachment, megabytesOf } from '@voxplan/contracts/attachment-limits';
 import { type WebchatApi, WidgetApiError } from './api.ts';
-import { h, messageId, sleep } from './dom.ts';
+import { h, randomId, sleep } from './dom.ts';
 import type { Words } from './i18n.ts';
 
 const PROVIDER = 'webchat';
@@ -80,7 +80,7 @@ export function fileSender({ api, words, lang, log, alert, current, render, list
     const pending = h('div', { class: 'msg user uploading' }, h('span', {}, label), progress);
     log.append(pending);
     log.scrollTop = log.scrollHeight;
-    const id = messageId();
+    const id = randomId();
     const upload = () => api.upload(conversation.conversation_id, id, file, (fraction) => (progress.value = Math.round(fraction * 100)));
     try {
       let view: WebchatConversation;

@@ -9,7 +9,7 @@ import type { WebchatConversation, WebchatOption, WebchatPrechatField, WebchatSt
 import { WebchatApi, WidgetApiError } from './api.ts';
 import { acceptedTypes, fileSender, paperclip, sizeOf, takeFiles } from './files.ts';
 import { wordsFor } from './i18n.ts';
-import { EMAIL, h, identityOf, messageId, pageUrl, sleep, type Child } from './dom.ts';
+import { EMAIL, h, identityOf, randomId, pageUrl, sleep, type Child } from './dom.ts';
 import { styles } from './styles.ts';
 
 /** Read while the script runs: `document.currentScript` is null once it has. */
@@ -32,6 +32,8 @@ const isTypingNotice = (answer: unknown): answer is TypingNotice => typeof answe
 interface Stored {
   id?: string;
   open?: boolean;
+  /** This browser's own id, kept across conversations: a staged rollout shows the visitor one version of the plan. */
+  visitor?: string;
 }
 
 function mount(tag: HTMLScriptElement): void {
@@ -54,6 +56,14 @@ function mount(tag: HTMLScriptElement): void {
     } catch {
       // Storage blocked (private mode, a sandboxed frame): the chat works, a reload starts afresh.
     }
+  };
+
+  const visitorId = (): string => {
+    const kept = load().visitor;
+    if (kept) return kept;
+    const made = randomId();
+    save({ visitor: made });
+    return made;
   };
 
   const host = h('div', { 'data-voxplan-webchat': '', 'data-theme': ['light', 'dark'].includes(tag.dataset.theme ?? '') ? tag.dataset.theme! : 'auto', lang });
@@ -203,7 +213,7 @@ function mount(tag: HTMLScriptElement): void {
   /** A new conversation, with what is known of the visitor: the pre-chat answers, the page, the site's signed user. */
   async function start(customer?: WebchatStart['customer']): Promise<void> {
     const page = pageUrl();
-    render(await api.start({ ...(customer && { customer }), ...(page && { page_url: page }), ...(identity && { identity }) }));
+    render(await api.start({ ...(customer && { customer }), ...(page && { page_url: page }), ...(identity && { identity }), visitor_id: visitorId() }));
     showPrechat([]);
     void listen();
   }
@@ -266,7 +276,7 @@ function mount(tag: HTMLScriptElement): void {
     log.scrollTop = log.scrollHeight;
     options.hidden = true;
     setTyping(true);
-    const id = messageId();
+    const id = randomId();
     try {
       let view: WebchatConversation;
       try {

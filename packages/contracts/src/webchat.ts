@@ -102,6 +102,11 @@ export const webchatStartSchema = z
       })
       .strict()
       .optional(),
+    visitor_id: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]{8,64}$/, 'expected 8 to 64 letters, digits, "-" or "_"')
+      .optional()
+      .describe('a random id the widget keeps in the browser: a staged rollout keeps this visitor on one version (docs/rollouts.md); the signed identity wins when both are sent'),
   })
   .strict();
 export type WebchatStart = z.infer<typeof webchatStartSchema>;

@@ -297,6 +297,9 @@ export async function webchatPlugin(app: FastifyInstance, options: { ctx: AppCon
       const route = await findWebchatNumber(ctx.db, number.id);
       const planId = route ? choosePlan(route, 'chat', new Date(), '') : null;
       if (planId === null) throw conflict('webchat_unavailable');
+      // The visitor a rollout keeps on one version (docs/rollouts.md): the site's signed-in user, whose id the site signed, else the browser's own id.
+      const visitorId = request.body?.visitor_id;
+      const contactKey = customer?.external_id ?? (visitorId && `visitor:${visitorId}`);
       const outcome = await ctx.sessions.start({
         id: newSessionId(),
         tenant_id: number.tenant_id,
@@ -308,8 +311,7 @@ export async function webchatPlugin(app: FastifyInstance, options: { ctx: AppCon
         called: number.number,
         source_ip: request.ip,
         ...(customer && { customer }),
-        // The site's signed-in user, whose id the site signed: the visitor a rollout keeps on one version (docs/rollouts.md).
-        ...(customer?.external_id && { contact_key: customer.external_id }),
+        ...(contactKey && { contact_key: contactKey }),
       });
       return view(request, outcome.session_id);
     },

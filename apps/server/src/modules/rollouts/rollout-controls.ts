@@ -10,7 +10,7 @@ import type { Database } from '../../db/schema.ts';
 import { conflict, notFound } from '../../errors.ts';
 import { contactKeyOf } from '../../lib/rollout-choice.ts';
 import { nowIso } from '../../lib/time.ts';
-import { type AuditAuthor, recordAudit } from '../audit/audit.recorder.ts';
+import { type AuditAuthor, recordAudit } from '../../resources/audit.recorder.ts';
 import { type PlanRow, presentPlan } from '../visual-plans/plan-document.ts';
 import { rewritePlanReferences } from '../visual-plans/live-references.ts';
 import { auditedRollout, requireRunning, type RolloutRow } from './rollout-rows.ts';

@@ -5,7 +5,7 @@ import type { Scope } from '../../context.ts';
 import type { Database } from '../../db/schema.ts';
 import { badRequest, conflict } from '../../errors.ts';
 import { nowIso } from '../../lib/time.ts';
-import { recordAudit } from '../audit/audit.recorder.ts';
+import { recordAudit } from '../../resources/audit.recorder.ts';
 import { startRollout } from '../rollouts/rollout-controls.ts';
 import { presentRollout } from '../rollouts/rollout-rows.ts';
 import { type PlanRow, type PlanVersionRow, presentVersion } from './plan-document.ts';

@@ -8,6 +8,7 @@
  * rounds' ratios: the machine's other work moves a figure by a third from one minute to the next.
  * Environment:
  *   BUDGET_FIGURES=twilio,session,uncached,signin   the figures measured (all by default)
+ *   BUDGET_UNCACHED=id,rlist,rcount,create,update   the uncached requests measured (bench:api's keys; all by default)
  *   BUDGET_ROUNDS=3           rounds of app then floor
  *   BUDGET_SECONDS=2          measured seconds of each figure in a round
  *   BUDGET_WARMUP_SECONDS=3   warm-up before the first round's figures (1 s before the later rounds')
@@ -40,6 +41,7 @@ const settings = {
   seconds: envNumber('BUDGET_SECONDS', 2),
   warmupSeconds: envNumber('BUDGET_WARMUP_SECONDS', 3),
   pin: process.env.BENCH_PIN !== '0',
+  uncached: process.env.BUDGET_UNCACHED?.split(',').map((key) => key.trim()),
 };
 const unknown = settings.figures.find((key) => !figureKeys.includes(key));
 if (unknown !== undefined) throw new Error(`BUDGET_FIGURES: unknown figure '${unknown}'; known: ${figureKeys.join(', ')}`);
@@ -124,6 +126,7 @@ const uncachedBudgets: Array<[ScenarioKey, Budget]> = [
 
 /** bench:api's uncached requests against its floor, on SQLite. */
 async function uncachedRequests(dataDir: string): Promise<Result[]> {
+  const measured = uncachedBudgets.filter(([key]) => settings.uncached?.includes(key) ?? true);
   const rows = 100_000;
   process.stderr.write(`uncached requests: the app and the floor, each seeding ${rows} destinations\n`);
   const app = await servers.start('voxplan', { BENCH_DATA_DIR: fs.mkdtempSync(path.join(dataDir, 'api-')), BENCH_ROWS: String(rows) }, serverCpu);
@@ -135,7 +138,7 @@ async function uncachedRequests(dataDir: string): Promise<Result[]> {
   const µs: Record<string, { app: number[]; floor: number[] }> = {};
   for (let round = 1; round <= settings.rounds; round++) {
     const options = { seconds: settings.seconds, warmupSeconds: warmupOf(round), connections: 50, failures };
-    for (const [key] of uncachedBudgets) {
+    for (const [key] of measured) {
       const appScenario = appScenarios.find((scenario) => scenario.key === key)!;
       const floorScenario = floorScenarios.find((scenario) => scenario.key === key)!;
       const a = await measure(`${appScenario.name}, round ${round}`, app, appScenario.spec, options);
@@ -147,7 +150,7 @@ async function uncachedRequests(dataDir: string): Promise<Result[]> {
     }
   }
   await Promise.all([servers.stop(app), servers.stop(floor)]);
-  return uncachedBudgets.map(([key, budget]) => fromRounds(budget, 'µs CPU a request', µs[key]!.app, µs[key]!.floor));
+  return measured.map(([key, budget]) => fromRounds(budget, 'µs CPU a request', µs[key]!.app, µs[key]!.floor));
 }
 
 /** The console's sign-in route, built for production, and the floor: a Mantine sign-in form alone. */

@@ -201,17 +201,24 @@ async function main(): Promise<void> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'voxplan-bench-budget-'));
   servers.onStopAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
   const results: Result[] = [];
-  if (settings.figures.includes('twilio')) results.push(await twilioCall(dataDir));
-  if (settings.figures.includes('session')) results.push(await sessionStart());
-  if (settings.figures.includes('uncached')) results.push(...(await uncachedRequests(dataDir)));
-  if (settings.figures.includes('signin')) results.push(await signInJs(dataDir));
+  const took: string[] = [];
+  const timed = async (key: FigureKey, run: () => Promise<Result | Result[]>) => {
+    if (!settings.figures.includes(key)) return;
+    const began = performance.now();
+    results.push(...[await run()].flat());
+    took.push(`${key} ${fmt((performance.now() - began) / 1000, 0)} s`);
+  };
+  await timed('twilio', () => twilioCall(dataDir));
+  await timed('session', () => sessionStart());
+  await timed('uncached', () => uncachedRequests(dataDir));
+  await timed('signin', () => signInJs(dataDir));
   failures.push(...wrongAnswers);
   process.stdout.write(report(results));
   process.stdout.write(
     `\napp and floor: the medians of the rounds; ratio: app ÷ floor, the median of the rounds' own ratios, held to the budget ` +
       `(the sign-in route: its size is). CPU: the server process's (user + system, /proc).\n` +
       `Not measured here: PostgreSQL ÷ SQLite, a Twilio call's CPU (≤ ${POSTGRES_OVER_SQLITE}, median of three rounds): BENCH_DIALECT=both npm run bench:channels.\n` +
-      `${fmt((performance.now() - started) / 1000, 0)} s, load average ${fmt(os.loadavg()[0]!, 1)} at the end.\n`,
+      `${fmt((performance.now() - started) / 1000, 0)} s (${took.join(', ')}), load average ${fmt(os.loadavg()[0]!, 1)} at the end.\n`,
   );
 }
 

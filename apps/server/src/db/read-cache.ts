@@ -115,30 +115,45 @@ export function createReadCache(tracker: WriteTracker, externalVersion: () => nu
   const seenOnce = new Map<string, true>();
   let hits = 0;
   let reads = 0;
-  return {
-    async read<T>(key: string, tables: readonly string[], load: () => Promise<T>): Promise<T> {
-      reads++;
-      // A miss needs no waiting: the load itself reads what is committed now.
-      if (caughtUp && entries.has(key) && !(await caughtUp())) return load();
-      // Both taken before loading: a write landing while `load` runs leaves the entry already stale.
-      // Another process's write cannot be told apart by table, so it makes every entry stale.
-      const version = externalVersion();
-      const stamp = tracker.stampOf(tables);
-      if (stamp === undefined) return load();
-      const cached = entries.get(key);
-      if (cached && cached.stamp === stamp && cached.externalVersion === version) {
-        hits++;
-        return cached.value as T;
-      }
-      // An answer that went stale was asked for again: it is kept again at once.
-      if (!cached && !seenOnce.has(key)) {
-        remember(seenOnce, key, true);
-        return load();
-      }
-      seenOnce.delete(key);
-      const value = deepFreeze(await load());
+  /**
+   * Not an async function: a miss of a key seen once hands back `load`'s own promise, and a hit a
+   * resolved one, without the promise and the microtasks of an async function wrapped around it
+   * (every authenticated request reads the sign-in check here, and an uncached one its answer too).
+   */
+  function readNow<T>(key: string, tables: readonly string[], load: () => Promise<T>): Promise<T> {
+    // Both taken before loading: a write landing while `load` runs leaves the entry already stale.
+    // Another process's write cannot be told apart by table, so it makes every entry stale.
+    const version = externalVersion();
+    const stamp = tracker.stampOf(tables);
+    if (stamp === undefined) return load();
+    const cached = entries.get(key);
+    if (cached && cached.stamp === stamp && cached.externalVersion === version) {
+      hits++;
+      return Promise.resolve(cached.value as T);
+    }
+    // An answer that went stale was asked for again: it is kept again at once.
+    if (!cached && !seenOnce.has(key)) {
+      remember(seenOnce, key, true);
+      return load();
+    }
+    seenOnce.delete(key);
+    return load().then((loaded) => {
+      const value = deepFreeze(loaded);
       remember(entries, key, { externalVersion: version, stamp, value });
       return value;
+    });
+  }
+  return {
+    read<T>(key: string, tables: readonly string[], load: () => Promise<T>): Promise<T> {
+      reads++;
+      try {
+        // A miss needs no waiting: the load itself reads what is committed now.
+        if (caughtUp && entries.has(key)) return caughtUp().then((current) => (current ? readNow(key, tables, load) : load()));
+        return readNow(key, tables, load);
+      } catch (error) {
+        // As an async function would: a failure (the database's data_version, a load that throws at once) is a rejection.
+        return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+      }
     },
     clear() {
       entries.clear();

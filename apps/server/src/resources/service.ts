@@ -200,14 +200,17 @@ export class ResourceService<Out> {
     return this.app.readCache.read(key, this.readTables, load);
   }
 
-  /** `where`: the JSON text of the query string's `where`, or nothing. */
-  async count(scope: Scope, where: string | undefined): Promise<number> {
-    this.checkRead(scope);
-    return this.cachedRead('count', scope, where ?? '', async () => {
-      const condition = this.withDefaults(parseWhere(decodeJsonParam(where, 'where'), this.fields));
-      const [row] = await this.readShaped(scope, condition, 'count', (query) => query.select((eb) => eb.fn.countAll().as('count')));
-      return Number(row!.count);
-    });
+  /** `where`: the JSON text of the query string's `where`, or nothing. Promises chained, as in `get`. */
+  count(scope: Scope, where: string | undefined): Promise<number> {
+    try {
+      this.checkRead(scope);
+      return this.cachedRead('count', scope, where ?? '', () => {
+        const condition = this.withDefaults(parseWhere(decodeJsonParam(where, 'where'), this.fields));
+        return this.readShaped(scope, condition, 'count', (query) => query.select((eb) => eb.fn.countAll().as('count'))).then(([row]) => Number(row!.count));
+      });
+    } catch (error) {
+      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+    }
   }
 
   /** `filter`: the JSON text of the query string's `filter`, or nothing. */
@@ -286,7 +289,7 @@ export class ResourceService<Out> {
    * condition (filter-sql.ts) and of what `finish` adds, which `kind` must tell apart; `finish`
    * gets the values of `extra` as bound values, under the same names.
    */
-  private async readShaped(
+  private readShaped(
     scope: Scope,
     condition: Condition | undefined,
     kind: string,
@@ -306,24 +309,35 @@ export class ResourceService<Out> {
     const values: Record<string, unknown> = { ...extra };
     if (tenantId !== undefined) values.tenant = tenantId;
     for (const [index, value] of shape.values.entries()) values[`v${index}`] = value;
-    return (await query(this.db, values)).rows;
+    return query(this.db, values).then((result) => result.rows);
   }
 
-  /** The row with this id in the caller's scope; 404 when there is none. */
-  async findRow(db: LooseDb, scope: Scope, id: number): Promise<Row> {
-    const tenantId = this.tenantFilter(scope);
-    const { rows } = tenantId === undefined ? await this.rowById(db, { id }) : await this.rowByIdInTenant(db, { tenantId, id });
-    const [row] = rows;
-    if (!row) throw notFound(this.definition.notFoundCode);
-    return row;
+  /**
+   * The row with this id in the caller's scope; 404 when there is none. Here and in `get`, promises
+   * chained rather than async functions awaited: each layer of those is a promise and microtasks
+   * more on every uncached GET by id (issue 40). A refusal is a rejection all the same.
+   */
+  findRow(db: LooseDb, scope: Scope, id: number): Promise<Row> {
+    try {
+      const tenantId = this.tenantFilter(scope);
+      const read = tenantId === undefined ? this.rowById(db, { id }) : this.rowByIdInTenant(db, { tenantId, id });
+      return read.then(({ rows }) => rows[0] ?? Promise.reject(notFound(this.definition.notFoundCode)));
+    } catch (error) {
+      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+    }
   }
 
-  async get(scope: Scope, id: number): Promise<Out> {
-    this.checkRead(scope);
-    return this.cachedRead('get', scope, String(id), async () => {
-      const [out] = await this.present([await this.findRow(this.db, scope, id)]);
-      return out!;
-    });
+  get(scope: Scope, id: number): Promise<Out> {
+    try {
+      this.checkRead(scope);
+      return this.cachedRead('get', scope, String(id), () =>
+        this.findRow(this.db, scope, id)
+          .then((row) => this.present([row]))
+          .then(([out]) => out!),
+      );
+    } catch (error) {
+      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+    }
   }
 
   /**

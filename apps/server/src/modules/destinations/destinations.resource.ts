@@ -100,9 +100,12 @@ export const destinationsResource = defineResource({
       .values([...new Set(agentIds)].map((userId) => ({ destination_id: id, user_id: userId })))
       .execute();
   },
-  async present(rows, db): Promise<Destination[]> {
-    const agents = await agentsOf(db, rows);
-    return rows.map((row) => ({ ...(row as unknown as Omit<Destination, 'agent_ids'>), agent_ids: agents.get(row.id) ?? [] }));
+  present(rows, db): Promise<Destination[]> | Destination[] {
+    const withAgents = (agents: ReadonlyMap<number, number[]>) =>
+      rows.map((row) => ({ ...(row as unknown as Omit<Destination, 'agent_ids'>), agent_ids: agents.get(row.id) ?? [] }));
+    // Most destinations are not chat queues: their answer needs no query, nor the promise of one.
+    if (!rows.some((row) => row.chat_target === 'queue')) return withAgents(new Map());
+    return agentsOf(db, rows).then(withAgents);
   },
   readTables: ['destination_agents'],
   // A plan's destination block dials it: not removable while a plan's draft or published version names it.

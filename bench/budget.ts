@@ -1,0 +1,225 @@
+/**
+ * `npm run bench:budget` (bench/README.md): the quick figures of a call's path, each against its
+ * floor measured in the same run, held to the budgets of bench/budgets.ts. Run it before handing
+ * in a change that touches a call's path (docs/decisions.md). Exit 3 when a figure passes its
+ * budget, 1 when an answer was wrong or a request failed (the figures then mean nothing).
+ *
+ * The server figures alternate app and floor, round after round, and judge the median of the
+ * rounds' ratios: the machine's other work moves a figure by a third from one minute to the next.
+ * Environment:
+ *   BUDGET_FIGURES=twilio,session,uncached,signin   the figures measured (all by default)
+ *   BUDGET_UNCACHED=id,rlist,rcount,create,update   the uncached requests measured (bench:api's keys; all by default)
+ *   BUDGET_ROUNDS=3           rounds of app then floor
+ *   BUDGET_SECONDS=2          measured seconds of each figure in a round
+ *   BUDGET_WARMUP_SECONDS=3   warm-up before the first round's figures (1 s before the later rounds')
+ *   BENCH_PIN=1               0: no CPU pinning
+ */
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { build } from 'vite';
+import { measure } from './api/measure.ts';
+import { BENCH_ADMIN } from './api/protocol.ts';
+import { scenariosFor, type ScenarioKey } from './api/scenarios.ts';
+import { type Budget, budgets, POSTGRES_OVER_SQLITE } from './budgets.ts';
+import { checkOneCall, measureCalls, PUBLIC_URL, seedTwilioIvr, TOKEN, wrongAnswers } from './channels/twilio-call.ts';
+import { signInFloorKb } from './console/floor.ts';
+import { consoleSizes } from './console/sizes.ts';
+import { seed as seedSimulator, startCrm, startServer as startSimulatorServer, throughput } from './engine/simulator-sessions.ts';
+import { runBench } from './lib/bench-main.ts';
+import { envNumber } from './lib/env.ts';
+import { checkedJson } from './lib/http-json.ts';
+import { fmt, median, table } from './lib/load.ts';
+import { canPin, cpuCount, LOADGEN_CPU, pinSelf, SERVER_CPU, ServerChildren } from './lib/server-child.ts';
+
+const figureKeys = ['twilio', 'session', 'uncached', 'signin'] as const;
+type FigureKey = (typeof figureKeys)[number];
+const settings = {
+  figures: (process.env.BUDGET_FIGURES ?? figureKeys.join(',')).split(',').map((key) => key.trim()) as FigureKey[],
+  rounds: Math.max(1, envNumber('BUDGET_ROUNDS', 3)),
+  seconds: envNumber('BUDGET_SECONDS', 2),
+  warmupSeconds: envNumber('BUDGET_WARMUP_SECONDS', 3),
+  pin: process.env.BENCH_PIN !== '0',
+  uncached: process.env.BUDGET_UNCACHED?.split(',').map((key) => key.trim()),
+};
+const unknown = settings.figures.find((key) => !figureKeys.includes(key));
+if (unknown !== undefined) throw new Error(`BUDGET_FIGURES: unknown figure '${unknown}'; known: ${figureKeys.join(', ')}`);
+
+const pinning = settings.pin && canPin();
+const serverCpu = pinning ? SERVER_CPU : undefined;
+const servers = new ServerChildren(path.resolve(import.meta.dirname, 'api/server.ts'));
+const failures: string[] = [];
+/** Warm-up of a round's figure: V8 compiles the path in the first round's. */
+const warmupOf = (round: number) => (round === 1 ? settings.warmupSeconds : Math.min(1, settings.warmupSeconds));
+
+/** A figure of the run: the app's and the floor's medians over the rounds, and the median of the rounds' ratios. */
+interface Result {
+  budget: Budget;
+  app: number;
+  floor: number;
+  unit: string;
+  /** app ÷ floor each round (one value for a size). */
+  ratios: number[];
+  /** What is held to the budget: the median ratio, or the size itself. */
+  judged: number;
+}
+
+function fromRounds(budget: Budget, unit: string, app: number[], floor: number[]): Result {
+  const ratios = app.map((value, round) => value / floor[round]!);
+  return { budget, unit, app: median(app), floor: median(floor), ratios, judged: median(ratios) };
+}
+
+/** A whole Twilio call on SQLite against the floor's same six requests. */
+async function twilioCall(dataDir: string): Promise<Result> {
+  process.stderr.write('Twilio call: the floor and the app\n');
+  const floor = await servers.start('twilio-floor', { BENCH_DATA_DIR: fs.mkdtempSync(path.join(dataDir, 'twilio-floor-')), BENCH_PUBLIC_URL: PUBLIC_URL, BENCH_TWILIO_TOKEN: TOKEN }, serverCpu);
+  const app = await servers.start(
+    'channels',
+    { BENCH_DATA_DIR: fs.mkdtempSync(path.join(dataDir, 'twilio-')), BENCH_PUBLIC_URL: PUBLIC_URL, BENCH_MASTER_KEY: randomBytes(32).toString('hex') },
+    serverCpu,
+  );
+  await seedTwilioIvr(app);
+  await checkOneCall(floor);
+  await checkOneCall(app);
+  const appMs: number[] = [];
+  const floorMs: number[] = [];
+  for (let round = 1; round <= settings.rounds; round++) {
+    const load = { connections: 32, seconds: settings.seconds, warmupSeconds: warmupOf(round) };
+    appMs.push((await measureCalls(`Twilio calls, round ${round}`, [app], true, load)).cpuMsPerCall);
+    floorMs.push((await measureCalls(`floor, round ${round}`, [floor], true, load)).cpuMsPerCall);
+  }
+  await Promise.all([servers.stop(app), servers.stop(floor)]);
+  return fromRounds(budgets.twilioCall, 'ms CPU a call', appMs, floorMs);
+}
+
+/** New IVR sessions through the simulator against the menu-only plan's, on one server. */
+async function sessionStart(): Promise<Result> {
+  process.stderr.write('session start: the IVR and the menu-only plan through the simulator\n');
+  const crm = await startCrm();
+  const server = await startSimulatorServer(pinning);
+  try {
+    const seeded = await seedSimulator(server, crm.url);
+    const ivrMs: number[] = [];
+    const menuMs: number[] = [];
+    const perSession = (figure: { serverCpuS: number; sessions: number }) => (figure.serverCpuS / figure.sessions) * 1000;
+    for (let round = 1; round <= settings.rounds; round++) {
+      const load = { connections: 16, seconds: settings.seconds, warmupSeconds: warmupOf(round) };
+      process.stderr.write(`  round ${round}\n`);
+      ivrMs.push(perSession(await throughput(server, seeded, seeded.planId, 'ivr', load)));
+      menuMs.push(perSession(await throughput(server, seeded, seeded.menuPlanId, 'menu-only', load)));
+    }
+    return fromRounds(budgets.sessionStart, 'ms CPU a session', ivrMs, menuMs);
+  } finally {
+    await server.stop();
+    crm.close();
+  }
+}
+
+const uncachedBudgets: Array<[ScenarioKey, Budget]> = [
+  ['id', budgets.uncachedId],
+  ['rlist', budgets.uncachedList],
+  ['rcount', budgets.uncachedCount],
+  ['create', budgets.uncachedCreate],
+  ['update', budgets.uncachedUpdate],
+];
+
+/** bench:api's uncached requests against its floor, on SQLite. */
+async function uncachedRequests(dataDir: string): Promise<Result[]> {
+  const measured = uncachedBudgets.filter(([key]) => settings.uncached?.includes(key) ?? true);
+  const rows = 100_000;
+  process.stderr.write(`uncached requests: the app and the floor, each seeding ${rows} destinations\n`);
+  const app = await servers.start('voxplan', { BENCH_DATA_DIR: fs.mkdtempSync(path.join(dataDir, 'api-')), BENCH_ROWS: String(rows) }, serverCpu);
+  const floor = await servers.start('floor', { BENCH_DATA_DIR: fs.mkdtempSync(path.join(dataDir, 'api-floor-')), BENCH_ROWS: String(rows) }, serverCpu);
+  const login = (await checkedJson(`${app.url}/api/v1/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(BENCH_ADMIN) }, 'login')) as { token?: unknown };
+  if (typeof login.token !== 'string') throw new Error('login answered no token');
+  const appScenarios = await scenariosFor(app, login.token, rows);
+  const floorScenarios = await scenariosFor(floor, 'floor', rows);
+  const µs: Record<string, { app: number[]; floor: number[] }> = {};
+  for (let round = 1; round <= settings.rounds; round++) {
+    const options = { seconds: settings.seconds, warmupSeconds: warmupOf(round), connections: 50, failures };
+    for (const [key] of measured) {
+      const appScenario = appScenarios.find((scenario) => scenario.key === key)!;
+      const floorScenario = floorScenarios.find((scenario) => scenario.key === key)!;
+      const a = await measure(`${appScenario.name}, round ${round}`, app, appScenario.spec, options);
+      const f = await measure(`floor: ${floorScenario.name}, round ${round}`, floor, floorScenario.spec, options);
+      const perRequest = (m: { serverCpu: number | undefined; rps: number }) => ((m.serverCpu ?? Number.NaN) / m.rps) * 1e6;
+      const kept = (µs[key] ??= { app: [], floor: [] });
+      kept.app.push(perRequest(a));
+      kept.floor.push(perRequest(f));
+    }
+  }
+  await Promise.all([servers.stop(app), servers.stop(floor)]);
+  return measured.map(([key, budget]) => fromRounds(budget, 'µs CPU a request', µs[key]!.app, µs[key]!.floor));
+}
+
+/** The console's sign-in route, built for production, and the floor: a Mantine sign-in form alone. */
+async function signInJs(dataDir: string): Promise<Result> {
+  process.stderr.write('sign-in route: building the console and the floor\n');
+  const consoleDir = path.resolve(import.meta.dirname, '../apps/console');
+  const outDir = fs.mkdtempSync(path.join(dataDir, 'console-'));
+  await build({ root: consoleDir, configFile: path.join(consoleDir, 'vite.config.ts'), logLevel: 'warn', build: { outDir, emptyOutDir: true } });
+  const { loginKb } = consoleSizes(outDir);
+  const floorKb = await signInFloorKb();
+  return { budget: budgets.signInJs, unit: 'KB gzip', app: loginKb, floor: floorKb, ratios: [loginKb / floorKb], judged: loginKb };
+}
+
+let overBudget = 0;
+
+function report(results: Result[]): string {
+  const rows = [['figure', 'app', 'floor', 'unit', 'ratio (rounds)', 'ratio', 'budget', '']];
+  for (const result of results) {
+    const { budget } = result;
+    const passed = result.judged <= budget.max;
+    if (!passed) overBudget++;
+    rows.push([
+      budget.figure,
+      fmt(result.app, result.unit.startsWith('µs') ? 0 : 2),
+      fmt(result.floor, result.unit.startsWith('µs') ? 0 : 2),
+      result.unit,
+      result.ratios.map((ratio) => fmt(ratio)).join(', '),
+      fmt(result.ratios.length > 1 ? median(result.ratios) : result.ratios[0]!),
+      `≤ ${budget.max} ${budget.unit}`,
+      passed ? 'PASS' : 'FAIL: over budget',
+    ]);
+  }
+  const over = results.filter((result) => result.judged > result.budget.max);
+  return (
+    `\n${table(rows)}\n` +
+    (over.length > 0 ? `\nOver budget, and why the budget is what it is (bench/budgets.ts):\n${over.map((result) => `  - ${result.budget.figure}: ${result.budget.reason}`).join('\n')}\n` : '')
+  );
+}
+
+async function main(): Promise<void> {
+  const started = performance.now();
+  if (pinning) pinSelf([LOADGEN_CPU]);
+  process.stdout.write(
+    `Voxplan budget — node ${process.version}, ${cpuCount} x ${os.cpus()[0]?.model ?? 'CPU'}, load average ${fmt(os.loadavg()[0]!, 1)}; ` +
+      `${settings.rounds} round(s) of app then floor, warm-up ${settings.warmupSeconds}s then 1s, ${settings.seconds}s a figure; ` +
+      (pinning ? `load generator on CPU ${LOADGEN_CPU}, servers on CPU ${SERVER_CPU}\n` : 'no CPU pinning\n'),
+  );
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'voxplan-bench-budget-'));
+  servers.onStopAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+  const results: Result[] = [];
+  const took: string[] = [];
+  const timed = async (key: FigureKey, run: () => Promise<Result | Result[]>) => {
+    if (!settings.figures.includes(key)) return;
+    const began = performance.now();
+    results.push(...[await run()].flat());
+    took.push(`${key} ${fmt((performance.now() - began) / 1000, 0)} s`);
+  };
+  await timed('twilio', () => twilioCall(dataDir));
+  await timed('session', () => sessionStart());
+  await timed('uncached', () => uncachedRequests(dataDir));
+  await timed('signin', () => signInJs(dataDir));
+  failures.push(...wrongAnswers);
+  process.stdout.write(report(results));
+  process.stdout.write(
+    `\napp and floor: the medians of the rounds; ratio: app ÷ floor, the median of the rounds' own ratios, held to the budget ` +
+      `(the sign-in route: its size is). CPU: the server process's (user + system, /proc).\n` +
+      `Not measured here: PostgreSQL ÷ SQLite, a Twilio call's CPU (≤ ${POSTGRES_OVER_SQLITE}, median of three rounds): BENCH_DIALECT=both npm run bench:channels.\n` +
+      `${fmt((performance.now() - started) / 1000, 0)} s (${took.join(', ')}), load average ${fmt(os.loadavg()[0]!, 1)} at the end.\n`,
+  );
+}
+
+await runBench(servers, main, () => ({ failures, targetFailures: overBudget, strict: true }));

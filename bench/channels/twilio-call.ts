@@ -1,0 +1,158 @@
+/**
+ * bench:channels' Twilio call (bench/README.md): the requests of one whole call as Twilio makes
+ * them, signed, each answer checked; the IVR seeded on a Twilio number; the load and its figures
+ * a call. Shared by bench/channels/run.ts and bench/budget.ts.
+ */
+import { randomBytes } from 'node:crypto';
+import autocannon from 'autocannon';
+import twilio from 'twilio';
+import { apiCall } from '../lib/api-call.ts';
+import { failedOf, type LoadFigures, measureLoad } from '../lib/load.ts';
+import type { ServerChild } from '../lib/server-child.ts';
+import { seedIvr } from './ivr-plan.ts';
+
+export const PUBLIC_URL = 'https://voice.bench.example';
+const ACCOUNT = 'AC00000000000000000000000000000b00';
+export const TOKEN = randomBytes(16).toString('hex');
+const NUMBER = '+551140000000';
+const CALLER = '+14155550100';
+const HOOKS = '/api/v1/hooks/twilio/';
+
+// ---------------------------------------------------------------------------------------------
+// A call, as Twilio makes it
+
+type Form = Record<string, string>;
+interface CallContext {
+  sid?: string;
+  /** The path and query of the action URL the last answer named (Gather's or Dial's). */
+  action?: string;
+}
+
+/** Twilio's signed request to PUBLIC_URL + `pathAndQuery` with this form. */
+function signed(pathAndQuery: string, form: Form) {
+  return {
+    method: 'POST' as const,
+    path: pathAndQuery,
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      'x-twilio-signature': twilio.getExpectedTwilioSignature(TOKEN, `${PUBLIC_URL}${pathAndQuery}`, form),
+    },
+    body: new URLSearchParams(form).toString(),
+  };
+}
+
+const callForm = (sid: string, extra: Form = {}): Form => ({
+  AccountSid: ACCOUNT,
+  CallSid: sid,
+  From: CALLER,
+  To: NUMBER,
+  Direction: 'inbound',
+  CallStatus: 'in-progress',
+  ...extra,
+});
+
+/** The action URL of the document's verb, as Twilio would call it (path and query). */
+function actionOf(twiml: string, verb: 'Gather' | 'Dial'): string | undefined {
+  const match = new RegExp(`<${verb}[^>]* action="([^"]+)"`).exec(twiml);
+  return match?.[1]!.replaceAll('&amp;', '&').slice(PUBLIC_URL.length);
+}
+
+/** Answers that were not what the call expects (a wrong branch, a refused signature): the figures would mean nothing. */
+export const wrongAnswers: string[] = [];
+function expectThat(ok: boolean, what: string, body: string): void {
+  if (!ok && wrongAnswers.length < 5) wrongAnswers.push(`${what}: ${body.slice(0, 300)}`);
+}
+
+let callSerial = 0;
+/**
+ * One whole call, request by request: the first request to the main menu's Gather, key 1 (sales),
+ * key 2 in the sales menu up to the Dial, the Dial busy up to the survey's Gather, key 5 to the
+ * Hangup, then the status callback.
+ */
+export function callRequests(): autocannon.Request[] {
+  const gatherWith = (digits: string, next: 'Gather' | 'Dial' | 'Hangup'): autocannon.Request => ({
+    setupRequest: (request, context: CallContext) => ({ ...request, ...signed(context.action ?? `${HOOKS}voice?session=none`, callForm(context.sid!, { Digits: digits })) }),
+    onResponse: (status, body, context: CallContext) => followed(status, body, context, next),
+  });
+  const followed = (status: number, body: string, context: CallContext, next: 'Gather' | 'Dial' | 'Hangup') => {
+    if (next === 'Hangup') {
+      expectThat(status === 200 && body.includes('<Hangup/>'), 'the survey key did not hang up', body);
+      return;
+    }
+    context.action = actionOf(body, next);
+    expectThat(status === 200 && context.action !== undefined, `no ${next} in the answer`, body);
+  };
+  return [
+    {
+      setupRequest: (request, context: CallContext) => {
+        context.sid = `CA${process.pid}x${(callSerial += 1)}`;
+        return { ...request, ...signed(`${HOOKS}voice`, callForm(context.sid, { CallStatus: 'ringing' })) };
+      },
+      onResponse: (status, body, context: CallContext) => followed(status, body, context, 'Gather'),
+    },
+    gatherWith('1', 'Gather'),
+    gatherWith('2', 'Dial'),
+    {
+      setupRequest: (request, context: CallContext) => ({ ...request, ...signed(context.action ?? `${HOOKS}voice?session=none`, callForm(context.sid!, { DialCallStatus: 'busy' })) }),
+      onResponse: (status, body, context: CallContext) => followed(status, body, context, 'Gather'),
+    },
+    gatherWith('5', 'Hangup'),
+    {
+      setupRequest: (request, context: CallContext) => ({ ...request, ...signed(`${HOOKS}status`, callForm(context.sid!, { CallStatus: 'completed', CallDuration: '42' })) }),
+      onResponse: (status, body) => expectThat(status === 204, 'the status callback', body),
+    },
+  ];
+}
+export const REQUESTS_PER_CALL = callRequests().length;
+
+/** A load's figures, and for calls the calls a second and the server CPU of a whole call. */
+export interface Measurement extends LoadFigures {
+  /** Whole calls, or the hello-world's single requests. */
+  calls: boolean;
+  callsPerSecond: number;
+  cpuMsPerCall: number;
+}
+
+/** The statements each server sent to PostgreSQL so far (null on SQLite): counted over a measured run too. */
+export const sentStatements = async (server: ServerChild): Promise<number | null> => {
+  const sent = await server.command({ cmd: 'statements' });
+  return typeof sent === 'number' ? sent : null;
+};
+/** How long and how hard the calls are driven. */
+export interface CallLoad {
+  connections: number;
+  seconds: number;
+  warmupSeconds: number;
+}
+
+/** Warm-up, then the measured run, on one server or spread over several (the connections shared out). */
+export async function measureCalls(name: string, servers: ServerChild[], calls: boolean, load: CallLoad): Promise<Measurement> {
+  const figures = await measureLoad(name, servers, calls ? { requests: callRequests() } : {}, { ...load, failures: wrongAnswers, count: sentStatements });
+  // Calls completed: their last request, the status callback, answered.
+  const completedCalls = calls ? Math.floor(figures.requests / REQUESTS_PER_CALL) : figures.requests;
+  return {
+    ...figures,
+    calls,
+    callsPerSecond: completedCalls / figures.duration,
+    cpuMsPerCall: (figures.cpuMsPerRequest * figures.requests) / completedCalls,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Set-up through the API
+
+/** The IVR on a Twilio number, the tenant holding the keys its webhooks are signed with. */
+export const seedTwilioIvr = (server: ServerChild) =>
+  seedIvr(server, { e164: NUMBER, provider: 'twilio' }, async (token, tenantId) => {
+    await apiCall(server, 'PATCH', `/tenants/${tenantId}/integrations`, token, { twilio_sid: ACCOUNT, twilio_token: TOKEN });
+  });
+
+/** One call on its own first, its answers checked, so that a broken path fails loudly before any figure. */
+export async function checkOneCall(server: ServerChild): Promise<void> {
+  const result = await new Promise<autocannon.Result>((resolve, reject) => {
+    autocannon({ url: server.url, requests: callRequests(), connections: 1, amount: REQUESTS_PER_CALL }, (error: unknown, answer: autocannon.Result) =>
+      error ? reject(error instanceof Error ? error : new Error(String(error))) : resolve(answer),
+    );
+  });
+  if (failedOf(result) > 0 || wrongAnswers.length > 0) throw new Error(`the checked call failed: ${JSON.stringify(result.statusCodeStats)} ${wrongAnswers.join('; ')}`);
+}

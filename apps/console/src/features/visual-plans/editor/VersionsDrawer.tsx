@@ -7,6 +7,7 @@ import { useTranslation } from 'react-i18next';
 import { api } from '../../../lib/api/client.ts';
 import { useCanWrite } from '../../../lib/auth.tsx';
 import { formatDateTime } from '../../../lib/format.ts';
+import { RolloutPanel } from '../rollouts/RolloutPanel.tsx';
 import { useEditorContext } from './editor-context.tsx';
 import type { PlanSaving } from './use-plan-saving.tsx';
 import { VersionViewer } from './VersionViewer.tsx';
@@ -63,6 +64,7 @@ export function VersionsDrawer({ opened, onClose, saving, dirty }: { opened: boo
     <>
       <Drawer opened={opened} onClose={onClose} position="right" size="lg" title={t('editor.versions.title')} data-testid="versions-drawer">
         <Stack>
+          <RolloutPanel planId={planId} tenantId={tenantId} publishedVersion={saving.publishedVersion} onPromoted={saving.setPublishedVersion} />
           <Text size="sm" c="dimmed">
             {t('editor.versions.hint', { version: saving.baseVersion })}
           </Text>

@@ -1,40 +1,15 @@
 import { useQuery } from '@tanstack/react-query';
+import type { Rollout, RolloutStart } from '@voxplan/contracts';
 import { api } from '../../../lib/api/client.ts';
 
+export type { Rollout };
+/** What publishing to a share sends (`POST …/publish`'s `rollout`). */
+export type RolloutSettings = RolloutStart;
+
 /*
- * The rollout API of issue 41 (docs/rollouts.md). These shapes are the binding contract the server
- * answers; they move to @voxplan/contracts' schemas once the server's routes land there.
+ * The results of issue 41 §2 (docs/rollouts.md): their schema moves to @voxplan/contracts with the
+ * results route; until then these are the shapes the contract names.
  */
-export interface AutoRollback {
-  goal_worse: boolean;
-  /** Percent of sessions ending in an engine error or a failed hand-off; null: no such rule. */
-  max_failure_rate: number | null;
-}
-
-export interface RolloutSettings {
-  share: number;
-  pinned: string[];
-  auto_rollback?: AutoRollback | null;
-}
-
-export interface Rollout {
-  id: number;
-  tenant_id: number;
-  plan_id: number;
-  base_version: number;
-  candidate_version: number;
-  share: number;
-  pinned: string[];
-  auto_rollback: AutoRollback | null;
-  state: 'running' | 'promoted' | 'rolled_back';
-  ended_reason: 'promoted' | 'rolled_back' | 'auto_rollback' | null;
-  ended_note: string | null;
-  started_time: string;
-  started_by: number | null;
-  ended_time: string | null;
-  ended_by: number | null;
-}
-
 export interface VersionResult {
   version: number;
   share: number;

@@ -72,7 +72,7 @@ export function PublishDialog({
       ) : (
         <>
           <Text size="sm" mb="xs">
-            {t('editor.publishConfirm.since', { version: publishedVersion })}
+            {t(rollout ? 'rollouts.changesSince' : 'editor.publishConfirm.since', { version: publishedVersion })}
           </Text>
           <List size="sm" spacing={4} data-testid="publish-changes">
             {changes.added.length > 0 && <List.Item>{t('editor.publishConfirm.added', { count: changes.added.length, names: named(changes.added) })}</List.Item>}

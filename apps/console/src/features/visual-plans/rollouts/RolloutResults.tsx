@@ -1,19 +1,8 @@
 import { Loader, Stack, Table, Text, Title } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
 import { formatDuration, formatNumber } from '../../../lib/format.ts';
-import { type RolloutResults as Results, useRolloutResults, type VersionResult } from './rollout-api.ts';
-
-/** The confidence line: the candidate's goal rate against the base's, or why there is none yet. */
-export function confidenceText(results: Results, t: (key: string, options?: Record<string, unknown>) => string, language: string): string {
-  const { comparison, rollout } = results;
-  const difference = comparison.goal_rate_difference;
-  if (!comparison.enough_data || difference === null || comparison.confidence === null) return t('rollouts.notEnoughData');
-  // goal rates are fractions (0..1): a difference of 0.061 reads as 6.1 points.
-  const points = formatNumber(Math.abs(difference) * 100, language, { maximumFractionDigits: 1 });
-  const confidence = formatNumber(comparison.confidence, language, { style: 'percent', maximumFractionDigits: 0 });
-  const key = difference > 0 ? 'rollouts.higher' : difference < 0 ? 'rollouts.lower' : 'rollouts.same';
-  return t(key, { version: rollout.candidate_version, points, confidence });
-}
+import { useRolloutResults, type VersionResult } from './rollout-api.ts';
+import { confidenceText } from './rollout-texts.ts';
 
 type Row = { key: string; value: (version: VersionResult) => string };
 

@@ -123,7 +123,14 @@ describe.each([
     const [payer, ...leavers] = baseCallers(planId, 3);
     expect([await call(planId, payer!, true), await call(planId, leavers[0]!, false), await call(planId, leavers[1]!, false)]).toEqual([2, 2, 2]);
 
+    // The dashboard's row of the plan says a rollout runs.
+    await page.goto('/dashboard');
+    const row = page.getByTestId('plan-stats-row').filter({ hasText: `Front desk ${language}` });
+    await expect.poll(() => row.getByTestId('plan-rollout').textContent()).toBe('v2 → v3 10 %');
+
     // The drawer: two versions live with their shares, the pinned number, the figures side by side.
+    await page.goto(`/visual-plan/${planId}`);
+    await page.getByTestId('plan-canvas').locator('.react-flow__node').first().waitFor();
     await openVersions(page);
     await expect.poll(async () => (await page.getByTestId('rollout-version').allTextContents()).join(' ')).toBe(`${text.live[0]}${text.live[1]}${text.live[2]} ${text.live[3]}${text.live[4]}${text.live[5]}`);
     expect(await page.getByTestId('rollout-pinned-list').textContent()).toBe(text.pinned);

@@ -113,7 +113,7 @@ export function RolloutPanel({ planId, tenantId, publishedVersion, onPromoted }:
                     clampBehavior="strict"
                     allowDecimal={false}
                     suffix=" %"
-                    w={120}
+                    w={170}
                     value={share ?? rollout.share}
                     onChange={(value) => setShare(typeof value === 'number' ? value : null)}
                     data-testid="rollout-share-input"

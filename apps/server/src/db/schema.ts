@@ -482,6 +482,8 @@ export interface CallReportTable {
   updated_time: Time;
   /** The campaign that placed the call (migration 0026); null for every other. Generated: inserts leave it out. */
   campaign_id: Generated<number | null>;
+  /** The name of the first goal the session reached (migration 0041); null when none. */
+  goal: string | null;
 }
 
 /** A call the plan places (migration 0026, docs/outbound.md), from its request to its outcome. */

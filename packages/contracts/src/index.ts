@@ -29,3 +29,4 @@ export * from './campaigns.ts';
 export * from './do-not-call.ts';
 export * from './countries.ts';
 export * from './whatsapp-template.ts';
+export * from './rollout.ts';

@@ -7,6 +7,7 @@
 import { planEdgeSchema, planNodeSchema, planSettingsSchema } from '@voxplan/blocks/definitions';
 import { z } from 'zod';
 import { idSchema, maxId, timestampSchema } from './common.ts';
+import { rolloutSchema, rolloutStartSchema } from './rollout.ts';
 
 export const visualPlanLimits = { name: 100, description: 500 } as const;
 
@@ -84,8 +85,9 @@ export const visualPlanSaveSchema = z.looseObject({
 });
 
 /** Publishing publishes the draft the caller saw. */
-export const visualPlanPublishSchema = z.object({ base_version: versionSchema }).strict();
-export const visualPlanRestoreSchema = visualPlanPublishSchema;
+export const visualPlanRestoreSchema = z.object({ base_version: versionSchema }).strict();
+/** With `rollout`, the draft becomes a version that only a share of the sessions meets (docs/rollouts.md). */
+export const visualPlanPublishSchema = visualPlanRestoreSchema.extend({ rollout: rolloutStartSchema.optional() }).strict();
 
 /** A new plan from content (save under another name, import): the file export writes. */
 export const visualPlanImportSchema = z.looseObject({ name: nameSchema, description: descriptionSchema.default(''), ...documentBodyFields });
@@ -113,7 +115,11 @@ export type VisualPlanVersion = z.infer<typeof visualPlanVersionSchema>;
 
 export const visualPlanVersionDocumentSchema = visualPlanVersionSchema.extend(contentFields);
 
-export const visualPlanPublishedSchema = visualPlanVersionSchema.extend({ warnings: z.array(planIssueSchema) });
+export const visualPlanPublishedSchema = visualPlanVersionSchema.extend({
+  warnings: z.array(planIssueSchema),
+  /** The rollout this publish started; null on a plain publish. */
+  rollout: rolloutSchema.nullable(),
+});
 
 /** A draft as one save left it, as listed (the versions drawer's saved drafts). */
 export const visualPlanDraftSchema = z.object({

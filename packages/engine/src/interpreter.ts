@@ -68,6 +68,7 @@ export function createSession(init: SessionInit, plan: { version: number; name: 
     same_node_streak: 0,
     ...(init.language !== undefined && { language: init.language }),
     ...(init.schedule_clock && { schedule_clock: { offset_ms: init.schedule_clock.offset_ms, holiday: init.schedule_clock.holiday } }),
+    ...(init.contact_key !== undefined && { contact_key: init.contact_key }),
     started_at: now.toISOString(),
     ended_at: null,
     hangup_cause: null,
@@ -97,7 +98,7 @@ export interface StartOptions {
 export async function startSession(init: SessionInit, ports: EnginePorts, options: StartOptions = {}): Promise<TurnResult> {
   const plan =
     init.plan_version === undefined
-      ? await ports.plans.loadPublished(init.tenant_id, init.plan_id)
+      ? await ports.plans.loadPublished(init.tenant_id, init.plan_id, init.contact_key)
       : await ports.plans.load(init.tenant_id, init.plan_id, init.plan_version);
   const session = createSession(init, plan, ports.clock.now());
   if (options.unanswered !== undefined) return endUnanswered(session, options.unanswered);

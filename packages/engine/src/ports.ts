@@ -81,8 +81,12 @@ export interface Schedules {
 export interface PlanLoader {
   /** A version the session pinned when it started or entered the plan. */
   load(tenantId: number, planId: number, version: number): Promise<CompiledPlan | undefined>;
-  /** The latest published version, for `call_plan`; `undefined` when the tenant has no such published plan. */
-  loadPublished(tenantId: number, planId: number): Promise<CompiledPlan | undefined>;
+  /**
+   * The version a new session (or `call_plan`) runs: the latest published one, or the version a
+   * staged rollout chose for `contactKey` (docs/rollouts.md); `undefined` when the tenant has no
+   * such published plan.
+   */
+  loadPublished(tenantId: number, planId: number, contactKey?: string): Promise<CompiledPlan | undefined>;
 }
 
 /** What the `destination` block dials or hands a chat to. */

@@ -172,6 +172,11 @@ export interface Session {
   goal?: { name: string; path_index: number };
   /** `SessionInit.schedule_clock`: a test run "as if" at another time; absent for every other session. */
   schedule_clock?: ScheduleClock;
+  /**
+   * `SessionInit.contact_key`: who the session is with, as a staged rollout tells contacts apart
+   * (the `call_plan` block chooses the called plan's version by it too). Absent when the host gave none.
+   */
+  contact_key?: string;
 }
 
 /**
@@ -204,6 +209,11 @@ export interface SessionInit {
   language?: string;
   /** Test sessions only: the time the date ranges read (ScheduleClock). */
   schedule_clock?: ScheduleClock;
+  /**
+   * Who the session is with, for a staged rollout's sticky choice (the caller's number, a web chat
+   * visitor's id): passed to `PlanLoader.loadPublished`, here and by `call_plan`.
+   */
+  contact_key?: string;
 }
 
 /** The plan the session is in now: the last one `call_plan` entered, else the first. */
@@ -254,6 +264,7 @@ export function copySession(session: Session): Session {
     language: session.language,
     ...(session.schedule_clock && { schedule_clock: session.schedule_clock }),
     ...(session.goal && { goal: session.goal }),
+    ...(session.contact_key !== undefined && { contact_key: session.contact_key }),
     ...(session.turn_path && { turn_path: { start: session.turn_path.start, actions: session.turn_path.actions.slice() } }),
   };
 }

@@ -319,6 +319,32 @@ export interface VisualPlanTable {
   version: number;
   published_version: number | null;
   updated_by: number | null;
+  /** The running rollout (migration 0040), copied from plan_rollouts for the choice; null when none runs. */
+  rollout_version: number | null;
+  rollout_share: number | null;
+  /** JSON array of contact keys. */
+  rollout_pinned: string | null;
+}
+
+/** A staged rollout of a plan's version (migration 0040, docs/rollouts.md). */
+export interface PlanRolloutTable {
+  id: Generated<number>;
+  tenant_id: number;
+  plan_id: number;
+  base_version: number;
+  candidate_version: number;
+  share: number;
+  /** JSON array of contact keys. */
+  pinned: string;
+  /** JSON { goal_worse, max_failure_rate } or null. */
+  auto_rollback: string | null;
+  state: 'running' | 'promoted' | 'rolled_back';
+  ended_reason: 'promoted' | 'rolled_back' | 'auto_rollback' | null;
+  ended_note: string | null;
+  started_time: Time;
+  started_by: number | null;
+  ended_time: Time | null;
+  ended_by: number | null;
 }
 
 /** A draft as one save left it (migration 0020): the versions drawer's saved drafts. */
@@ -723,6 +749,7 @@ export interface Database {
   visual_plans: VisualPlanTable;
   visual_plan_versions: VisualPlanVersionTable;
   visual_plan_drafts: VisualPlanDraftTable;
+  plan_rollouts: PlanRolloutTable;
   plan_references: PlanReferenceTable;
   audios: AudioTable;
   audio_data: AudioDataTable;

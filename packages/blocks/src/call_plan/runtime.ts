@@ -13,7 +13,8 @@ export const callPlanRuntime = defineRuntime(callPlanBlock, {
     if (1 + session.call_stack.length >= engineLimits.maxPlanDepth) {
       return { fail: 'plan_depth_limit', message: `a session may go ${engineLimits.maxPlanDepth} plans deep` };
     }
-    const plan = await turn.ports.plans.loadPublished(session.tenant_id, planId);
+    // The called plan's own rollout chooses, by the same contact: sticky there too (docs/rollouts.md).
+    const plan = await turn.ports.plans.loadPublished(session.tenant_id, planId, session.contact_key);
     if (!plan || plan.tenant_id !== session.tenant_id) return { fail: 'reference_not_found', message: `plan ${planId} has no published version in the tenant` };
     return { enterPlan: plan };
   },

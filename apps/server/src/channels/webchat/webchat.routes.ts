@@ -308,6 +308,8 @@ export async function webchatPlugin(app: FastifyInstance, options: { ctx: AppCon
         called: number.number,
         source_ip: request.ip,
         ...(customer && { customer }),
+        // The site's signed-in user, whose id the site signed: the visitor a rollout keeps on one version (docs/rollouts.md).
+        ...(customer?.external_id && { contact_key: customer.external_id }),
       });
       return view(request, outcome.session_id);
     },

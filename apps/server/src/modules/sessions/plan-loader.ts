@@ -5,22 +5,42 @@ import type { CompiledPlan, PlanLoader } from '@voxplan/engine';
 import type { Kysely } from 'kysely';
 import type { ReadCache } from '../../db/read-cache.ts';
 import type { Database } from '../../db/schema.ts';
+import { contactKeyOf, meetsCandidate } from '../../lib/rollout-choice.ts';
 
 const PLAN_TABLES = ['visual_plans'] as const;
 
+export interface PlanVersions {
+  version: number;
+  published_version: number | null;
+  /** The running rollout's new version, share and pinned contacts (JSON), all null when none runs. */
+  rollout_version: number | null;
+  rollout_share: number | null;
+  rollout_pinned: string | null;
+}
+
 /**
- * A plan's draft and published versions, asked on every turn and every simulator start: from the
- * read cache, which answers again until `visual_plans` is written, by this instance or another.
+ * A plan's draft and published versions, and its running rollout, asked on every turn and every
+ * simulator start: from the read cache, which answers again until `visual_plans` is written, by
+ * this instance or another (a rollout started, changed or ended writes that row too).
  */
-export function readPlanVersions(
-  db: Kysely<Database>,
-  readCache: ReadCache,
-  tenantId: number,
-  planId: number,
-): Promise<{ version: number; published_version: number | null } | undefined> {
+export function readPlanVersions(db: Kysely<Database>, readCache: ReadCache, tenantId: number, planId: number): Promise<PlanVersions | undefined> {
   return readCache.read(`plan-versions\u0000${tenantId}\u0000${planId}`, PLAN_TABLES, () =>
-    db.selectFrom('visual_plans').select(['version', 'published_version']).where('id', '=', planId).where('tenant_id', '=', tenantId).executeTakeFirst(),
+    db
+      .selectFrom('visual_plans')
+      .select(['version', 'published_version', 'rollout_version', 'rollout_share', 'rollout_pinned'])
+      .where('id', '=', planId)
+      .where('tenant_id', '=', tenantId)
+      .executeTakeFirst(),
   );
+}
+
+/** The version a new session with `contactKey` runs: the rollout's when the choice says so, else the published one. */
+export function chosenVersion(planId: number, row: PlanVersions, contactKey: string | undefined): number | null {
+  if (row.rollout_version === null || row.rollout_share === null || contactKey === undefined || contactKey === '') return row.published_version;
+  const pinned = row.rollout_pinned === null ? [] : (JSON.parse(row.rollout_pinned) as string[]);
+  return meetsCandidate(planId, contactKeyOf(contactKey), { candidate_version: row.rollout_version, share: row.rollout_share, pinned })
+    ? row.rollout_version
+    : row.published_version;
 }
 
 /** Compiled versions kept per server; the oldest goes first past this many. */
@@ -110,11 +130,12 @@ export function createPlanLoaders(db: Kysely<Database>, readCache: ReadCache, lo
   const draftLoaders = new Map<number, PlanLoader>();
   const published: PlanLoader = {
     load: loadVersion,
-    async loadPublished(tenantId, planId) {
+    async loadPublished(tenantId, planId, contactKey) {
       if (!isRowId(tenantId, planId)) return undefined;
       const row = await versionsOf(tenantId, planId);
-      if (row?.published_version === null || row?.published_version === undefined) return undefined;
-      return loadVersion(tenantId, planId, row.published_version);
+      const version = row && chosenVersion(planId, row, contactKey);
+      if (version === null || version === undefined) return undefined;
+      return loadVersion(tenantId, planId, version);
     },
   };
 

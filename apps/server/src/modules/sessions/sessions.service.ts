@@ -45,6 +45,7 @@ import { liveEventsOf, publishLiveEvents } from './live-events.ts';
 import { createMessaging, type MessagingOptions } from './messaging.ts';
 import { createCustomerWindow, createTemplates } from './whatsapp-ports.ts';
 import { createPlanLoaders } from './plan-loader.ts';
+import { contactKeyFor } from '../rollouts/contact-key.ts';
 import { createProtocolGenerator } from './protocols.ts';
 import { noSessionEvents, type SessionEvents, type SessionHookContext } from './session-events.ts';
 import { tenantLanguage } from './system-messages.ts';
@@ -410,7 +411,7 @@ export function createSessionRuntime(ctx: Omit<AppContext, 'sessions' | 'license
       // What the plan speaks when it names no language; pinned in the session, like its plan version.
       const language = init.language ?? (await tenantLanguage(ctx, init.tenant_id));
       const result = await startSession(
-        { ...init, id, language, ...(planVersion !== undefined && { plan_version: planVersion }) },
+        { ...init, id, language, contact_key: contactKeyFor(init, id), ...(planVersion !== undefined && { plan_version: planVersion }) },
         portsFor(draftPlanId, options.observer),
         { ...(start_node !== undefined && { startNodeId: start_node }), ...(unanswered !== undefined && { unanswered }) },
       );

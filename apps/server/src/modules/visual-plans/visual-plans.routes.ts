@@ -56,7 +56,7 @@ export function registerVisualPlanRoutes(app: FastifyInstance, ctx: AppContext):
   routes.post(
     '/visual-plans/:id/publish',
     { ...writeGuard, schema: { tags, params: idParams, body: visualPlanPublishSchema, response: { 200: visualPlanPublishedSchema } } },
-    async (request) => service.publish(scopeOf(request), request.params.id, request.body.base_version),
+    async (request) => service.publish(scopeOf(request), request.params.id, request.body.base_version, request.body.rollout),
   );
 
   routes.get('/visual-plans/:id/versions', { schema: { tags, params: idParams, response: { 200: z.array(visualPlanVersionSchema) } } }, async (request) =>

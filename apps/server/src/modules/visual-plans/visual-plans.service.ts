@@ -1,5 +1,5 @@
 import { callPlanCycles, type PlanIssue, planReferences, type PlanReference, settingsOff, templateWarnings, type ValidatedDocument } from '@voxplan/blocks/definitions';
-import { isFeatureOn } from '@voxplan/contracts';
+import { isFeatureOn, type RolloutStart } from '@voxplan/contracts';
 import {
   type VisualPlan,
   type VisualPlanDocument,
@@ -29,12 +29,13 @@ import {
   presentPlans,
   presentVersion,
   readStoredDocument,
-  storedReferences,
   validDocument,
   versionSummaryColumns,
 } from './plan-document.ts';
 import { missingReferences, planCalls, writePlanReferences } from './plan-references.ts';
 import { syncedTemplatesFor } from './plan-templates.ts';
+import { liveVersionReferences } from './live-references.ts';
+import { publishToRollout, versionRowFor } from './publish-rollout.ts';
 
 const outOfSync = (current: number) => conflict('plan_out_of_sync', [{ path: 'base_version', message: `the plan is at version ${current}` }]);
 
@@ -98,11 +99,9 @@ export class VisualPlanService {
     return { ...plan!, ...stored.content, warnings, errors: stored.errors };
   }
 
-  /** What the newest published version refers to: protected as long as calls may run it. */
-  private async publishedReferences(db: Kysely<Database>, row: PlanRow): Promise<PlanReference[]> {
-    if (row.published_version === null) return [];
-    const published = await this.findVersion(db, row.id, row.published_version);
-    return storedReferences(readStoredDocument(published.document));
+  /** What the published version (and a running rollout's) refers to: protected as long as calls may run it. */
+  private publishedReferences(db: Kysely<Database>, row: PlanRow): Promise<PlanReference[]> {
+    return liveVersionReferences(db, row);
   }
 
   /** After an update that matched no row: the plan is gone (404) or another save came first. */
@@ -162,8 +161,11 @@ export class VisualPlanService {
     });
   }
 
-  /** Publishes the draft of version `base`; publishing it again writes nothing and answers the same version. */
-  async publish(scope: Scope, id: number, base: number): Promise<VisualPlanPublished> {
+  /**
+   * Publishes the draft of version `base`; publishing it again writes nothing and answers the same
+   * version. With `rollout`, the version goes to a share of the sessions only (publish-rollout.ts).
+   */
+  async publish(scope: Scope, id: number, base: number, rollout?: RolloutStart): Promise<VisualPlanPublished> {
     this.plans.assertWritable(scope);
     return this.plans.inTransaction(scope, async (write) => {
       const before = await this.findPlan(write.trx, scope, id);
@@ -173,31 +175,24 @@ export class VisualPlanService {
       const missing = await missingReferences(write, before.tenant_id, stored.document);
       if (missing.length > 0) throw invalidPlan(missing);
       const warnings = await this.warningsOf(write.trx, before, stored.document, stored.warnings);
-      if (before.published_version === before.version) return { ...presentVersion(await this.findVersion(write.trx, id, base)), warnings };
+      if (rollout) {
+        const started = await publishToRollout(write.trx, scope, before, stored.content, rollout);
+        return { ...presentVersion(started.version), warnings, rollout: started.rollout };
+      }
+      // The rollout decides what runs until it is promoted or rolled back.
+      if (before.rollout_version !== null) throw conflict('rollout_running');
+      if (before.published_version === before.version) return { ...presentVersion(await this.findVersion(write.trx, id, base)), warnings, rollout: null };
 
       const updated = await write.trx.updateTable('visual_plans').set({ published_version: base }).where('id', '=', id).where('version', '=', base).executeTakeFirst();
       if (Number(updated.numUpdatedRows) !== 1) await this.whyNotUpdated(write.trx, id);
-      const version = await write.trx
-        .insertInto('visual_plan_versions')
-        .values({
-          tenant_id: before.tenant_id,
-          plan_id: id,
-          version: base,
-          name: before.name,
-          document: JSON.stringify(stored.content),
-          published_time: nowIso(),
-          published_by: scope.actor.userId,
-        })
-        .returningAll()
-        .executeTakeFirstOrThrow();
+      const version = await versionRowFor(write.trx, scope, before, stored.content);
       const after = await write.trx.selectFrom('visual_plans').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
       // Draft and published version are now the same document.
       await writePlanReferences(write.trx, before.tenant_id, id, planReferences(stored.document));
       await recordAudit(write.trx, scope, [
-        { action: 'create', entity: 'visual_plan_version', entityId: version.id, tenantId: version.tenant_id, before: null, after: presentVersion(version) },
         { action: 'update', entity: 'visual_plan', entityId: id, tenantId: after.tenant_id, before: presentPlan(before), after: presentPlan(after) },
       ]);
-      return { ...presentVersion(version), warnings };
+      return { ...presentVersion(version), warnings, rollout: null };
     });
   }
 

@@ -35,11 +35,8 @@ import * as whatsappTemplateSync from './migrations/0034-whatsapp-template-sync.
 import * as conversationTemplates from './migrations/0036-conversation-templates.ts';
 import * as whatsappOutbound from './migrations/0037-whatsapp-outbound.ts';
 import * as outboundOneCall from './migrations/0039-outbound-one-call.ts';
-<<<<<<< HEAD
-import * as rolloutResults from './migrations/0041-rollout-results.ts';
-=======
 import * as planRollouts from './migrations/0040-plan-rollouts.ts';
->>>>>>> i41-rollout
+import * as rolloutResults from './migrations/0041-rollout-results.ts';
 import type { Database } from './schema.ts';
 
 /** Numbered migrations, applied in order at start. Add one line per new migration file. */
@@ -79,11 +76,8 @@ function migrationsFor(dialect: DialectName): Record<string, Migration> {
     '0036-conversation-templates': { up: conversationTemplates.up },
     '0037-whatsapp-outbound': { up: whatsappOutbound.up },
     '0039-outbound-one-call': { up: outboundOneCall.up },
-<<<<<<< HEAD
-    '0041-rollout-results': { up: rolloutResults.up },
-=======
     '0040-plan-rollouts': { up: planRollouts.up(dialect) },
->>>>>>> i41-rollout
+    '0041-rollout-results': { up: rolloutResults.up },
   };
 }
 

@@ -345,6 +345,8 @@ export interface PlanRolloutTable {
   started_by: number | null;
   ended_time: Time | null;
   ended_by: number | null;
+  /** When the automatic rollback's rule is next checked (migration 0041); null: now. Generated: starts leave it out. */
+  auto_rollback_due_time: Generated<Time | null>;
 }
 
 /** A draft as one save left it (migration 0020): the versions drawer's saved drafts. */

@@ -73,10 +73,10 @@ export const BlockNode = memo(function BlockNode({ id, type, data: passed, selec
             {label ?? texts?.name ?? type}
           </span>
         )}
-        {goal !== undefined && !outline && (
+        {/* Zoomed out, a goal is its flag beside the name; nearer, its own line with the goal's name (below). */}
+        {goal !== undefined && plain && !outline && (
           <span className={classes.nodeGoal} role="img" aria-label={t('editor.goalMark', { name: goal })} title={t('editor.goalMark', { name: goal })} data-testid="node-goal">
             <IconFlag size={12} aria-hidden />
-            {!plain && <span className={classes.nodeGoalName}>{goal}</span>}
           </span>
         )}
         {mark?.badge !== undefined && (
@@ -92,6 +92,14 @@ export const BlockNode = memo(function BlockNode({ id, type, data: passed, selec
           </Tooltip>
         )}
       </div>
+      {goal !== undefined && !plain && (
+        <div className={classes.nodeGoalLine}>
+          <span className={classes.nodeGoal} role="img" aria-label={t('editor.goalMark', { name: goal })} title={t('editor.goalMark', { name: goal })} data-testid="node-goal">
+            <IconFlag size={12} aria-hidden />
+            <span className={classes.nodeGoalName}>{goal}</span>
+          </span>
+        </div>
+      )}
       {summary && (
         <div className={classes.nodeSummary} data-testid="node-summary">
           {summary}

@@ -10,6 +10,7 @@ import { contactKeyOf, meetsCandidate, rolloutBucket } from '../src/lib/rollout-
 import { createTenantMember, createTenantUser, dialect, errorOf, startTestServer, type TenantMember, type TestServer } from './harness.ts';
 import { type Instance, planEdge as edge, planNode as node, startInstance } from './sessions-helpers.ts';
 import { twilioActionOf, twilioCallForm } from './twilio-callbacks.ts';
+import { startTwilioRest, type TwilioRest } from './twilio-rest.ts';
 import { type GraphApi, signWhatsapp, startGraphApi, whatsappDelivery, whatsappText } from './whatsapp-graph.ts';
 
 /**
@@ -33,6 +34,7 @@ const SITE = 'https://shop.example.com';
 
 let server: TestServer;
 let graph: GraphApi;
+let twilioRest: TwilioRest;
 let member: TenantMember;
 let guest: TenantMember;
 let frontDesk: VisualPlan;
@@ -156,7 +158,8 @@ let v3: number;
 
 beforeAll(async () => {
   graph = await startGraphApi();
-  server = await startTestServer({ PUBLIC_URL, WHATSAPP_GRAPH_URL: graph.graphUrl, WHATSAPP_GRAPH_VERSION: 'v23.0' });
+  twilioRest = await startTwilioRest({ [ACCOUNT]: TOKEN });
+  server = await startTestServer({ PUBLIC_URL, WHATSAPP_GRAPH_URL: graph.graphUrl, WHATSAPP_GRAPH_VERSION: 'v23.0', TWILIO_API_URL: twilioRest.url });
   const admin = await server.login();
   member = await createTenantMember(server, admin, 'rollouts');
   guest = await createTenantUser(server, admin, member.tenantId, 'rollouts-guest', 'guest');
@@ -180,6 +183,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await server?.close();
   await graph?.close();
+  await twilioRest?.close();
 });
 
 describe('the choice', () => {
@@ -253,6 +257,33 @@ describe('publishing to a rollout', () => {
     // Pinned: a visitor id and a number typed with spaces.
     expect(await webchatAs('vip-visitor')).toBe(v3);
     expect((await call('+5511912345678')).version).toBe(v3);
+  });
+
+  test('an Asterisk caller, an outbound call and a campaign contact: the number on the other end decides', async () => {
+    const { candidate, base } = numbersFor(frontDesk.id, 50, 4);
+    const start = async (init: { provider: 'asterisk' | 'twilio'; direction: 'inbound' | 'outbound'; caller: string; called: string }) => {
+      const outcome = await server.ctx.sessions.start({ tenant_id: member.tenantId, plan_id: frontDesk.id, channel: 'voice', ...init });
+      return (await server.ctx.sessions.find(outcome.session_id))!.session.plan_version;
+    };
+    // As the FastAGI server starts a call: the caller id, here without its "+".
+    expect(await start({ provider: 'asterisk', direction: 'inbound', caller: candidate[3]!.slice(1), called: VOICE_NUMBER })).toBe(v3);
+    expect(await start({ provider: 'asterisk', direction: 'inbound', caller: base[3]!, called: VOICE_NUMBER })).toBe(v2);
+    // As the outbound core starts an answered call (one call or a campaign's): our number calls theirs.
+    expect(await start({ provider: 'twilio', direction: 'outbound', caller: VOICE_NUMBER, called: candidate[3]! })).toBe(v3);
+    expect(await start({ provider: 'asterisk', direction: 'outbound', caller: VOICE_NUMBER, called: base[3]! })).toBe(v2);
+  });
+
+  test('an outbound call nobody answered is reported on the version its number would have met', async () => {
+    const { candidate, base } = numbersFor(frontDesk.id, 50, 5);
+    for (const [to, version] of [
+      [candidate[4]!, v3],
+      [base[4]!, v2],
+    ] as const) {
+      const placed = await server.ctx.outboundCalls.place({ tenant_id: member.tenantId, from: VOICE_NUMBER, to, variables: {}, machine_detection: false });
+      await server.ctx.outboundCalls.dialResult(placed.session_id, { dial_status: 'no_answer' });
+      const report = await server.ctx.db.selectFrom('call_reports').select(['plan_version', 'disposition']).where('session_id', '=', placed.session_id).executeTakeFirstOrThrow();
+      expect(report).toEqual({ plan_version: version, disposition: 'missed' });
+    }
   });
 
   test('share 0: the pinned numbers only; the share and the pinned contacts change in one audited call', async () => {

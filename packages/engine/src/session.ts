@@ -165,6 +165,11 @@ export interface Session {
   recording: RecordingState | null;
   /** `SessionInit.language`; absent from sessions stored before it, which then speak the engine's default. */
   language?: string;
+  /**
+   * The first goal block the session reached: its goal's name, and the index of its entry in
+   * `path` (a hang-up that cuts the path before it takes the goal back). Absent until one is reached.
+   */
+  goal?: { name: string; path_index: number };
   /** `SessionInit.schedule_clock`: a test run "as if" at another time; absent for every other session. */
   schedule_clock?: ScheduleClock;
   /**
@@ -258,6 +263,7 @@ export function copySession(session: Session): Session {
     recording: session.recording && { ...session.recording },
     language: session.language,
     ...(session.schedule_clock && { schedule_clock: session.schedule_clock }),
+    ...(session.goal && { goal: session.goal }),
     ...(session.contact_key !== undefined && { contact_key: session.contact_key }),
     ...(session.turn_path && { turn_path: { start: session.turn_path.start, actions: session.turn_path.actions.slice() } }),
   };

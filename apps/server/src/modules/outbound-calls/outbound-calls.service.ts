@@ -9,6 +9,7 @@ import type { Kysely } from 'kysely';
 import type { AppContext } from '../../context.ts';
 import type { Database } from '../../db/schema.ts';
 import { AppError, badRequest, notFound } from '../../errors.ts';
+import { chosenVersion } from '../sessions/plan-loader.ts';
 import { nowIso } from '../../lib/time.ts';
 import { isOnDoNotCall } from '../do-not-call/do-not-call.service.ts';
 import { enqueuePlanEvent } from '../plan-webhook/plan-webhook.service.ts';
@@ -92,6 +93,7 @@ function unansweredReport(row: OutboundCallRow, dialStatus: ReportDialStatus, no
     nodes: [],
     pressed_digits: [],
     duration_s: Math.max(0, Math.round((Date.parse(now) - Date.parse(row.created_time)) / 1000)),
+    goal: null,
     recording: null,
   };
 }
@@ -153,7 +155,7 @@ export function createOutboundCalls(context: () => AppContext, options: { log?: 
     if (planId === null) throw badRequest('outbound_no_plan', [{ path: 'plan_id', message: `${request.from} has no ${dialer.chat ? 'chat' : 'voice'} plan; name one` }]);
     const plan = await db
       .selectFrom('visual_plans')
-      .select(['id', 'name', 'published_version'])
+      .select(['id', 'name', 'version', 'published_version', 'rollout_version', 'rollout_share', 'rollout_pinned'])
       .where('id', '=', planId)
       .where('tenant_id', '=', request.tenant_id)
       .executeTakeFirst();
@@ -184,7 +186,8 @@ export function createOutboundCalls(context: () => AppContext, options: { log?: 
       number_id: number.id,
       provider: number.provider,
       plan_id: plan.id,
-      plan_version: plan.published_version,
+      // The version a staged rollout chooses for the called number (docs/rollouts.md): a call nobody answers is reported on it too.
+      plan_version: chosenVersion(plan.id, plan, request.to) ?? plan.published_version,
       plan_name: plan.name,
       caller: request.from,
       called: request.to,

@@ -14,14 +14,14 @@ export function RolloutResults({ planId, tenantId, rolloutId }: { planId: number
   if (!results.data) return results.isError ? null : <Loader size="sm" aria-label={t('common.loading')} />;
   const { versions } = results.data;
   const count = (value: number) => formatNumber(value, language);
-  const percent = (value: number) => formatNumber(value, language, { style: 'percent', maximumFractionDigits: 1 });
+  const percent = (value: number | null) => formatNumber(value, language, { style: 'percent', maximumFractionDigits: 1 });
   const rows: Row[] = [
     { key: 'sessions', value: (version) => count(version.sessions) },
     { key: 'retained', value: (version) => count(version.retained) },
     { key: 'routed', value: (version) => count(version.routed) },
     { key: 'abandoned', value: (version) => count(version.abandoned) },
     { key: 'converted', value: (version) => count(version.converted) },
-    { key: 'goalRate', value: (version) => (version.sessions === 0 ? '—' : percent(version.goal_rate)) },
+    { key: 'goalRate', value: (version) => percent(version.goal_rate) },
     { key: 'medianDuration', value: (version) => formatDuration(version.median_duration_ms) },
     { key: 'failures', value: (version) => count(version.failures) },
   ];

@@ -1,34 +1,10 @@
 import { useQuery } from '@tanstack/react-query';
-import type { Rollout, RolloutStart } from '@voxplan/contracts';
+import type { Rollout, RolloutResults, RolloutStart, VersionResult } from '@voxplan/contracts';
 import { api } from '../../../lib/api/client.ts';
 
-export type { Rollout };
+export type { Rollout, RolloutResults, VersionResult };
 /** What publishing to a share sends (`POST …/publish`'s `rollout`). */
 export type RolloutSettings = RolloutStart;
-
-/*
- * The results of issue 41 §2 (docs/rollouts.md): their schema moves to @voxplan/contracts with the
- * results route; until then these are the shapes the contract names.
- */
-export interface VersionResult {
-  version: number;
-  share: number;
-  sessions: number;
-  retained: number;
-  routed: number;
-  abandoned: number;
-  converted: number;
-  goal_rate: number;
-  median_duration_ms: number | null;
-  failures: number;
-  drop_off: { node_id: string; name: string; entered: number; ended: number }[];
-}
-
-export interface RolloutResults {
-  rollout: Rollout;
-  versions: [VersionResult, VersionResult];
-  comparison: { enough_data: boolean; goal_rate_difference: number | null; confidence: number | null };
-}
 
 export const rolloutKey = (planId: number) => ['/visual-plans', 'rollout', planId] as const;
 

@@ -73,18 +73,22 @@ function baseCallers(planId: number, count: number): string[] {
 
 const texts = {
   en: {
-    live: ['Version 2', 'current', '90 %', 'Version 3', 'new', '10 %'],
+    live: ['Version 2', 'current', '90\u00a0%', 'Version 3', 'new', '10\u00a0%'],
     pinned: `Always the new version: ${PINNED}`,
     figures: { sessions: ['3', '2'], retained: ['1', '2'], abandoned: ['2', '0'], converted: ['1', '2'], goalRate: ['33.3%', '100%'] },
     confidence: 'Not enough data yet.',
     rolledBack: 'Version 2 meets every call and chat.',
+    autoTitle: 'Version 3 was rolled back by itself',
+    note: 'More than 5 % of its sessions failed.',
   },
   pt: {
-    live: ['Versão 2', 'atual', '90 %', 'Versão 3', 'nova', '10 %'],
+    live: ['Versão 2', 'atual', '90\u00a0%', 'Versão 3', 'nova', '10\u00a0%'],
     pinned: `Sempre a nova versão: ${PINNED}`,
     figures: { sessions: ['3', '2'], retained: ['1', '2'], abandoned: ['2', '0'], converted: ['1', '2'], goalRate: ['33,3%', '100%'] },
     confidence: 'Ainda não há dados suficientes.',
     rolledBack: 'A versão 2 atende todas as chamadas e conversas.',
+    autoTitle: 'A versão 3 foi revertida sozinha',
+    note: 'Mais de 5 % das sessões falharam.',
   },
 } as const;
 
@@ -126,7 +130,7 @@ describe.each([
     // The dashboard's row of the plan says a rollout runs.
     await page.goto('/dashboard');
     const row = page.getByTestId('plan-stats-row').filter({ hasText: `Front desk ${language}` });
-    await expect.poll(() => row.getByTestId('plan-rollout').textContent()).toBe('v2 → v3 10 %');
+    await expect.poll(() => row.getByTestId('plan-rollout').textContent()).toBe('v2 → v3 10\u00a0%');
 
     // The drawer: two versions live with their shares, the pinned number, the figures side by side.
     await page.goto(`/visual-plan/${planId}`);
@@ -153,5 +157,14 @@ describe.each([
     await expect.poll(() => page.getByTestId('rollout-live').textContent()).toBe(text.rolledBack);
     expect(await page.getByTestId('rollout-running').count()).toBe(0);
     expect(await call(planId, PINNED, true)).toBe(2);
+
+    // A rollout the automatic rule ended (as checkAutoRollbacks leaves it; its rule is tested on the server) shows its note.
+    await harness.server.ctx.db.updateTable('plan_rollouts').set({ ended_reason: 'auto_rollback', ended_note: text.note }).where('plan_id', '=', planId).execute();
+    await page.keyboard.press('Escape');
+    await expect.poll(() => page.getByTestId('rollout-panel').isVisible()).toBe(false);
+    await openVersions(page);
+    const note = page.getByTestId('rollout-auto-note');
+    await expect.poll(() => note.isVisible()).toBe(true);
+    expect(await note.textContent()).toContain(`${text.autoTitle}${text.note}`);
   });
 });

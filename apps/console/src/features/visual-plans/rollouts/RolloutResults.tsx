@@ -42,7 +42,7 @@ export function RolloutResults({ planId, tenantId, rolloutId }: { planId: number
           <Table.Tr>
             <Table.Th />
             {versions.map((version) => (
-              <Table.Th key={version.version} ta="end">
+              <Table.Th key={version.version} ta="end" style={{ whiteSpace: 'nowrap' }}>
                 {heading(version)}
               </Table.Th>
             ))}

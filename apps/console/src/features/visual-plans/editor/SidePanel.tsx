@@ -38,7 +38,7 @@ interface BlockPanelProps {
 
 function BlockPanel({ node, variableNames, onChange, onLabelChange, onTestFrom }: BlockPanelProps) {
   const { t } = useTranslation();
-  const { language } = useEditorContext();
+  const { language, readOnly } = useEditorContext();
   const texts = blockDescription(node.type)?.texts[language];
   const issues = useServerIssues(node);
   const goal = typeof node.data.goal === 'string' ? node.data.goal : '';
@@ -67,6 +67,7 @@ function BlockPanel({ node, variableNames, onChange, onLabelChange, onTestFrom }
         leftSection={<IconFlag size={14} aria-hidden />}
         value={goal}
         maxLength={goalNameLength}
+        readOnly={readOnly}
         error={issues.get('goal')}
         onChange={(event) => onChange(node.id, dataWithGoal(node.data, event.currentTarget.value))}
         data-testid="block-goal"

@@ -109,7 +109,8 @@ describe('test panel', () => {
     expect(await report.getByRole('row', { name: /Last block/ }).textContent()).toBe('Last blockPlay message · Thank you for calling');
 
     // The plan has never been published: the refusal is said in the user's words, and no run starts.
-    await panel(page).getByText('Published', { exact: true }).click();
+    await page.getByTestId('test-panel-version').click();
+    await page.getByRole('option', { name: 'Published', exact: true }).click();
     await page.getByTestId('test-panel-start').click();
     await expect.poll(() => page.getByTestId('test-panel-error').last().textContent()).toBe('This plan has no published version yet: publish it, or run the draft.');
     expect(await statusOf(page)).toBe('Choose the version and the channel, then start.');

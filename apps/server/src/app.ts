@@ -29,6 +29,7 @@ import { registerMeRoutes } from './modules/users/me.routes.ts';
 import { registerOutboundCallRoutes } from './modules/outbound-calls/outbound-calls.routes.ts';
 import { registerVisualPlanRoutes } from './modules/visual-plans/visual-plans.routes.ts';
 import { registerRolloutRoutes } from './modules/rollouts/rollouts.routes.ts';
+import { registerRolloutResultsRoutes } from './modules/rollouts/results.routes.ts';
 import { authPlugin } from './plugins/auth.ts';
 import { consolePlugin } from './plugins/console.ts';
 import { clientErrorHandler, errorsPlugin, frameworkErrors } from './plugins/errors.ts';
@@ -121,6 +122,7 @@ export async function buildApp(ctx: ServerContext, options: FastifyServerOptions
         registerPlanWebhookRoutes(secured, ctx);
         registerVisualPlanRoutes(secured, ctx);
         registerRolloutRoutes(secured, ctx);
+        registerRolloutResultsRoutes(secured, ctx);
         // One reading of the host serves the system info and the dashboard's system status.
         const hostReading = createHostReading();
         registerSystemInfoRoutes(secured, hostReading);

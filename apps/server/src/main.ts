@@ -8,6 +8,7 @@ import { startChatSweeper } from './modules/sessions/chat-sweeper.ts';
 import { startRetentionJob } from './modules/sessions/retention.ts';
 import { coreCampaignCalls } from './modules/campaigns/campaign-calls.ts';
 import { createDispatcher } from './modules/campaigns/dispatcher.ts';
+import { startAutoRollback } from './modules/rollouts/auto-rollback.ts';
 
 const config = loadConfig();
 // One logger for the process: the database's and the instance bus's lines are JSON lines like the requests'.
@@ -25,6 +26,9 @@ const retention = startRetentionJob(started.ctx, {
   onError: (error) => app.log.error({ err: error }, 'retention pass failed'),
   log: (message) => app.log.warn(message),
 });
+
+// Running rollouts' automatic rule, each checked by one instance a minute (docs/rollouts.md).
+const autoRollback = startAutoRollback(started.ctx, { onError: (error) => app.log.error({ err: error }, 'automatic rollback check failed') });
 
 // Every instance dispatches the running campaigns; a restart resumes them (docs/campaigns.md).
 const campaigns = createDispatcher(started.ctx, {
@@ -61,7 +65,7 @@ async function shutdown(signal: string) {
   clearInterval(sweep);
   clearTimeout(deadline);
   // A sweep or retention pass in progress finishes before the database goes.
-  await Promise.all([sweeper.stop(), retention.stop(), campaigns.stop()]);
+  await Promise.all([sweeper.stop(), retention.stop(), campaigns.stop(), autoRollback.stop()]);
   await started.close();
   process.exit(0);
 }

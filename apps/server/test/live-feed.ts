@@ -50,6 +50,6 @@ export async function openEventFeed<E extends { type: string }>(url: string, tok
 export const summary = (events: LiveStatsEvent[], sessionId: string): string[] =>
   events.flatMap((event) => {
     if (event.type === 'session.started') return event.session.session_id === sessionId ? [`started ${event.session.node_id}`] : [];
-    if (event.type === 'campaign.progress' || event.session_id !== sessionId) return [];
+    if (event.type === 'campaign.progress' || event.type === 'rollout.auto_rollback' || event.session_id !== sessionId) return [];
     return event.type === 'node.entered' ? [`${event.node_id} ${event.block_type}`] : [`ended ${event.channel} ${event.disposition} ${event.hangup_cause}`];
   });

@@ -110,6 +110,8 @@ describe('what a tenant reads', () => {
       failure: null,
       recording: null,
       variables: { tier: 'gold', visits: 2 },
+      // It reached no goal block (docs/rollouts.md, "Goals").
+      goal: null,
       is_test: false,
       start_time: at(21),
       end_time: '2026-11-21T10:01:05.000Z',

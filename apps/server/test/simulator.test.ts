@@ -221,6 +221,14 @@ describe('running a plan', () => {
     await client.close();
   });
 
+  test('a published version named by its number runs that version, not the draft', async () => {
+    const client = await open();
+    const frames = await client.turn({ type: 'start', channel: 'voice', version: 2, start_node: 'menu' });
+    expect(describeFrames(frames)).toEqual(['started voice 2', 'node menu', 'say Press 1 for sales.', 'gather', 'turn waiting']);
+    expect((await server.ctx.sessions.find(sessionIdOf(frames)))!.session).toMatchObject({ plan_version: 2 });
+    await client.close();
+  });
+
   test('variables given at the start reach the plan', async () => {
     const client = await open();
     await client.turn({ type: 'start', channel: 'voice', variables: { customer: 'Bia', vip: true } });
@@ -394,6 +402,14 @@ describe('refusals', () => {
       'plan_not_published',
       'This plan has no published version yet: publish it, or run the draft.',
       'Este plano ainda não tem versão publicada: publique-o ou execute o rascunho.',
+    ],
+    [
+      'a version never published (the draft\'s number)',
+      'frontLine',
+      { type: 'start', channel: 'voice', version: 3 },
+      'plan_version_not_found',
+      'This plan has no published version with this number.',
+      'Este plano não tem versão publicada com este número.',
     ],
     [
       'a block the plan does not have',

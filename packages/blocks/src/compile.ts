@@ -5,9 +5,15 @@
  */
 import { type CompiledPlan, compileTemplate, type RuntimeNode } from '@voxplan/engine';
 import type { BlockRuntimeModule } from './core/define.ts';
+import { goalOfData } from './plan/goal.ts';
 import { readPlanDocument } from './plan/validate.ts';
 import { blockDefinition, isBlockType } from './registry.ts';
 import { blockRuntimes } from './runtime-registry.ts';
+
+const goalOf = (data: unknown): { goal?: string } => {
+  const goal = goalOfData(data);
+  return goal === undefined ? {} : { goal };
+};
 
 export interface PlanIdentity {
   id: number;
@@ -44,6 +50,7 @@ export function compilePlan(raw: unknown, identity: Partial<PlanIdentity> = {}):
       id: node.id,
       type: node.type,
       ...(node.label !== undefined && { label: node.label }),
+      ...goalOf(node.data),
       config: module.compile(node.data),
       runtime: module.runtime,
       targets: targets.get(node.id) ?? new Map(),

@@ -7,6 +7,7 @@ export { httpMethods } from './core/http-fields.ts';
 export { conditionOperators, type ConditionOperator } from './condition/definition.ts';
 export { blockDefinition, blockDefinitions, blockTypes, exitsOf, isBlockType, type BlockData, type BlockType } from './registry.ts';
 export * from './plan/document.ts';
+export { dataWithGoal, dataWithoutGoal, goalNameLength, goalOfData } from './plan/goal.ts';
 export * from './plan/issues.ts';
 export { callPlanCycles, lintPlan, settingsOff } from './plan/lint.ts';
 export { templateWarnings, type SyncedTemplate } from './plan/template-warnings.ts';

@@ -66,3 +66,4 @@ export function blockDescription(type: string): BlockDescription | undefined {
 }
 
 export { planFormatVersion, planLabelLength } from './plan/format.ts';
+export { dataWithGoal, dataWithoutGoal, goalNameLength, goalOfData } from './plan/goal.ts';

@@ -101,6 +101,7 @@ export const errorCodes = [
   'session_busy',
   'session_id_taken',
   'plan_not_published',
+  'plan_version_not_found',
   'start_node_not_found',
   'upgrade_required',
   'invalid_twilio_signature',

@@ -31,3 +31,4 @@ export * from './do-not-call.ts';
 export * from './countries.ts';
 export * from './whatsapp-template.ts';
 export * from './rollout.ts';
+export * from './rollout-results.ts';

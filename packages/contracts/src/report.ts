@@ -89,6 +89,8 @@ export const callReportSchema = z.object({
     })
     .nullable(),
   variables: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()])),
+  /** The name a person gave the first goal block the session reached (docs/rollouts.md, "Goals"); null when it reached none. */
+  goal: z.string().nullable(),
   /**
    * Chats a person took over (docs/conversations.md), oldest first: the queue (or the outside
    * desk's destination), who held it, how long the customer waited and was served, the outcome, and

@@ -7,6 +7,7 @@ import { planNodeSchema } from '@voxplan/blocks/definitions';
 import type { Action, PathEntry } from '@voxplan/engine';
 import { z } from 'zod';
 import type { ApiErrorBody } from './errors.ts';
+import { maxId } from './common.ts';
 import { instantSchema } from './date-range.ts';
 import { type CallReportRecord, reportDialStatuses } from './report.ts';
 
@@ -39,8 +40,12 @@ export type SimulatorCallee = (typeof simulatorCallees)[number];
 const startFrame = z.strictObject({
   type: z.literal('start'),
   channel: z.enum(['voice', 'chat']),
-  /** `draft`: the plan as last saved; `published`: the version calls run now. */
-  version: z.enum(['draft', 'published']).default('draft'),
+  /**
+   * `draft`: the plan as last saved; `published`: the version calls run now; a number: that
+   * published version (a rollout's candidate, or an older one). One never published answers
+   * `plan_version_not_found`.
+   */
+  version: z.union([z.enum(['draft', 'published']), z.number().int().positive().max(maxId)]).default('draft'),
   caller: textOf(100).default('+15550000001'),
   called: textOf(100).default('+15550000002'),
   /** Variables set before the first block, as an outbound campaign would. */
@@ -98,7 +103,7 @@ export type SimulatorServerFrame =
       session_id: string;
       plan_id: number;
       channel: 'voice' | 'chat';
-      version: 'draft' | 'published';
+      version: 'draft' | 'published' | number;
       /** A run "as if": the instant its date ranges read as it began (UTC), and whether as on a holiday. */
       as_if?: { at: string; holiday: boolean };
       /** An outbound test call: the number called (E.164) and what its callee does. */

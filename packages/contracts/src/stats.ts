@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { rolloutAutoRollbackEventSchema } from './rollout-results.ts';
 import { idSchema, timestampSchema } from './common.ts';
 import { LIVE_SESSIONS_LIMIT } from './live-limit.ts';
 import { campaignProgressSchema } from './campaigns.ts';
@@ -138,6 +139,8 @@ export const liveStatsEventSchema = z.discriminatedUnion('type', [
   }),
   /** A campaign's counts changed (a call placed or ended, a control used): at most one a second per campaign. */
   z.object({ type: z.literal('campaign.progress'), progress: campaignProgressSchema, at: timestampSchema }),
+  /** A rollout's automatic rule rolled it back (docs/rollouts.md, "Automatic rollback"). */
+  rolloutAutoRollbackEventSchema,
 ]);
 export type LiveStatsEvent = z.infer<typeof liveStatsEventSchema>;
 

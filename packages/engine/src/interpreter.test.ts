@@ -147,6 +147,7 @@ describe('sessions', () => {
       started_at: '2026-11-22T12:00:00.000Z',
       ended_at: '2026-11-22T12:00:00.000Z',
       duration_s: 0,
+      goal: null,
       recording: null,
       variables: {},
     });
@@ -491,5 +492,37 @@ describe('an outbound call nobody answered', () => {
     expect(result.actions).toEqual([]);
     expect(result.session).toMatchObject({ status: 'ended', path: [], dial_status: status, disposition: 'missed', hangup_cause: status === 'busy' ? 'busy' : null });
     expect(result.report).toMatchObject({ direction: 'outbound', dial_status: status, nodes: [], last_node: null, plan_name: 'Main line', plan_version: 4, duration_s: 0, variables: { name: 'Ana' } });
+  });
+});
+
+describe('goals', () => {
+  const goals = plan(
+    [
+      { id: 'start', type: 'start' },
+      { id: 'hello', type: 'play_message', data: { voice_text: 'Welcome' } },
+      { id: 'thanks', type: 'play_message', data: { voice_text: 'Paid, thanks', goal: 'paid' } },
+      { id: 'menu', type: 'voice_menu', data: { voice_text: 'Press 1', options: [{ digits: '1' }], goal: 'menu reached' } },
+    ],
+    [
+      ['start', 'next', 'hello'],
+      ['hello', 'next', 'thanks'],
+      ['thanks', 'next', 'menu'],
+    ],
+  );
+
+  test('the report names the first goal the session reached, by the name a person gave it', async () => {
+    const { results } = await play(goals, [{ type: 'hangup' }], { storeAsJson: true });
+    expect(results[1]!.report!.goal).toBe('paid');
+  });
+
+  test('a session that reaches no goal block has none', async () => {
+    const { results } = await play(menuPlan, [{ type: 'hangup' }]);
+    expect(results[1]!.report!.goal).toBeNull();
+  });
+
+  test('a goal block the caller hung up before hearing was not reached', async () => {
+    const { results } = await play(goals, [{ type: 'hangup', actions_started: 1 }], { storeAsJson: true });
+    expect(results[1]!.report!.nodes.map((node) => node.node_id)).toEqual(['start', 'hello']);
+    expect(results[1]!.report!.goal).toBeNull();
   });
 });

@@ -406,6 +406,7 @@ class TurnState implements Turn {
     session.node_state = null;
     const entry = { plan_id: this.plan.id, node_id: node.id, type: node.type, at: this.nowText, exit: null };
     session.path.push(entry);
+    if (node.goal !== undefined && session.goal === undefined) session.goal = { name: node.goal, path_index: session.path.length - 1 };
     this.turnPath().actions.push(this.actions.length);
     this.observer?.entered(entry);
     return this.run(node);
@@ -466,6 +467,8 @@ class TurnState implements Turn {
     const last = session.path[cut - 1]!;
     session.path[cut - 1] = { ...last, exit: null };
     session.node_id = last.node_id;
+    // A goal block the caller never reached was not reached.
+    if (session.goal && session.goal.path_index >= cut) delete session.goal;
     const recording = session.recording;
     if (recording && dropped.some((entry) => entry.plan_id === recording.plan_id && entry.node_id === recording.node_id)) session.recording = null;
   }

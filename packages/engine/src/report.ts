@@ -31,6 +31,8 @@ export interface CallReport extends SessionFacts {
   nodes: PathEntry[];
   pressed_digits: DigitsEntry[];
   duration_s: number | null;
+  /** The name of the first goal the session reached (docs/rollouts.md, "Goals"); null when none. */
+  goal: string | null;
   recording: Pick<RecordingState, 'format' | 'url' | 'duration_s' | 'status' | 'results' | 'error'> | null;
 }
 
@@ -63,6 +65,7 @@ export function buildReport(session: Session): CallReport {
     last_node: last ? { plan_id: last.plan_id, node_id: last.node_id, type: last.type } : null,
     nodes: session.path,
     pressed_digits: session.digits,
+    goal: session.goal?.name ?? null,
     duration_s: session.ended_at === null ? null : Math.max(0, Math.round((Date.parse(session.ended_at) - Date.parse(session.started_at)) / 1000)),
     recording: recording && {
       format: recording.format,

@@ -41,6 +41,8 @@ export interface RuntimeNode<C = unknown> {
   readonly type: string;
   /** The name a person gave the block, when one was given. */
   readonly label?: string;
+  /** The goal's name when the block is a goal ("paid"): a session that reaches it is converted (docs/rollouts.md, "Goals"). */
+  readonly goal?: string;
   /** The block's data, validated and precompiled (templates, expressions, paths). */
   readonly config: C;
   readonly runtime: BlockRuntime<C>;

@@ -164,6 +164,11 @@ export interface Session {
   recording: RecordingState | null;
   /** `SessionInit.language`; absent from sessions stored before it, which then speak the engine's default. */
   language?: string;
+  /**
+   * The first goal block the session reached: its goal's name, and the index of its entry in
+   * `path` (a hang-up that cuts the path before it takes the goal back). Absent until one is reached.
+   */
+  goal?: { name: string; path_index: number };
   /** `SessionInit.schedule_clock`: a test run "as if" at another time; absent for every other session. */
   schedule_clock?: ScheduleClock;
   /**
@@ -260,6 +265,7 @@ export function copySession(session: Session, withTurnPath = true): Session {
   };
   // Set after the literal rather than spread into it: no temporary object, no generic copy of its properties.
   if (session.schedule_clock) copy.schedule_clock = session.schedule_clock;
+  if (session.goal) copy.goal = session.goal;
   if (session.contact_key !== undefined) copy.contact_key = session.contact_key;
   if (withTurnPath && session.turn_path) copy.turn_path = { start: session.turn_path.start, actions: session.turn_path.actions.slice() };
   return copy;

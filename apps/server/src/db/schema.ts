@@ -345,6 +345,8 @@ export interface PlanRolloutTable {
   started_by: number | null;
   ended_time: Time | null;
   ended_by: number | null;
+  /** When the automatic rollback's rule is next checked (migration 0041); null: now. Generated: starts leave it out. */
+  auto_rollback_due_time: Generated<Time | null>;
 }
 
 /** A draft as one save left it (migration 0020): the versions drawer's saved drafts. */
@@ -508,6 +510,8 @@ export interface CallReportTable {
   updated_time: Time;
   /** The campaign that placed the call (migration 0026); null for every other. Generated: inserts leave it out. */
   campaign_id: Generated<number | null>;
+  /** The name of the first goal the session reached (migration 0041); null when none. */
+  goal: string | null;
 }
 
 /** A call the plan places (migration 0026, docs/outbound.md), from its request to its outcome. */

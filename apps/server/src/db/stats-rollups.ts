@@ -194,7 +194,7 @@ export async function rollUpReport(trx: Kysely<Database>, report: CallReport): P
 }
 
 /** What a report's JSON columns hold per element, read in SQL by each dialect. */
-function jsonElements(dialect: DialectName, column: string): { from: string; number: (field: string) => string; text: (field: string) => string } {
+export function jsonElements(dialect: DialectName, column: string): { from: string; number: (field: string) => string; text: (field: string) => string } {
   return dialect === 'postgres'
     ? {
         from: `cross join lateral json_array_elements(${column}::json) as j(value)`,

@@ -7,7 +7,15 @@ import type { z } from 'zod';
 import { blockDefinition } from '../registry.ts';
 import { type PlanNode, PlanFormatError, migratePlanDocument, planDocumentSchema, type ValidatedDocument } from './document.ts';
 import type { PlanErrorCode, PlanIssue, PlanWarningCode } from './issues.ts';
+import { dataWithoutGoal, goalNameLength, goalOfData } from './goal.ts';
 import { lintPlan } from './lint.ts';
+
+/** What is wrong with a block's `goal`, if anything: a blank one is as none (goalOfData). */
+function goalProblem(goal: unknown): string | undefined {
+  if (typeof goal !== 'string') return 'a goal is a name, a text';
+  if (goal.trim().length > goalNameLength) return `a goal's name has at most ${goalNameLength} characters`;
+  return undefined;
+}
 
 export type { ValidatedDocument };
 
@@ -63,12 +71,17 @@ export function validatePlanDocument(raw: unknown, options: ValidateOptions = {}
       errors.push({ code: 'unknown_block_type', message: `'${node.type}' is not a block type`, node_id: node.id, path: 'type' });
       return;
     }
-    const data = definition.schema.safeParse(node.data);
+    const data = definition.schema.safeParse(dataWithoutGoal(node.data));
+    const goal = (node.data as { goal?: unknown } | null)?.goal;
+    const goalError = goal === undefined ? undefined : goalProblem(goal);
+    if (goalError) errors.push({ code: 'invalid_field', message: goalError, node_id: node.id, path: 'goal' });
     if (!data.success) {
       for (const issue of data.error.issues) errors.push({ code: issueCode(issue), message: issue.message, node_id: node.id, path: joinPath(issue.path) });
       return;
     }
-    nodes.push({ ...node, data: data.data });
+    if (goalError) return;
+    const name = goalOfData(node.data);
+    nodes.push({ ...node, data: name === undefined ? data.data : { ...(data.data as Record<string, unknown>), goal: name } });
     exitsById.set(node.id, definition.exits(data.data));
   });
 

@@ -2,6 +2,7 @@ import { Table, UnstyledButton } from '@mantine/core';
 import type { StatsPlans } from '@voxplan/contracts';
 import { useTranslation } from 'react-i18next';
 import { formatNumber } from '../../lib/format.ts';
+import { RolloutBadge } from '../visual-plans/rollouts/RolloutBadge.tsx';
 import { FigureTable } from './FigureTable.tsx';
 
 /** Per plan: its sessions, calls and chats, retention rate, routed and retained; a plan's name selects it for its detail. */
@@ -25,6 +26,7 @@ export function PlanStats({ plans, selected, onSelect }: { plans: StatsPlans['pl
             <UnstyledButton onClick={() => onSelect(plan_id)} aria-pressed={plan_id === selected} fw={600} td="underline" data-testid="plan-stats-open">
               {plan_name}
             </UnstyledButton>
+            <RolloutBadge planId={plan_id} />
           </Table.Td>
           <Table.Td ta="right">{number(figures.calls)}</Table.Td>
           <Table.Td ta="right">{number(figures.chats)}</Table.Td>

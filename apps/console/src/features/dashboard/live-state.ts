@@ -66,6 +66,9 @@ export function applyLiveEvent(state: LiveState, event: LiveStatsEvent): LiveSta
     // Campaign counts are the campaigns screen's; the sessions they place arrive as session events.
     case 'campaign.progress':
       return state;
+    // A rollout rolled back by its rule is the editor's to show; the sessions it changes are not counted here.
+    case 'rollout.auto_rollback':
+      return state;
   }
 }
 

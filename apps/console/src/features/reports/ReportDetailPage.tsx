@@ -49,6 +49,8 @@ function Summary({ report }: { report: CallReportRecord }) {
     [t('reports.fields.disposition'), <ReportValue list="disposition" value={report.disposition} />],
     [t('reports.fields.hangupCause'), <ReportValue list="hangupCause" value={report.hangup_cause} />],
     [t('reports.fields.dialStatus'), <ReportValue list="dialStatus" value={report.dial_status} />],
+    // The goal's name as the person gave it on the block (docs/rollouts.md, "Goals").
+    [t('reports.fields.goal'), dash(report.goal)],
     [t('reports.fields.lastNode'), report.last_node_id ? runBlockName(report.last_node_id, report.last_node_type ?? '', naming(report.plan_id)) : '—'],
     [t('reports.fields.sourceIp'), dash(report.source_ip)],
     [t('reports.fields.protocol'), dash(report.protocol)],

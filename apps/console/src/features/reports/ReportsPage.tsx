@@ -59,6 +59,8 @@ const lastHandOff = (report: CallReportRecord) => report.handoffs?.at(-1);
 const columns: Column<CallReportRecord>[] = [
   { field: 'start_time', labelKey: 'reports.fields.startTime', type: 'date', render: (report) => <StartTime report={report} /> },
   { field: 'plan_name', labelKey: 'reports.fields.plan', type: 'text' },
+  // Which version the session ran: during a rollout, two versions of one plan answer side by side.
+  { field: 'plan_version', labelKey: 'reports.fields.planVersion', type: 'number' },
   // Beside the plan, in view without scrolling the table sideways. Filtered by the filters above
   // (agent_id, queue_id), not sorted: they are read from the hand-off.
   { field: 'agent', labelKey: 'reports.fields.agent', type: 'text', sortable: false, filterable: false, render: (report) => lastHandOff(report)?.agent?.name ?? '—' },

@@ -230,6 +230,7 @@ export class SimulatorConnection {
       source_ip: this.context.sourceIp,
       ...((frame.variables || call?.answered_by) && { variables: { ...frame.variables, ...(call?.answered_by && { answered_by: call.answered_by }) } }),
       draft: frame.version === 'draft',
+      ...(typeof frame.version === 'number' && { version: frame.version }),
       is_test: true,
       ...(frame.start_node !== undefined && { start_node: frame.start_node }),
       ...(asIf && { schedule_clock: asIf.clock }),

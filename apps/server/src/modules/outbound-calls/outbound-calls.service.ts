@@ -93,6 +93,7 @@ function unansweredReport(row: OutboundCallRow, dialStatus: ReportDialStatus, no
     nodes: [],
     pressed_digits: [],
     duration_s: Math.max(0, Math.round((Date.parse(now) - Date.parse(row.created_time)) / 1000)),
+    goal: null,
     recording: null,
   };
 }

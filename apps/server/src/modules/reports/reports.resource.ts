@@ -46,6 +46,8 @@ export const reportsResource = defineResource({
     hangup_cause: 'string',
     disposition: 'string',
     dial_status: 'string',
+    // The first goal the session reached (docs/rollouts.md, "Goals").
+    goal: 'string',
     // The campaign that placed the call (docs/outbound.md); null for every other.
     campaign_id: 'integer',
     is_test: 'boolean',

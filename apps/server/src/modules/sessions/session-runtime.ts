@@ -23,6 +23,8 @@ export interface StartRequest extends Omit<SessionInit, 'id' | 'plan_version'> {
   id?: string;
   /** Run the plan's draft at its current version (the simulator's test runs). */
   draft?: boolean;
+  /** Test sessions only: run this published version (the test panel's choice), not the one calls run. */
+  version?: number;
   /** A test session: its report stays out of lists and counts unless asked for. Default: `draft`. */
   is_test?: boolean;
   /**

@@ -285,6 +285,7 @@ function reportValues(report: CallReport, isTest: boolean, now: string) {
     start_time: report.started_at,
     end_time: ended,
     duration_s: report.duration_s ?? 0,
+    goal: report.goal,
     updated_time: now,
   } satisfies Omit<Insertable<CallReportTable>, 'created_time'>;
 }

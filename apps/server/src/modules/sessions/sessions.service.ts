@@ -287,8 +287,11 @@ export function createSessionRuntime(ctx: Omit<AppContext, 'sessions' | 'license
    * that a publish in between cannot run another version than the one checked. Undefined when the
    * plan cannot be loaded, which fails the session as on any start.
    */
-  async function checkStartNode(tenantId: number, planId: number, draftVersion: number | undefined, nodeId: string): Promise<number | undefined> {
-    const plan = draftVersion === undefined ? await plans.published.loadPublished(tenantId, planId) : await plans.withDraft(planId).load(tenantId, planId, draftVersion);
+  async function checkStartNode(tenantId: number, planId: number, pinned: { version: number; draft: boolean } | undefined, nodeId: string): Promise<number | undefined> {
+    const plan =
+      pinned === undefined
+        ? await plans.published.loadPublished(tenantId, planId)
+        : await (pinned.draft ? plans.withDraft(planId) : plans.published).load(tenantId, planId, pinned.version);
     if (plan && !plan.nodes.has(nodeId)) throw badRequest('start_node_not_found', [{ path: 'start_node', message: `no block ${nodeId} in version ${plan.version}` }]);
     return plan?.version;
   }
@@ -296,7 +299,7 @@ export function createSessionRuntime(ctx: Omit<AppContext, 'sessions' | 'license
   async function start(request: StartRequest, options: StartOptions = {}): Promise<TurnOutcome> {
     const id = checkId(request.id ?? newSessionId(), 'id');
     return inTurn(id, async () => {
-      const { draft, is_test, start_node, customer, unanswered, ...init } = request;
+      const { draft, version, is_test, start_node, customer, unanswered, ...init } = request;
       const isDraft = draft === true;
       const isTest = is_test ?? isDraft;
       const counted = !isTest && admit !== undefined;
@@ -311,10 +314,13 @@ export function createSessionRuntime(ctx: Omit<AppContext, 'sessions' | 'license
       if (start_node !== undefined && !isTest) throw badRequest('invalid_input', [{ path: 'start_node', message: 'only test sessions begin at a chosen block' }]);
       // Nor do they run "as if" at another time: a caller's date range reads the real clock.
       if (init.schedule_clock !== undefined && !isTest) throw badRequest('invalid_input', [{ path: 'schedule_clock', message: 'only test sessions run as if at another time' }]);
+      if (version !== undefined && (!isTest || isDraft)) throw badRequest('invalid_input', [{ path: 'version', message: 'only a test session of a published version names it' }]);
+      if (version !== undefined && !(await plans.published.load(init.tenant_id, init.plan_id, version))) throw badRequest('plan_version_not_found', [{ path: 'version', message: `no published version ${version}` }]);
       const draftPlanId = isDraft ? init.plan_id : null;
       // A plan without a draft pins version 0, which does not exist: the session fails as plan_not_found.
-      let planVersion = isDraft ? ((await plans.draftVersion(init.tenant_id, init.plan_id)) ?? 0) : undefined;
-      if (start_node !== undefined) planVersion = (await checkStartNode(init.tenant_id, init.plan_id, planVersion, start_node)) ?? planVersion;
+      let planVersion = isDraft ? ((await plans.draftVersion(init.tenant_id, init.plan_id)) ?? 0) : version;
+      if (start_node !== undefined)
+        planVersion = (await checkStartNode(init.tenant_id, init.plan_id, planVersion === undefined ? undefined : { version: planVersion, draft: isDraft }, start_node)) ?? planVersion;
       options.accepted?.();
       // What the plan speaks when it names no language; pinned in the session, like its plan version.
       const language = init.language ?? (await tenantLanguage(ctx, init.tenant_id));

@@ -23,6 +23,7 @@ import { runningSessions } from '../sessions/sessions.repository.ts';
 import { type LiveSessionEvent, subscribeLiveSessions } from '../sessions/live-events.ts';
 import { timeTrivialQuery } from '../system/health.routes.ts';
 import { subscribeCampaignProgress } from '../campaigns/campaigns.service.ts';
+import { subscribeAutoRollbacks } from '../rollouts/auto-rollback.ts';
 import type { HostReading } from '../system/system-info.routes.ts';
 import serverPackage from '../../../package.json' with { type: 'json' };
 
@@ -221,7 +222,7 @@ export function registerStatsLiveRoutes(app: FastifyInstance, ctx: AppContext, h
         produces: ['text/event-stream'],
         description:
           'Server-Sent Events (text/event-stream) of the sessions of every instance: `event:` names the type (session.started, ' +
-          'node.entered, session.ended) and campaigns\' counts (campaign.progress, at most once a second per campaign), `data:` is one JSON object (LiveStatsEvent in the contracts). Test sessions are left out; a ' +
+          'node.entered, session.ended), campaigns\' counts (campaign.progress, at most once a second per campaign) and rollouts rolled back by their automatic rule (rollout.auto_rollback), `data:` is one JSON object (LiveStatsEvent in the contracts). Test sessions are left out; a ' +
           '`: ping` comment comes every 15 s. The stream ends when the access token expires (`: closed token_expired`) and as soon as ' +
           'the sign-in ends or its roles change (`: closed sign_in_ended`): open it again with a fresh token. Send the Authorization header ' +
           'as on every call (read it with fetch and a stream reader: EventSource cannot send headers). Start from GET /stats/live.',
@@ -241,9 +242,11 @@ export function registerStatsLiveRoutes(app: FastifyInstance, ctx: AppContext, h
             filter,
           );
           const stopCampaigns = subscribeCampaignProgress(ctx.bus, (event) => send(sseMessage(event)), filter);
+          const stopRollbacks = subscribeAutoRollbacks(ctx.bus, (event) => send(sseMessage(event)), filter);
           return () => {
             stopSessions();
             stopCampaigns();
+            stopRollbacks();
           };
         },
       });

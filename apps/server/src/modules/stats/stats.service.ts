@@ -43,8 +43,8 @@ export function periodOf(query: { from: string; to: string; tz: string; plan_id?
   return { fromHour: floorHour(from), toHour: floorHour(to), zone: query.tz, ...(query.plan_id && { planIds: query.plan_id }) };
 }
 
-type Counter = 'sessions' | 'voice' | 'chat' | 'routed' | 'retained' | 'abandoned' | 'failed' | 'expired' | 'missed' | 'duration_s';
-const COUNTERS: readonly Counter[] = ['sessions', 'voice', 'chat', 'routed', 'retained', 'abandoned', 'failed', 'expired', 'missed', 'duration_s'];
+export type Counter = 'sessions' | 'voice' | 'chat' | 'routed' | 'retained' | 'abandoned' | 'failed' | 'expired' | 'missed' | 'duration_s';
+export const COUNTERS: readonly Counter[] = ['sessions', 'voice', 'chat', 'routed', 'retained', 'abandoned', 'failed', 'expired', 'missed', 'duration_s'];
 /** Sums as the databases answer them: PostgreSQL's are bigint or numeric, sent as text; null over no rows. */
 type Sums = Record<Counter, number | string | bigint | null>;
 

@@ -1,5 +1,5 @@
 import { type EditorServices, BlockForm, validateData } from '@voxplan/blocks/editor';
-import { blockDefinition } from '@voxplan/blocks/definitions';
+import { blockDefinition, dataWithoutGoal } from '@voxplan/blocks/definitions';
 import { builtinVariables } from '@voxplan/engine';
 import { useMemo } from 'react';
 import { api } from '../../../lib/api/client.ts';
@@ -69,7 +69,7 @@ export function BlockFormHost({
   // What the user types is checked at once; the server's findings show where the live check has none.
   const merged = useMemo(() => {
     const schema = blockDefinition(node.type)?.schema;
-    const live = schema ? validateData(schema, node.data, language) : new Map<string, string>();
+    const live = schema ? validateData(schema, dataWithoutGoal(node.data), language) : new Map<string, string>();
     for (const [path, message] of issues) if (!live.has(path)) live.set(path, message);
     return live;
   }, [issues, language, node.data, node.type]);

@@ -1,6 +1,6 @@
 import { Badge, Tooltip } from '@mantine/core';
-import { blockDescription } from '@voxplan/blocks/editor/registry';
-import { IconPhoneOff } from '@tabler/icons-react';
+import { blockDescription, goalOfData } from '@voxplan/blocks/editor/registry';
+import { IconFlag, IconPhoneOff } from '@tabler/icons-react';
 import { Handle, type NodeProps, Position, useNodeConnections } from '@xyflow/react';
 import { memo, type ReactNode, useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -42,6 +42,7 @@ export const BlockNode = memo(function BlockNode({ id, type, data: passed, selec
   const Icon = look.icon;
   const state = decoration.errors.length > 0 ? 'error' : decoration.warnings.length > 0 ? 'warning' : undefined;
   const mark = decoration.mark;
+  const goal = goalOfData(data);
   const heat = mark?.heat === undefined ? undefined : Math.min(1, Math.max(0, mark.heat));
 
   return (
@@ -72,6 +73,12 @@ export const BlockNode = memo(function BlockNode({ id, type, data: passed, selec
             {label ?? texts?.name ?? type}
           </span>
         )}
+        {/* Zoomed out, a goal is its flag beside the name; nearer, its own line with the goal's name (below). */}
+        {goal !== undefined && plain && !outline && (
+          <span className={classes.nodeGoal} role="img" aria-label={t('editor.goalMark', { name: goal })} title={t('editor.goalMark', { name: goal })} data-testid="node-goal">
+            <IconFlag size={12} aria-hidden />
+          </span>
+        )}
         {mark?.badge !== undefined && (
           <span className={classes.nodeBadge} data-testid="node-badge">
             {mark.badge}
@@ -85,6 +92,14 @@ export const BlockNode = memo(function BlockNode({ id, type, data: passed, selec
           </Tooltip>
         )}
       </div>
+      {goal !== undefined && !plain && (
+        <div className={classes.nodeGoalLine}>
+          <span className={classes.nodeGoal} role="img" aria-label={t('editor.goalMark', { name: goal })} title={t('editor.goalMark', { name: goal })} data-testid="node-goal">
+            <IconFlag size={12} aria-hidden />
+            <span className={classes.nodeGoalName}>{goal}</span>
+          </span>
+        </div>
+      )}
       {summary && (
         <div className={classes.nodeSummary} data-testid="node-summary">
           {summary}

@@ -385,9 +385,9 @@ export function PlanEditor({ loaded, onReload }: { loaded: VisualPlanDocument; o
           publishedVersion={saving.publishedVersion}
           unsaved={dirty}
           onClose={() => setPublishAsked(false)}
-          onConfirm={() => {
+          onConfirm={(rollout) => {
             setPublishAsked(false);
-            void saving.publish();
+            void saving.publish(rollout);
           }}
         />
       )}

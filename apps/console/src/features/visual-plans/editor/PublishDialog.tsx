@@ -2,8 +2,11 @@ import { Button, Group, List, Loader, Modal, Text } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import type { PlanEdge } from '@voxplan/blocks/definitions';
 import type { VisualPlanVersion } from '@voxplan/contracts/visual-plan';
+import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api } from '../../../lib/api/client.ts';
+import type { RolloutSettings } from '../rollouts/rollout-api.ts';
+import { defaultRolloutSettings, RolloutFields } from '../rollouts/RolloutFields.tsx';
 import { blockTitle } from './block-look.tsx';
 import { useEditorContext } from './editor-context.tsx';
 import type { Graph, GraphNode } from './graph-state.ts';
@@ -46,10 +49,12 @@ export function PublishDialog({
   graph: Graph;
   publishedVersion: number | null;
   unsaved: boolean;
-  onConfirm(): void;
+  /** With a rollout: the new version meets that share of sessions first (issue 41), the rest keep the published one. */
+  onConfirm(rollout?: RolloutSettings): void;
   onClose(): void;
 }) {
   const { t } = useTranslation();
+  const [rollout, setRollout] = useState<RolloutSettings | null>(null);
   const context = useEditorContext();
   const published = useQuery({
     queryKey: ['/visual-plans', 'versions', context.planId, publishedVersion],
@@ -59,7 +64,7 @@ export function PublishDialog({
   const changes = publishedVersion === null ? undefined : published.data && planChanges(published.data, graph);
   const named = (nodes: readonly GraphNode[]) => nodes.map((node) => blockTitle(node, context)).join('; ');
   return (
-    <Modal opened onClose={onClose} title={t('editor.publishConfirm.title')} data-testid="publish-dialog">
+    <Modal opened onClose={onClose} title={t(rollout ? 'rollouts.publishTitle' : 'editor.publishConfirm.title')} data-testid="publish-dialog">
       {publishedVersion === null ? (
         <Text size="sm">{t('editor.publishConfirm.first', { count: graph.nodes.length })}</Text>
       ) : !changes ? (
@@ -67,7 +72,7 @@ export function PublishDialog({
       ) : (
         <>
           <Text size="sm" mb="xs">
-            {t('editor.publishConfirm.since', { version: publishedVersion })}
+            {t(rollout ? 'rollouts.changesSince' : 'editor.publishConfirm.since', { version: publishedVersion })}
           </Text>
           <List size="sm" spacing={4} data-testid="publish-changes">
             {changes.added.length > 0 && <List.Item>{t('editor.publishConfirm.added', { count: changes.added.length, names: named(changes.added) })}</List.Item>}
@@ -81,18 +86,38 @@ export function PublishDialog({
           </List>
         </>
       )}
+      {rollout && (
+        <>
+          <Text size="sm" mt="md" mb="xs">
+            {t('rollouts.publishIntro', { version: publishedVersion })}
+          </Text>
+          <RolloutFields value={rollout} onChange={setRollout} />
+        </>
+      )}
       {unsaved && (
         <Text size="sm" mt="xs" c="dimmed" data-testid="publish-saves-first">
           {t('editor.publishConfirm.savesFirst')}
         </Text>
       )}
-      <Group justify="flex-end" mt="md">
+      <Group justify="flex-end" mt="md" gap="xs">
         <Button variant="default" onClick={onClose}>
           {t('common.cancel')}
         </Button>
-        <Button onClick={onConfirm} data-testid="confirm-publish">
-          {t('editor.publish')}
-        </Button>
+        {/* A share needs a version the rest keep: a plan never published publishes to everyone. */}
+        {publishedVersion !== null && !rollout && (
+          <Button variant="light" onClick={() => setRollout(defaultRolloutSettings)} data-testid="publish-to-share">
+            {t('rollouts.publishToShare')}
+          </Button>
+        )}
+        {rollout ? (
+          <Button onClick={() => onConfirm(rollout)} data-testid="confirm-publish-share">
+            {t('rollouts.publishShare', { share: rollout.share })}
+          </Button>
+        ) : (
+          <Button onClick={() => onConfirm()} data-testid="confirm-publish">
+            {t('editor.publish')}
+          </Button>
+        )}
       </Group>
     </Modal>
   );

@@ -1,7 +1,7 @@
 import { Button, Loader, ScrollArea, Stack, Text, TextInput, Title } from '@mantine/core';
-import { IconPlayerPlay } from '@tabler/icons-react';
+import { IconFlag, IconPlayerPlay } from '@tabler/icons-react';
 import type { PlanSettings } from '@voxplan/blocks/definitions';
-import { blockDescription, planLabelLength } from '@voxplan/blocks/editor/registry';
+import { blockDescription, dataWithGoal, goalNameLength, planLabelLength } from '@voxplan/blocks/editor/registry';
 import { lazy, Suspense, useMemo, useRef } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNodeDecoration } from './decorations.ts';
@@ -38,9 +38,10 @@ interface BlockPanelProps {
 
 function BlockPanel({ node, variableNames, onChange, onLabelChange, onTestFrom }: BlockPanelProps) {
   const { t } = useTranslation();
-  const { language } = useEditorContext();
+  const { language, readOnly } = useEditorContext();
   const texts = blockDescription(node.type)?.texts[language];
   const issues = useServerIssues(node);
+  const goal = typeof node.data.goal === 'string' ? node.data.goal : '';
   return (
     <Stack gap="sm" p="sm" data-testid="block-panel" data-node-id={node.id}>
       <div>
@@ -60,8 +61,20 @@ function BlockPanel({ node, variableNames, onChange, onLabelChange, onTestFrom }
         onChange={(event) => onLabelChange(node.id, event.currentTarget.value)}
         data-testid="block-name"
       />
+      <TextInput
+        label={t('editor.goal')}
+        description={t('editor.goalHint')}
+        leftSection={<IconFlag size={14} aria-hidden />}
+        value={goal}
+        maxLength={goalNameLength}
+        readOnly={readOnly}
+        error={issues.get('goal')}
+        onChange={(event) => onChange(node.id, dataWithGoal(node.data, event.currentTarget.value))}
+        data-testid="block-goal"
+      />
       <Suspense fallback={<Loader size="sm" aria-label={t('common.loading')} />}>
-        <BlockFormHost node={node} issues={issues} variableNames={variableNames} onChange={(data) => onChange(node.id, data)} />
+        {/* The goal is no field of the block's own form: kept through its changes. */}
+        <BlockFormHost node={node} issues={issues} variableNames={variableNames} onChange={(data) => onChange(node.id, dataWithGoal(data, goal))} />
       </Suspense>
     </Stack>
   );

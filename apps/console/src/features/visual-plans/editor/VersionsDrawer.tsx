@@ -7,6 +7,8 @@ import { useTranslation } from 'react-i18next';
 import { api } from '../../../lib/api/client.ts';
 import { useCanWrite } from '../../../lib/auth.tsx';
 import { formatDateTime } from '../../../lib/format.ts';
+import { useRunningRollout } from '../rollouts/rollout-api.ts';
+import { RolloutPanel } from '../rollouts/RolloutPanel.tsx';
 import { useEditorContext } from './editor-context.tsx';
 import type { PlanSaving } from './use-plan-saving.tsx';
 import { VersionViewer } from './VersionViewer.tsx';
@@ -36,6 +38,7 @@ export function VersionsDrawer({ opened, onClose, saving, dirty }: { opened: boo
   const { planId, tenantId } = useEditorContext();
   const canWrite = useCanWrite();
   const [viewing, setViewing] = useState<{ version: number; from: 'versions' | 'drafts' } | null>(null);
+  const rollout = useRunningRollout(planId, tenantId).data;
   const versions = useQuery({
     queryKey: ['/visual-plans', 'versions', planId],
     queryFn: ({ signal }) => api.get<VisualPlanVersion[]>(`/visual-plans/${planId}/versions`, { signal, tenantId }),
@@ -63,6 +66,7 @@ export function VersionsDrawer({ opened, onClose, saving, dirty }: { opened: boo
     <>
       <Drawer opened={opened} onClose={onClose} position="right" size="lg" title={t('editor.versions.title')} data-testid="versions-drawer">
         <Stack>
+          <RolloutPanel planId={planId} tenantId={tenantId} publishedVersion={saving.publishedVersion} onPromoted={saving.setPublishedVersion} />
           <Text size="sm" c="dimmed">
             {t('editor.versions.hint', { version: saving.baseVersion })}
           </Text>
@@ -85,6 +89,7 @@ export function VersionsDrawer({ opened, onClose, saving, dirty }: { opened: boo
                     <Table.Td>
                       {version.version}
                       {version.version === saving.publishedVersion ? ` · ${t('editor.versions.live')}` : ''}
+                      {version.version === rollout?.candidate_version ? ` · ${t('rollouts.percent', { share: rollout.share })}` : ''}
                     </Table.Td>
                     <Table.Td>{formatDateTime(version.published_time, i18n.language)}</Table.Td>
                     <RowActions testId="version" onView={() => setViewing({ version: version.version, from: 'versions' })} onRestore={canWrite ? () => restore(version.version) : undefined} />

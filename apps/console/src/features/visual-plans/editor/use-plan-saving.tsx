@@ -11,6 +11,7 @@ import { useAuth } from '../../../lib/auth.tsx';
 import { showError } from '../../../lib/errors.ts';
 import type { LeaveReason } from '../../../lib/leave-guard.ts';
 import { toast } from '../../../lib/notify.ts';
+import type { RolloutSettings } from '../rollouts/rollout-api.ts';
 import type { DecorationStore } from './decorations.ts';
 import { contentOf, type Graph } from './graph-state.ts';
 
@@ -28,7 +29,10 @@ export interface PlanSaving {
   publishing: boolean;
   /** Saves the draft; answers whether it was saved. */
   save(): Promise<boolean>;
-  publish(): Promise<void>;
+  /** Publishes the draft; with a rollout, to a share of sessions only (the published version stays). */
+  publish(rollout?: RolloutSettings): Promise<void>;
+  /** A rollout promoted elsewhere (the versions drawer) changed the version calls run. */
+  setPublishedVersion(version: number): void;
   /** Makes a published version the draft again (a save: version + 1), then reloads the editor with it. */
   /** Makes a published version (`versions`) or a saved draft (`drafts`) the draft again. */
   restore(version: number, from?: 'versions' | 'drafts'): Promise<void>;
@@ -119,15 +123,19 @@ export function usePlanSaving({ loaded, graph, decorations, readOnly, onReload }
     }
   }, [decorations, loaded.id, loaded.name, readOnly, setConflict, t]);
 
-  const publish = useCallback(async () => {
+  const publish = useCallback(async (rollout?: RolloutSettings) => {
     if (readOnly) return;
     if (graphRef.current.revision !== savedRevision && !(await save())) return;
     setPublishing(true);
     try {
-      const version = await api.post<VisualPlanPublished>(`/visual-plans/${loaded.id}/publish`, { base_version: baseRef.current });
-      setPublishedVersion(version.version);
-      toast('success', t('editor.publishedToast', { version: version.version }));
+      const version = await api.post<VisualPlanPublished>(`/visual-plans/${loaded.id}/publish`, { base_version: baseRef.current, ...(rollout && { rollout }) });
+      if (rollout) toast('success', t('rollouts.startedToast', { version: version.version, share: rollout.share }));
+      else {
+        setPublishedVersion(version.version);
+        toast('success', t('editor.publishedToast', { version: version.version }));
+      }
       void queryClient.invalidateQueries({ queryKey: ['/visual-plans', 'versions', loaded.id] });
+      void queryClient.invalidateQueries({ queryKey: ['/visual-plans', 'rollout', loaded.id] });
     } catch (error) {
       if (error instanceof ApiError && error.code === 'plan_out_of_sync') setConflict(true);
       else showError(error, t);
@@ -229,5 +237,5 @@ export function usePlanSaving({ loaded, graph, decorations, readOnly, onReload }
     </>
   );
 
-  return { baseVersion, publishedVersion, savedRevision, savedEdges, saving, publishing, save, publish, restore, askToLeave, adopt, dialogs };
+  return { baseVersion, publishedVersion, setPublishedVersion, savedRevision, savedEdges, saving, publishing, save, publish, restore, askToLeave, adopt, dialogs };
 }

@@ -17,6 +17,7 @@ import { Transcript } from './Transcript.tsx';
 import { useEditorContext } from '../editor-context.tsx';
 import { type RunNaming, runBlockName } from './run-texts.ts';
 import { useSimulator } from './use-simulator.ts';
+import { VersionChoice } from './VersionChoice.tsx';
 
 /** What the canvas lights as the run moves: blocks entered (in order), exits and edges taken, where it is now. */
 export type TestPanelPath = SimulatorPath;
@@ -192,7 +193,7 @@ export function TestPanel({ planId, startNodeId, onPathChange, onClose, edges, n
         </Text>
       )}
 
-      <Choice label={t('testPanel.version')} disabled={!canWrite} value={version} onChange={setVersion} options={{ draft: t('testPanel.draft'), published: t('testPanel.published') }} />
+      <VersionChoice disabled={!canWrite} value={version} onChange={setVersion} />
       <Choice label={t('testPanel.channel')} disabled={!canWrite} value={channel} onChange={setChannel} options={{ voice: t('testPanel.voice'), chat: t('testPanel.chat') }} />
       {channel === 'voice' && (
         <Choice

@@ -8,7 +8,8 @@ import type { SimulatorCallee, SimulatorClientFrame, SimulatorServerFrame } from
 import type { Action, PathEntry, ReplyOption } from '@voxplan/engine';
 
 export type SimulatorChannel = 'voice' | 'chat';
-export type SimulatorVersion = 'draft' | 'published';
+/** The draft, the version calls run now, or a published version by its number. */
+export type SimulatorVersion = 'draft' | 'published' | number;
 export type SimulatorInput = Exclude<SimulatorClientFrame, { type: 'start' }>;
 
 /**

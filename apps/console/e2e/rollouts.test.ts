@@ -1,0 +1,170 @@
+import type { Page } from 'playwright-core';
+import type { VisualPlanDocument } from '@voxplan/contracts/visual-plan';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { contactKeyOf, meetsCandidate } from '../../server/src/lib/rollout-choice.ts';
+import { createTenantMember, type TenantMember } from '../../server/test/harness.ts';
+import { type ConsoleHarness, createPlan, openPlanEditor, startConsole } from './harness.ts';
+import { screenshotStates } from './screenshots.ts';
+import { inView } from './whatsapp-desk.ts';
+
+/**
+ * Staged rollouts in the console (issue 41, docs/rollouts.md): a new version published from the
+ * editor to a share of the sessions with a pinned test number, calls run on both versions (the
+ * pinned number meets the new one), each version's figures side by side in the versions drawer,
+ * then the new version rolled back; in English and in Portuguese.
+ */
+let harness: ConsoleHarness;
+let member: TenantMember;
+
+const group = 'rollouts';
+const PINNED = '+15550004101';
+const node = (id: string, type: string, x: number, y: number, data: Record<string, unknown> = {}) => ({ id, type, position: { x, y }, data });
+const edge = (source: string, exit: string, target: string) => ({ id: `${source}-${exit}`, source, source_exit: exit, target });
+
+/** A front desk whose menu says `words`; pressing 1 reaches the "paid" goal. */
+const desk = (words: string) => ({
+  nodes: [
+    node('start', 'start', 0, 0),
+    node('menu', 'voice_menu', 250, 0, { voice_text: words, options: [{ digits: '1', label: 'Pay' }] }),
+    node('paid', 'play_message', 250, 200, { voice_text: 'Thank you, paid.', goal: 'paid' }),
+    node('bye', 'hangup', 0, 200),
+  ],
+  edges: [edge('start', 'next', 'menu'), edge('menu', '1', 'paid'), edge('paid', 'next', 'bye'), edge('menu', 'timeout', 'bye'), edge('menu', 'invalid', 'bye')],
+});
+
+beforeAll(async () => {
+  harness = await startConsole();
+  const admin = await harness.server.login();
+  member = await createTenantMember(harness.server, admin, 'rollouts');
+});
+
+afterAll(() => harness?.close());
+
+/** A plan published once (version 2), with a draft that changes its menu (version 3). */
+async function planWithDraft(name: string): Promise<number> {
+  const plan = await createPlan(harness.server, member.token, name, desk('Press 1 to pay.'));
+  const published = await harness.server.call({ method: 'POST', url: `/visual-plans/${plan.id}/publish`, token: member.token, payload: { base_version: plan.version } });
+  expect(published.statusCode, published.body).toBe(200);
+  const draft = await harness.server.call({ method: 'PUT', url: `/visual-plans/${plan.id}/document`, token: member.token, payload: { base_version: plan.version, ...desk('To pay now, press 1.') } });
+  expect(draft.statusCode, draft.body).toBe(200);
+  return draft.json<VisualPlanDocument>().id;
+}
+
+let serial = 0;
+/** An inbound call from `caller`: it presses 1 (the goal) or hangs up at the menu; answers the version it ran. */
+async function call(planId: number, caller: string, presses: boolean): Promise<number> {
+  const id = `rollout-call-${++serial}`;
+  const { sessions } = harness.server.ctx;
+  await sessions.start({ id, tenant_id: member.tenantId, plan_id: planId, channel: 'voice', provider: 'twilio', direction: 'inbound', caller, called: '+15550004100' });
+  const ended = await sessions.handleTurn(id, `${id}-1`, presses ? { type: 'digits', digits: '1' } : { type: 'hangup' });
+  return ended.report!.plan_version;
+}
+
+/** Numbers the rollout leaves on the current version (their sticky bucket is past the share). */
+function baseCallers(planId: number, count: number): string[] {
+  const rollout = { candidate_version: 3, share: 10, pinned: [PINNED] };
+  const callers: string[] = [];
+  for (let n = 0; callers.length < count; n++) {
+    const caller = `+1555010${String(n).padStart(4, '0')}`;
+    if (!meetsCandidate(planId, contactKeyOf(caller), rollout)) callers.push(caller);
+  }
+  return callers;
+}
+
+const texts = {
+  en: {
+    live: ['Version 2', 'current', '90\u00a0%', 'Version 3', 'new', '10\u00a0%'],
+    pinned: `Always the new version: ${PINNED}`,
+    figures: { sessions: ['3', '2'], retained: ['1', '2'], abandoned: ['2', '0'], converted: ['1', '2'], goalRate: ['33.3%', '100%'] },
+    confidence: 'Not enough data yet.',
+    rolledBack: 'Version 2 meets every call and chat.',
+    autoTitle: 'Version 3 was rolled back by itself',
+    note: 'More than 5 % of its sessions failed.',
+  },
+  pt: {
+    live: ['Versão 2', 'atual', '90\u00a0%', 'Versão 3', 'nova', '10\u00a0%'],
+    pinned: `Sempre a nova versão: ${PINNED}`,
+    figures: { sessions: ['3', '2'], retained: ['1', '2'], abandoned: ['2', '0'], converted: ['1', '2'], goalRate: ['33,3%', '100%'] },
+    confidence: 'Ainda não há dados suficientes.',
+    rolledBack: 'A versão 2 atende todas as chamadas e conversas.',
+    autoTitle: 'A versão 3 foi revertida sozinha',
+    note: 'Mais de 5 % das sessões falharam.',
+  },
+} as const;
+
+const cells = async (page: Page, key: string) => (await page.getByTestId(`rollout-figure-${key}`).locator('td').allTextContents()).map((text) => text.trim());
+
+async function openVersions(page: Page) {
+  await page.getByTestId('editor-more').click();
+  await page.getByTestId('editor-versions').click();
+  await expect.poll(() => page.getByTestId('rollout-panel').isVisible()).toBe(true);
+}
+
+describe.each([
+  ['en', 'en-US', 'light'],
+  ['pt', 'pt-BR', 'dark'],
+] as const)('a rollout in %s', (language, locale, colorScheme) => {
+  test('started from the editor at 10 % with a pinned number, its results per version seen, rolled back', async () => {
+    const text = texts[language];
+    const planId = await planWithDraft(`Front desk ${language}`);
+    const page = await openPlanEditor(harness, planId, member, { locale, colorScheme });
+
+    // Publish to a share: 10 %, one pinned test number, the goal rule.
+    await page.getByTestId('editor-publish').click();
+    await page.getByTestId('publish-to-share').click();
+    await page.getByTestId('rollout-share').fill('10');
+    await page.getByTestId('rollout-pinned').fill(PINNED);
+    await page.getByTestId('rollout-pinned').press('Enter');
+    await page.getByTestId('rollout-goal-worse').check();
+    await screenshotStates(page, 'publish-to-share', { group });
+    await page.getByTestId('confirm-publish-share').click();
+    await expect.poll(() => page.getByTestId('publish-dialog').isVisible()).toBe(false);
+    const stored = await harness.server.call({ method: 'GET', url: `/visual-plans/${planId}/rollout`, token: member.token });
+    expect(stored.json()).toMatchObject({ rollout: { base_version: 2, candidate_version: 3, share: 10, pinned: [PINNED], auto_rollback: { goal_worse: true, max_failure_rate: null } } });
+
+    // Calls: the pinned number twice (both pay), three others on the current version (one pays, two hang up).
+    expect([await call(planId, PINNED, true), await call(planId, PINNED, true)]).toEqual([3, 3]);
+    const [payer, ...leavers] = baseCallers(planId, 3);
+    expect([await call(planId, payer!, true), await call(planId, leavers[0]!, false), await call(planId, leavers[1]!, false)]).toEqual([2, 2, 2]);
+
+    // The dashboard's row of the plan says a rollout runs.
+    await page.goto('/dashboard');
+    const row = page.getByTestId('plan-stats-row').filter({ hasText: `Front desk ${language}` });
+    await expect.poll(() => row.getByTestId('plan-rollout').textContent()).toBe('v2 → v3 10\u00a0%');
+
+    // The drawer: two versions live with their shares, the pinned number, the figures side by side.
+    await page.goto(`/visual-plan/${planId}`);
+    await page.getByTestId('plan-canvas').locator('.react-flow__node').first().waitFor();
+    await openVersions(page);
+    await expect.poll(async () => (await page.getByTestId('rollout-version').allTextContents()).join(' ')).toBe(`${text.live[0]}${text.live[1]}${text.live[2]} ${text.live[3]}${text.live[4]}${text.live[5]}`);
+    expect(await page.getByTestId('rollout-pinned-list').textContent()).toBe(text.pinned);
+    await expect.poll(() => page.getByTestId('rollout-results').isVisible()).toBe(true);
+    for (const [key, values] of Object.entries(text.figures)) expect(await cells(page, key), key).toEqual(values);
+    expect(await page.getByTestId('rollout-confidence').textContent()).toBe(text.confidence);
+    await screenshotStates(page, 'drawer-rollout', { group });
+
+    // At 390 px the controls are in view once scrolled to, and the results table fits.
+    await page.setViewportSize({ width: 390, height: 844 });
+    const rollback = page.getByTestId('rollout-rollback');
+    await rollback.scrollIntoViewIfNeeded();
+    expect(await inView(page, rollback)).toBe(true);
+    await page.getByTestId('rollout-results').scrollIntoViewIfNeeded();
+    await screenshotStates(page, 'rollout-results', { group });
+
+    // Roll back: asked first, then one version is live again; sessions go to version 2.
+    await rollback.click();
+    await page.getByTestId('confirm-rollout-rollback').click();
+    await expect.poll(() => page.getByTestId('rollout-live').textContent()).toBe(text.rolledBack);
+    expect(await page.getByTestId('rollout-running').count()).toBe(0);
+    expect(await call(planId, PINNED, true)).toBe(2);
+
+    // A rollout the automatic rule ended (as checkAutoRollbacks leaves it; its rule is tested on the server) shows its note.
+    await harness.server.ctx.db.updateTable('plan_rollouts').set({ ended_reason: 'auto_rollback', ended_note: text.note }).where('plan_id', '=', planId).execute();
+    await page.keyboard.press('Escape');
+    await expect.poll(() => page.getByTestId('rollout-panel').isVisible()).toBe(false);
+    await openVersions(page);
+    const note = page.getByTestId('rollout-auto-note');
+    await expect.poll(() => note.isVisible()).toBe(true);
+    expect(await note.textContent()).toContain(`${text.autoTitle}${text.note}`);
+  });
+});

@@ -13,7 +13,7 @@ import type { AppContext } from '../../context.ts';
 import type { InstanceBus } from '../../db/instance-bus.ts';
 import type { Database } from '../../db/schema.ts';
 import { AppError } from '../../errors.ts';
-import type { AuditAuthor } from '../audit/audit.recorder.ts';
+import type { AuditAuthor } from '../../resources/audit.recorder.ts';
 import { startSweeper, type Sweeper } from '../sessions/chat-sweeper.ts';
 import type { PlanRow } from '../visual-plans/plan-document.ts';
 import { type VersionFigures, versionFigures } from './results.ts';

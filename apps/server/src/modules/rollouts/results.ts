@@ -10,7 +10,7 @@ import type { Locale, RolloutResults, VersionResult } from '@voxplan/contracts';
 import { type Kysely, sql } from 'kysely';
 import type { DialectName } from '../../db/database.ts';
 import type { Database } from '../../db/schema.ts';
-import { jsonElements, ROLLED_UP_DISPOSITIONS } from '../stats/stats-rollups.ts';
+import { jsonElements, ROLLED_UP_DISPOSITIONS } from '../../db/stats-rollups.ts';
 import { COUNTERS, type Counter, figuresOf } from '../stats/stats.service.ts';
 import { compareGoalRates } from './results-statistics.ts';
 import type { RolloutRow } from './rollout-rows.ts';

@@ -19,7 +19,7 @@ import type { StatsDaily, StatsPlanDetail, StatsPlans, StatsSummary } from '@vox
 import type { CallReport } from '@voxplan/engine';
 import { sql } from 'kysely';
 import { startContext } from '../../apps/server/src/bootstrap.ts';
-import { rollUpReport } from '../../apps/server/src/modules/stats/stats-rollups.ts';
+import { rollUpReport } from '../../apps/server/src/db/stats-rollups.ts';
 import { runBench } from '../lib/bench-main.ts';
 import { benchDatabases } from '../lib/dialects.ts';
 import { fmt, table } from '../lib/load.ts';

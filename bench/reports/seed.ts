@@ -6,7 +6,7 @@
 import { type Kysely, sql } from 'kysely';
 import type { AppContext } from '../../apps/server/src/context.ts';
 import type { Database } from '../../apps/server/src/db/schema.ts';
-import { rebuildStatsRollups } from '../../apps/server/src/modules/stats/stats-rollups.ts';
+import { rebuildStatsRollups } from '../../apps/server/src/db/stats-rollups.ts';
 
 /** The first report's start; each next one starts `spacingS` later, so the reports span SPAN_DAYS. */
 export const SEED_START = '2025-11-20T00:00:00.000Z';

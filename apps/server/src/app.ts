@@ -3,6 +3,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { jsonSchemaTransform, validatorCompiler } from 'fastify-type-provider-zod';
+import type { ChannelRegistry } from './channels/registry.ts';
 import type { AppContext } from './context.ts';
 import { registerApiKeyRoutes } from './modules/api-keys/api-keys.routes.ts';
 import { registerAudioRoutes } from './modules/audios/audios.routes.ts';
@@ -32,7 +33,7 @@ import { consolePlugin } from './plugins/console.ts';
 import { clientErrorHandler, errorsPlugin, frameworkErrors } from './plugins/errors.ts';
 import { RequestLogController } from './plugins/request-log.ts';
 import { securityHeadersPlugin } from './plugins/security-headers.ts';
-import { allResources } from './resources/registry.ts';
+import { allResources } from './modules/resource-registry.ts';
 import { registerResource } from './resources/routes.ts';
 import { registerMetricsRoute, timeProviderWebhooks } from './modules/metrics/metrics.ts';
 
@@ -55,7 +56,12 @@ function serializeJson(data: unknown): string {
 }
 
 /** Builds the whole application without listening, so tests can inject requests into it. */
-export async function buildApp(ctx: AppContext, options: FastifyServerOptions = {}): Promise<FastifyInstance> {
+/** The app's context as the composition root holds it: the channels whole, their routes and listeners too. */
+export interface ServerContext extends AppContext {
+  channels: ChannelRegistry;
+}
+
+export async function buildApp(ctx: ServerContext, options: FastifyServerOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
     ...(!options.loggerInstance && { logger: options.logger ?? { level: ctx.config.logLevel } }),
     trustProxy: ctx.config.trustProxy,

@@ -3,7 +3,6 @@ import type { FastifyBaseLogger } from 'fastify';
 import pino from 'pino';
 import { LuaScriptRunner } from '@voxplan/engine/lua';
 import type { Config } from './config.ts';
-import type { AppContext } from './context.ts';
 import { openDatabase, withUnboundedDatabase } from './db/database.ts';
 import { migrateToLatest } from './db/migrate.ts';
 import { createAccessTokens } from './lib/access-tokens.ts';
@@ -25,7 +24,7 @@ import { closeLeftConversation, openQueueConversation, sweepUnanswered } from '.
 import { sweepCustomersGone } from './modules/conversations/customer-left.ts';
 import { createDeskHandOff } from './modules/conversations/desk.ts';
 import { sweepTransfers } from './modules/conversations/transfer-sweep.ts';
-import { API_PREFIX } from './app.ts';
+import { API_PREFIX, type ServerContext } from './app.ts';
 import { createChannelRegistry } from './channels/registry.ts';
 import { createLicenseService, provisionLicense } from './modules/license/license.service.ts';
 import { readHardwareId } from './modules/system/system-info.routes.ts';
@@ -33,7 +32,7 @@ import { createSettingsOutboundHttp } from './outbound/settings.ts';
 import { createOutboundCalls } from './modules/outbound-calls/outbound-calls.service.ts';
 
 export interface Started {
-  ctx: AppContext;
+  ctx: ServerContext;
   /** Set when this start created the administrator with a generated password. */
   generatedAdminPassword?: string;
   /** Starts the Lua workers now, rather than on the first script a plan runs. */
@@ -112,7 +111,7 @@ export async function startContext(config: Config, options: StartOptions = {}): 
       deskHandOff: createDeskHandOff({ ...base, get sessions() { return sessions!; } }, API_PREFIX),
       ai: createAiPort(base, { log, metrics }),
     });
-    const ctx: AppContext = { ...base, sessions, license, outboundCalls, metrics, databaseAvailability: handle.availability, logger, ...(handle.poolStats && { databasePool: handle.poolStats }) };
+    const ctx: ServerContext = { ...base, sessions, license, outboundCalls, metrics, databaseAvailability: handle.availability, logger, ...(handle.poolStats && { databasePool: handle.poolStats }) };
     const now = nowIso();
     // Type "sistema", so that nobody removes them.
     for (const [name, setting] of Object.entries(systemSettings)) {

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { buildApp } from '../src/app.ts';
 import type { Channel, CustomerAddress } from '../src/channels/channel.ts';
 import { type ChannelRegistry, createChannelRegistry } from '../src/channels/registry.ts';
-import { deliverToCustomer } from '../src/channels/router.ts';
+import { deliverToCustomer } from '../src/modules/conversations/customer-router.ts';
 import { createTenantMember, startTestServer, type TenantMember, type TestServer } from './harness.ts';
 import { storePlan } from './sessions-helpers.ts';
 

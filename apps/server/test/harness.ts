@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, expect, inject } from 'vitest';
-import { buildApp } from '../src/app.ts';
+import { buildApp, type ServerContext } from '../src/app.ts';
 import { startContext } from '../src/bootstrap.ts';
 import { type Config, loadConfig } from '../src/config.ts';
 import type { AppContext } from '../src/context.ts';
@@ -16,7 +16,7 @@ export const dialect = (process.env.TEST_DIALECT ?? 'sqlite') as 'sqlite' | 'pos
 
 export interface TestServer {
   app: FastifyInstance;
-  ctx: AppContext;
+  ctx: ServerContext;
   config: Config;
   /** Sends a request to /api/v1 + path with an optional bearer token. */
   call(options: InjectOptions & { token?: string; tenant?: number }): Promise<LightMyRequestResponse>;

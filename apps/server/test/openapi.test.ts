@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { allResources } from '../src/resources/registry.ts';
+import { allResources } from '../src/modules/resource-registry.ts';
 import { startTestServer, type TestServer } from './harness.ts';
 
 let server: TestServer;

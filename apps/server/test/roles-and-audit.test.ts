@@ -3,7 +3,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { ResourceDefinition } from '../src/resources/definition.ts';
 import { enqueuePlanEvent } from '../src/modules/plan-webhook/plan-webhook.service.ts';
-import { allResources } from '../src/resources/registry.ts';
+import { allResources } from '../src/modules/resource-registry.ts';
 import { uploadCall } from './audio-fixtures.ts';
 import { ADMIN, q, startTestServer, type TestServer } from './harness.ts';
 import { insertReport } from './sessions-helpers.ts';

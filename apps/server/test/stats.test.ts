@@ -4,7 +4,7 @@ import { LuaScriptRunner } from '@voxplan/engine/lua';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { saveReport } from '../src/modules/sessions/sessions.repository.ts';
 import { createSessionRuntime, type SessionRuntime, type StartRequest } from '../src/modules/sessions/sessions.service.ts';
-import { rebuildStatsRollups } from '../src/modules/stats/stats-rollups.ts';
+import { rebuildStatsRollups } from '../src/db/stats-rollups.ts';
 import { createTenantMember, dialect, errorOf, expectInvalid, q, startTestServer, type TenantMember, type TestServer } from './harness.ts';
 import { type FixtureDocument, planEdge, planNode, storePlan, testClock } from './sessions-helpers.ts';
 

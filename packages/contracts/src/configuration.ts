@@ -201,4 +201,3 @@ export const featureNames = (Object.keys(systemSettings) as SystemSettingName[])
 export const featuresSchema = z.object(Object.fromEntries(featureNames.map((name) => [name, z.boolean()])) as Record<FeatureName, z.ZodBoolean>);
 export type Features = z.infer<typeof featuresSchema>;
 
-export { isFeatureOn } from './features.ts';

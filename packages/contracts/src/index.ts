@@ -4,6 +4,7 @@ export * from './audit.ts';
 export * from './auth.ts';
 export * from './common.ts';
 export * from './configuration.ts';
+export * from './features.ts';
 export * from './date-range.ts';
 export * from './destination.ts';
 export * from './errors.ts';

@@ -2,8 +2,7 @@
  * Channel-neutral actions (blocks.md, "The session"). Adapters turn them into TwiML, AGI
  * commands, WhatsApp messages or simulator frames, in the order given.
  */
-import type { TranscriptEntry } from './ports.ts';
-import type { HangupCause } from './session.ts';
+import type { HangupCause, TranscriptEntry } from './session.ts';
 import type { Value } from './values.ts';
 
 export interface ReplyOption {

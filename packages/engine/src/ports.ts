@@ -1,6 +1,8 @@
 import type { Action, ReplyOption } from './actions.ts';
 import type { CompiledPlan } from './runtime.ts';
-import type { PathEntry, Provider, Session } from './session.ts';
+import type { AnalysisResults, PathEntry, Provider, RecordingAnalysis, Session, TranscriptEntry } from './session.ts';
+
+export type { AnalysisResults, RecordingAnalysis, TranscriptEntry };
 
 /**
  * What the engine asks of its host. Blocks that do I/O reach it only through these, so the
@@ -202,12 +204,6 @@ export interface CustomerWindow {
 export type AiFailureCode = 'ai_key_not_found' | 'ai_key_invalid' | 'ai_access_error' | 'ai_limit_reached';
 export type AiResult<T> = ({ ok: true } & T) | { ok: false; code: AiFailureCode; message?: string };
 
-export interface TranscriptEntry {
-  from: 'caller' | 'plan';
-  text: string;
-  at: string;
-}
-
 /** `speech_detection`: fill the named variables from what the caller said. */
 export interface ExtractRequest {
   tenantId: number;
@@ -237,13 +233,6 @@ export interface ChatbotRequest {
 /** `continue` waits for the next input; `done` and `transfer` are the block's exits. */
 export type ChatbotOutcome = 'continue' | 'done' | 'transfer';
 
-export type RecordingAnalysis =
-  | { kind: 'sentiment'; items: string[] }
-  | { kind: 'topics'; items: string[] }
-  | { kind: 'keywords'; items: string[] }
-  | { kind: 'questions'; items: string[] }
-  | { kind: 'summary'; max_length: number };
-
 export interface AnalyseRequest {
   tenantId: number;
   sessionId: string;
@@ -252,9 +241,6 @@ export interface AnalyseRequest {
   source: { kind: 'audio'; url: string; provider: Provider } | { kind: 'transcript'; text: string };
   anonymization: boolean;
 }
-
-/** Analysis results by kind, as they go on the report. */
-export type AnalysisResults = Record<string, unknown>;
 
 export interface AiPort {
   extract(request: ExtractRequest): Promise<AiResult<{ values: Record<string, string> }>>;

@@ -2,7 +2,6 @@
  * A session is one call or one chat conversation (blocks.md, "The session"). It is plain JSON:
  * the host stores it between turns, so any server instance can take the next one.
  */
-import type { AnalysisResults, RecordingAnalysis, TranscriptEntry } from './ports.ts';
 import type { Value } from './values.ts';
 
 export const sessionFormatVersion = 1;
@@ -254,3 +253,20 @@ export function copySession(session: Session, withTurnPath = true): Session {
   if (withTurnPath && session.turn_path) copy.turn_path = { start: session.turn_path.start, actions: session.turn_path.actions.slice() };
   return copy;
 }
+
+/** One thing said on a session, by the caller or the plan (the transcript the `speech_detection` and `chatbot` blocks read). */
+export interface TranscriptEntry {
+  from: 'caller' | 'plan';
+  text: string;
+  at: string;
+}
+
+export type RecordingAnalysis =
+  | { kind: 'sentiment'; items: string[] }
+  | { kind: 'topics'; items: string[] }
+  | { kind: 'keywords'; items: string[] }
+  | { kind: 'questions'; items: string[] }
+  | { kind: 'summary'; max_length: number };
+
+/** Analysis results by kind, as they go on the report. */
+export type AnalysisResults = Record<string, unknown>;

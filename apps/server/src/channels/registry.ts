@@ -5,12 +5,15 @@
  * app's context: nothing registers itself when its module is imported.
  */
 import type { Provider } from '@voxplan/engine';
+import type { ChannelLookup } from '../context.ts';
 import { asteriskChannel } from './asterisk/channel.ts';
-import type { Channel, ChatSending } from './channel.ts';
+import { createMessaging } from './messaging.ts';
+import type { Channel } from './channel.ts';
 import { simulatorChannel } from './simulator/channel.ts';
 import { twilioChannel } from './twilio/channel.ts';
 import { webchatChannel } from './webchat/channel.ts';
 import { whatsappChannel } from './whatsapp/channel.ts';
+import { createCustomerWindow, createTemplates } from './whatsapp/engine-ports.ts';
 
 /** Every provider once; the Record makes a provider added to the engine's list without a channel a type error. */
 const allChannels: Record<Provider, Channel> = {
@@ -21,16 +24,10 @@ const allChannels: Record<Provider, Channel> = {
   simulator: simulatorChannel,
 };
 
-export interface ChannelRegistry {
-  /** The channels in the order their routes are registered. */
+/** The channels of an app: what the modules find in it (context.ts, `ChannelLookup`), whole, for the app to register their routes and listeners. */
+export interface ChannelRegistry extends ChannelLookup {
   all(): readonly Channel[];
-  /** A stored row's provider is a string: one no channel has answers undefined. */
   get(provider: string): Channel | undefined;
-  /**
-   * Makes `chat` how `provider`'s chats reach their customer in this registry (tests stand in for a
-   * channel with it). Answers the function that puts back what it replaced.
-   */
-  replaceChat(provider: Provider, chat: ChatSending): () => void;
 }
 
 /** The registry of an app: its own copy, so that what a test replaces in one app leaves the others alone. */
@@ -39,6 +36,7 @@ export function createChannelRegistry(channels: readonly Channel[] = Object.valu
   return {
     all: () => [...byProvider.values()],
     get: (provider) => byProvider.get(provider),
+    enginePorts: { messaging: createMessaging, templates: createTemplates, customerWindow: createCustomerWindow },
     replaceChat(provider, chat) {
       const replaced = byProvider.get(provider);
       if (!replaced) throw new Error(`no channel for provider ${provider} in this registry`);

@@ -605,7 +605,7 @@ export interface NumberRuleTable {
 }
 
 /**
- * The statistics' rollups (migration 0012, modules/stats/stats-rollups.ts): counters per tenant,
+ * The statistics' rollups (migration 0012, db/stats-rollups.ts): counters per tenant,
  * plan the sessions started in and UTC hour of their start, raised as each report is first stored.
  * `hour` counts hours since 1970-01-01T00:00Z. PostgreSQL answers bigint sums as text.
  */

@@ -7,6 +7,9 @@ export interface AccessTokenClaims {
   expiresAtMs: number;
 }
 
+/** Why a long-lived connection's credentials ended: its token's time is up, or its sign-in no longer holds. */
+export type SignInEnd = 'token_expired' | 'sign_in_ended';
+
 export type AccessTokenFailure = 'expired_or_forged' | 'malformed';
 
 export class AccessTokenError extends Error {

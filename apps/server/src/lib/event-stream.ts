@@ -6,7 +6,7 @@
  */
 import { PassThrough } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { SignInEnd } from '../plugins/auth.ts';
+import type { SignInEnd } from './access-tokens.ts';
 
 /**
  * What a stream may hold unsent for a client that does not read: past it the stream ends, and the

@@ -2,11 +2,11 @@ import { type ErrorCode, type RoleAssignment, roleInWorkingTenant } from '@voxpl
 import { bearerProtocolPrefix } from '@voxplan/contracts/simulator';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import type { Actor, AppContext, Scope } from '../context.ts';
+import type { Actor, PlatformContext, Scope } from '../platform.ts';
 import type { DialectName } from '../db/database.ts';
 import { coalesce } from '../db/instance-bus.ts';
 import { AppError, badRequest, forbidden, unauthorized } from '../errors.ts';
-import { AccessTokenError, type AccessTokenClaims } from '../lib/access-tokens.ts';
+import { AccessTokenError, type AccessTokenClaims, type SignInEnd } from '../lib/access-tokens.ts';
 import { safeEqualHex, sha256 } from '../lib/keys.ts';
 import { isoAfter, nowIso } from '../lib/time.ts';
 
@@ -30,9 +30,6 @@ const CREDENTIAL_TABLES: readonly string[] = [...SIGN_IN_TABLES, 'api_keys'];
 const RECHECK_MS: Record<DialectName, number> = { sqlite: 2_000, postgres: 15_000 };
 /** setTimeout's longest delay; a token living longer is looked at again then. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
-
-/** Why a long-lived connection's credentials ended: its token's time is up, or its sign-in no longer holds. */
-export type SignInEnd = 'token_expired' | 'sign_in_ended';
 
 export function formatApiKey(id: number, secret: string): string {
   return `${API_KEY_PREFIX}${id}_${secret}`;
@@ -61,7 +58,7 @@ interface Checked {
   expiresAtMs?: number;
 }
 
-async function actorFromAccessToken(ctx: AppContext, token: string): Promise<Checked> {
+async function actorFromAccessToken(ctx: PlatformContext, token: string): Promise<Checked> {
   let claims: AccessTokenClaims;
   try {
     claims = ctx.tokens.verify(token);
@@ -90,7 +87,7 @@ async function actorFromAccessToken(ctx: AppContext, token: string): Promise<Che
   return { actor: signIn.actor, expiresAtMs: claims.expiresAtMs };
 }
 
-async function actorFromApiKey(ctx: AppContext, key: string): Promise<Checked> {
+async function actorFromApiKey(ctx: PlatformContext, key: string): Promise<Checked> {
   const match = /^vxk_(\d{1,12})_([A-Za-z0-9_-]{20,100})$/.exec(key);
   if (!match) throw unauthorized('invalid_api_key');
   const id = Number(match[1]);
@@ -141,7 +138,7 @@ function credentialsOf(request: FastifyRequest): { kind: 'jwt' | 'api_key'; valu
   return { kind: value.startsWith(API_KEY_PREFIX) ? 'api_key' : 'jwt', value };
 }
 
-function checkCredentials(ctx: AppContext, request: FastifyRequest): Promise<Checked> {
+function checkCredentials(ctx: PlatformContext, request: FastifyRequest): Promise<Checked> {
   const credentials = credentialsOf(request);
   return credentials.kind === 'api_key' ? actorFromApiKey(ctx, credentials.value) : actorFromAccessToken(ctx, credentials.value);
 }
@@ -159,7 +156,7 @@ interface Watched {
  * role taken away. On PostgreSQL every instance hears every commit over the bus, so a sign-out
  * through one instance ends the streams held by all (docs/security.md).
  */
-function createSignInWatch(ctx: AppContext) {
+function createSignInWatch(ctx: PlatformContext) {
   const watched = new Set<Watched>();
   let stopListening: (() => void) | undefined;
   let backstop: NodeJS.Timeout | undefined;
@@ -224,7 +221,7 @@ function createSignInWatch(ctx: AppContext) {
 }
 
 /** Adds `authenticate` (an onRequest hook) for the routes that need a signed-in caller, and `watchSignIn` for long-lived connections. */
-export const authPlugin = fp(async (app: FastifyInstance, opts: { ctx: AppContext }) => {
+export const authPlugin = fp(async (app: FastifyInstance, opts: { ctx: PlatformContext }) => {
   const { ctx } = opts;
   const signIns = createSignInWatch(ctx);
   const expiresAt = new WeakMap<FastifyRequest, number>();

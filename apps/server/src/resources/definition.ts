@@ -1,15 +1,31 @@
 import type { ErrorCode, FieldMap, FieldType, OrderTerm, Scalar } from '@voxplan/contracts';
 import type { Kysely, RawBuilder } from 'kysely';
 import type { z } from 'zod';
-import type { AppContext, Scope } from '../context.ts';
 import type { Database, TableName } from '../db/schema.ts';
 import type { Access } from '../plugins/auth.ts';
+import type { PlatformContext, Scope } from '../platform.ts';
 
 export type Row = Record<string, unknown> & { id: number };
+
+/** A table with a tenant_id column: its rows are some tenant's. */
+export type TableWithTenant = { [T in TableName]: Database[T] extends { tenant_id: number } ? T : never }[TableName];
 export type Values = Record<string, unknown>;
 
+/**
+ * What a resource's hooks and presenters get of the app: the process's part, and narrow ports of
+ * the modules' services, which the app's context (context.ts) fills in whole.
+ */
+export interface ResourceHost extends PlatformContext {
+  license: {
+    /** Refuses (403) a create past the licence's count; `db` is the create's transaction. */
+    assertRoom(kind: 'tenants' | 'numbers', db: Kysely<Database>): Promise<void>;
+  };
+  /** The providers' channels, as far as a resource asks: the kinds of session one runs, and whether it dials. */
+  channels: { get(provider: string): { sessions: readonly string[]; dial?: object } | undefined };
+}
+
 export interface WriteContext {
-  app: AppContext;
+  app: ResourceHost;
   scope: Scope;
   trx: Kysely<Database>;
 }
@@ -70,7 +86,7 @@ export interface ResourceDefinition<Out = unknown> {
   /** The columns a list reads, when some are too heavy to read for every row (a plan's document); default all. */
   listColumns?: readonly string[];
   /** Shapes stored rows for the client; loads related rows in one go (`app` for the keys that open stored secrets, the public URL). */
-  present?(rows: Row[], db: Kysely<Database>, app: AppContext): Promise<Out[]> | Out[];
+  present?(rows: Row[], db: Kysely<Database>, app: ResourceHost): Promise<Out[]> | Out[];
   /** The other tables `present` reads: a write to one of them drops cached answers (db/read-cache.ts). */
   readTables?: readonly TableName[];
   /**

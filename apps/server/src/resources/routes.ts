@@ -2,9 +2,8 @@ import { countSchema, decodeJsonParam, idListSchema, idsOf } from '@voxplan/cont
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { AppContext } from '../context.ts';
 import { scopeOf } from '../plugins/auth.ts';
-import type { ResourceDefinition, Values } from './definition.ts';
+import type { ResourceDefinition, ResourceHost, Values } from './definition.ts';
 import { ResourceService } from './service.ts';
 
 const MAX_ID = 2 ** 31 - 1;
@@ -19,7 +18,7 @@ const filterQuery = z.object({
 const whereQuery = z.object({ where: z.string().optional().describe('JSON where clause') });
 
 /** Registers the eight calls of spec section 7 for one resource; answers are the same shape for all. */
-export function registerResource<Out>(app: FastifyInstance, ctx: AppContext, definition: ResourceDefinition<Out>): ResourceService<Out> {
+export function registerResource<Out>(app: FastifyInstance, ctx: ResourceHost, definition: ResourceDefinition<Out>): ResourceService<Out> {
   const service = new ResourceService(definition, ctx);
   const routes = app.withTypeProvider<ZodTypeProvider>();
   const tags = [definition.path.replace(/^\//, '')];

@@ -1,14 +1,14 @@
 import { type Condition, decodeJsonParam, type FieldMap, FilterError, filterLimits, type ParsedFilter, parseFilter, parseWhere } from '@voxplan/contracts';
 import type { Compilable, Kysely, SelectQueryBuilder } from 'kysely';
-import type { AppContext, Scope } from '../context.ts';
+import type { Scope } from '../platform.ts';
 import { isForeignKeyViolation, uniqueViolationColumns } from '../db/constraint-errors.ts';
 import { type PreparedQuery, prepareQuery } from '../db/prepared.ts';
 import { sharedTransactionRunner } from '../db/write-batch.ts';
 import { AppError, badRequest, conflict, notFound } from '../errors.ts';
 import { nowIso } from '../lib/time.ts';
-import { type AuditChange, maskFields, recordAudit } from '../modules/audit/audit.recorder.ts';
+import { type AuditChange, maskFields, recordAudit } from './audit.recorder.ts';
 import { assertAllowed, tenantFilterOf } from '../plugins/auth.ts';
-import type { ResourceDefinition, Row, Values, WriteContext } from './definition.ts';
+import type { ResourceDefinition, ResourceHost, Row, Values, WriteContext } from './definition.ts';
 import { applyOrder, compileCondition, conditionShape, type DerivedColumns, fillShape } from './filter-sql.ts';
 
 // Kysely is typed per table; this layer serves every table, and checks every column name it uses
@@ -98,7 +98,7 @@ export class ResourceService<Out> {
 
   constructor(
     readonly definition: ResourceDefinition<Out>,
-    private readonly app: AppContext,
+    private readonly app: ResourceHost,
   ) {
     const derivedFields = Object.entries(definition.derivedFields ?? {});
     this.fields = { ...definition.fields, ...Object.fromEntries(derivedFields.map(([field, { type }]) => [field, type])) };

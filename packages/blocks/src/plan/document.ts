@@ -95,6 +95,12 @@ export const planDocumentSchema = planContentSchema.extend({
 });
 export type PlanDocument = z.output<typeof planDocumentSchema>;
 
+/**
+ * A valid plan document as the schemas parsed it: every node's `data` has its defaults filled
+ * in. Plain JSON, fit to store.
+ */
+export type ValidatedDocument = PlanDocument;
+
 export class PlanFormatError extends Error {
   constructor(message: string) {
     super(message);

@@ -2,7 +2,7 @@
 import type { PlanIssue, PlanWarningCode } from './issues.ts';
 import { readJsonPath } from '@voxplan/engine';
 import { blockDefinition, exitsOf } from '../registry.ts';
-import type { ValidatedDocument } from './validate.ts';
+import type { ValidatedDocument } from './document.ts';
 import { connectionWarnings, exitTargets } from './connection-warnings.ts';
 import { contentWarnings } from './content-warnings.ts';
 

@@ -5,15 +5,11 @@
  */
 import type { z } from 'zod';
 import { blockDefinition } from '../registry.ts';
-import { type PlanDocument, type PlanNode, PlanFormatError, migratePlanDocument, planDocumentSchema } from './document.ts';
+import { type PlanNode, PlanFormatError, migratePlanDocument, planDocumentSchema, type ValidatedDocument } from './document.ts';
 import type { PlanErrorCode, PlanIssue, PlanWarningCode } from './issues.ts';
 import { lintPlan } from './lint.ts';
 
-/**
- * A valid plan document as the schemas parsed it: every node's `data` has its defaults filled
- * in. Plain JSON, fit to store.
- */
-export type ValidatedDocument = PlanDocument;
+export type { ValidatedDocument };
 
 export type PlanValidation =
   | { ok: true; document: ValidatedDocument; errors: []; warnings: Array<PlanIssue<PlanWarningCode>> }

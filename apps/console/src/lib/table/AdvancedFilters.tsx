@@ -2,7 +2,7 @@ import { ActionIcon, Badge, Button, Group, MultiSelect, Popover, Select, Stack, 
 import { IconFilter, IconX } from '@tabler/icons-react';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import type { Column } from './DataTable.tsx';
+import type { Column } from './column.ts';
 import type { FieldFilter } from './where.ts';
 
 function emptyFilter(column: Column<never>): FieldFilter {

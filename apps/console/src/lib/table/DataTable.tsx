@@ -29,18 +29,10 @@ import { useCanWrite } from '../auth.tsx';
 import { useAllTenants, useTenants } from '../tenants.ts';
 import { AdvancedFilters } from './AdvancedFilters.tsx';
 import { useResourceCount, useResourceList, useResourceMutations } from './use-resource.ts';
+import type { Column } from './column.ts';
 import { buildWhere, type ColumnType, type FieldFilter, nextSort, type SortState } from './where.ts';
 
-export interface Column<Row> {
-  field: string;
-  labelKey: string;
-  type: ColumnType;
-  /** For enum columns: the values and the i18n key of each. */
-  options?: { value: string; labelKey: string }[];
-  sortable?: boolean;
-  filterable?: boolean;
-  render?: (row: Row) => ReactNode;
-}
+export type { Column };
 
 export interface DataTableProps<Row extends { id: number }> {
   /** Remembers this table's page size. */

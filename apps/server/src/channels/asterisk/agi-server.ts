@@ -9,7 +9,7 @@ import path from 'node:path';
 import type { FastifyBaseLogger } from 'fastify';
 import { type AgiConfig, DEFAULT_AGI_CONNECTIONS_PER_ADDRESS } from '../../config.ts';
 import type { AppContext } from '../../context.ts';
-import { recordAudit } from '../../modules/audit/audit.recorder.ts';
+import { recordAudit } from '../../resources/audit.recorder.ts';
 import { isAddressAllowed } from '../../modules/acl/acl.service.ts';
 import { convertToMp3 } from '../../modules/audios/audio-tools.ts';
 import { createMediaUrls, mediaAudioPath, mediaSpeechPath, type MediaUrls } from '../../modules/audios/media-urls.ts';

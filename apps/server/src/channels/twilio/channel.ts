@@ -1,6 +1,7 @@
 /** Twilio Programmable Voice (docs/channels-twilio.md): webhooks in, TwiML out, and the calls a plan places; calls only. */
 import type { Channel } from '../channel.ts';
 import { twilioDialer } from './dialer.ts';
+import { endLostTwilioCalls } from './lost-calls.ts';
 import { twilioHooksPlugin } from './twilio.routes.ts';
 import { outcomeTwiml } from './twiml.ts';
 
@@ -13,5 +14,6 @@ export const twilioChannel: Channel = {
   },
   render: outcomeTwiml,
   dial: twilioDialer,
+  endLostCalls: endLostTwilioCalls,
   limits: { text: null, options: 0, attachments: [], inboundMedia: [], customerWindowMs: null },
 };

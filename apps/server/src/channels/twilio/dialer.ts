@@ -11,7 +11,7 @@ import twilio from 'twilio';
 import type { AppContext } from '../../context.ts';
 import { AppError } from '../../errors.ts';
 import type { OutboundDial, OutboundDialer } from '../channel.ts';
-import { twilioHttpClient } from '../../modules/sessions/messaging.ts';
+import { twilioHttpClient } from '../messaging.ts';
 import { tenantIntegrations } from '../../modules/tenants/integrations.routes.ts';
 import { outboundHookUrl, STATUS_HOOK_PATH as STATUS_HOOK, VOICE_HOOK_PATH as VOICE_HOOK } from './twilio.routes.ts';
 

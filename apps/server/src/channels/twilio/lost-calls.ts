@@ -8,9 +8,9 @@
  */
 import type { Kysely } from 'kysely';
 import twilio from 'twilio';
-import type { AppContext } from '../../context.ts';
+import type { LostCallsContext } from '../../context.ts';
 import type { Database } from '../../db/schema.ts';
-import { twilioHttpClient } from '../../modules/sessions/messaging.ts';
+import { twilioHttpClient } from '../messaging.ts';
 import { tenantIntegrations } from '../../modules/tenants/integrations.routes.ts';
 
 /** Silence after which a call is asked about: no gather waits this long, only a transfer or a lost end. */
@@ -19,8 +19,6 @@ export const LOST_CALL_CHECK_MS = 5 * 60_000;
 const CHECK_BATCH = 100;
 /** The Call resource's statuses of a call that is over. */
 const endedStatuses = new Set(['completed', 'busy', 'no-answer', 'failed', 'canceled']);
-
-type LostCallsContext = Pick<AppContext, 'db' | 'keys' | 'config' | 'sessions'> & Partial<Pick<AppContext, 'readCache'>>;
 
 function silentTwilioCalls(db: Kysely<Database>, before: string) {
   return db

@@ -13,7 +13,7 @@ import type { AnsweredBy, DialResult } from '../../modules/outbound-calls/outbou
 import type { TurnOutcome } from '../../modules/sessions/sessions.service.ts';
 import type { SystemMessageName } from '../../modules/sessions/system-messages.ts';
 import type { EndResult } from './pending-ends.ts';
-import type { Params, SignedRequest } from './twilio.routes.ts';
+import type { Params, SignedRequest } from './hook-request.ts';
 import { type CallbackUrls, outcomeTwiml } from './twiml.ts';
 
 /** The call's last states (CallStatus): the status callback then ends the session. */

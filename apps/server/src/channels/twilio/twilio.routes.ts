@@ -13,6 +13,7 @@ import type { AppContext } from '../../context.ts';
 import { causeOf } from '../../db/unavailable.ts';
 import { AppError, forbidden } from '../../errors.ts';
 import { answersFallback, settleWithin, unavailableMessage } from '../fault-fallback.ts';
+import type { Params, SignedRequest } from './hook-request.ts';
 import { createOutboundHooks, finalCallStatuses } from './outbound-hooks.ts';
 import { createPendingEnds, type EndResult } from './pending-ends.ts';
 import { choosePlan, findNumberCached } from '../../modules/numbers/number-lookup.ts';
@@ -38,12 +39,6 @@ export function outboundHookUrl(publicUrl: string, path: string, sessionId: stri
   return `${publicUrl}${path}?${new URLSearchParams({ session: sessionId, on }).toString()}`;
 }
 type CallbackQuery = z.infer<typeof callbackQuery>;
-
-
-export type Params = Record<string, string>;
-
-/** What a signature check reads of a request: a kept call end checks it again, after the request is gone. */
-export type SignedRequest = Pick<FastifyRequest, 'headers' | 'url' | 'log'>;
 
 /**
  * A final status that found no session on the instance it reached, told to every instance: one

@@ -26,7 +26,7 @@ import { activeConversationOf } from '../../modules/conversations/conversations.
 import { attachmentRefusal } from '../../modules/conversations/attachments.ts';
 import { deskEvents } from '../../modules/conversations/desk.ts';
 import { detailsFromZod } from '../../plugins/errors.ts';
-import { routeCustomerMessage } from '../router.ts';
+import { routeCustomerMessage } from '../../modules/conversations/customer-router.ts';
 
 const PROVIDER = 'webchat';
 

@@ -33,7 +33,7 @@ import { subscribeConversations } from '../../modules/conversations/conversation
 import { markCustomerSeen } from '../../modules/conversations/customer-left.ts';
 import { deskEvents } from '../../modules/conversations/desk.ts';
 import { mediaOf } from '../../modules/conversations/conversations.service.ts';
-import { routeCustomerMessage, routeCustomerTyping } from '../router.ts';
+import { routeCustomerMessage, routeCustomerTyping } from '../../modules/conversations/customer-router.ts';
 import { conversationView, type TypingSince } from './conversation.ts';
 import { customerOf } from './customer.ts';
 import { WindowCounter } from './rate-limit.ts';

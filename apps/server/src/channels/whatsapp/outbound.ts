@@ -5,7 +5,7 @@
  */
 import { type AttachmentKind, checkAttachment, type ConversationMessage } from '@voxplan/contracts';
 import type { ReplyOption } from '@voxplan/engine';
-import { withAttachmentLink } from '../router.ts';
+import { withAttachmentLink } from '../../modules/conversations/customer-router.ts';
 
 /**
  * Meta's limits, in characters (code points), from the Cloud API's send-message reference

@@ -8,7 +8,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
 import { notFound } from '../../errors.ts';
-import { recordAudit } from '../../modules/audit/audit.recorder.ts';
+import { recordAudit } from '../../resources/audit.recorder.ts';
 import { scopeOf, tenantFilterOf, writerGuard } from '../../plugins/auth.ts';
 import { syncTemplates } from './template-sync.ts';
 

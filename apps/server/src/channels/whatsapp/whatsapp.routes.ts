@@ -18,7 +18,7 @@ import { choosePlan, findNumber } from '../../modules/numbers/number-lookup.ts';
 import type { TurnOutcome } from '../../modules/sessions/sessions.service.ts';
 import type { AttachmentFile } from '../../modules/conversations/attachment-store.ts';
 import { deskEvents } from '../../modules/conversations/desk.ts';
-import { routeCustomerMessage } from '../router.ts';
+import { routeCustomerMessage } from '../../modules/conversations/customer-router.ts';
 import { applyTemplateStatus } from './template-sync.ts';
 import { tellOpeningStatus } from './dialer.ts';
 import { accountById, contactOf, deliveryStatuses, downloadMedia, recordStatus, sendReplies, type WhatsAppAccount } from './whatsapp-channel.ts';

@@ -2,7 +2,7 @@ import { type CreateTableBuilder, type Kysely, sql } from 'kysely';
 import type { DialectName } from '../database.ts';
 
 /**
- * The statistics' rollups (issue 17, modules/stats/stats-rollups.ts): counters per tenant, plan
+ * The statistics' rollups (issue 17, db/stats-rollups.ts): counters per tenant, plan
  * and UTC hour, kept as sessions end; filled from the reports already stored by 0023.
  */
 export function up(dialect: DialectName) {

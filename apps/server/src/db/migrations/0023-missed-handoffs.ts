@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { rebuildStatsRollups } from '../../modules/stats/stats-rollups.ts';
+import { rebuildStatsRollups } from '../stats-rollups.ts';
 import type { DialectName } from '../database.ts';
 import type { Database } from '../schema.ts';
 

@@ -7,7 +7,7 @@ import { notFound } from '../../errors.ts';
 import { randomToken, sha256 } from '../../lib/keys.ts';
 import { nowIso } from '../../lib/time.ts';
 import { formatApiKey, scopeOf, writerGuard } from '../../plugins/auth.ts';
-import { recordAudit } from '../audit/audit.recorder.ts';
+import { recordAudit } from '../../resources/audit.recorder.ts';
 
 const params = z.object({ id: z.coerce.number().int().positive().max(2 ** 31 - 1) });
 const publicColumns = ['id', 'name', 'prefix', 'created_time', 'last_used_time'] as const;

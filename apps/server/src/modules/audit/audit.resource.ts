@@ -4,7 +4,7 @@ import { defineResource, type Row } from '../../resources/definition.ts';
 
 const parseSnapshot = (text: unknown): unknown => (typeof text === 'string' ? (JSON.parse(text) as unknown) : null);
 
-/** Read-only: the audit log is written by the write paths themselves (audit.recorder.ts). */
+/** Read-only: the audit log is written by the write paths themselves (resources/audit.recorder.ts). */
 export const auditResource = defineResource({
   entity: 'audit',
   path: '/audit',

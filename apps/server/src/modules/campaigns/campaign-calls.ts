@@ -6,6 +6,7 @@
  */
 import type { AnsweredBy, ReportDialStatus } from '@voxplan/contracts';
 import type { AppContext } from '../../context.ts';
+import type { ResourceHost } from '../../resources/definition.ts';
 
 /** A call to place (the core's OutboundCallRequest); every number E.164. */
 export interface CampaignCallRequest {
@@ -59,7 +60,7 @@ export interface CampaignCalls {
  * Whether a number of this provider can start a call: its channel dials, as every voice channel
  * does (Twilio, Asterisk); a chat-only one (the web chat, WhatsApp) cannot.
  */
-export function providerCanCall(app: Pick<AppContext, 'channels'>, provider: string): boolean {
+export function providerCanCall(app: Pick<ResourceHost, 'channels'>, provider: string): boolean {
   const channel = app.channels.get(provider);
   return channel !== undefined && (channel.dial !== undefined || channel.sessions.includes('voice'));
 }

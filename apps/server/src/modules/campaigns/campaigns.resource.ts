@@ -1,9 +1,8 @@
 import { type Campaign, campaignCreateSchema, campaignFieldsFixedWhenStarted, type CampaignRetries, campaignSchema, campaignUpdateSchema } from '@voxplan/contracts';
 import type { Kysely } from 'kysely';
-import type { AppContext } from '../../context.ts';
 import type { Database } from '../../db/schema.ts';
 import { AppError, badRequest, conflict } from '../../errors.ts';
-import { defineResource, memberKeptTenantRecords, type Row, tenantRecordFields, type Values } from '../../resources/definition.ts';
+import { defineResource, memberKeptTenantRecords, type ResourceHost, type Row, tenantRecordFields, type Values } from '../../resources/definition.ts';
 import { providerCanCall } from './campaign-calls.ts';
 
 /** Campaigns that have begun: their plan and number are fixed. */
@@ -51,7 +50,7 @@ async function presentCampaigns(rows: Row[], db: Kysely<Database>): Promise<Camp
  * reference_not_found: another tenant's record is "not found" too, so nothing tells it exists), and
  * a number whose provider cannot place calls (400 number_cannot_call: a web chat, WhatsApp).
  */
-async function assertUsable(app: AppContext, trx: Kysely<Database>, tenantId: number, input: Values): Promise<void> {
+async function assertUsable(app: ResourceHost, trx: Kysely<Database>, tenantId: number, input: Values): Promise<void> {
   const missing: { path: string; message: string }[] = [];
   if (typeof input.plan_id === 'number') {
     const plan = await trx.selectFrom('visual_plans').select('id').where('tenant_id', '=', tenantId).where('id', '=', input.plan_id).executeTakeFirst();

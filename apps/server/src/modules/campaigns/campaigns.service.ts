@@ -9,7 +9,7 @@ import type { InstanceBus } from '../../db/instance-bus.ts';
 import type { Database } from '../../db/schema.ts';
 import { conflict } from '../../errors.ts';
 import { nowIso } from '../../lib/time.ts';
-import { recordAudit } from '../audit/audit.recorder.ts';
+import { recordAudit } from '../../resources/audit.recorder.ts';
 import { dailyReach } from '../outbound-calls/daily-reach.ts';
 import type { ResourceService } from '../../resources/service.ts';
 

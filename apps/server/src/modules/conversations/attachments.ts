@@ -12,7 +12,6 @@ import {
   bytesPerMb,
   checkAttachment,
   type ConversationMessage,
-  type ConversationMessageAttachment,
   conversationLimits,
   conversationMessageSchema,
   largestAttachment,
@@ -25,21 +24,12 @@ import type { AppContext } from '../../context.ts';
 import { AppError, badRequest } from '../../errors.ts';
 import { scopeOf, writerGuard } from '../../plugins/auth.ts';
 import { readUpload } from '../audios/audios.routes.ts';
-import type { MediaUrls } from '../audios/media-urls.ts';
-import { storeAttachment } from './attachment-store.ts';
+import { attachmentView, type StoredAttachment, storeAttachment } from './attachment-store.ts';
 import { assertInCustomerWindow } from './customer-window.ts';
 import { type ConversationRecord, heldConversation, postAgentMessage } from './conversations.service.ts';
 
-/** A message's attachment as stored (JSON): a link someone gave, or a file uploaded here. */
-export type StoredAttachment = { url: string; content_type: string; name: string } | { attachment_id: number; content_type: string; name: string; size: number };
-
-/** The stored attachment as a message shows it: an uploaded file by its signed URL, signed now. */
-export function attachmentView(media: Pick<MediaUrls, 'attachmentUrl'>, json: string | null): ConversationMessageAttachment | null {
-  if (json === null) return null;
-  const stored = JSON.parse(json) as StoredAttachment;
-  if ('attachment_id' in stored) return { url: media.attachmentUrl(stored.attachment_id), content_type: stored.content_type, name: stored.name, size: stored.size };
-  return { url: stored.url, content_type: stored.content_type, name: stored.name, size: null };
-}
+export type { StoredAttachment };
+export { attachmentView };
 
 /** Why the chat's channel does not take this file, as the catalogue words it (the console says the same before uploading). */
 export function attachmentRefusal(refused: Exclude<AttachmentCheck, { ok: true }>, contentType: string): AppError {

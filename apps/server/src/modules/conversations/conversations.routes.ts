@@ -47,7 +47,7 @@ import {
   takeConversation,
   transferConversation,
 } from './conversations.service.ts';
-import { deliverToCustomer } from '../../channels/router.ts';
+import { deliverToCustomer } from './customer-router.ts';
 
 const tags = ['conversations'];
 const idParams = z.object({ id: z.coerce.number().int().positive().max(2 ** 31 - 1) });

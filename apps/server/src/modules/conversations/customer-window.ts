@@ -8,18 +8,18 @@
 import type { Selectable } from 'kysely';
 import type { ConversationTable } from '../../db/schema.ts';
 import { AppError } from '../../errors.ts';
-import type { ConversationContext } from './conversations.service.ts';
+import type { AppContext } from '../../context.ts';
 
 type WindowedConversation = Pick<Selectable<ConversationTable>, 'tenant_id' | 'session_id' | 'provider' | 'caller'>;
 
 /** Whether the conversation's channel has a customer service window at all. */
-export const hasCustomerWindow = (ctx: Pick<ConversationContext, 'channels'>, provider: string): boolean => {
+export const hasCustomerWindow = (ctx: Pick<AppContext, 'channels'>, provider: string): boolean => {
   const channel = ctx.channels.get(provider);
   return channel?.limits.customerWindowMs != null && channel.chat?.customerLastWrote !== undefined;
 };
 
 /** When the window closes (ISO; past once it has), or null: a channel without one, or a customer who never wrote. */
-export async function windowClosesAt(ctx: Pick<ConversationContext, 'db' | 'keys' | 'config' | 'channels'>, conversation: WindowedConversation): Promise<string | null> {
+export async function windowClosesAt(ctx: Pick<AppContext, 'db' | 'keys' | 'config' | 'channels'>, conversation: WindowedConversation): Promise<string | null> {
   const channel = ctx.channels.get(conversation.provider);
   const windowMs = channel?.limits.customerWindowMs;
   const lastWrote = channel?.chat?.customerLastWrote;
@@ -35,7 +35,7 @@ export async function windowClosesAt(ctx: Pick<ConversationContext, 'db' | 'keys
  * `customer_window_closed`, with when it closed (`params.closed_at`, absent when the customer never
  * wrote). Within it, or on a channel without one, it passes.
  */
-export async function assertInCustomerWindow(ctx: Pick<ConversationContext, 'db' | 'keys' | 'config' | 'channels'>, conversation: WindowedConversation, now = Date.now()): Promise<void> {
+export async function assertInCustomerWindow(ctx: Pick<AppContext, 'db' | 'keys' | 'config' | 'channels'>, conversation: WindowedConversation, now = Date.now()): Promise<void> {
   if (!hasCustomerWindow(ctx, conversation.provider)) return;
   const closesAt = await windowClosesAt(ctx, conversation);
   if (closesAt !== null && Date.parse(closesAt) > now) return;

@@ -14,7 +14,7 @@ import type { DeskHandOff } from '../sessions/sessions.service.ts';
 import { createPlanWebhookDispatcher } from '../plan-webhook/plan-webhook.dispatcher.ts';
 import { enqueuePlanEvent } from '../plan-webhook/plan-webhook.service.ts';
 import { addMessage, type ConversationContext, closeRecord, handOffValues, parkSession } from './conversations.service.ts';
-import { type CustomerMessageListener, deliverToCustomer } from '../../channels/router.ts';
+import { type CustomerMessageListener, deliverToCustomer } from './customer-router.ts';
 
 export const CHAT_MESSAGE_EVENT = 'chat.message';
 /** The first attempt, made at once: the customer's next message is not held behind a slow desk. */

@@ -12,7 +12,7 @@
  */
 import { queuePlaceMessages } from '@voxplan/contracts';
 import { sql } from 'kysely';
-import { deliverToCustomer } from '../../channels/router.ts';
+import { deliverToCustomer } from './customer-router.ts';
 import { chatLanguageOf } from './closing-message.ts';
 import { addMessage, type ConversationContext } from './conversations.service.ts';
 

@@ -14,7 +14,7 @@ import { nowIso } from '../../lib/time.ts';
 import { scopeOf } from '../../plugins/auth.ts';
 import { ResourceService } from '../../resources/service.ts';
 import { readUpload } from '../audios/audios.routes.ts';
-import { recordAudit } from '../audit/audit.recorder.ts';
+import { recordAudit } from '../../resources/audit.recorder.ts';
 import { csvCell } from '../reports/reports-export.routes.ts';
 import { tenantDialingDefaults } from '../tenants/tenant-dialing.ts';
 import { importResult, readDoNotCallFile } from './do-not-call-import.ts';

@@ -6,7 +6,7 @@ import type { AppContext } from '../../context.ts';
 import { badRequest } from '../../errors.ts';
 import { nowIso } from '../../lib/time.ts';
 import { assertAllowed, scopeOf } from '../../plugins/auth.ts';
-import { recordAudit } from '../audit/audit.recorder.ts';
+import { recordAudit } from '../../resources/audit.recorder.ts';
 import { presentHoliday } from './holidays.service.ts';
 
 interface Candidate {

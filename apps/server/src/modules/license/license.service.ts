@@ -16,12 +16,15 @@ import type { Kysely } from 'kysely';
 import type { Database, LicenseTable } from '../../db/schema.ts';
 import { AppError, badRequest, conflict, notFound } from '../../errors.ts';
 import { nowIso } from '../../lib/time.ts';
-import { type AuditAuthor, recordAudit } from '../audit/audit.recorder.ts';
+import { type AuditAuthor, recordAudit } from '../../resources/audit.recorder.ts';
 import fs from 'node:fs/promises';
 import { countRunningCalls, countRunningLike } from '../sessions/sessions.repository.ts';
 import { cachedReading } from '../system/system-info.routes.ts';
 import { type DecodedLicense, decodeLicense, publicKeyFrom } from './license-document.ts';
 import { VENDOR_LICENSE_PUBLIC_KEY } from './vendor-key.ts';
+import type { LicenseService } from './license.types.ts';
+
+export type { LicenseService };
 
 /** How long one instance trusts its reading of the stored licence: another instance's change shows within it. */
 const LICENSE_READ_TTL_MS = 5_000;
@@ -81,36 +84,12 @@ function evaluateDecoded(decoded: DecodedLicense | undefined, holder: LicenseHol
   return { state, payload, problem: null, limits: state === 'active' || state === 'poc' ? payload.limits : defaultLicenseLimits };
 }
 
-type LimitKind = 'tenants' | 'numbers';
 const limitCodes = {
   tenants: 'license_tenants_limit_reached',
   numbers: 'license_numbers_limit_reached',
   concurrent_sessions: 'license_sessions_limit_reached',
 } as const;
 
-export interface LicenseService {
-  info(): Promise<LicenseInfo>;
-  /** This installation's id (read once, then kept): what a call's start needs first; the readiness check reads it. */
-  installationId(): Promise<string>;
-  /** Checks and stores a document (pasted or uploaded), replacing the current one. */
-  activate(document: string, scope: AuditAuthor): Promise<LicenseInfo>;
-  /** Reads the stored licence afresh (this instance's reading is dropped) and checks it again. */
-  refresh(): Promise<LicenseInfo>;
-  /** Asks the licence server (general setting license_server_url) for the licence's latest document. */
-  sync(scope: AuditAuthor): Promise<LicenseInfo>;
-  remove(scope: AuditAuthor): Promise<LicenseInfo>;
-  /** The limits in force now: the licence's while it is active or poc, else the defaults. */
-  limits(): Promise<LicenseLimits>;
-  /** Refuses (403) a create past the licence's count; `db` is the create's transaction. */
-  assertRoom(kind: LimitKind, db: Kysely<Database>): Promise<void>;
-  /**
-   * Refuses (403) a call or chat past the concurrent sessions; test sessions are not counted. Web
-   * chats are counted apart, per tenant (docs/licence.md, "What a web chat counts"): anyone can open
-   * one with a page's public key, and they must never take a call's place, nor another tenant's.
-   * `running`: the sessions it is counted with (`countRunningLike`), when the caller read them already.
-   */
-  admitSession(session: { tenant_id: number; provider: string }, running?: number): Promise<void>;
-}
 
 export interface LicenseServiceOptions {
   db: Kysely<Database>;

@@ -14,19 +14,9 @@ import type { AppContext } from '../../context.ts';
 import { AppError, notFound } from '../../errors.ts';
 import type { ChatHandOff } from '../sessions/chat-handoff.ts';
 import type { SessionEvents } from '../sessions/session-events.ts';
+import type { Metrics } from './metrics.types.ts';
 
-export interface Metrics {
-  registry: Registry;
-  sessionsStarted: Counter<'channel' | 'provider'>;
-  sessionsEnded: Counter<'channel' | 'provider' | 'disposition'>;
-  sessionsRefused: Counter<'reason'>;
-  turnDuration: Histogram<'provider'>;
-  handOffs: Counter<'result'>;
-  aiRequests: Counter<'operation' | 'result'>;
-  aiTokens: Counter;
-  aiRefused: Counter;
-  mediaFetchFailures: Counter<'kind'>;
-}
+export type { Metrics };
 
 export function createMetrics(): Metrics {
   // A registry of its own, not prom-client's global one: tests run several servers in one process.

@@ -7,7 +7,7 @@ import { notFound } from '../../errors.ts';
 import { encryptSecret, randomToken } from '../../lib/keys.ts';
 import { nowIso } from '../../lib/time.ts';
 import { scopeOf, tenantFilterOf, writerGuard } from '../../plugins/auth.ts';
-import { recordAudit } from '../audit/audit.recorder.ts';
+import { recordAudit } from '../../resources/audit.recorder.ts';
 
 const params = z.object({ id: z.coerce.number().int().positive().max(2 ** 31 - 1) });
 

@@ -12,7 +12,7 @@ import { toE164 } from '../../lib/phone-numbers.ts';
 import { judgeAddress } from '../../outbound/address-policy.ts';
 import { readAddressPolicy } from '../../outbound/settings.ts';
 import { scopeOf, tenantFilterOf, writerGuard } from '../../plugins/auth.ts';
-import { recordAudit } from '../audit/audit.recorder.ts';
+import { recordAudit } from '../../resources/audit.recorder.ts';
 import { findReport } from '../sessions/sessions.repository.ts';
 import { tenantDialingDefaults } from '../tenants/tenant-dialing.ts';
 import { findCall, type OutboundCallRow } from './outbound-calls.repository.ts';

@@ -1,12 +1,11 @@
 /**
  * The outbound core's contract with the channels and the campaigns (docs/outbound.md). A channel
- * that can place calls implements `OutboundDialer` (channels/channel.ts `Channel.dial`); the app's
+ * that can place calls implements `OutboundDialer` (context.ts, `Channel.dial`); the app's
  * `ctx.outboundCalls` places a call through it and learns the outcome back from the channel.
  */
 import type { AnsweredBy, ReportDialStatus } from '@voxplan/contracts';
 import type { UndeliveredCode } from '@voxplan/engine';
-import type { AppContext } from '../../context.ts';
-import type { TurnOptions, TurnOutcome } from '../sessions/sessions.service.ts';
+import type { TurnOptions, TurnOutcome } from '../sessions/session-runtime.ts';
 
 export type { AnsweredBy };
 
@@ -127,27 +126,4 @@ export interface OutboundDial {
   to: string;
   machine_detection: boolean;
   ring_timeout_s: number;
-}
-
-/** A channel's outbound side (channels/channel.ts `Channel.dial`). */
-export interface OutboundDialer {
-  /**
-   * Hands the call to the provider; answers the provider's id for it. A refusal throws an AppError
-   * with a catalogue code (`invalid_phone_number`, `outbound_provider_refused`, …) and the core
-   * stores nothing of the call. The outcome comes back through `ctx.outboundCalls.dialResult` or
-   * `.answered`.
-   */
-  place(ctx: AppContext, call: OutboundDial): Promise<{ provider_call_id: string }>;
-  /** The provider's pace per account (Twilio: 1 a second by default); the campaigns keep under it. */
-  callsPerSecond: number;
-  /**
-   * A messaging channel (WhatsApp) rings nobody: once `place` took the request, the core starts the
-   * plan as a chat at once (`direction: outbound`, `caller` the customer, `called` the number) and
-   * hands its first turn to `open`, which sends it.
-   */
-  chat?: {
-    open(ctx: AppContext, call: OutboundDial, first: TurnOutcome): Promise<ChatOpening>;
-    /** The number's daily reach, where the provider limits it (Meta's messaging limit); `place` refuses past it. */
-    reach?(ctx: Pick<AppContext, 'db'>, numberId: number, now?: Date): Promise<DailyReach>;
-  };
 }

@@ -10,7 +10,8 @@ import type { AppContext } from '../../context.ts';
 import { AppError } from '../../errors.ts';
 import { nowIso } from '../../lib/time.ts';
 import { findCall, markAnswered, type OutboundCallRow } from './outbound-calls.repository.ts';
-import type { ChatOpening, OpeningStatus, OutboundDialer, OutboundOutcome } from './outbound-calls.types.ts';
+import type { OutboundDialer } from '../../context.ts';
+import type { ChatOpening, OpeningStatus, OutboundOutcome } from './outbound-calls.types.ts';
 
 export interface ChatOpenings {
   /** Starts the plan of a call stored `dialing` and sends its first turn; answers once the channel knows whether it went. */

@@ -7,7 +7,7 @@ import { badRequest, conflict, forbidden, notFound } from '../../errors.ts';
 import { nowIso } from '../../lib/time.ts';
 import { assertAllowed, scopeOf } from '../../plugins/auth.ts';
 import { ResourceService } from '../../resources/service.ts';
-import { maskFields, recordAudit } from '../audit/audit.recorder.ts';
+import { maskFields, recordAudit } from '../../resources/audit.recorder.ts';
 import { type DeliveryRow, findDelivery, findSecret, requeueDelivery } from './plan-webhook.repository.ts';
 import { presentDelivery, rotateWebhookSecret, webhookSecretOf } from './plan-webhook.service.ts';
 import { webhookDeliveriesResource } from './webhook-deliveries.resource.ts';

@@ -8,29 +8,9 @@
  * the app's context): WhatsApp sends them over the Graph API, the web chat to the widget, the
  * simulator to the editor's test panel.
  */
-import type { Session } from '@voxplan/engine';
-import type { AppContext } from '../../context.ts';
-import type { TurnOutcome } from './sessions.service.ts';
+import type { ChatDelivery, ChatSenderContext } from '../../context.ts';
 
-/** What a sender needs of the app: everything but the session runtime that calls it. */
-export type ChatSenderContext = Omit<AppContext, 'sessions' | 'license' | 'outboundCalls'>;
-
-/** A stored turn nobody is waiting on, for the conversation's channel to deliver. */
-export interface ChatDelivery {
-  /** The session after the turn: `caller` is the user's address on the channel, `called` the number (or widget) they wrote to. */
-  session: Session;
-  is_test: boolean;
-  /** The turn as stored: its actions (replies, a hand-off, the hangup) in order, the blocks it entered, its event id's outcome. */
-  outcome: TurnOutcome;
-  /** The event id the turn was stored under (`timeout:...`, `handoff:...`). */
-  event_id: string;
-}
-
-/**
- * Sends a delivery's actions to the conversation. It runs after the turn is committed; a sender
- * that throws has its error logged, the turn stays stored (the delivery is not retried).
- */
-export type ChatSender = (ctx: ChatSenderContext, delivery: ChatDelivery) => Promise<void>;
+export type { ChatDelivery, ChatSender, ChatSenderContext } from '../../context.ts';
 
 /**
  * Hands a delivery to its provider's sender. Never throws: the turn is stored whatever the channel

@@ -1,7 +1,7 @@
 /**
  * The retention job (issue 17, docs/sessions.md "Retention"), on every instance: closes voice
- * sessions whose end never arrived (at once for a Twilio call Twilio says has ended, else past the
- * end timeout), then deletes reports, sessions and their events older than the
+ * sessions whose end never arrived (at once for a call its provider says has ended, through the
+ * channel's `endLostCalls`: Twilio's; else past the end timeout), then deletes reports, sessions and their events older than the
  * general setting `reports_retention_days`, and closed conversations older than `conversations_retention_days`. The statistics rollups are kept: they are what the
  * dashboard reads for periods, and they hold no caller's data.
  *
@@ -15,7 +15,6 @@ import type { AppContext } from '../../context.ts';
 import type { Database } from '../../db/schema.ts';
 import { sharedTransactionRunner } from '../../db/write-batch.ts';
 import { readSystemSetting } from '../configurations/settings.ts';
-import { endLostTwilioCalls } from '../../channels/twilio/lost-calls.ts';
 import { startSweeper, type Sweeper } from './chat-sweeper.ts';
 import { pruneClosedConversations } from '../conversations/conversation-retention.ts';
 
@@ -40,7 +39,7 @@ export interface RetentionPass {
   pruned: PrunedCounts;
 }
 
-type RetentionContext = Pick<AppContext, 'db' | 'dialect' | 'sessions' | 'keys' | 'config'> & Partial<Pick<AppContext, 'readCache' | 'outboundCalls'>>;
+type RetentionContext = Pick<AppContext, 'db' | 'dialect' | 'sessions' | 'keys' | 'config' | 'channels'> & Partial<Pick<AppContext, 'readCache' | 'outboundCalls'>>;
 
 /**
  * The advisory lock a prune batch takes on PostgreSQL: while one instance prunes, the others leave
@@ -105,7 +104,9 @@ export async function runRetentionPass(ctx: RetentionContext, options: { now?: D
     readSystemSetting(ctx.db, 'voice_session_end_timeout_minutes'),
     readSystemSetting(ctx.db, 'conversations_retention_days'),
   ]);
-  const lost = await endLostTwilioCalls(ctx, now, options.log);
+  // Calls whose provider never told their end, from the channels that can ask it (Twilio).
+  const lost: string[] = [];
+  for (const channel of ctx.channels.all()) if (channel.endLostCalls) lost.push(...(await channel.endLostCalls(ctx, now, options.log)));
   const expired = await ctx.sessions.expireStale(new Date(now.getTime() - endTimeoutMinutes * 60_000).toISOString());
   // Placed calls whose end never came are ended with their report (docs/outbound.md).
   await ctx.outboundCalls?.sweepStale(now);

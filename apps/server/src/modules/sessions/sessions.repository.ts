@@ -4,7 +4,7 @@ import { CompiledQuery, type Insertable, type Kysely, type Selectable, type Sele
 import type { DialectName } from '../../db/database.ts';
 import { prepareQuery } from '../../db/prepared.ts';
 import type { CallReportTable, Database, SessionTable } from '../../db/schema.ts';
-import { rollupCtes, rollUpReport } from '../stats/stats-rollups.ts';
+import { rollupCtes, rollUpReport } from '../../db/stats-rollups.ts';
 
 export type SessionRow = Selectable<SessionTable>;
 export type StoredReport = CallReportRecord;
@@ -344,7 +344,7 @@ const updateReportRow = prepareQuery<ReportValues, Pick<Selectable<CallReportTab
 /**
  * THE report writer: stores the report of a session that ended, or replaces it when it comes again
  * (a recording's analysis completed after the end): one row per session. The first store also
- * adds the session to the statistics' rollups (modules/stats/stats-rollups.ts), in the caller's
+ * adds the session to the statistics' rollups (db/stats-rollups.ts), in the caller's
  * transaction, unless it is a test session; a replacement does not count it again. Whatever ends
  * a session (a turn, the retention job closing a voice session whose end never came) writes its
  * report here, so that the statistics count it.

@@ -21,17 +21,15 @@ import {
   type Messaging,
   type ScriptRunner,
   type Session,
-  type SessionInit,
   startSession,
   systemClock,
   type TurnObserver,
   type TurnResult,
   unconfiguredAi,
 } from '@voxplan/engine';
-import type { ChatCustomer } from '@voxplan/contracts';
 import type { Kysely } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
-import type { AppContext } from '../../context.ts';
+import type { AppContext, MessagingOptions } from '../../context.ts';
 import { uniqueViolationColumns } from '../../db/constraint-errors.ts';
 import type { Database } from '../../db/schema.ts';
 import { createTransactionRunner } from '../../db/write-batch.ts';
@@ -42,8 +40,6 @@ import { deliverChatTurn } from './chat-channels.ts';
 import { createKeptSessions } from './kept-sessions.ts';
 import type { ChatHandOff, DialAction } from './chat-handoff.ts';
 import { liveEventsOf, publishLiveEvents } from './live-events.ts';
-import { createMessaging, type MessagingOptions } from './messaging.ts';
-import { createCustomerWindow, createTemplates } from './whatsapp-ports.ts';
 import { createPlanLoaders } from './plan-loader.ts';
 import { createProtocolGenerator } from './protocols.ts';
 import { noSessionEvents, type SessionEvents, type SessionHookContext } from './session-events.ts';
@@ -67,15 +63,9 @@ import {
   type SessionTurnChanges,
   type StoredReport,
 } from './sessions.repository.ts';
+import type { SessionRuntime, StartOptions, StartRequest, StoredSession, TurnOptions, TurnOutcome, TurnProgress } from './session-runtime.ts';
 
-/** What a caller (a channel, the simulator) gets back from each turn. */
-export interface TurnOutcome extends StoredOutcome {
-  session_id: string;
-  /** This event id was handled before: the outcome is the one stored then; nothing ran again. */
-  duplicate: boolean;
-  /** The call report, when the turn ended the session (or updated the report of an ended one); null on a duplicate. */
-  report: StoredReport | null;
-}
+export type { SessionRuntime, StartOptions, StartRequest, StoredSession, TurnOptions, TurnOutcome, TurnProgress };
 
 /**
  * An id for a session no channel named: a UUID of version 7, which begins with the time. A session
@@ -84,89 +74,6 @@ export interface TurnOutcome extends StoredOutcome {
  * a third fewer pages (46 KB to 31 KB of WAL a session on the 20-block IVR) and takes half as long.
  */
 export const newSessionId = (): string => uuidv7();
-
-/** The engine's session init (tenant, plan, channel, provider, caller, called, ...), and what the host adds. */
-export interface StartRequest extends Omit<SessionInit, 'id' | 'plan_version'> {
-  /** The channel's id for the call or chat (a call SID); a new session id when left out. At most 200 characters. */
-  id?: string;
-  /** Run the plan's draft at its current version (the simulator's test runs). */
-  draft?: boolean;
-  /** A test session: its report stays out of lists and counts unless asked for. Default: `draft`. */
-  is_test?: boolean;
-  /**
-   * Test sessions only: begin at this block of the version run instead of where the start block
-   * leads (engine StartOptions). A block not in that version is refused with `start_node_not_found`.
-   */
-  start_node?: string;
-  /** Who the customer is, as the channel told it (docs/conversations.md): kept beside the session for agents to read. */
-  customer?: ChatCustomer;
-  /** An outbound call nobody answered: stored ended with this dial status and its report, the plan never run (engine StartOptions). */
-  unanswered?: Exclude<DialStatus, 'answer'>;
-}
-
-export interface StartOptions {
-  observer?: TurnProgress;
-  /** Told once the start is accepted, before its first block runs; not told when it is refused. */
-  accepted?: () => void;
-}
-
-/** Told of a turn while it runs (the simulator streams it). */
-export interface TurnProgress extends TurnObserver {
-  /**
-   * What the observer was told since the turn began will not be stored: another instance stored
-   * the session (or this start) first. The event then runs again on what that left, or the start
-   * answers the stored first turn.
-   */
-  discarded(): void;
-}
-
-export interface TurnOptions {
-  /** The tenant the caller works in: another tenant's session is not found. */
-  tenantId?: number;
-  observer?: TurnProgress;
-  /**
-   * Checks the request against the session's tenant (a provider's signature) once the session is
-   * read and before anything else, a duplicate's stored answer included; a refusal throws. A
-   * channel's webhook learns the tenant from the turn's own read instead of reading it first.
-   */
-  authorize?: (tenantId: number) => Promise<void> | void;
-}
-
-export interface StoredSession {
-  session: Session;
-  revision: number;
-  is_test: boolean;
-  is_draft: boolean;
-  /** When a waiting chat times out; null otherwise. */
-  timeout_time: string | null;
-}
-
-export interface SessionRuntime {
-  /** Stores a new session and runs it to its first wait. Starting an id that exists answers its first turn again (`duplicate`). */
-  start(request: StartRequest, options?: StartOptions): Promise<TurnOutcome>;
-  /** Runs one event of a stored session. `eventId` is the channel's id for this delivery (at most 200 characters). */
-  handleTurn(sessionId: string, eventId: string, event: EngineEvent, options?: TurnOptions): Promise<TurnOutcome>;
-  find(sessionId: string): Promise<StoredSession | undefined>;
-  /**
-   * One pass of the chat sweeper: ends chats idle past their plan's timeout, their last actions
-   * sent through the provider's chat sender (chat-channels.ts); answers the ids it ended.
-   */
-  sweepTimeouts(): Promise<string[]>;
-  /**
-   * Closes voice sessions without activity since `inactiveSince` (their provider never told their
-   * end) with the engine's `expire` event: disposition `expired`, hang-up cause `end_not_received`,
-   * their report written and the end published as on any end. Answers the ids it closed.
-   */
-  expireStale(inactiveSince: string): Promise<string[]>;
-  /**
-   * Runs `event` on a chat parked at its destination block while a person held it (a queue's
-   * conversation, an outside desk's) and sends the turn's actions to the customer through the
-   * provider's chat sender. Nothing runs if the chat is no longer waiting, or `eventId` ran before.
-   */
-  resumeParked(sessionId: string, eventId: string, event: EngineEvent): Promise<void>;
-  /** Starts no more hand-offs and waits for those under way; call it before the database closes. */
-  close(): Promise<void>;
-}
 
 /**
  * A hand-off to a chat queue (a chat destination without URI: modules/conversations): answers the
@@ -269,9 +176,10 @@ export function createSessionRuntime(ctx: Omit<AppContext, 'sessions' | 'license
     schedules: createSchedules(ctx),
     destinations: createDestinationLookup(db, ctx.readCache),
     audios: options.audios ?? missingAudios,
-    messaging: options.messaging && isMessaging(options.messaging) ? options.messaging : createMessaging(ctx, options.messaging ?? {}),
-    templates: createTemplates(ctx),
-    customerWindow: createCustomerWindow(ctx),
+    // The providers' own (SMS, WhatsApp), from the channels the app assembled.
+    messaging: options.messaging && isMessaging(options.messaging) ? options.messaging : ctx.channels.enginePorts.messaging(ctx, options.messaging ?? {}),
+    templates: ctx.channels.enginePorts.templates(ctx),
+    customerWindow: ctx.channels.enginePorts.customerWindow(ctx),
     ai: options.ai ?? unconfiguredAi,
     clock,
     protocols: createProtocolGenerator(writes),

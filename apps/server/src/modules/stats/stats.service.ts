@@ -1,18 +1,18 @@
 /**
  * The period statistics (docs/api.md, "Statistics"), summed from the hourly rollups
- * (stats-rollups.ts): a period costs the hours it spans, whatever the history kept.
+ * (db/stats-rollups.ts): a period costs the hours it spans, whatever the history kept.
  */
 import type { StatsDaily, StatsFigures, StatsPlanDetail, StatsPlans, StatsSummary } from '@voxplan/contracts';
 import { type ExpressionBuilder, type Kysely, sql } from 'kysely';
 import { IANAZone } from 'luxon';
 import type { Database } from '../../db/schema.ts';
 import { AppError, badRequest, notFound } from '../../errors.ts';
-import { HOUR_MS } from './stats-rollups.ts';
+import { HOUR_MS } from '../../db/stats-rollups.ts';
 
 /** The longest period asked for at once: a year and a bit, so that "this year" and "last 12 months" fit. */
 export const MAX_PERIOD_DAYS = 400;
 
-/** A period as the rollups are read: hours since 1970 (stats-rollups.ts `hourOf`), `fromHour` inclusive, `toHour` exclusive. */
+/** A period as the rollups are read: hours since 1970 (db/stats-rollups.ts `hourOf`), `fromHour` inclusive, `toHour` exclusive. */
 export interface StatsPeriod {
   fromHour: number;
   toHour: number;

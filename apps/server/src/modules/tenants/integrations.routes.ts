@@ -13,7 +13,7 @@ import type { AppContext } from '../../context.ts';
 import { badRequest, notFound } from '../../errors.ts';
 import { decryptSecret, encryptSecret } from '../../lib/keys.ts';
 import { isSecondAiProviderOn } from '../ai/second-provider.ts';
-import { recordAudit } from '../audit/audit.recorder.ts';
+import { recordAudit } from '../../resources/audit.recorder.ts';
 import { assertAllowed, scopeOf } from '../../plugins/auth.ts';
 
 const params = z.object({ id: z.coerce.number().int().positive().max(2 ** 31 - 1) });

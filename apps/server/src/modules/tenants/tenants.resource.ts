@@ -1,9 +1,12 @@
 import { tenantInputSchema, tenantSchema } from '@voxplan/contracts';
 import { conflict } from '../../errors.ts';
-import { defineResource, type Row } from '../../resources/definition.ts';
-import { tenantOwnedTables } from '../../resources/registry.ts';
+import { defineResource, type Row, type TableWithTenant } from '../../resources/definition.ts';
 
-export const tenantsResource = defineResource({
+/**
+ * The tenants' resource. `tenantOwnedTables`: the tables whose rows are a tenant's data
+ * (modules/resource-registry.ts knows them), read when a removal is asked.
+ */
+export const defineTenantsResource = (tenantOwnedTables: () => readonly TableWithTenant[]) => defineResource({
   entity: 'tenant',
   path: '/tenants',
   table: 'tenants',

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.ts';
 import { hashPassword } from '../../lib/passwords.ts';
 import { nowIso } from '../../lib/time.ts';
-import { type AuditAuthor, recordAudit } from '../audit/audit.recorder.ts';
+import { type AuditAuthor, recordAudit } from '../../resources/audit.recorder.ts';
 import { userFailureKey } from '../auth/auth.service.ts';
 
 /**

@@ -18,7 +18,7 @@ import { conflict, notFound } from '../../errors.ts';
 import { nowIso } from '../../lib/time.ts';
 import type { Values } from '../../resources/definition.ts';
 import { assertStorable, type ResourceService } from '../../resources/service.ts';
-import { recordAudit } from '../audit/audit.recorder.ts';
+import { recordAudit } from '../../resources/audit.recorder.ts';
 import { readFeatures } from '../configurations/settings.ts';
 import {
   contentOf,

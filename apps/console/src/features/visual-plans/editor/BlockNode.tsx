@@ -1,11 +1,11 @@
 import { Badge, Tooltip } from '@mantine/core';
 import { blockDescription } from '@voxplan/blocks/editor/registry';
 import { IconPhoneOff } from '@tabler/icons-react';
-import { Handle, type Node, type NodeProps, Position, useNodeConnections } from '@xyflow/react';
+import { Handle, type NodeProps, Position, useNodeConnections } from '@xyflow/react';
 import { memo, type ReactNode, useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
 import { visibleExits } from './block-exits.ts';
-import { useBlockData, useBlockLabel } from './block-data.ts';
+import { type BlockFlowNode, useBlockData, useBlockLabel } from './block-data.ts';
 import { useBlockLook } from './block-look.tsx';
 import { useFarOut, useZoomedOut } from './canvas-view.ts';
 import { useNodeDecoration } from './decorations.ts';
@@ -13,7 +13,7 @@ import { issueText } from './issue-text.ts';
 import { useEditorContext } from './editor-context.tsx';
 import classes from './editor.module.css';
 
-export type BlockFlowNode = Node<Record<string, unknown>, string>;
+export type { BlockFlowNode };
 /** What a block is drawn from (sameBlock). */
 type BlockProps = Pick<NodeProps<BlockFlowNode>, 'id' | 'type' | 'data' | 'selected'>;
 

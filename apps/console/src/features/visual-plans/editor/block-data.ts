@@ -6,11 +6,14 @@
  * (`FlowNodes`) and puts the data here, where the one block that shows it is subscribed by id.
  * The graph (graph-state.ts) stays what is edited, undone and saved.
  */
+import type { Node } from '@xyflow/react';
 import { useCallback, useSyncExternalStore } from 'react';
 import { visibleExits } from './block-exits.ts';
-import type { BlockFlowNode } from './BlockNode.tsx';
 import { unmeasuredShape } from './canvas-view.ts';
 import type { GraphNode } from './graph-state.ts';
+
+/** A block as React Flow holds it (BlockNode.tsx draws it): its data is kept here, apart. */
+export type BlockFlowNode = Node<Record<string, unknown>, string>;
 
 export class BlockDataStore {
   private byNode = new Map<string, Record<string, unknown>>();

@@ -1,14 +1,9 @@
 import type { Messaging } from '@voxplan/engine';
 import twilio from 'twilio';
 import type RequestClient from 'twilio/lib/base/RequestClient.js';
-import type { AppContext } from '../../context.ts';
-import { tenantIntegrations } from '../tenants/integrations.routes.ts';
-import { sendWhatsAppText } from '../../channels/whatsapp/whatsapp-channel.ts';
-
-export interface MessagingOptions {
-  /** Twilio's REST API (TWILIO_API_URL); tests point it at a local server. */
-  twilioApiUrl?: string;
-}
+import type { AppContext, MessagingOptions } from '../context.ts';
+import { tenantIntegrations } from '../modules/tenants/integrations.routes.ts';
+import { sendWhatsAppText } from './whatsapp/whatsapp-channel.ts';
 
 /** How long a send may hold the turn: the caller is waiting on the line. */
 const SEND_TIMEOUT_MS = 10_000;

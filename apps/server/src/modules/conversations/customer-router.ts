@@ -1,15 +1,17 @@
 /**
  * The conversation router (docs/conversations.md, "The customer's side"): the one place the chat
  * channels ask where a customer's message goes, and through which a person's message reaches the
- * customer, through the chat's channel (registry.ts). While a conversation holds a chat, the customer's messages go to it (the agent's
+ * customer, through the chat's channel (`ctx.channels`, the port of context.ts the channels fill
+ * in). It is conversation code, not a provider's, so it sits with the conversations, below the
+ * channels. While a conversation holds a chat, the customer's messages go to it (the agent's
  * console, or the outside desk) instead of the plan; the plan has the chat again once it is closed.
  */
 import type { ConversationAttachment, ConversationMessage } from '@voxplan/contracts';
 import type { Kysely, Selectable } from 'kysely';
-import type { ConversationTable } from '../db/schema.ts';
-import type { Database } from '../db/schema.ts';
-import { type AttachmentFile, storeAttachment } from '../modules/conversations/attachment-store.ts';
-import { activeConversationOf, addMessage, type ConversationContext, publish } from '../modules/conversations/conversations.service.ts';
+import type { ConversationTable } from '../../db/schema.ts';
+import type { Database } from '../../db/schema.ts';
+import { type AttachmentFile, storeAttachment } from './attachment-store.ts';
+import { activeConversationOf, addMessage, type ConversationContext, publish } from './conversations.service.ts';
 
 /** Whether the channel delivered this message before: its file is not fetched again. */
 async function hasMessage(db: Kysely<Database>, conversationId: number, externalId: string): Promise<boolean> {

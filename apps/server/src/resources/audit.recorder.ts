@@ -1,8 +1,8 @@
 import type { AuditAction } from '@voxplan/contracts';
 import type { Insertable, Kysely } from 'kysely';
-import { prepareQuery } from '../../db/prepared.ts';
-import type { Database } from '../../db/schema.ts';
-import { nowIso } from '../../lib/time.ts';
+import { prepareQuery } from '../db/prepared.ts';
+import type { Database } from '../db/schema.ts';
+import { nowIso } from '../lib/time.ts';
 
 export interface AuditChange {
   action: AuditAction;

@@ -6,9 +6,9 @@
  */
 import type { CallReport } from '@voxplan/engine';
 import { CompiledQuery, type Kysely, PostgresAdapter, sql } from 'kysely';
-import type { DialectName } from '../../db/database.ts';
-import { executeCompiled } from '../../db/prepared.ts';
-import type { Database } from '../../db/schema.ts';
+import type { DialectName } from './database.ts';
+import { executeCompiled } from './prepared.ts';
+import type { Database } from './schema.ts';
 
 /** The dispositions counted in columns of their own; `expired` is the retention job's, `missed` a chat nobody took. */
 export const ROLLED_UP_DISPOSITIONS = ['routed', 'retained', 'abandoned', 'failed', 'expired', 'missed'] as const;

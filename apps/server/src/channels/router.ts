@@ -9,7 +9,8 @@ import type { Kysely, Selectable } from 'kysely';
 import type { ConversationTable } from '../db/schema.ts';
 import type { Database } from '../db/schema.ts';
 import { type AttachmentFile, storeAttachment } from '../modules/conversations/attachment-store.ts';
-import { activeConversationOf, addMessage, type ConversationContext, publish } from '../modules/conversations/conversations.service.ts';
+import { activeConversationOf } from '../modules/conversations/queue-handoff.ts';
+import { addMessage, type ConversationContext, publish } from '../modules/conversations/conversation-records.ts';
 
 /** Whether the channel delivered this message before: its file is not fetched again. */
 async function hasMessage(db: Kysely<Database>, conversationId: number, externalId: string): Promise<boolean> {

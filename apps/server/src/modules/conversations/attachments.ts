@@ -28,7 +28,8 @@ import { readUpload } from '../audios/audios.routes.ts';
 import type { MediaUrls } from '../audios/media-urls.ts';
 import { storeAttachment } from './attachment-store.ts';
 import { assertInCustomerWindow } from './customer-window.ts';
-import { type ConversationRecord, heldConversation, postAgentMessage } from './conversations.service.ts';
+import { type ConversationRecord } from './conversation-records.ts';
+import { heldConversation, postAgentMessage } from './agent-actions.ts';
 
 /** A message's attachment as stored (JSON): a link someone gave, or a file uploaded here. */
 export type StoredAttachment = { url: string; content_type: string; name: string } | { attachment_id: number; content_type: string; name: string; size: number };

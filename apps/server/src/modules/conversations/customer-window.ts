@@ -8,7 +8,7 @@
 import type { Selectable } from 'kysely';
 import type { ConversationTable } from '../../db/schema.ts';
 import { AppError } from '../../errors.ts';
-import type { ConversationContext } from './conversations.service.ts';
+import type { ConversationContext } from './conversation-records.ts';
 
 type WindowedConversation = Pick<Selectable<ConversationTable>, 'tenant_id' | 'session_id' | 'provider' | 'caller'>;
 

@@ -14,7 +14,7 @@ import { queuePlaceMessages } from '@voxplan/contracts';
 import { sql } from 'kysely';
 import { deliverToCustomer } from '../../channels/router.ts';
 import { chatLanguageOf } from './closing-message.ts';
-import { addMessage, type ConversationContext } from './conversations.service.ts';
+import { addMessage, type ConversationContext } from './conversation-records.ts';
 
 /** Recent waits the expected wait is drawn from: the queue's last takes, within a day, at least 3 of them. */
 const RECENT_TAKES = 10;

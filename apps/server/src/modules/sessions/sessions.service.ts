@@ -57,7 +57,6 @@ import {
   findSessionForEvent,
   parseSession,
   sessionColumns,
-  saveReport,
   staleVoiceSessions,
   type SessionRow,
   type StoredOutcome,
@@ -65,8 +64,8 @@ import {
   storeEnd,
   storeTurn,
   type SessionTurnChanges,
-  type StoredReport,
 } from './sessions.repository.ts';
+import { saveReport, type StoredReport } from './call-reports.repository.ts';
 
 /** What a caller (a channel, the simulator) gets back from each turn. */
 export interface TurnOutcome extends StoredOutcome {

@@ -1,6 +1,7 @@
 import { AxeBuilder } from '@axe-core/playwright';
 import type { AddressInfo } from 'node:net';
-import { type Browser, type BrowserContext, chromium, type Locator, type Page } from 'playwright-core';
+import { setTimeout as delay } from 'node:timers/promises';
+import { type Browser, type BrowserContext, chromium, type Locator, type Page, type Request } from 'playwright-core';
 import type { PhoneNumber } from '@voxplan/contracts';
 import type { VisualPlan, VisualPlanDocument } from '@voxplan/contracts/visual-plan';
 import { expect } from 'vitest';
@@ -50,6 +51,7 @@ export async function launchConsoleBrowser(baseUrl: string): Promise<ConsoleBrow
       const context = await browser.newContext({ baseURL: baseUrl, locale, colorScheme, viewport: { width: 1366, height: 860 }, ...(timezoneId && { timezoneId }) });
       contexts.push(context);
       const page = await context.newPage();
+      trackRequests(page);
       return { context, page };
     },
     async signIn(page, username = 'admin', password = 'admin-password-1') {
@@ -88,13 +90,41 @@ export async function startConsole(env: Record<string, string> = {}): Promise<Co
   };
 }
 
+/** The console's event streams (conversations, the dashboard's live figures): open as long as their page. */
+const isEventStream = (request: Request): boolean => new URL(request.url()).pathname.endsWith('/events');
+
+/** Each page's requests still under way, its event streams left out (networkSettled). */
+const requestsUnderWay = new WeakMap<Page, Set<Request>>();
+
+function trackRequests(page: Page): void {
+  const underWay = new Set<Request>();
+  requestsUnderWay.set(page, underWay);
+  page.on('request', (request) => {
+    if (!isEventStream(request)) underWay.add(request);
+  });
+  page.on('requestfinished', (request) => underWay.delete(request));
+  page.on('requestfailed', (request) => underWay.delete(request));
+}
+
 /**
- * Waits for the page's requests to go quiet, for at most 3 s: every page of the console keeps the
- * conversations' event stream open (and the dashboard its live feed), so the network is never idle,
- * and a page's data has come well before.
+ * Waits for the page's requests to go quiet (none under way for 300 ms), for at most 3 s. Every
+ * page of the console keeps the conversations' event stream open (and the dashboard its live feed),
+ * so Playwright's `networkidle` never comes and waited the whole 3 s on every call: the streams are
+ * left out here, and a page made by `newPage` settles as soon as its data has come.
  */
 export async function networkSettled(page: Page): Promise<void> {
-  await page.waitForLoadState('networkidle', { timeout: 3_000 }).catch(() => undefined);
+  const underWay = requestsUnderWay.get(page);
+  if (!underWay) {
+    await page.waitForLoadState('networkidle', { timeout: 3_000 }).catch(() => undefined);
+    return;
+  }
+  const deadline = Date.now() + 3_000;
+  let quietSince = underWay.size === 0 ? Date.now() : Number.POSITIVE_INFINITY;
+  while (Date.now() < deadline && Date.now() - quietSince < 300) {
+    await delay(50);
+    if (underWay.size > 0) quietSince = Number.POSITIVE_INFINITY;
+    else if (quietSince === Number.POSITIVE_INFINITY) quietSince = Date.now();
+  }
 }
 
 /** axe-core on the current page: the serious and critical violations, described for a failure message. */

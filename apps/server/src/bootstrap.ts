@@ -20,7 +20,7 @@ import { planWebhookEvents } from './modules/sessions/plan-webhook-events.ts';
 import { combineSessionEvents } from './modules/sessions/session-events.ts';
 import { createChatHandOff } from './modules/sessions/chat-handoff.ts';
 import { createSessionRuntime, type SessionRuntime } from './modules/sessions/sessions.service.ts';
-import { closeLeftConversation, openQueueConversation, sweepUnanswered } from './modules/conversations/conversations.service.ts';
+import { closeLeftConversation, openQueueConversation, sweepUnanswered } from './modules/conversations/queue-handoff.ts';
 import { sweepCustomersGone } from './modules/conversations/customer-left.ts';
 import { createDeskHandOff } from './modules/conversations/desk.ts';
 import { sweepTransfers } from './modules/conversations/transfer-sweep.ts';

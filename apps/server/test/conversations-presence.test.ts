@@ -8,7 +8,7 @@
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, expect, test } from 'vitest';
 import { conversationStreamTiming } from '../src/modules/conversations/conversations.routes.ts';
-import { setPresence } from '../src/modules/conversations/conversations.service.ts';
+import { setPresence } from '../src/modules/conversations/presence.ts';
 import { createTenantMember, shortLivedToken, startTestServer, type TenantMember, type TestServer } from './harness.ts';
 import { openEventFeed } from './live-feed.ts';
 

@@ -5,7 +5,7 @@ import { LuaScriptRunner } from '@voxplan/engine/lua';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { checkAutoRollbacks, subscribeAutoRollbacks } from '../src/modules/rollouts/auto-rollback.ts';
-import { saveReport } from '../src/modules/sessions/sessions.repository.ts';
+import { saveReport } from '../src/modules/sessions/call-reports.repository.ts';
 import { createSessionRuntime, type SessionRuntime, type StartRequest } from '../src/modules/sessions/sessions.service.ts';
 import { createTenantMember, errorOf, startTestServer, type TenantMember, type TestServer } from './harness.ts';
 import { planEdge as edge, planNode as node, testClock } from './sessions-helpers.ts';

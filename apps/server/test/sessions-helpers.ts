@@ -11,7 +11,7 @@ import { buildReport, type Clock, createSession, type EngineEvent, type Session 
 import type { Config } from '../src/config.ts';
 import type { AppContext } from '../src/context.ts';
 import type { SessionEvents, SessionHookContext } from '../src/modules/sessions/session-events.ts';
-import { saveReport, type StoredReport } from '../src/modules/sessions/sessions.repository.ts';
+import { saveReport, type StoredReport } from '../src/modules/sessions/call-reports.repository.ts';
 import type { StartRequest, TurnOutcome } from '../src/modules/sessions/sessions.service.ts';
 
 const fixturesDir = path.resolve(import.meta.dirname, '../../../fixtures/plans');

@@ -2,7 +2,7 @@ import type { CallReportRecord, StatsDaily, StatsFigures, StatsPlanDetail, Stats
 import { buildReport, createSession } from '@voxplan/engine';
 import { LuaScriptRunner } from '@voxplan/engine/lua';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { saveReport } from '../src/modules/sessions/sessions.repository.ts';
+import { saveReport } from '../src/modules/sessions/call-reports.repository.ts';
 import { createSessionRuntime, type SessionRuntime, type StartRequest } from '../src/modules/sessions/sessions.service.ts';
 import { rebuildStatsRollups } from '../src/db/stats-rollups.ts';
 import { createTenantMember, dialect, errorOf, expectInvalid, q, startTestServer, type TenantMember, type TestServer } from './harness.ts';

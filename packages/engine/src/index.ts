@@ -1,6 +1,7 @@
 export * from './actions.ts';
 export * from './events.ts';
 export * from './expression.ts';
+export { expressionFunctions, expressionLimits } from './expression-functions.ts';
 export * from './interpreter.ts';
 export * from './json-path.ts';
 export * from './limits.ts';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { coalesce, createLocalBus } from './instance-bus.ts';
+import { coalesce } from './coalesce.ts';
+import { createLocalBus } from './instance-bus.ts';
 
 describe('coalesce', () => {
   it('gives every caller a run that began after it called, shared with the callers of the same moment', async () => {

@@ -9,9 +9,8 @@
  * docs/decisions.md ("Several instances") gives the reasoning.
  */
 import { randomUUID } from 'node:crypto';
-import { type Kysely, sql } from 'kysely';
 import pg from 'pg';
-import type { Database } from './schema.ts';
+import { coalesce, PING_SPACING_MS } from './coalesce.ts';
 
 /**
  * The one channel every instance listens on. Writes come as `w:<table>`, messages as
@@ -19,33 +18,6 @@ import type { Database } from './schema.ts';
  * `h<instance> <topic>`, and a new listener's question of who listens to what as `?`.
  */
 export const BUS_CHANNEL = 'voxplan';
-
-/**
- * Tables every turn of a call writes and no cached read names: they send no notification. NOTIFY
- * serialises the commits of the transactions that send one (PostgreSQL takes a database-wide lock
- * for it until the commit is flushed), which a call's turns should not pay for nothing. A read
- * that names one of them is never kept (`WriteTracker`).
- */
-export const UNNOTIFIED_TABLES: ReadonlySet<string> = new Set([
-  'sessions',
-  'session_events',
-  'protocol_counters',
-  'whatsapp_messages',
-  // Raised by every session end; the statistics read them directly, never through the cache.
-  'stats_tenants',
-  'stats_sessions',
-  'stats_nodes',
-  'stats_digits',
-  'stats_nodes_days',
-  'stats_digits_days',
-  // Counted by the AI cost guard on every AI request; read only by the guard.
-  'ai_tenant_minutes',
-  'ai_session_tokens',
-  // Written by every call the licence refuses (when the installation is at its busiest); read by the dashboard directly.
-  'session_refusals',
-]);
-
-const NOT_NOTIFIED = new Set([...UNNOTIFIED_TABLES, 'kysely_migration', 'kysely_migration_lock']);
 
 /** How the listening connection shows in `pg_stat_activity`. */
 export const BUS_APPLICATION_NAME = 'voxplan-bus';
@@ -116,46 +88,6 @@ export function createLocalBus(log: (message: string) => void = () => {}): Insta
     subscribe: topics.subscribe,
     close: async () => {},
   };
-}
-
-/**
- * The least time between two of the read cache's pings. Under load they ran back to back, one a
- * round trip (some 400 a second, a third of a call's statements); spaced, the reads of those
- * milliseconds share one, for a few milliseconds more on a kept answer. Alone, a ping goes at once.
- */
-export const PING_SPACING_MS = 5;
-
-/**
- * Runs `check` for every caller, sharing runs: a caller gets the result of a run that began after
- * it called (the one in flight began before, so it waits for the next, which every caller that
- * came meanwhile shares). With `spacingMs`, a run begins no sooner than that after the one before
- * began: under load the callers of those milliseconds share one run instead of one each round trip.
- */
-export function coalesce(check: () => Promise<boolean>, spacingMs = 0): () => Promise<boolean> {
-  let running: Promise<boolean> | undefined;
-  let next: Promise<boolean> | undefined;
-  let lastBegan = -Infinity;
-  const runNext = () => {
-    next = undefined;
-    return run();
-  };
-  const run = (): Promise<boolean> => {
-    if (!running) {
-      const wait = lastBegan + spacingMs - performance.now();
-      if (wait > 0) {
-        next ??= new Promise<void>((resolve) => setTimeout(resolve, wait)).then(runNext);
-        return next;
-      }
-      lastBegan = performance.now();
-      running = check().finally(() => {
-        running = undefined;
-      });
-      return running;
-    }
-    next ??= running.then(runNext, runNext);
-    return next;
-  };
-  return run;
 }
 
 export interface PostgresBus extends InstanceBus {
@@ -377,34 +309,4 @@ export function createPostgresBus(options: PostgresBusOptions): PostgresBus {
       await client?.end().catch(() => undefined);
     },
   };
-}
-
-/**
- * Makes every table but the hot ones of a call's turns announce its writes on commit: a statement
- * trigger that sends `w:<table>` on the bus's channel (PostgreSQL folds the repeats of one
- * transaction into one). Run after every migration, so that tables added later get it too; under
- * an advisory lock, since instances may start together.
- */
-export async function installWriteNotifications(db: Kysely<Database>): Promise<void> {
-  await db.transaction().execute(async (trx) => {
-    await sql`SELECT pg_advisory_xact_lock(hashtext('voxplan_notify_write'))`.execute(trx);
-    await sql
-      .raw(
-        `CREATE OR REPLACE FUNCTION voxplan_notify_write() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-  PERFORM pg_notify('${BUS_CHANNEL}', 'w:' || TG_TABLE_NAME);
-  RETURN NULL;
-END $$`,
-      )
-      .execute(trx);
-    const { rows } = await sql<{ name: string }>`
-      SELECT c.relname AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-      WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'p')
-        AND NOT EXISTS (SELECT 1 FROM pg_trigger t WHERE t.tgrelid = c.oid AND t.tgname = 'voxplan_notify_write')`.execute(trx);
-    for (const { name } of rows) {
-      if (NOT_NOTIFIED.has(name)) continue;
-      await sql`CREATE TRIGGER voxplan_notify_write AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON ${sql.id(name)}
-        FOR EACH STATEMENT EXECUTE FUNCTION voxplan_notify_write()`.execute(trx);
-    }
-  });
 }

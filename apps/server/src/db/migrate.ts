@@ -1,6 +1,6 @@
 import { type Kysely, type Migration, Migrator } from 'kysely';
 import type { DialectName } from './database.ts';
-import { installWriteNotifications } from './instance-bus.ts';
+import { installWriteNotifications } from './write-notifications.ts';
 import * as initial from './migrations/0001-initial.ts';
 import * as sortIndexes from './migrations/0002-sort-indexes.ts';
 import * as aclAndHolidays from './migrations/0003-acl-and-holidays.ts';

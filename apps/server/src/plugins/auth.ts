@@ -4,7 +4,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Actor, PlatformContext, Scope } from '../platform.ts';
 import type { DialectName } from '../db/database.ts';
-import { coalesce } from '../db/instance-bus.ts';
+import { coalesce } from '../db/coalesce.ts';
 import { AppError, badRequest, forbidden, unauthorized } from '../errors.ts';
 import { AccessTokenError, type AccessTokenClaims, type SignInEnd } from '../lib/access-tokens.ts';
 import { safeEqualHex, sha256 } from '../lib/keys.ts';

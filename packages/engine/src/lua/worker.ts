@@ -6,7 +6,8 @@
 import { parentPort } from 'node:worker_threads';
 import { LuaWasm } from 'wasmoon';
 import type { RunMessage, WorkerMessage } from './protocol.ts';
-import { createSandbox, type LuaModule } from './sandbox.ts';
+import { createSandbox } from './sandbox.ts';
+import type { LuaModule } from './lua-api.ts';
 
 const port = parentPort;
 if (!port) throw new Error('lua/worker.ts runs as a worker thread');

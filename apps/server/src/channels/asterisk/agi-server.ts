@@ -3,7 +3,6 @@
  * number, and the number's voice plan runs as a session of the runtime (provider `asterisk`). The
  * connecting address must be in the tenant's access-control list, checked before any plan runs.
  */
-import fs from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
 import type { FastifyBaseLogger } from 'fastify';
@@ -12,7 +11,7 @@ import type { AppContext } from '../../context.ts';
 import { recordAudit } from '../../resources/audit.recorder.ts';
 import { isAddressAllowed } from '../../modules/acl/acl.service.ts';
 import { convertToMp3 } from '../../modules/audios/audio-tools.ts';
-import { createMediaUrls, mediaAudioPath, mediaSpeechPath, type MediaUrls } from '../../modules/audios/media-urls.ts';
+import { createMediaUrls } from '../../modules/audios/media-urls.ts';
 import { choosePlan, findNumberCached, type NumberRoute } from '../../modules/numbers/number-lookup.ts';
 import type { TurnOutcome } from '../../modules/sessions/sessions.service.ts';
 import { type AgiCallState, COMMAND_MARGIN_MS, runAgiActions } from './agi-actions.ts';
@@ -21,6 +20,7 @@ import { OutboundAddressRefused, outboundSessionOf, startOutboundSession } from 
 import { causeOf } from '../../db/unavailable.ts';
 import { AppError } from '../../errors.ts';
 import { answersFallback, settleWithin, unavailableMessage } from '../fault-fallback.ts';
+import { recordingFile, unplayableReason } from './agi-media.ts';
 
 /** Asterisk sends its variables at once: a peer that has not within this time is not a PBX at work. */
 const VARIABLES_TIMEOUT_MS = 10_000;
@@ -81,51 +81,6 @@ const callerOf = (variables: Record<string, string>): string => {
   const id = (variables.agi_callerid ?? '').trim();
   return id === '' || id.toLowerCase() === 'unknown' ? '' : id;
 };
-
-/**
- * Why the PBX could not play a prompt URL, as far as the server can tell: a URL it would refuse
- * (expired, not signed), an audio it no longer has; else the PBX could not reach it (PUBLIC_URL
- * must be reachable from the PBX, and Asterisk must fetch URLs: res_http_media_cache).
- */
-export async function unplayableReason(ctx: AppContext, media: MediaUrls, url: string): Promise<string> {
-  if (!url.startsWith(`${ctx.config.publicUrl}/`)) return 'not_under_public_url';
-  const parsed = new URL(url);
-  const query = (name: string) => parsed.searchParams.get(name) ?? undefined;
-  const refused = (check: string) => (check === 'expired' ? 'media_url_expired' : 'invalid_media_signature');
-  if (parsed.pathname === mediaSpeechPath) {
-    const check = media.checkSpeech(query('text') ?? '', query('lang') ?? '', query('voice') ?? '', query('exp'), query('sig'));
-    return check === 'ok' ? 'unreachable_from_pbx' : refused(check);
-  }
-  const audioId = Number(parsed.pathname.slice(mediaAudioPath(0).length - 1));
-  if (Number.isInteger(audioId) && parsed.pathname === mediaAudioPath(audioId)) {
-    const check = media.check(audioId, query('exp'), query('sig'));
-    if (check !== 'ok') return refused(check);
-    const stored = await ctx.db
-      .selectFrom('audios')
-      .innerJoin('audio_data', 'audio_data.audio_id', 'audios.id')
-      .select('audios.id')
-      .where('audios.id', '=', audioId)
-      .where('audios.status', '=', 'ready')
-      .where('audio_data.variant', '=', 'original')
-      .executeTakeFirst();
-    return stored ? 'unreachable_from_pbx' : 'audio_not_found';
-  }
-  return 'unreachable_from_pbx';
-}
-
-/** MixMonitor closes its file a moment after the call ends: how long the server looks for it. */
-const RECORDING_FILE_WAIT_MS = 10_000;
-
-async function recordingFile(file: string): Promise<boolean> {
-  const deadline = Date.now() + RECORDING_FILE_WAIT_MS;
-  for (;;) {
-    // A WAV header alone (44 bytes) is a file MixMonitor opened and wrote nothing into.
-    const size = await fs.stat(file).then((stat) => stat.size, () => 0);
-    if (size > 44) return true;
-    if (Date.now() > deadline) return false;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
 
 export async function startAgiServer(ctx: AppContext, config: AgiConfig, log: FastifyBaseLogger, options: AgiServerOptions = {}): Promise<AgiServer> {
   const variablesTimeoutMs = options.variablesTimeoutMs ?? VARIABLES_TIMEOUT_MS;

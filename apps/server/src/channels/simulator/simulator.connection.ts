@@ -19,7 +19,8 @@ import { badRequest, notFound } from '../../errors.ts';
 import { apiErrorOf } from '../../plugins/errors.ts';
 import type { ChatSender } from '../../modules/sessions/chat-channels.ts';
 import { readPlanVersions } from '../../modules/sessions/plan-loader.ts';
-import { findEventOutcome, findReport } from '../../modules/sessions/sessions.repository.ts';
+import { findEventOutcome } from '../../modules/sessions/sessions.repository.ts';
+import { findReport } from '../../modules/sessions/call-reports.repository.ts';
 import { newSessionId, type StartRequest, type TurnOutcome, type TurnProgress } from '../../modules/sessions/sessions.service.ts';
 import { placeSimulatedCall } from './simulator.outbound.ts';
 

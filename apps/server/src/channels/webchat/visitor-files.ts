@@ -22,7 +22,7 @@ import type { AppContext } from '../../context.ts';
 import { badRequest, conflict } from '../../errors.ts';
 import { contentMatches } from '../../lib/file-content.ts';
 import { readUpload } from '../../modules/audios/audios.routes.ts';
-import { activeConversationOf } from '../../modules/conversations/conversations.service.ts';
+import { activeConversationOf } from '../../modules/conversations/conversation-records.ts';
 import { attachmentRefusal } from '../../modules/conversations/attachments.ts';
 import { deskEvents } from '../../modules/conversations/desk.ts';
 import { detailsFromZod } from '../../plugins/errors.ts';

@@ -32,7 +32,7 @@ import { newSessionId, type StoredSession } from '../../modules/sessions/session
 import { subscribeConversations } from '../../modules/conversations/conversation-events.ts';
 import { markCustomerSeen } from '../../modules/conversations/customer-left.ts';
 import { deskEvents } from '../../modules/conversations/desk.ts';
-import { mediaOf } from '../../modules/conversations/conversations.service.ts';
+import { mediaOf } from '../../modules/conversations/conversation-records.ts';
 import { routeCustomerMessage, routeCustomerTyping } from '../../modules/conversations/customer-router.ts';
 import { conversationView, type TypingSince } from './conversation.ts';
 import { customerOf } from './customer.ts';

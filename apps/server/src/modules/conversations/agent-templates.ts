@@ -8,7 +8,8 @@
 import type { AgentTemplateMessage, ConversationMessage, WhatsAppTemplate } from '@voxplan/contracts';
 import type { Scope } from '../../context.ts';
 import { AppError } from '../../errors.ts';
-import { addMessage, type ConversationContext, type ConversationRecord, findConversation, heldConversation } from './conversations.service.ts';
+import { addMessage, type ConversationContext, type ConversationRecord, findConversation } from './conversation-records.ts';
+import { heldConversation } from './agent-actions.ts';
 
 /** Where the conversation's customer is, as its channel addresses them. */
 async function addressOf(ctx: ConversationContext, record: ConversationRecord) {

@@ -26,7 +26,8 @@ import { scopeOf, writerGuard } from '../../plugins/auth.ts';
 import { readUpload } from '../audios/audios.routes.ts';
 import { attachmentView, type StoredAttachment, storeAttachment } from './attachment-store.ts';
 import { assertInCustomerWindow } from './customer-window.ts';
-import { type ConversationRecord, heldConversation, postAgentMessage } from './conversations.service.ts';
+import { type ConversationRecord } from './conversation-records.ts';
+import { heldConversation, postAgentMessage } from './agent-actions.ts';
 
 export type { StoredAttachment };
 export { attachmentView };

@@ -29,24 +29,10 @@ import { conversationTemplates, postAgentTemplate } from './agent-templates.ts';
 import { registerConversationAttachmentRoutes } from './attachments.ts';
 import { subscribeConversations } from './conversation-events.ts';
 import { postNote } from './notes.ts';
-import {
-  agentTyping,
-  closeConversation,
-  type ConversationRecord,
-  conversationDetail,
-  conversationSummary,
-  listAgents,
-  listConversations,
-  markRead,
-  offlineUnlessBack,
-  PRESENCE_RECONNECT_GRACE_MS,
-  postAgentMessage,
-  presenceOf,
-  refreshPresence,
-  setPresence,
-  takeConversation,
-  transferConversation,
-} from './conversations.service.ts';
+import { agentTyping, closeConversation, markRead, postAgentMessage, takeConversation, transferConversation } from './agent-actions.ts';
+import { type ConversationRecord } from './conversation-records.ts';
+import { conversationDetail, conversationSummary, listConversations } from './conversations.service.ts';
+import { listAgents, offlineUnlessBack, PRESENCE_RECONNECT_GRACE_MS, presenceOf, refreshPresence, setPresence } from './presence.ts';
 import { deliverToCustomer } from './customer-router.ts';
 
 const tags = ['conversations'];

@@ -15,7 +15,7 @@
  */
 import { type Kysely, type RawBuilder, sql } from 'kysely';
 import type { Database } from '../../db/schema.ts';
-import { addMessage, type ConversationContext } from './conversations.service.ts';
+import { addMessage, type ConversationContext } from './conversation-records.ts';
 
 export const customerLeftReasons = ['whatsapp_window', 'widget_closed'] as const;
 export type CustomerLeftReason = (typeof customerLeftReasons)[number];

@@ -11,7 +11,7 @@ import type { Kysely, Selectable } from 'kysely';
 import type { ConversationTable } from '../../db/schema.ts';
 import type { Database } from '../../db/schema.ts';
 import { type AttachmentFile, storeAttachment } from './attachment-store.ts';
-import { activeConversationOf, addMessage, type ConversationContext, publish } from './conversations.service.ts';
+import { activeConversationOf, addMessage, type ConversationContext, publish } from './conversation-records.ts';
 
 /** Whether the channel delivered this message before: its file is not fetched again. */
 async function hasMessage(db: Kysely<Database>, conversationId: number, externalId: string): Promise<boolean> {

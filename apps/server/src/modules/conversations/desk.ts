@@ -13,7 +13,8 @@ import { conflict, unauthorized } from '../../errors.ts';
 import type { DeskHandOff } from '../sessions/sessions.service.ts';
 import { createPlanWebhookDispatcher } from '../plan-webhook/plan-webhook.dispatcher.ts';
 import { enqueuePlanEvent } from '../plan-webhook/plan-webhook.service.ts';
-import { addMessage, type ConversationContext, closeRecord, handOffValues, parkSession } from './conversations.service.ts';
+import { addMessage, type ConversationContext } from './conversation-records.ts';
+import { closeRecord, handOffValues, parkSession } from './queue-handoff.ts';
 import { type CustomerMessageListener, deliverToCustomer } from './customer-router.ts';
 
 export const CHAT_MESSAGE_EVENT = 'chat.message';

@@ -9,7 +9,7 @@ import type { ConversationMessage } from '@voxplan/contracts';
 import type { Scope } from '../../context.ts';
 import { notFound } from '../../errors.ts';
 import { assertAllowed, tenantFilterOf } from '../../plugins/auth.ts';
-import { addMessage, type ConversationContext } from './conversations.service.ts';
+import { addMessage, type ConversationContext } from './conversation-records.ts';
 
 export async function postNote(ctx: ConversationContext, scope: Scope, id: number, text: string): Promise<ConversationMessage> {
   assertAllowed(scope.actor, 'member', true);

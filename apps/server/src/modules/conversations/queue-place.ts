@@ -10,11 +10,11 @@
  * at once store (and send) it once. A place seen again (a chat transferred ahead of this one, then
  * taken) is not told twice.
  */
-import { queuePlaceMessages } from '@voxplan/contracts';
+import { type ConversationRow, queuePlaceMessages } from '@voxplan/contracts';
 import { sql } from 'kysely';
 import { deliverToCustomer } from './customer-router.ts';
 import { chatLanguageOf } from './closing-message.ts';
-import { addMessage, type ConversationContext } from './conversations.service.ts';
+import { addMessage, type ConversationContext, type ConversationRecord, publish, rowOf } from './conversation-records.ts';
 
 /** Recent waits the expected wait is drawn from: the queue's last takes, within a day, at least 3 of them. */
 const RECENT_TAKES = 10;
@@ -94,4 +94,13 @@ export async function tellQueuePlaces(ctx: ConversationContext, queueId: number 
     await deliverToCustomer(ctx, record, message);
   }
   return told;
+}
+
+/** Publishes a conversation's change to the consoles and tells the chats still waiting in its queue their new place. */
+export async function publishRow(ctx: ConversationContext, record: ConversationRecord, type: 'conversation.waiting' | 'conversation.taken' | 'conversation.closed' | 'conversation.transferred'): Promise<ConversationRow> {
+  const row = await rowOf(ctx.db, record.id);
+  publish(ctx, record, { type, conversation_id: record.id, conversation: row });
+  // Every change of a queue's waiting chats passes here: those still waiting hear their new place.
+  await tellQueuePlaces(ctx, record.destination_id);
+  return row;
 }

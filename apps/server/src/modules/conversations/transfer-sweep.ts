@@ -5,7 +5,9 @@
  * each move is conditional on the row being as it was read, so two sweeps move a chat once.
  */
 import { nowIso } from '../../lib/time.ts';
-import { addMessage, type ConversationContext, presenceOf, publishRow, userName } from './conversations.service.ts';
+import { addMessage, type ConversationContext, userName } from './conversation-records.ts';
+import { publishRow } from './queue-place.ts';
+import { presenceOf } from './presence.ts';
 
 /** Answers the ids of the conversations it moved back. */
 export async function sweepTransfers(ctx: ConversationContext, now = new Date(), batch = 200): Promise<number[]> {

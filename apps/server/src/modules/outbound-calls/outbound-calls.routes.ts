@@ -13,7 +13,7 @@ import { judgeAddress } from '../../outbound/address-policy.ts';
 import { readAddressPolicy } from '../../outbound/settings.ts';
 import { scopeOf, tenantFilterOf, writerGuard } from '../../plugins/auth.ts';
 import { recordAudit } from '../../resources/audit.recorder.ts';
-import { findReport } from '../sessions/sessions.repository.ts';
+import { findReport } from '../sessions/call-reports.repository.ts';
 import { tenantDialingDefaults } from '../tenants/tenant-dialing.ts';
 import { findCall, type OutboundCallRow } from './outbound-calls.repository.ts';
 

@@ -3,8 +3,10 @@ import { type Selectable, sql } from 'kysely';
 import { z } from 'zod';
 import type { CallReportTable } from '../../db/schema.ts';
 import { defineResource, type Row } from '../../resources/definition.ts';
-import { handOffsOfSessions, mediaOf } from '../conversations/conversations.service.ts';
-import { customersOfSessions, presentReport } from '../sessions/sessions.repository.ts';
+import { handOffsOfSessions } from '../conversations/conversations.service.ts';
+import { mediaOf } from '../conversations/conversation-records.ts';
+import { customersOfSessions } from '../sessions/sessions.repository.ts';
+import { presentReport } from '../sessions/call-reports.repository.ts';
 import { MEDIA_URL_TTL_SECONDS } from '../audios/media-urls.ts';
 import { whatsappMessagesOf } from './whatsapp-messages.ts';
 

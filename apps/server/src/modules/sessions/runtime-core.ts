@@ -32,7 +32,8 @@ import { createProtocolGenerator } from './protocols.ts';
 import { noSessionEvents, type SessionHookContext } from './session-events.ts';
 import type { SessionRuntimeOptions } from './session-runtime-options.ts';
 import type { TurnOptions, TurnOutcome, TurnProgress } from './session-runtime.ts';
-import { saveReport, type SessionRow, type StoredOutcome, type StoredReport } from './sessions.repository.ts';
+import { type SessionRow, type StoredOutcome } from './sessions.repository.ts';
+import { saveReport, type StoredReport } from './call-reports.repository.ts';
 
 /** The app's context as the session runtime sees it: the runtime is made before the services that use it. */
 export type RuntimeContext = Omit<AppContext, 'sessions' | 'license' | 'outboundCalls'>;

@@ -1,7 +1,7 @@
 import type { Action, Session } from '@voxplan/engine';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.ts';
-import type { StoredReport } from './sessions.repository.ts';
+import type { StoredReport } from './call-reports.repository.ts';
 
 /** What the hooks learn about the session, besides the engine's own record of it. */
 export interface SessionHookContext {

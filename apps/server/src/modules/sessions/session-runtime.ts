@@ -6,7 +6,8 @@
  */
 import type { ChatCustomer } from '@voxplan/contracts';
 import type { DialStatus, EngineEvent, Session, SessionInit, TurnObserver } from '@voxplan/engine';
-import type { StoredOutcome, StoredReport } from './sessions.repository.ts';
+import type { StoredOutcome } from './sessions.repository.ts';
+import type { StoredReport } from './call-reports.repository.ts';
 
 /** What a caller (a channel, the simulator) gets back from each turn. */
 export interface TurnOutcome extends StoredOutcome {

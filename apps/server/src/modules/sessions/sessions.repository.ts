@@ -1,24 +1,13 @@
-import type { CallReportRecord, ChatCustomer } from '@voxplan/contracts';
-import type { Action, CallReport, Channel, DialStatus, Direction, Disposition, HangupCause, PathEntry, Provider, Session, SessionStatus } from '@voxplan/engine';
+import type { ChatCustomer } from '@voxplan/contracts';
+import type { Action, CallReport, PathEntry, Session, SessionStatus } from '@voxplan/engine';
 import { CompiledQuery, type Insertable, type Kysely, type Selectable, type SelectQueryBuilder } from 'kysely';
 import type { DialectName } from '../../db/database.ts';
 import { prepareQuery } from '../../db/prepared.ts';
-import type { CallReportTable, Database, SessionTable } from '../../db/schema.ts';
-import { rollupCtes, rollUpReport } from '../../db/stats-rollups.ts';
+import type { Database, SessionTable } from '../../db/schema.ts';
+import { rollupCtes } from '../../db/stats-rollups.ts';
+import { presentReport, reportValues, type StoredReport, updateReportRow } from './call-reports.repository.ts';
 
 export type SessionRow = Selectable<SessionTable>;
-export type StoredReport = CallReportRecord;
-
-/** The contracts repeat the engine's value lists for the console; this fails to compile if they part. */
-type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
-export const reportListsAgree: [
-  Same<StoredReport['channel'], Channel>,
-  Same<StoredReport['provider'], Provider>,
-  Same<StoredReport['direction'], Direction>,
-  Same<StoredReport['disposition'], Disposition | null>,
-  Same<StoredReport['dial_status'], DialStatus | null>,
-  Same<StoredReport['hangup_cause'], HangupCause | null>,
-] = [true, true, true, true, true, true];
 
 /** What a turn answered, kept with its event so the same event delivered again gets it back. */
 export interface StoredOutcome {
@@ -252,120 +241,6 @@ export async function customersOfSessions(db: Kysely<Database>, sessionIds: read
   return customers;
 }
 
-const json = (value: unknown): string => JSON.stringify(value);
-const parsed = <T>(text: string | null): T | null => (text === null ? null : (JSON.parse(text) as T));
-
-function reportValues(report: CallReport, isTest: boolean, now: string) {
-  const ended = report.ended_at ?? now;
-  return {
-    tenant_id: report.tenant_id,
-    session_id: report.session_id,
-    plan_id: report.plan_id,
-    plan_name: report.plan_name,
-    plan_version: report.plan_version,
-    channel: report.channel,
-    provider: report.provider,
-    direction: report.direction,
-    caller: report.caller,
-    called: report.called,
-    source_ip: report.source_ip,
-    protocol: report.protocol,
-    last_node_plan_id: report.last_node?.plan_id ?? null,
-    last_node_id: report.last_node?.node_id ?? null,
-    last_node_type: report.last_node?.type ?? null,
-    nodes: json(report.nodes),
-    pressed_digits: json(report.pressed_digits),
-    hangup_cause: report.hangup_cause,
-    disposition: report.disposition,
-    dial_status: report.dial_status,
-    failure: report.failure === null ? null : json(report.failure),
-    recording: report.recording === null ? null : json(report.recording),
-    variables: json(report.variables),
-    is_test: isTest ? 1 : 0,
-    start_time: report.started_at,
-    end_time: ended,
-    duration_s: report.duration_s ?? 0,
-    goal: report.goal,
-    updated_time: now,
-  } satisfies Omit<Insertable<CallReportTable>, 'created_time'>;
-}
-
-/** What the report's JSON columns hold. */
-type ReportJson = Pick<StoredReport, 'nodes' | 'pressed_digits' | 'failure' | 'recording' | 'variables'>;
-
-const storedJson = (row: Pick<Selectable<CallReportTable>, 'nodes' | 'pressed_digits' | 'failure' | 'recording' | 'variables'>): ReportJson => ({
-  nodes: parsed<StoredReport['nodes']>(row.nodes) ?? [],
-  pressed_digits: parsed<StoredReport['pressed_digits']>(row.pressed_digits) ?? [],
-  failure: parsed<StoredReport['failure']>(row.failure),
-  recording: parsed<StoredReport['recording']>(row.recording),
-  variables: parsed<StoredReport['variables']>(row.variables) ?? {},
-});
-
-/**
- * The report as /reports answers it. `json`: the values the JSON columns were written from, when
- * the row was just stored, so that they need not be parsed back.
- */
-export function presentReport(
-  row: Omit<Selectable<CallReportTable>, 'campaign_id'> & { campaign_id?: number | null },
-  json: ReportJson = storedJson(row),
-): StoredReport {
-  return {
-    ...row,
-    // A report is written before its call's campaign is set on it (modules/outbound-calls).
-    campaign_id: row.campaign_id ?? null,
-    channel: row.channel as StoredReport['channel'],
-    provider: row.provider as StoredReport['provider'],
-    direction: row.direction as StoredReport['direction'],
-    hangup_cause: row.hangup_cause as StoredReport['hangup_cause'],
-    disposition: row.disposition as StoredReport['disposition'],
-    dial_status: row.dial_status as StoredReport['dial_status'],
-    nodes: json.nodes,
-    pressed_digits: json.pressed_digits,
-    failure: json.failure,
-    recording: json.recording,
-    variables: json.variables,
-    is_test: row.is_test === 1,
-  };
-}
-
-type ReportValues = ReturnType<typeof reportValues>;
-
-const insertReportRow = prepareQuery<ReportValues & { created_time: string }, Pick<Selectable<CallReportTable>, 'id' | 'created_time'>>((db, values) =>
-  db
-    .insertInto('call_reports')
-    .values(values)
-    .onConflict((oc) => oc.column('session_id').doNothing())
-    .returning(['id', 'created_time']),
-);
-
-const updateReportRow = prepareQuery<ReportValues, Pick<Selectable<CallReportTable>, 'id' | 'created_time'>>((db, { session_id, ...values }) =>
-  db.updateTable('call_reports').set(values).where('session_id', '=', session_id).returning(['id', 'created_time']),
-);
-
-/**
- * THE report writer: stores the report of a session that ended, or replaces it when it comes again
- * (a recording's analysis completed after the end): one row per session. The first store also
- * adds the session to the statistics' rollups (db/stats-rollups.ts), in the caller's
- * transaction, unless it is a test session; a replacement does not count it again. Whatever ends
- * a session (a turn, the retention job closing a voice session whose end never came) writes its
- * report here, so that the statistics count it.
- *
- * The answer is the report as /reports will read it, built from what was written rather than
- * read back: only the id and the first store's time come from the row.
- */
-export async function saveReport(trx: Kysely<Database>, report: CallReport, isTest: boolean, now: string): Promise<StoredReport> {
-  const values = reportValues(report, isTest, now);
-  // Inserted, or there already: told apart by the insert's answer, which a single upsert's is not on SQLite.
-  let row = (await insertReportRow(trx, { ...values, created_time: now })).rows[0];
-  if (row) {
-    if (!isTest) await rollUpReport(trx, report);
-  } else {
-    row = (await updateReportRow(trx, values)).rows[0];
-  }
-  if (!row) throw new Error(`the report of session ${report.session_id} was not stored`);
-  return presentReport({ id: row.id, ...values, created_time: row.created_time }, report);
-}
-
 /**
  * PostgreSQL: the turn that ends a session, its report and (unless a test) the report's rollups, in
  * ONE statement, its own transaction: the session's row over the revision read, the turn's event
@@ -454,10 +329,4 @@ export async function claimTimeout(db: Kysely<Database>, id: string, revision: n
 
 export function parseSession(row: SessionRow): Session {
   return JSON.parse(row.state) as Session;
-}
-
-/** The stored report of a session, as /reports answers it; undefined until the session ended. */
-export async function findReport(db: Kysely<Database>, sessionId: string): Promise<StoredReport | undefined> {
-  const row = await db.selectFrom('call_reports').selectAll().where('session_id', '=', sessionId).executeTakeFirst();
-  return row && presentReport(row);
 }

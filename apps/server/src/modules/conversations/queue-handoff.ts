@@ -6,8 +6,8 @@
  * sweep and a take) agree on one winner.
  */
 import type { DialStatus, EngineEvent, Session } from '@voxplan/engine';
-import type { Insertable, Kysely } from 'kysely';
-import type { ConversationTable, Database } from '../../db/schema.ts';
+import type { Insertable } from 'kysely';
+import type { ConversationTable } from '../../db/schema.ts';
 import { nowIso } from '../../lib/time.ts';
 import type { DialAction } from '../sessions/chat-handoff.ts';
 import { type ConversationContext, type ConversationRecord } from './conversation-records.ts';

@@ -181,6 +181,9 @@ export function checkRepository(root: string, lists: ConsoleLists = consoleLists
     ['apps/console/src/i18n/en.screens.json', 'apps/console/src/i18n/pt.screens.json'],
     ['packages/contracts/src/i18n/errors.en.json', 'packages/contracts/src/i18n/errors.pt.json'],
   ];
+  // Texts of screens that load their own part of the catalogue (i18n/index.ts: a staged rollout's).
+  const parts = ['rollouts'].filter((part) => fs.existsSync(path.join(root, `apps/console/src/i18n/en.${part}.json`)));
+  for (const part of parts) pairs.push([`apps/console/src/i18n/en.${part}.json`, `apps/console/src/i18n/pt.${part}.json`]);
   // Each block keeps its texts in its own folder (packages/blocks/src/<type>/en.json, pt.json).
   const blocks = path.join(root, 'packages/blocks/src');
   for (const folder of fs.readdirSync(blocks).sort()) {
@@ -195,6 +198,7 @@ export function checkRepository(root: string, lists: ConsoleLists = consoleLists
     new Map([
       ...flatten(parse(`apps/console/src/i18n/${language}.json`)),
       ...flatten(parse(`apps/console/src/i18n/${language}.screens.json`)),
+      ...parts.flatMap((part) => [...flatten(parse(`apps/console/src/i18n/${language}.${part}.json`))]),
       ...flatten({ errors: parse(`packages/contracts/src/i18n/errors.${language}.json`) }),
     ]);
   const sources = [

@@ -17,10 +17,14 @@ export const LOGIN_TARGET_KB = 120;
  * do-not-call list (2026-11-29): their texts and error codes are in the catalogues every signed-in
  * screen loads first (en.screens.json 15.1 → 17.3 KB, errors 4.0 → 4.9 KB); the budget moved by
  * that, not by code. Catalogues by area, loaded with their screens, would take it back.
+ * 356 since staged rollouts (2026-11-29): their own texts, dialog and drawer load apart
+ * (`en.rollouts.json`, i18n/index.ts `loadRolloutTexts`; the route was 375 before that), but a
+ * block's goal field and mark, the test run's version choice and the reports' goal and version
+ * columns are texts of the screens every signed-in user loads: 355.1 KB.
  */
-export const EDITOR_TARGET_KB = 355;
-/** The dashboard's route, gzip, at most: where every user lands, so its chart and canvas come after it (251 KB when set; 270 until the catalogues grew, as above). */
-export const DASHBOARD_TARGET_KB = 276;
+export const EDITOR_TARGET_KB = 356;
+/** The dashboard's route, gzip, at most: where every user lands, so its chart and canvas come after it (251 KB when set; 270 until the catalogues grew, as above; 277 since the goals' and versions' texts, 276.1 KB, as above). */
+export const DASHBOARD_TARGET_KB = 277;
 
 interface ManifestChunk {
   file: string;

@@ -53,10 +53,13 @@ describe('wiring', () => {
     expect(await picker.count()).toBe(0);
     const hangupId = (await nodesOfType(page, 'hangup').getAttribute('data-node-id'))!;
     await expect.poll(() => edgeCount(page)).toBe(1);
-    // To the right of the block it follows, not at the view's centre over it.
-    const start = (await nodeOf(page, 'start').boundingBox())!;
-    const added = (await nodeOf(page, hangupId).boundingBox())!;
-    expect(added.x).toBeGreaterThan(start.x + start.width);
+    // To the right of the block it follows, not at the view's centre over it; polled, as the view glides to keep the plan in reach (two boxes read mid-glide disagree).
+    const rightOfStart = async () => {
+      const start = (await nodeOf(page, 'start').boundingBox())!;
+      const added = (await nodeOf(page, hangupId).boundingBox())!;
+      return added.x > start.x + start.width;
+    };
+    await expect.poll(rightOfStart).toBe(true);
     // The exit is taken: its "+" is gone.
     expect(await nodeOf(page, 'start').getByTestId('exit-add-next').count()).toBe(0);
     // One step undoes both the block and its line.

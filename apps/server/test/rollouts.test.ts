@@ -3,7 +3,6 @@ import type { Rollout } from '@voxplan/contracts';
 import type { PhoneNumber, WebchatConversation } from '@voxplan/contracts';
 import type { VisualPlan, VisualPlanDocument, VisualPlanPublished } from '@voxplan/contracts/visual-plan';
 import type { LightMyRequestResponse } from 'fastify';
-import pg from 'pg';
 import twilio from 'twilio';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { contactKeyOf, meetsCandidate, rolloutBucket } from '../src/lib/rollout-choice.ts';
@@ -12,6 +11,7 @@ import { type Instance, planEdge as edge, planNode as node, startInstance } from
 import { twilioActionOf, twilioCallForm } from './twilio-callbacks.ts';
 import { startTwilioRest, type TwilioRest } from './twilio-rest.ts';
 import { type GraphApi, signWhatsapp, startGraphApi, whatsappDelivery, whatsappText } from './whatsapp-graph.ts';
+import { statementsOf } from './pg-statements.ts';
 
 /**
  * Staged rollouts (issue 41, docs/rollouts.md): a version published to a share of the sessions,
@@ -430,23 +430,6 @@ describe.runIf(dialect === 'postgres')('on another instance', () => {
 });
 
 describe.runIf(dialect === 'postgres')("a call's first turn", () => {
-  /** The statements sent to PostgreSQL while `work` runs, the bus's pings and notifications left out. */
-  async function statementsOf(work: () => Promise<unknown>): Promise<string[]> {
-    const texts: string[] = [];
-    const query = pg.Client.prototype.query;
-    pg.Client.prototype.query = function recorded(this: pg.Client, ...args: unknown[]) {
-      const [config] = args;
-      texts.push(typeof config === 'string' ? config : String((config as { text?: unknown } | undefined)?.text ?? ''));
-      return (query as (...rest: unknown[]) => unknown).apply(this, args);
-    } as typeof query;
-    try {
-      await work();
-    } finally {
-      pg.Client.prototype.query = query;
-    }
-    return texts.filter((text) => text !== 'SELECT 1' && !text.includes('pg_notify'));
-  }
-
   /** A third call's first turn, its statements only: the read cache keeps an answer from the second time it is asked. */
   async function steadyCall(from: string): Promise<{ texts: string[]; sid: string }> {
     await call(from);

@@ -2,7 +2,6 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { CallReportRecord } from '@voxplan/contracts';
 import { LuaScriptRunner } from '@voxplan/engine/lua';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createTransactionRunner } from '../src/db/write-batch.ts';
 import { badRequest } from '../src/errors.ts';
@@ -13,6 +12,7 @@ import { createSessionRuntime, type SessionRuntime, type StartRequest } from '..
 import { uploadCall } from './audio-fixtures.ts';
 import { createTenantMember, dialect, q, startTestServer, type TenantMember, type TestServer } from './harness.ts';
 import { type FixtureDocument, type Instance, readFixture, recordingEvents, startInstance, storePlan, testClock } from './sessions-helpers.ts';
+import { statementsOf } from './pg-statements.ts';
 
 /**
  * Sessions kept in the database (issue 5): calls and chats through the fixture plans, chat
@@ -406,23 +406,6 @@ describe('a call\'s end in one statement, where no hook needs the transaction', 
 });
 
 describe('what a start asks before it runs', () => {
-  /** The text of every statement sent to PostgreSQL while `work` runs, the bus's pings and notifications left out. */
-  async function statementsOf(work: () => Promise<unknown>): Promise<string[]> {
-    const texts: string[] = [];
-    const query = pg.Client.prototype.query;
-    pg.Client.prototype.query = function recorded(this: pg.Client, ...args: unknown[]) {
-      const [config] = args;
-      texts.push(typeof config === 'string' ? config : String((config as { text?: unknown } | undefined)?.text ?? ''));
-      return (query as (...rest: unknown[]) => unknown).apply(this, args);
-    } as typeof query;
-    try {
-      await work();
-    } finally {
-      pg.Client.prototype.query = query;
-    }
-    return texts.filter((text) => text !== 'SELECT 1' && !text.includes('pg_notify'));
-  }
-
   test('the licence is told how many calls run beside the new one, read together with the check for a repeated start', async () => {
     clock.set('2026-11-23T16:30:00.000Z');
     const told: number[] = [];

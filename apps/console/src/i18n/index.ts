@@ -26,6 +26,11 @@ const screens: Record<AppLocale, Catalogue> = {
   en: () => import('./en.screens.json'),
   pt: () => import('./pt.screens.json'),
 };
+// A staged rollout's texts come with its screens (the publish dialog, the versions drawer, the dashboard's badge), not with every screen.
+const rollouts: Record<AppLocale, Catalogue> = {
+  en: () => import('./en.rollouts.json'),
+  pt: () => import('./pt.rollouts.json'),
+};
 
 /** A part of the catalogue in one language, added to what i18next holds, once (its promise is shared). */
 class CataloguePart {
@@ -52,6 +57,7 @@ class CataloguePart {
 
 const errorTexts = new CataloguePart(async (locale) => ({ errors: (await errorCatalogues[locale]()).default }));
 const screenTexts = new CataloguePart(async (locale) => (await screens[locale]()).default);
+const rolloutTexts = new CataloguePart(async (locale) => (await rollouts[locale]()).default);
 
 /** The languages whose sign-in texts i18next holds. */
 const coreLoaded = new Set<AppLocale>();
@@ -61,6 +67,11 @@ const currentLocale = (): AppLocale => (i18n.language === 'pt' ? 'pt' : 'en');
 /** Called with the layout's chunk: the screens' texts and the error catalogue in the current language (and later ones). */
 export async function loadScreenTexts(): Promise<void> {
   await Promise.all([screenTexts.add(currentLocale()), errorTexts.add(currentLocale())]);
+}
+
+/** A staged rollout's texts in the current language (and later ones): loaded with the screens that show a rollout. */
+export function loadRolloutTexts(): Promise<void> {
+  return rolloutTexts.add(currentLocale());
 }
 
 /** The error catalogue in the current language (and later ones), for a form that may show an error before the screens load. */
@@ -99,7 +110,7 @@ export async function setupI18n(): Promise<typeof i18n> {
 
 /** Switches the interface and the accept-language header, and remembers the choice. */
 export async function changeLocale(locale: AppLocale): Promise<void> {
-  const parts = [errorTexts, screenTexts].filter((part) => part.wanted).map((part) => part.add(locale));
+  const parts = [errorTexts, screenTexts, rolloutTexts].filter((part) => part.wanted).map((part) => part.add(locale));
   if (!coreLoaded.has(locale)) {
     // Merged over what may have arrived first, and winning over it, as when it is loaded first.
     i18n.addResourceBundle(locale, 'translation', (await core[locale]()).default, true, true);

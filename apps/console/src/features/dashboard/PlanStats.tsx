@@ -1,9 +1,13 @@
 import { Table, UnstyledButton } from '@mantine/core';
 import type { StatsPlans } from '@voxplan/contracts';
+import { lazy, Suspense } from 'react';
 import { useTranslation } from 'react-i18next';
+import { loadRolloutTexts } from '../../i18n/index.ts';
 import { formatNumber } from '../../lib/format.ts';
-import { RolloutBadge } from '../visual-plans/rollouts/RolloutBadge.tsx';
 import { FigureTable } from './FigureTable.tsx';
+
+// A running rollout is rare: its badge loads after the figures, outside the route every user lands on.
+const RolloutBadge = lazy(() => Promise.all([import('../visual-plans/rollouts/RolloutBadge.tsx'), loadRolloutTexts()]).then(([module]) => ({ default: module.RolloutBadge })));
 
 /** Per plan: its sessions, calls and chats, retention rate, routed and retained; a plan's name selects it for its detail. */
 export function PlanStats({ plans, selected, onSelect }: { plans: StatsPlans['plans'] | undefined; selected: number | undefined; onSelect(planId: number): void }) {
@@ -26,7 +30,9 @@ export function PlanStats({ plans, selected, onSelect }: { plans: StatsPlans['pl
             <UnstyledButton onClick={() => onSelect(plan_id)} aria-pressed={plan_id === selected} fw={600} td="underline" data-testid="plan-stats-open">
               {plan_name}
             </UnstyledButton>
-            <RolloutBadge planId={plan_id} />
+            <Suspense fallback={null}>
+              <RolloutBadge planId={plan_id} />
+            </Suspense>
           </Table.Td>
           <Table.Td ta="right">{number(figures.calls)}</Table.Td>
           <Table.Td ta="right">{number(figures.chats)}</Table.Td>

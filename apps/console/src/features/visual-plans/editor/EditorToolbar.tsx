@@ -18,12 +18,14 @@ import {
 } from '@tabler/icons-react';
 import { lazy, Suspense } from 'react';
 import { useTranslation } from 'react-i18next';
+import { loadRolloutTexts } from '../../../i18n/index.ts';
 import type { Graph } from './graph-state.ts';
 import type { PlanSaving } from './use-plan-saving.tsx';
 
 // Loaded when first opened, so the editor's route carries only the canvas and its forms.
 const FindBlockDialog = lazy(() => import('./FindBlockDialog.tsx').then((module) => ({ default: module.FindBlockDialog })));
-const VersionsDrawer = lazy(() => import('./VersionsDrawer.tsx').then((module) => ({ default: module.VersionsDrawer })));
+// The drawer shows what is live, a staged rollout included: it waits for the rollouts' texts too.
+const VersionsDrawer = lazy(() => Promise.all([import('./VersionsDrawer.tsx'), loadRolloutTexts()]).then(([module]) => ({ default: module.VersionsDrawer })));
 const ShortcutsDialog = lazy(() => import('./ShortcutsDialog.tsx').then((module) => ({ default: module.ShortcutsDialog })));
 
 export interface EditorToolbarProps {

@@ -12,6 +12,7 @@ import { lazy, Suspense, useCallback, useEffect, useLayoutEffect, useMemo, useRe
 import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router';
 import { useCanWrite } from '../../../lib/auth.tsx';
+import { loadRolloutTexts } from '../../../i18n/index.ts';
 import { useLeaveGuard } from '../../../lib/leave-guard.ts';
 import { toast } from '../../../lib/notify.ts';
 import type { BlockFlowNode } from './BlockNode.tsx';
@@ -27,7 +28,6 @@ import { useEmptyFieldIssues } from './required-fields.ts';
 import { BlockPicker } from './BlockPicker.tsx';
 import { EditorContextProvider } from './editor-context.tsx';
 import { edgeTypes } from './PlanLine.tsx';
-import { PublishDialog } from './PublishDialog.tsx';
 import classes from './editor.module.css';
 import { EditorHeader } from './EditorHeader.tsx';
 import { nothingSelected, type Selection } from './editor-selection.ts';
@@ -42,7 +42,8 @@ import { useClipboard } from './use-clipboard.ts';
 import { useNodeEditing } from './use-node-editing.ts';
 import { usePlanSaving } from './use-plan-saving.tsx';
 
-// The test panel loads when it is first opened: most visits to a plan never run it.
+// The test panel and the publish dialog (with its rollout fields) load when first opened: most visits to a plan never use them.
+const PublishDialog = lazy(() => Promise.all([import('./PublishDialog.tsx'), loadRolloutTexts()]).then(([module]) => ({ default: module.PublishDialog })));
 const TestPanel = lazy(() => import('./test-panel/TestPanel.tsx').then((module) => ({ default: module.TestPanel })));
 
 // Constants, not arrays made at each render: React Flow listens to the keys again whenever they change.
@@ -380,6 +381,7 @@ export function PlanEditor({ loaded, onReload }: { loaded: VisualPlanDocument; o
       </div>
       {saving.dialogs}
       {publishAsked && (
+        <Suspense fallback={null}>
         <PublishDialog
           graph={graph}
           publishedVersion={saving.publishedVersion}
@@ -390,6 +392,7 @@ export function PlanEditor({ loaded, onReload }: { loaded: VisualPlanDocument; o
             void saving.publish(rollout);
           }}
         />
+        </Suspense>
       )}
     </EditorContextProvider>
   );

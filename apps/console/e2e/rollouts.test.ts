@@ -148,6 +148,11 @@ describe.each([
     const rollback = page.getByTestId('rollout-rollback');
     await rollback.scrollIntoViewIfNeeded();
     expect(await inView(page, rollback)).toBe(true);
+    // "Change the share" keeps its words: below the field when the row has no room, never cut.
+    const changeShare = page.getByTestId('rollout-change-share');
+    await changeShare.scrollIntoViewIfNeeded();
+    expect(await inView(page, changeShare)).toBe(true);
+    expect(await changeShare.evaluate((button) => [...Array.from(button.querySelectorAll('*')), button].every((part) => part.scrollWidth <= part.clientWidth + 1))).toBe(true);
     await page.getByTestId('rollout-results').scrollIntoViewIfNeeded();
     await screenshotStates(page, 'rollout-results', { group });
 

@@ -105,7 +105,8 @@ export function RolloutPanel({ planId, tenantId, publishedVersion, onPromoted }:
             )}
             {canWrite && (
               <>
-                <Group gap="xs" align="flex-end" wrap="nowrap">
+                {/* Without the room (390 px), the button goes below the field rather than losing its words. */}
+                <Group gap="xs" align="flex-end" wrap="wrap">
                   <NumberInput
                     label={t('rollouts.share')}
                     min={0}
@@ -129,6 +130,7 @@ export function RolloutPanel({ planId, tenantId, publishedVersion, onPromoted }:
                         ),
                       )
                     }
+                    style={{ flexShrink: 0 }}
                     data-testid="rollout-change-share"
                   >
                     {t('rollouts.changeShare')}

@@ -9,6 +9,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { Config } from '../../config.ts';
+import { claimDue } from '../../db/due-claims.ts';
 import type { Database } from '../../db/schema.ts';
 import { AppError } from '../../errors.ts';
 import { parseTemplate, type MetaTemplate } from '../../lib/whatsapp-template-parse.ts';
@@ -133,18 +134,7 @@ export async function claimDueNumbers(db: Kysely<Database>, intervalHours: numbe
     .limit(100)
     .execute();
   const next = new Date(now.getTime() + intervalHours * 3600_000).toISOString();
-  const claimed: number[] = [];
-  for (const number of due) {
-    const read = number.whatsapp_templates_due_at;
-    const update = await db
-      .updateTable('numbers')
-      .set({ whatsapp_templates_due_at: next })
-      .where('id', '=', number.id)
-      .where((eb) => (read === null ? eb('whatsapp_templates_due_at', 'is', null) : eb('whatsapp_templates_due_at', '=', read)))
-      .executeTakeFirst();
-    if (Number(update.numUpdatedRows) === 1) claimed.push(number.id);
-  }
-  return claimed;
+  return claimDue(db, 'numbers', 'whatsapp_templates_due_at', due.map((number) => ({ id: number.id, due: number.whatsapp_templates_due_at })), next);
 }
 
 /** One pass of the periodic sync: the numbers this instance claimed, each synced; a failure is logged and waits for the next interval. */

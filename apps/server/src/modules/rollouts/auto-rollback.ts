@@ -6,10 +6,10 @@
  * `auto_rollback_due_time` forward while it still holds what it read (as the WhatsApp template sync
  * claims numbers). The rollback is audited as the server's (no user), and told on the live feed.
  */
-import type { Locale, RolloutAutoRollbackEvent } from '@voxplan/contracts';
-import type { Rollout } from '@voxplan/contracts';
+import type { Locale, Rollout, RolloutAutoRollbackEvent } from '@voxplan/contracts';
 import type { Kysely } from 'kysely';
 import type { AppContext } from '../../context.ts';
+import { claimDue } from '../../db/due-claims.ts';
 import type { InstanceBus } from '../../db/instance-bus.ts';
 import type { Database } from '../../db/schema.ts';
 import { AppError } from '../../errors.ts';
@@ -43,18 +43,7 @@ export async function claimDueRollouts(db: Kysely<Database>, now: Date): Promise
     .execute();
   // A little under the interval: the next look of any instance finds it due.
   const next = new Date(now.getTime() + AUTO_ROLLBACK_INTERVAL_MS - 5_000).toISOString();
-  const claimed: number[] = [];
-  for (const rollout of due) {
-    const read = rollout.auto_rollback_due_time;
-    const update = await db
-      .updateTable('plan_rollouts')
-      .set({ auto_rollback_due_time: next })
-      .where('id', '=', rollout.id)
-      .where((eb) => (read === null ? eb('auto_rollback_due_time', 'is', null) : eb('auto_rollback_due_time', '=', read)))
-      .executeTakeFirst();
-    if (Number(update.numUpdatedRows) === 1) claimed.push(rollout.id);
-  }
-  return claimed;
+  return claimDue(db, 'plan_rollouts', 'auto_rollback_due_time', due.map((rollout) => ({ id: rollout.id, due: rollout.auto_rollback_due_time })), next);
 }
 
 const percent = (value: number, locale: Locale): string => `${(value * 100).toLocaleString(locale === 'pt' ? 'pt-BR' : 'en-US', { maximumFractionDigits: 1 })} %`;

@@ -34,10 +34,21 @@ export function readPlanVersions(db: Kysely<Database>, readCache: ReadCache, ten
   );
 }
 
+/** The pinned contacts of a row the read cache keeps, parsed once per row rather than once per session start. */
+const pinnedOfRow = new WeakMap<PlanVersions, readonly string[]>();
+function pinnedOf(row: PlanVersions): readonly string[] {
+  let pinned = pinnedOfRow.get(row);
+  if (!pinned) {
+    pinned = row.rollout_pinned === null ? [] : (JSON.parse(row.rollout_pinned) as string[]);
+    pinnedOfRow.set(row, pinned);
+  }
+  return pinned;
+}
+
 /** The version a new session with `contactKey` runs: the rollout's when the choice says so, else the published one. */
 export function chosenVersion(planId: number, row: PlanVersions, contactKey: string | undefined): number | null {
   if (row.rollout_version === null || row.rollout_share === null || contactKey === undefined || contactKey === '') return row.published_version;
-  const pinned = row.rollout_pinned === null ? [] : (JSON.parse(row.rollout_pinned) as string[]);
+  const pinned = pinnedOf(row);
   return meetsCandidate(planId, contactKeyOf(contactKey), { candidate_version: row.rollout_version, share: row.rollout_share, pinned })
     ? row.rollout_version
     : row.published_version;

@@ -2,6 +2,8 @@ import i18next from 'i18next';
 import { beforeAll, describe, expect, test } from 'vitest';
 import en from '../../../i18n/en.screens.json';
 import pt from '../../../i18n/pt.screens.json';
+import enRollouts from '../../../i18n/en.rollouts.json';
+import ptRollouts from '../../../i18n/pt.rollouts.json';
 import { confidenceText } from './rollout-texts.ts';
 
 const results = (comparison: { enough_data: boolean; goal_rate_difference: number | null; confidence: number | null }) => ({
@@ -9,9 +11,10 @@ const results = (comparison: { enough_data: boolean; goal_rate_difference: numbe
   comparison,
 });
 
+// The rollout texts load with their screens (loadRolloutTexts); here they join the screens' texts as they do in the console.
 describe('the confidence line', () => {
   beforeAll(async () => {
-    await i18next.init({ lng: 'en', resources: { en: { translation: en }, pt: { translation: pt } }, interpolation: { escapeValue: false } });
+    await i18next.init({ lng: 'en', resources: { en: { translation: { ...en, ...enRollouts } }, pt: { translation: { ...pt, ...ptRollouts } } }, interpolation: { escapeValue: false } });
   });
 
   test('a difference in points with its confidence, higher or lower, in each language', () => {

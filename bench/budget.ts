@@ -70,27 +70,40 @@ function fromRounds(budget: Budget, unit: string, app: number[], floor: number[]
   return { budget, unit, app: median(app), floor: median(floor), ratios, judged: median(ratios) };
 }
 
-/** A whole Twilio call on SQLite against the floor's same six requests. */
-async function twilioCall(dataDir: string): Promise<Result> {
-  process.stderr.write('Twilio call: the floor and the app\n');
-  const floor = await servers.start('twilio-floor', { BENCH_DATA_DIR: fs.mkdtempSync(path.join(dataDir, 'twilio-floor-')), BENCH_PUBLIC_URL: PUBLIC_URL, BENCH_TWILIO_TOKEN: TOKEN }, serverCpu);
-  const app = await servers.start(
-    'channels',
-    { BENCH_DATA_DIR: fs.mkdtempSync(path.join(dataDir, 'twilio-')), BENCH_PUBLIC_URL: PUBLIC_URL, BENCH_MASTER_KEY: randomBytes(32).toString('hex') },
-    serverCpu,
-  );
+/**
+ * A whole Twilio call on SQLite against two floors, each measured in every round: the request's
+ * floor (one small upsert a turn) and the stored floor (what the call stores, with no engine and
+ * no framework of ours: bench/api/twilio-stored-floor.ts). Both ratios are printed; the budget
+ * holds the one against the stored floor (bench/README.md, "Issue 40: the stored floor").
+ */
+async function twilioCall(dataDir: string): Promise<Result[]> {
+  process.stderr.write('Twilio call: the floors and the app\n');
+  const twilioEnv = { BENCH_PUBLIC_URL: PUBLIC_URL, BENCH_TWILIO_TOKEN: TOKEN };
+  const floor = await servers.start('twilio-floor', { BENCH_DATA_DIR: fs.mkdtempSync(path.join(dataDir, 'twilio-floor-')), ...twilioEnv }, serverCpu);
+  const appDir = fs.mkdtempSync(path.join(dataDir, 'twilio-'));
+  const app = await servers.start('channels', { BENCH_DATA_DIR: appDir, BENCH_PUBLIC_URL: PUBLIC_URL, BENCH_MASTER_KEY: randomBytes(32).toString('hex') }, serverCpu);
   await seedTwilioIvr(app);
+  // The stored floor runs on a copy of the app's seeded database: the same tables, indexes, tenant and plan.
+  const storedFloorEnv = { BENCH_DATA_DIR: fs.mkdtempSync(path.join(dataDir, 'twilio-stored-floor-')), BENCH_SEED_FROM: path.join(appDir, 'voxplan.db'), ...twilioEnv };
+  const storedFloor = await servers.start('twilio-stored-floor', storedFloorEnv, serverCpu);
   await checkOneCall(floor);
+  await checkOneCall(storedFloor);
   await checkOneCall(app);
   const appMs: number[] = [];
   const floorMs: number[] = [];
+  const storedFloorMs: number[] = [];
   for (let round = 1; round <= settings.rounds; round++) {
     const load = { connections: 32, seconds: settings.seconds, warmupSeconds: warmupOf(round) };
     appMs.push((await measureCalls(`Twilio calls, round ${round}`, [app], true, load)).cpuMsPerCall);
+    storedFloorMs.push((await measureCalls(`stored floor, round ${round}`, [storedFloor], true, load)).cpuMsPerCall);
     floorMs.push((await measureCalls(`floor, round ${round}`, [floor], true, load)).cpuMsPerCall);
   }
-  await Promise.all([servers.stop(app), servers.stop(floor)]);
-  return fromRounds(budgets.twilioCall, 'ms CPU a call', appMs, floorMs);
+  await Promise.all([servers.stop(app), servers.stop(floor), servers.stop(storedFloor)]);
+  return [
+    fromRounds(budgets.twilioCall, 'ms CPU a call', appMs, storedFloorMs),
+    fromRounds(budgets.twilioCallRequestFloor, 'ms CPU a call', appMs, floorMs),
+    fromRounds(budgets.twilioStoredFloor, 'ms CPU a call', storedFloorMs, floorMs),
+  ];
 }
 
 /** New IVR sessions through the simulator against the menu-only plan's, on one server. */
@@ -166,11 +179,13 @@ async function signInJs(dataDir: string): Promise<Result> {
 
 let overBudget = 0;
 
+const isWithin = (result: Result) => result.budget.max === null || result.judged <= result.budget.max;
+
 function report(results: Result[]): string {
   const rows = [['figure', 'app', 'floor', 'unit', 'ratio (rounds)', 'ratio', 'budget', '']];
   for (const result of results) {
     const { budget } = result;
-    const passed = result.judged <= budget.max;
+    const passed = isWithin(result);
     if (!passed) overBudget++;
     rows.push([
       budget.figure,
@@ -179,11 +194,11 @@ function report(results: Result[]): string {
       result.unit,
       result.ratios.map((ratio) => fmt(ratio)).join(', '),
       fmt(result.ratios.length > 1 ? median(result.ratios) : result.ratios[0]!),
-      `≤ ${budget.max} ${budget.unit}`,
-      passed ? 'PASS' : 'FAIL: over budget',
+      budget.max === null ? 'shown, not judged' : `≤ ${budget.max} ${budget.unit}`,
+      budget.max === null ? '' : passed ? 'PASS' : 'FAIL: over budget',
     ]);
   }
-  const over = results.filter((result) => result.judged > result.budget.max);
+  const over = results.filter((result) => !isWithin(result));
   return (
     `\n${table(rows)}\n` +
     (over.length > 0 ? `\nOver budget, and why the budget is what it is (bench/budgets.ts):\n${over.map((result) => `  - ${result.budget.figure}: ${result.budget.reason}`).join('\n')}\n` : '')

@@ -7,7 +7,7 @@ export { BENCH_ADMIN } from '../lib/server-config.ts';
  * shared by its instances). `floor`, `twilio-floor`, `agi-floor` and `conversations-floor`: the least a server on this stack does for
  * the same requests (floor.ts).
  */
-export const serverKinds = ['hello', 'voxplan', 'channels', 'floor', 'twilio-floor', 'agi-floor', 'conversations-floor'] as const;
+export const serverKinds = ['hello', 'voxplan', 'channels', 'floor', 'twilio-floor', 'twilio-stored-floor', 'agi-floor', 'conversations-floor'] as const;
 export type ServerKind = (typeof serverKinds)[number];
 
 /** Sent once by the child when it listens. */

@@ -5,6 +5,7 @@
  *   node --import tsx bench/api/server.ts channels  the same, unseeded, with BENCH_PUBLIC_URL and BENCH_MASTER_KEY (bench/channels/run.ts, chat.ts)
  *   node --import tsx bench/api/server.ts floor     the API floor (floor.ts) on BENCH_DATA_DIR, seeded by the real app first, SQLite only
  *   node --import tsx bench/api/server.ts twilio-floor  the Twilio floor (floor.ts), with BENCH_PUBLIC_URL and BENCH_TWILIO_TOKEN
+ *   node --import tsx bench/api/server.ts twilio-stored-floor  the Twilio call's stored floor (twilio-stored-floor.ts) on a copy of BENCH_SEED_FROM (the app's seeded database), in BENCH_DATA_DIR
  *   node --import tsx bench/api/server.ts agi-floor  the FastAGI floor (floor.ts), HTTP on BENCH_HTTP_PORT (its prompts)
  *   node --import tsx bench/api/server.ts conversations-floor  the conversations floor (floor.ts) on BENCH_DATA_DIR
  * It answers the parent's commands (see protocol.ts) and exits when the parent goes away.
@@ -16,11 +17,13 @@ import { parseFilter, parseWhere } from '@voxplan/contracts';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { CompiledQuery, sql } from 'kysely';
 import pg from 'pg';
+import SQLite from 'better-sqlite3';
 import { buildApp } from '../../apps/server/src/app.ts';
 import { startContext, type Started } from '../../apps/server/src/bootstrap.ts';
 import type { AppContext } from '../../apps/server/src/context.ts';
 import { startAgiServer } from '../../apps/server/src/channels/asterisk/agi-server.ts';
 import { windowProfiler } from '../lib/profiler.ts';
+import { startTwilioStoredFloor } from './twilio-stored-floor.ts';
 import { startAgiFloor, startApiFloor, startConversationsFloor, startTwilioFloor } from './floor.ts';
 import { benchServerConfig } from '../lib/server-config.ts';
 import { destinationsResource } from '../../apps/server/src/modules/destinations/destinations.resource.ts';
@@ -171,6 +174,17 @@ async function main(): Promise<void> {
     const { BENCH_DATA_DIR: dataDir, BENCH_PUBLIC_URL: publicUrl, BENCH_TWILIO_TOKEN: token } = process.env;
     if (!dataDir || !publicUrl || !token) throw new Error('BENCH_DATA_DIR, BENCH_PUBLIC_URL and BENCH_TWILIO_TOKEN are required');
     app = await startTwilioFloor(path.join(dataDir, 'floor.db'), publicUrl, token);
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    ready = { type: 'ready', kind, port: (app.server.address() as AddressInfo).port, dialect: 'sqlite' };
+  } else if (kind === 'twilio-stored-floor') {
+    const { BENCH_DATA_DIR: dataDir, BENCH_SEED_FROM: seedFrom, BENCH_PUBLIC_URL: publicUrl, BENCH_TWILIO_TOKEN: token } = process.env;
+    if (!dataDir || !seedFrom || !publicUrl || !token) throw new Error('BENCH_DATA_DIR, BENCH_SEED_FROM, BENCH_PUBLIC_URL and BENCH_TWILIO_TOKEN are required');
+    const file = path.join(dataDir, 'floor.db');
+    // A consistent copy of the app's live database: its migrations, indexes, tenant and plan.
+    const source = new SQLite(seedFrom, { readonly: true });
+    source.prepare('VACUUM INTO ?').run(file);
+    source.close();
+    app = startTwilioStoredFloor(file, publicUrl, token);
     await app.listen({ port: 0, host: '127.0.0.1' });
     ready = { type: 'ready', kind, port: (app.server.address() as AddressInfo).port, dialect: 'sqlite' };
   } else if (kind === 'conversations-floor') {

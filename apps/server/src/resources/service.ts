@@ -18,7 +18,7 @@ export { assertStorable } from './storable.ts';
 export class ResourceService<Out> extends ResourceReads<Out> {
   /** Inserts and updates compiled once per set of columns they write (a few per resource). */
   private readonly inserts = new Map<string, PreparedQuery<Values, Row>>();
-  private readonly updates = new Map<string, PreparedQuery<Values, unknown>>();
+  private readonly updates = new Map<string, PreparedQuery<Values, Row>>();
 
   private snapshot(out: Out | undefined): unknown {
     return out === undefined ? null : maskFields(out, this.definition.secretFields ?? []);
@@ -96,7 +96,7 @@ export class ResourceService<Out> extends ResourceReads<Out> {
         ...(timestamps.updated && { updated_time: now }),
       };
       const inserted = await this.insertRow(write.trx as LooseDb, row);
-      await this.definition.afterWrite?.(inserted.id, input, write);
+      await this.definition.afterWrite?.(inserted.id, input, write, { values: row });
       await afterInsert?.(inserted, write);
       const [out] = await this.present([inserted], write.trx as LooseDb);
       await recordAudit(write.trx, scope, [
@@ -126,18 +126,15 @@ export class ResourceService<Out> extends ResourceReads<Out> {
     return inserted;
   }
 
-  /** Updates one row's columns. */
-  private async updateRow(trx: LooseDb, id: number, row: Values): Promise<void> {
+  /** Updates one row's columns; answers the row as it is now (RETURNING: no second statement to read it back). */
+  private async updateRow(trx: LooseDb, id: number, row: Values): Promise<Row | undefined> {
     const { table } = this.definition;
     const values = boundValues(row);
-    if (!values) {
-      await trx.updateTable(table).set(row).where('id', '=', id).execute();
-      return;
-    }
+    if (!values) return (await trx.updateTable(table).set(row).where('id', '=', id).returningAll().executeTakeFirst()) as Row | undefined;
     const update = compiledFor(this.updates, Object.keys(values).join(','), () =>
-      prepareQuery<Values, unknown>((db, { [WHERE_ID]: rowId, ...columns }) => (db as LooseDb).updateTable(table).set(columns).where('id', '=', rowId)),
+      prepareQuery<Values, Row>((db, { [WHERE_ID]: rowId, ...columns }) => (db as LooseDb).updateTable(table).set(columns).where('id', '=', rowId).returningAll()),
     );
-    await update(trx, { ...values, [WHERE_ID]: id });
+    return (await update(trx, { ...values, [WHERE_ID]: id })).rows[0];
   }
 
   /** Updates the rows and audits each change; answers the rows as they are now, as the client sees them. */
@@ -149,11 +146,9 @@ export class ResourceService<Out> extends ResourceReads<Out> {
     const afterOuts: Out[] = [];
     for (const [index, row] of rows.entries()) {
       const values = { ...(await this.values(input, write, row)), ...(timestamps.updated && { updated_time: nowIso() }) };
-      if (Object.keys(values).length > 0) {
-        await this.updateRow(trx, row.id, values);
-      }
-      await this.definition.afterWrite?.(row.id, input, write);
-      const [after] = (await this.rowById(trx, { id: row.id })).rows;
+      // The row as the update left it (afterWrite writes other tables only), read back when nothing was written.
+      const after = Object.keys(values).length > 0 ? await this.updateRow(trx, row.id, values) : (await this.rowById(trx, { id: row.id })).rows[0];
+      await this.definition.afterWrite?.(row.id, input, write, { values, before: row });
       if (!after) throw new Error(`${this.definition.table} ${row.id} is gone in the middle of its own update`);
       const [afterOut] = await this.present([after], trx);
       afterOuts.push(afterOut!);

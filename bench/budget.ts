@@ -167,6 +167,8 @@ async function uncachedRequests(dataDir: string): Promise<Result[]> {
       const shares = await interleavedRound([first, second], options);
       const [appShare, floorShare] = first === appSide ? shares : [shares[1]!, shares[0]!];
       process.stderr.write(`    round ${round}: app ${fmt(appShare!.µsPerRequest, 0)} µs (${fmt(appShare!.rps, 0)} req/s), floor ${fmt(floorShare!.µsPerRequest, 0)} µs (${fmt(floorShare!.rps, 0)} req/s)\n`);
+      const fewest = Math.min(appShare!.requests, floorShare!.requests);
+      if (fewest < THIN_ROUND) thinRounds.push(`${appScenario.name}, round ${round}: ${fewest} requests`);
       appµs.push(appShare!.µsPerRequest);
       floorµs.push(floorShare!.µsPerRequest);
     }
@@ -188,6 +190,12 @@ async function signInJs(dataDir: string): Promise<Result> {
 }
 
 let overBudget = 0;
+/**
+ * Uncached rounds in which a side answered fewer requests than this: one WAL checkpoint, one
+ * pause of the machine's, moves such a round's CPU a request by more than a change does.
+ */
+const THIN_ROUND = 1000;
+const thinRounds: string[] = [];
 
 function report(results: Result[]): string {
   const rows = [['figure', 'app', 'floor', 'unit', 'ratio (rounds)', 'ratio', 'budget', '']];
@@ -243,6 +251,11 @@ async function main(): Promise<void> {
       `Not measured here: PostgreSQL ÷ SQLite, a Twilio call's CPU (≤ ${POSTGRES_OVER_SQLITE}, median of three rounds): BENCH_DIALECT=both npm run bench:channels.\n` +
       `${fmt((performance.now() - started) / 1000, 0)} s (${took.join(', ')}), load average ${fmt(os.loadavg()[0]!, 1)} at the end.\n`,
   );
+  if (thinRounds.length > 0) {
+    process.stdout.write(
+      `\nThe machine was too busy for some uncached rounds (under ${THIN_ROUND} requests a side; their ratios swing by more than a change): ${thinRounds.join('; ')}.\n`,
+    );
+  }
 }
 
 await runBench(servers, main, () => ({ failures, targetFailures: overBudget, strict: true }));

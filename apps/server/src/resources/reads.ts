@@ -74,8 +74,11 @@ export class ResourceReads<Out> {
     return query;
   }
 
-  /** Stored rows as the client sees them. */
-  async present(rows: Row[], db: LooseDb = this.db): Promise<Out[]> {
+  /**
+   * Stored rows as the client sees them: at once when the resource presents them without a query
+   * (no promise to wait for on an uncached GET by id, issue 40), otherwise when its query answers.
+   */
+  present(rows: Row[], db: LooseDb = this.db): Promise<Out[]> | Out[] {
     if (this.definition.present) return this.definition.present(rows, db, this.app);
     return rows as Out[];
   }
@@ -253,9 +256,10 @@ export class ResourceReads<Out> {
     try {
       this.checkRead(scope);
       return this.cachedRead('get', scope, String(id), () =>
-        this.findRow(this.db, scope, id)
-          .then((row) => this.present([row]))
-          .then(([out]) => out!),
+        this.findRow(this.db, scope, id).then((row) => {
+          const presented = this.present([row]);
+          return Array.isArray(presented) ? presented[0]! : presented.then(([out]) => out!);
+        }),
       );
     } catch (error) {
       return Promise.reject(error instanceof Error ? error : new Error(String(error)));

@@ -4,14 +4,19 @@
  * in a change that touches a call's path (docs/decisions.md). Exit 3 when a figure passes its
  * budget, 1 when an answer was wrong or a request failed (the figures then mean nothing).
  *
- * The server figures alternate app and floor, round after round, and judge the median of the
- * rounds' ratios: the machine's other work moves a figure by a third from one minute to the next.
+ * The server figures alternate app and floor, round after round (the uncached requests slice by
+ * slice within a round), and judge the median of the rounds' ratios: the machine's other work moves
+ * a figure by a third from one minute to the next.
  * Environment:
  *   BUDGET_FIGURES=twilio,session,uncached,signin   the figures measured (all by default)
  *   BUDGET_UNCACHED=id,rlist,rcount,create,update   the uncached requests measured (bench:api's keys; all by default)
  *   BUDGET_ROUNDS=3           rounds of app then floor
  *   BUDGET_SECONDS=2          measured seconds of each figure in a round
- *   BUDGET_WARMUP_SECONDS=3   warm-up before the first round's figures (1 s before the later rounds')
+ *   BUDGET_WARMUP_SECONDS=3   warm-up before the first round's figures (1 s before the later rounds'); the uncached
+ *                             requests' floor gets it once per request
+ *   BUDGET_APP_WARMUP_SECONDS=6  the uncached requests' app warm-up, once per request
+ *   BUDGET_SLICE_SECONDS=1    the uncached requests: slices of load alternating between app and floor,
+ *                             BUDGET_SECONDS of each server a round
  *   BENCH_PIN=1               0: no CPU pinning
  */
 import { randomBytes } from 'node:crypto';
@@ -19,7 +24,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { build } from 'vite';
-import { measure } from './api/measure.ts';
+import { type Contender, interleavedRound, warmUp } from './api/interleaved.ts';
 import { BENCH_ADMIN } from './api/protocol.ts';
 import { scenariosFor, type ScenarioKey } from './api/scenarios.ts';
 import { type Budget, budgets, POSTGRES_OVER_SQLITE } from './budgets.ts';
@@ -40,6 +45,10 @@ const settings = {
   rounds: Math.max(1, envNumber('BUDGET_ROUNDS', 3)),
   seconds: envNumber('BUDGET_SECONDS', 2),
   warmupSeconds: envNumber('BUDGET_WARMUP_SECONDS', 3),
+  /** The uncached requests' app warm-up: its path is larger than the floor's, and V8 takes longer to compile it. */
+  appWarmupSeconds: envNumber('BUDGET_APP_WARMUP_SECONDS', 2 * envNumber('BUDGET_WARMUP_SECONDS', 3)),
+  /** The uncached requests' slices of load, alternating between app and floor. */
+  sliceSeconds: envNumber('BUDGET_SLICE_SECONDS', 1),
   pin: process.env.BENCH_PIN !== '0',
   uncached: process.env.BUDGET_UNCACHED?.split(',').map((key) => key.trim()),
 };
@@ -137,7 +146,12 @@ const uncachedBudgets: Array<[ScenarioKey, Budget]> = [
   ['update', budgets.uncachedUpdate],
 ];
 
-/** bench:api's uncached requests against its floor, on SQLite. */
+/**
+ * bench:api's uncached requests against its floor, on SQLite. Both servers stay up, and each round
+ * alternates slices of load between them (api/interleaved.ts): rounds of app then floor swung by
+ * 2× on a busy machine, the floor reaching its steady state sooner than the app. Each request is
+ * warmed up on the app longer than on the floor, then measured over all its rounds.
+ */
 async function uncachedRequests(dataDir: string): Promise<Result[]> {
   const measured = uncachedBudgets.filter(([key]) => settings.uncached?.includes(key) ?? true);
   const rows = 100_000;
@@ -148,22 +162,33 @@ async function uncachedRequests(dataDir: string): Promise<Result[]> {
   if (typeof login.token !== 'string') throw new Error('login answered no token');
   const appScenarios = await scenariosFor(app, login.token, rows);
   const floorScenarios = await scenariosFor(floor, 'floor', rows);
-  const µs: Record<string, { app: number[]; floor: number[] }> = {};
-  for (let round = 1; round <= settings.rounds; round++) {
-    const options = { seconds: settings.seconds, warmupSeconds: warmupOf(round), connections: 50, failures };
-    for (const [key] of measured) {
-      const appScenario = appScenarios.find((scenario) => scenario.key === key)!;
-      const floorScenario = floorScenarios.find((scenario) => scenario.key === key)!;
-      const a = await measure(`${appScenario.name}, round ${round}`, app, appScenario.spec, options);
-      const f = await measure(`floor: ${floorScenario.name}, round ${round}`, floor, floorScenario.spec, options);
-      const perRequest = (m: { serverCpu: number | undefined; rps: number }) => ((m.serverCpu ?? Number.NaN) / m.rps) * 1e6;
-      const kept = (µs[key] ??= { app: [], floor: [] });
-      kept.app.push(perRequest(a));
-      kept.floor.push(perRequest(f));
+  const slices = Math.max(1, Math.round(settings.seconds / settings.sliceSeconds));
+  const options = { slices, sliceSeconds: settings.seconds / slices, connections: 50, failures };
+  const results: Result[] = [];
+  for (const [key, budget] of measured) {
+    const appScenario = appScenarios.find((scenario) => scenario.key === key)!;
+    const floorScenario = floorScenarios.find((scenario) => scenario.key === key)!;
+    const appSide: Contender = { label: appScenario.name, server: app, spec: appScenario.spec };
+    const floorSide: Contender = { label: `floor: ${floorScenario.name}`, server: floor, spec: floorScenario.spec };
+    process.stderr.write(`  ${appScenario.name}: warm-up ${settings.appWarmupSeconds}s (floor ${settings.warmupSeconds}s), then ${settings.rounds} round(s) of ${slices} × ${fmt(options.sliceSeconds, 1)}s each, alternating\n`);
+    await warmUp([[appSide, settings.appWarmupSeconds], [floorSide, settings.warmupSeconds]], options);
+    const appµs: number[] = [];
+    const floorµs: number[] = [];
+    for (let round = 1; round <= settings.rounds; round++) {
+      // Who starts alternates too, so that neither always runs right after the other.
+      const [first, second] = round % 2 === 1 ? [appSide, floorSide] : [floorSide, appSide];
+      const shares = await interleavedRound([first, second], options);
+      const [appShare, floorShare] = first === appSide ? shares : [shares[1]!, shares[0]!];
+      process.stderr.write(`    round ${round}: app ${fmt(appShare!.µsPerRequest, 0)} µs (${fmt(appShare!.rps, 0)} req/s), floor ${fmt(floorShare!.µsPerRequest, 0)} µs (${fmt(floorShare!.rps, 0)} req/s)\n`);
+      const fewest = Math.min(appShare!.requests, floorShare!.requests);
+      if (fewest < THIN_ROUND) thinRounds.push(`${appScenario.name}, round ${round}: ${fewest} requests`);
+      appµs.push(appShare!.µsPerRequest);
+      floorµs.push(floorShare!.µsPerRequest);
     }
+    results.push(fromRounds(budget, 'µs CPU a request', appµs, floorµs));
   }
   await Promise.all([servers.stop(app), servers.stop(floor)]);
-  return measured.map(([key, budget]) => fromRounds(budget, 'µs CPU a request', µs[key]!.app, µs[key]!.floor));
+  return results;
 }
 
 /** The console's sign-in route, built for production, and the floor: a Mantine sign-in form alone. */
@@ -178,6 +203,12 @@ async function signInJs(dataDir: string): Promise<Result> {
 }
 
 let overBudget = 0;
+/**
+ * Uncached rounds in which a side answered fewer requests than this: one WAL checkpoint, one
+ * pause of the machine's, moves such a round's CPU a request by more than a change does.
+ */
+const THIN_ROUND = 1000;
+const thinRounds: string[] = [];
 
 const isWithin = (result: Result) => result.budget.max === null || result.judged <= result.budget.max;
 
@@ -235,6 +266,11 @@ async function main(): Promise<void> {
       `Not measured here: PostgreSQL ÷ SQLite, a Twilio call's CPU (≤ ${POSTGRES_OVER_SQLITE}, median of three rounds): BENCH_DIALECT=both npm run bench:channels.\n` +
       `${fmt((performance.now() - started) / 1000, 0)} s (${took.join(', ')}), load average ${fmt(os.loadavg()[0]!, 1)} at the end.\n`,
   );
+  if (thinRounds.length > 0) {
+    process.stdout.write(
+      `\nThe machine was too busy for some uncached rounds (under ${THIN_ROUND} requests a side; their ratios swing by more than a change): ${thinRounds.join('; ')}.\n`,
+    );
+  }
 }
 
 await runBench(servers, main, () => ({ failures, targetFailures: overBudget, strict: true }));

@@ -78,7 +78,7 @@ export const budgets = {
     figure: 'update a random destination, server CPU a request ÷ the floor’s',
     max: 1.5,
     unit: '× floor',
-    reason: 'Issue 40: app ÷ floor ≤ 1.5; the app reads the row before and after for its audit entry. It was 1.13.',
+    reason: 'Issue 40: app ÷ floor ≤ 1.5; the app reads the row before the update for its audit entry (the row after comes back from its UPDATE … RETURNING). It was 1.13.',
   },
   signInJs: {
     figure: 'sign-in route JavaScript, gzip',

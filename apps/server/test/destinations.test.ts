@@ -209,6 +209,22 @@ describe('destinations: a chat queue and its agents (issue 30, docs/conversation
     expect((await read(member.token, queue.id)).agent_ids).toEqual([colleague.userId]);
   });
 
+  test('a queue made a URL chat destination loses its agents: made a queue again, it needs new ones', async () => {
+    const member = await tenantWithMember();
+    const queue = await created(member.token, { name: 'Queue then URL', kind: 'chat', chat_target: 'queue', uri: '', agent_ids: [member.userId] });
+    const toUrl = await patch(member.token, queue.id, { chat_target: 'url', uri: 'https://desk.example.com/queue-then-url' });
+    expect(toUrl.statusCode, toUrl.body).toBe(200);
+    expect(toUrl.json<Destination>().agent_ids).toEqual([]);
+    expect((await read(member.token, queue.id)).agent_ids).toEqual([]);
+    const back = await patch(member.token, queue.id, { chat_target: 'queue', uri: '' });
+    expect(back.statusCode, back.body).toBe(400);
+    expect(errorOf(back).code).toBe('queue_has_no_agents');
+    // An edit of a destination that never was a queue keeps it without agents.
+    const url = await created(member.token, { name: 'Only a URL', kind: 'chat', uri: 'https://desk.example.com/only-url' });
+    const renamed = await patch(member.token, url.id, { name: 'Only a URL, renamed' });
+    expect(renamed.json<Destination>()).toMatchObject({ name: 'Only a URL, renamed', chat_target: 'url', agent_ids: [] });
+  });
+
   test('a URL chat destination says so, a voice one has no chat target', async () => {
     const { token } = await tenantWithMember();
     expect(await created(token, { kind: 'chat', uri: 'https://desk.example.com/hook' })).toMatchObject({ chat_target: 'url', agent_ids: [] });

@@ -58,7 +58,12 @@ interface Checked {
   expiresAtMs?: number;
 }
 
-async function actorFromAccessToken(ctx: PlatformContext, token: string): Promise<Checked> {
+/**
+ * Not an async function, nor is `authenticate`: every authenticated request runs them, and each
+ * async layer is a promise and microtasks more (issue 40). A refusal thrown here reaches the
+ * caller as it is; `authenticate` turns it into a rejection.
+ */
+function actorFromAccessToken(ctx: PlatformContext, token: string): Promise<Checked> {
   let claims: AccessTokenClaims;
   try {
     claims = ctx.tokens.verify(token);
@@ -68,7 +73,7 @@ async function actorFromAccessToken(ctx: PlatformContext, token: string): Promis
   const { sessionId, userId } = claims;
   // Every authenticated call asks this, so the answer is cached until one of the tables changes;
   // the time limits are checked here, on every call, not in the cached query.
-  const signIn = await ctx.readCache.read(`auth\u0000${sessionId}\u0000${userId}`, SIGN_IN_TABLES, async () => {
+  const signIn = ctx.readCache.read(`auth\u0000${sessionId}\u0000${userId}`, SIGN_IN_TABLES, async () => {
     // One query checks the sign-in and loads the roles.
     const rows = await ctx.db
       .selectFrom('auth_sessions as s')
@@ -83,8 +88,10 @@ async function actorFromAccessToken(ctx: PlatformContext, token: string): Promis
     if (!first) return undefined;
     return { actor: actorFromRows(rows, { sessionId }), expiresAt: Date.parse(first.expires_time), revoked: first.revoked_time !== null };
   });
-  if (!signIn || signIn.revoked || signIn.expiresAt <= Date.now()) throw unauthorized('token_not_found');
-  return { actor: signIn.actor, expiresAtMs: claims.expiresAtMs };
+  return signIn.then((found) => {
+    if (!found || found.revoked || found.expiresAt <= Date.now()) throw unauthorized('token_not_found');
+    return { actor: found.actor, expiresAtMs: claims.expiresAtMs };
+  });
 }
 
 async function actorFromApiKey(ctx: PlatformContext, key: string): Promise<Checked> {
@@ -226,10 +233,16 @@ export const authPlugin = fp(async (app: FastifyInstance, opts: { ctx: PlatformC
   const signIns = createSignInWatch(ctx);
   const expiresAt = new WeakMap<FastifyRequest, number>();
   app.decorateRequest('actor', undefined);
-  app.decorate('authenticate', async (request: FastifyRequest) => {
-    const checked = await checkCredentials(ctx, request);
+  const keep = (request: FastifyRequest, checked: Checked) => {
     request.actor = checked.actor;
     if (checked.expiresAtMs !== undefined) expiresAt.set(request, checked.expiresAtMs);
+  };
+  app.decorate('authenticate', (request: FastifyRequest): Promise<void> => {
+    try {
+      return checkCredentials(ctx, request).then((checked) => keep(request, checked));
+    } catch (error) {
+      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+    }
   });
   app.decorate('watchSignIn', (request: FastifyRequest, end: (reason: SignInEnd) => void) => signIns.watch(request, expiresAt.get(request), end));
 });

@@ -74,8 +74,13 @@ export interface ResourceDefinition<Out = unknown> {
   beforeCreate?(write: WriteContext): Promise<void>;
   /** Turns the parsed input into column values; the generic layer adds ids, times and tenant. */
   toValues?(input: Values, write: WriteContext, before?: Row): Promise<Values> | Values;
-  /** Runs after the row is written, inside the transaction (e.g. a user's roles). */
-  afterWrite?(id: number, input: Values, write: WriteContext): Promise<void>;
+  /**
+   * Runs after the row is written, inside the transaction (e.g. a user's roles). `written`: the
+   * columns written (toValues' answer, with ids, times and tenant on a create) and, on an update,
+   * the row as it was before. It writes other tables only: an update answers (and audits) the row
+   * its own statement returned.
+   */
+  afterWrite?(id: number, input: Values, write: WriteContext, written: { values: Values; before?: Row }): Promise<void>;
   /** Refuses a removal (throws an AppError); all rows are checked before any is removed. */
   beforeDelete?(rows: Row[], write: WriteContext): Promise<void>;
   /**

@@ -64,6 +64,10 @@ async function destinationValues(input: Record<string, unknown>, write: WriteCon
   return { ...columns, chat_target: target };
 }
 
+const isQueue = (row: Row): boolean => row.chat_target === 'queue';
+/** A destination that is no chat queue, as the client sees it: it has no agents. */
+const withoutAgents = (row: Row): Destination => ({ ...(row as unknown as Omit<Destination, 'agent_ids'>), agent_ids: [] });
+
 export const destinationsResource = defineResource({
   entity: 'destination',
   path: '/destinations',
@@ -85,11 +89,13 @@ export const destinationsResource = defineResource({
   updateInput: destinationUpdateSchema,
   unique: [{ columns: ['tenant_id', 'uri'], code: 'uri_already_exists' }],
   toValues: (input, write, before) => destinationValues(input, write, before),
-  async afterWrite(id, input, { trx }) {
-    const row = await trx.selectFrom('destinations').select('chat_target').where('id', '=', id).executeTakeFirstOrThrow();
-    // A destination that is no longer a queue keeps no agents.
-    if (row.chat_target !== 'queue') {
-      await trx.deleteFrom('destination_agents').where('destination_id', '=', id).execute();
+  async afterWrite(id, input, { trx }, { values, before }) {
+    // destinationValues writes the chat target every time: no need to read it back (issue 40).
+    const target = 'chat_target' in values ? values.chat_target : (await trx.selectFrom('destinations').select('chat_target').where('id', '=', id).executeTakeFirstOrThrow()).chat_target;
+    // A destination that is no longer a queue keeps no agents. Only a queue has any (this hook sees
+    // to it, and a removed row's go with it), so one that was none before, or is new, has none to remove.
+    if (target !== 'queue') {
+      if (before?.chat_target === 'queue') await trx.deleteFrom('destination_agents').where('destination_id', '=', id).execute();
       return;
     }
     const agentIds = input.agent_ids as number[] | undefined;
@@ -101,11 +107,10 @@ export const destinationsResource = defineResource({
       .execute();
   },
   present(rows, db): Promise<Destination[]> | Destination[] {
-    const withAgents = (agents: ReadonlyMap<number, number[]>) =>
-      rows.map((row) => ({ ...(row as unknown as Omit<Destination, 'agent_ids'>), agent_ids: agents.get(row.id) ?? [] }));
-    // Most destinations are not chat queues: their answer needs no query, nor the promise of one.
-    if (!rows.some((row) => row.chat_target === 'queue')) return withAgents(new Map());
-    return agentsOf(db, rows).then(withAgents);
+    // Most destinations are not chat queues: their answer needs no query, nor the promise of one,
+    // nor the closures made anew on each call (issue 40).
+    if (!rows.some(isQueue)) return rows.map(withoutAgents);
+    return agentsOf(db, rows).then((agents) => rows.map((row) => ({ ...(row as unknown as Omit<Destination, 'agent_ids'>), agent_ids: agents.get(row.id) ?? [] })));
   },
   readTables: ['destination_agents'],
   // A plan's destination block dials it: not removable while a plan's draft or published version names it.

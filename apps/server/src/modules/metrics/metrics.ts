@@ -7,7 +7,7 @@
  * is the installation's and so the same on every instance.
  */
 import { timingSafeEqual } from 'node:crypto';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, onResponseHookHandler } from 'fastify';
 import { sql } from 'kysely';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { AppContext } from '../../context.ts';
@@ -255,13 +255,22 @@ const scrapes = new WeakMap<Registry, ScrapeState>();
 
 const sameText = (a: string, b: string) => a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
 
-/** Times the providers' webhooks; added before the routes are, so that it applies to them. */
+/**
+ * Times the providers' webhooks; added before the routes are, so that it applies to them. The hook
+ * goes on those routes alone, as each is added: on every other request an app-wide hook was one
+ * more step, and a promise, for nothing (issue 40).
+ */
 export function timeProviderWebhooks(app: FastifyInstance, ctx: AppContext): void {
   const metrics = ctx.metrics;
   if (!metrics) return;
-  app.addHook('onResponse', async (request: FastifyRequest, reply) => {
-    const provider = providerOfRoute(request.routeOptions.url);
-    if (provider) metrics.turnDuration.observe({ provider }, reply.elapsedTime / 1000);
+  app.addHook('onRoute', (route) => {
+    const provider = providerOfRoute(route.url);
+    if (!provider) return;
+    const timed: onResponseHookHandler = (_request, reply, done) => {
+      metrics.turnDuration.observe({ provider }, reply.elapsedTime / 1000);
+      done();
+    };
+    route.onResponse = [...[route.onResponse ?? []].flat(), timed];
   });
 }
 

@@ -1,0 +1,70 @@
+/**
+ * Two servers measured under the same conditions (bench:budget's uncached requests, bench/README.md):
+ * both stay up and the load alternates between them in short slices, so that the machine's other
+ * work, which moves from one second to the next, weighs on both alike. Each server's CPU (/proc) is
+ * read over the whole round, its idle slices included: work a server defers past the end of its
+ * own slice (a WAL checkpoint, the garbage collector) still counts against its requests, and an
+ * idle server spends next to nothing.
+ */
+import type { ServerChild } from '../lib/server-child.ts';
+import { type RequestSpec, runAutocannon, statusCodesOf } from './measure.ts';
+
+export interface Contender {
+  label: string;
+  server: ServerChild;
+  spec: RequestSpec;
+}
+
+export interface SliceOptions {
+  /** Slices per server in the round. */
+  slices: number;
+  sliceSeconds: number;
+  connections: number;
+  failures: string[];
+}
+
+/** What a round gave one server: its answered requests, its CPU over the round, and their quotient. */
+export interface Share {
+  requests: number;
+  cpuSeconds: number;
+  /** Server CPU a request, µs. */
+  µsPerRequest: number;
+  /** Requests a second while its slices ran. */
+  rps: number;
+}
+
+async function slice(contender: Contender, seconds: number, options: SliceOptions): Promise<{ requests: number; seconds: number }> {
+  const result = await runAutocannon(contender.server.url, contender.spec, seconds, options.connections);
+  if (result.non2xx > 0 || result.errors > 0) {
+    options.failures.push(`${contender.label}: ${result.non2xx} non-2xx, ${result.errors} errors ${JSON.stringify(statusCodesOf(result))}`);
+  }
+  return { requests: result.requests.total, seconds: result.duration };
+}
+
+/** Warms each contender up alone, for its own number of seconds (the app's larger path compiles later than a floor's). */
+export async function warmUp(contenders: Array<[Contender, number]>, options: Pick<SliceOptions, 'connections' | 'failures'>): Promise<void> {
+  for (const [contender, seconds] of contenders) {
+    if (seconds > 0) await slice(contender, seconds, { ...options, slices: 1, sliceSeconds: seconds });
+  }
+}
+
+/**
+ * One round: `slices` slices of each contender, alternating, the first contender starting (pass
+ * them in turn, round after round, so that neither always follows the other).
+ */
+export async function interleavedRound(contenders: Contender[], options: SliceOptions): Promise<Share[]> {
+  const cpuBefore = contenders.map(({ server }) => server.cpuSeconds() ?? Number.NaN);
+  const totals = contenders.map(() => ({ requests: 0, seconds: 0 }));
+  for (let n = 0; n < options.slices; n++) {
+    for (const [index, contender] of contenders.entries()) {
+      const done = await slice(contender, options.sliceSeconds, options);
+      totals[index]!.requests += done.requests;
+      totals[index]!.seconds += done.seconds;
+    }
+  }
+  return contenders.map(({ server }, index) => {
+    const cpuSeconds = (server.cpuSeconds() ?? Number.NaN) - cpuBefore[index]!;
+    const { requests, seconds } = totals[index]!;
+    return { requests, cpuSeconds, µsPerRequest: (cpuSeconds / requests) * 1e6, rps: requests / seconds };
+  });
+}

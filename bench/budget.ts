@@ -4,8 +4,8 @@
  * in a change that touches a call's path (docs/decisions.md). Exit 3 when a figure passes its
  * budget, 1 when an answer was wrong or a request failed (the figures then mean nothing).
  *
- * The server figures alternate app and floor, round after round (the uncached requests slice by
- * slice within a round), and judge the median of the rounds' ratios: the machine's other work moves
+ * The server figures alternate app and floor, round after round (the uncached requests and the
+ * Twilio call slice by slice within a round), and judge the median of the rounds' ratios: the machine's other work moves
  * a figure by a third from one minute to the next.
  * Environment:
  *   BUDGET_FIGURES=twilio,session,uncached,signin   the figures measured (all by default)
@@ -14,8 +14,9 @@
  *   BUDGET_SECONDS=2          measured seconds of each figure in a round
  *   BUDGET_WARMUP_SECONDS=3   warm-up before the first round's figures (1 s before the later rounds'); the uncached
  *                             requests' floor gets it once per request
- *   BUDGET_APP_WARMUP_SECONDS=6  the uncached requests' app warm-up, once per request
- *   BUDGET_SLICE_SECONDS=1    the uncached requests: slices of load alternating between app and floor,
+ *   BUDGET_APP_WARMUP_SECONDS=6  the uncached requests' app warm-up, once per request; the Twilio call's first
+ *                             round's, for each of its three servers
+ *   BUDGET_SLICE_SECONDS=1    the uncached requests and the Twilio call: slices of load alternating between app and floor,
  *                             BUDGET_SECONDS of each server a round
  *   BENCH_PIN=1               0: no CPU pinning
  */
@@ -28,7 +29,7 @@ import { type Contender, interleavedRound, warmUp } from './api/interleaved.ts';
 import { BENCH_ADMIN } from './api/protocol.ts';
 import { scenariosFor, type ScenarioKey } from './api/scenarios.ts';
 import { type Budget, budgets, POSTGRES_OVER_SQLITE } from './budgets.ts';
-import { checkOneCall, measureCalls, PUBLIC_URL, seedTwilioIvr, TOKEN, wrongAnswers } from './channels/twilio-call.ts';
+import { checkOneCall, interleavedCalls, PUBLIC_URL, seedTwilioIvr, TOKEN, wrongAnswers } from './channels/twilio-call.ts';
 import { signInFloorKb } from './console/floor.ts';
 import { consoleSizes } from './console/sizes.ts';
 import { seed as seedSimulator, startCrm, startServer as startSimulatorServer, throughput } from './engine/simulator-sessions.ts';
@@ -101,11 +102,22 @@ async function twilioCall(dataDir: string): Promise<Result[]> {
   const appMs: number[] = [];
   const floorMs: number[] = [];
   const storedFloorMs: number[] = [];
+  const contenders = [
+    { label: 'Twilio calls', server: app },
+    { label: 'stored floor', server: storedFloor },
+    { label: 'floor', server: floor },
+  ];
+  const slices = Math.max(1, Math.round(settings.seconds / settings.sliceSeconds));
   for (let round = 1; round <= settings.rounds; round++) {
-    const load = { connections: 32, seconds: settings.seconds, warmupSeconds: warmupOf(round) };
-    appMs.push((await measureCalls(`Twilio calls, round ${round}`, [app], true, load)).cpuMsPerCall);
-    storedFloorMs.push((await measureCalls(`stored floor, round ${round}`, [storedFloor], true, load)).cpuMsPerCall);
-    floorMs.push((await measureCalls(`floor, round ${round}`, [floor], true, load)).cpuMsPerCall);
+    process.stderr.write(`  round ${round}\n`);
+    // Each round starts with another server, so that none always follows the same one.
+    const order = contenders.map((_, index) => contenders[(index + round - 1) % contenders.length]!);
+    const warmupSeconds = round === 1 ? settings.appWarmupSeconds : warmupOf(round);
+    const perCall = await interleavedCalls(order, { slices, sliceSeconds: settings.sliceSeconds, warmupSeconds, connections: 32, failures });
+    const of = (label: string) => perCall[order.findIndex((contender) => contender.label === label)]!;
+    appMs.push(of('Twilio calls'));
+    storedFloorMs.push(of('stored floor'));
+    floorMs.push(of('floor'));
   }
   await Promise.all([servers.stop(app), servers.stop(floor), servers.stop(storedFloor)]);
   return [

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { q } from './harness.ts';
-import { admin, ALL, CHAT, count, createRow, createTenant, createUser, describedBy, type Destination, expectMatches, id, list, member, type Seed, SEED, server, useFilterSeed, VOICE } from './filters-seed.ts';
+import { admin, ALL, CHAT, count, createRow, createTenant, createUser, describedBy, type Destination, type ErrorBody, expectMatches, id, list, member, type Seed, SEED, server, useFilterSeed, VOICE } from './filters-seed.ts';
 
 /**
  * The filter language of spec section 7 against a real database (SQLite and PostgreSQL): exact

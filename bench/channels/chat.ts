@@ -30,15 +30,15 @@ import os from 'node:os';
 import path from 'node:path';
 import type autocannon from 'autocannon';
 import { type CpuProfile, formatSummary, summarize } from '../api/cpu-profile.ts';
-import { BENCH_ADMIN, isMemoryResult, type MemoryResult } from '../api/protocol.ts';
+import { BENCH_ADMIN } from '../api/protocol.ts';
 import { envNumber } from '../lib/env.ts';
 import { apiCall } from '../lib/api-call.ts';
 import { runBench } from '../lib/bench-main.ts';
 import { benchDatabases, type Dialect, dialectsOf } from '../lib/dialects.ts';
-import { checkedJson } from '../lib/http-json.ts';
 import { signWhatsapp, whatsappDelivery, whatsappText } from '../../apps/server/test/whatsapp-graph.ts';
 import { fmt, type LoadFigures, measureLoad, pct, runLoad, table } from '../lib/load.ts';
 import { canPin, cpuCount, LOADGEN_CPU, pinSelf, SERVER_CPU, type ServerChild, ServerChildren } from '../lib/server-child.ts';
+import { type MemoryFigures, measureMemory, memoryReport, TARGET } from './webchat-memory.ts';
 
 const dialects = dialectsOf(process.env.BENCH_DIALECT);
 const settings = {
@@ -53,9 +53,6 @@ const settings = {
   strict: process.env.BENCH_STRICT === '1',
 };
 if (settings.conversations > 0 && settings.polls > settings.conversations) throw new Error('BENCH_POLLS cannot be more than BENCH_CONVERSATIONS (one poll a conversation)');
-
-/** The issue's target: memory a live web chat conversation. The ratio is reported against the Twilio bench's own (a figure to watch, not a target of the issue). */
-const TARGET = { bytesPerConversation: 20 * 1024 };
 
 const serverScript = path.resolve(import.meta.dirname, '../api/server.ts');
 const pinning = settings.pin && canPin();
@@ -204,101 +201,6 @@ async function checkOneConversation(server: ServerChild): Promise<void> {
   if (graphSends - before !== SENDS_PER_CONVERSATION || failures.length > 0) throw new Error(`the checked conversation failed: ${failures.join('; ')}`);
 }
 
-// ---------------------------------------------------------------------------------------------
-// Web chat memory
-
-/** Of the widget API's answer, what the bench needs (packages/contracts/src/webchat.ts). */
-interface Conversation {
-  conversation_id: string;
-  revision: number;
-}
-
-/** `count` web chat conversations started and each sent a message, `concurrency` at a time; a failure stops the run. */
-async function startConversations(server: ServerChild, key: string, count: number, concurrency: number): Promise<Conversation[]> {
-  const base = `${server.url}/api/v1/webchat/${key}/conversations`;
-  const headers = { origin: ORIGIN, 'content-type': 'application/json' };
-  const made: Conversation[] = [];
-  let next = 0;
-  const worker = async () => {
-    while (next < count) {
-      const index = next++;
-      const started = (await checkedJson(base, { method: 'POST', headers: { origin: ORIGIN } }, 'start a web chat conversation')) as Conversation;
-      const answered = (await checkedJson(
-        `${base}/${encodeURIComponent(started.conversation_id)}/messages`,
-        { method: 'POST', headers, body: JSON.stringify({ id: `m${index}`, text: '1' }) },
-        'send a web chat message',
-      )) as Conversation;
-      made.push({ conversation_id: started.conversation_id, revision: answered.revision });
-    }
-  };
-  await Promise.all(Array.from({ length: concurrency }, worker));
-  return made;
-}
-
-const memoryOf = async (server: ServerChild): Promise<MemoryResult> => {
-  const result = await server.command({ cmd: 'memory' });
-  if (!isMemoryResult(result)) throw new Error('the server child answered no memory figures');
-  return result;
-};
-
-interface MemoryFigures {
-  dialect: Dialect;
-  conversations: number;
-  polls: number;
-  seconds: number;
-  before: MemoryResult;
-  idle: MemoryResult;
-  polling: MemoryResult | undefined;
-}
-
-/**
- * A warm-up of conversations first (code compiled, caches filled, pools opened), the baseline,
- * the conversations, the figure with them idle, then long polls open on `polls` of them (each
- * waiting 25 s, far longer than the reading takes) and the figure again.
- */
-async function measureMemory(server: ServerChild, key: string, dialect: Dialect): Promise<MemoryFigures> {
-  const concurrency = 16;
-  process.stderr.write(`  web chat memory on ${dialect}: ${settings.conversations} conversations, then ${settings.polls} long polls\n`);
-  await startConversations(server, key, Math.min(500, settings.conversations), concurrency);
-  const before = await memoryOf(server);
-  const started = performance.now();
-  const conversations = await startConversations(server, key, settings.conversations, concurrency);
-  const seconds = (performance.now() - started) / 1000;
-  const idle = await memoryOf(server);
-  if (settings.polls === 0) return { dialect, conversations: conversations.length, polls: 0, seconds, before, idle, polling: undefined };
-
-  const agent = new http.Agent({ keepAlive: false, maxSockets: Number.POSITIVE_INFINITY });
-  const opened: Array<Promise<void>> = [];
-  const requests: http.ClientRequest[] = [];
-  let answeredEarly = 0;
-  for (const conversation of conversations.slice(0, settings.polls)) {
-    opened.push(
-      new Promise((resolve) => {
-        const request = http.get(
-          `${server.url}/api/v1/webchat/${key}/conversations/${encodeURIComponent(conversation.conversation_id)}?after=${conversation.revision}&wait=25`,
-          { agent, headers: { origin: ORIGIN } },
-          (response) => {
-            // A poll must wait: an answer now means it did not (a new turn, an error), and it holds nothing.
-            answeredEarly++;
-            response.resume();
-          },
-        );
-        request.on('socket', (socket) => socket.once('connect', () => resolve()));
-        request.on('error', () => resolve());
-        requests.push(request);
-      }),
-    );
-  }
-  await Promise.all(opened);
-  // Connected is not yet read: give the server time to take every request into its handler.
-  await new Promise((resolve) => setTimeout(resolve, 2000));
-  const polling = await memoryOf(server);
-  expectThat(answeredEarly === 0, `${answeredEarly} long polls answered at once instead of waiting`);
-  for (const request of requests) request.destroy();
-  agent.destroy();
-  return { dialect, conversations: conversations.length, polls: settings.polls, seconds, before, idle, polling };
-}
-
 /** The server's CPU profile under the WhatsApp load (sampled every 200 µs, which slows it), summarised. */
 async function profiled(server: ServerChild, dialect: Dialect, dir: string): Promise<string> {
   const file = path.join(settings.profileDir ?? dir, `chat-whatsapp-${dialect}.cpuprofile`);
@@ -318,40 +220,11 @@ const verdict = (ok: boolean) => {
   if (!ok) targetFailures++;
   return ok ? 'PASS' : 'FAIL';
 };
-const kb = (bytes: number) => `${bytes >= 0 ? '+' : ''}${fmt(bytes / 1024, 1)}`;
 
 function loadReport(baseline: LoadFigures, rows: LoadFigures[]): string {
   const lines = [['figure', 'req/s', 'ratio', 'p50 ms', 'p99 ms', 'ms CPU/req', 'srv CPU', 'loadgen CPU', 'load avg', 'failed']];
   for (const m of rows) {
     lines.push([m.name, fmt(m.rps, 0), fmt(m.rps / baseline.rps, 3), fmt(m.p50), fmt(m.p99), fmt(m.cpuMsPerRequest, 3), m.serverCpu.map(pct).join(' + '), pct(m.loadgenCpu), fmt(m.load, 1), String(m.failed)]);
-  }
-  return table(lines);
-}
-
-function memoryReport(figures: MemoryFigures[]): string {
-  const lines = [['web chat memory', 'conversations', 'started/s', 'heap KB', 'RSS KB', 'heap B/conv', 'RSS B/conv', 'target']];
-  for (const f of figures) {
-    const rows: Array<[string, MemoryResult, number]> = [[`${f.dialect}, idle`, f.idle, f.conversations]];
-    if (f.polling) rows.push([`${f.dialect}, ${f.polls} long polls open`, f.polling, f.conversations]);
-    for (const [name, m, count] of rows) {
-      const heap = (m.heapUsed - f.before.heapUsed) / count;
-      const rss = (m.rss - f.before.rss) / count;
-      lines.push([
-        name,
-        String(count),
-        fmt(count / f.seconds, 0),
-        kb(m.heapUsed - f.before.heapUsed),
-        kb(m.rss - f.before.rss),
-        fmt(heap, 0),
-        fmt(rss, 0),
-        `≤ 20 KB ${verdict(Math.max(heap, rss) <= TARGET.bytesPerConversation)}`,
-      ]);
-    }
-    if (f.polling) {
-      const perPoll = (f.polling.heapUsed - f.idle.heapUsed) / f.polls;
-      lines.push([`${f.dialect}, each open poll`, String(f.polls), '', '', '', fmt(perPoll, 0), fmt((f.polling.rss - f.idle.rss) / f.polls, 0), '']);
-    }
-    if (!f.before.collected) lines.push([`${f.dialect}: no --expose-gc, figures before GC`, '', '', '', '', '', '', '']);
   }
   return table(lines);
 }
@@ -417,7 +290,7 @@ async function main(): Promise<void> {
     if (settings.conversations > 0) {
       // A fresh process on the same database: nothing left over from the WhatsApp load to be freed during the measure.
       const fresh = await servers.start('channels', env, serverCpu);
-      memory.push(await measureMemory(fresh, key, dialect));
+      memory.push(await measureMemory(fresh, key, dialect, { conversations: settings.conversations, polls: settings.polls, origin: ORIGIN }, expectThat));
       await servers.stop(fresh);
     }
   }
@@ -428,7 +301,7 @@ async function main(): Promise<void> {
   const baseline = helloLast.rps > helloFirst.rps ? helloLast : helloFirst;
 
   process.stdout.write(`\n${loadReport(baseline, [helloFirst, helloLast, ...rows])}\n`);
-  if (memory.length > 0) process.stdout.write(`\n${memoryReport(memory)}\n`);
+  if (memory.length > 0) process.stdout.write(`\n${memoryReport(memory, verdict)}\n`);
   process.stdout.write(profileText);
   process.stdout.write(
     `\nreq/s of WhatsApp = deliveries a second, one text message each, its signature checked, its turn run and its replies sent to the Graph API before the 200; ` +

@@ -12,13 +12,15 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { BrowserContext, CDPSession, Page } from 'playwright-core';
+import type { CDPSession, Page } from 'playwright-core';
 import { startConsole, type ConsoleHarness } from '../../apps/console/e2e/harness.ts';
 import { createTenantMember, type TenantMember } from '../../apps/server/test/harness.ts';
 import { type CpuProfile, formatSummary, summarize } from '../api/cpu-profile.ts';
 import { consoleSizes, EDITOR_TARGET_KB, LOGIN_TARGET_KB } from '../console/sizes.ts';
+import { editLatency, panAndZoom, zoomOnto } from './canvas-gestures.ts';
 import { startFloor } from './floor.ts';
 import { largePlan } from './large-plan.ts';
+import { type Arrivals, arrivalPatterns, busy, mainThread, type Opened, pageProbe, probeOf, type ProbeState, since } from './page-probe.ts';
 
 const settings = {
   /** Seconds of panning and zooming measured. */
@@ -51,72 +53,6 @@ function buildConsole(): { dir: string; remove(): void } {
   return { dir, remove: () => fs.rmSync(dir, { recursive: true, force: true }) };
 }
 
-/**
- * Installed in the page before its scripts: long tasks, and a watch over the canvas that notes the
- * frame in which what it draws last changed (nodes, their measured state, edges, the view).
- */
-function pageProbe() {
-  interface Probe {
-    longTasks: { start: number; duration: number }[];
-    canvasChangedAt: number | undefined;
-    /** The first frame with a block in the DOM. */
-    firstBlockAt: number | undefined;
-    canvasState: string;
-    /** Each change of the canvas: when, and what it became (blocks/hidden/edges/view). */
-    changes: { at: number; state: string }[];
-    /** Off once the plan is open: walking a thousand blocks every frame would weigh on what is measured next. */
-    watching: boolean;
-    frames: number[];
-  }
-  const probe: Probe = { longTasks: [], canvasChangedAt: undefined, firstBlockAt: undefined, canvasState: '', changes: [], watching: true, frames: [] };
-  (window as unknown as { __bench: Probe }).__bench = probe;
-  new PerformanceObserver((list) => {
-    for (const entry of list.getEntries()) probe.longTasks.push({ start: entry.startTime, duration: entry.duration });
-  }).observe({ type: 'longtask', buffered: true });
-  const watch = (now: number) => {
-    probe.frames.push(now);
-    const nodes = probe.watching ? document.querySelectorAll('.react-flow__node') : [];
-    if (nodes.length > 0) {
-      probe.firstBlockAt ??= now;
-      let hidden = 0;
-      for (const node of nodes) if ((node as HTMLElement).style.visibility === 'hidden') hidden++;
-      const view = document.querySelector<HTMLElement>('.react-flow__viewport')?.style.transform ?? '';
-      const state = `${nodes.length}/${hidden}/${document.querySelectorAll('.react-flow__edge').length}/${view}`;
-      if (state !== probe.canvasState && hidden === 0) probe.canvasChangedAt = now;
-      if (state !== probe.canvasState) probe.changes.push({ at: now, state });
-      probe.canvasState = state;
-    }
-    requestAnimationFrame(watch);
-  };
-  requestAnimationFrame(watch);
-}
-
-interface ProbeState {
-  longTasks: { start: number; duration: number }[];
-  canvasChangedAt: number | undefined;
-  firstBlockAt: number | undefined;
-  canvasState: string;
-  changes: { at: number; state: string }[];
-  watching: boolean;
-  frames: number[];
-}
-const probeOf = (page: Page) => page.evaluate(() => (window as unknown as { __bench: ProbeState }).__bench);
-
-/** The main thread's busy time (Chrome's TaskDuration and its parts), in ms. */
-async function mainThread(cdp: CDPSession) {
-  const { metrics } = await cdp.send('Performance.getMetrics');
-  const value = (name: string) => (metrics.find((metric) => metric.name === name)?.value ?? 0) * 1000;
-  return { task: value('TaskDuration'), script: value('ScriptDuration'), layout: value('LayoutDuration'), style: value('RecalcStyleDuration') };
-}
-type MainThread = Awaited<ReturnType<typeof mainThread>>;
-const since = (after: MainThread, before: MainThread): MainThread => ({
-  task: after.task - before.task,
-  script: after.script - before.script,
-  layout: after.layout - before.layout,
-  style: after.style - before.style,
-});
-const busy = (time: MainThread) => `main thread ${time.task.toFixed(0)} ms (script ${time.script.toFixed(0)}, layout ${time.layout.toFixed(0)}, style ${time.style.toFixed(0)})`;
-
 async function profiled<T>(phase: string, cdp: CDPSession, run: () => Promise<T>): Promise<T> {
   if (settings.profile !== phase) return run();
   await cdp.send('Profiler.enable');
@@ -129,39 +65,6 @@ async function profiled<T>(phase: string, cdp: CDPSession, run: () => Promise<T>
   console.log(formatSummary(summarize(profile as unknown as CpuProfile, 25)));
   return result;
 }
-
-interface Opened {
-  page: Page;
-  context: BrowserContext;
-  cdp: CDPSession;
-  /** Navigation start to the last frame in which the canvas changed. */
-  drawnMs: number;
-  /** To the end of the last long task of the opening (when the page answers input at once). */
-  interactiveMs: number;
-  longTasks: number;
-  longestTaskMs: number;
-  rendered: number;
-  time: MainThread;
-  /** What the first frame waited for: when each had arrived (ms from navigation; 0: not asked for). */
-  arrived: Arrivals;
-  /** The first frame with a block in the DOM. */
-  firstBlockMs: number;
-  /** React Flow's view once drawn. */
-  view: { x: number; y: number; zoom: number };
-}
-
-/** Requests of the opening, by what they are, and the address patterns that find them. */
-const arrivalPatterns = {
-  session: /\/api\/v1\/refresh$/,
-  profile: /\/api\/v1\/whoami$/,
-  layout: /\/assets\/AppLayout-[^/]*\.js$/,
-  area: /\/assets\/VisualPlansArea-[^/]*\.js$/,
-  script: /\/assets\/EditorPage-[^/]*\.js$/,
-  texts: /\/assets\/en\.screens-[^/]*\.js$/,
-  document: /\/visual-plans\/\d+\/document$|\/plan\.json$/,
-  lastScript: /\/assets\/[^/]*\.js$/,
-} as const;
-type Arrivals = Record<keyof typeof arrivalPatterns, number>;
 
 /** Opens the plan in a new tab (signed in first) and waits until its canvas has been still for a second. */
 function openPlan(harness: ConsoleHarness, member: TenantMember, planId: number, phase?: string): Promise<Opened> {
@@ -224,136 +127,6 @@ async function openCanvas(harness: ConsoleHarness, phase: string | undefined, pr
     firstBlockMs: probe.firstBlockAt ?? Number.NaN,
     view: { x: Number(x ?? 0), y: Number(y ?? 0), zoom: Number(zoom ?? 1) },
   };
-}
-
-/** A point of the canvas where a drag pans (the pane, not a block or an edge), near `near`. */
-async function panePoint(page: Page, near: { x: number; y: number }): Promise<{ x: number; y: number }> {
-  const found = await page.evaluate(({ x, y }) => {
-    for (let radius = 0; radius < 400; radius += 3) {
-      for (let step = 0; step < 16; step++) {
-        const angle = (step / 16) * 2 * Math.PI;
-        const px = x + radius * Math.cos(angle);
-        const py = y + radius * Math.sin(angle);
-        if (document.elementFromPoint(px, py)?.classList.contains('react-flow__pane')) return { x: px, y: py };
-      }
-    }
-    return null;
-  }, near);
-  if (!found) throw new Error('no empty spot of the canvas to drag');
-  return found;
-}
-
-/** Drags and wheel-zooms the canvas for `settings.seconds`; frames counted by requestAnimationFrame in the page. */
-async function panAndZoom(opened: Opened) {
-  const { page, cdp } = opened;
-  const box = (await page.getByTestId('plan-canvas').boundingBox())!;
-  const centre = { x: box.x + box.width / 2, y: box.y + box.height / 2 };
-  const before = await mainThread(cdp);
-  const firstFrame = (await probeOf(page)).frames.length;
-  const start = await page.evaluate(() => performance.now());
-  const deadline = Date.now() + settings.seconds * 1_000;
-  let round = 0;
-  while (Date.now() < deadline) {
-    // Zoom in towards a block, pan around at that zoom (blocks come into view and leave it), zoom out.
-    for (let step = 0; step < 8; step++) {
-      await page.mouse.move(centre.x, centre.y);
-      await page.mouse.wheel(0, -120);
-    }
-    for (const direction of [1, -1]) {
-      const from = await panePoint(page, centre);
-      await page.mouse.move(from.x, from.y);
-      await page.mouse.down();
-      await page.mouse.move(from.x + direction * 300, from.y + direction * (round % 2 ? 120 : -120), { steps: 30 });
-      await page.mouse.up();
-    }
-    for (let step = 0; step < 8; step++) {
-      await page.mouse.move(centre.x, centre.y);
-      await page.mouse.wheel(0, 120);
-    }
-    round++;
-  }
-  const end = await page.evaluate(() => performance.now());
-  const time = since(await mainThread(cdp), before);
-  const frames = (await probeOf(page)).frames.slice(firstFrame).filter((at) => at <= end);
-  const gaps = frames.slice(1).map((at, index) => at - frames[index]!);
-  gaps.sort((a, b) => a - b);
-  return {
-    fps: (frames.length / (end - start)) * 1_000,
-    frames: frames.length,
-    seconds: (end - start) / 1_000,
-    p95FrameMs: gaps[Math.floor(gaps.length * 0.95)] ?? 0,
-    longestFrameMs: gaps.at(-1) ?? 0,
-    cpuPerFrameMs: time.task / Math.max(1, frames.length),
-    time,
-  };
-}
-
-/**
- * Selects the block, then types into its voice text one character at a time: for each, the time
- * from the key's event to the DOM mutation that shows the field's new text in the block's summary
- * (and to the next frame after it).
- */
-async function editLatency(opened: Opened, nodeId: string, keystrokes: number) {
-  const { page } = opened;
-  await page.locator(`[data-testid="plan-node"][data-node-id="${nodeId}"]`).click();
-  const field = page.getByTestId('block-panel').getByTestId('field-voice_text');
-  await field.waitFor();
-  await field.click();
-  await page.keyboard.press('ControlOrMeta+a');
-  await page.evaluate((id) => {
-    const samples: { shownMs: number; frameMs: number }[] = [];
-    (window as unknown as { __edits: typeof samples }).__edits = samples;
-    const input = document.querySelector<HTMLInputElement | HTMLTextAreaElement>('[data-testid="block-panel"] [data-testid="field-voice_text"]')!;
-    let pending: { start: number; value?: string } | undefined;
-    const check = () => {
-      if (pending?.value === undefined) return;
-      const summary = document.querySelector(`[data-testid="plan-node"][data-node-id="${id}"] [data-testid="node-summary"]`);
-      if (summary?.textContent !== pending.value) return;
-      const { start } = pending;
-      pending = undefined;
-      const shown = performance.now();
-      requestAnimationFrame(() => samples.push({ shownMs: shown - start, frameMs: performance.now() - start }));
-    };
-    input.addEventListener('keydown', (event) => (pending = { start: event.timeStamp }), true);
-    input.addEventListener('input', () => {
-      // The summary shows the text on one line, trimmed.
-      if (pending) pending.value = input.value.replace(/\s+/g, ' ').trim();
-      check();
-    });
-    new MutationObserver(check).observe(document.querySelector('.react-flow__nodes')!, { subtree: true, childList: true, characterData: true });
-  }, nodeId);
-  const text = 'Edited by the bench, line';
-  for (let index = 0; index < keystrokes; index++) {
-    await page.keyboard.type(text[index % text.length]!);
-    await page.waitForTimeout(60);
-  }
-  await page.waitForTimeout(200);
-  const samples = await page.evaluate(() => (window as unknown as { __edits: { shownMs: number; frameMs: number }[] }).__edits);
-  const sorted = (values: number[]) => [...values].sort((a, b) => a - b);
-  const shown = sorted(samples.map((sample) => sample.shownMs));
-  const frame = sorted(samples.map((sample) => sample.frameMs));
-  const at = (values: number[], share: number) => values[Math.min(values.length - 1, Math.floor(values.length * share))] ?? Number.NaN;
-  return {
-    count: samples.length,
-    medianMs: at(shown, 0.5),
-    p95Ms: at(shown, 0.95),
-    maxMs: shown.at(-1) ?? Number.NaN,
-    medianFrameMs: at(frame, 0.5),
-    maxFrameMs: frame.at(-1) ?? Number.NaN,
-  };
-}
-
-/** Wheel-zooms in on a block until the view is at 100 % or more, as one does to work on it. */
-async function zoomOnto(page: Page, nodeId: string) {
-  const scale = () =>
-    page.evaluate(() => Number(/scale\(([\d.]+)\)/.exec(document.querySelector<HTMLElement>('.react-flow__viewport')?.style.transform ?? '')?.[1] ?? 0));
-  for (let step = 0; step < 60 && (await scale()) < 1; step++) {
-    const box = await page.locator(`[data-testid="plan-node"][data-node-id="${nodeId}"]`).boundingBox();
-    if (!box) throw new Error(`block ${nodeId} left the view while zooming onto it`);
-    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
-    await page.mouse.wheel(0, -200);
-    await page.waitForTimeout(30);
-  }
 }
 
 /** What a save of `body` costs the server in this process: wall time and CPU, from `inject`. */
@@ -465,7 +238,7 @@ async function main() {
     await opened.page.waitForTimeout(600);
 
     // (b) pan and zoom
-    const motion = await profiled('pan', opened.cdp, () => panAndZoom(opened));
+    const motion = await profiled('pan', opened.cdp, () => panAndZoom(opened, settings.seconds));
     console.log(
       `${settings.blocks} blocks, pan and zoom: ${motion.fps.toFixed(1)} fps (${motion.frames} frames in ${motion.seconds.toFixed(1)} s; target ≥ ${targets.fps}) ${check('fps', motion.fps >= targets.fps)}`,
     );

@@ -8,109 +8,30 @@
  * closing through its reply URL, the queue destination's form by a member, and the screen in
  * Portuguese and dark, axe-clean.
  */
-import type { Destination, PhoneNumber } from '@voxplan/contracts';
-import type { Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
-import { createTenantMember, createTenantUser, type TenantMember } from '../../server/test/harness.ts';
-import { storePlan } from '../../server/test/sessions-helpers.ts';
+import type { Destination } from '@voxplan/contracts';
+import { describe, expect, test } from 'vitest';
 import { isValidPlanWebhookSignature } from '../../server/src/modules/plan-webhook/plan-webhook.signature.ts';
-import { type DeskReceiver, startDeskReceiver } from '../../server/test/desk-receiver.ts';
-import { type GraphApi, signWhatsapp, startGraphApi, whatsappDelivery, whatsappText } from '../../server/test/whatsapp-graph.ts';
+import { signWhatsapp, whatsappDelivery, whatsappText } from '../../server/test/whatsapp-graph.ts';
+import { consoleMessages, queuePlaceLine, conversationRows as rows, widgetMessages } from './chat-handoff.ts';
 import {
-  buildWidget,
-  consoleMessages,
-  queuePlaceLine,
-  conversationRows as rows,
-  handoffPlan,
-  openConversations,
-  openShop as openShopPage,
-  type ShopSite,
-  startShopSite,
-  widgetMessages,
-} from './chat-handoff.ts';
-import { accessibilityViolations, type ConsoleHarness, createNumber, startConsole } from './harness.ts';
+  ana,
+  billing,
+  bruno,
+  desk,
+  graph,
+  guest,
+  harness,
+  openConsole,
+  opened,
+  openShop,
+  useConversationsServer,
+  WHATSAPP_PHONE_ID,
+  WHATSAPP_SECRET,
+  whatsappNumber,
+} from './conversations-setup.ts';
+import { accessibilityViolations } from './harness.ts';
 
-let harness: ConsoleHarness;
-let widget: Awaited<ReturnType<typeof buildWidget>>;
-let site: ShopSite;
-let adminToken: string;
-let ana: TenantMember;
-let bruno: TenantMember;
-let guest: TenantMember;
-let sales: Destination;
-let billing: Destination;
-let number: PhoneNumber;
-let deskNumber: PhoneNumber;
-let graph: GraphApi;
-let whatsappNumber: PhoneNumber;
-const WHATSAPP_PHONE_ID = '106540352242930';
-const WHATSAPP_SECRET = 'meta-app-secret-e2e';
-/** The outside desk (../../server/test/desk-receiver.ts): what it received, the hand-off and the customer's later messages. */
-let desk: DeskReceiver;
-
-beforeAll(async () => {
-  widget = await buildWidget();
-  graph = await startGraphApi();
-  harness = await startConsole({ WEBCHAT_DIR: widget.dir, WHATSAPP_GRAPH_URL: graph.graphUrl, WHATSAPP_GRAPH_VERSION: 'v23.0' });
-  // The shop's pages: `/` with the widget of the queue's number, `/desk` with the outside desk's.
-  site = await startShopSite((url) => ({ serverUrl: harness.baseUrl, key: url === '/desk' ? deskNumber.webchat_key : number.webchat_key }));
-
-  adminToken = await harness.server.login();
-  ana = await createTenantMember(harness.server, adminToken, 'shop');
-  bruno = await createTenantUser(harness.server, adminToken, ana.tenantId, 'bruno', 'user');
-  guest = await createTenantUser(harness.server, adminToken, ana.tenantId, 'watcher', 'guest');
-  const queue = async (name: string, agents: number[]) => {
-    const created = await harness.server.call({ method: 'POST', url: '/destinations', token: ana.token, payload: { name, kind: 'chat', chat_target: 'queue', agent_ids: agents } });
-    expect(created.statusCode, created.body).toBe(201);
-    return created.json<Destination>();
-  };
-  sales = await queue('Sales queue', [ana.userId, bruno.userId]);
-  billing = await queue('Billing queue', [bruno.userId]);
-  const plan = await storePlan(harness.server.ctx, ana.tenantId, handoffPlan(sales.id));
-  number = await createNumber(harness.server, ana.token, { number: '+551140000301', provider: 'webchat', chat_plan_id: plan, webchat_origins: [site.origin] });
-  whatsappNumber = await createNumber(harness.server, ana.token, { number: '+551140000303', provider: 'whatsapp', chat_plan_id: plan, whatsapp_phone_number_id: WHATSAPP_PHONE_ID, whatsapp_token: 'EAAG-e2e-token', whatsapp_app_secret: WHATSAPP_SECRET });
-
-  desk = await startDeskReceiver();
-  // The desk listens on 127.0.0.1 over plain http, which the API's chat destinations (https only) and
-  // the outbound policy refuse: the row is written as the API would write it, and loopback allowed.
-  await harness.server.ctx.db.updateTable('configurations').set({ value: 'true' }).where('name', '=', 'outbound_allow_loopback').execute();
-  const now = new Date().toISOString();
-  const deskDestination = await harness.server.ctx.db
-    .insertInto('destinations')
-    .values({ tenant_id: ana.tenantId, name: 'Help desk', kind: 'chat', chat_target: 'url', uri: desk.url, description: '', created_time: now, updated_time: now })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  const deskPlan = await storePlan(harness.server.ctx, ana.tenantId, { ...handoffPlan(deskDestination.id), name: 'Desk chat' });
-  deskNumber = await createNumber(harness.server, ana.token, { number: '+551140000302', provider: 'webchat', chat_plan_id: deskPlan, webchat_origins: [site.origin] });
-});
-
-afterAll(async () => {
-  await harness?.close();
-  await site?.close();
-  await desk?.close();
-  await graph?.close();
-  widget?.remove();
-});
-
-/** Each test's browsers, closed after it: an agent's console left open would keep them online for the next. */
-const opened: Page[] = [];
-afterEach(async () => {
-  for (const page of opened.splice(0)) await page.context().close();
-});
-
-/** A visitor on the shop's page with the chat open (`/desk`: the page whose chat goes to the outside desk). */
-async function openShop(pagePath = '/'): Promise<Page> {
-  const page = await openShopPage(harness, site, pagePath);
-  opened.push(page);
-  return page;
-}
-
-/** An agent on the Conversations screen, online (the console's event stream is open). */
-async function openConsole(who: TenantMember, options: { locale?: string; colorScheme?: 'light' | 'dark' } = {}): Promise<Page> {
-  const page = await openConversations(harness, who, options);
-  opened.push(page);
-  return page;
-}
+useConversationsServer();
 
 describe('a WhatsApp customer handed to a person (the local Graph API)', () => {
   const CUSTOMER = '5511988887777';

@@ -5,7 +5,7 @@ import { createTenantMember, createTenantUser, errorOf, expectInvalid, q, startT
 /**
  * Destinations: validation per field, the URI checked for its kind (also when a patch changes one
  * of the two), one URI once per tenant. Isolation between tenants and the roles and audit of every
- * write are covered for every resource by tenant-isolation.test.ts and roles-and-audit.test.ts.
+ * write are covered for every resource by tenant-isolation.test.ts, roles.test.ts and audit-log.test.ts.
  */
 
 let server: TestServer;

@@ -3,7 +3,7 @@ import { describe, expect, test } from 'vitest';
 import type { EngineEvent } from './events.ts';
 import { handleEvent, startSession, type TurnResult } from './interpreter.ts';
 import { engineLimits } from './limits.ts';
-import type { EnginePorts } from './ports.ts';
+import type { EnginePorts } from './runtime.ts';
 import type { Session, SessionInit } from './session.ts';
 import { type MemoryWorld, memoryPorts } from './testing/memory-ports.ts';
 

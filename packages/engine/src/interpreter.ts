@@ -5,10 +5,9 @@
  */
 import type { EngineEvent } from './events.ts';
 import { isoTime } from './iso-time.ts';
-import type { EnginePorts } from './ports.ts';
 import { analyseRecording } from './recording.ts';
 import { buildReport } from './report.ts';
-import type { CompiledPlan } from './runtime.ts';
+import type { CompiledPlan, EnginePorts } from './runtime.ts';
 import { type DialStatus, type Session, type SessionInit, copySession, currentFrame, sessionFormatVersion } from './session.ts';
 import type { TurnResult } from './turn-end.ts';
 import { TurnState } from './turn-runner.ts';

@@ -1,5 +1,4 @@
 import type { Action, ReplyOption } from './actions.ts';
-import type { CompiledPlan } from './runtime.ts';
 import type { AnalysisResults, PathEntry, Provider, RecordingAnalysis, Session, TranscriptEntry } from './session.ts';
 
 export type { AnalysisResults, RecordingAnalysis, TranscriptEntry };
@@ -75,21 +74,6 @@ export interface Schedules {
  * Ports the interpreter adds. Each is the smallest question a block needs answered; the host
  * implements them over its database, its integrations and the real clock.
  * ------------------------------------------------------------------------------------------- */
-
-/**
- * Plans as the engine runs them: compiled once per version by `compilePlan` of
- * `@voxplan/blocks/runtime` (the host caches them; a published version never changes).
- */
-export interface PlanLoader {
-  /** A version the session pinned when it started or entered the plan. */
-  load(tenantId: number, planId: number, version: number): Promise<CompiledPlan | undefined>;
-  /**
-   * The version a new session (or `call_plan`) runs: the latest published one, or the version a
-   * staged rollout chose for `contactKey` (docs/rollouts.md); `undefined` when the tenant has no
-   * such published plan.
-   */
-  loadPublished(tenantId: number, planId: number, contactKey?: string): Promise<CompiledPlan | undefined>;
-}
 
 /** What the `destination` block dials or hands a chat to. */
 export interface DestinationInfo {
@@ -285,24 +269,4 @@ export interface TurnObserver {
   exited(entry: PathEntry): void;
   /** An action, in the order of the turn's `actions`. */
   action(action: Action): void;
-}
-
-/** Everything the host passes to `startSession` and `handleEvent`. */
-export interface EnginePorts {
-  plans: PlanLoader;
-  scripts: ScriptRunner;
-  http: OutboundHttp;
-  schedules: Schedules;
-  destinations: DestinationLookup;
-  audios: AudioLookup;
-  messaging: Messaging;
-  /** Absent: templates cannot be sent or read (`unconfiguredTemplates`). */
-  templates?: Templates;
-  /** Absent: no session has a customer window. */
-  customerWindow?: CustomerWindow;
-  ai: AiPort;
-  clock: Clock;
-  protocols: ProtocolGenerator;
-  /** Left out by hosts that only want the turn's result. */
-  observer?: TurnObserver;
 }

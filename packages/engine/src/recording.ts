@@ -2,7 +2,7 @@
  * Analyses of a `recording` block, run once the material is complete: for voice when the
  * recording is ready (usually after the call ended), for chat when the conversation ends.
  */
-import type { EnginePorts } from './ports.ts';
+import type { EnginePorts } from './runtime.ts';
 import type { Session } from './session.ts';
 
 /** Stable per session, so a retried turn makes the same choice (no random source needed). */

@@ -2,11 +2,29 @@
  * What a block's runtime is, and what it sees of a turn. Block runtimes live in
  * `@voxplan/blocks` (one folder per block); `compilePlan` there turns a plan document into a
  * `CompiledPlan` whose nodes carry their runtime and their data, validated and precompiled once.
+ *
+ * `EnginePorts` and `PlanLoader` live here, not in ports.ts, because they and `CompiledPlan` name
+ * each other (a plan loader answers a compiled plan whose blocks are handed the ports): one file
+ * holds that knot, and ports.ts keeps the single ports, which import nothing from here.
  */
 import type { Action, ReplyOption } from './actions.ts';
 import type { InputEvent } from './events.ts';
 import type { Scope } from './expression.ts';
-import type { EnginePorts, RecordingAnalysis } from './ports.ts';
+import type {
+  AiPort,
+  AudioLookup,
+  Clock,
+  CustomerWindow,
+  DestinationLookup,
+  Messaging,
+  OutboundHttp,
+  ProtocolGenerator,
+  RecordingAnalysis,
+  Schedules,
+  ScriptRunner,
+  Templates,
+  TurnObserver,
+} from './ports.ts';
 import type { DialStatus, FailureCode, HangupCause, JsonValue, Session } from './session.ts';
 import type { Template } from './template.ts';
 import type { Value } from './values.ts';
@@ -139,4 +157,39 @@ export interface Turn {
   setProtocol(protocol: string): void;
   setDialStatus(status: DialStatus): void;
   startRecording(recording: RecordingStart): void;
+}
+
+/**
+ * Plans as the engine runs them: compiled once per version by `compilePlan` of
+ * `@voxplan/blocks/runtime` (the host caches them; a published version never changes).
+ */
+export interface PlanLoader {
+  /** A version the session pinned when it started or entered the plan. */
+  load(tenantId: number, planId: number, version: number): Promise<CompiledPlan | undefined>;
+  /**
+   * The version a new session (or `call_plan`) runs: the latest published one, or the version a
+   * staged rollout chose for `contactKey` (docs/rollouts.md); `undefined` when the tenant has no
+   * such published plan.
+   */
+  loadPublished(tenantId: number, planId: number, contactKey?: string): Promise<CompiledPlan | undefined>;
+}
+
+/** Everything the host passes to `startSession` and `handleEvent`. */
+export interface EnginePorts {
+  plans: PlanLoader;
+  scripts: ScriptRunner;
+  http: OutboundHttp;
+  schedules: Schedules;
+  destinations: DestinationLookup;
+  audios: AudioLookup;
+  messaging: Messaging;
+  /** Absent: templates cannot be sent or read (`unconfiguredTemplates`). */
+  templates?: Templates;
+  /** Absent: no session has a customer window. */
+  customerWindow?: CustomerWindow;
+  ai: AiPort;
+  clock: Clock;
+  protocols: ProtocolGenerator;
+  /** Left out by hosts that only want the turn's result. */
+  observer?: TurnObserver;
 }

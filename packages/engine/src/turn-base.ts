@@ -9,9 +9,9 @@ import { type Action, defaultSpeechLanguage, type ReplyOption } from './actions.
 import type { Scope } from './expression.ts';
 import { isoTime } from './iso-time.ts';
 import { engineLimits } from './limits.ts';
-import type { EnginePorts, TurnObserver } from './ports.ts';
+import type { TurnObserver } from './ports.ts';
 import { isSampled } from './recording.ts';
-import type { CompiledPlan, RecordingStart, Turn } from './runtime.ts';
+import type { CompiledPlan, EnginePorts, RecordingStart, Turn } from './runtime.ts';
 import { type DialStatus, type JsonValue, type Session, currentFrame } from './session.ts';
 import type { Template } from './template.ts';
 import { type BuiltinVariable, type Value, isAssignableVariableName, normaliseValue } from './values.ts';

@@ -11,7 +11,6 @@ import {
   type ChatbotOutcome,
   type ChatbotRequest,
   type DestinationInfo,
-  type EnginePorts,
   type ExtractRequest,
   type OutboundRequest,
   type OutboundResponse,
@@ -28,7 +27,7 @@ import {
   unconfiguredAi,
 } from '../ports.ts';
 import { LuaScriptRunner } from '../lua/index.ts';
-import type { CompiledPlan } from '../runtime.ts';
+import type { CompiledPlan, EnginePorts } from '../runtime.ts';
 
 /** An answer the fake HTTP port gives to requests whose URL starts with `url` (and whose method matches). */
 export interface HttpStub {

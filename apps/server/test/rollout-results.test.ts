@@ -1,13 +1,15 @@
-import type { CallReportRecord, LiveStatsEvent, Rollout, RolloutResults } from '@voxplan/contracts';
+import type { AddressInfo } from 'node:net';
+import type { CallReportRecord, Rollout, RolloutResults } from '@voxplan/contracts';
 import type { VisualPlan, VisualPlanDocument } from '@voxplan/contracts/visual-plan';
 import { buildReport, createSession, type Session } from '@voxplan/engine';
 import { LuaScriptRunner } from '@voxplan/engine/lua';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { checkAutoRollbacks, subscribeAutoRollbacks } from '../src/modules/rollouts/auto-rollback.ts';
+import { checkAutoRollbacks } from '../src/modules/rollouts/auto-rollback.ts';
 import { saveReport } from '../src/modules/sessions/call-reports.repository.ts';
 import { createSessionRuntime, type SessionRuntime, type StartRequest } from '../src/modules/sessions/sessions.service.ts';
 import { createTenantMember, errorOf, startTestServer, type TenantMember, type TestServer } from './harness.ts';
+import { openFeed } from './live-feed.ts';
 import { planEdge as edge, planNode as node, testClock } from './sessions-helpers.ts';
 
 /**
@@ -18,6 +20,7 @@ import { planEdge as edge, planNode as node, testClock } from './sessions-helper
 
 let server: TestServer;
 let member: TenantMember;
+let baseUrl: string;
 let scripts: LuaScriptRunner;
 let runtime: SessionRuntime;
 let plan: VisualPlan;
@@ -92,6 +95,8 @@ const PINNED = ['+5511800000001', '+5511800000002', '+5511800000003'];
 
 beforeAll(async () => {
   server = await startTestServer();
+  await server.app.listen({ port: 0, host: '127.0.0.1' });
+  baseUrl = `http://127.0.0.1:${(server.app.server.address() as AddressInfo).port}/api/v1`;
   const admin = await server.login();
   member = await createTenantMember(server, admin, 'rollout-results');
   scripts = new LuaScriptRunner({ workers: 1 });
@@ -243,15 +248,32 @@ describe('automatic rollback', () => {
     expect(comparison.goal_rate_difference).toBeCloseTo(-0.1, 10);
     expect(comparison.confidence).toBeCloseTo(0.979079, 5);
 
-    const heard: LiveStatsEvent[] = [];
-    const stop = subscribeAutoRollbacks(server.ctx.bus, (event) => heard.push(event), { tenantId: member.tenantId });
+    // The console's feed on every screen: rollbacks only, not the sessions' events (a call starts while it is open).
+    const feed = await openFeed(`${baseUrl}/stats/live/events?only=rollouts`, member.token);
+    const everything = await openFeed(`${baseUrl}/stats/live/events`, member.token);
     try {
+      await runtime.start(voice('+5511900000099'));
+      await expect.poll(() => everything.events.some((event) => event.type === 'session.started')).toBe(true);
       const rolledBack = await checkAutoRollbacks(server.ctx, new Date(Date.parse(when) + 60_000));
       expect(rolledBack).toContain(rollout.id);
-      await expect.poll(() => heard.filter((event) => event.type === 'rollout.auto_rollback' && event.rollout_id === rollout.id).length).toBe(1);
+      await expect.poll(() => feed.events.length).toBe(1);
+      expect(feed.events[0]).toEqual({
+        type: 'rollout.auto_rollback',
+        rollout_id: rollout.id,
+        plan_id: worse.id,
+        plan_name: 'Checkout',
+        base_version: v1,
+        candidate_version: v2,
+        cause: { rule: 'goal_worse', candidate_goal_rate: 0.2, base_goal_rate: 0.3, confidence: expect.closeTo(0.979079, 5) },
+        note: expect.stringContaining('Automatic rollback of “Checkout”'),
+        at: expect.any(String),
+      });
     } finally {
-      stop();
+      feed.close();
+      everything.close();
     }
+    const unknownKind = await api('GET', '/stats/live/events?only=blocks');
+    expect([unknownKind.statusCode, errorOf(unknownKind).code]).toEqual([400, 'invalid_input']);
     const history = await ok<Rollout[]>(api('GET', `/visual-plans/${worse.id}/rollouts`));
     expect(history[0]).toMatchObject({ id: rollout.id, state: 'rolled_back', ended_reason: 'auto_rollback', ended_by: null });
     expect(history[0]!.ended_note).toBe(

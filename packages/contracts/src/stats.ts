@@ -144,6 +144,15 @@ export const liveStatsEventSchema = z.discriminatedUnion('type', [
 ]);
 export type LiveStatsEvent = z.infer<typeof liveStatsEventSchema>;
 
+/**
+ * `GET /stats/live/events?only=`: one kind of event only, for a reader that needs no more (the
+ * console follows `rollouts` on every screen to tell of an automatic rollback, not every block
+ * every session enters); all of them when left out.
+ */
+export const liveEventKinds = ['sessions', 'campaigns', 'rollouts'] as const;
+export type LiveEventKind = (typeof liveEventKinds)[number];
+export const statsLiveEventsQuerySchema = z.object({ only: z.enum(liveEventKinds).optional() });
+
 /** `GET /stats/system`: the dashboard's system status. Sizes in bytes. */
 export const statsSystemSchema = z.object({
   server: z.object({ status: z.literal('ok'), version: z.string(), uptime_s: z.number().nonnegative() }),

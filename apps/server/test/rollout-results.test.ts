@@ -1,5 +1,5 @@
 import type { AddressInfo } from 'node:net';
-import type { CallReportRecord, Rollout, RolloutResults } from '@voxplan/contracts';
+import type { CallReportRecord, Rollout, RolloutResults, StatsPlanDetail, StatsPlans } from '@voxplan/contracts';
 import type { VisualPlan, VisualPlanDocument } from '@voxplan/contracts/visual-plan';
 import { buildReport, createSession, type Session } from '@voxplan/engine';
 import { LuaScriptRunner } from '@voxplan/engine/lua';
@@ -187,6 +187,39 @@ describe('results per version', () => {
     expect(candidateResult.drop_off.find((block) => block.node_id === 'spin')).toMatchObject({ ended: 1 });
     // Far too few sessions to compare.
     expect(answer.comparison).toEqual({ enough_data: false, goal_rate_difference: expect.closeTo(2 / 3 - 0.25, 10), confidence: null });
+  });
+
+  test('the plan’s statistics per version, and the dashboard’s rows with the running rollout', async () => {
+    const period = `from=${encodeURIComponent(at(-240))}&to=${encodeURIComponent(at(240))}`;
+    const detail = (version?: number) => ok<StatsPlanDetail>(api('GET', `/stats/plans/${plan.id}?${period}${version === undefined ? '' : `&plan_version=${version}`}`));
+    const [all, ofBase, ofCandidate] = await Promise.all([detail(), detail(base), detail(candidate)]);
+    expect([all.versions, ofBase.versions]).toEqual([
+      [base, candidate],
+      [base, candidate],
+    ]);
+    // The base: the session before the rollout, the goals test's two and the results test's two.
+    expect(ofBase.figures).toMatchObject({ sessions: 5, calls: 5, retained: 3, routed: 1, abandoned: 1, failed: 0 });
+    expect(ofCandidate.figures).toMatchObject({ sessions: 3, calls: 3, retained: 2, routed: 0, abandoned: 0, failed: 1 });
+    const blocks = (answer: StatsPlanDetail) => Object.fromEntries(answer.nodes.map((block) => [block.node_id, [block.entered, block.ended]]));
+    expect(blocks(ofBase)).toEqual({ start: [5, 0], menu: [5, 1], thanks: [2, 0], bye: [3, 3], desk: [1, 1] });
+    expect(blocks(ofCandidate)).toMatchObject({ start: [3, 0], menu: [3, 0], thanks: [2, 0], bye: [2, 2], spin: [expect.any(Number), 1] });
+    const keys = (answer: StatsPlanDetail) => Object.fromEntries(answer.digits.map((entry) => [`${entry.node_id} ${entry.digits}`, entry.count]));
+    expect(keys(ofCandidate)).toEqual({ 'menu 1': 2, 'menu 3': 1, 'menu 9': 2 });
+    // Counted from the reports, the versions add up to what the rollups count for the plan.
+    for (const figure of ['sessions', 'calls', 'chats', 'retained', 'routed', 'abandoned', 'failed', 'expired', 'missed'] as const) {
+      expect(ofBase.figures[figure] + ofCandidate.figures[figure], figure).toBe(all.figures[figure]);
+    }
+    expect(ofBase.figures.average_duration_s! * 5 + ofCandidate.figures.average_duration_s! * 3).toBeCloseTo(all.figures.average_duration_s! * 8, 6);
+    for (const block of all.nodes) {
+      const sum = [ofBase, ofCandidate].map((one) => one.nodes.find((entry) => entry.node_id === block.node_id) ?? { entered: 0, ended: 0 });
+      expect([sum[0]!.entered + sum[1]!.entered, sum[0]!.ended + sum[1]!.ended], block.node_id).toEqual([block.entered, block.ended]);
+    }
+    // A version the plan never ran: nothing.
+    expect((await detail(candidate + 5)).figures.sessions).toBe(0);
+
+    // The dashboard's rows bring each plan's running rollout: no request per row.
+    const rows = await ok<StatsPlans>(api('GET', `/stats/plans?${period}`));
+    expect(rows.plans.find((row) => row.plan_id === plan.id)).toMatchObject({ plan_name: 'Front desk', figures: { sessions: 8 }, rollout: { base_version: base, candidate_version: candidate, share: 0 } });
   });
 
   test('a plan without a rollout, or another tenant, gets 404', async () => {

@@ -6,14 +6,15 @@ import { contactKeyOf, meetsCandidate } from '../../server/src/lib/rollout-choic
 import { checkAutoRollbacks } from '../../server/src/modules/rollouts/auto-rollback.ts';
 import { saveReport } from '../../server/src/modules/sessions/call-reports.repository.ts';
 import { createTenantMember, type TenantMember } from '../../server/test/harness.ts';
-import { type ConsoleHarness, createPlan, openPlanEditor, startConsole } from './harness.ts';
+import { chooseOption, type ConsoleHarness, createPlan, openPlanEditor, startConsole } from './harness.ts';
 import { screenshotStates } from './screenshots.ts';
 import { inView } from './whatsapp-desk.ts';
 
 /**
  * Staged rollouts in the console (issue 41, docs/rollouts.md): a new version published from the
  * editor to a share of the sessions with a pinned test number, calls run on both versions (the
- * pinned number meets the new one), each version's figures side by side in the versions drawer,
+ * pinned number meets the new one), the dashboard's row and the plan's statistics per version,
+ * each version's figures side by side in the versions drawer, its test numbers and rule changed there,
  * then the new version rolled back; rolled out again, its sessions fail and the automatic rule rolls
  * it back: the notification on another screen names the plan, the versions and why, and opens the
  * plan; in English and in Portuguese.
@@ -23,6 +24,7 @@ let member: TenantMember;
 
 const group = 'rollouts';
 const PINNED = '+15550004101';
+const SECOND_PINNED = '+15550004102';
 const node = (id: string, type: string, x: number, y: number, data: Record<string, unknown> = {}) => ({ id, type, position: { x, y }, data });
 const edge = (source: string, exit: string, target: string) => ({ id: `${source}-${exit}`, source, source_exit: exit, target });
 
@@ -90,20 +92,28 @@ const texts = {
   en: {
     live: ['Version 2', 'current', '90\u00a0%', 'Version 3', 'new', '10\u00a0%'],
     pinned: `Always the new version: ${PINNED}`,
+    pinnedTwo: `Always the new version: ${PINNED}, ${SECOND_PINNED}`,
+    rule: 'Rolls back by itself when its goal rate is worse (95 % confidence); more than 20 % of its sessions fail.',
     figures: { sessions: ['3', '2'], retained: ['1', '2'], abandoned: ['2', '0'], converted: ['1', '2'], goalRate: ['33.3%', '100%'] },
     confidence: 'Not enough data yet.',
     rolledBack: 'Version 2 meets every call and chat.',
     autoTitle: 'Version 3 was rolled back by itself',
+    versions: ['Version 2', 'Version 3'],
+    keys: { all: '3 times (100%)', v3: '2 times (100%)', v2: '1 time (100%)' },
     alertTitle: 'Front desk en: v3 rolled back automatically',
     alertReason: '30 of its 30 sessions (100%) ended in an engine error or a failed hand-off, above the 5% allowed. Every call and chat meets v2 again.',
   },
   pt: {
     live: ['Versão 2', 'atual', '90\u00a0%', 'Versão 3', 'nova', '10\u00a0%'],
     pinned: `Sempre a nova versão: ${PINNED}`,
+    pinnedTwo: `Sempre a nova versão: ${PINNED}, ${SECOND_PINNED}`,
+    rule: 'Reverte sozinho quando a taxa de meta for pior (95 % de confiança); mais de 20 % das sessões falharem.',
     figures: { sessions: ['3', '2'], retained: ['1', '2'], abandoned: ['2', '0'], converted: ['1', '2'], goalRate: ['33,3%', '100%'] },
     confidence: 'Ainda não há dados suficientes.',
     rolledBack: 'A versão 2 atende todas as chamadas e conversas.',
     autoTitle: 'A versão 3 foi revertida sozinha',
+    versions: ['Versão 2', 'Versão 3'],
+    keys: { all: '3 vezes (100%)', v3: '2 vezes (100%)', v2: '1 vez (100%)' },
     alertTitle: 'Front desk pt: v3 revertida automaticamente',
     alertReason: '30 de suas 30 sessões (100%) terminaram em erro do motor ou transferência com falha, acima dos 5% permitidos. Todas as chamadas e conversas voltam à v2.',
   },
@@ -144,10 +154,25 @@ describe.each([
     const [payer, ...leavers] = baseCallers(planId, 3);
     expect([await call(planId, payer!, true), await call(planId, leavers[0]!, false), await call(planId, leavers[1]!, false)]).toEqual([2, 2, 2]);
 
-    // The dashboard's row of the plan says a rollout runs.
+    // The dashboard's row of the plan says a rollout runs, from the statistics' answer (no request per row).
+    const rolloutRequests: string[] = [];
+    page.on('request', (request) => {
+      if (/\/visual-plans\/\d+\/rollout$/.test(new URL(request.url()).pathname)) rolloutRequests.push(request.url());
+    });
     await page.goto('/dashboard');
     const row = page.getByTestId('plan-stats-row').filter({ hasText: `Front desk ${language}` });
     await expect.poll(() => row.getByTestId('plan-rollout').textContent()).toBe('v2 → v3 10\u00a0%');
+    expect(rolloutRequests).toEqual([]);
+
+    // The plan's statistics ran two versions: a version picked shows its own keys (v3: the pinned number's two; v2: the payer's one).
+    await row.getByTestId('plan-stats-open').click();
+    const keyOne = page.getByTestId('plan-menu-key').and(page.locator('[data-digits="1"]'));
+    await expect.poll(() => keyOne.textContent()).toBe(`1${text.keys.all}`);
+    await chooseOption(page, 'plan-version', text.versions[1]);
+    await expect.poll(() => keyOne.textContent()).toBe(`1${text.keys.v3}`);
+    await screenshotStates(page, 'plan-statistics-version', { group, settle: (shot) => shot.getByTestId('plan-version').evaluate((picker) => picker.scrollIntoView({ block: 'center' })) });
+    await chooseOption(page, 'plan-version', text.versions[0]);
+    await expect.poll(() => keyOne.textContent()).toBe(`1${text.keys.v2}`);
 
     // The drawer: two versions live with their shares, the pinned number, the figures side by side.
     await page.goto(`/visual-plan/${planId}`);
@@ -172,6 +197,24 @@ describe.each([
     expect(await changeShare.evaluate((button) => [...Array.from(button.querySelectorAll('*')), button].every((part) => part.scrollWidth <= part.clientWidth + 1))).toBe(true);
     await page.getByTestId('rollout-results').scrollIntoViewIfNeeded();
     await screenshotStates(page, 'rollout-results', { group });
+
+    // The test numbers and the rule change on the running rollout, from the drawer (at 390 px: the dialog's save in view).
+    await page.getByTestId('rollout-edit').click();
+    const save = page.getByTestId('rollout-edit-save');
+    await expect.poll(() => save.isVisible()).toBe(true);
+    expect(await page.getByTestId('rollout-goal-worse').isChecked()).toBe(true);
+    await page.getByTestId('rollout-pinned').fill(SECOND_PINNED);
+    await page.getByTestId('rollout-pinned').press('Enter');
+    await page.getByTestId('rollout-failure-rule').check();
+    await page.getByTestId('rollout-failure-rate').fill('20');
+    await screenshotStates(page, 'rollout-edit', { group });
+    expect(await inView(page, save)).toBe(true);
+    await save.click();
+    await expect.poll(() => save.isHidden()).toBe(true);
+    await expect.poll(() => page.getByTestId('rollout-pinned-list').textContent()).toBe(text.pinnedTwo);
+    expect(await page.getByTestId('rollout-rule').textContent()).toBe(text.rule);
+    const edited = await harness.server.call({ method: 'GET', url: `/visual-plans/${planId}/rollout`, token: member.token });
+    expect(edited.json()).toMatchObject({ rollout: { share: 10, pinned: [PINNED, SECOND_PINNED], auto_rollback: { goal_worse: true, max_failure_rate: 20 } } });
 
     // Roll back: asked first, then one version is live again; sessions go to version 2.
     await rollback.click();

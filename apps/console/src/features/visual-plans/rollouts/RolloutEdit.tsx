@@ -30,7 +30,7 @@ export function RolloutEdit({ rollout, planId, tenantId, onClose, onSaved }: { r
     }
   };
   return (
-    <Modal opened onClose={onClose} title={t('rollouts.editTitle', { version: rollout.candidate_version })} closeButtonProps={{ 'aria-label': t('common.close') }} data-testid="rollout-edit-dialog">
+    <Modal opened onClose={onClose} title={t('rollouts.rulesTitle', { version: rollout.candidate_version })} closeButtonProps={{ 'aria-label': t('common.close') }} data-testid="rollout-edit-dialog">
       <RolloutFields value={value} onChange={setValue} withShare={false} />
       <Group justify="flex-end" mt="md">
         <Button variant="default" onClick={onClose}>

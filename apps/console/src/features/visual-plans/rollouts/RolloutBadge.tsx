@@ -6,7 +6,17 @@ import { useTranslation } from 'react-i18next';
 export function RolloutBadge({ rollout }: { rollout: NonNullable<StatsPlans['plans'][number]['rollout']> }) {
   const { t } = useTranslation();
   return (
-    <Badge size="sm" variant="light" color="grape" ml={6} style={{ textTransform: 'none' }} data-testid="plan-rollout">
+    // A phone's plan column is narrow: the words wrap rather than end in "v…".
+    <Badge
+      size="sm"
+      variant="light"
+      color="grape"
+      ml={6}
+      h="auto"
+      radius="sm"
+      styles={{ root: { textTransform: 'none', maxWidth: '100%' }, label: { whiteSpace: 'normal', overflow: 'visible' } }}
+      data-testid="plan-rollout"
+    >
       {t('rollouts.dashboard', { base: rollout.base_version, version: rollout.candidate_version, share: rollout.share })}
     </Badge>
   );

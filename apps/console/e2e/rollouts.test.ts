@@ -1,23 +1,30 @@
 import type { Page } from 'playwright-core';
 import type { VisualPlanDocument } from '@voxplan/contracts/visual-plan';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { buildReport, createSession, type Session } from '@voxplan/engine';
 import { contactKeyOf, meetsCandidate } from '../../server/src/lib/rollout-choice.ts';
+import { checkAutoRollbacks } from '../../server/src/modules/rollouts/auto-rollback.ts';
+import { saveReport } from '../../server/src/modules/sessions/call-reports.repository.ts';
 import { createTenantMember, type TenantMember } from '../../server/test/harness.ts';
-import { type ConsoleHarness, createPlan, openPlanEditor, startConsole } from './harness.ts';
+import { chooseOption, type ConsoleHarness, createPlan, openPlanEditor, startConsole } from './harness.ts';
 import { screenshotStates } from './screenshots.ts';
 import { inView } from './whatsapp-desk.ts';
 
 /**
  * Staged rollouts in the console (issue 41, docs/rollouts.md): a new version published from the
  * editor to a share of the sessions with a pinned test number, calls run on both versions (the
- * pinned number meets the new one), each version's figures side by side in the versions drawer,
- * then the new version rolled back; in English and in Portuguese.
+ * pinned number meets the new one), the dashboard's row and the plan's statistics per version,
+ * each version's figures side by side in the versions drawer, its test numbers and rule changed there,
+ * then the new version rolled back; rolled out again, its sessions fail and the automatic rule rolls
+ * it back: the notification on another screen names the plan, the versions and why, and opens the
+ * plan; in English and in Portuguese.
  */
 let harness: ConsoleHarness;
 let member: TenantMember;
 
 const group = 'rollouts';
 const PINNED = '+15550004101';
+const SECOND_PINNED = '+15550004102';
 const node = (id: string, type: string, x: number, y: number, data: Record<string, unknown> = {}) => ({ id, type, position: { x, y }, data });
 const edge = (source: string, exit: string, target: string) => ({ id: `${source}-${exit}`, source, source_exit: exit, target });
 
@@ -60,6 +67,16 @@ async function call(planId: number, caller: string, presses: boolean): Promise<n
   return ended.report!.plan_version;
 }
 
+/** Sessions of `version` that the engine stopped, reported as the report writer stores them (what the automatic rule counts). */
+async function failedSessions(planId: number, version: number, count: number): Promise<void> {
+  for (let index = 0; index < count; index++) {
+    const id = `rollout-failed-${++serial}`;
+    const created = createSession({ id, tenant_id: member.tenantId, plan_id: planId, channel: 'voice', provider: 'twilio', caller: `+1555020${String(serial).padStart(4, '0')}`, called: '+15550004100' }, { version, name: 'Simulated' }, new Date());
+    const session: Session = { ...created, status: 'ended', ended_at: new Date().toISOString(), disposition: 'failed', hangup_cause: 'engine_error' };
+    await saveReport(harness.server.ctx.db, buildReport(session), false, new Date().toISOString());
+  }
+}
+
 /** Numbers the rollout leaves on the current version (their sticky bucket is past the share). */
 function baseCallers(planId: number, count: number): string[] {
   const rollout = { candidate_version: 3, share: 10, pinned: [PINNED] };
@@ -75,20 +92,30 @@ const texts = {
   en: {
     live: ['Version 2', 'current', '90\u00a0%', 'Version 3', 'new', '10\u00a0%'],
     pinned: `Always the new version: ${PINNED}`,
+    pinnedTwo: `Always the new version: ${PINNED}, ${SECOND_PINNED}`,
+    rule: 'Rolls back by itself when its goal rate is worse (95 % confidence); more than 20 % of its sessions fail.',
     figures: { sessions: ['3', '2'], retained: ['1', '2'], abandoned: ['2', '0'], converted: ['1', '2'], goalRate: ['33.3%', '100%'] },
     confidence: 'Not enough data yet.',
     rolledBack: 'Version 2 meets every call and chat.',
     autoTitle: 'Version 3 was rolled back by itself',
-    note: 'More than 5 % of its sessions failed.',
+    versions: ['Version 2', 'Version 3'],
+    keys: { all: '3 times (100%)', v3: '2 times (100%)', v2: '1 time (100%)' },
+    alertTitle: 'Front desk en: v3 rolled back automatically',
+    alertReason: '30 of its 30 sessions (100%) ended in an engine error or a failed hand-off, above the 5% allowed. Every call and chat meets v2 again.',
   },
   pt: {
     live: ['Versão 2', 'atual', '90\u00a0%', 'Versão 3', 'nova', '10\u00a0%'],
     pinned: `Sempre a nova versão: ${PINNED}`,
+    pinnedTwo: `Sempre a nova versão: ${PINNED}, ${SECOND_PINNED}`,
+    rule: 'Reverte sozinho quando a taxa de meta for pior (95 % de confiança); mais de 20 % das sessões falharem.',
     figures: { sessions: ['3', '2'], retained: ['1', '2'], abandoned: ['2', '0'], converted: ['1', '2'], goalRate: ['33,3%', '100%'] },
     confidence: 'Ainda não há dados suficientes.',
     rolledBack: 'A versão 2 atende todas as chamadas e conversas.',
     autoTitle: 'A versão 3 foi revertida sozinha',
-    note: 'Mais de 5 % das sessões falharam.',
+    versions: ['Versão 2', 'Versão 3'],
+    keys: { all: '3 vezes (100%)', v3: '2 vezes (100%)', v2: '1 vez (100%)' },
+    alertTitle: 'Front desk pt: v3 revertida automaticamente',
+    alertReason: '30 de suas 30 sessões (100%) terminaram em erro do motor ou transferência com falha, acima dos 5% permitidos. Todas as chamadas e conversas voltam à v2.',
   },
 } as const;
 
@@ -127,10 +154,25 @@ describe.each([
     const [payer, ...leavers] = baseCallers(planId, 3);
     expect([await call(planId, payer!, true), await call(planId, leavers[0]!, false), await call(planId, leavers[1]!, false)]).toEqual([2, 2, 2]);
 
-    // The dashboard's row of the plan says a rollout runs.
+    // The dashboard's row of the plan says a rollout runs, from the statistics' answer (no request per row).
+    const rolloutRequests: string[] = [];
+    page.on('request', (request) => {
+      if (/\/visual-plans\/\d+\/rollout$/.test(new URL(request.url()).pathname)) rolloutRequests.push(request.url());
+    });
     await page.goto('/dashboard');
     const row = page.getByTestId('plan-stats-row').filter({ hasText: `Front desk ${language}` });
     await expect.poll(() => row.getByTestId('plan-rollout').textContent()).toBe('v2 → v3 10\u00a0%');
+    expect(rolloutRequests).toEqual([]);
+
+    // The plan's statistics ran two versions: a version picked shows its own keys (v3: the pinned number's two; v2: the payer's one).
+    await row.getByTestId('plan-stats-open').click();
+    const keyOne = page.getByTestId('plan-menu-key').and(page.locator('[data-digits="1"]'));
+    await expect.poll(() => keyOne.textContent()).toBe(`1${text.keys.all}`);
+    await chooseOption(page, 'plan-version', text.versions[1]);
+    await expect.poll(() => keyOne.textContent()).toBe(`1${text.keys.v3}`);
+    await screenshotStates(page, 'plan-statistics-version', { group, settle: (shot) => shot.getByTestId('plan-version').evaluate((picker) => picker.scrollIntoView({ block: 'center' })) });
+    await chooseOption(page, 'plan-version', text.versions[0]);
+    await expect.poll(() => keyOne.textContent()).toBe(`1${text.keys.v2}`);
 
     // The drawer: two versions live with their shares, the pinned number, the figures side by side.
     await page.goto(`/visual-plan/${planId}`);
@@ -156,6 +198,24 @@ describe.each([
     await page.getByTestId('rollout-results').scrollIntoViewIfNeeded();
     await screenshotStates(page, 'rollout-results', { group });
 
+    // The test numbers and the rule change on the running rollout, from the drawer (at 390 px: the dialog's save in view).
+    await page.getByTestId('rollout-edit').click();
+    const save = page.getByTestId('rollout-edit-save');
+    await expect.poll(() => save.isVisible()).toBe(true);
+    expect(await page.getByTestId('rollout-goal-worse').isChecked()).toBe(true);
+    await page.getByTestId('rollout-pinned').fill(SECOND_PINNED);
+    await page.getByTestId('rollout-pinned').press('Enter');
+    await page.getByTestId('rollout-failure-rule').check();
+    await page.getByTestId('rollout-failure-rate').fill('20');
+    await screenshotStates(page, 'rollout-edit', { group });
+    expect(await inView(page, save)).toBe(true);
+    await save.click();
+    await expect.poll(() => save.isHidden()).toBe(true);
+    await expect.poll(() => page.getByTestId('rollout-pinned-list').textContent()).toBe(text.pinnedTwo);
+    expect(await page.getByTestId('rollout-rule').textContent()).toBe(text.rule);
+    const edited = await harness.server.call({ method: 'GET', url: `/visual-plans/${planId}/rollout`, token: member.token });
+    expect(edited.json()).toMatchObject({ rollout: { share: 10, pinned: [PINNED, SECOND_PINNED], auto_rollback: { goal_worse: true, max_failure_rate: 20 } } });
+
     // Roll back: asked first, then one version is live again; sessions go to version 2.
     await rollback.click();
     await page.getByTestId('confirm-rollout-rollback').click();
@@ -163,13 +223,34 @@ describe.each([
     expect(await page.getByTestId('rollout-running').count()).toBe(0);
     expect(await call(planId, PINNED, true)).toBe(2);
 
-    // A rollout the automatic rule ended (as checkAutoRollbacks leaves it; its rule is tested on the server) shows its note.
-    await harness.server.ctx.db.updateTable('plan_rollouts').set({ ended_reason: 'auto_rollback', ended_note: text.note }).where('plan_id', '=', planId).execute();
-    await page.keyboard.press('Escape');
-    await expect.poll(() => page.getByTestId('rollout-panel').isVisible()).toBe(false);
+    // The automatic rule, for real: the same version rolled out again with a failure limit of 5 %, and 30 of its sessions fail.
+    const again = await harness.server.call({
+      method: 'POST',
+      url: `/visual-plans/${planId}/publish`,
+      token: member.token,
+      payload: { base_version: 3, rollout: { share: 10, pinned: [], auto_rollback: { goal_worse: false, max_failure_rate: 5 } } },
+    });
+    expect(again.statusCode, again.body).toBe(200);
+    await failedSessions(planId, 3, 30);
+    // On another screen: the console hears it wherever the person is (its stream is open once the server answered it).
+    const listening = page.waitForResponse((response) => response.url().includes('/stats/live/events?only=rollouts'));
+    await page.goto('/audios');
+    await listening;
+    expect(await checkAutoRollbacks(harness.server.ctx)).toEqual([again.json<{ rollout: { id: number } }>().rollout.id]);
+    const alert = page.getByTestId('rollback-alert');
+    await expect.poll(() => alert.isVisible()).toBe(true);
+    expect(await alert.textContent()).toContain(`${text.alertTitle}${text.alertReason}`);
+    await screenshotStates(page, 'rollback-alert', { group });
+
+    // Its link opens the plan, whose versions drawer keeps the server's note.
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.getByTestId('rollback-alert-open').click();
+    await expect.poll(() => alert.isHidden()).toBe(true);
+    expect(new URL(page.url()).pathname).toBe(`/visual-plan/${planId}`);
+    await page.getByTestId('plan-canvas').locator('.react-flow__node').first().waitFor();
     await openVersions(page);
     const note = page.getByTestId('rollout-auto-note');
     await expect.poll(() => note.isVisible()).toBe(true);
-    expect(await note.textContent()).toContain(`${text.autoTitle}${text.note}`);
+    expect(await note.textContent()).toContain(`${text.autoTitle}Automatic rollback of “Front desk ${language}”: 30 of 30 sessions of version 3`);
   });
 });

@@ -1,13 +1,15 @@
-import type { CallReportRecord, LiveStatsEvent, Rollout, RolloutResults } from '@voxplan/contracts';
+import type { AddressInfo } from 'node:net';
+import type { CallReportRecord, Rollout, RolloutResults, StatsPlanDetail, StatsPlans } from '@voxplan/contracts';
 import type { VisualPlan, VisualPlanDocument } from '@voxplan/contracts/visual-plan';
 import { buildReport, createSession, type Session } from '@voxplan/engine';
 import { LuaScriptRunner } from '@voxplan/engine/lua';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { checkAutoRollbacks, subscribeAutoRollbacks } from '../src/modules/rollouts/auto-rollback.ts';
+import { checkAutoRollbacks } from '../src/modules/rollouts/auto-rollback.ts';
 import { saveReport } from '../src/modules/sessions/call-reports.repository.ts';
 import { createSessionRuntime, type SessionRuntime, type StartRequest } from '../src/modules/sessions/sessions.service.ts';
 import { createTenantMember, errorOf, startTestServer, type TenantMember, type TestServer } from './harness.ts';
+import { openFeed } from './live-feed.ts';
 import { planEdge as edge, planNode as node, testClock } from './sessions-helpers.ts';
 
 /**
@@ -18,6 +20,7 @@ import { planEdge as edge, planNode as node, testClock } from './sessions-helper
 
 let server: TestServer;
 let member: TenantMember;
+let baseUrl: string;
 let scripts: LuaScriptRunner;
 let runtime: SessionRuntime;
 let plan: VisualPlan;
@@ -92,6 +95,8 @@ const PINNED = ['+5511800000001', '+5511800000002', '+5511800000003'];
 
 beforeAll(async () => {
   server = await startTestServer();
+  await server.app.listen({ port: 0, host: '127.0.0.1' });
+  baseUrl = `http://127.0.0.1:${(server.app.server.address() as AddressInfo).port}/api/v1`;
   const admin = await server.login();
   member = await createTenantMember(server, admin, 'rollout-results');
   scripts = new LuaScriptRunner({ workers: 1 });
@@ -184,6 +189,39 @@ describe('results per version', () => {
     expect(answer.comparison).toEqual({ enough_data: false, goal_rate_difference: expect.closeTo(2 / 3 - 0.25, 10), confidence: null });
   });
 
+  test('the plan’s statistics per version, and the dashboard’s rows with the running rollout', async () => {
+    const period = `from=${encodeURIComponent(at(-240))}&to=${encodeURIComponent(at(240))}`;
+    const detail = (version?: number) => ok<StatsPlanDetail>(api('GET', `/stats/plans/${plan.id}?${period}${version === undefined ? '' : `&plan_version=${version}`}`));
+    const [all, ofBase, ofCandidate] = await Promise.all([detail(), detail(base), detail(candidate)]);
+    expect([all.versions, ofBase.versions]).toEqual([
+      [base, candidate],
+      [base, candidate],
+    ]);
+    // The base: the session before the rollout, the goals test's two and the results test's two.
+    expect(ofBase.figures).toMatchObject({ sessions: 5, calls: 5, retained: 3, routed: 1, abandoned: 1, failed: 0 });
+    expect(ofCandidate.figures).toMatchObject({ sessions: 3, calls: 3, retained: 2, routed: 0, abandoned: 0, failed: 1 });
+    const blocks = (answer: StatsPlanDetail) => Object.fromEntries(answer.nodes.map((block) => [block.node_id, [block.entered, block.ended]]));
+    expect(blocks(ofBase)).toEqual({ start: [5, 0], menu: [5, 1], thanks: [2, 0], bye: [3, 3], desk: [1, 1] });
+    expect(blocks(ofCandidate)).toMatchObject({ start: [3, 0], menu: [3, 0], thanks: [2, 0], bye: [2, 2], spin: [expect.any(Number), 1] });
+    const keys = (answer: StatsPlanDetail) => Object.fromEntries(answer.digits.map((entry) => [`${entry.node_id} ${entry.digits}`, entry.count]));
+    expect(keys(ofCandidate)).toEqual({ 'menu 1': 2, 'menu 3': 1, 'menu 9': 2 });
+    // Counted from the reports, the versions add up to what the rollups count for the plan.
+    for (const figure of ['sessions', 'calls', 'chats', 'retained', 'routed', 'abandoned', 'failed', 'expired', 'missed'] as const) {
+      expect(ofBase.figures[figure] + ofCandidate.figures[figure], figure).toBe(all.figures[figure]);
+    }
+    expect(ofBase.figures.average_duration_s! * 5 + ofCandidate.figures.average_duration_s! * 3).toBeCloseTo(all.figures.average_duration_s! * 8, 6);
+    for (const block of all.nodes) {
+      const sum = [ofBase, ofCandidate].map((one) => one.nodes.find((entry) => entry.node_id === block.node_id) ?? { entered: 0, ended: 0 });
+      expect([sum[0]!.entered + sum[1]!.entered, sum[0]!.ended + sum[1]!.ended], block.node_id).toEqual([block.entered, block.ended]);
+    }
+    // A version the plan never ran: nothing.
+    expect((await detail(candidate + 5)).figures.sessions).toBe(0);
+
+    // The dashboard's rows bring each plan's running rollout: no request per row.
+    const rows = await ok<StatsPlans>(api('GET', `/stats/plans?${period}`));
+    expect(rows.plans.find((row) => row.plan_id === plan.id)).toMatchObject({ plan_name: 'Front desk', figures: { sessions: 8 }, rollout: { base_version: base, candidate_version: candidate, share: 0 } });
+  });
+
   test('a plan without a rollout, or another tenant, gets 404', async () => {
     const other = await ok<VisualPlan>(api('POST', '/visual-plans', { name: 'No rollout' }), 201);
     const none = await api('GET', `/visual-plans/${other.id}/rollout/results`);
@@ -243,15 +281,32 @@ describe('automatic rollback', () => {
     expect(comparison.goal_rate_difference).toBeCloseTo(-0.1, 10);
     expect(comparison.confidence).toBeCloseTo(0.979079, 5);
 
-    const heard: LiveStatsEvent[] = [];
-    const stop = subscribeAutoRollbacks(server.ctx.bus, (event) => heard.push(event), { tenantId: member.tenantId });
+    // The console's feed on every screen: rollbacks only, not the sessions' events (a call starts while it is open).
+    const feed = await openFeed(`${baseUrl}/stats/live/events?only=rollouts`, member.token);
+    const everything = await openFeed(`${baseUrl}/stats/live/events`, member.token);
     try {
+      await runtime.start(voice('+5511900000099'));
+      await expect.poll(() => everything.events.some((event) => event.type === 'session.started')).toBe(true);
       const rolledBack = await checkAutoRollbacks(server.ctx, new Date(Date.parse(when) + 60_000));
       expect(rolledBack).toContain(rollout.id);
-      await expect.poll(() => heard.filter((event) => event.type === 'rollout.auto_rollback' && event.rollout_id === rollout.id).length).toBe(1);
+      await expect.poll(() => feed.events.length).toBe(1);
+      expect(feed.events[0]).toEqual({
+        type: 'rollout.auto_rollback',
+        rollout_id: rollout.id,
+        plan_id: worse.id,
+        plan_name: 'Checkout',
+        base_version: v1,
+        candidate_version: v2,
+        cause: { rule: 'goal_worse', candidate_goal_rate: 0.2, base_goal_rate: 0.3, confidence: expect.closeTo(0.979079, 5) },
+        note: expect.stringContaining('Automatic rollback of “Checkout”'),
+        at: expect.any(String),
+      });
     } finally {
-      stop();
+      feed.close();
+      everything.close();
     }
+    const unknownKind = await api('GET', '/stats/live/events?only=blocks');
+    expect([unknownKind.statusCode, errorOf(unknownKind).code]).toEqual([400, 'invalid_input']);
     const history = await ok<Rollout[]>(api('GET', `/visual-plans/${worse.id}/rollouts`));
     expect(history[0]).toMatchObject({ id: rollout.id, state: 'rolled_back', ended_reason: 'auto_rollback', ended_by: null });
     expect(history[0]!.ended_note).toBe(

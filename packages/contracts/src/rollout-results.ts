@@ -49,14 +49,28 @@ export const rolloutResultsSchema = z.object({
 export type RolloutResults = z.infer<typeof rolloutResultsSchema>;
 
 /**
+ * Why the automatic rule rolled a rollout back, in figures, so that a reader says it in its own
+ * language: the candidate's goal rate worse than the base's (rates 0..1, the test's confidence
+ * 0..1), or too many of its sessions failed (`failure_rate` 0..1 against the rule's percent).
+ */
+export const rolloutRollbackCauseSchema = z.discriminatedUnion('rule', [
+  z.object({ rule: z.literal('goal_worse'), candidate_goal_rate: z.number().min(0).max(1), base_goal_rate: z.number().min(0).max(1), confidence: z.number().min(0).max(1) }),
+  z.object({ rule: z.literal('max_failure_rate'), failures: z.number().int().nonnegative(), sessions: z.number().int().positive(), failure_rate: z.number().min(0).max(1), max_failure_rate: z.number().min(0).max(100) }),
+]);
+export type RolloutRollbackCause = z.infer<typeof rolloutRollbackCauseSchema>;
+
+/**
  * On the live feed (`GET /stats/live/events`): a rollout was rolled back by its automatic rule.
- * `note` is the rollout's `ended_note`.
+ * `note` is the rollout's `ended_note` (in the tenant's language); `cause` says why in figures.
  */
 export const rolloutAutoRollbackEventSchema = z.object({
   type: z.literal('rollout.auto_rollback'),
   rollout_id: idSchema,
   plan_id: idSchema,
   plan_name: z.string(),
+  base_version: z.number().int(),
+  candidate_version: z.number().int(),
+  cause: rolloutRollbackCauseSchema,
   note: z.string(),
   at: timestampSchema,
 });

@@ -57,7 +57,15 @@ export type StatsDaily = z.infer<typeof statsDailySchema>;
 
 /** `GET /stats/plans`: per plan (the plan sessions started in), most sessions first. */
 export const statsPlansSchema = z.object({
-  plans: z.array(z.object({ plan_id: z.number().int(), plan_name: z.string(), figures: statsFiguresSchema })),
+  plans: z.array(
+    z.object({
+      plan_id: z.number().int(),
+      plan_name: z.string(),
+      figures: statsFiguresSchema,
+      /** The plan's staged rollout running now (docs/rollouts.md): the version the rest keep, the new one and its share; null when none runs. */
+      rollout: z.object({ base_version: z.number().int(), candidate_version: z.number().int(), share: z.number().int().min(0).max(100) }).nullable(),
+    }),
+  ),
 });
 export type StatsPlans = z.infer<typeof statsPlansSchema>;
 
@@ -81,6 +89,8 @@ export const statsPlanDetailSchema = z.object({
   digits: z.array(
     z.object({ plan_id: z.number().int(), node_id: z.string(), digits: z.string(), count: z.number().int().nonnegative() }),
   ),
+  /** The versions the plan's sessions of the period started on, oldest first (more than one: a rollout ran, or it was published again). */
+  versions: z.array(z.number().int()),
 });
 export type StatsPlanDetail = z.infer<typeof statsPlanDetailSchema>;
 
@@ -143,6 +153,15 @@ export const liveStatsEventSchema = z.discriminatedUnion('type', [
   rolloutAutoRollbackEventSchema,
 ]);
 export type LiveStatsEvent = z.infer<typeof liveStatsEventSchema>;
+
+/**
+ * `GET /stats/live/events?only=`: one kind of event only, for a reader that needs no more (the
+ * console follows `rollouts` on every screen to tell of an automatic rollback, not every block
+ * every session enters); all of them when left out.
+ */
+export const liveEventKinds = ['sessions', 'campaigns', 'rollouts'] as const;
+export type LiveEventKind = (typeof liveEventKinds)[number];
+export const statsLiveEventsQuerySchema = z.object({ only: z.enum(liveEventKinds).optional() });
 
 /** `GET /stats/system`: the dashboard's system status. Sizes in bytes. */
 export const statsSystemSchema = z.object({

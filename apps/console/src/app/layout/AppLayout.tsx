@@ -7,6 +7,7 @@ import { useTranslation } from 'react-i18next';
 import { Link, Outlet, useLocation } from 'react-router';
 import { ChatAlerts } from '../../features/conversations/ChatAlerts.tsx';
 import { ConversationFeedProvider } from '../../features/conversations/feed-context.tsx';
+import { RollbackAlerts } from '../../features/visual-plans/rollouts/RollbackAlerts.tsx';
 import { useAuth } from '../../lib/auth.tsx';
 import { FullPageLoader } from '../guard.tsx';
 import { type AreaRoute, areaOf, areaRoutes, isAllowed } from '../routes.tsx';
@@ -69,6 +70,7 @@ export default function AppLayout() {
   const top = layout === 'top' && !fullscreen && wide;
   const withDrawer = !wide || fullscreen;
   const conversationsInMenu = areas.some((menuArea) => menuArea.icon === 'conversations');
+  const plansInMenu = areas.some((menuArea) => menuArea.icon === 'plan');
 
   const toggleFullscreen = () => {
     const next = !fullscreen;
@@ -96,6 +98,7 @@ export default function AppLayout() {
     <ModalsProvider>
     <ConversationFeedProvider enabled={conversationsInMenu}>
     {conversationsInMenu && <ChatAlerts />}
+    {plansInMenu && <RollbackAlerts />}
     <AppShell
       header={{ height: 56 }}
       navbar={side ? { width: 240, breakpoint: 'sm' } : undefined}

@@ -1,40 +1,15 @@
 import { useQueryClient } from '@tanstack/react-query';
-import { EventSourceParserStream } from 'eventsource-parser/stream';
 import { useEffect, useRef, useState } from 'react';
-import { api } from '../../lib/api/client.ts';
 import { useAuth } from '../../lib/auth.tsx';
-import { keepFollowing, type LiveStatus, watchedConnection } from '../dashboard/live-feed.ts';
+import { readEventStreamOnce } from '../dashboard/event-stream-once.ts';
+import { keepFollowing, type LiveStatus } from '../dashboard/live-feed.ts';
 import { type ConversationEvent, type ConversationEventType, conversationEventTypes } from './model.ts';
 
 export const CONVERSATIONS_KEY = '/conversations';
 
-/**
- * Reads `/conversations/events` once, until it ends, fails or stays silent too long (the server
- * pings every 15 s). `onOpen` runs once the server has answered: what happened while no stream was
- * open is read again then.
- */
-async function readOnce(onOpen: () => void, onEvent: (event: ConversationEvent) => void, stop: AbortSignal): Promise<void> {
-  const { connection, heard, dispose } = watchedConnection(stop);
-  try {
-    const response = await api.stream('/conversations/events', { signal: connection.signal });
-    if (!response.body) throw new Error('no event stream');
-    heard();
-    onOpen();
-    const messages = response.body
-      .pipeThrough(new TextDecoderStream())
-      .pipeThrough(new EventSourceParserStream({ onComment: heard }))
-      .getReader();
-    connection.signal.addEventListener('abort', () => void messages.cancel().catch(() => undefined));
-    for (;;) {
-      const { value: message, done } = await messages.read();
-      if (done) break;
-      heard();
-      if (!message.event || !(conversationEventTypes as readonly string[]).includes(message.event)) continue;
-      onEvent({ ...(JSON.parse(message.data) as object), type: message.event as ConversationEventType } as ConversationEvent);
-    }
-  } finally {
-    dispose();
-  }
+/** `/conversations/events` once (`readEventStreamOnce`): what happened while no stream was open is read again at `onOpen`. */
+function readOnce(onOpen: () => void, onEvent: (event: ConversationEvent) => void, stop: AbortSignal): Promise<void> {
+  return readEventStreamOnce('/conversations/events', conversationEventTypes, onOpen, (type, data) => onEvent({ ...(data as object), type: type as ConversationEventType } as ConversationEvent), stop);
 }
 
 /**

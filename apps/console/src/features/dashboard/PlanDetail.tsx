@@ -1,5 +1,5 @@
 import '@xyflow/react/dist/style.css';
-import { Alert, Center, Grid, Group, Loader, Paper, Progress, Stack, Text, Title, UnstyledButton } from '@mantine/core';
+import { Alert, Center, Grid, Group, Loader, Paper, Progress, Select, Stack, Text, Title, UnstyledButton } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { blockDefinition } from '@voxplan/blocks/definitions';
 import type { StatsPlanDetail } from '@voxplan/contracts';
@@ -25,16 +25,17 @@ function menuWording(figures: StatsPlanDetail['figures'] | undefined): MenuWordi
 
 const percentText = (share: number, language: string) => formatNumber(share, language, { style: 'percent', maximumFractionDigits: 0 });
 
-/** The graph the plan's calls run: its newest published version, else its draft. */
-function usePlanGraph(planId: number) {
+/** The graph the plan's calls run: `version` when one is picked, else its newest published version, else its draft. */
+function usePlanGraph(planId: number, version: number | undefined) {
   return useQuery({
-    queryKey: ['/visual-plans', planId, 'running-graph'],
+    queryKey: ['/visual-plans', planId, 'running-graph', version],
     queryFn: async ({ signal }) => {
       const plan = await api.get<VisualPlan>(`/visual-plans/${planId}`, { signal });
+      const shown = version ?? plan.published_version;
       const document =
-        plan.published_version === null
+        shown === null
           ? await api.get<VisualPlanDocument>(`/visual-plans/${planId}/document`, { signal })
-          : await api.get<VisualPlanVersionDocument>(`/visual-plans/${planId}/versions/${plan.published_version}`, { signal });
+          : await api.get<VisualPlanVersionDocument>(`/visual-plans/${planId}/versions/${shown}`, { signal });
       return { plan, nodes: document.nodes, edges: document.edges };
     },
     staleTime: 60_000,
@@ -48,8 +49,11 @@ function usePlanGraph(planId: number) {
 export default function PlanDetail({ planId, query, refreshSeconds }: { planId: number; query: Record<string, QueryValue>; refreshSeconds: number }) {
   const { t, i18n } = useTranslation();
   const language = i18n.language;
-  const detail = useStats<StatsPlanDetail>(`/stats/plans/${planId}`, query, refreshSeconds);
-  const graph = usePlanGraph(planId);
+  // A version picked when the plan ran more than one in the period (a rollout, a publish): its figures, on its own canvas.
+  const [version, setVersion] = useState<number>();
+  const detail = useStats<StatsPlanDetail>(`/stats/plans/${planId}`, version === undefined ? query : { ...query, plan_version: version }, refreshSeconds);
+  const graph = usePlanGraph(planId, version);
+  const versions = detail.data?.versions ?? [];
   const [decorations] = useState(() => new DecorationStore());
   const [focused, setFocused] = useState<string>();
   const percent = (share: number) => percentText(share, language);
@@ -86,6 +90,17 @@ export default function PlanDetail({ planId, query, refreshSeconds }: { planId: 
   return (
     <Stack data-testid="plan-detail" data-plan-id={planId}>
       {error && <Alert color="red">{errorText(error, t)}</Alert>}
+      {(versions.length > 1 || version !== undefined) && (
+        <Select
+          label={t('dashboard.plan.version')}
+          w={220}
+          allowDeselect={false}
+          data={[{ value: '', label: t('dashboard.plan.allVersions') }, ...versions.map((each) => ({ value: String(each), label: t('dashboard.plan.versionNumber', { version: each }) }))]}
+          value={version === undefined ? '' : String(version)}
+          onChange={(value) => setVersion(value ? Number(value) : undefined)}
+          data-testid="plan-version"
+        />
+      )}
       <Grid>
         <Grid.Col span={{ base: 12, lg: 8 }}>
           <Paper withBorder h={480} style={{ overflow: 'hidden' }} aria-label={t('dashboard.plan.heatMap')} role="region">

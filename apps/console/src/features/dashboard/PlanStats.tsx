@@ -6,7 +6,7 @@ import { loadRolloutTexts } from '../../i18n/index.ts';
 import { formatNumber } from '../../lib/format.ts';
 import { FigureTable } from './FigureTable.tsx';
 
-// A running rollout is rare: its badge loads after the figures, outside the route every user lands on.
+// A running rollout is rare: its badge (and its texts) load only for a row that has one, outside the route every user lands on.
 const RolloutBadge = lazy(() => Promise.all([import('../visual-plans/rollouts/RolloutBadge.tsx'), loadRolloutTexts()]).then(([module]) => ({ default: module.RolloutBadge })));
 
 /** Per plan: its sessions, calls and chats, retention rate, routed and retained; a plan's name selects it for its detail. */
@@ -24,15 +24,17 @@ export function PlanStats({ plans, selected, onSelect }: { plans: StatsPlans['pl
       isEmpty={plans?.length === 0}
       emptyText={t('dashboard.plans.none')}
     >
-      {plans?.map(({ plan_id, plan_name, figures }) => (
+      {plans?.map(({ plan_id, plan_name, figures, rollout }) => (
         <Table.Tr key={plan_id} data-testid="plan-stats-row" data-plan-id={plan_id} bg={plan_id === selected ? 'var(--mantine-primary-color-light)' : undefined}>
           <Table.Td>
             <UnstyledButton onClick={() => onSelect(plan_id)} aria-pressed={plan_id === selected} fw={600} td="underline" data-testid="plan-stats-open">
               {plan_name}
             </UnstyledButton>
-            <Suspense fallback={null}>
-              <RolloutBadge planId={plan_id} />
-            </Suspense>
+            {rollout && (
+              <Suspense fallback={null}>
+                <RolloutBadge rollout={rollout} />
+              </Suspense>
+            )}
           </Table.Td>
           <Table.Td ta="right">{number(figures.calls)}</Table.Td>
           <Table.Td ta="right">{number(figures.chats)}</Table.Td>

@@ -18,6 +18,7 @@ const figures = (sessions: number): StatsFigures => ({
 
 const detail: StatsPlanDetail = {
   plan_id: 4,
+  versions: [1],
   figures: figures(10),
   nodes: [
     { plan_id: 4, node_id: 'start', entered: 10, ended: 0 },

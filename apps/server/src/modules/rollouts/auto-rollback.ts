@@ -6,7 +6,7 @@
  * `auto_rollback_due_time` forward while it still holds what it read (as the WhatsApp template sync
  * claims numbers). The rollback is audited as the server's (no user), and told on the live feed.
  */
-import type { Locale, Rollout, RolloutAutoRollbackEvent } from '@voxplan/contracts';
+import type { Locale, Rollout, RolloutAutoRollbackEvent, RolloutRollbackCause } from '@voxplan/contracts';
 import type { Kysely } from 'kysely';
 import type { AppContext } from '../../context.ts';
 import { claimDue } from '../../db/due-claims.ts';
@@ -48,23 +48,31 @@ export async function claimDueRollouts(db: Kysely<Database>, now: Date): Promise
 
 const percent = (value: number, locale: Locale): string => `${(value * 100).toLocaleString(locale === 'pt' ? 'pt-BR' : 'en-US', { maximumFractionDigits: 1 })} %`;
 
-/** Why the rule rolls the rollout back, in the tenant's language; undefined when it does not. */
-export function rollbackReason(rule: NonNullable<Rollout['auto_rollback']>, planName: string, base: VersionFigures, candidate: VersionFigures, locale: Locale): string | undefined {
-  const pt = locale === 'pt';
+/** Why the rule rolls the rollout back, in figures; undefined when it does not. */
+export function rollbackCause(rule: NonNullable<Rollout['auto_rollback']>, base: VersionFigures, candidate: VersionFigures): RolloutRollbackCause | undefined {
   if (rule.max_failure_rate !== null && candidate.sessions >= MIN_SESSIONS_PER_VERSION && (candidate.failures / candidate.sessions) * 100 > rule.max_failure_rate) {
-    const rate = percent(candidate.failures / candidate.sessions, locale);
-    const allowed = percent(rule.max_failure_rate / 100, locale);
-    return pt
-      ? `Reversão automática de “${planName}”: ${candidate.failures} de ${candidate.sessions} sessões da versão ${candidate.version} (${rate}) terminaram em erro do motor ou transferência com falha, acima dos ${allowed} permitidos.`
-      : `Automatic rollback of “${planName}”: ${candidate.failures} of ${candidate.sessions} sessions of version ${candidate.version} (${rate}) ended in an engine error or a failed hand-off, above the ${allowed} allowed.`;
+    return { rule: 'max_failure_rate', failures: candidate.failures, sessions: candidate.sessions, failure_rate: candidate.failures / candidate.sessions, max_failure_rate: rule.max_failure_rate };
   }
   if (!rule.goal_worse) return undefined;
   const comparison = compareGoalRates(base, candidate);
   if (!comparison.enough_data || comparison.confidence === null || comparison.goal_rate_difference === null) return undefined;
   if (comparison.goal_rate_difference >= 0 || comparison.confidence < GOAL_WORSE_CONFIDENCE) return undefined;
-  const candidateRate = percent(candidate.goal_rate!, locale);
-  const baseRate = percent(base.goal_rate!, locale);
-  const confidence = percent(comparison.confidence, locale);
+  return { rule: 'goal_worse', candidate_goal_rate: candidate.goal_rate!, base_goal_rate: base.goal_rate!, confidence: comparison.confidence };
+}
+
+/** The rollback's note (the rollout's `ended_note`): why, in the tenant's language, naming the plan and the figures. */
+export function rollbackNote(cause: RolloutRollbackCause, planName: string, base: VersionFigures, candidate: VersionFigures, locale: Locale): string {
+  const pt = locale === 'pt';
+  if (cause.rule === 'max_failure_rate') {
+    const rate = percent(cause.failure_rate, locale);
+    const allowed = percent(cause.max_failure_rate / 100, locale);
+    return pt
+      ? `Reversão automática de “${planName}”: ${cause.failures} de ${cause.sessions} sessões da versão ${candidate.version} (${rate}) terminaram em erro do motor ou transferência com falha, acima dos ${allowed} permitidos.`
+      : `Automatic rollback of “${planName}”: ${cause.failures} of ${cause.sessions} sessions of version ${candidate.version} (${rate}) ended in an engine error or a failed hand-off, above the ${allowed} allowed.`;
+  }
+  const candidateRate = percent(cause.candidate_goal_rate, locale);
+  const baseRate = percent(cause.base_goal_rate, locale);
+  const confidence = percent(cause.confidence, locale);
   return pt
     ? `Reversão automática de “${planName}”: a taxa de metas da versão ${candidate.version} foi ${candidateRate} (${candidate.converted} de ${candidate.sessions} sessões) contra ${baseRate} (${base.converted} de ${base.sessions}) da versão ${base.version}, pior com ${confidence} de confiança.`
     : `Automatic rollback of “${planName}”: version ${candidate.version}'s goal rate was ${candidateRate} (${candidate.converted} of ${candidate.sessions} sessions) against ${baseRate} (${base.converted} of ${base.sessions}) for version ${base.version}, worse at ${confidence} confidence.`;
@@ -85,14 +93,25 @@ async function checkRollout(ctx: AppContext, rolloutId: number): Promise<Rollout
   const [base, candidate] = await versionFigures(ctx.db, rollout);
   const plan = await ctx.db.selectFrom('visual_plans').selectAll().where('id', '=', rollout.plan_id).executeTakeFirst();
   if (!plan) return undefined;
-  const note = rollbackReason(rule, plan.name, base, candidate, locale);
-  if (note === undefined) return undefined;
+  const cause = rollbackCause(rule, base, candidate);
+  if (cause === undefined) return undefined;
+  const note = rollbackNote(cause, plan.name, base, candidate, locale);
   try {
     const ended = await ctx.db.transaction().execute(async (trx) => {
       const current = (await trx.selectFrom('visual_plans').selectAll().where('id', '=', rollout.plan_id).executeTakeFirstOrThrow()) as PlanRow;
       return endRollout(trx, SERVER, current, 'auto_rollback', note);
     });
-    return { type: 'rollout.auto_rollback', rollout_id: ended.id, plan_id: ended.plan_id, plan_name: plan.name, note, at: ended.ended_time ?? new Date().toISOString() };
+    return {
+      type: 'rollout.auto_rollback',
+      rollout_id: ended.id,
+      plan_id: ended.plan_id,
+      plan_name: plan.name,
+      base_version: ended.base_version,
+      candidate_version: ended.candidate_version,
+      cause,
+      note,
+      at: ended.ended_time ?? new Date().toISOString(),
+    };
   } catch (error) {
     // A person promoted or rolled it back meanwhile: theirs stands.
     if (error instanceof AppError && error.code === 'rollout_not_found') return undefined;

@@ -5,8 +5,10 @@
 import {
   type ActiveSession,
   LIVE_SESSIONS_LIMIT,
+  type LiveEventKind,
   type LiveStatsEvent,
   type StatsLive,
+  statsLiveEventsQuerySchema,
   statsLiveSchema,
   type StatsSystem,
   statsSystemSchema,
@@ -225,28 +227,33 @@ export function registerStatsLiveRoutes(app: FastifyInstance, ctx: AppContext, h
           'node.entered, session.ended), campaigns\' counts (campaign.progress, at most once a second per campaign) and rollouts rolled back by their automatic rule (rollout.auto_rollback), `data:` is one JSON object (LiveStatsEvent in the contracts). Test sessions are left out; a ' +
           '`: ping` comment comes every 15 s. The stream ends when the access token expires (`: closed token_expired`) and as soon as ' +
           'the sign-in ends or its roles change (`: closed sign_in_ended`): open it again with a fresh token. Send the Authorization header ' +
-          'as on every call (read it with fetch and a stream reader: EventSource cannot send headers). Start from GET /stats/live.',
+          'as on every call (read it with fetch and a stream reader: EventSource cannot send headers). Start from GET /stats/live. ' +
+          '`only` keeps one kind: sessions (session.*, node.entered), campaigns (campaign.progress) or rollouts (rollout.auto_rollback).',
+        querystring: statsLiveEventsQuerySchema,
       },
     },
     async (request, reply) => {
       const tenantId = tenantFilterOf(scopeOf(request));
+      const { only } = request.query;
+      const wants = (kind: LiveEventKind) => only === undefined || only === kind;
       return sendEventStream(app, openStreams, request, reply, {
         pingMs: liveFeedTiming.pingMs,
         subscribe: (send) => {
           const filter = tenantId === undefined ? {} : { tenantId };
-          const stopSessions = subscribeLiveSessions(
-            ctx.bus,
-            (event) => {
-              if (!event.is_test) send(sseMessage(liveStatsEventOf(event)));
-            },
-            filter,
-          );
-          const stopCampaigns = subscribeCampaignProgress(ctx.bus, (event) => send(sseMessage(event)), filter);
-          const stopRollbacks = subscribeAutoRollbacks(ctx.bus, (event) => send(sseMessage(event)), filter);
+          const stops = [
+            wants('sessions') &&
+              subscribeLiveSessions(
+                ctx.bus,
+                (event) => {
+                  if (!event.is_test) send(sseMessage(liveStatsEventOf(event)));
+                },
+                filter,
+              ),
+            wants('campaigns') && subscribeCampaignProgress(ctx.bus, (event) => send(sseMessage(event)), filter),
+            wants('rollouts') && subscribeAutoRollbacks(ctx.bus, (event) => send(sseMessage(event)), filter),
+          ];
           return () => {
-            stopSessions();
-            stopCampaigns();
-            stopRollbacks();
+            for (const stop of stops) if (stop) stop();
           };
         },
       });

@@ -26,6 +26,9 @@ const periodQuery = statsPeriodQuerySchema.extend({
     .describe('only these plans: ids separated by commas'),
 });
 const planPeriodQuery = periodQuery.omit({ plan_id: true });
+const planDetailQuery = planPeriodQuery.extend({
+  plan_version: z.coerce.number().int().positive().max(2 ** 31 - 1).optional().describe('only the sessions that ran this version of the plan'),
+});
 const idParams = z.object({ id: z.coerce.number().int().positive().max(2 ** 31 - 1) });
 
 /**
@@ -35,7 +38,7 @@ const idParams = z.object({ id: z.coerce.number().int().positive().max(2 ** 31 -
  */
 export function registerStatsRoutes(app: FastifyInstance, ctx: AppContext): void {
   const routes = app.withTypeProvider<ZodTypeProvider>();
-  const service = new StatsService(ctx.db);
+  const service = new StatsService(ctx.db, ctx.dialect);
   const tags = ['stats'];
   const scoped = (request: FastifyRequest, query: z.output<typeof planPeriodQuery> & { plan_id?: number[] | undefined }): [number | undefined, StatsPeriod] => [
     tenantFilterOf(scopeOf(request)),
@@ -66,14 +69,16 @@ export function registerStatsRoutes(app: FastifyInstance, ctx: AppContext): void
       schema: {
         tags,
         params: idParams,
-        querystring: planPeriodQuery,
+        querystring: planDetailQuery,
         response: { 200: statsPlanDetailSchema },
-        description: "A plan's figures, its blocks entered and ended at (drop-off), and the keys pressed per menu",
+        description:
+          "A plan's figures, its blocks entered and ended at (drop-off), the keys pressed per menu, and the versions its sessions ran in the period; " +
+          'plan_version: of that version only (counted from the reports, docs/rollouts.md)',
       },
     },
     async (request) => {
       const [tenantId, period] = scoped(request, request.query);
-      return service.plan(tenantId, request.params.id, period);
+      return service.plan(tenantId, request.params.id, period, request.query.plan_version);
     },
   );
 

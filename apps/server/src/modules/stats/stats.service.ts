@@ -5,9 +5,11 @@
 import type { StatsDaily, StatsFigures, StatsPlanDetail, StatsPlans, StatsSummary } from '@voxplan/contracts';
 import { type ExpressionBuilder, type Kysely, sql } from 'kysely';
 import { IANAZone } from 'luxon';
+import type { DialectName } from '../../db/database.ts';
 import type { Database } from '../../db/schema.ts';
 import { AppError, badRequest, notFound } from '../../errors.ts';
 import { HOUR_MS } from '../../db/stats-rollups.ts';
+import { versionBlocks, versionCounters, type VersionPeriod, versionsRun } from './plan-version-stats.ts';
 
 /** The longest period asked for at once: a year and a bit, so that "this year" and "last 12 months" fit. */
 export const MAX_PERIOD_DAYS = 400;
@@ -168,8 +170,15 @@ const partOf = (tenantId: number | undefined, planId: number, part: PeriodPart) 
  * The statistics a scope reads. `tenantId`: the caller's tenant, or undefined for the
  * administrator over every tenant (plugins/auth.ts `tenantFilterOf`).
  */
+const byBlock = (a: { plan_id: number; node_id: string }, b: { plan_id: number; node_id: string }) =>
+  a.plan_id - b.plan_id || (a.node_id < b.node_id ? -1 : a.node_id > b.node_id ? 1 : 0);
+const byKey = (a: StatsPlanDetail['digits'][number], b: StatsPlanDetail['digits'][number]) => byBlock(a, b) || (a.digits < b.digits ? -1 : a.digits > b.digits ? 1 : 0);
+
 export class StatsService {
-  constructor(private readonly db: Kysely<Database>) {}
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly dialect: DialectName,
+  ) {}
 
   /**
    * The period's counters: per tenant and hour (stats_tenants) for every plan, a twentieth of the
@@ -204,24 +213,35 @@ export class StatsService {
   async plans(tenantId: number | undefined, period: StatsPeriod): Promise<StatsPlans> {
     const planId = sql.ref<number>('plan_id');
     const rows = await this.countersIn(tenantId, period, true).select(planId.as('plan_id')).select(sums).groupBy(planId).execute();
+    const rollouts = new Map<number, StatsPlans['plans'][number]['rollout']>();
     const names = await this.planNames(
       tenantId,
       rows.map((row) => row.plan_id),
+      rollouts,
     );
     return {
       plans: rows
-        .map((row) => ({ plan_id: row.plan_id, plan_name: names.get(row.plan_id) ?? '', figures: figuresOf(add({ ...ZERO }, row)) }))
+        .map((row) => ({ plan_id: row.plan_id, plan_name: names.get(row.plan_id) ?? '', figures: figuresOf(add({ ...ZERO }, row)), rollout: rollouts.get(row.plan_id) ?? null }))
         .sort((a, b) => b.figures.sessions - a.figures.sessions || a.plan_id - b.plan_id),
     };
   }
 
-  /** Plans' names as they are now; a removed plan's as its last report has it. */
-  private async planNames(tenantId: number | undefined, planIds: number[]): Promise<Map<number, string>> {
+  /**
+   * Plans' names as they are now; a removed plan's as its last report has it. `rollouts`, when
+   * given, gets each plan's running rollout from the same read (the plan's row holds it): the
+   * dashboard's rows show it without a request per plan.
+   */
+  private async planNames(tenantId: number | undefined, planIds: number[], rollouts?: Map<number, StatsPlans['plans'][number]['rollout']>): Promise<Map<number, string>> {
     const names = new Map<number, string>();
     if (planIds.length === 0) return names;
-    let plans = this.db.selectFrom('visual_plans').select(['id', 'name']).where('id', 'in', planIds);
+    let plans = this.db.selectFrom('visual_plans').select(['id', 'name', 'published_version', 'rollout_version', 'rollout_share']).where('id', 'in', planIds);
     if (tenantId !== undefined) plans = plans.where('tenant_id', '=', tenantId);
-    for (const plan of await plans.execute()) names.set(plan.id, plan.name);
+    for (const plan of await plans.execute()) {
+      names.set(plan.id, plan.name);
+      if (plan.rollout_version !== null && plan.published_version !== null) {
+        rollouts?.set(plan.id, { base_version: plan.published_version, candidate_version: plan.rollout_version, share: plan.rollout_share ?? 0 });
+      }
+    }
     for (const planId of planIds.filter((id) => !names.has(id))) {
       const last = await this.db
         .selectFrom('call_reports')
@@ -235,8 +255,24 @@ export class StatsService {
     return names;
   }
 
-  async plan(tenantId: number | undefined, planId: number, period: StatsPeriod): Promise<StatsPlanDetail> {
+  /**
+   * The plan's figures, blocks and keys over the period, and the versions it ran then; of one
+   * version (`version`) when given, counted from its reports (plan-version-stats.ts).
+   */
+  async plan(tenantId: number | undefined, planId: number, period: StatsPeriod, version?: number): Promise<StatsPlanDetail> {
     if (!(await this.planIsKnown(tenantId, planId))) throw notFound();
+    const versionPeriod = { tenantId, planId, fromHour: period.fromHour, toHour: period.toHour };
+    const versions = versionsRun(this.db, versionPeriod);
+    const detail = version === undefined ? await this.planFromRollups(tenantId, planId, period) : await this.planVersion(versionPeriod, version);
+    return { ...detail, versions: await versions };
+  }
+
+  private async planVersion(period: VersionPeriod, version: number): Promise<Omit<StatsPlanDetail, 'versions'>> {
+    const [counters, blocks] = await Promise.all([versionCounters(this.db, period, version), versionBlocks(this.db, this.dialect, period, version)]);
+    return { plan_id: period.planId, figures: figuresOf(add({ ...ZERO }, counters as Sums)), nodes: blocks.nodes.sort(byBlock), digits: blocks.digits.sort(byKey) };
+  }
+
+  private async planFromRollups(tenantId: number | undefined, planId: number, period: StatsPeriod): Promise<Omit<StatsPlanDetail, 'versions'>> {
     // The whole UTC days of the period come from the daily rows, its ends from the hourly ones: a
     // year of a 20-block plan is 7,300 rows instead of 175,200.
     const firstDay = Math.ceil(period.fromHour / 24);
@@ -291,13 +327,11 @@ export class StatsService {
       entry.count += Number(row.count);
       digits.set(key, entry);
     }
-    const byBlock = (a: { plan_id: number; node_id: string }, b: { plan_id: number; node_id: string }) =>
-      a.plan_id - b.plan_id || (a.node_id < b.node_id ? -1 : a.node_id > b.node_id ? 1 : 0);
     return {
       plan_id: planId,
       figures: summary.figures,
       nodes: [...nodes.values()].sort(byBlock),
-      digits: [...digits.values()].sort((a, b) => byBlock(a, b) || (a.digits < b.digits ? -1 : a.digits > b.digits ? 1 : 0)),
+      digits: [...digits.values()].sort(byKey),
     };
   }
 

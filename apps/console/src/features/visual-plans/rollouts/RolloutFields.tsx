@@ -6,26 +6,29 @@ export const defaultRolloutSettings: RolloutSettings = { share: 10, pinned: [], 
 
 /**
  * What a rollout asks: the share of sessions the new version meets, the test numbers (or web chat
- * visitor ids) pinned to it, and the optional rule that rolls it back by itself.
+ * visitor ids) pinned to it, and the optional rule that rolls it back by itself. A running rollout's
+ * drawer changes its share on its own (`withShare` false): the rest here.
  */
-export function RolloutFields({ value, onChange }: { value: RolloutSettings; onChange(value: RolloutSettings): void }) {
+export function RolloutFields({ value, onChange, withShare = true }: { value: RolloutSettings; onChange(value: RolloutSettings): void; withShare?: boolean }) {
   const { t } = useTranslation();
   const rule = value.auto_rollback ?? { goal_worse: false, max_failure_rate: null };
   const setRule = (next: typeof rule) => onChange({ ...value, auto_rollback: next.goal_worse || next.max_failure_rate !== null ? next : null });
   return (
     <Stack gap="sm" data-testid="rollout-fields">
-      <NumberInput
-        label={t('rollouts.share')}
-        description={t('rollouts.shareHint')}
-        min={0}
-        max={100}
-        clampBehavior="strict"
-        allowDecimal={false}
-        suffix=" %"
-        value={value.share}
-        onChange={(share) => onChange({ ...value, share: typeof share === 'number' ? share : 0 })}
-        data-testid="rollout-share"
-      />
+      {withShare && (
+        <NumberInput
+          label={t('rollouts.share')}
+          description={t('rollouts.shareHint')}
+          min={0}
+          max={100}
+          clampBehavior="strict"
+          allowDecimal={false}
+          suffix=" %"
+          value={value.share}
+          onChange={(share) => onChange({ ...value, share: typeof share === 'number' ? share : 0 })}
+          data-testid="rollout-share"
+        />
+      )}
       <TagsInput
         label={t('rollouts.pinned')}
         description={t('rollouts.pinnedHint')}

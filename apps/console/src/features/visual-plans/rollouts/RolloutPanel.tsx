@@ -10,6 +10,7 @@ import { showError } from '../../../lib/errors.ts';
 import { formatDateTime } from '../../../lib/format.ts';
 import { toast } from '../../../lib/notify.ts';
 import { type Rollout, rolloutKey, useRolloutHistory, useRunningRollout } from './rollout-api.ts';
+import { RolloutEdit } from './RolloutEdit.tsx';
 import { RolloutResults } from './RolloutResults.tsx';
 
 /** The rule of an automatic rollback in words, or nothing when the rollout has none. */
@@ -32,6 +33,7 @@ export function RolloutPanel({ planId, tenantId, publishedVersion, onPromoted }:
   const history = useRolloutHistory(planId, tenantId);
   const [share, setShare] = useState<number | null>(null);
   const [busy, setBusy] = useState(false);
+  const [editing, setEditing] = useState(false);
   const rollout = running.data ?? null;
   const lastEnded = rollout ? undefined : history.data?.find((entry) => entry.state !== 'running');
 
@@ -105,6 +107,18 @@ export function RolloutPanel({ planId, tenantId, publishedVersion, onPromoted }:
             )}
             {canWrite && (
               <>
+                <Button variant="subtle" size="compact-sm" onClick={() => setEditing(true)} style={{ alignSelf: 'flex-start' }} data-testid="rollout-edit">
+                  {t('rollouts.edit')}
+                </Button>
+                {editing && (
+                  <RolloutEdit
+                    rollout={rollout}
+                    planId={planId}
+                    tenantId={tenantId}
+                    onClose={() => setEditing(false)}
+                    onSaved={() => void queryClient.invalidateQueries({ queryKey: rolloutKey(planId) })}
+                  />
+                )}
                 {/* Without the room (390 px), the button goes below the field rather than losing its words. */}
                 <Group gap="xs" align="flex-end" wrap="wrap">
                   <NumberInput

@@ -70,7 +70,16 @@ export function sendHttpRequest(turn: Turn, request: CompiledHttpRequest): HttpO
     return { ok: false, reason: 'invalid_url' };
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return { ok: false, reason: 'invalid_url' };
-  for (const [name, value] of request.query) url.searchParams.set(name, turn.render(value));
+  const { query } = request;
+  if (query.length > 0 && url.search === '') {
+    // Set at once rather than name by name: each `searchParams.set` serialises the whole URL again.
+    // The names are the block's keys, so unique: with no query before, the same as setting each.
+    const params = new URLSearchParams();
+    for (const [name, value] of query) params.append(name, turn.render(value));
+    url.search = params.toString();
+  } else {
+    for (const [name, value] of query) url.searchParams.set(name, turn.render(value));
+  }
   const headers: Record<string, string> = {};
   for (const [name, value] of request.headers) headers[name] = turn.render(value);
   let body: string | undefined;

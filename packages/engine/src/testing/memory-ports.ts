@@ -115,6 +115,18 @@ export function memoryPorts(world: MemoryWorld = {}, scripts: ScriptRunner = def
   };
   let now = world.now ?? new Date('2026-11-22T12:00:00.000Z');
   const protocolCounters = new Map<number, number>();
+  // The in-process bench calls these on most turns: the stub's JSON and the day's text are made once.
+  const bodies = new WeakMap<HttpStub, string>();
+  const bodyOf = (stub: HttpStub): string => {
+    let body = bodies.get(stub);
+    if (body === undefined) bodies.set(stub, (body = typeof stub.body === 'string' ? stub.body : stub.body === undefined ? '' : JSON.stringify(stub.body)));
+    return body;
+  };
+  let protocolDay = { time: Number.NaN, text: '' };
+  const dayOf = (at: Date): string => {
+    if (at.getTime() !== protocolDay.time) protocolDay = { time: at.getTime(), text: at.toISOString().slice(0, 10).replaceAll('-', '') };
+    return protocolDay.text;
+  };
   let chatTurn = 0;
 
   const ai: AiPort = world.ai
@@ -171,8 +183,7 @@ export function memoryPorts(world: MemoryWorld = {}, scripts: ScriptRunner = def
         const stub = world.http?.find((item) => request.url.startsWith(item.url) && (!item.method || item.method === request.method));
         if (!stub) return refuse(new OutboundError('network', `no stub for ${request.method} ${request.url}`));
         if (stub.failure) return refuse(new OutboundError(stub.failure, `stubbed ${stub.failure}`));
-        const body = typeof stub.body === 'string' ? stub.body : stub.body === undefined ? '' : JSON.stringify(stub.body);
-        return answer({ status: stub.status ?? 200, headers: { 'content-type': 'application/json' }, body, url: request.url });
+        return answer({ status: stub.status ?? 200, headers: { 'content-type': 'application/json' }, body: bodyOf(stub), url: request.url });
       },
     },
     scripts: {
@@ -203,7 +214,7 @@ export function memoryPorts(world: MemoryWorld = {}, scripts: ScriptRunner = def
       next(tenantId, at) {
         const count = (protocolCounters.get(tenantId) ?? 0) + 1;
         protocolCounters.set(tenantId, count);
-        return answer(`${at.toISOString().slice(0, 10).replaceAll('-', '')}-${String(count).padStart(6, '0')}`);
+        return answer(`${dayOf(at)}-${String(count).padStart(6, '0')}`);
       },
     },
   };

@@ -122,6 +122,10 @@ export function memoryPorts(world: MemoryWorld = {}, scripts: ScriptRunner = def
     if (body === undefined) bodies.set(stub, (body = typeof stub.body === 'string' ? stub.body : stub.body === undefined ? '' : JSON.stringify(stub.body)));
     return body;
   };
+  const logScript = (request: ScriptRequest, result: ScriptResult): ScriptResult => {
+    log.scripts.push({ request, result });
+    return result;
+  };
   let protocolDay = { time: Number.NaN, text: '' };
   const dayOf = (at: Date): string => {
     if (at.getTime() !== protocolDay.time) protocolDay = { time: at.getTime(), text: at.toISOString().slice(0, 10).replaceAll('-', '') };
@@ -189,11 +193,7 @@ export function memoryPorts(world: MemoryWorld = {}, scripts: ScriptRunner = def
     scripts: {
       run(request) {
         const ran = scripts.run(request);
-        const logged = (result: ScriptResult): ScriptResult => {
-          log.scripts.push({ request, result });
-          return result;
-        };
-        return ran instanceof Promise ? ran.then(logged) : logged(ran);
+        return ran instanceof Promise ? ran.then((result) => logScript(request, result)) : logScript(request, ran);
       },
     },
     messaging: {

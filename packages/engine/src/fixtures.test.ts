@@ -78,3 +78,14 @@ test.each(['voice', 'chat'] as const)('coverage: on %s the scenarios enter every
   expect([...taken].sort()).toEqual(wanted.sort());
   expect([...entered].sort()).toEqual(blockDefinitions.map((definition) => definition.type).sort());
 });
+
+// The ports may answer at once (a host's cache hit, these memory ports) or with promises (a miss):
+// every turn of every scenario must come out the same either way.
+test('the scenarios run alike on ports that answer with promises', async () => {
+  for (const { file, scenario } of scenarios) {
+    const atOnce = await runScenario(scenario, options());
+    const promised = await runScenario(scenario, { ...options(), world: { ...world, async: true } });
+    expect(promised.results, `${file}: ${scenario.name}`).toEqual(atOnce.results);
+    expect(promised.ports.log, `${file}: ${scenario.name}`).toEqual(atOnce.ports.log);
+  }
+});

@@ -73,12 +73,23 @@ export interface StartOptions {
   unanswered?: Exclude<DialStatus, 'answer'>;
 }
 
-/** Starts a session on the plan's latest published version (or `init.plan_version`) and runs it to its first wait. */
-export async function startSession(init: SessionInit, ports: EnginePorts, options: StartOptions = {}): Promise<TurnResult> {
-  const plan =
-    init.plan_version === undefined
-      ? await ports.plans.loadPublished(init.tenant_id, init.plan_id, init.contact_key)
-      : await ports.plans.load(init.tenant_id, init.plan_id, init.plan_version);
+/**
+ * Starts a session on the plan's latest published version (or `init.plan_version`) and runs it to
+ * its first wait. Not an async function: a plan loader that answers at once (from its cache) and
+ * blocks that do too leave the start one promise, without an await's microtasks.
+ */
+export function startSession(init: SessionInit, ports: EnginePorts, options: StartOptions = {}): Promise<TurnResult> {
+  try {
+    const plan =
+      init.plan_version === undefined ? ports.plans.loadPublished(init.tenant_id, init.plan_id, init.contact_key) : ports.plans.load(init.tenant_id, init.plan_id, init.plan_version);
+    if (plan instanceof Promise) return plan.then((loaded) => startOn(init, ports, options, loaded));
+    return Promise.resolve(startOn(init, ports, options, plan));
+  } catch (error) {
+    return Promise.reject(error as Error);
+  }
+}
+
+function startOn(init: SessionInit, ports: EnginePorts, options: StartOptions, plan: CompiledPlan | undefined): TurnResult | Promise<TurnResult> {
   const session = createSession(init, plan, ports.clock.now());
   if (options.unanswered !== undefined) return endUnanswered(session, options.unanswered);
   return runTurn(session, { type: 'start' }, ports, plan, options.startNodeId);
@@ -98,14 +109,24 @@ function endUnanswered(session: Session, dialStatus: Exclude<DialStatus, 'answer
   return { session, actions: [], report: buildReport(session) };
 }
 
-export async function handleEvent(session: Session, event: EngineEvent, ports: EnginePorts): Promise<TurnResult> {
+/** Not an async function, for the reason startSession gives; a throw is a rejection all the same. */
+export function handleEvent(session: Session, event: EngineEvent, ports: EnginePorts): Promise<TurnResult> {
+  try {
+    return Promise.resolve(handleEventNow(session, event, ports));
+  } catch (error) {
+    return Promise.reject(error as Error);
+  }
+}
+
+function handleEventNow(session: Session, event: EngineEvent, ports: EnginePorts): TurnResult | Promise<TurnResult> {
   if (session.status === 'ended') {
     if (event.type === 'recording_ready' && session.recording?.status === 'recording') {
       const copy = copySession(session);
       copy.turns++;
       copy.recording = { ...copy.recording!, url: event.url, duration_s: event.duration_s };
-      await analyseRecording(copy, ports);
-      return { session: copy, actions: [], report: buildReport(copy) };
+      const analysed = analyseRecording(copy, ports);
+      if (analysed === undefined) return { session: copy, actions: [], report: buildReport(copy) };
+      return analysed.then(() => ({ session: copy, actions: [], report: buildReport(copy) }));
     }
     if (event.type === 'recording_failed' && session.recording?.status === 'recording') {
       const copy = copySession(session);
@@ -119,7 +140,9 @@ export async function handleEvent(session: Session, event: EngineEvent, ports: E
   // An expiry closes the session whether or not its plan still loads: no block runs.
   if (event.type === 'expire') return runTurn(session, event, ports, undefined);
   const frame = currentFrame(session);
-  return runTurn(session, event, ports, await ports.plans.load(session.tenant_id, frame.plan_id, frame.plan_version));
+  const plan = ports.plans.load(session.tenant_id, frame.plan_id, frame.plan_version);
+  if (plan instanceof Promise) return plan.then((loaded) => runTurn(session, event, ports, loaded));
+  return runTurn(session, event, ports, plan);
 }
 
 /**

@@ -3,14 +3,23 @@ import type { AnalysisResults, PathEntry, Provider, RecordingAnalysis, Session, 
 
 export type { AnalysisResults, RecordingAnalysis, TranscriptEntry };
 
+/** A port's answer: at once when it has it (a cache hit), else a promise (docs/engine.md, "Ports that answer at once"). */
+export type MaybePromise<T> = T | Promise<T>;
+
 /**
  * What the engine asks of its host. Blocks that do I/O reach it only through these, so the
  * interpreter stays pure and is tested without a network (blocks.md, "The session").
+ *
+ * The ports a call asks on most of its blocks (plans, date ranges, destinations, audios, the
+ * protocol, HTTP, Lua) may answer with the value itself instead of a promise: a host answering
+ * from a cache (or from memory) spares the turn a promise, an async frame and a microtask per
+ * block, and the interpreter goes on synchronously when no block waits. A failure may be thrown
+ * or rejected alike.
  */
 
 /** Runs an `fx` block's Lua script in a sandbox (blocks.md, "The Lua block"). */
 export interface ScriptRunner {
-  run(request: ScriptRequest): Promise<ScriptResult>;
+  run(request: ScriptRequest): MaybePromise<ScriptResult>;
 }
 
 export interface ScriptRequest {
@@ -26,7 +35,8 @@ export type ScriptResult =
 
 /** Requests leaving the server (blocks.md, "Requests leaving the server"). */
 export interface OutboundHttp {
-  request(request: OutboundRequest): Promise<OutboundResponse>;
+  /** A failure is an `OutboundError`, thrown or rejected. */
+  request(request: OutboundRequest): MaybePromise<OutboundResponse>;
 }
 
 export interface OutboundRequest {
@@ -67,7 +77,7 @@ export interface Schedules {
    * `undefined` when the range does not exist in the tenant (the block then takes its `error` path).
    * With `holiday` (a test run "as if" on a holiday) an existing range answers `holiday`.
    */
-  statusAt(tenantId: number, dateRangeId: number, instant: Date, options?: { holiday?: boolean }): Promise<ScheduleStatus | undefined>;
+  statusAt(tenantId: number, dateRangeId: number, instant: Date, options?: { holiday?: boolean }): MaybePromise<ScheduleStatus | undefined>;
 }
 
 /* ------------------------------------------------------------------------------------------- *
@@ -86,7 +96,7 @@ export interface DestinationInfo {
 
 export interface DestinationLookup {
   /** `undefined` when the destination is not in the tenant (any more). */
-  find(tenantId: number, destinationId: number): Promise<DestinationInfo | undefined>;
+  find(tenantId: number, destinationId: number): MaybePromise<DestinationInfo | undefined>;
 }
 
 export interface AudioInfo {
@@ -96,7 +106,7 @@ export interface AudioInfo {
 }
 
 export interface AudioLookup {
-  find(tenantId: number, audioId: number): Promise<AudioInfo | undefined>;
+  find(tenantId: number, audioId: number): MaybePromise<AudioInfo | undefined>;
 }
 
 export interface OutgoingMessage {
@@ -251,7 +261,7 @@ export const systemClock: Clock = { now: () => new Date() };
 
 /** Protocol numbers such as `20261122-000123`: unique per tenant, so the host keeps the counter. */
 export interface ProtocolGenerator {
-  next(tenantId: number, at: Date): Promise<string>;
+  next(tenantId: number, at: Date): MaybePromise<string>;
 }
 
 /**

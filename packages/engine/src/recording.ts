@@ -17,19 +17,27 @@ export function isSampled(sessionId: string, percentage: number): boolean {
   return hash % 100 < percentage;
 }
 
-/** Runs the analyses if the session's recording is ready for them; changes `session.recording`. */
-export async function analyseRecording(session: Session, ports: EnginePorts): Promise<void> {
+/**
+ * Runs the analyses if the session's recording is ready for them; changes `session.recording`.
+ * A promise only when the AI port is asked: a voice call's session ends before its recording is
+ * ready, and its turn need not wait for nothing.
+ */
+export function analyseRecording(session: Session, ports: EnginePorts): Promise<void> | undefined {
   const recording = session.recording;
-  if (!recording || recording.status !== 'recording' || session.status !== 'ended') return;
+  if (!recording || recording.status !== 'recording' || session.status !== 'ended') return undefined;
   const isVoice = session.channel === 'voice';
-  if (isVoice && recording.url === null) return;
+  if (isVoice && recording.url === null) return undefined;
   const duration =
     isVoice ? (recording.duration_s ?? 0) : Math.round((Date.parse(session.ended_at ?? session.started_at) - Date.parse(session.started_at)) / 1000);
   if (!isVoice) recording.duration_s = duration;
   if (!recording.selected || recording.analyses.length === 0 || duration < recording.min_duration_s) {
     recording.status = 'recorded';
-    return;
+    return undefined;
   }
+  return analyse(session, ports, recording, isVoice);
+}
+
+async function analyse(session: Session, ports: EnginePorts, recording: NonNullable<Session['recording']>, isVoice: boolean): Promise<void> {
   const source =
     isVoice
       ? { kind: 'audio' as const, url: recording.url ?? '', provider: session.provider }

@@ -16,6 +16,7 @@ import type {
   Clock,
   CustomerWindow,
   DestinationLookup,
+  MaybePromise,
   Messaging,
   OutboundHttp,
   ProtocolGenerator,
@@ -94,7 +95,7 @@ export type Outcome =
   /** Stop the session as failed. */
   | { fail: FailureCode; message: string };
 
-export type MaybePromise<T> = T | Promise<T>;
+export type { MaybePromise };
 
 export interface BlockRuntime<C = unknown> {
   /** The session arrives at the block. */
@@ -165,13 +166,13 @@ export interface Turn {
  */
 export interface PlanLoader {
   /** A version the session pinned when it started or entered the plan. */
-  load(tenantId: number, planId: number, version: number): Promise<CompiledPlan | undefined>;
+  load(tenantId: number, planId: number, version: number): MaybePromise<CompiledPlan | undefined>;
   /**
    * The version a new session (or `call_plan`) runs: the latest published one, or the version a
    * staged rollout chose for `contactKey` (docs/rollouts.md); `undefined` when the tenant has no
    * such published plan.
    */
-  loadPublished(tenantId: number, planId: number, contactKey?: string): Promise<CompiledPlan | undefined>;
+  loadPublished(tenantId: number, planId: number, contactKey?: string): MaybePromise<CompiledPlan | undefined>;
 }
 
 /** Everything the host passes to `startSession` and `handleEvent`. */

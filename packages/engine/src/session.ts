@@ -2,7 +2,7 @@
  * A session is one call or one chat conversation (blocks.md, "The session"). It is plain JSON:
  * the host stores it between turns, so any server instance can take the next one.
  */
-import type { Value } from './values.ts';
+import { copyVariables, type Value } from './values.ts';
 
 export const sessionFormatVersion = 1;
 
@@ -244,7 +244,7 @@ export function copySession(session: Session, withTurnPath = true): Session {
     status: session.status,
     node_id: session.node_id,
     node_state: session.node_state,
-    variables: { ...session.variables },
+    variables: copyVariables(session.variables),
     last_digits: session.last_digits,
     last_input: session.last_input,
     protocol: session.protocol,

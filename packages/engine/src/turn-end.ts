@@ -69,12 +69,9 @@ export class TurnEnd extends TurnPath {
     if (!this.ended) return { session: this.session, actions: this.actions };
     // Only a recording has analyses to wait for.
     if (this.session.recording === null) return { session: this.session, actions: this.actions, report: buildReport(this.session) };
-    return this.analysedResult();
-  }
-
-  private async analysedResult(): Promise<TurnResult> {
-    await analyseRecording(this.session, this.ports);
-    return { session: this.session, actions: this.actions, report: buildReport(this.session) };
+    const analysed = analyseRecording(this.session, this.ports);
+    if (analysed === undefined) return { session: this.session, actions: this.actions, report: buildReport(this.session) };
+    return analysed.then(() => ({ session: this.session, actions: this.actions, report: buildReport(this.session) }));
   }
 }
 

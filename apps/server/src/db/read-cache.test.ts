@@ -78,6 +78,41 @@ describe('createReadCache', () => {
   });
 });
 
+describe('readMaybeNow', () => {
+  it('answers a kept value without a promise, and reads as `read` does when none is kept or it went stale', async () => {
+    const tracker = new WriteTracker();
+    let externalVersion = 1;
+    let loads = 0;
+    const cache = createReadCache(tracker, () => externalVersion);
+    const read = () => cache.readMaybeNow('a', ['destinations'], async () => ++loads);
+    const first = read();
+    expect(first).toBeInstanceOf(Promise);
+    expect(await first).toBe(1);
+    expect(await read()).toBe(2);
+    expect(read()).toBe(2);
+    tracker.noteWrite('destinations');
+    const stale = read();
+    expect(stale).toBeInstanceOf(Promise);
+    expect(await stale).toBe(3);
+    expect(read()).toBe(3);
+    externalVersion++;
+    expect(await read()).toBe(4);
+    expect(read()).toBe(4);
+    expect(cache.stats()).toEqual({ hits: 3, reads: 7 });
+  });
+
+  it('always answers with a promise where kept answers wait for the bus (PostgreSQL)', async () => {
+    const cache = createReadCache(new WriteTracker(), () => 0, async () => true);
+    let loads = 0;
+    const read = () => cache.readMaybeNow('a', ['destinations'], async () => ++loads);
+    for (const expected of [1, 2, 2]) {
+      const answer = read();
+      expect(answer).toBeInstanceOf(Promise);
+      expect(await answer).toBe(expected);
+    }
+  });
+});
+
 describe('createReadCache with caughtUp (PostgreSQL)', () => {
   it('serves a kept answer only once the writes committed before the call are in, and loads the new one when one was', async () => {
     const tracker = new WriteTracker();

@@ -17,6 +17,13 @@ export interface ReadCache {
    * saves. Cached values are shared between callers, so they are frozen (deeply).
    */
   read<T>(key: string, tables: readonly string[], load: () => Promise<T>): Promise<T>;
+  /**
+   * `read`'s answer without a promise when it is kept and may be served at once, else `load`'s
+   * promise as `read` gives it. At once only where no catching up is awaited first (SQLite): the
+   * engine's ports answer their turn's questions so (docs/sessions.md), and a turn whose blocks
+   * all answer at once runs without a promise.
+   */
+  readMaybeNow<T>(key: string, tables: readonly string[], load: () => Promise<T>): T | Promise<T>;
   /** Forgets every answer: a write may have gone unnoticed (the instance bus lost its connection). */
   clear(): void;
   /**
@@ -143,7 +150,27 @@ export function createReadCache(tracker: WriteTracker, externalVersion: () => nu
       return value;
     });
   }
-  return {
+  /** The kept entry when it may be served at once, else undefined: it must be read, or waited for. */
+  function current(key: string, tables: readonly string[]): Entry | undefined {
+    if (caughtUp) return undefined;
+    const cached = entries.get(key);
+    if (!cached) return undefined;
+    const stamp = tracker.stampOf(tables);
+    return stamp !== undefined && cached.stamp === stamp && cached.externalVersion === externalVersion() ? cached : undefined;
+  }
+  const cache: ReadCache = {
+    readMaybeNow<T>(key: string, tables: readonly string[], load: () => Promise<T>): T | Promise<T> {
+      let hit: Entry | undefined;
+      try {
+        hit = current(key, tables);
+      } catch {
+        // The database's data_version failed: `read` answers that as a rejection.
+      }
+      if (!hit) return cache.read(key, tables, load);
+      reads++;
+      hits++;
+      return hit.value as T;
+    },
     read<T>(key: string, tables: readonly string[], load: () => Promise<T>): Promise<T> {
       reads++;
       try {
@@ -166,4 +193,5 @@ export function createReadCache(tracker: WriteTracker, externalVersion: () => nu
     },
     stats: () => ({ hits, reads }),
   };
+  return cache;
 }

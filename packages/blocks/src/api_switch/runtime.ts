@@ -9,7 +9,11 @@ export const apiSwitchRuntime = defineRuntime(apiSwitchBlock, {
     const { request, attribute, cases, isAsync } = node.config;
     if (isAsync) {
       // Fire and forget (blocks.md): the outcome is not awaited and cannot fail the session.
-      sendHttpRequest(turn, request).catch(() => undefined);
+      try {
+        void sendHttpRequest(turn, request);
+      } catch {
+        // As with an answer that failed: nothing of it reaches the session.
+      }
       return { exit: 'default' };
     }
     const outcome = await sendHttpRequest(turn, request);

@@ -1,5 +1,5 @@
 /** Sends the request of an `http_request` or `api_switch` block through the OutboundHttp port. */
-import { compileTemplate, type Template, type Turn } from '@voxplan/engine';
+import { compileTemplate, type OutboundResponse, type Template, type Turn } from '@voxplan/engine';
 
 export interface HttpRequestData {
   method: string;
@@ -57,8 +57,12 @@ export function compileHttpRequest(data: HttpRequestData): CompiledHttpRequest {
 
 export type HttpOutcome = { ok: true; status: number; json: unknown } | { ok: false; reason: string };
 
-/** Builds the request from the session and sends it; the answer's JSON is `undefined` when it is not JSON. */
-export async function sendHttpRequest(turn: Turn, request: CompiledHttpRequest): Promise<HttpOutcome> {
+/**
+ * Builds the request from the session and sends it; the answer's JSON is `undefined` when it is
+ * not JSON. A promise only when the port answers with one. Never throws nor rejects: a failure is
+ * the outcome's `reason`.
+ */
+export function sendHttpRequest(turn: Turn, request: CompiledHttpRequest): HttpOutcome | Promise<HttpOutcome> {
   let url: URL;
   try {
     url = new URL(turn.render(request.url));
@@ -66,7 +70,16 @@ export async function sendHttpRequest(turn: Turn, request: CompiledHttpRequest):
     return { ok: false, reason: 'invalid_url' };
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return { ok: false, reason: 'invalid_url' };
-  for (const [name, value] of request.query) url.searchParams.set(name, turn.render(value));
+  const { query } = request;
+  if (query.length > 0 && url.search === '') {
+    // Set at once rather than name by name: each `searchParams.set` serialises the whole URL again.
+    // The names are the block's keys, so unique: with no query before, the same as setting each.
+    const params = new URLSearchParams();
+    for (const [name, value] of query) params.append(name, turn.render(value));
+    url.search = params.toString();
+  } else {
+    for (const [name, value] of query) url.searchParams.set(name, turn.render(value));
+  }
   const headers: Record<string, string> = {};
   for (const [name, value] of request.headers) headers[name] = turn.render(value);
   let body: string | undefined;
@@ -74,17 +87,26 @@ export async function sendHttpRequest(turn: Turn, request: CompiledHttpRequest):
     body = JSON.stringify(renderBody(turn, request.body.template));
     if (!Object.keys(headers).some((name) => name.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json';
   }
+  let response;
   try {
-    const response = await turn.ports.http.request({ method: request.method, url: url.toString(), headers, body, timeoutMs: request.timeoutMs });
-    let json: unknown;
-    try {
-      json = response.body === '' ? undefined : JSON.parse(response.body);
-    } catch {
-      json = undefined;
-    }
-    return { ok: true, status: response.status, json };
+    response = turn.ports.http.request({ method: request.method, url: url.toString(), headers, body, timeoutMs: request.timeoutMs });
   } catch (error) {
-    const failure = (error as { failure?: unknown }).failure;
-    return { ok: false, reason: typeof failure === 'string' ? failure : 'network' };
+    return failed(error);
   }
+  return response instanceof Promise ? response.then(answered, failed) : answered(response);
+}
+
+function answered(response: OutboundResponse): HttpOutcome {
+  let json: unknown;
+  try {
+    json = response.body === '' ? undefined : JSON.parse(response.body);
+  } catch {
+    json = undefined;
+  }
+  return { ok: true, status: response.status, json };
+}
+
+function failed(error: unknown): HttpOutcome {
+  const failure = (error as { failure?: unknown } | null)?.failure;
+  return { ok: false, reason: typeof failure === 'string' ? failure : 'network' };
 }

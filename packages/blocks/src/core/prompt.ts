@@ -1,5 +1,5 @@
 /** Plays a prompt (`play_message`, and the prompt of `voice_menu` and `speech_detection`). */
-import { compileTemplate, type Template, type Turn } from '@voxplan/engine';
+import { type AudioInfo, compileTemplate, type Template, type Turn } from '@voxplan/engine';
 
 export interface PromptData {
   text_to_speech: boolean;
@@ -31,7 +31,7 @@ export function compilePrompt(data: PromptData): CompiledPrompt {
 /**
  * Voice: speaks the text, or plays the audio. An audio removed since the plan was saved falls back
  * to the spoken text, so the caller still hears something when there is one. A promise only when
- * there is an audio to look up: the blocks that speak are most of a call's, and a promise each
+ * the audio port answers with one: the blocks that speak are most of a call's, and a promise each
  * cost the engine's turn a microtask and an async frame.
  */
 export function playPrompt(turn: Turn, prompt: CompiledPrompt): Promise<void> | undefined {
@@ -40,8 +40,14 @@ export function playPrompt(turn: Turn, prompt: CompiledPrompt): Promise<void> | 
   return undefined;
 }
 
-async function playAudio(turn: Turn, prompt: CompiledPrompt, audioId: number): Promise<void> {
-  const audio = await turn.ports.audios.find(turn.session.tenant_id, audioId);
+function playAudio(turn: Turn, prompt: CompiledPrompt, audioId: number): Promise<void> | undefined {
+  const found = turn.ports.audios.find(turn.session.tenant_id, audioId);
+  if (found instanceof Promise) return found.then((audio) => playFound(turn, prompt, audio));
+  playFound(turn, prompt, found);
+  return undefined;
+}
+
+function playFound(turn: Turn, prompt: CompiledPrompt, audio: AudioInfo | undefined): void {
   if (audio) turn.emit({ type: 'play', audio_id: audio.id, url: audio.url });
   else sayPrompt(turn, prompt);
 }

@@ -1,4 +1,4 @@
-import type { DialStatus } from '@voxplan/engine';
+import type { DestinationInfo, DialStatus, Outcome, Turn } from '@voxplan/engine';
 import { defineRuntime } from '../core/define.ts';
 import { destinationBlock } from './definition.ts';
 
@@ -14,21 +14,11 @@ const exitOf: Readonly<Record<DialStatus, string>> = {
 
 export const destinationRuntime = defineRuntime(destinationBlock, {
   compile: (data) => data,
-  async enter(turn, node) {
-    const { session } = turn;
-    const destination = await turn.ports.destinations.find(session.tenant_id, node.config.destination_id);
-    // Removed since the plan was saved, or of the other channel's kind: nothing can be dialled.
-    if (!destination || destination.kind !== session.channel) {
-      turn.setDialStatus('invalid_args');
-      return { exit: 'failed' };
-    }
-    // A chat waits in a queue (no URI) for a person, in minutes; a call rings and a desk's URL
-    // answers within seconds. The action carries seconds either way.
-    const isQueue = session.channel === 'chat' && destination.uri === '';
-    const timeout_s = isQueue ? node.config.chat_wait_min * 60 : node.config.timeout_s;
-    const dial = { type: 'dial' as const, destination_id: destination.id, name: destination.name, uri: destination.uri, timeout_s };
-    turn.emit(session.channel === 'chat' ? { ...dial, transcript: session.transcript.slice(), variables: { ...session.variables } } : dial);
-    return { wait: true };
+  // A promise only when the port answers with one: a host answers a destination it keeps at once.
+  enter(turn, node) {
+    const found = turn.ports.destinations.find(turn.session.tenant_id, node.config.destination_id);
+    const { chat_wait_min, timeout_s } = node.config;
+    return found instanceof Promise ? found.then((destination) => dial(turn, destination, chat_wait_min, timeout_s)) : dial(turn, found, chat_wait_min, timeout_s);
   },
   resume(turn, _node, event) {
     if (event.type !== 'dial_result') return undefined;
@@ -38,3 +28,19 @@ export const destinationRuntime = defineRuntime(destinationBlock, {
     return { exit: exitOf[event.status] };
   },
 });
+
+function dial(turn: Turn, destination: DestinationInfo | undefined, chatWaitMin: number, timeoutS: number): Outcome {
+  const { session } = turn;
+  // Removed since the plan was saved, or of the other channel's kind: nothing can be dialled.
+  if (!destination || destination.kind !== session.channel) {
+    turn.setDialStatus('invalid_args');
+    return { exit: 'failed' };
+  }
+  // A chat waits in a queue (no URI) for a person, in minutes; a call rings and a desk's URL
+  // answers within seconds. The action carries seconds either way.
+  const isQueue = session.channel === 'chat' && destination.uri === '';
+  const timeout_s = isQueue ? chatWaitMin * 60 : timeoutS;
+  const action = { type: 'dial' as const, destination_id: destination.id, name: destination.name, uri: destination.uri, timeout_s };
+  turn.emit(session.channel === 'chat' ? { ...action, transcript: session.transcript.slice(), variables: { ...session.variables } } : action);
+  return { wait: true };
+}

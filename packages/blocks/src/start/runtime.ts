@@ -4,7 +4,7 @@ import { startBlock } from './definition.ts';
 
 export const startRuntime = defineRuntime(startBlock, {
   compile: (data) => data,
-  // A promise only when a protocol is generated: a promise cost every other start a microtask and an async frame.
+  // A promise only when a protocol is generated and its port answers with one: a promise cost a start a microtask and an async frame.
   enter(turn, node) {
     const { session } = turn;
     if (node.config.ignore_call && session.channel === 'voice') return { end: 'rejected', reject: true };
@@ -14,7 +14,13 @@ export const startRuntime = defineRuntime(startBlock, {
   },
 });
 
-async function generateProtocol(turn: Turn): Promise<Outcome> {
-  turn.setProtocol(await turn.ports.protocols.next(turn.session.tenant_id, turn.now));
+function generateProtocol(turn: Turn): Outcome | Promise<Outcome> {
+  const protocol = turn.ports.protocols.next(turn.session.tenant_id, turn.now);
+  if (protocol instanceof Promise) return protocol.then((generated) => withProtocol(turn, generated));
+  return withProtocol(turn, protocol);
+}
+
+function withProtocol(turn: Turn, protocol: string): Outcome {
+  turn.setProtocol(protocol);
   return { exit: 'next' };
 }

@@ -64,6 +64,11 @@ export interface MemoryWorld {
     analyse?: AiStub<{ results: AnalysisResults }>;
   };
   now?: Date;
+  /**
+   * The ports a host may answer from a cache (plans, destinations, audios, date ranges, HTTP, the
+   * protocol) answer with promises, as a host's do on a miss; left out, they answer at once.
+   */
+  async?: boolean;
 }
 
 export interface MemoryLog {
@@ -102,8 +107,29 @@ export function memoryPorts(world: MemoryWorld = {}, scripts: ScriptRunner = def
     return Promise.resolve({ ok: true, ...(isSending && { id: `wamid-${log.templates.length}` }), text, buttons: found.buttons ?? [] });
   };
   const plans = world.plans ?? [];
+  const answer = <T>(value: T): T | Promise<T> => (world.async ? Promise.resolve(value) : value);
+  const refuse = (error: Error): never | Promise<never> => {
+    if (world.async) return Promise.reject(error);
+    throw error;
+  };
   let now = world.now ?? new Date('2026-11-22T12:00:00.000Z');
   const protocolCounters = new Map<number, number>();
+  // The in-process bench calls these on most turns: the stub's JSON and the day's text are made once.
+  const bodies = new WeakMap<HttpStub, string>();
+  const bodyOf = (stub: HttpStub): string => {
+    let body = bodies.get(stub);
+    if (body === undefined) bodies.set(stub, (body = typeof stub.body === 'string' ? stub.body : stub.body === undefined ? '' : JSON.stringify(stub.body)));
+    return body;
+  };
+  const logScript = (request: ScriptRequest, result: ScriptResult): ScriptResult => {
+    log.scripts.push({ request, result });
+    return result;
+  };
+  let protocolDay = { time: Number.NaN, text: '' };
+  const dayOf = (at: Date): string => {
+    if (at.getTime() !== protocolDay.time) protocolDay = { time: at.getTime(), text: at.toISOString().slice(0, 10).replaceAll('-', '') };
+    return protocolDay.text;
+  };
   let chatTurn = 0;
 
   const ai: AiPort = world.ai
@@ -135,38 +161,38 @@ export function memoryPorts(world: MemoryWorld = {}, scripts: ScriptRunner = def
     clockAt(date) {
       now = date;
     },
+    // The ports a host may answer from a cache answer at once here, as a host's cache hit does
+    // (ports.ts); `async: true` in the world makes them answer with promises, as on a miss.
     plans: {
-      load: (tenantId, planId, version) => Promise.resolve(plans.find((plan) => plan.tenant_id === tenantId && plan.id === planId && plan.version === version)),
+      load: (tenantId, planId, version) => answer(plans.find((plan) => plan.tenant_id === tenantId && plan.id === planId && plan.version === version)),
       loadPublished: (tenantId, planId) =>
-        Promise.resolve(
+        answer(
           plans
             .filter((plan) => plan.tenant_id === tenantId && plan.id === planId)
             .reduce<CompiledPlan | undefined>((latest, plan) => (!latest || plan.version > latest.version ? plan : latest), undefined),
         ),
     },
-    destinations: { find: (_tenantId, id) => Promise.resolve(world.destinations?.find((destination) => destination.id === id)) },
-    audios: { find: (_tenantId, id) => Promise.resolve(world.audios?.find((audio) => audio.id === id)) },
+    destinations: { find: (_tenantId, id) => answer(world.destinations?.find((destination) => destination.id === id)) },
+    audios: { find: (_tenantId, id) => answer(world.audios?.find((audio) => audio.id === id)) },
     schedules: {
       statusAt: (_tenantId, id, _instant, options) => {
         const known = world.schedules !== undefined && Object.hasOwn(world.schedules, String(id));
-        return Promise.resolve(!known ? undefined : options?.holiday ? 'holiday' : world.schedules![String(id)]);
+        return answer(!known ? undefined : options?.holiday ? 'holiday' : world.schedules![String(id)]);
       },
     },
     http: {
-      request(request): Promise<OutboundResponse> {
+      request(request): OutboundResponse | Promise<OutboundResponse> {
         log.http.push(request);
         const stub = world.http?.find((item) => request.url.startsWith(item.url) && (!item.method || item.method === request.method));
-        if (!stub) return Promise.reject(new OutboundError('network', `no stub for ${request.method} ${request.url}`));
-        if (stub.failure) return Promise.reject(new OutboundError(stub.failure, `stubbed ${stub.failure}`));
-        const body = typeof stub.body === 'string' ? stub.body : stub.body === undefined ? '' : JSON.stringify(stub.body);
-        return Promise.resolve({ status: stub.status ?? 200, headers: { 'content-type': 'application/json' }, body, url: request.url });
+        if (!stub) return refuse(new OutboundError('network', `no stub for ${request.method} ${request.url}`));
+        if (stub.failure) return refuse(new OutboundError(stub.failure, `stubbed ${stub.failure}`));
+        return answer({ status: stub.status ?? 200, headers: { 'content-type': 'application/json' }, body: bodyOf(stub), url: request.url });
       },
     },
     scripts: {
-      async run(request) {
-        const result = await scripts.run(request);
-        log.scripts.push({ request, result });
-        return result;
+      run(request) {
+        const ran = scripts.run(request);
+        return ran instanceof Promise ? ran.then((result) => logScript(request, result)) : logScript(request, ran);
       },
     },
     messaging: {
@@ -187,7 +213,7 @@ export function memoryPorts(world: MemoryWorld = {}, scripts: ScriptRunner = def
       next(tenantId, at) {
         const count = (protocolCounters.get(tenantId) ?? 0) + 1;
         protocolCounters.set(tenantId, count);
-        return Promise.resolve(`${at.toISOString().slice(0, 10).replaceAll('-', '')}-${String(count).padStart(6, '0')}`);
+        return answer(`${dayOf(at)}-${String(count).padStart(6, '0')}`);
       },
     },
   };

@@ -16,10 +16,11 @@ const selectDestination = prepareQuery<{ id: number; tenant_id: number }, Pick<S
  */
 export function createDestinationLookup(db: Kysely<Database>, readCache: ReadCache): DestinationLookup {
   return {
-    async find(tenantId, destinationId) {
+    // Not async: a destination kept in the read cache is answered without a promise (EnginePorts).
+    find(tenantId, destinationId) {
       // The id comes from a plan document: one that cannot be a row id names no destination.
       if (![tenantId, destinationId].every((id) => Number.isInteger(id) && id > 0 && id <= maxId)) return undefined;
-      return readCache.read(`destination\u0000${tenantId}\u0000${destinationId}`, ['destinations'], async () => (await selectDestination(db, { id: destinationId, tenant_id: tenantId })).rows[0]);
+      return readCache.readMaybeNow(`destination\u0000${tenantId}\u0000${destinationId}`, ['destinations'], async () => (await selectDestination(db, { id: destinationId, tenant_id: tenantId })).rows[0]);
     },
   };
 }

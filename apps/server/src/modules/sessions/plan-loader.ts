@@ -1,7 +1,7 @@
 import { maxId } from '@voxplan/contracts';
 import { PlanValidationError } from '@voxplan/blocks/definitions';
 import { compilePlan } from '@voxplan/blocks/runtime';
-import type { CompiledPlan, PlanLoader } from '@voxplan/engine';
+import type { CompiledPlan, MaybePromise, PlanLoader } from '@voxplan/engine';
 import type { Kysely } from 'kysely';
 import type { ReadCache } from '../../db/read-cache.ts';
 import type { Database } from '../../db/schema.ts';
@@ -24,15 +24,22 @@ export interface PlanVersions {
  * this instance or another (a rollout started, changed or ended writes that row too).
  */
 export function readPlanVersions(db: Kysely<Database>, readCache: ReadCache, tenantId: number, planId: number): Promise<PlanVersions | undefined> {
-  return readCache.read(`plan-versions\u0000${tenantId}\u0000${planId}`, PLAN_TABLES, () =>
-    db
-      .selectFrom('visual_plans')
-      .select(['version', 'published_version', 'rollout_version', 'rollout_share', 'rollout_pinned'])
-      .where('id', '=', planId)
-      .where('tenant_id', '=', tenantId)
-      .executeTakeFirst(),
-  );
+  return readCache.read(planVersionsKey(tenantId, planId), PLAN_TABLES, () => selectPlanVersions(db, tenantId, planId));
 }
+
+/** The same, without a promise when the read cache may answer at once (ReadCache.readMaybeNow). */
+function readPlanVersionsNow(db: Kysely<Database>, readCache: ReadCache, tenantId: number, planId: number): MaybePromise<PlanVersions | undefined> {
+  return readCache.readMaybeNow(planVersionsKey(tenantId, planId), PLAN_TABLES, () => selectPlanVersions(db, tenantId, planId));
+}
+
+const planVersionsKey = (tenantId: number, planId: number) => `plan-versions\u0000${tenantId}\u0000${planId}`;
+const selectPlanVersions = (db: Kysely<Database>, tenantId: number, planId: number) =>
+  db
+    .selectFrom('visual_plans')
+    .select(['version', 'published_version', 'rollout_version', 'rollout_share', 'rollout_pinned'])
+    .where('id', '=', planId)
+    .where('tenant_id', '=', tenantId)
+    .executeTakeFirst();
 
 /** The pinned contacts of a row the read cache keeps, parsed once per row rather than once per session start. */
 const pinnedOfRow = new WeakMap<PlanVersions, readonly string[]>();
@@ -96,11 +103,19 @@ export function createPlanLoaders(db: Kysely<Database>, readCache: ReadCache, lo
     }
   }
 
-  async function loadVersion(tenantId: number, planId: number, version: number): Promise<CompiledPlan | undefined> {
+  /**
+   * A promise only when the version is not compiled yet: every turn asks for its plan, and a
+   * promise cost it an async frame and microtasks (EnginePorts: a port may answer at once).
+   */
+  function loadVersion(tenantId: number, planId: number, version: number): MaybePromise<CompiledPlan | undefined> {
     if (!isRowId(tenantId, planId) || !Number.isInteger(version)) return undefined;
     const key = `${planId}:${version}`;
     const cached = cache.get(key);
     if (cached) return cached.tenant_id === tenantId ? cached : undefined;
+    return compileVersion(tenantId, planId, version, key);
+  }
+
+  async function compileVersion(tenantId: number, planId: number, version: number, key: string): Promise<CompiledPlan | undefined> {
     const row = await db
       .selectFrom('visual_plan_versions')
       .select(['tenant_id', 'name', 'document'])
@@ -112,13 +127,23 @@ export function createPlanLoaders(db: Kysely<Database>, readCache: ReadCache, lo
     return plan && remember(key, plan);
   }
 
-  async function loadDraft(tenantId: number, planId: number, version: number): Promise<CompiledPlan | undefined> {
+  /** At once when the draft's version is in the read cache and compiled; a test session asks on every turn. */
+  function loadDraft(tenantId: number, planId: number, version: number): MaybePromise<CompiledPlan | undefined> {
     if (!isRowId(tenantId, planId)) return undefined;
-    const current = await draftVersion(tenantId, planId);
+    const row = versionsNow(tenantId, planId);
+    if (row instanceof Promise) return row.then((read) => draftOf(tenantId, planId, version, read?.version));
+    return draftOf(tenantId, planId, version, row?.version);
+  }
+
+  function draftOf(tenantId: number, planId: number, version: number, current: number | undefined): MaybePromise<CompiledPlan | undefined> {
     if (current !== version) return undefined;
     const key = `draft:${planId}:${version}`;
     const cached = cache.get(key);
     if (cached) return cached;
+    return compileDraft(tenantId, planId, version, key);
+  }
+
+  async function compileDraft(tenantId: number, planId: number, version: number, key: string): Promise<CompiledPlan | undefined> {
     const row = await db
       .selectFrom('visual_plans')
       .select(['tenant_id', 'name', 'document', 'version'])
@@ -132,6 +157,12 @@ export function createPlanLoaders(db: Kysely<Database>, readCache: ReadCache, lo
   }
 
   const versionsOf = (tenantId: number, planId: number) => readPlanVersions(db, readCache, tenantId, planId);
+  const versionsNow = (tenantId: number, planId: number) => readPlanVersionsNow(db, readCache, tenantId, planId);
+  const publishedOf = (tenantId: number, planId: number, contactKey: string | undefined, row: PlanVersions | undefined): MaybePromise<CompiledPlan | undefined> => {
+    const version = row && chosenVersion(planId, row, contactKey);
+    if (version === null || version === undefined) return undefined;
+    return loadVersion(tenantId, planId, version);
+  };
 
   async function draftVersion(tenantId: number, planId: number): Promise<number | undefined> {
     if (!isRowId(tenantId, planId)) return undefined;
@@ -141,12 +172,11 @@ export function createPlanLoaders(db: Kysely<Database>, readCache: ReadCache, lo
   const draftLoaders = new Map<number, PlanLoader>();
   const published: PlanLoader = {
     load: loadVersion,
-    async loadPublished(tenantId, planId, contactKey) {
+    loadPublished(tenantId, planId, contactKey) {
       if (!isRowId(tenantId, planId)) return undefined;
-      const row = await versionsOf(tenantId, planId);
-      const version = row && chosenVersion(planId, row, contactKey);
-      if (version === null || version === undefined) return undefined;
-      return loadVersion(tenantId, planId, version);
+      const row = versionsNow(tenantId, planId);
+      if (row instanceof Promise) return row.then((read) => publishedOf(tenantId, planId, contactKey, read));
+      return publishedOf(tenantId, planId, contactKey, row);
     },
   };
 
@@ -160,8 +190,12 @@ export function createPlanLoaders(db: Kysely<Database>, readCache: ReadCache, lo
       loader = {
         // A draft version that was published as it stood is the same document, so it may run
         // from the published copy once the draft has moved on.
-        load: async (tenantId, planId, version) =>
-          planId === draftPlanId ? ((await loadDraft(tenantId, planId, version)) ?? (await loadVersion(tenantId, planId, version))) : loadVersion(tenantId, planId, version),
+        load: (tenantId, planId, version) => {
+          if (planId !== draftPlanId) return loadVersion(tenantId, planId, version);
+          const draft = loadDraft(tenantId, planId, version);
+          if (draft instanceof Promise) return draft.then((loaded) => loaded ?? loadVersion(tenantId, planId, version));
+          return draft ?? loadVersion(tenantId, planId, version);
+        },
         loadPublished: published.loadPublished,
       };
       if (draftLoaders.size >= CACHE_SIZE) draftLoaders.delete(draftLoaders.keys().next().value!);

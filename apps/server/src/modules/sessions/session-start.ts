@@ -89,8 +89,19 @@ export function createStarts(core: RuntimeCore, followUps: Pick<TurnFollowUps, '
       const outcome = outcomeOf(null, result, 1);
       const timeoutTime = await timeoutOf(session, draftPlanId, now);
       const webhook = await webhookOf(session, draftPlanId);
+      const columns = sessionColumns(session);
+      // One literal, not a spread of the columns with these after it (sessionColumns says why).
       const stored = {
-        ...sessionColumns(session),
+        id: columns.id,
+        tenant_id: columns.tenant_id,
+        plan_id: columns.plan_id,
+        plan_version: columns.plan_version,
+        channel: columns.channel,
+        provider: columns.provider,
+        direction: columns.direction,
+        caller: columns.caller,
+        called: columns.called,
+        source_ip: columns.source_ip,
         is_draft: isDraft ? 1 : 0,
         status: storedStatus(session),
         state: JSON.stringify(session),

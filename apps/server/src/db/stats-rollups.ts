@@ -146,6 +146,22 @@ function rollupStatements(report: CallReport): Statement[] {
 }
 
 /**
+ * The rows as a JSON array of objects keyed by `columns`, written as text: an object per row made
+ * only to be stringified was 4 % of a call's CPU on PostgreSQL (issue 40), for 44 rows a call.
+ */
+function recordsJson(columns: readonly string[], rows: readonly unknown[][]): string {
+  const keys = columns.map((column, index) => `${index === 0 ? '{' : ','}${JSON.stringify(column)}:`);
+  let text = '[';
+  for (let r = 0; r < rows.length; r++) {
+    const row = rows[r]!;
+    if (r > 0) text += ',';
+    for (let index = 0; index < keys.length; index++) text += keys[index]! + JSON.stringify(row[index] ?? null);
+    text += '}';
+  }
+  return `${text}]`;
+}
+
+/**
  * PostgreSQL: the rollups of a report as the data-modifying CTEs of a statement that also stores the
  * report (sessions.repository.ts `storeEnd`), raised only if `guard`, a CTE of that statement, has a
  * row. Each table's rows travel as one JSON parameter that the table's own row type reads
@@ -154,10 +170,9 @@ function rollupStatements(report: CallReport): Statement[] {
 export function rollupCtes(report: CallReport, guard: string, parameter: (value: unknown) => string): string[] {
   return rollupRows(report).map(({ table, keys, counters, rows }) => {
     const columns = [...keys, ...counters];
-    const records = rows.map((row) => Object.fromEntries(columns.map((column, index) => [column, row[index]])));
     const list = columns.map((column) => `"${column}"`).join(', ');
     return (
-      `insert into "${table}" (${list}) select ${list} from json_populate_recordset(null::"${table}", ${parameter(JSON.stringify(records))}::json) ` +
+      `insert into "${table}" (${list}) select ${list} from json_populate_recordset(null::"${table}", ${parameter(recordsJson(columns, rows))}::json) ` +
       `where exists (select 1 from "${guard}") on conflict (${keys.map((column) => `"${column}"`).join(', ')}) do update set ${raise(table, counters)}`
     );
   });

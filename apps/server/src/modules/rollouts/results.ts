@@ -1,7 +1,8 @@
 /**
  * A rollout's results per version (docs/rollouts.md, "Results per version"). The statistics'
  * rollups know no version, so these are read from the plan's reports of the rollout's two
- * versions since it started (an index keyed so, migration 0041), counted as the rollups count
+ * versions since it started (an index keyed so, migration 0041), and from the reports of sessions
+ * that entered the plan through `call_plan` (`call_report_plans`, migration 0042), counted as the rollups count
  * them: dispositions by name (stats-rollups.ts), figures by `figuresOf` (the dashboard's), and
  * drop-off as the heat map's block rows (entered per path entry, ended at the last block).
  */

@@ -1,6 +1,8 @@
-import type { Rollout } from '@voxplan/contracts';
+import type { Rollout, RolloutResults } from '@voxplan/contracts';
 import type { VisualPlan, VisualPlanDocument, VisualPlanPublished } from '@voxplan/contracts/visual-plan';
+import { buildReport } from '@voxplan/engine';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { saveReport } from '../src/modules/sessions/call-reports.repository.ts';
 import { dialect } from './harness.ts';
 import { statementsOf } from './pg-statements.ts';
 import {
@@ -20,6 +22,7 @@ import {
   planRow,
   press1,
   publish,
+  PUBLIC_URL,
   RECEPTION_NUMBER,
   save,
   server,
@@ -29,7 +32,7 @@ import {
   VOICE_NUMBER,
 } from './rollout-fixture.ts';
 import { type Instance, planEdge as edge, planNode as node, startInstance } from './sessions-helpers.ts';
-import { twilioCallForm } from './twilio-callbacks.ts';
+import { twilioActionOf, twilioCallForm } from './twilio-callbacks.ts';
 
 /**
  * A staged rollout's end and reach (issue 41, docs/rollouts.md): promote and roll back while
@@ -116,6 +119,95 @@ describe('call_plan', () => {
     }
     for (const number of rest) expect((await call(number, RECEPTION_NUMBER)).twiml).toContain('Version four. Press 1.');
     await ok(api('POST', `/visual-plans/${frontDesk.id}/rollout/rollback`));
+  });
+});
+
+describe("results of a plan reached only through call_plan", () => {
+  const SHOP_NUMBER = '+551130004104';
+  /** A payment menu whose text names the version: 1 pays (the goal "paid"), 2 leaves. */
+  const payment = (words: string) => ({
+    format_version: 1,
+    nodes: [
+      node('start', 'start'),
+      node('menu', 'voice_menu', { voice_text: `${words} payment. Press 1 to pay.`, options: [{ digits: '1', label: 'Pay' }, { digits: '2', label: 'Leave' }] }),
+      node('thanks', 'play_message', { voice_text: 'Paid, thank you.', goal: 'paid' }),
+      node('bye', 'hangup'),
+    ],
+    edges: [edge('start', 'next', 'menu'), edge('menu', '1', 'thanks'), edge('thanks', 'next', 'bye'), edge('menu', '2', 'bye')],
+  });
+  const saveDocument = async (plan: { id: number }, document: object) => {
+    const base = (await ok<VisualPlanDocument>(api('GET', `/visual-plans/${plan.id}/document`))).version;
+    return (await ok<VisualPlanDocument>(api('PUT', `/visual-plans/${plan.id}/document`, { base_version: base, ...document }))).version;
+  };
+  /** A call to the shop that presses `digits` at the payment menu, which ends it: its session id. */
+  async function pay(from: string, digits: string, menu: string): Promise<string> {
+    const first = await call(from, SHOP_NUMBER);
+    expect(first.twiml).toContain(menu);
+    const answer = await hook(twilioActionOf(first.twiml, 'Gather', PUBLIC_URL), twilioCallForm({ account: ACCOUNT, callSid: first.sid, from, to: SHOP_NUMBER }, { Digits: digits }));
+    expect(answer.statusCode, answer.body).toBe(200);
+    expect((await server.ctx.sessions.find(first.sid))!.session.status).toBe('ended');
+    return first.sid;
+  }
+  const rowsOf = (sessionIds: string[]) =>
+    server.ctx.db
+      .selectFrom('call_report_plans as p')
+      .innerJoin('call_reports as r', 'r.id', 'p.report_id')
+      .select(['r.session_id', 'p.plan_id', 'p.plan_version', 'p.goal'])
+      .where('r.session_id', 'in', sessionIds)
+      .orderBy('r.session_id')
+      .execute();
+
+  test('counts the sessions that entered it at each version, its own blocks and the goal reached there; a call without call_plan keeps no row', async () => {
+    const paymentPlan = await ok<VisualPlan>(api('POST', '/visual-plans', { name: 'Payment' }), 201);
+    const old = await saveDocument(paymentPlan, payment('Old'));
+    await ok(publish(paymentPlan, old));
+    const shop = await ok<VisualPlan>(api('POST', '/visual-plans', { name: 'Shop' }), 201);
+    const shopVersion = await saveDocument(shop, {
+      format_version: 1,
+      nodes: [node('start', 'start'), node('pay', 'call_plan', { plan_id: paymentPlan.id })],
+      edges: [edge('start', 'next', 'pay')],
+    });
+    await ok(publish(shop, shopVersion));
+    await ok(api('POST', '/numbers', { number: SHOP_NUMBER, provider: 'twilio', voice_plan_id: shop.id }), 201);
+    const fresh = await saveDocument(paymentPlan, payment('New'));
+    await ok(publish(paymentPlan, fresh, { share: 50 }));
+
+    // The new menu: both callers pay. The old one: one pays, one leaves.
+    const { candidate, base } = numbersFor(paymentPlan.id, 50, 2);
+    const onNew = [await pay(candidate[0]!, '1', 'New payment.'), await pay(candidate[1]!, '1', 'New payment.')];
+    const onOld = [await pay(base[0]!, '1', 'Old payment.'), await pay(base[1]!, '2', 'Old payment.')];
+    // A call that runs no call_plan, to its end.
+    const plain = await call('+5511944440001');
+    await press1(plain.sid, plain.twiml);
+    expect((await server.ctx.sessions.find(plain.sid))!.session.status).toBe('ended');
+
+    const results = () => ok<RolloutResults>(api('GET', `/visual-plans/${paymentPlan.id}/rollout/results`));
+    const answer = await results();
+    const [oldResult, newResult] = answer.versions;
+    expect(oldResult).toMatchObject({ version: old, sessions: 2, converted: 1, goal_rate: 0.5, retained: 2, failures: 0 });
+    expect(newResult).toMatchObject({ version: fresh, sessions: 2, converted: 2, goal_rate: 1, retained: 2, failures: 0 });
+    const dropOff = (result: RolloutResults['versions'][number]) => Object.fromEntries(result.drop_off.map((block) => [block.node_id, [block.entered, block.ended]]));
+    // The payment plan's own blocks only: the shop's start and call_plan are not among them.
+    expect(dropOff(oldResult!)).toEqual({ start: [2, 0], menu: [2, 0], thanks: [1, 0], bye: [2, 2] });
+    expect(dropOff(newResult!)).toEqual({ start: [2, 0], menu: [2, 0], thanks: [2, 0], bye: [2, 2] });
+    expect(answer.comparison).toMatchObject({ enough_data: false, goal_rate_difference: 0.5 });
+
+    // One row per session that called the plan; none for the call that called no plan.
+    expect(await rowsOf([...onNew, ...onOld, plain.sid])).toEqual(
+      [...onNew.map((sid) => [sid, fresh, 'paid']), [onOld[0], old, 'paid'], [onOld[1], old, null]]
+        .map(([session_id, plan_version, goal]) => ({ session_id, plan_id: paymentPlan.id, plan_version, goal }))
+        .sort((a, b) => String(a.session_id).localeCompare(String(b.session_id))),
+    );
+
+    // A report stored again (as a recording's analysis does) replaces its rows: nothing counted twice.
+    const again = (await server.ctx.sessions.find(onNew[0]!))!.session;
+    await saveReport(server.ctx.db, buildReport(again), false, new Date().toISOString());
+    expect((await results()).versions[1]).toMatchObject({ sessions: 2, converted: 2 });
+    // Deleting a report (the retention job) takes its rows with it.
+    await server.ctx.db.deleteFrom('call_reports').where('session_id', '=', onOld[1]!).execute();
+    expect(await rowsOf([onOld[1]!])).toEqual([]);
+    expect((await results()).versions[0]).toMatchObject({ sessions: 1, converted: 1 });
+    await ok(api('POST', `/visual-plans/${paymentPlan.id}/rollout/rollback`));
   });
 });
 

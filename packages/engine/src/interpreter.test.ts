@@ -520,6 +520,59 @@ describe('goals', () => {
     expect(results[1]!.report!.goal).toBeNull();
   });
 
+  describe('a plan entered through call_plan', () => {
+    const shop = plan(
+      [
+        { id: 'start', type: 'start' },
+        { id: 'browsed', type: 'play_message', data: { voice_text: 'Welcome', goal: 'browsed' } },
+        { id: 'pay', type: 'call_plan', data: { plan_id: 2 } },
+      ],
+      [
+        ['start', 'next', 'browsed'],
+        ['browsed', 'next', 'pay'],
+      ],
+    );
+    const payment = {
+      ...plan(
+        [
+          { id: 'start', type: 'start' },
+          { id: 'menu', type: 'voice_menu', data: { voice_text: 'Press 1', options: [{ digits: '1' }] } },
+          { id: 'paid', type: 'play_message', data: { voice_text: 'Paid', goal: 'paid' } },
+        ],
+        [
+          ['start', 'next', 'menu'],
+          ['menu', '1', 'paid'],
+        ],
+      ),
+      id: 2,
+      name: 'Payment',
+      version: 7,
+    };
+    const ports = memoryPorts({ plans: [compilePlan(shop), compilePlan(payment)] });
+    const stored = (session: Session) => JSON.parse(JSON.stringify(session)) as Session;
+
+    test('is on the report at the version run, with the first goal reached once there', async () => {
+      const first = await startSession(init, ports);
+      expect(first.session.called_plans).toEqual([{ plan_id: 2, plan_version: 7, path_index: 3 }]);
+      const second = await handleEvent(stored(first.session), { type: 'digits', digits: '1' }, ports);
+      // The session's goal is its first; the payment plan's is the first reached in it.
+      expect(second.report!.goal).toBe('browsed');
+      expect(second.report!.called_plans).toEqual([{ plan_id: 2, plan_version: 7, goal: 'paid' }]);
+    });
+
+    test('was not entered by a caller who hung up before it played anything', async () => {
+      const first = await startSession(init, ports);
+      const ended = await handleEvent(stored(first.session), { type: 'hangup', actions_started: 1 }, ports);
+      expect(ended.report!.nodes.map((node) => node.node_id)).toEqual(['start', 'browsed']);
+      expect(ended.report!.called_plans).toBeUndefined();
+    });
+
+    test('a session that called no plan has none on its report', async () => {
+      const { results } = await play(goals, [{ type: 'hangup' }]);
+      expect(results[1]!.report).not.toHaveProperty('called_plans');
+    });
+  });
+
   test('a goal block the caller hung up before hearing was not reached', async () => {
     const { results } = await play(goals, [{ type: 'hangup', actions_started: 1 }], { storeAsJson: true });
     expect(results[1]!.report!.nodes.map((node) => node.node_id)).toEqual(['start', 'hello']);

@@ -34,6 +34,18 @@ export interface CallReport extends SessionFacts {
   /** The name of the first goal the session reached (docs/rollouts.md, "Goals"); null when none. */
   goal: string | null;
   recording: Pick<RecordingState, 'format' | 'url' | 'duration_s' | 'status' | 'results' | 'error'> | null;
+  /**
+   * The plans the session entered through `call_plan`, at the versions it ran, each with the first
+   * goal reached once it was entered, in it or after it (null when none): a called plan's rollout counts the
+   * session by it (docs/rollouts.md). Absent when the session called no plan.
+   */
+  called_plans?: ReportCalledPlan[];
+}
+
+export interface ReportCalledPlan {
+  plan_id: number;
+  plan_version: number;
+  goal: string | null;
 }
 
 // Written out field by field: built from a list of keys (Object.fromEntries and a spread) it took
@@ -41,7 +53,7 @@ export interface CallReport extends SessionFacts {
 export function buildReport(session: Session): CallReport {
   const last = session.path.at(-1);
   const recording = session.recording;
-  return {
+  const report: CallReport = {
     session_id: session.id,
     tenant_id: session.tenant_id,
     plan_id: session.plan_id,
@@ -76,4 +88,12 @@ export function buildReport(session: Session): CallReport {
       error: recording.error,
     },
   };
+  // Only for a session that called a plan, so that any other's report is as it was.
+  if (session.called_plans) report.called_plans = calledPlans(session);
+  return report;
+}
+
+/** Each called plan with the first goal the session reached once it entered it. */
+function calledPlans(session: Session): ReportCalledPlan[] {
+  return (session.called_plans ?? []).map((entered) => ({ plan_id: entered.plan_id, plan_version: entered.plan_version, goal: entered.goal?.name ?? null }));
 }

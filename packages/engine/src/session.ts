@@ -176,6 +176,21 @@ export interface Session {
    * (the `call_plan` block chooses the called plan's version by it too). Absent when the host gave none.
    */
   contact_key?: string;
+  /**
+   * The plans `call_plan` entered, each once (the first entry decides its version), with the index
+   * in `path` its first block has: a rollout of a called plan counts the session under that version
+   * (docs/rollouts.md, "`call_plan`"). Absent in a session that called no plan.
+   */
+  called_plans?: CalledPlan[];
+}
+
+/** A plan a session entered through `call_plan`, at the version it ran, from `path[path_index]` on. */
+export interface CalledPlan {
+  plan_id: number;
+  plan_version: number;
+  path_index: number;
+  /** The first goal the session reached from then on, in that plan or after it (`Session.goal`'s form). */
+  goal?: { name: string; path_index: number };
 }
 
 /**
@@ -267,6 +282,7 @@ export function copySession(session: Session, withTurnPath = true): Session {
   if (session.schedule_clock) copy.schedule_clock = session.schedule_clock;
   if (session.goal) copy.goal = session.goal;
   if (session.contact_key !== undefined) copy.contact_key = session.contact_key;
+  if (session.called_plans) copy.called_plans = session.called_plans.slice();
   if (withTurnPath && session.turn_path) copy.turn_path = { start: session.turn_path.start, actions: session.turn_path.actions.slice() };
   return copy;
 }

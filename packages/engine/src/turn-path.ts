@@ -54,6 +54,14 @@ export class TurnPath extends TurnBase {
     session.node_id = last.node_id;
     // A goal block the caller never reached was not reached.
     if (session.goal && session.goal.path_index >= cut) delete session.goal;
+    // Nor was a plan whose first block the caller never reached entered, nor its goal reached.
+    if (session.called_plans?.some((entered) => entered.path_index >= cut || (entered.goal?.path_index ?? -1) >= cut)) {
+      const reached = session.called_plans
+        .filter((entered) => entered.path_index < cut)
+        .map(({ goal, ...entered }) => (goal && goal.path_index >= cut ? entered : { ...entered, ...(goal && { goal }) }));
+      if (reached.length > 0) session.called_plans = reached;
+      else delete session.called_plans;
+    }
     const recording = session.recording;
     if (recording && dropped.some((entry) => entry.plan_id === recording.plan_id && entry.node_id === recording.node_id)) session.recording = null;
   }

@@ -142,6 +142,11 @@ export class TurnState extends TurnEnd {
       if ('enterPlan' in outcome) {
         const plan = outcome.enterPlan;
         this.session.call_stack.push({ plan_id: plan.id, plan_version: plan.version, plan_name: plan.name });
+        const called = this.session.called_plans;
+        if (!called?.some((entered) => entered.plan_id === plan.id)) {
+          // Replaced rather than pushed into: the list may be shared with the session the turn was given.
+          this.session.called_plans = [...(called ?? []), { plan_id: plan.id, plan_version: plan.version, path_index: this.session.path.length }];
+        }
         this.plan = plan;
         next = plan.nodes.get(plan.startNodeId);
         if (!next) return this.fail('node_not_found', `plan ${plan.id} has no start node`, null);
@@ -190,10 +195,23 @@ export class TurnState extends TurnEnd {
     session.node_state = null;
     const entry = { plan_id: this.plan.id, node_id: node.id, type: node.type, at: this.nowText, exit: null };
     session.path.push(entry);
-    if (node.goal !== undefined && session.goal === undefined) session.goal = { name: node.goal, path_index: session.path.length - 1 };
+    if (node.goal !== undefined) this.reachGoal(node.goal);
     this.turnPath().actions.push(this.actions.length);
     this.observer?.entered(entry);
     return this.run(node);
+  }
+
+  /**
+   * The session's first goal, and the first reached since entering each plan `call_plan` entered
+   * (a called plan's rollout asks whether its sessions converted once there). Entries replaced,
+   * never changed: they may be shared with the session the turn was given.
+   */
+  private reachGoal(name: string): void {
+    const session = this.session;
+    const goal = { name, path_index: session.path.length - 1 };
+    if (session.goal === undefined) session.goal = goal;
+    const called = session.called_plans;
+    if (called?.some((entered) => entered.goal === undefined)) session.called_plans = called.map((entered) => (entered.goal ? entered : { ...entered, goal }));
   }
 
   /** The block's own work on arrival, its errors made the block's failure. */

@@ -37,6 +37,7 @@ import * as whatsappOutbound from './migrations/0037-whatsapp-outbound.ts';
 import * as outboundOneCall from './migrations/0039-outbound-one-call.ts';
 import * as planRollouts from './migrations/0040-plan-rollouts.ts';
 import * as rolloutResults from './migrations/0041-rollout-results.ts';
+import * as callReportPlans from './migrations/0042-call-report-plans.ts';
 import type { Database } from './schema.ts';
 
 /** Numbered migrations, applied in order at start. Add one line per new migration file. */
@@ -78,6 +79,7 @@ function migrationsFor(dialect: DialectName): Record<string, Migration> {
     '0039-outbound-one-call': { up: outboundOneCall.up },
     '0040-plan-rollouts': { up: planRollouts.up(dialect) },
     '0041-rollout-results': { up: rolloutResults.up },
+    '0042-call-report-plans': { up: callReportPlans.up },
   };
 }
 

@@ -471,6 +471,16 @@ export interface SessionEventTable {
   created_time: Time;
 }
 
+/** A plan a session entered through `call_plan` (migration 0042), one row per plan; none for a session that called no plan. */
+export interface CallReportPlanTable {
+  report_id: number;
+  tenant_id: number;
+  plan_id: number;
+  plan_version: number;
+  start_time: string;
+  goal: string | null;
+}
+
 export interface CallReportTable {
   id: Generated<number>;
   tenant_id: number;
@@ -760,6 +770,7 @@ export interface Database {
   sessions: SessionTable;
   session_events: SessionEventTable;
   call_reports: CallReportTable;
+  call_report_plans: CallReportPlanTable;
   outbound_calls: OutboundCallTable;
   license: LicenseTable;
   installation: InstallationTable;

@@ -25,6 +25,8 @@ export const UNNOTIFIED_TABLES: ReadonlySet<string> = new Set([
   'stats_digits',
   'stats_nodes_days',
   'stats_digits_days',
+  // Written with the report of a session that called a plan; read by a rollout's results directly, never through the cache.
+  'call_report_plans',
   // Counted by the AI cost guard on every AI request; read only by the guard.
   'ai_tenant_minutes',
   'ai_session_tokens',

@@ -1,7 +1,8 @@
 /**
  * A rollout's results per version (docs/rollouts.md, "Results per version"). The statistics'
  * rollups know no version, so these are read from the plan's reports of the rollout's two
- * versions since it started (an index keyed so, migration 0041), counted as the rollups count
+ * versions since it started (an index keyed so, migration 0041), and from the reports of sessions
+ * that entered the plan through `call_plan` (`call_report_plans`, migration 0042), counted as the rollups count
  * them: dispositions by name (stats-rollups.ts), figures by `figuresOf` (the dashboard's), and
  * drop-off as the heat map's block rows (entered per path entry, ended at the last block).
  */
@@ -18,10 +19,24 @@ import type { RolloutRow } from './rollout-rows.ts';
 /** What a version's sessions add up to, before drop-off. */
 export type VersionFigures = Omit<VersionResult, 'drop_off'>;
 
-/** The reports a rollout counts: its plan's, of either version, started while it ran, test sessions left out. */
-function reportsOf(rollout: RolloutRow) {
-  const ended = rollout.ended_time === null ? sql`` : sql` and r.start_time < ${rollout.ended_time}`;
-  return sql<boolean>`r.tenant_id = ${rollout.tenant_id} and r.plan_id = ${rollout.plan_id} and r.plan_version in (${rollout.base_version}, ${rollout.candidate_version}) and r.is_test = 0 and r.start_time >= ${rollout.started_time}${ended}`;
+/**
+ * The sessions a rollout counts, as `c` (`id` of the report, the `version` of the rollout's plan it
+ * ran, and the `goal` that counts for it) joined to their reports `r`: those that started in the
+ * plan at either version, and those that entered it through `call_plan` at either version
+ * (`call_report_plans`, migration 0042, with the goal reached in or after it), started while it
+ * ran; test sessions left out (none has a `call_report_plans` row). A plan cannot call itself, so
+ * no session is in both.
+ */
+function countedSessions(rollout: RolloutRow) {
+  const ended = (column: string) => (rollout.ended_time === null ? sql`` : sql` and ${sql.ref(column)} < ${rollout.ended_time}`);
+  const versions = sql`(${rollout.base_version}, ${rollout.candidate_version})`;
+  return sql`(
+    select s.id, s.plan_version as version, s.goal from call_reports s
+    where s.tenant_id = ${rollout.tenant_id} and s.plan_id = ${rollout.plan_id} and s.plan_version in ${versions} and s.is_test = 0 and s.start_time >= ${rollout.started_time}${ended('s.start_time')}
+    union all
+    select p.report_id, p.plan_version, p.goal from call_report_plans p
+    where p.tenant_id = ${rollout.tenant_id} and p.plan_id = ${rollout.plan_id} and p.plan_version in ${versions} and p.start_time >= ${rollout.started_time}${ended('p.start_time')}
+  ) c join call_reports r on r.id = c.id`;
 }
 
 const count = (value: unknown): number => Number(value ?? 0);
@@ -35,25 +50,20 @@ const FAILURE = sql`case when r.hangup_cause = 'engine_error' or (r.dial_status 
 
 /** Each version's counters, goal and failures, and its median duration. */
 export async function versionFigures(db: Kysely<Database>, rollout: RolloutRow): Promise<[VersionFigures, VersionFigures]> {
-  const dispositions = ROLLED_UP_DISPOSITIONS.map((name) => sql`sum(case when r.disposition = ${name} then 1 else 0 end)`.as(name));
-  const rows = await db
-    .selectFrom(sql`call_reports`.as('r'))
-    .select(sql<number>`r.plan_version`.as('version'))
-    .select([
-      sql`count(*)`.as('sessions'),
-      sql`sum(case when r.channel = 'voice' then 1 else 0 end)`.as('voice'),
-      sql`sum(case when r.channel = 'chat' then 1 else 0 end)`.as('chat'),
-      ...dispositions,
-      sql`sum(r.duration_s)`.as('duration_s'),
-      sql`sum(case when r.goal is not null then 1 else 0 end)`.as('converted'),
-      sql`sum(${FAILURE})`.as('failures'),
-    ])
-    .where(reportsOf(rollout))
-    .groupBy(sql`r.plan_version`)
-    .execute();
-  const byVersion = new Map(rows.map((row) => [Number(row.version), row as Record<string, unknown>]));
+  const dispositions = ROLLED_UP_DISPOSITIONS.map((name) => sql`sum(case when r.disposition = ${name} then 1 else 0 end) as ${sql.ref(name)}`);
+  const { rows } = await sql<Record<string, unknown> & { version: number }>`
+    select c.version as version, count(*) as sessions,
+      sum(case when r.channel = 'voice' then 1 else 0 end) as voice,
+      sum(case when r.channel = 'chat' then 1 else 0 end) as chat,
+      ${sql.join(dispositions)},
+      sum(r.duration_s) as duration_s,
+      sum(case when c.goal is not null then 1 else 0 end) as converted,
+      sum(${FAILURE}) as failures
+    from ${countedSessions(rollout)}
+    group by c.version`.execute(db);
+  const byVersion = new Map(rows.map((row) => [Number(row.version), row]));
   const figures = async (version: number, share: number): Promise<VersionFigures> => {
-    const row = byVersion.get(version) ?? {};
+    const row: Record<string, unknown> = byVersion.get(version) ?? {};
     const totals = Object.fromEntries(COUNTERS.map((counter) => [counter, count(row[counter])])) as Record<Counter, number>;
     const { sessions, retained, routed, abandoned } = figuresOf(totals);
     const converted = count(row.converted);
@@ -76,16 +86,10 @@ export async function versionFigures(db: Kysely<Database>, rollout: RolloutRow):
 /** The median of the version's durations (the reports' `duration_s`, as the dashboard's average reads them), from the one or two middle rows. */
 async function medianDurationMs(db: Kysely<Database>, rollout: RolloutRow, version: number, sessions: number): Promise<number | null> {
   if (sessions === 0) return null;
-  const middle = await db
-    .selectFrom(sql`call_reports`.as('r'))
-    .select(sql<number>`r.duration_s`.as('duration_s'))
-    .where(reportsOf(rollout))
-    .where(sql`r.plan_version`, '=', version)
-    .orderBy(sql`r.duration_s`)
-    .limit(sessions % 2 === 1 ? 1 : 2)
-    .offset(Math.floor((sessions - 1) / 2))
-    .execute();
-  const values = middle.map((row) => Number(row.duration_s));
+  const { rows } = await sql<{ duration_s: number }>`
+    select r.duration_s from ${countedSessions(rollout)} where c.version = ${version}
+    order by r.duration_s limit ${sessions % 2 === 1 ? 1 : 2} offset ${Math.floor((sessions - 1) / 2)}`.execute(db);
+  const values = rows.map((row) => Number(row.duration_s));
   return (values.reduce((sum, value) => sum + value, 0) / values.length) * 1000;
 }
 
@@ -106,18 +110,20 @@ async function blocksOf(db: Kysely<Database>, rollout: RolloutRow): Promise<Map<
   return new Map(rows.map((row) => [row.version, ((JSON.parse(row.document) as { nodes?: BlockOfVersion[] }).nodes ?? []).map(({ id, type, label }) => ({ id, type, ...(label && { label }) }))]));
 }
 
-/** Per version and block of the plan itself (not of plans it calls), as the heat map counts: entries into it, and sessions that ended in it. */
+/**
+ * Per version and block of the plan (not of plans it calls, nor of the plan that called it), as
+ * the heat map counts: entries into it, and sessions that ended in it.
+ */
 async function dropOffCounts(db: Kysely<Database>, dialect: DialectName, rollout: RolloutRow): Promise<Map<number, Map<string, { entered: number; ended: number }>>> {
   const nodes = jsonElements(dialect, 'r.nodes');
-  const filter = reportsOf(rollout);
   // `jsonElements` gives fixed SQL text (no request value in it); the values travel as parameters.
   const { rows } = await sql<{ version: number; node_id: string; entered: number | string; ended: number | string }>`
     select version, node_id, sum(entered) as entered, sum(ended) as ended from (
-      select r.plan_version as version, ${sql.raw(nodes.text('node_id'))} as node_id, 1 as entered, 0 as ended
-      from call_reports r ${sql.raw(nodes.from)} where ${filter} and ${sql.raw(nodes.number('plan_id'))} = r.plan_id
+      select c.version as version, ${sql.raw(nodes.text('node_id'))} as node_id, 1 as entered, 0 as ended
+      from ${countedSessions(rollout)} ${sql.raw(nodes.from)} where ${sql.raw(nodes.number('plan_id'))} = ${rollout.plan_id}
       union all
-      select r.plan_version, r.last_node_id, 0, 1 from call_reports r
-      where ${filter} and r.last_node_plan_id = r.plan_id and r.last_node_id is not null
+      select c.version, r.last_node_id, 0, 1 from ${countedSessions(rollout)}
+      where r.last_node_plan_id = ${rollout.plan_id} and r.last_node_id is not null
     ) x group by version, node_id`.execute(db);
   const counts = new Map<number, Map<string, { entered: number; ended: number }>>();
   for (const row of rows) {

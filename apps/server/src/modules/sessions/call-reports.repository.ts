@@ -7,7 +7,7 @@ import type { CallReportRecord } from '@voxplan/contracts';
 import type { CallReport, Channel, DialStatus, Direction, Disposition, HangupCause, Provider } from '@voxplan/engine';
 import type { Insertable, Kysely, Selectable } from 'kysely';
 import { prepareQuery } from '../../db/prepared.ts';
-import type { CallReportTable, Database } from '../../db/schema.ts';
+import type { CallReportPlanTable, CallReportTable, Database } from '../../db/schema.ts';
 import { rollUpReport } from '../../db/stats-rollups.ts';
 
 export type StoredReport = CallReportRecord;
@@ -134,7 +134,29 @@ export async function saveReport(trx: Kysely<Database>, report: CallReport, isTe
     row = (await updateReportRow(trx, values)).rows[0];
   }
   if (!row) throw new Error(`the report of session ${report.session_id} was not stored`);
+  await saveCalledPlans(trx, row.id, report, isTest);
   return presentReport({ id: row.id, ...values, created_time: row.created_time }, report);
+}
+
+/** The rows of `call_report_plans` a report is kept with: one per plan it called; none for a test session, which no result counts. */
+export function calledPlanRows(report: CallReport, isTest: boolean): Array<Omit<CallReportPlanTable, 'report_id'>> {
+  if (isTest || !report.called_plans) return [];
+  return report.called_plans.map(({ plan_id, plan_version, goal }) => ({ tenant_id: report.tenant_id, plan_id, plan_version, start_time: report.started_at, goal }));
+}
+
+/**
+ * The plans a report's session entered through `call_plan` (migration 0042), replacing any kept
+ * with an earlier store of the report, so that a re-saved report is not counted twice. A session
+ * that called no plan writes nothing (and had nothing kept: a report is re-saved with its path).
+ */
+export async function saveCalledPlans(db: Kysely<Database>, reportId: number, report: CallReport, isTest: boolean): Promise<void> {
+  const rows = calledPlanRows(report, isTest);
+  if (rows.length === 0) return;
+  await db.deleteFrom('call_report_plans').where('report_id', '=', reportId).execute();
+  await db
+    .insertInto('call_report_plans')
+    .values(rows.map((row) => ({ report_id: reportId, ...row })))
+    .execute();
 }
 
 /** The stored report of a session, as /reports answers it; undefined until the session ended. */

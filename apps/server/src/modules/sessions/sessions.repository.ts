@@ -5,7 +5,7 @@ import type { DialectName } from '../../db/database.ts';
 import { prepareQuery } from '../../db/prepared.ts';
 import type { Database, SessionTable } from '../../db/schema.ts';
 import { rollupCtes } from '../../db/stats-rollups.ts';
-import { presentReport, reportValues, type StoredReport, updateReportRow } from './call-reports.repository.ts';
+import { calledPlanRows, presentReport, reportValues, saveCalledPlans, type StoredReport, updateReportRow } from './call-reports.repository.ts';
 
 export type SessionRow = Selectable<SessionTable>;
 
@@ -289,11 +289,25 @@ export async function storeEnd(
       `where exists (select 1 from "turned") on conflict ("session_id") do nothing returning "id", "created_time")`,
     ...(isTest ? [] : rollupCtes(report, 'report', parameter).map((text, index) => `"rollup${index}" as (${text})`)),
   ];
+  // The plans entered through `call_plan`, with the report if it was inserted; nothing for a session that called none.
+  const calledPlans = calledPlanRows(report, isTest);
+  if (calledPlans.length > 0) {
+    const columns = ['tenant_id', 'plan_id', 'plan_version', 'start_time', 'goal'].map((column) => `"${column}"`).join(', ');
+    ctes.push(
+      `"plans" as (insert into "call_report_plans" ("report_id", ${columns}) select "report"."id", ${columns} from "report" ` +
+        `cross join json_populate_recordset(null::"call_report_plans", ${parameter(JSON.stringify(calledPlans))}::json))`,
+    );
+  }
   const text = `with ${ctes.join(', ')} select (select count(*) from "turned")::integer as "turned", "report"."id", "report"."created_time" from (select 1) as "one" left join "report" on true`;
   const { rows } = await db.executeQuery<{ turned: number; id: number | null; created_time: string | null }>(CompiledQuery.raw(text, parameters));
   const stored = rows[0];
   if (!stored || stored.turned === 0) return null;
-  const row = stored.id !== null && stored.created_time !== null ? { id: stored.id, created_time: stored.created_time } : (await updateReportRow(db, values)).rows[0];
+  let row: { id: number; created_time: string } | undefined;
+  if (stored.id !== null && stored.created_time !== null) row = { id: stored.id, created_time: stored.created_time };
+  else {
+    row = (await updateReportRow(db, values)).rows[0];
+    if (row) await saveCalledPlans(db, row.id, report, isTest);
+  }
   if (!row) throw new Error(`the report of session ${report.session_id} was not stored`);
   return presentReport({ id: row.id, ...values, created_time: row.created_time }, report);
 }

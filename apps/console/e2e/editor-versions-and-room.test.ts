@@ -1,46 +1,33 @@
 import { AxeBuilder } from '@axe-core/playwright';
-import type { VisualPlanDocument } from '@voxplan/contracts/visual-plan';
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { createTenantMember, createTenantUser, type TenantMember } from '../../server/test/harness.ts';
-import { type ConsoleHarness, createPlan, openPlanEditor, startConsole } from './harness.ts';
+import { describe, expect, test } from 'vitest';
+import { createTenantUser } from '../../server/test/harness.ts';
+import { createPlan, openPlanEditor } from './harness.ts';
 import { nodeOf } from './canvas-locators.ts';
+import { type Body, draftOf, edge, editorTenant } from './editor-tenant.ts';
 
 /**
  * Working in the plan editor (issue 31), its second half: testing as if at any hour, saved drafts,
  * conflicts, publishing, the room the canvas gets, and around the editor (not found, a phone).
  * Wiring, issues and names: editor-work.test.ts.
  */
-let harness: ConsoleHarness;
-let member: TenantMember;
-let admin: string;
+const editor = editorTenant('worktenant');
 
-type Body = Record<string, unknown>;
 const node = (id: string, type: string, x: number, y = 0, data: Body = {}) => ({ id, type, position: { x, y }, data });
-const edge = (source: string, exit: string, target: string) => ({ id: `${source}-${exit}`, source, source_exit: exit, target });
 
-beforeAll(async () => {
-  harness = await startConsole();
-  admin = await harness.server.login();
-  member = await createTenantMember(harness.server, admin, 'worktenant');
-});
-afterAll(() => harness.close());
-
-const draftOf = async (id: number) => (await harness.server.call({ method: 'GET', url: `/visual-plans/${id}/document`, token: member.token })).json<VisualPlanDocument>();
-
-const openEditor = (planId: number): Promise<Page> => openPlanEditor(harness, planId, member);
+const openEditor = (planId: number): Promise<Page> => openPlanEditor(editor.harness, planId, editor.member);
 
 describe('testing any hour', () => {
   test('the test panel runs as if at a chosen time, or on a holiday, and a date range takes that branch; it says which time it used and changes no schedule', async () => {
-    const range = await harness.server.call({
+    const range = await editor.harness.server.call({
       method: 'POST',
       url: '/date-ranges',
-      token: member.token,
+      token: editor.member.token,
       payload: { name: 'Tuesday desk', time_zone: 'America/Sao_Paulo', intervals: [{ day: 'tuesday', start: '09:00', end: '17:00' }] },
     });
     expect(range.statusCode, range.body).toBe(201);
     const say = (text: string) => ({ voice_text: text, chat_text: text });
-    const plan = await createPlan(harness.server, member.token, 'Any hour', {
+    const plan = await createPlan(editor.harness.server, editor.member.token, 'Any hour', {
       nodes: [
         node('start', 'start', 0),
         node('hours', 'date_range', 260, 0, { date_range_id: range.json<{ id: number }>().id }),
@@ -51,13 +38,13 @@ describe('testing any hour', () => {
       edges: [edge('start', 'next', 'hours'), edge('hours', 'in_hours', 'open'), edge('hours', 'out_of_hours', 'closed'), edge('hours', 'holiday', 'feast')],
     });
     const schedules = async () => [
-      (await harness.server.call({ method: 'GET', url: '/date-ranges', token: member.token })).body,
-      (await harness.server.call({ method: 'GET', url: '/holidays', token: member.token })).body,
+      (await editor.harness.server.call({ method: 'GET', url: '/date-ranges', token: editor.member.token })).body,
+      (await editor.harness.server.call({ method: 'GET', url: '/holidays', token: editor.member.token })).body,
     ];
     const before = await schedules();
     // The tester's clock is São Paulo's, as the range's: 10:00 there is in hours.
-    const { page } = await harness.newPage({ timezoneId: 'America/Sao_Paulo' });
-    await harness.signIn(page, member.username, member.password);
+    const { page } = await editor.harness.newPage({ timezoneId: 'America/Sao_Paulo' });
+    await editor.harness.signIn(page, editor.member.username, editor.member.password);
     await page.goto(`/visual-plan/${plan.id}`);
     await nodeOf(page, 'hours').waitFor();
     await page.getByTestId('editor-test').click();
@@ -91,11 +78,11 @@ describe('testing any hour', () => {
 
 describe('saved drafts', () => {
   test('the versions drawer lists the saved drafts too, with who saved each; any is looked at and restored', async () => {
-    const plan = await createPlan(harness.server, member.token, 'Drafts kept', { nodes: [node('start', 'start', 0), node('first', 'play_message', 260, 0, { voice_text: 'First' })], edges: [edge('start', 'next', 'first')] });
-    const later = await harness.server.call({
+    const plan = await createPlan(editor.harness.server, editor.member.token, 'Drafts kept', { nodes: [node('start', 'start', 0), node('first', 'play_message', 260, 0, { voice_text: 'First' })], edges: [edge('start', 'next', 'first')] });
+    const later = await editor.harness.server.call({
       method: 'PUT',
       url: `/visual-plans/${plan.id}/document`,
-      token: member.token,
+      token: editor.member.token,
       payload: { base_version: plan.version, nodes: [node('start', 'start', 0), node('second', 'hangup', 260, 0)], edges: [edge('start', 'next', 'second')] },
     });
     expect(later.statusCode, later.body).toBe(200);
@@ -108,7 +95,7 @@ describe('saved drafts', () => {
     await expect.poll(() => rows.count()).toBe(2);
     expect(await rows.evaluateAll((list) => list.map((row) => row.getAttribute('data-version')))).toEqual([String(plan.version + 1), String(plan.version)]);
     expect(await rows.first().textContent()).toContain('current');
-    expect(await rows.first().textContent()).toContain((await draftOf(plan.id)).updated_by_name!);
+    expect(await rows.first().textContent()).toContain((await draftOf(editor, plan.id)).updated_by_name!);
     expect(await rows.first().getByTestId('draft-restore').count()).toBe(0);
 
     await rows.nth(1).getByTestId('draft-view').click();
@@ -122,7 +109,7 @@ describe('saved drafts', () => {
     await page.getByTestId('confirm-restore').click();
     await nodeOf(page, 'first').waitFor();
     expect(await nodeOf(page, 'second').count()).toBe(0);
-    const draft = await draftOf(plan.id);
+    const draft = await draftOf(editor, plan.id);
     expect(draft.version).toBe(plan.version + 2);
     expect(draft.nodes.map((saved) => saved.id).sort()).toEqual(['first', 'start']);
   });
@@ -130,10 +117,10 @@ describe('saved drafts', () => {
 
 describe('conflicts', () => {
   test('the conflict dialog names the user who saved first', async () => {
-    const colleague = await createTenantUser(harness.server, admin, member.tenantId, 'work-colleague', 'user');
-    const plan = await createPlan(harness.server, member.token, 'Two editors', { nodes: [node('start', 'start', 0)], edges: [] });
+    const colleague = await createTenantUser(editor.harness.server, editor.admin, editor.member.tenantId, 'work-colleague', 'user');
+    const plan = await createPlan(editor.harness.server, editor.member.token, 'Two editors', { nodes: [node('start', 'start', 0)], edges: [] });
     const page = await openEditor(plan.id);
-    const theirs = await harness.server.call({
+    const theirs = await editor.harness.server.call({
       method: 'PUT',
       url: `/visual-plans/${plan.id}/document`,
       token: colleague.token,
@@ -149,11 +136,11 @@ describe('conflicts', () => {
 
 describe('publishing', () => {
   test('publishing asks first and names what changed since the published version', async () => {
-    const plan = await createPlan(harness.server, member.token, 'Publish diff', {
+    const plan = await createPlan(editor.harness.server, editor.member.token, 'Publish diff', {
       nodes: [node('start', 'start', 0), node('hello', 'play_message', 260, 0, { voice_text: 'Good morning' }), node('bye', 'hangup', 560, 0)],
       edges: [edge('start', 'next', 'hello'), edge('hello', 'next', 'bye')],
     });
-    const published = await harness.server.call({ method: 'POST', url: `/visual-plans/${plan.id}/publish`, token: member.token, payload: { base_version: plan.version } });
+    const published = await editor.harness.server.call({ method: 'POST', url: `/visual-plans/${plan.id}/publish`, token: editor.member.token, payload: { base_version: plan.version } });
     expect(published.statusCode, published.body).toBe(200);
     const page = await openEditor(plan.id);
     await nodeOf(page, 'hello').click();
@@ -163,10 +150,10 @@ describe('publishing', () => {
     await expect.poll(() => dialog.getByTestId('publish-changes').textContent()).toContain('1 block changed: Play message · Good afternoon');
     // Cancelled: nothing is published.
     await dialog.getByRole('button', { name: 'Cancel' }).click();
-    expect((await draftOf(plan.id)).published_version).toBe(plan.version);
+    expect((await draftOf(editor, plan.id)).published_version).toBe(plan.version);
     await page.getByTestId('editor-publish').click();
     await page.getByTestId('confirm-publish').click();
-    await expect.poll(async () => (await draftOf(plan.id)).published_version).toBe(plan.version + 1);
+    await expect.poll(async () => (await draftOf(editor, plan.id)).published_version).toBe(plan.version + 1);
   });
 });
 
@@ -175,10 +162,10 @@ describe('room', () => {
     { width: 1920, locale: 'en-US', colorScheme: 'light', button: 'Show the overview map' },
     { width: 1400, locale: 'pt-BR', colorScheme: 'dark', button: 'Mostrar o mapa geral' },
   ] as const)('never chosen, the minimap is hidden, however wide the canvas ($width px; $locale, $colorScheme)', async ({ width, locale, colorScheme, button }) => {
-    const plan = await createPlan(harness.server, member.token, `Minimap ${width}`, { nodes: [node('start', 'start', 0, 0)], edges: [] });
-    const { page } = await harness.newPage({ locale, colorScheme });
+    const plan = await createPlan(editor.harness.server, editor.member.token, `Minimap ${width}`, { nodes: [node('start', 'start', 0, 0)], edges: [] });
+    const { page } = await editor.harness.newPage({ locale, colorScheme });
     await page.setViewportSize({ width, height: 900 });
-    await harness.signIn(page, member.username, member.password);
+    await editor.harness.signIn(page, editor.member.username, editor.member.password);
     await page.goto(`/visual-plan/${plan.id}`);
     await nodeOf(page, 'start').waitFor();
     expect(await page.locator('.react-flow__minimap').count()).toBe(0);
@@ -197,10 +184,10 @@ describe('room', () => {
         edges.push(edge(column === 1 ? 'start' : `b${column - 1}-${row}`, 'next', id));
       }
     }
-    const plan = await createPlan(harness.server, member.token, 'Twenty blocks', { nodes, edges: edges.filter((link, index, all) => all.findIndex((other) => other.id === link.id) === index) });
-    const { context, page } = await harness.newPage();
+    const plan = await createPlan(editor.harness.server, editor.member.token, 'Twenty blocks', { nodes, edges: edges.filter((link, index, all) => all.findIndex((other) => other.id === link.id) === index) });
+    const { context, page } = await editor.harness.newPage();
     await page.setViewportSize({ width: 1400, height: 900 });
-    await harness.signIn(page, member.username, member.password);
+    await editor.harness.signIn(page, editor.member.username, editor.member.password);
     await page.goto(`/visual-plan/${plan.id}`);
     await nodeOf(page, 'start').waitFor();
     const canvasWidth = async () => (await page.getByTestId('plan-canvas').boundingBox())!.width;
@@ -249,8 +236,8 @@ describe('room', () => {
 
 describe('around the editor', () => {
   test('an unknown address shows a "not found" page where it was asked, not the dashboard', async () => {
-    const { page } = await harness.newPage();
-    await harness.signIn(page, member.username, member.password);
+    const { page } = await editor.harness.newPage();
+    await editor.harness.signIn(page, editor.member.username, editor.member.password);
     await page.goto('/no-such-page');
     await page.getByTestId('not-found').waitFor();
     expect(await page.getByTestId('not-found').textContent()).toContain('The console has no page at /no-such-page.');
@@ -258,13 +245,13 @@ describe('around the editor', () => {
   });
 
   test('on a 390 px phone the editor shows the plan read-only: it says editing needs a wider screen, a block is selected and its settings read', async () => {
-    const plan = await createPlan(harness.server, member.token, 'On a phone', {
+    const plan = await createPlan(editor.harness.server, editor.member.token, 'On a phone', {
       nodes: [node('start', 'start', 0), node('hello', 'play_message', 260, 0, { voice_text: 'Hello from the phone' })],
       edges: [edge('start', 'next', 'hello')],
     });
-    const { page } = await harness.newPage();
+    const { page } = await editor.harness.newPage();
     await page.setViewportSize({ width: 390, height: 844 });
-    await harness.signIn(page, member.username, member.password);
+    await editor.harness.signIn(page, editor.member.username, editor.member.password);
     await page.goto(`/visual-plan/${plan.id}`);
     await nodeOf(page, 'hello').waitFor();
     await page.getByTestId('editor-narrow').waitFor();

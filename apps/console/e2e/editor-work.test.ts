@@ -1,29 +1,16 @@
-import type { VisualPlanDocument } from '@voxplan/contracts/visual-plan';
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { createTenantMember, q, type TenantMember } from '../../server/test/harness.ts';
-import { type ConsoleHarness, createPlan, openPlanEditor, startConsole, untilStill } from './harness.ts';
+import { describe, expect, test } from 'vitest';
+import { q } from '../../server/test/harness.ts';
+import { createPlan, openPlanEditor, untilStill } from './harness.ts';
 import { edgeCount, nodeOf, nodesOfType } from './canvas-locators.ts';
+import { type Body, draftOf, edge, editorTenant } from './editor-tenant.ts';
 
 /** Working in the plan editor (issue 31): wiring lines, the issues as they are counted, saving from anywhere. */
-let harness: ConsoleHarness;
-let member: TenantMember;
-let admin: string;
+const editor = editorTenant('worktenant');
 
-type Body = Record<string, unknown>;
 const node = (id: string, type: string, x: number, y = 0, data: Body = {}) => ({ id, type, position: { x, y }, data });
-const edge = (source: string, exit: string, target: string) => ({ id: `${source}-${exit}`, source, source_exit: exit, target });
 
-beforeAll(async () => {
-  harness = await startConsole();
-  admin = await harness.server.login();
-  member = await createTenantMember(harness.server, admin, 'worktenant');
-});
-afterAll(() => harness.close());
-
-const draftOf = async (id: number) => (await harness.server.call({ method: 'GET', url: `/visual-plans/${id}/document`, token: member.token })).json<VisualPlanDocument>();
-
-const openEditor = (planId: number): Promise<Page> => openPlanEditor(harness, planId, member);
+const openEditor = (planId: number): Promise<Page> => openPlanEditor(editor.harness, planId, editor.member);
 
 const links = (plan: { edges: readonly { source: string; source_exit: string; target: string }[] }) => plan.edges.map((saved) => `${saved.source}:${saved.source_exit}>${saved.target}`).sort();
 
@@ -38,7 +25,7 @@ async function pointOnLine(page: Page, edgeId: string, share = 1 / 3): Promise<{
 }
 describe('wiring', () => {
   test('the "+" of an unconnected exit offers the block list and adds the chosen block after it, connected', async () => {
-    const plan = await createPlan(harness.server, member.token, 'Plus wiring', { nodes: [node('start', 'start', 0)], edges: [] });
+    const plan = await createPlan(editor.harness.server, editor.member.token, 'Plus wiring', { nodes: [node('start', 'start', 0)], edges: [] });
     const page = await openEditor(plan.id);
     await nodeOf(page, 'start').getByTestId('exit-add-next').click();
     const picker = page.getByTestId('block-picker');
@@ -64,11 +51,11 @@ describe('wiring', () => {
     expect(await edgeCount(page)).toBe(0);
     await page.getByTestId('editor-redo').click();
     await page.getByTestId('editor-save').click();
-    await expect.poll(async () => links(await draftOf(plan.id))).toEqual([`start:next>${hangupId}`]);
+    await expect.poll(async () => links(await draftOf(editor, plan.id))).toEqual([`start:next>${hangupId}`]);
   });
 
   test('a line dropped on empty canvas offers the block list there; Enter adds the first match, connected', async () => {
-    const plan = await createPlan(harness.server, member.token, 'Drop wiring', { nodes: [node('start', 'start', 0)], edges: [] });
+    const plan = await createPlan(editor.harness.server, editor.member.token, 'Drop wiring', { nodes: [node('start', 'start', 0)], edges: [] });
     const page = await openEditor(plan.id);
     const before = (await nodeOf(page, 'start').boundingBox())!;
     const handle = (await nodeOf(page, 'start').getByTestId('exit-next').boundingBox())!;
@@ -109,7 +96,7 @@ describe('wiring', () => {
   });
 
   test('of several lines meeting at one block, the one clicked is marked, labelled with its exit, and its button removes it alone', async () => {
-    const plan = await createPlan(harness.server, member.token, 'Busy block', {
+    const plan = await createPlan(editor.harness.server, editor.member.token, 'Busy block', {
       nodes: [
         node('start', 'start', 0, 150),
         node('menu', 'voice_menu', 260, 150, { voice_text: 'Choose', options: [{ digits: '1', label: 'Sales' }, { digits: '2', label: 'Support' }] }),
@@ -147,7 +134,7 @@ describe('wiring', () => {
 
 describe('saving and issues', () => {
   test('Ctrl+S saves from inside a block\'s field; the issues are counted in the language\'s plural', async () => {
-    const plan = await createPlan(harness.server, member.token, 'Keyboard save', {
+    const plan = await createPlan(editor.harness.server, editor.member.token, 'Keyboard save', {
       nodes: [node('start', 'start', 0), node('hello', 'play_message', 260, 0, { voice_text: 'Hello' })],
       edges: [edge('start', 'next', 'hello')],
     });
@@ -158,14 +145,14 @@ describe('saving and issues', () => {
     const field = page.getByTestId('block-panel').getByTestId('field-voice_text');
     await field.fill('Hello and welcome');
     await field.press('Control+s');
-    await expect.poll(async () => (await draftOf(plan.id)).version).toBe(plan.version + 1);
-    expect((await draftOf(plan.id)).nodes.find((saved) => saved.id === 'hello')?.data).toMatchObject({ voice_text: 'Hello and welcome' });
+    await expect.poll(async () => (await draftOf(editor, plan.id)).version).toBe(plan.version + 1);
+    expect((await draftOf(editor, plan.id)).nodes.find((saved) => saved.id === 'hello')?.data).toMatchObject({ voice_text: 'Hello and welcome' });
     // The focus stayed in the field: the browser's "save page" did not open.
     expect(await field.evaluate((element) => element === document.activeElement)).toBe(true);
   });
 
   test('the issues follow the edits before any save, name blocks and exits as the user sees them, and show no internal path', async () => {
-    const plan = await createPlan(harness.server, member.token, 'Live issues', {
+    const plan = await createPlan(editor.harness.server, editor.member.token, 'Live issues', {
       nodes: [node('start', 'start', 0), node('hello', 'play_message', 260, 0, { voice_text: 'Welcome to the shop' }), node('bye', 'hangup', 560, 0)],
       edges: [edge('start', 'next', 'hello')],
     });
@@ -188,9 +175,9 @@ describe('saving and issues', () => {
   });
 
   test('a block added with a required setting empty is an issue at once, named by the field\'s label in either language, and goes when the setting is chosen', async () => {
-    const desk = await harness.server.call({ method: 'POST', url: '/destinations', token: member.token, payload: { name: 'Front desk', kind: 'voice', uri: 'sip:100@pbx.example.com' } });
+    const desk = await editor.harness.server.call({ method: 'POST', url: '/destinations', token: editor.member.token, payload: { name: 'Front desk', kind: 'voice', uri: 'sip:100@pbx.example.com' } });
     expect(desk.statusCode, desk.body).toBe(201);
-    const plan = await createPlan(harness.server, member.token, 'Live required', { nodes: [node('start', 'start', 0)], edges: [] });
+    const plan = await createPlan(editor.harness.server, editor.member.token, 'Live required', { nodes: [node('start', 'start', 0)], edges: [] });
     const page = await openEditor(plan.id);
     await nodeOf(page, 'start').getByTestId('exit-add-next').click();
     await page.getByTestId('picker-search').fill('destination');
@@ -216,9 +203,9 @@ describe('saving and issues', () => {
     await page.keyboard.press('Escape');
 
     // In Portuguese, with its own plural.
-    const { page: portuguese } = await harness.newPage({ locale: 'pt-BR' });
-    await harness.signIn(portuguese, member.username, member.password);
-    const other = await createPlan(harness.server, member.token, 'Live required pt', { nodes: [node('start', 'start', 0)], edges: [] });
+    const { page: portuguese } = await editor.harness.newPage({ locale: 'pt-BR' });
+    await editor.harness.signIn(portuguese, editor.member.username, editor.member.password);
+    const other = await createPlan(editor.harness.server, editor.member.token, 'Live required pt', { nodes: [node('start', 'start', 0)], edges: [] });
     await portuguese.goto(`/visual-plan/${other.id}`);
     await nodeOf(portuguese, 'start').getByTestId('exit-add-next').click();
     await portuguese.getByTestId('picker-search').fill('destino');
@@ -230,9 +217,9 @@ describe('saving and issues', () => {
   });
 
   test('Find a block finds a block by the name of what it points to, and shows it by name, not as JSON', async () => {
-    const sales = await harness.server.call({ method: 'POST', url: '/destinations', token: member.token, payload: { name: 'Sales team', kind: 'voice', uri: 'sip:200@pbx.example.com' } });
+    const sales = await editor.harness.server.call({ method: 'POST', url: '/destinations', token: editor.member.token, payload: { name: 'Sales team', kind: 'voice', uri: 'sip:200@pbx.example.com' } });
     expect(sales.statusCode, sales.body).toBe(201);
-    const plan = await createPlan(harness.server, member.token, 'Findable by name', {
+    const plan = await createPlan(editor.harness.server, editor.member.token, 'Findable by name', {
       nodes: [node('start', 'start', 0), node('to-sales', 'destination', 260, 0, { destination_id: sales.json<{ id: number }>().id }), node('bye', 'hangup', 560, 0)],
       edges: [edge('start', 'next', 'to-sales')],
     });
@@ -250,7 +237,7 @@ describe('saving and issues', () => {
 
 describe('names', () => {
   test('a block named in its panel reads by that name on the canvas, in the issues, in Find, in the test panel\'s path and in the report\'s replay', async () => {
-    const plan = await createPlan(harness.server, member.token, 'Named blocks', {
+    const plan = await createPlan(editor.harness.server, editor.member.token, 'Named blocks', {
       nodes: [node('start', 'start', 0), node('hello', 'play_message', 260, 0, { voice_text: 'Welcome to the shop', chat_text: 'Welcome to the shop' })],
       edges: [edge('start', 'next', 'hello')],
     });
@@ -276,7 +263,7 @@ describe('names', () => {
 
     await page.keyboard.press('Control+s');
     // Saved trimmed.
-    await expect.poll(async () => (await draftOf(plan.id)).nodes.find((saved) => saved.id === 'hello')?.label).toBe('Welcome');
+    await expect.poll(async () => (await draftOf(editor, plan.id)).nodes.find((saved) => saved.id === 'hello')?.label).toBe('Welcome');
 
     await page.getByTestId('editor-test').click();
     await page.getByTestId('test-panel').waitFor();
@@ -289,7 +276,7 @@ describe('names', () => {
     expect(await page.getByTestId('test-panel-report').getByRole('row', { name: /Last block/ }).textContent()).toBe('Last blockWelcome');
 
     const reports = async () =>
-      (await harness.server.call({ method: 'GET', url: `/reports?${q('filter', { where: { plan_id: plan.id, is_test: true } })}`, token: member.token })).json<{ id: number }[]>();
+      (await editor.harness.server.call({ method: 'GET', url: `/reports?${q('filter', { where: { plan_id: plan.id, is_test: true } })}`, token: editor.member.token })).json<{ id: number }[]>();
     await expect.poll(async () => (await reports()).length).toBe(1);
     await page.goto(`/reports/${(await reports())[0]!.id}`);
     const replayed = page.getByTestId('report-canvas').locator('[data-testid="plan-node"][data-node-id="hello"]');

@@ -1,40 +1,30 @@
-import type { VisualPlanDocument } from '@voxplan/contracts/visual-plan';
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { createTenantMember, createTenantUser, type TenantMember } from '../../server/test/harness.ts';
-import { accessibilityViolations, type ConsoleHarness, createPlan, openPlanEditor, settledView, startConsole, untilStill } from './harness.ts';
+import { beforeAll, describe, expect, test } from 'vitest';
+import { createTenantUser, type TenantMember } from '../../server/test/harness.ts';
+import { accessibilityViolations, type ConsoleHarness, createPlan, openPlanEditor, settledView, untilStill } from './harness.ts';
 import { edgeCount, nodeOf, nodesOfType } from './canvas-locators.ts';
+import { type Body, draftOf, edge, editorTenant } from './editor-tenant.ts';
 
 /**
  * The plan editor (/visual-plan/<id>), its second half: versions, finding blocks, the shortcuts,
  * the canvas zoomed out, conflicts and guards, and a guest's read-only view and its accessibility.
  * The canvas, its history and saving: plan-editor.test.ts.
  */
-let harness: ConsoleHarness;
-let admin: string;
-let member: TenantMember;
+const editor = editorTenant('editortenant');
 let guest: TenantMember;
 
-type Body = Record<string, unknown>;
 const node = (id: string, type: string, x: number, data: Body = {}) => ({ id, type, position: { x, y: 0 }, data });
-const edge = (source: string, exit: string, target: string) => ({ id: `${source}-${exit}`, source, source_exit: exit, target });
 
-const call = (options: Parameters<ConsoleHarness['server']['call']>[0]) => harness.server.call({ ...options, token: member.token });
+const call = (options: Parameters<ConsoleHarness['server']['call']>[0]) => editor.harness.server.call({ ...options, token: editor.member.token });
 
-const planWith = (name: string, content?: Body) => createPlan(harness.server, member.token, name, content);
-
-const draftOf = async (id: number) => (await call({ method: 'GET', url: `/visual-plans/${id}/document` })).json<VisualPlanDocument>();
+const planWith = (name: string, content?: Body) => createPlan(editor.harness.server, editor.member.token, name, content);
 
 beforeAll(async () => {
-  harness = await startConsole();
-  admin = await harness.server.login();
-  member = await createTenantMember(harness.server, admin, 'editortenant');
-  guest = await createTenantUser(harness.server, admin, member.tenantId, 'editor-guest', 'guest');
+  guest = await createTenantUser(editor.harness.server, editor.admin, editor.member.tenantId, 'editor-guest', 'guest');
 });
-afterAll(() => harness.close());
 
-const openEditor = (planId: number, who: { username: string; password: string } = member, options: { locale?: string; colorScheme?: 'light' | 'dark' } = {}): Promise<Page> =>
-  openPlanEditor(harness, planId, who, options);
+const openEditor = (planId: number, who: { username: string; password: string } = editor.member, options: { locale?: string; colorScheme?: 'light' | 'dark' } = {}): Promise<Page> =>
+  openPlanEditor(editor.harness, planId, who, options);
 
 /** The canvas's zoom, from the transform React Flow puts on its viewport. */
 const viewZoom = (page: Page) =>
@@ -79,7 +69,7 @@ describe('versions, finding and shortcuts', () => {
     await page.getByTestId('confirm-restore').click();
     await nodeOf(page, 'first').waitFor();
     expect(await nodeOf(page, 'second').count()).toBe(0);
-    const draft = await draftOf(plan.id);
+    const draft = await draftOf(editor, plan.id);
     expect(draft.version).toBe(4);
     expect(draft.nodes.map((saved) => saved.id).sort()).toEqual(['first', 'start']);
     expect(draft.published_version).toBe(2);
@@ -210,8 +200,8 @@ describe('versions, finding and shortcuts', () => {
 
     // Opened again, the block out of view is never drawn, not even hidden for React Flow to measure
     // it: only what is in view is (a thousand-block plan drew a thousand to show fifty).
-    const { page: third } = await harness.newPage();
-    await harness.signIn(third, member.username, member.password);
+    const { page: third } = await editor.harness.newPage();
+    await editor.harness.signIn(third, editor.member.username, editor.member.password);
     await third.addInitScript({
       content: `window.__drawn = new Set();
         new MutationObserver(() => {
@@ -245,9 +235,9 @@ describe('conflicts and guards', () => {
     await second.waitForURL((url) => url.pathname !== `/visual-plan/${plan.id}`);
 
     // The first user's save stands; the second user's work is a plan of its own, opened.
-    expect((await draftOf(plan.id)).nodes.map((saved) => saved.type).sort()).toEqual(['hangup', 'start']);
+    expect((await draftOf(editor, plan.id)).nodes.map((saved) => saved.type).sort()).toEqual(['hangup', 'start']);
     const copyId = Number(new URL(second.url()).pathname.split('/').pop());
-    const copy = await draftOf(copyId);
+    const copy = await draftOf(editor, copyId);
     expect(copy.name).toBe('Shared plan, my way');
     expect(copy.nodes.map((saved) => saved.type).sort()).toEqual(['play_message', 'start']);
     await nodesOfType(second, 'play_message').waitFor();
@@ -266,13 +256,13 @@ describe('conflicts and guards', () => {
     await page.getByRole('link', { name: 'Destinations' }).click();
     await page.getByTestId('leave-save').click();
     await page.waitForURL('**/destination');
-    expect((await draftOf(plan.id)).nodes.map((saved) => saved.type).sort()).toEqual(['hangup', 'start']);
+    expect((await draftOf(editor, plan.id)).nodes.map((saved) => saved.type).sort()).toEqual(['hangup', 'start']);
   });
 
   test('an administrator changing the tenant with a plan open is asked to save it, and the plan closes', async () => {
     const plan = await planWith('Tenant switch');
-    const { page } = await harness.newPage();
-    await harness.signIn(page);
+    const { page } = await editor.harness.newPage();
+    await editor.harness.signIn(page);
     await page.goto(`/visual-plan/${plan.id}`);
     await nodeOf(page, 'start').waitFor();
     await page.getByTestId('palette-hangup').click();
@@ -283,7 +273,7 @@ describe('conflicts and guards', () => {
     expect(await dialog.textContent()).toContain('Changing the tenant closes this plan');
     await page.getByTestId('leave-save').click();
     await page.waitForURL((url) => url.pathname === '/visual-plan');
-    expect((await draftOf(plan.id)).nodes).toHaveLength(2);
+    expect((await draftOf(editor, plan.id)).nodes).toHaveLength(2);
   });
 });
 
@@ -307,7 +297,7 @@ describe('read only', () => {
 
   test('the editor in Portuguese and in the dark scheme passes the accessibility checks', async () => {
     const plan = await planWith('Accessible', { nodes: [node('start', 'start', 0), node('end', 'hangup', 250)], edges: [edge('start', 'next', 'end')] });
-    const page = await openEditor(plan.id, member, { locale: 'pt-BR', colorScheme: 'dark' });
+    const page = await openEditor(plan.id, editor.member, { locale: 'pt-BR', colorScheme: 'dark' });
     expect(await page.getByTestId('editor-save').textContent()).toBe('Salvar');
     expect(await page.getByTestId('editor-publish').textContent()).toBe('Publicar');
     expect(await accessibilityViolations(page)).toEqual([]);

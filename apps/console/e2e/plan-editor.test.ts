@@ -1,37 +1,24 @@
-import type { VisualPlan, VisualPlanDocument } from '@voxplan/contracts/visual-plan';
+import type { VisualPlan } from '@voxplan/contracts/visual-plan';
 import type { Locator, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { createTenantMember, type TenantMember } from '../../server/test/harness.ts';
-import { type ConsoleHarness, createPlan, openPlanEditor, settledView, startConsole, untilStill } from './harness.ts';
+import { describe, expect, test } from 'vitest';
+import { type ConsoleHarness, createPlan, openPlanEditor, settledView, untilStill } from './harness.ts';
 import { edgeCount, nodeOf, nodesOfType } from './canvas-locators.ts';
+import { type Body, draftOf, edge, editorTenant } from './editor-tenant.ts';
 
 /**
  * The plan editor (/visual-plan/<id>): the canvas, its history, saving and publishing, copy and
  * paste. Versions, finding, zooming out, conflicts, guards and a guest: plan-editor-versions-and-guards.test.ts.
  */
-let harness: ConsoleHarness;
-let admin: string;
-let member: TenantMember;
+const editor = editorTenant('editortenant');
 
-type Body = Record<string, unknown>;
 const node = (id: string, type: string, x: number, data: Body = {}) => ({ id, type, position: { x, y: 0 }, data });
-const edge = (source: string, exit: string, target: string) => ({ id: `${source}-${exit}`, source, source_exit: exit, target });
 
-const call = (options: Parameters<ConsoleHarness['server']['call']>[0]) => harness.server.call({ ...options, token: member.token });
+const call = (options: Parameters<ConsoleHarness['server']['call']>[0]) => editor.harness.server.call({ ...options, token: editor.member.token });
 
-const planWith = (name: string, content?: Body) => createPlan(harness.server, member.token, name, content);
+const planWith = (name: string, content?: Body) => createPlan(editor.harness.server, editor.member.token, name, content);
 
-const draftOf = async (id: number) => (await call({ method: 'GET', url: `/visual-plans/${id}/document` })).json<VisualPlanDocument>();
-
-beforeAll(async () => {
-  harness = await startConsole();
-  admin = await harness.server.login();
-  member = await createTenantMember(harness.server, admin, 'editortenant');
-});
-afterAll(() => harness.close());
-
-const openEditor = (planId: number, who: { username: string; password: string } = member, options: { locale?: string; colorScheme?: 'light' | 'dark' } = {}): Promise<Page> =>
-  openPlanEditor(harness, planId, who, options);
+const openEditor = (planId: number, who: { username: string; password: string } = editor.member, options: { locale?: string; colorScheme?: 'light' | 'dark' } = {}): Promise<Page> =>
+  openPlanEditor(editor.harness, planId, who, options);
 
 /** Drags from an exit's handle to a block's input, as a user connects two blocks. */
 async function connectExit(page: Page, from: Locator, exit: string, to: Locator): Promise<void> {
@@ -81,7 +68,7 @@ describe('canvas', () => {
 
     await page.getByTestId('editor-save').click();
     await expect.poll(() => page.getByText(/^Plan saved \(version 2\)/).count()).toBe(1);
-    const stored = await draftOf(plan.id);
+    const stored = await draftOf(editor, plan.id);
     expect(stored.version).toBe(2);
     expect(stored.nodes.map((saved) => saved.type).sort()).toEqual(['hangup', 'start']);
     expect(stored.edges).toEqual([expect.objectContaining({ source: 'start', source_exit: 'next', target: hangupId })]);
@@ -145,7 +132,7 @@ describe('canvas', () => {
     await page.getByTestId('confirm-publish').click();
     await expect.poll(() => page.getByText('Version 2 is live: calls and chats now run it.').count()).toBe(1);
 
-    const stored = await draftOf(plan.id);
+    const stored = await draftOf(editor, plan.id);
     expect(stored.published_version).toBe(2);
     expect(stored.nodes.find((saved) => saved.id === rangeId)?.data).toMatchObject({ date_range_id: range.json<{ id: number }>().id });
     expect(stored.nodes.find((saved) => saved.id === menuId)?.data).toMatchObject({ voice_text: 'Press 1 for the front desk', options: [{ digits: '1', label: 'Front desk' }] });
@@ -197,7 +184,7 @@ describe('canvas', () => {
     await page.getByTestId('block-panel').getByTestId('field-voice_text').fill('Welcome');
     await page.getByTestId('editor-save').click();
     await expect.poll(() => page.getByText(/^Plan saved \(version 3\)/).count()).toBe(1);
-    const stored = await draftOf(plan.id);
+    const stored = await draftOf(editor, plan.id);
     expect(stored.settings).toMatchObject({ session_timeout_min: 45, sync_with_voice_text: true });
     expect(stored.nodes.find((saved) => saved.id === 'hello')?.data).toMatchObject({ voice_text: 'Welcome', chat_text: 'Welcome' });
   });
@@ -208,9 +195,9 @@ describe('canvas', () => {
       edges: [edge('start', 'next', 'hello'), edge('hello', 'next', 'end')],
     });
     const target = await planWith('Paste target');
-    const { context, page } = await harness.newPage();
+    const { context, page } = await editor.harness.newPage();
     await context.grantPermissions(['clipboard-read', 'clipboard-write']);
-    await harness.signIn(page, member.username, member.password);
+    await editor.harness.signIn(page, editor.member.username, editor.member.password);
     await page.goto(`/visual-plan/${source.id}`);
     await nodeOf(page, 'hello').waitFor();
     await nodeOf(page, 'hello').click();
@@ -224,7 +211,7 @@ describe('canvas', () => {
     await expect.poll(() => nodesOfType(page, 'play_message').count()).toBe(1);
     await page.getByTestId('editor-save').click();
     await expect.poll(() => page.getByText(/^Plan saved \(version 2\)/).count()).toBe(1);
-    const stored = await draftOf(target.id);
+    const stored = await draftOf(editor, target.id);
     const pasted = stored.nodes.find((saved) => saved.type === 'play_message')!;
     expect(pasted.data).toMatchObject({ voice_text: 'Copied greeting' });
     expect(pasted.id).not.toBe('hello');

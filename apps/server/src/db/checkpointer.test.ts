@@ -37,6 +37,19 @@ async function until(condition: () => boolean, timeoutMs = 5000): Promise<void> 
   }
 }
 
+/**
+ * Whether a checkpoint has copied every frame of the WAL into the database file, as SQLite's
+ * shared-memory index says (https://www.sqlite.org/walformat.html, "The WAL-Index Header": the
+ * header's mxFrame at byte 16, the checkpoint information's nBackfill at byte 96, native byte order).
+ * Then the next commit writes the WAL from its start. A fixed pause instead failed on a loaded machine.
+ */
+function walBackfilled(file: string): boolean {
+  const index = fs.readFileSync(`${file}-shm`).subarray(0, 136);
+  const maxFrame = os.endianness() === 'LE' ? index.readUInt32LE(16) : index.readUInt32BE(16);
+  const backfilled = os.endianness() === 'LE' ? index.readUInt32LE(96) : index.readUInt32BE(96);
+  return maxFrame > 0 && backfilled === maxFrame;
+}
+
 describe('the WAL checkpointer', () => {
   it('copies committed pages into the database file while the writer never checkpoints', async () => {
     const { file, sqlite } = walDatabase();
@@ -68,8 +81,7 @@ describe('the WAL checkpointer', () => {
       for (let round = 0; round < 8; round++) {
         insertMegabyte(sqlite, round * 1000);
         // Between bursts of requests the worker catches up; the next commit then writes the WAL from its start.
-        await until(() => fs.statSync(file).size >= (round + 1) * 1_000_000);
-        await new Promise((resolve) => setTimeout(resolve, 30));
+        await until(() => walBackfilled(file));
       }
       // 8 MB committed: without checkpoints the WAL would hold all of it; with them it starts over most times (a
       // commit that meets a checkpoint under way carries on where the WAL ends).

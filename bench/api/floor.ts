@@ -23,7 +23,7 @@ import twilio from 'twilio';
 import { ReadStatement } from '../../apps/server/src/db/database.ts';
 import { silentWav } from '../../apps/server/test/fake-openai.ts';
 
-function openSqlite(file: string): SQLite.Database {
+export function openSqlite(file: string): SQLite.Database {
   // As the app opens its database (apps/server/src/db/database.ts).
   const sqlite = new SQLite(file);
   sqlite.pragma('journal_mode = WAL');

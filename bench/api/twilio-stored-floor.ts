@@ -16,13 +16,14 @@
  * `bench/api/floor.ts`' `startTwilioFloor` stays the floor of the request alone: one small upsert a turn.
  */
 import formbody from '@fastify/formbody';
-import SQLite from 'better-sqlite3';
+import type SQLite from 'better-sqlite3';
 import Fastify, { type FastifyInstance } from 'fastify';
 import twilio from 'twilio';
+import { openSqlite } from './floor.ts';
 
 type Form = Record<string, string>;
 
-/** The blocks the bench's IVR enters in each turn (bench/channels/ivr-plan.ts), and the key the turn's request carries. */
+/** The blocks the bench's IVR enters in each turn (bench/channels/ivr-plan.ts), with the exit each takes. */
 const TURN_BLOCKS: Array<Array<{ node_id: string; type: string; exit: string | null }>> = [
   [
     { node_id: 'start', type: 'start', exit: 'next' },
@@ -80,10 +81,8 @@ interface FloorSession {
 }
 
 function openStore(file: string) {
-  const sqlite = new SQLite(file);
-  // As the app opens its database (apps/server/src/db/database.ts).
-  sqlite.pragma('journal_mode = WAL');
-  sqlite.pragma('synchronous = NORMAL');
+  const sqlite = openSqlite(file);
+  // The app's foreign keys too: the stored rows are checked as the app's are.
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
   const tenantId = (sqlite.prepare('SELECT id FROM tenants ORDER BY id DESC LIMIT 1').get() as { id: number }).id;

@@ -25,7 +25,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { build } from 'vite';
-import { type Contender, interleavedRound, warmUp } from './api/interleaved.ts';
+import { type Contender, interleavedRound, specLoad, warmUp } from './api/interleaved.ts';
 import { BENCH_ADMIN } from './api/protocol.ts';
 import { scenariosFor, type ScenarioKey } from './api/scenarios.ts';
 import { type Budget, budgets, POSTGRES_OVER_SQLITE } from './budgets.ts';
@@ -180,8 +180,8 @@ async function uncachedRequests(dataDir: string): Promise<Result[]> {
   for (const [key, budget] of measured) {
     const appScenario = appScenarios.find((scenario) => scenario.key === key)!;
     const floorScenario = floorScenarios.find((scenario) => scenario.key === key)!;
-    const appSide: Contender = { label: appScenario.name, server: app, spec: appScenario.spec };
-    const floorSide: Contender = { label: `floor: ${floorScenario.name}`, server: floor, spec: floorScenario.spec };
+    const appSide: Contender = { label: appScenario.name, server: app, load: specLoad(app, appScenario.spec) };
+    const floorSide: Contender = { label: `floor: ${floorScenario.name}`, server: floor, load: specLoad(floor, floorScenario.spec) };
     process.stderr.write(`  ${appScenario.name}: warm-up ${settings.appWarmupSeconds}s (floor ${settings.warmupSeconds}s), then ${settings.rounds} round(s) of ${slices} × ${fmt(options.sliceSeconds, 1)}s each, alternating\n`);
     await warmUp([[appSide, settings.appWarmupSeconds], [floorSide, settings.warmupSeconds]], options);
     const appµs: number[] = [];

@@ -6,14 +6,22 @@
  * own slice (a WAL checkpoint, the garbage collector) still counts against its requests, and an
  * idle server spends next to nothing.
  */
+import type autocannon from 'autocannon';
 import type { ServerChild } from '../lib/server-child.ts';
 import { type RequestSpec, runAutocannon, statusCodesOf } from './measure.ts';
 
 export interface Contender {
   label: string;
   server: ServerChild;
-  spec: RequestSpec;
+  /** One slice of load on the server: autocannon's result. */
+  load: (seconds: number, connections: number) => Promise<autocannon.Result>;
 }
+
+/** The load of a request spec (bench:api's scenarios), as a contender runs it. */
+export const specLoad =
+  (server: ServerChild, spec: RequestSpec): Contender['load'] =>
+  (seconds, connections) =>
+    runAutocannon(server.url, spec, seconds, connections);
 
 export interface SliceOptions {
   /** Slices per server in the round. */
@@ -34,7 +42,7 @@ export interface Share {
 }
 
 async function slice(contender: Contender, seconds: number, options: SliceOptions): Promise<{ requests: number; seconds: number }> {
-  const result = await runAutocannon(contender.server.url, contender.spec, seconds, options.connections);
+  const result = await contender.load(seconds, options.connections);
   if (result.non2xx > 0 || result.errors > 0) {
     options.failures.push(`${contender.label}: ${result.non2xx} non-2xx, ${result.errors} errors ${JSON.stringify(statusCodesOf(result))}`);
   }

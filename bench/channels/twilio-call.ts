@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import autocannon from 'autocannon';
 import twilio from 'twilio';
+import { type Contender, interleavedRound, warmUp } from '../api/interleaved.ts';
 import { apiCall } from '../lib/api-call.ts';
 import { failedOf, type LoadFigures, measureLoad, runLoad } from '../lib/load.ts';
 import type { ServerChild } from '../lib/server-child.ts';
@@ -139,33 +140,24 @@ export async function measureCalls(name: string, servers: ServerChild[], calls: 
 }
 
 /**
- * One round of calls on several servers under the same conditions (bench/api/interleaved.ts' method
- * for single requests): each warmed up alone, then `slices` slices of calls on each in turn, each
- * server's CPU read over the whole round (its idle slices included: work it defers past its slice
- * still counts). Returns each server's CPU a call, ms. A slice's last calls stop half-way; CPU a call
- * is CPU a request times the call's requests, so they count for what they sent.
+ * One round of calls on several servers under the same conditions (bench/api/interleaved.ts: each
+ * warmed up alone, then slices of calls on each in turn, each one's CPU read over the whole round).
+ * Returns each server's CPU a call, ms. A slice's last calls stop half-way: CPU a call is CPU a
+ * request times the call's requests, so they count for what they sent.
  */
 export async function interleavedCalls(
   servers: Array<{ label: string; server: ServerChild }>,
   options: { slices: number; sliceSeconds: number; warmupSeconds: number; connections: number; failures: string[] },
 ): Promise<number[]> {
   const shape = { requests: callRequests() };
-  for (const { label, server } of servers) {
-    if (options.warmupSeconds <= 0) continue;
-    const warm = await runLoad(server, shape, options.connections, options.warmupSeconds);
-    if (failedOf(warm) > 0) options.failures.push(`${label}: ${failedOf(warm)} failed requests in the warm-up`);
-  }
+  const contenders: Contender[] = servers.map(({ label, server }) => ({ label, server, load: (seconds, connections) => runLoad(server, shape, connections, seconds) }));
+  await warmUp(
+    contenders.map((contender) => [contender, options.warmupSeconds]),
+    options,
+  );
   process.stderr.write(`  ${servers.map(({ label }) => label).join(', ')}: ${options.slices} slices of ${options.sliceSeconds}s each, in turn\n`);
-  const cpuBefore = servers.map(({ server }) => server.cpuSeconds() ?? Number.NaN);
-  const requests = servers.map(() => 0);
-  for (let slice = 0; slice < options.slices; slice++) {
-    for (const [index, { label, server }] of servers.entries()) {
-      const result = await runLoad(server, shape, options.connections, options.sliceSeconds);
-      if (failedOf(result) > 0) options.failures.push(`${label}: ${failedOf(result)} failed requests`);
-      requests[index]! += result.requests.total;
-    }
-  }
-  return servers.map(({ server }, index) => (((server.cpuSeconds() ?? Number.NaN) - cpuBefore[index]!) * 1000 * REQUESTS_PER_CALL) / requests[index]!);
+  const shares = await interleavedRound(contenders, options);
+  return shares.map((share) => (share.µsPerRequest * REQUESTS_PER_CALL) / 1000);
 }
 
 // ---------------------------------------------------------------------------------------------

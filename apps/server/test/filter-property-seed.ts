@@ -7,22 +7,12 @@ import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { startTestServer, type TestServer } from './harness.ts';
 
-export interface Destination {
-  id: number;
-  tenant_id: number;
-  created_time: string;
-  updated_time: string;
-  name: string;
-  kind: string;
-  uri: string;
-  description: string;
-}
-export interface ErrorBody {
-  error: { statusCode: number; name: string; message: string; code: string; details?: { path: string; message: string }[] };
-}
+// The destinations' rows and error answers as the filter tests read them.
+export type { Destination, ErrorBody } from './filters-seed.ts';
+import type { Destination, Seed } from './filters-seed.ts';
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
-export const SEED: [name: string, kind: 'voice' | 'chat', uri: string, description: string][] = [
+export const SEED: Seed[] = [
   ['Alpha', 'voice', 'sip:alpha@pbx.example', 'main line'],
   ['alpha', 'voice', 'sip:alpha2@pbx.example', 'Main Line'],
   ['Bravo', 'chat', 'https://chat.example/bravo', ''],

@@ -1,58 +1,110 @@
 /**
- * `npm test`: the whole suite as two lanes side by side. Vitest gives a two-core machine one
- * worker (cores - 1), and the console's files run one at a time anyway (one browser at a time), so
- * in one run the API suite waited for the browser and the browser for the API suite: 50 minutes of
- * one busy core. The console's lane and the API's lane each keep a core instead.
+ * `npm test`: the whole suite as two lanes side by side, a core each. Vitest gives a two-core
+ * machine one worker (cores - 1), and the console's files run one at a time anyway (one browser at
+ * a time), so in one run the API suite waited for the browser and the browser for the API suite.
  *
- * Each test project is its own vitest process (the API lane runs unit, sqlite and postgres one
- * after the other), so that each project's wall-clock time can be printed at the end: vitest
- * reports one duration per run, not per project, and CI's budget (docs/decisions.md) is kept or
- * lost project by project.
+ * The API's lane runs its projects (unit, sqlite, postgres) one after the other, each its own
+ * vitest process, so that each one's wall-clock time can be printed at the end: vitest reports one
+ * duration per run, not per project, and CI's budget (docs/decisions.md) is kept or lost project by
+ * project. The console's lane builds the console once, then runs its files in batches from a queue
+ * (`e2e-queue.ts`) that the API's lane joins when its projects are done.
  *
  * With arguments (`npm test -- apps/server/test/foo.test.ts --project sqlite`) it is plain
- * `vitest run` with them. The output of each run is shown live, each line marked with its project,
- * and each run's summary is repeated at the end so that the last lines of a log say what failed.
+ * `vitest run` with them. The output of each run is shown live, each line marked with its project
+ * (and batch), and each run's summary is repeated at the end so that the last lines of a log say what
+ * failed.
  */
 import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import readline from 'node:readline';
 import { stripVTControlCharacters } from 'node:util';
+import { buildConsole } from '../apps/console/e2e/build-console.ts';
+import { collectDurations, type Durations, E2eQueue, readDurations, writeDurations } from './e2e-queue.ts';
 
 const vitest = ['node_modules/vitest/vitest.mjs', 'run'];
 const extra = process.argv.slice(2);
 
 /** The budget of the whole run on CI's two cores (docs/decisions.md). */
 const BUDGET_MINUTES = 45;
+const LANES = 2;
 
-interface ProjectResult {
-  project: string;
+interface RunResult {
+  label: string;
   code: number;
   seconds: number;
   summary: string[];
+  /** A console batch's JSON report, whose durations order the next run's queue. */
+  report?: string;
 }
 
 if (extra.length > 0) {
   const child = spawn(process.execPath, [...vitest, ...extra], { stdio: 'inherit' });
   child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
 } else {
-  const lanes = [['unit', 'sqlite', 'postgres'], ['e2e']];
   const started = Date.now();
-  const results = (await Promise.all(lanes.map(runLane))).flat();
+  const queue = new E2eQueue(readDurations(), LANES);
+  const e2eFileCount = queue.size;
+  const reportsDir = fs.mkdtempSync(path.join(os.tmpdir(), 'voxplan-e2e-reports-'));
+  const e2eRuns: RunResult[] = [];
+  let e2eEnded = started;
+  let batchNumber = 0;
+
+  /** One lane's turn at the console's queue: batches until it is empty. */
+  const drainQueue = async (lane: string) => {
+    for (let files = queue.take(); files.length > 0; files = queue.take()) {
+      const label = `e2e#${++batchNumber}`;
+      const report = path.join(reportsDir, `${label}.json`);
+      const args = ['--project', 'e2e', '--reporter=default', '--reporter=json', `--outputFile.json=${report}`, ...files];
+      e2eRuns.push(await runVitest(`${label} ${lane}`, args, { E2E_SKIP_BUILD: 'true' }, report));
+      e2eEnded = Date.now();
+    }
+  };
+
+  const build = (async () => {
+    const code = await buildConsole((line) => process.stdout.write(`[e2e build] ${line}\n`));
+    if (code !== 0) {
+      queue.clear();
+      e2eRuns.push({ label: 'e2e build', code, seconds: (Date.now() - started) / 1000, summary: ['the console did not build'] });
+    }
+  })();
+
+  const apiLane = async () => {
+    const results: RunResult[] = [];
+    for (const project of ['unit', 'sqlite', 'postgres']) results.push(await runVitest(project, ['--project', project]));
+    await build;
+    await drainQueue('on the API lane');
+    return results;
+  };
+  const consoleLane = async () => {
+    await build;
+    await drainQueue('on the console lane');
+  };
+
+  const [apiResults] = await Promise.all([apiLane(), consoleLane()]);
   const wholeSeconds = (Date.now() - started) / 1000;
-  for (const result of results) {
-    console.log(`\n==== ${result.project}: ${result.code === 0 ? 'passed' : `FAILED (exit ${result.code})`} ====`);
+
+  const durations: Durations = {};
+  for (const run of e2eRuns) if (run.report) collectDurations(run.report, durations);
+  if (Object.keys(durations).length === e2eFileCount) writeDurations(durations);
+
+  for (const result of [...apiResults, ...e2eRuns]) {
+    console.log(`\n==== ${result.label}: ${result.code === 0 ? 'passed' : `FAILED (exit ${result.code})`} ====`);
     console.log(result.summary.join('\n'));
   }
   console.log('\n==== Time per project ====');
-  for (const result of results) console.log(`${result.project.padEnd(9)} ${formatDuration(result.seconds)}`);
+  for (const result of apiResults) console.log(`${result.label.padEnd(9)} ${formatDuration(result.seconds)}`);
+  const onApiLane = e2eRuns.filter((run) => run.label.endsWith('on the API lane'));
+  console.log(
+    `${'e2e'.padEnd(9)} ${formatDuration((e2eEnded - started) / 1000)} (${e2eRuns.length} batches of ${e2eFileCount} files; ` +
+      `${onApiLane.length} of them, ${formatDuration(onApiLane.reduce((sum, run) => sum + run.seconds, 0))}, on the API's lane once its projects were done)`,
+  );
+  const slowest = Object.entries(durations).sort(([, a], [, b]) => b - a).slice(0, 8);
+  if (slowest.length > 0) console.log(`slowest console files: ${slowest.map(([file, seconds]) => `${path.basename(file)} ${seconds} s`).join(', ')}`);
   console.log(`${'whole run'.padEnd(9)} ${formatDuration(wholeSeconds)} (budget ${BUDGET_MINUTES} min)`);
-  process.exit(results.every((result) => result.code === 0) ? 0 : 1);
-}
-
-/** One lane's projects one after the other; a failed project does not stop the next. */
-async function runLane(projects: readonly string[]): Promise<ProjectResult[]> {
-  const results: ProjectResult[] = [];
-  for (const project of projects) results.push(await runProject(project));
-  return results;
+  fs.rmSync(reportsDir, { recursive: true, force: true });
+  process.exit([...apiResults, ...e2eRuns].every((result) => result.code === 0) ? 0 : 1);
 }
 
 function formatDuration(seconds: number): string {
@@ -69,19 +121,20 @@ function summaryOf(lines: readonly string[]): string[] {
   return lines.slice(from);
 }
 
-function runProject(project: string): Promise<ProjectResult> {
+function runVitest(label: string, args: string[], env: Record<string, string> = {}, report?: string): Promise<RunResult> {
   const started = Date.now();
-  const child = spawn(process.execPath, [...vitest, '--project', project], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...vitest, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
   const lines: string[] = [];
+  const prefix = `[${label.split(' ')[0]}]`;
   for (const stream of [child.stdout, child.stderr]) {
     readline.createInterface({ input: stream }).on('line', (line) => {
       lines.push(line);
-      process.stdout.write(`[${project}] ${line}\n`);
+      process.stdout.write(`${prefix} ${line}\n`);
     });
   }
   return new Promise((resolve) => {
     child.on('close', (code, signal) =>
-      resolve({ project, code: code ?? (signal ? 1 : 0), seconds: (Date.now() - started) / 1000, summary: summaryOf(lines) }),
+      resolve({ label, code: code ?? (signal ? 1 : 0), seconds: (Date.now() - started) / 1000, summary: summaryOf(lines), report }),
     );
   });
 }

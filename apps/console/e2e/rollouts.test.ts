@@ -1,4 +1,4 @@
-import type { Page } from 'playwright-core';
+import type { Page, Request } from 'playwright-core';
 import type { VisualPlanDocument } from '@voxplan/contracts/visual-plan';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { buildReport, createSession, type Session } from '@voxplan/engine';
@@ -16,8 +16,9 @@ import { inView } from './whatsapp-desk.ts';
  * pinned number meets the new one), the dashboard's row and the plan's statistics per version,
  * each version's figures side by side in the versions drawer, its test numbers and rule changed there,
  * then the new version rolled back; rolled out again, its sessions fail and the automatic rule rolls
- * it back: the notification on another screen names the plan, the versions and why, and opens the
- * plan; in English and in Portuguese.
+ * it back: the notification on another screen (the dashboard, whose live feed is the tab's one
+ * stream; or the audios) names the plan, the versions and why, and opens the plan; in English and
+ * in Portuguese.
  */
 let harness: ConsoleHarness;
 let member: TenantMember;
@@ -127,10 +128,11 @@ async function openVersions(page: Page) {
   await expect.poll(() => page.getByTestId('rollout-panel').isVisible()).toBe(true);
 }
 
+// The automatic rollback is told on the dashboard in one run (its live feed brings it) and on another screen in the other (the rollbacks' own stream).
 describe.each([
-  ['en', 'en-US', 'light'],
-  ['pt', 'pt-BR', 'dark'],
-] as const)('a rollout in %s', (language, locale, colorScheme) => {
+  ['en', 'en-US', 'light', '/dashboard'],
+  ['pt', 'pt-BR', 'dark', '/audios'],
+] as const)('a rollout in %s', (language, locale, colorScheme, alertScreen) => {
   test('started from the editor at 10 % with a pinned number, its results per version seen, rolled back', async () => {
     const text = texts[language];
     const planId = await planWithDraft(`Front desk ${language}`);
@@ -232,14 +234,23 @@ describe.each([
     });
     expect(again.statusCode, again.body).toBe(200);
     await failedSessions(planId, 3, 30);
-    // On another screen: the console hears it wherever the person is (its stream is open once the server answered it).
-    const listening = page.waitForResponse((response) => response.url().includes('/stats/live/events?only=rollouts'));
-    await page.goto('/audios');
+    // On another screen, the console hears it wherever the person is (its stream is open once the server answered it):
+    // on the dashboard through the dashboard's own live feed, one stream for the tab; elsewhere the rollbacks' own stream.
+    const streams = new Set<Request>();
+    const isStream = (request: Request) => new URL(request.url()).pathname.endsWith('/stats/live/events');
+    page.on('request', (request) => void (isStream(request) && streams.add(request)));
+    page.on('requestfinished', (request) => void streams.delete(request));
+    page.on('requestfailed', (request) => void streams.delete(request));
+    const listening = page.waitForResponse((response) => isStream(response.request()));
+    await page.goto(alertScreen);
     await listening;
+    const openStreams = () => [...streams].map((request) => new URL(request.url()).search);
+    await expect.poll(openStreams).toEqual([alertScreen === '/dashboard' ? '' : '?only=rollouts']);
     expect(await checkAutoRollbacks(harness.server.ctx)).toEqual([again.json<{ rollout: { id: number } }>().rollout.id]);
     const alert = page.getByTestId('rollback-alert');
     await expect.poll(() => alert.isVisible()).toBe(true);
     expect(await alert.textContent()).toContain(`${text.alertTitle}${text.alertReason}`);
+    expect(openStreams()).toHaveLength(1);
     await screenshotStates(page, 'rollback-alert', { group });
 
     // Its link opens the plan, whose versions drawer keeps the server's note.

@@ -1,4 +1,4 @@
-import type { Rollout, RolloutResults, StatsPlanDetail } from '@voxplan/contracts';
+import type { CallReportRecord, Rollout, RolloutResults, StatsPlanDetail } from '@voxplan/contracts';
 import type { VisualPlan, VisualPlanDocument, VisualPlanPublished } from '@voxplan/contracts/visual-plan';
 import { buildReport } from '@voxplan/engine';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -209,6 +209,22 @@ describe("results of a plan reached only through call_plan", () => {
     // The shop's statistics per version are as before: its sessions, all of its blocks.
     const shopStats = await ok<StatsPlanDetail>(api('GET', `/stats/plans/${shop.id}?${period}&plan_version=${shopVersion}`));
     expect([shopStats.versions, shopStats.figures.sessions]).toEqual([[shopVersion], 4]);
+
+    // The reports (docs/api.md, "Reports"): a report's plan and version are those the session started in, its filters
+    // too; the plans it entered through call_plan come with it, at the versions they ran.
+    const reportsOf = (where: object) => ok<CallReportRecord[]>(api('GET', `/reports?filter=${encodeURIComponent(JSON.stringify({ where }))}`));
+    expect(await reportsOf({ plan_id: paymentPlan.id, plan_version: fresh })).toEqual([]);
+    const shopReports = await reportsOf({ plan_id: shop.id, plan_version: shopVersion });
+    expect(shopReports.map((report) => [report.session_id, report.plan_name, report.called_plans]).sort()).toEqual(
+      [...onNew.map((sid) => [sid, fresh, 'paid']), [onOld[0], old, 'paid'], [onOld[1], old, null]]
+        .map(([sid, plan_version, goal]) => [sid, 'Shop', [{ plan_id: paymentPlan.id, plan_name: 'Payment', plan_version, goal }]])
+        .sort(),
+    );
+    const csv = await api('GET', `/reports/export.csv?filter=${encodeURIComponent(JSON.stringify({ where: { session_id: onNew[0] } }))}`);
+    const [header, line] = csv.body.trim().split('\r\n').map((row) => row.split(','));
+    expect(line![header!.indexOf('called_plans')]).toBe(`Payment v${fresh}`);
+    const plainReport = (await reportsOf({ session_id: plain.sid }))[0]!;
+    expect(plainReport).not.toHaveProperty('called_plans');
 
     // One row per session that called the plan; none for the call that called no plan.
     expect(await rowsOf([...onNew, ...onOld, plain.sid])).toEqual(

@@ -1,4 +1,4 @@
-import type { CallReportRecord, Rollout, RolloutResults, StatsPlanDetail } from '@voxplan/contracts';
+import type { CallReportRecord, Rollout, RolloutResults, StatsPlanDetail, StatsPlans } from '@voxplan/contracts';
 import type { VisualPlan, VisualPlanDocument, VisualPlanPublished } from '@voxplan/contracts/visual-plan';
 import { buildReport } from '@voxplan/engine';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -206,6 +206,10 @@ describe("results of a plan reached only through call_plan", () => {
     expect(blocks(ofOld)).toEqual({ start: [2, 0], menu: [2, 0], thanks: [1, 0], bye: [2, 2] });
     expect(blocks(ofNew)).toEqual({ start: [2, 0], menu: [2, 0], thanks: [2, 0], bye: [2, 2] });
     expect(Object.fromEntries(ofOld.digits.map((entry) => [`${entry.node_id} ${entry.digits}`, entry.count]))).toEqual({ 'menu 1': 1, 'menu 2': 1 });
+    // The dashboard's rows list it under its rollout, with no session started in it: its row opens the figures above.
+    const rows = await ok<StatsPlans>(api('GET', `/stats/plans?${period}`));
+    expect(rows.plans.find((row) => row.plan_id === paymentPlan.id)).toMatchObject({ plan_name: 'Payment', figures: { sessions: 0 }, rollout: { base_version: old, candidate_version: fresh, share: 50 } });
+    expect(rows.plans.find((row) => row.plan_id === shop.id)).toMatchObject({ figures: { sessions: 4 }, rollout: null });
     // The shop's statistics per version are as before: its sessions, all of its blocks.
     const shopStats = await ok<StatsPlanDetail>(api('GET', `/stats/plans/${shop.id}?${period}&plan_version=${shopVersion}`));
     expect([shopStats.versions, shopStats.figures.sessions]).toEqual([[shopVersion], 4]);

@@ -59,7 +59,7 @@ export function registerStatsRoutes(app: FastifyInstance, ctx: AppContext): void
 
   routes.get(
     '/stats/plans',
-    { schema: { tags, querystring: periodQuery, response: { 200: statsPlansSchema }, description: 'The figures per plan the sessions started in, most sessions first' } },
+    { schema: { tags, querystring: periodQuery, response: { 200: statsPlansSchema }, description: 'The figures per plan the sessions started in, most sessions first; a plan with a running rollout is listed even without a session started in it' } },
     async (request) => service.plans(...scoped(request, request.query)),
   );
 

@@ -246,6 +246,10 @@ describe.each([
     const calledRow = page.getByTestId('report-summary').getByRole('row', { name: text.calledPlans });
     await expect.poll(() => calledRow.textContent()).toBe(`${text.calledPlans}Front desk ${language} (${text.versions[1].toLowerCase()})`);
     await screenshotStates(page, 'report-called-plans', { group });
+    // In the reports' table its row names the plan it started in and the version it ran there (the Version column).
+    await page.getByTestId('report-back').click();
+    const reportRow = page.getByTestId('table-row').filter({ hasText: '+15550004199' });
+    await expect.poll(async () => (await reportRow.locator('td').allTextContents()).slice(1, 3)).toEqual([`Shop ${language}`, '2']);
 
     // The automatic rule, for real: the same version rolled out again with a failure limit of 5 %, and 30 of its sessions fail.
     const again = await harness.server.call({

@@ -111,5 +111,13 @@ export async function seedIvr(
   const planId = Number((await apiCall(server, 'POST', '/visual-plans', token, { name: 'Bench IVR' }, tenantId)).id);
   const saved = await apiCall(server, 'PUT', `/visual-plans/${planId}/document`, token, { base_version: 1, settings: {}, ...ivrPlan({ destinationId, dateRangeId }) });
   await apiCall(server, 'POST', `/visual-plans/${planId}/publish`, token, { base_version: saved.version });
+  // BENCH_ROLLOUT=1: a second version rolled out to half the callers (issue 41), so that the
+  // statements a call sends are counted with the version choice made; it must cost none.
+  if (process.env.BENCH_ROLLOUT === '1') {
+    const plan = ivrPlan({ destinationId, dateRangeId });
+    const renamed = { ...plan, nodes: plan.nodes.map((node) => (node.id === 'start' ? { ...node, label: 'Start, rolled out' } : node)) };
+    const next = await apiCall(server, 'PUT', `/visual-plans/${planId}/document`, token, { base_version: saved.version, settings: {}, ...renamed });
+    await apiCall(server, 'POST', `/visual-plans/${planId}/publish`, token, { base_version: next.version, rollout: { share: 50 } });
+  }
   await apiCall(server, 'POST', '/numbers', token, { number: number.e164, provider: number.provider, voice_plan_id: planId }, tenantId);
 }

@@ -1,4 +1,4 @@
-import type { Page } from 'playwright-core';
+import type { Page, Request } from 'playwright-core';
 import type { VisualPlanDocument } from '@voxplan/contracts/visual-plan';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { buildReport, createSession, type Session } from '@voxplan/engine';
@@ -15,9 +15,11 @@ import { inView } from './whatsapp-desk.ts';
  * editor to a share of the sessions with a pinned test number, calls run on both versions (the
  * pinned number meets the new one), the dashboard's row and the plan's statistics per version,
  * each version's figures side by side in the versions drawer, its test numbers and rule changed there,
- * then the new version rolled back; rolled out again, its sessions fail and the automatic rule rolls
- * it back: the notification on another screen names the plan, the versions and why, and opens the
- * plan; in English and in Portuguese.
+ * then the new version rolled back, and a report of a session that reached the plan through
+ * call_plan names the version it met there; rolled out again, its sessions fail and the automatic rule rolls
+ * it back: the notification on another screen (the dashboard, whose live feed is the tab's one
+ * stream; or the audios) names the plan, the versions and why, and opens the plan; in English and
+ * in Portuguese.
  */
 let harness: ConsoleHarness;
 let member: TenantMember;
@@ -77,6 +79,17 @@ async function failedSessions(planId: number, version: number, count: number): P
   }
 }
 
+/** The report of a session that started in a plan named `shop` and entered plan `planId` through call_plan at `version`: its id. */
+async function calledThrough(planId: number, version: number, shop: string): Promise<number> {
+  const plan = await createPlan(harness.server, member.token, shop, { nodes: [node('start', 'start', 0, 0), node('pay', 'call_plan', 250, 0, { plan_id: planId })], edges: [edge('start', 'next', 'pay')] });
+  const id = `rollout-called-${++serial}`;
+  const created = createSession({ id, tenant_id: member.tenantId, plan_id: plan.id, channel: 'voice', provider: 'twilio', caller: '+15550004199', called: '+15550004100' }, { version: plan.version, name: shop }, new Date());
+  const session: Session = { ...created, status: 'ended', ended_at: new Date().toISOString(), disposition: 'retained', called_plans: [{ plan_id: planId, plan_version: version, path_index: 0 }] };
+  await saveReport(harness.server.ctx.db, buildReport(session), false, new Date().toISOString());
+  const stored = await harness.server.call({ method: 'GET', url: `/reports?filter=${encodeURIComponent(JSON.stringify({ where: { session_id: id } }))}`, token: member.token });
+  return stored.json<{ id: number }[]>()[0]!.id;
+}
+
 /** Numbers the rollout leaves on the current version (their sticky bucket is past the share). */
 function baseCallers(planId: number, count: number): string[] {
   const rollout = { candidate_version: 3, share: 10, pinned: [PINNED] };
@@ -100,6 +113,7 @@ const texts = {
     autoTitle: 'Version 3 was rolled back by itself',
     versions: ['Version 2', 'Version 3'],
     keys: { all: '3 times (100%)', v3: '2 times (100%)', v2: '1 time (100%)' },
+    calledPlans: 'Plans called',
     alertTitle: 'Front desk en: v3 rolled back automatically',
     alertReason: '30 of its 30 sessions (100%) ended in an engine error or a failed hand-off, above the 5% allowed. Every call and chat meets v2 again.',
   },
@@ -114,6 +128,7 @@ const texts = {
     autoTitle: 'A versão 3 foi revertida sozinha',
     versions: ['Versão 2', 'Versão 3'],
     keys: { all: '3 vezes (100%)', v3: '2 vezes (100%)', v2: '1 vez (100%)' },
+    calledPlans: 'Planos chamados',
     alertTitle: 'Front desk pt: v3 revertida automaticamente',
     alertReason: '30 de suas 30 sessões (100%) terminaram em erro do motor ou transferência com falha, acima dos 5% permitidos. Todas as chamadas e conversas voltam à v2.',
   },
@@ -127,10 +142,11 @@ async function openVersions(page: Page) {
   await expect.poll(() => page.getByTestId('rollout-panel').isVisible()).toBe(true);
 }
 
+// The automatic rollback is told on the dashboard in one run (its live feed brings it) and on another screen in the other (the rollbacks' own stream).
 describe.each([
-  ['en', 'en-US', 'light'],
-  ['pt', 'pt-BR', 'dark'],
-] as const)('a rollout in %s', (language, locale, colorScheme) => {
+  ['en', 'en-US', 'light', '/dashboard'],
+  ['pt', 'pt-BR', 'dark', '/audios'],
+] as const)('a rollout in %s', (language, locale, colorScheme, alertScreen) => {
   test('started from the editor at 10 % with a pinned number, its results per version seen, rolled back', async () => {
     const text = texts[language];
     const planId = await planWithDraft(`Front desk ${language}`);
@@ -223,6 +239,18 @@ describe.each([
     expect(await page.getByTestId('rollout-running').count()).toBe(0);
     expect(await call(planId, PINNED, true)).toBe(2);
 
+    // A session that started in another plan and entered this one through call_plan at version 3: its report says so.
+    const reportId = await calledThrough(planId, 3, `Shop ${language}`);
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.goto(`/reports/${reportId}`);
+    const calledRow = page.getByTestId('report-summary').getByRole('row', { name: text.calledPlans });
+    await expect.poll(() => calledRow.textContent()).toBe(`${text.calledPlans}Front desk ${language} (${text.versions[1].toLowerCase()})`);
+    await screenshotStates(page, 'report-called-plans', { group });
+    // In the reports' table its row names the plan it started in and the version it ran there (the Version column).
+    await page.getByTestId('report-back').click();
+    const reportRow = page.getByTestId('table-row').filter({ hasText: '+15550004199' });
+    await expect.poll(async () => (await reportRow.locator('td').allTextContents()).slice(1, 3)).toEqual([`Shop ${language}`, '2']);
+
     // The automatic rule, for real: the same version rolled out again with a failure limit of 5 %, and 30 of its sessions fail.
     const again = await harness.server.call({
       method: 'POST',
@@ -232,14 +260,23 @@ describe.each([
     });
     expect(again.statusCode, again.body).toBe(200);
     await failedSessions(planId, 3, 30);
-    // On another screen: the console hears it wherever the person is (its stream is open once the server answered it).
-    const listening = page.waitForResponse((response) => response.url().includes('/stats/live/events?only=rollouts'));
-    await page.goto('/audios');
+    // On another screen, the console hears it wherever the person is (its stream is open once the server answered it):
+    // on the dashboard through the dashboard's own live feed, one stream for the tab; elsewhere the rollbacks' own stream.
+    const streams = new Set<Request>();
+    const isStream = (request: Request) => new URL(request.url()).pathname.endsWith('/stats/live/events');
+    page.on('request', (request) => void (isStream(request) && streams.add(request)));
+    page.on('requestfinished', (request) => void streams.delete(request));
+    page.on('requestfailed', (request) => void streams.delete(request));
+    const listening = page.waitForResponse((response) => isStream(response.request()));
+    await page.goto(alertScreen);
     await listening;
+    const openStreams = () => [...streams].map((request) => new URL(request.url()).search);
+    await expect.poll(openStreams).toEqual([alertScreen === '/dashboard' ? '' : '?only=rollouts']);
     expect(await checkAutoRollbacks(harness.server.ctx)).toEqual([again.json<{ rollout: { id: number } }>().rollout.id]);
     const alert = page.getByTestId('rollback-alert');
     await expect.poll(() => alert.isVisible()).toBe(true);
     expect(await alert.textContent()).toContain(`${text.alertTitle}${text.alertReason}`);
+    expect(openStreams()).toHaveLength(1);
     await screenshotStates(page, 'rollback-alert', { group });
 
     // Its link opens the plan, whose versions drawer keeps the server's note.

@@ -1,4 +1,4 @@
-import type { Rollout, RolloutResults } from '@voxplan/contracts';
+import type { CallReportRecord, Rollout, RolloutResults, StatsPlanDetail, StatsPlans } from '@voxplan/contracts';
 import type { VisualPlan, VisualPlanDocument, VisualPlanPublished } from '@voxplan/contracts/visual-plan';
 import { buildReport } from '@voxplan/engine';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -191,6 +191,44 @@ describe("results of a plan reached only through call_plan", () => {
     expect(dropOff(oldResult!)).toEqual({ start: [2, 0], menu: [2, 0], thanks: [1, 0], bye: [2, 2] });
     expect(dropOff(newResult!)).toEqual({ start: [2, 0], menu: [2, 0], thanks: [2, 0], bye: [2, 2] });
     expect(answer.comparison).toMatchObject({ enough_data: false, goal_rate_difference: 0.5 });
+
+    // The plan's statistics per version count them too (docs/rollouts.md, "Statistics per version"):
+    // the rollups, by the plan sessions start in, have none for it.
+    const hour = 3_600_000;
+    const period = `from=${encodeURIComponent(new Date(Date.now() - hour).toISOString())}&to=${encodeURIComponent(new Date(Date.now() + hour).toISOString())}`;
+    const stats = (version?: number) => ok<StatsPlanDetail>(api('GET', `/stats/plans/${paymentPlan.id}?${period}${version === undefined ? '' : `&plan_version=${version}`}`));
+    const [all, ofOld, ofNew] = await Promise.all([stats(), stats(old), stats(fresh)]);
+    expect([all.versions, all.figures.sessions]).toEqual([[old, fresh], 0]);
+    expect(ofOld.figures).toMatchObject({ sessions: 2, calls: 2, retained: 2, abandoned: 0 });
+    expect(ofNew.figures).toMatchObject({ sessions: 2, calls: 2, retained: 2 });
+    const blocks = (detail: StatsPlanDetail) => Object.fromEntries(detail.nodes.map((block) => [`${block.plan_id === paymentPlan.id ? '' : 'other '}${block.node_id}`, [block.entered, block.ended]]));
+    // Its own blocks only, as on its canvas: not the shop's start and call_plan.
+    expect(blocks(ofOld)).toEqual({ start: [2, 0], menu: [2, 0], thanks: [1, 0], bye: [2, 2] });
+    expect(blocks(ofNew)).toEqual({ start: [2, 0], menu: [2, 0], thanks: [2, 0], bye: [2, 2] });
+    expect(Object.fromEntries(ofOld.digits.map((entry) => [`${entry.node_id} ${entry.digits}`, entry.count]))).toEqual({ 'menu 1': 1, 'menu 2': 1 });
+    // The dashboard's rows list it under its rollout, with no session started in it: its row opens the figures above.
+    const rows = await ok<StatsPlans>(api('GET', `/stats/plans?${period}`));
+    expect(rows.plans.find((row) => row.plan_id === paymentPlan.id)).toMatchObject({ plan_name: 'Payment', figures: { sessions: 0 }, rollout: { base_version: old, candidate_version: fresh, share: 50 } });
+    expect(rows.plans.find((row) => row.plan_id === shop.id)).toMatchObject({ figures: { sessions: 4 }, rollout: null });
+    // The shop's statistics per version are as before: its sessions, all of its blocks.
+    const shopStats = await ok<StatsPlanDetail>(api('GET', `/stats/plans/${shop.id}?${period}&plan_version=${shopVersion}`));
+    expect([shopStats.versions, shopStats.figures.sessions]).toEqual([[shopVersion], 4]);
+
+    // The reports (docs/api.md, "Reports"): a report's plan and version are those the session started in, its filters
+    // too; the plans it entered through call_plan come with it, at the versions they ran.
+    const reportsOf = (where: object) => ok<CallReportRecord[]>(api('GET', `/reports?filter=${encodeURIComponent(JSON.stringify({ where }))}`));
+    expect(await reportsOf({ plan_id: paymentPlan.id, plan_version: fresh })).toEqual([]);
+    const shopReports = await reportsOf({ plan_id: shop.id, plan_version: shopVersion });
+    expect(shopReports.map((report) => [report.session_id, report.plan_name, report.called_plans]).sort()).toEqual(
+      [...onNew.map((sid) => [sid, fresh, 'paid']), [onOld[0], old, 'paid'], [onOld[1], old, null]]
+        .map(([sid, plan_version, goal]) => [sid, 'Shop', [{ plan_id: paymentPlan.id, plan_name: 'Payment', plan_version, goal }]])
+        .sort(),
+    );
+    const csv = await api('GET', `/reports/export.csv?filter=${encodeURIComponent(JSON.stringify({ where: { session_id: onNew[0] } }))}`);
+    const [header, line] = csv.body.trim().split('\r\n').map((row) => row.split(','));
+    expect(line![header!.indexOf('called_plans')]).toBe(`Payment v${fresh}`);
+    const plainReport = (await reportsOf({ session_id: plain.sid }))[0]!;
+    expect(plainReport).not.toHaveProperty('called_plans');
 
     // One row per session that called the plan; none for the call that called no plan.
     expect(await rowsOf([...onNew, ...onOld, plain.sid])).toEqual(

@@ -50,6 +50,17 @@ export const reportDigitsSchema = z.object({
   at: timestampSchema,
 });
 
+/** A plan the session entered through `call_plan` (docs/rollouts.md, "`call_plan`"). */
+export const callReportCalledPlanSchema = z.object({
+  plan_id: z.number().int(),
+  /** Its name when the version the session ran was published (as `plan_name` is the report's plan's name then); null for a plan no longer kept. */
+  plan_name: z.string().nullable(),
+  plan_version: z.number().int(),
+  /** The first goal the session reached once it had entered this plan. */
+  goal: z.string().nullable(),
+});
+export type CallReportCalledPlan = z.infer<typeof callReportCalledPlanSchema>;
+
 export const callReportSchema = z.object({
   id: idSchema,
   tenant_id: idSchema,
@@ -91,6 +102,11 @@ export const callReportSchema = z.object({
   variables: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()])),
   /** The name a person gave the first goal block the session reached (docs/rollouts.md, "Goals"); null when it reached none. */
   goal: z.string().nullable(),
+  /**
+   * The plans the session entered through `call_plan`, in the order it entered them, each at the
+   * version it ran (a called plan's own rollout chose it). Absent when it called none.
+   */
+  called_plans: z.array(callReportCalledPlanSchema).optional(),
   /**
    * Chats a person took over (docs/conversations.md), oldest first: the queue (or the outside
    * desk's destination), who held it, how long the customer waited and was served, the outcome, and

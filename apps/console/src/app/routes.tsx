@@ -12,6 +12,8 @@ export interface AreaRoute {
   nested?: boolean;
   /** In the main menu (account pages are reached from the user menu). */
   inMenu: boolean;
+  /** The screen follows the whole live feed, which brings the rollbacks too: the notifications open no stream of their own there. */
+  followsLiveFeed?: boolean;
   icon: string;
   page: LazyPage;
 }
@@ -33,7 +35,7 @@ const admin: RoleName[] = ['admin'];
 
 /** Every screen of the console: one list, read by the router, the menu and the guard. */
 export const areaRoutes: AreaRoute[] = [
-  { paths: ['/dashboard', '/painel-de-controle'], titleKey: 'nav.dashboard', inMenu: true, icon: 'dashboard', page: lazyPage(() => import('../features/dashboard/DashboardPage.tsx')) },
+  { paths: ['/dashboard', '/painel-de-controle'], titleKey: 'nav.dashboard', inMenu: true, icon: 'dashboard', followsLiveFeed: true, page: lazyPage(() => import('../features/dashboard/DashboardPage.tsx')) },
   {
     paths: ['/conversations', '/conversas'],
     titleKey: 'nav.conversations',

@@ -98,7 +98,7 @@ export default function AppLayout() {
     <ModalsProvider>
     <ConversationFeedProvider enabled={conversationsInMenu}>
     {conversationsInMenu && <ChatAlerts />}
-    {plansInMenu && <RollbackAlerts />}
+    {plansInMenu && <RollbackAlerts ownStream={!area?.followsLiveFeed} />}
     <AppShell
       header={{ height: 56 }}
       navbar={side ? { width: 240, breakpoint: 'sm' } : undefined}

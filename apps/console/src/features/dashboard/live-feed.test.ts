@@ -62,10 +62,11 @@ describe("the dashboard's live feed", () => {
     let state: LiveState = emptyLiveState;
     const statuses: LiveStatus[] = [];
     const waits: number[] = [];
+    const rollbacks: unknown[] = [];
     const stop = new AbortController();
     const following = followLiveFeed(
       source,
-      { update: (change) => (state = change(state)), status: (status) => statuses.push(status) },
+      { update: (change) => (state = change(state)), status: (status) => statuses.push(status), rollback: (event) => rollbacks.push(event) },
       stop.signal,
       async (ms) => void waits.push(ms),
     );
@@ -84,6 +85,12 @@ describe("the dashboard's live feed", () => {
     expect(statuses).toEqual(['connecting', 'live']);
     streams[0]!.send(sse('session.ended', { type: 'session.ended', session_id: 'b', channel: 'voice', disposition: 'retained', hangup_cause: null, at: new Date().toISOString() }));
     await until(() => !state.sessions.has('b'));
+    // A rollback on the same stream goes to the notifications (one stream per tab), not to the sessions.
+    const rollback = { type: 'rollout.auto_rollback', rollout_id: 9, plan_id: 3, plan_name: 'Front desk', base_version: 2, candidate_version: 3 };
+    streams[0]!.send(sse('rollout.auto_rollback', rollback));
+    await until(() => rollbacks.length === 1);
+    expect(rollbacks).toEqual([rollback]);
+    expect([...state.sessions.keys()]).toEqual(['a']);
 
     // The connection drops: a and b may have changed unseen, so the new snapshot replaces all.
     streams[0]!.end();

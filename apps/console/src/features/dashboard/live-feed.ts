@@ -2,7 +2,7 @@
  * Following `/stats/live/events` from its snapshot, apart from React so that the order of a
  * snapshot and events around a reconnection is tested with streams made in the test.
  */
-import type { LiveStatsEvent, StatsLive } from '@voxplan/contracts';
+import type { LiveStatsEvent, RolloutAutoRollbackEvent, StatsLive } from '@voxplan/contracts';
 import { EventSourceParserStream } from 'eventsource-parser/stream';
 import { applyLiveEvent, fromSnapshot, type LiveState } from './live-state.ts';
 
@@ -17,6 +17,8 @@ export interface LiveFeedSource {
 export interface LiveFeedListener {
   update(change: (current: LiveState) => LiveState): void;
   status(status: LiveStatus): void;
+  /** A rollout rolled back by its rule: the feed carries it to the console's notifications (one stream per tab). */
+  rollback?(event: RolloutAutoRollbackEvent): void;
 }
 
 const eventTypes: readonly string[] = ['session.started', 'node.entered', 'session.ended'] satisfies LiveStatsEvent['type'][];
@@ -108,6 +110,7 @@ async function followOnce(source: LiveFeedSource, listener: LiveFeedListener, st
       const { value: message, done } = await messages.read();
       if (done) break;
       heard();
+      if (message.event === 'rollout.auto_rollback') listener.rollback?.(JSON.parse(message.data) as RolloutAutoRollbackEvent);
       if (!message.event || !eventTypes.includes(message.event)) continue;
       const event = JSON.parse(message.data) as LiveStatsEvent;
       if (waiting) waiting.push(event);

@@ -3,6 +3,7 @@ import { useEffect, useState } from 'react';
 import { api } from '../../lib/api/client.ts';
 import { useAuth } from '../../lib/auth.tsx';
 import { followLiveFeed, type LiveFeedSource, type LiveStatus } from './live-feed.ts';
+import { publishRollback } from './live-rollbacks.ts';
 import { emptyLiveState, type LiveState } from './live-state.ts';
 
 /** The feed through the API client: its token (refreshed when stale), language and tenant headers. */
@@ -18,7 +19,8 @@ const apiSource: LiveFeedSource = {
 /**
  * The sessions running now, kept live by the server's events (`live-feed.ts`). EventSource cannot
  * send the Authorization header, so the stream is read with fetch. Stops on unmount and starts
- * over when the working tenant changes.
+ * over when the working tenant changes. The rollbacks it carries go to the notifications
+ * (live-rollbacks.ts): the screen that shows it opens no second stream.
  */
 export function useLiveStats(): { state: LiveState; status: LiveStatus } {
   const { tenantId } = useAuth();
@@ -27,7 +29,7 @@ export function useLiveStats(): { state: LiveState; status: LiveStatus } {
   useEffect(() => {
     const stop = new AbortController();
     setState(emptyLiveState);
-    void followLiveFeed(apiSource, { update: setState, status: setStatus }, stop.signal);
+    void followLiveFeed(apiSource, { update: setState, status: setStatus, rollback: publishRollback }, stop.signal);
     return () => stop.abort();
   }, [tenantId]);
   return { state, status };

@@ -36,6 +36,17 @@ function Summary({ report }: { report: CallReportRecord }) {
   const dash = (value: string | null) => value || '—';
   const rows: Array<[string, ReactNode]> = [
     [t('reports.fields.plan'), t('reports.detail.planVersion', { name: report.plan_name, version: report.plan_version })],
+    // The plans it entered through call_plan, each at the version it ran (its own rollout chose it: docs/rollouts.md).
+    ...(report.called_plans
+      ? [
+          [
+            t('reports.fields.calledPlans'),
+            report.called_plans
+              .map((plan) => t('reports.detail.planVersion', { name: plan.plan_name ?? t('reports.detail.planGone'), version: plan.plan_version }))
+              .join(', '),
+          ] as [string, ReactNode],
+        ]
+      : []),
     [t('reports.fields.channel'), `${t(`reports.channel.${report.channel}`)} · ${t(`reports.provider.${report.provider}`)}`],
     [t('reports.fields.direction'), <ReportValue list="direction" value={report.direction} />],
     [t('reports.fields.caller'), dash(report.caller)],

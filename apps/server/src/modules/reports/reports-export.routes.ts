@@ -41,6 +41,8 @@ const columns: Array<[header: string, cell: (report: CallReportRecord) => string
   ['last_node_type', (r) => r.last_node_type],
   ['failure', (r) => r.failure?.code ?? null],
   ['is_test', (r) => r.is_test],
+  // "Payment v3; Survey v1": the plans entered through call_plan, each at the version it ran.
+  ['called_plans', (r) => r.called_plans?.map((plan) => `${plan.plan_name ?? ''} v${plan.plan_version}`).join('; ') ?? null],
   // A chat's last hand-off: who ended up with it, and the queue it reached there (names, as the table shows).
   ['agent', (r) => r.handoffs?.at(-1)?.agent?.name ?? null],
   ['queue', (r) => r.handoffs?.at(-1)?.queue?.name ?? null],

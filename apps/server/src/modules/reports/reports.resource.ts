@@ -1,4 +1,4 @@
-import { callReportSchema } from '@voxplan/contracts';
+import { type CallReportCalledPlan, type CallReportRecord, callReportSchema } from '@voxplan/contracts';
 import { type Selectable, sql } from 'kysely';
 import { z } from 'zod';
 import type { CallReportTable } from '../../db/schema.ts';
@@ -8,7 +8,17 @@ import { mediaOf } from '../conversations/conversation-records.ts';
 import { customersOfSessions } from '../sessions/sessions.repository.ts';
 import { presentReport } from '../sessions/call-reports.repository.ts';
 import { MEDIA_URL_TTL_SECONDS } from '../audios/media-urls.ts';
+import { calledPlansOf } from './called-plans.ts';
 import { whatsappMessagesOf } from './whatsapp-messages.ts';
+
+/** The plans called, in the order the session entered them: by the first block of each in its path. */
+function inPathOrder(plans: CallReportCalledPlan[], path: CallReportRecord['nodes']): CallReportCalledPlan[] {
+  const first = (planId: number) => {
+    const index = path.findIndex((entry) => entry.plan_id === planId);
+    return index < 0 ? path.length : index;
+  };
+  return plans.sort((a, b) => first(a.plan_id) - first(b.plan_id));
+}
 
 /** A column of the report's last hand-off (its session's newest conversation); null for a call or a chat never handed. */
 function lastHandOff(column: 'agent_id' | 'destination_id') {
@@ -78,18 +88,28 @@ export const reportsResource = defineResource({
     const handOffs = await handOffsOfSessions(db, mediaOf(app), chats);
     const customers = await customersOfSessions(db, chats);
     const whatsapp = await whatsappMessagesOf(db, rows.filter((row) => row.provider === 'whatsapp').map((row) => row.session_id as string));
+    // Test sessions keep none (docs/rollouts.md): not asked for theirs.
+    const called = await calledPlansOf(db, rows.filter((row) => row.is_test !== 1).map((row) => row.id));
     return rows.map((row) => {
       const report = presentReport(row as unknown as Selectable<CallReportTable>);
       const handoffs = handOffs.get(row.session_id as string);
       const customer = customers.get(row.session_id as string);
       const messages = whatsapp.get(row.session_id as string);
-      return { ...report, ...(handoffs && { handoffs }), ...(customer && { customer }), ...(messages && { whatsapp_messages: messages }) };
+      const calledPlans = called.get(row.id) && inPathOrder(called.get(row.id)!, report.nodes);
+      return {
+        ...report,
+        ...(calledPlans && { called_plans: calledPlans }),
+        ...(handoffs && { handoffs }),
+        ...(customer && { customer }),
+        ...(messages && { whatsapp_messages: messages }),
+      };
     });
   },
   // A hand-off's conversation may change after the report is written (an agent closes it later).
   // Not `sessions`: the customer is written with the session's start, before any report of it.
   // Meta's delivery statuses arrive after the report is written.
-  readTables: ['conversations', 'conversation_messages', 'whatsapp_messages'],
+  // The plans a report's session called are written with it, and replaced when it is stored again.
+  readTables: ['conversations', 'conversation_messages', 'whatsapp_messages', 'call_report_plans'],
   // A hand-off's files are signed links (media-urls.ts).
   presentedFor: MEDIA_URL_TTL_SECONDS,
 });

@@ -12,6 +12,7 @@ import { type Kysely, sql } from 'kysely';
 import type { DialectName } from '../../db/database.ts';
 import type { Database } from '../../db/schema.ts';
 import { jsonElements, ROLLED_UP_DISPOSITIONS } from '../../db/stats-rollups.ts';
+import { planVersionSessions } from '../stats/plan-version-sessions.ts';
 import { COUNTERS, type Counter, figuresOf } from '../stats/stats.service.ts';
 import { compareGoalRates } from './results-statistics.ts';
 import type { RolloutRow } from './rollout-rows.ts';
@@ -20,23 +21,18 @@ import type { RolloutRow } from './rollout-rows.ts';
 export type VersionFigures = Omit<VersionResult, 'drop_off'>;
 
 /**
- * The sessions a rollout counts, as `c` (`id` of the report, the `version` of the rollout's plan it
- * ran, and the `goal` that counts for it) joined to their reports `r`: those that started in the
- * plan at either version, and those that entered it through `call_plan` at either version
- * (`call_report_plans`, migration 0042, with the goal reached in or after it), started while it
- * ran; test sessions left out (none has a `call_report_plans` row). A plan cannot call itself, so
- * no session is in both.
+ * The sessions a rollout counts, as `c` joined to their reports `r` (plan-version-sessions.ts): those
+ * that met the plan at either version, by starting in it or entering it through `call_plan`, started
+ * while it ran.
  */
 function countedSessions(rollout: RolloutRow) {
-  const ended = (column: string) => (rollout.ended_time === null ? sql`` : sql` and ${sql.ref(column)} < ${rollout.ended_time}`);
-  const versions = sql`(${rollout.base_version}, ${rollout.candidate_version})`;
-  return sql`(
-    select s.id, s.plan_version as version, s.goal from call_reports s
-    where s.tenant_id = ${rollout.tenant_id} and s.plan_id = ${rollout.plan_id} and s.plan_version in ${versions} and s.is_test = 0 and s.start_time >= ${rollout.started_time}${ended('s.start_time')}
-    union all
-    select p.report_id, p.plan_version, p.goal from call_report_plans p
-    where p.tenant_id = ${rollout.tenant_id} and p.plan_id = ${rollout.plan_id} and p.plan_version in ${versions} and p.start_time >= ${rollout.started_time}${ended('p.start_time')}
-  ) c join call_reports r on r.id = c.id`;
+  return planVersionSessions({
+    tenantId: rollout.tenant_id,
+    planId: rollout.plan_id,
+    versions: [rollout.base_version, rollout.candidate_version],
+    from: rollout.started_time,
+    to: rollout.ended_time ?? undefined,
+  });
 }
 
 const count = (value: unknown): number => Number(value ?? 0);

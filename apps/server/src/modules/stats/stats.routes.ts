@@ -27,7 +27,7 @@ const periodQuery = statsPeriodQuerySchema.extend({
 });
 const planPeriodQuery = periodQuery.omit({ plan_id: true });
 const planDetailQuery = planPeriodQuery.extend({
-  plan_version: z.coerce.number().int().positive().max(2 ** 31 - 1).optional().describe('only the sessions that ran this version of the plan'),
+  plan_version: z.coerce.number().int().positive().max(2 ** 31 - 1).optional().describe('only the sessions that met this version of the plan: started in it, or entered it through call_plan'),
 });
 const idParams = z.object({ id: z.coerce.number().int().positive().max(2 ** 31 - 1) });
 
@@ -59,7 +59,7 @@ export function registerStatsRoutes(app: FastifyInstance, ctx: AppContext): void
 
   routes.get(
     '/stats/plans',
-    { schema: { tags, querystring: periodQuery, response: { 200: statsPlansSchema }, description: 'The figures per plan the sessions started in, most sessions first' } },
+    { schema: { tags, querystring: periodQuery, response: { 200: statsPlansSchema }, description: 'The figures per plan the sessions started in, most sessions first; a plan with a running rollout is listed even without a session started in it' } },
     async (request) => service.plans(...scoped(request, request.query)),
   );
 
@@ -72,8 +72,8 @@ export function registerStatsRoutes(app: FastifyInstance, ctx: AppContext): void
         querystring: planDetailQuery,
         response: { 200: statsPlanDetailSchema },
         description:
-          "A plan's figures, its blocks entered and ended at (drop-off), the keys pressed per menu, and the versions its sessions ran in the period; " +
-          'plan_version: of that version only (counted from the reports, docs/rollouts.md)',
+          "A plan's figures, its blocks entered and ended at (drop-off), the keys pressed per menu, and the versions its sessions met in the period (started in, or entered through call_plan); " +
+          'plan_version: of the sessions that met that version only, however they came (counted from the reports, docs/rollouts.md); of a session that entered it through call_plan, its own blocks and keys only',
       },
     },
     async (request) => {

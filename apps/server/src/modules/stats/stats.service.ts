@@ -212,7 +212,12 @@ export class StatsService {
 
   async plans(tenantId: number | undefined, period: StatsPeriod): Promise<StatsPlans> {
     const planId = sql.ref<number>('plan_id');
-    const rows = await this.countersIn(tenantId, period, true).select(planId.as('plan_id')).select(sums).groupBy(planId).execute();
+    const counted = await this.countersIn(tenantId, period, true).select(planId.as('plan_id')).select(sums).groupBy(planId).execute();
+    // A plan under a rollout is listed even when no session started in it (one reached only
+    // through call_plan): its row opens its statistics per version, which count those that entered it.
+    const listed = new Set(counted.map((row) => row.plan_id));
+    const rolledOut = (await this.runningRollouts(tenantId)).filter((id) => !listed.has(id) && (!period.planIds || period.planIds.includes(id)));
+    const rows = [...counted, ...rolledOut.map((id) => ({ plan_id: id, ...ZERO }))];
     const rollouts = new Map<number, StatsPlans['plans'][number]['rollout']>();
     const names = await this.planNames(
       tenantId,
@@ -224,6 +229,13 @@ export class StatsService {
         .map((row) => ({ plan_id: row.plan_id, plan_name: names.get(row.plan_id) ?? '', figures: figuresOf(add({ ...ZERO }, row)), rollout: rollouts.get(row.plan_id) ?? null }))
         .sort((a, b) => b.figures.sessions - a.figures.sessions || a.plan_id - b.plan_id),
     };
+  }
+
+  /** The plans with a running rollout (kept on the plan's row). */
+  private async runningRollouts(tenantId: number | undefined): Promise<number[]> {
+    let plans = this.db.selectFrom('visual_plans').select('id').where('rollout_version', 'is not', null);
+    if (tenantId !== undefined) plans = plans.where('tenant_id', '=', tenantId);
+    return (await plans.execute()).map((plan) => plan.id);
   }
 
   /**

@@ -3,6 +3,15 @@ import { defineConfig } from 'vitest/config';
 const apiTests = ['apps/server/test/**/*.test.ts'];
 
 /**
+ * The server's and the console's test files share their worker's modules instead of loading the
+ * server's afresh per file: each file starts its own servers on its own databases, so a file keeps
+ * nothing of another's but compiled modules (module-level caches are kept per database or per app
+ * context for that reason). Loading them per file was 2 to 3 s a file, a third of the API suite's
+ * time (docs/decisions.md). The unit tests keep their isolation: some replace modules (`vi.mock`).
+ */
+const sharedModules = { isolate: false };
+
+/**
  * The API suite runs twice, once per database; unit tests of the packages run once.
  * The postgres project starts its own throwaway server (apps/server/test/postgres-global-setup.ts).
  */
@@ -12,7 +21,7 @@ export default defineConfig({
     hookTimeout: 60_000,
     projects: [
       { extends: true, test: { name: 'unit', include: ['packages/*/src/**/*.test.{ts,tsx}', 'apps/server/src/**/*.test.ts', 'apps/console/src/**/*.test.ts', 'apps/webchat/src/**/*.test.ts', 'scripts/**/*.test.ts'] } },
-      { extends: true, test: { name: 'sqlite', include: apiTests, env: { TEST_DIALECT: 'sqlite' } } },
+      { extends: true, test: { name: 'sqlite', include: apiTests, env: { TEST_DIALECT: 'sqlite' }, ...sharedModules } },
       {
         extends: true,
         test: {
@@ -20,6 +29,7 @@ export default defineConfig({
           include: apiTests,
           exclude: ['apps/server/test/postgres-server.test.ts'],
           env: { TEST_DIALECT: 'postgres' },
+          ...sharedModules,
           globalSetup: ['apps/server/test/postgres-global-setup.ts'],
         },
       },
@@ -29,6 +39,7 @@ export default defineConfig({
           name: 'e2e',
           include: ['apps/console/e2e/**/*.test.ts'],
           env: { TEST_DIALECT: 'sqlite' },
+          ...sharedModules,
           globalSetup: ['apps/console/e2e/build-console.ts'],
           // One browser at a time: the machine has two cores, and other projects run beside it.
           fileParallelism: false,

@@ -16,10 +16,13 @@ export interface OpenZones {
 
 /** Zones are read again this often: a list's zones change only when contacts are uploaded. */
 const ZONES_FRESH_MS = 30_000;
-const zonesRead = new Map<number, { atMs: number; zones: string[] }>();
+/** Per database: campaign ids are a database's own (tests run several servers in one process). */
+const zonesRead = new WeakMap<Kysely<Database>, Map<number, { atMs: number; zones: string[] }>>();
 
 async function waitingZones(db: Kysely<Database>, campaignId: number, nowMs: number): Promise<string[]> {
-  const known = zonesRead.get(campaignId);
+  let read = zonesRead.get(db);
+  if (!read) zonesRead.set(db, (read = new Map()));
+  const known = read.get(campaignId);
   if (known && nowMs - known.atMs < ZONES_FRESH_MS && nowMs >= known.atMs) return known.zones;
   const rows = await db
     .selectFrom('campaign_contacts')
@@ -30,7 +33,7 @@ async function waitingZones(db: Kysely<Database>, campaignId: number, nowMs: num
     .where('time_zone', 'is not', null)
     .execute();
   const zones = rows.map((row) => row.time_zone!);
-  zonesRead.set(campaignId, { atMs: nowMs, zones });
+  read.set(campaignId, { atMs: nowMs, zones });
   return zones;
 }
 

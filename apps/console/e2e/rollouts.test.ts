@@ -289,5 +289,18 @@ describe.each([
     const note = page.getByTestId('rollout-auto-note');
     await expect.poll(() => note.isVisible()).toBe(true);
     expect(await note.textContent()).toContain(`${text.autoTitle}Automatic rollback of “Front desk ${language}”: 30 of 30 sessions of version 3`);
+
+    // The test panel runs any version by its number: the rolled-back candidate still says its new words, version 2 its old ones.
+    await page.keyboard.press('Escape');
+    await expect.poll(() => page.getByTestId('rollout-panel').isHidden()).toBe(true);
+    await page.getByTestId('editor-test').click();
+    const transcript = page.getByTestId('test-panel-transcript');
+    for (const [version, words, notWords] of [[text.versions[1], 'To pay now, press 1.', 'Press 1 to pay.'], [text.versions[0], 'Press 1 to pay.', 'To pay now, press 1.']] as const) {
+      await chooseOption(page, 'test-panel-version', version);
+      await page.getByTestId('test-panel-start').click();
+      await expect.poll(() => transcript.textContent()).toContain(words);
+      expect(await transcript.textContent()).not.toContain(notWords);
+    }
+    await screenshotStates(page, 'test-panel-version', { group });
   });
 });

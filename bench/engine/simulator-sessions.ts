@@ -36,7 +36,9 @@ export interface Server {
 /** The server child on a fresh SQLite data dir; `pin`: on CPU 1 (the caller on CPU 0). */
 export async function startServer(pin: boolean): Promise<Server> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'voxplan-bench-simulator-'));
-  const args = ['--expose-gc', '--import', import.meta.resolve('tsx'), path.join(here, 'simulator-server.ts')];
+  // BENCH_SERVER_NODE_FLAGS: V8 or Node flags for the server child, space-separated (bench/README.md).
+  const flags = (process.env.BENCH_SERVER_NODE_FLAGS ?? '').split(' ').filter((flag) => flag !== '');
+  const args = ['--expose-gc', ...flags, '--import', import.meta.resolve('tsx'), path.join(here, 'simulator-server.ts')];
   const child: ChildProcess = spawn(pin ? 'taskset' : process.execPath, pin ? ['-c', '1', process.execPath, ...args] : args, {
     env: { ...process.env, BENCH_DATA_DIR: dataDir },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],

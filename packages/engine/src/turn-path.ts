@@ -3,7 +3,7 @@
  * actions, so that an event about an action (a prompt that failed, a hang-up partway) finds its
  * block; and the path's entries a turn takes its exits on, copied where the input session shares them.
  */
-import type { PathEntry } from './session.ts';
+import { type PathEntry, PathEntryRecord } from './session.ts';
 import { TurnBase } from './turn-base.ts';
 
 export class TurnPath extends TurnBase {
@@ -76,11 +76,9 @@ export class TurnPath extends TurnBase {
       this.observer?.exited(last);
       return;
     }
-    // Two literals rather than a conditional spread (a temporary object and a generic copy of it).
-    const entry: PathEntry =
-      last.reason === undefined
-        ? { plan_id: last.plan_id, node_id: last.node_id, type: last.type, at: last.at, exit }
-        : { plan_id: last.plan_id, node_id: last.node_id, type: last.type, at: last.at, exit, reason: last.reason };
+    // Field by field rather than by a conditional spread (a temporary object and a generic copy of it).
+    const entry = new PathEntryRecord(last.plan_id, last.node_id, last.type, last.at, exit);
+    if (last.reason !== undefined) entry.reason = last.reason;
     path[path.length - 1] = entry;
     this.observer?.exited(entry);
   }

@@ -248,7 +248,7 @@ export function copySession(session: Session, withTurnPath = true): Session {
   if (session.goal) copy.goal = session.goal;
   if (session.contact_key !== undefined) copy.contact_key = session.contact_key;
   if (session.called_plans) copy.called_plans = session.called_plans.slice();
-  if (withTurnPath && session.turn_path) copy.turn_path = { start: session.turn_path.start, actions: session.turn_path.actions.slice() };
+  if (withTurnPath && session.turn_path) copy.turn_path = new TurnPathRecord(session.turn_path.start, session.turn_path.actions.slice());
   return copy;
 }
 
@@ -319,6 +319,23 @@ export const PathEntryRecord = function (this: PathEntry, plan_id: number, node_
   this.exit = exit;
 } as unknown as PathEntryConstructor;
 PathEntryRecord.prototype = Object.prototype;
+
+const noItems: never[] = [];
+/**
+ * A new empty list for a turn (its actions, its marks), copied from an empty one rather than
+ * made by `[]`: a copy has no allocation site, so V8 cannot pretenure it (SessionCopy says why).
+ */
+export const newList = <T>(): T[] => noItems.slice();
+
+/** A turn's marks in the path (Session.turn_path), by a constructor for the reason SessionCopy gives. */
+interface TurnPathConstructor {
+  new (start: number, actions: number[]): NonNullable<Session['turn_path']>;
+}
+export const TurnPathRecord = function (this: NonNullable<Session['turn_path']>, start: number, actions: number[]) {
+  this.start = start;
+  this.actions = actions;
+} as unknown as TurnPathConstructor;
+TurnPathRecord.prototype = Object.prototype;
 
 /** One thing said on a session, by the caller or the plan (the transcript the `speech_detection` and `chatbot` blocks read). */
 export interface TranscriptEntry {

@@ -3,21 +3,21 @@
  * actions, so that an event about an action (a prompt that failed, a hang-up partway) finds its
  * block; and the path's entries a turn takes its exits on, copied where the input session shares them.
  */
-import { type PathEntry, PathEntryRecord } from './session.ts';
+import { type PathEntry, PathEntryRecord, TurnPathRecord, newList } from './session.ts';
 import { TurnBase } from './turn-base.ts';
 
 export class TurnPath extends TurnBase {
   /** The last turn's marks, copied: they are the input session's, which a turn never changes. */
   protected keepLastTurnPath(): void {
     const marks = this.lastTurnPath;
-    if (marks) this.session.turn_path = { start: marks.start, actions: marks.actions.slice() };
+    if (marks) this.session.turn_path = new TurnPathRecord(marks.start, marks.actions.slice());
   }
 
   /** This turn's marks in the path (Session.turn_path), begun on the turn's first block. */
   protected turnPath(): { start: number; actions: number[] } {
     if (!this.pathMarked) {
       this.pathMarked = true;
-      this.session.turn_path = { start: this.session.path.length - 1, actions: [] };
+      this.session.turn_path = new TurnPathRecord(this.session.path.length - 1, newList());
     }
     return this.session.turn_path!;
   }

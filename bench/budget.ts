@@ -4,8 +4,8 @@
  * in a change that touches a call's path (docs/decisions.md). Exit 3 when a figure passes its
  * budget, 1 when an answer was wrong or a request failed (the figures then mean nothing).
  *
- * The server figures alternate app and floor, round after round (the uncached requests and the
- * Twilio call slice by slice within a round), and judge the median of the rounds' ratios: the machine's other work moves
+ * The server figures keep app and floor up together and alternate them slice by slice within a
+ * round (bench/api/interleaved.ts), and judge the median of the rounds' ratios: the machine's other work moves
  * a figure by a third from one minute to the next.
  * Environment:
  *   BUDGET_FIGURES=twilio,session,uncached,signin   the figures measured (all by default)
@@ -15,8 +15,8 @@
  *   BUDGET_WARMUP_SECONDS=3   warm-up before the first round's figures (1 s before the later rounds'); the uncached
  *                             requests' floor gets it once per request
  *   BUDGET_APP_WARMUP_SECONDS=6  the uncached requests' app warm-up, once per request; the Twilio call's first
- *                             round's, for each of its three servers
- *   BUDGET_SLICE_SECONDS=1    the uncached requests and the Twilio call: slices of load alternating between app and floor,
+ *                             round's, for each of its three servers; the IVR's sessions', once
+ *   BUDGET_SLICE_SECONDS=1    the server figures: slices of load alternating between app and floor,
  *                             BUDGET_SECONDS of each server a round
  *   BENCH_PIN=1               0: no CPU pinning
  */
@@ -32,7 +32,7 @@ import { type Budget, budgets, POSTGRES_OVER_SQLITE } from './budgets.ts';
 import { checkOneCall, interleavedCalls, PUBLIC_URL, seedTwilioIvr, TOKEN, wrongAnswers } from './channels/twilio-call.ts';
 import { signInFloorKb } from './console/floor.ts';
 import { consoleSizes } from './console/sizes.ts';
-import { seed as seedSimulator, startCrm, startServer as startSimulatorServer, throughput } from './engine/simulator-sessions.ts';
+import { seed as seedSimulator, SessionLoad, startCrm, startServer as startSimulatorServer } from './engine/simulator-sessions.ts';
 import { runBench } from './lib/bench-main.ts';
 import { envNumber } from './lib/env.ts';
 import { checkedJson } from './lib/http-json.ts';
@@ -127,25 +127,56 @@ async function twilioCall(dataDir: string): Promise<Result[]> {
   ];
 }
 
-/** New IVR sessions through the simulator against the menu-only plan's, on one server. */
+/**
+ * New IVR sessions through the simulator against the menu-only plan's, interleaved as the other
+ * server figures are (api/interleaved.ts): two servers up together, the IVR's and the menu-only
+ * plan's, each warmed up alone, then slices of sessions on each in turn, each one's CPU read over
+ * the whole round. Rounds of the IVR then the menu-only plan on one server swung by 2×.
+ */
 async function sessionStart(): Promise<Result> {
-  process.stderr.write('session start: the IVR and the menu-only plan through the simulator\n');
+  process.stderr.write('session start: the IVR and the menu-only plan through the simulator, each on its own server\n');
   const crm = await startCrm();
-  const server = await startSimulatorServer(pinning);
+  const app = await startSimulatorServer(pinning);
+  const floor = await startSimulatorServer(pinning);
+  const loads: SessionLoad[] = [];
   try {
-    const seeded = await seedSimulator(server, crm.url);
+    const connections = 16;
+    const appSeeded = await seedSimulator(app, crm.url);
+    const floorSeeded = await seedSimulator(floor, crm.url);
+    const appLoad = await SessionLoad.open(app, appSeeded, appSeeded.planId, connections);
+    const floorLoad = await SessionLoad.open(floor, floorSeeded, floorSeeded.menuPlanId, connections);
+    loads.push(appLoad, floorLoad);
+    const contender = (label: string, server: typeof app, load: SessionLoad): Contender => ({
+      label,
+      server,
+      load: async (seconds) => {
+        const done = await load.run(seconds);
+        return { requests: done.sessions, seconds: done.wallS };
+      },
+    });
+    const appSide = contender('the IVR', app, appLoad);
+    const floorSide = contender('the menu-only plan', floor, floorLoad);
+    const slices = Math.max(1, Math.round(settings.seconds / settings.sliceSeconds));
+    const options = { slices, sliceSeconds: settings.seconds / slices, connections, failures };
+    process.stderr.write(`  warm-up ${settings.appWarmupSeconds}s (the menu-only plan ${settings.warmupSeconds}s), then ${settings.rounds} round(s) of ${slices} × ${fmt(options.sliceSeconds, 1)}s each, alternating\n`);
+    await warmUp([[appSide, settings.appWarmupSeconds], [floorSide, settings.warmupSeconds]], options);
     const ivrMs: number[] = [];
     const menuMs: number[] = [];
-    const perSession = (figure: { serverCpuS: number; sessions: number }) => (figure.serverCpuS / figure.sessions) * 1000;
     for (let round = 1; round <= settings.rounds; round++) {
-      const load = { connections: 16, seconds: settings.seconds, warmupSeconds: warmupOf(round) };
-      process.stderr.write(`  round ${round}\n`);
-      ivrMs.push(perSession(await throughput(server, seeded, seeded.planId, 'ivr', load)));
-      menuMs.push(perSession(await throughput(server, seeded, seeded.menuPlanId, 'menu-only', load)));
+      const [first, second] = round % 2 === 1 ? [appSide, floorSide] : [floorSide, appSide];
+      const shares = await interleavedRound([first, second], options);
+      const [appShare, floorShare] = first === appSide ? shares : [shares[1]!, shares[0]!];
+      process.stderr.write(
+        `    round ${round}: the IVR ${fmt(appShare!.µsPerRequest / 1000)} ms (${fmt(appShare!.rps, 0)} sessions/s), ` +
+          `the menu-only plan ${fmt(floorShare!.µsPerRequest / 1000)} ms (${fmt(floorShare!.rps, 0)} sessions/s)\n`,
+      );
+      ivrMs.push(appShare!.µsPerRequest / 1000);
+      menuMs.push(floorShare!.µsPerRequest / 1000);
     }
     return fromRounds(budgets.sessionStart, 'ms CPU a session', ivrMs, menuMs);
   } finally {
-    await server.stop();
+    await Promise.all(loads.map((load) => load.close()));
+    await Promise.all([app.stop(), floor.stop()]);
     crm.close();
   }
 }

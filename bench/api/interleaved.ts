@@ -10,18 +10,37 @@ import type autocannon from 'autocannon';
 import type { ServerChild } from '../lib/server-child.ts';
 import { type RequestSpec, runAutocannon, statusCodesOf } from './measure.ts';
 
+/** What one slice of load did: its answered requests (or sessions), how long it ran, what went wrong. */
+export interface SliceDone {
+  requests: number;
+  seconds: number;
+  /** Set when an answer was wrong or a request failed. */
+  failure?: string | undefined;
+}
+
 export interface Contender {
   label: string;
-  server: ServerChild;
-  /** One slice of load on the server: autocannon's result. */
-  load: (seconds: number, connections: number) => Promise<autocannon.Result>;
+  /** The server's CPU so far (user + system, s): a bench server child, or the simulator bench's. */
+  server: Pick<ServerChild, 'cpuSeconds'>;
+  /** One slice of load on the server. */
+  load: (seconds: number, connections: number) => Promise<SliceDone>;
+}
+
+/** An autocannon run as a slice. */
+export function autocannonSlice(result: autocannon.Result): SliceDone {
+  const failed = result.non2xx > 0 || result.errors > 0;
+  return {
+    requests: result.requests.total,
+    seconds: result.duration,
+    failure: failed ? `${result.non2xx} non-2xx, ${result.errors} errors ${JSON.stringify(statusCodesOf(result))}` : undefined,
+  };
 }
 
 /** The load of a request spec (bench:api's scenarios), as a contender runs it. */
 export const specLoad =
   (server: ServerChild, spec: RequestSpec): Contender['load'] =>
-  (seconds, connections) =>
-    runAutocannon(server.url, spec, seconds, connections);
+  async (seconds, connections) =>
+    autocannonSlice(await runAutocannon(server.url, spec, seconds, connections));
 
 export interface SliceOptions {
   /** Slices per server in the round. */
@@ -42,11 +61,9 @@ export interface Share {
 }
 
 async function slice(contender: Contender, seconds: number, options: SliceOptions): Promise<{ requests: number; seconds: number }> {
-  const result = await contender.load(seconds, options.connections);
-  if (result.non2xx > 0 || result.errors > 0) {
-    options.failures.push(`${contender.label}: ${result.non2xx} non-2xx, ${result.errors} errors ${JSON.stringify(statusCodesOf(result))}`);
-  }
-  return { requests: result.requests.total, seconds: result.duration };
+  const done = await contender.load(seconds, options.connections);
+  if (done.failure !== undefined) options.failures.push(`${contender.label}: ${done.failure}`);
+  return done;
 }
 
 /** Warms each contender up alone, for its own number of seconds (the app's larger path compiles later than a floor's). */

@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import autocannon from 'autocannon';
 import twilio from 'twilio';
-import { type Contender, interleavedRound, warmUp } from '../api/interleaved.ts';
+import { autocannonSlice, type Contender, interleavedRound, warmUp } from '../api/interleaved.ts';
 import { apiCall } from '../lib/api-call.ts';
 import { failedOf, type LoadFigures, measureLoad, runLoad } from '../lib/load.ts';
 import type { ServerChild } from '../lib/server-child.ts';
@@ -150,7 +150,7 @@ export async function interleavedCalls(
   options: { slices: number; sliceSeconds: number; warmupSeconds: number; connections: number; failures: string[] },
 ): Promise<number[]> {
   const shape = { requests: callRequests() };
-  const contenders: Contender[] = servers.map(({ label, server }) => ({ label, server, load: (seconds, connections) => runLoad(server, shape, connections, seconds) }));
+  const contenders: Contender[] = servers.map(({ label, server }) => ({ label, server, load: async (seconds, connections) => autocannonSlice(await runLoad(server, shape, connections, seconds)) }));
   await warmUp(
     contenders.map((contender) => [contender, options.warmupSeconds]),
     options,

@@ -41,7 +41,7 @@ function baseTree(): string {
   execFileSync('tar', ['-x', '-C', dir], { input: tar });
   for (const name of fs.readdirSync(path.join(dir, 'packages'))) fs.symlinkSync(`../../packages/${name}`, path.join(dir, 'node_modules/@voxplan', name));
   fs.mkdirSync(path.join(dir, 'bench/engine'), { recursive: true });
-  fs.copyFileSync(path.join(root, 'bench/engine/ab-harness.ts'), path.join(dir, 'bench/engine/ab-harness.ts'));
+  for (const file of ['ab-harness.ts', 'fixture.ts']) fs.copyFileSync(path.join(root, 'bench/engine', file), path.join(dir, 'bench/engine', file));
   return dir;
 }
 

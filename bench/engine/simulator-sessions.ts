@@ -28,13 +28,17 @@ const ivr = JSON.parse(fs.readFileSync(path.resolve(here, '../../fixtures/plans/
 export interface Server {
   url: string;
   command<T>(command: ServerCommand): Promise<T>;
+  /** The child's CPU so far, user + system, s (/proc: read without waking it); undefined where /proc is not. */
+  cpuSeconds(): number | undefined;
   stop(): Promise<void>;
 }
 
 /** The server child on a fresh SQLite data dir; `pin`: on CPU 1 (the caller on CPU 0). */
 export async function startServer(pin: boolean): Promise<Server> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'voxplan-bench-simulator-'));
-  const args = ['--expose-gc', '--import', import.meta.resolve('tsx'), path.join(here, 'simulator-server.ts')];
+  // BENCH_SERVER_NODE_FLAGS: V8 or Node flags for the server child, space-separated (bench/README.md).
+  const flags = (process.env.BENCH_SERVER_NODE_FLAGS ?? '').split(' ').filter((flag) => flag !== '');
+  const args = ['--expose-gc', ...flags, '--import', import.meta.resolve('tsx'), path.join(here, 'simulator-server.ts')];
   const child: ChildProcess = spawn(pin ? 'taskset' : process.execPath, pin ? ['-c', '1', process.execPath, ...args] : args, {
     env: { ...process.env, BENCH_DATA_DIR: dataDir },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
@@ -62,6 +66,7 @@ export async function startServer(pin: boolean): Promise<Server> {
         child.send({ id, ...command });
       });
     },
+    cpuSeconds: () => procCpuSeconds(child.pid),
     async stop() {
       const exited = new Promise((resolve) => child.once('exit', resolve));
       child.disconnect();
@@ -69,6 +74,17 @@ export async function startServer(pin: boolean): Promise<Server> {
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** A process's CPU so far from /proc/PID/stat (utime + stime, in the kernel's 100 Hz ticks). */
+function procCpuSeconds(pid: number | undefined): number | undefined {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return undefined;
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -178,31 +194,33 @@ async function checkCall(panel: Panel, channel: 'voice' | 'chat'): Promise<void>
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? Number.NaN;
 
-/** How long the sessions run: `warmupSeconds` unmeasured first; `profileDir`: the server profiles the measured run into it. */
-export interface SessionLoad {
-  connections: number;
-  warmupSeconds: number;
-  seconds: number;
-  profileDir?: string | undefined;
-}
+/** Simulator sockets on one plan, opened once; `run` drives new sessions on all of them for a while. */
+export class SessionLoad {
+  private constructor(
+    private readonly server: Server,
+    private readonly panels: Panel[],
+  ) {}
 
-/** New sessions through the simulator: `connections` sockets each starting a voice session of the plan and hanging it up, again and again. */
-export async function throughput(server: Server, seeded: Seeded, planId: number, name: string, settings: SessionLoad) {
-  const panels = await Promise.all(Array.from({ length: settings.connections }, () => Panel.open(server, seeded, planId)));
-  if (planId === seeded.planId) {
-    await checkCall(panels[0]!, 'voice');
-    await checkCall(panels[0]!, 'chat');
+  /** `connections` sockets on the plan; the IVR's are checked first (a voice and a chat call). */
+  static async open(server: Server, seeded: Seeded, planId: number, connections: number): Promise<SessionLoad> {
+    const panels = await Promise.all(Array.from({ length: connections }, () => Panel.open(server, seeded, planId)));
+    if (planId === seeded.planId) {
+      await checkCall(panels[0]!, 'voice');
+      await checkCall(panels[0]!, 'chat');
+    }
+    return new SessionLoad(server, panels);
   }
 
-  const run = async (seconds: number) => {
+  /** Each socket starts a voice session and hangs it up, again and again, for `seconds`. */
+  async run(seconds: number) {
     const deadline = performance.now() + seconds * 1000;
     const startLatencies: number[] = [];
     let sessions = 0;
-    const cpuBefore = await server.command<NodeJS.CpuUsage>({ cmd: 'cpu' });
+    const cpuBefore = await this.server.command<NodeJS.CpuUsage>({ cmd: 'cpu' });
     const benchCpuBefore = process.cpuUsage();
     const wallStart = performance.now();
     await Promise.all(
-      panels.map(async (panel) => {
+      this.panels.map(async (panel) => {
         for (let n = 0; performance.now() < deadline; n++) {
           const began = performance.now();
           const first = await panel.send({ type: 'start', channel: 'voice' });
@@ -215,24 +233,40 @@ export async function throughput(server: Server, seeded: Seeded, planId: number,
     );
     const wallS = (performance.now() - wallStart) / 1000;
     const benchCpu = process.cpuUsage(benchCpuBefore);
-    const cpuAfter = await server.command<NodeJS.CpuUsage>({ cmd: 'cpu' });
+    const cpuAfter = await this.server.command<NodeJS.CpuUsage>({ cmd: 'cpu' });
     const serverCpuS = (cpuAfter.user - cpuBefore.user + cpuAfter.system - cpuBefore.system) / 1e6;
     const benchCpuS = (benchCpu.user + benchCpu.system) / 1e6;
     startLatencies.sort((a, b) => a - b);
     return { sessions, wallS, serverCpuS, benchCpuS, p50: percentile(startLatencies, 0.5), p95: percentile(startLatencies, 0.95) };
-  };
-  await run(settings.warmupSeconds);
+  }
+
+  close(): Promise<unknown> {
+    return Promise.all(this.panels.map((panel) => new Promise((resolve) => (panel.socket.once('close', resolve), panel.socket.close()))));
+  }
+}
+
+/** How long the sessions run: `warmupSeconds` unmeasured first; `profileDir`: the server profiles the measured run into it. */
+export interface LoadSettings {
+  connections: number;
+  warmupSeconds: number;
+  seconds: number;
+  profileDir?: string | undefined;
+}
+
+/** New sessions through the simulator: `connections` sockets each starting a voice session of the plan and hanging it up, again and again. */
+export async function throughput(server: Server, seeded: Seeded, planId: number, name: string, settings: LoadSettings) {
+  const load = await SessionLoad.open(server, seeded, planId, settings.connections);
+  await load.run(settings.warmupSeconds);
   if (settings.profileDir) await server.command({ cmd: 'profileStart' });
-  const result = await run(settings.seconds);
+  const result = await load.run(settings.seconds);
   if (settings.profileDir) {
     fs.mkdirSync(settings.profileDir, { recursive: true });
     const { file } = await server.command<{ file: string }>({ cmd: 'profileStop', file: path.resolve(settings.profileDir, `simulator-${name}.cpuprofile`) });
     console.log(`  (CPU profile of the server: ${file})`);
   }
-  await Promise.all(panels.map((panel) => new Promise((resolve) => (panel.socket.once('close', resolve), panel.socket.close()))));
+  await load.close();
   return result;
 }
-
 
 /** The CRM the IVR's HTTP lookup calls: a stub on loopback. */
 export async function startCrm(): Promise<{ url: string; close(): void }> {

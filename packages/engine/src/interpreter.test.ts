@@ -14,6 +14,12 @@ describe('sessions', () => {
     expect(stored.session).toEqual(inMemory.session);
     expect(stored.session.turns).toBe(3);
     expect(stored.results.map((result) => result.actions)).toEqual(inMemory.results.map((result) => result.actions));
+    // Made by constructors (session.ts says why), still plain objects, written with the same keys in the same order.
+    expect(JSON.stringify(inMemory.session)).toBe(JSON.stringify(stored.session));
+    const marks = inMemory.results.flatMap((result) => (result.session.turn_path ? [result.session.turn_path] : []));
+    expect(marks.length).toBeGreaterThan(0);
+    for (const value of [inMemory.session, ...inMemory.session.path, ...marks]) expect(Object.getPrototypeOf(value)).toBe(Object.prototype);
+    for (const list of [...marks.map((mark) => mark.actions), ...inMemory.results.map((result) => result.actions)]) expect(Array.isArray(list)).toBe(true);
   });
 
   test('an observer is told of each block entered, each exit and each action as the turn runs, in order', async () => {

@@ -12,12 +12,12 @@ import { engineLimits } from './limits.ts';
 import type { TurnObserver } from './ports.ts';
 import { isSampled } from './recording.ts';
 import type { CompiledPlan, EnginePorts, RecordingStart, Turn } from './runtime.ts';
-import { type DialStatus, type JsonValue, type Session, currentFrame } from './session.ts';
+import { type DialStatus, type JsonValue, type Session, currentFrame, newList } from './session.ts';
 import type { Template } from './template.ts';
 import { type BuiltinVariable, type Value, copyVariables, isAssignableVariableName, normaliseValue } from './values.ts';
 
 export class TurnBase implements Turn {
-  readonly actions: Action[] = [];
+  readonly actions: Action[] = newList();
   readonly now: Date;
   readonly schedule: { instant: Date; holiday: boolean };
   readonly scope: Scope;

@@ -3,21 +3,21 @@
  * actions, so that an event about an action (a prompt that failed, a hang-up partway) finds its
  * block; and the path's entries a turn takes its exits on, copied where the input session shares them.
  */
-import type { PathEntry } from './session.ts';
+import { type PathEntry, PathEntryRecord, TurnPathRecord, newList } from './session.ts';
 import { TurnBase } from './turn-base.ts';
 
 export class TurnPath extends TurnBase {
   /** The last turn's marks, copied: they are the input session's, which a turn never changes. */
   protected keepLastTurnPath(): void {
     const marks = this.lastTurnPath;
-    if (marks) this.session.turn_path = { start: marks.start, actions: marks.actions.slice() };
+    if (marks) this.session.turn_path = new TurnPathRecord(marks.start, marks.actions.slice());
   }
 
   /** This turn's marks in the path (Session.turn_path), begun on the turn's first block. */
   protected turnPath(): { start: number; actions: number[] } {
     if (!this.pathMarked) {
       this.pathMarked = true;
-      this.session.turn_path = { start: this.session.path.length - 1, actions: [] };
+      this.session.turn_path = new TurnPathRecord(this.session.path.length - 1, newList());
     }
     return this.session.turn_path!;
   }
@@ -76,11 +76,9 @@ export class TurnPath extends TurnBase {
       this.observer?.exited(last);
       return;
     }
-    // Two literals rather than a conditional spread (a temporary object and a generic copy of it).
-    const entry: PathEntry =
-      last.reason === undefined
-        ? { plan_id: last.plan_id, node_id: last.node_id, type: last.type, at: last.at, exit }
-        : { plan_id: last.plan_id, node_id: last.node_id, type: last.type, at: last.at, exit, reason: last.reason };
+    // Field by field rather than by a conditional spread (a temporary object and a generic copy of it).
+    const entry = new PathEntryRecord(last.plan_id, last.node_id, last.type, last.at, exit);
+    if (last.reason !== undefined) entry.reason = last.reason;
     path[path.length - 1] = entry;
     this.observer?.exited(entry);
   }

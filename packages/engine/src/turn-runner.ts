@@ -6,7 +6,7 @@
 import type { EngineEvent } from './events.ts';
 import { engineLimits } from './limits.ts';
 import { type Outcome, type RuntimeNode, blockReference } from './runtime.ts';
-import { currentFrame } from './session.ts';
+import { PathEntryRecord, currentFrame } from './session.ts';
 import { TurnEnd, blockError } from './turn-end.ts';
 
 const applied = (): true => true;
@@ -193,7 +193,7 @@ export class TurnState extends TurnEnd {
     session.steps++;
     session.node_id = node.id;
     session.node_state = null;
-    const entry = { plan_id: this.plan.id, node_id: node.id, type: node.type, at: this.nowText, exit: null };
+    const entry = new PathEntryRecord(this.plan.id, node.id, node.type, this.nowText, null);
     session.path.push(entry);
     if (node.goal !== undefined) this.reachGoal(node.goal);
     this.turnPath().actions.push(this.actions.length);

@@ -52,10 +52,11 @@ test('a variable holding quotes cannot break the JSON body', async () => {
 
 test('the query is encoded as URLSearchParams would, added to a query the URL has or set alone', async () => {
   const query = { q: "{{caller}} a&b=c/'é'", empty: '', phone: '{{caller}}' };
-  for (const url of ['https://api.example/search', 'https://api.example/search?phone=old&keep=1', 'https://api.example/search#top']) {
+  const urls = ['https://api.example/search', 'https://api.example/search?phone=old&keep=1', 'https://api.example/search#top', 'https://API.Example:443/a b/../search', 'https://api.example/{{caller}}'];
+  for (const url of urls) {
     const node = { id: 'req', type: 'http_request', data: { url, query, timeout_ms: 2000, save: [] } };
     const run = await runPlan(planAround(node, exits), { world: { http: [{ url: 'https://api.example/', body: {} }] } });
-    const expected = new URL(url);
+    const expected = new URL(url.replace('{{caller}}', '+5511999990000'));
     for (const [name, value] of Object.entries(query)) expected.searchParams.set(name, value.replaceAll('{{caller}}', '+5511999990000'));
     expect(run.ports.log.http[0]?.url).toBe(expected.toString());
   }

@@ -116,7 +116,7 @@ export async function buildApp(ctx: ServerContext, options: FastifyServerOptions
       registerDeskRoutes(api, ctx);
 
       await api.register(async (secured) => {
-        secured.addHook('onRequest', (request) => secured.authenticate(request));
+        secured.addHook('onRequest', secured.authenticateHook);
         registerMeRoutes(secured, ctx);
         registerApiKeyRoutes(secured, ctx);
         registerIntegrationRoutes(secured, ctx);

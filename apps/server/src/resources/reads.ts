@@ -138,10 +138,18 @@ export class ResourceReads<Out> {
     }
   }
 
-  /** `filter`: the JSON text of the query string's `filter`, or nothing. */
-  async list(scope: Scope, filter: string | undefined): Promise<Out[]> {
-    this.checkRead(scope);
-    return this.cachedRead('list', scope, filter ?? '', async () => {
+  /** `filter`: the JSON text of the query string's `filter`, or nothing. Promises chained, as in `get`. */
+  list(scope: Scope, filter: string | undefined): Promise<Out[]> {
+    try {
+      this.checkRead(scope);
+      return this.cachedRead('list', scope, filter ?? '', () => this.loadList(scope, filter));
+    } catch (error) {
+      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+    }
+  }
+
+  private loadList(scope: Scope, filter: string | undefined): Promise<Out[]> {
+    try {
       const parsed = this.parseFilter(decodeJsonParam(filter, 'filter'));
       const order = parsed.order.length > 0 ? parsed.order : (this.definition.defaultOrder ?? []);
       // Without a limit a list answers at most the largest page a filter may ask for.
@@ -149,7 +157,7 @@ export class ResourceReads<Out> {
       const where = this.withDefaults(parsed.where);
       const paging: Record<string, number> = { limit: parsed.limit ?? filterLimits.maxLimit };
       if (parsed.skip > 0) paging.skip = parsed.skip;
-      const rows = await this.readShaped(
+      return this.readShaped(
         scope,
         where,
         `list\u0000${JSON.stringify(order)}\u0000${parsed.skip > 0}`,
@@ -159,9 +167,10 @@ export class ResourceReads<Out> {
           return 'skip' in values ? limited.offset(values.skip as number) : limited;
         },
         paging,
-      );
-      return this.present(rows);
-    });
+      ).then((rows) => this.present(rows));
+    } catch (error) {
+      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+    }
   }
 
   /**

@@ -233,13 +233,14 @@ export class ResourceReads<Out> {
     const tenantId = this.tenantFilter(scope);
     const shape = conditionShape(condition);
     const key = `${kind}\u0000${tenantId === undefined ? '*' : 'tenant'}\u0000${shape.key}`;
-    const { template } = shape;
-    const query = compiledFor(this.shapedReads, key, () =>
-      prepareQuery<Record<string, unknown>, Row>((db, placeholders) => {
+    const query = compiledFor(this.shapedReads, key, () => {
+      // Made here, once per shape: the template is a copy of the condition (filter-sql.ts).
+      const { template } = shape;
+      return prepareQuery<Record<string, unknown>, Row>((db, placeholders) => {
         const where = fillShape(template, (index) => placeholders[`v${index}`]);
         return finish(this.selectIn(db as LooseDb, tenantId === undefined ? undefined : placeholders.tenant, where), placeholders) as Compilable<Row>;
-      }),
-    );
+      });
+    });
     const values: Record<string, unknown> = { ...extra };
     if (tenantId !== undefined) values.tenant = tenantId;
     for (const [index, value] of shape.values.entries()) values[`v${index}`] = value;

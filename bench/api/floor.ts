@@ -6,7 +6,8 @@
  * read cache, no engine), with statements prepared once.
  *
  * - `startApiFloor`: the destinations routes bench/api/run.ts asks for, on the database the real
- *   app migrated and seeded, answering the same rows.
+ *   app migrated and seeded, answering the same rows, with what the contract asks of every answer
+ *   at its least (the security headers, a signed-in caller, a write's audit entry).
  * - `startTwilioFloor`: the six webhook requests of bench/channels/run.ts's call, each checked with
  *   the twilio library's `validateRequest`, answered with its `VoiceResponse`, and stored (the
  *   turn's step and a small state in one upsert; the report an insert).
@@ -18,9 +19,10 @@ import formbody from '@fastify/formbody';
 import type { ServerResponse } from 'node:http';
 import net from 'node:net';
 import SQLite from 'better-sqlite3';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import twilio from 'twilio';
 import { ReadStatement } from '../../apps/server/src/db/database.ts';
+import { contentSecurityDirectives, helmetHeaders } from '../../apps/server/src/plugins/security-headers.ts';
 import { silentWav } from '../../apps/server/test/fake-openai.ts';
 
 export function openSqlite(file: string): SQLite.Database {
@@ -41,7 +43,17 @@ const rangeOf = (where: NameRange | undefined): [string, string] => {
   return between;
 };
 
-/** `file`: the SQLite database the app seeded (its `voxplan.db`). */
+/**
+ * `file`: the SQLite database the app seeded (its `voxplan.db`).
+ *
+ * What the contract asks of every answer, the floor does too, at its least (bench/README.md,
+ * "Issue 40, fourth pass"): the security headers every answer carries (docs/security.md; the
+ * app's own set, set from one record as the app sets them), a signed-in caller (the token it
+ * issued, looked up in a map: no signature, no roles), the destination's `agent_ids` (none: no
+ * seeded destination is a queue), and a write's audit entry in the write's own transaction, with
+ * the row before and after (an update reads the row first). Without them the floor answered less
+ * than any server that keeps the contract could.
+ */
 export async function startApiFloor(file: string): Promise<FastifyInstance> {
   const sqlite = openSqlite(file);
   // Rows made as the app makes them, from better-sqlite3's arrays (the faster way).
@@ -52,32 +64,80 @@ export async function startApiFloor(file: string): Promise<FastifyInstance> {
     "INSERT INTO destinations (tenant_id, created_time, updated_time, name, kind, uri, description) VALUES (?, ?, ?, ?, ?, ?, '') RETURNING *",
   );
   const update = sqlite.prepare('UPDATE destinations SET description = ?, updated_time = ? WHERE tenant_id = ? AND id = ? RETURNING *');
+  const audit = sqlite.prepare(
+    "INSERT INTO audit_log (created_time, user_id, username, tenant_id, action, entity, entity_id, before, after, source_ip) VALUES (?, ?, ?, ?, ?, 'destination', ?, ?, ?, ?)",
+  );
+  const securityHeaders = helmetHeaders({
+    contentSecurityPolicy: { useDefaults: false, directives: contentSecurityDirectives },
+    frameguard: { action: 'deny' },
+    referrerPolicy: { policy: 'no-referrer' },
+    strictTransportSecurity: false,
+  });
+  const TOKEN = 'floor';
+  const signedIn = new Map([[`Bearer ${TOKEN}`, { userId: 1, username: 'admin' }]]);
+  type Caller = { userId: number; username: string };
+  const callers = new WeakMap<FastifyRequest, Caller>();
+  const callerOf = (request: FastifyRequest) => callers.get(request)!;
+  const presented = (row: Record<string, unknown> | undefined) => {
+    if (row) row.agent_ids = [];
+    return row;
+  };
+  const audited = (request: FastifyRequest, action: 'create' | 'update', tenantId: number, id: number, before: unknown, after: unknown) => {
+    const { userId, username } = callerOf(request);
+    audit.run(new Date().toISOString(), userId, username, tenantId, action, String(id), before === null ? null : JSON.stringify(before), JSON.stringify(after), request.ip);
+  };
+  const created = sqlite.transaction((request: FastifyRequest, tenantId: number, body: { name: string; kind: string; uri: string }) => {
+    const now = new Date().toISOString();
+    const row = presented(insert.get(tenantId, now, now, body.name, body.kind, body.uri) as Record<string, unknown>)!;
+    audited(request, 'create', tenantId, row.id as number, null, row);
+    return row;
+  });
+  const updated = sqlite.transaction((request: FastifyRequest, tenantId: number, id: number, description: string) => {
+    const [before] = byId.all(tenantId, id) as Array<Record<string, unknown>>;
+    if (!before) return undefined;
+    const after = presented(update.get(description, new Date().toISOString(), tenantId, id) as Record<string, unknown>)!;
+    audited(request, 'update', tenantId, id, presented(before), after);
+    return after;
+  });
 
   const app = Fastify();
   app.addHook('onClose', () => sqlite.close());
+  app.addHook('onRequest', (request, reply, done) => {
+    reply.headers(securityHeaders);
+    if (request.url === '/api/v1/login') return done();
+    const caller = signedIn.get(request.headers.authorization ?? '');
+    if (!caller) return void reply.code(401).send({ error: 'not signed in' });
+    callers.set(request, caller);
+    done();
+  });
   const tenantOf = (headers: Record<string, unknown>) => Number(headers['x-tenant-id']);
+  const isText = (value: unknown): value is string => typeof value === 'string' && value !== '';
   // What run.ts checks before measuring, so that it drives the floor as it drives the app.
-  app.post('/api/v1/login', async () => ({ token: 'floor' }));
+  app.post('/api/v1/login', async () => ({ token: TOKEN }));
   app.get('/api/v1/users/1', async () => ({ id: 1 }));
   app.get<{ Params: { id: string } }>('/api/v1/destinations/:id', async (request, reply) => {
-    const [row] = byId.all(tenantOf(request.headers), Number(request.params.id));
-    return row ?? reply.code(404).send({ error: 'not found' });
+    const [row] = byId.all(tenantOf(request.headers), Number(request.params.id)) as Array<Record<string, unknown>>;
+    return presented(row) ?? reply.code(404).send({ error: 'not found' });
   });
   app.get<{ Querystring: { filter: string } }>('/api/v1/destinations', async (request) => {
     const filter = JSON.parse(request.query.filter) as { where?: NameRange; limit?: number };
-    return list.all(tenantOf(request.headers), ...rangeOf(filter.where), filter.limit ?? 1000);
+    const rows = list.all(tenantOf(request.headers), ...rangeOf(filter.where), filter.limit ?? 1000) as Array<Record<string, unknown>>;
+    for (const row of rows) presented(row);
+    return rows;
   });
   app.get<{ Querystring: { where: string } }>('/api/v1/destinations/count', async (request) =>
     count.get(tenantOf(request.headers), ...rangeOf(JSON.parse(request.query.where) as NameRange)),
   );
   app.post<{ Body: { name: string; kind: string; uri: string } }>('/api/v1/destinations', async (request, reply) => {
-    const now = new Date().toISOString();
     const { name, kind, uri } = request.body;
-    return reply.code(201).send(insert.get(tenantOf(request.headers), now, now, name, kind, uri));
+    if (!isText(name) || !isText(kind) || !isText(uri)) return reply.code(400).send({ error: 'invalid input' });
+    return reply.code(201).send(created(request, tenantOf(request.headers), request.body));
   });
-  app.patch<{ Params: { id: string }; Body: { description: string } }>('/api/v1/destinations/:id', async (request) =>
-    update.get(request.body.description, new Date().toISOString(), tenantOf(request.headers), Number(request.params.id)),
-  );
+  app.patch<{ Params: { id: string }; Body: { description: string } }>('/api/v1/destinations/:id', async (request, reply) => {
+    const { description } = request.body;
+    if (typeof description !== 'string') return reply.code(400).send({ error: 'invalid input' });
+    return updated(request, tenantOf(request.headers), Number(request.params.id), description) ?? reply.code(404).send({ error: 'not found' });
+  });
   return app;
 }
 

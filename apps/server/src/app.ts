@@ -79,7 +79,6 @@ export async function buildApp(ctx: ServerContext, options: FastifyServerOptions
   // Answers are shaped by each resource's present(); the zod response schemas document them.
   app.setSerializerCompiler(() => serializeJson);
 
-  await app.register(cookie);
   await app.register(securityHeadersPlugin, { publicUrl: ctx.config.publicUrl });
   await app.register(errorsPlugin, { onDatabaseUnavailable: (error: unknown) => ctx.databaseAvailability?.noteFailure(error) });
   await app.register(authPlugin, { ctx });
@@ -104,7 +103,12 @@ export async function buildApp(ctx: ServerContext, options: FastifyServerOptions
     async (api) => {
       api.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
       registerHealthRoutes(api, ctx);
-      registerAuthRoutes(api, ctx);
+      // The refresh cookie is the sign-in routes' alone: elsewhere the cookie plugin's two hooks
+      // (parse on request, write on send) would run on every request for nothing (issue 40).
+      await api.register(async (signIn) => {
+        await signIn.register(cookie);
+        registerAuthRoutes(signIn, ctx);
+      });
       // Each provider's inbound routes (channels/registry.ts); each checks its callers its own way.
       for (const channel of ctx.channels.all()) await channel.routes?.(api, { ctx, apiPrefix: API_PREFIX });
       registerMediaRoutes(api, ctx);
@@ -112,7 +116,7 @@ export async function buildApp(ctx: ServerContext, options: FastifyServerOptions
       registerDeskRoutes(api, ctx);
 
       await api.register(async (secured) => {
-        secured.addHook('onRequest', (request) => secured.authenticate(request));
+        secured.addHook('onRequest', secured.authenticateHook);
         registerMeRoutes(secured, ctx);
         registerApiKeyRoutes(secured, ctx);
         registerIntegrationRoutes(secured, ctx);

@@ -270,3 +270,28 @@ describe('destinations: a chat queue and its agents (issue 30, docs/conversation
     expect(left).toEqual([]);
   });
 });
+
+describe("destinations: a record's id in the path", () => {
+  // A plainly written id skips zod's check (resources/routes.ts, issue 40): every other spelling
+  // must still be read as zod reads it, and every id zod refuses still refused the same way.
+  test('an id with leading zeros or a decimal point names the same record; one past 2^31 - 1, zero, or not a number is refused', async () => {
+    const { token } = await tenantWithMember();
+    const made = await created(token, { kind: 'voice', uri: `sip:${next()}@pbx.example.com` });
+    const plain = await server.call({ method: 'GET', url: `/destinations/${made.id}`, token });
+    expect(plain.statusCode).toBe(200);
+    for (const spelling of [`00${made.id}`, `${made.id}.0`]) {
+      const answer = await server.call({ method: 'GET', url: `/destinations/${spelling}`, token });
+      expect(answer.body, spelling).toBe(plain.body);
+    }
+    expect(errorOf(await server.call({ method: 'GET', url: '/destinations/2147483647', token })).code).toBe('not_found');
+    for (const spelling of ['2147483648', '0', '-1', '1.5', 'abc', '99999999999']) {
+      const refused = await server.call({ method: 'GET', url: `/destinations/${spelling}`, token });
+      expect(refused.statusCode, spelling).toBe(400);
+      expect(errorOf(refused).code, spelling).toBe('invalid_input');
+      expect(errorOf(refused).details?.[0]?.path, spelling).toBe('params.id');
+    }
+    // The same for a write.
+    expect((await patch(token, made.id, { description: 'plain' })).statusCode).toBe(200);
+    expect((await patch(token, Number.NaN, { description: 'not a number' })).statusCode).toBe(400);
+  });
+});

@@ -1,6 +1,6 @@
 import { type ErrorCode, type RoleAssignment, roleInWorkingTenant } from '@voxplan/contracts';
 import { bearerProtocolPrefix } from '@voxplan/contracts/simulator';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction, onRequestHookHandler } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Actor, PlatformContext, Scope } from '../platform.ts';
 import type { DialectName } from '../db/database.ts';
@@ -58,12 +58,25 @@ interface Checked {
   expiresAtMs?: number;
 }
 
+interface SignIn {
+  actor: Actor;
+  expiresAt: number;
+  revoked: boolean;
+}
+
+/** The kept sign-in, checked against the clock on every call (the cached query leaves the time limits out). */
+function holding(found: SignIn | undefined, claims: AccessTokenClaims): Checked {
+  if (!found || found.revoked || found.expiresAt <= Date.now()) throw unauthorized('token_not_found');
+  return { actor: found.actor, expiresAtMs: claims.expiresAtMs };
+}
+
 /**
  * Not an async function, nor is `authenticate`: every authenticated request runs them, and each
- * async layer is a promise and microtasks more (issue 40). A refusal thrown here reaches the
- * caller as it is; `authenticate` turns it into a rejection.
+ * async layer is a promise and microtasks more (issue 40). A sign-in the read cache keeps is
+ * answered at once, without a promise (SQLite; on PostgreSQL the cache answers after catching
+ * up). A refusal thrown here reaches the caller as it is; `authenticate` turns it into a rejection.
  */
-function actorFromAccessToken(ctx: PlatformContext, token: string): Promise<Checked> {
+function actorFromAccessToken(ctx: PlatformContext, token: string): Checked | Promise<Checked> {
   let claims: AccessTokenClaims;
   try {
     claims = ctx.tokens.verify(token);
@@ -73,7 +86,7 @@ function actorFromAccessToken(ctx: PlatformContext, token: string): Promise<Chec
   const { sessionId, userId } = claims;
   // Every authenticated call asks this, so the answer is cached until one of the tables changes;
   // the time limits are checked here, on every call, not in the cached query.
-  const signIn = ctx.readCache.read(`auth\u0000${sessionId}\u0000${userId}`, SIGN_IN_TABLES, async () => {
+  const signIn = ctx.readCache.readMaybeNow(`auth\u0000${sessionId}\u0000${userId}`, SIGN_IN_TABLES, async (): Promise<SignIn | undefined> => {
     // One query checks the sign-in and loads the roles.
     const rows = await ctx.db
       .selectFrom('auth_sessions as s')
@@ -88,10 +101,7 @@ function actorFromAccessToken(ctx: PlatformContext, token: string): Promise<Chec
     if (!first) return undefined;
     return { actor: actorFromRows(rows, { sessionId }), expiresAt: Date.parse(first.expires_time), revoked: first.revoked_time !== null };
   });
-  return signIn.then((found) => {
-    if (!found || found.revoked || found.expiresAt <= Date.now()) throw unauthorized('token_not_found');
-    return { actor: found.actor, expiresAtMs: claims.expiresAtMs };
-  });
+  return signIn instanceof Promise ? signIn.then((found) => holding(found, claims)) : holding(signIn, claims);
 }
 
 async function actorFromApiKey(ctx: PlatformContext, key: string): Promise<Checked> {
@@ -145,7 +155,7 @@ function credentialsOf(request: FastifyRequest): { kind: 'jwt' | 'api_key'; valu
   return { kind: value.startsWith(API_KEY_PREFIX) ? 'api_key' : 'jwt', value };
 }
 
-function checkCredentials(ctx: PlatformContext, request: FastifyRequest): Promise<Checked> {
+function checkCredentials(ctx: PlatformContext, request: FastifyRequest): Checked | Promise<Checked> {
   const credentials = credentialsOf(request);
   return credentials.kind === 'api_key' ? actorFromApiKey(ctx, credentials.value) : actorFromAccessToken(ctx, credentials.value);
 }
@@ -239,10 +249,37 @@ export const authPlugin = fp(async (app: FastifyInstance, opts: { ctx: PlatformC
   };
   app.decorate('authenticate', (request: FastifyRequest): Promise<void> => {
     try {
-      return checkCredentials(ctx, request).then((checked) => keep(request, checked));
+      const checked = checkCredentials(ctx, request);
+      if (!(checked instanceof Promise)) {
+        keep(request, checked);
+        return Promise.resolve();
+      }
+      return checked.then((held) => keep(request, held));
     } catch (error) {
       return Promise.reject(error instanceof Error ? error : new Error(String(error)));
     }
+  });
+  // A callback hook: a kept sign-in lets the request go on at once, without a promise (issue 40).
+  app.decorate('authenticateHook', (request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void => {
+    let checked: Checked | Promise<Checked>;
+    try {
+      checked = checkCredentials(ctx, request);
+    } catch (error) {
+      done(error instanceof Error ? error : new Error(String(error)));
+      return;
+    }
+    if (!(checked instanceof Promise)) {
+      keep(request, checked);
+      done();
+      return;
+    }
+    checked.then(
+      (held) => {
+        keep(request, held);
+        done();
+      },
+      (error: unknown) => done(error instanceof Error ? error : new Error(String(error))),
+    );
   });
   app.decorate('watchSignIn', (request: FastifyRequest, end: (reason: SignInEnd) => void) => signIns.watch(request, expiresAt.get(request), end));
 });
@@ -250,6 +287,8 @@ export const authPlugin = fp(async (app: FastifyInstance, opts: { ctx: PlatformC
 declare module 'fastify' {
   interface FastifyInstance {
     authenticate: (request: FastifyRequest) => Promise<void>;
+    /** `authenticate` as an onRequest hook of a scope whose routes all need a signed-in caller. */
+    authenticateHook: onRequestHookHandler;
     /**
      * For a connection that stays open past its request (a stream, a socket): calls `end` once when
      * the credentials it was opened with expire or stop holding. Answers the function that stops

@@ -90,7 +90,11 @@ export interface ResourceDefinition<Out = unknown> {
   inUseCode?: ErrorCode;
   /** The columns a list reads, when some are too heavy to read for every row (a plan's document); default all. */
   listColumns?: readonly string[];
-  /** Shapes stored rows for the client; loads related rows in one go (`app` for the keys that open stored secrets, the public URL). */
+  /**
+   * Shapes stored rows for the client; loads related rows in one go (`app` for the keys that open
+   * stored secrets, the public URL). The rows are fresh from the database and the caller's own: a
+   * presenter may complete them in place rather than copy them.
+   */
   present?(rows: Row[], db: Kysely<Database>, app: ResourceHost): Promise<Out[]> | Out[];
   /** The other tables `present` reads: a write to one of them drops cached answers (db/read-cache.ts). */
   readTables?: readonly TableName[];

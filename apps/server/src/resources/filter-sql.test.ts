@@ -34,6 +34,12 @@ describe('conditionShape', () => {
       keyOf({ kind: 'in', field: 'id', negate: true, values: [1, 2] }),
       keyOf({ kind: 'or', items: [compare('a'), compare('b')] }),
       keyOf(and(compare('a'), compare('b'))),
+      keyOf(and(compare('a'), { kind: 'or', items: [compare('b'), compare('c')] })),
+      keyOf(and({ kind: 'or', items: [compare('a'), compare('b')] }, compare('c'))),
+      keyOf(and(compare('a'), compare('b'), compare('c'))),
+      keyOf({ kind: 'between', field: 'name', low: 'a', high: 'b' }),
+      keyOf({ kind: 'between', field: 'name', low: true, high: 'b' }),
+      keyOf(compare('?', 'like')),
     ];
     expect(new Set(keys).size).toBe(keys.length);
     expect(conditionShape(compare(1)).key).toBe(keyOf(compare('a')));

@@ -91,10 +91,6 @@ export function applyOrder<Q extends SelectQueryBuilder<any, any, any>>(query: Q
 /** Where a condition's value was taken out: `values[index]` goes there. */
 export class ValueSlot {
   constructor(readonly index: number) {}
-
-  toJSON(): { '?': number } {
-    return { '?': this.index };
-  }
 }
 
 export interface ConditionShape {
@@ -105,20 +101,59 @@ export interface ConditionShape {
   values: (string | number)[];
 }
 
+/** A value compileCondition turns into something else stays in the shape: a boolean (stored as 0/1), a like pattern (escaped). */
+const keptInShape = (value: Scalar, node: Condition): boolean =>
+  typeof value === 'boolean' || (node.kind === 'compare' && (node.op === 'like' || node.op === 'nlike'));
+
+/** A value's part of the key: the value itself when it stays in the shape (its JSON: never a bare ?), else ? and the value taken out. */
+function valuePart(value: Scalar, node: Condition, values: (string | number)[]): string {
+  if (keptInShape(value, node)) return JSON.stringify(value);
+  values.push(value as string | number);
+  return '?';
+}
+
+/** The key of a condition's shape, the values taken out in the order the template's slots number them. */
+function shapeKey(node: Condition, values: (string | number)[]): string {
+  switch (node.kind) {
+    case 'and':
+    case 'or': {
+      let key = `${node.kind}(`;
+      for (let i = 0; i < node.items.length; i++) key += `${i > 0 ? ',' : ''}${shapeKey(node.items[i]!, values)}`;
+      return `${key})`;
+    }
+    case 'between':
+      return `between ${JSON.stringify(node.field)} ${valuePart(node.low, node, values)} ${valuePart(node.high, node, values)}`;
+    case 'in': {
+      let key = `in${node.negate ? ' not' : ''} ${JSON.stringify(node.field)} [`;
+      for (let i = 0; i < node.values.length; i++) key += `${i > 0 ? ',' : ''}${valuePart(node.values[i]!, node, values)}`;
+      return `${key}]`;
+    }
+    case 'compare':
+      return `${node.op} ${JSON.stringify(node.field)} ${node.value === null ? 'null' : valuePart(node.value, node, values)}`;
+  }
+}
+
 /**
  * Takes a condition's plain values out, so that the query of its shape is compiled once and run
  * with each request's values (db/prepared.ts): building and compiling a filter's query with Kysely
  * took about 20 µs a request. Values that compileCondition turns into something else stay in the
- * shape: null (`is null`), booleans (stored as 0/1) and like patterns (escaped).
+ * shape: null (`is null`), booleans (stored as 0/1) and like patterns (escaped). The key is
+ * written in one walk, and the template made only when asked for (when the shape's query is
+ * compiled, once): a copy of the condition and its JSON on every request cost about 3 µs (issue 40).
  */
 export function conditionShape(condition: Condition | undefined): ConditionShape {
   const values: (string | number)[] = [];
-  const template = mapValues(condition, (value, node) => {
-    if (typeof value === 'boolean' || (node.kind === 'compare' && (node.op === 'like' || node.op === 'nlike'))) return value;
-    values.push(value);
-    return new ValueSlot(values.length - 1) as unknown as Scalar;
-  });
-  return { key: JSON.stringify(template) ?? '', template, values };
+  if (!condition) return { key: '', template: undefined, values };
+  const key = shapeKey(condition, values);
+  return {
+    key,
+    values,
+    get template() {
+      // The slots numbered in the order shapeKey took the values out: the same walk.
+      let index = 0;
+      return mapValues(condition, (value, node) => (keptInShape(value, node) ? value : (new ValueSlot(index++) as unknown as Scalar)));
+    },
+  };
 }
 
 /** The template with each slot replaced by what stands for its value (the value, or a prepared query's placeholder). */

@@ -138,10 +138,18 @@ export class ResourceReads<Out> {
     }
   }
 
-  /** `filter`: the JSON text of the query string's `filter`, or nothing. */
-  async list(scope: Scope, filter: string | undefined): Promise<Out[]> {
-    this.checkRead(scope);
-    return this.cachedRead('list', scope, filter ?? '', async () => {
+  /** `filter`: the JSON text of the query string's `filter`, or nothing. Promises chained, as in `get`. */
+  list(scope: Scope, filter: string | undefined): Promise<Out[]> {
+    try {
+      this.checkRead(scope);
+      return this.cachedRead('list', scope, filter ?? '', () => this.loadList(scope, filter));
+    } catch (error) {
+      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+    }
+  }
+
+  private loadList(scope: Scope, filter: string | undefined): Promise<Out[]> {
+    try {
       const parsed = this.parseFilter(decodeJsonParam(filter, 'filter'));
       const order = parsed.order.length > 0 ? parsed.order : (this.definition.defaultOrder ?? []);
       // Without a limit a list answers at most the largest page a filter may ask for.
@@ -149,7 +157,7 @@ export class ResourceReads<Out> {
       const where = this.withDefaults(parsed.where);
       const paging: Record<string, number> = { limit: parsed.limit ?? filterLimits.maxLimit };
       if (parsed.skip > 0) paging.skip = parsed.skip;
-      const rows = await this.readShaped(
+      return this.readShaped(
         scope,
         where,
         `list\u0000${JSON.stringify(order)}\u0000${parsed.skip > 0}`,
@@ -159,9 +167,10 @@ export class ResourceReads<Out> {
           return 'skip' in values ? limited.offset(values.skip as number) : limited;
         },
         paging,
-      );
-      return this.present(rows);
-    });
+      ).then((rows) => this.present(rows));
+    } catch (error) {
+      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+    }
   }
 
   /**
@@ -224,13 +233,14 @@ export class ResourceReads<Out> {
     const tenantId = this.tenantFilter(scope);
     const shape = conditionShape(condition);
     const key = `${kind}\u0000${tenantId === undefined ? '*' : 'tenant'}\u0000${shape.key}`;
-    const { template } = shape;
-    const query = compiledFor(this.shapedReads, key, () =>
-      prepareQuery<Record<string, unknown>, Row>((db, placeholders) => {
+    const query = compiledFor(this.shapedReads, key, () => {
+      // Made here, once per shape: the template is a copy of the condition (filter-sql.ts).
+      const { template } = shape;
+      return prepareQuery<Record<string, unknown>, Row>((db, placeholders) => {
         const where = fillShape(template, (index) => placeholders[`v${index}`]);
         return finish(this.selectIn(db as LooseDb, tenantId === undefined ? undefined : placeholders.tenant, where), placeholders) as Compilable<Row>;
-      }),
-    );
+      });
+    });
     const values: Record<string, unknown> = { ...extra };
     if (tenantId !== undefined) values.tenant = tenantId;
     for (const [index, value] of shape.values.entries()) values[`v${index}`] = value;

@@ -1,6 +1,7 @@
 import { countSchema, decodeJsonParam, idListSchema, idsOf } from '@voxplan/contracts';
 import type { FastifyInstance } from 'fastify';
-import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { FastifyRouteSchemaDef, FastifyValidationResult } from 'fastify/types/schema.js';
+import { validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { scopeOf } from '../plugins/auth.ts';
 import type { ResourceDefinition, ResourceHost, Values } from './definition.ts';
@@ -12,10 +13,33 @@ const idParams = z.object({ id: z.coerce.number().int().positive().max(MAX_ID) }
 const bulkDeleteBody = idListSchema.refine((body) => idsOf(body).every((id) => id <= MAX_ID), {
   message: `ids are at most ${MAX_ID}`,
 });
+/** An id as a client writes it most of the time: digits, no leading zero, within MAX_ID when ten long. */
+const PLAIN_ID = /^[1-9]\d{0,9}$/;
+
+/**
+ * The routes' validator: zod's, except that an id written plainly skips it. zod's check of the
+ * id cost about 2 µs a request (issue 40); the ids it answers for, it answers with the same
+ * number, and every other id still goes through it (its 400s unchanged).
+ */
+function validatorWithPlainIds(route: FastifyRouteSchemaDef<unknown>): FastifyValidationResult {
+  const zodValidator = validatorCompiler(route as FastifyRouteSchemaDef<z.ZodType>);
+  if (route.schema !== idParams) return zodValidator;
+  return (data) => {
+    const id = (data as { id?: unknown }).id;
+    if (typeof id === 'string' && PLAIN_ID.test(id)) {
+      const value = Number(id);
+      if (value <= MAX_ID) return { value: { id: value } };
+    }
+    return zodValidator(data);
+  };
+}
+
 const filterQuery = z.object({
   filter: z.string().optional().describe('JSON: {"where":{...},"order":["name ASC"],"limit":10,"skip":0}'),
 });
 const whereQuery = z.object({ where: z.string().optional().describe('JSON where clause') });
+
+const countAnswer = (count: number) => ({ count });
 
 /** Registers the eight calls of spec section 7 for one resource; answers are the same shape for all. */
 export function registerResource<Out>(app: FastifyInstance, ctx: ResourceHost, definition: ResourceDefinition<Out>): ResourceService<Out> {
@@ -25,15 +49,16 @@ export function registerResource<Out>(app: FastifyInstance, ctx: ResourceHost, d
   const base = definition.path;
   const list = z.array(definition.output);
 
-  routes.get(`${base}/count`, { schema: { tags, querystring: whereQuery, response: { 200: countSchema } } }, async (request) => ({
-    count: await service.count(scopeOf(request), request.query.where),
-  }));
-
-  routes.get(base, { schema: { tags, querystring: filterQuery, response: { 200: list } } }, async (request) =>
-    service.list(scopeOf(request), request.query.filter),
+  // The reads' handlers hand back their service's promise, not one of an async function resolved
+  // with it (two promises and their microtasks more on every read, issue 40); a refusal thrown at
+  // once reaches Fastify's error handler all the same.
+  routes.get(`${base}/count`, { schema: { tags, querystring: whereQuery, response: { 200: countSchema } } }, (request) =>
+    service.count(scopeOf(request), request.query.where).then(countAnswer),
   );
 
-  routes.get(`${base}/:id`, { schema: { tags, params: idParams, response: { 200: definition.output } } }, async (request) =>
+  routes.get(base, { schema: { tags, querystring: filterQuery, response: { 200: list } } }, (request) => service.list(scopeOf(request), request.query.filter));
+
+  routes.get(`${base}/:id`, { validatorCompiler: validatorWithPlainIds, schema: { tags, params: idParams, response: { 200: definition.output } } }, (request) =>
     service.get(scopeOf(request), request.params.id),
   );
 
@@ -51,13 +76,13 @@ export function registerResource<Out>(app: FastifyInstance, ctx: ResourceHost, d
 
   routes.patch(
     `${base}/:id`,
-    { ...writeGuard, schema: { tags, params: idParams, body: definition.updateInput, response: { 200: definition.output } } },
+    { ...writeGuard, validatorCompiler: validatorWithPlainIds, schema: { tags, params: idParams, body: definition.updateInput, response: { 200: definition.output } } },
     async (request) => service.patch(scopeOf(request), request.params.id, request.body as Values),
   );
 
   routes.put(
     `${base}/:id`,
-    { ...writeGuard, schema: { tags, params: idParams, body: definition.updateInput, response: { 200: definition.output } } },
+    { ...writeGuard, validatorCompiler: validatorWithPlainIds, schema: { tags, params: idParams, body: definition.updateInput, response: { 200: definition.output } } },
     async (request) => service.patch(scopeOf(request), request.params.id, request.body as Values),
   );
 
@@ -69,7 +94,7 @@ export function registerResource<Out>(app: FastifyInstance, ctx: ResourceHost, d
     }),
   );
 
-  routes.delete(`${base}/:id`, { ...writeGuard, schema: { tags, params: idParams, response: { 204: z.null() } } }, async (request, reply) => {
+  routes.delete(`${base}/:id`, { ...writeGuard, validatorCompiler: validatorWithPlainIds, schema: { tags, params: idParams, response: { 204: z.null() } } }, async (request, reply) => {
     await service.remove(scopeOf(request), request.params.id);
     return reply.status(204).send(null);
   });

@@ -65,8 +65,15 @@ async function destinationValues(input: Record<string, unknown>, write: WriteCon
 }
 
 const isQueue = (row: Row): boolean => row.chat_target === 'queue';
-/** A destination that is no chat queue, as the client sees it: it has no agents. */
-const withoutAgents = (row: Row): Destination => ({ ...(row as unknown as Omit<Destination, 'agent_ids'>), agent_ids: [] });
+/**
+ * A destination that is no chat queue, as the client sees it: it has no agents. The row is
+ * completed in place (present's rows are the caller's own, fresh from the database): a copy of
+ * each row cost about 2 µs, 50 for a page of 25 (issue 40).
+ */
+const withoutAgents = (row: Row): Destination => {
+  row.agent_ids = [];
+  return row as unknown as Destination;
+};
 
 export const destinationsResource = defineResource({
   entity: 'destination',

@@ -58,7 +58,7 @@ export function createStarts(core: RuntimeCore, followUps: Pick<TurnFollowUps, '
       const isTest = is_test ?? isDraft;
       const counted = !isTest && admit !== undefined;
       // PostgreSQL: the read cache's ping goes out beside the start's first read, once for the kept reads that follow (ReadCache.catchUp).
-      const catchingUp = ctx.readCache.catchUp();
+      const catchingUp = options.caughtUp ?? ctx.readCache.catchUp();
       const checked = await findStart(db, id, counted ? init : undefined);
       const existing = await storedStart(id, request, checked.stored);
       if (existing) {

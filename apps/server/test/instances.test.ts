@@ -121,6 +121,28 @@ describe('two server processes on one database', () => {
     expect(await dialledOnB()).toEqual(['sip:desk@new-pbx.example.com']);
   });
 
+  test("a destination edited on one between a call's turns is the address its next turn on the other dials", async () => {
+    const tenant = { 'x-tenant-id': String(member.tenantId) };
+    const desk = await a.call<{ id: number }>('POST', '/destinations', { name: 'Back desk', kind: 'voice', uri: 'sip:desk@pbx-0.example.com' }, admin, tenant);
+    const plan = await a.call<{ id: number; version: number }>('POST', '/visual-plans', { name: 'Dials after a key' }, member.token);
+    const document = {
+      nodes: [planNode('start', 'start'), planNode('ask', 'voice_menu', { voice_text: 'Press 1.', options: [{ digits: '1', label: 'Desk' }] }), planNode('desk', 'destination', { destination_id: desk.id })],
+      edges: [planEdge('start', 'next', 'ask'), planEdge('ask', '1', 'desk')],
+    };
+    const saved = await a.call<{ version: number }>('PUT', `/visual-plans/${plan.id}/document`, { base_version: plan.version, ...document }, member.token);
+    await a.call('POST', `/visual-plans/${plan.id}/publish`, { base_version: saved.version }, member.token);
+    // The call starts on B, the desk moves on A, and the key pressed then is a turn on B (B keeps the destination from its second turn on).
+    const dialledOnB = async (moveTo: number) => {
+      const client = await connectSimulator(`http://127.0.0.1:${b.port}`, plan.id, member.token);
+      await client.turn({ type: 'start', channel: 'voice', version: 'published' });
+      await a.call('PATCH', `/destinations/${desk.id}`, { uri: `sip:desk@pbx-${moveTo}.example.com` }, admin, tenant);
+      const frames = await client.turn({ type: 'digits', id: 'press-1', digits: '1' });
+      await client.close();
+      return frames.flatMap((frame) => (frame.type === 'action' && frame.action.type === 'dial' ? [frame.action.uri] : []));
+    };
+    for (let round = 1; round <= 8; round++) expect(await dialledOnB(round)).toEqual([`sip:desk@pbx-${round}.example.com`]);
+  });
+
   /** The tenant's Twilio account, and a number on it that runs a published plan saying `words`, all made on A. */
   async function twilioNumberSaying(account: string, authToken: string, number: string, words: string) {
     await a.call('PATCH', `/tenants/${member.tenantId}/integrations`, { twilio_sid: account, twilio_token: authToken }, admin);

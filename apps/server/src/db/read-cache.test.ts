@@ -101,6 +101,12 @@ describe('readMaybeNow', () => {
     expect(cache.stats()).toEqual({ hits: 3, reads: 7 });
   });
 
+  it('needs no catching up where kept answers need not wait (SQLite)', async () => {
+    const cache = createReadCache(new WriteTracker(), () => 0);
+    expect(cache.catchUp()).toBeUndefined();
+    expect(cache.atOnce(undefined, () => 'ran')).toBe('ran');
+  });
+
   it('always answers with a promise where kept answers wait for the bus (PostgreSQL)', async () => {
     const cache = createReadCache(new WriteTracker(), () => 0, async () => true);
     let loads = 0;
@@ -149,6 +155,54 @@ describe('createReadCache with caughtUp (PostgreSQL)', () => {
     expect(await read()).toBe(2);
     cache.clear();
     expect([await read(), await read(), await read()]).toEqual([5, 6, 6]);
+  });
+
+  it('a catch-up begun before the reads serves their kept answers at once, after the writes committed before it are in', async () => {
+    const tracker = new WriteTracker();
+    let pendingWrite: string | undefined;
+    let waits = 0;
+    const cache = createReadCache(tracker, () => 0, async () => {
+      waits++;
+      if (pendingWrite) tracker.noteWrite(pendingWrite);
+      pendingWrite = undefined;
+      return true;
+    });
+    let loads = 0;
+    const read = () => cache.readMaybeNow('a', ['destinations'], async () => ++loads);
+    expect([await read(), await read()]).toEqual([1, 2]);
+    // A write committed before the work began, not yet heard: the catch-up hears it, and the kept answer is not served.
+    pendingWrite = 'destinations';
+    const caughtUp = await cache.catchUp();
+    expect(caughtUp).not.toBeNull();
+    const stale = cache.atOnce(caughtUp, read);
+    expect(stale).toBeInstanceOf(Promise);
+    expect(await stale).toBe(3);
+    const waited = waits;
+    // Now kept and current: at once, and without another ping, for `read` too.
+    expect(cache.atOnce(caughtUp, read)).toBe(3);
+    expect(await cache.atOnce(caughtUp, () => cache.read('a', ['destinations'], async () => ++loads))).toBe(3);
+    expect(waits).toBe(waited);
+    // Outside `atOnce` a kept answer still waits for a ping of its own.
+    expect(read()).toBeInstanceOf(Promise);
+  });
+
+  it('a catch-up says nothing once the bus lost its connection, nor across a gap', async () => {
+    let listening = false;
+    const cache = createReadCache(new WriteTracker(), () => 0, async () => listening);
+    let loads = 0;
+    const read = () => cache.readMaybeNow('a', ['destinations'], async () => ++loads);
+    expect(await cache.catchUp()).toBeNull();
+    listening = true;
+    await read();
+    await read();
+    const caughtUp = await cache.catchUp();
+    expect(cache.atOnce(caughtUp, read)).toBe(2);
+    cache.clear();
+    await read();
+    await read();
+    // Kept again after the gap, but what was heard before it says nothing of what is kept now.
+    expect(cache.atOnce(caughtUp, read)).toBeInstanceOf(Promise);
+    expect(cache.atOnce(await cache.catchUp(), read)).toBe(4);
   });
 
   it('never keeps a read of a table whose writes are not reported', async () => {

@@ -8,6 +8,8 @@
  * On PostgreSQL every instance learns of every commit's tables through LISTEN/NOTIFY
  * (`instance-bus.ts`), and waits, before serving a kept answer, until the notifications of every
  * commit made before it asked are in (`caughtUp`): docs/decisions.md says why that is enough.
+ * Work that knows when its request came in (a session's turn) catches up once, as it begins, and
+ * is then served its kept answers at once (`catchUp`, `atOnce`).
  */
 export interface ReadCache {
   /**
@@ -24,6 +26,21 @@ export interface ReadCache {
    * all answer at once runs without a promise.
    */
   readMaybeNow<T>(key: string, tables: readonly string[], load: () => Promise<T>): T | Promise<T>;
+  /**
+   * Begins catching up now, for work whose kept reads come later (a session's turn reads its
+   * session's row first, then its plan): on PostgreSQL the ping that `read` would wait for before
+   * each kept answer goes out once, alongside the work's first statement. Its answer is for
+   * `atOnce`. Undefined where kept answers need no catching up (SQLite).
+   */
+  catchUp(): Promise<CaughtUp | null> | undefined;
+  /**
+   * Runs `work`, serving the kept answers of the reads it makes before its first await at once (as
+   * on SQLite: `readMaybeNow` without a promise, `read` without a ping) when `caughtUp` says every
+   * write committed before `catchUp` was called has been heard since, and the cache kept its
+   * answers since. `catchUp` must have been called after the work's request came in: a write the
+   * request's sender saw answered is then one heard.
+   */
+  atOnce<T>(caughtUp: CaughtUp | null | undefined, work: () => T): T;
   /** Forgets every answer: a write may have gone unnoticed (the instance bus lost its connection). */
   clear(): void;
   /**
@@ -35,6 +52,11 @@ export interface ReadCache {
   watch(tables: readonly string[], listener: () => void): () => void;
   /** Reads answered from the cache (hits), and all reads (hits and loads), since the start: GET /metrics. */
   stats(): { hits: number; reads: number };
+}
+
+/** What `ReadCache.catchUp` answers once caught up: the cache's generation then, which any gap (`clear`) moves on. */
+export interface CaughtUp {
+  readonly generation: number;
 }
 
 /** Frozen values are also what the HTTP layer serialises once and reuses (app.ts). */
@@ -122,6 +144,10 @@ export function createReadCache(tracker: WriteTracker, externalVersion: () => nu
   const seenOnce = new Map<string, true>();
   let hits = 0;
   let reads = 0;
+  // Moves on with every `clear`: a catch-up made before a gap says nothing of what is kept after it.
+  let generation = 0;
+  // True while `atOnce` runs work that may be served kept answers without catching up first.
+  let servingAtOnce = false;
   /**
    * Not an async function: a miss of a key seen once hands back `load`'s own promise, and a hit a
    * resolved one, without the promise and the microtasks of an async function wrapped around it
@@ -152,7 +178,7 @@ export function createReadCache(tracker: WriteTracker, externalVersion: () => nu
   }
   /** The kept entry when it may be served at once, else undefined: it must be read, or waited for. */
   function current(key: string, tables: readonly string[]): Entry | undefined {
-    if (caughtUp) return undefined;
+    if (caughtUp && !servingAtOnce) return undefined;
     const cached = entries.get(key);
     if (!cached) return undefined;
     const stamp = tracker.stampOf(tables);
@@ -175,14 +201,29 @@ export function createReadCache(tracker: WriteTracker, externalVersion: () => nu
       reads++;
       try {
         // A miss needs no waiting: the load itself reads what is committed now.
-        if (caughtUp && entries.has(key)) return caughtUp().then((current) => (current ? readNow(key, tables, load) : load()));
+        if (caughtUp && !servingAtOnce && entries.has(key)) return caughtUp().then((current) => (current ? readNow(key, tables, load) : load()));
         return readNow(key, tables, load);
       } catch (error) {
         // As an async function would: a failure (the database's data_version, a load that throws at once) is a rejection.
         return Promise.reject(error instanceof Error ? error : new Error(String(error)));
       }
     },
+    catchUp() {
+      if (!caughtUp) return undefined;
+      const before = generation;
+      return caughtUp().then((current) => (current && generation === before ? { generation } : null));
+    },
+    atOnce(caught, work) {
+      if (!caught || caught.generation !== generation || servingAtOnce) return work();
+      servingAtOnce = true;
+      try {
+        return work();
+      } finally {
+        servingAtOnce = false;
+      }
+    },
     clear() {
+      generation++;
       entries.clear();
       seenOnce.clear();
     },

@@ -173,12 +173,15 @@ export async function twilioHooksPlugin(app: FastifyInstance, options: { ctx: Ap
   }
 
   async function startCall(request: FastifyRequest, params: Params): Promise<string> {
-    const route = params.To ? await findNumberCached(ctx, params.To) : undefined;
+    // PostgreSQL: one catch-up of the read cache for the number, the signature and the start (ReadCache.catchUp), not a ping each.
+    const catchingUp = ctx.readCache.catchUp();
+    const caughtUp = catchingUp && (await catchingUp);
+    const route = params.To ? await ctx.readCache.atOnce(caughtUp, () => findNumberCached(ctx, params.To!)) : undefined;
     if (!route || route.provider !== 'twilio') {
       request.log.info({ called: params.To, call_sid: params.CallSid }, 'Twilio call to a number nobody has');
       return saySystemMessage('not_in_service', undefined);
     }
-    await checkSignature(request, route.tenant_id, params);
+    await ctx.readCache.atOnce(caughtUp, () => checkSignature(request, route.tenant_id, params));
     const caller = params.From ?? '';
     const planId = choosePlan(route, 'voice', new Date(), caller);
     if (planId === null || !params.CallSid) {
@@ -196,7 +199,7 @@ export async function twilioHooksPlugin(app: FastifyInstance, options: { ctx: Ap
         caller,
         called: params.To ?? '',
         source_ip: request.ip,
-      });
+      }, catchingUp && { caughtUp: catchingUp });
       if (failedSilently(outcome.actions)) return saySystemMessage('plan_cannot_start', route.tenant_id);
       return outcomeTwiml(outcome, urls);
     } catch (error) {

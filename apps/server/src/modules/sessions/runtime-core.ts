@@ -32,7 +32,7 @@ import { createProtocolGenerator } from './protocols.ts';
 import { noSessionEvents, type SessionHookContext } from './session-events.ts';
 import type { SessionRuntimeOptions } from './session-runtime-options.ts';
 import type { TurnOptions, TurnOutcome, TurnProgress } from './session-runtime.ts';
-import { type SessionRow, type StoredOutcome } from './sessions.repository.ts';
+import { type StoredOutcome, type TurnRow } from './sessions.repository.ts';
 import { saveReport, type StoredReport } from './call-reports.repository.ts';
 
 /** The app's context as the session runtime sees it: the runtime is made before the services that use it. */
@@ -63,7 +63,7 @@ const isMessaging = (value: Messaging | MessagingOptions): value is Messaging =>
 /** How a turn runs (session-turn.ts). `guard` is asked before every run: false ends the attempt with null. */
 export interface TurnRun {
   tenantId?: number;
-  guard?: (row: SessionRow) => boolean;
+  guard?: (row: TurnRow) => boolean;
   unprompted?: boolean;
   observer?: TurnProgress;
   authorize?: TurnOptions['authorize'];

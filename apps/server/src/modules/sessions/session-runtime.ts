@@ -6,6 +6,7 @@
  */
 import type { ChatCustomer } from '@voxplan/contracts';
 import type { DialStatus, EngineEvent, Session, SessionInit, TurnObserver } from '@voxplan/engine';
+import type { CaughtUp } from '../../db/read-cache.ts';
 import type { StoredOutcome } from './sessions.repository.ts';
 import type { StoredReport } from './call-reports.repository.ts';
 
@@ -43,6 +44,8 @@ export interface StartOptions {
   observer?: TurnProgress;
   /** Told once the start is accepted, before its first block runs; not told when it is refused. */
   accepted?: () => void;
+  /** The read cache's catch-up (ReadCache.catchUp) the channel began once the start's request came in: the start then needs none of its own. */
+  caughtUp?: Promise<CaughtUp | null>;
 }
 
 /** Told of a turn while it runs (the simulator streams it). */

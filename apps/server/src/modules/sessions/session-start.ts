@@ -57,6 +57,8 @@ export function createStarts(core: RuntimeCore, followUps: Pick<TurnFollowUps, '
       const isDraft = draft === true;
       const isTest = is_test ?? isDraft;
       const counted = !isTest && admit !== undefined;
+      // PostgreSQL: the read cache's ping goes out beside the start's first read, once for the kept reads that follow (ReadCache.catchUp).
+      const catchingUp = options.caughtUp ?? ctx.readCache.catchUp();
       const checked = await findStart(db, id, counted ? init : undefined);
       const existing = await storedStart(id, request, checked.stored);
       if (existing) {
@@ -76,19 +78,20 @@ export function createStarts(core: RuntimeCore, followUps: Pick<TurnFollowUps, '
       if (start_node !== undefined)
         planVersion = (await checkStartNode(init.tenant_id, init.plan_id, planVersion === undefined ? undefined : { version: planVersion, draft: isDraft }, start_node)) ?? planVersion;
       options.accepted?.();
+      const caughtUp = catchingUp && (await catchingUp);
       // What the plan speaks when it names no language; pinned in the session, like its plan version.
-      const language = init.language ?? (await tenantLanguage(ctx, init.tenant_id));
-      const result = await startSession(
+      const language = init.language ?? (await ctx.readCache.atOnce(caughtUp, () => tenantLanguage(ctx, init.tenant_id)));
+      const result = await ctx.readCache.atOnce(caughtUp, () => startSession(
         { ...init, id, language, contact_key: contactKeyFor(init, id), ...(planVersion !== undefined && { plan_version: planVersion }) },
         portsFor(draftPlanId, options.observer),
         { ...(start_node !== undefined && { startNodeId: start_node }), ...(unanswered !== undefined && { unanswered }) },
-      );
+      ));
       const session = result.session;
       const now = clock.now();
       const nowText = now.toISOString();
       const outcome = outcomeOf(null, result, 1);
-      const timeoutTime = await timeoutOf(session, draftPlanId, now);
-      const webhook = await webhookOf(session, draftPlanId);
+      const timeoutTime = await ctx.readCache.atOnce(caughtUp, () => timeoutOf(session, draftPlanId, now));
+      const webhook = await ctx.readCache.atOnce(caughtUp, () => webhookOf(session, draftPlanId));
       const columns = sessionColumns(session);
       // One literal, not a spread of the columns with these after it (sessionColumns says why).
       const stored = {

@@ -26,18 +26,22 @@ export function createTurns(core: RuntimeCore, followUps: Pick<TurnFollowUps, 'f
     event: EngineEvent,
     turn: TurnRun,
   ): Promise<TurnOutcome | null> {
+    // PostgreSQL: the read cache's ping goes out beside the session's read, once for the turn's
+    // kept reads (the signature's, the plan's...), which then answer at once (ReadCache.catchUp).
+    const catchingUp = ctx.readCache.catchUp();
     for (let attempt = 1; ; attempt++) {
       const found = await findSessionForEvent(db, sessionId, eventId);
       if (!found || (turn.tenantId !== undefined && found.row.tenant_id !== turn.tenantId)) throw notFound('session_not_found');
       const { row } = found;
+      const caughtUp = catchingUp && (await catchingUp);
       // A session's tenant never changes: asked on the first read only.
-      if (attempt === 1) await turn.authorize?.(row.tenant_id);
+      if (attempt === 1) await ctx.readCache.atOnce(caughtUp, () => turn.authorize?.(row.tenant_id));
       if (found.stored) return { ...found.stored, session_id: sessionId, duplicate: true, report: null };
       if (turn.guard && !turn.guard(row)) return null;
       const before = kept.take(row) ?? parseSession(row);
       const isTest = row.is_test === 1;
       const draftPlanId = row.is_draft === 1 ? row.plan_id : null;
-      const result = await handleEvent(before, event, portsFor(draftPlanId, turn.observer));
+      const result = await ctx.readCache.atOnce(caughtUp, () => handleEvent(before, event, portsFor(draftPlanId, turn.observer)));
       const now = clock.now();
       const nowText = now.toISOString();
       const outcome = outcomeOf(before, result, row.revision + 1);
@@ -49,13 +53,13 @@ export function createTurns(core: RuntimeCore, followUps: Pick<TurnFollowUps, 'f
             status: storedStatus(session),
             state: JSON.stringify(session),
             last_activity_time: nowText,
-            timeout_time: await timeoutOf(session, draftPlanId, now),
+            timeout_time: await ctx.readCache.atOnce(caughtUp, () => timeoutOf(session, draftPlanId, now)),
             updated_time: nowText,
             ended_time: session.ended_at,
           };
       const changes = turnChanges ?? { revision: outcome.revision, updated_time: nowText };
       const isHooked = (before.status !== 'ended' && session.status === 'ended') || (turn.unprompted === true && outcome.actions.length > 0);
-      const webhook = isHooked ? await webhookOf(session, draftPlanId) : '';
+      const webhook = isHooked ? await ctx.readCache.atOnce(caughtUp, () => webhookOf(session, draftPlanId)) : '';
       const stored = { id: sessionId, revision: row.revision, changes, eventId, outcome };
       const report = result.report && !result.ignored ? result.report : null;
       // A turn with neither report nor hooks writes its session and event alone: on PostgreSQL one statement, its own transaction.

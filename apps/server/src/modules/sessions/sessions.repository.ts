@@ -103,12 +103,14 @@ export async function findStart(
   return { stored: row?.outcome ? (JSON.parse(row.outcome) as StoredOutcome) : undefined, running: Number(row?.running ?? 0) };
 }
 
-const selectSessionAndEvent = prepareQuery<{ id: string; event_id: string }, SessionRow & { outcome: string | null }>((db, values) =>
+/** What a turn reads of its session's row: the columns it uses, not the facts copied for queries (each column read is a value to decode, and on PostgreSQL a field to describe and parse). */
+export type TurnRow = Pick<SessionRow, 'id' | 'tenant_id' | 'plan_id' | 'is_draft' | 'is_test' | 'status' | 'state' | 'revision' | 'updated_time'>;
+
+const selectSessionAndEvent = prepareQuery<{ id: string; event_id: string }, TurnRow & { outcome: string | null }>((db, values) =>
   db
     .selectFrom('sessions')
     .leftJoin('session_events', (join) => join.onRef('session_events.session_id', '=', 'sessions.id').on('session_events.event_id', '=', values.event_id))
-    .selectAll('sessions')
-    .select('session_events.outcome')
+    .select(['sessions.id', 'sessions.tenant_id', 'sessions.plan_id', 'sessions.is_draft', 'sessions.is_test', 'sessions.status', 'sessions.state', 'sessions.revision', 'sessions.updated_time', 'session_events.outcome'])
     .where('sessions.id', '=', values.id),
 );
 
@@ -117,7 +119,7 @@ export async function findSessionForEvent(
   db: Kysely<Database>,
   id: string,
   eventId: string,
-): Promise<{ row: SessionRow; stored: StoredOutcome | undefined } | undefined> {
+): Promise<{ row: TurnRow; stored: StoredOutcome | undefined } | undefined> {
   const found = (await selectSessionAndEvent(db, { id, event_id: eventId })).rows[0];
   if (!found) return undefined;
   const { outcome, ...row } = found;
@@ -357,6 +359,6 @@ export async function claimTimeout(db: Kysely<Database>, id: string, revision: n
   return result.numUpdatedRows > 0n;
 }
 
-export function parseSession(row: SessionRow): Session {
+export function parseSession(row: Pick<SessionRow, 'state'>): Session {
   return JSON.parse(row.state) as Session;
 }

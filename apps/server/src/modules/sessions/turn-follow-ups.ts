@@ -9,7 +9,7 @@ import { deliverChatTurn } from './chat-channels.ts';
 import type { DialAction } from './chat-handoff.ts';
 import type { RunTurn, RuntimeCore, TurnFollowUps } from './runtime-core.ts';
 import type { TurnOutcome } from './session-runtime.ts';
-import { findSession, parseSession, type SessionRow, type StoredOutcome } from './sessions.repository.ts';
+import { findSession, parseSession, type StoredOutcome, type TurnRow } from './sessions.repository.ts';
 
 export interface FollowUps extends TurnFollowUps {
   resumeParked(sessionId: string, eventId: string, event: EngineEvent): Promise<void>;
@@ -38,7 +38,7 @@ export function createFollowUps(core: RuntimeCore, runTurn: RunTurn): FollowUps 
     const sessionId = session.id;
     const eventId = `handoff:${outcome.revision}`;
     const pathLength = session.path.length;
-    const stillWaiting = (row: SessionRow) => row.status === 'waiting' && parseSession(row).path.length === pathLength;
+    const stillWaiting = (row: TurnRow) => row.status === 'waiting' && parseSession(row).path.length === pathLength;
     const task = (async () => {
       let status: DialStatus;
       // A queue has no URL: its agents answer in the console (docs/conversations.md).

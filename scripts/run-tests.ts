@@ -20,7 +20,7 @@ import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
 import { stripVTControlCharacters } from 'node:util';
-import { buildConsole } from '../apps/console/e2e/build-console.ts';
+import { consoleBuild } from '../apps/console/e2e/build-console.ts';
 import { collectDurations, type Durations, E2eQueue, readDurations, writeDurations } from './e2e-queue.ts';
 
 const vitest = ['node_modules/vitest/vitest.mjs', 'run'];
@@ -37,6 +37,8 @@ interface RunResult {
   summary: string[];
   /** A console batch's JSON report, whose durations order the next run's queue. */
   report?: string;
+  /** A console batch's lane: the API's once its projects are done, or the console's own. */
+  lane?: 'api' | 'console';
 }
 
 if (extra.length > 0) {
@@ -52,34 +54,35 @@ if (extra.length > 0) {
   let batchNumber = 0;
 
   /** One lane's turn at the console's queue: batches until it is empty. */
-  const drainQueue = async (lane: string) => {
+  const drainQueue = async (lane: 'api' | 'console') => {
     for (let files = queue.take(); files.length > 0; files = queue.take()) {
       const label = `e2e#${++batchNumber}`;
       const report = path.join(reportsDir, `${label}.json`);
-      const args = ['--project', 'e2e', '--reporter=default', '--reporter=json', `--outputFile.json=${report}`, ...files];
-      e2eRuns.push(await runVitest(`${label} ${lane}`, args, { E2E_SKIP_BUILD: 'true' }, report));
+      const args = [...vitest, '--project', 'e2e', '--reporter=default', '--reporter=json', `--outputFile.json=${report}`, ...files];
+      const run = await runNode(label, args, { env: { ...process.env, E2E_SKIP_BUILD: 'true' } });
+      e2eRuns.push({ ...run, label: `${label} on the ${lane === 'api' ? 'API' : 'console'} lane`, report, lane });
       e2eEnded = Date.now();
     }
   };
 
   const build = (async () => {
-    const code = await buildConsole((line) => process.stdout.write(`[e2e build] ${line}\n`));
-    if (code !== 0) {
+    const run = await runNode('e2e build', consoleBuild.args, { cwd: consoleBuild.cwd, env: consoleBuild.env() });
+    if (run.code !== 0) {
       queue.clear();
-      e2eRuns.push({ label: 'e2e build', code, seconds: (Date.now() - started) / 1000, summary: ['the console did not build'] });
+      e2eRuns.push(run);
     }
   })();
 
   const apiLane = async () => {
     const results: RunResult[] = [];
-    for (const project of ['unit', 'sqlite', 'postgres']) results.push(await runVitest(project, ['--project', project]));
+    for (const project of ['unit', 'sqlite', 'postgres']) results.push(await runNode(project, [...vitest, '--project', project]));
     await build;
-    await drainQueue('on the API lane');
+    await drainQueue('api');
     return results;
   };
   const consoleLane = async () => {
     await build;
-    await drainQueue('on the console lane');
+    await drainQueue('console');
   };
 
   const [apiResults] = await Promise.all([apiLane(), consoleLane()]);
@@ -95,7 +98,7 @@ if (extra.length > 0) {
   }
   console.log('\n==== Time per project ====');
   for (const result of apiResults) console.log(`${result.label.padEnd(9)} ${formatDuration(result.seconds)}`);
-  const onApiLane = e2eRuns.filter((run) => run.label.endsWith('on the API lane'));
+  const onApiLane = e2eRuns.filter((run) => run.lane === 'api');
   console.log(
     `${'e2e'.padEnd(9)} ${formatDuration((e2eEnded - started) / 1000)} (${e2eRuns.length} batches of ${e2eFileCount} files; ` +
       `${onApiLane.length} of them, ${formatDuration(onApiLane.reduce((sum, run) => sum + run.seconds, 0))}, on the API's lane once its projects were done)`,
@@ -121,20 +124,18 @@ function summaryOf(lines: readonly string[]): string[] {
   return lines.slice(from);
 }
 
-function runVitest(label: string, args: string[], env: Record<string, string> = {}, report?: string): Promise<RunResult> {
+/** `node <args>`, its output relayed line by line under `[label]` and kept for the summary. */
+function runNode(label: string, args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<RunResult> {
   const started = Date.now();
-  const child = spawn(process.execPath, [...vitest, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], ...options });
   const lines: string[] = [];
-  const prefix = `[${label.split(' ')[0]}]`;
   for (const stream of [child.stdout, child.stderr]) {
     readline.createInterface({ input: stream }).on('line', (line) => {
       lines.push(line);
-      process.stdout.write(`${prefix} ${line}\n`);
+      process.stdout.write(`[${label}] ${line}\n`);
     });
   }
   return new Promise((resolve) => {
-    child.on('close', (code, signal) =>
-      resolve({ label, code: code ?? (signal ? 1 : 0), seconds: (Date.now() - started) / 1000, summary: summaryOf(lines), report }),
-    );
+    child.on('close', (code, signal) => resolve({ label, code: code ?? (signal ? 1 : 0), seconds: (Date.now() - started) / 1000, summary: summaryOf(lines) }));
   });
 }

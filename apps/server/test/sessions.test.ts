@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { createTransactionRunner } from '../src/db/write-batch.ts';
 import { startChatSweeper } from '../src/modules/sessions/chat-sweeper.ts';
-import { createProtocolGenerator } from '../src/modules/sessions/protocols.ts';
+import { createProtocolGenerator, PROTOCOLS_RESERVED } from '../src/modules/sessions/protocols.ts';
 import { createSessionRuntime } from '../src/modules/sessions/sessions.service.ts';
 import { createTenantMember, dialect } from './harness.ts';
 import { statementsOf } from './pg-statements.ts';
@@ -284,9 +284,9 @@ describe('what a start asks before it runs', () => {
     expect((await admitting.start(voiceCall('CA-counted-2'))).duplicate).toBe(true);
     expect(told).toHaveLength(2);
     if (dialect === 'postgres') {
-      // One round trip for both questions, before the protocol number is drawn (the plan's and the
-      // tenant's language are read through the read cache).
-      const asked = sent.slice(0, sent.findIndex((text) => text.includes('protocol_counters'))).filter((text) => /"(sessions|session_events)"/.test(text));
+      // One round trip for both questions, before the session is stored (the plan's and the
+      // tenant's language are read through the read cache; its protocol number was reserved by the first start).
+      const asked = sent.slice(0, sent.findIndex((text) => /^\s*(insert|with)\b/i.test(text))).filter((text) => /"(sessions|session_events)"/.test(text));
       expect(asked, asked.join('\n')).toHaveLength(1);
       expect(asked[0]).toMatch(/"session_events".*count\(\*\)/s);
     }
@@ -334,5 +334,19 @@ describe('protocols', () => {
     const other = await createTenantMember(server, admin, 'protocols-other');
     expect(await protocols.next(other.tenantId, day)).toBe('20300102-000001');
     expect(await protocols.next(tenantId, new Date('2030-01-03T00:00:00.000Z'))).toBe('20300103-000001');
+  });
+
+  test('two instances draw from reservations of their own, in order within each, never the same number', async () => {
+    const day = new Date('2030-02-02T10:00:00.000Z');
+    const first = createProtocolGenerator(createTransactionRunner(server.ctx.db, server.ctx.dialect));
+    const second = createProtocolGenerator(createTransactionRunner(server.ctx.db, server.ctx.dialect));
+    const fromFirst = [await first.next(tenantId, day), await first.next(tenantId, day)];
+    const fromSecond = await Promise.all(Array.from({ length: PROTOCOLS_RESERVED + 1 }, () => second.next(tenantId, day)));
+    fromFirst.push(await first.next(tenantId, day));
+    const number = (protocol: string) => Number(protocol.slice(9));
+    expect(fromFirst.map(number)).toEqual([1, 2, 3]);
+    // The second instance's numbers follow the first's whole reservation; its eighteenth is of a reservation after its own first.
+    expect(fromSecond.map(number).sort((a, b) => a - b)).toEqual(Array.from({ length: PROTOCOLS_RESERVED + 1 }, (_, i) => PROTOCOLS_RESERVED + 1 + i));
+    expect(new Set([...fromFirst, ...fromSecond]).size).toBe(fromFirst.length + fromSecond.length);
   });
 });

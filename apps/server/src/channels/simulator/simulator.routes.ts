@@ -106,7 +106,7 @@ function registerSimulatorRoutes(app: FastifyInstance, ctx: AppContext): void {
       connections.add(connection);
       // A socket runs the tenant's plans for as long as the sign-in that opened it holds; closing
       // it hangs its session up, as when the panel goes.
-      const unwatch = app.watchSignIn(request, (reason) => socket.close(simulatorSignInEndedCode, reason));
+      const unwatch = app.watchSignIn(request, (reason) => connection.close(simulatorSignInEndedCode, reason));
       void connection.finished.then(() => {
         unwatch();
         connections.delete(connection);

@@ -22,6 +22,7 @@ import { ADMIN } from '../../apps/server/test/harness.ts';
 import { createTestDatabase, startPostgres } from '../../apps/server/test/postgres-server.ts';
 import { type Cleanups, createTenantMemberOver, request, type ServerProcess, startServerProcess } from '../../apps/server/test/server-process.ts';
 import { type CreatedCall, startTwilioRest } from '../../apps/server/test/twilio-rest.ts';
+import { procCpuSecondsOf } from '../lib/proc-cpu.ts';
 
 const { values: args } = parseArgs({ options: { contacts: { type: 'string', default: '10000' } } });
 const CONTACTS = Number(args.contacts);
@@ -34,16 +35,6 @@ const PUBLIC_URL = 'https://bench-campaigns.example.com';
 const ACCOUNT = 'AC0000000000000000000000000000b38a';
 const TOKEN = 'bench-campaigns-twilio-token';
 const BOUNDARY = '----voxplanbenchdispatch';
-// Clock ticks a second of /proc/<pid>/stat: USER_HZ, 100 on Linux whatever the kernel's HZ.
-const TICKS_PER_SECOND = 100;
-
-/** User + system CPU seconds of a process so far. */
-function cpuSecondsOf(pid: number): number {
-  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-  // The command name, in parentheses, may hold spaces: fields count from after its closing one.
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
-}
 
 /**
  * Seconds a process's threads ran, and spent runnable but waiting for a CPU (the run queue), from
@@ -125,7 +116,7 @@ async function main(): Promise<void> {
 
     const agents = instances.map(() => new http.Agent({ keepAlive: true, maxSockets: 8 }));
     cleanups.push(() => agents.forEach((agent) => agent.destroy()));
-    const serverCpuBefore = instances.map((instance) => cpuSecondsOf(instance.child.pid!));
+    const serverCpuBefore = instances.map((instance) => procCpuSecondsOf(instance.child.pid!));
     const schedBefore = instances.map((instance) => schedSecondsOf(instance.child.pid!));
     const ownCpuBefore = process.cpuUsage();
     const seenAt: number[] = [];
@@ -156,7 +147,7 @@ async function main(): Promise<void> {
       if (!allTold && rest.calls.length >= CONTACTS && pendingTells.size === 0) {
         allTold = {
           at: performance.now(),
-          serverCpu: instances.map((instance) => cpuSecondsOf(instance.child.pid!)),
+          serverCpu: instances.map((instance) => procCpuSecondsOf(instance.child.pid!)),
           sched: instances.map((instance) => schedSecondsOf(instance.child.pid!)),
           own: process.cpuUsage(ownCpuBefore),
         };
@@ -167,7 +158,7 @@ async function main(): Promise<void> {
     }
     await Promise.all(pendingTells);
     const elapsed = ((allTold?.at ?? performance.now()) - started) / 1000;
-    const serverCpu = instances.map((instance, index) => (allTold?.serverCpu[index] ?? cpuSecondsOf(instance.child.pid!)) - serverCpuBefore[index]!);
+    const serverCpu = instances.map((instance, index) => (allTold?.serverCpu[index] ?? procCpuSecondsOf(instance.child.pid!)) - serverCpuBefore[index]!);
     const schedAfter = allTold?.sched ?? instances.map((instance) => schedSecondsOf(instance.child.pid!));
     const ran = schedAfter.reduce((sum, after, index) => sum + after.ran - schedBefore[index]!.ran, 0);
     const waited = schedAfter.reduce((sum, after, index) => sum + after.waited - schedBefore[index]!.waited, 0);

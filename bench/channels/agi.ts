@@ -34,6 +34,7 @@ import { apiCall } from '../lib/api-call.ts';
 import { runBench } from '../lib/bench-main.ts';
 import { benchDatabases, dialectsOf } from '../lib/dialects.ts';
 import { envNumber } from '../lib/env.ts';
+import { procCpuSecondsOf } from '../lib/proc-cpu.ts';
 import { fmt, type LoadFigures, measureLoad, pct, percentile, table } from '../lib/load.ts';
 import { canPin, cpuCount, delay, LOADGEN_CPU, pinSelf, SERVER_CPU, type ServerChild, ServerChildren } from '../lib/server-child.ts';
 import { asteriskBinary, freePort, type Pbx, startPbx, until } from '../../apps/server/test/asterisk-pbx.ts';
@@ -198,13 +199,6 @@ interface PbxMeasurement {
   load: number;
 }
 
-/** A process's CPU seconds (user + system) from /proc. */
-function cpuSecondsOf(pid: number): number {
-  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
-
 const completedCalls = (pbx: Pbx) => (pbx.log().match(/AGI Script agi:\/\/\S+ completed/g) ?? []).length;
 
 /** One call through the PBX, with the AGI lines logged: it must dial, hear BUSY and be hung up by the plan. */
@@ -228,7 +222,7 @@ async function measureThroughPbx(name: string, server: ServerChild, binary: stri
     process.stderr.write(`  ${name}: ${settings.pbxCalls} calls at a time for ${settings.pbxSeconds}s\n`);
     const doneBefore = completedCalls(pbx);
     const cpuBefore = server.cpuSeconds() ?? Number.NaN;
-    const pbxBefore = cpuSecondsOf(pbx.pid);
+    const pbxBefore = procCpuSecondsOf(pbx.pid);
     const started = performance.now();
     let placed = 0;
     while (performance.now() - started < settings.pbxSeconds * 1000) {
@@ -244,7 +238,7 @@ async function measureThroughPbx(name: string, server: ServerChild, binary: stri
       calls: placed,
       callsPerSecond: placed / seconds,
       cpuMsPerCall: (cpu * 1000) / placed,
-      pbxCpuMsPerCall: ((cpuSecondsOf(pbx.pid) - pbxBefore) * 1000) / placed,
+      pbxCpuMsPerCall: ((procCpuSecondsOf(pbx.pid) - pbxBefore) * 1000) / placed,
       load: os.loadavg()[0] ?? Number.NaN,
     };
   } finally {

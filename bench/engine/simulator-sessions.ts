@@ -12,6 +12,7 @@ import path from 'node:path';
 import { presetIntervals } from '@voxplan/contracts';
 import { simulatorProtocol, type SimulatorServerFrame } from '@voxplan/contracts/simulator';
 import WebSocket from 'ws';
+import { procCpuSeconds } from '../lib/proc-cpu.ts';
 import { BENCH_ADMIN, type ServerCommand } from './simulator-protocol.ts';
 
 const here = import.meta.dirname;
@@ -74,17 +75,6 @@ export async function startServer(pin: boolean): Promise<Server> {
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
-}
-
-/** A process's CPU so far from /proc/PID/stat (utime + stime, in the kernel's 100 Hz ticks). */
-function procCpuSeconds(pid: number | undefined): number | undefined {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return undefined;
-  }
 }
 
 // ---------------------------------------------------------------------------------------------

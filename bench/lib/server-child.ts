@@ -7,6 +7,7 @@ import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import { unlimitedTestLicenseEnv } from '../../apps/server/src/modules/license/test-license.ts';
+import { procCpuSeconds } from './proc-cpu.ts';
 import { type ChildMessage, type Command, isChildMessage, type ReadyMessage, type ReplyMessage, type ServerKind } from '../api/protocol.ts';
 
 function hasTaskset(): boolean {
@@ -148,14 +149,7 @@ export class ServerChild {
 
   /** CPU seconds the child has used so far (Linux /proc), or undefined elsewhere. */
   cpuSeconds(): number | undefined {
-    try {
-      const stat = fs.readFileSync(`/proc/${this.process.pid}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      // utime and stime are fields 14 and 15 of the whole line, 12 and 13 after "pid (comm) ".
-      return (Number(fields[11]) + Number(fields[12])) / 100;
-    } catch {
-      return undefined;
-    }
+    return procCpuSeconds(this.process.pid);
   }
 
   async stop(): Promise<void> {

@@ -15,6 +15,7 @@ import path from 'node:path';
 import autocannon from 'autocannon';
 import { envNumber } from '../lib/env.ts';
 import { fmt, median, table } from '../lib/load.ts';
+import { procCpuSecondsOf } from '../lib/proc-cpu.ts';
 import { BENCH_ADMIN } from '../lib/server-config.ts';
 
 const ROUNDS = envNumber('BENCH_ROUNDS', 3);
@@ -35,11 +36,8 @@ const freePort = () =>
   });
 
 function procStat(pid: number): { cpuMs: number; rssMb: number } {
-  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  const ticks = Number(fields[11]) + Number(fields[12]);
   const rss = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
-  return { cpuMs: (ticks / 100) * 1000, rssMb: Number(rss) / 1024 };
+  return { cpuMs: procCpuSecondsOf(pid) * 1000, rssMb: Number(rss) / 1024 };
 }
 
 interface Round {

@@ -1,0 +1,28 @@
+import fs from 'node:fs';
+
+/** The kernel's clock ticks a second, in which /proc/PID/stat counts CPU time (USER_HZ, 100 on Linux). */
+const TICKS_PER_SECOND = 100;
+
+/**
+ * A process's CPU so far, user + system, in seconds, from /proc/PID/stat: read without waking the
+ * process. Undefined where /proc is not (or the process is gone).
+ */
+export function procCpuSeconds(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The command name, in parentheses, may hold spaces: utime and stime are fields 14 and 15 of
+    // the whole line, 12 and 13 after its closing parenthesis.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+  } catch {
+    return undefined;
+  }
+}
+
+/** As procCpuSeconds, for a process that must be there: a bench that reads it cannot go on without. */
+export function procCpuSecondsOf(pid: number): number {
+  const seconds = procCpuSeconds(pid);
+  if (seconds === undefined) throw new Error(`no CPU time for process ${pid} (/proc/${pid}/stat)`);
+  return seconds;
+}

@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { SYNC_PING_TEXT } from '../src/db/pg-statements.ts';
 
 /**
  * The text of every statement sent to PostgreSQL while `work` runs, the instance bus's pings and
@@ -17,5 +18,5 @@ export async function statementsOf(work: () => Promise<unknown>): Promise<string
   } finally {
     pg.Client.prototype.query = query;
   }
-  return texts.filter((text) => text !== 'SELECT 1' && !text.includes('pg_notify'));
+  return texts.filter((text) => text !== SYNC_PING_TEXT && !text.includes('pg_notify'));
 }

@@ -7,6 +7,7 @@ import { createLocalBus, createPostgresBus, type InstanceBus } from './instance-
 import { UNNOTIFIED_TABLES } from './write-notifications.ts';
 import { type AvailabilityLog, createDatabaseAvailability, type DatabaseAvailability } from './availability.ts';
 import { startCheckpointer } from './checkpointer.ts';
+import { runNamed } from './pg-statements.ts';
 import { type DirectRunner, registerDirectRunner, registerNamedRunner } from './prepared.ts';
 import { createReadCache, type ReadCache, tableWrittenBy, WriteTracker } from './read-cache.ts';
 import type { Database } from './schema.ts';
@@ -280,15 +281,15 @@ export function openDatabase(options: {
     };
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: watchedPool }), log: watcher.kyselyLog });
     watcher.watch(db);
-    // What Kysely's PostgreSQL driver does with a query, as a named statement (prepared.ts).
+    // What Kysely's PostgreSQL driver does with a query, as a named statement (prepared.ts), described once a connection (pg-statements.ts).
     registerNamedRunner(db, async ({ sql: text, parameters }, name) => {
-      const result = await pool.query({ name, text, values: [...parameters] }).catch((error: unknown) => {
+      const result = await runNamed(pool, text, name, [...parameters]).catch((error: unknown) => {
         watcher.availability.noteFailure(error);
         throw error;
       });
       // Kysely's driver counts the rows of these commands only.
       const counted = result.command === 'INSERT' || result.command === 'UPDATE' || result.command === 'DELETE' || result.command === 'MERGE';
-      return { rows: result.rows ?? [], ...(counted && result.rowCount !== null && { numAffectedRows: BigInt(result.rowCount) }) };
+      return { rows: result.rows, ...(counted && result.rowCount !== null && { numAffectedRows: BigInt(result.rowCount) }) };
     });
     // Writes are learnt from the bus alone, this instance's own included: they count once
     // committed, which a statement seen going out cannot tell.

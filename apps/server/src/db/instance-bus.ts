@@ -11,6 +11,7 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { coalesce, PING_SPACING_MS } from './coalesce.ts';
+import { syncPing } from './pg-statements.ts';
 
 /**
  * The one channel every instance listens on. Writes come as `w:<table>`, messages as
@@ -228,10 +229,11 @@ export function createPostgresBus(options: PostgresBusOptions): PostgresBus {
       timer = setTimeout(() => reject(new Error(`no answer within ${pingTimeoutMs} ms`)), pingTimeoutMs);
     });
     try {
-      // PostgreSQL sends a listening session the notifications pending for it before it reports a
-      // statement finished, and pg hands them to the listener before it resolves the query: once
-      // this answers, every commit made before it was sent has been heard.
-      await Promise.race([client.query('SELECT 1'), timeout]);
+      // PostgreSQL sends a listening session the notifications pending for it before it reports
+      // itself ready (ReadyForQuery, after a statement or a bare Sync alike), and pg hands them to
+      // the listener before it resolves the ping: once this answers, every commit made before it
+      // was sent has been heard. A Sync rather than `SELECT 1`: no statement to run, parse or describe.
+      await Promise.race([syncPing(client), timeout]);
       return client === current && listening;
     } catch (error) {
       lost(client, error instanceof Error ? error.message : String(error));

@@ -49,6 +49,21 @@ export function registerNamedRunner(db: Kysely<Database>, runner: NamedRunner): 
 
 let statementSerial = 0;
 
+/** Texts given a name by `statementNameOf`: bounded, since each names a statement every connection keeps. */
+const namesByText = new Map<string, string>();
+const MAX_NAMED_TEXTS = 100;
+
+/**
+ * The statement name of a query whose text is built at each run from a few shapes (a call's end,
+ * whose rollups are there or not), for `executeCompiled`: the same text, the same name. Past
+ * `MAX_NAMED_TEXTS` texts, undefined: the query runs unnamed, as before.
+ */
+export function statementNameOf(text: string): string | undefined {
+  let name = namesByText.get(text);
+  if (name === undefined && namesByText.size < MAX_NAMED_TEXTS) namesByText.set(text, (name = `voxplan_${(statementSerial += 1)}`));
+  return name;
+}
+
 /**
  * SQLite's database (database.ts) registers how to run a query straight on its one connection.
  * Kysely hands each query of a transaction to that connection through promises and its

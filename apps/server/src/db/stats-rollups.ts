@@ -155,7 +155,11 @@ function recordsJson(columns: readonly string[], rows: readonly unknown[][]): st
   for (let r = 0; r < rows.length; r++) {
     const row = rows[r]!;
     if (r > 0) text += ',';
-    for (let index = 0; index < keys.length; index++) text += keys[index]! + JSON.stringify(row[index] ?? null);
+    for (let index = 0; index < keys.length; index++) {
+      const value = row[index];
+      // Most values are counters and ids: a finite number's JSON is its String(), for half of JSON.stringify's time.
+      text += keys[index]! + (typeof value === 'number' && Number.isFinite(value) ? String(value) : JSON.stringify(value ?? null));
+    }
     text += '}';
   }
   return `${text}]`;

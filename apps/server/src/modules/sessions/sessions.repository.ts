@@ -2,7 +2,7 @@ import type { ChatCustomer } from '@voxplan/contracts';
 import type { Action, CallReport, PathEntry, Session, SessionStatus } from '@voxplan/engine';
 import { CompiledQuery, type Insertable, type Kysely, type Selectable, type SelectQueryBuilder } from 'kysely';
 import type { DialectName } from '../../db/database.ts';
-import { prepareQuery } from '../../db/prepared.ts';
+import { executeCompiled, prepareQuery, statementNameOf } from '../../db/prepared.ts';
 import type { Database, SessionTable } from '../../db/schema.ts';
 import { rollupCtes } from '../../db/stats-rollups.ts';
 import { calledPlanRows, presentReport, reportValues, saveCalledPlans, type StoredReport, updateReportRow } from './call-reports.repository.ts';
@@ -301,7 +301,8 @@ export async function storeEnd(
     );
   }
   const text = `with ${ctes.join(', ')} select (select count(*) from "turned")::integer as "turned", "report"."id", "report"."created_time" from (select 1) as "one" left join "report" on true`;
-  const { rows } = await db.executeQuery<{ turned: number; id: number | null; created_time: string | null }>(CompiledQuery.raw(text, parameters));
+  // Named: its text is one of a few (which rollups a report has), and a session's end is one of every call's statements.
+  const { rows } = await executeCompiled<{ turned: number; id: number | null; created_time: string | null }>(db, CompiledQuery.raw(text, parameters), statementNameOf(text));
   const stored = rows[0];
   if (!stored || stored.turned === 0) return null;
   let row: { id: number; created_time: string } | undefined;

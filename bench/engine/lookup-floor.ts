@@ -66,17 +66,19 @@ async function run(agent: http.Agent, url: URL, { id, seconds }: RunMessage): Pr
 }
 
 /** The child, started by `startLookupFloor`. */
-function serveAsChild(send: NonNullable<typeof process.send>): void {
+function serveAsChild(send: (message: ChildMessage) => void): void {
   const url = new URL(process.env.BENCH_CRM_URL ?? '');
   const agent = new http.Agent({ keepAlive: true });
   process.on('message', (message: RunMessage) => {
-    void run(agent, url, message).then((reply) => send.call(process, reply));
+    void run(agent, url, message).then(send);
   });
   process.on('disconnect', () => process.exit(0));
-  send.call(process, { ready: true });
+  send({ ready: true });
 }
 
-if (process.send && process.env.BENCH_CRM_URL) serveAsChild(process.send);
+type ChildMessage = { ready: true } | RunReply;
+
+if (process.send && process.env.BENCH_CRM_URL) serveAsChild((message) => process.send!(message));
 
 export interface LookupFloor {
   /** The child's CPU so far, user + system, s. */
@@ -97,7 +99,7 @@ export async function startLookupFloor(crmUrl: string, pin: boolean): Promise<Lo
   let serial = 0;
   await new Promise<void>((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`the lookup's floor exited (${code}) before it was ready`)));
-    child.on('message', (message: { ready?: true } | RunReply) => {
+    child.on('message', (message: ChildMessage) => {
       if ('ready' in message) resolve();
       else pending.get(message.id)?.(message);
     });

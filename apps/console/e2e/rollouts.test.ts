@@ -112,6 +112,7 @@ const texts = {
     rolledBack: 'Version 2 meets every call and chat.',
     autoTitle: 'Version 3 was rolled back by itself',
     versions: ['Version 2', 'Version 3'],
+    canvasNote: 'The canvas shows the draft, which may differ from this version: only the blocks they share light up.',
     keys: { all: '3 times (100%)', v3: '2 times (100%)', v2: '1 time (100%)' },
     calledPlans: 'Plans called',
     alertTitle: 'Front desk en: v3 rolled back automatically',
@@ -127,6 +128,7 @@ const texts = {
     rolledBack: 'A versão 2 atende todas as chamadas e conversas.',
     autoTitle: 'A versão 3 foi revertida sozinha',
     versions: ['Versão 2', 'Versão 3'],
+    canvasNote: 'O canvas mostra o rascunho, que pode ser diferente desta versão: só os blocos em comum se acendem.',
     keys: { all: '3 vezes (100%)', v3: '2 vezes (100%)', v2: '1 vez (100%)' },
     calledPlans: 'Planos chamados',
     alertTitle: 'Front desk pt: v3 revertida automaticamente',
@@ -295,8 +297,13 @@ describe.each([
     await expect.poll(() => page.getByTestId('rollout-panel').isHidden()).toBe(true);
     await page.getByTestId('editor-test').click();
     const transcript = page.getByTestId('test-panel-transcript');
+    // The canvas shows the draft: the panel says so once another version is chosen, and not for the draft.
+    const canvasNote = page.getByTestId('test-panel-version-note');
+    await expect.poll(() => canvasNote.isHidden()).toBe(true);
     for (const [version, words, notWords] of [[text.versions[1], 'To pay now, press 1.', 'Press 1 to pay.'], [text.versions[0], 'Press 1 to pay.', 'To pay now, press 1.']] as const) {
       await chooseOption(page, 'test-panel-version', version);
+      await expect.poll(() => canvasNote.isVisible()).toBe(true);
+      expect(await canvasNote.textContent()).toBe(text.canvasNote);
       await page.getByTestId('test-panel-start').click();
       await expect.poll(() => transcript.textContent()).toContain(words);
       expect(await transcript.textContent()).not.toContain(notWords);

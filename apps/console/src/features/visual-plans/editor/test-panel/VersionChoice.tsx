@@ -9,7 +9,8 @@ import type { SimulatorVersion } from './simulator-state.ts';
 /**
  * Which version the test panel runs: the draft, the one calls run now, or any published version
  * by its number (a rollout's candidate before it meets callers, an older one to compare with).
- * The versions are asked for when the list opens, as the export menu does.
+ * The versions are asked for when the list opens, as the export menu does. The canvas keeps
+ * showing the draft whichever runs, so a version other than the draft says so under the choice.
  */
 export function VersionChoice({ value, onChange, disabled }: { value: SimulatorVersion; onChange(version: SimulatorVersion): void; disabled: boolean }) {
   const { t } = useTranslation();
@@ -26,6 +27,7 @@ export function VersionChoice({ value, onChange, disabled }: { value: SimulatorV
   return (
     <Select
       label={t('testPanel.version')}
+      description={value === 'draft' ? undefined : <span data-testid="test-panel-version-note">{t('testPanel.versionCanvasNote')}</span>}
       disabled={disabled}
       value={String(value)}
       allowDeselect={false}

@@ -16,7 +16,7 @@
  *   BENCH_STATEMENTS=0        1: print the text of each statement of the one call whose statements are counted
  *   BENCH_COST_ROUNDS=3       rounds of SQLite then PostgreSQL calls whose median ratio of CPU a call is judged (the first is the main figures)
  *   BENCH_PIN=1               0: no CPU pinning
- *   BENCH_PROFILE=0           1: afterwards, CPU-profile the server under the calls' load, per dialect
+ *   BENCH_PROFILE=0           1: afterwards, CPU-profile the server under the calls' load, per dialect (and the stored floor's)
  *   BENCH_PROFILE_OUT=path    keep that .cpuprofile (the dialect goes before the extension)
  *   BENCH_STRICT=0            1: exit 3 when a target FAILs (failed requests always exit 1)
  *   BENCH_FLOOR=1             0: skip the floor (bench/api/floor.ts: the same call with no engine, one upsert a turn)
@@ -268,6 +268,7 @@ async function main(): Promise<void> {
     }
   };
   await measureFloors(1);
+  if (settings.profile) for (const [dialect, storedFloor] of storedFloors) profileText += await profiled(storedFloor, `stored-floor-${dialect}`);
   if (pinned.size === 2) {
     for (let round = 2; round <= settings.costRounds; round++) {
       for (const [dialect, { app }] of pinned) {

@@ -21,6 +21,8 @@
  *   BENCH_STRICT=0            1: exit 3 when a target FAILs (failed requests always exit 1)
  *   BENCH_FLOOR=1             0: skip the floor (bench/api/floor.ts: the same call with no engine, one upsert a turn)
  *   BENCH_STORED_FLOOR=1      0: skip the stored floor on each dialect (bench/api/twilio-stored-floor.ts), measured in every round beside the app
+ *   BENCH_FLOOR_PG_QUERY=0    1: the PostgreSQL stored floor sends its statements through pg's pool.query, not runNamed
+ *   BENCH_CPU_SPLIT=0         1: print each figure's server CPU a request by thread (main, others) and kind (user, system)
  */
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';

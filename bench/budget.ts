@@ -320,7 +320,7 @@ async function main(): Promise<void> {
   process.stdout.write(
     `\napp and floor: the medians of the rounds; ratio: app ÷ floor, the median of the rounds' own ratios, held to the budget ` +
       `(the sign-in route: its size is). CPU: the server process's (user + system, /proc).\n` +
-      `Not measured here: PostgreSQL ÷ SQLite, a Twilio call's CPU (≤ ${POSTGRES_OVER_SQLITE}, median of three rounds): BENCH_DIALECT=both npm run bench:channels.\n` +
+      `Not measured here: PostgreSQL ÷ SQLite, a Twilio call's CPU (≤ ${POSTGRES_OVER_SQLITE}, or ${POSTGRES_OVER_SQLITE} × the stored floor's own when that is over ${POSTGRES_OVER_SQLITE}; median of three rounds): BENCH_DIALECT=both npm run bench:channels.\n` +
       `${fmt((performance.now() - started) / 1000, 0)} s (${took.join(', ')}), load average ${fmt(os.loadavg()[0]!, 1)} at the end.\n`,
   );
   if (thinRounds.length > 0) {

@@ -5,7 +5,8 @@
  *   node --import tsx bench/api/server.ts channels  the same, unseeded, with BENCH_PUBLIC_URL and BENCH_MASTER_KEY (bench/channels/run.ts, chat.ts)
  *   node --import tsx bench/api/server.ts floor     the API floor (floor.ts) on BENCH_DATA_DIR, seeded by the real app first, SQLite only
  *   node --import tsx bench/api/server.ts twilio-floor  the Twilio floor (floor.ts), with BENCH_PUBLIC_URL and BENCH_TWILIO_TOKEN
- *   node --import tsx bench/api/server.ts twilio-stored-floor  the Twilio call's stored floor (twilio-stored-floor.ts) on a copy of BENCH_SEED_FROM (the app's seeded database), in BENCH_DATA_DIR
+ *   node --import tsx bench/api/server.ts twilio-stored-floor  the Twilio call's stored floor (twilio-stored-floor.ts) on a copy of BENCH_SEED_FROM (the app's seeded database), in BENCH_DATA_DIR;
+ *       with BENCH_DATABASE_URL, on that PostgreSQL database instead (a copy of the app's, twilio-stored-postgres.ts)
  *   node --import tsx bench/api/server.ts agi-floor  the FastAGI floor (floor.ts), HTTP on BENCH_HTTP_PORT (its prompts)
  *   node --import tsx bench/api/server.ts conversations-floor  the conversations floor (floor.ts) on BENCH_DATA_DIR
  * It answers the parent's commands (see protocol.ts) and exits when the parent goes away.
@@ -23,7 +24,9 @@ import { startContext, type Started } from '../../apps/server/src/bootstrap.ts';
 import type { AppContext } from '../../apps/server/src/context.ts';
 import { startAgiServer } from '../../apps/server/src/channels/asterisk/agi-server.ts';
 import { windowProfiler } from '../lib/profiler.ts';
-import { startTwilioStoredFloor } from './twilio-stored-floor.ts';
+import { type FloorStore, startTwilioStoredFloor } from './twilio-stored-floor.ts';
+import { openPostgresStore } from './twilio-stored-postgres.ts';
+import { openSqliteStore } from './twilio-stored-sqlite.ts';
 import { startAgiFloor, startApiFloor, startConversationsFloor, startTwilioFloor } from './floor.ts';
 import { benchServerConfig } from '../lib/server-config.ts';
 import { destinationsResource } from '../../apps/server/src/modules/destinations/destinations.resource.ts';
@@ -177,16 +180,22 @@ async function main(): Promise<void> {
     await app.listen({ port: 0, host: '127.0.0.1' });
     ready = { type: 'ready', kind, port: (app.server.address() as AddressInfo).port, dialect: 'sqlite' };
   } else if (kind === 'twilio-stored-floor') {
-    const { BENCH_DATA_DIR: dataDir, BENCH_SEED_FROM: seedFrom, BENCH_PUBLIC_URL: publicUrl, BENCH_TWILIO_TOKEN: token } = process.env;
-    if (!dataDir || !seedFrom || !publicUrl || !token) throw new Error('BENCH_DATA_DIR, BENCH_SEED_FROM, BENCH_PUBLIC_URL and BENCH_TWILIO_TOKEN are required');
-    const file = path.join(dataDir, 'floor.db');
-    // A consistent copy of the app's live database: its migrations, indexes, tenant and plan.
-    const source = new SQLite(seedFrom, { readonly: true });
-    source.prepare('VACUUM INTO ?').run(file);
-    source.close();
-    app = startTwilioStoredFloor(file, publicUrl, token);
+    const { BENCH_DATA_DIR: dataDir, BENCH_SEED_FROM: seedFrom, BENCH_DATABASE_URL: databaseUrl, BENCH_PUBLIC_URL: publicUrl, BENCH_TWILIO_TOKEN: token } = process.env;
+    if (!publicUrl || !token) throw new Error('BENCH_PUBLIC_URL and BENCH_TWILIO_TOKEN are required');
+    let store: FloorStore;
+    if (databaseUrl) store = await openPostgresStore(databaseUrl);
+    else {
+      if (!dataDir || !seedFrom) throw new Error('BENCH_DATA_DIR and BENCH_SEED_FROM (or BENCH_DATABASE_URL) are required');
+      const file = path.join(dataDir, 'floor.db');
+      // A consistent copy of the app's live database: its migrations, indexes, tenant and plan.
+      const source = new SQLite(seedFrom, { readonly: true });
+      source.prepare('VACUUM INTO ?').run(file);
+      source.close();
+      store = openSqliteStore(file);
+    }
+    app = startTwilioStoredFloor(store, publicUrl, token);
     await app.listen({ port: 0, host: '127.0.0.1' });
-    ready = { type: 'ready', kind, port: (app.server.address() as AddressInfo).port, dialect: 'sqlite' };
+    ready = { type: 'ready', kind, port: (app.server.address() as AddressInfo).port, dialect: databaseUrl ? 'postgres' : 'sqlite' };
   } else if (kind === 'conversations-floor') {
     const dataDir = process.env.BENCH_DATA_DIR;
     if (!dataDir) throw new Error('BENCH_DATA_DIR is required');

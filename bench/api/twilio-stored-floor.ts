@@ -1,25 +1,27 @@
 /**
  * The Twilio call's stored floor (bench/README.md, "Issue 40: the stored floor"): the least this
  * stack does for a call when it stores what the product's contract says a call stores, with no
- * engine, no framework of ours and every statement prepared once on better-sqlite3:
+ * engine and no framework of ours, each statement prepared once:
  *
  * - every turn durable before it is answered, so any instance takes the next one (docs/sessions.md):
  *   the session's row read with the event's stored outcome (a retried callback answers from it), then
- *   the row written over the revision read and the event inserted, in one transaction;
+ *   the row written over the revision read and the event inserted, together;
  * - the start's check of a repeat and the licence's count of running sessions, one read;
- * - at the end, the report and the statistics' counters (the same 44 rows of six tables), in the
- *   transaction of the last turn, as the dashboard needs them.
+ * - at the end, the report and the statistics' counters (the same 44 rows of six tables), with the
+ *   last turn's write, as the dashboard needs them.
  *
- * It runs on a database the real app migrated (the same tables, indexes and foreign keys) and writes
- * rows of the app's sizes: the state grows by the blocks a turn entered (3.5 KB at the end of the
- * bench's call, as the app's), each event's outcome holds the turn's answer and path (0.5 to 1 KB).
- * `bench/api/floor.ts`' `startTwilioFloor` stays the floor of the request alone: one small upsert a turn.
+ * This file is what both databases share (the requests, the TwiML, the session kept between turns,
+ * the rows written); how they are written is the store's: on SQLite (twilio-stored-sqlite.ts)
+ * better-sqlite3's statements in a transaction, on PostgreSQL (twilio-stored-postgres.ts) one
+ * statement a read and one a write, as the app sends them there. It runs on a database the real app
+ * migrated and seeded, and writes rows of the app's sizes: the state grows by the blocks a turn
+ * entered (3.5 KB at the end of the bench's call, as the app's), each event's outcome holds the
+ * turn's answer and path (0.5 to 1 KB). `bench/api/floor.ts`' `startTwilioFloor` stays the floor of
+ * the request alone: one small upsert a turn.
  */
 import formbody from '@fastify/formbody';
-import type SQLite from 'better-sqlite3';
 import Fastify, { type FastifyInstance } from 'fastify';
 import twilio from 'twilio';
-import { openSqlite } from './floor.ts';
 
 type Form = Record<string, string>;
 
@@ -54,6 +56,7 @@ const TURN_BLOCKS: Array<Array<{ node_id: string; type: string; exit: string | n
     { node_id: 'bye', type: 'hangup', exit: null },
   ],
 ];
+
 const LAST_STEP = TURN_BLOCKS.length - 1;
 
 interface PathEntry {
@@ -80,85 +83,90 @@ interface FloorSession {
   said: string[];
 }
 
-function openStore(file: string) {
-  const sqlite = openSqlite(file);
-  // The app's foreign keys too: the stored rows are checked as the app's are.
-  sqlite.pragma('foreign_keys = ON');
-  sqlite.pragma('busy_timeout = 5000');
-  const tenantId = (sqlite.prepare('SELECT id FROM tenants ORDER BY id DESC LIMIT 1').get() as { id: number }).id;
-  const planId = (sqlite.prepare('SELECT id FROM visual_plans WHERE tenant_id = ? ORDER BY id LIMIT 1').get(tenantId) as { id: number } | undefined)?.id ?? 1;
-  const statements = {
-    startCheck: sqlite.prepare(
-      `SELECT (SELECT outcome FROM session_events WHERE session_id = ? AND event_id = 'start') AS outcome,
-              (SELECT count(*) FROM sessions WHERE status = 'waiting' AND is_test = 0 AND provider <> 'webchat') AS running`,
-    ),
-    insertSession: sqlite.prepare(
-      `INSERT INTO sessions (id, tenant_id, plan_id, plan_version, is_draft, channel, provider, direction, caller, called, source_ip, status, state, revision,
-         is_test, last_activity_time, timeout_time, created_time, updated_time, ended_time, customer)
-       VALUES (?, ?, ?, 1, 0, 'voice', 'twilio', 'inbound', ?, ?, '127.0.0.1', 'waiting', ?, 1, 0, ?, NULL, ?, ?, NULL, NULL)`,
-    ),
-    readTurn: sqlite.prepare(
-      `SELECT sessions.*, session_events.outcome FROM sessions
-       LEFT JOIN session_events ON session_events.session_id = sessions.id AND session_events.event_id = ? WHERE sessions.id = ?`,
-    ),
-    updateSession: sqlite.prepare(
-      'UPDATE sessions SET revision = ?, status = ?, state = ?, last_activity_time = ?, updated_time = ?, ended_time = ? WHERE id = ? AND revision = ?',
-    ),
-    touchSession: sqlite.prepare('UPDATE sessions SET revision = ?, updated_time = ? WHERE id = ? AND revision = ?'),
-    insertEvent: sqlite.prepare('INSERT INTO session_events (session_id, event_id, revision, outcome, created_time) VALUES (?, ?, ?, ?, ?)'),
-    insertReport: sqlite.prepare(
-      `INSERT INTO call_reports (tenant_id, session_id, plan_id, plan_name, plan_version, channel, provider, direction, caller, called, source_ip, protocol,
-         last_node_plan_id, last_node_id, last_node_type, nodes, pressed_digits, hangup_cause, disposition, dial_status, failure, recording, variables,
-         is_test, start_time, end_time, duration_s, created_time, updated_time, goal)
-       VALUES (?, ?, ?, 'Bench IVR', 1, 'voice', 'twilio', 'inbound', ?, ?, '127.0.0.1', ?, ?, 'bye', 'hangup', ?, ?, 'normal_clearing', 'retained', 'busy',
-         NULL, NULL, ?, 0, ?, ?, ?, ?, ?, NULL)`,
-    ),
-  };
-  const sessionCounters = '"sessions", "voice", "chat", "routed", "retained", "abandoned", "failed", "expired", "missed", "duration_s"';
-  const raise = (table: string, columns: string) =>
-    columns
-      .split(', ')
-      .map((column) => `${column} = "${table}".${column} + excluded.${column}`)
-      .join(', ');
-  const rowsOf = (count: number, width: number) => Array(count).fill(`(${Array(width).fill('?').join(', ')})`).join(', ');
-  const nodeRows = TURN_BLOCKS.flat().length;
-  const rollups = {
-    tenants: sqlite.prepare(
-      `INSERT INTO stats_tenants ("tenant_id", "hour", ${sessionCounters}) VALUES ${rowsOf(1, 12)} ON CONFLICT ("tenant_id", "hour") DO UPDATE SET ${raise('stats_tenants', sessionCounters)}`,
-    ),
-    sessions: sqlite.prepare(
-      `INSERT INTO stats_sessions ("tenant_id", "hour", "plan_id", ${sessionCounters}) VALUES ${rowsOf(1, 13)} ON CONFLICT ("tenant_id", "hour", "plan_id") DO UPDATE SET ${raise('stats_sessions', sessionCounters)}`,
-    ),
-    ...Object.fromEntries(
-      (['hour', 'day'] as const).flatMap((bucket) => {
-        const suffix = bucket === 'day' ? '_days' : '';
-        return [
-          [
-            `nodes${suffix}`,
-            sqlite.prepare(
-              `INSERT INTO stats_nodes${suffix} ("plan_id", "${bucket}", "tenant_id", "node_plan_id", "node_id", "entered", "ended") VALUES ${rowsOf(nodeRows, 7)}
-               ON CONFLICT ("plan_id", "${bucket}", "tenant_id", "node_plan_id", "node_id") DO UPDATE SET ${raise(`stats_nodes${suffix}`, '"entered", "ended"')}`,
-            ),
-          ],
-          [
-            `digits${suffix}`,
-            sqlite.prepare(
-              `INSERT INTO stats_digits${suffix} ("plan_id", "${bucket}", "tenant_id", "node_plan_id", "node_id", "digits", "count") VALUES ${rowsOf(3, 7)}
-               ON CONFLICT ("plan_id", "${bucket}", "tenant_id", "node_plan_id", "node_id", "digits") DO UPDATE SET ${raise(`stats_digits${suffix}`, '"count"')}`,
-            ),
-          ],
-        ];
-      }),
-    ),
-  } as Record<string, SQLite.Statement>;
-  return { sqlite, tenantId, planId, statements, rollups };
+type MaybePromise<T> = T | Promise<T>;
+
+/** A turn's write: the session's row over the revision read, and the turn's event at the new revision. */
+export interface TurnWrite {
+  sid: string;
+  readRevision: number;
+  status: 'waiting' | 'ended';
+  state: string;
+  now: string;
+  eventId: string;
+  outcome: string;
 }
 
-/** `file`: the SQLite database the real app migrated and seeded; `publicUrl` and `token`: what the requests are signed with. */
-export function startTwilioStoredFloor(file: string, publicUrl: string, token: string): FastifyInstance {
-  const { sqlite, tenantId, planId, statements, rollups } = openStore(file);
+/** One rollup table's rows a call adds: the columns keying a row, the counters it raises, the rows (keys then counters). */
+export interface RollupRows {
+  table: string;
+  keys: readonly string[];
+  counters: readonly string[];
+  rows: Array<Array<string | number>>;
+}
+
+/** What the last turn writes besides the turn: the report (call_reports' columns) and the rollups. */
+export interface EndRows {
+  report: Record<string, string | number | null>;
+  rollups: RollupRows[];
+}
+
+/** How a database stores the floor's call. */
+export interface FloorStore {
+  tenantId: number;
+  planId: number;
+  /** The start's stored outcome if this call started before, and the licence's count of running sessions. */
+  startCheck(sid: string): MaybePromise<{ outcome: string | null; running: number }>;
+  storeStart(start: { sid: string; caller: string; called: string; state: string; outcome: string; now: string }): MaybePromise<void>;
+  /** The session's row and the stored outcome of `eventId`: one read. */
+  readTurn(eventId: string, sid: string): MaybePromise<{ state: string; revision: number; outcome: string | null } | undefined>;
+  /** False when the revision moved on: nothing written. `end`: the report and rollups, written with the turn. */
+  storeTurn(turn: TurnWrite, end: EndRows | undefined): MaybePromise<boolean>;
+  /** An event that changes nothing but the revision (the status callback). */
+  touch(turn: Omit<TurnWrite, 'status' | 'state'>): MaybePromise<boolean>;
+  close(): MaybePromise<void>;
+}
+
+const SESSION_COUNTERS = ['sessions', 'voice', 'chat', 'routed', 'retained', 'abandoned', 'failed', 'expired', 'missed', 'duration_s'] as const;
+const nodeKeys = (bucket: 'hour' | 'day') => ['plan_id', bucket, 'tenant_id', 'node_plan_id', 'node_id'] as const;
+
+/** The report and the 44 counters of the bench's call, as the app writes them. */
+function endRowsOf(session: FloorSession, now: string): EndRows {
+  const report = {
+    tenant_id: session.tenant_id, session_id: session.id, plan_id: session.plan_id, plan_name: 'Bench IVR', plan_version: 1, channel: 'voice',
+    provider: 'twilio', direction: 'inbound', caller: session.caller, called: session.called, source_ip: '127.0.0.1', protocol: `p-${session.id}`,
+    last_node_plan_id: session.plan_id, last_node_id: 'bye', last_node_type: 'hangup', nodes: JSON.stringify(session.path),
+    pressed_digits: JSON.stringify(session.digits), hangup_cause: 'normal_clearing', disposition: 'retained', dial_status: 'busy', failure: null,
+    recording: null, variables: JSON.stringify(session.variables), is_test: 0, start_time: session.started_at, end_time: now, duration_s: 0,
+    created_time: now, updated_time: now, goal: null,
+  };
+  const hour = Math.floor(Date.parse(session.started_at) / 3_600_000);
+  const { tenant_id: tenantId, plan_id: planId } = session;
+  const counters = [1, 1, 0, 0, 1, 0, 0, 0, 0, 0];
+  const nodes = session.path.map((entry) => [entry.plan_id, entry.node_id, 1, entry.exit === null && entry.type === 'hangup' ? 1 : 0]);
+  const digits = session.digits.map((entry) => [planId, entry.node_id, entry.digits, 1]);
+  const rollups: RollupRows[] = [
+    { table: 'stats_tenants', keys: ['tenant_id', 'hour'], counters: SESSION_COUNTERS, rows: [[tenantId, hour, ...counters]] },
+    { table: 'stats_sessions', keys: ['tenant_id', 'hour', 'plan_id'], counters: SESSION_COUNTERS, rows: [[tenantId, hour, planId, ...counters]] },
+  ];
+  for (const [suffix, bucket, value] of [['', 'hour', hour], ['_days', 'day', Math.floor(hour / 24)]] as const) {
+    rollups.push(
+      { table: `stats_nodes${suffix}`, keys: nodeKeys(bucket), counters: ['entered', 'ended'], rows: nodes.map((row) => [planId, value, tenantId, ...row]) },
+      { table: `stats_digits${suffix}`, keys: [...nodeKeys(bucket), 'digits'], counters: ['count'], rows: digits.map((row) => [planId, value, tenantId, ...row]) },
+    );
+  }
+  return { report, rollups };
+}
+
+/** An upsert's `set` that raises each counter by the inserted row's. */
+export const raise = (table: string, counters: readonly string[]) => counters.map((column) => `"${column}" = "${table}"."${column}" + excluded."${column}"`).join(', ');
+
+/** `publicUrl` and `token`: what the requests are signed with. */
+export function startTwilioStoredFloor(store: FloorStore, publicUrl: string, token: string): FastifyInstance {
+  const { tenantId, planId } = store;
   const app = Fastify();
-  app.addHook('onClose', () => sqlite.close());
+  app.addHook('onClose', async () => {
+    await store.close();
+  });
   void app.register(formbody);
   const hooks = '/api/v1/hooks/twilio/';
   const escapeXml = (text: string) => text.replaceAll('&', '&amp;').replaceAll('"', '&quot;').replaceAll('<', '&lt;');
@@ -186,47 +194,28 @@ export function startTwilioStoredFloor(file: string, publicUrl: string, token: s
     session.path.push(...entered);
     session.step = step;
     session.said.push(...entered.map((block) => `${block.type}:${block.node_id}:${'x'.repeat(40)}`));
-    return { revision: step + 1, status: step === LAST_STEP ? 'ended' : 'waiting', actions: entered.map((block) => ({ say: `${block.node_id}:${'x'.repeat(40)}` })), entered, ignored: false };
+    return { revision: step + 1, status: step === LAST_STEP ? 'ended' : 'waiting', actions: entered.map((block) => ({ say: `${block.node_id}:${'x'.repeat(40)}` })), entered, ignored: false } as const;
   }
-
-  const storeStart = sqlite.transaction((sid: string, form: Form, now: string) => {
-    const session: FloorSession = { id: sid, tenant_id: tenantId, plan_id: planId, caller: form.From ?? '', called: form.To ?? '', step: 0, started_at: now, variables: { lang: 'en', visits: 1 }, path: [], digits: [], said: [] };
-    const outcome = turnOf(session, 0, now, undefined);
-    statements.insertSession.run(sid, tenantId, planId, session.caller, session.called, JSON.stringify(session), now, now, now);
-    kept.set(sid, { revision: 1, session });
-    statements.insertEvent.run(sid, 'start', 1, JSON.stringify(outcome), now);
-  });
 
   /** As the app keeps a call's session between its turns (modules/sessions/kept-sessions.ts): parsed again only when another turn moved it. */
   const kept = new Map<string, { revision: number; session: FloorSession }>();
-  const storeTurn = sqlite.transaction((row: { state: string; revision: number }, sid: string, eventId: string, step: number, form: Form, now: string) => {
+
+  async function storeStart(sid: string, form: Form, now: string): Promise<void> {
+    const session: FloorSession = { id: sid, tenant_id: tenantId, plan_id: planId, caller: form.From ?? '', called: form.To ?? '', step: 0, started_at: now, variables: { lang: 'en', visits: 1 }, path: [], digits: [], said: [] };
+    const outcome = turnOf(session, 0, now, undefined);
+    await store.storeStart({ sid, caller: session.caller, called: session.called, state: JSON.stringify(session), outcome: JSON.stringify(outcome), now });
+    kept.set(sid, { revision: 1, session });
+  }
+
+  async function storeTurn(row: { state: string; revision: number }, sid: string, eventId: string, step: number, form: Form, now: string): Promise<void> {
     const keptSession = kept.get(sid);
     const session = keptSession?.revision === row.revision ? keptSession.session : (JSON.parse(row.state) as FloorSession);
     const outcome = turnOf(session, step, now, form.Digits);
     const ended = step === LAST_STEP;
-    if (statements.updateSession.run(row.revision + 1, outcome.status, JSON.stringify(session), now, now, ended ? now : null, sid, row.revision).changes === 0) return;
-    statements.insertEvent.run(sid, eventId, row.revision + 1, JSON.stringify(outcome), now);
-    if (ended) {
-      kept.delete(sid);
-      storeEnd(session, now);
-    } else kept.set(sid, { revision: row.revision + 1, session });
-  });
-
-  function storeEnd(session: FloorSession, now: string): void {
-    const hour = Math.floor(Date.parse(session.started_at) / 3_600_000);
-    statements.insertReport.run(
-      tenantId, session.id, planId, session.caller, session.called, `p-${session.id}`, planId,
-      JSON.stringify(session.path), JSON.stringify(session.digits), JSON.stringify(session.variables), session.started_at, now, 0, now, now,
-    );
-    const counters = [1, 1, 0, 0, 1, 0, 0, 0, 0, 0];
-    rollups.tenants!.run(tenantId, hour, ...counters);
-    rollups.sessions!.run(tenantId, hour, planId, ...counters);
-    const nodes = session.path.map((entry) => [entry.plan_id, entry.node_id, 1, entry.exit === null && entry.type === 'hangup' ? 1 : 0]);
-    const digits = session.digits.map((entry) => [planId, entry.node_id, entry.digits, 1]);
-    for (const [suffix, bucket] of [['', hour], ['_days', Math.floor(hour / 24)]] as const) {
-      rollups[`nodes${suffix}`]!.run(nodes.flatMap((row) => [planId, bucket, tenantId, ...row]));
-      rollups[`digits${suffix}`]!.run(digits.flatMap((row) => [planId, bucket, tenantId, ...row]));
-    }
+    const turn: TurnWrite = { sid, readRevision: row.revision, status: outcome.status, state: JSON.stringify(session), now, eventId, outcome: JSON.stringify(outcome) };
+    if (!(await store.storeTurn(turn, ended ? endRowsOf(session, now) : undefined))) return;
+    if (ended) kept.delete(sid);
+    else kept.set(sid, { revision: row.revision + 1, session });
   }
 
   app.post<{ Body: Form; Querystring: { session?: string; step?: string } }>(`${hooks}voice`, async (request, reply) => {
@@ -236,26 +225,23 @@ export function startTwilioStoredFloor(file: string, publicUrl: string, token: s
     const now = new Date().toISOString();
     const step = Number(request.query.step ?? 0);
     if (step === 0) {
-      const check = statements.startCheck.get(sid) as { outcome: string | null; running: number };
-      if (check.outcome === null) storeStart(sid, form, now);
+      const check = await store.startCheck(sid);
+      if (check.outcome === null) await storeStart(sid, form, now);
     } else {
       const eventId = `${form.Digits ? 'gather' : 'dial'}:${step}`;
-      const row = statements.readTurn.get(eventId, sid) as { state: string; revision: number; outcome: string | null } | undefined;
+      const row = await store.readTurn(eventId, sid);
       if (!row) return reply.code(404).send();
-      if (row.outcome === null) storeTurn(row, sid, eventId, step, form, now);
+      if (row.outcome === null) await storeTurn(row, sid, eventId, step, form, now);
     }
     return reply.type('text/xml; charset=utf-8').send(answer(sid, step));
   });
   app.post<{ Body: Form }>(`${hooks}status`, async (request, reply) => {
     if (!checked(request.url, request.headers['x-twilio-signature'], request.body)) return reply.code(403).send();
     const sid = request.body.CallSid ?? '';
-    const row = statements.readTurn.get('call-end', sid) as { revision: number; updated_time: string; outcome: string | null } | undefined;
+    const row = await store.readTurn('call-end', sid);
     if (row && row.outcome === null) {
-      const now = new Date().toISOString();
-      sqlite.transaction(() => {
-        if (statements.touchSession.run(row.revision + 1, now, sid, row.revision).changes === 0) return;
-        statements.insertEvent.run(sid, 'call-end', row.revision + 1, JSON.stringify({ revision: row.revision + 1, status: 'ended', actions: [], entered: [], ignored: true }), now);
-      })();
+      const outcome = JSON.stringify({ revision: row.revision + 1, status: 'ended', actions: [], entered: [], ignored: true });
+      await store.touch({ sid, readRevision: row.revision, now: new Date().toISOString(), eventId: 'call-end', outcome });
     }
     return reply.code(204).send();
   });

@@ -5,6 +5,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import autocannon from 'autocannon';
+import SQLite from 'better-sqlite3';
+import pg from 'pg';
 import twilio from 'twilio';
 import { autocannonSlice, type Contender, interleavedRound, warmUp } from '../api/interleaved.ts';
 import { apiCall } from '../lib/api-call.ts';
@@ -177,4 +179,36 @@ export async function checkOneCall(server: ServerChild): Promise<void> {
     );
   });
   if (failedOf(result) > 0 || wrongAnswers.length > 0) throw new Error(`the checked call failed: ${JSON.stringify(result.statusCodeStats)} ${wrongAnswers.join('; ')}`);
+}
+
+/** What one whole call stores, as the app stores it: its six events, its report, and its 44 counters' sums (the sessions, the blocks entered, the keys pressed; each by hour and by day). */
+const STORED_OF_ONE_CALL = { events: 6, reports: 1, sessions: 2, entered: 36, digits: 6 };
+const STORED_QUERY =
+  'select (select count(*) from session_events) as events, (select count(*) from call_reports) as reports, ' +
+  '(select coalesce(sum(sessions), 0) from stats_tenants) + (select coalesce(sum(sessions), 0) from stats_sessions) as sessions, ' +
+  '(select coalesce(sum(entered), 0) from stats_nodes) + (select coalesce(sum(entered), 0) from stats_nodes_days) as entered, ' +
+  '(select coalesce(sum("count"), 0) from stats_digits) + (select coalesce(sum("count"), 0) from stats_digits_days) as digits';
+
+/**
+ * The stored floor's database after its one checked call (checkOneCall), read by a connection of
+ * its own (`database`: the PostgreSQL URL or the SQLite file): a floor that skipped a write would
+ * be cheaper than what it stands for.
+ */
+export async function checkStoredCall(database: string): Promise<void> {
+  let row: Record<string, unknown>;
+  if (database.startsWith('postgres')) {
+    const client = new pg.Client({ connectionString: database });
+    await client.connect();
+    try {
+      row = (await client.query<Record<string, unknown>>(STORED_QUERY)).rows[0]!;
+    } finally {
+      await client.end();
+    }
+  } else {
+    const sqlite = new SQLite(database, { readonly: true });
+    row = sqlite.prepare(STORED_QUERY).get() as Record<string, unknown>;
+    sqlite.close();
+  }
+  const stored = Object.fromEntries(Object.keys(STORED_OF_ONE_CALL).map((key) => [key, Number(row[key])]));
+  if (JSON.stringify(stored) !== JSON.stringify(STORED_OF_ONE_CALL)) throw new Error(`the stored floor's call stored ${JSON.stringify(stored)}, not ${JSON.stringify(STORED_OF_ONE_CALL)}`);
 }

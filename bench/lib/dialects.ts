@@ -1,3 +1,4 @@
+import pg from 'pg';
 import { createTestDatabase, startPostgres } from '../../apps/server/test/postgres-server.ts';
 import type { ServerChildren } from './server-child.ts';
 
@@ -22,4 +23,25 @@ export async function benchDatabases(servers: ServerChildren, dialects: Dialect[
   const started = await startPostgres();
   servers.onStopAll(() => started.stop());
   return async (dialect) => (dialect === 'postgres' ? (await createTestDatabase(started.url)).url : undefined);
+}
+
+/**
+ * A copy of the PostgreSQL database at `url` (CREATE DATABASE … TEMPLATE: its tables, indexes and
+ * rows as they are), on the same server; no one may be connected to it meanwhile. Answers its URL.
+ */
+export async function copyDatabase(url: string, suffix: string): Promise<string> {
+  const source = new URL(url);
+  const name = `${source.pathname.slice(1)}_${suffix}`;
+  if (!/^\w+$/.test(name)) throw new Error(`not a plain database name: ${name}`);
+  const admin = new URL(url);
+  admin.pathname = '/postgres';
+  const client = new pg.Client({ connectionString: admin.toString() });
+  await client.connect();
+  try {
+    await client.query(`CREATE DATABASE ${name} TEMPLATE ${source.pathname.slice(1)}`);
+  } finally {
+    await client.end();
+  }
+  source.pathname = `/${name}`;
+  return source.toString();
 }

@@ -6,6 +6,7 @@
 import os from 'node:os';
 import autocannon from 'autocannon';
 import type { ServerChild } from './server-child.ts';
+import type { CpuSplit } from './proc-cpu.ts';
 
 export const percentile = (sorted: Float64Array, p: number): number =>
   sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? Number.NaN;
@@ -78,10 +79,19 @@ export async function measureLoad(
   const latencies: number[] = [];
   const counts = async () => (options.count ? (await Promise.all(servers.map(options.count))).reduce<number>((sum, value) => sum + (value ?? Number.NaN), 0) : Number.NaN);
   const countedBefore = await counts();
+  const splitBefore = process.env.BENCH_CPU_SPLIT === '1' ? servers.map((server) => server.cpuSplit()) : [];
   const cpuBefore = servers.map((server) => server.cpuSeconds() ?? Number.NaN);
   const loadgenBefore = process.cpuUsage();
   const results = await Promise.all(servers.map((server) => runLoad(server, shape, perServer, options.seconds, (ms) => latencies.push(ms))));
   const loadgen = process.cpuUsage(loadgenBefore);
+  splitBefore.forEach((before, index) => {
+    // Where a server's CPU went: its main thread's user and system time, and its other threads' (V8's and libuv's).
+    const after = servers[index]!.cpuSplit();
+    const served = results[index]!.requests.total;
+    if (!before || !after || served === 0) return;
+    const µs = (key: keyof CpuSplit) => Math.round(((after[key] - before[key]) / served) * 1e6);
+    process.stderr.write(`    CPU a request, µs: main thread user ${µs('mainUser')}, system ${µs('mainSystem')}; other threads user ${µs('otherUser')}, system ${µs('otherSystem')}\n`);
+  });
   const cpu = servers.map((server, index) => (server.cpuSeconds() ?? Number.NaN) - cpuBefore[index]!);
   const counted = (await counts()) - countedBefore;
   const duration = Math.max(...results.map((result) => result.duration));

@@ -26,3 +26,29 @@ export function procCpuSecondsOf(pid: number): number {
   if (seconds === undefined) throw new Error(`no CPU time for process ${pid} (/proc/${pid}/stat)`);
   return seconds;
 }
+
+/** A process's CPU so far by kind and thread, seconds: user and system time of its main thread and of its other threads alive now. */
+export interface CpuSplit {
+  mainUser: number;
+  mainSystem: number;
+  otherUser: number;
+  otherSystem: number;
+}
+
+/** From /proc/PID/task/TID/stat (a thread that ended is in procCpuSeconds only). Undefined where /proc is not. */
+export function procCpuSplit(pid: number | undefined): CpuSplit | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    const split: CpuSplit = { mainUser: 0, mainSystem: 0, otherUser: 0, otherSystem: 0 };
+    for (const tid of fs.readdirSync(`/proc/${pid}/task`)) {
+      const stat = fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      const [user, system] = [Number(fields[11]) / TICKS_PER_SECOND, Number(fields[12]) / TICKS_PER_SECOND];
+      if (tid === String(pid)) Object.assign(split, { mainUser: user, mainSystem: system });
+      else Object.assign(split, { otherUser: split.otherUser + user, otherSystem: split.otherSystem + system });
+    }
+    return split;
+  } catch {
+    return undefined;
+  }
+}

@@ -7,7 +7,7 @@ import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import { unlimitedTestLicenseEnv } from '../../apps/server/src/modules/license/test-license.ts';
-import { procCpuSeconds } from './proc-cpu.ts';
+import { type CpuSplit, procCpuSeconds, procCpuSplit } from './proc-cpu.ts';
 import { type ChildMessage, type Command, isChildMessage, type ReadyMessage, type ReplyMessage, type ServerKind } from '../api/protocol.ts';
 
 function hasTaskset(): boolean {
@@ -151,6 +151,11 @@ export class ServerChild {
   cpuSeconds(): number | undefined {
     return procCpuSeconds(this.process.pid);
   }
+  /** Its CPU so far by thread and kind (BENCH_CPU_SPLIT=1 prints it a figure). */
+  cpuSplit(): CpuSplit | undefined {
+    return procCpuSplit(this.process.pid);
+  }
+
 
   async stop(): Promise<void> {
     if (this.exited) return;

@@ -15,6 +15,22 @@ import { createDispatcher, type Dispatcher, type DispatcherOptions } from '../sr
 import { campaignTenant, type CampaignTenant, control, createCampaign, phoneList, uploadContacts } from './campaign-fixtures.ts';
 import { serverForFile } from './harness.ts';
 
+/**
+ * The dispatcher's clock in these tests is a day of a week to come: a contact is due from its
+ * import, on the real clock, so an instant fixed in the calendar would find every contact not yet
+ * due once the real clock passed it. `weekday(0, '13:00')`: the Sunday, 13:00 UTC, of the first
+ * week that starts after now; 1 is its Monday … 7 the Sunday after.
+ */
+const DAY_MS = 86_400_000;
+const comingWeek = (() => {
+  const inAWeek = new Date(Date.now() + 7 * DAY_MS);
+  return Date.UTC(inAWeek.getUTCFullYear(), inAWeek.getUTCMonth(), inAWeek.getUTCDate()) - inAWeek.getUTCDay() * DAY_MS;
+})();
+function weekday(day: number, utcTime: string): string {
+  const [hours, minutes] = utcTime.split(':').map(Number);
+  return new Date(comingWeek + day * DAY_MS + (hours! * 60 + minutes!) * 60_000).toISOString();
+}
+
 const suite = serverForFile();
 let tenant: CampaignTenant;
 
@@ -106,7 +122,7 @@ describe('dispatch', () => {
   test('pacing: calls a second over a measured span, at most N at once, never above the provider’s pace', async () => {
     const core = fakeCore(suite.server.ctx);
     const campaign = await runningCampaign({ calls_per_second: 2, max_concurrent: 3 }, phoneList(20));
-    const run = dispatcherOn(core, '2026-12-01T12:00:00.000Z');
+    const run = dispatcherOn(core, weekday(2, '12:00'));
     // 10 s of passes every 100 ms, every call ending right after it starts: 2 a second.
     for (let tick = 0; tick < 100; tick++) {
       await run.pass();
@@ -133,7 +149,7 @@ describe('dispatch', () => {
     const core = fakeCore(suite.server.ctx);
     const campaign = await runningCampaign({ calls_per_second: 10, max_concurrent: 1000 }, phoneList(200, 600));
     const slotsAt: number[] = [];
-    const run = dispatcherOn(core, '2026-12-01T13:00:00.000Z', {
+    const run = dispatcherOn(core, weekday(2, '13:00'), {
       schedule: (atMs, place) => {
         slotsAt.push(atMs);
         place();
@@ -162,7 +178,7 @@ describe('dispatch', () => {
     core.pace = 1;
     const first = await runningCampaign({ calls_per_second: 10, max_concurrent: 100 }, phoneList(30, 200));
     const second = await runningCampaign({ calls_per_second: 10, max_concurrent: 100 }, phoneList(30, 300));
-    const run = dispatcherOn(core, '2026-12-02T12:00:00.000Z');
+    const run = dispatcherOn(core, weekday(3, '12:00'));
     for (let tick = 0; tick < 50; tick++) {
       await run.pass();
       run.advance(100);
@@ -189,18 +205,18 @@ describe('dispatch', () => {
       return core.placed.filter((call) => call.campaign_id === campaign.id).map((call) => call.to);
     };
     // Sunday 10:00 in São Paulo, 22:00 in Tokyo: closed for both.
-    expect(await calledNow('2026-11-29T13:00:00.000Z')).toEqual([]);
+    expect(await calledNow(weekday(0, '13:00'))).toEqual([]);
     // Monday 00:00 in São Paulo, 12:00 in Tokyo: the Tokyo contact only.
-    expect(await calledNow('2026-11-30T03:00:00.000Z')).toEqual(['+5511911110002']);
+    expect(await calledNow(weekday(1, '03:00'))).toEqual(['+5511911110002']);
     // Monday 10:00 in São Paulo (22:00 in Tokyo): the contact without a zone, in the tenant's.
-    expect(await calledNow('2026-11-30T13:00:00.000Z')).toEqual(['+5511911110002', '+5511911110001']);
+    expect(await calledNow(weekday(1, '13:00'))).toEqual(['+5511911110002', '+5511911110001']);
   });
 
   test('retries by outcome, each after its delay; a machine counts apart from an answer; the last outcome and attempts are the contact’s result', async () => {
     const core = fakeCore(suite.server.ctx);
     const retries = { busy: { attempts: 1, delay_min: 10 }, no_answer: { attempts: 0, delay_min: 1 }, failed: { attempts: 0, delay_min: 1 }, machine: { attempts: 1, delay_min: 5 } };
     const campaign = await runningCampaign({ calls_per_second: 50, retries, machine_detection: true }, 'phone\n+5511922220001\n+5511922220002\n+5511922220003\n');
-    const run = dispatcherOn(core, '2026-12-03T12:00:00.000Z');
+    const run = dispatcherOn(core, weekday(4, '12:00'));
     await run.pass();
     expect(core.placed.map((call) => [call.to, call.machine_detection]).sort()).toEqual([
       ['+5511922220001', true],
@@ -243,7 +259,7 @@ describe('dispatch', () => {
     const now = new Date().toISOString();
     await suite.server.ctx.db.insertInto('do_not_call').values({ tenant_id: tenant.tenantId, number: '+5511933330002', created_time: now, updated_time: now }).execute();
     const campaign = await runningCampaign({ calls_per_second: 10 }, 'phone\n+5511933330001\n(11) 93333-0002\n');
-    const run = dispatcherOn(core, '2026-12-04T12:00:00.000Z');
+    const run = dispatcherOn(core, weekday(5, '12:00'));
     await run.pass();
     expect(core.placed.filter((call) => call.campaign_id === campaign.id).map((call) => call.to)).toEqual(['+5511933330001']);
     const results = await resultsOf(campaign.id);
@@ -259,7 +275,7 @@ describe('dispatch', () => {
     const shared = '+5511944440001';
     const first = await runningCampaign({ calls_per_second: 50 }, `phone\n${shared}\n+5511944440002\n`);
     const second = await runningCampaign({ calls_per_second: 50 }, `phone\n${shared}\n+5511944440003\n`);
-    const run = dispatcherOn(core, '2026-12-04T15:00:00.000Z');
+    const run = dispatcherOn(core, weekday(5, '15:00'));
     await run.pass();
     const calls = () => core.placed.filter((call) => call.campaign_id === first.id || call.campaign_id === second.id);
     expect(calls().filter((call) => call.to === shared)).toHaveLength(1);
@@ -290,7 +306,7 @@ describe('dispatch', () => {
     const core = fakeCore(suite.server.ctx);
     const campaign = await runningCampaign({ calls_per_second: 50, max_concurrent: 50 }, phoneList(6, 400));
     const limited = { ...suite.server.ctx, license: { ...suite.server.ctx.license, limits: () => Promise.resolve({ concurrent_sessions: 2, tenants: 10, numbers: 10 }) } } as AppContext;
-    const run = dispatcherOn(core, '2026-12-05T12:00:00.000Z', { ctx: limited });
+    const run = dispatcherOn(core, weekday(6, '12:00'), { ctx: limited });
     await run.pass();
     run.advance(100);
     await run.pass();
@@ -323,8 +339,8 @@ describe('many instances, and instances that stop', () => {
   test('two dispatchers on one database: every contact dialled exactly once', async () => {
     const core = fakeCore(suite.server.ctx);
     const campaign = await runningCampaign({ calls_per_second: 100, max_concurrent: 1000 }, phoneList(300, 1000));
-    const one = dispatcherOn(core, '2026-12-06T12:00:00.000Z');
-    const two = dispatcherOn(core, '2026-12-06T12:00:00.000Z');
+    const one = dispatcherOn(core, weekday(7, '12:00'));
+    const two = dispatcherOn(core, weekday(7, '12:00'));
     for (let tick = 0; tick < 40; tick++) {
       await Promise.all([one.pass(), two.pass()]);
       one.advance(100);

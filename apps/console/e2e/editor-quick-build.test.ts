@@ -57,6 +57,8 @@ describe('ready blocks', () => {
     await expect.poll(() => page.getByTestId('block-panel').getByTestId('field-date_range_id').inputValue()).toBe('Business hours');
 
     // Searched, a ready block is found by its record's name, and Enter takes it when no block type matches.
+    // The view glides after an add (300 ms, longer on a busy machine): a click during it lands where the block was.
+    await untilStill(nodeOf(page, scheduleId));
     await nodeOf(page, scheduleId).getByTestId('exit-add-in_hours').click();
     await picker.getByTestId('picker-search').fill('supp');
     await expect.poll(() => ready.getByRole('button').allTextContents()).toEqual([destination]);
@@ -72,6 +74,7 @@ describe('ready blocks', () => {
       .toEqual({ links: [`${scheduleId}:in_hours>${destinationId}`, `start:next>${scheduleId}`].sort(), data: expect.any(Number) });
 
     // Typing a block type's name still finds that type first: Enter adds a plain destination, its choice left to make.
+    await untilStill(nodeOf(page, destinationId));
     await nodeOf(page, destinationId).getByTestId('exit-add-busy').click();
     await picker.getByTestId('picker-search').fill(type.slice(0, 5));
     const first = picker.getByRole('button').first();

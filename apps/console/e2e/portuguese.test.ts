@@ -122,6 +122,8 @@ describe('the console in Portuguese', () => {
     const found: Record<string, string[]> = {};
     for (const screen of screens) {
       await page.goto(screen);
+      // The app shell first: on a loaded machine the network can be idle before the first render (the body was still empty).
+      await page.getByText('Configurações gerais').first().waitFor();
       await settle(page);
       const shown = await shownTexts(page);
       // The menu is on every screen: proof that the texts were read, in Portuguese.

@@ -10,14 +10,20 @@ const TICKS_PER_SECOND = 100;
 export function procCpuSeconds(pid: number | undefined): number | undefined {
   if (pid === undefined) return undefined;
   try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // The command name, in parentheses, may hold spaces: utime and stime are fields 14 and 15 of
-    // the whole line, 12 and 13 after its closing parenthesis.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+    const { user, system } = userAndSystem(`/proc/${pid}/stat`);
+    return user + system;
   } catch {
     return undefined;
   }
+}
+
+/** User and system CPU seconds from a /proc stat file (a process's, or one of its threads'). */
+function userAndSystem(statFile: string): { user: number; system: number } {
+  const stat = fs.readFileSync(statFile, 'utf8');
+  // The command name, in parentheses, may hold spaces: utime and stime are fields 14 and 15 of
+  // the whole line, 12 and 13 after its closing parenthesis.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return { user: Number(fields[11]) / TICKS_PER_SECOND, system: Number(fields[12]) / TICKS_PER_SECOND };
 }
 
 /** As procCpuSeconds, for a process that must be there: a bench that reads it cannot go on without. */
@@ -41,9 +47,7 @@ export function procCpuSplit(pid: number | undefined): CpuSplit | undefined {
   try {
     const split: CpuSplit = { mainUser: 0, mainSystem: 0, otherUser: 0, otherSystem: 0 };
     for (const tid of fs.readdirSync(`/proc/${pid}/task`)) {
-      const stat = fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      const [user, system] = [Number(fields[11]) / TICKS_PER_SECOND, Number(fields[12]) / TICKS_PER_SECOND];
+      const { user, system } = userAndSystem(`/proc/${pid}/task/${tid}/stat`);
       if (tid === String(pid)) Object.assign(split, { mainUser: user, mainSystem: system });
       else Object.assign(split, { otherUser: split.otherUser + user, otherSystem: split.otherSystem + system });
     }

@@ -156,7 +156,6 @@ export class ServerChild {
     return procCpuSplit(this.process.pid);
   }
 
-
   async stop(): Promise<void> {
     if (this.exited) return;
     try {

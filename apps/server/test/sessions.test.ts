@@ -345,7 +345,7 @@ describe('protocols', () => {
     fromFirst.push(await first.next(tenantId, day));
     const number = (protocol: string) => Number(protocol.slice(9));
     expect(fromFirst.map(number)).toEqual([1, 2, 3]);
-    // The second instance's numbers follow the first's whole reservation; its eighteenth is of a reservation after its own first.
+    // The second instance's numbers follow the first's whole reservation; its seventeenth is of a reservation after its own first.
     expect(fromSecond.map(number).sort((a, b) => a - b)).toEqual(Array.from({ length: PROTOCOLS_RESERVED + 1 }, (_, i) => PROTOCOLS_RESERVED + 1 + i));
     expect(new Set([...fromFirst, ...fromSecond]).size).toBe(fromFirst.length + fromSecond.length);
   });

@@ -9,6 +9,7 @@
  * A bare Fastify hello-world measured in the same run is the baseline.
  * Environment:
  *   BENCH_SECONDS=5           measured seconds per figure (after BENCH_WARMUP_SECONDS=4 of warm-up)
+ *   BENCH_WARMUP_CALLS=3000   whole calls each server answers once before its first figure (warmUpCalls)
  *   BENCH_CONNECTIONS=32      calls in progress at once (and hello-world connections)
  *   BENCH_DIALECT=both        sqlite | postgres | both (PostgreSQL: a throwaway server of its own)
  *   BENCH_INSTANCES=1         0: skip the one-against-two instances figures on PostgreSQL
@@ -46,6 +47,7 @@ import {
   REQUESTS_PER_CALL,
   seedTwilioIvr as seed,
   TOKEN,
+  warmUpCalls,
   wrongAnswers,
 } from './twilio-call.ts';
 
@@ -63,6 +65,7 @@ const settings = {
   storedFloor: process.env.BENCH_STORED_FLOOR !== '0',
   instanceCpu: envNumber('BENCH_INSTANCE_CPU', 0.4),
   costRounds: Math.max(1, envNumber('BENCH_COST_ROUNDS', 3)),
+  warmupCalls: envNumber('BENCH_WARMUP_CALLS', 3000),
 };
 if (settings.connections < 2 || settings.connections % 2 !== 0) throw new Error('BENCH_CONNECTIONS must be an even number, 2 or more (two instances share them)');
 
@@ -204,6 +207,7 @@ async function main(): Promise<void> {
     const floorEnv = { BENCH_DATA_DIR: fs.mkdtempSync(path.join(dataDir, 'floor-')), BENCH_PUBLIC_URL: PUBLIC_URL, BENCH_TWILIO_TOKEN: TOKEN };
     const floorServer = await servers.start('twilio-floor', floorEnv, serverCpu);
     await checkOneCall(floorServer);
+    await warmUpCalls(floorServer, settings.warmupCalls);
     floor = await measure('floor (SQLite; no engine)', [floorServer], true);
     rows.push({ m: floor, targets: false });
     await servers.stop(floorServer);
@@ -248,6 +252,7 @@ async function main(): Promise<void> {
     const sentBefore = await app.command({ cmd: 'statements', log: true });
     await checkOneCall(app);
     const sentAfter = await app.command({ cmd: 'statements', log: true });
+    await warmUpCalls(app, settings.warmupCalls);
     const calls = await measure(`Twilio calls, ${dialect}`, [app], true);
     if (typeof sentBefore === 'number' && typeof sentAfter === 'number') {
       // Under load the calls in flight share the read cache's pings: fewer a call than alone.
@@ -269,6 +274,7 @@ async function main(): Promise<void> {
       floorPerCall[dialect].push(calls.cpuMsPerCall);
     }
   };
+  for (const storedFloor of storedFloors.values()) await warmUpCalls(storedFloor, settings.warmupCalls);
   await measureFloors(1);
   if (settings.profile) for (const [dialect, storedFloor] of storedFloors) profileText += await profiled(storedFloor, `stored-floor-${dialect}`);
   if (pinned.size === 2) {

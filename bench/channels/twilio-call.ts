@@ -162,6 +162,23 @@ export async function interleavedCalls(
   return shares.map((share) => (share.µsPerRequest * REQUESTS_PER_CALL) / 1000);
 }
 
+/**
+ * `calls` whole calls on `server`, 32 at a time, before its first figure: V8 compiles a server's
+ * path over its first thousands of turns, and a server that answers fewer calls a second (the app
+ * on PostgreSQL: each turn waits on round trips) would otherwise carry more of that one-off cost
+ * in each call of a figure measured for the same seconds. bench/README.md, "Issue 40: warmed by
+ * calls, not seconds".
+ */
+export async function warmUpCalls(server: ServerChild, calls: number): Promise<void> {
+  if (calls <= 0) return;
+  const result = await new Promise<autocannon.Result>((resolve, reject) => {
+    autocannon({ url: server.url, requests: callRequests(), connections: 32, amount: calls * REQUESTS_PER_CALL, timeout: 10 }, (error: unknown, answer: autocannon.Result) =>
+      error ? reject(error instanceof Error ? error : new Error(String(error))) : resolve(answer),
+    );
+  });
+  if (failedOf(result) > 0) wrongAnswers.push(`${failedOf(result)} failed requests in the warm-up of ${calls} calls`);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Set-up through the API
 

@@ -33,6 +33,10 @@ export type Command =
   | { cmd: 'profileStart' }
   | { cmd: 'profileStop'; file: string }
   | { cmd: 'memory' }
+  /** The garbage collector's work since the child started (`GcResult`). */
+  | { cmd: 'gc' }
+  /** After the seed, before the warm-up: a full collection, and the SQLite database's WAL checkpointed and truncated. */
+  | { cmd: 'settle' }
   /** PostgreSQL: the statements the server has sent so far (each a round trip), for a call's count; null on SQLite. */
   | { cmd: 'statements'; /** With BENCH_STATEMENTS=1: print each statement's text from this count to the next that says so. */ log?: boolean }
   | { cmd: 'shutdown' };
@@ -55,12 +59,20 @@ export interface MemoryResult {
   collected: boolean;
 }
 
+/** `gc`: collections since the child started, by kind, and their pause on the main thread, ms. */
+export interface GcResult {
+  minor: number;
+  major: number;
+  minorMs: number;
+  majorMs: number;
+}
+
 export interface ReplyMessage {
   type: 'reply';
   id: number;
   ok: boolean;
   error?: string;
-  result?: ExplainResult | { file: string } | MemoryResult | number | null;
+  result?: ExplainResult | { file: string } | MemoryResult | GcResult | number | null;
 }
 
 export type ChildMessage = ReadyMessage | ReplyMessage;

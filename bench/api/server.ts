@@ -12,8 +12,10 @@
  * It answers the parent's commands (see protocol.ts) and exits when the parent goes away.
  */
 import type { AddressInfo } from 'node:net';
+import v8 from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import path from 'node:path';
-import { performance } from 'node:perf_hooks';
+import { constants as perfConstants, performance, PerformanceObserver } from 'node:perf_hooks';
 import { parseFilter, parseWhere } from '@voxplan/contracts';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { CompiledQuery, sql } from 'kysely';
@@ -58,6 +60,27 @@ pg.Client.prototype.query = function countedQuery(this: pg.Client, ...args: unkn
   }
   return pgQuery.apply(this, args);
 } as typeof pg.Client.prototype.query;
+
+/** The collector's work since start (the `gc` command): pauses of the main thread, by kind. */
+const gcSeen = { minor: 0, major: 0, minorMs: 0, majorMs: 0 };
+new PerformanceObserver((list) => {
+  for (const entry of list.getEntries()) {
+    const kind = (entry as { detail?: { kind?: number } }).detail?.kind;
+    if (kind === perfConstants.NODE_PERFORMANCE_GC_MINOR) {
+      gcSeen.minor++;
+      gcSeen.minorMs += entry.duration;
+    } else {
+      gcSeen.major++;
+      gcSeen.majorMs += entry.duration;
+    }
+  }
+}).observe({ entryTypes: ['gc'] });
+
+/** A full collection, without --expose-gc on the command line. */
+const fullGc: () => void = (() => {
+  v8.setFlagsFromString('--expose-gc');
+  return runInNewContext('gc') as () => void;
+})();
 
 const send = (message: ReadyMessage | ReplyMessage): void => {
   process.send?.(message);
@@ -294,6 +317,15 @@ async function main(): Promise<void> {
         const usage = process.memoryUsage();
         return { heapUsed: usage.heapUsed, rss: usage.rss, external: usage.external, collected: globalThis.gc !== undefined };
       }
+      case 'gc':
+        return { ...gcSeen };
+      case 'settle':
+        // The seed's garbage and WAL, which would otherwise land in the first rounds of one side
+        // and not the other (bench/README.md, "Issue 40, fifth pass").
+        if (ctx?.dialect === 'sqlite') await sql`PRAGMA wal_checkpoint(TRUNCATE)`.execute(ctx.db);
+        fullGc();
+        fullGc();
+        return null;
       case 'statements':
         if (command.log && process.env.BENCH_STATEMENTS === '1') logStatements = !logStatements;
         return ctx?.dialect === 'postgres' ? sentStatements : null;

@@ -56,3 +56,24 @@ export function procCpuSplit(pid: number | undefined): CpuSplit | undefined {
     return undefined;
   }
 }
+
+/** A thread's time on the CPU and waiting for it while runnable, seconds (/proc/PID/schedstat: the kernel's nanoseconds). */
+export interface SchedTimes {
+  run: number;
+  wait: number;
+}
+
+/**
+ * The main thread's (the event loop's) time on the CPU and on the run queue so far: how long it
+ * was ready to run and kept off its core by other work. Undefined where /proc has no schedstat.
+ */
+export function procSchedTimes(pid: number | undefined): SchedTimes | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    const [run, wait] = fs.readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ').map(Number);
+    if (!Number.isFinite(run) || !Number.isFinite(wait)) return undefined;
+    return { run: run! / 1e9, wait: wait! / 1e9 };
+  } catch {
+    return undefined;
+  }
+}

@@ -7,7 +7,7 @@ import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import { unlimitedTestLicenseEnv } from '../../apps/server/src/modules/license/test-license.ts';
-import { type CpuSplit, procCpuSeconds, procCpuSplit } from './proc-cpu.ts';
+import { type CpuSplit, procCpuSeconds, procCpuSplit, procSchedTimes, type SchedTimes } from './proc-cpu.ts';
 import { type ChildMessage, type Command, isChildMessage, type ReadyMessage, type ReplyMessage, type ServerKind } from '../api/protocol.ts';
 
 function hasTaskset(): boolean {
@@ -150,6 +150,10 @@ export class ServerChild {
   /** CPU seconds the child has used so far (Linux /proc), or undefined elsewhere. */
   cpuSeconds(): number | undefined {
     return procCpuSeconds(this.process.pid);
+  }
+  /** Its main thread's time on the CPU and waiting for it, so far (Linux /proc), or undefined elsewhere. */
+  schedTimes(): SchedTimes | undefined {
+    return procSchedTimes(this.process.pid);
   }
   /** Its CPU so far by thread and kind (BENCH_CPU_SPLIT=1 prints it a figure). */
   cpuSplit(): CpuSplit | undefined {

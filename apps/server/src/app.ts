@@ -34,6 +34,7 @@ import { authPlugin } from './plugins/auth.ts';
 import { consolePlugin } from './plugins/console.ts';
 import { clientErrorHandler, errorsPlugin, frameworkErrors } from './plugins/errors.ts';
 import { RequestLogController } from './plugins/request-log.ts';
+import { requestLoggerFactory } from './plugins/request-logger.ts';
 import { securityHeadersPlugin } from './plugins/security-headers.ts';
 import { allResources } from './modules/resource-registry.ts';
 import { registerResource } from './resources/routes.ts';
@@ -69,6 +70,8 @@ export async function buildApp(ctx: ServerContext, options: FastifyServerOptions
     trustProxy: ctx.config.trustProxy,
     bodyLimit: 1024 * 1024,
     logController: new RequestLogController({ slowRequestMs: ctx.config.slowRequestMs }),
+    // The request's logger is made when first written to: most requests write no line (issue 40).
+    childLoggerFactory: requestLoggerFactory,
     // What Fastify or Node's parser refuses before a route runs also answers in the error shape.
     frameworkErrors,
     clientErrorHandler,

@@ -244,6 +244,15 @@ describe('sign-in, refresh and sign-out', () => {
       await expectCode({ authorization: 'Bearer a b' }, 'auth_header_malformed');
     });
 
+    test('the token is read however the scheme is cased and the header spaced', async () => {
+      for (const authorization of [`Bearer ${admin}`, `bearer ${admin}`, ` BEARER  ${admin} `, `Bearer\t${admin}`]) {
+        const response = await server.call({ method: 'GET', url: '/whoami', headers: { authorization } });
+        expect(response.statusCode, JSON.stringify(authorization)).toBe(200);
+      }
+      await expectCode({ authorization: `Bearer ${admin} x` }, 'auth_header_malformed');
+      await expectCode({ authorization: `Bearer  ${admin}\tx` }, 'auth_header_malformed');
+    });
+
     test('a garbage token cannot be verified', async () => {
       await expectCode({ authorization: 'Bearer garbage.not.ajwt' }, 'verifying_token_error');
       await expectCode({ authorization: 'Bearer x' }, 'verifying_token_error');

@@ -225,5 +225,15 @@ describe('bad path parameters and bodies answer 400 invalid_input', () => {
     expectError(body, 'invalid_input');
     const twice = await server.call({ method: 'GET', url: '/destinations?filter=%7B%7D&filter=%7B%7D', token: member });
     expectError(twice, 'invalid_input');
+    expectError(await server.call({ method: 'GET', url: '/destinations/count?where=%7B%7D&where=%7B%7D', token: member }), 'invalid_input');
+    // A parameter the route does not take is left aside, beside the filter as without one.
+    for (const url of ['/destinations/count?where=%7B%7D&other=1', '/destinations/count?other=1', '/destinations/count']) {
+      const counted = await server.call({ method: 'GET', url, token: member });
+      expect(counted.statusCode, url).toBe(200);
+      expect(typeof counted.json<{ count: unknown }>().count, url).toBe('number');
+    }
+    const listed = await server.call({ method: 'GET', url: '/destinations?other=1&filter=%7B%22limit%22%3A1%7D', token: member });
+    expect(listed.statusCode).toBe(200);
+    expect(listed.json<unknown[]>()).toHaveLength(Math.min(1, (await server.call({ method: 'GET', url: '/destinations', token: member })).json<unknown[]>().length));
   });
 });

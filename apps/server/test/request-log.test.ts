@@ -7,7 +7,7 @@ import { startTestServer, type TestServer } from './harness.ts';
 
 /** The app as main.ts builds it, logging at `level` into an array of parsed lines. */
 async function appLoggingAt(server: TestServer, level: string, before?: (app: FastifyInstance) => void) {
-  const lines: { level: number; msg: string; status?: number; route?: string; code?: string; cause?: { code?: string; message?: string }; slow?: boolean; err?: { stack?: string } }[] = [];
+  const lines: { level: number; msg: string; reqId?: string; part?: string; status?: number; route?: string; code?: string; cause?: { code?: string; message?: string }; slow?: boolean; err?: { stack?: string } }[] = [];
   const stream = new Writable({
     write(chunk: Buffer, _encoding, callback) {
       for (const line of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(line) as (typeof lines)[number]);
@@ -39,6 +39,32 @@ describe('the request log: what matters at info, one line per request', () => {
       expect.stringMatching(/^GET \/api\/v1\/destinations 401 [\d.]+ ms$/),
       expect.stringMatching(/^GET \/api\/v1\/no-such-thing 404 [\d.]+ ms$/),
     ]);
+    await app.close();
+  });
+
+  test("every line a request writes carries its request id, its child logger's lines too; a level that does not write, writes nothing", async () => {
+    const { app, lines } = await appLoggingAt(server, 'info', (app) => {
+      app.get('/api/v1/test/logs', async (request) => {
+        request.log.debug('not at info');
+        request.log.warn('the warning');
+        request.log.child({ part: 'inner' }).info('the inner line');
+        return { level: request.log.level };
+      });
+    });
+    const first = await app.inject({ url: '/api/v1/test/logs' });
+    expect(first.json()).toEqual({ level: 'info' });
+    await app.inject({ url: '/api/v1/test/logs' });
+    expect((await app.inject({ url: '/api/v1/destinations' })).statusCode).toBe(401);
+    expect(lines.map(({ msg, level, part }) => ({ msg, level, part }))).toEqual([
+      { msg: 'the warning', level: 40, part: undefined },
+      { msg: 'the inner line', level: 30, part: 'inner' },
+      { msg: 'the warning', level: 40, part: undefined },
+      { msg: 'the inner line', level: 30, part: 'inner' },
+      { msg: expect.stringMatching(/^GET \/api\/v1\/destinations 401/), level: 30, part: undefined },
+    ]);
+    const ids = lines.map((line) => line.reqId);
+    expect(ids.every((id) => typeof id === 'string' && id !== '')).toBe(true);
+    expect([ids[0] === ids[1], ids[2] === ids[3], ids[1] !== ids[2], ids[3] !== ids[4]]).toEqual([true, true, true, true]);
     await app.close();
   });
 

@@ -127,15 +127,32 @@ export function prepareQuery<Values extends object, Row>(build: (db: Kysely<Data
     return template;
   }
 
-  return async (db, values) => {
-    const given = values as Record<string, unknown>;
-    names ??= Object.keys(given);
-    // A value the query does not take would be dropped without a word: a caller out of step with the query.
-    if (Object.keys(given).length !== names.length || !names.every((name) => name in given)) {
-      throw new Error(`a prepared query takes ${names.join(', ')}, given ${Object.keys(given).join(', ')}`);
+  // Not an async function: the run's promise is the query's own, without one more around it and
+  // its microtasks (every uncached read by id, list and count runs here, issue 40). A caller out
+  // of step is still a rejection.
+  return (db, values) => {
+    try {
+      const given = values as Record<string, unknown>;
+      names ??= Object.keys(given);
+      // A value the query does not take would be dropped without a word: a caller out of step with the query.
+      if (!takesExactly(given, names)) throw new Error(`a prepared query takes ${names.join(', ')}, given ${Object.keys(given).join(', ')}`);
+      const { compiled, slots, name } = templateFor(db, names);
+      const parameters = slots.map((slot, index) => (slot === null ? compiled.parameters[index] : given[slot]));
+      return executeCompiled<Row>(db, { sql: compiled.sql, query: compiled.query, queryId: compiled.queryId, parameters }, name);
+    } catch (error) {
+      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
     }
-    const { compiled, slots, name } = templateFor(db, names);
-    const parameters = slots.map((slot, index) => (slot === null ? compiled.parameters[index] : given[slot]));
-    return executeCompiled<Row>(db, { ...compiled, parameters }, name);
   };
+}
+
+/** Whether `given`'s own keys are exactly `names`, without the arrays of `Object.keys` on every run. */
+function takesExactly(given: Record<string, unknown>, names: readonly string[]): boolean {
+  let count = 0;
+  for (const key in given) {
+    if (!Object.hasOwn(given, key)) continue;
+    count++;
+  }
+  if (count !== names.length) return false;
+  for (const name of names) if (!Object.hasOwn(given, name)) return false;
+  return true;
 }

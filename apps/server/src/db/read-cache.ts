@@ -131,6 +131,44 @@ function remember<V>(map: Map<string, V>, key: string, value: V): void {
   map.set(key, value);
 }
 
+/** Slots of the keys seen once: four times MAX_ENTRIES, so that a key is most often still there 2,000 keys later. */
+const SEEN_SLOTS = 8192;
+
+/** A key's 32-bit FNV-1a hash, never 0 (an empty slot). */
+function hashOf(key: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < key.length; i++) hash = Math.imul(hash ^ key.charCodeAt(i), 0x01000193);
+  return hash | 1;
+}
+
+/**
+ * The keys asked for once, by their hashes alone, one slot each (a key takes its slot from
+ * whichever held it): no key string kept, no Map entry made and deleted, nothing for the
+ * collector on a request for a random record or range (issue 40). A key is forgotten when a later
+ * one takes its slot, on average some 8,000 keys later; two keys of the same hash count as one,
+ * which at worst keeps an answer from its first asking.
+ */
+class SeenOnce {
+  private readonly slots = new Int32Array(SEEN_SLOTS);
+
+  /** Notes `hash` as seen once; answers whether it was already. */
+  see(hash: number): boolean {
+    const slot = hash & (SEEN_SLOTS - 1);
+    if (this.slots[slot] === hash) return true;
+    this.slots[slot] = hash;
+    return false;
+  }
+
+  forget(hash: number): void {
+    const slot = hash & (SEEN_SLOTS - 1);
+    if (this.slots[slot] === hash) this.slots[slot] = 0;
+  }
+
+  clear(): void {
+    this.slots.fill(0);
+  }
+}
+
 /**
  * `externalVersion` changes when writes the tracker was not told of happened (SQLite: another
  * process's). `caughtUp`, when given, resolves once the tracker has been told of every write
@@ -141,7 +179,7 @@ export function createReadCache(tracker: WriteTracker, externalVersion: () => nu
   const entries = new Map<string, Entry>();
   // Keys asked for once, without their values: freezing an answer, keeping it and letting it age
   // out is work, and garbage to walk, that a request for a random record or range gains nothing by.
-  const seenOnce = new Map<string, true>();
+  const seenOnce = new SeenOnce();
   let hits = 0;
   let reads = 0;
   // Moves on with every `clear`: a catch-up made before a gap says nothing of what is kept after it.
@@ -165,11 +203,11 @@ export function createReadCache(tracker: WriteTracker, externalVersion: () => nu
       return Promise.resolve(cached.value as T);
     }
     // An answer that went stale was asked for again: it is kept again at once.
-    if (!cached && !seenOnce.has(key)) {
-      remember(seenOnce, key, true);
-      return load();
+    if (!cached) {
+      const hash = hashOf(key);
+      if (!seenOnce.see(hash)) return load();
+      seenOnce.forget(hash);
     }
-    seenOnce.delete(key);
     return load().then((loaded) => {
       const value = deepFreeze(loaded);
       remember(entries, key, { externalVersion: version, stamp, value });

@@ -17,6 +17,8 @@ declare module 'fastify' {
 }
 
 const API_KEY_PREFIX = 'vxk_';
+/** `Bearer`, one space, and a credential without spaces: what the general parse below reads the same way. */
+const PLAIN_BEARER = /^Bearer [^\s]+$/;
 const MAX_ROW_ID = 2 ** 31 - 1;
 const SIGN_IN_TABLES = ['auth_sessions', 'users', 'user_roles'] as const;
 /** What a write to may end the credentials of an open connection: a sign-in, its user, its roles, an API key. */
@@ -64,6 +66,18 @@ interface SignIn {
   revoked: boolean;
 }
 
+/**
+ * The read cache's key of a token's sign-in, made once for the claims a checked token keeps
+ * (lib/access-tokens.ts answers the same object for the same token): the same string every call,
+ * whose hash the cache's lookup computes once, not a new one to build and hash (issue 40).
+ */
+const signInKeys = new WeakMap<AccessTokenClaims, string>();
+function signInKeyOf(claims: AccessTokenClaims): string {
+  let key = signInKeys.get(claims);
+  if (key === undefined) signInKeys.set(claims, (key = `auth\u0000${claims.sessionId}\u0000${claims.userId}`));
+  return key;
+}
+
 /** The kept sign-in, checked against the clock on every call (the cached query leaves the time limits out). */
 function holding(found: SignIn | undefined, claims: AccessTokenClaims): Checked {
   if (!found || found.revoked || found.expiresAt <= Date.now()) throw unauthorized('token_not_found');
@@ -86,7 +100,7 @@ function actorFromAccessToken(ctx: PlatformContext, token: string): Checked | Pr
   const { sessionId, userId } = claims;
   // Every authenticated call asks this, so the answer is cached until one of the tables changes;
   // the time limits are checked here, on every call, not in the cached query.
-  const signIn = ctx.readCache.readMaybeNow(`auth\u0000${sessionId}\u0000${userId}`, SIGN_IN_TABLES, async (): Promise<SignIn | undefined> => {
+  const signIn = ctx.readCache.readMaybeNow(signInKeyOf(claims), SIGN_IN_TABLES, async (): Promise<SignIn | undefined> => {
     // One query checks the sign-in and loads the roles.
     const rows = await ctx.db
       .selectFrom('auth_sessions as s')
@@ -148,6 +162,11 @@ function credentialsOf(request: FastifyRequest): { kind: 'jwt' | 'api_key'; valu
   if (typeof apiKeyHeader === 'string' && apiKeyHeader !== '') return { kind: 'api_key', value: apiKeyHeader };
   const header = request.headers.authorization || bearerFromWebSocketProtocols(request);
   if (header === undefined || header === '') throw unauthorized('auth_header_not_found');
+  // As a client writes it nearly always: read without the split below and its array (issue 40).
+  if (PLAIN_BEARER.test(header)) {
+    const value = header.slice(7);
+    return { kind: value.startsWith(API_KEY_PREFIX) ? 'api_key' : 'jwt', value };
+  }
   const [scheme = '', ...rest] = header.trim().split(/\s+/);
   if (scheme.toLowerCase() !== 'bearer') throw unauthorized('auth_not_bearer');
   if (rest.length !== 1) throw unauthorized('auth_header_malformed');

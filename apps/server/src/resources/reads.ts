@@ -1,5 +1,5 @@
 import { type Condition, decodeJsonParam, type FieldMap, FilterError, filterLimits, type ParsedFilter, parseFilter, parseWhere } from '@voxplan/contracts';
-import type { Compilable } from 'kysely';
+import type { Compilable, QueryResult } from 'kysely';
 import type { Scope } from '../platform.ts';
 import { type PreparedQuery, prepareQuery } from '../db/prepared.ts';
 import { notFound } from '../errors.ts';
@@ -131,7 +131,7 @@ export class ResourceReads<Out> {
       this.checkRead(scope);
       return this.cachedRead('count', scope, where ?? '', () => {
         const condition = this.withDefaults(parseWhere(decodeJsonParam(where, 'where'), this.fields));
-        return this.readShaped(scope, condition, 'count', (query) => query.select((eb) => eb.fn.countAll().as('count'))).then(([row]) => Number(row!.count));
+        return this.readShaped(scope, condition, 'count', (query) => query.select((eb) => eb.fn.countAll().as('count'))).then(({ rows: [row] }) => Number(row!.count));
       });
     } catch (error) {
       return Promise.reject(error instanceof Error ? error : new Error(String(error)));
@@ -167,7 +167,7 @@ export class ResourceReads<Out> {
           return 'skip' in values ? limited.offset(values.skip as number) : limited;
         },
         paging,
-      ).then((rows) => this.present(rows));
+      ).then(({ rows }) => this.present(rows));
     } catch (error) {
       return Promise.reject(error instanceof Error ? error : new Error(String(error)));
     }
@@ -229,7 +229,7 @@ export class ResourceReads<Out> {
     kind: string,
     finish: (query: LooseSelect, values: Record<string, unknown>) => Compilable<unknown>,
     extra: Record<string, number> = {},
-  ): Promise<Row[]> {
+  ): Promise<QueryResult<Row>> {
     const tenantId = this.tenantFilter(scope);
     const shape = conditionShape(condition);
     const key = `${kind}\u0000${tenantId === undefined ? '*' : 'tenant'}\u0000${shape.key}`;
@@ -244,7 +244,8 @@ export class ResourceReads<Out> {
     const values: Record<string, unknown> = { ...extra };
     if (tenantId !== undefined) values.tenant = tenantId;
     for (const [index, value] of shape.values.entries()) values[`v${index}`] = value;
-    return query(this.db, values).then((result) => result.rows);
+    // The query's own promise: its caller reads the rows in the one `then` it needs anyway (issue 40).
+    return query(this.db, values);
   }
 
   /**
@@ -254,19 +255,25 @@ export class ResourceReads<Out> {
    */
   findRow(db: LooseDb, scope: Scope, id: number): Promise<Row> {
     try {
-      const tenantId = this.tenantFilter(scope);
-      const read = tenantId === undefined ? this.rowById(db, { id }) : this.rowByIdInTenant(db, { tenantId, id });
-      return read.then(({ rows }) => rows[0] ?? Promise.reject(notFound(this.definition.notFoundCode)));
+      return this.readRow(db, scope, id).then(({ rows }) => rows[0] ?? Promise.reject(notFound(this.definition.notFoundCode)));
     } catch (error) {
       return Promise.reject(error instanceof Error ? error : new Error(String(error)));
     }
   }
 
+  /** The query of the row with this id in the caller's scope (none when there is none); a refusal of the scope is thrown. */
+  private readRow(db: LooseDb, scope: Scope, id: number): Promise<QueryResult<Row>> {
+    const tenantId = this.tenantFilter(scope);
+    return tenantId === undefined ? this.rowById(db, { id }) : this.rowByIdInTenant(db, { tenantId, id });
+  }
+
   get(scope: Scope, id: number): Promise<Out> {
     try {
       this.checkRead(scope);
+      // The row found and presented in the query's one `then`, not findRow's and another.
       return this.cachedRead('get', scope, String(id), () =>
-        this.findRow(this.db, scope, id).then((row) => {
+        this.readRow(this.db, scope, id).then(({ rows: [row] }) => {
+          if (!row) throw notFound(this.definition.notFoundCode);
           const presented = this.present([row]);
           return Array.isArray(presented) ? presented[0]! : presented.then(([out]) => out!);
         }),

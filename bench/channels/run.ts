@@ -9,7 +9,7 @@
  * A bare Fastify hello-world measured in the same run is the baseline.
  * Environment:
  *   BENCH_SECONDS=5           measured seconds per figure (after BENCH_WARMUP_SECONDS=4 of warm-up)
- *   BENCH_WARMUP_CALLS=3000   whole calls each server answers once before its first figure (warmUpCalls)
+ *   BENCH_WARMUP_CALLS=6000   whole calls each server answers once before its first figure (warmUpCalls)
  *   BENCH_CONNECTIONS=32      calls in progress at once (and hello-world connections)
  *   BENCH_DIALECT=both        sqlite | postgres | both (PostgreSQL: a throwaway server of its own)
  *   BENCH_INSTANCES=1         0: skip the one-against-two instances figures on PostgreSQL
@@ -32,7 +32,7 @@ import path from 'node:path';
 import { formatSummary, summarize, type CpuProfile } from '../api/cpu-profile.ts';
 import { POSTGRES_OVER_SQLITE, postgresOverSqliteLimit } from '../budgets.ts';
 import { runBench } from '../lib/bench-main.ts';
-import { benchDatabases, copyDatabase, type Dialect, dialectsOf } from '../lib/dialects.ts';
+import { benchDatabases, copyDatabase, type Dialect, dialectsOf, pinPostgres } from '../lib/dialects.ts';
 import { envNumber } from '../lib/env.ts';
 import { fmt, median, pct, runLoad, table } from '../lib/load.ts';
 import { canPin, cpuCount, LOADGEN_CPU, pinSelf, SERVER_CPU, type ServerChild, ServerChildren } from '../lib/server-child.ts';
@@ -65,7 +65,7 @@ const settings = {
   storedFloor: process.env.BENCH_STORED_FLOOR !== '0',
   instanceCpu: envNumber('BENCH_INSTANCE_CPU', 0.4),
   costRounds: Math.max(1, envNumber('BENCH_COST_ROUNDS', 3)),
-  warmupCalls: envNumber('BENCH_WARMUP_CALLS', 3000),
+  warmupCalls: envNumber('BENCH_WARMUP_CALLS', 6000),
 };
 if (settings.connections < 2 || settings.connections % 2 !== 0) throw new Error('BENCH_CONNECTIONS must be an even number, 2 or more (two instances share them)');
 
@@ -195,6 +195,8 @@ async function main(): Promise<void> {
   const { dialects } = settings;
   const databaseUrl = await benchDatabases(servers, dialects);
   const serverCpu = pinning ? SERVER_CPU : undefined;
+  // PostgreSQL shares the load generator's core, never the measured server's (pinPostgres).
+  if (pinning) await pinPostgres([LOADGEN_CPU]);
 
   const hello = await servers.start('hello', {}, serverCpu);
   const helloFirst = await measure('hello-world GET / (first)', [hello], false);
@@ -294,7 +296,10 @@ async function main(): Promise<void> {
   if (postgres && settings.instances) {
     const { env } = postgres;
     // Every process may use either core here, the load generator too: one instance against two.
-    if (pinning) pinSelf('all');
+    if (pinning) {
+      pinSelf('all');
+      await pinPostgres('all');
+    }
     const first = await servers.start('channels', env, undefined);
     const one = await measure('PostgreSQL, 1 instance (unpinned)', [first], true);
     const secondDir = fs.mkdtempSync(path.join(dataDir, 'postgres-b-'));

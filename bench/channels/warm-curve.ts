@@ -15,7 +15,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { runBench } from '../lib/bench-main.ts';
-import { benchDatabases, copyDatabase, dialectsOf } from '../lib/dialects.ts';
+import { benchDatabases, copyDatabase, dialectsOf, pinPostgres } from '../lib/dialects.ts';
 import { envNumber } from '../lib/env.ts';
 import { fmt, runLoad } from '../lib/load.ts';
 import { canPin, LOADGEN_CPU, pinSelf, SERVER_CPU, type ServerChild, ServerChildren } from '../lib/server-child.ts';
@@ -52,6 +52,7 @@ async function main(): Promise<void> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'voxplan-warm-curve-'));
   servers.onStopAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
   const databaseUrl = await benchDatabases(servers, dialects);
+  if (pinning) await pinPostgres([LOADGEN_CPU]);
   const sides: Array<{ label: string; server: ServerChild; turns: number; figures: string[] }> = [];
   for (const dialect of dialects) {
     const [app, floor] = await startPair(dialect, await databaseUrl(dialect), dataDir, pinning ? SERVER_CPU : undefined);
@@ -60,15 +61,19 @@ async function main(): Promise<void> {
   for (let window = 1; window <= windows; window++) {
     for (const side of sides) {
       const before = side.server.cpuSeconds() ?? Number.NaN;
+      const splitBefore = side.server.cpuSplit();
       const result = await runLoad(side.server, { requests: callRequests() }, 32, seconds);
       const cpu = (side.server.cpuSeconds() ?? Number.NaN) - before;
+      const splitAfter = side.server.cpuSplit();
+      // The threads beside the main one: V8's compiler and collector, SQLite's checkpointer.
+      const others = splitBefore && splitAfter ? splitAfter.otherUser + splitAfter.otherSystem - splitBefore.otherUser - splitBefore.otherSystem : Number.NaN;
       if (result.non2xx + result.errors + result.timeouts > 0) failures.push(`${side.label}, window ${window}: failed requests`);
       side.turns += result.requests.total;
-      side.figures.push(`${fmt((cpu * 1e6) / result.requests.total, 0)} (${fmt(side.turns / 1000, 0)}k)`);
+      side.figures.push(`${fmt((cpu * 1e6) / result.requests.total, 0)}/${fmt((others * 1e6) / result.requests.total, 0)} (${fmt(side.turns / 1000, 0)}k)`);
     }
     process.stderr.write(`window ${window} of ${windows}, load average ${fmt(os.loadavg()[0]!, 1)}\n`);
   }
-  process.stdout.write(`µs of server CPU a turn over each window of ${seconds}s, and (the turns answered by then):\n`);
+  process.stdout.write(`µs of server CPU a turn over each window of ${seconds}s / of it, its threads beside the main one's, and (the turns answered by then):\n`);
   for (const side of sides) process.stdout.write(`  ${side.label.padEnd(22)} ${side.figures.join('  ')}\n`);
 }
 

@@ -1,6 +1,10 @@
+import { execFileSync } from 'node:child_process';
 import pg from 'pg';
-import { createTestDatabase, startPostgres } from '../../apps/server/test/postgres-server.ts';
-import type { ServerChildren } from './server-child.ts';
+import { createTestDatabase, type PostgresServer, startPostgres } from '../../apps/server/test/postgres-server.ts';
+import { cpuCount, type ServerChildren } from './server-child.ts';
+
+/** The run's throwaway PostgreSQL server, once started. */
+let postgresServer: PostgresServer | undefined;
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -21,6 +25,7 @@ export async function benchDatabases(servers: ServerChildren, dialects: Dialect[
   if (!dialects.includes('postgres')) return () => Promise.resolve(undefined);
   process.stderr.write('starting a throwaway PostgreSQL server\n');
   const started = await startPostgres();
+  postgresServer = started;
   servers.onStopAll(() => started.stop());
   return async (dialect) => (dialect === 'postgres' ? (await createTestDatabase(started.url)).url : undefined);
 }
@@ -44,4 +49,23 @@ export async function copyDatabase(url: string, suffix: string): Promise<string>
   }
   source.pathname = `/${name}`;
   return source.toString();
+}
+
+/**
+ * Pins the run's PostgreSQL server, its postmaster and every process it has (the backends it
+ * forks later inherit the postmaster's), to these CPUs. With the load generator's core, PostgreSQL
+ * never takes the pinned Node server's: a server that waits for its core spends more CPU a request
+ * (its caches cold, fewer requests a wake-up), and only on PostgreSQL would another process of the
+ * figure compete for it. Nothing when no PostgreSQL server was started.
+ */
+export async function pinPostgres(cpus: number[] | 'all'): Promise<void> {
+  if (!postgresServer) return;
+  const list = cpus === 'all' ? `0-${cpuCount - 1}` : cpus.join(',');
+  for (const pid of await postgresServer.pids()) {
+    try {
+      execFileSync('taskset', ['-p', '-c', list, String(pid)], { stdio: 'ignore' });
+    } catch {
+      // A process that ended meanwhile (a backend of a closed connection) has nothing to pin.
+    }
+  }
 }

@@ -162,6 +162,15 @@ export async function interleavedCalls(
   return shares.map((share) => (share.µsPerRequest * REQUESTS_PER_CALL) / 1000);
 }
 
+/** `calls` whole calls on `server`, `connections` at a time, then autocannon's result. */
+function runCalls(server: ServerChild, calls: number, connections: number): Promise<autocannon.Result> {
+  return new Promise((resolve, reject) => {
+    autocannon({ url: server.url, requests: callRequests(), connections, amount: calls * REQUESTS_PER_CALL, timeout: 10 }, (error: unknown, answer: autocannon.Result) =>
+      error ? reject(error instanceof Error ? error : new Error(String(error))) : resolve(answer),
+    );
+  });
+}
+
 /**
  * `calls` whole calls on `server`, 32 at a time, before its first figure: V8 compiles a server's
  * path over its first thousands of turns, and a server that answers fewer calls a second (the app
@@ -171,11 +180,7 @@ export async function interleavedCalls(
  */
 export async function warmUpCalls(server: ServerChild, calls: number): Promise<void> {
   if (calls <= 0) return;
-  const result = await new Promise<autocannon.Result>((resolve, reject) => {
-    autocannon({ url: server.url, requests: callRequests(), connections: 32, amount: calls * REQUESTS_PER_CALL, timeout: 10 }, (error: unknown, answer: autocannon.Result) =>
-      error ? reject(error instanceof Error ? error : new Error(String(error))) : resolve(answer),
-    );
-  });
+  const result = await runCalls(server, calls, 32);
   if (failedOf(result) > 0) wrongAnswers.push(`${failedOf(result)} failed requests in the warm-up of ${calls} calls`);
 }
 
@@ -190,11 +195,7 @@ export const seedTwilioIvr = (server: ServerChild) =>
 
 /** One call on its own first, its answers checked, so that a broken path fails loudly before any figure. */
 export async function checkOneCall(server: ServerChild): Promise<void> {
-  const result = await new Promise<autocannon.Result>((resolve, reject) => {
-    autocannon({ url: server.url, requests: callRequests(), connections: 1, amount: REQUESTS_PER_CALL }, (error: unknown, answer: autocannon.Result) =>
-      error ? reject(error instanceof Error ? error : new Error(String(error))) : resolve(answer),
-    );
-  });
+  const result = await runCalls(server, 1, 1);
   if (failedOf(result) > 0 || wrongAnswers.length > 0) throw new Error(`the checked call failed: ${JSON.stringify(result.statusCodeStats)} ${wrongAnswers.join('; ')}`);
 }
 

@@ -80,9 +80,13 @@ async function take(page: Page, name: string): Promise<void> {
   await page.getByTestId('conversation-mode').waitFor();
 }
 
+/** Mantine's `md`: below it the list and the chat take the screen in turn. */
+const TWO_PANES_FROM = 992;
+
 /** Goes back to the list (on a phone) and to the waiting tab. */
 async function toWaiting(page: Page): Promise<void> {
-  if (await visible(page.getByTestId('conversation-back'))) await page.getByTestId('conversation-back').click();
+  // By the page's width, not by a look at the button: a look can land before a restored layout's render.
+  if (page.viewportSize()!.width < TWO_PANES_FROM) await page.getByTestId('conversation-back').click();
   await page.getByTestId('conversation-tab-waiting').click();
 }
 

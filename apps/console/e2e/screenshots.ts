@@ -52,5 +52,7 @@ export async function screenshotStates(page: Page, state: string, options: Scree
   }
   if (original) await page.setViewportSize(original);
   await page.emulateMedia({ colorScheme: originalScheme });
+  // A media query's change reaches React a frame later: the caller's next look sees the restored layout.
+  await page.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))));
   return paths;
 }

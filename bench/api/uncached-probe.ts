@@ -8,8 +8,12 @@
  *   npx tsx bench/api/uncached-probe.ts
  * Environment: PROBE_IDLE_SECONDS=15, PROBE_SCENARIO=id (bench:api's key), PROBE_SLICES=20,
  * PROBE_SLICE_SECONDS=1, PROBE_PROFILE_SECONDS=0 (> 0: then profiles each alone, files in /tmp),
- * PROBE_BASE_TREE=/tmp/base (another tree's app in the same slices: head ÷ base, slice by slice).
+ * PROBE_BASE_TREE=/tmp/base (another tree's app in the same slices: head ÷ base, slice by slice),
+ * PROBE_PERF_SECONDS=0 (> 0: then `perf record`s each alone, the servers started with
+ * --perf-basic-prof, and prints each one's symbols in µs a request: V8's compiler, collector and
+ * runtime, SQLite and the kernel beside the JavaScript, which a V8 profile folds into its callers).
  */
+import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -30,6 +34,8 @@ const sliceSeconds = envNumber('PROBE_SLICE_SECONDS', 1);
 const profileSeconds = envNumber('PROBE_PROFILE_SECONDS', 0);
 /** A tree to compare with (a `git archive` of the base commit, node_modules linked: bench/README.md, Helpers): its app in the same slices. */
 const baseTree = process.env.PROBE_BASE_TREE;
+const perfSeconds = envNumber('PROBE_PERF_SECONDS', 0);
+const serverEnv = perfSeconds > 0 ? { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --perf-basic-prof`.trim() } : {};
 const pinning = process.env.BENCH_PIN !== '0' && canPin();
 const servers = new ServerChildren(path.resolve(import.meta.dirname, 'server.ts'));
 const failures: string[] = [];
@@ -46,8 +52,8 @@ async function main(): Promise<void> {
   servers.onStopAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
   const rows = 100_000;
   const cpu = pinning ? SERVER_CPU : undefined;
-  const app = await servers.start('voxplan', { BENCH_DATA_DIR: fs.mkdtempSync(path.join(dataDir, 'api-')), BENCH_ROWS: String(rows) }, cpu);
-  const floor = await servers.start('floor', { BENCH_DATA_DIR: fs.mkdtempSync(path.join(dataDir, 'api-floor-')), BENCH_ROWS: String(rows) }, cpu);
+  const app = await servers.start('voxplan', { BENCH_DATA_DIR: fs.mkdtempSync(path.join(dataDir, 'api-')), BENCH_ROWS: String(rows), ...serverEnv }, cpu);
+  const floor = await servers.start('floor', { BENCH_DATA_DIR: fs.mkdtempSync(path.join(dataDir, 'api-floor-')), BENCH_ROWS: String(rows), ...serverEnv }, cpu);
   process.stdout.write(`load average ${fmt(os.loadavg()[0]!, 1)}; idle after the seed, ms CPU a second (main / other threads):\n`);
   for (let second = 1; second <= idleSeconds; second++) {
     const before = [split(app), split(floor)];
@@ -66,7 +72,7 @@ async function main(): Promise<void> {
   if (baseTree) {
     const baseServers = new ServerChildren(path.resolve(baseTree, 'bench/api/server.ts'));
     servers.onStopAll(() => baseServers.stopAll());
-    const base = await baseServers.start('voxplan', { BENCH_DATA_DIR: fs.mkdtempSync(path.join(dataDir, 'api-base-')), BENCH_ROWS: String(rows) }, cpu);
+    const base = await baseServers.start('voxplan', { BENCH_DATA_DIR: fs.mkdtempSync(path.join(dataDir, 'api-base-')), BENCH_ROWS: String(rows), ...serverEnv }, cpu);
     const baseLogin = (await checkedJson(`${base.url}/api/v1/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(BENCH_ADMIN) }, 'login')) as { token: string };
     const baseSpec = (await scenariosFor(base, baseLogin.token, rows)).find((scenario) => scenario.key === scenarioKey)!.spec;
     sides.splice(1, 0, { label: 'base', server: base, spec: baseSpec });
@@ -107,6 +113,27 @@ async function main(): Promise<void> {
       const profile = JSON.parse(fs.readFileSync(file, 'utf8')) as CpuProfile;
       process.stdout.write(`\nprofile of the ${side.label}, ${result.requests.total} requests (${file})\n${formatSummary(summarize(profile, 25))}\n`);
     }
+  }
+  if (perfSeconds > 0) for (const side of sides) await perfOf(side.label, side.server, side.spec);
+}
+
+/** `perf record` of one server under load, then its symbols by self time, µs a request (bench/README.md, Helpers). */
+async function perfOf(label: string, server: ServerChild, spec: Parameters<typeof runAutocannon>[1]): Promise<void> {
+  const file = `/tmp/perf-${scenarioKey}-${label}.data`;
+  const recorder = spawn('perf', ['record', '-F', '1999', '-g', '-p', String(server.process.pid), '-o', file], { stdio: 'ignore' });
+  const exited = new Promise((resolve) => recorder.once('exit', resolve));
+  const result = await runAutocannon(server.url, spec, perfSeconds, 50);
+  recorder.kill('SIGINT');
+  await exited;
+  const report = execFileSync('perf', ['report', '-i', file, '--no-children', '-g', 'none', '-n', '--sort', 'sym', '--stdio'], { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
+  const requests = result.requests.total;
+  const lines = report.split('\n').filter((line) => /^\s+[\d.]+%/.test(line));
+  const total = lines.reduce((sum, line) => sum + Number(line.trim().split(/\s+/)[1]), 0);
+  const cpuSeconds = total / 1999;
+  process.stdout.write(`\nperf of the ${label}: ${requests} requests, ${fmt((cpuSeconds / requests) * 1e6, 1)} µs a request sampled (${file})\n`);
+  for (const line of lines.slice(0, 40)) {
+    const [share, samples, , ...symbol] = line.trim().split(/\s+/);
+    process.stdout.write(`  ${fmt((Number(samples) / 1999 / requests) * 1e6, 2).padStart(7)} µs  ${share!.padStart(6)}  ${symbol.join(' ').slice(0, 110)}\n`);
   }
 }
 

@@ -18,7 +18,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import http from 'node:http';
 import type { SliceDone } from '../api/interleaved.ts';
-import { procCpuSeconds } from '../lib/proc-cpu.ts';
+import { procCpuSeconds, procSchedTimes, type SchedTimes } from '../lib/proc-cpu.ts';
 
 /** What the IVR's `lookup` asks (fixtures/plans/benchmark-ivr.json: GET …/api/customers?phone={{caller}}, the simulator's caller). */
 const LOOKUP_PATH = '/api/customers?phone=bench';
@@ -83,6 +83,8 @@ if (process.send && process.env.BENCH_CRM_URL) serveAsChild((message) => process
 export interface LookupFloor {
   /** The child's CPU so far, user + system, s. */
   cpuSeconds(): number | undefined;
+  /** Its main thread's time on its core and waiting for it (/proc). */
+  schedTimes(): SchedTimes | undefined;
   /** Requests to the stub for `seconds`, one at a time: one slice of an interleaved round. */
   run(seconds: number): Promise<SliceDone>;
   stop(): Promise<void>;
@@ -106,6 +108,7 @@ export async function startLookupFloor(crmUrl: string, pin: boolean): Promise<Lo
   });
   return {
     cpuSeconds: () => procCpuSeconds(child.pid),
+    schedTimes: () => procSchedTimes(child.pid),
     run(seconds) {
       const id = ++serial;
       return new Promise((resolve) => {

@@ -5,6 +5,8 @@ export { BENCH_ADMIN } from '../lib/server-config.ts';
 export type ServerCommand =
   | { cmd: 'memory' }
   | { cmd: 'cpu' }
+  /** Checkpoints the WAL and collects the garbage: what a seed left is done before the measured rounds. */
+  | { cmd: 'settle' }
   /** Starts `count` chats of the plan through the session runtime, one after the other. */
   | { cmd: 'startChats'; tenantId: number; planId: number; count: number; offset: number }
   /**

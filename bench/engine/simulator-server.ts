@@ -4,6 +4,7 @@
  * loopback. It answers the parent's commands and exits when the parent goes away.
  */
 import type { AddressInfo } from 'node:net';
+import { sql } from 'kysely';
 import { buildApp } from '../../apps/server/src/app.ts';
 import { startContext } from '../../apps/server/src/bootstrap.ts';
 import { windowProfiler } from '../lib/profiler.ts';
@@ -82,6 +83,12 @@ async function run(command: ServerCommand): Promise<unknown> {
       return memory();
     case 'cpu':
       return process.cpuUsage();
+    case 'settle':
+      // The seed's garbage and WAL, which would otherwise land in one side's first rounds (bench/README.md, "Issue 40, fifth pass").
+      await sql`PRAGMA wal_checkpoint(TRUNCATE)`.execute(started.ctx.db);
+      collectGarbage!();
+      collectGarbage!();
+      return null;
     case 'runtimeLoop':
       return runtimeLoop(command);
     case 'startChats': {

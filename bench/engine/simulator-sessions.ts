@@ -12,7 +12,7 @@ import path from 'node:path';
 import { presetIntervals } from '@voxplan/contracts';
 import { simulatorProtocol, type SimulatorServerFrame } from '@voxplan/contracts/simulator';
 import WebSocket from 'ws';
-import { procCpuSeconds } from '../lib/proc-cpu.ts';
+import { procCpuSeconds, procSchedTimes, type SchedTimes } from '../lib/proc-cpu.ts';
 import { BENCH_ADMIN, type ServerCommand } from './simulator-protocol.ts';
 
 const here = import.meta.dirname;
@@ -28,9 +28,13 @@ const ivr = JSON.parse(fs.readFileSync(path.resolve(here, '../../fixtures/plans/
 
 export interface Server {
   url: string;
+  /** The child's process id (perf's `-p`). */
+  pid: number | undefined;
   command<T>(command: ServerCommand): Promise<T>;
   /** The child's CPU so far, user + system, s (/proc: read without waking it); undefined where /proc is not. */
   cpuSeconds(): number | undefined;
+  /** Its main thread's time on its core and waiting for it (/proc); undefined where /proc is not. */
+  schedTimes(): SchedTimes | undefined;
   stop(): Promise<void>;
 }
 
@@ -56,6 +60,7 @@ export async function startServer(pin: boolean): Promise<Server> {
   const port = await ready;
   return {
     url: `http://127.0.0.1:${port}`,
+    pid: child.pid,
     command<T>(command: ServerCommand) {
       const id = ++serial;
       return new Promise<T>((resolve, reject) => {
@@ -68,6 +73,7 @@ export async function startServer(pin: boolean): Promise<Server> {
       });
     },
     cpuSeconds: () => procCpuSeconds(child.pid),
+    schedTimes: () => procSchedTimes(child.pid),
     async stop() {
       const exited = new Promise((resolve) => child.once('exit', resolve));
       child.disconnect();

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { prepareQuery } from '../src/db/prepared.ts';
+import { preparePositionalQuery, prepareQuery } from '../src/db/prepared.ts';
 import { startTestServer, type TestServer } from './harness.ts';
 
 let server: TestServer;
@@ -76,5 +76,24 @@ describe('a prepared query', () => {
       db.selectFrom('tenants').select('id').where('name', '=', values.name),
     );
     await expect(forgetful(server.ctx.db, { name: 'x', created_time: 'y' })).rejects.toThrow(/leaves out created_time/);
+  });
+
+  test('by position: each value goes where its name is in the query, whatever order the query takes them in; a count out of step is refused', async () => {
+    // The query binds `to` before `from`: the names say which value is which, not the query's order.
+    const namedBetween = preparePositionalQuery<{ name: string }>(['from', 'to'], (db, values) =>
+      db
+        .selectFrom('tenants')
+        .select('name')
+        .where('name', '<=', values.to as string)
+        .where('name', '>=', values.from as string)
+        .orderBy('name'),
+    );
+    await insertTenant(server.ctx.db, { name: 'positional a', created_time: '2026-11-30T09:00:00.000Z' });
+    await insertTenant(server.ctx.db, { name: 'positional b', created_time: '2026-11-30T09:00:00.000Z' });
+    expect((await namedBetween(server.ctx.db, ['positional a', 'positional az'])).rows.map((row) => row.name)).toEqual(['positional a']);
+    expect((await namedBetween(server.ctx.db, ['positional b', 'positional c'])).rows.map((row) => row.name)).toEqual(['positional b']);
+    await expect(namedBetween(server.ctx.db, ['positional a'])).rejects.toThrow(/takes 2 values \(from, to\), given 1/);
+    const forgetful = preparePositionalQuery<{ id: number }>(['from', 'to'], (db, values) => db.selectFrom('tenants').select('id').where('name', '=', values.from as string));
+    await expect(forgetful(server.ctx.db, ['x', 'y'])).rejects.toThrow(/leaves out to/);
   });
 });

@@ -15,8 +15,8 @@ interface Template {
   compiled: CompiledQuery;
   /** The name of its statement on a database that runs prepared queries as named statements (one per query and dialect). */
   name: string;
-  /** The value's name, or null where the query has a constant of its own. */
-  slots: Array<string | null>;
+  /** The value's index in the query's names, or null where the query has a constant of its own. */
+  slots: Array<number | null>;
 }
 
 export type PreparedQuery<Values, Row> = (db: Kysely<Database>, values: Values) => Promise<QueryResult<Row>>;
@@ -110,22 +110,8 @@ export function executeCompiled<Row>(db: Kysely<Database>, query: CompiledQuery,
  * used as it is on its transactions.
  */
 export function prepareQuery<Values extends object, Row>(build: (db: Kysely<Database>, values: Values) => Compilable<Row>): PreparedQuery<Values, Row> {
-  const templates = new WeakMap<DialectAdapter, Template>();
+  let templates: Templates<Values, Row> | undefined;
   let names: string[] | undefined;
-
-  function templateFor(db: Kysely<Database>, valueNames: string[]): Template {
-    const adapter = db.getExecutor().adapter;
-    let template = templates.get(adapter);
-    if (template) return template;
-    const placeholders = Object.fromEntries(valueNames.map((name) => [name, { [NAME]: name } satisfies Placeholder])) as Values;
-    const compiled = build(db, placeholders).compile();
-    const slots = compiled.parameters.map((parameter) => (isPlaceholder(parameter) ? parameter[NAME] : null));
-    const unused = valueNames.filter((name) => !slots.includes(name));
-    if (unused.length > 0) throw new Error(`a prepared query leaves out ${unused.join(', ')}: ${compiled.sql}`);
-    template = { compiled, slots, name: `voxplan_${(statementSerial += 1)}` };
-    templates.set(adapter, template);
-    return template;
-  }
 
   // Not an async function: the run's promise is the query's own, without one more around it and
   // its microtasks (every uncached read by id, list and count runs here, issue 40). A caller out
@@ -134,15 +120,64 @@ export function prepareQuery<Values extends object, Row>(build: (db: Kysely<Data
     try {
       const given = values as Record<string, unknown>;
       names ??= Object.keys(given);
+      templates ??= new Templates(build, names);
       // A value the query does not take would be dropped without a word: a caller out of step with the query.
       if (!takesExactly(given, names)) throw new Error(`a prepared query takes ${names.join(', ')}, given ${Object.keys(given).join(', ')}`);
-      const { compiled, slots, name } = templateFor(db, names);
-      const parameters = slots.map((slot, index) => (slot === null ? compiled.parameters[index] : given[slot]));
+      const { compiled, slots, name } = templates.of(db);
+      const parameters = slots.map((slot, index) => (slot === null ? compiled.parameters[index] : given[names![slot]!]));
       return executeCompiled<Row>(db, { sql: compiled.sql, query: compiled.query, queryId: compiled.queryId, parameters }, name);
     } catch (error) {
       return Promise.reject(error instanceof Error ? error : new Error(String(error)));
     }
   };
+}
+
+/** A prepared query whose values come as an array, in the order of `names` (a query of many shapes, whose values are counted, not named). */
+export type PositionalQuery<Row> = (db: Kysely<Database>, values: readonly unknown[]) => Promise<QueryResult<Row>>;
+
+/**
+ * `prepareQuery` for values given by position: `build` gets a placeholder for each of `names`.
+ * A resource's read of a filter's shape has values `v0`, `v1`…: named, they made an object of
+ * keys built at each request, which V8 keeps as a dictionary, and its reads cost more than the
+ * query's binding (issue 40).
+ */
+export function preparePositionalQuery<Row>(names: readonly string[], build: (db: Kysely<Database>, values: Record<string, unknown>) => Compilable<Row>): PositionalQuery<Row> {
+  const templates = new Templates<Record<string, unknown>, Row>(build, names);
+  return (db, values) => {
+    try {
+      if (values.length !== names.length) throw new Error(`a prepared query takes ${names.length} values (${names.join(', ')}), given ${values.length}`);
+      const { compiled, slots, name } = templates.of(db);
+      const parameters = slots.map((slot, index) => (slot === null ? compiled.parameters[index] : values[slot]));
+      return executeCompiled<Row>(db, { sql: compiled.sql, query: compiled.query, queryId: compiled.queryId, parameters }, name);
+    } catch (error) {
+      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+    }
+  };
+}
+
+/** A prepared query's compiled template per dialect, its parameters each the index of a value in `names` (null: the query's own constant). */
+class Templates<Values, Row> {
+  private readonly byAdapter = new WeakMap<DialectAdapter, Template>();
+
+  constructor(
+    private readonly build: (db: Kysely<Database>, values: Values) => Compilable<Row>,
+    private readonly names: readonly string[],
+  ) {}
+
+  of(db: Kysely<Database>): Template {
+    const adapter = db.getExecutor().adapter;
+    let template = this.byAdapter.get(adapter);
+    if (template) return template;
+    const { names } = this;
+    const placeholders = Object.fromEntries(names.map((name) => [name, { [NAME]: name } satisfies Placeholder])) as Values;
+    const compiled = this.build(db, placeholders).compile();
+    const slots = compiled.parameters.map((parameter) => (isPlaceholder(parameter) ? names.indexOf(parameter[NAME]) : null));
+    const unused = names.filter((_, index) => !slots.includes(index));
+    if (unused.length > 0) throw new Error(`a prepared query leaves out ${unused.join(', ')}: ${compiled.sql}`);
+    template = { compiled, slots, name: `voxplan_${(statementSerial += 1)}` };
+    this.byAdapter.set(adapter, template);
+    return template;
+  }
 }
 
 /** Whether `given`'s own keys are exactly `names`, without the arrays of `Object.keys` on every run. */

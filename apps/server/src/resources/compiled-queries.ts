@@ -1,6 +1,5 @@
 /** What the resources' reads and writes share: the loose Kysely types and the queries compiled once per shape. */
 import type { Kysely, SelectQueryBuilder } from 'kysely';
-import type { PreparedQuery } from '../db/prepared.ts';
 import type { Values } from './definition.ts';
 
 // Kysely is typed per table; this layer serves every table, and checks every column name it uses
@@ -14,7 +13,7 @@ export type LooseSelect = SelectQueryBuilder<any, any, {}>;
 const MAX_SHAPES = 500;
 
 /** The query kept under `key`, made by `make` the first time. */
-export function compiledFor<V extends object, R>(kept: Map<string, PreparedQuery<V, R>>, key: string, make: () => PreparedQuery<V, R>): PreparedQuery<V, R> {
+export function compiledFor<Query>(kept: Map<string, Query>, key: string, make: () => Query): Query {
   let query = kept.get(key);
   if (!query) {
     query = make();

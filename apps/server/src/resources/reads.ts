@@ -1,12 +1,15 @@
 import { type Condition, decodeJsonParam, type FieldMap, FilterError, filterLimits, type ParsedFilter, parseFilter, parseWhere } from '@voxplan/contracts';
 import type { Compilable, QueryResult } from 'kysely';
 import type { Scope } from '../platform.ts';
-import { type PreparedQuery, prepareQuery } from '../db/prepared.ts';
+import { type PositionalQuery, type PreparedQuery, prepareQuery, preparePositionalQuery } from '../db/prepared.ts';
 import { notFound } from '../errors.ts';
 import { assertAllowed, tenantFilterOf } from '../plugins/auth.ts';
 import { compiledFor, type LooseDb, type LooseSelect } from './compiled-queries.ts';
 import type { ResourceDefinition, ResourceHost, Row } from './definition.ts';
 import { applyOrder, compileCondition, conditionShape, type DerivedColumns, fillShape } from './filter-sql.ts';
+
+/** A shaped read's values beyond its tenant's and its condition's: none (a count). */
+const NO_EXTRA: Record<string, number> = Object.freeze({});
 
 function namesField(condition: Condition, field: string): boolean {
   if ('items' in condition) return condition.items.some((item) => namesField(item, field));
@@ -26,7 +29,7 @@ export class ResourceReads<Out> {
   // A record by id is what get, patch and remove all start with: built and compiled once.
   protected readonly rowById: PreparedQuery<{ id: number }, Row>;
   private readonly rowByIdInTenant: PreparedQuery<{ tenantId: number; id: number }, Row>;
-  private readonly shapedReads = new Map<string, PreparedQuery<Record<string, unknown>, Row>>();
+  private readonly shapedReads = new Map<string, PositionalQuery<Row>>();
 
   constructor(
     readonly definition: ResourceDefinition<Out>,
@@ -228,22 +231,24 @@ export class ResourceReads<Out> {
     condition: Condition | undefined,
     kind: string,
     finish: (query: LooseSelect, values: Record<string, unknown>) => Compilable<unknown>,
-    extra: Record<string, number> = {},
+    extra: Record<string, number> = NO_EXTRA,
   ): Promise<QueryResult<Row>> {
     const tenantId = this.tenantFilter(scope);
     const shape = conditionShape(condition);
     const key = `${kind}\u0000${tenantId === undefined ? '*' : 'tenant'}\u0000${shape.key}`;
+    // The values by position: the tenant, the condition's, then `extra`'s (the key fixes which there are).
     const query = compiledFor(this.shapedReads, key, () => {
       // Made here, once per shape: the template is a copy of the condition (filter-sql.ts).
       const { template } = shape;
-      return prepareQuery<Record<string, unknown>, Row>((db, placeholders) => {
+      const names = [...(tenantId === undefined ? [] : ['tenant']), ...shape.values.map((_, index) => `v${index}`), ...Object.keys(extra)];
+      return preparePositionalQuery<Row>(names, (db, placeholders) => {
         const where = fillShape(template, (index) => placeholders[`v${index}`]);
         return finish(this.selectIn(db as LooseDb, tenantId === undefined ? undefined : placeholders.tenant, where), placeholders) as Compilable<Row>;
       });
     });
-    const values: Record<string, unknown> = { ...extra };
-    if (tenantId !== undefined) values.tenant = tenantId;
-    for (const [index, value] of shape.values.entries()) values[`v${index}`] = value;
+    const values: unknown[] = tenantId === undefined ? [] : [tenantId];
+    for (const value of shape.values) values.push(value);
+    for (const name in extra) values.push(extra[name]);
     // The query's own promise: its caller reads the rows in the one `then` it needs anyway (issue 40).
     return query(this.db, values);
   }

@@ -143,17 +143,26 @@ function shapeKey(node: Condition, values: (string | number)[]): string {
  */
 export function conditionShape(condition: Condition | undefined): ConditionShape {
   const values: (string | number)[] = [];
-  if (!condition) return { key: '', template: undefined, values };
-  const key = shapeKey(condition, values);
-  return {
-    key,
-    values,
-    get template() {
-      // The slots numbered in the order shapeKey took the values out: the same walk.
-      let index = 0;
-      return mapValues(condition, (value, node) => (keptInShape(value, node) ? value : (new ValueSlot(index++) as unknown as Scalar)));
-    },
-  };
+  return new Shape(condition ? shapeKey(condition, values) : '', values, condition);
+}
+
+/**
+ * A shape as a class, its template a getter of the prototype: an object literal with a getter of
+ * its own is made by a slow path of V8's, and its closure kept a copy of the condition alive, on
+ * every list and count (issue 40).
+ */
+class Shape implements ConditionShape {
+  constructor(
+    readonly key: string,
+    readonly values: (string | number)[],
+    private readonly condition: Condition | undefined,
+  ) {}
+
+  get template(): Condition | undefined {
+    // The slots numbered in the order shapeKey took the values out: the same walk.
+    let index = 0;
+    return mapValues(this.condition, (value, node) => (keptInShape(value, node) ? value : (new ValueSlot(index++) as unknown as Scalar)));
+  }
 }
 
 /** The template with each slot replaced by what stands for its value (the value, or a prepared query's placeholder). */

@@ -30,6 +30,8 @@ export class ResourceReads<Out> {
   protected readonly rowById: PreparedQuery<{ id: number }, Row>;
   private readonly rowByIdInTenant: PreparedQuery<{ tenantId: number; id: number }, Row>;
   private readonly shapedReads = new Map<string, PositionalQuery<Row>>();
+  /** The tables an answer depends on: a write to any of them drops it from the read cache. Made once, not on every read. */
+  private readonly readTables: readonly string[];
 
   constructor(
     readonly definition: ResourceDefinition<Out>,
@@ -40,6 +42,7 @@ export class ResourceReads<Out> {
     this.orderFields = definition.fields;
     this.derived = Object.fromEntries(derivedFields.map(([field, derived]) => [field, derived.sql]));
     const { table } = definition;
+    this.readTables = [table, ...(definition.readTables ?? [])];
     this.rowById = prepareQuery<{ id: number }, Row>((db, { id }) => (db as LooseDb).selectFrom(table).selectAll().where('id', '=', id));
     this.rowByIdInTenant = prepareQuery<{ tenantId: number; id: number }, Row>((db, { tenantId, id }) =>
       (db as LooseDb).selectFrom(table).selectAll().where('tenant_id', '=', tenantId).where('id', '=', id),
@@ -107,11 +110,6 @@ export class ResourceReads<Out> {
     const derivedTerm = parsed.order.findIndex((term) => !Object.hasOwn(this.orderFields, term.field));
     if (derivedTerm >= 0) throw new FilterError(`a list cannot be ordered by '${parsed.order[derivedTerm]!.field}'`, `order[${derivedTerm}]`);
     return parsed;
-  }
-
-  /** The tables an answer depends on: a write to any of them drops it from the read cache. */
-  private get readTables(): readonly string[] {
-    return [this.definition.table, ...(this.definition.readTables ?? [])];
   }
 
   /**

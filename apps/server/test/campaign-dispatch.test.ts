@@ -270,6 +270,30 @@ describe('dispatch', () => {
     await core.end('+5511933330001', 'answer', 'human');
   });
 
+  test('two campaigns with the same number in one pass: the second waits for the first’s call, even before the core has stored it', async () => {
+    const core = fakeCore(suite.server.ctx);
+    const shared = '+5511955550001';
+    const first = await runningCampaign({ calls_per_second: 50 }, `phone\n${shared}\n`);
+    const second = await runningCampaign({ calls_per_second: 50 }, `phone\n${shared}\n`);
+    // The calls are placed after the whole pass: neither is in the calls table while the other campaign claims.
+    const later: Array<() => void> = [];
+    let nowMs = Date.parse(weekday(5, '16:00'));
+    const dispatcher = createDispatcher(suite.server.ctx, { calls: core, now: () => nowMs, schedule: (_at, run) => void later.push(run), intervalMs: 100 });
+    await dispatcher.pass();
+    for (const run of later.splice(0)) run();
+    await dispatcher.placed();
+    expect(core.placed.filter((call) => call.to === shared).map((call) => call.campaign_id)).toEqual([first.id]);
+    const waiting = (await resultsOf(second.id)).find((row) => row.phone === shared)!;
+    expect([waiting.state, waiting.attempts, waiting.last_outcome]).toEqual(['pending', 0, null]);
+    await core.end(shared, 'answer', 'human');
+    nowMs += 6000;
+    await dispatcher.pass();
+    for (const run of later.splice(0)) run();
+    await dispatcher.placed();
+    expect(core.placed.filter((call) => call.to === shared).map((call) => call.campaign_id)).toEqual([first.id, second.id]);
+    await core.end(shared, 'answer', 'human');
+  });
+
   test('a number the tenant has in a call now (another campaign’s, the API’s) waits: never two calls at once, no attempt used', async () => {
     const core = fakeCore(suite.server.ctx);
     const shared = '+5511944440001';

@@ -85,6 +85,11 @@ export function createDispatcher(ctx: Ctx, options: DispatcherOptions): Dispatch
   const log = options.log ?? (() => {});
   const schedule = options.schedule ?? ((atMs, run) => void setTimeout(run, Math.max(0, atMs - now())).unref());
   const placing = new Set<Promise<void>>();
+  // Numbers this instance claimed whose call is not placed yet, by tenant: the calls table does not
+  // show them until the core stores the call, and another campaign's claim in the same pass would
+  // dial the number again (the core then refuses it; another instance's still can, see `place`).
+  const claimedHere = new Set<string>();
+  const claimKey = (tenantId: number, phone: string) => `${tenantId}\u0000${phone}`;
   let timer: ReturnType<typeof setInterval> | undefined;
   let running: Promise<unknown> | undefined;
   let stopped = false;
@@ -178,6 +183,7 @@ export function createDispatcher(ctx: Ctx, options: DispatcherOptions): Dispatch
       const listed = await doNotCallAmong(trx, campaign.tenant_id, contacts.map((contact) => contact.phone));
       // A number the tenant has a call to now (another campaign's, the API's) waits: not an attempt, not a failure.
       const inCall = await numbersInCall(trx, campaign.tenant_id, contacts.filter((contact) => !listed.has(contact.phone)).map((contact) => contact.phone));
+      for (const contact of contacts) if (claimedHere.has(claimKey(campaign.tenant_id, contact.phone))) inCall.add(contact.phone);
       const toCall = contacts.filter((contact) => !listed.has(contact.phone) && !inCall.has(contact.phone));
       const stamp = ISO(nowMs);
       if (inCall.size > 0) {
@@ -331,10 +337,13 @@ export function createDispatcher(ctx: Ctx, options: DispatcherOptions): Dispatch
         let settle!: () => void;
         const done = new Promise<void>((resolve) => (settle = resolve));
         placing.add(done);
+        const key = claimKey(campaign.tenant_id, contact.phone);
+        claimedHere.add(key);
         schedule(contact.atMs, () => {
           void place(campaign.id, request, contact)
             .catch((error: unknown) => log(`campaign ${campaign.id}: ${error instanceof Error ? error.message : String(error)}`))
             .finally(() => {
+              claimedHere.delete(key);
               placing.delete(done);
               settle();
             });

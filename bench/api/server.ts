@@ -26,6 +26,7 @@ import { startContext, type Started } from '../../apps/server/src/bootstrap.ts';
 import type { AppContext } from '../../apps/server/src/context.ts';
 import { startAgiServer } from '../../apps/server/src/channels/asterisk/agi-server.ts';
 import { windowProfiler } from '../lib/profiler.ts';
+import { settleServer } from '../lib/settle.ts';
 import { type FloorStore, startTwilioStoredFloor } from './twilio-stored-floor.ts';
 import { openPostgresStore } from './twilio-stored-postgres.ts';
 import { openSqliteStore } from './twilio-stored-sqlite.ts';
@@ -320,11 +321,7 @@ async function main(): Promise<void> {
       case 'gc':
         return { ...gcSeen };
       case 'settle':
-        // The seed's garbage and WAL, which would otherwise land in the first rounds of one side
-        // and not the other (bench/README.md, "Issue 40, fifth pass").
-        if (ctx?.dialect === 'sqlite') await sql`PRAGMA wal_checkpoint(TRUNCATE)`.execute(ctx.db);
-        fullGc();
-        fullGc();
+        await settleServer(ctx, fullGc);
         return null;
       case 'statements':
         if (command.log && process.env.BENCH_STATEMENTS === '1') logStatements = !logStatements;

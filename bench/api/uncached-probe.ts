@@ -18,7 +18,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { summarize, formatSummary, type CpuProfile } from './cpu-profile.ts';
-import { runAutocannon } from './measure.ts';
+import { type RequestSpec, runAutocannon } from './measure.ts';
 import { BENCH_ADMIN, type GcResult } from './protocol.ts';
 import { scenariosFor, type ScenarioKey } from './scenarios.ts';
 import { runBench } from '../lib/bench-main.ts';
@@ -118,7 +118,7 @@ async function main(): Promise<void> {
 }
 
 /** `perf record` of one server under load, then its symbols by self time, µs a request (bench/README.md, Helpers). */
-async function perfOf(label: string, server: ServerChild, spec: Parameters<typeof runAutocannon>[1]): Promise<void> {
+async function perfOf(label: string, server: ServerChild, spec: RequestSpec): Promise<void> {
   const file = `/tmp/perf-${scenarioKey}-${label}.data`;
   const recorder = spawn('perf', ['record', '-F', '1999', '-g', '-p', String(server.process.pid), '-o', file], { stdio: 'ignore' });
   const exited = new Promise((resolve) => recorder.once('exit', resolve));

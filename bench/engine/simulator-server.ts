@@ -4,10 +4,10 @@
  * loopback. It answers the parent's commands and exits when the parent goes away.
  */
 import type { AddressInfo } from 'node:net';
-import { sql } from 'kysely';
 import { buildApp } from '../../apps/server/src/app.ts';
 import { startContext } from '../../apps/server/src/bootstrap.ts';
 import { windowProfiler } from '../lib/profiler.ts';
+import { settleServer } from '../lib/settle.ts';
 import { benchServerConfig } from '../lib/server-config.ts';
 import { newSessionId } from '../../apps/server/src/modules/sessions/sessions.service.ts';
 import type { RuntimeLoopResult, ServerCommand, ServerMemory } from './simulator-protocol.ts';
@@ -84,10 +84,7 @@ async function run(command: ServerCommand): Promise<unknown> {
     case 'cpu':
       return process.cpuUsage();
     case 'settle':
-      // The seed's garbage and WAL, which would otherwise land in one side's first rounds (bench/README.md, "Issue 40, fifth pass").
-      await sql`PRAGMA wal_checkpoint(TRUNCATE)`.execute(started.ctx.db);
-      collectGarbage!();
-      collectGarbage!();
+      await settleServer(started.ctx, collectGarbage!);
       return null;
     case 'runtimeLoop':
       return runtimeLoop(command);

@@ -28,8 +28,6 @@ const ivr = JSON.parse(fs.readFileSync(path.resolve(here, '../../fixtures/plans/
 
 export interface Server {
   url: string;
-  /** The child's process id (perf's `-p`). */
-  pid: number | undefined;
   command<T>(command: ServerCommand): Promise<T>;
   /** The child's CPU so far, user + system, s (/proc: read without waking it); undefined where /proc is not. */
   cpuSeconds(): number | undefined;
@@ -60,7 +58,6 @@ export async function startServer(pin: boolean): Promise<Server> {
   const port = await ready;
   return {
     url: `http://127.0.0.1:${port}`,
-    pid: child.pid,
     command<T>(command: ServerCommand) {
       const id = ++serial;
       return new Promise<T>((resolve, reject) => {

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startCheckpointer } from './checkpointer.ts';
+import { type Checkpointer, startCheckpointer } from './checkpointer.ts';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -29,11 +29,11 @@ const insertMegabyte = (sqlite: SQLite.Database, from: number) => {
   for (let i = 0; i < 256; i++) insert.run(from + i, 'x'.repeat(4000));
 };
 
-async function until(condition: () => boolean, timeoutMs = 5000): Promise<void> {
+async function until(condition: () => boolean, timeoutMs = 5000, pollMs = 10): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!condition()) {
     if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((resolve) => setTimeout(resolve, 10));
+    await new Promise((resolve) => setTimeout(resolve, pollMs));
   }
 }
 
@@ -50,6 +50,18 @@ function walBackfilled(file: string): boolean {
   return maxFrame > 0 && backfilled === maxFrame;
 }
 
+/** The worker's count of checkpoints once it stopped moving for 100 ms: it went to sleep. */
+async function quietCount(checkpointer: Checkpointer): Promise<number> {
+  let count = -1;
+  await until(() => {
+    const now = checkpointer.checkpoints();
+    const quiet = now === count;
+    count = now;
+    return quiet;
+  }, 5000, 100);
+  return count;
+}
+
 describe('the WAL checkpointer', () => {
   it('copies committed pages into the database file while the writer never checkpoints', async () => {
     const { file, sqlite } = walDatabase();
@@ -59,8 +71,9 @@ describe('the WAL checkpointer', () => {
     const checkpointer = startCheckpointer(file, { intervalMs: 5 });
     try {
       await until(() => fs.statSync(file).size >= 1_000_000);
-      // And it keeps up with writes made after it started.
+      // And it keeps up with writes made after it started, as the server tells it of them.
       insertMegabyte(sqlite, 1000);
+      checkpointer.noteWrite();
       await until(() => fs.statSync(file).size >= 2_000_000);
     } finally {
       await checkpointer.close();
@@ -80,6 +93,7 @@ describe('the WAL checkpointer', () => {
     try {
       for (let round = 0; round < 8; round++) {
         insertMegabyte(sqlite, round * 1000);
+        checkpointer.noteWrite();
         // Between bursts of requests the worker catches up; the next commit then writes the WAL from its start.
         await until(() => walBackfilled(file));
       }
@@ -87,6 +101,30 @@ describe('the WAL checkpointer', () => {
       // commit that meets a checkpoint under way carries on where the WAL ends).
       expect(fs.statSync(`${file}-wal`).size).toBeLessThan(5_000_000);
       expect(sqlite.prepare('SELECT count(*) AS n FROM rows').get()).toEqual({ n: 2048 });
+    } finally {
+      await checkpointer.close();
+      sqlite.close();
+    }
+  });
+
+  it('sleeps while nothing is written, and wakes at the next write', async () => {
+    const { file, sqlite } = walDatabase();
+    const checkpointer = startCheckpointer(file, { intervalMs: 5, lingerMs: 50 });
+    try {
+      // At its start it copies what the WAL holds (the table's creation), then goes quiet.
+      await until(() => walBackfilled(file));
+      const asleep = await quietCount(checkpointer);
+      // Reads alone do not wake it: a server answering reads spends nothing on checkpoints.
+      for (let i = 0; i < 50; i++) sqlite.prepare('SELECT count(*) FROM rows').get();
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      expect(checkpointer.checkpoints()).toBe(asleep);
+      expect(walBackfilled(file)).toBe(true);
+      // A write does, and what it committed is copied.
+      insertMegabyte(sqlite, 0);
+      expect(walBackfilled(file)).toBe(false);
+      checkpointer.noteWrite();
+      await until(() => walBackfilled(file) && fs.statSync(file).size >= 1_000_000);
+      expect(checkpointer.checkpoints()).toBeGreaterThan(asleep);
     } finally {
       await checkpointer.close();
       sqlite.close();

@@ -94,6 +94,9 @@ describe('SQLite checkpoints', () => {
     const file = path.join(dir, 'voxplan.db');
     try {
       await sql.raw('create table t (id integer primary key, body text)').execute(handle.db);
+      // Past the second after its start in which the checkpointer copies whatever is there: the
+      // commits below reach the file because their writes woke it.
+      await new Promise((resolve) => setTimeout(resolve, 1200));
       // About 250 pages in 50 commits: far below the 1,000 pages at which a commit would checkpoint.
       for (let i = 0; i < 50; i++) {
         await sql`insert into t (body) values (${'x'.repeat(20_000)})`.execute(handle.db);

@@ -173,7 +173,7 @@ function withStatementCache(sqlite: SQLite.Database, tracker: WriteTracker): Sql
   };
 }
 
-/** How often the worker checkpoints: at 10 MB of WAL a second (a bench's load), some 50 pages each time. */
+/** How often the worker checkpoints while the server writes: at 10 MB of WAL a second (a bench's load), some 50 pages each time. */
 const CHECKPOINT_INTERVAL_MS = 20;
 /** SQLite's own default is 1,000 pages; the worker keeps the WAL well below this. */
 const BACKSTOP_CHECKPOINT_PAGES = 4000;
@@ -364,7 +364,11 @@ export function openDatabase(options: {
   // Checkpoints off the serving thread (checkpointer.ts); a commit checkpoints itself only if the
   // worker falls this far behind. An in-memory database has no WAL.
   const checkpointer = file === ':memory:' ? undefined : startCheckpointer(file, { intervalMs: CHECKPOINT_INTERVAL_MS, ...(options.log && { log: options.log }) });
-  if (checkpointer) sqlite.pragma(`wal_autocheckpoint = ${BACKSTOP_CHECKPOINT_PAGES}`);
+  if (checkpointer) {
+    sqlite.pragma(`wal_autocheckpoint = ${BACKSTOP_CHECKPOINT_PAGES}`);
+    // Every write of this connection goes through the tracker; the worker sleeps while there are none.
+    tracker.listen(() => checkpointer.noteWrite());
+  }
   const close = async () => {
     watcher.availability.close();
     await checkpointer?.close();

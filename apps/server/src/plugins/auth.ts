@@ -13,6 +13,8 @@ import { isoAfter, nowIso } from '../lib/time.ts';
 declare module 'fastify' {
   interface FastifyRequest {
     actor?: Actor;
+    /** When the caller's access token expires (ms since the epoch); undefined for an API key. */
+    credentialsExpireAtMs?: number | undefined;
   }
 }
 
@@ -260,11 +262,13 @@ function createSignInWatch(ctx: PlatformContext) {
 export const authPlugin = fp(async (app: FastifyInstance, opts: { ctx: PlatformContext }) => {
   const { ctx } = opts;
   const signIns = createSignInWatch(ctx);
-  const expiresAt = new WeakMap<FastifyRequest, number>();
   app.decorateRequest('actor', undefined);
+  // A property of the request, not a WeakMap keyed by it: an entry per request in a WeakMap was a
+  // table the collector walked at every scavenge, for the few requests that stay open (issue 40).
+  app.decorateRequest('credentialsExpireAtMs', undefined);
   const keep = (request: FastifyRequest, checked: Checked) => {
     request.actor = checked.actor;
-    if (checked.expiresAtMs !== undefined) expiresAt.set(request, checked.expiresAtMs);
+    request.credentialsExpireAtMs = checked.expiresAtMs;
   };
   app.decorate('authenticate', (request: FastifyRequest): Promise<void> => {
     try {
@@ -300,7 +304,7 @@ export const authPlugin = fp(async (app: FastifyInstance, opts: { ctx: PlatformC
       (error: unknown) => done(error instanceof Error ? error : new Error(String(error))),
     );
   });
-  app.decorate('watchSignIn', (request: FastifyRequest, end: (reason: SignInEnd) => void) => signIns.watch(request, expiresAt.get(request), end));
+  app.decorate('watchSignIn', (request: FastifyRequest, end: (reason: SignInEnd) => void) => signIns.watch(request, request.credentialsExpireAtMs, end));
 });
 
 declare module 'fastify' {

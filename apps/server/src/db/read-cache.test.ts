@@ -46,6 +46,40 @@ describe('createReadCache', () => {
     expect(await read('once 8', ['destinations'])).toBe(102);
   });
 
+  it('once full, keeps a new answer only from its third ask, so that reads of random records do not churn it', async () => {
+    const { read, loads } = setUp();
+    // 2,000 answers kept, each asked twice: the cache is full.
+    for (let i = 0; i < 2000; i++) {
+      await read(`kept ${i}`, ['destinations']);
+      await read(`kept ${i}`, ['destinations']);
+    }
+    expect(loads()).toBe(4000);
+    // A key asked twice now is loaded both times, and pushes out no kept answer.
+    expect(await read('random', ['destinations'])).toBe(4001);
+    expect(await read('random', ['destinations'])).toBe(4002);
+    expect(await read('kept 0', ['destinations'])).toBe(2);
+    // Asked a third time, it is kept, and the oldest answer goes.
+    expect(await read('random', ['destinations'])).toBe(4003);
+    expect(await read('random', ['destinations'])).toBe(4003);
+    expect(await read('kept 1', ['destinations'])).toBe(4);
+    expect(await read('kept 0', ['destinations'])).toBe(4004);
+  });
+
+  it('keeps an answer that went stale again in its place, pushing out no other', async () => {
+    const { tracker, read } = setUp();
+    for (let i = 0; i < 1999; i++) {
+      await read(`user ${i}`, ['users']);
+      await read(`user ${i}`, ['users']);
+    }
+    await read('destination', ['destinations']);
+    expect(await read('destination', ['destinations'])).toBe(4000);
+    tracker.noteWrite('destinations');
+    // Loaded again and kept again, in a full cache: the oldest answer, of another table, stays.
+    expect(await read('destination', ['destinations'])).toBe(4001);
+    expect(await read('destination', ['destinations'])).toBe(4001);
+    expect(await read('user 0', ['users'])).toBe(2);
+  });
+
   it('drops everything on an unattributed write or a write by another process', async () => {
     const { tracker, read, bumpExternal } = setUp();
     await read('a', ['users']);

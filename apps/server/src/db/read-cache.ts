@@ -14,9 +14,10 @@
 export interface ReadCache {
   /**
    * The value `load` gives, or the one it gave before if no write touched `tables` since.
-   * A value is kept from the second time its key is asked for: most keys are asked for once (a
-   * record or a page picked by hand, a filter typed), and keeping those would cost more than it
-   * saves. Cached values are shared between callers, so they are frozen (deeply).
+   * A value is kept from the second time its key is asked for, the third once the cache is full:
+   * most keys are asked for once (a record or a page picked by hand, a filter typed), and keeping
+   * those would cost more than it saves. Cached values are shared between callers, so they are
+   * frozen (deeply).
    */
   read<T>(key: string, tables: readonly string[], load: () => Promise<T>): Promise<T>;
   /**
@@ -125,14 +126,26 @@ export function tableWrittenBy(sql: string): string | undefined | null {
   return NOT_A_WRITE.test(sql) ? null : undefined;
 }
 
-/** Adds a key to a bounded map, oldest out first. */
+/** Adds a key to a bounded map, oldest out first; a key kept again (its answer gone stale) counts as the newest, and pushes none out. */
 function remember<V>(map: Map<string, V>, key: string, value: V): void {
-  if (map.size >= MAX_ENTRIES) map.delete(map.keys().next().value!);
+  if (!map.delete(key) && map.size >= MAX_ENTRIES) map.delete(map.keys().next().value!);
   map.set(key, value);
 }
 
-/** Slots of the keys seen once: four times MAX_ENTRIES, so that a key is most often still there 2,000 keys later. */
+/** Slots of the keys asked for and not kept: four times MAX_ENTRIES, so that a key is most often still there 2,000 keys later. */
 const SEEN_SLOTS = 8192;
+
+/**
+ * How many times a key not kept must be asked for before its answer is kept: twice while there is
+ * room, three times once the cache is full, where keeping it pushes out the oldest answer. Under
+ * reads of random records, one key in twelve is asked for a second time within the slots'
+ * reach (8,192 of 100,000 ids) and none a third: kept on the second ask, each pushed out an older
+ * answer and became old garbage itself; the collector then copied and promoted 48 KB at each
+ * scavenge against 3 KB without the cache (bench/README.md, "Seventh pass"). An answer asked for
+ * again and again (a page the console refreshes) reaches three asks all the same.
+ */
+const ASKS_TO_KEEP = 2;
+const ASKS_TO_KEEP_WHEN_FULL = 3;
 
 /** A key's 32-bit FNV-1a hash, never 0 (an empty slot). */
 function hashOf(key: string): number {
@@ -142,30 +155,36 @@ function hashOf(key: string): number {
 }
 
 /**
- * The keys asked for once, by their hashes alone, one slot each (a key takes its slot from
- * whichever held it): no key string kept, no Map entry made and deleted, nothing for the
- * collector on a request for a random record or range (issue 40). A key is forgotten when a later
- * one takes its slot, on average some 8,000 keys later; two keys of the same hash count as one,
- * which at worst keeps an answer from its first asking.
+ * The keys asked for and not kept, by their hashes alone, one slot each with how many times it was
+ * asked (a key takes its slot from whichever held it): no key string kept, no Map entry made and
+ * deleted, nothing for the collector on a request for a random record or range (issue 40). A key
+ * is forgotten when a later one takes its slot, on average some 8,000 keys later; two keys of the
+ * same hash count as one, which at worst keeps an answer an ask early.
  */
-class SeenOnce {
-  private readonly slots = new Int32Array(SEEN_SLOTS);
+class AskCounts {
+  private readonly hashes = new Int32Array(SEEN_SLOTS);
+  private readonly counts = new Uint8Array(SEEN_SLOTS);
 
-  /** Notes `hash` as seen once; answers whether it was already. */
-  see(hash: number): boolean {
+  /** Counts an ask of `hash`: answers how many times it was asked while it held its slot, this one included. */
+  ask(hash: number): number {
     const slot = hash & (SEEN_SLOTS - 1);
-    if (this.slots[slot] === hash) return true;
-    this.slots[slot] = hash;
-    return false;
+    if (this.hashes[slot] !== hash) {
+      this.hashes[slot] = hash;
+      this.counts[slot] = 1;
+      return 1;
+    }
+    const count = Math.min(this.counts[slot]! + 1, 255);
+    this.counts[slot] = count;
+    return count;
   }
 
   forget(hash: number): void {
     const slot = hash & (SEEN_SLOTS - 1);
-    if (this.slots[slot] === hash) this.slots[slot] = 0;
+    if (this.hashes[slot] === hash) this.hashes[slot] = 0;
   }
 
   clear(): void {
-    this.slots.fill(0);
+    this.hashes.fill(0);
   }
 }
 
@@ -177,9 +196,9 @@ class SeenOnce {
  */
 export function createReadCache(tracker: WriteTracker, externalVersion: () => number, caughtUp?: () => Promise<boolean>): ReadCache {
   const entries = new Map<string, Entry>();
-  // Keys asked for once, without their values: freezing an answer, keeping it and letting it age
-  // out is work, and garbage to walk, that a request for a random record or range gains nothing by.
-  const seenOnce = new SeenOnce();
+  // Keys asked for and not kept yet, without their values: freezing an answer, keeping it and letting
+  // it age out is work, and garbage to walk, that a request for a random record or range gains nothing by.
+  const asks = new AskCounts();
   let hits = 0;
   let reads = 0;
   // Moves on with every `clear`: a catch-up made before a gap says nothing of what is kept after it.
@@ -205,8 +224,8 @@ export function createReadCache(tracker: WriteTracker, externalVersion: () => nu
     // An answer that went stale was asked for again: it is kept again at once.
     if (!cached) {
       const hash = hashOf(key);
-      if (!seenOnce.see(hash)) return load();
-      seenOnce.forget(hash);
+      if (asks.ask(hash) < (entries.size < MAX_ENTRIES ? ASKS_TO_KEEP : ASKS_TO_KEEP_WHEN_FULL)) return load();
+      asks.forget(hash);
     }
     return load().then((loaded) => {
       const value = deepFreeze(loaded);
@@ -263,7 +282,7 @@ export function createReadCache(tracker: WriteTracker, externalVersion: () => nu
     clear() {
       generation++;
       entries.clear();
-      seenOnce.clear();
+      asks.clear();
     },
     watch(tables, listener) {
       return tracker.listen((table) => {

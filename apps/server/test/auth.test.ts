@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { decodeJwt, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { sha256 } from '../src/lib/keys.ts';
@@ -319,6 +321,45 @@ describe('sign-in, refresh and sign-out', () => {
       expect(expired.statusCode).toBe(401);
       expect(errorOf(expired).code).toBe('invalid_token');
     } finally {
+      await shortLived.close();
+    }
+  });
+
+  test('a kept-alive connection that goes on presenting its token is refused once the token expires, and a signed-out one at once', async () => {
+    const shortLived = await startTestServer({ ACCESS_TOKEN_TTL: '1' });
+    // One socket for every request: the server sees the same header on the same connection each time.
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    try {
+      await shortLived.app.listen({ port: 0, host: '127.0.0.1' });
+      const { port } = shortLived.app.server.address() as AddressInfo;
+      const whoami = (token: string) =>
+        new Promise<{ status: number; body: string; socket: unknown }>((resolve, reject) => {
+          const request = http.get({ agent, host: '127.0.0.1', port, path: '/api/v1/whoami', headers: { authorization: `Bearer ${token}` } }, (response) => {
+            let body = '';
+            response.on('data', (chunk: Buffer) => (body += chunk.toString()));
+            response.on('end', () => resolve({ status: response.statusCode ?? 0, body, socket: request.socket }));
+          });
+          request.on('error', reject);
+        });
+      const token = await shortLived.login();
+      const first = await whoami(token);
+      const second = await whoami(token);
+      expect([first.status, second.status]).toEqual([200, 200]);
+      expect(second.socket).toBe(first.socket);
+      await new Promise((resolve) => setTimeout(resolve, 2100));
+      const expired = await whoami(token);
+      expect(expired.socket).toBe(first.socket);
+      expect(expired.status).toBe(401);
+      expect((JSON.parse(expired.body) as { error: { code: string } }).error.code).toBe('invalid_token');
+      // A fresh token on the same connection works, and stops working the moment its sign-in ends.
+      const fresh = await shortLived.login();
+      expect((await whoami(fresh)).status).toBe(200);
+      expect((await shortLived.call({ method: 'POST', url: '/logout', token: fresh })).statusCode).toBeLessThan(300);
+      const signedOut = await whoami(fresh);
+      expect(signedOut.socket).toBe(first.socket);
+      expect((JSON.parse(signedOut.body) as { error: { code: string } }).error.code).toBe('token_not_found');
+    } finally {
+      agent.destroy();
       await shortLived.close();
     }
   });

@@ -60,7 +60,10 @@ export class ResourceReads<Out> {
 
   /** The where clause with the resource's defaults for the fields it does not name. */
   private withDefaults(where: Condition | undefined): Condition | undefined {
-    const defaults = Object.entries(this.definition.defaultWhere ?? {})
+    // Most resources have none: no arrays made on every list and count for nothing.
+    const { defaultWhere } = this.definition;
+    if (defaultWhere === undefined) return where;
+    const defaults = Object.entries(defaultWhere)
       .filter(([field]) => !where || !namesField(where, field))
       .map(([field, value]): Condition => ({ kind: 'compare', field, op: 'eq', value }));
     if (defaults.length === 0) return where;

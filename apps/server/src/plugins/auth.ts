@@ -86,12 +86,6 @@ function holding(found: SignIn | undefined, claims: AccessTokenClaims): Checked 
   return { actor: found.actor, expiresAtMs: claims.expiresAtMs };
 }
 
-/**
- * Not an async function, nor is `authenticate`: every authenticated request runs them, and each
- * async layer is a promise and microtasks more (issue 40). A sign-in the read cache keeps is
- * answered at once, without a promise (SQLite; on PostgreSQL the cache answers after catching
- * up). A refusal thrown here reaches the caller as it is; `authenticate` turns it into a rejection.
- */
 function claimsOf(ctx: PlatformContext, token: string): AccessTokenClaims {
   try {
     return ctx.tokens.verify(token);
@@ -100,6 +94,12 @@ function claimsOf(ctx: PlatformContext, token: string): AccessTokenClaims {
   }
 }
 
+/**
+ * Not an async function, nor is `authenticate`: every authenticated request runs them, and each
+ * async layer is a promise and microtasks more (issue 40). A sign-in the read cache keeps is
+ * answered at once, without a promise (SQLite; on PostgreSQL the cache answers after catching
+ * up). A refusal thrown here reaches the caller as it is; `authenticate` turns it into a rejection.
+ */
 function actorFromClaims(ctx: PlatformContext, claims: AccessTokenClaims): Checked | Promise<Checked> {
   const { sessionId, userId } = claims;
   // Every authenticated call asks this, so the answer is cached until one of the tables changes;
@@ -190,7 +190,7 @@ const lastBearerOf = new WeakMap<object, { header: string; claims: AccessTokenCl
 function checkCredentials(ctx: PlatformContext, request: FastifyRequest): Checked | Promise<Checked> {
   const { authorization } = request.headers;
   const socket = request.raw.socket as object | null;
-  if (authorization !== undefined && socket !== null && request.headers['x-api-key'] === undefined) {
+  if (authorization && socket !== null && request.headers['x-api-key'] === undefined) {
     const last = lastBearerOf.get(socket);
     if (last !== undefined && last.header === authorization) {
       if (last.claims.expiresAtMs <= Date.now()) throw unauthorized('invalid_token');
@@ -200,7 +200,7 @@ function checkCredentials(ctx: PlatformContext, request: FastifyRequest): Checke
   const credentials = credentialsOf(request);
   if (credentials.kind === 'api_key') return actorFromApiKey(ctx, credentials.value);
   const claims = claimsOf(ctx, credentials.value);
-  if (authorization !== undefined && socket !== null) lastBearerOf.set(socket, { header: authorization, claims });
+  if (authorization && socket !== null) lastBearerOf.set(socket, { header: authorization, claims });
   return actorFromClaims(ctx, claims);
 }
 

@@ -25,7 +25,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { build } from 'vite';
 import { type Contender, interleavedRound, type Share, specLoad, warmUp, warmUpTogether } from './api/interleaved.ts';
-import { BENCH_ADMIN } from './api/protocol.ts';
 import { scenariosFor, type ScenarioKey } from './api/scenarios.ts';
 import { type Budget, budgets, POSTGRES_OVER_SQLITE } from './budgets.ts';
 import { checkOneCall, interleavedCalls, PUBLIC_URL, seedTwilioIvr, TOKEN, wrongAnswers } from './channels/twilio-call.ts';
@@ -35,7 +34,7 @@ import { startLookupFloor } from './engine/lookup-floor.ts';
 import { seed as seedSimulator, SessionLoad, startCrm, startServer as startSimulatorServer } from './engine/simulator-sessions.ts';
 import { runBench } from './lib/bench-main.ts';
 import { envNumber } from './lib/env.ts';
-import { checkedJson } from './lib/http-json.ts';
+import { signIn } from './lib/sign-in.ts';
 import { fmt, median, table } from './lib/load.ts';
 import { canPin, cpuCount, LOADGEN_CPU, pinSelf, SERVER_CPU, ServerChildren } from './lib/server-child.ts';
 
@@ -228,10 +227,8 @@ async function uncachedRequests(dataDir: string): Promise<Result[]> {
   process.stderr.write(`uncached requests: the app and the floor, each seeding ${rows} destinations\n`);
   const app = await servers.start('voxplan', { BENCH_DATA_DIR: fs.mkdtempSync(path.join(dataDir, 'api-')), BENCH_ROWS: String(rows) }, serverCpu);
   const floor = await servers.start('floor', { BENCH_DATA_DIR: fs.mkdtempSync(path.join(dataDir, 'api-floor-')), BENCH_ROWS: String(rows) }, serverCpu);
-  const login = (await checkedJson(`${app.url}/api/v1/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(BENCH_ADMIN) }, 'login')) as { token?: unknown };
-  if (typeof login.token !== 'string') throw new Error('login answered no token');
-  const appScenarios = await scenariosFor(app, login.token, rows);
-  const floorScenarios = await scenariosFor(floor, 'floor', rows);
+  const appScenarios = await scenariosFor(app, await signIn(app.url), rows);
+  const floorScenarios = await scenariosFor(floor, await signIn(floor.url), rows);
   // The seed's garbage and WAL go now, in both, not in one side's first rounds.
   await Promise.all([app.command({ cmd: 'settle' }), floor.command({ cmd: 'settle' })]);
   const slices = Math.max(1, Math.round(settings.seconds / settings.sliceSeconds));

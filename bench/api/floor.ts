@@ -22,6 +22,8 @@ import SQLite from 'better-sqlite3';
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import twilio from 'twilio';
 import { ReadStatement } from '../../apps/server/src/db/database.ts';
+import { createAccessTokens } from '../../apps/server/src/lib/access-tokens.ts';
+import { randomToken } from '../../apps/server/src/lib/keys.ts';
 import { contentSecurityDirectives, helmetHeaders } from '../../apps/server/src/plugins/security-headers.ts';
 import { silentWav } from '../../apps/server/test/fake-openai.ts';
 
@@ -49,7 +51,8 @@ const rangeOf = (where: NameRange | undefined): [string, string] => {
  * What the contract asks of every answer, the floor does too, at its least (bench/README.md,
  * "Issue 40, fourth pass"): the security headers every answer carries (docs/security.md; the
  * app's own set, set from one record as the app sets them), a signed-in caller (the token it
- * issued, looked up in a map: no signature, no roles), the destination's `agent_ids` (none: no
+ * issued, an access token of the app's kind and size so that both are sent the same bytes, looked
+ * up in a map: no signature, no sign-in, no roles), the destination's `agent_ids` (none: no
  * seeded destination is a queue), and a write's audit entry in the write's own transaction, with
  * the row before and after (an update reads the row first). Without them the floor answered less
  * than any server that keeps the contract could.
@@ -73,7 +76,9 @@ export async function startApiFloor(file: string): Promise<FastifyInstance> {
     referrerPolicy: { policy: 'no-referrer' },
     strictTransportSecurity: false,
   });
-  const TOKEN = 'floor';
+  // A token of the app's own kind and size (an access token for a sign-in id of the app's length):
+  // the floor is sent the same bytes as the app, and looks them up, without checking a signature.
+  const TOKEN = createAccessTokens(Buffer.from(randomToken()), 3600).sign({ userId: 1, sessionId: randomToken(18) });
   const signedIn = new Map([[`Bearer ${TOKEN}`, { userId: 1, username: 'admin' }]]);
   type Caller = { userId: number; username: string };
   const callers = new WeakMap<FastifyRequest, Caller>();

@@ -27,11 +27,11 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { startPostgres, type PostgresServer } from '../../apps/server/test/postgres-server.ts';
 import { envNumber } from '../lib/env.ts';
-import { checkedJson } from '../lib/http-json.ts';
+import { signIn } from '../lib/sign-in.ts';
 import { canPin, cpuCount, LOADGEN_CPU, pinSelf, SERVER_CPU, type ServerChild, ServerChildren } from '../lib/server-child.ts';
 import { formatSummary, summarize, type CpuProfile } from './cpu-profile.ts';
 import { measure as measureScenario, type RequestSpec, runAutocannon } from './measure.ts';
-import { BENCH_ADMIN, isExplainResult } from './protocol.ts';
+import { isExplainResult } from './protocol.ts';
 import { floorReport, fmt, printExplain, report, sideBySide, tally, type Verdict } from './report.ts';
 import { nameRangeOf, scenarioKeys, scenariosFor, type ScenarioKey, uncached } from './scenarios.ts';
 
@@ -151,13 +151,7 @@ async function main(): Promise<void> {
     const app = await servers.start('voxplan', env, serverCpu);
     process.stdout.write(`\n[${dialect}] seeded tenant ${app.ready.tenantId} with ${app.ready.seededRows} destinations in ${fmt((app.ready.seedMs ?? 0) / 1000, 1)} s\n`);
 
-    const login = await checkedJson(
-      `${app.url}/api/v1/login`,
-      { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(BENCH_ADMIN) },
-      'login',
-    );
-    const token = (login as { token?: unknown }).token;
-    if (typeof token !== 'string') throw new Error('login answered no token');
+    const token = await signIn(app.url);
     const scenarios = await scenariosFor(app, token, settings.rows);
     const tenantId = app.ready.tenantId!;
     process.stdout.write(
@@ -211,7 +205,7 @@ async function main(): Promise<void> {
     process.stderr.write('the floor on SQLite: seeding\n');
     const floorDir = fs.mkdtempSync(path.join(dataDir, 'floor-'));
     const floor = await servers.start('floor', { BENCH_DATA_DIR: floorDir, BENCH_ROWS: String(settings.rows) }, serverCpu);
-    for (const scenario of await scenariosFor(floor, 'floor', settings.rows)) {
+    for (const scenario of await scenariosFor(floor, await signIn(floor.url), settings.rows)) {
       if (!settings.scenarios.includes(scenario.key) || !uncached.includes(scenario.key)) continue;
       const measurement = await measure(scenario.name, floor, scenario.spec);
       floorVerdicts.push({ measurement, ratioTarget: scenario.ratioTarget, latency: scenario.latency });

@@ -19,11 +19,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { summarize, formatSummary, type CpuProfile } from './cpu-profile.ts';
 import { type RequestSpec, runAutocannon } from './measure.ts';
-import { BENCH_ADMIN, type GcResult } from './protocol.ts';
+import type { GcResult } from './protocol.ts';
 import { scenariosFor, type ScenarioKey } from './scenarios.ts';
 import { runBench } from '../lib/bench-main.ts';
 import { envNumber } from '../lib/env.ts';
-import { checkedJson } from '../lib/http-json.ts';
+import { signIn } from '../lib/sign-in.ts';
 import { fmt, median } from '../lib/load.ts';
 import { canPin, LOADGEN_CPU, pinSelf, SERVER_CPU, type ServerChild, ServerChildren } from '../lib/server-child.ts';
 
@@ -62,9 +62,8 @@ async function main(): Promise<void> {
     const ms = (index: number, key: 'main' | 'other') => fmt((after[index]![key] - before[index]![key]) * 1000, 0);
     process.stdout.write(`  ${second}s: app ${ms(0, 'main')} / ${ms(0, 'other')}, floor ${ms(1, 'main')} / ${ms(1, 'other')}\n`);
   }
-  const login = (await checkedJson(`${app.url}/api/v1/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(BENCH_ADMIN) }, 'login')) as { token: string };
-  const appSpec = (await scenariosFor(app, login.token, rows)).find((scenario) => scenario.key === scenarioKey)!.spec;
-  const floorSpec = (await scenariosFor(floor, 'floor', rows)).find((scenario) => scenario.key === scenarioKey)!.spec;
+  const appSpec = (await scenariosFor(app, await signIn(app.url), rows)).find((scenario) => scenario.key === scenarioKey)!.spec;
+  const floorSpec = (await scenariosFor(floor, await signIn(floor.url), rows)).find((scenario) => scenario.key === scenarioKey)!.spec;
   const sides = [
     { label: 'app', server: app, spec: appSpec },
     { label: 'floor', server: floor, spec: floorSpec },
@@ -73,8 +72,7 @@ async function main(): Promise<void> {
     const baseServers = new ServerChildren(path.resolve(baseTree, 'bench/api/server.ts'));
     servers.onStopAll(() => baseServers.stopAll());
     const base = await baseServers.start('voxplan', { BENCH_DATA_DIR: fs.mkdtempSync(path.join(dataDir, 'api-base-')), BENCH_ROWS: String(rows), ...serverEnv }, cpu);
-    const baseLogin = (await checkedJson(`${base.url}/api/v1/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(BENCH_ADMIN) }, 'login')) as { token: string };
-    const baseSpec = (await scenariosFor(base, baseLogin.token, rows)).find((scenario) => scenario.key === scenarioKey)!.spec;
+    const baseSpec = (await scenariosFor(base, await signIn(base.url), rows)).find((scenario) => scenario.key === scenarioKey)!.spec;
     sides.splice(1, 0, { label: 'base', server: base, spec: baseSpec });
   }
   process.stdout.write(`\n${scenarioKey}: slices of ${sliceSeconds}s in turn; µs CPU a request over the slice alone (main / other threads, system), req/s, collections (minor/major, ms)\n`);

@@ -15,6 +15,14 @@ describe('tableWrittenBy', () => {
   });
 });
 
+/** Asks `count` keys twice each, so that the cache keeps their answers. */
+async function keepAnswers(read: (key: string, tables: string[]) => Promise<number>, prefix: string, count: number, table: string): Promise<void> {
+  for (let i = 0; i < count; i++) {
+    await read(`${prefix} ${i}`, [table]);
+    await read(`${prefix} ${i}`, [table]);
+  }
+}
+
 describe('createReadCache', () => {
   const setUp = () => {
     const tracker = new WriteTracker();
@@ -49,10 +57,7 @@ describe('createReadCache', () => {
   it('once full, keeps a new answer only from its third ask, so that reads of random records do not churn it', async () => {
     const { read, loads } = setUp();
     // 2,000 answers kept, each asked twice: the cache is full.
-    for (let i = 0; i < 2000; i++) {
-      await read(`kept ${i}`, ['destinations']);
-      await read(`kept ${i}`, ['destinations']);
-    }
+    await keepAnswers(read, 'kept', 2000, 'destinations');
     expect(loads()).toBe(4000);
     // A key asked twice now is loaded both times, and pushes out no kept answer.
     expect(await read('random', ['destinations'])).toBe(4001);
@@ -67,10 +72,7 @@ describe('createReadCache', () => {
 
   it('keeps an answer that went stale again in its place, pushing out no other', async () => {
     const { tracker, read } = setUp();
-    for (let i = 0; i < 1999; i++) {
-      await read(`user ${i}`, ['users']);
-      await read(`user ${i}`, ['users']);
-    }
+    await keepAnswers(read, 'user', 1999, 'users');
     await read('destination', ['destinations']);
     expect(await read('destination', ['destinations'])).toBe(4000);
     tracker.noteWrite('destinations');

@@ -182,11 +182,43 @@ describe('two server processes on one database', () => {
     expect(report).toMatchObject({ hangup_cause: 'normal_clearing', is_test: false });
   });
 
+  /**
+   * Resolves once an instance publishes live events, that is once it has heard that someone
+   * listens on another instance: it learns so from a notification, a moment after the
+   * subscription (instance-bus.ts), and until then a session's events go nowhere, by design.
+   * Sessions started by `startSession` (answering their ids), until `heardOf` one of them.
+   */
+  async function untilPublishing(startSession: () => Promise<string>, heardOf: (sessionId: string) => boolean) {
+    const started: string[] = [];
+    await expect
+      .poll(
+        async () => {
+          started.push(await startSession());
+          return started.some(heardOf);
+        },
+        { timeout: 20_000, interval: 100 },
+      )
+      .toBe(true);
+  }
+
+  /** Starts a simulated session of a plan that says hello, on `instance`: answers its id. */
+  async function simulatedSessionsOn(instance: ServerProcess) {
+    const plan = await instance.call<{ id: number; version: number }>('POST', '/visual-plans', { name: `Warm-up ${instance.port}` }, member.token);
+    await instance.call('PUT', `/visual-plans/${plan.id}/document`, { base_version: plan.version, ...sayingPlan('Warming up.') }, member.token);
+    return async () => {
+      const client = await connectSimulator(`http://127.0.0.1:${instance.port}`, plan.id, member.token);
+      const frames = await client.turn({ type: 'start', channel: 'voice' });
+      await client.close();
+      return frames.find((frame) => frame.type === 'started')!.session_id as string;
+    };
+  }
+
   test.runIf(dialect === 'postgres')("a simulated call's live events on one reach a subscriber on another instance", async () => {
     const elsewhere = openDatabase({ databaseUrl: a.env.DATABASE_URL, dataDir: a.env.DATA_DIR! });
     cleanups.push(() => elsewhere.close());
     await elsewhere.ready;
     const heard = listen(elsewhere);
+    await untilPublishing(await simulatedSessionsOn(a), (sessionId) => heard.of(sessionId).length > 0);
     const plan = await a.call<{ id: number; version: number }>('POST', '/visual-plans', { name: 'Live' }, member.token);
     await a.call('PUT', `/visual-plans/${plan.id}/document`, { base_version: plan.version, ...sayingPlan('Hello.') }, member.token);
     const client = await connectSimulator(`http://127.0.0.1:${a.port}`, plan.id, member.token);
@@ -207,6 +239,14 @@ describe('two server processes on one database', () => {
         return request(b.agent, b.port, 'POST', url, body, undefined, headers);
       };
       const call = { AccountSid: account, CallSid: 'CA-live-instances', From: '+14155550100', To: number, Direction: 'inbound', CallStatus: 'ringing' };
+      // The dashboard leaves out simulated sessions: B is warmed up with calls of its own.
+      let warmUps = 0;
+      const warmUpCall = async () => {
+        const CallSid = `CA-warm-up-${++warmUps}`;
+        await hookOnB('voice', { ...call, CallSid });
+        return CallSid;
+      };
+      await untilPublishing(warmUpCall, (sessionId) => summary(feed.events, sessionId).length > 0);
       const answered = await hookOnB('voice', call);
       await expect.poll(() => summary(feed.events, 'CA-live-instances')).toEqual(['started null', 'start start', 'hello play_message', 'ask voice_menu']);
       // The snapshot on A has it too, in the menu.

@@ -36,6 +36,25 @@ function listen(handle: Pick<DatabaseHandle, 'bus'>) {
   };
 }
 
+/**
+ * Resolves once an instance publishes live events, that is once it has heard that someone
+ * listens on another instance: it learns so from a notification, a moment after the
+ * subscription (instance-bus.ts), and until then a session's events go nowhere, by design.
+ * Sessions started by `startSession` (answering their ids), until `heardOf` one of them.
+ */
+async function untilPublishing(startSession: () => Promise<string>, heardOf: (sessionId: string) => boolean) {
+  const started: string[] = [];
+  await expect
+    .poll(
+      async () => {
+        started.push(await startSession());
+        return started.some(heardOf);
+      },
+      { timeout: 20_000, interval: 100 },
+    )
+    .toBe(true);
+}
+
 describe('two server processes on one database', () => {
   let a: ServerProcess;
   let b: ServerProcess;
@@ -182,25 +201,6 @@ describe('two server processes on one database', () => {
     expect(report).toMatchObject({ hangup_cause: 'normal_clearing', is_test: false });
   });
 
-  /**
-   * Resolves once an instance publishes live events, that is once it has heard that someone
-   * listens on another instance: it learns so from a notification, a moment after the
-   * subscription (instance-bus.ts), and until then a session's events go nowhere, by design.
-   * Sessions started by `startSession` (answering their ids), until `heardOf` one of them.
-   */
-  async function untilPublishing(startSession: () => Promise<string>, heardOf: (sessionId: string) => boolean) {
-    const started: string[] = [];
-    await expect
-      .poll(
-        async () => {
-          started.push(await startSession());
-          return started.some(heardOf);
-        },
-        { timeout: 20_000, interval: 100 },
-      )
-      .toBe(true);
-  }
-
   /** Starts a simulated session of a plan that says hello, on `instance`: answers its id. */
   async function simulatedSessionsOn(instance: ServerProcess) {
     const plan = await instance.call<{ id: number; version: number }>('POST', '/visual-plans', { name: `Warm-up ${instance.port}` }, member.token);
@@ -302,6 +302,13 @@ describe.runIf(dialect === 'postgres')('a call whose turns alternate between two
     const heard = listen(server.ctx);
     const id = 'CA-alternating';
     const init = { id, tenant_id: tenant.id, plan_id: planId, channel: 'voice', provider: 'twilio', caller: '+5511999990000', called: '+5511333330000' } as const;
+    let warmUps = 0;
+    const warmUpOnOne = async () => {
+      const warmUpId = `CA-warm-up-${++warmUps}`;
+      await one.start({ ...init, id: warmUpId });
+      return warmUpId;
+    };
+    await untilPublishing(warmUpOnOne, (sessionId) => heard.of(sessionId).length > 0);
     expect(await one.start(init)).toMatchObject({ revision: 1, status: 'waiting' });
     // A digit the menu does not have: it asks again, in the block it is in (no block entered).
     expect(await two.handleTurn(id, 'gather:1', { type: 'digits', digits: '9' })).toMatchObject({ revision: 2, status: 'waiting', entered: [] });

@@ -22,8 +22,14 @@ async function panePoint(page: Page, near: { x: number; y: number }): Promise<{ 
   return found;
 }
 
-/** Drags and wheel-zooms the canvas for `seconds`; frames counted by requestAnimationFrame in the page. */
-export async function panAndZoom(opened: Opened, seconds: number) {
+export type Motion = Awaited<ReturnType<typeof panAndZoom>>;
+
+/**
+ * Drags and wheel-zooms the canvas for `seconds`; frames counted by requestAnimationFrame in the
+ * page. With `shots`, the canvas is kept as `<shots>-out.png` and `<shots>-in.png` in the first
+ * round, as the gestures saw it zoomed out and in.
+ */
+export async function panAndZoom(opened: Opened, seconds: number, shots?: string) {
   const { page, cdp } = opened;
   const box = (await page.getByTestId('plan-canvas').boundingBox())!;
   const centre = { x: box.x + box.width / 2, y: box.y + box.height / 2 };
@@ -34,10 +40,12 @@ export async function panAndZoom(opened: Opened, seconds: number) {
   let round = 0;
   while (Date.now() < deadline) {
     // Zoom in towards a block, pan around at that zoom (blocks come into view and leave it), zoom out.
+    if (shots && round === 0) await page.screenshot({ path: `${shots}-out.png` });
     for (let step = 0; step < 8; step++) {
       await page.mouse.move(centre.x, centre.y);
       await page.mouse.wheel(0, -120);
     }
+    if (shots && round === 0) await page.waitForTimeout(300).then(() => page.screenshot({ path: `${shots}-in.png` }));
     for (const direction of [1, -1]) {
       const from = await panePoint(page, centre);
       await page.mouse.move(from.x, from.y);
@@ -65,6 +73,20 @@ export async function panAndZoom(opened: Opened, seconds: number) {
     cpuPerFrameMs: time.task / Math.max(1, frames.length),
     time,
   };
+}
+
+/** `panAndZoom` with each of `styles` (name → CSS) added to the page in turn, `rounds` times: each style's frame rates. */
+export async function panWithStyles(opened: Opened, seconds: number, styles: Record<string, string>, rounds: number): Promise<Record<string, number[]>> {
+  const fps: Record<string, number[]> = {};
+  for (let round = 0; round < rounds; round++) {
+    for (const [name, css] of Object.entries(styles)) {
+      const added = css ? await opened.page.addStyleTag({ content: css }) : undefined;
+      await opened.page.waitForTimeout(300);
+      (fps[name] ??= []).push((await panAndZoom(opened, seconds)).fps);
+      await added?.evaluate((element) => (element as Element).remove());
+    }
+  }
+  return fps;
 }
 
 /**

@@ -13,8 +13,8 @@ import path from 'node:path';
 const types: Record<string, string> = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css', '.json': 'application/json' };
 
 export interface Floor {
-  /** The page's address for a view (`x`, `y`, `zoom` of React Flow's viewport). */
-  url(view: { x: number; y: number; zoom: number }): string;
+  /** The page's address for a view (`x`, `y`, `zoom` of React Flow's viewport), on a canvas of `size` (the whole page without). */
+  url(view: { x: number; y: number; zoom: number }, size?: { width: number; height: number }): string;
   close(): Promise<void>;
 }
 
@@ -39,7 +39,7 @@ export async function startFloor(plan: object): Promise<Floor> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
-    url: (view) => `http://127.0.0.1:${port}/index.html?x=${view.x}&y=${view.y}&zoom=${view.zoom}`,
+    url: (view, size) => `http://127.0.0.1:${port}/index.html?x=${view.x}&y=${view.y}&zoom=${view.zoom}${size ? `&width=${Math.round(size.width)}&height=${Math.round(size.height)}` : ''}`,
     close: async () => {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       fs.rmSync(dir, { recursive: true, force: true });

@@ -17,7 +17,7 @@ import { startConsole, type ConsoleHarness } from '../../apps/console/e2e/harnes
 import { createTenantMember, type TenantMember } from '../../apps/server/test/harness.ts';
 import { type CpuProfile, formatSummary, summarize } from '../api/cpu-profile.ts';
 import { consoleSizes, EDITOR_TARGET_KB, LOGIN_TARGET_KB } from '../console/sizes.ts';
-import { editLatency, panAndZoom, zoomOnto } from './canvas-gestures.ts';
+import { editLatency, type Motion, panAndZoom, panWithStyles, zoomOnto } from './canvas-gestures.ts';
 import { startFloor } from './floor.ts';
 import { largePlan } from './large-plan.ts';
 import { type Arrivals, arrivalPatterns, busy, mainThread, type Opened, pageProbe, probeOf, type ProbeState, since } from './page-probe.ts';
@@ -36,6 +36,18 @@ const settings = {
   strict: process.env.BENCH_STRICT === '1',
   /** Opens of the 1,000-block plan, each beside one of the floor's: the medians are compared. */
   openRounds: Number(process.env.BENCH_OPEN_ROUNDS ?? 3),
+  /** A path prefix: Chrome traces of the first pan round, the editor's and the floor's, are written beside it (`-app.json`, `-floor.json`) for chrome://tracing or Perfetto. */
+  traceOut: process.env.BENCH_TRACE_OUT,
+  /** A path prefix: screenshots of both canvases, zoomed out and in, from the first pan round (its frame rate then counts less). */
+  shotsOut: process.env.BENCH_SHOTS_OUT,
+  /**
+   * JSON: `{ "<name>": "<CSS>" }`. After the pan rounds, each style is added to the editor's page in
+   * turn (an empty one leaves it as it is) and the pan measured, `panRounds` times: what a piece of
+   * the canvas's look costs panning and zooming.
+   */
+  panStyles: process.env.BENCH_PAN_STYLES ? (JSON.parse(process.env.BENCH_PAN_STYLES) as Record<string, string>) : undefined,
+  /** Rounds of panning and zooming, each the editor's and then the floor's. */
+  panRounds: Number(process.env.BENCH_PAN_ROUNDS ?? 3),
 };
 
 const targets = { openMs: 1_000, fps: 50, editMs: 50 };
@@ -64,6 +76,20 @@ async function profiled<T>(phase: string, cdp: CDPSession, run: () => Promise<T>
   console.log(`\nCPU profile of the page, ${phase}${settings.profileOut ? ` (kept in ${settings.profileOut})` : ''}:`);
   console.log(formatSummary(summarize(profile as unknown as CpuProfile, 25)));
   return result;
+}
+
+/** Runs `run` under a Chrome trace of `page`'s browser (every thread: the page's, the compositor's, raster), kept as `<BENCH_TRACE_OUT>-<label>.json`. */
+async function traced<T>(label: string, page: Page, run: () => Promise<T>): Promise<T> {
+  const browser = page.context().browser();
+  if (!settings.traceOut || !browser) return run();
+  const file = `${settings.traceOut}-${label}.json`;
+  await browser.startTracing(page, { path: file, categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'cc', 'viz', 'gpu', 'benchmark', 'blink', 'toplevel'] });
+  try {
+    return await run();
+  } finally {
+    await browser.stopTracing();
+    console.log(`  trace of the ${label}'s pan kept in ${file}`);
+  }
 }
 
 /** Opens the plan in a new tab (signed in first) and waits until its canvas has been still for a second. */
@@ -111,8 +137,6 @@ async function openCanvas(harness: ConsoleHarness, phase: string | undefined, pr
   }, patterns);
   const opening = probe.longTasks.filter((task) => task.start < drawnMs + 1_000);
   const interactiveMs = Math.max(drawnMs, ...opening.map((task) => task.start + task.duration));
-  const transform = (await page.locator('.react-flow__viewport').getAttribute('style')) ?? '';
-  const [, x, y, zoom] = /translate\((-?[\d.]+)px, (-?[\d.]+)px\) scale\(([\d.]+)\)/.exec(transform) ?? [];
   return {
     page,
     context,
@@ -125,8 +149,15 @@ async function openCanvas(harness: ConsoleHarness, phase: string | undefined, pr
     time,
     arrived: arrived as Arrivals,
     firstBlockMs: probe.firstBlockAt ?? Number.NaN,
-    view: { x: Number(x ?? 0), y: Number(y ?? 0), zoom: Number(zoom ?? 1) },
+    view: await viewOf(page),
   };
+}
+
+/** React Flow's view of the canvas on `page` now. */
+async function viewOf(page: Page): Promise<{ x: number; y: number; zoom: number }> {
+  const transform = (await page.locator('.react-flow__viewport').getAttribute('style')) ?? '';
+  const [, x, y, zoom] = /translate\((-?[\d.]+)px, (-?[\d.]+)px\) scale\(([\d.]+)\)/.exec(transform) ?? [];
+  return { x: Number(x ?? 0), y: Number(y ?? 0), zoom: Number(zoom ?? 1) };
 }
 
 /** What a save of `body` costs the server in this process: wall time and CPU, from `inject`. */
@@ -214,8 +245,9 @@ async function main() {
             `first block ${ms(app.firstBlockMs)}; ${app.rendered} blocks in the DOM at ${(app.view.zoom * 100).toFixed(0)} % (floor: document ${ms(plain.arrived.document)}, first node ${ms(plain.firstBlockMs)}, ${plain.rendered} nodes)`,
         );
       }
-    } finally {
+    } catch (error) {
       await floor.close();
+      throw error;
     }
     const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
     const appDrawn = median(rounds.map((round) => round.app.drawnMs));
@@ -237,14 +269,41 @@ async function main() {
     await opened.page.getByTestId('editor-fit').click();
     await opened.page.waitForTimeout(600);
 
-    // (b) pan and zoom
-    const motion = await profiled('pan', opened.cdp, () => panAndZoom(opened, settings.seconds));
+    // (b) pan and zoom, in rounds, each beside the floor's: the same gestures on React Flow alone
+    // drawing the same plan in the same view, on a canvas of the same size.
+    const fitted = await viewOf(opened.page);
+    const canvasBox = (await opened.page.getByTestId('plan-canvas').boundingBox())!;
+    let plainCanvas: Opened;
+    try {
+      plainCanvas = await openCanvas(harness, undefined, async () => floor.url(fitted, canvasBox));
+    } finally {
+      await floor.close();
+    }
+    const motions: { app: Motion; floor: Motion }[] = [];
+    for (let round = 0; round < settings.panRounds; round++) {
+      const first = round === 0;
+      const shots = (label: string) => (first && settings.shotsOut ? `${settings.shotsOut}-${label}` : undefined);
+      const app = await profiled(first ? 'pan' : '', opened.cdp, () => (first ? traced('app', opened.page, () => panAndZoom(opened, settings.seconds, shots('app'))) : panAndZoom(opened, settings.seconds)));
+      const plain = await (first ? traced('floor', plainCanvas.page, () => panAndZoom(plainCanvas, settings.seconds, shots('floor'))) : panAndZoom(plainCanvas, settings.seconds));
+      motions.push({ app, floor: plain });
+      console.log(
+        `  pan and zoom round ${round + 1}: ${app.fps.toFixed(1)} fps (floor ${plain.fps.toFixed(1)}); frame gap p95 ${app.p95FrameMs.toFixed(1)} ms (floor ${plain.p95FrameMs.toFixed(1)}); ` +
+          `main thread ${app.cpuPerFrameMs.toFixed(1)} ms a frame (floor ${plain.cpuPerFrameMs.toFixed(1)}); ${busy(app.time)}`,
+      );
+    }
+    if (settings.panStyles) {
+      // What each piece of the canvas's look costs its frame rate: the same gestures with a style added, in turns.
+      for (const [name, fps] of Object.entries(await panWithStyles(opened, settings.seconds, settings.panStyles, settings.panRounds))) {
+        console.log(`  pan and zoom with ${name || 'the page as it is'}: ${fps.map((value) => value.toFixed(1)).join(', ')} fps, median ${median(fps).toFixed(1)}`);
+      }
+    }
+    await plainCanvas.context.close();
+    const appFps = median(motions.map((round) => round.app.fps));
+    const floorFps = median(motions.map((round) => round.floor.fps));
     console.log(
-      `${settings.blocks} blocks, pan and zoom: ${motion.fps.toFixed(1)} fps (${motion.frames} frames in ${motion.seconds.toFixed(1)} s; target ≥ ${targets.fps}) ${check('fps', motion.fps >= targets.fps)}`,
+      `${settings.blocks} blocks, pan and zoom: ${appFps.toFixed(1)} fps, median of ${motions.length} (target ≥ ${targets.fps}) ${check('fps', appFps >= targets.fps)}`,
     );
-    console.log(
-      `  frame gap p95 ${motion.p95FrameMs.toFixed(1)} ms, longest ${motion.longestFrameMs.toFixed(1)} ms; main thread ${motion.cpuPerFrameMs.toFixed(1)} ms a frame of the 16.7 a 60 Hz frame has (${busy(motion.time)})`,
-    );
+    console.log(`  floor (React Flow alone, the same plan and view, the same gestures): ${floorFps.toFixed(1)} fps; app ÷ floor ${(appFps / floorFps).toFixed(2)}`);
 
     // (c) an edit
     const beforeEdit = await mainThread(opened.cdp);

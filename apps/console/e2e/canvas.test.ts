@@ -59,7 +59,7 @@ const overlaps = (a: Box, b: Box) => a.x < b.x + b.width && b.x < a.x + a.width 
 const zoomOf = (canvas: Locator) =>
   canvas.evaluate((element) => Number(/scale\(([\d.]+)\)/.exec(element.querySelector<HTMLElement>('.react-flow__viewport')?.style.transform ?? '')?.[1] ?? Number.NaN));
 
-/** The lines drawn: React Flow's edges, or the one path of the zoomed-out overview with its count. */
+/** The lines drawn: React Flow's edges, or those of the zoomed-out overview's paths by their count. */
 async function linesDrawn(canvas: Locator): Promise<number> {
   const overview = canvas.getByTestId('overview-edges');
   const zoomedOut = (await overview.count()) > 0 ? Number(await overview.getAttribute('data-edge-count')) : 0;

@@ -107,7 +107,7 @@ describe('versions, finding and shortcuts', () => {
     await expect.poll(() => edgeCount(page)).toBe(1);
   });
 
-  test('zoomed out, blocks are drawn plainly and their edges as one overview, the selected one in full with its handles; a plan too wide to read opens readable on its start, and fitted is drawn in outlines', async () => {
+  test('zoomed out, blocks are drawn plainly and their edges as lines of the overview, the selected one in full with its handles; a plan too wide to read opens readable on its start, and fitted is drawn in outlines', async () => {
     const plan = await planWith('Level of detail', {
       nodes: [node('start', 'start', 0), node('hello', 'play_message', 250, { voice_text: 'Hello there' }), node('bye', 'play_message', 500, { voice_text: 'Goodbye now' })],
       edges: [edge('start', 'next', 'hello'), edge('hello', 'next', 'bye')],
@@ -133,15 +133,15 @@ describe('versions, finding and shortcuts', () => {
     await expect.poll(() => nodeOf(page, 'hello').getAttribute('data-detail')).toBe('plain');
     expect(await summary('hello').count()).toBe(0);
     expect(await summary('bye').count()).toBe(0);
-    // The block's name and colour stay; its handles go, and the edges are drawn as lines of one
-    // overview path that join the blocks: each leaves its block's right side, enters the next's left.
+    // The block's name and colour stay; its handles go, and the edges are drawn as lines of the
+    // overview's paths that join the blocks: each leaves its block's right side, enters the next's left.
     expect(await nodeOf(page, 'hello').textContent()).toBe('Play message');
     expect(await nodeOf(page, 'hello').getByTestId('exit-next').count()).toBe(0);
     expect(await edgeCount(page)).toBe(0);
     const overview = page.getByTestId('overview-edges');
     expect(await overview.getAttribute('data-edge-count')).toBe('2');
     const ends = async () => {
-      const d = (await overview.locator('path').first().getAttribute('d')) ?? '';
+      const d = (await overview.locator('path').evaluateAll((paths) => paths.map((path) => path.getAttribute('d')).join(''))) ?? '';
       return [...d.matchAll(/M([\d.-]+),([\d.-]+)C[^M]*?([\d.-]+),([\d.-]+)(?=M|$)/g)].map((match) => match.slice(1).map(Number));
     };
     const [startToHello, helloToBye] = await ends();

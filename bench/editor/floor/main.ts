@@ -17,6 +17,8 @@ interface PlanDocument {
 
 const params = new URLSearchParams(window.location.search);
 const viewport = { x: Number(params.get('x') ?? 0), y: Number(params.get('y') ?? 0), zoom: Number(params.get('zoom') ?? 1) };
+// The size of the editor's canvas, when given: the same pixels to draw while panning.
+const size = { width: params.get('width') ? `${params.get('width')}px` : '100%', height: params.get('height') ? `${params.get('height')}px` : '100%' };
 const plan = (await (await fetch('./plan.json')).json()) as PlanDocument;
 // A default node: 150 px wide, a line of text; its target handle on top, its source below (React Flow's style.css).
 const handles: Node['handles'] = [
@@ -36,7 +38,8 @@ const edges: Edge[] = plan.edges.map((edge) => ({ id: edge.id, source: edge.sour
 createRoot(document.getElementById('root')!).render(
   createElement(
     'div',
-    { style: { width: '100%', height: '100%' } },
+    // The editor's canvas is found by this name too: the bench pans and zooms both alike.
+    { style: size, 'data-testid': 'plan-canvas' },
     createElement(ReactFlow, { nodes, edges, defaultViewport: viewport, minZoom: 0.05, onlyRenderVisibleElements: true }),
   ),
 );

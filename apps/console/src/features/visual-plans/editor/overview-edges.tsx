@@ -1,7 +1,7 @@
 /**
- * The edges of a plan zoomed out past `detailZoom` (canvas-view.ts), drawn as one SVG path instead
- * of React Flow's edges. Two thousand edge components, and the handles of a thousand plainly drawn
- * blocks, were most of what a large plan cost the browser to open and to pan or zoom (bench/README.md):
+ * The edges of a plan zoomed out past `detailZoom` (canvas-view.ts), drawn as a few SVG paths
+ * (`overviewCell`) instead of React Flow's edges. Two thousand edge components, and the handles of
+ * a thousand plainly drawn blocks, were most of what a large plan cost the browser to open and to pan or zoom (bench/README.md):
  * at that zoom an edge is a line to see, not a thing to click, so below it the canvas draws the lines
  * here, blocks drawn plainly have no handles, and connecting or picking an edge waits for the zoom
  * that shows the blocks' texts. The selected block, drawn in full, keeps its handles.
@@ -61,8 +61,18 @@ const selectNodesDrawn = (state: ReactFlowState): number => {
   return hash;
 };
 
-/** The overview's lines: the plain ones and, apart, those of the path a test run or a report lights up. */
-export function overviewPaths(edges: readonly Edge[], nodes: ReadonlyMap<string, InternalNode>): { plain: string; lit: string; count: number; litCount: number } {
+/**
+ * The side, in the plan's units, of the squares the overview's lines are grouped by: the lines from
+ * one square to another make one path. The browser paints the canvas in tiles, and a tile draws the
+ * paths whose bounds cross it: as one path, every line of the plan was drawn again for every tile at
+ * every step of a zoom, most of what panning and zooming a large plan cost after its blocks
+ * (bench/README.md). Grouped by both ends, a long line does not stretch the bounds of the short ones
+ * beside it. A square holds a few blocks; the bench's plan of a thousand makes a few hundred paths.
+ */
+export const overviewCell = 1000;
+
+/** The overview's lines: the plain ones, a path's worth per pair of the plan's squares they join, and, apart, those of the path a test run or a report lights up. */
+export function overviewPaths(edges: readonly Edge[], nodes: ReadonlyMap<string, InternalNode>): { plain: string[]; lit: string; count: number; litCount: number } {
   const connected = new Map<string, string[]>();
   for (const edge of edges) {
     const exits = connected.get(edge.source) ?? [];
@@ -75,7 +85,7 @@ export function overviewPaths(edges: readonly Edge[], nodes: ReadonlyMap<string,
     if (!shown) exitRows.set(node.id, (shown = visibleExits(node.type ?? '', node.data, connected.get(node.id) ?? []).map((row) => row.exit)));
     return shown;
   };
-  let plain = '';
+  const plain = new Map<string, string>();
   let lit = '';
   let count = 0;
   let litCount = 0;
@@ -91,10 +101,13 @@ export function overviewPaths(edges: readonly Edge[], nodes: ReadonlyMap<string,
     if (edge.animated) {
       lit += segment;
       litCount++;
-    } else plain += segment;
+    } else {
+      const cell = `${Math.floor(from.x / overviewCell)},${Math.floor(from.y / overviewCell)} ${Math.floor(to.x / overviewCell)},${Math.floor(to.y / overviewCell)}`;
+      plain.set(cell, (plain.get(cell) ?? '') + segment);
+    }
     count++;
   }
-  return { plain, lit, count, litCount };
+  return { plain: [...plain.values()], lit, count, litCount };
 }
 
 /** Goes inside `<ReactFlow>`, given every edge of the plan; draws nothing while the canvas shows blocks in full. */
@@ -108,7 +121,10 @@ export function OverviewEdges({ edges }: { edges: readonly Edge[] }) {
   return (
     <ViewportPortal>
       <svg className={classes.overviewEdges} data-testid="overview-edges" data-edge-count={paths.count} data-lit-count={paths.litCount} aria-hidden>
-        <path className={classes.overviewEdge} d={paths.plain} />
+        {paths.plain.map((d, index) => (
+          // A group's lines change with the blocks they leave; its place in the list is key enough.
+          <path key={index} className={classes.overviewEdge} d={d} />
+        ))}
         {paths.lit && <path className={classes.overviewLitEdge} d={paths.lit} />}
       </svg>
     </ViewportPortal>

@@ -50,7 +50,11 @@ const settings = {
   panRounds: Number(process.env.BENCH_PAN_ROUNDS ?? 3),
 };
 
-const targets = { openMs: 1_000, fps: 50, editMs: 50 };
+/**
+ * `fps`: panning and zooming, or, in a run where React Flow alone (the floor) does not reach it on
+ * this machine, at least `fpsOfFloor` of the floor's rate (bench/README.md, "the floor of a pan").
+ */
+const targets = { openMs: 1_000, fps: 50, fpsOfFloor: 0.9, editMs: 50 };
 
 const consoleDir = path.resolve(import.meta.dirname, '../../apps/console');
 
@@ -300,9 +304,10 @@ async function main() {
     await plainCanvas.context.close();
     const appFps = median(motions.map((round) => round.app.fps));
     const floorFps = median(motions.map((round) => round.floor.fps));
-    console.log(
-      `${settings.blocks} blocks, pan and zoom: ${appFps.toFixed(1)} fps, median of ${motions.length} (target ≥ ${targets.fps}) ${check('fps', appFps >= targets.fps)}`,
-    );
+    const floorShort = floorFps < targets.fps;
+    const fpsTarget = floorShort ? `≥ ${targets.fps}, or ${targets.fpsOfFloor} × the floor's ${floorFps.toFixed(1)}, which does not reach ${targets.fps} here` : `≥ ${targets.fps}`;
+    const fpsMet = appFps >= targets.fps || (floorShort && appFps >= targets.fpsOfFloor * floorFps);
+    console.log(`${settings.blocks} blocks, pan and zoom: ${appFps.toFixed(1)} fps, median of ${motions.length} (target ${fpsTarget}) ${check('fps', fpsMet)}`);
     console.log(`  floor (React Flow alone, the same plan and view, the same gestures): ${floorFps.toFixed(1)} fps; app ÷ floor ${(appFps / floorFps).toFixed(2)}`);
 
     // (c) an edit

@@ -19,6 +19,10 @@ export default defineConfig({
   test: {
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    // What crosses a process or the database (another instance, a PBX, a queue's worker) arrives
+    // when a busy CI machine gets to it: a poll waits that long, not vitest's one second, and still
+    // fails when the thing never happens.
+    expect: { poll: { timeout: 10_000, interval: 50 } },
     projects: [
       { extends: true, test: { name: 'unit', include: ['packages/*/src/**/*.test.{ts,tsx}', 'apps/server/src/**/*.test.ts', 'apps/console/src/**/*.test.ts', 'apps/webchat/src/**/*.test.ts', 'scripts/**/*.test.ts'] } },
       { extends: true, test: { name: 'sqlite', include: apiTests, env: { TEST_DIALECT: 'sqlite' }, ...sharedModules } },

@@ -4,6 +4,7 @@ import { createTenantUser, type TenantMember } from '../../server/test/harness.t
 import { accessibilityViolations, type ConsoleHarness, createPlan, openPlanEditor, settledView, untilStill } from './harness.ts';
 import { edgeCount, nodeOf, nodesOfType } from './canvas-locators.ts';
 import { type Body, draftOf, edge, editorTenant } from './editor-tenant.ts';
+import { screenshotStates } from './screenshots.ts';
 
 /**
  * The plan editor (/visual-plan/<id>), its second half: versions, finding blocks, the shortcuts,
@@ -151,6 +152,8 @@ describe('versions, finding and shortcuts', () => {
     // In the plan's coordinates the lines meet the blocks where the blocks are drawn (their boxes on screen, over the zoom).
     expect(Math.abs((helloToBye![2]! - startToHello![2]!) * zoom - (bye.x - hello.x))).toBeLessThan(2);
     expect(Math.abs((helloToBye![0]! - startToHello![0]!) * zoom - (hello.x + hello.width - (start.x + start.width)))).toBeLessThan(2);
+    // Drawn plainly: square corners, no shadow, the lines under the blocks. (Narrower, the editor turns read-only and is shot elsewhere.)
+    await screenshotStates(page, 'editor-zoomed-out', { group: 'plan-editor-versions-and-guards', widths: [1280] });
 
     // The selected block, whose form is open, is drawn in full, with its handles.
     await nodeOf(page, 'hello').click();

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createTenantMember, type TenantMember } from '../../server/test/harness.ts';
 import { type FixtureDocument, insertReport, storePlan } from '../../server/test/sessions-helpers.ts';
 import { type ConsoleHarness, createPlan, openPlanEditor, startConsole } from './harness.ts';
+import { lineContrast } from './canvas-locators.ts';
 import { screenshotStates } from './screenshots.ts';
 
 const fixture = JSON.parse(readFileSync(new URL('../../../fixtures/plans/opening-hours.json', import.meta.url), 'utf8')) as FixtureDocument & {
@@ -122,6 +123,8 @@ describe('the editor', () => {
       expect(block.x).toBeGreaterThanOrEqual(frame1280.x);
       expect(block.x + block.width).toBeLessThanOrEqual(frame1280.x + frame1280.width);
     }
+    // The lines read against the canvas in either scheme: 3:1 at least (WCAG 1.4.11).
+    expect(await lineContrast(canvas)).toBeGreaterThanOrEqual(3);
     await screenshotStates(page, 'editor-opened', { group, widths: [1280] });
 
     // A block selected: its settings open beside the canvas; a change marks the work unsaved, the status read whole.

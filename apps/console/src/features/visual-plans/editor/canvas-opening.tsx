@@ -7,13 +7,14 @@
 import { type FitViewOptions, type Node, type ReactFlowInstance, type ReactFlowState, type Rect, useReactFlow, useStore, useStoreApi, type Viewport } from '@xyflow/react';
 import { useEffect, useRef } from 'react';
 import { canvasMinZoom, fitMaxZoom, planBounds } from './canvas-view.ts';
+import classes from './editor.module.css';
 import { type Insets, openingView } from './opening-view.ts';
 
 type Block = { id: string; type: string; position: { x: number; y: number }; measured?: { width?: number; height?: number } };
 type Link = { source: string; source_exit: string };
 
-/** What every plan canvas shares: only what is in view drawn, zooming out as far as a person wants. */
-export const canvasDefaults = { minZoom: canvasMinZoom, onlyRenderVisibleElements: true } as const;
+/** What every plan canvas shares: only what is in view drawn, zooming out as far as a person wants, lines that stand out in either scheme. */
+export const canvasDefaults = { minZoom: canvasMinZoom, onlyRenderVisibleElements: true, className: classes.flow } as const;
 
 /** A fit the person asks for (the fit buttons): the whole plan, however small, clear of the controls, at 100 % at most. */
 export function fitOptions<N extends Node = Node>(inset: Insets, duration?: number): FitViewOptions<N> {

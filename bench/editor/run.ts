@@ -304,11 +304,16 @@ async function main() {
     await plainCanvas.context.close();
     const appFps = median(motions.map((round) => round.app.fps));
     const floorFps = median(motions.map((round) => round.floor.fps));
+    // Each round's editor and floor ran a few seconds apart: the ratio of each round tells the code from the machine's swings better than the ratio of the medians (as bench:budget judges).
+    const roundRatios = motions.map((round) => round.app.fps / round.floor.fps);
+    const ofFloor = median(roundRatios);
     const floorShort = floorFps < targets.fps;
-    const fpsTarget = floorShort ? `≥ ${targets.fps}, or ${targets.fpsOfFloor} × the floor's ${floorFps.toFixed(1)}, which does not reach ${targets.fps} here` : `≥ ${targets.fps}`;
-    const fpsMet = appFps >= targets.fps || (floorShort && appFps >= targets.fpsOfFloor * floorFps);
+    const fpsTarget = floorShort ? `≥ ${targets.fps}, or ${targets.fpsOfFloor} × the floor, which does not reach ${targets.fps} here` : `≥ ${targets.fps}`;
+    const fpsMet = appFps >= targets.fps || (floorShort && ofFloor >= targets.fpsOfFloor);
     console.log(`${settings.blocks} blocks, pan and zoom: ${appFps.toFixed(1)} fps, median of ${motions.length} (target ${fpsTarget}) ${check('fps', fpsMet)}`);
-    console.log(`  floor (React Flow alone, the same plan and view, the same gestures): ${floorFps.toFixed(1)} fps; app ÷ floor ${(appFps / floorFps).toFixed(2)}`);
+    console.log(
+      `  floor (React Flow alone, the same plan and view, the same gestures): ${floorFps.toFixed(1)} fps; app ÷ floor ${ofFloor.toFixed(2)}, the median of the rounds' ${roundRatios.map((ratio) => ratio.toFixed(2)).join(', ')}`,
+    );
 
     // (c) an edit
     const beforeEdit = await mainThread(opened.cdp);

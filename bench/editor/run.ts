@@ -17,6 +17,7 @@ import { startConsole, type ConsoleHarness } from '../../apps/console/e2e/harnes
 import { createTenantMember, type TenantMember } from '../../apps/server/test/harness.ts';
 import { type CpuProfile, formatSummary, summarize } from '../api/cpu-profile.ts';
 import { consoleSizes, EDITOR_TARGET_KB, LOGIN_TARGET_KB } from '../console/sizes.ts';
+import { median } from '../lib/load.ts';
 import { editLatency, type Motion, panAndZoom, panWithStyles, zoomOnto } from './canvas-gestures.ts';
 import { startFloor } from './floor.ts';
 import { largePlan } from './large-plan.ts';
@@ -82,10 +83,10 @@ async function profiled<T>(phase: string, cdp: CDPSession, run: () => Promise<T>
   return result;
 }
 
-/** Runs `run` under a Chrome trace of `page`'s browser (every thread: the page's, the compositor's, raster), kept as `<BENCH_TRACE_OUT>-<label>.json`. */
-async function traced<T>(label: string, page: Page, run: () => Promise<T>): Promise<T> {
+/** Runs `run` under a Chrome trace of `page`'s browser (every thread: the page's, the compositor's, raster), kept as `<BENCH_TRACE_OUT>-<label>.json`; without a label, untraced. */
+async function traced<T>(label: string | undefined, page: Page, run: () => Promise<T>): Promise<T> {
   const browser = page.context().browser();
-  if (!settings.traceOut || !browser) return run();
+  if (!settings.traceOut || !label || !browser) return run();
   const file = `${settings.traceOut}-${label}.json`;
   await browser.startTracing(page, { path: file, categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'cc', 'viz', 'gpu', 'benchmark', 'blink', 'toplevel'] });
   try {
@@ -253,7 +254,6 @@ async function main() {
       await floor.close();
       throw error;
     }
-    const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
     const appDrawn = median(rounds.map((round) => round.app.drawnMs));
     const floorDrawn = median(rounds.map((round) => round.floor.drawnMs));
     const afterDocument = median(rounds.map((round) => round.app.drawnMs - round.app.arrived.document));
@@ -285,10 +285,12 @@ async function main() {
     }
     const motions: { app: Motion; floor: Motion }[] = [];
     for (let round = 0; round < settings.panRounds; round++) {
+      // The first round is the one profiled, traced and shot, when asked.
       const first = round === 0;
+      const once = (label: string) => (first ? label : undefined);
       const shots = (label: string) => (first && settings.shotsOut ? `${settings.shotsOut}-${label}` : undefined);
-      const app = await profiled(first ? 'pan' : '', opened.cdp, () => (first ? traced('app', opened.page, () => panAndZoom(opened, settings.seconds, shots('app'))) : panAndZoom(opened, settings.seconds)));
-      const plain = await (first ? traced('floor', plainCanvas.page, () => panAndZoom(plainCanvas, settings.seconds, shots('floor'))) : panAndZoom(plainCanvas, settings.seconds));
+      const app = await profiled(once('pan') ?? '', opened.cdp, () => traced(once('app'), opened.page, () => panAndZoom(opened, settings.seconds, shots('app'))));
+      const plain = await traced(once('floor'), plainCanvas.page, () => panAndZoom(plainCanvas, settings.seconds, shots('floor')));
       motions.push({ app, floor: plain });
       console.log(
         `  pan and zoom round ${round + 1}: ${app.fps.toFixed(1)} fps (floor ${plain.fps.toFixed(1)}); frame gap p95 ${app.p95FrameMs.toFixed(1)} ms (floor ${plain.p95FrameMs.toFixed(1)}); ` +

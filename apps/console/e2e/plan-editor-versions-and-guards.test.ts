@@ -142,7 +142,7 @@ describe('versions, finding and shortcuts', () => {
     const overview = page.getByTestId('overview-edges');
     expect(await overview.getAttribute('data-edge-count')).toBe('2');
     const ends = async () => {
-      const d = (await overview.locator('path').evaluateAll((paths) => paths.map((path) => path.getAttribute('d')).join(''))) ?? '';
+      const d = await overview.locator('path').evaluateAll((paths) => paths.map((path) => path.getAttribute('d')).join(''));
       return [...d.matchAll(/M([\d.-]+),([\d.-]+)C[^M]*?([\d.-]+),([\d.-]+)(?=M|$)/g)].map((match) => match.slice(1).map(Number));
     };
     const [startToHello, helloToBye] = await ends();

@@ -40,14 +40,14 @@ function listen(handle: Pick<DatabaseHandle, 'bus'>) {
  * Resolves once an instance publishes live events, that is once it has heard that someone
  * listens on another instance: it learns so from a notification, a moment after the
  * subscription (instance-bus.ts), and until then a session's events go nowhere, by design.
- * Sessions started by `startSession` (answering their ids), until `heardOf` one of them.
+ * Sessions started by `startSession` (given their number, answering their ids), until `heardOf` one of them.
  */
-async function untilPublishing(startSession: () => Promise<string>, heardOf: (sessionId: string) => boolean) {
+async function untilPublishing(startSession: (attempt: number) => Promise<string>, heardOf: (sessionId: string) => boolean) {
   const started: string[] = [];
   await expect
     .poll(
       async () => {
-        started.push(await startSession());
+        started.push(await startSession(started.length + 1));
         return started.some(heardOf);
       },
       { timeout: 20_000, interval: 100 },
@@ -240,9 +240,8 @@ describe('two server processes on one database', () => {
       };
       const call = { AccountSid: account, CallSid: 'CA-live-instances', From: '+14155550100', To: number, Direction: 'inbound', CallStatus: 'ringing' };
       // The dashboard leaves out simulated sessions: B is warmed up with calls of its own.
-      let warmUps = 0;
-      const warmUpCall = async () => {
-        const CallSid = `CA-warm-up-${++warmUps}`;
+      const warmUpCall = async (attempt: number) => {
+        const CallSid = `CA-warm-up-${attempt}`;
         await hookOnB('voice', { ...call, CallSid });
         return CallSid;
       };
@@ -302,9 +301,8 @@ describe.runIf(dialect === 'postgres')('a call whose turns alternate between two
     const heard = listen(server.ctx);
     const id = 'CA-alternating';
     const init = { id, tenant_id: tenant.id, plan_id: planId, channel: 'voice', provider: 'twilio', caller: '+5511999990000', called: '+5511333330000' } as const;
-    let warmUps = 0;
-    const warmUpOnOne = async () => {
-      const warmUpId = `CA-warm-up-${++warmUps}`;
+    const warmUpOnOne = async (attempt: number) => {
+      const warmUpId = `CA-warm-up-${attempt}`;
       await one.start({ ...init, id: warmUpId });
       return warmUpId;
     };

@@ -1,10 +1,10 @@
 /**
  * The edges of a plan zoomed out past `detailZoom` (canvas-view.ts), drawn as a few SVG paths
  * (`overviewCell`) instead of React Flow's edges. Two thousand edge components, and the handles of
- * a thousand plainly drawn blocks, were most of what a large plan cost the browser to open and to pan or zoom (bench/README.md):
- * at that zoom an edge is a line to see, not a thing to click, so below it the canvas draws the lines
- * here, blocks drawn plainly have no handles, and connecting or picking an edge waits for the zoom
- * that shows the blocks' texts. The selected block, drawn in full, keeps its handles.
+ * a thousand plainly drawn blocks, were most of what a large plan cost the browser to open and to
+ * pan or zoom (bench/README.md): at that zoom an edge is a line to see, not a thing to click, so
+ * below it the canvas draws the lines here, blocks drawn plainly have no handles, and connecting or
+ * picking an edge waits for the zoom that shows the blocks' texts. The selected block, drawn in full, keeps its handles.
  */
 import { type Edge, type InternalNode, type ReactFlowState, useStore, ViewportPortal } from '@xyflow/react';
 import { useMemo } from 'react';

@@ -2,7 +2,7 @@ import type { Audio } from '@voxplan/contracts';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { type FakeOpenAi, silentWav, startFakeOpenAi } from '../../server/test/fake-openai.ts';
 import { createTenantMember } from '../../server/test/harness.ts';
-import { chooseOption, type ConsoleHarness, createPlan, rowWith, startConsole } from './harness.ts';
+import { chooseOption, type ConsoleHarness, createPlan, rowWith, startConsole, untilStill } from './harness.ts';
 
 /**
  * The console's AI (issue 18): the audio screen's AI voices, offered to a tenant with an AI key and
@@ -132,7 +132,10 @@ test('the chatbot block offers the second AI provider only while its setting is 
     // The view may have followed another block; the canvas draws only the blocks in view, so the
     // person fits the plan first, as they would to find one.
     await page.getByTestId('editor-fit').click();
-    await page.locator(`[data-testid="plan-node"][data-node-id="${id}"]`).click();
+    // Clicked while the fit still moves it, the block is missed on a busy machine.
+    const block = page.locator(`[data-testid="plan-node"][data-node-id="${id}"]`);
+    await untilStill(block);
+    await block.click();
     await expect.poll(() => page.getByTestId('block-panel').getAttribute('data-node-id')).toBe(id);
   };
   const providersOffered = async (page: Awaited<ReturnType<typeof openEditor>>) => {

@@ -2,6 +2,7 @@ import type { Audio } from '@voxplan/contracts';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { type FakeOpenAi, silentWav, startFakeOpenAi } from '../../server/test/fake-openai.ts';
 import { createTenantMember } from '../../server/test/harness.ts';
+import { openIssues } from './canvas-locators.ts';
 import { chooseOption, type ConsoleHarness, createPlan, rowWith, startConsole, untilStill } from './harness.ts';
 
 /**
@@ -169,7 +170,7 @@ test('the chatbot block offers the second AI provider only while its setting is 
     await select(on, 'second');
     expect(await on.getByTestId('block-panel').getByTestId('field-provider').inputValue()).toBe('SipPulse AI');
     expect(await on.getByTestId('warning-provider').count()).toBe(0);
-    await on.getByTestId('editor-issues').click();
+    await openIssues(on);
     expect(await on.getByTestId('issue-warning').filter({ hasText: 'Choice turned off in the system settings' }).count()).toBe(0);
   } finally {
     await setting(false);

@@ -31,3 +31,13 @@ export function lineContrast(canvas: Locator): Promise<number> {
     return (lighter! + 0.05) / (darker! + 0.05);
   });
 }
+
+/**
+ * Opens the editor's list of problems and waits until it shows, so that what a test then counts in
+ * it (even none of a kind) is what the person sees, not a list still on its way.
+ */
+export async function openIssues(page: Page): Promise<Locator> {
+  await page.getByTestId('editor-issues').click();
+  await page.locator('[data-testid^="issue-"]').first().waitFor({ state: 'visible' });
+  return page.locator('[data-testid^="issue-"]');
+}

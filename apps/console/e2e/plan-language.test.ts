@@ -2,6 +2,7 @@ import type { VisualPlanDocument } from '@voxplan/contracts/visual-plan';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createTenantMember, type TenantMember } from '../../server/test/harness.ts';
+import { openIssues } from './canvas-locators.ts';
 import { type ConsoleHarness, createPlan, startConsole } from './harness.ts';
 
 /**
@@ -62,8 +63,10 @@ describe('a voice that does not speak the plan’s language', () => {
       // Portuguese, and one of its voices: only Portuguese voices are offered.
       await choose(page, 'settings-language', /pt-BR$/);
       await page.getByTestId('settings-twilio-voice').click();
+      const camila = page.getByRole('option', { name: /^Polly\.Camila ·/ });
+      await camila.waitFor({ state: 'visible' });
       expect(await page.getByRole('option', { name: /Polly\.Joanna/ }).count()).toBe(0);
-      await page.getByRole('option', { name: /^Polly\.Camila ·/ }).click();
+      await camila.click();
       // The language changes under the chosen voice: the voice stays, marked.
       await choose(page, 'settings-language', /en-US$/);
       expect(await page.getByTestId('settings-twilio-voice').inputValue()).toMatch(/^Polly\.Camila/);
@@ -71,7 +74,7 @@ describe('a voice that does not speak the plan’s language', () => {
 
       await page.getByTestId('editor-save').click();
       await expect.poll(() => page.getByText(toast).count()).toBe(1);
-      await page.getByTestId('editor-issues').click();
+      await openIssues(page);
       expect(await page.getByTestId('issue-error').filter({ hasText: issue }).count()).toBe(1);
       // Nothing was stored.
       const stored = await draftOf(plan.id);

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { parseTemplate } from '../../server/src/lib/whatsapp-template-parse.ts';
 import { createTenantMember, type TenantMember } from '../../server/test/harness.ts';
 import { orderUpdate, pendingTemplate } from '../../server/test/whatsapp-template-fixtures.ts';
+import { openIssues } from './canvas-locators.ts';
 import { type ConsoleHarness, createNumber, createPlan, openPlanEditor, startConsole } from './harness.ts';
 import { screenshotStates } from './screenshots.ts';
 
@@ -97,8 +98,8 @@ describe.each(Object.entries(texts))('the template block’s form, in %s', (loca
     const values = ['#1234', '{{name}}', 'BRL 12.50', 'May 5', 'abc'];
     for (const [index, value] of values.entries()) await panel.getByTestId(`field-parameters.${index}.value`).fill(value);
     await expect.poll(flagged).toBe(0);
-    await page.getByTestId('editor-issues').click();
-    await expect.poll(() => page.getByTestId('issue-warning').filter({ hasText: text.unmappedIssue }).count()).toBe(0);
+    await openIssues(page);
+    expect(await page.getByTestId('issue-warning').filter({ hasText: text.unmappedIssue }).count()).toBe(0);
     await page.keyboard.press('Escape');
     await screenshotStates(page, 'template-mapped', { group: 'whatsapp-template-block' });
 

@@ -196,7 +196,7 @@ describe('the dashboard on one server', () => {
     const page = await openDashboard(harness, member);
     await expect.poll(() => page.getByTestId('figure-calls-value').textContent()).toBe('2');
     await page.getByTestId('period-kind').getByText('Custom').click();
-    expect(await page.getByTestId('figure-calls-value').textContent()).toBe('—');
+    await expect.poll(() => page.getByTestId('figure-calls-value').textContent()).toBe('—');
     const dayName = (date: Date) => date.toLocaleDateString('en-GB', { day: 'numeric', month: 'long', year: 'numeric' });
     const pickDays = async (date: Date) => {
       await page.getByTestId('period-range').click();

@@ -311,12 +311,20 @@ describe('sign-in, refresh and sign-out', () => {
     });
   });
 
+  /**
+   * fast-jwt rounds a token's expiry down to the second, so a token of TTL seconds lives between
+   * TTL − 1 and TTL: with 1 it could expire before a loaded machine's first request. Three leave two
+   * seconds at least for that request, and the wait ends when the token's own expiry has passed.
+   */
+  const shortTtl = { ACCESS_TOKEN_TTL: '3' };
+  const untilExpired = (token: string) => new Promise((resolve) => setTimeout(resolve, (decodeJwt(token).exp ?? 0) * 1000 - Date.now() + 100));
+
   test('an access token expires after ACCESS_TOKEN_TTL and answers invalid_token', async () => {
-    const shortLived = await startTestServer({ ACCESS_TOKEN_TTL: '1' });
+    const shortLived = await startTestServer(shortTtl);
     try {
       const token = await shortLived.login();
       expect((await shortLived.call({ method: 'GET', url: '/whoami', token })).statusCode).toBe(200);
-      await new Promise((resolve) => setTimeout(resolve, 2100));
+      await untilExpired(token);
       const expired = await shortLived.call({ method: 'GET', url: '/whoami', token });
       expect(expired.statusCode).toBe(401);
       expect(errorOf(expired).code).toBe('invalid_token');
@@ -346,7 +354,7 @@ describe('sign-in, refresh and sign-out', () => {
   }
 
   test('a kept-alive connection that goes on presenting its token is refused once the token expires', async () => {
-    const shortLived = await startTestServer({ ACCESS_TOKEN_TTL: '1' });
+    const shortLived = await startTestServer(shortTtl);
     const connection = await keptAliveWhoami(shortLived);
     try {
       const token = await shortLived.login();
@@ -354,7 +362,7 @@ describe('sign-in, refresh and sign-out', () => {
       const second = await connection.whoami(token);
       expect([first.status, second.status]).toEqual([200, 200]);
       expect(second.socket).toBe(first.socket);
-      await new Promise((resolve) => setTimeout(resolve, 2100));
+      await untilExpired(token);
       const expired = await connection.whoami(token);
       expect(expired.socket).toBe(first.socket);
       expect([expired.status, expired.code]).toEqual([401, 'invalid_token']);
@@ -364,7 +372,7 @@ describe('sign-in, refresh and sign-out', () => {
     }
   });
 
-  // Apart from the expiry above: a one-second token can expire between a slow machine's sign-in and sign-out.
+  // Apart from the expiry above: a short-lived token can expire between a slow machine's sign-in and sign-out.
   test('a kept-alive connection that goes on presenting its token is refused the moment its sign-in ends', async () => {
     const listening = await startTestServer();
     const connection = await keptAliveWhoami(listening);

@@ -14,7 +14,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import type { TenantMember } from '../../server/test/harness.ts';
 import { sweepCustomersGone } from '../../server/src/modules/conversations/customer-left.ts';
 import type { GraphApi } from '../../server/test/whatsapp-graph.ts';
-import { accessibilityViolations, type ConsoleHarness } from './harness.ts';
+import { accessibilityViolations, type ConsoleHarness, isFocused } from './harness.ts';
 import { screenshotStates } from './screenshots.ts';
 import { inView, startWhatsAppDesk, type WhatsAppDesk } from './whatsapp-desk.ts';
 
@@ -76,7 +76,6 @@ async function openAgent(options: { locale?: string; colorScheme?: 'light' | 'da
 }
 
 const visible = (locator: Locator) => locator.isVisible();
-const isFocused = (locator: Locator) => locator.evaluate((element) => element === document.activeElement);
 const tones = (page: Page) => page.evaluate(() => (window as unknown as { tones?: number }).tones ?? 0);
 
 /** Opens the only waiting chat and takes it. */

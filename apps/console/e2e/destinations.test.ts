@@ -2,7 +2,7 @@ import type { Destination } from '@voxplan/contracts';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createTenantMember, q, type TenantMember } from '../../server/test/harness.ts';
-import { accessibilityViolations, chooseOption, type ConsoleHarness, rowWith, searchTable, startConsole } from './harness.ts';
+import { accessibilityViolations, chooseOption, type ConsoleHarness, isFocused, rowWith, searchTable, startConsole } from './harness.ts';
 
 let harness: ConsoleHarness;
 let admin: string;
@@ -112,8 +112,8 @@ describe('destinations screen', () => {
       for (const uri of ['pbx.example.com', 'sip:100@', 'tel:call-me', 'https://chat.example.com/bot']) {
         await page.getByTestId('destination-uri').fill(uri);
         await page.getByTestId('destination-save').click();
-        await expect.poll(() => dialog.getByText(texts.voice).count()).toBe(1);
-        expect(await dialog.getByText(texts.required).count()).toBe(1);
+        // Both at once, polled together: the form clears its errors and then sets them again on save.
+        await expect.poll(() => Promise.all([dialog.getByText(texts.voice).count(), dialog.getByText(texts.required).count()])).toEqual([1, 1]);
       }
       expect(await page.getByTestId('destination-uri').getAttribute('aria-invalid')).toBe('true');
 
@@ -136,6 +136,33 @@ describe('destinations screen', () => {
       expect(await page.getByTestId('destination-uri').inputValue()).toBe('sip:100@pbx.example.com');
     }
     expect(await stored()).toHaveLength(2);
+  });
+
+  test('a refused save takes the person to the first field in error, unless they have already gone to another field', async () => {
+    const page = await openDestinations();
+    const dialog = page.getByRole('dialog');
+    await page.getByTestId('destination-new').click();
+    const [name, uri] = [page.getByTestId('destination-name'), page.getByTestId('destination-uri')];
+    await uri.fill('pbx.example.com');
+    await page.getByTestId('destination-save').click();
+    await expect.poll(() => name.getAttribute('aria-invalid')).toBe('true');
+    await expect.poll(() => isFocused(name)).toBe(true);
+
+    // Saved, then at once into the URI to fix it (what a loaded machine or a quick hand does): the
+    // refusal, rendered after, leaves the focus where the person went, and what they type lands there.
+    await dialog.evaluate((element) => {
+      const save = element.querySelector<HTMLButtonElement>('[data-testid="destination-save"]')!;
+      save.focus();
+      save.click();
+      element.querySelector<HTMLInputElement>('[data-testid="destination-uri"]')!.focus();
+    });
+    await expect.poll(() => Promise.all([name.getAttribute('aria-invalid'), uri.getAttribute('aria-invalid')])).toEqual(['true', 'true']);
+    // The refusal's focus is a task after its render.
+    await page.evaluate(() => new Promise((resolve) => setTimeout(resolve, 50)));
+    expect(await isFocused(uri)).toBe(true);
+    await page.keyboard.press('ControlOrMeta+A');
+    await page.keyboard.type('sip:100@pbx.example.com');
+    expect([await name.inputValue(), await uri.inputValue()]).toEqual(['', 'sip:100@pbx.example.com']);
   });
 
   test('edit in the prefilled modal: a kind the URI does not suit is refused, then both change together', async () => {

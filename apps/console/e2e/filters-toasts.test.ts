@@ -1,6 +1,6 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { type ConsoleHarness, startConsole } from './harness.ts';
+import { type ConsoleHarness, startConsole, untilStill } from './harness.ts';
 
 let harness: ConsoleHarness;
 /** The twelve tenants made here and the one a fresh install starts with ("default"). */
@@ -67,8 +67,9 @@ describe('toasts and modals', () => {
       await page.getByTestId('tenant-save').click();
       const toast = page.locator('.mantine-Notification-root').filter({ hasText: 'Database unavailable' });
       await toast.waitFor();
-      // The toast has arrived where it stays (it slides in).
+      // The toast has arrived where it stays (it slides in, longer on a loaded machine).
       await page.waitForTimeout(400);
+      await untilStill(toast);
       const dialog = page.getByRole('dialog');
       const toastBox = (await toast.boundingBox())!;
       for (const part of [dialog.getByRole('heading', { name: 'Create tenant' }), dialog.getByRole('button', { name: 'Close' })]) {

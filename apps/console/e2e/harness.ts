@@ -213,6 +213,9 @@ export async function settledView(page: Page): Promise<void> {
   );
 }
 
+/** Whether the element has the page's focus: where the person's next keys go. */
+export const isFocused = (locator: Locator): Promise<boolean> => locator.evaluate((element) => element === document.activeElement);
+
 /** Waits for the view's animation to end: the block stays where it is for a few frames. */
 export async function untilStill(block: Locator): Promise<void> {
   let last = '';

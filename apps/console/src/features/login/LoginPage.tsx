@@ -45,11 +45,12 @@ export default function LoginPage({ from = '/dashboard', onSignedIn, preload }: 
 
   const onSubmit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
+    const focusedAtSubmit = document.activeElement;
     void (async () => {
       const errors = validateWith(await loginSchemaLoader(), values, t);
       setFieldErrors(errors);
       if (Object.keys(errors).length > 0) {
-        focusFirstInvalid(formRef.current);
+        focusFirstInvalid(formRef.current, focusedAtSubmit);
         return;
       }
       setFailure(null);
@@ -63,7 +64,7 @@ export default function LoginPage({ from = '/dashboard', onSignedIn, preload }: 
         const details = error instanceof ApiError ? (error.body?.details ?? []) : [];
         const onFields = Object.fromEntries(details.filter((detail) => detail.path === 'username' || detail.path === 'password').map((detail) => [detail.path, detail.message]));
         setFieldErrors(onFields);
-        if (Object.keys(onFields).length > 0) focusFirstInvalid(formRef.current);
+        if (Object.keys(onFields).length > 0) focusFirstInvalid(formRef.current, focusedAtSubmit);
         setFailure(error instanceof ApiError && error.status === 401 ? t('errors.invalid_credentials') : errorText(error, t));
       } finally {
         setSubmitting(false);

@@ -55,7 +55,7 @@ export function useSchemaForm<Values extends Record<string, unknown>>(options: O
 
   const { submit, onSuccess, hideError, onError } = options;
   const handleValid = useCallback(
-    async (values: Values) => {
+    async (values: Values, focusedAtSubmit: Element | null) => {
       setSubmitting(true);
       try {
         const result = await submit(valuesToSubmit(values, options.initialValues));
@@ -73,7 +73,7 @@ export function useSchemaForm<Values extends Record<string, unknown>>(options: O
           }
           if (Object.keys(fieldErrors).length > 0) {
             form.setErrors(fieldErrors);
-            focusFirstInvalid(formRef.current);
+            focusFirstInvalid(formRef.current, focusedAtSubmit);
           }
         }
         showError(error, t, { hideError, onError });
@@ -88,16 +88,17 @@ export function useSchemaForm<Values extends Record<string, unknown>>(options: O
   const onSubmit = useCallback(
     (event?: React.FormEvent<HTMLFormElement>) => {
       event?.preventDefault();
+      const focusedAtSubmit = document.activeElement;
       void (async () => {
         const values = form.getValues();
         const errors = validateWith(typeof schema === 'function' ? await schema() : schema, values, t);
         form.setErrors(errors);
         const tenantChosen = tenant?.validate() ?? true;
         if (Object.keys(errors).length > 0 || !tenantChosen) {
-          focusFirstInvalid(formRef.current);
+          focusFirstInvalid(formRef.current, focusedAtSubmit);
           return;
         }
-        await handleValid(values);
+        await handleValid(values, focusedAtSubmit);
       })();
     },
     [form, schema, t, handleValid, tenant],

@@ -196,11 +196,13 @@ describe('a receiver that does not answer', () => {
     const { client } = await chatUntilHandOff(plans.hurried);
     const began = Date.now();
     expect((await handOffTurn(client)).slice(0, 3)).toEqual(['exit agent failed', 'node on_failed', 'reply The hand-off failed.']);
+    // The turn ends at the block's 3 seconds, not when the retries would; the 2 s above it are a
+    // loaded machine's margin, not the product's.
+    expect(Date.now() - began).toBeLessThan(5000);
     expect(await failed()).toBe(before + 1);
     expect(received.length).toBeGreaterThanOrEqual(2);
     // No attempt after the block's 3 seconds.
     expect(received.at(-1)!.at - received[0]!.at).toBeLessThan(3000);
-    expect(Date.now() - began).toBeLessThan(3500);
   });
 
   test('a chat closed while the hand-off is retried stays closed', async () => {

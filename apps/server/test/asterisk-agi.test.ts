@@ -59,7 +59,7 @@ describe('a whole IVR over AGI', () => {
     expect(report.nodes.map((node) => node.node_id)).toEqual(['start', 'hours', 'welcome', 'rec', 'menu', 'route', 'sales_phone', 'try_later', 'bye']);
     // MixMonitor's file comes back from where the PBX serves it, once the call is over (a turn after the report).
     const recordingUrl = `https://pbx.acme.example/recordings/${commands[2]!.slice('EXEC MixMonitor "'.length, -1)}`;
-    await expect.poll(async () => (await reportsOf(member.token, { id: report.id }))[0]?.recording?.url, { timeout: 5000 }).toBe(recordingUrl);
+    await expect.poll(async () => (await reportsOf(member.token, { id: report.id }))[0]?.recording?.url).toBe(recordingUrl);
 
     // The PBX fetches the spoken prompt from the URL it was given: a WAV, telephony format.
     const url = new URL(/"([^"]+)"/.exec(commands[1]!)![1]!);

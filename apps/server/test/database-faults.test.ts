@@ -349,7 +349,7 @@ describe.skipIf(process.env.TEST_DIALECT !== 'postgres')('when the database falt
     sessions.start = start;
     // Ended within a moment of its start, not by the lost-calls sweeper 5 minutes later.
     const status = () => first.started.ctx.db.selectFrom('sessions').select('status').where('id', '=', 'CAsplit').executeTakeFirst();
-    await expect.poll(async () => (await status())?.status, { timeout: 3000, interval: 100 }).toBe('ended');
+    await expect.poll(async () => (await status())?.status, { interval: 100 }).toBe('ended');
   });
 
   test('out of connections (53300): calls hear TwiML, no 5xx, the kept ends stored once the connections are freed, no session left waiting', async () => {

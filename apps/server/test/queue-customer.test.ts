@@ -97,14 +97,14 @@ describe('the place in the queue', () => {
   test('two chats wait: the second hears it is number 2, then next once the first is taken; nothing once taken', async () => {
     await takeAll(member);
     const first = await startChat();
-    await expect.poll(() => queueLines(first.sessionId), { timeout: 5000 }).toEqual(['A person will be with you shortly: you are next in the queue.']);
+    await expect.poll(() => queueLines(first.sessionId)).toEqual(['A person will be with you shortly: you are next in the queue.']);
     const second = await startChat();
-    await expect.poll(() => queueLines(second.sessionId), { timeout: 5000 }).toEqual(['A person will be with you shortly: you are number 2 in the queue.']);
+    await expect.poll(() => queueLines(second.sessionId)).toEqual(['A person will be with you shortly: you are number 2 in the queue.']);
     // The line reads as the plan's, after its greeting.
     expect((await planLines(second.sessionId)).slice(-2)).toEqual(['Hello! Passing you to a person.', 'A person will be with you shortly: you are number 2 in the queue.']);
 
     expect((await api(member.token, 'POST', `/conversations/${first.id}/take`)).statusCode).toBe(200);
-    await expect.poll(() => queueLines(second.sessionId), { timeout: 5000 }).toEqual([
+    await expect.poll(() => queueLines(second.sessionId)).toEqual([
       'A person will be with you shortly: you are number 2 in the queue.',
       'A person will be with you shortly: you are next in the queue.',
     ]);
@@ -112,7 +112,7 @@ describe('the place in the queue', () => {
 
     // A third arrives behind: the second's place does not change, so it hears nothing more.
     const third = await startChat();
-    await expect.poll(() => queueLines(third.sessionId), { timeout: 5000 }).toEqual(['A person will be with you shortly: you are number 2 in the queue.']);
+    await expect.poll(() => queueLines(third.sessionId)).toEqual(['A person will be with you shortly: you are number 2 in the queue.']);
     expect((await api(member.token, 'POST', `/conversations/${second.id}/take`)).statusCode).toBe(200);
     expect(await queueLines(second.sessionId)).toHaveLength(2);
     expect(await queueLines(third.sessionId)).toHaveLength(2);
@@ -132,15 +132,15 @@ describe('the place in the queue', () => {
       await server.ctx.db.updateTable('conversations').set({ created_at: since.toISOString(), taken_at: new Date(since.getTime() + 4 * 60_000).toISOString() }).where('id', '=', id).execute();
     }
     const chat = await startChat();
-    await expect.poll(() => queueLines(chat.sessionId), { timeout: 5000 }).toEqual(['A person will be with you shortly: you are next in the queue. Expected wait: about 4 min.']);
+    await expect.poll(() => queueLines(chat.sessionId)).toEqual(['A person will be with you shortly: you are next in the queue. Expected wait: about 4 min.']);
     await takeAll(member);
   });
 
   test('a Portuguese chat hears it in Portuguese', async () => {
     const first = await startChat(ptNumber.webchat_key!);
     const second = await startChat(ptNumber.webchat_key!);
-    await expect.poll(() => queueLines(first.sessionId, ptNumber.webchat_key!), { timeout: 5000 }).toEqual(['Uma pessoa vai atender você em breve: você é o próximo da fila.']);
-    await expect.poll(() => queueLines(second.sessionId, ptNumber.webchat_key!), { timeout: 5000 }).toEqual(['Uma pessoa vai atender você em breve: você é o número 2 da fila.']);
+    await expect.poll(() => queueLines(first.sessionId, ptNumber.webchat_key!)).toEqual(['Uma pessoa vai atender você em breve: você é o próximo da fila.']);
+    await expect.poll(() => queueLines(second.sessionId, ptNumber.webchat_key!)).toEqual(['Uma pessoa vai atender você em breve: você é o número 2 da fila.']);
     await takeAll(portuguese);
   });
 

@@ -41,3 +41,9 @@ export async function openIssues(page: Page): Promise<Locator> {
   await page.locator('[data-testid^="issue-"]').first().waitFor({ state: 'visible' });
   return page.locator('[data-testid^="issue-"]');
 }
+
+/** Closes the list of problems with Escape, as a keyboard user does, and waits until it has gone. */
+export async function closeIssuesWithEscape(page: Page): Promise<void> {
+  await page.keyboard.press('Escape');
+  await page.locator('[data-testid^="issue-"]').first().waitFor({ state: 'hidden' });
+}

@@ -10,8 +10,8 @@ import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createTenantMember, type TenantMember } from '../../server/test/harness.ts';
 import { type FixtureDocument, insertReport, storePlan } from '../../server/test/sessions-helpers.ts';
-import { type ConsoleHarness, createPlan, openPlanEditor, startConsole } from './harness.ts';
-import { lineContrast } from './canvas-locators.ts';
+import { type ConsoleHarness, createPlan, openPlanEditor, startConsole, untilStill } from './harness.ts';
+import { closeIssuesWithEscape, lineContrast, openIssues } from './canvas-locators.ts';
 import { screenshotStates } from './screenshots.ts';
 
 const fixture = JSON.parse(readFileSync(new URL('../../../fixtures/plans/opening-hours.json', import.meta.url), 'utf8')) as FixtureDocument & {
@@ -169,13 +169,22 @@ describe('the editor', () => {
     expect(texts).toContain('Aviso: A mensagem não tem texto nem áudio: não diz nada.');
     expect(texts).toContain('Ilha');
     expect(texts).not.toMatch(/island-q7|silent-x1/);
-    await page.keyboard.press('Escape');
+    await closeIssuesWithEscape(page);
 
     // The block's badge tells the same in its tooltip, by the name the person gave it.
     await page.locator('[data-node-id="island-q7"]').getByTestId('node-warning').hover();
     const tooltip = page.getByRole('tooltip');
     await expect.poll(() => tooltip.textContent()).toBe('Nenhum caminho a partir do bloco de início leva a “Ilha”.');
     await screenshotStates(page, 'editor-lint', { group, schemes: ['dark'], widths: [1280] });
+
+    // On a phone the list is whole on the screen: at 420 px it ran off a 390-px one.
+    await atWidth(page, 390);
+    await openIssues(page);
+    await untilStill(page.getByTestId('issues-list'));
+    const list = (await page.getByTestId('issues-list').boundingBox())!;
+    expect(list.x).toBeGreaterThanOrEqual(0);
+    expect(list.x + list.width).toBeLessThanOrEqual(390);
+    await screenshotStates(page, 'editor-issues', { group, widths: [390] });
   });
 });
 

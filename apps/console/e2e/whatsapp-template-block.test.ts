@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { parseTemplate } from '../../server/src/lib/whatsapp-template-parse.ts';
 import { createTenantMember, type TenantMember } from '../../server/test/harness.ts';
 import { orderUpdate, pendingTemplate } from '../../server/test/whatsapp-template-fixtures.ts';
-import { openIssues } from './canvas-locators.ts';
+import { closeIssuesWithEscape, openIssues } from './canvas-locators.ts';
 import { type ConsoleHarness, createNumber, createPlan, openPlanEditor, startConsole } from './harness.ts';
 import { screenshotStates } from './screenshots.ts';
 
@@ -92,7 +92,7 @@ describe.each(Object.entries(texts))('the template block’s form, in %s', (loca
     await expect.poll(() => page.getByTestId('issue-warning').filter({ hasText: text.unmappedIssue }).count()).toBe(5);
     expect(await page.getByTestId('issue-warning').filter({ hasText: text.headerParameter }).count()).toBe(1);
     expect(await page.getByTestId('issue-warning').filter({ hasText: 'header.1' }).count()).toBe(0);
-    await page.keyboard.press('Escape');
+    await closeIssuesWithEscape(page);
     await screenshotStates(page, 'template-unmapped', { group: 'whatsapp-template-block' });
 
     const values = ['#1234', '{{name}}', 'BRL 12.50', 'May 5', 'abc'];
@@ -100,7 +100,7 @@ describe.each(Object.entries(texts))('the template block’s form, in %s', (loca
     await expect.poll(flagged).toBe(0);
     await openIssues(page);
     expect(await page.getByTestId('issue-warning').filter({ hasText: text.unmappedIssue }).count()).toBe(0);
-    await page.keyboard.press('Escape');
+    await closeIssuesWithEscape(page);
     await screenshotStates(page, 'template-mapped', { group: 'whatsapp-template-block' });
 
     // A template Meta has not approved: said beside the field and among the issues.

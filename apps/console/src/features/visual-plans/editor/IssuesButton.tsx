@@ -47,7 +47,7 @@ export function IssuesButton({ onFocusNode, nodes }: { onFocusNode(nodeId: strin
   );
 }
 
-function IssueList({ issues, nodes, onPick }: { issues: { errors: PlanIssue[]; warnings: PlanIssue[] }; nodes: Graph['nodes']; onPick(nodeId: string): void }) {
+function IssueList({ issues, nodes, onPick }: { issues: { errors: readonly PlanIssue[]; warnings: readonly PlanIssue[] }; nodes: Graph['nodes']; onPick(nodeId: string): void }) {
   const { t } = useTranslation();
   const context = useEditorContext();
   // Named as the person sees the block and its exit, never by ids or the document's paths.

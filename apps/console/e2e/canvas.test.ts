@@ -180,8 +180,9 @@ describe('the editor', () => {
     // On a phone the list is whole on the screen: at 420 px it ran off a 390-px one.
     await atWidth(page, 390);
     await openIssues(page);
-    await untilStill(page.getByTestId('issues-list'));
-    const list = (await page.getByTestId('issues-list').boundingBox())!;
+    const dropdown = page.locator('.mantine-Popover-dropdown').filter({ has: page.getByTestId('issue-warning') });
+    await untilStill(dropdown);
+    const list = (await dropdown.boundingBox())!;
     expect(list.x).toBeGreaterThanOrEqual(0);
     expect(list.x + list.width).toBeLessThanOrEqual(390);
     await screenshotStates(page, 'editor-issues', { group, widths: [390] });

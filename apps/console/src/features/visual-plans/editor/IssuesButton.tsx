@@ -19,7 +19,7 @@ export function IssuesButton({ onFocusNode, nodes }: { onFocusNode(nodeId: strin
   return (
     // The focus goes into the list, so that Escape closes it and the keyboard walks its issues; it returns to the button after.
     // On a phone the list takes the screen's width less a margin: at 420 px it ran off a 390-px screen.
-    <Popover opened={opened} onChange={setOpened} position="bottom-end" width="min(420px, calc(100vw - 16px))" withinPortal trapFocus returnFocus>
+    <Popover opened={opened} onChange={setOpened} position="bottom-end" width="min(420px, 96vw)" withinPortal trapFocus returnFocus>
       <Popover.Target>
         <Button
           variant="light"
@@ -31,7 +31,7 @@ export function IssuesButton({ onFocusNode, nodes }: { onFocusNode(nodeId: strin
           {t('editor.issues.count', { count: total })}
         </Button>
       </Popover.Target>
-      <Popover.Dropdown p={4} data-testid="issues-list">
+      <Popover.Dropdown p={4}>
         {/* Its own component, which the dropdown renders only while it shows: a plan of a thousand blocks has
             hundreds of issues to name, and this button renders at every keystroke. */}
         <IssueList

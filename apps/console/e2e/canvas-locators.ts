@@ -32,18 +32,20 @@ export function lineContrast(canvas: Locator): Promise<number> {
   });
 }
 
+/** The items of the editor's list of problems, errors and warnings. */
+const issueItems = (page: Page): Locator => page.locator('[data-testid^="issue-"]');
+
 /**
  * Opens the editor's list of problems and waits until it shows, so that what a test then counts in
  * it (even none of a kind) is what the person sees, not a list still on its way.
  */
-export async function openIssues(page: Page): Promise<Locator> {
+export async function openIssues(page: Page): Promise<void> {
   await page.getByTestId('editor-issues').click();
-  await page.locator('[data-testid^="issue-"]').first().waitFor({ state: 'visible' });
-  return page.locator('[data-testid^="issue-"]');
+  await issueItems(page).first().waitFor({ state: 'visible' });
 }
 
 /** Closes the list of problems with Escape, as a keyboard user does, and waits until it has gone. */
 export async function closeIssuesWithEscape(page: Page): Promise<void> {
   await page.keyboard.press('Escape');
-  await page.locator('[data-testid^="issue-"]').first().waitFor({ state: 'hidden' });
+  await issueItems(page).first().waitFor({ state: 'hidden' });
 }
